@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Set-up and everyday commands on a machine that has only Python 3.11+.
+
+    python3 scripts/dev.py demo    # venv from the lock (first use), demo home, open the app
+    python3 scripts/dev.py test    # venv from the lock (first use), run every test
+
+The virtual environment lives in .venv and is built from requirements.lock with
+pip's --require-hashes, so every installed file matches a pinned hash. It is
+rebuilt when the lock or pyproject.toml changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+LOCK = ROOT / "requirements.lock"
+STAMP = VENV / ".omb-lock-stamp"
+DEMO_HOME = ROOT / ".demo-home"
+
+
+def _bin(name: str) -> Path:
+    return VENV / ("Scripts" if os.name == "nt" else "bin") / name
+
+
+def _lock_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in (LOCK, ROOT / "pyproject.toml"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def ensure_venv() -> None:
+    """Create .venv from the lock unless it already matches it."""
+    fingerprint = _lock_fingerprint()
+    if STAMP.exists() and STAMP.read_text().strip() == fingerprint and _bin("omb-tui").exists():
+        return
+    if sys.version_info < (3, 11):
+        sys.exit("omb-tui needs Python 3.11 or newer.")
+    print("Setting up .venv from requirements.lock (first use only)…", flush=True)
+    if not _bin("python").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "install", "--require-hashes", "-r", str(LOCK)], check=True)
+    # The project itself: editable, built with the hatchling the lock just installed.
+    subprocess.run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True)
+    STAMP.write_text(fingerprint)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in {"demo", "test", "setup"}:
+        print(__doc__)
+        return 2
+    ensure_venv()
+    command, rest = argv[0], argv[1:]
+    if command == "setup":
+        return 0
+    if command == "test":
+        return subprocess.call([str(_bin("python")), "-m", "pytest", *rest], cwd=ROOT)
+    # demo: write the sample home once, then open the app on it.
+    omb = str(_bin("omb-tui"))
+    if not (DEMO_HOME / "workspaces").exists():
+        subprocess.run([omb, "demo", "--home", str(DEMO_HOME)], check=True)
+    os.execv(omb, [omb, "--home", str(DEMO_HOME), *rest])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
