@@ -1,2 +1,313 @@
-def main() -> int:
+"""`omb-tui`: the command line over the core, for scripts, cron and SSH.
+
+Every command answers --help; --json prints machine-readable output; a bad input prints one sentence to
+stderr and exits non-zero, never a traceback. With no command the terminal app opens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from datetime import date
+from typing import Callable, Sequence
+
+from .core.paths import Home, MemoryInputError
+
+EXIT_BAD_INPUT = 2
+EXIT_STALE = 3
+EXIT_NEEDS_CONFIRMATION = 4
+
+
+class CliError(Exception):
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _day(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a date; use YYYY-MM-DD") from None
+
+
+def _bot(args: argparse.Namespace):
+    from .core.bot import Bot
+
+    bot = Bot(Home(args.home), args.bot)
+    bot.look()
+    return bot
+
+
+# ----- commands -----
+def cmd_bots(args: argparse.Namespace) -> int:
+    from .core.bot import all_bots
+
+    home = Home(args.home)
+    summaries = []
+    for bot in all_bots(home):
+        bot.look()
+        summaries.append(bot.summary())
+    if args.json:
+        _print_json([s.as_dict() for s in summaries])
+        return 0
+    if not summaries:
+        print(f"No bots in {home.root}. Try: omb-tui demo --home DIR")
+        return 0
+    for s in summaries:
+        switch = "memory on " if s.memory else "memory off"
+        last = s.last_change[:16].replace("T", " ") if s.last_change else "never"
+        line = f"{s.id:<16} {s.name:<20} {switch}  {s.level:<5} {s.lines:>4} lines  last change {last}"
+        print(line + (f"  ({s.error})" if s.error else ""))
     return 0
+
+
+def cmd_prompt(args: argparse.Namespace) -> int:
+    bot = _bot(args)
+    if not bot.settings.memory:
+        print(f"Memory is switched off for {bot.id}: nothing loads.", file=sys.stderr)
+        return 0
+    sys.stdout.write(bot.prompt(args.as_of))
+    return 0
+
+
+def cmd_gauge(args: argparse.Namespace) -> int:
+    from .core.budget import MEMORY_MAX_LINES
+
+    bot = _bot(args)
+    g = bot.gauge()
+    if args.json:
+        _print_json(g.as_dict())
+        return 0
+    print(
+        f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes, level {g.level}, "
+        f"{g.lines_not_loaded} line(s) not loaded. Only the first {MEMORY_MAX_LINES} lines load each turn."
+    )
+    return 0
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    from .core.memory_update import MemoryUpdate
+
+    bot = _bot(args)
+    result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
+    _print_json(result.as_dict()) if args.json else print(result.message())
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from .core.memory_update import MemoryUpdate
+
+    bot = _bot(args)
+    result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
+    _print_json(result.as_dict()) if args.json else print(result.message())
+    return 0
+
+
+def cmd_prefer(args: argparse.Namespace) -> int:
+    from .core.memory_update import MemoryUpdate
+
+    bot = _bot(args)
+    result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
+    _print_json(result.as_dict()) if args.json else print(result.message())
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    bot = _bot(args)
+    snapshot = bot.store.read(args.path)
+    if not snapshot.exists:
+        raise CliError(f"{snapshot.rel} does not exist for {bot.id}.")
+    if args.json:
+        _print_json({"path": snapshot.rel, "kind": snapshot.kind.value, "hash": snapshot.hash, "text": snapshot.text})
+    else:
+        sys.stdout.write(snapshot.text)
+    return 0
+
+
+def cmd_write(args: argparse.Namespace) -> int:
+    from .core.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.store import Actor, StaleHash
+
+    bot = _bot(args)
+    data = sys.stdin.buffer.read()
+    text = data.decode("utf-8", "surrogateescape")
+    kwargs = {} if args.expect_hash is None else {"expected_hash": args.expect_hash}
+    try:
+        result = bot.store.write(args.path, text, Actor(WHO_PERSON, HOW_COMMAND_LINE), **kwargs)
+    except StaleHash as exc:
+        if args.json:
+            _print_json({"error": "stale", "path": exc.rel, "current_hash": exc.current_hash})
+        else:
+            print(exc.current_hash or "", file=sys.stdout)
+        raise CliError(f"{exc.rel} changed since it was read; nothing was written (current hash printed).",
+                       EXIT_STALE) from None
+    if args.json:
+        _print_json({"path": result.rel, "hash": result.hash, "changed": result.changed,
+                     "redactions": result.redactions, "row_id": result.row_id})
+    else:
+        note = f" ({result.redactions} credential(s) redacted)" if result.redactions else ""
+        print(f"Saved {result.rel}{note}." if result.changed else f"{result.rel} is unchanged.")
+    return 0
+
+
+def cmd_rm(args: argparse.Namespace) -> int:
+    from .core.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.store import Actor
+
+    bot = _bot(args)
+    result = bot.store.delete(args.path, Actor(WHO_PERSON, HOW_COMMAND_LINE))
+    print(f"Deleted {result.rel}; undo it with: omb-tui undo {bot.id} {result.row_id}")
+    return 0
+
+
+def cmd_mv(args: argparse.Namespace) -> int:
+    from .core.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.store import Actor
+
+    bot = _bot(args)
+    created, _ = bot.store.rename_topic(args.old, args.new, Actor(WHO_PERSON, HOW_COMMAND_LINE))
+    print(f"Renamed memory/{args.old} to {created.rel}.")
+    return 0
+
+
+def cmd_journal(args: argparse.Namespace) -> int:
+    bot = _bot(args)
+    if args.limit is not None and args.limit < 1:
+        raise CliError("--limit must be 1 or more.")
+    rows = bot.store.journal.rows(limit=args.limit)
+    if args.json:
+        _print_json([row.summary() for row in rows])
+        return 0
+    if not rows:
+        print(f"The journal of {bot.id} is empty.")
+    for row in rows:
+        chat = f' from chat "{row.chat}"' if row.chat else ""
+        undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
+        print(f"{row.id}  {row.at[:19].replace('T', ' ')}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from .core.store import LaterChanges
+
+    bot = _bot(args)
+    try:
+        result = bot.store.undo(args.row_id, force=args.yes)
+    except LaterChanges as exc:
+        raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
+    later = f" (after {len(result.later)} later change(s), which are journaled too)" if result.later else ""
+    print(f"Put {result.row.file} back as it was before {result.row.id}{later}.")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .core.demo import write_demo_home
+
+    home = Home(args.home)
+    bots = write_demo_home(home)
+    print(f"Wrote a demo home with {len(bots)} bots to {home.root}.")
+    print(f"Open it with: omb-tui --home {home.root}")
+    return 0
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    try:
+        from .app.app import run_app
+    except ImportError:
+        raise CliError("The terminal app is not built yet; use the commands (omb-tui --help).") from None
+    return run_app(Home(args.home))
+
+
+# ----- parser -----
+def build_parser() -> argparse.ArgumentParser:
+    home_help = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=home_help)
+    json_flag = argparse.ArgumentParser(add_help=False)
+    json_flag.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+    parser = argparse.ArgumentParser(
+        prog="omb-tui",
+        description="Keep and review an AI bot's long-term memory. With no command, opens the terminal app.",
+    )
+    parser.add_argument("--home", metavar="DIR", default=None, help=home_help)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, func: Callable, help_text: str, *, json: bool = False, bot: bool = True):
+        parents = [common, json_flag] if json else [common]
+        p = sub.add_parser(name, parents=parents, help=help_text, description=help_text)
+        if bot:
+            p.add_argument("bot", metavar="BOT", help="the bot's id")
+        p.set_defaults(func=func)
+        return p
+
+    add("bots", cmd_bots, "List every bot with its memory switch, gauge level and last change.", json=True, bot=False)
+    p = add("prompt", cmd_prompt, "Print the memory block exactly as it loads into the system prompt.")
+    p.add_argument("--as-of", type=_day, metavar="DATE", help="the day to load on (expired notes stay out)")
+    add("gauge", cmd_gauge, "Lines and bytes of MEMORY.md against the load budget.", json=True)
+    p = add("remember", cmd_remember, "Add one dated note to MEMORY.md (memory_update add).", json=True)
+    p.add_argument("text", metavar="TEXT")
+    p.add_argument("--until", type=_day, metavar="DATE", help="the last day the fact is true")
+    p.add_argument("--chat", metavar="NAME", help="the chat the note came from")
+    p = add("forget", cmd_forget, "Remove every note that mentions these words as whole words.", json=True)
+    p.add_argument("words", metavar="WORDS", nargs="+")
+    p = add("prefer", cmd_prefer, "Save a standing preference for all bots into About me.", json=True)
+    p.add_argument("text", metavar="TEXT")
+    p = add("show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
+    p.add_argument("path", metavar="PATH", help="relative to the workspace: MEMORY.md, memory/travel.md, …")
+    p = add("write", cmd_write, "Save a memory file from stdin; with --expect-hash, refuse a stale save.", json=True)
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--expect-hash", metavar="H", help="the hash of the text you read; exit 3 if it changed")
+    p = add("rm", cmd_rm, "Delete a topic or a daily log (MEMORY.md can only be emptied).")
+    p.add_argument("path", metavar="PATH")
+    p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
+    p.add_argument("old", metavar="OLD", help="e.g. travel.md")
+    p.add_argument("new", metavar="NEW", help="e.g. trips.md")
+    p = add("journal", cmd_journal, "Show the journal of changes, newest first.", json=True)
+    p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
+    p = add("undo", cmd_undo, "Put a file back as it was before a journal row.")
+    p.add_argument("row_id", metavar="ROW_ID")
+    p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")
+    add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "home"):
+        args.home = None
+    func = getattr(args, "func", cmd_app)
+    try:
+        return func(args)
+    except CliError as exc:
+        print(f"omb-tui: {exc}", file=sys.stderr)
+        return exc.code
+    except MemoryInputError as exc:
+        print(f"omb-tui: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (OSError, ValueError) as exc:
+        print(f"omb-tui: {_oserror_sentence(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _oserror_sentence(exc: BaseException) -> str:
+    if isinstance(exc, PermissionError):
+        return f"Permission denied: {exc.filename}."
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.strerror or 'Could not use the file'}: {exc.filename}."
+    return str(exc) or exc.__class__.__name__
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

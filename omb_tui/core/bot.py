@@ -1,0 +1,103 @@
+"""One bot seen whole: its settings, files, gauge, prompt block and journal, for the CLI and the app.
+
+Spec: memory.md, "What loads, and the budget" (the gauge and what loads) and "The journal" (every look
+at a bot first journals what changed outside the app since the last look).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from .budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic_info
+from .paths import MEMORY_FILE, Home, NotFound, validate_bot_id
+from .settings import BotSettings, load_bot_settings
+from .store import MemoryStore, read_text
+
+
+@dataclass(frozen=True)
+class BotSummary:
+    id: str
+    name: str
+    memory: bool
+    upkeep: bool
+    level: str
+    lines: int
+    bytes: int
+    last_change: str | None  # ISO time of the newest journal row
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class Bot:
+    def __init__(self, home: Home, bot_id: str, *, must_exist: bool = True) -> None:
+        validate_bot_id(bot_id)
+        if must_exist and not home.has_bot(bot_id):
+            raise NotFound(f"There is no bot '{bot_id}' in {home.root}.")
+        self.home = home
+        self.id = bot_id
+        self.store = MemoryStore(home, bot_id)
+
+    @property
+    def settings(self) -> BotSettings:
+        return load_bot_settings(self.home, self.id)
+
+    def look(self) -> None:
+        """Journal changes made outside the app since the project last looked at this bot."""
+        self.store.sync_outside_changes()
+
+    def memory_text(self) -> str:
+        return self.store.read(MEMORY_FILE).text
+
+    def gauge(self) -> Gauge:
+        return gauge(self.memory_text())
+
+    def topics(self) -> list[TopicInfo]:
+        infos = []
+        for path in self.home.topic_paths(self.id):
+            try:
+                text = read_text(path)
+            except OSError:
+                continue
+            infos.append(read_topic_info(path.name, text))
+        return infos
+
+    def prompt(self, as_of: date | None = None) -> str:
+        """The memory block exactly as it loads into the system prompt on that date."""
+        settings = self.settings
+        if not settings.memory:
+            return ""
+        return prompt_block_if_enabled(True, self.memory_text(), self.topics(), as_of or date.today())
+
+    def summary(self) -> BotSummary:
+        try:
+            settings = self.settings
+            error = None
+        except Exception as exc:  # a broken settings file still lists the bot, with why
+            settings, error = BotSettings(id=self.id, name=self.id), str(exc)
+        g = self.gauge()
+        newest = self.store.journal.rows(limit=1)
+        return BotSummary(
+            id=self.id,
+            name=settings.name,
+            memory=settings.memory,
+            upkeep=settings.upkeep,
+            level=g.level,
+            lines=g.lines,
+            bytes=g.bytes,
+            last_change=newest[0].at if newest else None,
+            error=error,
+        )
+
+
+def all_bots(home: Home) -> list[Bot]:
+    return [Bot(home, bot_id, must_exist=False) for bot_id in home.bot_ids()]
+
+
+def parse_day(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a date; use YYYY-MM-DD.") from None

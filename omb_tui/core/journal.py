@@ -1,0 +1,253 @@
+"""The journal: one ndjson row per change to a memory file, kept outside the workspace.
+
+Spec: memory.md, "The journal". Each row says who, how, which file, when, the hashes before and after,
+a short diff and the full earlier text, so undo can put the file back with nothing else. Rows whose
+earlier text held a credential (the stored copy is redacted) or was too large to keep cannot be undone
+and say why. Reading is newest first from the end of the file, so a 100,000-row journal pages quickly.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+log = logging.getLogger("omb_tui.journal")
+
+# Earlier texts above this are not kept; their rows cannot be undone.
+JOURNAL_MAX_EARLIER_BYTES = 1024 * 1024
+SHORT_DIFF_MAX_LINES = 40
+SHORT_DIFF_MAX_CHARS = 4000
+
+# who
+WHO_BOT = "bot"
+WHO_PERSON = "person"
+WHO_IMPORT = "import"
+WHO_UPKEEP = "Memory upkeep"
+# how
+HOW_SETTINGS = "in Settings"
+HOW_TASK = "during a task"
+HOW_OUTSIDE = "changed outside the app"
+HOW_UNDO = "undo"
+HOW_UPKEEP = "upkeep step"
+HOW_COMMAND_LINE = "command line"
+
+REASON_CREDENTIAL = "its earlier text held a credential, and the kept copy is redacted"
+REASON_NOT_KEPT = "its earlier text was not kept"
+REASON_TOO_LARGE = f"its earlier text was larger than {JOURNAL_MAX_EARLIER_BYTES // 1024} KB and was not kept"
+
+
+@dataclass
+class JournalRow:
+    id: str
+    at: str  # ISO 8601, UTC
+    bot: str
+    who: str
+    how: str
+    file: str  # workspace-relative (or about-me.md for the home's About me)
+    before_hash: str | None  # None: the file did not exist
+    after_hash: str | None  # None: the file was deleted
+    diff: str
+    before_text: str | None  # full earlier text (redacted); None when it did not exist or was too large
+    undoable: bool
+    not_undoable_reason: str | None = None
+    chat: str | None = None
+    undo_of: str | None = None
+    step: str | None = None
+    note: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "JournalRow":
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def summary(self) -> dict:
+        """The row without its earlier text: what listings show."""
+        data = asdict(self)
+        data.pop("before_text")
+        return data
+
+
+_id_lock = threading.Lock()
+_last_id = 0
+
+
+def new_row_id() -> str:
+    """Sortable and unique within this process: microseconds since the epoch, never repeated."""
+    global _last_id
+    with _id_lock:
+        now = time.time_ns() // 1000
+        _last_id = max(now, _last_id + 1)
+        return f"{_last_id:x}-{os.getpid() % 0xFFFF:04x}"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def short_diff(before: str, after: str, file: str) -> str:
+    """A unified diff cut to a readable size; the full earlier text is kept separately."""
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=f"a/{file}",
+            tofile=f"b/{file}",
+            n=1,
+        )
+    )
+    out = []
+    size = 0
+    for i, line in enumerate(lines):
+        if i >= SHORT_DIFF_MAX_LINES or size + len(line) > SHORT_DIFF_MAX_CHARS:
+            out.append(f"… {len(lines) - i} more diff lines\n")
+            break
+        if not line.endswith("\n"):
+            line += "\n"
+        out.append(line)
+        size += len(line)
+    return "".join(out)
+
+
+def make_row(
+    *,
+    bot: str,
+    who: str,
+    how: str,
+    file: str,
+    before_text: str | None,
+    after_text: str | None,
+    before_hash: str | None,
+    after_hash: str | None,
+    before_had_credential: bool = False,
+    chat: str | None = None,
+    undo_of: str | None = None,
+    step: str | None = None,
+    note: str | None = None,
+) -> JournalRow:
+    """Build a row; everything it keeps passes through redaction first."""
+    from .redact import redact
+
+    undoable, reason = True, None
+    kept = None
+    if before_text is not None:
+        redaction = redact(before_text)
+        kept = redaction.text
+        before_had_credential = before_had_credential or redaction.changed
+    if before_had_credential:
+        undoable, reason = False, REASON_CREDENTIAL
+    if kept is not None and len(kept.encode("utf-8", "surrogateescape")) > JOURNAL_MAX_EARLIER_BYTES:
+        undoable, reason, kept = False, REASON_TOO_LARGE, None
+    elif before_hash is not None and kept is None and undoable:
+        undoable, reason = False, REASON_NOT_KEPT
+    return JournalRow(
+        id=new_row_id(),
+        at=now_iso(),
+        bot=bot,
+        who=who,
+        how=how,
+        file=file,
+        before_hash=before_hash,
+        after_hash=after_hash,
+        diff=redact(short_diff(before_text or "", after_text or "", file)).text,
+        before_text=kept,
+        undoable=undoable,
+        not_undoable_reason=reason,
+        chat=chat,
+        undo_of=undo_of,
+        step=step,
+        note=note,
+    )
+
+
+class Journal:
+    """Append and read one bot's journal file. Append failures are logged, never raised."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, row: JournalRow) -> bool:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            line = (row.to_json() + "\n").encode("utf-8", "surrogateescape")
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            return True
+        except OSError as exc:  # journaling never fails the memory write
+            log.error("journal row for %s could not be written to %s: %s", row.file, self.path, exc)
+            return False
+
+    def iter_newest_first(self, chunk_size: int = 1 << 16) -> Iterator[JournalRow]:
+        """Rows from the end of the file backwards; a damaged line is skipped and logged."""
+        try:
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            handle.seek(0, os.SEEK_END)
+            position = handle.tell()
+            remainder = b""
+            while position > 0:
+                step = min(chunk_size, position)
+                position -= step
+                handle.seek(position)
+                block = handle.read(step) + remainder
+                lines = block.split(b"\n")
+                remainder = lines.pop(0)
+                for raw in reversed(lines):
+                    row = _decode(raw)
+                    if row is not None:
+                        yield row
+            row = _decode(remainder)
+            if row is not None:
+                yield row
+
+    def rows(self, limit: int | None = None) -> list[JournalRow]:
+        out = []
+        for row in self.iter_newest_first():
+            out.append(row)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def find(self, row_id: str) -> JournalRow | None:
+        for row in self.iter_newest_first():
+            if row.id == row_id:
+                return row
+        return None
+
+    def later_rows_for_file(self, row: JournalRow) -> list[JournalRow]:
+        """Rows written after `row` that changed the same file, newest first."""
+        later = []
+        for other in self.iter_newest_first():
+            if other.id == row.id:
+                return later
+            if other.file == row.file:
+                later.append(other)
+        return later
+
+
+def _decode(raw: bytes) -> JournalRow | None:
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        return JournalRow.from_dict(json.loads(raw.decode("utf-8", "surrogateescape")))
+    except (ValueError, TypeError) as exc:
+        log.warning("skipped a damaged journal line: %s", exc)
+        return None
+

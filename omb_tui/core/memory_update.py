@@ -1,0 +1,344 @@
+"""memory_update: add (with archive overflow), forget and prefer.
+
+Spec: memory.md, "What loads, and the budget" (MEMORY.md never fills up: the oldest dated entries move
+to memory/archive.md in the same step, struck ones first, then expired, then the oldest live ones, each
+marked `· moved DATE`, the archive written first; undated lines, health and safety facts and the entry
+just written never move) and "Remember and forget, in chat" (forget by whole words in every file,
+headers kept, never a date left with no words, the words kept in profile-learned.json; a preference of
+at most 300 characters goes once into About me).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import date
+
+from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
+from .entries import (
+    Entry,
+    format_dated_entry,
+    is_health_or_safety,
+    line_ending,
+    mark_moved,
+    parse_entries,
+    render_entries,
+    split_lines,
+)
+from .journal import HOW_COMMAND_LINE, WHO_PERSON
+from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
+from .settings import load_bot_settings, load_profile_learned, save_profile_learned
+from .store import ABOUT_ME_REL, Actor, MemoryStore, encode
+
+ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_NAME}"
+ENTRY_MAX_CHARS = 1000
+ENTRY_MAX_LINES = 20
+PREFERENCE_MAX_CHARS = 300
+MOVED_NAMED = 3  # the result names the first few moved entries, then how many
+ABOUT_ME_HEADER = "# About me\n\n"
+
+
+@dataclass
+class AddResult:
+    entry: str  # the line(s) written to MEMORY.md
+    moved: list[str] = field(default_factory=list)  # the facts moved to the archive, in file order
+    must_trim: bool = False  # the lines that never move fill the budget by themselves
+    redactions: int = 0
+
+    def message(self) -> str:
+        parts = ["Saved to MEMORY.md."]
+        if self.redactions:
+            parts.append(f"{self.redactions} credential(s) were redacted before saving.")
+        if self.moved:
+            named = "; ".join(_clip(fact) for fact in self.moved[:MOVED_NAMED])
+            more = f" and {len(self.moved) - MOVED_NAMED} more" if len(self.moved) > MOVED_NAMED else ""
+            parts.append(f"Moved {len(self.moved)} older entr{'y' if len(self.moved) == 1 else 'ies'} "
+                         f"to {ARCHIVE_REL}: {named}{more}.")
+        if self.must_trim:
+            parts.append(
+                f"MEMORY.md is still over its budget ({MEMORY_MAX_LINES} lines or {MEMORY_MAX_BYTES // 1024} KB) "
+                "with only lines that never move: please trim it by hand."
+            )
+        return " ".join(parts)
+
+    def as_dict(self) -> dict:
+        return {
+            "entry": self.entry,
+            "moved": self.moved,
+            "moved_count": len(self.moved),
+            "must_trim": self.must_trim,
+            "redactions": self.redactions,
+            "message": self.message(),
+        }
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _newline_of(text: str) -> str:
+    """The file's own line ending, so a CRLF file stays CRLF."""
+    for line in split_lines(text):
+        ending = line_ending(line)
+        if ending:
+            return "\r\n" if ending == "\r\n" else "\n"
+    return "\n"
+
+
+def build_entry(fact: str, day: date, chat: str | None, until: date | None, newline: str = "\n") -> str:
+    """The entry text (with its final newline): one dated bullet, later lines indented under it."""
+    if not isinstance(fact, str) or not fact.strip():
+        raise MemoryInputError("There is nothing to remember: give the words of the note.")
+    fact = fact.strip().replace("\r\n", "\n").replace("\r", "\n")
+    if len(fact) > ENTRY_MAX_CHARS:
+        raise MemoryInputError(
+            f"That note is {len(fact)} characters; one entry is at most {ENTRY_MAX_CHARS}. Shorten it or split it."
+        )
+    fact_lines = fact.split("\n")
+    if len(fact_lines) > ENTRY_MAX_LINES:
+        raise MemoryInputError(
+            f"That note is {len(fact_lines)} lines; one entry is at most {ENTRY_MAX_LINES}. Shorten it or split it."
+        )
+    if until is not None and until < day:
+        raise MemoryInputError(f"The until date {until.isoformat()} has already passed.")
+    if chat is not None and ('"' in chat or "\n" in chat):
+        raise MemoryInputError("A chat name cannot hold quotes or line breaks.")
+    source = f'chat "{chat}"' if chat else None
+    try:
+        first = format_dated_entry(day, fact_lines[0], source=source, until=until)
+    except ValueError as exc:
+        raise MemoryInputError(str(exc)) from None
+    # Blank lines would end the entry early: the lines under a bullet are the indented non-blank ones.
+    rest = [f"  {line.strip()}" for line in fact_lines[1:] if line.strip()]
+    return newline.join([first, *rest]) + newline
+
+
+def _append(text: str, addition: str) -> str:
+    if text and not text.endswith("\n"):
+        text += _newline_of(text)
+    return text + addition
+
+
+def _over_budget(lines: int, size: int) -> bool:
+    return lines > MEMORY_MAX_LINES or size > MEMORY_MAX_BYTES
+
+
+def archive_overflow(
+    entries: list[Entry], protected: set[int], today: date
+) -> tuple[list[Entry], list[Entry]]:
+    """Choose entries to move until the rest fits the budget: struck, then expired, then oldest live.
+
+    Returns (kept entries in order, moved entries in file order). `protected` holds indices that never move.
+    """
+    lines = sum(e.line_count for e in entries)
+    size = sum(len(encode(e.raw)) for e in entries)
+    if not _over_budget(lines, size):
+        return entries, []
+
+    def movable(i: int, e: Entry) -> bool:
+        return i not in protected and e.kind == "dated" and not is_health_or_safety(e.fact)
+
+    candidates = [(i, e) for i, e in enumerate(entries) if movable(i, e)]
+    struck = sorted((c for c in candidates if c[1].struck), key=lambda c: (c[1].superseded, c[0]))
+    expired = sorted(
+        (c for c in candidates if not c[1].struck and c[1].expired(today)), key=lambda c: (c[1].until, c[0])
+    )
+    live = sorted(
+        (c for c in candidates if not c[1].struck and not c[1].expired(today)),
+        key=lambda c: (c[1].day or date.min, c[0]),
+    )
+    chosen: set[int] = set()
+    for i, entry in [*struck, *expired, *live]:
+        if not _over_budget(lines, size):
+            break
+        chosen.add(i)
+        lines -= entry.line_count
+        size -= len(encode(entry.raw))
+    kept = [e for i, e in enumerate(entries) if i not in chosen]
+    moved = [e for i, e in enumerate(entries) if i in chosen]
+    return kept, moved
+
+
+class MemoryUpdate:
+    """memory_update for one bot: the function behind `remember`, `forget` and `prefer`."""
+
+    def __init__(self, home: Home, bot_id: str, actor: Actor | None = None) -> None:
+        self.home = home
+        self.bot_id = bot_id
+        self.store = MemoryStore(home, bot_id)
+        self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
+
+    def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
+            until: date | None = None) -> AddResult:
+        today = today or date.today()
+        with self.store.locked():
+            self.store.sync_outside_changes()
+            current = self.store.read(MEMORY_FILE)
+            newline = _newline_of(current.text)
+            entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline)
+            combined = _append(current.text, entry_text)
+            entries = parse_entries(combined)
+            just_written = {len(entries) - 1}  # the new entry is the last one
+            kept, moved = archive_overflow(entries, just_written, today)
+            if moved:
+                archive = self.store.read(ARCHIVE_REL)
+                marked = "".join(_ensure_newline(mark_moved(e, today).raw, newline) for e in moved)
+                # The archive first: a line is never out of MEMORY.md without already being in the archive.
+                self.store.write(ARCHIVE_REL, _append(archive.text, marked), self.actor,
+                                 expected_hash=archive.hash)
+            new_text = render_entries(kept)
+            result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash)
+            final = self.store.read(MEMORY_FILE).text
+            lines, size = len(split_lines(final)), len(encode(final))
+            self._unforget(fact)
+            return AddResult(
+                entry=entry_text,
+                moved=[e.fact for e in moved],
+                must_trim=_over_budget(lines, size),
+                redactions=result.redactions,
+            )
+
+    def forget(self, words: str, *, include_about_me: bool = True) -> "ForgetResult":
+        """Remove every note that mentions all of the words as whole words, from every memory file."""
+        pattern = words_pattern(words)
+        result = ForgetResult(words=" ".join(words.split()))
+        with self.store.locked():
+            self.store.sync_outside_changes()
+            rels = [mp.rel for mp in self.home.memory_files(self.bot_id) if mp.kind.value != "log"]
+            if include_about_me:
+                rels.append(ABOUT_ME_REL)
+            for rel in rels:
+                snapshot = self.store.read(rel)
+                if not snapshot.exists:
+                    continue
+                kept, removed = remove_matching(parse_entries(snapshot.text), pattern)
+                if removed:
+                    self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
+                    result.removed.setdefault(rel, []).extend(removed)
+            profile = load_profile_learned(self.home)
+            if not any(f.get("words", "").lower() == result.words.lower() for f in profile.forgotten):
+                profile.forgotten.append({"words": result.words, "at": date.today().isoformat()})
+                save_profile_learned(self.home, profile)
+        return result
+
+    def prefer(self, preference: str, *, today: date | None = None) -> "PreferResult":
+        """A standing preference for all of the person's bots: one learned line in About me, once."""
+        today = today or date.today()
+        text = " ".join((preference or "").split())
+        if not text:
+            raise MemoryInputError("There is no preference to save: give it as one line.")
+        if "\n" in preference.strip() or len(text) > PREFERENCE_MAX_CHARS:
+            raise MemoryInputError(
+                f"A preference is one line of at most {PREFERENCE_MAX_CHARS} characters; this one has {len(text)}."
+            )
+        bot_name = load_bot_settings(self.home, self.bot_id).name
+        with self.store.locked():
+            about = self.store.read(ABOUT_ME_REL)
+            if any(e.is_bullet and _same_fact(e.fact, text) for e in parse_entries(about.text)):
+                return PreferResult(text, added=False)
+            line = format_dated_entry(today, text, source=f"learned by {bot_name}")
+            base = about.text if about.exists else ABOUT_ME_HEADER
+            write = self.store.write(ABOUT_ME_REL, _append(base, line + _newline_of(base)), self.actor)
+            profile = load_profile_learned(self.home)
+            profile.learned.append(
+                {"id": uuid.uuid4().hex[:12], "text": text, "bot": self.bot_id, "at": today.isoformat(),
+                 "removed": False}
+            )
+            save_profile_learned(self.home, profile)
+            self._unforget(text)
+            return PreferResult(text, added=True, redactions=write.redactions)
+
+    def _unforget(self, fact: str) -> None:
+        """Remembering a fact again lifts the forget that blocked it."""
+        profile = load_profile_learned(self.home)
+        keep = [
+            f for f in profile.forgotten
+            if not (str(f.get("words", "")).split() and words_pattern(str(f["words"])).search_all(fact))
+        ]
+        if len(keep) != len(profile.forgotten):
+            profile.forgotten = keep
+            save_profile_learned(self.home, profile)
+
+
+def _ensure_newline(text: str, newline: str) -> str:
+    return text if text.endswith("\n") else text + newline
+
+
+def _same_fact(a: str, b: str) -> bool:
+    """Exactly the same fact: spacing, a bullet and a final full stop are ignored, nothing else."""
+    def norm(s: str) -> str:
+        return " ".join(s.split()).rstrip(".")
+    return norm(a) == norm(b)
+
+
+class WordsPattern:
+    """All of the given words, each as a whole word, case-insensitively ("IST" is not in "dentist")."""
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = words
+        self._patterns = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in words]
+
+    def search_all(self, text: str) -> bool:
+        return all(p.search(text) for p in self._patterns)
+
+
+def words_pattern(words: str) -> WordsPattern:
+    parts = (words or "").split()
+    if not parts:
+        raise MemoryInputError("Say which words name the note to forget.")
+    return WordsPattern(parts)
+
+
+def remove_matching(entries: list[Entry], pattern: WordsPattern) -> tuple[list[Entry], list[str]]:
+    """Drop whole entries whose words match; headings and frontmatter always stay.
+
+    A dated bullet is judged by its fact and the lines under it, never by the chat it came from, and it
+    goes whole, so no date is ever left with no words.
+    """
+    kept, removed = [], []
+    for entry in entries:
+        if entry.kind in ("heading", "frontmatter", "blank"):
+            kept.append(entry)
+            continue
+        judged = entry.fact if entry.is_bullet else entry.raw
+        owned = "".join(entry.lines[1:]) if entry.is_bullet else ""
+        if pattern.search_all(f"{judged}\n{owned}"):
+            removed.append(_clip(entry.fact or entry.raw.strip(), 120))
+        else:
+            kept.append(entry)
+    return kept, removed
+
+
+@dataclass
+class ForgetResult:
+    words: str
+    removed: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.removed.values())
+
+    def message(self) -> str:
+        if not self.count:
+            return f"No note mentions \u201c{self.words}\u201d; nothing was removed (the words are kept so no bot learns them again)."
+        return f"Forgot {self.count} note(s) mentioning \u201c{self.words}\u201d."
+
+    def as_dict(self) -> dict:
+        return {"words": self.words, "removed": self.removed, "count": self.count, "message": self.message()}
+
+
+@dataclass
+class PreferResult:
+    text: str
+    added: bool
+    redactions: int = 0
+
+    def message(self) -> str:
+        if not self.added:
+            return "That preference is already in About me."
+        return "Saved to About me; every bot reads it there."
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "added": self.added, "redactions": self.redactions, "message": self.message()}

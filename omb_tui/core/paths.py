@@ -1,0 +1,256 @@
+"""Where memory lives: the home, a bot's workspace, its journal; name rules; no escape from the workspace.
+
+Spec: memory.md, "Where it lives" and "Editing" (topic names). Layout under the home:
+
+    workspaces/<botId>/MEMORY.md, memory/<topic>.md, memory/archive.md, memory/log/YYYY-MM-DD.md
+    memory-journal/<botId>.ndjson          (outside the workspace, so the bot cannot edit its own record)
+    bots/<botId>.json                       (a bot's settings)
+    config.json, about-me.md, profile-learned.json
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import date
+from enum import Enum
+from pathlib import Path, PurePosixPath
+
+MEMORY_FILE = "MEMORY.md"
+MEMORY_DIR = "memory"
+ARCHIVE_NAME = "archive.md"
+LOG_DIR = "log"
+
+# Bot ids become folder and file names: keep them to one safe name.
+_BOT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+# Spec: letters, numbers, spaces, dots and dashes, ending in .md; nothing nested, nothing starting with a dot.
+_TOPIC = re.compile(r"^[^\W_](?:[^\W_]|[ .-])*\.md$")
+_LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+
+
+class MemoryInputError(ValueError):
+    """A bad input a person can fix; its message is one plain sentence."""
+
+
+class InvalidName(MemoryInputError):
+    pass
+
+
+class OutsideWorkspace(MemoryInputError):
+    pass
+
+
+class NotFound(MemoryInputError):
+    pass
+
+
+class FileKind(str, Enum):
+    MEMORY = "memory"
+    TOPIC = "topic"
+    ARCHIVE = "archive"
+    LOG = "log"
+    ABOUT_ME = "about-me"  # the home's About me, which every bot reads
+
+
+def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
+    """--home wins, then OMB_HOME, then ~/.openmausbot."""
+    if home:
+        return Path(home).expanduser().absolute()
+    env = os.environ.get("OMB_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    return Path.home() / ".openmausbot"
+
+
+def validate_bot_id(bot_id: str) -> str:
+    if not isinstance(bot_id, str) or not _BOT_ID.match(bot_id):
+        raise InvalidName(
+            f"'{bot_id}' is not a valid bot id: use letters, numbers, dashes and underscores (at most 64)."
+        )
+    return bot_id
+
+
+def validate_topic_name(name: str) -> str:
+    """A topic is one file name under memory/: letters, numbers, spaces, dots, dashes, ending in .md."""
+    if (
+        not isinstance(name, str)
+        or "\x00" in name
+        or "/" in name
+        or "\\" in name
+        or name.startswith(".")
+        or not _TOPIC.match(name)
+        or name.strip() != name
+    ):
+        raise InvalidName(
+            f"'{name}' is not a valid topic name: use letters, numbers, spaces, dots and dashes, "
+            "ending in .md, not nested and not starting with a dot."
+        )
+    if name == ARCHIVE_NAME:
+        raise InvalidName("'archive.md' is the archive, not a topic: choose another name.")
+    return name
+
+
+@dataclass(frozen=True)
+class MemoryPath:
+    """A file inside a bot's workspace that the memory system may read or write."""
+
+    rel: str  # as the person types it: MEMORY.md, memory/travel.md, memory/log/2026-09-10.md
+    path: Path
+    kind: FileKind
+
+    @property
+    def writable_by_editor(self) -> bool:
+        return self.kind in (FileKind.MEMORY, FileKind.TOPIC)
+
+
+def classify(rel: str) -> tuple[str, FileKind]:
+    """Normalise a workspace-relative path and say which memory file it is; refuse anything else."""
+    if not isinstance(rel, str) or not rel or "\x00" in rel:
+        raise OutsideWorkspace("That path is empty or holds a NUL byte.")
+    if rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
+        raise OutsideWorkspace(f"'{rel}' is an absolute path; give a path inside the bot's workspace.")
+    parts = PurePosixPath(rel.replace("\\", "/")).parts
+    if ".." in parts:
+        raise OutsideWorkspace(f"'{rel}' leads out of the bot's workspace.")
+    parts = tuple(p for p in parts if p != ".")
+    if parts == (MEMORY_FILE,):
+        return MEMORY_FILE, FileKind.MEMORY
+    if len(parts) == 2 and parts[0] == MEMORY_DIR:
+        if parts[1] == ARCHIVE_NAME:
+            return f"{MEMORY_DIR}/{ARCHIVE_NAME}", FileKind.ARCHIVE
+        validate_topic_name(parts[1])
+        return f"{MEMORY_DIR}/{parts[1]}", FileKind.TOPIC
+    if len(parts) == 3 and parts[:2] == (MEMORY_DIR, LOG_DIR) and _valid_log_name(parts[2]):
+        return f"{MEMORY_DIR}/{LOG_DIR}/{parts[2]}", FileKind.LOG
+    raise InvalidName(
+        f"'{rel}' is not a memory file: use MEMORY.md, memory/<topic>.md, memory/archive.md "
+        "or memory/log/YYYY-MM-DD.md."
+    )
+
+
+def _valid_log_name(name: str) -> bool:
+    match = _LOG_NAME.match(name)
+    if not match:
+        return False
+    try:
+        date(*(int(g) for g in match.groups()))
+    except ValueError:
+        return False
+    return True
+
+
+def ensure_inside(workspace: Path, path: Path) -> None:
+    """Refuse a path whose real location (after symlinks) is outside the workspace."""
+    root = workspace.resolve()
+    real = path.resolve()
+    if real != root and root not in real.parents:
+        raise OutsideWorkspace(f"'{path.name}' is a link that leads out of the bot's workspace.")
+
+
+class Home:
+    """The folder everything lives under (--home, OMB_HOME or ~/.openmausbot)."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root = resolve_home(root)
+
+    def __repr__(self) -> str:
+        return f"Home({str(self.root)!r})"
+
+    @property
+    def workspaces_dir(self) -> Path:
+        return self.root / "workspaces"
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.root / "memory-journal"
+
+    @property
+    def bots_dir(self) -> Path:
+        return self.root / "bots"
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def about_me_path(self) -> Path:
+        return self.root / "about-me.md"
+
+    @property
+    def profile_learned_path(self) -> Path:
+        return self.root / "profile-learned.json"
+
+    def workspace(self, bot_id: str) -> Path:
+        return self.workspaces_dir / validate_bot_id(bot_id)
+
+    def journal_path(self, bot_id: str) -> Path:
+        return self.journal_dir / f"{validate_bot_id(bot_id)}.ndjson"
+
+    def journal_state_path(self, bot_id: str) -> Path:
+        """What every memory file held when the project last looked (to catch outside edits)."""
+        return self.journal_dir / f"{validate_bot_id(bot_id)}.seen.json"
+
+    def settings_path(self, bot_id: str) -> Path:
+        return self.bots_dir / f"{validate_bot_id(bot_id)}.json"
+
+    def bot_ids(self) -> list[str]:
+        """Every bot: a workspace folder, or a settings file, with a valid id."""
+        ids: set[str] = set()
+        if self.workspaces_dir.is_dir():
+            ids.update(p.name for p in self.workspaces_dir.iterdir() if p.is_dir())
+        if self.bots_dir.is_dir():
+            ids.update(p.stem for p in self.bots_dir.glob("*.json"))
+        return sorted(i for i in ids if _BOT_ID.match(i))
+
+    def has_bot(self, bot_id: str) -> bool:
+        validate_bot_id(bot_id)
+        return self.workspace(bot_id).is_dir() or self.settings_path(bot_id).is_file()
+
+    def memory_path(self, bot_id: str, rel: str) -> MemoryPath:
+        """Resolve a workspace-relative memory path, refusing anything that leads out of the workspace."""
+        norm, kind = classify(rel)
+        workspace = self.workspace(bot_id)
+        path = workspace.joinpath(*norm.split("/"))
+        if workspace.exists():
+            # Every existing component must stay inside: a symlinked memory/ folder or file is refused.
+            ensure_inside(workspace, path)
+        return MemoryPath(norm, path, kind)
+
+    def topic_paths(self, bot_id: str) -> list[Path]:
+        """Every memory/<topic>.md except the archive, by name; files with invalid names are skipped."""
+        folder = self.workspace(bot_id) / MEMORY_DIR
+        if not folder.is_dir():
+            return []
+        out = []
+        for p in sorted(folder.iterdir(), key=lambda p: p.name):
+            if p.name == ARCHIVE_NAME or not p.is_file():
+                continue
+            try:
+                validate_topic_name(p.name)
+                ensure_inside(self.workspace(bot_id), p)
+            except MemoryInputError:
+                continue
+            out.append(p)
+        return out
+
+    def log_paths(self, bot_id: str) -> list[Path]:
+        folder = self.workspace(bot_id) / MEMORY_DIR / LOG_DIR
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_file() and _valid_log_name(p.name))
+
+    def memory_files(self, bot_id: str) -> list[MemoryPath]:
+        """Every memory file of the bot that exists: MEMORY.md, topics, archive, logs."""
+        found = []
+        candidates = [MEMORY_FILE, f"{MEMORY_DIR}/{ARCHIVE_NAME}"]
+        candidates += [f"{MEMORY_DIR}/{p.name}" for p in self.topic_paths(bot_id)]
+        candidates += [f"{MEMORY_DIR}/{LOG_DIR}/{p.name}" for p in self.log_paths(bot_id)]
+        for rel in candidates:
+            try:
+                mp = self.memory_path(bot_id, rel)
+            except MemoryInputError:
+                continue
+            if mp.path.is_file():
+                found.append(mp)
+        return found

@@ -1,0 +1,501 @@
+"""The one writer: every change to a memory file goes through MemoryStore.
+
+Spec: memory.md, "Where it lives" (0600, atomic, credentials redacted), "Editing" (hash-checked saves,
+MEMORY.md emptied never deleted, logs read-only but deletable, topics created/renamed/deleted) and
+"The journal" (every change is a row; a file changed between looks is journaled as changed outside
+the app, with undo).
+
+Outside edits are caught by comparing each memory file with what the project saw last time
+(`memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from .journal import (
+    HOW_OUTSIDE,
+    HOW_UNDO,
+    WHO_PERSON,
+    Journal,
+    JournalRow,
+    make_row,
+)
+from .paths import FileKind, Home, MemoryInputError, MemoryPath, NotFound
+from .redact import redact
+
+log = logging.getLogger("omb_tui.store")
+
+ABOUT_ME_REL = "about-me.md"
+# Seen texts above this are not kept for undo (the journal's own limit is applied to rows).
+SEEN_BLOB_MAX_BYTES = 1024 * 1024
+
+try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+class StaleHash(MemoryInputError):
+    """The file changed since it was read; nothing was written."""
+
+    def __init__(self, rel: str, current_text: str, current_hash: str | None) -> None:
+        super().__init__(f"{rel} changed since it was opened; nothing was written.")
+        self.rel = rel
+        self.current_text = current_text
+        self.current_hash = current_hash
+
+
+class ReadOnly(MemoryInputError):
+    pass
+
+
+class NotUndoable(MemoryInputError):
+    pass
+
+
+class LaterChanges(MemoryInputError):
+    """Undo would also throw away later changes to the same file; the caller must confirm."""
+
+    def __init__(self, row: JournalRow, later: list[JournalRow]) -> None:
+        names = ", ".join(f"{r.id} ({r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
+        more = f" and {len(later) - 5} more" if len(later) > 5 else ""
+        super().__init__(
+            f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
+        )
+        self.row = row
+        self.later = later
+
+
+def encode(text: str) -> bytes:
+    # surrogateescape: bytes that are not UTF-8 survive a read and a write unchanged.
+    return text.encode("utf-8", "surrogateescape")
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(encode(text)).hexdigest()
+
+
+def read_text(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return decode(handle.read())
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create folder and any missing parents with 0700."""
+    missing = []
+    current = folder
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for item in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            item.mkdir(mode=0o700)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn."""
+    folder = path.parent
+    make_private_dirs(folder)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(folder)
+
+
+def fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def write_private_json(path: Path, data: object) -> None:
+    atomic_write_bytes(path, encode(json.dumps(data, ensure_ascii=False, indent=2) + "\n"))
+
+
+# One lock per journal path for the whole process, re-entrant, plus flock across processes.
+_locks: dict[Path, "_BotLock"] = {}
+_locks_guard = threading.Lock()
+
+
+class _BotLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.thread_lock = threading.RLock()
+        self.depth = 0
+        self.fd: int | None = None
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        with self.thread_lock:
+            if self.depth == 0 and fcntl is not None:
+                make_private_dirs(self.path.parent)
+                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+                if self.depth == 0 and self.fd is not None:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+                    os.close(self.fd)
+                    self.fd = None
+
+
+def _bot_lock(path: Path) -> _BotLock:
+    with _locks_guard:
+        lock = _locks.get(path)
+        if lock is None:
+            lock = _locks[path] = _BotLock(path)
+        return lock
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who made a change and how; journal rows carry these."""
+
+    who: str
+    how: str
+    chat: str | None = None
+    step: str | None = None
+
+
+@dataclass(frozen=True)
+class FileSnapshot:
+    rel: str
+    text: str
+    hash: str | None  # None when the file does not exist
+    kind: FileKind
+
+    @property
+    def exists(self) -> bool:
+        return self.hash is not None
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    rel: str
+    hash: str | None
+    changed: bool
+    redactions: int = 0
+    row_id: str | None = None
+
+
+@dataclass
+class UndoResult:
+    row: JournalRow
+    write: WriteResult
+    later: list[JournalRow] = field(default_factory=list)
+
+
+_UNCHECKED = object()
+
+
+class MemoryStore:
+    """Read and change one bot's memory files; every change is atomic, 0600, redacted and journaled."""
+
+    def __init__(self, home: Home, bot_id: str) -> None:
+        self.home = home
+        self.bot_id = bot_id
+        self.workspace = home.workspace(bot_id)
+        self.journal = Journal(home.journal_path(bot_id))
+        self._seen_path = home.journal_state_path(bot_id)
+        self._blobs = self._seen_path.with_suffix("")  # memory-journal/<bot>.seen/
+        self._lock = _bot_lock(home.journal_dir / f"{bot_id}.lock")
+
+    # ----- paths -----
+    def resolve(self, rel: str) -> MemoryPath:
+        if rel == ABOUT_ME_REL:
+            return MemoryPath(ABOUT_ME_REL, self.home.about_me_path, FileKind.ABOUT_ME)
+        return self.home.memory_path(self.bot_id, rel)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        with self._lock.hold():
+            yield
+
+    # ----- reading -----
+    def read(self, rel: str) -> FileSnapshot:
+        mp = self.resolve(rel)
+        return self._snapshot(mp)
+
+    def _snapshot(self, mp: MemoryPath) -> FileSnapshot:
+        try:
+            text = read_text(mp.path)
+        except FileNotFoundError:
+            return FileSnapshot(mp.rel, "", None, mp.kind)
+        except IsADirectoryError:
+            raise MemoryInputError(f"{mp.rel} is a folder, not a file.") from None
+        return FileSnapshot(mp.rel, text, text_hash(text), mp.kind)
+
+    # ----- writing -----
+    def write(
+        self,
+        rel: str,
+        text: str,
+        actor: Actor,
+        expected_hash: object = _UNCHECKED,
+        *,
+        allow_log: bool = False,
+    ) -> WriteResult:
+        """Save text; with expected_hash, refuse (StaleHash) when the file is no longer what was read."""
+        with self.locked():
+            self.sync_outside_changes()
+            mp = self.resolve(rel)
+            if mp.kind is FileKind.LOG and not allow_log:
+                raise ReadOnly("Daily logs are read-only: they are the bot's own record (they can be deleted).")
+            current = self._snapshot(mp)
+            if expected_hash is not _UNCHECKED and expected_hash != current.hash:
+                raise StaleHash(mp.rel, current.text, current.hash)
+            return self._apply(mp, current, text, actor)
+
+    def delete(self, rel: str, actor: Actor, expected_hash: object = _UNCHECKED) -> WriteResult:
+        with self.locked():
+            self.sync_outside_changes()
+            mp = self.resolve(rel)
+            if mp.kind is FileKind.MEMORY:
+                raise ReadOnly("MEMORY.md can be emptied but never deleted: the bot expects it to exist.")
+            if mp.kind in (FileKind.ARCHIVE, FileKind.ABOUT_ME):
+                raise ReadOnly(f"{mp.rel} cannot be deleted; edit it instead.")
+            current = self._snapshot(mp)
+            if not current.exists:
+                raise NotFound(f"{mp.rel} does not exist.")
+            if expected_hash is not _UNCHECKED and expected_hash != current.hash:
+                raise StaleHash(mp.rel, current.text, current.hash)
+            return self._apply(mp, current, None, actor)
+
+    def create_topic(self, name: str, text: str, actor: Actor) -> WriteResult:
+        with self.locked():
+            self.sync_outside_changes()
+            mp = self.resolve(f"memory/{name}")
+            if mp.kind is not FileKind.TOPIC:
+                raise MemoryInputError(f"'{name}' is not a topic name.")
+            current = self._snapshot(mp)
+            if current.exists:
+                raise MemoryInputError(f"The topic {mp.rel} already exists.")
+            return self._apply(mp, current, text, actor)
+
+    def rename_topic(self, old: str, new: str, actor: Actor) -> tuple[WriteResult, WriteResult]:
+        """A rename is the new file written, then the old one deleted: two journal rows, both undoable."""
+        with self.locked():
+            self.sync_outside_changes()
+            source = self.resolve(f"memory/{old}")
+            target = self.resolve(f"memory/{new}")
+            if source.kind is not FileKind.TOPIC or target.kind is not FileKind.TOPIC:
+                raise MemoryInputError("Only topics can be renamed, and only to another topic name.")
+            current = self._snapshot(source)
+            if not current.exists:
+                raise NotFound(f"{source.rel} does not exist.")
+            existing = self._snapshot(target)
+            if existing.exists:
+                raise MemoryInputError(f"The topic {target.rel} already exists.")
+            note = f"renamed from {source.rel}"
+            created = self._apply(target, existing, current.text, actor, note=note)
+            removed = self._apply(source, current, None, actor, note=f"renamed to {target.rel}")
+            return created, removed
+
+    def _apply(
+        self,
+        mp: MemoryPath,
+        current: FileSnapshot,
+        new_text: str | None,
+        actor: Actor,
+        *,
+        undo_of: str | None = None,
+        note: str | None = None,
+    ) -> WriteResult:
+        """Write (or delete, when new_text is None) one file, journal it, and remember what it now says."""
+        redactions = 0
+        if new_text is not None:
+            redaction = redact(new_text)
+            new_text, redactions = redaction.text, redaction.count
+            if current.exists and new_text == current.text:
+                return WriteResult(mp.rel, current.hash, changed=False, redactions=redactions)
+            atomic_write_bytes(mp.path, encode(new_text))
+            new_hash = text_hash(new_text)
+        else:
+            os.unlink(mp.path)
+            fsync_dir(mp.path.parent)
+            new_hash = None
+        row = make_row(
+            bot=self.bot_id,
+            who=actor.who,
+            how=actor.how,
+            file=mp.rel,
+            before_text=current.text if current.exists else None,
+            after_text=new_text,
+            before_hash=current.hash,
+            after_hash=new_hash,
+            chat=actor.chat,
+            undo_of=undo_of,
+            step=actor.step,
+            note=note,
+        )
+        written = self.journal.append(row)
+        if mp.kind is not FileKind.ABOUT_ME:
+            self._remember_seen(mp, new_text)
+        return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None)
+
+    # ----- undo -----
+    def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False) -> UndoResult:
+        """Put the file back to the row's earlier text; refuses without force when later rows changed it."""
+        actor = actor or Actor(WHO_PERSON, HOW_UNDO)
+        with self.locked():
+            self.sync_outside_changes()
+            row = self.journal.find(row_id)
+            if row is None:
+                raise NotFound(f"There is no journal row {row_id} for {self.bot_id}.")
+            if not row.undoable:
+                raise NotUndoable(f"Row {row_id} cannot be undone: {row.not_undoable_reason}.")
+            later = self.journal.later_rows_for_file(row)
+            if later and not force:
+                raise LaterChanges(row, later)
+            mp = self.resolve(row.file)
+            current = self._snapshot(mp)
+            if row.before_hash is None:
+                # The row created the file: undo removes it (MEMORY.md is emptied, never deleted).
+                target = "" if mp.kind is FileKind.MEMORY else None
+                if target is None and not current.exists:
+                    raise NotUndoable(f"{row.file} is already gone.")
+            else:
+                target = row.before_text or ""
+            undo_actor = Actor(actor.who, HOW_UNDO, actor.chat)
+            result = self._apply(mp, current, target, undo_actor, undo_of=row.id)
+            return UndoResult(row, result, later)
+
+    # ----- changes made outside the project -----
+    def _load_seen(self) -> dict | None:
+        try:
+            return json.loads(read_text(self._seen_path))
+        except FileNotFoundError:
+            return None
+        except (ValueError, OSError) as exc:
+            log.warning("seen-state %s unreadable (%s); starting afresh", self._seen_path, exc)
+            return None
+
+    def _save_seen(self, seen: dict) -> None:
+        try:
+            write_private_json(self._seen_path, seen)
+        except OSError as exc:
+            log.error("could not save %s: %s", self._seen_path, exc)
+
+    def _blob_text(self, digest: str | None) -> str | None:
+        if digest is None:
+            return None
+        try:
+            return read_text(self._blobs / digest)
+        except OSError:
+            return None
+
+    def _store_blob(self, text: str, digest: str) -> None:
+        data = encode(text)
+        if len(data) > SEEN_BLOB_MAX_BYTES:
+            return
+        path = self._blobs / digest
+        if not path.exists():
+            atomic_write_bytes(path, data)
+
+    def _prune_blobs(self, seen: dict) -> None:
+        if not self._blobs.is_dir():
+            return
+        wanted = {info["hash"] for info in seen["files"].values()}
+        for blob in self._blobs.iterdir():
+            if blob.name not in wanted and not blob.name.startswith("."):
+                with contextlib.suppress(OSError):
+                    blob.unlink()
+
+    def _remember_seen(self, mp: MemoryPath, text: str | None, seen: dict | None = None) -> None:
+        save = seen is None
+        seen = seen if seen is not None else (self._load_seen() or {"files": {}})
+        files = seen["files"]
+        if text is None:
+            files.pop(mp.rel, None)
+        else:
+            digest = text_hash(text)
+            stat = mp.path.stat()
+            redaction = redact(text)
+            self._store_blob(redaction.text, digest)
+            files[mp.rel] = {
+                "hash": digest,
+                "size": stat.st_size,
+                "mtime_ns": stat.st_mtime_ns,
+                "credential": redaction.changed,
+            }
+        if save:
+            self._save_seen(seen)
+            self._prune_blobs(seen)
+
+    def sync_outside_changes(self) -> list[JournalRow]:
+        """Journal every memory file that changed since the project last looked, as changed outside the app."""
+        with self.locked():
+            seen = self._load_seen()
+            first_look = seen is None
+            seen = seen or {"files": {}}
+            files = seen["files"]
+            present = {mp.rel: mp for mp in self.home.memory_files(self.bot_id)}
+            rows: list[JournalRow] = []
+            dirty = first_look
+            for rel in sorted(set(files) | set(present)):
+                info = files.get(rel)
+                mp = present.get(rel)
+                if mp is not None and info is not None:
+                    stat = mp.path.stat()
+                    if stat.st_size == info["size"] and stat.st_mtime_ns == info["mtime_ns"]:
+                        continue
+                now = self._snapshot(mp) if mp is not None else None
+                if info is not None and now is not None and now.hash == info["hash"]:
+                    self._remember_seen(mp, now.text, seen)  # touched, not changed
+                    dirty = True
+                    continue
+                dirty = True
+                if not first_look:
+                    row = self._outside_row(rel, info, now)
+                    if self.journal.append(row):
+                        rows.append(row)
+                if mp is not None and now is not None:
+                    self._remember_seen(mp, now.text, seen)
+                else:
+                    files.pop(rel, None)
+            if dirty:
+                self._save_seen(seen)
+                self._prune_blobs(seen)
+            return rows
+
+    def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
+        before_text = self._blob_text(info["hash"]) if info else None
+        return make_row(
+            bot=self.bot_id,
+            who=WHO_PERSON,
+            how=HOW_OUTSIDE,
+            file=rel,
+            before_text=before_text,
+            after_text=now.text if now else None,
+            before_hash=info["hash"] if info else None,
+            after_hash=now.hash if now else None,
+            before_had_credential=bool(info and info.get("credential")),
+        )
