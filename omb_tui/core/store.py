@@ -30,7 +30,7 @@ from .journal import (
     JournalRow,
     make_row,
 )
-from .paths import FileKind, Home, MemoryInputError, MemoryPath, NotFound
+from .paths import FileKind, Home, MemoryInputError, MemoryPath, NotFound, validate_topic_name
 from .redact import redact
 
 log = logging.getLogger("omb_tui.store")
@@ -265,8 +265,8 @@ class MemoryStore:
     ) -> WriteResult:
         """Save text; with expected_hash, refuse (StaleHash) when the file is no longer what was read."""
         with self.locked():
-            self.sync_outside_changes()
             mp = self.resolve(rel)
+            self.sync_outside_changes()
             if mp.kind is FileKind.LOG and not allow_log:
                 raise ReadOnly("Daily logs are read-only: they are the bot's own record (they can be deleted).")
             current = self._snapshot(mp)
@@ -276,8 +276,8 @@ class MemoryStore:
 
     def delete(self, rel: str, actor: Actor, expected_hash: object = _UNCHECKED) -> WriteResult:
         with self.locked():
-            self.sync_outside_changes()
             mp = self.resolve(rel)
+            self.sync_outside_changes()
             if mp.kind is FileKind.MEMORY:
                 raise ReadOnly("MEMORY.md can be emptied but never deleted: the bot expects it to exist.")
             if mp.kind in (FileKind.ARCHIVE, FileKind.ABOUT_ME):
@@ -291,10 +291,8 @@ class MemoryStore:
 
     def create_topic(self, name: str, text: str, actor: Actor) -> WriteResult:
         with self.locked():
+            mp = self.resolve(f"memory/{validate_topic_name(name)}")
             self.sync_outside_changes()
-            mp = self.resolve(f"memory/{name}")
-            if mp.kind is not FileKind.TOPIC:
-                raise MemoryInputError(f"'{name}' is not a topic name.")
             current = self._snapshot(mp)
             if current.exists:
                 raise MemoryInputError(f"The topic {mp.rel} already exists.")
@@ -303,11 +301,9 @@ class MemoryStore:
     def rename_topic(self, old: str, new: str, actor: Actor) -> tuple[WriteResult, WriteResult]:
         """A rename is the new file written, then the old one deleted: two journal rows, both undoable."""
         with self.locked():
+            source = self.resolve(f"memory/{validate_topic_name(old)}")
+            target = self.resolve(f"memory/{validate_topic_name(new)}")
             self.sync_outside_changes()
-            source = self.resolve(f"memory/{old}")
-            target = self.resolve(f"memory/{new}")
-            if source.kind is not FileKind.TOPIC or target.kind is not FileKind.TOPIC:
-                raise MemoryInputError("Only topics can be renamed, and only to another topic name.")
             current = self._snapshot(source)
             if not current.exists:
                 raise NotFound(f"{source.rel} does not exist.")

@@ -1,0 +1,296 @@
+"""What loads from MEMORY.md each turn, the gauge, the topic index and the prompt block.
+
+Implements the spec section "What loads, and the budget". ``MEMORY_MAX_LINES`` and
+``MEMORY_MAX_BYTES`` are defined here once; the panel, the CLI and the prompt import them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+import frontmatter
+
+from omb_tui.core.entries import parse_entries, split_lines
+
+MEMORY_MAX_LINES = 200
+MEMORY_MAX_BYTES = 24 * 1024  # UTF-8 bytes, line endings included
+AMBER_FRACTION = 0.8
+TOPIC_INDEX_MAX_TOPICS = 40
+TOPIC_INDEX_MAX_CHARS = 2000
+TOPIC_INDEX_LINE_MAX_CHARS = 200  # so one long description cannot push other topics out
+
+MEMORY_HEADING = "## Memory (MEMORY.md)"
+MEMORY_EMPTY_NOTE = "(MEMORY.md has nothing to load.)"
+TOPIC_INDEX_HEADING = "## Topic files"
+TOPIC_INDEX_INTRO = "These do not load by themselves; read one with your file tools when you need it."
+
+
+def utf8_size(text: str) -> int:
+    """Bytes the text takes on disk as UTF-8; never raises, even for lone surrogates."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        # surrogateescape gives back the original byte of a file read with it; surrogatepass covers the rest
+        try:
+            return len(text.encode("utf-8", "surrogateescape"))
+        except UnicodeEncodeError:
+            return len(text.encode("utf-8", "surrogatepass"))
+
+
+@dataclass(frozen=True)
+class LoadCut:
+    """How much of MEMORY.md fits the budget: whole lines from the top, whichever limit cuts first."""
+
+    lines_total: int
+    bytes_total: int
+    lines_loaded: int
+    bytes_loaded: int
+    lines_not_loaded: int
+    cut_off: bool
+    loaded_text: str
+
+
+def load_cut(text: str) -> LoadCut:
+    """Take whole lines from the top while at most 200 lines and 24,576 bytes (endings counted) fit."""
+    lines = split_lines(text)
+    sizes = [utf8_size(line) for line in lines]
+    lines_loaded = 0
+    bytes_loaded = 0
+    for size in sizes:
+        if lines_loaded + 1 > MEMORY_MAX_LINES or bytes_loaded + size > MEMORY_MAX_BYTES:
+            break
+        lines_loaded += 1
+        bytes_loaded += size
+    return LoadCut(
+        lines_total=len(lines),
+        bytes_total=sum(sizes),
+        lines_loaded=lines_loaded,
+        bytes_loaded=bytes_loaded,
+        lines_not_loaded=len(lines) - lines_loaded,
+        cut_off=lines_loaded < len(lines),
+        loaded_text="".join(lines[:lines_loaded]),
+    )
+
+
+def loaded_memory(text: str, today: date) -> str:
+    """The text of MEMORY.md that loads today: the cut, minus entries whose until date has passed.
+
+    An entry loads on its until date and stops loading the day after. Entries are read from
+    the whole file, so an entry the cut splits keeps only its lines above the cut (none, if
+    it has expired).
+    """
+    cut = load_cut(text)
+    kept: list[str] = []
+    line_number = 0
+    for entry in parse_entries(text):
+        if line_number >= cut.lines_loaded:
+            break
+        inside_cut = entry.lines[: cut.lines_loaded - line_number]
+        line_number += entry.line_count
+        if not entry.expired(today):
+            kept.extend(inside_cut)
+    return "".join(kept)
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """The Memory panel's gauge: the whole file against the budget.
+
+    ``level`` is ``red`` once any line is cut off, else ``amber`` from 80% of either limit,
+    else ``ok``. Expired entries count here (they are still in the file) and never make the
+    gauge red: leaving them out of the prompt is deliberate, not a cut.
+    """
+
+    lines: int
+    bytes: int
+    max_lines: int
+    max_bytes: int
+    level: str  # "ok" | "amber" | "red"
+    lines_not_loaded: int
+
+    def as_dict(self) -> dict:
+        return {
+            "lines": self.lines,
+            "bytes": self.bytes,
+            "max_lines": self.max_lines,
+            "max_bytes": self.max_bytes,
+            "level": self.level,
+            "lines_not_loaded": self.lines_not_loaded,
+        }
+
+
+def gauge(text: str) -> Gauge:
+    cut = load_cut(text)
+    if cut.lines_not_loaded > 0:
+        level = "red"
+    elif cut.lines_total >= AMBER_FRACTION * MEMORY_MAX_LINES or cut.bytes_total >= AMBER_FRACTION * MEMORY_MAX_BYTES:
+        level = "amber"
+    else:
+        level = "ok"
+    return Gauge(
+        lines=cut.lines_total,
+        bytes=cut.bytes_total,
+        max_lines=MEMORY_MAX_LINES,
+        max_bytes=MEMORY_MAX_BYTES,
+        level=level,
+        lines_not_loaded=cut.lines_not_loaded,
+    )
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    """One topic file as the index lists it. ``frontmatter_ok`` is False only for a broken header."""
+
+    name: str  # file name inside memory/, e.g. "travel.md"
+    title: str | None = None
+    description: str | None = None
+    aliases: tuple[str, ...] = ()
+    size_bytes: int = 0
+    frontmatter_ok: bool = True
+
+
+def read_topic_info(name: str, text: str) -> TopicInfo:
+    """Read a topic's ``title``, ``description`` and ``aliases`` from its YAML frontmatter.
+
+    A file without frontmatter, or with an empty one, is listed by name and is fine. Bad
+    YAML, a header that is not a mapping, or a field of the wrong type (a list or mapping
+    as title/description; aliases other than a list of plain values or one plain value)
+    gives the name only with ``frontmatter_ok=False``. It never raises.
+    """
+    size = utf8_size(text)
+    entries = parse_entries(text)
+    if not entries or entries[0].kind != "frontmatter":
+        return TopicInfo(name=name, size_bytes=size)
+    header = "".join(entries[0].lines[1:-1])
+    try:
+        metadata = frontmatter.YAMLHandler().load(header)
+    except Exception:  # any YAML failure (syntax, recursion, bad tags) just means "broken header"
+        return TopicInfo(name=name, size_bytes=size, frontmatter_ok=False)
+    if metadata is None:
+        return TopicInfo(name=name, size_bytes=size)
+    if not isinstance(metadata, dict):
+        return TopicInfo(name=name, size_bytes=size, frontmatter_ok=False)
+    title = metadata.get("title")
+    description = metadata.get("description")
+    aliases = metadata.get("aliases")
+    if aliases is not None and not isinstance(aliases, list):
+        aliases = [aliases]
+    if not all(_is_plain(value) for value in (title, description, *(aliases or []))):
+        return TopicInfo(name=name, size_bytes=size, frontmatter_ok=False)
+    return TopicInfo(
+        name=name,
+        title=_one_line(title),
+        description=_one_line(description),
+        aliases=tuple(alias for alias in (_one_line(value) for value in aliases or []) if alias),
+        size_bytes=size,
+    )
+
+
+def _is_plain(value: object) -> bool:
+    # YAML reads "title: 2026" as a number and "title: 2026-09-10" as a date; both are fine as text
+    return value is None or isinstance(value, (str, int, float, date))
+
+
+def _one_line(value: object) -> str | None:
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+@dataclass(frozen=True)
+class TopicIndex:
+    """The topic index block: ``text`` is the heading, intro, listed lines and the "more" line."""
+
+    lines: tuple[str, ...]
+    listed: int
+    omitted: int
+    text: str
+
+
+def topic_index_line(topic: TopicInfo) -> str:
+    """``- memory/travel.md — Travel: trips and bookings (aliases: trips, flights)``, parts present only."""
+    line = f"- memory/{topic.name}"
+    label = ": ".join(part for part in (topic.title, topic.description) if part)
+    if label:
+        line += f" — {label}"
+    if topic.aliases:
+        line += f" (aliases: {', '.join(topic.aliases)})"
+    if len(line) > TOPIC_INDEX_LINE_MAX_CHARS:
+        line = line[: TOPIC_INDEX_LINE_MAX_CHARS - 1].rstrip() + "…"
+    return line
+
+
+def _more_topics_line(omitted: int) -> str:
+    return f"… and {omitted} more topic{'' if omitted == 1 else 's'} not listed."
+
+
+def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
+    """List topics by name, at most 40 of them and 2,000 characters for the whole ``text``.
+
+    The 2,000 characters cover everything in ``text``: heading, intro line, topic lines and,
+    when topics are left out, the closing ``… and N more topics not listed.`` line. The
+    caller passes every ``memory/<topic>.md`` except ``archive.md``. No topics, no text.
+    """
+    ordered = sorted(topics, key=lambda topic: (topic.name.casefold(), topic.name))
+    if not ordered:
+        return TopicIndex(lines=(), listed=0, omitted=0, text="")
+    candidate_lines = [topic_index_line(topic) for topic in ordered[:TOPIC_INDEX_MAX_TOPICS]]
+    best = 0
+    for count in range(len(candidate_lines), -1, -1):
+        if len(_render_index(candidate_lines[:count], len(ordered) - count)) <= TOPIC_INDEX_MAX_CHARS:
+            best = count
+            break
+    listed_lines = tuple(candidate_lines[:best])
+    omitted = len(ordered) - best
+    return TopicIndex(lines=listed_lines, listed=best, omitted=omitted, text=_render_index(listed_lines, omitted))
+
+
+def _render_index(lines: Iterable[str], omitted: int) -> str:
+    parts = [TOPIC_INDEX_HEADING, "", TOPIC_INDEX_INTRO, *lines]
+    if omitted:
+        parts.append(_more_topics_line(omitted))
+    return "\n".join(parts) + "\n"
+
+
+def cut_off_line(lines_not_loaded: int) -> str:
+    """The only thing the bot is told about the cut."""
+    plural = "" if lines_not_loaded == 1 else "s"
+    return f"MEMORY.md was cut off here: {lines_not_loaded} more line{plural} did not load."
+
+
+def prompt_block(memory_text: str, topics: Iterable[TopicInfo], today: date) -> str:
+    """The memory block exactly as it goes into the system prompt.
+
+    Format (``\\r\\n`` in the file becomes ``\\n``; trailing blank lines are dropped)::
+
+        ## Memory (MEMORY.md)
+
+        <loaded memory: the cut, expired entries left out, or "(MEMORY.md has nothing to load.)">
+
+        MEMORY.md was cut off here: N more lines did not load.     <- only when cut off
+
+        ## Topic files                                               <- only when there are topics
+
+        These do not load by themselves; read one with your file tools when you need it.
+        - memory/travel.md — Travel: trips and bookings (aliases: trips, flights)
+        … and N more topics not listed.                              <- only when some are left out
+
+    When the bot's memory switch is off nothing loads; see :func:`prompt_block_if_enabled`.
+    """
+    cut = load_cut(memory_text)
+    memory = loaded_memory(memory_text, today).replace("\r\n", "\n").rstrip()
+    sections = [f"{MEMORY_HEADING}\n\n{memory or MEMORY_EMPTY_NOTE}\n"]
+    if cut.cut_off:
+        sections.append(cut_off_line(cut.lines_not_loaded) + "\n")
+    index = topic_index(topics)
+    if index.text:
+        sections.append(index.text)
+    return "\n".join(sections)
+
+
+def prompt_block_if_enabled(enabled: bool, memory_text: str, topics: Iterable[TopicInfo], today: date) -> str:
+    """The prompt block, or nothing at all when the bot's "Let this bot use memory" switch is off."""
+    return prompt_block(memory_text, topics, today) if enabled else ""

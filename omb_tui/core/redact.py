@@ -1,0 +1,528 @@
+"""Credential redaction: every memory, journal and archive write passes through here.
+
+Implements the credentials part of the spec section "Where it lives" (memory files
+are written 0600, atomically, and credentials are redacted before they reach disk):
+anything that looks like a credential -- API keys, tokens, ``password: ...`` lines,
+private key blocks, URLs with a password in them -- is replaced with
+``«redacted N chars»``, where N is the number of characters removed. A bot that
+helpfully "remembers" a key it read from a ``.env`` does not get to keep it.
+
+Guarantees:
+
+* Everything that is not a secret is kept exactly (line endings, tabs, unicode,
+  a missing final newline). Only the secret value is replaced; the key name stays
+  visible: ``password: hunter2`` -> ``password: «redacted 7 chars»``,
+  ``https://bob:s3cret@example.com`` -> ``https://bob:«redacted 6 chars»@example.com``.
+* Idempotent: redacting redacted text changes nothing; the marker itself is never
+  taken for a secret.
+* Conservative on prose: no entropy guessing, no IP-address detection. A dated
+  note, a commit sha in a sentence or "the password reset flow" stays as written.
+* Fast: every rule is gated on a cheap literal check, so ordinary notes cost a
+  handful of C-level substring scans. detect-secrets (~0.2 s to import) is only
+  imported the first time a text actually needs its patterns.
+
+Which detector covers what is listed in :data:`DETECTORS` (for the README).
+
+This module is pure Python and never imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "DETECTORS",
+    "REDACTION_MARK",
+    "Redaction",
+    "contains_credential",
+    "mark",
+    "redact",
+]
+
+REDACTION_MARK = "«redacted {n} chars»"
+
+DETECTORS = """\
+Secret kinds found with detect-secrets 1.5.0 (Yelp, Apache-2.0), using the regex
+denylists of its plugins:
+- AWS access key IDs (AKIA/ASIA/ABIA/ACCA/A3T…) and quoted AWS secret keys next to an "aws … key" name
+- GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_
+- GitLab tokens: glpat-, gldt-, glft-, glsoat-, glrt-, glcbt-, glimt-, glptt-, glagent-, gloas-, runner GR1348941…
+- Slack tokens (xoxa/xoxb/xoxp/xoxo/xoxs/xoxr-…) and Slack webhook URLs
+- Stripe live secret and restricted keys (sk_live_, rk_live_)
+- OpenAI legacy keys (sk-…T3BlbkFJ…)
+- JSON Web Tokens (eyJ….eyJ….signature, checked to decode as JSON)
+- URLs with a password in them (scheme://user:password@host), password part only
+- SendGrid, PyPI, npm (_authToken), Azure storage AccountKey=, Square OAuth,
+  Mailchimp, Twilio, Telegram bot and Discord bot tokens
+Secret kinds found with omb-tui's own patterns (detect-secrets 1.5.0 misses them,
+or matches them in a way that does not fit prose notes):
+- OpenAI project/service/admin keys (sk-proj-, sk-svcacct-, sk-admin-) and other sk- keys
+- Anthropic keys (sk-ant-…)
+- Google API keys (AIza…), OAuth client secrets (GOCSPX-…) and access tokens (ya29.…)
+- GitHub fine-grained tokens (github_pat_…)
+- Slack app-level and refresh tokens (xapp-, xoxe-)
+- Stripe test and webhook secrets (sk_test_, rk_test_, whsec_)
+- Hugging Face (hf_), Groq (gsk_) and xAI (xai-) keys
+- Bearer tokens ("Bearer <token>") and Authorization header values (Basic/Token/raw)
+- "password: …", "secret=…", "token=…", "api_key: …" style assignments (also
+  passwd, passphrase, pwd, *_token, *_secret, access/secret/private/auth… keys);
+  the key name stays, only the value is replaced
+- Private key blocks, whole block from -----BEGIN … PRIVATE KEY----- to
+  -----END … PRIVATE KEY----- (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted,
+  SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
+- URLs with a password but no user name (scheme://:password@host)
+Not used, on purpose: detect-secrets' high-entropy string and public-IP
+detectors and its keyword detector (they would redact ordinary notes: hashes,
+addresses, "secretary: Jane"), and its Artifactory detector (matches plain
+upper-case words such as "APB1234567").
+"""
+
+_MARK_RE = re.compile(r"«redacted \d+ chars»")
+_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def mark(n: int) -> str:
+    """The text that stands in for a removed secret of ``n`` characters."""
+    return REDACTION_MARK.format(n=n)
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The result of :func:`redact`."""
+
+    text: str
+    """The redacted text."""
+    count: int
+    """How many secrets were replaced."""
+
+    @property
+    def changed(self) -> bool:
+        return self.count > 0
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _plausible(value: str) -> bool:
+    """Whether an assigned value looks like a key rather than a word of prose.
+
+    Needs 8+ characters and either letters and digits together, or 16+ characters
+    with an upper-case letter after the first one (camel/base64-like). Rejects
+    URLs, dates and plain numbers.
+    """
+    if len(value) < 8 or "://" in value:
+        return False
+    has_alpha = any(c.isalpha() for c in value)
+    has_digit = any(c.isdigit() for c in value)
+    if has_alpha and has_digit:
+        return True
+    return (
+        len(value) >= 16
+        and any(c.islower() for c in value)
+        and any(c.isupper() for c in value[1:])
+    )
+
+
+def _extend_token(text: str, end: int) -> int:
+    """Move ``end`` over any further token characters (so a longer key is not half kept)."""
+    n = len(text)
+    while end < n and text[end] in _TOKEN_CHARS:
+        end += 1
+    return end
+
+
+def _left_ok(text: str, start: int) -> bool:
+    return start == 0 or text[start - 1] not in _ALNUM
+
+
+def _right_ok(text: str, end: int) -> bool:
+    return end >= len(text) or text[end] not in _ALNUM
+
+
+def _line_end(text: str, pos: int) -> int:
+    n = len(text)
+    while pos < n and text[pos] not in _LINE_BREAKS:
+        pos += 1
+    return pos
+
+
+# --------------------------------------------------------------------------- rules
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One regex: where the secret is inside a match and how to trim/extend it."""
+
+    pattern: re.Pattern[str]
+    gates: tuple[str | re.Pattern[str], ...] = ()  # run only if one occurs in the text
+    gate_lower: bool = False  # gates are checked against text.lower()
+    group: int = 0  # which group holds the secret
+    bound_left: bool = True  # the secret must not follow a letter/digit
+    bound_right: bool = False  # the secret must not be followed by a letter/digit
+    extend: bool = True  # swallow trailing [A-Za-z0-9_-]
+    check: Callable[[str], bool] | None = None  # extra test on the secret
+
+    def spans(self, text: str) -> Iterator[Span]:
+        for m in self.pattern.finditer(text):
+            start, end = m.span(self.group)
+            if start < 0 or start == end:
+                continue
+            if self.bound_left and not _left_ok(text, start):
+                continue
+            if self.bound_right and not _right_ok(text, end):
+                continue
+            if self.extend:
+                end = _extend_token(text, end)
+            if self.check is not None and not self.check(text[start:end]):
+                continue
+            yield start, end
+
+
+def _own(pattern: str, *gates: str, flags: int = 0, **kw) -> _Rule:
+    return _Rule(re.compile(pattern, flags), gates, **kw)
+
+
+def _jwt_ok(token: str) -> bool:
+    from detect_secrets.plugins.jwt import JwtTokenDetector
+
+    return JwtTokenDetector.is_formally_valid(token)
+
+
+@dataclass(frozen=True)
+class _LibrarySpec:
+    """Which detect-secrets denylist regexes to use, and how (see :class:`_Rule`)."""
+
+    module: str
+    detector: str
+    gates: tuple[str | re.Pattern[str], ...]
+    gate_lower: bool  # literal gates are checked against text.lower()
+    indexes: tuple[int, ...] | None = None  # None: every regex in the denylist
+    options: tuple[tuple[str, object], ...] = ()
+
+
+def _spec(
+    module: str,
+    detector: str,
+    gates: tuple[str | re.Pattern[str], ...],
+    indexes: tuple[int, ...] | None = None,
+    gate_lower: bool = False,
+    **options: object,
+) -> _LibrarySpec:
+    return _LibrarySpec(module, detector, gates, gate_lower, indexes, tuple(options.items()))
+
+
+# Gates are checked before detect-secrets is imported, so text without any of them
+# never pays for the import.
+_LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
+    _spec("aws", "AWSKeyDetector", ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"), (0,), bound_right=True, extend=False),
+    # The "aws … key = '<40 chars>'" regex is case-insensitive and slow; gate it on
+    # its quoted 40-character value instead of on "aws".
+    _spec(
+        "aws",
+        "AWSKeyDetector",
+        (re.compile(r"['\"][0-9a-zA-Z/+]{40}['\"]"),),
+        (1,),
+        group=1,
+        bound_left=False,
+        extend=False,
+    ),
+    _spec("github_token", "GitHubTokenDetector", (re.compile(r"gh[pousr]_"),)),
+    _spec("gitlab_token", "GitLabTokenDetector", (re.compile(r"gl[a-z]{1,5}-"), "GR1348941")),
+    _spec("slack", "SlackDetector", ("xox",), (0,), gate_lower=True),
+    _spec("slack", "SlackDetector", ("hooks.slack.com",), (1,), gate_lower=True, extend=False),
+    _spec("stripe", "StripeDetector", ("k_live_",)),
+    _spec("openai", "OpenAIDetector", ("T3BlbkFJ",)),
+    _spec("jwt", "JwtTokenDetector", ("eyJ",), check=_jwt_ok),
+    _spec("basic_auth", "BasicAuthDetector", ("://",), group=1, bound_left=False, extend=False),
+    _spec("sendgrid", "SendGridDetector", ("SG.",)),
+    _spec("pypi_token", "PypiTokenDetector", ("pypi-",)),
+    _spec("npm", "NpmDetector", ("_authToken",), group=1, bound_left=False, extend=False),
+    _spec("azure_storage_key", "AzureStorageKeyDetector", ("AccountKey=",), extend=False),
+    _spec("square_oauth", "SquareOAuthDetector", ("sq0csp-",)),
+    _spec("mailchimp", "MailchimpDetector", (re.compile(r"-us[0-9]"),), bound_right=True, extend=False),
+    _spec(
+        "twilio",
+        "TwilioKeyDetector",
+        (re.compile(r"AC[a-z0-9]{32}"), re.compile(r"SK[a-z0-9]{32}")),
+        bound_right=True,
+        extend=False,
+    ),
+    _spec(
+        "telegram_token",
+        "TelegramBotTokenDetector",
+        (re.compile(r":[0-9A-Za-z_-]{35}"),),
+        bound_right=True,
+        extend=False,
+    ),
+    _spec("discord", "DiscordBotTokenDetector", (re.compile(r"\.[\w-]{6}\."),), bound_right=True, extend=False),
+)
+
+
+@functools.cache
+def _library_rules(index: int) -> tuple[_Rule, ...]:
+    """The rules of ``_LIBRARY_SPECS[index]``, built from detect-secrets' own regexes."""
+    import importlib
+
+    spec = _LIBRARY_SPECS[index]
+    module = importlib.import_module(f"detect_secrets.plugins.{spec.module}")
+    denylist = tuple(getattr(module, spec.detector).denylist)
+    chosen = denylist if spec.indexes is None else tuple(denylist[i] for i in spec.indexes)
+    return tuple(_Rule(pattern, (), **dict(spec.options)) for pattern in chosen)
+
+
+def _body_plausible(prefix_len: int) -> Callable[[str], bool]:
+    return lambda secret: _plausible(secret[prefix_len:])
+
+
+_OWN_RULES: tuple[_Rule, ...] = (
+    # OpenAI (sk-proj-, sk-svcacct-, sk-admin-, plain sk-), Anthropic (sk-ant-),
+    # OpenRouter and other sk- keys. The body must look random, so "sk-learn" stays.
+    _own(r"sk-(?:ant-|proj-|svcacct-|admin-|or-)?[A-Za-z0-9_-]{20,}", "sk-", check=_body_plausible(3)),
+    _own(r"AIza[0-9A-Za-z_-]{35}", "AIza"),
+    _own(r"GOCSPX-[0-9A-Za-z_-]{20,}", "GOCSPX-"),
+    _own(r"ya29\.[0-9A-Za-z_-]{20,}", "ya29.", check=_body_plausible(5)),
+    _own(r"github_pat_[A-Za-z0-9_]{22,}", "github_pat_"),
+    _own(r"xapp-\d-[A-Za-z0-9-]{10,}", "xapp-"),
+    _own(r"xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9-]{10,}", "xoxe", flags=re.IGNORECASE),
+    _own(r"(?:sk|rk)_test_[0-9A-Za-z]{16,}", "k_test_"),
+    _own(r"whsec_[0-9A-Za-z]{20,}", "whsec_"),
+    _own(r"hf_[A-Za-z0-9]{30,}", "hf_", check=_body_plausible(3)),
+    _own(r"gsk_[A-Za-z0-9]{40,}", "gsk_"),
+    _own(r"xai-[A-Za-z0-9]{40,}", "xai-"),
+    # "Bearer <token>" anywhere (RFC 6750 token68 characters).
+    _own(
+        r"\bbearer[ \t]+([A-Za-z0-9\-._~+/]+=*)",
+        "bearer",
+        gate_lower=True,
+        flags=re.IGNORECASE,
+        group=1,
+        bound_left=False,
+        extend=False,
+        check=_plausible,
+    ),
+    # scheme://:password@host (no user name; detect-secrets needs one).
+    _own(r"://:([^:/?#\[\]@\s]+)@", "://:", group=1, bound_left=False, extend=False),
+)
+
+
+# ------------------------------------------------------------- key = value assignments
+
+_PASSWORD_KEYS = r"pass(?:word|wd|phrase)|(?<![A-Za-z])(?:pass|pwd)"
+_TOKEN_KEYS = (
+    r"token|secret|authorization"
+    r"|(?:api|access|secret|private|auth|client|master|encryption|signing|session)[_-]?key"
+)
+_ASSIGN_RE = re.compile(
+    rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<tok>{_TOKEN_KEYS}))"
+    r"[\"'`*_\]]{0,3}"  # closing quote, bracket or markdown emphasis of the key
+    r"[ \t]*(?P<sep>:=|=>|:|=(?!=))"
+    r"(?:\*{1,2}|_{1,2})?[ \t]*",  # "**Password:** hunter2"
+    re.IGNORECASE,
+)
+# Every key name above starts with one of these, or ends with "key" after a prefix.
+_ASSIGN_LITERALS = ("pass", "pwd", "token", "secret", "authorization")
+_KEY_PREFIX_RE = re.compile(
+    r"(?:api|access|secret|private|auth|client|master|encryption|signing|session)[_-]?\Z"
+)
+_AUTH_SCHEME_RE = re.compile(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
+_BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")
+
+
+def _assignment_matches(text: str, lowered: str) -> Iterator[re.Match[str]]:
+    """Matches of ``_ASSIGN_RE``, tried only where a key-name literal occurs.
+
+    A case-insensitive alternation scanned over the whole text costs ~150 ms per
+    500 KB; ``str.find`` on the lower-cased text followed by anchored matches costs
+    a few. (Only valid when lower-casing kept every position; else scan.)
+    """
+    if len(lowered) != len(text):
+        yield from _ASSIGN_RE.finditer(text)
+        return
+    starts: set[int] = set()
+    for literal in _ASSIGN_LITERALS:
+        i = lowered.find(literal)
+        while i != -1:
+            starts.add(i)
+            i = lowered.find(literal, i + 1)
+    i = lowered.find("key")
+    while i != -1:
+        prefix = _KEY_PREFIX_RE.search(lowered, max(0, i - 12), i)
+        if prefix is not None:
+            starts.add(prefix.start())
+        i = lowered.find("key", i + 1)
+    for start in sorted(starts):
+        m = _ASSIGN_RE.match(text, start)
+        if m is not None:
+            yield m
+
+
+def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
+    """Values of ``password: …``, ``token=…``, ``"api_key": "…"`` and friends.
+
+    Quoted values: the text inside the quotes. Unquoted password values after a
+    colon: the rest of the line (pass phrases have spaces). Other unquoted values:
+    one run of non-space characters. Token-like keys only count when the value
+    looks like a key (see :func:`_plausible`); passwords always count.
+    """
+    for m in _assignment_matches(text, lowered):
+        is_password = m.group("pw") is not None
+        pos = m.end()
+        if m.group("tok") and m.group("tok").lower() == "authorization":
+            scheme = _AUTH_SCHEME_RE.match(text, pos)
+            if scheme:
+                pos = scheme.end()
+        quote = text[pos : pos + 1]
+        if quote and quote in "\"'`":
+            close = text.find(quote, pos + 1, _line_end(text, pos + 1))
+            if close > pos + 1:
+                start, end = pos + 1, close
+            else:
+                continue
+        elif is_password and m.group("sep") != "=":
+            start, end = pos, _line_end(text, pos)
+            while end > start and text[end - 1] in " \t":
+                end -= 1
+        else:
+            bare = _BARE_VALUE_RE.match(text, pos)
+            if not bare:
+                continue
+            start, end = bare.span()
+            while end > start and text[end - 1] == ".":
+                end -= 1
+        if start >= end:
+            continue
+        if is_password or _plausible(text[start:end]):
+            yield start, end
+
+
+# ----------------------------------------------------------------- private key blocks
+
+_KEY_BEGIN_RE = re.compile(
+    r"-{3,5}[ ]?BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?[ ]?-{3,5}"
+    r"|PuTTY-User-Key-File-\d+:"
+)
+_KEY_END_RE = re.compile(r"-{3,5}[ ]?END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?[ ]?-{3,5}")
+_BLANK_LINE_RE = re.compile(r"(?:\r\n|[\r\n])[ \t]*(?:\r\n|[\r\n])")
+
+
+def _private_key_spans(text: str) -> Iterator[Span]:
+    """Whole private key blocks, BEGIN line to END line, as one span.
+
+    Without an END line (a truncated paste, a PuTTY key file) the block runs to the
+    first blank line or the end of the text.
+    """
+    pos = 0
+    while True:
+        begin = _KEY_BEGIN_RE.search(text, pos)
+        if begin is None:
+            return
+        end_m = None if begin.group().startswith("PuTTY") else _KEY_END_RE.search(text, begin.end())
+        if end_m is not None:
+            end = end_m.end()
+        else:
+            blank = _BLANK_LINE_RE.search(text, begin.end())
+            end = blank.start() if blank else len(text)
+            while end > begin.start() and text[end - 1] in " \t\r\n":
+                end -= 1
+        yield begin.start(), end
+        pos = end
+
+
+# ---------------------------------------------------------------------------- redact
+
+
+def _gate_open(gates: tuple[str | re.Pattern[str], ...], haystack: str) -> bool:
+    if not gates:
+        return True
+    for gate in gates:
+        if isinstance(gate, str):
+            if gate in haystack:
+                return True
+        elif gate.search(haystack) is not None:
+            return True
+    return False
+
+
+def _candidate_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    lowered = text.lower()
+    for rule in _OWN_RULES:
+        if _gate_open(rule.gates, lowered if rule.gate_lower else text):
+            spans.extend(rule.spans(text))
+    for index, spec in enumerate(_LIBRARY_SPECS):
+        if _gate_open(spec.gates, lowered if spec.gate_lower else text):
+            for rule in _library_rules(index):
+                spans.extend(rule.spans(text))
+    spans.extend(_assignment_spans(text, lowered))
+    if "PRIVATE KEY" in text or "PuTTY-User-Key-File-" in text:
+        spans.extend(_private_key_spans(text))
+    return spans
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    merged: list[Span] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _without_marks(text: str, spans: list[Span]) -> list[Span]:
+    """Cut existing «redacted N chars» marks (and blank edges) out of the spans."""
+    if "«redacted " not in text:
+        return spans
+    marks = [m.span() for m in _MARK_RE.finditer(text)]
+    out: list[Span] = []
+    for start, end in spans:
+        pieces = [(start, end)]
+        for m_start, m_end in marks:
+            if m_end <= start or m_start >= end:
+                continue
+            next_pieces = []
+            for p_start, p_end in pieces:
+                if m_end <= p_start or m_start >= p_end:
+                    next_pieces.append((p_start, p_end))
+                    continue
+                if p_start < m_start:
+                    next_pieces.append((p_start, m_start))
+                if m_end < p_end:
+                    next_pieces.append((m_end, p_end))
+            pieces = next_pieces
+        for p_start, p_end in pieces:
+            while p_start < p_end and text[p_start].isspace():
+                p_start += 1
+            while p_end > p_start and text[p_end - 1].isspace():
+                p_end -= 1
+            if p_start < p_end:
+                out.append((p_start, p_end))
+    return out
+
+
+def redact(text: str) -> Redaction:
+    """Replace every credential in ``text`` with ``«redacted N chars»``."""
+    spans = _without_marks(text, _merge(_candidate_spans(text)))
+    if not spans:
+        return Redaction(text, 0)
+    parts: list[str] = []
+    pos = 0
+    for start, end in spans:
+        parts.append(text[pos:start])
+        parts.append(mark(end - start))
+        pos = end
+    parts.append(text[pos:])
+    return Redaction("".join(parts), len(spans))
+
+
+def contains_credential(text: str) -> bool:
+    """True when :func:`redact` would change ``text``."""
+    return redact(text).changed

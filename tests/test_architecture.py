@@ -1,0 +1,34 @@
+"""The core never imports the UI, and nothing heavy (litellm) is imported at start-up."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+
+import omb_tui.core
+
+
+def core_modules() -> list[str]:
+    return sorted(f"omb_tui.core.{m.name}" for m in pkgutil.iter_modules(omb_tui.core.__path__))
+
+
+def imported_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print('\\n'.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_core_modules_exist():
+    assert "omb_tui.core.store" in core_modules() and "omb_tui.core.budget" in core_modules()
+
+
+def test_no_core_module_imports_textual_rich_or_litellm():
+    statement = "; ".join(f"import {name}" for name in core_modules())
+    loaded = imported_after(statement)
+    assert not {"textual", "rich", "litellm"} & loaded
+
+
+def test_command_line_start_does_not_import_litellm_or_the_app():
+    loaded = imported_after("import omb_tui.cli as c; c.build_parser()")
+    assert "litellm" not in loaded and "textual" not in loaded

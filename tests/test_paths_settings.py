@@ -1,0 +1,127 @@
+"""Layout, name rules and settings (spec: "Where it lives", "Editing", "The helper model")."""
+
+from __future__ import annotations
+
+import pytest
+
+from omb_tui.core.paths import FileKind, Home, InvalidName, OutsideWorkspace, resolve_home, validate_bot_id
+from omb_tui.core.settings import (
+    BotSettings,
+    BrokenFile,
+    load_bot_settings,
+    load_config,
+    save_bot_settings,
+)
+
+
+def test_home_precedence(monkeypatch, tmp_path):
+    monkeypatch.setenv("OMB_HOME", str(tmp_path / "env"))
+    assert resolve_home(tmp_path / "flag") == tmp_path / "flag"
+    assert resolve_home(None) == tmp_path / "env"
+    monkeypatch.delenv("OMB_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert resolve_home(None) == tmp_path / "user" / ".openmausbot"
+
+
+def test_layout(tmp_path):
+    home = Home(tmp_path)
+    assert home.workspace("scout") == tmp_path / "workspaces" / "scout"
+    assert home.journal_path("scout") == tmp_path / "memory-journal" / "scout.ndjson"
+    assert home.settings_path("scout") == tmp_path / "bots" / "scout.json"
+
+
+@pytest.mark.parametrize(
+    "rel,kind",
+    [
+        ("MEMORY.md", FileKind.MEMORY),
+        ("./MEMORY.md", FileKind.MEMORY),
+        ("memory/travel.md", FileKind.TOPIC),
+        ("memory/Trip to Paris 2.0.md", FileKind.TOPIC),
+        ("memory/archive.md", FileKind.ARCHIVE),
+        ("memory/log/2026-09-10.md", FileKind.LOG),
+    ],
+)
+def test_memory_paths(tmp_path, rel, kind):
+    assert Home(tmp_path).memory_path("scout", rel).kind is kind
+
+
+@pytest.mark.parametrize(
+    "rel,error",
+    [
+        ("../MEMORY.md", OutsideWorkspace),
+        ("memory/../../x.md", OutsideWorkspace),
+        ("/etc/passwd", OutsideWorkspace),
+        ("memory/a\x00b.md", OutsideWorkspace),
+        ("memory/a/b.md", InvalidName),
+        ("memory/.hidden.md", InvalidName),
+        ("memory/x.txt", InvalidName),
+        ("memory/log/2026-13-45.md", InvalidName),
+        ("notes.md", InvalidName),
+    ],
+)
+def test_bad_paths_refused(tmp_path, rel, error):
+    with pytest.raises(error):
+        Home(tmp_path).memory_path("scout", rel)
+
+
+@pytest.mark.parametrize("bot_id", ["../x", "", ".x", "a/b", "x" * 65, "a b"])
+def test_bad_bot_ids(bot_id):
+    with pytest.raises(InvalidName):
+        validate_bot_id(bot_id)
+
+
+def test_workspace_without_settings_is_a_bot_with_defaults(tmp_path):
+    home = Home(tmp_path)
+    home.workspace("scout").mkdir(parents=True)
+    assert home.bot_ids() == ["scout"]
+    settings = load_bot_settings(home, "scout")
+    assert (settings.name, settings.memory, settings.upkeep, settings.helper_model) == ("scout", True, True, True)
+
+
+def test_settings_round_trip_keeps_unknown_keys(tmp_path):
+    home = Home(tmp_path)
+    home.bots_dir.mkdir()
+    home.settings_path("scout").write_text('{"name": "Scout", "color": "blue"}')
+    settings = load_bot_settings(home, "scout")
+    settings.memory = False
+    settings.helper_model = False
+    save_bot_settings(home, settings)
+    again = load_bot_settings(home, "scout")
+    assert not again.memory and not again.helper_model and again.name == "Scout"
+    assert '"color": "blue"' in home.settings_path("scout").read_text()
+
+
+def test_broken_settings_are_a_clear_error(tmp_path):
+    home = Home(tmp_path)
+    home.bots_dir.mkdir()
+    home.settings_path("scout").write_text("{nope")
+    with pytest.raises(BrokenFile, match="not valid JSON"):
+        load_bot_settings(home, "scout")
+    home.settings_path("scout").write_text('{"memory": "yes"}')
+    with pytest.raises(BrokenFile, match="true or false"):
+        load_bot_settings(home, "scout")
+
+
+def test_config_keys_and_helper_environment(tmp_path):
+    home = Home(tmp_path)
+    home.config_path.write_text(
+        '{"helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},'
+        ' "features": {"autoRecall": false, "roomMemoryCapture": true},'
+        ' "memory": {"captureQuietMs": 60000, "tidyHour": 4}}'
+    )
+    config = load_config(home, environ={})
+    assert (config.helper.instance_id, config.helper.model) == ("claude", "claude-haiku-4-5")
+    assert (config.auto_recall, config.room_memory_capture, config.capture_quiet_ms, config.tidy_hour) == (
+        False, True, 60000, 4)
+    assert load_config(home, environ={"OMB_HELPER_INSTANCE": "openai"}).helper.instance_id == "openai"
+    assert load_config(home, environ={"OMB_HELPER_INSTANCE": ""}).helper is None
+
+
+def test_config_defaults_and_broken(tmp_path):
+    home = Home(tmp_path)
+    config = load_config(home, environ={})
+    assert config.auto_recall and not config.room_memory_capture and config.helper is None
+    assert (config.capture_quiet_ms, config.tidy_hour) == (120_000, 3)
+    home.config_path.write_text('{"memory": {"tidyHour": 25}}')
+    with pytest.raises(BrokenFile, match="tidyHour"):
+        load_config(home, environ={})
