@@ -1,0 +1,166 @@
+"""The omb-tui Textual app: bots, memory files, topic index, journal, recall preview, settings.
+
+Spec: memory.md, "What loads, and the budget", "Editing", "The journal", "Recall before each turn".
+Each main area is a mode whose screen is imported only when first opened, so start-up pays for the
+bots screen alone. Files are watched with watchfiles; every change bumps `memory_version`, which the
+screens follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from importlib import import_module
+from pathlib import Path
+from typing import Callable, Iterable
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from ..core.paths import Home
+from .styles import style_path
+
+# mode name -> (module under omb_tui.app.screens, screen class)
+AREAS: dict[str, tuple[str, str]] = {
+    "bots": ("bots", "BotsScreen"),
+    "files": ("files", "FilesScreen"),
+    "topics": ("topics", "TopicsScreen"),
+    "journal": ("journal", "JournalScreen"),
+    "recall": ("recall", "RecallScreen"),
+    "settings": ("settings", "SettingsScreen"),
+}
+BOT_AREAS = ("files", "topics", "journal", "recall", "settings")
+
+
+def _lazy_screen(module: str, cls: str) -> Callable[[], Screen]:
+    def factory() -> Screen:
+        return getattr(import_module(f"omb_tui.app.screens.{module}"), cls)()
+
+    return factory
+
+
+class OmbApp(App[None]):
+    """Keep and review a bot's memory with the keyboard alone."""
+
+    TITLE = "omb-tui"
+    CSS_PATH = style_path("app.tcss")
+    MODES = {name: _lazy_screen(*where) for name, where in AREAS.items()}
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-now",
+                tooltip="Quit from anywhere"),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit omb-tui"),
+        Binding("f1,question_mark", "help", "Help", id="help", tooltip="Every key of this screen"),
+        Binding("b", "open_area('bots')", "Bots", show=False, id="area-bots", tooltip="All bots"),
+        Binding("f", "open_area('files')", "Files", show=False, id="area-files", tooltip="The bot's memory files"),
+        Binding("t", "open_area('topics')", "Topics", show=False, id="area-topics",
+                tooltip="The topic index as the bot sees it"),
+        Binding("j", "open_area('journal')", "Journal", show=False, id="area-journal",
+                tooltip="Every change, with diff and undo"),
+        Binding("r", "open_area('recall')", "Recall", show=False, id="area-recall",
+                tooltip="Preview what recall injects before a message"),
+        Binding("s", "open_area('settings')", "Settings", show=False, id="area-settings",
+                tooltip="The bot's memory switches"),
+    ]
+
+    bot_id: reactive[str | None] = reactive(None)
+    memory_version: reactive[int] = reactive(0)
+
+    def __init__(self, home: Home, *, watch: bool = True, bot_id: str | None = None) -> None:
+        super().__init__()
+        self.home = home
+        self.watch_files = watch
+        self._initial_bot = bot_id
+
+    # ----- start-up -----
+    def on_mount(self) -> None:
+        self.sub_title = str(self.home.root)
+        self.switch_mode("bots")
+        if self._initial_bot:
+            self.open_bot(self._initial_bot)
+        if self.watch_files:
+            self.watch_home()
+
+    @work(exclusive=True, group="watch", exit_on_error=False)
+    async def watch_home(self) -> None:
+        """One watchfiles worker for the whole home: workspaces, journal and settings."""
+        from watchfiles import awatch
+
+        roots = [self.home.root]
+        self.home.root.mkdir(parents=True, exist_ok=True)
+        async for changes in awatch(*roots, watch_filter=_interesting, debounce=200, step=50,
+                                    recursive=True, stop_event=self._watch_stop):
+            self.note_disk_change({Path(path) for _, path in changes})
+
+    @property
+    def _watch_stop(self) -> asyncio.Event:
+        if not hasattr(self, "_watch_stop_event"):
+            self._watch_stop_event = asyncio.Event()
+        return self._watch_stop_event
+
+    async def action_quit(self) -> None:
+        self._watch_stop.set()
+        self.exit()
+
+    def note_disk_change(self, paths: Iterable[Path] = ()) -> None:
+        """Something under the home changed: screens following memory_version refresh."""
+        self.memory_version += 1
+
+    # ----- navigation -----
+    def open_bot(self, bot_id: str) -> None:
+        self.bot_id = bot_id
+        self.sub_title = bot_id
+        self.switch_mode("files")
+
+    def action_open_area(self, area: str) -> None:
+        if area in BOT_AREAS and not self.bot_id:
+            self.notify("Open a bot first (Enter on the bots screen).", severity="warning")
+            return
+        self.switch_mode(area)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_area" and parameters and parameters[0] in BOT_AREAS and not self.bot_id:
+            return None  # shown greyed out until a bot is open
+        return True
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.screen))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Bots", "All bots with their gauge", lambda: self.action_open_area("bots"))
+        if self.bot_id:
+            for area in BOT_AREAS:
+                yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",
+                                    lambda area=area: self.action_open_area(area))
+
+    # ----- errors become notifications -----
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.error is not None:
+            self.notify(_sentence(event.worker.error), title="Something went wrong", severity="error")
+
+
+def _interesting(change: object, path: str) -> bool:
+    name = Path(path).name
+    return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path)
+
+
+def _sentence(error: BaseException) -> str:
+    text = str(error) or error.__class__.__name__
+    return text if len(text) < 300 else text[:297] + "…"
+
+
+def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None) -> OmbApp:
+    """The one factory used by the command line and by the tests."""
+    return OmbApp(home, watch=watch, bot_id=bot_id)
+
+
+def run_app(home: Home) -> int:
+    make_app(home).run()
+    return 0

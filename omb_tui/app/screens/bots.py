@@ -1,0 +1,72 @@
+"""Bots: every bot with its name, memory switch, gauge level and last change; Enter opens one."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from ...core.bot import BotSummary, all_bots
+from ..styles import style_path
+
+LEVEL_STYLE = {"ok": "green", "amber": "bold yellow", "red": "bold red"}
+
+
+class BotsScreen(Screen):
+    CSS_PATH = style_path("bots.tcss")
+    BINDINGS = [
+        Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
+        Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="bots-intro")
+        yield DataTable(id="bots-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
+        self.watch(self.app, "memory_version", self.action_reload, init=False)
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        self.load_bots()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
+    def load_bots(self) -> list[BotSummary]:
+        summaries = []
+        for bot in all_bots(self.app.home):
+            bot.look()
+            summaries.append(bot.summary())
+        self.app.call_from_thread(self._show, summaries)
+        return summaries
+
+    def _show(self, summaries: list[BotSummary]) -> None:
+        table = self.query_one(DataTable)
+        selected = table.cursor_row
+        table.clear()
+        for s in summaries:
+            last = s.last_change[:16].replace("T", " ") if s.last_change else "never"
+            gauge = Text(s.level, style=LEVEL_STYLE.get(s.level, ""))
+            table.add_row(s.id, s.name, "on" if s.memory else "off", gauge, str(s.lines), last, key=s.id)
+        if summaries:
+            table.move_cursor(row=min(selected, len(summaries) - 1))
+        intro = self.query_one("#bots-intro", Static)
+        if summaries:
+            intro.update(f"{len(summaries)} bot(s) in {self.app.home.root}. Enter opens one; ? lists every key.")
+        else:
+            intro.update(f"No bots in {self.app.home.root}. Try: omb-tui demo --home DIR")
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.app.open_bot(str(event.row_key.value))
+
+    def action_open_bot(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+            self.app.open_bot(str(row_key.value))

@@ -1,0 +1,373 @@
+"""Memory files: MEMORY.md, topics, the archive and daily logs, with the gauge and a safe editor.
+
+Spec: memory.md, "What loads, and the budget" (the gauge follows the draft; lines past the cut are
+marked), "Editing" (saves carry the hash; *<bot> changed this file while you were editing.* with
+Reload and Overwrite with mine; logs read-only but deletable; MEMORY.md emptied, never deleted; topics
+created, renamed and deleted under the name rules), and "Where it lives" (the folder's path is shown,
+since over SSH no file manager can be opened).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from ...core.budget import gauge, load_cut
+from ...core.journal import HOW_SETTINGS, WHO_PERSON
+from ...core.paths import MEMORY_FILE, FileKind, MemoryInputError
+from ...core.store import Actor, FileSnapshot, StaleHash
+from ..styles import style_path
+from ..widgets.gauge import GaugeBar
+from ..widgets.memory_editor import MemoryEditor
+from .base import BotScreen
+
+PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
+NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
+
+
+def _label(rel: str, kind: FileKind) -> str:
+    if kind is FileKind.TOPIC:
+        return f"  {rel.removeprefix('memory/')}"
+    if kind is FileKind.LOG:
+        return f"  log {rel.removeprefix('memory/log/').removesuffix('.md')}"
+    return rel.removeprefix("memory/")
+
+
+class FilesScreen(BotScreen):
+    CSS_PATH = style_path("files.tcss")
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
+        Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
+        Binding("f2", "rename_topic", "Rename", id="rename-topic", tooltip="Rename the open topic"),
+        Binding("ctrl+d", "delete_file", "Delete", id="delete-file",
+                tooltip="Delete the open topic or log (MEMORY.md can only be emptied)"),
+        Binding("ctrl+o", "external_editor", "$EDITOR", id="external-editor",
+                tooltip="Open the file in $EDITOR; the app waits"),
+        Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
+                tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
+        Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current: FileSnapshot | None = None
+        self.files: list[tuple[str, FileKind]] = []
+        self.kept_draft: str | None = None
+        self.bot_name = ""
+        self.folder = ""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield GaugeBar(id="gauge")
+        with Horizontal(id="files-body"):
+            yield OptionList(id="file-list")
+            with Vertical(id="editor-pane"):
+                yield Static("", id="conflict-banner")
+                yield MemoryEditor(id="editor")
+                with Vertical(id="draft-pane"):
+                    yield Static("Your draft, kept after Reload (copy what you need into the editor above):",
+                                 id="draft-title")
+                    yield TextArea(id="draft", read_only=True, soft_wrap=True)
+                yield Static("", id="file-status")
+        yield Footer()
+
+    # ----- state -----
+    @property
+    def editor(self) -> MemoryEditor:
+        return self.query_one("#editor", MemoryEditor)
+
+    @property
+    def modified(self) -> bool:
+        return self.current is not None and self.editor.text != _displayable(self.current.text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        kind = self.current.kind if self.current else None
+        if action == "save":
+            return kind in (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE) or None
+        if action == "rename_topic":
+            return kind is FileKind.TOPIC or None
+        if action == "delete_file":
+            return kind in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
+        return True
+
+    # ----- loading -----
+    def reload(self, *, bot_changed: bool) -> None:
+        if bot_changed:
+            self.current = None
+            self.kept_draft = None
+            self.query_one("#draft-pane").display = False
+        self.load_files(select=None if not bot_changed else MEMORY_FILE)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="files")
+    def load_files(self, select: str | None) -> None:
+        bot = self.bot
+        bot.look()  # journal edits made outside the app before showing anything
+        files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
+        if not any(rel == MEMORY_FILE for rel, _ in files):
+            files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
+        order = {FileKind.MEMORY: 0, FileKind.TOPIC: 1, FileKind.ARCHIVE: 2, FileKind.LOG: 3}
+        files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
+        logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
+        files = [f for f in files if f[1] is not FileKind.LOG] + logs
+        target = select or (self.current.rel if self.current else MEMORY_FILE)
+        snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
+        memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
+        self.app.call_from_thread(self._show_files, files, snapshot, memory_text, bot.settings.name,
+                                  str(bot.store.workspace))
+
+    def _show_files(self, files, snapshot: FileSnapshot, memory_text: str, bot_name: str, folder: str) -> None:
+        self.bot_name = bot_name
+        self.folder = folder
+        self.files = files
+        option_list = self.query_one("#file-list", OptionList)
+        option_list.clear_options()
+        option_list.add_options([Option(_label(rel, kind), id=rel) for rel, kind in files])
+        index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
+        option_list.highlighted = index
+        self._take_snapshot(snapshot, memory_text)
+
+    def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None) -> None:
+        """Show a file read from disk, unless the editor holds unsaved changes to it."""
+        same_file = self.current is not None and self.current.rel == snapshot.rel
+        if same_file and self.modified:
+            if snapshot.hash != self.current.hash:
+                self._banner(f"{self.bot_name} changed this file while you were editing. "
+                             "Save to choose: Reload or Overwrite with mine.")
+            self._update_gauge(memory_text)
+            return
+        self.current = snapshot
+        editor = self.editor
+        editor.read_only = snapshot.kind is FileKind.LOG or not _editable_text(snapshot.text)
+        shown = _displayable(snapshot.text)
+        if editor.text != shown:
+            editor.load_text(shown)
+        self._banner(None)
+        self._update_gauge(memory_text)
+        self._status()
+        self.refresh_bindings()
+
+    def _update_gauge(self, memory_text: str | None) -> None:
+        editing_memory = self.current is not None and self.current.kind is FileKind.MEMORY
+        text = self.editor.text if editing_memory else memory_text
+        if text is None:
+            return
+        self.query_one(GaugeBar).show(gauge(text), draft=editing_memory and self.modified)
+        cut = load_cut(text)
+        self.editor.set_cut_line(cut.lines_loaded if editing_memory and cut.cut_off else None)
+
+    def _status(self) -> None:
+        if self.current is None:
+            return
+        kind = self.current.kind
+        if not _editable_text(self.current.text):
+            state = "holds bytes that are not UTF-8: shown read-only; Ctrl+O edits it in $EDITOR"
+        elif kind is FileKind.LOG:
+            state = "daily log: read-only (the bot's own record); Ctrl+D deletes it"
+        elif self.modified:
+            state = "modified — Ctrl+S saves"
+        else:
+            state = "saved"
+        self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
+
+    def _banner(self, text: str | None) -> None:
+        banner = self.query_one("#conflict-banner", Static)
+        banner.update(text or "")
+        banner.display = bool(text)
+
+    # ----- events -----
+    @on(OptionList.OptionSelected, "#file-list")
+    def _file_chosen(self, event: OptionList.OptionSelected) -> None:
+        rel = event.option.id
+        if rel and (self.current is None or rel != self.current.rel):
+            self.open_file(rel)
+        self.editor.focus()
+
+    @work(exclusive=True, exit_on_error=False, group="open")
+    async def open_file(self, rel: str) -> None:
+        if self.modified:
+            from .confirm import ConfirmDialog
+
+            keep = await self.app.push_screen_wait(
+                ConfirmDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?",
+                              yes="Discard changes"))
+            if not keep:
+                return
+        snapshot = self.bot.store.read(rel)
+        self.current = None
+        self._take_snapshot(snapshot, self.bot.memory_text())
+
+    @on(TextArea.Changed, "#editor")
+    def _draft_changed(self) -> None:
+        self._update_gauge(None)
+        self._status()
+
+    # ----- actions -----
+    def action_focus_list(self) -> None:
+        self.query_one("#file-list", OptionList).focus()
+
+    @work(exclusive=True, exit_on_error=False, group="save")
+    async def action_save(self) -> None:
+        if self.current is None:
+            return
+        if self.current.kind is FileKind.LOG:
+            self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning")
+            return
+        text = self.editor.text
+        try:
+            result = self.bot.store.write(self.current.rel, text, PERSON, expected_hash=self.current.hash)
+        except StaleHash as stale:
+            await self._resolve_conflict(stale, text)
+            return
+        except MemoryInputError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        saved = self.bot.store.read(self.current.rel)
+        if result.redactions:
+            self.notify(f"{result.redactions} credential(s) were redacted before saving.", severity="warning")
+        self.current = None
+        self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+        self.notify(f"Saved {saved.rel}.", timeout=2)
+
+    async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
+        from .conflict import ConflictDialog
+
+        choice = await self.app.push_screen_wait(ConflictDialog(self.bot_name))
+        if choice == "overwrite":
+            self.bot.store.write(stale.rel, draft, PERSON, expected_hash=stale.current_hash)
+            saved = self.bot.store.read(stale.rel)
+            self.current = None
+            self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+            self.notify(f"Saved your version of {saved.rel} over {self.bot_name}'s (undo is in the journal).")
+        elif choice == "reload":
+            self.kept_draft = draft
+            draft_area = self.query_one("#draft", TextArea)
+            draft_area.load_text(draft)
+            self.query_one("#draft-pane").display = True
+            self.current = None
+            self._take_snapshot(self.bot.store.read(stale.rel))
+            self.notify(f"Showing {self.bot_name}'s version; your draft is kept below it.")
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_new_topic(self) -> None:
+        from .topic_name import TopicNameDialog
+
+        name = await self.app.push_screen_wait(TopicNameDialog("New topic name"))
+        if not name:
+            return
+        try:
+            self.bot.store.create_topic(name, NEW_TOPIC_TEMPLATE.format(title=name.removesuffix(".md")), PERSON)
+        except MemoryInputError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.current = None
+        self.load_files(select=f"memory/{name}")
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_rename_topic(self) -> None:
+        from .topic_name import TopicNameDialog
+
+        if self.current is None or self.current.kind is not FileKind.TOPIC:
+            return
+        old = self.current.rel.removeprefix("memory/")
+        if self.modified:
+            self.notify("Save or reload the topic before renaming it.", severity="warning")
+            return
+        new = await self.app.push_screen_wait(TopicNameDialog(f"Rename {old} to", old))
+        if not new or new == old:
+            return
+        try:
+            self.bot.store.rename_topic(old, new, PERSON)
+        except MemoryInputError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.current = None
+        self.load_files(select=f"memory/{new}")
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_delete_file(self) -> None:
+        from .confirm import ConfirmDialog
+
+        if self.current is None:
+            return
+        rel = self.current.rel
+        if self.current.kind is FileKind.MEMORY:
+            if not await self.app.push_screen_wait(
+                ConfirmDialog("MEMORY.md can be emptied but never deleted. Empty it? (Undo is in the journal.)",
+                              yes="Empty MEMORY.md")):
+                return
+            self.bot.store.write(rel, "", PERSON, expected_hash=self.current.hash)
+            self.current = None
+            self.load_files(select=MEMORY_FILE)
+            return
+        if not await self.app.push_screen_wait(ConfirmDialog(f"Delete {rel}? (Undo is in the journal.)",
+                                                             yes="Delete")):
+            return
+        try:
+            self.bot.store.delete(rel, PERSON, expected_hash=self.current.hash)
+        except MemoryInputError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.current = None
+        self.notify(f"Deleted {rel}.")
+        self.load_files(select=MEMORY_FILE)
+
+    def action_external_editor(self) -> None:
+        if self.current is None:
+            return
+        if self.modified:
+            self.notify("Save or reload first: the editor holds unsaved changes.", severity="warning")
+            return
+        command = _editor_command()
+        if command is None:
+            self.notify("Set $EDITOR (or $VISUAL) to open files in your editor.", severity="warning")
+            return
+        path = self.bot.store.resolve(self.current.rel).path
+        with self.app.suspend():
+            subprocess.call([*command, str(path)])
+        # The edit is journaled as changed outside the app by the look that reload does.
+        self.load_files(select=self.current.rel)
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_reload_file(self) -> None:
+        from .confirm import ConfirmDialog
+
+        if self.current is None:
+            return
+        if self.modified and not await self.app.push_screen_wait(
+            ConfirmDialog("Throw away your unsaved changes and read the file again?", yes="Reload")
+        ):
+            return
+        rel = self.current.rel
+        self.current = None
+        self.load_files(select=rel)
+
+
+def _editable_text(text: str) -> bool:
+    """Bytes that are not UTF-8 (kept as surrogate escapes) cannot be edited here without loss."""
+    return not any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def _displayable(text: str) -> str:
+    if _editable_text(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _editor_command() -> list[str] | None:
+    for variable in ("VISUAL", "EDITOR"):
+        value = os.environ.get(variable, "").strip()
+        if value:
+            return shlex.split(value)
+    for fallback in ("nano", "vi"):
+        if shutil.which(fallback):
+            return [fallback]
+    return None
