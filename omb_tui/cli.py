@@ -27,7 +27,21 @@ class CliError(Exception):
 
 
 def _print_json(data: object) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    if _has_surrogates(text):  # bytes that are not UTF-8 in a file: escape them so the JSON stays valid
+        text = json.dumps(data, ensure_ascii=True, indent=2)
+    print(text)
+
+
+def _has_surrogates(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _write_text(text: str) -> None:
+    """Write file text byte for byte, whatever the terminal's encoding."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+    sys.stdout.buffer.flush()
 
 
 def _day(value: str) -> date:
@@ -49,7 +63,10 @@ def _bot(args: argparse.Namespace):
 def cmd_bots(args: argparse.Namespace) -> int:
     from .core.bot import all_bots
 
+    from .core.settings import load_config
+
     home = Home(args.home)
+    load_config(home)  # a broken config.json is reported, not ignored
     summaries = []
     for bot in all_bots(home):
         bot.look()
@@ -73,7 +90,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     if not bot.settings.memory:
         print(f"Memory is switched off for {bot.id}: nothing loads.", file=sys.stderr)
         return 0
-    sys.stdout.write(bot.prompt(args.as_of))
+    _write_text(bot.prompt(args.as_of))
     return 0
 
 
@@ -127,7 +144,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"path": snapshot.rel, "kind": snapshot.kind.value, "hash": snapshot.hash, "text": snapshot.text})
     else:
-        sys.stdout.write(snapshot.text)
+        _write_text(snapshot.text)
     return 0
 
 

@@ -8,7 +8,7 @@ screens follow.
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from importlib import import_module
 from pathlib import Path
 from typing import Callable, Iterable
@@ -16,12 +16,21 @@ from typing import Callable, Iterable
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.paths import Home
 from .styles import style_path
+
+class DiskChanged(Message):
+    """Files under the home changed (posted from the watcher thread)."""
+
+    def __init__(self, paths: frozenset[Path]) -> None:
+        super().__init__()
+        self.paths = paths
+
 
 # mode name -> (module under omb_tui.app.screens, screen class)
 AREAS: dict[str, tuple[str, str]] = {
@@ -73,6 +82,7 @@ class OmbApp(App[None]):
         self.home = home
         self.watch_files = watch
         self._initial_bot = bot_id
+        self._watch_stop = threading.Event()
 
     # ----- start-up -----
     def on_mount(self) -> None:
@@ -83,26 +93,25 @@ class OmbApp(App[None]):
         if self.watch_files:
             self.watch_home()
 
-    @work(exclusive=True, group="watch", exit_on_error=False)
-    async def watch_home(self) -> None:
-        """One watchfiles worker for the whole home: workspaces, journal and settings."""
-        from watchfiles import awatch
+    @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
+    def watch_home(self) -> None:
+        """One watchfiles worker for the whole home; it wakes every quarter second to see if it should stop."""
+        from watchfiles import watch
 
-        roots = [self.home.root]
+        worker = get_current_worker()
         self.home.root.mkdir(parents=True, exist_ok=True)
-        async for changes in awatch(*roots, watch_filter=_interesting, debounce=200, step=50,
-                                    recursive=True, stop_event=self._watch_stop):
-            self.note_disk_change({Path(path) for _, path in changes})
+        for changes in watch(self.home.root, watch_filter=_interesting, debounce=200, step=50,
+                             rust_timeout=250, yield_on_timeout=True, stop_event=self._watch_stop):
+            if worker.is_cancelled:
+                return
+            if changes:  # post_message never blocks, so a watcher can never hang the app's exit
+                self.post_message(DiskChanged(frozenset(Path(path) for _, path in changes)))
 
-    @property
-    def _watch_stop(self) -> asyncio.Event:
-        if not hasattr(self, "_watch_stop_event"):
-            self._watch_stop_event = asyncio.Event()
-        return self._watch_stop_event
+    def on_disk_changed(self, message: "DiskChanged") -> None:
+        self.note_disk_change(message.paths)
 
-    async def action_quit(self) -> None:
+    def on_unmount(self) -> None:
         self._watch_stop.set()
-        self.exit()
 
     def note_disk_change(self, paths: Iterable[Path] = ()) -> None:
         """Something under the home changed: screens following memory_version refresh."""

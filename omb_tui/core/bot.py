@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from .budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic_info
-from .paths import MEMORY_FILE, Home, NotFound, validate_bot_id
+from .paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
 from .settings import BotSettings, load_bot_settings
 from .store import MemoryStore, read_text
 
@@ -75,9 +75,12 @@ class Bot:
         try:
             settings = self.settings
             error = None
-        except Exception as exc:  # a broken settings file still lists the bot, with why
+        except MemoryInputError as exc:  # a broken settings file still lists the bot, with why
             settings, error = BotSettings(id=self.id, name=self.id), str(exc)
-        g = self.gauge()
+        try:
+            g = self.gauge()
+        except (MemoryInputError, OSError) as exc:  # a MEMORY.md that leads out, or is a folder
+            g, error = gauge(""), error or str(exc)
         newest = self.store.journal.rows(limit=1)
         return BotSummary(
             id=self.id,

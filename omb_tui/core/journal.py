@@ -180,8 +180,10 @@ class Journal:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             line = (row.to_json() + "\n").encode("utf-8", "surrogateescape")
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                if _ends_torn(fd):  # a crash mid-append left half a line: start a fresh one
+                    line = b"\n" + line
                 os.write(fd, line)
                 os.fsync(fd)
             finally:
@@ -239,6 +241,11 @@ class Journal:
             if other.file == row.file:
                 later.append(other)
         return later
+
+
+def _ends_torn(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
 
 
 def _decode(raw: bytes) -> JournalRow | None:

@@ -173,6 +173,7 @@ class MemoryUpdate:
     def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
             until: date | None = None) -> AddResult:
         today = today or date.today()
+        load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
             self.store.sync_outside_changes()
             current = self.store.read(MEMORY_FILE)
@@ -203,6 +204,7 @@ class MemoryUpdate:
     def forget(self, words: str, *, include_about_me: bool = True) -> "ForgetResult":
         """Remove every note that mentions all of the words as whole words, from every memory file."""
         pattern = words_pattern(words)
+        profile = load_profile_learned(self.home)  # refused before anything is written when broken
         result = ForgetResult(words=" ".join(words.split()))
         with self.store.locked():
             self.store.sync_outside_changes()
@@ -217,7 +219,6 @@ class MemoryUpdate:
                 if removed:
                     self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
                     result.removed.setdefault(rel, []).extend(removed)
-            profile = load_profile_learned(self.home)
             if not any(f.get("words", "").lower() == result.words.lower() for f in profile.forgotten):
                 profile.forgotten.append({"words": result.words, "at": date.today().isoformat()})
                 save_profile_learned(self.home, profile)
@@ -234,6 +235,7 @@ class MemoryUpdate:
                 f"A preference is one line of at most {PREFERENCE_MAX_CHARS} characters; this one has {len(text)}."
             )
         bot_name = load_bot_settings(self.home, self.bot_id).name
+        load_profile_learned(self.home)  # refused before anything is written when broken
         with self.store.locked():
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and _same_fact(e.fact, text) for e in parse_entries(about.text)):

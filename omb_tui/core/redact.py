@@ -21,7 +21,43 @@ Guarantees:
   handful of C-level substring scans. detect-secrets (~0.2 s to import) is only
   imported the first time a text actually needs its patterns.
 
-Which detector covers what is listed in :data:`DETECTORS` (for the README).
+Which detector covers what (also in :data:`DETECTORS`, for the README)::
+
+    Secret kinds found with detect-secrets 1.5.0 (Yelp, Apache-2.0), using the regex
+    denylists of its plugins:
+    - AWS access key IDs (AKIA/ASIA/ABIA/ACCA/A3T…) and quoted AWS secret keys next to an "aws … key" name
+    - GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_
+    - GitLab tokens: glpat-, gldt-, glft-, glsoat-, glrt-, glcbt-, glimt-, glptt-, glagent-, gloas-, runner GR1348941…
+    - Slack tokens (xoxa/xoxb/xoxp/xoxo/xoxs/xoxr-…) and Slack webhook URLs
+    - Stripe live secret and restricted keys (sk_live_, rk_live_)
+    - OpenAI legacy keys (sk-…T3BlbkFJ…)
+    - JSON Web Tokens (eyJ….eyJ….signature, checked to decode as JSON)
+    - URLs with a password in them (scheme://user:password@host), password part only
+    - SendGrid, PyPI, npm (_authToken), Azure storage AccountKey=, Square OAuth,
+      Mailchimp, Twilio, Telegram bot and Discord bot tokens
+    Secret kinds found with omb-tui's own patterns (detect-secrets 1.5.0 misses them,
+    or matches them in a way that does not fit prose notes):
+    - OpenAI project/service/admin keys (sk-proj-, sk-svcacct-, sk-admin-) and other sk- keys
+    - Anthropic keys (sk-ant-…)
+    - Google API keys (AIza…), OAuth client secrets (GOCSPX-…) and access tokens (ya29.…)
+    - GitHub fine-grained tokens (github_pat_…)
+    - Slack app-level and refresh tokens (xapp-, xoxe-)
+    - Stripe test and webhook secrets (sk_test_, rk_test_, whsec_)
+    - Hugging Face (hf_), Groq (gsk_) and xAI (xai-) keys
+    - Bearer tokens ("Bearer <token>") and Authorization header values (Basic/Token/raw)
+    - "password: …", "secret=…", "token=…", "api_key: …" style assignments (also
+      passwd, passphrase, pwd, *_token, *_secret, access/secret/private/auth… keys);
+      the key name stays, only the value is replaced
+    - Private key blocks, whole block from -----BEGIN … PRIVATE KEY----- to
+      -----END … PRIVATE KEY----- (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted,
+      SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
+    - URLs with a password but no user name (scheme://:password@host)
+    Not used, on purpose: detect-secrets' high-entropy string and public-IP
+    detectors (they would redact commit hashes and addresses in ordinary notes),
+    its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
+    secret), its Artifactory detector (it flags plain upper-case words such as
+    "APEXLEGENDS"), and its IBM Cloud, IBM COS, Cloudant and SoftLayer
+    detectors (niche; their key = value forms fall under the assignment rule).
 
 This module is pure Python and never imports textual or rich.
 """
@@ -32,6 +68,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "DETECTORS",
@@ -75,10 +112,14 @@ or matches them in a way that does not fit prose notes):
   SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
 - URLs with a password but no user name (scheme://:password@host)
 Not used, on purpose: detect-secrets' high-entropy string and public-IP
-detectors and its keyword detector (they would redact ordinary notes: hashes,
-addresses, "secretary: Jane"), and its Artifactory detector (matches plain
-upper-case words such as "APB1234567").
+detectors (they would redact commit hashes and addresses in ordinary notes),
+its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
+secret), its Artifactory detector (it flags plain upper-case words such as
+"APEXLEGENDS"), and its IBM Cloud, IBM COS, Cloudant and SoftLayer
+detectors (niche; their key = value forms fall under the assignment rule).
 """
+"""Which secret kinds come from detect-secrets and which from our own patterns
+(the same list as in the module docstring; copy it into the README)."""
 
 _MARK_RE = re.compile(r"«redacted \d+ chars»")
 _LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -108,23 +149,59 @@ class Redaction:
 # --------------------------------------------------------------------------- helpers
 
 
+# Values that name where a secret is kept rather than being one.
+_REFERENCE_RE = re.compile(
+    r"""
+      \$\{?[A-Za-z_][A-Za-z0-9_]*\}?            # $VAR, ${VAR}
+    | \$\(.*\)                                 # $(command)
+    | %[A-Za-z_][A-Za-z0-9_]*%                   # %VAR%
+    | \{\{.*\}\}                                # {{ template }}
+    | <[^<>]*>                                   # <your key here>
+    | (?:os\.environ|os\.getenv|process\.env|env[:.]|ENV\[)\S*
+    | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+              # OPENAI_API_KEY (a variable's name)
+    | (?i:none|null|nil|true|false|undefined|empty|redacted|hidden)
+    | \*+ | x+ | X+ | \.\.\.+ | …
+    """,
+    re.VERBOSE,
+)
+
+
+def _is_reference(value: str) -> bool:
+    return _REFERENCE_RE.fullmatch(value) is not None
+
+
 def _plausible(value: str) -> bool:
     """Whether an assigned value looks like a key rather than a word of prose.
 
-    Needs 8+ characters and either letters and digits together, or 16+ characters
-    with an upper-case letter after the first one (camel/base64-like). Rejects
-    URLs, dates and plain numbers.
+    Needs 8+ characters and either letters and digits together, or 24+ characters
+    with an upper-case letter after the first one (base64-like). Rejects URLs,
+    dates, plain numbers and references such as ``$TOKEN`` or ``os.environ/KEY``.
     """
-    if len(value) < 8 or "://" in value:
+    if len(value) < 8 or "://" in value or _is_reference(value):
         return False
     has_alpha = any(c.isalpha() for c in value)
     has_digit = any(c.isdigit() for c in value)
     if has_alpha and has_digit:
         return True
     return (
-        len(value) >= 16
+        len(value) >= 24
         and any(c.islower() for c in value)
         and any(c.isupper() for c in value[1:])
+    )
+
+
+_ALNUM_RUN_RE = re.compile(r"[A-Za-z0-9]{16,}")
+
+
+def _random_token(body: str, min_len: int) -> bool:
+    """Whether a key body looks generated: long, letters and digits, and at least
+    one 16-character alphanumeric run (so hyphenated names like a model called
+    "sk-kogptv2-kormath-causal" are not taken for keys)."""
+    return (
+        len(body) >= min_len
+        and any(c.isalpha() for c in body)
+        and any(c.isdigit() for c in body)
+        and _ALNUM_RUN_RE.search(body) is not None
     )
 
 
@@ -168,9 +245,27 @@ class _Rule:
     bound_right: bool = False  # the secret must not be followed by a letter/digit
     extend: bool = True  # swallow trailing [A-Za-z0-9_-]
     check: Callable[[str], bool] | None = None  # extra test on the secret
+    anchor: str | None = None  # lower-case literal every match starts with (see _matches)
 
-    def spans(self, text: str) -> Iterator[Span]:
-        for m in self.pattern.finditer(text):
+    def _matches(self, text: str, lowered: str) -> Iterator[re.Match[str]]:
+        """All matches; with an ``anchor``, tried only where it occurs.
+
+        Scanning a case-insensitive pattern over 500 KB costs ~20 ms; ``str.find``
+        on the lower-cased text and anchored matches cost well under 1 ms. (Only
+        when lower-casing kept every position, which it nearly always does.)
+        """
+        if self.anchor is None or len(lowered) != len(text):
+            yield from self.pattern.finditer(text)
+            return
+        i = lowered.find(self.anchor)
+        while i != -1:
+            m = self.pattern.match(text, i)
+            if m is not None:
+                yield m
+            i = lowered.find(self.anchor, i + 1)
+
+    def spans(self, text: str, lowered: str) -> Iterator[Span]:
+        for m in self._matches(text, lowered):
             start, end = m.span(self.group)
             if start < 0 or start == end:
                 continue
@@ -179,14 +274,18 @@ class _Rule:
             if self.bound_right and not _right_ok(text, end):
                 continue
             if self.extend:
-                end = _extend_token(text, end)
-            if self.check is not None and not self.check(text[start:end]):
-                continue
-            yield start, end
+                longer = _extend_token(text, end)
+                if self.check is None or self.check(text[start:longer]):
+                    yield start, longer
+                    continue
+                # The extension may have run into a neighbour ("…sig-----BEGIN");
+                # fall back to what the pattern itself matched.
+            if self.check is None or self.check(text[start:end]):
+                yield start, end
 
 
-def _own(pattern: str, *gates: str, flags: int = 0, **kw) -> _Rule:
-    return _Rule(re.compile(pattern, flags), gates, **kw)
+def _own(pattern: str, *gates: str, flags: int = 0, **options: Any) -> _Rule:
+    return _Rule(re.compile(pattern, flags), gates, **options)
 
 
 def _jwt_ok(token: str) -> bool:
@@ -204,7 +303,7 @@ class _LibrarySpec:
     gates: tuple[str | re.Pattern[str], ...]
     gate_lower: bool  # literal gates are checked against text.lower()
     indexes: tuple[int, ...] | None = None  # None: every regex in the denylist
-    options: tuple[tuple[str, object], ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 def _spec(
@@ -213,7 +312,7 @@ def _spec(
     gates: tuple[str | re.Pattern[str], ...],
     indexes: tuple[int, ...] | None = None,
     gate_lower: bool = False,
-    **options: object,
+    **options: Any,
 ) -> _LibrarySpec:
     return _LibrarySpec(module, detector, gates, gate_lower, indexes, tuple(options.items()))
 
@@ -235,8 +334,16 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
     ),
     _spec("github_token", "GitHubTokenDetector", (re.compile(r"gh[pousr]_"),)),
     _spec("gitlab_token", "GitLabTokenDetector", (re.compile(r"gl[a-z]{1,5}-"), "GR1348941")),
-    _spec("slack", "SlackDetector", ("xox",), (0,), gate_lower=True),
-    _spec("slack", "SlackDetector", ("hooks.slack.com",), (1,), gate_lower=True, extend=False),
+    _spec("slack", "SlackDetector", ("xox",), (0,), gate_lower=True, anchor="xox"),
+    _spec(
+        "slack",
+        "SlackDetector",
+        ("hooks.slack.com",),
+        (1,),
+        gate_lower=True,
+        anchor="https://hooks.slack.com",
+        extend=False,
+    ),
     _spec("stripe", "StripeDetector", ("k_live_",)),
     _spec("openai", "OpenAIDetector", ("T3BlbkFJ",)),
     _spec("jwt", "JwtTokenDetector", ("eyJ",), check=_jwt_ok),
@@ -281,16 +388,21 @@ def _body_plausible(prefix_len: int) -> Callable[[str], bool]:
     return lambda secret: _plausible(secret[prefix_len:])
 
 
+def _body_random(prefix_len: int, min_len: int) -> Callable[[str], bool]:
+    return lambda secret: _random_token(secret[prefix_len:], min_len)
+
+
 _OWN_RULES: tuple[_Rule, ...] = (
     # OpenAI (sk-proj-, sk-svcacct-, sk-admin-, plain sk-), Anthropic (sk-ant-),
-    # OpenRouter and other sk- keys. The body must look random, so "sk-learn" stays.
-    _own(r"sk-(?:ant-|proj-|svcacct-|admin-|or-)?[A-Za-z0-9_-]{20,}", "sk-", check=_body_plausible(3)),
+    # OpenRouter, DeepSeek and other sk- keys. The body must look generated, so
+    # "sk-learn" or a model named "sk-kogptv2-kormath-causal" stays.
+    _own(r"sk-[A-Za-z0-9_-]{32,}", "sk-", check=_body_random(3, 32)),
     _own(r"AIza[0-9A-Za-z_-]{35}", "AIza"),
     _own(r"GOCSPX-[0-9A-Za-z_-]{20,}", "GOCSPX-"),
-    _own(r"ya29\.[0-9A-Za-z_-]{20,}", "ya29.", check=_body_plausible(5)),
+    _own(r"ya29\.[0-9A-Za-z_-]{20,}", "ya29.", check=_body_random(5, 20)),
     _own(r"github_pat_[A-Za-z0-9_]{22,}", "github_pat_"),
     _own(r"xapp-\d-[A-Za-z0-9-]{10,}", "xapp-"),
-    _own(r"xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9-]{10,}", "xoxe", flags=re.IGNORECASE),
+    _own(r"xoxe(?:\.xox[a-z])?-\d-[A-Za-z0-9-]{10,}", "xoxe", gate_lower=True, anchor="xoxe", flags=re.IGNORECASE),
     _own(r"(?:sk|rk)_test_[0-9A-Za-z]{16,}", "k_test_"),
     _own(r"whsec_[0-9A-Za-z]{20,}", "whsec_"),
     _own(r"hf_[A-Za-z0-9]{30,}", "hf_", check=_body_plausible(3)),
@@ -301,6 +413,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
         r"\bbearer[ \t]+([A-Za-z0-9\-._~+/]+=*)",
         "bearer",
         gate_lower=True,
+        anchor="bearer",
         flags=re.IGNORECASE,
         group=1,
         bound_left=False,
@@ -314,15 +427,15 @@ _OWN_RULES: tuple[_Rule, ...] = (
 
 # ------------------------------------------------------------- key = value assignments
 
-_PASSWORD_KEYS = r"pass(?:word|wd|phrase)|(?<![A-Za-z])(?:pass|pwd)"
+_PASSWORD_KEYS = r"pass(?:word|wd|phrase)"
 _TOKEN_KEYS = (
-    r"token|secret|authorization"
+    r"token|secret|authorization|(?<![A-Za-z])(?:pass|pwd)"
     r"|(?:api|access|secret|private|auth|client|master|encryption|signing|session)[_-]?key"
 )
 _ASSIGN_RE = re.compile(
     rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<tok>{_TOKEN_KEYS}))"
     r"[\"'`*_\]]{0,3}"  # closing quote, bracket or markdown emphasis of the key
-    r"[ \t]*(?P<sep>:=|=>|:|=(?!=))"
+    r"[ \t]*(?P<sep>:=|=>|:(?!:)|=(?!=))"
     r"(?:\*{1,2}|_{1,2})?[ \t]*",  # "**Password:** hunter2"
     re.IGNORECASE,
 )
@@ -332,7 +445,8 @@ _KEY_PREFIX_RE = re.compile(
     r"(?:api|access|secret|private|auth|client|master|encryption|signing|session)[_-]?\Z"
 )
 _AUTH_SCHEME_RE = re.compile(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
-_BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")
+_BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
+_BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
 
 
 def _assignment_matches(text: str, lowered: str) -> Iterator[re.Match[str]]:
@@ -363,13 +477,73 @@ def _assignment_matches(text: str, lowered: str) -> Iterator[re.Match[str]]:
             yield m
 
 
+# Common English function words: an unquoted "password: …" value containing one
+# reads as a sentence ("password: the user forgot it again"), not a pass phrase.
+_PROSE_WORDS = frozenset(
+    """a an the to of in on at for from by with without and or but not no nor is are
+    was were be been being am has have had do does did can could will would shall
+    should may might must it its it's this that these those he she they we you i me
+    my your our their his her them us if then than so as about into onto over under
+    after before when where which who whom what how why all any each some only just
+    also still now never always again there here same very too don't doesn't didn't
+    isn't wasn't can't won't cannot""".split()
+)
+_WORD_EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
+_PROSE_SYMBOLS = "'-.,;:!?()[]{}<>|/\"`"
+_SENTENCE_END = ".,;"  # trailing punctuation that ends the sentence, not the value
+
+
+def _looks_like_password(word: str) -> bool:
+    """A single word that is not plain prose: has a digit, a symbol or a capital inside."""
+    return any(
+        c.isdigit() or (c.isupper() and i > 0) or not (c.isalnum() or c in _PROSE_SYMBOLS)
+        for i, c in enumerate(word)
+    )
+
+
+_WORD_RE = re.compile(r"\S+")
+
+
+def _password_line_value(text: str, start: int, end: int) -> Span | None:
+    """The secret part of an unquoted ``password: …`` value running to the line end.
+
+    One word, or several with no function word (a pass phrase, possibly with a
+    remark): all of it. Reads like a sentence: only its first word, if that word
+    looks like a password ("password: hunter2, the user changes it monthly").
+    Existing marks count as blanks, and a full stop or comma at the end is left.
+    """
+    value = text[start:end]
+    if "«redacted " in value:
+        value = _MARK_RE.sub(lambda m: " " * len(m.group()), value)
+    words = [(m.start(), m.end()) for m in _WORD_RE.finditer(value)]
+    if not words:
+        return None
+    prose = [value[a:b].lower().strip(_WORD_EDGE_PUNCT) in _PROSE_WORDS for a, b in words]
+    if len(words) == 1 or not any(prose):
+        if len(words) == 1 and prose[0]:
+            return None
+        first, last = words[0][0], words[-1][1]
+        while last > first and value[last - 1] in _SENTENCE_END:
+            last -= 1
+        return (start + first, start + last) if last > first else None
+    a, b = words[0]
+    while b > a and value[b - 1] in ",;:)" + _SENTENCE_END:
+        b -= 1
+    word = value[a:b]
+    if word and _looks_like_password(word) and not _is_reference(word):
+        return start + a, start + b
+    return None
+
+
 def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
     """Values of ``password: …``, ``token=…``, ``"api_key": "…"`` and friends.
 
     Quoted values: the text inside the quotes. Unquoted password values after a
-    colon: the rest of the line (pass phrases have spaces). Other unquoted values:
-    one run of non-space characters. Token-like keys only count when the value
-    looks like a key (see :func:`_plausible`); passwords always count.
+    colon: the rest of the line (pass phrases have spaces; see
+    :func:`_password_line_value` for lines that read as prose). Other unquoted
+    values: one run of non-space characters. Token-like keys only count when the
+    value looks like a key (see :func:`_plausible`); passwords count unless the
+    value is a reference (``$DB_PASSWORD``) or a function word.
     """
     for m in _assignment_matches(text, lowered):
         is_password = m.group("pw") is not None
@@ -381,24 +555,34 @@ def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
         quote = text[pos : pos + 1]
         if quote and quote in "\"'`":
             close = text.find(quote, pos + 1, _line_end(text, pos + 1))
-            if close > pos + 1:
-                start, end = pos + 1, close
-            else:
+            # '"passwd:" and "group:"' is two quoted names, not a quoted value.
+            if close <= pos + 1 or text[pos + 1].isspace():
                 continue
-        elif is_password and m.group("sep") != "=":
-            start, end = pos, _line_end(text, pos)
-            while end > start and text[end - 1] in " \t":
+            start, end = pos + 1, close
+        elif is_password and m.group("sep") == ":":
+            end = _line_end(text, pos)
+            while end > pos and text[end - 1] in " \t":
                 end -= 1
+            span = _password_line_value(text, pos, end)
+            if span is None:
+                continue
+            start, end = span
         else:
-            bare = _BARE_VALUE_RE.match(text, pos)
+            bare = (_BARE_PASSWORD_RE if is_password else _BARE_VALUE_RE).match(text, pos)
             if not bare:
                 continue
             start, end = bare.span()
-            while end > start and text[end - 1] == ".":
+            while end > start and text[end - 1] in _SENTENCE_END:
                 end -= 1
         if start >= end:
             continue
-        if is_password or _plausible(text[start:end]):
+        value = text[start:end]
+        if _is_reference(value):
+            continue
+        if is_password:
+            if value.lower() not in _PROSE_WORDS:
+                yield start, end
+        elif _plausible(value):
             yield start, end
 
 
@@ -409,21 +593,30 @@ _KEY_BEGIN_RE = re.compile(
     r"|PuTTY-User-Key-File-\d+:"
 )
 _KEY_END_RE = re.compile(r"-{3,5}[ ]?END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?[ ]?-{3,5}")
-_BLANK_LINE_RE = re.compile(r"(?:\r\n|[\r\n])[ \t]*(?:\r\n|[\r\n])")
+_BLANK_LINE_RE = re.compile(r"(?:\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\n|\r)")
 
 
 def _private_key_spans(text: str) -> Iterator[Span]:
     """Whole private key blocks, BEGIN line to END line, as one span.
 
-    Without an END line (a truncated paste, a PuTTY key file) the block runs to the
-    first blank line or the end of the text.
+    Without an END line before the next BEGIN (a truncated paste, a PuTTY key
+    file) the block runs to the first blank line or the end of the text.
     """
     pos = 0
     while True:
         begin = _KEY_BEGIN_RE.search(text, pos)
         if begin is None:
             return
-        end_m = None if begin.group().startswith("PuTTY") else _KEY_END_RE.search(text, begin.end())
+        putty = begin.group().startswith("PuTTY")
+        if putty and not _left_ok(text, begin.start()):
+            pos = begin.end()
+            continue
+        end_m = None if putty else _KEY_END_RE.search(text, begin.end())
+        if end_m is not None:
+            # An END that belongs to a later block means this one was cut short.
+            later = _KEY_BEGIN_RE.search(text, begin.end(), end_m.start())
+            if later is not None:
+                end_m = None
         if end_m is not None:
             end = end_m.end()
         else:
@@ -455,11 +648,11 @@ def _candidate_spans(text: str) -> list[Span]:
     lowered = text.lower()
     for rule in _OWN_RULES:
         if _gate_open(rule.gates, lowered if rule.gate_lower else text):
-            spans.extend(rule.spans(text))
+            spans.extend(rule.spans(text, lowered))
     for index, spec in enumerate(_LIBRARY_SPECS):
         if _gate_open(spec.gates, lowered if spec.gate_lower else text):
             for rule in _library_rules(index):
-                spans.extend(rule.spans(text))
+                spans.extend(rule.spans(text, lowered))
     spans.extend(_assignment_spans(text, lowered))
     if "PRIVATE KEY" in text or "PuTTY-User-Key-File-" in text:
         spans.extend(_private_key_spans(text))
@@ -478,41 +671,48 @@ def _merge(spans: list[Span]) -> list[Span]:
 
 
 def _without_marks(text: str, spans: list[Span]) -> list[Span]:
-    """Cut existing «redacted N chars» marks (and blank edges) out of the spans."""
+    """Cut existing «redacted N chars» marks out of the spans.
+
+    A value that is only a mark (``password: «redacted 7 chars»``) is left alone,
+    which keeps :func:`redact` idempotent. Whitespace next to a cut is trimmed.
+    """
     if "«redacted " not in text:
         return spans
     marks = [m.span() for m in _MARK_RE.finditer(text)]
+    if not marks:
+        return spans
     out: list[Span] = []
     for start, end in spans:
         pieces = [(start, end)]
         for m_start, m_end in marks:
             if m_end <= start or m_start >= end:
                 continue
-            next_pieces = []
+            cut: list[Span] = []
             for p_start, p_end in pieces:
                 if m_end <= p_start or m_start >= p_end:
-                    next_pieces.append((p_start, p_end))
+                    cut.append((p_start, p_end))
                     continue
                 if p_start < m_start:
-                    next_pieces.append((p_start, m_start))
+                    cut.append((p_start, m_start))
                 if m_end < p_end:
-                    next_pieces.append((m_end, p_end))
-            pieces = next_pieces
+                    cut.append((m_end, p_end))
+            pieces = cut
         for p_start, p_end in pieces:
-            while p_start < p_end and text[p_start].isspace():
-                p_start += 1
-            while p_end > p_start and text[p_end - 1].isspace():
-                p_end -= 1
+            if p_start != start:
+                while p_start < p_end and text[p_start].isspace():
+                    p_start += 1
+            if p_end != end:
+                while p_end > p_start and text[p_end - 1].isspace():
+                    p_end -= 1
             if p_start < p_end:
                 out.append((p_start, p_end))
     return out
 
 
-def redact(text: str) -> Redaction:
-    """Replace every credential in ``text`` with ``«redacted N chars»``."""
+def _redact_once(text: str) -> tuple[str, int]:
     spans = _without_marks(text, _merge(_candidate_spans(text)))
     if not spans:
-        return Redaction(text, 0)
+        return text, 0
     parts: list[str] = []
     pos = 0
     for start, end in spans:
@@ -520,7 +720,25 @@ def redact(text: str) -> Redaction:
         parts.append(mark(end - start))
         pos = end
     parts.append(text[pos:])
-    return Redaction("".join(parts), len(spans))
+    return "".join(parts), len(spans)
+
+
+def redact(text: str) -> Redaction:
+    """Replace every credential in ``text`` with ``«redacted N chars»``.
+
+    One pass normally suffices; the result is passed again until nothing changes,
+    so that a secret which only became recognisable once its neighbour was
+    redacted is caught too (this is what makes ``redact`` idempotent). Marks are
+    never redacted again, so every extra pass strictly shrinks the unredacted
+    text and the loop ends after at most one pass per character.
+    """
+    total = 0
+    for _ in range(len(text) + 1):  # the bound is never reached (see above)
+        text, count = _redact_once(text)
+        if not count:
+            break
+        total += count
+    return Redaction(text, total)
 
 
 def contains_credential(text: str) -> bool:

@@ -48,7 +48,7 @@ class FilesScreen(BotScreen):
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
         Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
         Binding("f2", "rename_topic", "Rename", id="rename-topic", tooltip="Rename the open topic"),
-        Binding("ctrl+d", "delete_file", "Delete", id="delete-file",
+        Binding("f8,delete", "delete_file", "Delete", id="delete-file",
                 tooltip="Delete the open topic or log (MEMORY.md can only be emptied)"),
         Binding("ctrl+o", "external_editor", "$EDITOR", id="external-editor",
                 tooltip="Open the file in $EDITOR; the app waits"),
@@ -171,7 +171,7 @@ class FilesScreen(BotScreen):
         if not _editable_text(self.current.text):
             state = "holds bytes that are not UTF-8: shown read-only; Ctrl+O edits it in $EDITOR"
         elif kind is FileKind.LOG:
-            state = "daily log: read-only (the bot's own record); Ctrl+D deletes it"
+            state = "daily log: read-only (the bot's own record); F8 deletes it"
         elif self.modified:
             state = "modified — Ctrl+S saves"
         else:

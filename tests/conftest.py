@@ -1,0 +1,102 @@
+"""Shared fixtures: a fresh home with one bot, and runners for the command line (in-process and installed)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from omb_tui.core.paths import Home
+
+BOT_ID = "scout"
+MEMORY_TEXT = (
+    "# Memory\n"
+    "\n"
+    '- 2026-01-05 · from chat "Plans" · The person lives in Pune\n'
+    "- short replies, always\n"
+)
+TOPIC_TEXT = "---\ntitle: Travel\naliases: [trips, flights]\n---\n# Travel\n\n- 2026-01-06 · likes window seats\n"
+LOG_NAME = "2026-01-05.md"
+LOG_TEXT = "- 09:00 · answered a question about trains\n"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_home(monkeypatch, tmp_path):
+    """No test may reach ~/.openmausbot or an OMB_HOME from the outer environment."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("OMB_HOME", raising=False)
+
+
+def make_bot(home: Home, bot_id: str = BOT_ID, name: str = "Scout") -> Path:
+    """One bot: settings, MEMORY.md, a topic with frontmatter and a daily log; then a first look."""
+    from omb_tui.core.bot import Bot
+
+    workspace = home.workspace(bot_id)
+    (workspace / "memory" / "log").mkdir(parents=True)
+    (workspace / "MEMORY.md").write_text(MEMORY_TEXT, encoding="utf-8")
+    (workspace / "memory" / "travel.md").write_text(TOPIC_TEXT, encoding="utf-8")
+    (workspace / "memory" / "log" / LOG_NAME).write_text(LOG_TEXT, encoding="utf-8")
+    home.bots_dir.mkdir(parents=True, exist_ok=True)
+    home.settings_path(bot_id).write_text(f'{{"name": "{name}"}}\n', encoding="utf-8")
+    Bot(home, bot_id).look()  # the first look only records what is there, so later edits count as outside
+    return workspace
+
+
+@pytest.fixture
+def home(tmp_path) -> Home:
+    home = Home(tmp_path / "home")
+    make_bot(home)
+    return home
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run_cli(home, capsys, monkeypatch):
+    """Run omb_tui.cli.main in-process; `--home` is the fixture's home unless with_home=False."""
+    from omb_tui.cli import main
+
+    def run(*argv: str, stdin: bytes = b"", with_home: bool = True) -> CliResult:
+        capsys.readouterr()
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+        args = (["--home", str(home.root)] if with_home else []) + list(argv)
+        try:
+            code = main(args)
+        except SystemExit as exc:  # argparse: --help and usage errors
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+def omb_tui_command() -> list[str]:
+    """The installed console script next to this interpreter, else the module."""
+    script = Path(sys.executable).parent / ("omb-tui.exe" if os.name == "nt" else "omb-tui")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "omb_tui.cli"]
+
+
+@pytest.fixture
+def run_exe(home, tmp_path):
+    """Run the installed command in a subprocess with OMB_HOME set; output stays bytes."""
+
+    def run(*argv: str, stdin: bytes = b"", env: dict[str, str] | None = None,
+            module: bool = False) -> subprocess.CompletedProcess[bytes]:
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OMB_", "PYTHONIOENCODING"))}
+        full_env.update({"OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"})
+        full_env.update(env or {})
+        command = [sys.executable, "-m", "omb_tui.cli"] if module else omb_tui_command()
+        return subprocess.run(command + list(argv), input=stdin, capture_output=True, env=full_env,
+                              timeout=120)
+
+    return run

@@ -1,0 +1,252 @@
+"""The bots screen and the memory files screen, used as a person would: Pilot at 80x24."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, OptionList, Static, TextArea
+
+from omb_tui.app.app import make_app
+from omb_tui.app.screens.conflict import ConflictDialog
+from omb_tui.app.screens.files import FilesScreen
+from omb_tui.app.widgets.gauge import GaugeBar
+from omb_tui.core.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.paths import Home
+from omb_tui.core.settings import BotSettings, save_bot_settings
+from omb_tui.core.store import Actor, MemoryStore
+
+BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
+PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = Home(tmp_path / "home")
+    home.workspace("scout").mkdir(parents=True)
+    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
+    store = MemoryStore(home, "scout")
+    store.write("MEMORY.md", "- 2026-11-01 · from chat \"Plans\" · likes short replies\n", BOT)
+    store.write("memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n", BOT)
+    store.write("memory/log/2026-11-29.md", "- said hello\n", BOT, allow_log=True)
+    home.workspace("quill").mkdir(parents=True)
+    save_bot_settings(home, BotSettings(id="quill", name="Quill", memory=False))
+    return home
+
+
+def memory_path(home):
+    return home.workspace("scout") / "MEMORY.md"
+
+
+async def open_scout(pilot):
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, FilesScreen)
+    return pilot.app.screen
+
+
+async def type_at_end(pilot, screen, *keys):
+    screen.editor.focus()
+    screen.editor.move_cursor(screen.editor.document.end)
+    await pilot.press(*keys)
+
+
+async def settle(pilot):
+    """Let every worker but the file watcher (which runs until the app ends) finish."""
+    await pilot.pause()
+    busy = [w for w in pilot.app.workers if w.group != "watch"]
+    if busy:  # an empty list would mean "wait for every worker", the watcher included
+        await pilot.app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+async def choose_file(pilot, rel: str):
+    screen = pilot.app.screen
+    option_list = screen.query_one("#file-list", OptionList)
+    option_list.focus()
+    index = next(i for i, (r, _) in enumerate(screen.files) if r == rel)
+    option_list.highlighted = index
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_bots_screen_lists_every_bot_and_opens_one(home):
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert rows[0][:4] == ["quill", "Quill", "off", "ok"]
+        assert rows[1][:4] == ["scout", "Scout", "on", "ok"]
+        assert rows[1][5] != "never"  # last change comes from the journal
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, FilesScreen) and app.bot_id == "scout"
+        assert "likes short replies" in app.screen.query_one("#editor", TextArea).text
+
+
+async def test_edit_and_save_is_journaled_as_person_in_settings(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await type_at_end(pilot, screen, "enter", *"- hand note")
+        assert "modified" in str(screen.query_one("#file-status", Static).render())
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert memory_path(home).read_text().endswith("- hand note")
+        row = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+        assert (row.who, row.how, row.file) == (WHO_PERSON, HOW_SETTINGS, "MEMORY.md")
+
+
+async def test_conflict_reload_keeps_the_draft_beside(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await type_at_end(pilot, screen, *" and my draft")
+        MemoryStore(home, "scout").write("MEMORY.md", "- the bot's new version\n", BOT)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConflictDialog)
+        assert "Scout changed this file while you were editing." in str(
+            dialog.query_one(".dialog-question", Static).render())
+        await pilot.press("r")
+        await settle(pilot)
+        assert screen.editor.text == "- the bot's new version\n"
+        assert screen.query_one("#draft-pane").display
+        assert "and my draft" in screen.query_one("#draft", TextArea).text
+        assert memory_path(home).read_text() == "- the bot's new version\n"
+
+
+async def test_conflict_overwrite_with_mine(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await type_at_end(pilot, screen, *" (mine)")
+        MemoryStore(home, "scout").write("MEMORY.md", "- bot version\n", BOT)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("o")
+        await settle(pilot)
+        assert "(mine)" in memory_path(home).read_text()
+        rows = MemoryStore(home, "scout").journal.rows(limit=2)
+        assert rows[0].who == WHO_PERSON and rows[0].before_text == "- bot version\n"
+
+
+async def test_gauge_follows_the_draft_and_marks_lines_past_the_cut(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        gauge = screen.query_one(GaugeBar)
+        assert gauge.has_class("-level-ok")
+        assert "only the first 200 lines load each turn" in str(gauge.render())
+        screen.editor.load_text("".join(f"- line {i}\n" for i in range(205)))
+        await pilot.pause()
+        assert gauge.has_class("-level-red")
+        assert "5 lines not loaded" in str(gauge.render())  # 205 lines, 200 load
+        assert screen.editor.cut_line == 200
+        assert "strike" in str(screen.editor.get_line(200).spans[0].style)
+        assert not screen.editor.get_line(199).spans
+        screen.editor.load_text("".join(f"- line {i}\n" for i in range(170)))
+        await pilot.pause()
+        assert gauge.has_class("-level-amber") and screen.editor.cut_line is None
+
+
+async def test_logs_are_read_only_and_memory_md_is_emptied_not_deleted(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await choose_file(pilot, "memory/log/2026-11-29.md")
+        assert screen.editor.read_only
+        assert "read-only" in str(screen.query_one("#file-status", Static).render())
+        await choose_file(pilot, "MEMORY.md")
+        await pilot.press("f8")
+        await pilot.pause()
+        assert "never deleted" in str(app.screen.query_one(".dialog-question", Static).render())
+        await pilot.press("y")
+        await settle(pilot)
+        assert memory_path(home).exists() and memory_path(home).read_text() == ""
+
+
+async def test_delete_a_log_after_confirming(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scout(pilot)
+        await choose_file(pilot, "memory/log/2026-11-29.md")
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("escape")  # cancel first: nothing happens
+        await settle(pilot)
+        assert (home.workspace("scout") / "memory/log/2026-11-29.md").exists()
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (home.workspace("scout") / "memory/log/2026-11-29.md").exists()
+
+
+async def test_create_rename_and_delete_a_topic(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        await pilot.press(*".bad", "enter")  # refused by the name rules
+        await pilot.pause()
+        assert not (home.workspace("scout") / "memory/.bad.md").exists()
+        await pilot.press(*["backspace"] * 4, *"clients", "enter")
+        await settle(pilot)
+        topic = home.workspace("scout") / "memory/clients.md"
+        assert topic.exists() and screen.current.rel == "memory/clients.md"
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.press(*["backspace"] * 10, *"customers", "enter")
+        await settle(pilot)
+        assert not topic.exists() and (home.workspace("scout") / "memory/customers.md").exists()
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (home.workspace("scout") / "memory/customers.md").exists()
+
+
+async def test_live_refresh_reloads_a_clean_editor_and_flags_a_dirty_one(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        memory_path(home).write_text("- changed in Obsidian\n")
+        app.note_disk_change()
+        await settle(pilot)
+        assert screen.editor.text == "- changed in Obsidian\n"
+        rows = MemoryStore(home, "scout").journal.rows(limit=1)
+        assert rows[0].how == "changed outside the app"
+        await type_at_end(pilot, screen, *" typed")
+        MemoryStore(home, "scout").write("MEMORY.md", "- bot wrote\n", BOT)
+        app.note_disk_change()
+        await settle(pilot)
+        banner = screen.query_one("#conflict-banner", Static)
+        assert banner.display and "Scout changed this file while you were editing." in str(banner.render())
+        assert screen.editor.text.endswith(" typed")  # nothing typed is lost
+
+
+async def test_watchfiles_notices_a_change_within_a_second(home):
+    app = make_app(home, watch=True, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await pilot.pause(0.3)
+        memory_path(home).write_text("- from another editor\n")
+        for _ in range(20):
+            await pilot.pause(0.1)
+            if screen.editor.text == "- from another editor\n":
+                break
+        assert screen.editor.text == "- from another editor\n"
+
+
+async def test_help_lists_the_keys_of_the_screen(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scout(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        described = " ".join(str(table.get_row_at(i)[1]) for i in range(table.row_count))
+        assert "Save" in described and "$EDITOR" in described and "Quit" in described
+        await pilot.press("escape")
+        assert isinstance(app.screen, FilesScreen)

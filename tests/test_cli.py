@@ -1,0 +1,530 @@
+"""The command line through its real entry point: every command, --help, --json, the home, write and undo.
+
+Spec: memory.md, "What loads, and the budget", "Remember and forget, in chat", "Editing" and "The journal".
+Most tests call omb_tui.cli.main in-process; a few run the installed `omb-tui` command in a subprocess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from datetime import date, timedelta
+
+import pytest
+
+from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
+from omb_tui.core.bot import Bot
+from omb_tui.core.paths import Home
+
+TODAY = date.today()
+FAKE_KEY = "sk-ant-api03-" + "Zq7Xv2Lm9Rt4Wp8Ks3Nd6Hf1Jc5Bg0Ya" * 2  # shaped like a key, not a real one
+ROW_KEYS = {"id", "who", "how", "file", "at", "undoable"}
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def memory_path(home: Home):
+    return home.workspace(BOT_ID) / "MEMORY.md"
+
+
+def one_line_error(result) -> str:
+    assert result.code != 0, result
+    assert "Traceback" not in result.err
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    return lines[0]
+
+
+def journal_rows(run_cli, *extra: str) -> list[dict]:
+    result = run_cli("journal", BOT_ID, "--json", *extra)
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def dated_lines(count: int, start: date = date(2025, 1, 1)) -> str:
+    return "".join(f"- {(start + timedelta(days=i)).isoformat()} · old fact {i:03d}\n" for i in range(count))
+
+
+# ----- --help -----
+HELP_MENTIONS = {
+    "bots": ["--json", "--home"],
+    "prompt": ["BOT", "--as-of"],
+    "gauge": ["BOT", "--json"],
+    "remember": ["BOT", "TEXT", "--until", "--chat", "--json"],
+    "forget": ["BOT", "WORDS", "--json"],
+    "prefer": ["BOT", "TEXT", "--json"],
+    "show": ["BOT", "PATH", "--json"],
+    "write": ["BOT", "PATH", "--expect-hash"],
+    "rm": ["BOT", "PATH"],
+    "mv": ["BOT", "OLD", "NEW"],
+    "journal": ["BOT", "--limit", "--json"],
+    "undo": ["BOT", "ROW_ID", "--yes"],
+    "demo": ["--home"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(HELP_MENTIONS))
+def test_every_command_answers_help(run_cli, command):
+    result = run_cli(command, "--help")
+    assert result.code == 0
+    assert result.out.startswith("usage: omb-tui")
+    for word in HELP_MENTIONS[command]:
+        assert word in result.out, f"{command} --help does not mention {word}"
+
+
+def test_top_level_help_lists_every_command(run_cli):
+    result = run_cli("--help")
+    assert result.code == 0
+    for command in HELP_MENTIONS:
+        assert command in result.out
+
+
+def test_help_through_the_installed_command(run_exe):
+    for argv in (["--help"], ["remember", "--help"], ["undo", "--help"]):
+        proc = run_exe(*argv)
+        assert proc.returncode == 0, proc.stderr
+        assert b"usage: omb-tui" in proc.stdout
+        assert proc.stderr == b""
+
+
+# ----- bots and the home -----
+def test_bots_json_shape(run_cli):
+    result = run_cli("bots", "--json")
+    assert result.code == 0
+    (bot,) = json.loads(result.out)
+    assert set(bot) >= {"id", "name", "memory", "level", "lines", "bytes", "last_change"}
+    assert bot["id"] == BOT_ID and bot["name"] == "Scout" and bot["memory"] is True
+    assert bot["lines"] == MEMORY_TEXT.count("\n")
+    assert bot["bytes"] == len(MEMORY_TEXT.encode())
+    assert bot["level"] == "ok"
+
+
+def test_bots_text_and_empty_home(run_cli, tmp_path):
+    result = run_cli("bots")
+    assert result.code == 0 and BOT_ID in result.out and "Scout" in result.out
+    empty = run_cli("--home", str(tmp_path / "nothing"), "bots", "--json", with_home=False)
+    assert empty.code == 0 and json.loads(empty.out) == []
+
+
+def make_other_home(tmp_path, bot_id: str) -> Home:
+    other = Home(tmp_path / f"home-{bot_id}")
+    make_bot(other, bot_id, name=bot_id.title())
+    return other
+
+
+def bot_ids(result) -> list[str]:
+    assert result.code == 0, result.err
+    return [b["id"] for b in json.loads(result.out)]
+
+
+def test_home_flag_wins_over_omb_home(run_cli, tmp_path, monkeypatch):
+    flag_home = make_other_home(tmp_path, "alpha")
+    env_home = make_other_home(tmp_path, "beta")
+    monkeypatch.setenv("OMB_HOME", str(env_home.root))
+    assert bot_ids(run_cli("bots", "--json", with_home=False)) == ["beta"]
+    assert bot_ids(run_cli("--home", str(flag_home.root), "bots", "--json", with_home=False)) == ["alpha"]
+    assert bot_ids(run_cli("bots", "--json", "--home", str(flag_home.root), with_home=False)) == ["alpha"]
+
+
+def test_without_flag_or_env_the_home_is_dot_openmausbot(run_cli, tmp_path):
+    user_home = Home(tmp_path / "user" / ".openmausbot")  # HOME points at tmp_path/user in every test
+    make_bot(user_home, "gamma")
+    assert bot_ids(run_cli("bots", "--json", with_home=False)) == ["gamma"]
+
+
+def test_installed_command_reads_omb_home_and_the_flag_wins(run_exe, tmp_path):
+    proc = run_exe("bots", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [b["id"] for b in json.loads(proc.stdout)] == [BOT_ID]
+    other = make_other_home(tmp_path, "alpha")
+    proc = run_exe("--home", str(other.root), "bots", "--json")
+    assert [b["id"] for b in json.loads(proc.stdout)] == ["alpha"]
+    proc = run_exe("bots", "--json", module=True)
+    assert [b["id"] for b in json.loads(proc.stdout)] == [BOT_ID]
+
+
+# ----- prompt and gauge -----
+def test_prompt_prints_the_memory_block(run_cli, home):
+    result = run_cli("prompt", BOT_ID)
+    assert result.code == 0
+    assert result.out.startswith("## Memory (MEMORY.md)\n")
+    assert "The person lives in Pune" in result.out
+    assert "memory/travel.md" in result.out  # the topic index
+    assert "likes window seats" not in result.out  # topic files never load by themselves
+    assert result.out == Bot(home, BOT_ID).prompt(TODAY)  # exactly the core's block, nothing added
+
+
+def test_prompt_through_the_installed_command_is_byte_exact(run_exe, home):
+    proc = run_exe("prompt", BOT_ID, "--as-of", TODAY.isoformat())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == Bot(home, BOT_ID).prompt(TODAY).encode()
+
+
+def test_prompt_as_of_leaves_expired_notes_out(run_cli):
+    last_day = TODAY + timedelta(days=10)
+    assert run_cli("remember", BOT_ID, "the office is closed for painting", "--until", last_day.isoformat()).code == 0
+    on_the_day = run_cli("prompt", BOT_ID, "--as-of", last_day.isoformat())
+    day_after = run_cli("prompt", BOT_ID, "--as-of", (last_day + timedelta(days=1)).isoformat())
+    assert on_the_day.code == day_after.code == 0
+    assert "closed for painting" in on_the_day.out
+    assert "closed for painting" not in day_after.out
+    assert "The person lives in Pune" in day_after.out
+
+
+def test_prompt_with_a_bad_date_is_refused(run_cli):
+    result = run_cli("prompt", BOT_ID, "--as-of", "2026-13-45")
+    assert result.code == 2 and "Traceback" not in result.err
+    assert "not a date" in result.err
+
+
+def test_prompt_of_a_bot_with_memory_off_loads_nothing(run_cli, home):
+    home.settings_path(BOT_ID).write_text('{"name": "Scout", "memory": false}\n')
+    result = run_cli("prompt", BOT_ID)
+    assert result.code == 0 and result.out == ""
+    assert "switched off" in result.err
+
+
+def test_gauge_json_keys_and_values(run_cli):
+    result = run_cli("gauge", BOT_ID, "--json")
+    assert result.code == 0
+    gauge = json.loads(result.out)
+    assert set(gauge) == {"lines", "bytes", "max_lines", "max_bytes", "level", "lines_not_loaded"}
+    assert gauge == {
+        "lines": 4,
+        "bytes": len(MEMORY_TEXT.encode()),
+        "max_lines": 200,
+        "max_bytes": 24 * 1024,
+        "level": "ok",
+        "lines_not_loaded": 0,
+    }
+
+
+def test_gauge_goes_red_when_lines_stop_loading(run_cli, home):
+    memory_path(home).write_text(dated_lines(210))
+    result = run_cli("gauge", BOT_ID, "--json")
+    gauge = json.loads(result.out)
+    assert (gauge["lines"], gauge["level"], gauge["lines_not_loaded"]) == (210, "red", 10)
+    text = run_cli("gauge", BOT_ID)
+    assert text.code == 0
+    assert "only the first 200 lines load each turn" in text.out.lower()
+
+
+# ----- remember, forget, prefer -----
+def test_remember_adds_a_dated_note(run_cli, home):
+    result = run_cli("remember", BOT_ID, "prefers tea to coffee", "--chat", "Morning")
+    assert result.code == 0 and "Saved" in result.out
+    text = memory_path(home).read_text()
+    assert text == MEMORY_TEXT + f'- {TODAY.isoformat()} · from chat "Morning" · prefers tea to coffee\n'
+
+
+def test_remember_json_says_what_moved(run_cli, home):
+    memory_path(home).write_text(dated_lines(200))
+    result = run_cli("remember", BOT_ID, "the newest fact", "--json")
+    assert result.code == 0
+    data = json.loads(result.out)
+    assert {"entry", "moved", "message"} <= set(data)
+    assert data["entry"] == f"- {TODAY.isoformat()} · the newest fact\n"
+    assert data["moved"] == ["old fact 000"]
+    archive = (home.workspace(BOT_ID) / "memory" / "archive.md").read_text()
+    assert f"- 2025-01-01 · old fact 000 · moved {TODAY.isoformat()}\n" in archive
+    memory = memory_path(home).read_text()
+    assert "old fact 000" not in memory and memory.count("\n") == 200
+
+
+def test_remember_with_until(run_cli, home):
+    until = TODAY + timedelta(days=3)
+    assert run_cli("remember", BOT_ID, "in Goa this week", "--until", until.isoformat()).code == 0
+    assert f"in Goa this week · until {until.isoformat()}\n" in memory_path(home).read_text()
+
+
+def test_remember_redacts_a_key(run_cli, home):
+    result = run_cli("remember", BOT_ID, f"the deploy key is {FAKE_KEY}")
+    assert result.code == 0
+    assert "redacted" in result.out
+    text = memory_path(home).read_text()
+    assert "«redacted" in text and FAKE_KEY not in text
+    for path in home.root.rglob("*"):  # not in the journal, the seen copies or anywhere else either
+        if path.is_file():
+            assert FAKE_KEY.encode() not in path.read_bytes(), path
+
+
+def test_remember_until_in_the_past_is_refused(run_cli, home):
+    yesterday = (TODAY - timedelta(days=1)).isoformat()
+    result = run_cli("remember", BOT_ID, "a stale fact", "--until", yesterday)
+    assert "already passed" in one_line_error(result)
+    assert memory_path(home).read_text() == MEMORY_TEXT
+
+
+def test_remember_length_limits(run_cli, home):
+    too_long = run_cli("remember", BOT_ID, "x" * 1001)
+    assert "1,000" in one_line_error(too_long) or "1000" in too_long.err
+    too_many_lines = run_cli("remember", BOT_ID, "\n".join(f"line {i}" for i in range(21)))
+    assert "20" in one_line_error(too_many_lines)
+    assert memory_path(home).read_text() == MEMORY_TEXT
+    assert run_cli("remember", BOT_ID, "y" * 1000).code == 0
+    assert run_cli("remember", BOT_ID, "\n".join(f"line {i}" for i in range(20))).code == 0
+
+
+def test_forget_json_names_what_went(run_cli, home):
+    result = run_cli("forget", BOT_ID, "window", "seats", "--json")
+    assert result.code == 0
+    data = json.loads(result.out)
+    assert data["removed"] == {"memory/travel.md": ["likes window seats"]}
+    assert data["count"] == 1
+    topic = (home.workspace(BOT_ID) / "memory" / "travel.md").read_text()
+    assert "window seats" not in topic and topic.startswith("---\ntitle: Travel\n")  # header kept
+    again = run_cli("forget", BOT_ID, "window", "seats")
+    assert again.code == 0 and "nothing was removed" in again.out
+
+
+def test_forget_uses_whole_words(run_cli, home):
+    result = run_cli("forget", BOT_ID, "Pun", "--json")
+    assert json.loads(result.out)["count"] == 0
+    assert memory_path(home).read_text() == MEMORY_TEXT
+
+
+def test_prefer_goes_once_into_about_me(run_cli, home):
+    result = run_cli("prefer", BOT_ID, "reminders go to my task app", "--json")
+    assert result.code == 0
+    data = json.loads(result.out)
+    assert data["added"] is True and data["text"] == "reminders go to my task app"
+    about = home.about_me_path.read_text()
+    assert about.count("reminders go to my task app") == 1
+    again = json.loads(run_cli("prefer", BOT_ID, "reminders go to my task app", "--json").out)
+    assert again["added"] is False
+    assert home.about_me_path.read_text() == about
+
+
+def test_prefer_longer_than_300_characters_is_refused(run_cli, home):
+    result = run_cli("prefer", BOT_ID, "p" * 301)
+    assert "300" in one_line_error(result)
+    assert not home.about_me_path.exists()
+
+
+# ----- show, write, rm, mv -----
+def test_show_text_and_json(run_cli, home):
+    result = run_cli("show", BOT_ID, "MEMORY.md")
+    assert result.code == 0 and result.out == MEMORY_TEXT
+    data = json.loads(run_cli("show", BOT_ID, "memory/travel.md", "--json").out)
+    assert data["text"] == TOPIC_TEXT
+    assert data["hash"] == sha(TOPIC_TEXT.encode())
+    assert data["path"] == "memory/travel.md"
+    log = run_cli("show", BOT_ID, f"memory/log/{LOG_NAME}")
+    assert log.code == 0 and "trains" in log.out
+
+
+def test_show_a_missing_topic_is_an_error(run_cli):
+    assert "does not exist" in one_line_error(run_cli("show", BOT_ID, "memory/nothing-here.md"))
+
+
+def test_write_with_the_right_hash_saves(run_cli, home):
+    current = json.loads(run_cli("show", BOT_ID, "MEMORY.md", "--json").out)["hash"]
+    new_text = MEMORY_TEXT + "- a line typed by hand\n"
+    result = run_cli("write", BOT_ID, "MEMORY.md", "--expect-hash", current, "--json", stdin=new_text.encode())
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["changed"] is True and data["hash"] == sha(new_text.encode())
+    assert memory_path(home).read_bytes() == new_text.encode()
+    assert stat.S_IMODE(memory_path(home).stat().st_mode) == 0o600
+    row = journal_rows(run_cli, "--limit", "1")[0]
+    assert (row["file"], row["how"], row["id"]) == ("MEMORY.md", "command line", data["row_id"])
+
+
+def test_write_with_a_stale_hash_writes_nothing(run_cli, home):
+    old_hash = sha(MEMORY_TEXT.encode())
+    assert run_cli("remember", BOT_ID, "written by the bot meanwhile").code == 0
+    current = memory_path(home).read_bytes()
+    result = run_cli("write", BOT_ID, "MEMORY.md", "--expect-hash", old_hash, stdin=b"my draft\n")
+    assert result.code == 3
+    assert result.out.strip() == sha(current)  # the current hash, so the caller can reload
+    assert "nothing was written" in one_line_error(result)
+    assert memory_path(home).read_bytes() == current
+    as_json = run_cli("write", BOT_ID, "MEMORY.md", "--expect-hash", old_hash, "--json", stdin=b"my draft\n")
+    assert as_json.code == 3
+    assert json.loads(as_json.out)["current_hash"] == sha(current)
+    assert memory_path(home).read_bytes() == current
+
+
+def test_write_creates_a_private_topic_and_refuses_logs(run_cli, home):
+    result = run_cli("write", BOT_ID, "memory/clients 2026.md", stdin=b"# Clients\n")
+    assert result.code == 0, result.err
+    topic = home.workspace(BOT_ID) / "memory" / "clients 2026.md"
+    assert topic.read_bytes() == b"# Clients\n"
+    assert stat.S_IMODE(topic.stat().st_mode) == 0o600
+    log = home.workspace(BOT_ID) / "memory" / "log" / LOG_NAME
+    refused = run_cli("write", BOT_ID, f"memory/log/{LOG_NAME}", stdin=b"rewritten\n")
+    assert "read-only" in one_line_error(refused)
+    assert log.read_text() == "- 09:00 · answered a question about trains\n"
+
+
+def test_rm_refuses_memory_md(run_cli, home):
+    assert "never deleted" in one_line_error(run_cli("rm", BOT_ID, "MEMORY.md"))
+    assert memory_path(home).read_text() == MEMORY_TEXT
+
+
+def test_rm_deletes_a_topic_and_undo_brings_it_back(run_cli, home):
+    topic = home.workspace(BOT_ID) / "memory" / "travel.md"
+    result = run_cli("rm", BOT_ID, "memory/travel.md")
+    assert result.code == 0 and not topic.exists()
+    row = journal_rows(run_cli, "--limit", "1")[0]
+    assert row["id"] in result.out and row["file"] == "memory/travel.md" and row["undoable"] is True
+    assert run_cli("undo", BOT_ID, row["id"]).code == 0
+    assert topic.read_text() == TOPIC_TEXT
+
+
+def test_rm_deletes_a_log(run_cli, home):
+    log = home.workspace(BOT_ID) / "memory" / "log" / LOG_NAME
+    assert run_cli("rm", BOT_ID, f"memory/log/{LOG_NAME}").code == 0
+    assert not log.exists()
+
+
+def test_mv_renames_a_topic(run_cli, home):
+    result = run_cli("mv", BOT_ID, "travel.md", "trips.md")
+    assert result.code == 0, result.err
+    folder = home.workspace(BOT_ID) / "memory"
+    assert not (folder / "travel.md").exists() and (folder / "trips.md").read_text() == TOPIC_TEXT
+
+
+# ----- journal -----
+def test_journal_is_newest_first_with_the_row_keys(run_cli):
+    for fact in ("first fact", "second fact", "third fact"):
+        assert run_cli("remember", BOT_ID, fact).code == 0
+    rows = journal_rows(run_cli)
+    assert len(rows) == 3
+    for row in rows:
+        assert ROW_KEYS <= set(row)
+        assert (row["who"], row["how"], row["file"], row["undoable"]) == ("person", "command line", "MEMORY.md", True)
+    assert "third fact" in rows[0]["diff"] and "first fact" in rows[2]["diff"]
+    assert [r["at"] for r in rows] == sorted((r["at"] for r in rows), reverse=True)
+    limited = journal_rows(run_cli, "--limit", "2")
+    assert [r["id"] for r in limited] == [r["id"] for r in rows[:2]]
+    text = run_cli("journal", BOT_ID, "--limit", "1")
+    assert text.code == 0 and rows[0]["id"] in text.out and rows[1]["id"] not in text.out
+
+
+def test_journal_of_a_quiet_bot_is_empty(run_cli):
+    assert journal_rows(run_cli) == []
+    assert "empty" in run_cli("journal", BOT_ID).out
+
+
+def test_journal_limit_must_be_positive(run_cli):
+    assert "--limit" in one_line_error(run_cli("journal", BOT_ID, "--limit", "0"))
+
+
+# ----- undo -----
+def test_undo_puts_the_file_back_and_is_journaled(run_cli, home):
+    assert run_cli("remember", BOT_ID, "to be undone").code == 0
+    row = journal_rows(run_cli)[0]
+    result = run_cli("undo", BOT_ID, row["id"])
+    assert result.code == 0, result.err
+    assert memory_path(home).read_text() == MEMORY_TEXT
+    newest = journal_rows(run_cli)[0]
+    assert newest["how"] == "undo" and newest["undo_of"] == row["id"] and newest["undoable"] is True
+    assert run_cli("undo", BOT_ID, newest["id"]).code == 0  # undo can itself be undone
+    assert "to be undone" in memory_path(home).read_text()
+
+
+def test_undo_with_later_changes_asks_for_yes(run_cli, home):
+    assert run_cli("remember", BOT_ID, "earlier change").code == 0
+    assert run_cli("remember", BOT_ID, "later change").code == 0
+    assert run_cli("remember", BOT_ID, "latest change").code == 0
+    rows = journal_rows(run_cli)
+    target, later = rows[2], rows[:2]
+    before = memory_path(home).read_bytes()
+    refused = run_cli("undo", BOT_ID, target["id"])
+    assert refused.code == 4
+    message = one_line_error(refused)
+    for row in later:
+        assert row["id"] in message
+    assert "--yes" in message
+    assert memory_path(home).read_bytes() == before
+    assert len(journal_rows(run_cli)) == 3
+    forced = run_cli("undo", BOT_ID, target["id"], "--yes")
+    assert forced.code == 0, forced.err
+    assert "2 later change(s)" in forced.out
+    assert memory_path(home).read_text() == MEMORY_TEXT
+
+
+def test_undo_of_a_row_whose_earlier_text_held_a_credential_says_why(run_cli, home):
+    memory_path(home).write_text(MEMORY_TEXT + "- password: hunter2-hunter2\n")  # typed in an editor
+    result = run_cli("write", BOT_ID, "MEMORY.md", stdin=MEMORY_TEXT.encode())
+    assert result.code == 0, result.err
+    rows = journal_rows(run_cli)
+    assert rows[1]["how"] == "changed outside the app"
+    row = rows[0]
+    assert row["how"] == "command line" and row["undoable"] is False
+    assert "credential" in row["not_undoable_reason"]
+    refused = run_cli("undo", BOT_ID, row["id"])
+    assert "credential" in one_line_error(refused)
+    assert memory_path(home).read_text() == MEMORY_TEXT
+    listed = run_cli("journal", BOT_ID)
+    assert "cannot undo" in listed.out and "credential" in listed.out
+
+
+def test_undo_of_an_unknown_row(run_cli):
+    assert "no journal row" in one_line_error(run_cli("undo", BOT_ID, "0-0000"))
+
+
+def test_an_outside_edit_is_journaled_and_undoable(run_cli, home):
+    edited = MEMORY_TEXT + "- added in Obsidian\n"
+    memory_path(home).write_text(edited)
+    assert run_cli("gauge", BOT_ID).code == 0  # any look at the bot notices it
+    rows = journal_rows(run_cli)
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["who"], row["how"], row["file"], row["undoable"]) == (
+        "person", "changed outside the app", "MEMORY.md", True)
+    assert "+- added in Obsidian" in row["diff"]
+    assert len(journal_rows(run_cli)) == 1  # journaled once, not on every look
+    assert run_cli("undo", BOT_ID, row["id"]).code == 0
+    assert memory_path(home).read_text() == MEMORY_TEXT
+
+
+def test_an_outside_new_topic_and_deletion_are_journaled(run_cli, home):
+    folder = home.workspace(BOT_ID) / "memory"
+    (folder / "pets.md").write_text("# Pets\n")
+    (folder / "travel.md").unlink()
+    rows = journal_rows(run_cli)
+    assert {(r["file"], r["how"]) for r in rows} == {
+        ("memory/pets.md", "changed outside the app"), ("memory/travel.md", "changed outside the app")}
+    deleted = next(r for r in rows if r["file"] == "memory/travel.md")
+    assert run_cli("undo", BOT_ID, deleted["id"]).code == 0
+    assert (folder / "travel.md").read_text() == TOPIC_TEXT
+
+
+# ----- the installed command, end to end -----
+def test_installed_command_write_and_stale_write(run_exe, home):
+    shown = run_exe("show", BOT_ID, "MEMORY.md", "--json")
+    assert shown.returncode == 0, shown.stderr
+    current = json.loads(shown.stdout)["hash"]
+    new = (MEMORY_TEXT + "- from a script\n").encode()
+    saved = run_exe("write", BOT_ID, "MEMORY.md", "--expect-hash", current, stdin=new)
+    assert saved.returncode == 0, saved.stderr
+    assert memory_path(home).read_bytes() == new
+    stale = run_exe("write", BOT_ID, "MEMORY.md", "--expect-hash", current, stdin=b"overwrite\n")
+    assert stale.returncode == 3
+    assert stale.stdout.decode().strip() == sha(new)
+    assert len(stale.stderr.decode().strip().splitlines()) == 1 and b"Traceback" not in stale.stderr
+    assert memory_path(home).read_bytes() == new
+
+
+def test_installed_command_errors_are_one_sentence(run_exe):
+    for argv in (["show", BOT_ID, "../x"], ["gauge", "nobody"], ["rm", BOT_ID, "MEMORY.md"]):
+        proc = run_exe(*argv)
+        assert proc.returncode != 0
+        assert b"Traceback" not in proc.stderr
+        assert len(proc.stderr.decode().strip().splitlines()) == 1, proc.stderr
+
+
+def test_installed_command_remember_journal_undo(run_exe, home):
+    assert run_exe("remember", BOT_ID, "said through the script").returncode == 0
+    rows = json.loads(run_exe("journal", BOT_ID, "--json").stdout)
+    assert ROW_KEYS <= set(rows[0])
+    undo = run_exe("undo", BOT_ID, rows[0]["id"])
+    assert undo.returncode == 0, undo.stderr
+    assert memory_path(home).read_text() == MEMORY_TEXT
+    assert os.stat(memory_path(home)).st_mode & 0o077 == 0
