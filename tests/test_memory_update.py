@@ -140,9 +140,9 @@ def test_archive_written_before_memory(home, monkeypatch):
     order = []
     real = store_module.atomic_write_bytes
 
-    def spy(path, data):
+    def spy(path, data, **kwargs):
         order.append(path.name)
-        real(path, data)
+        real(path, data, **kwargs)
 
     monkeypatch.setattr(store_module, "atomic_write_bytes", spy)
     write_memory(home, full_memory())

@@ -45,6 +45,7 @@ class AddResult:
     moved: list[str] = field(default_factory=list)  # the facts moved to the archive, in file order
     must_trim: bool = False  # the lines that never move fill the budget by themselves
     redactions: int = 0
+    row_id: str | None = None  # the journal row of the MEMORY.md write
 
     def message(self) -> str:
         parts = ["Saved to MEMORY.md."]
@@ -69,6 +70,7 @@ class AddResult:
             "moved_count": len(self.moved),
             "must_trim": self.must_trim,
             "redactions": self.redactions,
+            "row_id": self.row_id,
             "message": self.message(),
         }
 
@@ -87,7 +89,8 @@ def _newline_of(text: str) -> str:
     return "\n"
 
 
-def build_entry(fact: str, day: date, chat: str | None, until: date | None, newline: str = "\n") -> str:
+def build_entry(fact: str, day: date, chat: str | None, until: date | None, newline: str = "\n",
+                *, noticed: bool = False) -> str:
     """The entry text (with its final newline): one dated bullet, later lines indented under it."""
     if not isinstance(fact, str) or not fact.strip():
         raise MemoryInputError("There is nothing to remember: give the words of the note.")
@@ -107,7 +110,7 @@ def build_entry(fact: str, day: date, chat: str | None, until: date | None, newl
         raise MemoryInputError("A chat name cannot hold quotes or line breaks.")
     source = f'chat "{chat}"' if chat else None
     try:
-        first = format_dated_entry(day, fact_lines[0], source=source, until=until)
+        first = format_dated_entry(day, fact_lines[0], source=source, until=until, noticed=noticed)
     except ValueError as exc:
         raise MemoryInputError(str(exc)) from None
     # Blank lines would end the entry early: the lines under a bullet are the indented non-blank ones.
@@ -171,14 +174,14 @@ class MemoryUpdate:
         self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
 
     def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
-            until: date | None = None) -> AddResult:
+            until: date | None = None, noticed: bool = False) -> AddResult:
         today = today or date.today()
         load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
             self.store.sync_outside_changes()
             current = self.store.read(MEMORY_FILE)
             newline = _newline_of(current.text)
-            entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline)
+            entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed)
             combined = _append(current.text, entry_text)
             entries = parse_entries(combined)
             just_written = {len(entries) - 1}  # the new entry is the last one
@@ -199,9 +202,10 @@ class MemoryUpdate:
                 moved=[e.fact for e in moved],
                 must_trim=_over_budget(lines, size),
                 redactions=result.redactions,
+                row_id=result.row_id,
             )
 
-    def forget(self, words: str, *, include_about_me: bool = True) -> "ForgetResult":
+    def forget(self, words: str, *, include_about_me: bool = True, today: date | None = None) -> "ForgetResult":
         """Remove every note that mentions all of the words as whole words, from every memory file."""
         pattern = words_pattern(words)
         profile = load_profile_learned(self.home)  # refused before anything is written when broken
@@ -220,7 +224,7 @@ class MemoryUpdate:
                     self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
                     result.removed.setdefault(rel, []).extend(removed)
             if not any(f.get("words", "").lower() == result.words.lower() for f in profile.forgotten):
-                profile.forgotten.append({"words": result.words, "at": date.today().isoformat()})
+                profile.forgotten.append({"words": result.words, "at": (today or date.today()).isoformat()})
                 save_profile_learned(self.home, profile)
         return result
 

@@ -217,40 +217,65 @@ class Home:
             ensure_inside(workspace, path)
         return MemoryPath(norm, path, kind)
 
-    def topic_paths(self, bot_id: str) -> list[Path]:
-        """Every memory/<topic>.md except the archive, by name; files with invalid names are skipped."""
-        folder = self.workspace(bot_id) / MEMORY_DIR
-        if not folder.is_dir():
+    def _files_in(self, bot_id: str, folder: Path, accept) -> list[Path]:
+        """Regular files in folder whose names pass accept(), sorted; links that lead out are skipped.
+
+        One scandir and one realpath per symlink, so a bot with thousands of topics is listed quickly.
+        """
+        root = os.path.realpath(self.workspace(bot_id))
+        real_folder = os.path.realpath(folder)
+        if not _within(real_folder, root):
+            return []
+        try:
+            entries = list(os.scandir(folder))
+        except (FileNotFoundError, NotADirectoryError):
             return []
         out = []
-        for p in sorted(folder.iterdir(), key=lambda p: p.name):
-            if p.name == ARCHIVE_NAME or not p.is_file():
+        for entry in entries:
+            if not accept(entry.name):
                 continue
             try:
-                validate_topic_name(p.name)
-                ensure_inside(self.workspace(bot_id), p)
-            except MemoryInputError:
+                if entry.is_symlink():
+                    real = os.path.realpath(entry.path)
+                    if not _within(real, root) or not os.path.isfile(real):
+                        continue
+                elif not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
                 continue
-            out.append(p)
-        return out
+            out.append(Path(entry.path))
+        return sorted(out, key=lambda p: p.name)
+
+    def topic_paths(self, bot_id: str) -> list[Path]:
+        """Every memory/<topic>.md except the archive, by name; files with invalid names are skipped."""
+        return self._files_in(bot_id, self.workspace(bot_id) / MEMORY_DIR, _is_topic_name)
 
     def log_paths(self, bot_id: str) -> list[Path]:
-        folder = self.workspace(bot_id) / MEMORY_DIR / LOG_DIR
-        if not folder.is_dir():
-            return []
-        return sorted(p for p in folder.iterdir() if p.is_file() and _valid_log_name(p.name))
+        return self._files_in(bot_id, self.workspace(bot_id) / MEMORY_DIR / LOG_DIR, _valid_log_name)
 
     def memory_files(self, bot_id: str) -> list[MemoryPath]:
         """Every memory file of the bot that exists: MEMORY.md, topics, archive, logs."""
-        found = []
-        candidates = [MEMORY_FILE, f"{MEMORY_DIR}/{ARCHIVE_NAME}"]
-        candidates += [f"{MEMORY_DIR}/{p.name}" for p in self.topic_paths(bot_id)]
-        candidates += [f"{MEMORY_DIR}/{LOG_DIR}/{p.name}" for p in self.log_paths(bot_id)]
-        for rel in candidates:
-            try:
-                mp = self.memory_path(bot_id, rel)
-            except MemoryInputError:
-                continue
-            if mp.path.is_file():
-                found.append(mp)
+        workspace = self.workspace(bot_id)
+        found = [
+            MemoryPath(MEMORY_FILE, p, FileKind.MEMORY)
+            for p in self._files_in(bot_id, workspace, lambda name: name == MEMORY_FILE)
+        ]
+        for p in self._files_in(bot_id, workspace / MEMORY_DIR, lambda n: n == ARCHIVE_NAME or _is_topic_name(n)):
+            kind = FileKind.ARCHIVE if p.name == ARCHIVE_NAME else FileKind.TOPIC
+            found.append(MemoryPath(f"{MEMORY_DIR}/{p.name}", p, kind))
+        found += [
+            MemoryPath(f"{MEMORY_DIR}/{LOG_DIR}/{p.name}", p, FileKind.LOG) for p in self.log_paths(bot_id)
+        ]
         return found
+
+
+def _within(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _is_topic_name(name: str) -> bool:
+    try:
+        validate_topic_name(name)
+    except MemoryInputError:
+        return False
+    return True

@@ -106,22 +106,27 @@ def make_private_dirs(folder: Path) -> None:
             item.mkdir(mode=0o700)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn."""
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
+
+    durable=False skips the fsyncs (still atomic): for caches that can be rebuilt, never for memory.
+    """
     folder = path.parent
     make_private_dirs(folder)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    fsync_dir(folder)
+    if durable:
+        fsync_dir(folder)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -133,8 +138,8 @@ def fsync_dir(folder: Path) -> None:
             os.close(dir_fd)
 
 
-def write_private_json(path: Path, data: object) -> None:
-    atomic_write_bytes(path, encode(json.dumps(data, ensure_ascii=False, indent=2) + "\n"))
+def write_private_json(path: Path, data: object, *, durable: bool = True) -> None:
+    atomic_write_bytes(path, encode(json.dumps(data, ensure_ascii=False, indent=2) + "\n"), durable=durable)
 
 
 # One lock per journal path for the whole process, re-entrant, plus flock across processes.
@@ -148,10 +153,13 @@ class _BotLock:
         self.thread_lock = threading.RLock()
         self.depth = 0
         self.fd: int | None = None
+        self.synced = False  # outside changes already journaled during this hold
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
         with self.thread_lock:
+            if self.depth == 0:
+                self.synced = False
             if self.depth == 0 and fcntl is not None:
                 make_private_dirs(self.path.parent)
                 self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -396,7 +404,8 @@ class MemoryStore:
 
     def _save_seen(self, seen: dict) -> None:
         try:
-            write_private_json(self._seen_path, seen)
+            # A cache: losing it only means the next look records a baseline again.
+            write_private_json(self._seen_path, seen, durable=False)
         except OSError as exc:
             log.error("could not save %s: %s", self._seen_path, exc)
 
@@ -414,7 +423,7 @@ class MemoryStore:
             return
         path = self._blobs / digest
         if not path.exists():
-            atomic_write_bytes(path, data)
+            atomic_write_bytes(path, data, durable=False)
 
     def _prune_blobs(self, seen: dict) -> None:
         if not self._blobs.is_dir():
@@ -447,8 +456,15 @@ class MemoryStore:
             self._prune_blobs(seen)
 
     def sync_outside_changes(self) -> list[JournalRow]:
-        """Journal every memory file that changed since the project last looked, as changed outside the app."""
+        """Journal every memory file that changed since the project last looked, as changed outside the app.
+
+        Once per hold of the bot's lock: later calls inside the same locked step (memory_update writing the
+        archive, then MEMORY.md) rely on the expected-hash checks instead of a second full look.
+        """
         with self.locked():
+            if self._lock.synced and self._lock.depth > 1:
+                return []
+            self._lock.synced = True
             seen = self._load_seen()
             first_look = seen is None
             seen = seen or {"files": {}}
