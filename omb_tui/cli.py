@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from datetime import date
 from typing import Callable, Sequence
 
 from .core.paths import Home, MemoryInputError
 
+# The kinds of turn recall knows (omb_tui.core.recall.RECALL_KINDS), kept here so --help never imports recall.
+RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
 EXIT_BAD_INPUT = 2
 EXIT_STALE = 3
 EXIT_NEEDS_CONFIRMATION = 4
@@ -224,6 +227,59 @@ def cmd_undo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_recall(args: argparse.Namespace) -> int:
+    from .core.recall import recall
+
+    bot = _bot(args)
+    result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind)  # logs auto-recall: …
+    if args.json:
+        _print_json(result.to_json())
+    elif result.block:
+        _write_text(result.block if result.block.endswith("\n") else result.block + "\n")
+    else:
+        print(f"Nothing recalled: {result.skipped}" if result.skipped else "Nothing recalled.", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from .core.session_search import session_search
+
+    bot = _bot(args)
+    query = " ".join(args.words) or None
+    if query is None and args.since is None and args.until is None:
+        raise CliError("Give words to search for, or --since / --until (or both).")
+    result = session_search(bot.home, bot.id, query, since=args.since, until=args.until,
+                            chat_id=args.chat, limit=args.limit)
+    if args.json:
+        _print_json(result.to_json())
+        return 0
+    if not result.hits:
+        print("Nothing found.")
+    for hit in result.hits:
+        when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "")
+        who = f"{hit.author}: " if hit.author else ""
+        print(f"{when:<16}  {hit.where}\n    {who}{' '.join(hit.text.split())[:300]}")
+    if result.disclosed_private_chats:
+        print(f"(found in private chats: {', '.join(result.disclosed_private_chats)}; the room is told)")
+    return 0
+
+
+def cmd_brief(args: argparse.Namespace) -> int:
+    from .core.brief import recent_work_brief
+
+    bot = _bot(args)
+    brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
+    if args.json:
+        _print_json(brief.to_json())
+    elif brief.text:
+        _write_text(brief.text if brief.text.endswith("\n") else brief.text + "\n")
+        if brief.chip:
+            print(f"({brief.chip})", file=sys.stderr)
+    else:
+        print("Nothing in the last two days outside this conversation.", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .core.demo import write_demo_home
 
@@ -292,12 +348,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("undo", cmd_undo, "Put a file back as it was before a journal row.")
     p.add_argument("row_id", metavar="ROW_ID")
     p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")
+    p = add("recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
+    p.add_argument("message", metavar="MESSAGE")
+    p.add_argument("--chat", metavar="ID", help="the conversation the message is in (its data decides the kind)")
+    p.add_argument("--kind", choices=RECALL_KINDS_HELP, help="who started the turn (default: person, a 1:1 chat)")
+    p = add("search", cmd_search, "session_search: conversations and memory files by words and/or time.", json=True)
+    p.add_argument("words", metavar="WORDS", nargs="*")
+    p.add_argument("--since", metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
+    p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
+    logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the auto-recall log line
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "home"):
@@ -311,6 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryInputError as exc:
         print(f"omb-tui: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `omb-tui search … | head`: the reader left; not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, ValueError) as exc:
         print(f"omb-tui: {_oserror_sentence(exc)}", file=sys.stderr)
         return 1

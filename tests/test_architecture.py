@@ -32,3 +32,10 @@ def test_no_core_module_imports_textual_rich_or_litellm():
 def test_command_line_start_does_not_import_litellm_or_the_app():
     loaded = imported_after("import omb_tui.cli as c; c.build_parser()")
     assert "litellm" not in loaded and "textual" not in loaded
+
+
+def test_cli_recall_kinds_match_the_core():
+    from omb_tui.cli import RECALL_KINDS_HELP
+    from omb_tui.core.recall import RECALL_KINDS
+
+    assert tuple(RECALL_KINDS_HELP) == tuple(RECALL_KINDS)

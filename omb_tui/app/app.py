@@ -8,6 +8,7 @@ screens follow.
 
 from __future__ import annotations
 
+import os
 import threading
 from importlib import import_module
 from pathlib import Path
@@ -57,6 +58,7 @@ class OmbApp(App[None]):
     TITLE = "omb-tui"
     CSS_PATH = style_path("app.tcss")
     MODES = {name: _lazy_screen(*where) for name, where in AREAS.items()}
+    DEFAULT_MODE = "bots"  # the first screen is the bots screen itself: no blank screen, no switch
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-now",
                 tooltip="Quit from anywhere"),
@@ -87,7 +89,6 @@ class OmbApp(App[None]):
     # ----- start-up -----
     def on_mount(self) -> None:
         self.sub_title = str(self.home.root)
-        self.switch_mode("bots")
         if self._initial_bot:
             self.open_bot(self._initial_bot)
         if self.watch_files:
@@ -171,5 +172,6 @@ def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None) -> Om
 
 
 def run_app(home: Home) -> int:
-    make_app(home).run()
+    # OMB_TUI_NO_WATCH=1 turns file watching off (e.g. on a network filesystem where it is costly).
+    make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH")).run()
     return 0

@@ -10,8 +10,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-import frontmatter
-
 from omb_tui.core.entries import parse_entries, split_lines
 
 MEMORY_MAX_LINES = 200
@@ -164,6 +162,8 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
     if not entries or entries[0].kind != "frontmatter":
         return TopicInfo(name=name, size_bytes=size)
     header = "".join(entries[0].lines[1:-1])
+    import frontmatter  # YAML costs start-up time; only topic listings need it
+
     try:
         metadata = frontmatter.YAMLHandler().load(header)
     except Exception:  # any YAML failure (syntax, recursion, bad tags) just means "broken header"

@@ -31,7 +31,6 @@ from .journal import (
     make_row,
 )
 from .paths import FileKind, Home, MemoryInputError, MemoryPath, NotFound, validate_topic_name
-from .redact import redact
 
 log = logging.getLogger("omb_tui.store")
 
@@ -334,6 +333,8 @@ class MemoryStore:
         note: str | None = None,
     ) -> WriteResult:
         """Write (or delete, when new_text is None) one file, journal it, and remember what it now says."""
+        from .redact import redact  # compiled on first write, not at start-up
+
         redactions = 0
         if new_text is not None:
             redaction = redact(new_text)
@@ -443,6 +444,8 @@ class MemoryStore:
         else:
             digest = text_hash(text)
             stat = mp.path.stat()
+            from .redact import redact
+
             redaction = redact(text)
             self._store_blob(redaction.text, digest)
             files[mp.rel] = {

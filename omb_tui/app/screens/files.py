@@ -64,6 +64,7 @@ class FilesScreen(BotScreen):
         self.kept_draft: str | None = None
         self.bot_name = ""
         self.folder = ""
+        self._focus_editor = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -102,6 +103,7 @@ class FilesScreen(BotScreen):
     # ----- loading -----
     def reload(self, *, bot_changed: bool) -> None:
         if bot_changed:
+            self._focus_editor = True
             self.current = None
             self.kept_draft = None
             self.query_one("#draft-pane").display = False
@@ -134,6 +136,9 @@ class FilesScreen(BotScreen):
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
         self._take_snapshot(snapshot, memory_text)
+        if self.focused is None or self._focus_editor:
+            self.editor.focus()  # a freshly opened bot: ready to type
+            self._focus_editor = False
 
     def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it."""

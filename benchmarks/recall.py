@@ -1,0 +1,319 @@
+"""Recall speed on a large bot: prints figures, asserts nothing.
+
+Spec: memory.md, "Recall before each turn" (recall runs before every turn, so it must stay fast as
+memory and history grow). Generates, in a temporary folder that is deleted afterwards, one bot with
+2,000 topic files and 5,000 conversations (about 100 MB of text), then prints in one run:
+
+- recall latency (median, p95) for varied messages, index up to date, as a turn would call it
+  (the freshness check included), and the same without the freshness check;
+- the time to bring the index up to date after one topic file changes;
+- the time to build the index from nothing;
+- the time of a plain scan over the same files for the same messages (ripgrep when installed,
+  Python otherwise), and how many times faster recall is.
+
+    .venv/bin/python benchmarks/recall.py                # the full size
+    .venv/bin/python benchmarks/recall.py --scale 0.1    # a quick run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from omb_tui.core import conversations as conv  # noqa: E402
+from omb_tui.core.paths import Home  # noqa: E402
+from omb_tui.core.brief import recent_work_brief  # noqa: E402
+from omb_tui.core.recall import recall  # noqa: E402
+from omb_tui.core.recall_index import RecallIndex  # noqa: E402
+from omb_tui.core.session_search import session_search  # noqa: E402
+from omb_tui.core.store import atomic_write_bytes  # noqa: E402
+from omb_tui.core.words import terms  # noqa: E402
+
+BOT = "bench"
+TODAY = date(2026, 9, 20)
+STOP = ("the and of to a in is that for it with as was on be at by this we you are from or have an they "
+        "which one had not but what all were when there can more if will about would their").split()
+SYLLABLES = ("ka ri to na me lo su vi de ra po li ne ta mo ku sa te ni ro da fi ze ba lu go he ja ke "
+             "ma no pe qu ru se ti vo wa xe yo zu an el in on un ar er or ir ur").split()
+
+
+def make_vocabulary(rng: random.Random, size: int) -> tuple[list[str], list[float]]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    ordered = sorted(words)
+    rng.shuffle(ordered)
+    cumulative, total = [], 0.0
+    for rank in range(1, size + 1):
+        total += 1.0 / rank**1.07  # Zipf: a few words are everywhere, most are rare
+        cumulative.append(total)
+    return ordered, cumulative
+
+
+class TextMaker:
+    def __init__(self, seed: int = 7, vocabulary: int = 40_000) -> None:
+        self.rng = random.Random(seed)
+        self.words, self.cumulative = make_vocabulary(self.rng, vocabulary)
+
+    def content(self, k: int) -> list[str]:
+        return self.rng.choices(self.words, cum_weights=self.cumulative, k=k)
+
+    def sentence(self, low: int = 8, high: int = 22) -> str:
+        n = self.rng.randint(low, high)
+        content = self.content(n)
+        out = [w if self.rng.random() > 0.42 else self.rng.choice(STOP) for w in content]
+        return out[0].capitalize() + " " + " ".join(out[1:]) + "."
+
+    def paragraph(self, sentences: int) -> str:
+        return " ".join(self.sentence() for _ in range(sentences))
+
+
+def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> int:
+    """Write the bot's files; returns the bytes written."""
+    rng = maker.rng
+    memory = home.workspace(BOT) / "memory"
+    memory.mkdir(parents=True)
+    written = 0
+    memory_md = "\n".join(f"- 2026-0{1 + n % 9}-1{n % 9} · {maker.sentence()}" for n in range(60)) + "\n"
+    atomic_write_bytes(home.workspace(BOT) / "MEMORY.md", memory_md.encode())
+    for n in range(topics):
+        title = " ".join(maker.content(2)).title()
+        lines = [
+            "---",
+            f"title: {title}",
+            f"description: {maker.sentence(6, 10)}",
+            f"aliases: [{', '.join(maker.content(2))}]",
+            "---",
+            f"# {title}",
+            "",
+        ]
+        for e in range(rng.randint(16, 30)):
+            day = TODAY - timedelta(days=rng.randint(0, 700))
+            line = f"- {day.isoformat()} · from chat \"{' '.join(maker.content(2))}\" · {maker.sentence(20, 45)}"
+            if rng.random() < 0.05:
+                line = f"- ~~{day.isoformat()} · {maker.sentence()}~~ · superseded {TODAY.isoformat()}"
+            lines.append(line)
+            if e % 8 == 7:
+                lines += ["", f"## {' '.join(maker.content(2)).title()}", "", maker.paragraph(3), ""]
+        data = ("\n".join(lines) + "\n").encode()
+        (memory / f"topic-{n:05d}.md").write_bytes(data)
+        written += len(data)
+    log = memory / "log"
+    log.mkdir()
+    for n in range(120):
+        day = TODAY - timedelta(days=n)
+        data = ("\n".join(f"- 09:{m:02d} · from chat \"x\" · said: \"{maker.sentence()}\"" for m in range(20)) + "\n").encode()
+        (log / f"{day.isoformat()}.md").write_bytes(data)
+        written += len(data)
+    chats = conv.chats_dir(home, BOT)
+    rooms = conv.rooms_dir(home)
+    chats.mkdir(parents=True)
+    rooms.mkdir(parents=True)
+    for folder in (chats, rooms):  # as conversations.create_conversation leaves them
+        (folder / conv.CHANGES_FILE).write_bytes(b"")
+    start = datetime(2026, 9, 20, 12, 0, tzinfo=timezone.utc)
+    for n in range(conversations):
+        room = n % 50 == 0
+        created = start - timedelta(days=rng.randint(0, 700), minutes=rng.randint(0, 1000))
+        header = {
+            "type": "conversation", "version": 1, "id": f"c{n:05d}", "title": " ".join(maker.content(3)),
+            "kind": "room" if room else "1:1", "started_by": {"kind": "person", "name": "Milind"},
+            "members": [{"kind": "person", "name": "Milind"}, {"kind": "bot", "name": BOT}],
+            "created": created.isoformat(timespec="seconds"),
+        }
+        lines = [json.dumps(header)]
+        for m in range(rng.randint(30, 50)):
+            person = m % 2 == 0
+            text = " ".join(maker.sentence() for _ in range(rng.randint(1, 3) if person else rng.randint(2, 6)))
+            lines.append(json.dumps({
+                "type": "message", "at": (created + timedelta(minutes=3 * m)).isoformat(timespec="seconds"),
+                "author_kind": "person" if person else "bot", "author": "Milind" if person else BOT,
+                "text": text, "failed": False,
+            }))
+        data = ("\n".join(lines) + "\n").encode()
+        ((rooms if room else chats) / f"c{n:05d}.ndjson").write_bytes(data)
+        written += len(data)
+    return written
+
+
+def make_messages(maker: TextMaker, count: int) -> list[str]:
+    rng = maker.rng
+    shapes = [
+        "What did we decide about {a}?",
+        "Can you remind me what the {a} {b} was?",
+        "Any news on {a} and {b} since last week?",
+        "Please check the {a} {b} {c} {d} {e} numbers again",
+        "We talked about {a} with {b} and {c}, what was the outcome?",
+        "{a} {b}",
+    ]
+    out = []
+    for n in range(count):
+        words = dict(zip("abcde", maker.content(5)))
+        out.append(shapes[n % len(shapes)].format(**words))
+    return out
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def python_scan(files: list[Path], words: list[str]) -> int:
+    pattern = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    found = 0
+    for path in files:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                if pattern.search(handle.read()):
+                    found += 1
+        except OSError:
+            pass
+    return found
+
+
+def rg_scan(roots: list[Path], words: list[str]) -> int:
+    args = ["rg", "-i", "-l", "--no-messages"]
+    for word in words:
+        args += ["-e", word]
+    done = subprocess.run(args + [str(r) for r in roots], capture_output=True, text=True)
+    return len(done.stdout.splitlines())
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="fraction of the full size (default 1)")
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--scans", type=int, default=10, help="messages to time the plain scan on")
+    parser.add_argument("--keep", action="store_true", help="keep the generated folder")
+    args = parser.parse_args()
+    topics = max(10, int(2000 * args.scale))
+    conversations = max(10, int(5000 * args.scale))
+    folder = Path(tempfile.mkdtemp(prefix="omb-recall-bench-"))
+    try:
+        home = Home(folder)
+        maker = TextMaker()
+        started = time.perf_counter()
+        size = generate(home, topics, conversations, maker)
+        print(f"generated {topics} topic files, {conversations} conversations, 120 daily logs: "
+              f"{size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
+        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+
+        index = RecallIndex(home, BOT)
+        started = time.perf_counter()
+        index.refresh(full=True)
+        build = time.perf_counter() - started
+        counts = index.counts()
+        index_mb = sum(p.stat().st_size for p in index.path.parent.glob(index.path.name + "*")) / 1e6
+        print(f"index: {counts['topic']} topic notes, {counts['memo']} other notes, {counts['message']} messages, "
+              f"{index_mb:.0f} MB on disk")
+        time.sleep(2.1)  # let the just-written folders settle (a folder changed in the last 2 s is looked at again)
+        index.refresh(full=True)
+
+        messages = make_messages(maker, args.queries)
+        # half the messages arrive in one of the person's 1:1 chats (left out of its own recall), half with no chat
+        chats = [f"c{n:05d}" for n in range(conversations) if n % 50]
+        chat_for = [chats[(n * 7919) % len(chats)] if n % 2 else None for n in range(len(messages))]
+        for message, chat in list(zip(messages, chat_for))[:20]:  # warm the page cache and SQLite's
+            recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
+        with_check, query_only, hits = [], [], 0
+        for message, chat in zip(messages, chat_for):
+            t = time.perf_counter()
+            result = recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
+            with_check.append(time.perf_counter() - t)
+            hits += len(result.notes) + len(result.passages)
+            t = time.perf_counter()
+            recall(home, BOT, message, chat_id=chat, today=TODAY, index=index, refresh=False)
+            query_only.append(time.perf_counter() - t)
+
+        updates = []
+        topic_files = sorted((home.workspace(BOT) / "memory").glob("topic-*.md"))
+        for n in range(20):
+            path = topic_files[(n * 97) % len(topic_files)]
+            text = path.read_text() + f"- {TODAY.isoformat()} · {maker.sentence()}\n"
+            atomic_write_bytes(path, text.encode())
+            t = time.perf_counter()
+            report = index.refresh()
+            updates.append(time.perf_counter() - t)
+            assert report.files_read == 1, report
+
+        time.sleep(2.1)  # the memory folder just changed: let it settle, as between two turns
+        appends = []
+        chat_files = sorted(conv.chats_dir(home, BOT).glob("*.ndjson"))
+        for n in range(20):
+            path = chat_files[(n * 89) % len(chat_files)]
+            conv.append_message(path, conv.Message("person", "Milind", datetime.now(timezone.utc), maker.sentence()))
+            t = time.perf_counter()
+            index.refresh()
+            appends.append(time.perf_counter() - t)
+
+        scan_roots = [home.workspace(BOT) / "memory", conv.conversations_dir(home)]
+        files = [p for root in scan_roots for p in root.rglob("*") if p.is_file()]
+        use_rg = shutil.which("rg") is not None
+        scans = []
+        for message in messages[: args.scans]:
+            words = terms(message) or ["x"]
+            t = time.perf_counter()
+            rg_scan(scan_roots, words) if use_rg else python_scan(files, words)
+            scans.append(time.perf_counter() - t)
+
+        bench_now = datetime(2026, 9, 20, 12, 0, tzinfo=timezone.utc)
+        searches = []
+        for message in messages[:20]:
+            t = time.perf_counter()
+            found = session_search(home, BOT, message, since="90d", now=bench_now, index=index)
+            searches.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        by_time = session_search(home, BOT, since="yesterday", now=bench_now, index=index)
+        by_time_seconds = time.perf_counter() - t
+        t = time.perf_counter()
+        brief = recent_work_brief(home, BOT, chat_id=chats[0], now=bench_now, index=index)
+        brief_seconds = time.perf_counter() - t
+
+        median_recall = statistics.median(with_check)
+        median_scan = statistics.median(scans)
+        print()
+        print(f"recall, as before a turn (freshness check included), {len(messages)} messages:")
+        print(f"  median {ms(median_recall)}, p95 {ms(percentile(with_check, 0.95))}, "
+              f"{hits / len(messages):.1f} items per recall")
+        print(f"recall, query only (index known fresh): median {ms(statistics.median(query_only))}, "
+              f"p95 {ms(percentile(query_only, 0.95))}")
+        print(f"index up to date after one topic file changed: median {ms(statistics.median(updates))}, "
+              f"p95 {ms(percentile(updates, 0.95))}")
+        print(f"index up to date after one message appended: median {ms(statistics.median(appends))}, "
+              f"p95 {ms(percentile(appends, 0.95))}")
+        print(f"session_search, words and since 90d: median {ms(statistics.median(searches))} "
+              f"({len(found.hits)} hits for the last); since yesterday alone: {ms(by_time_seconds)} "
+              f"({len(by_time.hits)} hits)")
+        print(f"recent-work brief: {ms(brief_seconds)} ({len(brief.lines)} lines, {len(brief.text)} characters)")
+        print(f"index built from nothing: {build:.1f} s")
+        print(f"plain scan ({'ripgrep' if use_rg else 'Python, ripgrep is not installed'}) over {len(files)} files: "
+              f"median {ms(median_scan)}")
+        print(f"recall is {median_scan / median_recall:.0f} times faster than the scan")
+    finally:
+        if args.keep:
+            print(f"kept {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,727 @@
+"""A bot's conversations on disk: one append-only ndjson file per 1:1 chat or room.
+
+Spec: memory.md, "Recall before each turn" (who started a turn decides whether other conversations
+are recalled) and "What a bot knows about its other conversations" (1:1 chats and rooms, membership).
+The format is described for people in docs/conversations.md:
+
+    <home>/conversations/chats/<botId>/<chatId>.ndjson    a bot's 1:1 chats (and routine, webhook,
+                                                          bot and hand-off tasks)
+    <home>/conversations/rooms/<roomId>.ndjson            rooms; a bot sees a room while it is a member
+
+They live under the home, not in a bot's workspace: the bot's file tools work in its workspace, and a
+transcript the bot could rewrite would not be a record of what was said.
+
+The first line is the header, then one JSON object per line: a message, or a change of members.
+A damaged line is skipped (and logged), never an error; a last line still being written (no newline
+yet) is left for the next read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .paths import Home, InvalidName, MemoryInputError, NotFound, validate_bot_id
+from .store import atomic_write_bytes, make_private_dirs
+
+log = logging.getLogger("omb_tui.conversations")
+
+FORMAT_VERSION = 1
+KIND_CHAT = "1:1"
+KIND_ROOM = "room"
+KINDS = (KIND_CHAT, KIND_ROOM)
+# Who wrote a message.
+AUTHOR_KINDS = ("person", "bot", "harness")
+# Who started a conversation or a turn: a person, or one of the starts that recall notes only.
+STARTERS = ("person", "routine", "bot", "webhook", "handoff")
+
+# Each conversation folder holds `.changes`: the names of files just written, one a line (see note_change).
+CHANGES_FILE = ".changes"
+CHANGES_MAX_BYTES = 256 * 1024
+_MESSAGE_LINE = b'{"type":"message"'  # how this module writes a message line: skipped fast when not wanted
+_STARTER_WORDS = {"routine": "routine run", "webhook": "webhook task", "handoff": "hand-off"}
+_CONVERSATION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def conversations_dir(home: Home) -> Path:
+    """`<home>/conversations`: outside every workspace, so no bot's file tools reach it."""
+    return home.root / "conversations"
+
+
+def chats_dir(home: Home, bot_id: str) -> Path:
+    """`<home>/conversations/chats/<botId>`: the bot's 1:1 chats and tasks."""
+    return conversations_dir(home) / "chats" / validate_bot_id(bot_id)
+
+
+def rooms_dir(home: Home) -> Path:
+    """`<home>/conversations/rooms`: every room, seen by the bots its members line names."""
+    return conversations_dir(home) / "rooms"
+
+
+def validate_conversation_id(conversation_id: str) -> str:
+    """An id is one safe file name: letters, digits, dots, dashes, underscores; InvalidName otherwise."""
+    if not isinstance(conversation_id, str) or not _CONVERSATION_ID.match(conversation_id) or ".." in conversation_id:
+        raise InvalidName(
+            f"'{conversation_id}' is not a valid conversation id: use letters, numbers, dots, dashes and "
+            "underscores (at most 128)."
+        )
+    return conversation_id
+
+
+@dataclass(frozen=True)
+class Member:
+    kind: str  # "person" | "bot"
+    name: str  # a person's name, or a bot's id
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "name": self.name}
+
+    @classmethod
+    def from_json(cls, data: object) -> "Member | None":
+        if isinstance(data, dict) and isinstance(data.get("name"), str) and data.get("kind") in ("person", "bot"):
+            return cls(data["kind"], data["name"])
+        return None
+
+
+@dataclass(frozen=True)
+class Starter:
+    kind: str  # one of STARTERS
+    name: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Message:
+    """One line of a conversation: who wrote it, when, and what."""
+
+    author_kind: str  # "person" | "bot" | "harness"
+    author: str  # a person's name, a bot's id, or what the harness is (e.g. "routine")
+    at: datetime  # timezone-aware
+    text: str
+    failed: bool = False  # a bot's reply whose turn failed
+    origin: str | None = None  # for the message that starts a turn: who started it (one of STARTERS)
+    id: str | None = None
+    seq: int = 0  # position among the conversation's messages, from 0
+
+    def to_json(self) -> dict:
+        data: dict = {
+            "type": "message",
+            "at": self.at.isoformat(timespec="seconds"),
+            "author_kind": self.author_kind,
+            "author": self.author,
+            "text": self.text,
+            "failed": self.failed,
+        }
+        if self.origin:
+            data["origin"] = self.origin
+        if self.id:
+            data["id"] = self.id
+        return data
+
+
+@dataclass
+class Conversation:
+    """A 1:1 chat or a room: its header, current members and messages (oldest first)."""
+
+    id: str
+    title: str
+    kind: str  # "1:1" | "room"
+    started_by: Starter
+    members: list[Member]
+    created: datetime
+    path: Path | None = None
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def is_room(self) -> bool:
+        return self.kind == KIND_ROOM
+
+    def has_bot(self, bot_id: str) -> bool:
+        return any(m.kind == "bot" and m.name == bot_id for m in self.members)
+
+    def people(self) -> list[str]:
+        return [m.name for m in self.members if m.kind == "person"]
+
+    def label(self) -> str:
+        """How a brief or a search hit names it: `1:1 with Milind · "Invoices"` or `room "Launch"`."""
+        if self.is_room:
+            return f'room "{self.title}"'
+        people = self.people()
+        starter = self.started_by
+        if starter.kind == "person":
+            return f'1:1 with {", ".join(people) or starter.name or "a person"} · "{self.title}"'
+        if starter.kind == "bot":
+            return f'task from {starter.name or "another bot"} · "{self.title}"'
+        return f'{_STARTER_WORDS.get(starter.kind, starter.kind)} · "{self.title}"'
+
+    def recall_kind(self) -> str:
+        """Spec, "Recall before each turn": `person` (other conversations recalled) or what started it."""
+        if self.is_room:
+            return "room"
+        return self.started_by.kind if self.started_by.kind in STARTERS else "bot"
+
+    def header_json(self) -> dict:
+        return {
+            "type": "conversation",
+            "version": FORMAT_VERSION,
+            "id": self.id,
+            "title": self.title,
+            "kind": self.kind,
+            "started_by": self.started_by.to_json(),
+            "members": [m.to_json() for m in self.members],
+            "created": self.created.isoformat(timespec="seconds"),
+        }
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO 8601 time; one without an offset is taken as local time."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.astimezone()
+
+
+def header_from_json(data: object, path: Path | None = None) -> Conversation | None:
+    """The conversation a header line describes, or None when it is not a usable header."""
+    if not isinstance(data, dict) or data.get("type") != "conversation":
+        return None
+    conversation_id = data.get("id")
+    kind = data.get("kind")
+    if not isinstance(conversation_id, str) or kind not in KINDS:
+        return None
+    started = data.get("started_by") if isinstance(data.get("started_by"), dict) else {}
+    starter_kind = started.get("kind") if started.get("kind") in STARTERS else "bot"
+    members = [m for m in (Member.from_json(item) for item in data.get("members") or []) if m]
+    created = parse_time(data.get("created")) or datetime.fromtimestamp(0).astimezone()
+    return Conversation(
+        id=conversation_id,
+        title=str(data.get("title") or conversation_id),
+        kind=kind,
+        started_by=Starter(starter_kind, str(started.get("name") or "")),
+        members=members,
+        created=created,
+        path=path,
+    )
+
+
+def message_from_json(data: dict, seq: int) -> Message | None:
+    """The message a line holds, or None when it lacks a valid time, author kind or text."""
+    at = parse_time(data.get("at"))
+    text = data.get("text")
+    author_kind = data.get("author_kind")
+    if at is None or not isinstance(text, str) or author_kind not in AUTHOR_KINDS:
+        return None
+    origin = data.get("origin") if data.get("origin") in STARTERS else None
+    return Message(
+        author_kind=author_kind,
+        author=str(data.get("author") or author_kind),
+        at=at,
+        text=text,
+        failed=data.get("failed") is True,
+        origin=origin,
+        id=data.get("id") if isinstance(data.get("id"), str) else None,
+        seq=seq,
+    )
+
+
+class ConversationReader:
+    """Reads a conversation file line by line from a byte offset, so an index can take only what was appended."""
+
+    def __init__(self, conversation: Conversation | None = None, next_seq: int = 0) -> None:
+        self.conversation = conversation
+        self.next_seq = next_seq
+        self.members_changed = False
+
+    def feed(self, raw: bytes, path: Path) -> Message | None:
+        """One complete line; returns the message it holds, if any. Damaged lines are skipped and logged."""
+        line = raw.strip()
+        if not line:
+            return None
+        try:
+            data = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            log.warning("skipped a damaged line in %s", path)
+            return None
+        if self.conversation is None:
+            self.conversation = header_from_json(data, path)
+            if self.conversation is None:
+                log.warning("%s does not start with a conversation header; skipped", path)
+            return None
+        if not isinstance(data, dict):
+            log.warning("skipped a damaged line in %s", path)
+            return None
+        kind = data.get("type", "message")
+        if kind == "members":
+            members = [m for m in (Member.from_json(item) for item in data.get("members") or []) if m]
+            self.conversation.members = members
+            self.members_changed = True
+            return None
+        if kind == "title" and isinstance(data.get("title"), str):
+            self.conversation.title = data["title"]
+            return None
+        if kind != "message":
+            return None  # a line type this version does not know: kept in the file, ignored here
+        message = message_from_json(data, self.next_seq)
+        if message is None:
+            log.warning("skipped a damaged message in %s", path)
+            return None
+        self.next_seq += 1
+        return message
+
+
+def read_lines(path: Path, start: int = 0) -> tuple[list[bytes], int]:
+    """Complete lines from byte `start`, and the offset just past the last one (a partial line waits)."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read()
+    end = data.rfind(b"\n")
+    if end < 0:
+        return [], start
+    return data[: end + 1].split(b"\n")[:-1], start + end + 1
+
+
+def read_conversation(path: Path, *, header_only: bool = False, messages: bool = True) -> Conversation | None:
+    """Read one conversation file; None when it is missing or has no header. Never raises on damage.
+
+    `header_only` reads the first line alone; `messages=False` reads the members and title lines too
+    but skips the messages (what a room's current members need, fast for a long conversation).
+    """
+    try:
+        if header_only:
+            with open(path, "rb") as handle:
+                first = handle.readline()
+            reader = ConversationReader()
+            reader.feed(first, path)
+            return reader.conversation
+        lines, _ = read_lines(path)
+        if not lines:  # a header still being written, or a file without a newline at all
+            with open(path, "rb") as handle:
+                lines = [handle.read()]
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+    reader = ConversationReader()
+    found: list[Message] = []
+    for n, raw in enumerate(lines):
+        if n and not messages and raw.startswith(_MESSAGE_LINE):
+            continue
+        message = reader.feed(raw, path)
+        if message is not None:
+            found.append(message)
+    if reader.conversation is None:
+        return None
+    reader.conversation.messages = found
+    return reader.conversation
+
+
+def chat_paths(home: Home, bot_id: str) -> list[Path]:
+    """The bot's 1:1 conversation files, by name."""
+    folder = chats_dir(home, bot_id)
+    return sorted(folder.glob("*.ndjson")) if folder.is_dir() else []
+
+
+def room_paths(home: Home) -> list[Path]:
+    """Every room file, by name (members or not)."""
+    folder = rooms_dir(home)
+    return sorted(folder.glob("*.ndjson")) if folder.is_dir() else []
+
+
+def list_conversations(home: Home, bot_id: str, *, with_messages: bool = False) -> list[Conversation]:
+    """The bot's 1:1 chats and the rooms it is a member of now (spec: "covers the rooms the bot is a member of")."""
+    found = []
+    for path in chat_paths(home, bot_id):
+        conversation = read_conversation(path, header_only=not with_messages)
+        if conversation is not None:
+            found.append(conversation)
+    for path in room_paths(home):
+        conversation = read_conversation(path, messages=with_messages)  # members can change further down
+        if conversation is not None and conversation.has_bot(bot_id):
+            found.append(conversation)
+    return found
+
+
+def conversation_path(home: Home, bot_id: str, conversation_id: str) -> Path:
+    """Where the bot's conversation lives: its 1:1 chats first, then the rooms."""
+    validate_conversation_id(conversation_id)
+    chat = chats_dir(home, bot_id) / f"{conversation_id}.ndjson"
+    if chat.is_file():
+        return chat
+    room = rooms_dir(home) / f"{conversation_id}.ndjson"
+    if room.is_file():
+        return room
+    raise NotFound(f"{bot_id} has no conversation '{conversation_id}'.")
+
+
+def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_messages: bool = False) -> Conversation:
+    """The bot's 1:1 chat or a room it is a member of (its messages only when asked); NotFound otherwise."""
+    path = conversation_path(home, bot_id, conversation_id)
+    conversation = read_conversation(path, messages=with_messages)
+    if conversation is None:
+        raise NotFound(f"The conversation '{conversation_id}' has no readable header.")
+    if conversation.is_room and not conversation.has_bot(bot_id):
+        raise NotFound(f"{bot_id} is not a member of the room '{conversation_id}'.")
+    return conversation
+
+
+def _encode_line(data: dict) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "surrogateescape")
+
+
+def create_conversation(home: Home, conversation: Conversation, bot_id: str | None = None) -> Path:
+    """Write a new conversation's header: a 1:1 chat under `chats/<bot_id>/`, a room under `rooms/`."""
+    validate_conversation_id(conversation.id)
+    if conversation.kind == KIND_ROOM:
+        folder = rooms_dir(home)
+    else:
+        if bot_id is None:
+            raise MemoryInputError("A 1:1 chat belongs to one bot: name it.")
+        folder = chats_dir(home, bot_id)
+    make_private_dirs(folder)
+    path = folder / f"{conversation.id}.ndjson"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise MemoryInputError(f"The conversation '{conversation.id}' already exists.") from None
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(_encode_line(conversation.header_json()))
+    conversation.path = path
+    note_change(path)
+    return path
+
+
+def _append(path: Path, line: bytes) -> None:
+    """One write of one whole line with O_APPEND, then the change is noted for readers."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        with contextlib.suppress(ImportError, OSError):
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, line)
+    finally:
+        os.close(fd)  # closing releases the lock
+    note_change(path)
+
+
+def note_change(path: Path) -> None:
+    """Add the file's name to its folder's `.changes`, so a reader looks at that file and no other.
+
+    An append changes no folder's mtime, and looking at 5,000 files after every message would be
+    slow. When `.changes` passes CHANGES_MAX_BYTES it is replaced by an empty file; a reader that
+    sees it replaced looks at every file once. Failing to note a change is never an error: readers
+    also look at every file now and then.
+    """
+    feed = path.parent / CHANGES_FILE
+    try:
+        fd = os.open(feed, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, (path.name + "\n").encode("utf-8", "surrogateescape"))
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size > CHANGES_MAX_BYTES:
+            atomic_write_bytes(feed, b"")
+    except OSError as exc:
+        log.warning("could not note a change to %s: %s", path, exc)
+
+
+def append_message(path: Path, message: Message) -> None:
+    """Append one message to a conversation file (see docs/conversations.md)."""
+    if message.author_kind not in AUTHOR_KINDS:
+        raise MemoryInputError(f"'{message.author_kind}' is not an author kind: use person, bot or harness.")
+    if message.origin is not None and message.origin not in STARTERS:
+        raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
+    if message.at.tzinfo is None:
+        message = dataclasses.replace(message, at=message.at.astimezone())
+    _append(path, _encode_line(message.to_json()))
+
+
+def set_members(path: Path, members: Iterable[Member], at: datetime | None = None) -> None:
+    """Record who is in a room from now on (a `members` line; the newest one counts)."""
+    moment = (at or datetime.now()).astimezone()
+    data = {"type": "members", "at": moment.isoformat(timespec="seconds"), "members": [m.to_json() for m in members]}
+    _append(path, _encode_line(data))
+
+
+def write_conversation(path: Path, conversation: Conversation) -> None:
+    """Write a whole conversation at once (atomically): the header, then its messages."""
+    lines = [_encode_line(conversation.header_json())]
+    lines += [_encode_line(m.to_json()) for m in conversation.messages]
+    atomic_write_bytes(path, b"".join(lines))
+    conversation.path = path
+    note_change(path)
+
+
+# ----- sample conversations for `omb-tui demo` -----
+
+# Each script: (id, title, days before today, [(minutes after 09:00, author, text)]), author "p" or "b".
+_SCOUT_CHATS = [
+    (
+        "invoice-reconciliation",
+        "Invoice reconciliation",
+        1,
+        [
+            (0, "p", "Can you go through the September invoices from Acme and flag anything that does not match "
+                     "a purchase order? Finance wants it before Friday."),
+            (4, "b", "I went through all 42 Acme invoices for September. Three do not match a purchase order: "
+                     "INV-2291 (billed 18 hours, PO says 12), INV-2304 (a duplicate of INV-2299) and INV-2310 "
+                     "(no PO number at all). Everything else reconciles to the cent."),
+            (9, "p", "Good. Send the three flagged invoices back to Acme with a short note, and copy Dana in "
+                     "finance."),
+            (12, "b", "Sent the three flagged invoices back to Acme with a note for each, and copied Dana. I asked "
+                      "Acme for a corrected INV-2291 and a credit note for the duplicate by next Wednesday."),
+        ],
+    ),
+    (
+        "lisbon-offsite",
+        "Lisbon offsite planning",
+        9,
+        [
+            (0, "p", "We are doing the team offsite in Lisbon in October, 14 people, three nights. Can you find "
+                     "a hotel near Cais do Sodre with a meeting room?"),
+            (6, "b", "Three options with a meeting room for 14: Hotel Baixa Rio (EUR 168 a night, room for 20), "
+                     "LX Factory Lofts (EUR 142, room for 16, a 10 minute tram ride) and Casa do Rio (EUR 190, "
+                     "river view, room for 14 exactly). Baixa Rio is the only one that includes breakfast."),
+            (15, "p", "Book Baixa Rio for the 14th to the 17th of October. Vegetarian dinner on the first night, "
+                      "two people are vegan."),
+            (21, "b", "Booked Hotel Baixa Rio, 14 rooms, 14 to 17 October, confirmation BR-55812. The first "
+                      "night's dinner is at Ao 26 Vegan Food Project, a table for 14 at 19:30, fully vegetarian "
+                      "with vegan mains."),
+        ],
+    ),
+    (
+        "competitor-pricing",
+        "Competitor pricing research",
+        23,
+        [
+            (0, "p", "Can you compare what Northwind and Contoso charge for their team plans? I want to know if "
+                     "our 12 euro seat price still makes sense."),
+            (8, "b", "Northwind charges 15 euro per seat per month on the team plan with a five seat minimum; "
+                     "Contoso charges 11 euro but caps storage at 50 GB and charges extra for single sign-on. "
+                     "At 12 euro we sit between them, and we are the only one with single sign-on included."),
+            (14, "p", "Interesting. Keep the price, but write a short paragraph for the pricing page about "
+                      "single sign-on being included."),
+            (19, "b", "Here is the paragraph: \"Single sign-on is included on every team plan, at no extra "
+                      "cost. Connect Okta, Google Workspace or Microsoft Entra in a few minutes.\""),
+        ],
+    ),
+    (
+        "dentist-reminder",
+        "Dentist appointment",
+        37,
+        [
+            (0, "p", "Remind me that the dentist moved my appointment to the 3rd of next month at 08:30."),
+            (1, "b", "Noted: the dentist appointment is now on the 3rd at 08:30. I will remind you the day "
+                     "before."),
+        ],
+    ),
+]
+
+_SCOUT_ROOM = (
+    "launch-room",
+    "Launch",
+    [
+        (15, 0, "p", "Morning all. Where are we with the launch checklist for the 2.0 release?"),
+        (15, 3, "b", "Release notes are drafted and the pricing page copy is ready for review. The only open "
+                     "item on my side is the screenshots for the onboarding guide."),
+        (15, 5, "o", "Billing is ready: the new plans are live in the staging environment and the invoices "
+                     "template has the new single sign-on line."),
+        (6, 0, "p", "Quick standup: the launch date moved from Tuesday to Thursday because of the app store "
+                    "review."),
+        (6, 2, "b", "Understood, launch is Thursday. I moved the announcement email and the blog post to "
+                    "Thursday 10:00 and told the support team."),
+        (0, 0, "p", "Final check for tomorrow's launch: anything blocking?"),
+        (0, 2, "b", "Nothing blocking. Screenshots for the onboarding guide are done, the announcement email "
+                    "is scheduled for 10:00, and the status page is ready."),
+    ],
+)
+
+_LEDGER_CHATS = [
+    (
+        "quarterly-close",
+        "Quarterly close",
+        0,
+        [
+            (0, "p", "Start the Q3 close: list the accounts that still have unreconciled items."),
+            (5, "b", "Four accounts still have unreconciled items for Q3: the Stripe clearing account (7 "
+                     "items), petty cash (2), the Acme receivable (3 invoices under dispute) and the corporate "
+                     "card (11 receipts missing)."),
+        ],
+    ),
+    (
+        "vat-return",
+        "VAT return",
+        12,
+        [
+            (0, "p", "When is the next VAT return due, and do we owe anything?"),
+            (3, "b", "The next VAT return is due on the 7th of next month. Based on the ledger we owe about "
+                     "EUR 4,820, mostly from the September consulting invoices."),
+        ],
+    ),
+]
+
+_ATLAS_CHATS = [
+    (
+        "office-move",
+        "Office move",
+        5,
+        [
+            (0, "p", "We are moving the Pune office to the new building on Baner Road in November. Make a list "
+                     "of what needs to happen."),
+            (7, "b", "The move list: give notice on the old lease (three months), book movers for the second "
+                     "week of November, move the internet contract (ten working days' notice), order 20 desks, "
+                     "and update the address on invoices and the website."),
+        ],
+    ),
+]
+
+_QUILL_CHATS = [
+    (
+        "newsletter-draft",
+        "October newsletter",
+        3,
+        [
+            (0, "p", "Draft the October newsletter: the 2.0 launch, the Lisbon offsite, and a customer story."),
+            (9, "b", "Draft ready: a lead story on the 2.0 launch and single sign-on, a short piece on the "
+                     "Lisbon offsite, and a customer story about how Northwind Traders cut their month-end "
+                     "close from five days to two."),
+        ],
+    ),
+]
+
+
+class _Clock:
+    """Sample times: a given hour on a day before `today`; today's are moved earlier so they are not in the future."""
+
+    def __init__(self, today: date, now: datetime) -> None:
+        self.today = today
+        self.latest_today = now.astimezone() - timedelta(hours=3)
+
+    def at(self, days_before: int, minutes: int, start_hour: int = 9) -> datetime:
+        day = self.today - timedelta(days=days_before)
+        start = datetime.combine(day, time(start_hour)).astimezone()
+        if days_before == 0 and start > self.latest_today:
+            start = self.latest_today
+        return start + timedelta(minutes=minutes)
+
+
+def _chat(bot_id: str, person: str, script: tuple, clock: _Clock) -> Conversation:
+    conversation_id, title, days_before, turns = script
+    created = clock.at(days_before, 0)
+    conversation = Conversation(
+        id=conversation_id,
+        title=title,
+        kind=KIND_CHAT,
+        started_by=Starter("person", person),
+        members=[Member("person", person), Member("bot", bot_id)],
+        created=created,
+    )
+    for minutes, who, text in turns:
+        author_kind, author = ("person", person) if who == "p" else ("bot", bot_id)
+        conversation.messages.append(
+            Message(author_kind, author, clock.at(days_before, minutes), text,
+                    origin="person" if who == "p" else None)
+        )
+    return conversation
+
+
+def write_sample_conversations(
+    home: Home,
+    bot_ids: Mapping[str, str],
+    today: date,
+    person: str = "Milind",
+    now: datetime | None = None,
+) -> list[Path]:
+    """Write the demo's conversations (for `omb-tui demo`); returns the files written.
+
+    `bot_ids` maps the demo's roles to the bot ids to use: `scout` (several 1:1 chats over five weeks and
+    the "Launch" room), `ledger` (1:1 chats, a member of the room), `atlas` and `quill` (one 1:1 chat
+    each). A missing role is left out. Existing sample files are replaced; other conversations are not
+    touched. One chat of each bot is dated today or yesterday so the recent-work brief has something;
+    today's messages are placed at least three hours before `now` (default: the current time, or the
+    end of `today` when it is another day), never in the future.
+    """
+    if now is None:
+        now = datetime.now() if today == date.today() else datetime.combine(today, time(23, 59))
+    clock = _Clock(today, now)
+    written: list[Path] = []
+    plans = [
+        ("scout", _SCOUT_CHATS),
+        ("ledger", _LEDGER_CHATS),
+        ("atlas", _ATLAS_CHATS),
+        ("quill", _QUILL_CHATS),
+    ]
+    for role, scripts in plans:
+        bot_id = bot_ids.get(role)
+        if not bot_id:
+            continue
+        for script in scripts:
+            conversation = _chat(validate_bot_id(bot_id), person, script, clock)
+            path = chats_dir(home, bot_id) / f"{conversation.id}.ndjson"
+            write_conversation(path, conversation)
+            written.append(path)
+        if role == "scout":
+            written.append(_write_sample_room(home, bot_id, bot_ids.get("ledger"), person, clock))
+    # A routine run: the harness starts it, so recall in it gives notes only.
+    scout = bot_ids.get("scout")
+    if scout:
+        routine = Conversation(
+            id="morning-digest",
+            title="Morning digest",
+            kind=KIND_CHAT,
+            started_by=Starter("routine", "Morning digest"),
+            members=[Member("person", person), Member("bot", scout)],  # the person's own routine
+            created=clock.at(0, -90),
+        )
+        routine.messages = [
+            Message("harness", "routine", clock.at(0, -90), "Routine \"Morning digest\": summarise "
+                    "yesterday's email and calendar.", origin="routine"),
+            Message("bot", scout, clock.at(0, -88), "Yesterday: 23 emails (two need a reply: Acme about "
+                    "the corrected invoice, and the Baixa Rio hotel about room setup), and three meetings "
+                    "today, the first at 10:00."),
+        ]
+        path = chats_dir(home, scout) / f"{routine.id}.ndjson"
+        write_conversation(path, routine)
+        written.append(path)
+    return written
+
+
+def _write_sample_room(home: Home, scout: str, other_bot: str | None, person: str, clock: _Clock) -> Path:
+    room_id, title, turns = _SCOUT_ROOM
+    members = [Member("person", person), Member("person", "Dana"), Member("bot", scout)]
+    if other_bot:
+        members.append(Member("bot", other_bot))
+    room = Conversation(
+        id=room_id,
+        title=title,
+        kind=KIND_ROOM,
+        started_by=Starter("person", person),
+        members=members,
+        created=clock.at(15, 0),
+    )
+    for days_before, minutes, who, text in turns:
+        if who == "p":
+            author_kind, author, origin = "person", person, "person"
+        elif who == "b":
+            author_kind, author, origin = "bot", scout, None
+        else:
+            if not other_bot:
+                continue
+            author_kind, author, origin = "bot", other_bot, None
+        room.messages.append(Message(author_kind, author, clock.at(days_before, minutes, 10), text,
+                                     origin=origin))
+    path = rooms_dir(home) / f"{room.id}.ndjson"
+    write_conversation(path, room)
+    return path

@@ -1,0 +1,239 @@
+"""`session_search`: the bot looks through its conversations and memory files, by words and/or time.
+
+Spec: memory.md, "What a bot knows about its other conversations" ("Recall by time": `since` of
+`24h`, `3d`, `yesterday` or a date, and `until`, with or without words; the rooms the bot is a member
+of and its 1:1 tasks; hits name the room or task they came from; a private chat found from a room is
+marked, and the room is told), the opening (memory off excludes memory files) and "What loads, and the
+budget" (the archive is searched, so a moved line is still found). Daily logs are searched too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+
+from . import conversations as conv
+from .paths import Home, MemoryInputError, validate_bot_id
+from .recall_index import MessageHit, NoteHit, RecallIndex, open_index
+from .settings import load_bot_settings
+from .words import matches_needed, words
+
+DEFAULT_LIMIT = 20
+TEXT_MAX = 500
+_DURATION = re.compile(r"^\s*(\d+)\s*(m|min|mins|h|hr|hrs|d|day|days|w|wk|wks|week|weeks)\s*$", re.IGNORECASE)
+_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_when(value: str | date | datetime | None, *, now: datetime, end: bool) -> datetime | None:
+    """A `since` (end=False) or `until` (end=True) bound as an aware datetime.
+
+    `24h`, `90m`, `3d`, `2w`: that long before now. `today`, `yesterday`: the start of that day for
+    `since`, its end for `until`. A date (`2026-09-10`): likewise its start or end. An ISO time: itself.
+    """
+    if value is None or value == "":
+        return None
+    now = now.astimezone()
+    if isinstance(value, datetime):
+        return value.astimezone()
+    if isinstance(value, date):
+        return _day_bound(value, end)
+    text = str(value).strip()
+    duration = _DURATION.match(text)
+    if duration:
+        amount, unit = int(duration.group(1)), duration.group(2).lower()
+        return now - timedelta(seconds=amount * _UNITS[unit[0]])
+    lowered = text.lower()
+    if lowered in ("today", "yesterday"):
+        day = now.date() - timedelta(days=1 if lowered == "yesterday" else 0)
+        return _day_bound(day, end)
+    if lowered == "now":
+        return now
+    try:
+        return _day_bound(date.fromisoformat(text), end)
+    except ValueError:
+        pass
+    moment = conv.parse_time(text)
+    if moment is None:
+        raise MemoryInputError(
+            f"'{value}' is not a time: use 24h, 3d, yesterday, today, a date (2026-09-10) or an ISO time."
+        )
+    return moment
+
+
+def _day_bound(day: date, end: bool) -> datetime:
+    if end:
+        return datetime.combine(day, time.max).astimezone()
+    return datetime.combine(day, time.min).astimezone()
+
+
+@dataclass
+class SearchHit:
+    """One thing found, naming where it came from (`where`): a room, a 1:1 chat or task, or a memory file."""
+
+    source: str  # "conversation" | "memory"
+    where: str
+    text: str
+    matched: list[str]
+    score: float
+    at: datetime | None = None  # a message's time
+    day: date | None = None  # a note's date
+    conversation: str | None = None
+    conversation_kind: str | None = None
+    author: str | None = None
+    author_kind: str | None = None
+    failed: bool = False
+    private: bool = False  # a private 1:1 chat, found from a room
+    file: str | None = None
+    line: int | None = None
+
+    def to_json(self) -> dict:
+        data = {
+            "source": self.source,
+            "where": self.where,
+            "text": self.text,
+            "matched": self.matched,
+            "score": round(self.score, 4),
+            "at": self.at.isoformat(timespec="seconds") if self.at else None,
+            "date": (self.at.date() if self.at else self.day).isoformat() if (self.at or self.day) else None,
+        }
+        if self.source == "conversation":
+            data.update(conversation=self.conversation, conversation_kind=self.conversation_kind,
+                        author=self.author, author_kind=self.author_kind, failed=self.failed, private=self.private)
+        else:
+            data.update(file=self.file, line=self.line)
+        return data
+
+
+@dataclass
+class SearchResult:
+    bot: str
+    words: list[str]
+    since: datetime | None
+    until: datetime | None
+    memory_searched: bool
+    hits: list[SearchHit] = field(default_factory=list)
+    # Private 1:1 chats that hits came from when searching from a room: the room is told.
+    disclosed_private_chats: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "bot": self.bot,
+            "words": self.words,
+            "since": self.since.isoformat(timespec="seconds") if self.since else None,
+            "until": self.until.isoformat(timespec="seconds") if self.until else None,
+            "memory_searched": self.memory_searched,
+            "hits": [hit.to_json() for hit in self.hits],
+            "disclosed_private_chats": self.disclosed_private_chats,
+        }
+
+
+def session_search(
+    home: Home,
+    bot_id: str,
+    query: str | None = None,
+    *,
+    since: str | date | datetime | None = None,
+    until: str | date | datetime | None = None,
+    chat_id: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    now: datetime | None = None,
+    index: RecallIndex | None = None,
+) -> SearchResult:
+    """Search the bot's 1:1 chats, the rooms it is a member of and (memory on) its memory files.
+
+    Spec: "What a bot knows about its other conversations", "Recall by time". With words, hits hold
+    any of them (two, for five or more content words) and come best first; with only `since`/`until`,
+    everything in that window comes newest first. `chat_id` is the conversation searching: from a
+    room, hits from private 1:1 chats are marked and listed in `disclosed_private_chats`.
+    """
+    validate_bot_id(bot_id)
+    now = (now or datetime.now()).astimezone()
+    start = parse_when(since, now=now, end=False)
+    end = parse_when(until, now=now, end=True)
+    if start and end and start > end:
+        raise MemoryInputError("'since' is after 'until': nothing can be in between.")
+    query_words = words(query or "")
+    if not query_words and start is None and end is None:
+        raise MemoryInputError("Give some words to search for (not only common ones), or a time with since/until.")
+    memory_on = load_bot_settings(home, bot_id).memory
+    searching_from = conv.find_conversation(home, bot_id, chat_id) if chat_id else None
+    result = SearchResult(bot_id, [w.surface for w in query_words], start, end, memory_on)
+    index = index or open_index(home, bot_id)
+    index.refresh()
+    today = now.date()
+    since_ts = start.timestamp() if start else None
+    until_ts = end.timestamp() if end else None
+    since_day = start.date() if start else None
+    until_day = end.date() if end else None
+    messages: list[MessageHit]
+    notes: list[NoteHit] = []
+    if query_words:
+        terms = [w.term for w in query_words]
+        need = matches_needed(query or "")
+        messages = index.search_messages(terms, need=need, today=today, limit=limit, since_ts=since_ts,
+                                         until_ts=until_ts, pool=None)
+        if memory_on:
+            notes = index.search_notes(terms, need=need, today=today, topics_only=False, limit=limit,
+                                       since=since_day, until=until_day, skip_expired=False, pool=None)
+    else:
+        messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=limit)
+        if memory_on:
+            notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
+    surface = {w.term: w.surface for w in query_words}
+    from_room = searching_from is not None and searching_from.is_room
+    hits = [_message_hit(hit, surface, from_room) for hit in messages]
+    hits += [_note_hit(hit, surface) for hit in notes]
+    if query_words:
+        hits.sort(key=lambda h: -h.score)
+    else:
+        hits.sort(key=_newest_first_key, reverse=True)
+    result.hits = hits[:limit]
+    disclosed = []
+    for hit in result.hits:
+        if hit.private and hit.conversation not in disclosed:
+            disclosed.append(hit.conversation)
+    result.disclosed_private_chats = disclosed
+    return result
+
+
+def _newest_first_key(hit: SearchHit) -> tuple:
+    if hit.at is not None:
+        return (hit.at.astimezone().date(), 1, hit.at.timestamp())
+    return (hit.day or date.min, 0, 0.0)
+
+
+def _message_hit(hit: MessageHit, surface: dict[str, str], from_room: bool) -> SearchHit:
+    conversation = hit.conversation
+    private = from_room and not conversation.is_room and conversation.started_by.kind == "person"
+    where = conversation.label() + (" (private chat)" if private else "")
+    text = " ".join(hit.text.split())
+    return SearchHit(
+        source="conversation",
+        where=where,
+        text=text if len(text) <= TEXT_MAX else text[: TEXT_MAX - 1] + "…",
+        matched=[surface.get(t, t) for t in hit.matched],
+        score=hit.score,
+        at=hit.at,
+        conversation=conversation.id,
+        conversation_kind=conversation.kind,
+        author=hit.author,
+        author_kind=hit.author_kind,
+        failed=hit.failed,
+        private=private,
+    )
+
+
+def _note_hit(hit: NoteHit, surface: dict[str, str]) -> SearchHit:
+    text = hit.text.strip()
+    return SearchHit(
+        source="memory",
+        where=f"{hit.file}:{hit.line}" + (" (start of the topic)" if hit.opening else ""),
+        text=text if len(text) <= TEXT_MAX else text[: TEXT_MAX - 1] + "…",
+        matched=[surface.get(t, t) for t in hit.matched],
+        score=hit.score,
+        day=hit.day,
+        file=hit.file,
+        line=hit.line,
+    )
+

@@ -1,0 +1,267 @@
+"""Words for recall and search: tokens in any script, content words and stop words.
+
+Spec: memory.md, "Recall before each turn" ("Any matching word counts; a message with five or more
+content words needs two per hit") and "What a bot knows about its other conversations" (the words of
+`session_search`).
+
+Every text (a note, a message, a query) becomes *terms* the same way, so a query term matches an
+index term exactly:
+
+- NFKC (full-width letters become plain ones), then casefold; Latin, Greek and Cyrillic diacritics
+  are dropped (``café`` = ``cafe``, ``ё`` = ``е``); marks of other scripts (Devanagari vowel signs)
+  stay part of their word.
+- A word is a run of letters, digits and marks; an apostrophe inside one is kept long enough to
+  drop ``'s`` and a French/Italian elision (``l'hôtel`` -> ``hotel``).
+- Chinese, Japanese and Korean are written without spaces between words (or, for Korean, with
+  particles attached), so a run of those characters becomes its overlapping two-character pieces
+  (``会議室`` -> ``会議``, ``議室``); a single character stands alone. Such a run counts as one content
+  word per two characters for the five-word rule.
+- English plurals are folded (``invoices`` -> ``invoice``, ``companies`` -> ``company``) for plain
+  ASCII words of four letters or more; nothing else is stemmed.
+- Stop words (English in full, the commonest function words of French, German, Spanish, Italian,
+  Portuguese, Dutch and Russian) and one-character words are not content words.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Bump when terms come out differently: indexes built with another version are rebuilt.
+TOKENIZER_VERSION = 1
+
+# How many content words make a message "long": from then on a hit needs two of them.
+LONG_MESSAGE_WORDS = 5
+
+_ENGLISH = """
+a about above after again against ago all almost along already also although always am among an and
+another any anybody anyone anything anyway anywhere are aren around as ask asked asking at away back
+be became because become been before being below best better between both but by can cannot could
+couldn did didn do does doesn doing don done down during each either else enough etc even ever every
+everyone everything few find for from further get gets getting give given go goes going gone got
+gotten had hadn has hasn have haven having he hello her here hers herself hey hi him himself his how
+however i if in indeed instead into is isn it its itself just keep kind know known knows last least
+less let like likely look looking lot lots made make makes making many may maybe me mean meant might
+mine more most mostly much must my myself need needs neither never new next no nobody none nor not
+nothing now of off often oh ok okay on once one only onto or other others otherwise our ours
+ourselves out over own per perhaps please put quite rather re really remember remind right said same
+say says see seem seemed seems shall she should shouldn since so some somebody someone something
+sometimes somewhere soon still such sure take tell than thank thanks that the their theirs them
+themselves then there these they thing things think this those though through thus till to today told
+too toward towards try trying under until up upon us use used using very via want wanted wants was
+wasn way we well went were weren what whatever when whenever where whether which while who whoever
+whole whom whose why will with within without won would wouldn yeah yes yet you your yours yourself
+yourselves don't i'm i've i'd i'll you're you've you'd you'll he's she's it's we're we've we'd we'll
+they're they've they'd they'll that's there's what's who's let's can't won't isn't aren't wasn't
+weren't haven't hasn't hadn't doesn't didn't couldn't shouldn't wouldn't
+"""
+
+_OTHER_LANGUAGES = """
+au aux avec ce ces cette dans de des du elle elles en est et eux il ils je la le les leur leurs lui
+ma mais me meme mes moi mon ne nos notre nous ou par pas pour qu que qui sa se ses son sur ta te tes
+toi ton tu un une vos votre vous ete etait sont suis avez avons fait faire tres plus
+aber als am an auch auf aus bei bin bis bist da dann das dass dem den der des die doch dort du durch
+ein eine einem einen einer eines er es fur hat hatte ich ihr im in ist ja kann mich mir mit nach
+nicht noch nur ob oder sich sie sind so uber um und uns von vor war waren was wenn wie wir wird zu zum
+zur
+al algo como con cual cuando del donde el ella ellas ellos en entre era eres es esa ese eso esta
+estaba estan este esto fue ha hay la las le les lo los mas mi muy nada ni no nos nosotros o para pero
+por porque que quien se ser si sin sobre son su sus tambien te tiene tu un una uno unos y ya yo
+ai alla alle anche che chi ci come con cui da dal dalla dei del della delle di gli ha ho il io la le
+lei lo loro lui ma mi ne nel nella non per piu questa questo se si sono su sua suo tu tutto un una
+uno voi
+ao aos as com da das de do dos ela elas ele eles em era essa esse esta este eu foi isso isto mais me
+mesmo meu minha na nao nas no nos num numa os ou para pela pelo por quando que se sem seu sua tambem
+te tem um uma voce
+aan al alles als bij dat de die dit een en er het hij hoe ik in is je kan maar me met mijn naar niet
+nog nu of om ook op over te tot uit van voor was wat we wel wij zijn ze zich zo
+а без бы был была были было быть в вам вас вот все всё вы где да для до его ее её ей если есть ещё
+еще же за и из или им их к как когда кто ли мне мы на над не нет ни но ну о об он она они оно от по
+под при с со так также там то тоже только ты у уже хорошо что чтобы это эта этот я
+"""
+
+_ELISION_PREFIXES = frozenset({"l", "d", "j", "qu", "c", "n", "s", "m", "t", "dell", "nell", "all", "sull"})
+
+# Scripts written without spaces between words get two-character pieces.
+_CJK_RANGES = (
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3130, 0x318F),  # Hangul compatibility Jamo
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width Katakana
+    (0x20000, 0x3134F),  # CJK extensions B-G
+)
+_CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
+_CJK_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
+_COMBINING_DIACRITICS = re.compile("[\u0300-\u036f]")
+# Punctuation common in notes (the entries' " · ", dashes, quotes): spaces, so mostly-English text
+# stays on the fast ASCII path.
+_PUNCTUATION = str.maketrans({
+    **{ch: " " for ch in "\u00b7\u2013\u2014\u201c\u201d\u201e\u00ab\u00bb\u2026\u2022\u00a0\u2192"},
+    "\u2019": "'", "\u02bc": "'", "\u2018": "'",
+})
+
+
+def fold(text: str) -> str:
+    """Casefold, NFKC and drop Latin/Greek/Cyrillic diacritics: the form every term is compared in."""
+    if text.isascii():
+        return text.lower()
+    text = unicodedata.normalize("NFKC", text).casefold()
+    decomposed = unicodedata.normalize("NFD", text)
+    stripped = _COMBINING_DIACRITICS.sub("", decomposed)
+    return unicodedata.normalize("NFC", stripped)
+
+
+@functools.cache
+def _word_pattern() -> re.Pattern[str]:
+    """Letters, digits and combining marks of any script (Python's \\w leaves marks out), apostrophes inside."""
+    marks = []
+    start = None
+    for code in range(0x300, 0x10000):
+        is_mark = unicodedata.category(chr(code)).startswith("M")
+        if is_mark and start is None:
+            start = code
+        elif not is_mark and start is not None:
+            marks.append((start, code - 1))
+            start = None
+    mark_class = "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in marks)
+    char = f"(?:[^\\W_]|[{mark_class}])"
+    return re.compile(f"{char}+(?:'{char}+)*")
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
+
+
+def _stop_words() -> frozenset[str]:
+    words = set()
+    for word in (_ENGLISH + _OTHER_LANGUAGES).split():
+        folded = fold(word)
+        words.add(folded)
+        words.add(folded.replace("'", ""))
+    return frozenset(words)
+
+
+STOP_WORDS = _stop_words()
+
+
+def _plural_to_singular(word: str) -> str:
+    if len(word) < 4 or not word.endswith("s") or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith(("ss", "us", "is")):
+        return word
+    return word[:-1]
+
+
+@dataclass(frozen=True)
+class Word:
+    """One content word of a text: its term (what is matched) and the form it was written in."""
+
+    term: str
+    surface: str
+
+
+def _raw_words(folded: str) -> list[str]:
+    pattern = _ASCII_WORD if folded.isascii() else _word_pattern()
+    return pattern.findall(folded)
+
+
+def _split_word(token: str) -> list[tuple[str, bool]]:
+    """A token as (piece, is_cjk) pieces: CJK runs apart from the rest."""
+    if token.isascii():
+        return [(token, False)]
+    return [(piece, bool(_CJK_SPLIT.fullmatch(piece))) for piece in _CJK_SPLIT.split(token) if piece]
+
+
+def _clean(token: str) -> str | None:
+    """Apostrophes, stop words, plurals and length: the term for a non-CJK token, or None."""
+    if "'" in token:
+        if token in STOP_WORDS:
+            return None
+        if token.endswith("'s"):
+            token = token[:-2]
+        head, _, tail = token.partition("'")
+        if head in _ELISION_PREFIXES and tail:
+            token = tail
+        token = token.replace("'", "")
+    if token in STOP_WORDS:
+        return None
+    if len(token) < 2:
+        return None
+    return _plural_to_singular(token)
+
+
+def _cjk_terms(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _folded(text: str) -> str:
+    if text.isascii():
+        return text.lower()
+    text = text.translate(_PUNCTUATION)
+    return text.lower() if text.isascii() else fold(text)
+
+
+def words(text: str) -> list[Word]:
+    """The content words of a text, in order, each term once; stop words and one-letter words left out."""
+    folded = _folded(text)
+    seen: set[str] = set()
+    out: list[Word] = []
+    for token in _raw_words(folded):
+        for piece, is_cjk in _split_word(token):
+            if is_cjk:
+                for term in _cjk_terms(piece):
+                    if term not in seen:
+                        seen.add(term)
+                        out.append(Word(term, term))
+                continue
+            term = _clean(piece)
+            if term is not None and term not in seen:
+                seen.add(term)
+                out.append(Word(term, piece))
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """The distinct terms of a text, in order: what the index stores and a query matches."""
+    return [word.term for word in words(text)]
+
+
+def content_word_count(text: str) -> int:
+    """How many content words a message has, for the five-word rule.
+
+    A run of CJK characters counts as one word per two characters (rounded up), since its terms are
+    overlapping two-character pieces rather than words.
+    """
+    folded = _folded(text)
+    seen: set[str] = set()
+    count = 0
+    for token in _raw_words(folded):
+        for piece, is_cjk in _split_word(token):
+            if is_cjk:
+                if piece not in seen:
+                    seen.add(piece)
+                    count += (len(piece) + 1) // 2
+                continue
+            term = _clean(piece)
+            if term is not None and term not in seen:
+                seen.add(term)
+                count += 1
+    return count
+
+
+def matches_needed(text: str) -> int:
+    """Spec, "Recall before each turn": any matching word counts; five or more content words need two per hit."""
+    return 2 if content_word_count(text) >= LONG_MESSAGE_WORDS else 1
+

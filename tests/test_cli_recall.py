@@ -1,0 +1,76 @@
+"""recall, search and brief through the command line, on the demo home."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from omb_tui.cli import main
+from omb_tui.core.demo import write_demo_home
+from omb_tui.core.paths import Home
+
+
+@pytest.fixture(scope="module")
+def demo_home(tmp_path_factory):
+    home = Home(tmp_path_factory.mktemp("demo") / "home")
+    write_demo_home(home)
+    return home
+
+
+def run(capsys, home, *argv):
+    code = main(["--home", str(home.root), *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_recall_prints_the_block_and_logs_the_line(demo_home, capsys, caplog):
+    caplog.set_level("INFO", logger="omb_tui.recall")
+    code, out, _ = run(capsys, demo_home, "recall", "scout", "what did we decide about the launch date")
+    assert code == 0
+    assert out.startswith("Recalled from your own notes")
+    assert "[1]" in out
+    assert any(r.message.startswith("auto-recall: scout") and "conversation passage(s)" in r.message
+               for r in caplog.records)
+
+
+def test_recall_json_has_notes_passages_and_block(demo_home, capsys):
+    code, out, _ = run(capsys, demo_home, "recall", "scout", "launch date moved", "--json")
+    data = json.loads(out)
+    assert code == 0 and set(data) >= {"notes", "passages", "block"}
+    assert data["notes"] or data["passages"]
+    for item in data["notes"] + data["passages"]:
+        assert item["matched"] and item["date"] and item["text"]
+        assert item.get("file") or item.get("conversation")
+
+
+def test_recall_in_a_room_gets_notes_only(demo_home, capsys):
+    _, out, _ = run(capsys, demo_home, "recall", "scout", "launch date moved", "--kind", "room", "--json")
+    assert json.loads(out)["passages"] == []
+
+
+def test_recall_skips_short_messages(demo_home, capsys):
+    code2, out2, err2 = run(capsys, demo_home, "recall", "scout", "hi you")
+    assert code2 == 0 and out2 == "" and "shorter than 8" in err2
+
+
+def test_recall_is_off_when_memory_is_off(demo_home, capsys):
+    _, out, _ = run(capsys, demo_home, "recall", "quill", "anything about the launch", "--json")
+    data = json.loads(out)
+    assert data["block"] == "" and data["skipped"]
+
+
+def test_search_by_time_alone_and_requires_something(demo_home, capsys):
+    code, out, _ = run(capsys, demo_home, "search", "scout", "--since", "3d", "--json")
+    assert code == 0 and json.loads(out)["hits"]
+    code, _, err = run(capsys, demo_home, "search", "scout")
+    assert code == 2 and "--since" in err
+
+
+def test_brief_never_lists_the_current_chat(demo_home, capsys):
+    code, out, _ = run(capsys, demo_home, "brief", "scout", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["lines"] and len(data["lines"]) <= 10
+    current = data["lines"][0]["conversation"]
+    _, out, _ = run(capsys, demo_home, "brief", "scout", "--chat", current, "--json")
+    assert all(line["conversation"] != current for line in json.loads(out)["lines"])

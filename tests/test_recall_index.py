@@ -1,0 +1,439 @@
+"""The recall index: built from the files, brought up to date from changed files only, safe under change."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from datetime import date, datetime, timezone
+
+import pytest
+
+from omb_tui.core import conversations as conv
+from omb_tui.core import recall_index as ri
+from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.paths import Home
+from omb_tui.core.recall_index import RecallIndex, index_path
+from omb_tui.core.store import Actor, MemoryStore
+
+ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
+TODAY = date(2026, 9, 20)
+UTC = timezone.utc
+
+
+@pytest.fixture(autouse=True)
+def _close_indexes():
+    yield
+    ri.close_all()
+
+
+def write(home: Home, rel: str, text: str, bot: str = "scout") -> None:
+    MemoryStore(home, bot).write(rel, text, ACTOR, allow_log=True)
+
+
+def note_files(index: RecallIndex, word: str, *, topics_only: bool = True) -> list[str]:
+    hits = index.search_notes([word], need=1, today=TODAY, topics_only=topics_only, limit=0)
+    return sorted(hit.file for hit in hits if not hit.opening)
+
+
+def message_texts(index: RecallIndex, word: str) -> list[str]:
+    return sorted(hit.text for hit in index.search_messages([word], need=1, today=TODAY, limit=0))
+
+
+def make_chat(home: Home, chat_id: str = "plans", bot: str = "scout") -> conv.Conversation:
+    conversation = conv.Conversation(
+        id=chat_id, title=chat_id.title(), kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", bot)],
+        created=datetime(2026, 9, 1, tzinfo=UTC),
+    )
+    conv.create_conversation(home, conversation, bot)
+    return conversation
+
+
+def say(conversation: conv.Conversation, text: str, author_kind: str = "person", day: int = 10) -> None:
+    author = "Milind" if author_kind == "person" else "scout"
+    conv.append_message(conversation.path, conv.Message(author_kind, author, datetime(2026, 9, day, 9, 0, tzinfo=UTC), text))
+
+
+def test_index_lives_outside_the_workspace_and_is_private(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/travel.md", "- Lisbon trip in October\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert index.path == tmp_path / "index" / "scout.sqlite" == index_path(home, "scout")
+    assert home.workspace("scout") not in index.path.parents
+    assert stat.S_IMODE(os.stat(index.path).st_mode) == 0o600
+
+
+def test_every_memory_file_is_indexed_but_superseded_entries_never(tmp_path):
+    home = Home(tmp_path)
+    write(home, "MEMORY.md", "- 2026-09-01 · the person likes lisbon\n")
+    write(home, "memory/travel.md", "# Trips\n\n- 2026-09-10 · Lisbon flights booked\n- ~~Porto trip~~ · superseded 2026-09-11\n")
+    write(home, "memory/archive.md", "- 2026-01-01 · Lisbon in January · moved 2026-09-01\n")
+    write(home, "memory/log/2026-09-12.md", "- 09:00 · from chat \"X\" · said: \"lisbon\"\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "lisbon") == ["memory/travel.md"]
+    assert note_files(index, "lisbon", topics_only=False) == [
+        "MEMORY.md", "memory/archive.md", "memory/log/2026-09-12.md", "memory/travel.md"
+    ]
+    assert note_files(index, "porto", topics_only=False) == []
+    log_hit = index.search_notes(["lisbon"], need=1, today=TODAY, topics_only=False, limit=0)
+    assert {h.file: h.day for h in log_hit}["memory/log/2026-09-12.md"] == date(2026, 9, 12)
+
+
+def test_a_refresh_reads_only_changed_files(tmp_path):
+    home = Home(tmp_path)
+    for n in range(5):
+        write(home, f"memory/topic-{n}.md", f"- note {n} about apples\n")
+    index = RecallIndex(home, "scout")
+    assert index.refresh().files_read == 5
+    assert index.refresh().files_read == 0
+    write(home, "memory/topic-3.md", "- note 3 is now about pears instead\n")
+    report = index.refresh()
+    assert report.files_read == 1 and report.files_removed == 0
+    assert note_files(index, "pear") == ["memory/topic-3.md"]
+    assert note_files(index, "apple") == [f"memory/topic-{n}.md" for n in (0, 1, 2, 4)]
+
+
+def test_an_edit_within_the_same_tick_and_size_is_still_seen(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- alpha\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    path = home.workspace("scout") / "memory" / "a.md"
+    before = path.stat()
+    path.write_text("- gamma\n")  # same size, in place
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same mtime
+    index.refresh()
+    assert note_files(index, "gamma") == ["memory/a.md"]
+    assert note_files(index, "alpha") == []
+
+
+def test_a_deleted_file_leaves_the_index(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- banana bread recipe\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    (home.workspace("scout") / "memory" / "a.md").unlink()
+    assert index.refresh().files_removed == 1
+    assert note_files(index, "banana") == []
+    assert index.db.execute("SELECT count(*) FROM topics").fetchone()[0] == 0
+
+
+def test_a_file_deleted_between_listing_and_reading(tmp_path, monkeypatch):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- banana bread recipe\n")
+    write(home, "memory/b.md", "- banana split\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    write(home, "memory/a.md", "- banana cake now\n")
+    original = RecallIndex._index_memory_file
+
+    def vanish_then_read(self, db, key, path, st):
+        if key == "memory/a.md":
+            path.unlink()
+        return original(self, db, key, path, st)
+
+    monkeypatch.setattr(RecallIndex, "_index_memory_file", vanish_then_read)
+    index.refresh()
+    assert note_files(index, "banana") == ["memory/b.md"]
+
+
+def test_a_file_changed_while_it_is_read_is_read_again(tmp_path, monkeypatch):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- first version\n")
+    index = RecallIndex(home, "scout")
+    original = RecallIndex._index_memory_file
+
+    def change_right_after_reading(self, db, key, path, st):
+        done = original(self, db, key, path, st)
+        path.write_text("- second version, written just after the index read the file\n")
+        return done
+
+    monkeypatch.setattr(RecallIndex, "_index_memory_file", change_right_after_reading)
+    index.refresh()
+    monkeypatch.setattr(RecallIndex, "_index_memory_file", original)
+    assert note_files(index, "first") == ["memory/a.md"]
+    index.refresh()  # nothing else happened: the stat taken before reading no longer matches
+    assert note_files(index, "second") == ["memory/a.md"]
+    assert note_files(index, "first") == []
+
+
+def test_invalid_names_and_symlinks_are_not_indexed(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/ok.md", "- kiwi\n")
+    folder = home.workspace("scout") / "memory"
+    (folder / ".hidden.md").write_text("- kiwi\n")
+    (folder / "notes.txt").write_text("- kiwi\n")
+    outside = tmp_path / "secret.md"
+    outside.write_text("- kiwi\n")
+    (folder / "link.md").symlink_to(outside)
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "kiwi") == ["memory/ok.md"]
+
+
+def test_a_conversation_is_read_from_where_the_index_stopped(tmp_path):
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "the mango delivery is on Tuesday")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    first_id = index.db.execute("SELECT id FROM messages").fetchone()[0]
+    say(chat, "the mango order doubled", "bot")
+    assert index.refresh().files_read == 1
+    rows = index.db.execute("SELECT id, seq FROM messages ORDER BY seq").fetchall()
+    assert rows[0] == (first_id, 0) and rows[1][1] == 1  # the first message was not read again
+    assert len(message_texts(index, "mango")) == 2
+
+
+def test_a_rewritten_or_shortened_conversation_is_read_whole(tmp_path):
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "papaya one")
+    say(chat, "papaya two")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    chat.messages = [conv.Message("person", "Milind", datetime(2026, 9, 2, tzinfo=UTC), "papaya replaced")]
+    conv.write_conversation(chat.path, chat)  # a new file over the old one
+    index.refresh()
+    assert message_texts(index, "papaya") == ["papaya replaced"]
+    lines = chat.path.read_bytes().splitlines(keepends=True)
+    with open(chat.path, "wb") as handle:  # the same file, cut back to its header, then one new line
+        handle.write(lines[0])
+    say(chat, "papaya after the cut")
+    index.refresh()
+    assert message_texts(index, "papaya") == ["papaya after the cut"]
+
+
+def test_a_conversation_line_still_being_written_waits(tmp_path):
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "guava one")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    with open(chat.path, "ab") as handle:
+        handle.write(b'{"type":"message","at":"2026-09-03T09:00:00+00:00","author_kind":"person","text":"guava')
+    os.utime(chat.path.parent)
+    index.refresh(full=True)
+    assert message_texts(index, "guava") == ["guava one"]
+    with open(chat.path, "ab") as handle:
+        handle.write(b' two"}\n')
+    index.refresh(full=True)
+    assert message_texts(index, "guava") == ["guava one", "guava two"]
+
+
+def test_room_membership_decides_what_is_indexed(tmp_path):
+    home = Home(tmp_path)
+    room = conv.Conversation(
+        id="launch", title="Launch", kind=conv.KIND_ROOM, started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", "ledger")],
+        created=datetime(2026, 9, 1, tzinfo=UTC),
+    )
+    conv.create_conversation(home, room)
+    say(room, "the launch party needs lychee")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert message_texts(index, "lychee") == []
+    conv.set_members(room.path, [conv.Member("person", "Milind"), conv.Member("bot", "scout")])
+    index.refresh()
+    assert message_texts(index, "lychee") == ["the launch party needs lychee"]  # earlier messages too
+    conv.set_members(room.path, [conv.Member("bot", "ledger")])
+    index.refresh()
+    assert message_texts(index, "lychee") == []
+
+
+def test_a_deleted_conversation_leaves_the_index(tmp_path):
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "quince jam")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    chat.path.unlink()
+    assert index.refresh().files_removed == 1
+    assert message_texts(index, "quince") == []
+    assert index.conversations() == {}
+
+
+def test_a_damaged_index_file_is_built_again(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- cherry pie\n")
+    path = index_path(home, "scout")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not a database" * 100)
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "cherry") == ["memory/a.md"]
+
+
+def test_an_index_of_another_version_is_built_again(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- cherry pie\n")
+    path = index_path(home, "scout")
+    path.parent.mkdir(parents=True)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version=1")
+    db.execute("CREATE TABLE files(key TEXT)")
+    db.commit()
+    db.close()
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "cherry") == ["memory/a.md"]
+
+
+def test_two_processes_share_one_index(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- fig\n")
+    first, second = RecallIndex(home, "scout"), RecallIndex(home, "scout")
+    first.refresh()
+    assert second.refresh().files_read == 0  # the other one already read it
+    write(home, "memory/a.md", "- fig and date\n")
+    second.refresh()
+    assert first.refresh().files_read == 0
+    assert note_files(first, "date") == ["memory/a.md"]
+    assert first.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 1
+
+
+def test_paragraphs_and_long_text_become_several_notes(tmp_path):
+    home = Home(tmp_path)
+    long_line = "walnut " * 400
+    write(home, "memory/a.md", f"# Nuts\n\nfirst paragraph\nstill first\n\nsecond paragraph\n\n{long_line}\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    rows = index.db.execute("SELECT section, line, text FROM notes ORDER BY id").fetchall()
+    assert rows[0] == ("Nuts", 3, "first paragraph\nstill first")
+    assert rows[1][:2] == ("Nuts", 6)
+    assert len(rows) >= 4 and all(len(text) <= ri.NOTE_MAX_CHARS for _, _, text in rows)
+
+
+def test_topic_names_titles_and_aliases_are_searchable(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/travel-plans.md", "---\ntitle: Journeys\naliases: [trips, flights]\n---\nSee below.\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    for word in ("travel", "plan", "journey", "trip", "flight"):
+        assert list(index.name_matches([word])) == ["memory/travel-plans.md"], word
+
+
+# ----- knowing what changed without looking at every file -----
+
+def quiet(*paths) -> None:
+    """Date files and folders ten seconds back, as if nothing had changed lately."""
+    import time
+
+    past = time.time() - 10
+    for path in paths:
+        os.utime(path, (past, past))
+
+
+def scanned_groups(monkeypatch) -> list[str]:
+    groups: list[str] = []
+    original = RecallIndex._scan_folder
+
+    def record(self, group, folder, present):
+        groups.append(group)
+        return original(self, group, folder, present)
+
+    monkeypatch.setattr(RecallIndex, "_scan_folder", record)
+    return groups
+
+
+def test_an_appended_message_is_read_without_looking_at_every_file(tmp_path, monkeypatch):
+    home = Home(tmp_path)
+    chats = [make_chat(home, f"chat-{n}") for n in range(5)]
+    index = RecallIndex(home, "scout")
+    quiet(*(c.path for c in chats), conv.chats_dir(home, "scout"))
+    index.refresh(full=True)
+    groups = scanned_groups(monkeypatch)
+    say(chats[3], "the tamarind arrived")
+    report = index.refresh()
+    assert report.files_read == 1 and "chat:" not in groups
+    assert message_texts(index, "tamarind") == ["the tamarind arrived"]
+
+
+def test_a_replaced_changes_file_means_looking_at_every_file(tmp_path, monkeypatch):
+    home = Home(tmp_path)
+    chats = [make_chat(home, f"chat-{n}") for n in range(3)]
+    index = RecallIndex(home, "scout")
+    quiet(*(c.path for c in chats), conv.chats_dir(home, "scout"))
+    index.refresh(full=True)
+    monkeypatch.setattr(conv, "CHANGES_MAX_BYTES", 10)
+    say(chats[0], "jackfruit one")  # .changes passes 10 bytes and is replaced by an empty file
+    say(chats[1], "jackfruit two")
+    index.refresh()
+    assert message_texts(index, "jackfruit") == ["jackfruit one", "jackfruit two"]
+
+
+def test_an_edit_in_place_is_seen_once_the_journal_names_it(tmp_path, monkeypatch):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- lime\n")
+    write(home, "memory/b.md", "- lemon\n")
+    memory = home.workspace("scout") / "memory"
+    quiet(memory / "a.md", memory / "b.md", memory)
+    index = RecallIndex(home, "scout")
+    index.refresh(full=True)
+    groups = scanned_groups(monkeypatch)
+    with open(memory / "a.md", "a") as handle:  # another program, in place: no folder changes
+        handle.write("- lime pickle\n")
+    MemoryStore(home, "scout").sync_outside_changes()  # the app notices and journals it
+    index.refresh()
+    assert "topics" not in groups
+    hits = index.search_notes(["pickle"], need=1, today=TODAY, topics_only=True, limit=0)
+    assert [h.file for h in hits] == ["memory/a.md"]
+
+
+def test_a_full_refresh_sees_an_edit_nobody_noticed(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- lime\n")
+    memory = home.workspace("scout") / "memory"
+    quiet(memory / "a.md", memory)
+    index = RecallIndex(home, "scout")
+    index.refresh(full=True)
+    with open(memory / "a.md", "a") as handle:
+        handle.write("- lime sorbet\n")
+    index.refresh(full=True)
+    assert note_files(index, "sorbet") == ["memory/a.md"]
+
+
+def test_memory_md_is_looked_at_every_time(tmp_path):
+    home = Home(tmp_path)
+    write(home, "MEMORY.md", "- olive\n")
+    quiet(home.workspace("scout") / "MEMORY.md", home.workspace("scout"))
+    index = RecallIndex(home, "scout")
+    index.refresh(full=True)
+    with open(home.workspace("scout") / "MEMORY.md", "a") as handle:
+        handle.write("- olive oil\n")
+    assert index.refresh().files_read == 1
+
+
+def test_bytes_that_are_not_utf8_and_lone_surrogates_never_break_the_index(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/ok.md", "- plum\n")
+    (home.workspace("scout") / "memory" / "bad.md").write_bytes(b"- plum \xff\xfe broken bytes\n")
+    chat = make_chat(home)
+    with open(chat.path, "ab") as handle:
+        handle.write(b'{"type":"message","at":"2026-09-03T09:00:00+00:00","author_kind":"person",'
+                     b'"author":"\\ud800","text":"plum \\udcff tart"}\n')
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "plum") == ["memory/bad.md", "memory/ok.md"]
+    assert message_texts(index, "plum") == ["plum \ufffd tart"]
+
+
+def test_counts_follow_edits_and_deletions(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/a.md", "- one\n- two\n")
+    write(home, "memory/log/2026-09-01.md", "- a log line\n")
+    chat = make_chat(home)
+    say(chat, "hello there")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    write(home, "memory/a.md", "- one\n- two\n- three\n")
+    say(chat, "and again")
+    index.refresh()
+    assert (index.counts()["topic"], index.counts()["memo"], index.counts()["message"]) == (3, 1, 2)
+    (home.workspace("scout") / "memory" / "a.md").unlink()
+    chat.path.unlink()
+    index.refresh(full=True)
+    assert (index.counts()["topic"], index.counts()["memo"], index.counts()["message"]) == (0, 1, 0)

@@ -1,0 +1,114 @@
+"""Content words, stop words and tokens in any script (spec: "Recall before each turn")."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from omb_tui.core.words import (
+    STOP_WORDS,
+    content_word_count,
+    fold,
+    matches_needed,
+    terms,
+    words,
+)
+
+
+def test_stop_words_and_one_letter_words_are_not_content_words():
+    assert terms("What did we say about the budget, and is it OK?") == ["budget"]
+    assert terms("I a x") == []
+
+
+def test_english_plurals_fold_to_one_term():
+    assert terms("invoices companies classes boxes matches flights") == [
+        "invoice", "company", "class", "box", "match", "flight"
+    ]
+    assert terms("invoice") == terms("Invoices")
+    # short words and words that only look plural stay as they are
+    assert terms("bus status analysis gas") == ["bus", "status", "analysis", "gas"]
+
+
+def test_apostrophes_possessives_and_elisions():
+    assert terms("Milind's plan") == ["milind", "plan"]
+    assert terms("Milind\u2019s plan") == ["milind", "plan"]
+    assert terms("l'hôtel dell'arte") == ["hotel", "arte"]
+    assert terms("don't won't it's") == []
+
+
+def test_numbers_of_two_digits_or_more_are_content():
+    assert terms("Invoice 4411 due in 2026, 7 days") == ["invoice", "4411", "due", "2026", "day"]
+
+
+def test_accented_latin_matches_without_accents():
+    assert terms("Café in Zürich, São Paulo, naïve") == terms("cafe in zurich, sao paulo, naive")
+    assert fold("ÉCOLE") == "ecole"
+    assert terms("Straße") == ["strasse"]
+
+
+def test_cyrillic_words_and_russian_stop_words():
+    assert terms("Привет! Встреча в Москве, как дела?") == ["привет", "встреча", "москве", "дела"]
+    assert terms("ёлка") == terms("елка")
+
+
+def test_cjk_runs_become_two_character_pieces():
+    assert terms("会議室") == ["会議", "議室"]
+    assert terms("東京") == ["東京"]
+    assert terms("猫") == ["猫"]
+    # Japanese kana and Korean too; a Latin word inside stays whole
+    assert "会議" in terms("明日の会議について")
+    assert terms("회의를 내일") == ["회의", "의를", "내일"]
+    assert terms("iPhone手机") == ["iphone", "手机"]
+
+
+def test_cjk_counts_one_word_per_two_characters():
+    assert content_word_count("会議室") == 2
+    assert content_word_count("東京での会議について") == 5
+    assert matches_needed("東京での会議について") == 2
+    assert matches_needed("会議") == 1
+
+
+def test_other_scripts_keep_their_marks():
+    assert terms("हिन्दी में बात") == ["हिन्दी", "में", "बात"]
+    assert terms("مرحبا بالعالم") == ["مرحبا", "بالعالم"]
+
+
+def test_five_content_words_need_two_matches():
+    assert content_word_count("Lisbon hotel dinner budget") == 4
+    assert matches_needed("What was the Lisbon hotel dinner budget?") == 1
+    assert content_word_count("Lisbon hotel dinner budget flights") == 5
+    assert matches_needed("Lisbon hotel dinner budget flights") == 2
+    # repeated words count once; stop words never
+    assert content_word_count("Lisbon Lisbon lisbon and the of") == 1
+
+
+def test_words_keep_the_form_they_were_written_in():
+    found = words("The Invoices from ACME")
+    assert [(w.term, w.surface) for w in found] == [("invoice", "invoices"), ("acme", "acme")]
+
+
+def test_stop_words_are_folded_like_terms():
+    assert "fur" in STOP_WORDS  # "für", folded
+    assert terms("für die Kunden") == ["kunden"]
+
+
+def test_odd_text_never_fails():
+    for text in ["", "   ", "🙂🚀", "\udcff\udcfe bytes", "a\u0301", "x" * 10000, "\x00\x01", "ﾃｽﾄ", "ＡＢＣ"]:
+        terms(text)
+        content_word_count(text)
+    assert terms("ＡＢＣ") == ["abc"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_gives_clean_terms(text):
+    found = terms(text)
+    assert len(found) == len(set(found))
+    for term in found:
+        assert term and not any(ch.isspace() for ch in term)
+        # the index's FTS tokenizer splits on ASCII punctuation: a term never holds any
+        assert all(ch.isalnum() for ch in term if ch.isascii())
+        assert term not in STOP_WORDS
+    # a term found once is found again in the same text (index and query agree)
+    assert terms(text) == found
+    assert content_word_count(text) >= 0
