@@ -121,7 +121,8 @@ class OmbApp(App[None]):
     # ----- navigation -----
     def open_bot(self, bot_id: str) -> None:
         self.bot_id = bot_id
-        self.sub_title = bot_id
+        # The areas' keys in the header: the footer at 80 columns has room only for the screen's own keys.
+        self.sub_title = f"{bot_id} │ f files  t topics  j journal  r recall  s settings  b bots"
         self.switch_mode("files")
 
     def action_open_area(self, area: str) -> None:

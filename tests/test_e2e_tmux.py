@@ -1,0 +1,97 @@
+"""End to end: the installed `omb-tui` in a real pseudo-terminal (tmux), driven with keys as a person would.
+
+Opens a bot, types into MEMORY.md, saves, quits; then checks the file on disk and the journal.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from omb_tui.core.paths import Home
+from omb_tui.core.settings import BotSettings, save_bot_settings
+from omb_tui.core.store import Actor, MemoryStore
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+OMB = Path(sys.executable).with_name("omb-tui")
+
+
+class Pane:
+    def __init__(self, session: str, socket: Path) -> None:
+        self.session = session
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        out = subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, check=True)
+        return out.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self.session)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", self.session, *keys)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", self.session, "-l", "--", text)
+
+    def exited(self, timeout: float = 10.0) -> bool:
+        """The app quit: its session (and with it the private tmux server) is gone."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            alive = subprocess.run(["tmux", "-S", str(self.socket), "has-session", "-t", self.session],
+                                   capture_output=True)
+            if alive.returncode != 0:
+                return True
+            time.sleep(0.1)
+        return False
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the screen shows:\n{self.screen()}")
+
+
+@pytest.fixture
+def pane(tmp_path):
+    socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
+    session = "omb-e2e"
+    home = Home(tmp_path / "home")
+    home.workspace("scout").mkdir(parents=True)
+    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
+    MemoryStore(home, "scout").write("MEMORY.md", "- 2026-11-01 · from chat \"Plans\" · likes short replies\n",
+                                     Actor("bot", "during a task"))
+    command = f"{OMB} --home {home.root}"
+    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+                    "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=", *command.split()], check=True)
+    yield Pane(session, socket), home
+    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
+
+
+def test_open_a_bot_edit_save_and_quit(pane):
+    pane, home = pane
+    pane.wait_for("1 bot(s) in")
+    pane.keys("Enter")  # open scout
+    pane.wait_for("only the first 200 lines load each turn")
+    pane.type("- typed in a real terminal")
+    pane.keys("Enter")
+    pane.wait_for("modified")
+    pane.keys("C-s")
+    pane.wait_for("Saved MEMORY.md")
+    pane.keys("Escape")  # out of the editor, so q is a key, not a letter
+    time.sleep(0.6)  # a moment, as a person takes: Escape then q at once would read as Alt+Q
+    pane.keys("q")
+    assert pane.exited(), "omb-tui did not quit on q"
+    text = (home.workspace("scout") / "MEMORY.md").read_text()
+    assert text.startswith("- typed in a real terminal\n- 2026-11-01")
+    newest = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+    assert (newest.who, newest.how, newest.file) == ("person", "in Settings", "MEMORY.md")
