@@ -9,7 +9,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from ...core.bot import BotSummary, all_bots
 from ..styles import style_path
 
 LEVEL_STYLE = {"ok": "green", "amber": "bold yellow", "red": "bold red"}
@@ -38,7 +37,9 @@ class BotsScreen(Screen):
         self.load_bots()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
-    def load_bots(self) -> list[BotSummary]:
+    def load_bots(self) -> list:
+        from ...core.bot import all_bots  # imported here so the screen paints before the engine loads
+
         summaries = []
         for bot in all_bots(self.app.home):
             bot.look()
@@ -46,7 +47,7 @@ class BotsScreen(Screen):
         self.app.call_from_thread(self._show, summaries)
         return summaries
 
-    def _show(self, summaries: list[BotSummary]) -> None:
+    def _show(self, summaries: list) -> None:
         table = self.query_one(DataTable)
         selected = table.cursor_row
         table.clear()
