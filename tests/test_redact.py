@@ -538,3 +538,10 @@ def test_import_is_light() -> None:
         "assert 'textual' not in sys.modules and 'rich' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_readme_names_every_detector():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert DETECTORS.rstrip() in readme
