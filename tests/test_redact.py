@@ -383,15 +383,6 @@ def test_mark_format() -> None:
     assert mark(7) == "«redacted 7 chars»" == REDACTION_MARK.format(n=7)
 
 
-def test_detectors_list_is_in_module_docstring() -> None:
-    import omb_tui.core.redact as module
-
-    if module.__doc__ is None:  # python -OO
-        pytest.skip("docstrings stripped")
-    for line in DETECTORS.rstrip().splitlines():
-        assert ("    " + line if line else "") in module.__doc__, line
-
-
 def test_detectors_list_names_both_sources() -> None:
     assert "detect-secrets" in DETECTORS
     assert "own patterns" in DETECTORS

@@ -21,45 +21,7 @@ Guarantees:
   handful of C-level substring scans. detect-secrets (~0.2 s to import) is only
   imported the first time a text actually needs its patterns.
 
-Which detector covers what (also in :data:`DETECTORS`, for the README)::
-
-    Secret kinds found with detect-secrets 1.5.0 (Yelp, Apache-2.0), using the regex
-    denylists of its plugins:
-    - AWS access key IDs (AKIA/ASIA/ABIA/ACCA/A3T…) and quoted AWS secret keys next to an "aws … key" name
-    - GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_
-    - GitLab tokens: glpat-, gldt-, glft-, glsoat-, glrt-, glcbt-, glimt-, glptt-, glagent-, gloas-, runner GR1348941…
-    - Slack tokens (xoxa/xoxb/xoxp/xoxo/xoxs/xoxr-…) and Slack webhook URLs
-    - Stripe live secret and restricted keys (sk_live_, rk_live_)
-    - OpenAI legacy keys (sk-…T3BlbkFJ…)
-    - JSON Web Tokens (eyJ….eyJ….signature, checked to decode as JSON)
-    - URLs with a password in them (scheme://user:password@host), password part only
-    - SendGrid, PyPI, npm (_authToken), Azure storage AccountKey=, Square OAuth,
-      Mailchimp, Twilio, Telegram bot and Discord bot tokens
-    Secret kinds found with omb-tui's own patterns (detect-secrets 1.5.0 misses them,
-    or matches them in a way that does not fit prose notes):
-    - OpenAI project/service/admin keys (sk-proj-, sk-svcacct-, sk-admin-) and other sk- keys
-    - Anthropic keys (sk-ant-…)
-    - Google API keys (AIza…), OAuth client secrets (GOCSPX-…) and access tokens (ya29.…)
-    - GitHub fine-grained tokens (github_pat_…)
-    - Slack app-level and refresh tokens (xapp-, xoxe-)
-    - Stripe test and webhook secrets (sk_test_, rk_test_, whsec_)
-    - Hugging Face (hf_), Groq (gsk_) and xAI (xai-) keys
-    - Bearer tokens ("Bearer <token>") and Authorization header values (Basic/Token/raw)
-    - "password: …", "secret=…", "token=…", "api_key: …" style assignments (also
-      passwd, passphrase, pwd, *_token, *_secret, access/secret/private/auth… keys);
-      the key name stays, only the value is replaced
-    - Private key blocks, whole block from -----BEGIN … PRIVATE KEY----- to
-      -----END … PRIVATE KEY----- (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted,
-      SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
-    - URLs with a password but no user name (scheme://:password@host)
-    Not used, on purpose: detect-secrets' high-entropy string and public-IP
-    detectors (they would redact commit hashes and addresses in ordinary notes),
-    its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
-    secret), its Artifactory detector (it flags plain upper-case words such as
-    "APEXLEGENDS"), and its IBM Cloud, IBM COS, Cloudant and SoftLayer
-    detectors (niche; their key = value forms fall under the assignment rule).
-
-This module is pure Python and never imports textual or rich.
+Which detector covers what is listed once, in :data:`DETECTORS` (the README shows it too).
 """
 
 from __future__ import annotations
