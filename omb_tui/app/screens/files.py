@@ -15,6 +15,7 @@ import shutil
 import subprocess
 
 from textual import on, work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -65,6 +66,7 @@ class FilesScreen(BotScreen):
         self.bot_name = ""
         self.folder = ""
         self._focus_editor = False
+        self._requested: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,7 +109,7 @@ class FilesScreen(BotScreen):
             self.current = None
             self.kept_draft = None
             self.query_one("#draft-pane").display = False
-        self.load_files(select=None if not bot_changed else MEMORY_FILE)
+        self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="files")
     def load_files(self, select: str | None) -> None:
@@ -120,9 +122,11 @@ class FilesScreen(BotScreen):
         files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
         logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
         files = [f for f in files if f[1] is not FileKind.LOG] + logs
-        target = select or (self.current.rel if self.current else MEMORY_FILE)
+        target = select or self._requested or (self.current.rel if self.current else MEMORY_FILE)
         snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
         memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
+        if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
+            return
         self.app.call_from_thread(self._show_files, files, snapshot, memory_text, bot.settings.name,
                                   str(bot.store.workspace))
 
@@ -133,6 +137,8 @@ class FilesScreen(BotScreen):
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
         option_list.add_options([Option(_label(rel, kind), id=rel) for rel, kind in files])
+        if snapshot.rel == self._requested:
+            self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
         self._take_snapshot(snapshot, memory_text)
@@ -187,6 +193,18 @@ class FilesScreen(BotScreen):
         banner = self.query_one("#conflict-banner", Static)
         banner.update(text or "")
         banner.display = bool(text)
+
+    def show_file(self, rel: str) -> None:
+        """Open rel here (other screens call this); unsaved changes are asked about first.
+
+        The request is remembered until a load shows it, so a reload that showing this screen
+        starts (possibly after this call) cannot put another file back over it.
+        """
+        if self.modified:
+            self.open_file(rel)
+        else:
+            self._requested = rel
+            self.load_files(select=rel)
 
     # ----- events -----
     @on(OptionList.OptionSelected, "#file-list")

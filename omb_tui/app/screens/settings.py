@@ -1,0 +1,295 @@
+"""Settings of one bot: the memory switch, the upkeep switch and the helper-model opt-out.
+
+Spec: memory.md, the opening (**Let this bot use memory**: what turning it off stops), "Memory upkeep"
+(the upkeep switch; `features.roomMemoryCapture`, `memory.captureQuietMs`, `memory.tidyHour`), "The
+helper model" (`helper` in config.json or `OMB_HELPER_INSTANCE`; a bot's `helperModel: false`),
+"Recall before each turn" (`features.autoRecall`) and "Where it lives" (the folder's path is shown,
+since over SSH no file manager can be opened). Each switch saves at once to `bots/<id>.json` through
+the core, which keeps keys this tool does not know; a settings file that cannot be read is shown with
+its error and never written.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, replace
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Header, Static, Switch
+
+from ...core.settings import AppConfig, BotSettings, load_bot_settings, load_config, save_bot_settings
+from ..styles import style_path
+from .base import BotScreen
+
+
+@dataclass(frozen=True)
+class BotSwitch:
+    """One switch: the field of BotSettings, its key in bots/<id>.json, its label and what off does."""
+
+    field: str
+    key: str
+    label: str
+    when_off: str
+
+
+SWITCHES = (
+    BotSwitch("memory", "memory", "Let this bot use memory",
+              "Off: MEMORY.md stops loading into new turns, with recall, upkeep, memory tools and daily "
+              "logs. The files stay for review."),
+    BotSwitch("upkeep", "upkeep", "Memory upkeep",
+              "Off: no facts noticed from chats, nothing filed into topics, no About me lines and no "
+              "nightly tidy-up for this bot."),
+    BotSwitch("helper_model", "helperModel", "Use the helper model for this bot's jobs",
+              "Off: the helper model writes none of this bot's own jobs (compaction summary, memory "
+              "upkeep, skill review)."),
+)
+SWITCH_BY_FIELD = {switch.field: switch for switch in SWITCHES}
+
+MEMORY_OFF_STOPS = (
+    "Memory is off: MEMORY.md and the topic index do not load into new turns; automatic recall, memory "
+    "upkeep, the native memory tools, memory files in session_search and the automatic daily turn logs "
+    "stop. The files stay for review; a bot with file access can still edit them directly."
+)
+UPKEEP_OFF_STOPS = (
+    "Upkeep is off: no facts are noticed from chats, no lines are filed into topics, nothing is added to "
+    "About me and there is no nightly tidy-up. Expired and duplicate entries stay until a person moves them."
+)
+HELPER_OFF_NOTE = (
+    "This bot stays off the helper model: for its compaction summary, memory upkeep and skill review it "
+    "gets what it would get with no helper set."
+)
+
+
+@dataclass(frozen=True)
+class SettingsView:
+    """Everything the screen shows, read in a worker."""
+
+    bot_id: str
+    settings: BotSettings | None
+    settings_error: str | None
+    config: AppConfig | None
+    config_error: str | None
+    helper_from_environment: bool
+    workspace: str
+    journal: str
+    settings_file: str
+
+
+def _switch_id(field: str) -> str:
+    return f"switch-{field.replace('_', '-')}"
+
+
+def _facts_table(rows: list[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    for name, value in rows:
+        table.add_row(name, Text(value))  # Text, never markup: values come from files
+    return table
+
+
+def _duration(milliseconds: int) -> str:
+    seconds = milliseconds / 1000
+    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+class SettingsScreen(BotScreen):
+    CSS_PATH = style_path("settings.tcss")
+    AUTO_FOCUS = ""  # the first switch takes focus once the settings are read
+    BINDINGS = [
+        Binding("m", "toggle('memory')", "Memory", id="toggle-memory",
+                tooltip="Switch Let this bot use memory on or off (saved at once)"),
+        Binding("u", "toggle('upkeep')", "Upkeep", id="toggle-upkeep",
+                tooltip="Switch Memory upkeep on or off (saved at once)"),
+        Binding("h", "toggle('helper_model')", "Helper", id="toggle-helper",
+                tooltip="Switch this bot's use of the helper model on or off (saved at once)"),
+        Binding("ctrl+r", "refresh_settings", "Refresh", show=False, id="refresh-settings",
+                tooltip="Read the settings and config.json again"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: SettingsView | None = None
+        self._save_lock = threading.Lock()  # two quick toggles must not interleave read-modify-write
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="settings-body"):
+            yield Static("", id="settings-error")
+            yield Static("Reading settings…", id="settings-title")
+            for switch in SWITCHES:
+                with Horizontal(classes="switch-row"):
+                    yield Switch(id=_switch_id(switch.field), animate=False, disabled=True, tooltip=switch.when_off)
+                    with Vertical(classes="switch-text"):
+                        yield Static(switch.label, classes="switch-label")
+                        yield Static(switch.when_off, classes="switch-help")
+            yield Static("", id="settings-stops")
+            yield Static("This bot", classes="section-title")
+            yield Static("", id="settings-facts")
+            yield Static("The workspace is on this computer's disk: open it with a file manager here, or use "
+                         "the path over SSH.", id="settings-folder-note")
+            yield Static("For every bot (config.json)", classes="section-title")
+            yield Static("", id="settings-config")
+        yield Footer()
+
+    def switch(self, field: str) -> Switch:
+        return self.query_one(f"#{_switch_id(field)}", Switch)
+
+    @property
+    def writable(self) -> bool:
+        return self.view is not None and self.view.settings is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "toggle":
+            return self.writable or None
+        return True
+
+    # ----- loading -----
+    def reload(self, *, bot_changed: bool) -> None:
+        self.load_settings()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="settings")
+    def load_settings(self) -> None:
+        home, bot_id = self.app.home, self.app.bot_id
+        settings, settings_error = None, None
+        try:
+            settings = load_bot_settings(home, bot_id)
+        except Exception as exc:  # BrokenFile, or a file we may not read: shown, never written
+            settings_error = str(exc)
+        config, config_error = None, None
+        try:
+            config = load_config(home)
+        except Exception as exc:
+            config_error = str(exc)
+        view = SettingsView(
+            bot_id=bot_id,
+            settings=settings,
+            settings_error=settings_error,
+            config=config,
+            config_error=config_error,
+            helper_from_environment="OMB_HELPER_INSTANCE" in os.environ,
+            workspace=str(home.workspace(bot_id)),
+            journal=str(home.journal_path(bot_id)),
+            settings_file=str(home.settings_path(bot_id)),
+        )
+        self.app.call_from_thread(self._show, view)
+
+    def _show(self, view: SettingsView) -> None:
+        self.view = view
+        settings = view.settings
+        error = self.query_one("#settings-error", Static)
+        if view.settings_error:
+            error.update(Text(f"{view.settings_error}\nThe switches are locked until the file reads again; "
+                              "nothing is written to it."))
+        error.display = bool(view.settings_error)
+        name = settings.name if settings else view.bot_id
+        self.query_one("#settings-title", Static).update(Text(f"{name} ({view.bot_id})"))
+        for switch in SWITCHES:
+            widget = self.switch(switch.field)
+            if settings is not None:  # a file that cannot be read leaves them as they were, locked
+                with widget.prevent(Switch.Changed):
+                    widget.value = bool(getattr(settings, switch.field))
+            widget.disabled = settings is None
+        if self.focused is None or self.focused.disabled:
+            (self.switch(SWITCHES[0].field) if settings else self.query_one("#settings-body")).focus()
+        self._show_stops()
+        self.query_one("#settings-facts", Static).update(_facts_table([
+            ("Name", name),
+            ("Engine", (settings.engine if settings else None) or "not set"),
+            ("Instance", (settings.instance if settings else None) or "not set"),
+            ("Workspace", view.workspace),
+            ("Journal", view.journal),
+            ("Settings file", view.settings_file),
+        ]))
+        config_text = self.query_one("#settings-config", Static)
+        config_text.update(self._config_text(view))
+        config_text.set_class(view.config is None, "-error")
+        self.refresh_bindings()
+
+    def _show_stops(self) -> None:
+        settings = self.view.settings if self.view else None
+        stops = self.query_one("#settings-stops", Static)
+        lines = []
+        if settings is not None:
+            if not settings.memory:
+                lines.append(MEMORY_OFF_STOPS)
+            elif not settings.upkeep:
+                lines.append(UPKEEP_OFF_STOPS)
+            if not settings.helper_model:
+                lines.append(HELPER_OFF_NOTE)
+        stops.update(Text("\n".join(lines)))
+        stops.display = bool(lines)
+        stops.set_class(settings is not None and not (settings.memory and settings.upkeep), "-stopped")
+
+    @staticmethod
+    def _config_text(view: SettingsView) -> Text | Table:
+        if view.config is None:
+            return Text(f"{view.config_error}\nThe app-wide values cannot be shown until config.json reads.")
+        config = view.config
+        if config.helper is None:
+            helper = "none set: jobs an engine cannot write fall back (no helper)"
+        else:
+            helper = config.helper.instance_id + (f" · {config.helper.model}" if config.helper.model else "")
+        if view.helper_from_environment:
+            helper += " (from OMB_HELPER_INSTANCE, which wins over the file)"
+        return _facts_table([
+            ("Helper model", f"{helper}  · helper"),
+            ("Recall", f"{_on_off(config.auto_recall)}  · features.autoRecall"),
+            ("Learn from group chats", f"{_on_off(config.room_memory_capture)}  · features.roomMemoryCapture"),
+            ("Capture when quiet", f"{_duration(config.capture_quiet_ms)}  · memory.captureQuietMs"),
+            ("Nightly tidy-up", f"after {config.tidy_hour}:00  · memory.tidyHour"),
+        ])
+
+    # ----- toggling -----
+    def action_toggle(self, field: str) -> None:
+        widget = self.switch(field)
+        if not widget.disabled:
+            widget.focus()
+            widget.toggle()  # posts Switch.Changed, which saves
+
+    def action_refresh_settings(self) -> None:
+        self.load_settings()
+
+    @on(Switch.Changed)
+    def _switch_changed(self, event: Switch.Changed) -> None:
+        field = event.switch.id.removeprefix("switch-").replace("-", "_")
+        if field in SWITCH_BY_FIELD:
+            self.save_switch(field, event.value)
+
+    @work(thread=True, exit_on_error=False, group="save-settings")
+    def save_switch(self, field: str, value: bool) -> None:
+        home, bot_id = self.app.home, self.app.bot_id
+        with self._save_lock:
+            try:
+                settings = load_bot_settings(home, bot_id)  # read again: the file may have changed since
+                setattr(settings, field, value)
+                save_bot_settings(home, settings)
+            except Exception as exc:
+                self.app.call_from_thread(self._refused, field, value, str(exc))
+                return
+        self.app.call_from_thread(self._saved, settings, field)
+
+    def _saved(self, settings: BotSettings, field: str) -> None:
+        switch = SWITCH_BY_FIELD[field]
+        if self.view is not None:
+            self.view = replace(self.view, settings=settings, settings_error=None)
+        self._show_stops()
+        state = _on_off(getattr(settings, field))
+        self.notify(f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3)
+
+    def _refused(self, field: str, value: bool, error: str) -> None:
+        widget = self.switch(field)
+        with widget.prevent(Switch.Changed):
+            widget.value = not value
+        self.notify(f"Not saved: {error}", title=SWITCH_BY_FIELD[field].label, severity="error")
+        self.load_settings()  # shows the error and locks the switches if the file is broken
