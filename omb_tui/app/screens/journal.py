@@ -1,0 +1,248 @@
+"""Journal: every change to the bot's memory files, newest first, with its diff and undo.
+
+Spec: memory.md, "The journal". The list shows who, how, file and when for each row, the selected row's
+diff beside it (below it when the terminal is narrow), coloured. `u` undoes the selected row after a
+confirmation that names every later change to the same file (which the undo throws away too); a row
+that cannot be undone says why instead. One filter box narrows by words, file, who, how, chat and day.
+The list never holds one widget or one parsed object per row, so a 100,000-row journal opens at once;
+rows written while it is open are read from the file's new tail alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.markup import escape
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
+
+from ...core.bot import Bot
+from ...core.journal import JournalRow
+from ...core.paths import MemoryInputError
+from ...core.store import LaterChanges, MemoryStore, UndoResult
+from ..styles import style_path
+from ..widgets.diff_view import DiffView
+from ..widgets.journal_list import FILTER_HELP, DamagedLine, JournalFilter, JournalList, when_text
+from .base import BotScreen
+
+FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs
+LATER_NAMED = 4  # later changes named one by one in the undo question (it must fit 80x24)
+
+
+class JournalScreen(BotScreen):
+    CSS_PATH = style_path("journal.tcss")
+    AUTO_FOCUS = "#journal-list"
+    # Side by side from 120 columns; below that the diff goes under the list so both stay readable.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        Binding("u", "undo", "Undo", id="journal-undo",
+                tooltip="Undo the selected change; asks first and names later changes to the same file"),
+        Binding("slash", "focus_filter", "Filter", id="journal-filter", tooltip=FILTER_HELP),
+        Binding("enter", "show_diff", "Diff", id="journal-show-diff",
+                tooltip="Move into the selected row's diff to scroll it"),
+        Binding("escape", "back", "Back", show=False, id="journal-back",
+                tooltip="Clear the filter, or go back to the list"),
+        Binding("ctrl+r", "reread", "Re-read", show=False, id="journal-reread",
+                tooltip="Read the whole journal again from disk"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._filter_timer: Timer | None = None
+        self._actions_shown = (False, False)  # undo, show diff: off until a row is there
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        filter_box = Input(placeholder="/ filter: words  file:NAME  who:bot  how:undo  day:YYYY-MM-DD",
+                           id="journal-filter-box", compact=True)
+        filter_box.tooltip = FILTER_HELP
+        yield filter_box
+        with Container(id="journal-body"):
+            yield JournalList(id="journal-list")
+            yield DiffView(id="journal-diff")
+        yield Static("", id="journal-status")
+        yield Footer()
+
+    # ----- parts -----
+    @property
+    def journal_list(self) -> JournalList:
+        return self.query_one("#journal-list", JournalList)
+
+    @property
+    def diff_view(self) -> DiffView:
+        return self.query_one("#journal-diff", DiffView)
+
+    @property
+    def filter_box(self) -> Input:
+        return self.query_one("#journal-filter-box", Input)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            return isinstance(self.journal_list.row_at_cursor(), JournalRow) or None
+        if action == "show_diff":
+            return self.journal_list.row_at_cursor() is not None or None
+        return True
+
+    # ----- loading -----
+    def reload(self, *, bot_changed: bool) -> None:
+        path = self.app.home.journal_path(self.app.bot_id)
+        if bot_changed or self.journal_list.path != path:
+            self.journal_list.open(path)
+        self.look_then_read(self.app.bot_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="journal-look")
+    def look_then_read(self, bot_id: str) -> None:
+        """Journal edits made outside the app first, then read whatever the journal gained."""
+        Bot(self.app.home, bot_id).look()
+        self.app.call_from_thread(self.journal_list.refresh_tail)
+
+    def action_reread(self) -> None:
+        if self.journal_list.path is not None:
+            self.journal_list.open(self.journal_list.path)
+
+    # ----- the list and the diff -----
+    @on(JournalList.Highlighted, "#journal-list")
+    def _row_highlighted(self, event: JournalList.Highlighted) -> None:
+        row = None if event.offset is None else self.journal_list.row(event.offset)
+        self.diff_view.show(row)
+        actions = (isinstance(row, JournalRow), row is not None)
+        if actions != self._actions_shown:  # the footer is rebuilt only when a key turns on or off
+            self._actions_shown = actions
+            self.refresh_bindings()
+
+    @on(JournalList.Counted, "#journal-list")
+    def _counted(self) -> None:
+        self.query_one("#journal-status", Static).update(self.status_text())
+
+    def status_text(self) -> str:
+        listing = self.journal_list
+        total = f"{listing.total:,} row{'' if listing.total == 1 else 's'}"
+        if listing.reading:
+            total = f"reading… {total} so far"
+        if listing.filter.empty:
+            state = f"{total}, newest first"
+        elif listing.filtering:
+            state = f"filtering… {listing.shown:,} found in {total}"
+        else:
+            state = f"{listing.shown:,} of {total} match"
+        return f"{state} · ⊘ cannot be undone · ? lists every key"
+
+    def action_show_diff(self) -> None:
+        self.diff_view.focus()
+
+    # ----- the filter -----
+    def action_focus_filter(self) -> None:
+        self.filter_box.focus()
+
+    @on(Input.Changed, "#journal-filter-box")
+    def _filter_typed(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY, self.apply_filter)
+
+    @on(Input.Submitted, "#journal-filter-box")
+    def _filter_submitted(self) -> None:
+        self.apply_filter()
+        self.journal_list.focus()
+
+    def apply_filter(self) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        self.journal_list.set_filter(JournalFilter.parse(self.filter_box.value))
+
+    def action_back(self) -> None:
+        focused = self.focused
+        if focused is self.filter_box and self.filter_box.value:
+            self.filter_box.value = ""
+            self.apply_filter()
+        elif focused is self.journal_list and not self.journal_list.filter.empty:
+            self.filter_box.value = ""
+            self.apply_filter()
+        else:
+            self.journal_list.focus()
+
+    # ----- undo -----
+    @work(exclusive=True, exit_on_error=False, group="journal-undo")
+    async def action_undo(self) -> None:
+        from .confirm import ConfirmDialog
+
+        row = self.journal_list.row_at_cursor()
+        if row is None:
+            return
+        if isinstance(row, DamagedLine):
+            self.notify("This journal line is damaged and cannot be undone.", severity="warning")
+            return
+        if not row.undoable:
+            reason = row.not_undoable_reason or "no earlier text was kept"
+            self.notify(f"This change to {row.file} cannot be undone: {reason}.", title="Cannot undo",
+                        severity="warning")
+            return
+        store = Bot(self.app.home, self.app.bot_id).store
+        looking = asyncio.ensure_future(asyncio.to_thread(store.journal.later_rows_for_file, row))
+        done, _ = await asyncio.wait({looking}, timeout=0.3)
+        if not done:  # an old row in a big journal: every newer row is read
+            self.notify(f"Looking for later changes to {row.file}…", timeout=3)
+        later = await looking
+        while True:
+            question, yes = undo_question(row, later)
+            if not await self.app.push_screen_wait(ConfirmDialog(question, yes=yes)):
+                return
+            try:
+                result = await asyncio.to_thread(undo_confirmed, store, row, later)
+            except LaterChanges as changed:  # the file changed again while the question was open
+                later = changed.later
+                continue
+            except MemoryInputError as exc:
+                self.notify(str(exc), title="Not undone", severity="error")
+                return
+            break
+        self.notify(undone_text(result), title="Undone", timeout=4)
+        self.journal_list.refresh_tail(select_newest=True)
+        self.journal_list.focus()
+
+
+def undo_confirmed(store: MemoryStore, row: JournalRow, confirmed_later: list[JournalRow]) -> UndoResult:
+    """Undo, throwing away exactly the later changes the person agreed to; others ask again."""
+    if not confirmed_later:
+        return store.undo(row.id)
+    later = store.journal.later_rows_for_file(row)
+    if [r.id for r in later] != [r.id for r in confirmed_later]:
+        raise LaterChanges(row, later)
+    return store.undo(row.id, force=True)
+
+
+def _row_words(row: JournalRow) -> str:
+    return f"{when_text(row.at)} · {row.who} · {row.how}"
+
+
+def undo_question(row: JournalRow, later: list[JournalRow]) -> tuple[str, str]:
+    """The confirmation text (markup-escaped) and the label of the button that goes ahead.
+
+    Kept short enough that the dialog and its buttons fit an 80x24 terminal.
+    """
+    if row.before_hash is None:
+        effect = ("The file did not exist before, so undoing empties it." if row.file == "MEMORY.md"
+                  else "The file did not exist before, so undoing deletes it.")
+    else:
+        effect = "The file goes back to what it said before."
+    lines = [f"Undo this change to {row.file}?", f"  {_row_words(row)}", effect]
+    if later:
+        count = len(later)
+        lines.append(f"{count} later change{'' if count == 1 else 's'} to it will be undone too:")
+        lines += [f"  {_row_words(other)}" for other in later[:LATER_NAMED]]
+        if count > LATER_NAMED:
+            lines.append(f"  and {count - LATER_NAMED} more")
+    lines.append("The undo is journaled, so it can be undone in turn.")
+    yes = f"Undo {len(later) + 1} changes" if later else "Undo"
+    return escape("\n".join(lines)), yes
+
+
+def undone_text(result: UndoResult) -> str:
+    row = result.row
+    later = f" and {len(result.later)} later change(s)" if result.later else ""
+    return f"{row.file} is back as it was before {when_text(row.at)}{later}. The undo is at the top of the journal."

@@ -1,0 +1,888 @@
+"""The journal list: every row of one bot's journal, newest first, drawn with Textual's line API.
+
+Spec: memory.md, "The journal". A journal can hold 100,000 rows, each carrying a full earlier text,
+so nothing here holds the file or one object per row: the file is indexed by the byte offset where
+each line starts, scanned from the end backwards. The newest screenful is read as the list opens;
+older rows arrive from a background scan. A row is parsed only when it is drawn or selected (and cached); filters
+scan the file in a thread the same way, reading only the few fields they need. A damaged line is
+shown as one, never raised. Rows appended while the list is open are read from the new tail alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import time
+from array import array
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from operator import neg
+from pathlib import Path
+from typing import BinaryIO, Iterator, NamedTuple, Union
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events, work
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
+                             JournalRow)
+
+CHUNK = 1 << 20  # bytes read per step when scanning
+FIRST_CHUNK = 1 << 16  # the first step is small so the newest rows show at once
+FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the background scan
+SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
+BATCH_SECONDS = 0.1  # how often a scan hands what it found to the list
+# Shorter words for a narrow list; the diff beside it always says them in full.
+SHORT_HOW = {HOW_OUTSIDE: "outside", HOW_TASK: "task", HOW_SETTINGS: "Settings", HOW_UPKEEP: "upkeep",
+             HOW_COMMAND_LINE: "command"}
+SHORT_WHO = {WHO_UPKEEP: "upkeep"}
+ROW_CACHE_SIZE = 1024
+LINE_CACHE_SIZE = 512
+
+
+@dataclass(frozen=True)
+class DamagedLine:
+    """A journal line that is not a readable row: shown as damaged, never undone."""
+
+    offset: int
+    size: int
+    error: str
+
+
+ShownRow = Union[JournalRow, DamagedLine]
+
+
+class RowSummary(NamedTuple):
+    """The fields a filter looks at, read from a line without building the whole row."""
+
+    at: str
+    who: str
+    how: str
+    file: str
+    chat: str
+
+
+# ----- reading lines -----------------------------------------------------------------------------
+
+
+def complete_end(handle: BinaryIO, size: int) -> int:
+    """The byte position just after the last newline: a line still being written is left for later."""
+    position = size
+    while position > 0:
+        step = min(FIRST_CHUNK, position)
+        handle.seek(position - step)
+        block = handle.read(step)
+        newline = block.rfind(b"\n")
+        if newline != -1:
+            return position - step + newline + 1
+        position -= step
+    return 0
+
+
+def lines_backward(handle: BinaryIO, end: int, *, first_chunk: int = FIRST_CHUNK,
+                   chunk: int = CHUNK) -> Iterator[tuple[int, bytes, int, int]]:
+    """(offset, block, start, stop) for each non-blank line ending before `end`, newest first.
+
+    The line is block[start:stop]; blocks are shared between lines so nothing is copied per line.
+    `end` must sit just after a newline.
+    """
+    position = end
+    carry = b""  # the start of a line whose beginning lies in earlier bytes, with its newline
+    step = first_chunk
+    while position > 0:
+        step = min(step, position)
+        position -= step
+        handle.seek(position)
+        block = handle.read(step) + carry
+        newline = len(block) - 1  # the block always ends with a line's newline
+        while True:
+            previous = block.rfind(b"\n", 0, newline)
+            if previous == -1:
+                break
+            if newline - previous > 1:
+                yield position + previous + 1, block, previous + 1, newline
+            newline = previous
+        carry = block[:newline + 1]
+        step = chunk
+    if len(carry) > 1:
+        yield 0, carry, 0, len(carry) - 1
+
+
+def lines_forward(handle: BinaryIO, start: int) -> tuple[list[tuple[int, bytes]], int]:
+    """Complete lines from `start` to the end of the file, and the position after the last newline."""
+    handle.seek(start)
+    found: list[tuple[int, bytes]] = []
+    position = start
+    for line in iter(handle.readline, b""):
+        if not line.endswith(b"\n"):
+            break  # still being written
+        if line.strip():
+            found.append((position, line[:-1]))
+        position += len(line)
+    return found, position
+
+
+def decode_row(offset: int, data: bytes) -> ShownRow:
+    """A row from one journal line, or a DamagedLine saying what is wrong with it."""
+    try:
+        value = json.loads(data.decode("utf-8", "surrogateescape"))
+        if not isinstance(value, dict):
+            raise ValueError("not a JSON object")
+        row = JournalRow.from_dict(value)
+        for name in ("id", "at", "who", "how", "file"):
+            if not isinstance(getattr(row, name), str):
+                raise ValueError(f"its {name} is not text")
+        if not isinstance(row.diff, str):
+            row.diff = ""
+        return row
+    except (ValueError, TypeError) as exc:
+        return DamagedLine(offset, len(data), str(exc) or exc.__class__.__name__)
+
+
+_STRING = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a JSON string's inside, unrolled so re stays fast
+_SKIP = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_HEAD = re.compile(rb'\s*\{"id":' + _SKIP + rb',"at":' + _STRING + rb',"bot":' + _SKIP + rb',"who":'
+                   + _STRING + rb',"how":' + _STRING + rb',"file":' + _STRING)
+_CHAT_VALUE = re.compile(rb'\s*(?:null|' + _STRING + rb')')
+
+
+def _unescape(raw: bytes) -> str:
+    if b"\\" in raw:
+        return json.loads(b'"' + raw + b'"')
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def summarize(data: bytes, start: int = 0, stop: int | None = None, *, chat: bool = True) -> RowSummary | None:
+    """The filterable fields of the line data[start:stop], or None when it is damaged.
+
+    Rows written by the core have a fixed key order, so the head is matched directly; `,"chat":` can
+    only occur as a key because inside a JSON string every quote is escaped. Anything else falls back
+    to parsing the whole line. Without `chat` the chat is not looked for (it sits at the line's end).
+    """
+    stop = len(data) if stop is None else stop
+    head = _HEAD.match(data, start, stop)
+    if head is not None:
+        try:
+            at, who, how, file = head.groups()
+            chat_text = ""
+            key = data.rfind(b',"chat":', head.end(), stop) if chat else -1
+            if key != -1:
+                value = _CHAT_VALUE.match(data, key + 8, stop)
+                if value is None:
+                    raise ValueError("chat")
+                if value.group(1) is not None:
+                    chat_text = _unescape(value.group(1))
+            return RowSummary(*(part.decode("utf-8", "surrogateescape") if b"\\" not in part else _unescape(part)
+                                for part in (at, who, how, file)), chat_text)
+        except ValueError:
+            pass
+    row = decode_row(0, data[start:stop])
+    if isinstance(row, DamagedLine):
+        return None
+    return RowSummary(row.at, row.who, row.how, row.file, row.chat if isinstance(row.chat, str) else "")
+
+
+# ----- time --------------------------------------------------------------------------------------
+
+
+def local_time(at: str) -> datetime | None:
+    """A row's time in the local time zone (rows are written in UTC)."""
+    try:
+        moment = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return None
+    return moment.astimezone() if moment.tzinfo is not None else moment
+
+
+def when_text(at: str) -> str:
+    moment = local_time(at)
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else str(at)[:16]
+
+
+# ----- the filter --------------------------------------------------------------------------------
+
+FILTER_FIELDS = ("file", "who", "how", "chat", "day")
+FILTER_HELP = (
+    "Filter the journal. Plain words must each appear in the file, who, how or chat. "
+    "file:NAME, who:NAME (bot, person, import, upkeep), how:WORD (task, Settings, outside, undo), "
+    "chat:NAME and day:YYYY-MM-DD (or day:YYYY-MM, day:today, day:yesterday) narrow it; "
+    "quote values with spaces: chat:\"Follow up\". Case does not matter. Escape clears it."
+)
+
+
+@dataclass(frozen=True)
+class JournalFilter:
+    """What the filter box says: every term must match (see FILTER_HELP)."""
+
+    text: str = field(default="", compare=False)
+    words: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
+    # day:YYYY[-MM[-DD]] as a range of UTC times "YYYY-MM-DDTHH:MM:SS.fff", so rows compare as text
+    day_range: tuple[str, str] | None = field(default=None, compare=False)
+
+    @classmethod
+    def parse(cls, text: str) -> "JournalFilter":
+        words: list[str] = []
+        fields: list[tuple[str, str]] = []
+        for token in _split(text):
+            name, colon, value = token.partition(":")
+            name = name.lower()
+            if colon and name in FILTER_FIELDS:
+                if value:
+                    fields.append((name, _day_value(value) if name == "day" else value.casefold()))
+            elif token:
+                words.append(token.casefold())
+        days = [value for name, value in fields if name == "day"]
+        day_range = _utc_range(days[0]) if len(days) == 1 else None
+        return cls(text.strip(), tuple(words), tuple(fields), day_range)
+
+    @property
+    def empty(self) -> bool:
+        return not self.words and not self.fields
+
+    @property
+    def needs_chat(self) -> bool:
+        return bool(self.words) or any(name == "chat" for name, _ in self.fields)
+
+    def matches_line(self, data: bytes, start: int, stop: int, *, chat: bool = True) -> bool:
+        """Whether the line data[start:stop] matches; pass chat=self.needs_chat when scanning many."""
+        return self.matches(summarize(data, start, stop, chat=chat))
+
+    def matches(self, summary: RowSummary | None) -> bool:
+        if self.empty:
+            return True
+        if summary is None:
+            return False
+        days = []
+        for name, value in self.fields:
+            if name == "day":
+                days.append(value)
+            elif value not in getattr(summary, name).casefold():
+                return False
+        if self.words:
+            seen = " ".join((summary.file, summary.who, summary.how, summary.chat)).casefold()
+            if any(word not in seen for word in self.words):
+                return False
+        if days:
+            at = summary.at
+            if self.day_range is not None and len(at) == 29 and at.endswith("+00:00"):
+                return self.day_range[0] <= at[:23] < self.day_range[1]
+            moment = local_time(at)
+            day = moment.strftime("%Y-%m-%d") if moment else str(at)[:10]
+            return all(day.startswith(wanted) for wanted in days)
+        return True
+
+
+def _utc_range(day: str) -> tuple[str, str] | None:
+    """Local YYYY, YYYY-MM or YYYY-MM-DD as [start, end) in the UTC form the core writes; else None."""
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
+            first = datetime.strptime(day, "%Y-%m-%d")
+            after = first + timedelta(days=1)
+        elif re.fullmatch(r"\d{4}-\d{2}", day):
+            first = datetime.strptime(day, "%Y-%m")
+            after = first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
+        elif re.fullmatch(r"\d{4}", day):
+            first = datetime.strptime(day, "%Y")
+            after = first.replace(year=first.year + 1)
+        else:
+            return None
+        utc = [moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000") for moment in (first, after)]
+    except (ValueError, OverflowError, OSError):
+        return None
+    return utc[0], utc[1]
+
+
+def _split(text: str) -> list[str]:
+    """Words, with quoted values kept whole; a quote still open while typing counts as closed."""
+    for ending in ("", '"', "'"):
+        try:
+            return shlex.split(text + ending)
+        except ValueError:
+            continue
+    return text.replace('"', " ").replace("'", " ").split()
+
+
+def _day_value(value: str) -> str:
+    value = value.casefold()
+    if value == "today":
+        return date.today().isoformat()
+    if value == "yesterday":
+        return (date.today() - timedelta(days=1)).isoformat()
+    return value
+
+
+# ----- the order of what is shown ----------------------------------------------------------------
+
+
+class RowOrder:
+    """Line offsets newest first: rows appended while open (`newer`, file order), then `older`."""
+
+    __slots__ = ("newer", "older")
+
+    def __init__(self) -> None:
+        self.newer = array("q")  # ascending: appended as the file grows
+        self.older = array("q")  # descending: extended as the backward scan goes on
+
+    def __len__(self) -> int:
+        return len(self.newer) + len(self.older)
+
+    def at(self, index: int) -> int:
+        count = len(self.newer)
+        return self.newer[count - 1 - index] if index < count else self.older[index - count]
+
+    def index_of(self, offset: int) -> int:
+        """Where a row is shown, or where it would be (rows are ordered by offset, newest first)."""
+        count = len(self.newer)
+        if count and offset >= self.newer[0]:
+            return count - 1 - min(bisect_left(self.newer, offset), count - 1)
+        return count + bisect_left(self.older, -offset, key=neg)
+
+
+# ----- the widget --------------------------------------------------------------------------------
+
+
+class JournalList(ScrollView, can_focus=True):
+    """One journal, newest first, one line per row: when, who, how, file; ⊘ marks rows that cannot be undone."""
+
+    BINDINGS = [
+        Binding("up", "cursor_up", "Up", show=False, id="journal-list-up", tooltip="The newer row"),
+        Binding("down", "cursor_down", "Down", show=False, id="journal-list-down", tooltip="The older row"),
+        Binding("pageup", "page_up", "Page up", show=False, id="journal-list-page-up",
+                tooltip="One page of newer rows"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="journal-list-page-down",
+                tooltip="One page of older rows"),
+        Binding("home", "first", "Newest", show=False, id="journal-list-newest", tooltip="The newest row"),
+        Binding("end", "last", "Oldest", show=False, id="journal-list-oldest", tooltip="The oldest row"),
+    ]
+
+    COMPONENT_CLASSES = {
+        "journal-list--cursor",
+        "journal-list--when",
+        "journal-list--who",
+        "journal-list--how",
+        "journal-list--file",
+        "journal-list--not-undoable",
+        "journal-list--damaged",
+        "journal-list--message",
+    }
+
+    DEFAULT_CSS = """
+    JournalList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        background: $surface;
+        & > .journal-list--cursor {
+            color: $block-cursor-blurred-foreground;
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .journal-list--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+        & > .journal-list--when { color: $text-muted; }
+        & > .journal-list--who { color: $text-accent; }
+        & > .journal-list--how { color: $foreground; }
+        & > .journal-list--file { color: $foreground; text-style: bold; }
+        & > .journal-list--not-undoable { color: $text-warning; text-style: bold; }
+        & > .journal-list--damaged { color: $text-error; }
+        & > .journal-list--message { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    class Highlighted(Message):
+        """The row under the cursor changed; `offset` is None when nothing is shown."""
+
+        def __init__(self, journal_list: "JournalList", offset: int | None) -> None:
+            super().__init__()
+            self.journal_list = journal_list
+            self.offset = offset
+
+        @property
+        def control(self) -> "JournalList":
+            return self.journal_list
+
+    class Counted(Message):
+        """How many rows there are and are shown, and whether reading or filtering is still going on."""
+
+        def __init__(self, journal_list: "JournalList") -> None:
+            super().__init__()
+            self.journal_list = journal_list
+
+        @property
+        def control(self) -> "JournalList":
+            return self.journal_list
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.path: Path | None = None
+        self.cursor = 0
+        self.filter = JournalFilter()
+        self.reading = False  # the backward index scan is still going
+        self.filtering = False  # a filter scan is still going
+        self.error: str | None = None  # why the journal cannot be read
+        self._generation = 0  # a new one each time the file is read from scratch
+        self._filter_run = 0
+        self._all = RowOrder()
+        self._shown = self._all
+        self._scanned_to = 0  # just after the last newline indexed
+        self._file_id: tuple[int, int] | None = None
+        self._newest_wanted = False
+        self._announced: object = object()
+        self._handle: BinaryIO | None = None
+        self._rows: LRUCache[int, ShownRow] = LRUCache(ROW_CACHE_SIZE)
+        self._strips: LRUCache[tuple, Strip] = LRUCache(LINE_CACHE_SIZE)
+
+    # ----- what the screen asks -----
+    @property
+    def total(self) -> int:
+        return len(self._all)
+
+    @property
+    def shown(self) -> int:
+        return len(self._shown)
+
+    @property
+    def ready(self) -> bool:
+        """A journal is open: its newest rows are known (or it is empty)."""
+        return self.path is not None
+
+    def offset_at(self, index: int) -> int | None:
+        return self._shown.at(index) if 0 <= index < len(self._shown) else None
+
+    def row_at(self, index: int) -> ShownRow | None:
+        offset = self.offset_at(index)
+        return None if offset is None else self.row(offset)
+
+    def row_at_cursor(self) -> ShownRow | None:
+        return self.row_at(self.cursor)
+
+    def row(self, offset: int) -> ShownRow:
+        """The row starting at this byte offset, parsed once and cached (without its earlier text)."""
+        cached = self._rows.get(offset)
+        if cached is not None:
+            return cached
+        try:
+            if self._handle is None:
+                assert self.path is not None
+                self._handle = open(self.path, "rb")
+            self._handle.seek(offset)
+            data = self._handle.readline().rstrip(b"\n")
+        except (OSError, AssertionError) as exc:
+            return DamagedLine(offset, 0, f"could not be read: {exc}")
+        shown = decode_row(offset, data)
+        if isinstance(shown, JournalRow):
+            # the earlier text can be a megabyte and nothing here shows it; undo reads it from the file
+            shown.before_text = None
+        self._rows[offset] = shown
+        return shown
+
+    # ----- reading the file -----
+    def open(self, path: Path) -> None:
+        """Read a journal from scratch: the newest screenful now, every older row in the background.
+
+        The newest rows are read here, on the UI thread, because they are a bounded read at the end of
+        the file (at most SYNC_BYTES, like drawing a few rows) and showing them cannot wait for a worker.
+        """
+        self._close_handle()
+        self.workers.cancel_group(self, "journal-index")
+        self.workers.cancel_group(self, "journal-filter")
+        self.path = path
+        self._generation += 1
+        self._filter_run += 1
+        self._all = RowOrder()
+        self._shown = self._all if self.filter.empty else RowOrder()
+        self._rows.clear()
+        self._strips.clear()
+        self._announced = object()
+        self.cursor = 0
+        self.error = None
+        self.reading = False
+        self.filtering = False
+        self._scanned_to, self._file_id = 0, None
+        resume = 0
+        try:
+            with open(path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                self._file_id = (stat.st_dev, stat.st_ino)
+                self._scanned_to = resume = complete_end(handle, stat.st_size)
+                for offset, _, _, _ in lines_backward(handle, self._scanned_to, chunk=FIRST_CHUNK):
+                    self._all.older.append(offset)
+                    resume = offset
+                    if len(self._all.older) >= FIRST_ROWS or self._scanned_to - offset > SYNC_BYTES:
+                        break
+                else:
+                    resume = 0
+        except FileNotFoundError:
+            pass  # no changes yet; the file appears with the first one
+        except OSError as exc:
+            self.error = f"The journal {path} cannot be read: {exc.strerror or exc}."
+        self.reading = resume > 0
+        if self.reading:
+            self._index_backward(self._generation, path, resume)
+        if not self.filter.empty and self.error is None:
+            self.filtering = True
+            self._filter_backward(self._generation, self._filter_run, path, self._scanned_to, self.filter)
+        self.scroll_to(y=0, animate=False)
+        self._resize_virtual()
+        self.refresh()
+        self._changed()
+
+    def refresh_tail(self, *, select_newest: bool = False) -> None:
+        """Pick up rows appended since the last look (reading only the new tail)."""
+        self._newest_wanted = self._newest_wanted or select_newest
+        if self.path is not None:
+            self._scan_tail(self._generation, self.path, self._scanned_to, self._file_id)
+
+    def set_filter(self, journal_filter: JournalFilter) -> None:
+        if journal_filter == self.filter:
+            return
+        keep = self.offset_at(self.cursor)
+        self.filter = journal_filter
+        self._filter_run += 1
+        self._strips.clear()
+        if journal_filter.empty:
+            self.workers.cancel_group(self, "journal-filter")
+            self.filtering = False
+            self._shown = self._all
+            self._place_cursor(keep)
+        else:
+            self._shown = RowOrder()
+            self.filtering = True
+            self.cursor = 0
+            self.scroll_to(y=0, animate=False)
+            if self.path is not None:
+                self._filter_backward(self._generation, self._filter_run, self.path, self._scanned_to,
+                                      journal_filter)
+        self._resize_virtual()
+        self.refresh()
+        self._changed()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="journal-index")
+    def _index_backward(self, generation: int, path: Path, end: int) -> None:
+        """Every row older than the first screenful, handed over in batches."""
+        worker = get_current_worker()
+        try:
+            handle = open(path, "rb")
+        except FileNotFoundError:  # removed since it was opened: the next look reads it from scratch
+            self._call(self._index_done, generation)
+            return
+        with handle:
+            batch = array("q")
+            last_post = time.monotonic()
+            for count, (offset, _, _, _) in enumerate(lines_backward(handle, end)):
+                batch.append(offset)
+                if count % 4096 == 0 and time.monotonic() - last_post > BATCH_SECONDS:
+                    if worker.is_cancelled:
+                        return
+                    self._call(self._add_older, generation, batch)
+                    batch, last_post = array("q"), time.monotonic()
+            self._call(self._add_older, generation, batch)
+        self._call(self._index_done, generation)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="journal-filter")
+    def _filter_backward(self, generation: int, run: int, path: Path, end: int,
+                         journal_filter: JournalFilter) -> None:
+        worker = get_current_worker()
+        try:
+            handle = open(path, "rb")
+        except FileNotFoundError:
+            self._call(self._filter_done, generation, run)
+            return
+        with handle:
+            batch = array("q")
+            last_post = time.monotonic()
+            first = True
+            chat = journal_filter.needs_chat
+            matches_line = journal_filter.matches_line
+            for count, (offset, block, start, stop) in enumerate(lines_backward(handle, end)):
+                if matches_line(block, start, stop, chat=chat):
+                    batch.append(offset)
+                    if first and len(batch) >= FIRST_ROWS:  # the newest matches show at once
+                        self._call(self._add_matches, generation, run, batch)
+                        batch, last_post, first = array("q"), time.monotonic(), False
+                if count % 512 == 0 and time.monotonic() - last_post > BATCH_SECONDS:
+                    if worker.is_cancelled:
+                        return
+                    self._call(self._add_matches, generation, run, batch)
+                    batch, last_post, first = array("q"), time.monotonic(), False
+            self._call(self._add_matches, generation, run, batch)
+        self._call(self._filter_done, generation, run)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="journal-tail")
+    def _scan_tail(self, generation: int, path: Path, start: int, file_id: tuple[int, int] | None) -> None:
+        try:
+            handle = open(path, "rb")
+        except FileNotFoundError:
+            if start > 0:
+                self._call(self._restart, generation)
+            return
+        with handle:
+            stat = os.fstat(handle.fileno())
+            replaced = file_id is not None and (stat.st_dev, stat.st_ino) != file_id
+            shrunk = stat.st_size < start
+            if not replaced and not shrunk and start > 0:
+                handle.seek(start - 1)
+                shrunk = handle.read(1) != b"\n"
+            if replaced or shrunk:
+                self._call(self._restart, generation)
+                return
+            if stat.st_size == start:
+                self._call(self._add_newer, generation, start, start, [], None)
+                return
+            lines, end = lines_forward(handle, start)
+            self._call(self._add_newer, generation, start, end, [(offset, summarize(data)) for offset, data in lines],
+                       (stat.st_dev, stat.st_ino))
+
+    def _call(self, callback, *args) -> None:
+        """Hand results to the UI thread; a closing app just stops the scan."""
+        try:
+            self.app.call_from_thread(callback, *args)
+        except RuntimeError:
+            get_current_worker().cancel()
+
+    # ----- results, on the UI thread -----
+    def _add_older(self, generation: int, offsets: array) -> None:
+        if generation != self._generation:
+            return
+        self._all.older.extend(offsets)
+        if self._shown is self._all:
+            self._resize_virtual()
+            self.refresh()
+        self._changed()
+
+    def _index_done(self, generation: int) -> None:
+        if generation == self._generation:
+            self.reading = False
+            self.refresh()
+            self._changed()
+
+    def _add_matches(self, generation: int, run: int, offsets: array) -> None:
+        if generation != self._generation or run != self._filter_run:
+            return
+        self._shown.older.extend(offsets)
+        self._resize_virtual()
+        self.refresh()
+        self._changed()
+
+    def _filter_done(self, generation: int, run: int) -> None:
+        if generation == self._generation and run == self._filter_run:
+            self.filtering = False
+            self.refresh()
+            self._changed()
+
+    def _add_newer(self, generation: int, start: int, end: int,
+                   lines: list[tuple[int, RowSummary | None]], file_id: tuple[int, int] | None) -> None:
+        if generation != self._generation:
+            return
+        if start != self._scanned_to:
+            if end > self._scanned_to:  # an older scan finished late: read again from where we are
+                self.refresh_tail()
+            return
+        self._scanned_to = end
+        if file_id is not None:
+            self._file_id = file_id
+        keep = self.offset_at(self.cursor)
+        top = round(self.scroll_offset.y)
+        at_top = self.cursor == 0 and top == 0
+        before = len(self._shown)
+        self._all.newer.extend(offset for offset, _ in lines)
+        if self._shown is not self._all:
+            self._shown.newer.extend(offset for offset, summary in lines if self.filter.matches(summary))
+        added = len(self._shown) - before
+        self._resize_virtual()
+        if self._newest_wanted:
+            self._newest_wanted = False
+            self.cursor = 0
+            self.scroll_to(y=0, animate=False)
+        elif added and not at_top and keep is not None:
+            # the rows the person is looking at stay where they are; the new ones wait above
+            self.scroll_to(y=top + added, animate=False)
+            self.cursor = self._shown.index_of(keep)
+        self.refresh()
+        self._changed()
+
+    def _restart(self, generation: int) -> None:
+        if generation == self._generation and self.path is not None:
+            self.open(self.path)
+
+    # ----- cursor -----
+    def _place_cursor(self, offset: int | None) -> None:
+        if offset is None or not len(self._shown):
+            self.cursor = 0
+        else:
+            self.cursor = min(self._shown.index_of(offset), len(self._shown) - 1)
+        self._scroll_to_cursor()
+
+    def move_cursor(self, index: int) -> None:
+        count = len(self._shown)
+        index = max(0, min(index, count - 1)) if count else 0
+        if index != self.cursor:
+            self.cursor = index
+            self.refresh()
+        self._scroll_to_cursor()
+        self._announce()
+
+    def _scroll_to_cursor(self) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        top = round(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor - max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor + max(1, self.scrollable_content_region.height - 1))
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(len(self._shown) - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None and len(self._shown):
+            self.move_cursor(round(self.scroll_offset.y) + offset.y)
+
+    def _announce(self) -> None:
+        current = self.offset_at(self.cursor)
+        if current != self._announced:
+            self._announced = current
+            self.post_message(self.Highlighted(self, current))
+
+    def _changed(self) -> None:
+        count = len(self._shown)
+        if self.cursor >= count:
+            self.cursor = max(0, count - 1)
+        self._announce()
+        self.post_message(self.Counted(self))
+
+    # ----- drawing -----
+    def _resize_virtual(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, max(1, len(self._shown)))
+
+    def on_resize(self) -> None:
+        self._strips.clear()
+        self._resize_virtual()
+        self._scroll_to_cursor()
+
+    def on_focus(self) -> None:
+        self._strips.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._strips.clear()
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+    def on_unmount(self) -> None:
+        self._close_handle()
+
+    def _close_handle(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    @property
+    def empty_message(self) -> str:
+        """What an empty list says."""
+        if self.error:
+            return self.error
+        if self.filtering:
+            return "Filtering…"
+        if not self.filter.empty and not self.reading:
+            return "No rows match the filter. Escape clears it."
+        if self.reading:
+            return "Reading the journal…"
+        return "No changes yet: every change to a memory file will be listed here."
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index = round(self.scroll_offset.y) + y
+        if not len(self._shown):
+            if y == 0:
+                style = self.get_visual_style("journal-list--message").rich_style
+                return Strip([Segment(" " + self.empty_message, style)]).crop_extend(0, width, base)
+            return Strip.blank(width, base)
+        if index >= len(self._shown):
+            return Strip.blank(width, base)
+        offset = self._shown.at(index)
+        selected = index == self.cursor
+        key = (offset, width, selected)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._render_row(self.row(offset), width, selected, base)
+            self._strips[key] = strip
+        return strip
+
+    def _render_row(self, row: ShownRow, width: int, selected: bool, base: Style) -> Strip:
+        def style_of(name: str) -> Style:
+            if selected:
+                return self.get_visual_style(f"journal-list--{name}", "journal-list--cursor").rich_style
+            return self.get_visual_style(f"journal-list--{name}").rich_style
+
+        line_style = self.get_visual_style("journal-list--cursor").rich_style if selected else base
+        if isinstance(row, DamagedLine):
+            segments = [Segment(" ! ", style_of("damaged")),
+                        Segment(f"damaged row ({row.size} bytes): {row.error}", style_of("damaged"))]
+            return Strip(segments).crop_extend(0, width, line_style)
+        mark = " ⊘ " if not row.undoable else "   "
+        rest = max(0, width - 3 - 17)
+        who_width = 9
+        how_width = max(8, min(23, rest - who_width - 2 - 20))  # the file keeps 20 columns when it can
+        file_width = max(0, rest - who_width - how_width - 2)
+        who, how = _printable(str(row.who)), _printable(str(row.how))
+        if cell_len(how) > how_width:
+            how = SHORT_HOW.get(how, how)
+        if cell_len(who) > who_width:
+            who = SHORT_WHO.get(who, who)
+        segments = [
+            Segment(mark, style_of("not-undoable")),
+            Segment(_fit(when_text(row.at), 16) + " ", style_of("when")),
+            Segment(_fit(who, who_width) + " ", style_of("who")),
+            Segment(_fit(how, how_width) + " ", style_of("how")),
+            Segment(_fit(_printable(str(row.file)), file_width), style_of("file")),
+        ]
+        return Strip(segments).crop_extend(0, width, line_style)
+
+
+def _printable(text: str) -> str:
+    """Text safe to draw: no control characters, no undecodable bytes."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(ch if ch.isprintable() else "�" for ch in text) if not text.isprintable() else text
+
+
+def _fit(text: str, width: int) -> str:
+    """Cut or pad to exactly `width` cells, ending a cut with an ellipsis."""
+    if width <= 0:
+        return ""
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)
