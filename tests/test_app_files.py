@@ -250,3 +250,15 @@ async def test_help_lists_the_keys_of_the_screen(home):
         assert "Save" in described and "$EDITOR" in described and "Quit" in described
         await pilot.press("escape")
         assert isinstance(app.screen, FilesScreen)
+
+
+async def test_alt_letter_switches_area_even_from_the_editor(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        assert screen.focused is screen.editor
+        await pilot.press("j")  # a plain letter is typed into the note
+        assert screen.editor.text.startswith("j")
+        await pilot.press("alt+j")
+        await settle(pilot)
+        assert app.screen.__class__.__name__ == "JournalScreen"

@@ -45,6 +45,29 @@ AREAS: dict[str, tuple[str, str]] = {
 BOT_AREAS = ("files", "topics", "journal", "recall", "settings")
 
 
+AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s"}
+AREA_TIPS = {
+    "bots": "All bots",
+    "files": "The bot's memory files",
+    "topics": "The topic index as the bot sees it",
+    "journal": "Every change, with diff and undo",
+    "recall": "Preview what recall injects before a message",
+    "settings": "The bot's memory switches",
+}
+
+
+def _area_bindings() -> list[Binding]:
+    """A letter per area, and Alt+letter that works even while typing in an editor or a text box."""
+    bindings = []
+    for area, key in AREA_KEYS.items():
+        name = area.capitalize()
+        bindings.append(Binding(key, f"open_area('{area}')", name, show=False, id=f"area-{area}",
+                                tooltip=AREA_TIPS[area]))
+        bindings.append(Binding(f"alt+{key}", f"open_area('{area}')", name, show=False, priority=True,
+                                id=f"area-{area}-alt", tooltip=f"{AREA_TIPS[area]} (from anywhere)"))
+    return bindings
+
+
 def _lazy_screen(module: str, cls: str) -> Callable[[], Screen]:
     def factory() -> Screen:
         return getattr(import_module(f"omb_tui.app.screens.{module}"), cls)()
@@ -64,16 +87,7 @@ class OmbApp(App[None]):
                 tooltip="Quit from anywhere"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit omb-tui"),
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Every key of this screen"),
-        Binding("b", "open_area('bots')", "Bots", show=False, id="area-bots", tooltip="All bots"),
-        Binding("f", "open_area('files')", "Files", show=False, id="area-files", tooltip="The bot's memory files"),
-        Binding("t", "open_area('topics')", "Topics", show=False, id="area-topics",
-                tooltip="The topic index as the bot sees it"),
-        Binding("j", "open_area('journal')", "Journal", show=False, id="area-journal",
-                tooltip="Every change, with diff and undo"),
-        Binding("r", "open_area('recall')", "Recall", show=False, id="area-recall",
-                tooltip="Preview what recall injects before a message"),
-        Binding("s", "open_area('settings')", "Settings", show=False, id="area-settings",
-                tooltip="The bot's memory switches"),
+        *_area_bindings(),
     ]
 
     bot_id: reactive[str | None] = reactive(None)
