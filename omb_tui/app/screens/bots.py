@@ -30,8 +30,15 @@ class BotsScreen(Screen):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
-        self.watch(self.app, "memory_version", self.action_reload, init=False)
-        self.action_reload()
+        self._version = self.app.memory_version
+        self.watch(self.app, "memory_version", self._disk_changed, init=False)
+        # After the first frame: the screen is painted before the engine is even imported.
+        self.call_after_refresh(self.action_reload)
+
+    def _disk_changed(self, version: int) -> None:
+        if version != self._version:  # the app's own start-up also calls watchers: ignore those
+            self._version = version
+            self.action_reload()
 
     def action_reload(self) -> None:
         self.load_bots()
