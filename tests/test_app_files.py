@@ -70,8 +70,11 @@ async def choose_file(pilot, rel: str):
 async def test_bots_screen_lists_every_bot_and_opens_one(home):
     app = make_app(home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
         table = app.screen.query_one(DataTable)
+        for _ in range(100):  # the list loads after the first frame
+            await settle(pilot)
+            if table.row_count:
+                break
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
         assert rows[0][:4] == ["quill", "Quill", "off", "ok"]
         assert rows[1][:4] == ["scout", "Scout", "on", "ok"]

@@ -48,7 +48,15 @@ async def _settle(pilot):
 
 
 def test_bots_screen(snap_compare, snapshot_home):
-    assert snap_compare(make_app(snapshot_home, watch=False), terminal_size=(80, 24), run_before=_settle)
+    async def listed(pilot):
+        from textual.widgets import DataTable
+
+        for _ in range(100):  # the list loads after the first frame
+            await _settle(pilot)
+            if pilot.app.screen.query_one(DataTable).row_count:
+                break
+
+    assert snap_compare(make_app(snapshot_home, watch=False), terminal_size=(80, 24), run_before=listed)
 
 
 def test_memory_files_screen(snap_compare, snapshot_home):
@@ -59,3 +67,14 @@ def test_memory_files_screen(snap_compare, snapshot_home):
 
     app = make_app(snapshot_home, watch=False, bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_scout)
+
+
+def test_memory_files_screen_light_theme(snap_compare, snapshot_home):
+    async def open_scout_light(pilot):
+        pilot.app.theme = "textual-light"
+        await _settle(pilot)
+        pilot.app.screen.query_one("#editor").cursor_blink = False
+        await pilot.pause()
+
+    app = make_app(snapshot_home, watch=False, bot_id="scout")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_scout_light)
