@@ -172,8 +172,10 @@ class OmbApp(App[None]):
 
 
 def _interesting(change: object, path: str) -> bool:
-    name = Path(path).name
-    return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path)
+    """Memory files, journals and settings; not temp files, locks, the seen-state or recall's index."""
+    parts = Path(path).parts
+    name = parts[-1] if parts else ""
+    return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path or "index" in parts)
 
 
 def _sentence(error: BaseException) -> str:

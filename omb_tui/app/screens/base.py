@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
-from ...core.bot import Bot
+class NotifyWorkerErrors:
+    """Worker.StateChanged does not bubble to the app, so each screen turns its workers' failures into
+    one notification here; a screen that wants to say more overrides `worker_failed`."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is not WorkerState.ERROR or event.worker.error is None:
+            return
+        error = str(event.worker.error) or event.worker.error.__class__.__name__
+        self.notify(error if len(error) < 300 else error[:297] + "…", title="Something went wrong",
+                    severity="error")
+        self.worker_failed(event.worker, error)
+
+    def worker_failed(self, worker: Worker, error: str) -> None:
+        """Hook: show the failure where it happened (the notification is already sent)."""
 
 
-class BotScreen(Screen):
+class BotScreen(NotifyWorkerErrors, Screen):
     """A screen about the app's open bot. Subclasses implement `reload()` (cheap, or start a worker)."""
 
     _shown_bot: str | None = None
     _stale = True
 
     @property
-    def bot(self) -> Bot:
+    def bot(self):
+        from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
+
         return Bot(self.app.home, self.app.bot_id)
 
     def on_mount(self) -> None:

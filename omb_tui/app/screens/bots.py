@@ -10,11 +10,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from ..styles import style_path
+from .base import NotifyWorkerErrors
 
 LEVEL_STYLE = {"ok": "green", "amber": "bold yellow", "red": "bold red"}
 
 
-class BotsScreen(Screen):
+class BotsScreen(NotifyWorkerErrors, Screen):
     CSS_PATH = style_path("bots.tcss")
     BINDINGS = [
         Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),

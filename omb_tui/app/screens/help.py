@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from ..styles import style_path
 
@@ -22,24 +23,32 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog help"):
             yield Static(f"Keys — {self.under.__class__.__name__.removesuffix('Screen')}", classes="dialog-question")
-            yield DataTable(id="help-keys", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="help-scroll"):
+                yield Static(id="help-keys")
             yield Static("Ctrl+P opens the command palette. Escape closes this.", classes="dialog-note")
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("Key", "Does")
-        seen = set()
-        for key, active in self.under.active_bindings.items():
+        # A Rich table wraps long descriptions (the journal's filter syntax) instead of cutting them.
+        table = Table(show_header=True, header_style="bold", box=None, expand=True, pad_edge=False)
+        table.add_column("Key", no_wrap=True)
+        table.add_column("Does", ratio=1)
+        self.rows: list[tuple[str, str]] = []
+        # The screen's own keys first, then the app's, then the focused widget's (cursor movement and such).
+        rank = {self.under: 0, self.app: 1}
+        ordered = sorted(self.under.active_bindings.values(), key=lambda active: rank.get(active.node, 2))
+        for active in ordered:
             binding = active.binding
             if binding.system and not binding.description:
                 continue
             label = self.app.get_key_display(binding)
             what = binding.tooltip or binding.description or binding.action
-            if (label, what) in seen:
+            row = (label, what if active.enabled else f"{what} (not now)")
+            if row in self.rows:
                 continue
-            seen.add((label, what))
-            table.add_row(label, what if active.enabled else f"{what} (not now)")
-        table.focus()
+            self.rows.append(row)
+            table.add_row(*row)
+        self.query_one("#help-keys", Static).update(table)
+        self.query_one("#help-scroll").focus()
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -1,0 +1,616 @@
+"""Recall preview: what recall puts in front of a message, and what loads into the system prompt.
+
+Spec: memory.md, "Recall before each turn" (the block: at most four notes and four passages, numbered,
+dated, at most 6,000 characters; eight characters or more; passages only in a 1:1 chat the person
+started; any word counts, five or more need two) and "What loads, and the budget" (the first 200 lines or
+24 KB of MEMORY.md, expired entries left out, then the topic index). The recall block is the core's
+`recall(...).block` exactly as returned, and the memory lines are marked from the core's `load_cut`,
+`parse_entries` and `Entry.expired`: the screen never applies either rule itself.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
+from textual.worker import Worker, get_current_worker
+
+from ...core.bot import parse_day
+from ...core.budget import TOPIC_INDEX_MAX_CHARS, TopicIndex, prompt_block_if_enabled, topic_index
+from ...core.conversations import list_conversations
+from ...core.recall import MAX_BLOCK_CHARS, MIN_MESSAGE_CHARS, OPENING_LINE, RECALL_KINDS, RecallResult, recall
+from ...core.words import terms
+from ..styles import style_path
+from ..widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, MemoryLoad, memory_load
+from .base import BotScreen
+
+# Who started the turn, as the kind picker names it (spec: "Rooms, routine runs, and turns started by
+# another bot, a webhook or a teammate hand-off, recall notes only").
+KIND_LABELS = {
+    "person": "1:1 started by the person",
+    "room": "room",
+    "routine": "routine run",
+    "bot": "started by another bot",
+    "webhook": "webhook",
+    "handoff": "teammate hand-off",
+}
+NO_CHAT_PROMPT = "No chat: the kind decides"
+TYPING_PAUSE_SECONDS = 0.15  # recall runs again once typing pauses this long
+APOSTROPHES = "'\u2019\u02bc\u2018"
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """Everything one preview depends on, read on the main thread before the worker starts."""
+
+    bot_id: str
+    message: str
+    kind: str
+    chat_id: str | None
+    as_of: date
+
+
+@dataclass(frozen=True)
+class BlockMarks:
+    """Where to colour the block: the words recall matched, and each item's header line."""
+
+    matches: tuple[tuple[int, int], ...]
+    headers: tuple[tuple[int, int], ...]
+
+
+# ----- reading the block (pure functions, run in the worker) -----
+
+def matched_terms(result: RecallResult) -> set[str]:
+    """The terms of every word a note or passage matched, folded the way recall folds them."""
+    found: set[str] = set()
+    for hit in [*result.notes, *result.passages]:
+        for surface in hit.matched:
+            found.update(terms(surface))
+    return found
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or unicodedata.category(ch).startswith("M")
+
+
+def _tokens(text: str, start: int):
+    """(start, end) of each run of letters, digits and marks (apostrophes inside a word kept)."""
+    i, n = start, len(text)
+    while i < n:
+        if not _word_char(text[i]):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and (_word_char(text[j]) or (text[j] in APOSTROPHES and j + 1 < n and _word_char(text[j + 1]))):
+            j += 1
+        yield i, j
+        i = j
+
+
+def match_ranges(text: str, wanted: set[str], start: int = 0) -> list[tuple[int, int]]:
+    """Where in `text` (from `start`) a whole word has one of the `wanted` terms: `Flights` for `flight`.
+
+    Each word is turned into terms by the core's `words.terms`, so folding, plurals, elisions and `'s`
+    work exactly as in recall. Chinese, Japanese and Korean have no spaces: a two-character piece is
+    marked where it matches.
+    """
+    if not wanted:
+        return []
+    ranges: list[tuple[int, int]] = []
+    cache: dict[str, list[str]] = {}
+    for begin, end in _tokens(text, start):
+        token = text[begin:end]
+        found = cache.get(token)
+        if found is None:
+            found = cache[token] = terms(token)
+        if not any(term in wanted for term in found):
+            continue
+        if len(found) > 1 and any(len(term) == 2 and term in wanted for term in found) and not token.isascii():
+            # a CJK run: mark only the pieces that matched
+            for offset in range(len(token) - 1):
+                piece = token[offset:offset + 2]
+                if any(term in wanted for term in terms(piece)):
+                    ranges.append((begin + offset, begin + offset + 2))
+            continue
+        ranges.append((begin, end))
+    return _merged(ranges)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for begin, end in sorted(ranges):
+        if out and begin <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((begin, end))
+    return out
+
+
+def header_ranges(block: str, items: int) -> list[tuple[int, int]]:
+    """The `[n] date · where` line of each item, found in order after the opening line."""
+    ranges = []
+    position = len(OPENING_LINE)
+    for number in range(1, items + 1):
+        found = block.find(f"\n\n[{number}] ", position)
+        if found < 0:
+            break
+        begin = found + 2
+        end = block.find("\n", begin)
+        end = len(block) if end < 0 else end
+        ranges.append((begin, end))
+        position = end
+    return ranges
+
+
+def block_marks(result: RecallResult) -> BlockMarks:
+    if not result.block:
+        return BlockMarks((), ())
+    # the opening line is the same for every message: only the items are searched for matched words
+    start = len(OPENING_LINE) if result.block.startswith(OPENING_LINE) else 0
+    matches = match_ranges(result.block, matched_terms(result), start)
+    headers = header_ranges(result.block, len(result.notes) + len(result.passages))
+    return BlockMarks(tuple(matches), tuple(headers))
+
+
+# ----- sentences -----
+
+def skip_sentence(reason: str) -> str:
+    """Why nothing was recalled, for a person: recall's own reason, said plainly."""
+    if reason.startswith("the message is shorter than"):
+        return f"Not recalled: messages under {MIN_MESSAGE_CHARS} characters are not recalled."
+    if "memory is off" in reason:
+        return "Recall is off: this bot's memory is switched off (Settings: Let this bot use memory)."
+    if "autoRecall" in reason:
+        return "Recall is off: features.autoRecall is false in config.json."
+    return f"Not recalled: {reason}."
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def size_line(result: RecallResult) -> str:
+    """`1,931 / 6,000 characters · 4 notes · 3 passages · 1:1 started by the person`."""
+    line = (f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {_plural(len(result.notes), 'note')} · "
+            f"{_plural(len(result.passages), 'passage')} · {KIND_LABELS.get(result.kind, result.kind)}")
+    return line if result.passages_allowed else line + ": notes only"
+
+
+def words_line(result: RecallResult) -> str:
+    """The words recall looked up, and how many of them each hit needed (the two-word rule)."""
+    if not result.words:
+        return "No content words in this message (only short or common words): nothing to look up."
+    rule = ("any one of them is enough" if result.matches_needed < 2
+            else f"each hit needs {result.matches_needed} of them (5 or more content words)")
+    return f"Words: {', '.join(result.words)} · {rule}"
+
+
+def why_lines(result: RecallResult) -> list[str]:
+    """Each item with the message's words it matched."""
+    lines = []
+    for note in result.notes:
+        where = f"{note.file} › {note.section}" if note.section else note.file
+        if note.opening:
+            where = f"the start of {note.file} (its name matches)"
+        lines.append(f"[{note.number}] {where}: {', '.join(note.matched) or '(its name)'}")
+    for passage in result.passages:
+        lines.append(f"[{passage.number}] {passage.label}: {', '.join(passage.matched)}")
+    return lines
+
+
+def memory_summary(load: MemoryLoad, index: TopicIndex) -> str:
+    if not load.memory_on:
+        return ("Memory is off for this bot: nothing of MEMORY.md or the topic index loads into its "
+                "system prompt.")
+    loading = load.count(LOADING)
+    parts = [f"As of {load.as_of.isoformat()}: {loading:,} of {_plural(len(load.lines), 'line')} load"]
+    if load.count(EXPIRED):
+        parts.append(f"{load.count(EXPIRED):,} expired")
+    if load.count(PAST_CUT):
+        parts.append(f"{load.count(PAST_CUT):,} past the {load.cut_name}")
+    listed = (f"topic index: {_plural(index.listed, 'topic')}, {len(index.text):,} / "
+              f"{TOPIC_INDEX_MAX_CHARS:,} characters" if index.text else "no topic files")
+    return " · ".join(parts) + f"\n✓ loads  ✗ does not · {listed}"
+
+
+# ----- widgets -----
+
+class RecallBlock(Static):
+    """The recall block as returned, with item headers and matched words picked out."""
+
+    COMPONENT_CLASSES = {"recall-block--opening", "recall-block--header", "recall-block--match"}
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.block = ""
+        self.marks = BlockMarks((), ())
+        self.text = Text("")
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._draw))
+
+    @property
+    def match_style(self) -> Style:
+        return self.get_component_rich_style("recall-block--match", partial=True)
+
+    def show(self, block: str, marks: BlockMarks) -> None:
+        self.block = block
+        self.marks = marks
+        self._draw()
+
+    def _draw(self) -> None:
+        text = Text(self.block, end="")
+        if self.block.startswith(OPENING_LINE):
+            text.stylize(self.get_component_rich_style("recall-block--opening", partial=True), 0, len(OPENING_LINE))
+        header = self.get_component_rich_style("recall-block--header", partial=True)
+        for begin, end in self.marks.headers:
+            text.stylize(header, begin, end)
+        match = self.match_style
+        for begin, end in self.marks.matches:
+            text.stylize(match, begin, end)
+        self.text = text
+        self.update(text)
+
+
+class PaneTabs(Tabs):
+    """Recall block or system prompt, when the screen is too narrow for both side by side; Tab switches."""
+
+    can_focus = False
+
+
+class RecallScreen(BotScreen):
+    CSS_PATH = style_path("recall.tcss")
+    AUTO_FOCUS = "#message"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        Binding("ctrl+l,slash", "focus_message", "Message", id="recall-focus-message",
+                tooltip="Type the message recall looks up (/ when you are not typing)"),
+        Binding("k", "cycle_kind", "Kind", id="recall-cycle-kind",
+                tooltip="Next kind of turn: person, room, routine, bot, webhook, hand-off"),
+        Binding("K", "open_kind", "Kind list", show=False, id="recall-open-kind",
+                tooltip="Choose the kind of turn from the list"),
+        Binding("c", "open_chat", "Chat", show=False, id="recall-open-chat",
+                tooltip="Choose the conversation the message arrives in (it decides the kind)"),
+        Binding("a", "focus_as_of", "As of", show=False, id="recall-focus-as-of",
+                tooltip="See both blocks on another day (YYYY-MM-DD; empty is today)"),
+        Binding("tab", "next_panel", "Panel", id="recall-next-panel",
+                tooltip="Next panel: message, recall block, system prompt"),
+        Binding("shift+tab", "previous_panel", "Previous panel", show=False, id="recall-previous-panel",
+                tooltip="Previous panel"),
+        Binding("p", "toggle_prompt", "Prompt text", id="recall-toggle-prompt",
+                tooltip="The memory block exactly as the system prompt gets it, or MEMORY.md line by line"),
+        Binding("escape", "leave_field", "Leave field", show=False, id="recall-leave-field",
+                tooltip="From a field to the recall block, so single keys work"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: RecallResult | None = None
+        self.request: RecallRequest | None = None
+        self.memory: MemoryLoad | None = None
+        self.index: TopicIndex | None = None
+        self.prompt_text = ""
+        self.showing_prompt = False
+        self.chat_ids: list[str] = []
+        self._chat_options: list[tuple[str, str]] = []
+        self._typing_timer: Timer | None = None
+        self._as_of_shown: date | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="recall-message-row", classes="recall-row"):
+            yield Label("Message", classes="recall-label")
+            yield Input(placeholder="type a message as the person would send it", id="message", compact=True)
+            yield Label("As of", classes="recall-label")
+            yield Input(placeholder="today", id="as-of", compact=True, max_length=10, restrict=r"[0-9-]*",
+                        tooltip="The day both blocks are shown for: YYYY-MM-DD, empty for today")
+        with Horizontal(id="recall-options-row", classes="recall-row"):
+            yield Label("Kind", classes="recall-label")
+            yield Select([(label, kind) for kind, label in KIND_LABELS.items() if kind in RECALL_KINDS],
+                         value="person", allow_blank=False, compact=True, id="kind",
+                         tooltip="Who started the turn: only a 1:1 chat the person started recalls passages")
+            yield Label("Chat", classes="recall-label")
+            yield Select([], prompt=NO_CHAT_PROMPT, compact=True, id="chat",
+                         tooltip="The conversation the message arrives in: its kind decides, and it is never "
+                                 "recalled into itself")
+        yield PaneTabs(Tab("Recall block", id="tab-recall"), Tab("System prompt", id="tab-memory"), id="pane-tabs")
+        with Horizontal(id="panes", classes="-show-recall"):
+            with Vertical(id="recall-pane"):
+                yield Static("Recall block · in front of the message", classes="pane-title")
+                yield Static("", id="recall-summary")
+                with VerticalScroll(id="recall-view"):
+                    yield RecallBlock(id="recall-block")
+                    yield Static("", id="recall-why")
+            with Vertical(id="memory-pane"):
+                yield Static("System prompt · MEMORY.md and the topic index", classes="pane-title")
+                yield Static("Reading MEMORY.md…", id="memory-summary")
+                with VerticalScroll(id="memory-view"):
+                    yield LoadPreview(id="memory-lines")
+                    yield Static("", id="topic-index")
+                    yield Static("", id="prompt-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#prompt-text").display = False
+        self._show_hint()
+
+    # ----- what the controls hold -----
+    @property
+    def message(self) -> str:
+        return self.query_one("#message", Input).value
+
+    @property
+    def kind(self) -> str:
+        value = self.query_one("#kind", Select).value
+        return value if isinstance(value, str) else "person"
+
+    @property
+    def chat_id(self) -> str | None:
+        value = self.query_one("#chat", Select).value
+        return value if isinstance(value, str) else None
+
+    @property
+    def as_of(self) -> date | None:
+        """The day asked for; today when the field is empty; None while it holds no date yet."""
+        value = self.query_one("#as-of", Input).value.strip()
+        if not value:
+            return date.today()
+        try:
+            return parse_day(value)
+        except ValueError:
+            return None
+
+    def _typing(self) -> bool:
+        return isinstance(self.focused, Input)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_chat":
+            return bool(self.chat_ids) or None
+        if action == "toggle_prompt":
+            return self.memory is not None or None
+        return True
+
+    # ----- loading -----
+    def reload(self, *, bot_changed: bool) -> None:
+        if bot_changed:
+            self.chat_ids = []
+            self._chat_options = []
+            chat = self.query_one("#chat", Select)
+            chat.set_options([])
+            chat.clear()
+        self.load_chats()
+        as_of = self.as_of or self._as_of_shown or date.today()  # a half-typed day keeps the last one
+        self._as_of_shown = as_of
+        self.load_memory(as_of)
+        self.start_recall()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-chats")
+    def load_chats(self) -> None:
+        bot_id = self.app.bot_id
+        conversations = list_conversations(self.app.home, bot_id)
+        conversations.sort(key=lambda c: c.created, reverse=True)
+        options = [(c.label(), c.id) for c in conversations]
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_chats, bot_id, options)
+
+    def _show_chats(self, bot_id: str, options: list[tuple[str, str]]) -> None:
+        if bot_id != self.app.bot_id:
+            return
+        ids = [chat_id for _, chat_id in options]
+        if options == self._chat_options:
+            return
+        self._chat_options = options
+        chat = self.query_one("#chat", Select)
+        chosen = self.chat_id
+        with self.prevent(Select.Changed):
+            chat.set_options([(Text(label), chat_id) for label, chat_id in options])
+            if chosen in ids:
+                chat.value = chosen
+        self.chat_ids = ids
+        if chosen is not None and chosen not in ids:  # the chat is gone: the kind decides again
+            self.start_recall()
+        self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-memory")
+    def load_memory(self, as_of: date) -> None:
+        bot = self.bot
+        memory_on = bot.settings.memory
+        text = bot.memory_text()
+        topics = bot.topics()
+        load = memory_load(text, as_of, memory_on=memory_on)
+        index = topic_index(topics)
+        prompt = prompt_block_if_enabled(memory_on, text, topics, as_of)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_memory, bot.id, load, index, prompt)
+
+    def _show_memory(self, bot_id: str, load: MemoryLoad, index: TopicIndex, prompt: str) -> None:
+        if bot_id != self.app.bot_id:
+            return
+        self.memory, self.index, self.prompt_text = load, index, prompt
+        self.query_one("#memory-summary", Static).update(Text(memory_summary(load, index)))
+        self.query_one(LoadPreview).show(load)
+        self.query_one("#topic-index", Static).update(
+            Text(index.text.rstrip("\n") if index.text else "No topic files, so no topic index.",
+                 style="" if load.memory_on else "dim"))
+        self.query_one("#prompt-text", Static).update(
+            Text(prompt.rstrip("\n") if prompt else "Nothing: this bot's memory is off."))
+        self._show_prompt_or_lines()
+        self.refresh_bindings()
+
+    def start_recall(self) -> None:
+        """Preview recall for what the controls hold now (at once; typing goes through the pause)."""
+        if self._typing_timer is not None:
+            self._typing_timer.stop()
+            self._typing_timer = None
+        as_of = self.as_of or self._as_of_shown or date.today()  # a half-typed day keeps the last one
+        if not self.app.bot_id:
+            return
+        request = RecallRequest(self.app.bot_id, self.message, self.kind, self.chat_id, as_of)
+        self.request = request
+        if not request.message.strip():
+            self.result = None
+            self._show_hint()
+            return
+        self.run_recall(request)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall")
+    def run_recall(self, request: RecallRequest) -> None:
+        result = recall(self.app.home, request.bot_id, request.message, chat_id=request.chat_id,
+                        kind=request.kind, today=request.as_of)
+        marks = block_marks(result)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_recall, request, result, marks)
+
+    def _show_recall(self, request: RecallRequest, result: RecallResult, marks: BlockMarks) -> None:
+        if request != self.request:  # typing went on: a newer preview is on its way
+            return
+        self.result = result
+        summary = self.query_one("#recall-summary", Static)
+        why = self.query_one("#recall-why", Static)
+        block = self.query_one(RecallBlock)
+        if result.skipped:
+            summary.update(Text(skip_sentence(result.skipped)))
+            block.show("", BlockMarks((), ()))
+            why.update(Text("Nothing goes in front of this message.", style="italic"))
+            summary.set_class(True, "-skipped")
+            return
+        summary.set_class(False, "-skipped")
+        summary.update(Text(f"{size_line(result)}\n{words_line(result)}"))
+        block.show(result.block, marks)
+        if not result.block:
+            why.update(Text("Nothing matches: there is no block, and nothing goes in front of this message.",
+                            style="italic"))
+            return
+        why.update(Text("\n".join(["", "Why each was recalled:", *why_lines(result), "",
+                                   f"The server log says: {result.log_line}"])))
+
+    def _show_hint(self) -> None:
+        kind = self.kind
+        what = "notes and passages from other conversations" if kind == "person" else "notes only"
+        self.query_one("#recall-summary", Static).update(
+            Text(f"Type a message above: recall runs as you type.\n{KIND_LABELS[kind]}: {what}."))
+        self.query_one(RecallBlock).show("", BlockMarks((), ()))
+        self.query_one("#recall-why", Static).update("")
+
+    def worker_failed(self, worker: Worker, error: str) -> None:
+        # The pane says its preview is not current (the notification is sent by NotifyWorkerErrors).
+        if worker.group == "recall":
+            self.query_one("#recall-summary", Static).update(Text(f"Recall could not run: {error}"))
+        elif worker.group == "recall-memory":
+            self.query_one("#memory-summary", Static).update(Text(f"MEMORY.md could not be read: {error}"))
+
+    # ----- events -----
+    @on(Input.Changed, "#message")
+    def _message_changed(self) -> None:
+        if self.query_one("#panes").has_class("-show-memory") and self.has_class("-narrow"):
+            self._show_pane("recall")  # what typing changes is the recall block: show it
+        if self._typing_timer is not None:
+            self._typing_timer.stop()
+        self._typing_timer = self.set_timer(TYPING_PAUSE_SECONDS, self.start_recall)
+
+    @on(Input.Submitted, "#message")
+    def _message_submitted(self) -> None:
+        self.start_recall()
+
+    @on(Select.Changed, "#kind")
+    @on(Select.Changed, "#chat")
+    def _turn_changed(self) -> None:
+        self.start_recall()
+
+    @on(Input.Changed, "#as-of")
+    def _as_of_changed(self) -> None:
+        as_of = self.as_of
+        field = self.query_one("#as-of", Input)
+        field.set_class(as_of is None and len(field.value) >= 10, "-bad-date")
+        if as_of is None or as_of == self._as_of_shown:
+            return
+        self._as_of_shown = as_of
+        self.load_memory(as_of)
+        self.start_recall()
+
+    @on(Input.Submitted, "#as-of")
+    def _as_of_submitted(self) -> None:
+        if self.as_of is None:
+            self.notify("Give the day as YYYY-MM-DD, or leave it empty for today.", severity="warning")
+            return
+        self.query_one("#recall-view").focus()
+
+    @on(Tabs.TabActivated, "#pane-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        self._show_pane("memory" if event.tab.id == "tab-memory" else "recall")
+
+    # ----- actions -----
+    def action_focus_message(self) -> None:
+        self.query_one("#message", Input).focus()
+
+    def action_cycle_kind(self) -> None:
+        select = self.query_one("#kind", Select)
+        kinds = list(KIND_LABELS)
+        select.value = kinds[(kinds.index(self.kind) + 1) % len(kinds)]
+
+    def action_open_kind(self) -> None:
+        select = self.query_one("#kind", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_open_chat(self) -> None:
+        select = self.query_one("#chat", Select)
+        select.focus()
+        select.expanded = True
+
+    def action_focus_as_of(self) -> None:
+        self.query_one("#as-of", Input).focus()
+
+    def action_leave_field(self) -> None:
+        if self._typing() or isinstance(self.focused, Select):
+            self._focus_panel("recall")
+
+    def _panel_of_focus(self) -> str:
+        node: Widget | None = self.focused
+        while node is not None and node is not self:
+            if node.id in ("recall-view", "memory-view"):
+                return node.id.removesuffix("-view")
+            node = node.parent  # type: ignore[assignment]
+        return "message"  # the message and the controls beside it are one stop
+
+    def action_next_panel(self) -> None:
+        order = ["message", "recall", "memory"]
+        self._focus_panel(order[(order.index(self._panel_of_focus()) + 1) % len(order)])
+
+    def action_previous_panel(self) -> None:
+        order = ["message", "recall", "memory"]
+        self._focus_panel(order[(order.index(self._panel_of_focus()) - 1) % len(order)])
+
+    def _focus_panel(self, panel: str) -> None:
+        if panel == "message":
+            self.action_focus_message()
+            return
+        self._show_pane(panel)  # narrow: only one pane shows at a time, so going to a pane shows it first
+        view = self.query_one(f"#{panel}-view")
+        self.call_after_refresh(view.focus)
+
+    def _show_pane(self, panel: str) -> None:
+        self.query_one(PaneTabs).active = f"tab-{panel}"
+        panes = self.query_one("#panes")
+        panes.set_class(panel == "memory", "-show-memory")
+        panes.set_class(panel == "recall", "-show-recall")
+
+    def action_toggle_prompt(self) -> None:
+        self.showing_prompt = not self.showing_prompt
+        self._show_prompt_or_lines()
+        self._focus_panel("memory")
+
+    def _show_prompt_or_lines(self) -> None:
+        self.query_one("#prompt-text").display = self.showing_prompt
+        self.query_one(LoadPreview).display = not self.showing_prompt
+        self.query_one("#topic-index").display = not self.showing_prompt

@@ -1,0 +1,199 @@
+"""MEMORY.md line by line as it loads into the system prompt: loading, expired, or past the cut.
+
+Spec: memory.md, "What loads, and the budget". Which lines load comes from the core alone: the cut from
+`load_cut`, expiry from `parse_entries` and `Entry.expired`, the same two facts `loaded_memory` puts
+together; nothing here decides the budget itself.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+from rich.console import RenderableType
+from rich.style import Style
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from ...core.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, LoadCut, load_cut
+from ...core.entries import line_content, parse_entries
+
+LOADING = "loading"
+EXPIRED = "expired"
+PAST_CUT = "past the cut"
+MEMORY_OFF = "memory off"
+
+MARKS = {LOADING: "✓", EXPIRED: "✗", PAST_CUT: "✗", MEMORY_OFF: "✗"}
+# A file pasted far past the budget is not drawn whole: what loads, then this many lines of what does not.
+PAST_CUT_SHOWN = 100
+
+
+@dataclass(frozen=True)
+class MemoryLine:
+    """One line of MEMORY.md and whether it goes into the system prompt."""
+
+    number: int  # from 1, as an editor counts
+    text: str  # without its line ending
+    state: str  # LOADING, EXPIRED, PAST_CUT or MEMORY_OFF
+    until: date | None = None  # the expired entry's until date
+    ends_entry: bool = True  # the last line of its entry (a bullet owns the lines under it)
+
+    @property
+    def loads(self) -> bool:
+        return self.state == LOADING
+
+
+@dataclass(frozen=True)
+class MemoryLoad:
+    """MEMORY.md's lines with their load state on one day, and the cut they were measured against."""
+
+    lines: tuple[MemoryLine, ...]
+    cut: LoadCut
+    as_of: date
+    memory_on: bool
+
+    @property
+    def cut_by(self) -> str | None:
+        """Which limit cut the file: "lines" (200 lines) or "bytes" (24 KB); None when everything fits."""
+        if not self.cut.cut_off:
+            return None
+        return "lines" if self.cut.lines_loaded >= MEMORY_MAX_LINES else "bytes"
+
+    @property
+    def cut_name(self) -> str:
+        return f"{MEMORY_MAX_LINES}-line cut" if self.cut_by == "lines" else f"{MEMORY_MAX_BYTES // 1024} KB cut"
+
+    def count(self, state: str) -> int:
+        return sum(1 for line in self.lines if line.state == state)
+
+    def reason(self, line: MemoryLine) -> str:
+        """What the screen says about a line: `loading`, or `not loading: …` and why."""
+        if line.state == LOADING:
+            return "loading"
+        if line.state == EXPIRED:
+            return f"not loading: expired (until {line.until.isoformat()})" if line.until else "not loading: expired"
+        if line.state == PAST_CUT:
+            return f"not loading: past the {self.cut_name}"
+        return "not loading: this bot's memory is off"
+
+
+def memory_load(text: str, as_of: date, *, memory_on: bool = True) -> MemoryLoad:
+    """Mark every line of MEMORY.md: inside the core's cut and not in an expired entry, it loads."""
+    cut = load_cut(text)
+    lines: list[MemoryLine] = []
+    for entry in parse_entries(text):
+        expired = entry.expired(as_of)
+        for position, raw in enumerate(entry.lines, start=1):
+            number = len(lines) + 1
+            if not memory_on:
+                state = MEMORY_OFF
+            elif number > cut.lines_loaded:
+                state = PAST_CUT
+            elif expired:
+                state = EXPIRED
+            else:
+                state = LOADING
+            lines.append(MemoryLine(number, shown_text(line_content(raw)), state, entry.until if expired else None,
+                                    ends_entry=position == entry.line_count))
+    return MemoryLoad(tuple(lines), cut, as_of, memory_on)
+
+
+def shown_text(text: str) -> str:
+    """A line as it can be drawn: bytes that are not UTF-8 and control characters become U+FFFD."""
+    if any("\udc80" <= ch <= "\udcff" for ch in text):
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if text.isprintable():
+        return text
+    return "".join("\ufffd" if ch != "\t" and unicodedata.category(ch) == "Cc" else ch for ch in text)
+
+
+class LoadPreview(Static):
+    """MEMORY.md with a gutter (line number, ✓ loads, ✗ does not) and a note at each expired entry and at the cut."""
+
+    COMPONENT_CLASSES = {
+        "load-preview--gutter",
+        "load-preview--loading",
+        "load-preview--expired",
+        "load-preview--past-cut",
+        "load-preview--off",
+        "load-preview--note",
+        "load-preview--cut-rule",
+    }
+
+    DEFAULT_CSS = """
+    LoadPreview {
+        height: auto;
+        & > .load-preview--gutter { color: $foreground-muted; text-style: dim; }
+        & > .load-preview--loading { color: $text-success; }
+        & > .load-preview--expired { color: $text-warning; text-style: strike; }
+        & > .load-preview--past-cut { color: $text-error; text-style: strike; }
+        & > .load-preview--off { color: $foreground-muted; text-style: dim; }
+        & > .load-preview--note { color: $text-warning; text-style: italic; }
+        & > .load-preview--cut-rule { color: $text-error; text-style: bold; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", id=id, classes=classes)
+        self.load: MemoryLoad | None = None
+
+    def on_mount(self) -> None:
+        # Colours come from the theme: draw again once a new theme's CSS has been applied.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._draw))
+
+    def show(self, load: MemoryLoad) -> None:
+        self.load = load
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.load is not None:
+            self.update(self.render_load(self.load))
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"load-preview--{name}", partial=True)
+
+    def render_load(self, load: MemoryLoad) -> RenderableType:
+        if not load.lines:
+            return Text("MEMORY.md is empty: nothing of it loads.", style=self._style("off"))
+        gutter = self._style("gutter")
+        text_styles = {
+            LOADING: Style(),
+            EXPIRED: self._style("expired"),
+            PAST_CUT: self._style("past-cut"),
+            MEMORY_OFF: self._style("off"),
+        }
+        mark_styles = {
+            LOADING: self._style("loading"),
+            EXPIRED: self._style("note"),
+            PAST_CUT: self._style("cut-rule"),
+            MEMORY_OFF: self._style("off"),
+        }
+        note, rule = self._style("note"), self._style("cut-rule")
+        width = len(str(len(load.lines)))
+        grid = Table.grid(padding=(0, 1, 0, 0), expand=True)
+        grid.add_column(justify="right", no_wrap=True, width=width, style=gutter)
+        grid.add_column(no_wrap=True, width=1)
+        grid.add_column(ratio=1, overflow="fold")
+        if not load.memory_on:
+            grid.add_row("", "", Text("not loading: this bot's memory is off, so none of this file loads", style=note))
+        past_cut_drawn = 0
+        for index, line in enumerate(load.lines):
+            if line.state == PAST_CUT:
+                if past_cut_drawn == 0:
+                    rest = len(load.lines) - index
+                    below = f"the {rest:,} lines below do not load" if rest != 1 else "the line below does not load"
+                    grid.add_row("", Text("✗", style=rule), Text(f"{load.reason(line)}: {below}", style=rule))
+                if past_cut_drawn == PAST_CUT_SHOWN:
+                    more = len(load.lines) - index
+                    grid.add_row("", "", Text(f"… {more:,} more line{'s' if more != 1 else ''} past the cut, "
+                                              "not shown here", style=rule))
+                    break
+                past_cut_drawn += 1
+            grid.add_row(str(line.number), Text(MARKS[line.state], style=mark_styles[line.state]),
+                         Text(line.text, style=text_styles[line.state]))
+            next_state = load.lines[index + 1].state if index + 1 < len(load.lines) else None
+            if line.state == EXPIRED and (line.ends_entry or next_state == PAST_CUT):
+                grid.add_row("", "", Text(f"└ {load.reason(line)}, and it is {load.as_of.isoformat()}", style=note))
+        return grid

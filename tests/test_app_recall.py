@@ -1,0 +1,302 @@
+"""The recall preview screen, used as a person would: Pilot at 80x24, homes built through the core."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from textual.widgets import Input, Select, Static
+
+from omb_tui.app.app import make_app
+from omb_tui.app.screens.recall import (
+    TYPING_PAUSE_SECONDS,
+    RecallBlock,
+    RecallScreen,
+    match_ranges,
+)
+from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
+from omb_tui.core.budget import MEMORY_MAX_LINES, loaded_memory
+from omb_tui.core.conversations import (
+    KIND_CHAT,
+    Conversation,
+    Member,
+    Message,
+    Starter,
+    append_message,
+    create_conversation,
+)
+from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.paths import Home
+from omb_tui.core.recall import MAX_BLOCK_CHARS, recall
+from omb_tui.core.settings import BotSettings, save_bot_settings
+from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.words import terms
+
+PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
+TRAVEL = (
+    "---\ntitle: Travel\naliases: [trips, flights]\n---\n# Travel\n\n"
+    '- 2026-11-01 · from chat "Plans" · Lisbon flights booked with TAP, seat 14C\n'
+    '- 2026-11-02 · from chat "Plans" · Hotel Baixa Rio in Lisbon for the offsite, 14 rooms\n'
+)
+FOOD = "---\ntitle: Food\n---\n# Food\n\n- 2026-10-20 · from chat \"Plans\" · Vegetarian dinner on the first night\n"
+MESSAGE = "Lisbon hotel for the offsite"
+AS_OF = date(2026, 11, 30)
+
+
+def memory_text(until: date) -> str:
+    return (
+        "# Memory\n"
+        "\n"
+        '- 2026-11-01 · from chat "Plans" · likes short replies\n'
+        f'- 2026-11-02 · from chat "Plans" · in Lisbon this week · until {until.isoformat()}\n'
+        "- lives in Pune\n"
+    )
+
+
+def build_home(root, *, until: date, memory: bool = True) -> Home:
+    home = Home(root)
+    home.workspace("scout").mkdir(parents=True)
+    save_bot_settings(home, BotSettings(id="scout", name="Scout", memory=memory))
+    store = MemoryStore(home, "scout")
+    store.write("MEMORY.md", memory_text(until), PERSON)
+    store.write("memory/travel.md", TRAVEL, PERSON)
+    store.write("memory/food.md", FOOD, PERSON)
+    chat = Conversation(
+        id="lisbon-plans", title="Lisbon plans", kind=KIND_CHAT, started_by=Starter("person", "Milind"),
+        members=[Member("person", "Milind"), Member("bot", "scout")],
+        created=datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc),
+    )
+    path = create_conversation(home, chat, "scout")
+    append_message(path, Message("person", "Milind", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc),
+                                 "Please book the Baixa Rio hotel in Lisbon for the offsite.", origin="person"))
+    append_message(path, Message("bot", "scout", datetime(2026, 11, 20, 12, 5, tzinfo=timezone.utc),
+                                 "Booked Hotel Baixa Rio in Lisbon, 14 rooms, confirmation BR-55812."))
+    return home
+
+
+@pytest.fixture
+def home(tmp_path) -> Home:
+    return build_home(tmp_path / "home", until=date.today() - timedelta(days=1))
+
+
+async def settle(pilot) -> None:
+    """Let every worker but the file watcher finish (typing waits for its pause first)."""
+    await pilot.pause()
+    busy = [w for w in pilot.app.workers if w.group != "watch"]
+    if busy:
+        await pilot.app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+async def open_recall(pilot) -> RecallScreen:
+    await settle(pilot)
+    pilot.app.action_open_area("recall")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, RecallScreen)
+    return screen
+
+
+async def type_message(pilot, screen: RecallScreen, text: str, *, keys: bool = False) -> None:
+    """Put `text` in the message field, key by key or at once (both go through the typing pause)."""
+    field = screen.query_one("#message", Input)
+    field.focus()
+    if keys:
+        await pilot.press(*text)
+    else:
+        field.value = text
+    await pilot.pause(TYPING_PAUSE_SECONDS + 0.1)
+    await settle(pilot)
+
+
+def summary(screen: RecallScreen, which: str = "recall") -> str:
+    return str(screen.query_one(f"#{which}-summary", Static).render())
+
+
+async def test_typing_shows_exactly_the_recall_block(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        assert screen.focused is screen.query_one("#message", Input)
+        await type_message(pilot, screen, MESSAGE, keys=True)
+        expected = recall(home, "scout", MESSAGE, kind="person")
+        block = screen.query_one(RecallBlock)
+        assert expected.block and expected.passages  # the home gives notes and a passage
+        assert block.text.plain == expected.block
+        assert f"{len(expected.block):,} / {MAX_BLOCK_CHARS:,} characters" in summary(screen)
+        assert f"{len(expected.notes)} note" in summary(screen)
+        assert f"{len(expected.passages)} passage" in summary(screen)
+        assert "Words: lisbon, hotel, offsite · any one of them is enough" in summary(screen)
+
+
+async def test_matched_words_are_highlighted_as_whole_words(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, MESSAGE)
+        block = screen.query_one(RecallBlock)
+        match = block.match_style
+        marked = [block.text.plain[span.start:span.end] for span in block.text.spans if span.style == match]
+        assert marked
+        assert {word.casefold() for word in marked} <= {"lisbon", "hotel", "offsite"}
+        assert "Lisbon" in marked and "Hotel" in marked  # case does not matter
+        # the opening line is recall's own sentence, never marked
+        first_mark = min(span.start for span in block.text.spans if span.style == match)
+        assert first_mark > block.text.plain.index("\n\n")
+
+
+def test_match_ranges_follow_recall_folding():
+    text = "Flights to Lisbon; l'hôtel, Milind's hotels, hotelier, and 会議室"
+    wanted = set(terms("flight hotel milind")) | {"議室"}
+    found = [text[a:b] for a, b in match_ranges(text, wanted)]
+    assert found == ["Flights", "l'hôtel", "Milind's", "hotels", "議室"]
+
+
+async def test_short_message_says_why_and_shows_no_block(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, "Lisbon!", keys=True)  # seven characters
+        assert "messages under 8 characters are not recalled" in summary(screen)
+        assert screen.query_one(RecallBlock).text.plain == ""
+        assert screen.result is not None and screen.result.skipped
+
+
+async def test_kind_room_recalls_notes_only(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, MESSAGE)
+        assert screen.result.passages
+        await pilot.press("escape", "k")  # leave the field; k moves person -> room
+        await settle(pilot)
+        assert screen.query_one("#kind", Select).value == "room"
+        expected = recall(home, "scout", MESSAGE, kind="room")
+        assert not expected.passages and expected.notes
+        assert screen.query_one(RecallBlock).text.plain == expected.block
+        assert not screen.result.passages
+        assert "0 passages · room: notes only" in summary(screen)
+
+
+async def test_a_chat_decides_and_is_never_recalled_into_itself(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, MESSAGE)
+        assert screen.chat_ids == ["lisbon-plans"]
+        screen.query_one("#chat", Select).value = "lisbon-plans"
+        await settle(pilot)
+        expected = recall(home, "scout", MESSAGE, chat_id="lisbon-plans", kind="person")
+        assert screen.query_one(RecallBlock).text.plain == expected.block
+        assert not screen.result.passages
+
+
+async def test_memory_off_says_recall_is_off(tmp_path):
+    home = build_home(tmp_path / "home", until=date.today(), memory=False)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, MESSAGE)
+        assert "Recall is off: this bot's memory is switched off" in summary(screen)
+        assert screen.query_one(RecallBlock).text.plain == ""
+        assert "Memory is off for this bot" in summary(screen, "memory")
+        assert screen.prompt_text == ""
+
+
+async def test_memory_panel_marks_expired_cut_and_loading_lines(tmp_path):
+    yesterday = date.today() - timedelta(days=1)
+    home = build_home(tmp_path / "home", until=yesterday)
+    text = memory_text(yesterday) + "".join(f"- filler line {n}\n" for n in range(205))
+    MemoryStore(home, "scout").write("MEMORY.md", text, PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        load = screen.memory
+        states = {line.number: line.state for line in load.lines}
+        assert states[3] == LOADING  # likes short replies
+        assert states[4] == EXPIRED and load.reason(load.lines[3]) == f"not loading: expired (until {yesterday})"
+        assert states[MEMORY_MAX_LINES] == LOADING
+        assert states[MEMORY_MAX_LINES + 1] == PAST_CUT
+        assert load.reason(load.lines[MEMORY_MAX_LINES]) == "not loading: past the 200-line cut"
+        # what the panel marks as loading is exactly what the core loads
+        loading = "".join(line.text + "\n" for line in load.lines if line.state == LOADING)
+        assert loading == loaded_memory(text, date.today())
+        assert "199 of 210 lines load · 1 expired · 10 past the 200-line cut" in summary(screen, "memory")
+        preview = screen.query_one(LoadPreview)
+        assert preview.load is load
+        await pilot.press("tab", "tab")  # message -> recall block -> system prompt (shown, narrow)
+        await settle(pilot)
+        assert screen.focused is screen.query_one("#memory-view")
+        assert screen.query_one("#memory-pane").display and not screen.query_one("#recall-pane").display
+        await pilot.press("p")
+        await settle(pilot)
+        shown = str(screen.query_one("#prompt-text", Static).render())
+        assert "likes short replies" in shown and "in Lisbon this week" not in shown
+        assert "MEMORY.md was cut off here: 10 more lines did not load." in shown
+
+
+def test_memory_load_takes_the_byte_cut_and_expiry_from_the_core():
+    text = "- 2026-01-01 · old · until 2026-01-02\n" + "x" * 30_000 + "\n- after\n"
+    load = memory_load(text, date(2026, 1, 2))
+    assert [line.state for line in load.lines] == [LOADING, PAST_CUT, PAST_CUT]
+    assert load.cut_by == "bytes" and load.reason(load.lines[1]) == "not loading: past the 24 KB cut"
+    assert memory_load(text, date(2026, 1, 3)).lines[0].state == EXPIRED  # the day after its until date
+
+
+async def test_memory_panel_refreshes_when_memory_changes_on_disk(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        assert not any("brand new line" in line.text for line in screen.memory.lines)
+        path = home.workspace("scout") / "MEMORY.md"
+        path.write_text(path.read_text(encoding="utf-8") + "- brand new line\n", encoding="utf-8")
+        app.memory_version += 1
+        await settle(pilot)
+        assert screen.memory.lines[-1].text == "- brand new line" and screen.memory.lines[-1].state == LOADING
+
+
+async def test_a_file_that_cannot_be_read_becomes_a_notification(home):
+    path = home.workspace("scout") / "MEMORY.md"
+    path.unlink()
+    path.mkdir()
+    app = make_app(home, watch=False, bot_id="scout")
+    notes: list[str] = []
+    original = app.notify
+    app.notify = lambda message, **kwargs: (notes.append(str(message)), original(message, **kwargs))[1]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, MESSAGE)
+        assert "MEMORY.md is a folder, not a file." in notes
+        assert "MEMORY.md could not be read: MEMORY.md is a folder" in summary(screen, "memory")
+        assert screen.result is not None  # recall itself never reads MEMORY.md: it still runs
+
+
+async def test_as_of_moves_expiry_and_light_theme_recolours(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        assert screen.memory.lines[3].state == EXPIRED
+        await pilot.press("escape", "a", *(date.today() - timedelta(days=1)).isoformat())
+        await settle(pilot)
+        assert screen.memory.lines[3].state == LOADING  # it still loads on its until date
+        await type_message(pilot, screen, MESSAGE)
+        dark = screen.query_one(RecallBlock).match_style
+        app.theme = "textual-light"
+        await settle(pilot)
+        block = screen.query_one(RecallBlock)
+        assert block.match_style != dark
+        assert any(span.style == block.match_style for span in block.text.spans)
+
+
+def test_snapshot_recall(snap_compare, tmp_path):
+    home = build_home(tmp_path / "home", until=date(2026, 11, 29))
+
+    async def run_before(pilot) -> None:
+        screen = await open_recall(pilot)
+        await pilot.press("escape", "a", *AS_OF.isoformat(), "enter")
+        await type_message(pilot, screen, MESSAGE)
+        await pilot.press("escape")  # out of the field: no text cursor in the picture
+        await settle(pilot)
+
+    app = make_app(home, watch=False, bot_id="scout")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
