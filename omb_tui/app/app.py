@@ -106,7 +106,7 @@ class OmbApp(App[None]):
         if self._initial_bot:
             self.open_bot(self._initial_bot)
         if self.watch_files:
-            self.watch_home()
+            self.call_after_refresh(self.watch_home)  # after the first frame: start-up paints first
 
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
     def watch_home(self) -> None:

@@ -24,13 +24,13 @@ class BotsScreen(NotifyWorkerErrors, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="bots-intro")
-        yield DataTable(id="bots-table", cursor_type="row", zebra_stripes=True)
+        yield Static(f"Reading the bots in {self.app.home.root}…", id="bots-intro")
+        table = DataTable(id="bots-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")  # in the very first frame
+        yield table
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
         self._version = self.app.memory_version
         self.watch(self.app, "memory_version", self._disk_changed, init=False)
         # After the first frame: the screen is painted before the engine is even imported.
