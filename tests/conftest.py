@@ -32,6 +32,15 @@ def _no_real_home(monkeypatch, tmp_path):
     monkeypatch.delenv("OMB_HOME", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _close_recall_indexes():
+    """Recall keeps its SQLite connections open between calls; each test starts without them."""
+    yield
+    from omb_tui.core import recall_index
+
+    recall_index.close_all()
+
+
 def make_bot(home: Home, bot_id: str = BOT_ID, name: str = "Scout") -> Path:
     """One bot: settings, MEMORY.md, a topic with frontmatter and a daily log; then a first look."""
     from omb_tui.core.bot import Bot

@@ -14,6 +14,8 @@ from omb_tui.core.paths import Home
 from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
+from app_helpers import settle
+
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
@@ -46,15 +48,6 @@ async def type_at_end(pilot, screen, *keys):
     screen.editor.focus()
     screen.editor.move_cursor(screen.editor.document.end)
     await pilot.press(*keys)
-
-
-async def settle(pilot):
-    """Let every worker but the file watcher (which runs until the app ends) finish."""
-    await pilot.pause()
-    busy = [w for w in pilot.app.workers if w.group != "watch"]
-    if busy:  # an empty list would mean "wait for every worker", the watcher included
-        await pilot.app.workers.wait_for_complete(busy)
-    await pilot.pause()
 
 
 async def choose_file(pilot, rel: str):

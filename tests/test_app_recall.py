@@ -32,6 +32,8 @@ from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 from omb_tui.core.words import terms
 
+from app_helpers import settle
+
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 TRAVEL = (
     "---\ntitle: Travel\naliases: [trips, flights]\n---\n# Travel\n\n"
@@ -77,15 +79,6 @@ def build_home(root, *, until: date, memory: bool = True) -> Home:
 @pytest.fixture
 def home(tmp_path) -> Home:
     return build_home(tmp_path / "home", until=date.today() - timedelta(days=1))
-
-
-async def settle(pilot) -> None:
-    """Let every worker but the file watcher finish (typing waits for its pause first)."""
-    await pilot.pause()
-    busy = [w for w in pilot.app.workers if w.group != "watch"]
-    if busy:
-        await pilot.app.workers.wait_for_complete(busy)
-    await pilot.pause()
 
 
 async def open_recall(pilot) -> RecallScreen:

@@ -18,6 +18,8 @@ from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home
 from omb_tui.core.store import Actor, MemoryStore
 
+from app_helpers import settle
+
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 SETTINGS = {"name": "Scout", "engine": "claude", "instance": "claude", "avatar": "owl.png",
             "schedule": {"standup": "09:00"}}
@@ -42,13 +44,6 @@ def build_home(root: Path, settings: dict | str = SETTINGS, config: dict | str |
     if config is not None:
         home.config_path.write_text(config if isinstance(config, str) else json.dumps(config), encoding="utf-8")
     return home
-
-
-async def settle(pilot) -> None:
-    for _ in range(2):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_settings(pilot) -> SettingsScreen:

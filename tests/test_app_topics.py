@@ -18,6 +18,8 @@ from omb_tui.core.paths import Home
 from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
+from app_helpers import settle
+
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 TRAVEL = "---\ntitle: Travel\ndescription: trips and bookings\naliases: [trips, flights]\n---\n# Travel\n"
 CLIENTS = "---\ntitle: Clients\ndescription: who pays for what\n---\n# Clients\n"
@@ -33,13 +35,6 @@ def build_home(root: Path, topics: dict[str, str]) -> Home:
     for name, text in topics.items():
         store.write(f"memory/{name}", text, PERSON)
     return home
-
-
-async def settle(pilot) -> None:
-    for _ in range(2):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_topics(pilot) -> TopicsScreen:

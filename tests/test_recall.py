@@ -23,12 +23,6 @@ UTC = timezone.utc
 HEADER = re.compile(r"^\[(\d+)\] (\d{4}-\d{2}-\d{2}) · ", re.MULTILINE)
 
 
-@pytest.fixture(autouse=True)
-def _close_indexes():
-    yield
-    ri.close_all()
-
-
 @pytest.fixture
 def home(tmp_path) -> Home:
     return Home(tmp_path)

@@ -21,12 +21,6 @@ TODAY = date(2026, 9, 20)
 UTC = timezone.utc
 
 
-@pytest.fixture(autouse=True)
-def _close_indexes():
-    yield
-    ri.close_all()
-
-
 def write(home: Home, rel: str, text: str, bot: str = "scout") -> None:
     MemoryStore(home, bot).write(rel, text, ACTOR, allow_log=True)
 

@@ -8,7 +8,6 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from omb_tui.core import conversations as conv
-from omb_tui.core import recall_index as ri
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home, MemoryInputError
 from omb_tui.core.session_search import parse_when, session_search
@@ -17,12 +16,6 @@ from omb_tui.core.store import Actor, MemoryStore
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 NOW = datetime(2026, 9, 20, 15, 0).astimezone()
-
-
-@pytest.fixture(autouse=True)
-def _close_indexes():
-    yield
-    ri.close_all()
 
 
 @pytest.fixture

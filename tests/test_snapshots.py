@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import settle
+
 from omb_tui.app.app import make_app
 from omb_tui.core.paths import Home
 from omb_tui.core.settings import BotSettings, save_bot_settings
@@ -39,20 +41,12 @@ def snapshot_home():
     shutil.rmtree(SNAPSHOT_HOME.parent, ignore_errors=True)
 
 
-async def _settle(pilot):
-    await pilot.pause()
-    busy = [w for w in pilot.app.workers if w.group != "watch"]
-    if busy:
-        await pilot.app.workers.wait_for_complete(busy)
-    await pilot.pause()
-
-
 def test_bots_screen(snap_compare, snapshot_home):
     async def listed(pilot):
         from textual.widgets import DataTable
 
         for _ in range(100):  # the list loads after the first frame
-            await _settle(pilot)
+            await settle(pilot)
             if pilot.app.screen.query_one(DataTable).row_count:
                 break
 
@@ -61,7 +55,7 @@ def test_bots_screen(snap_compare, snapshot_home):
 
 def test_memory_files_screen(snap_compare, snapshot_home):
     async def open_scout(pilot):
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.screen.query_one("#editor").cursor_blink = False
         await pilot.pause()
 
@@ -72,7 +66,7 @@ def test_memory_files_screen(snap_compare, snapshot_home):
 def test_memory_files_screen_light_theme(snap_compare, snapshot_home):
     async def open_scout_light(pilot):
         pilot.app.theme = "textual-light"
-        await _settle(pilot)
+        await settle(pilot)
         pilot.app.screen.query_one("#editor").cursor_blink = False
         await pilot.pause()
 
