@@ -248,6 +248,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.words) or None
     if query is None and args.since is None and args.until is None:
         raise CliError("Give words to search for, or --since / --until (or both).")
+    if args.limit < 1:
+        raise CliError("--limit must be 1 or more.")
     result = session_search(bot.home, bot.id, query, since=args.since, until=args.until,
                             chat_id=args.chat, limit=args.limit)
     if args.json:

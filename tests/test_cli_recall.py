@@ -74,3 +74,8 @@ def test_brief_never_lists_the_current_chat(demo_home, capsys):
     current = data["lines"][0]["conversation"]
     _, out, _ = run(capsys, demo_home, "brief", "scout", "--chat", current, "--json")
     assert all(line["conversation"] != current for line in json.loads(out)["lines"])
+
+
+def test_search_limit_must_be_positive(demo_home, capsys):
+    code, _, err = run(capsys, demo_home, "search", "scout", "launch", "--limit", "0")
+    assert code == 2 and "--limit" in err
