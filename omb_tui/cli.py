@@ -23,6 +23,13 @@ EXIT_STALE = 3
 EXIT_NEEDS_CONFIRMATION = 4
 
 
+class OneSentenceParser(argparse.ArgumentParser):
+    """Usage mistakes are one sentence on stderr, like every other error, pointing at --help."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"omb-tui: {message[:1].upper()}{message[1:]}. See: {self.prog} --help\n")
+
+
 class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
@@ -192,8 +199,10 @@ def cmd_mv(args: argparse.Namespace) -> int:
     from .core.store import Actor
 
     bot = _bot(args)
-    created, _ = bot.store.rename_topic(args.old, args.new, Actor(WHO_PERSON, HOW_COMMAND_LINE))
-    print(f"Renamed memory/{args.old} to {created.rel}.")
+    # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
+    old, new = (name.removeprefix("memory/") for name in (args.old, args.new))
+    created, _ = bot.store.rename_topic(old, new, Actor(WHO_PERSON, HOW_COMMAND_LINE))
+    print(f"Renamed memory/{old} to {created.rel}.")
     return 0
 
 
@@ -308,12 +317,12 @@ def build_parser() -> argparse.ArgumentParser:
     json_flag = argparse.ArgumentParser(add_help=False)
     json_flag.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
-    parser = argparse.ArgumentParser(
+    parser = OneSentenceParser(
         prog="omb-tui",
         description="Keep and review an AI bot's long-term memory. With no command, opens the terminal app.",
     )
     parser.add_argument("--home", metavar="DIR", default=None, help=home_help)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneSentenceParser)
 
     def add(name: str, func: Callable, help_text: str, *, json: bool = False, bot: bool = True):
         parents = [common, json_flag] if json else [common]
@@ -343,8 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("rm", cmd_rm, "Delete a topic or a daily log (MEMORY.md can only be emptied).")
     p.add_argument("path", metavar="PATH")
     p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
-    p.add_argument("old", metavar="OLD", help="e.g. travel.md")
-    p.add_argument("new", metavar="NEW", help="e.g. trips.md")
+    p.add_argument("old", metavar="OLD", help="e.g. travel.md or memory/travel.md")
+    p.add_argument("new", metavar="NEW", help="e.g. trips.md or memory/trips.md")
     p = add("journal", cmd_journal, "Show the journal of changes, newest first.", json=True)
     p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
     p = add("undo", cmd_undo, "Put a file back as it was before a journal row.")

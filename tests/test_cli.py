@@ -528,3 +528,19 @@ def test_installed_command_remember_journal_undo(run_exe, home):
     assert undo.returncode == 0, undo.stderr
     assert memory_path(home).read_text() == MEMORY_TEXT
     assert os.stat(memory_path(home)).st_mode & 0o077 == 0
+
+
+def test_usage_mistakes_are_one_sentence(capsys):
+    from omb_tui.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["search", "scout", "--limit", "abc"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.count("\n") == 1 and err.startswith("omb-tui: ") and "usage:" not in err
+
+
+def test_mv_takes_workspace_paths_too(run_cli, home):
+    result = run_cli("mv", BOT_ID, "memory/travel.md", "memory/trips.md")
+    assert result.code == 0
+    assert (home.workspace(BOT_ID) / "memory" / "trips.md").exists()

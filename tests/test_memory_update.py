@@ -221,3 +221,46 @@ def test_prefer_limit(home):
     with pytest.raises(MemoryInputError, match="300"):
         MemoryUpdate(home, "scout").prefer("x" * 301)
     assert not home.about_me_path.exists()
+
+
+def test_live_notes_stay_when_moving_cannot_bring_the_file_within_budget(home):
+    hand = "".join(f"- hand-written line {i}\n" for i in range(MEMORY_MAX_LINES))
+    write_memory(home, hand + dated(1, date(2026, 1, 1)) + "- ~~old office~~ · superseded 2026-02-01\n")
+    result = MemoryUpdate(home, "scout").add("newest", today=TODAY)
+    assert result.moved == ["old office"]  # the struck line goes; the live note that was loading stays
+    assert "fact number 1" in memory(home) and result.must_trim
+
+
+def test_result_never_shows_a_credential(home):
+    key = "sk-" + "a1B2c3D4" * 6
+    result = MemoryUpdate(home, "scout").add(f"the staging key is {key}", today=TODAY)
+    assert key not in result.entry and key not in json.dumps(result.as_dict())
+    assert "«redacted" in result.entry
+
+
+def test_prefer_from_many_bots_at_once_loses_nothing(home):
+    import threading
+
+    for bot_id in ("ledger", "atlas"):
+        home.workspace(bot_id).mkdir(parents=True)
+    texts = [f"{bot} preference {i}" for bot in ("scout", "ledger", "atlas") for i in range(6)]
+    threads = [threading.Thread(target=MemoryUpdate(home, t.split()[0]).prefer, args=(t,)) for t in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    about = home.about_me_path.read_text()
+    assert all(t in about for t in texts)
+    assert sorted(item["text"] for item in load_profile_learned(home).learned) == sorted(texts)
+
+
+def test_undo_of_about_me_refuses_when_another_bot_changed_it_since(home):
+    from omb_tui.core.store import LaterChanges, MemoryStore
+
+    home.workspace("ledger").mkdir(parents=True)
+    MemoryUpdate(home, "scout").prefer("Reminders go to my task app", today=TODAY)
+    row = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+    MemoryUpdate(home, "ledger").prefer("Invoices in euros", today=TODAY)
+    with pytest.raises(LaterChanges, match="changed after row"):
+        MemoryStore(home, "scout").undo(row.id)
+    assert "Invoices in euros" in home.about_me_path.read_text()

@@ -267,3 +267,33 @@ def test_bytes_that_are_not_utf8_survive_a_round_trip(store):
     snapshot = store.read("MEMORY.md")
     store.write("MEMORY.md", snapshot.text + "\n- more\n", PERSON, expected_hash=snapshot.hash)
     assert path.read_bytes() == b"- caf\xe9 \xff\r\n- ok\n- more\n"
+
+
+def test_an_unusable_seen_state_never_fails_the_write(store, caplog):
+    store.write("MEMORY.md", "- one\n", PERSON)
+    blobs = store.journal.path.parent / "scout.seen"
+    import shutil
+
+    shutil.rmtree(blobs)
+    blobs.write_text("not a folder")
+    result = store.write("MEMORY.md", "- two\n", PERSON)
+    assert (store.workspace / "MEMORY.md").read_text() == "- two\n" and result.changed
+    assert "could not record" in caplog.text
+
+
+def test_an_unusable_lock_never_fails_the_write(store, caplog):
+    lock = store.journal.path.parent / "scout.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.mkdir()  # a folder where the lock file should be
+    store.write("MEMORY.md", "- still saved\n", PERSON)
+    assert (store.workspace / "MEMORY.md").read_text() == "- still saved\n"
+    assert "could not take the lock" in caplog.text
+
+
+def test_outside_edit_of_a_too_large_file_states_the_limit(store):
+    big = "- " + "x" * (JOURNAL_MAX_EARLIER_BYTES + 10) + "\n"
+    store.write("memory/big.md", big, PERSON)
+    with open(store.workspace / "memory/big.md", "a") as handle:
+        handle.write("- one more\n")
+    row = store.sync_outside_changes()[0]
+    assert not row.undoable and "1024 KB" in row.not_undoable_reason

@@ -130,6 +130,7 @@ def make_row(
     before_hash: str | None,
     after_hash: str | None,
     before_had_credential: bool = False,
+    not_kept_reason: str | None = None,
     chat: str | None = None,
     undo_of: str | None = None,
     step: str | None = None,
@@ -149,7 +150,7 @@ def make_row(
     if kept is not None and len(kept.encode("utf-8", "surrogateescape")) > JOURNAL_MAX_EARLIER_BYTES:
         undoable, reason, kept = False, REASON_TOO_LARGE, None
     elif before_hash is not None and kept is None and undoable:
-        undoable, reason = False, REASON_NOT_KEPT
+        undoable, reason = False, not_kept_reason or REASON_NOT_KEPT
     return JournalRow(
         id=new_row_id(),
         at=now_iso(),

@@ -29,7 +29,7 @@ from .entries import (
 from .journal import HOW_COMMAND_LINE, WHO_PERSON
 from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
-from .store import ABOUT_ME_REL, Actor, MemoryStore, encode
+from .store import ABOUT_ME_REL, Actor, MemoryStore, encode, home_lock
 
 ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_NAME}"
 ENTRY_MAX_CHARS = 1000
@@ -144,6 +144,11 @@ def archive_overflow(
         return i not in protected and e.kind == "dated" and not is_health_or_safety(e.fact)
 
     candidates = [(i, e) for i, e in enumerate(entries) if movable(i, e)]
+    if _over_budget(lines - sum(e.line_count for _, e in candidates),
+                    size - sum(len(encode(e.raw)) for _, e in candidates)):
+        # The lines that never move fill the budget by themselves: moving live notes would only take
+        # loaded facts away without bringing the file back within it. Struck and expired ones still go.
+        candidates = [(i, e) for i, e in candidates if e.struck or e.expired(today)]
     struck = sorted((c for c in candidates if c[1].struck), key=lambda c: (c[1].superseded, c[0]))
     expired = sorted(
         (c for c in candidates if not c[1].struck and c[1].expired(today)), key=lambda c: (c[1].until, c[0])
@@ -197,8 +202,10 @@ class MemoryUpdate:
             final = self.store.read(MEMORY_FILE).text
             lines, size = len(split_lines(final)), len(encode(final))
             self._unforget(fact)
+            from .redact import redact
+
             return AddResult(
-                entry=entry_text,
+                entry=redact(entry_text).text,  # what was saved: a key in the note never reaches stdout either
                 moved=[e.fact for e in moved],
                 must_trim=_over_budget(lines, size),
                 redactions=result.redactions,
@@ -210,7 +217,7 @@ class MemoryUpdate:
         pattern = words_pattern(words)
         profile = load_profile_learned(self.home)  # refused before anything is written when broken
         result = ForgetResult(words=" ".join(words.split()))
-        with self.store.locked():
+        with self.store.locked(), home_lock(self.home):  # About me and profile-learned are shared by all bots
             self.store.sync_outside_changes()
             rels = [mp.rel for mp in self.home.memory_files(self.bot_id) if mp.kind.value != "log"]
             if include_about_me:
@@ -223,6 +230,7 @@ class MemoryUpdate:
                 if removed:
                     self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
                     result.removed.setdefault(rel, []).extend(removed)
+            profile = load_profile_learned(self.home)
             if not any(f.get("words", "").lower() == result.words.lower() for f in profile.forgotten):
                 profile.forgotten.append({"words": result.words, "at": (today or date.today()).isoformat()})
                 save_profile_learned(self.home, profile)
@@ -240,13 +248,14 @@ class MemoryUpdate:
             )
         bot_name = load_bot_settings(self.home, self.bot_id).name
         load_profile_learned(self.home)  # refused before anything is written when broken
-        with self.store.locked():
+        with self.store.locked(), home_lock(self.home):  # no other bot's About me write can slip in between
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and _same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
             line = format_dated_entry(today, text, source=f"learned by {bot_name}")
             base = about.text if about.exists else ABOUT_ME_HEADER
-            write = self.store.write(ABOUT_ME_REL, _append(base, line + _newline_of(base)), self.actor)
+            write = self.store.write(ABOUT_ME_REL, _append(base, line + _newline_of(base)), self.actor,
+                                     expected_hash=about.hash)
             profile = load_profile_learned(self.home)
             profile.learned.append(
                 {"id": uuid.uuid4().hex[:12], "text": text, "bot": self.bot_id, "at": today.isoformat(),
@@ -258,14 +267,15 @@ class MemoryUpdate:
 
     def _unforget(self, fact: str) -> None:
         """Remembering a fact again lifts the forget that blocked it."""
-        profile = load_profile_learned(self.home)
-        keep = [
-            f for f in profile.forgotten
-            if not (str(f.get("words", "")).split() and words_pattern(str(f["words"])).search_all(fact))
-        ]
-        if len(keep) != len(profile.forgotten):
-            profile.forgotten = keep
-            save_profile_learned(self.home, profile)
+        with home_lock(self.home):
+            profile = load_profile_learned(self.home)
+            keep = [
+                f for f in profile.forgotten
+                if not (str(f.get("words", "")).split() and words_pattern(str(f["words"])).search_all(fact))
+            ]
+            if len(keep) != len(profile.forgotten):
+                profile.forgotten = keep
+                save_profile_learned(self.home, profile)
 
 
 def _ensure_newline(text: str, newline: str) -> str:

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Iterator
 
 from .journal import (
+    JOURNAL_MAX_EARLIER_BYTES,
+    REASON_TOO_LARGE,
     HOW_OUTSIDE,
     HOW_UNDO,
     WHO_PERSON,
@@ -35,8 +37,6 @@ from .paths import FileKind, Home, MemoryInputError, MemoryPath, NotFound, valid
 log = logging.getLogger("omb_tui.store")
 
 ABOUT_ME_REL = "about-me.md"
-# Seen texts above this are not kept for undo (the journal's own limit is applied to rows).
-SEEN_BLOB_MAX_BYTES = 1024 * 1024
 
 try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
     import fcntl
@@ -68,9 +68,12 @@ class LaterChanges(MemoryInputError):
     def __init__(self, row: JournalRow, later: list[JournalRow]) -> None:
         names = ", ".join(f"{r.id} ({r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
         more = f" and {len(later) - 5} more" if len(later) > 5 else ""
-        super().__init__(
-            f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
-        )
+        if later:
+            message = f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
+        else:
+            message = (f"{row.file} changed after row {row.id} (by another bot or outside the app); "
+                       "undoing it would throw that change away.")
+        super().__init__(message)
         self.row = row
         self.later = later
 
@@ -160,9 +163,15 @@ class _BotLock:
             if self.depth == 0:
                 self.synced = False
             if self.depth == 0 and fcntl is not None:
-                make_private_dirs(self.path.parent)
-                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-                fcntl.flock(self.fd, fcntl.LOCK_EX)
+                try:
+                    make_private_dirs(self.path.parent)
+                    self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                    fcntl.flock(self.fd, fcntl.LOCK_EX)
+                except OSError as exc:  # the journal side never stops a memory write
+                    log.error("could not take the lock %s (%s); going on without it", self.path, exc)
+                    if self.fd is not None:
+                        os.close(self.fd)
+                    self.fd = None
             self.depth += 1
             try:
                 yield
@@ -180,6 +189,11 @@ def _bot_lock(path: Path) -> _BotLock:
         if lock is None:
             lock = _locks[path] = _BotLock(path)
         return lock
+
+
+def home_lock(home: Home):
+    """The lock for files every bot shares (About me, profile-learned.json): one writer at a time."""
+    return _bot_lock(home.journal_dir / "_home.lock").hold()
 
 
 @dataclass(frozen=True)
@@ -363,7 +377,10 @@ class MemoryStore:
         )
         written = self.journal.append(row)
         if mp.kind is not FileKind.ABOUT_ME:
-            self._remember_seen(mp, new_text)
+            try:
+                self._remember_seen(mp, new_text)
+            except OSError as exc:  # journaling never fails the memory write
+                log.error("could not record what %s now holds: %s", mp.rel, exc)
         return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None)
 
     # ----- undo -----
@@ -382,6 +399,9 @@ class MemoryStore:
                 raise LaterChanges(row, later)
             mp = self.resolve(row.file)
             current = self._snapshot(mp)
+            if not later and not force and current.hash != row.after_hash:
+                # Changed where this journal cannot see: About me by another bot, or an edit not yet looked at.
+                raise LaterChanges(row, [])
             if row.before_hash is None:
                 # The row created the file: undo removes it (MEMORY.md is emptied, never deleted).
                 target = "" if mp.kind is FileKind.MEMORY else None
@@ -420,7 +440,7 @@ class MemoryStore:
 
     def _store_blob(self, text: str, digest: str) -> None:
         data = encode(text)
-        if len(data) > SEEN_BLOB_MAX_BYTES:
+        if len(data) > JOURNAL_MAX_EARLIER_BYTES:
             return
         path = self._blobs / digest
         if not path.exists():
@@ -513,4 +533,5 @@ class MemoryStore:
             before_hash=info["hash"] if info else None,
             after_hash=now.hash if now else None,
             before_had_credential=bool(info and info.get("credential")),
+            not_kept_reason=REASON_TOO_LARGE if info and info["size"] > JOURNAL_MAX_EARLIER_BYTES else None,
         )
