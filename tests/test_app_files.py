@@ -257,3 +257,15 @@ async def test_alt_letter_switches_area_even_from_the_editor(home):
         await pilot.press("alt+j")
         await settle(pilot)
         assert app.screen.__class__.__name__ == "JournalScreen"
+
+
+@pytest.mark.parametrize("raw", [b"- a\r\n- b\n- c\n", b"- a\rstill a\n- b\n", "- a\u2028b\n".encode()])
+async def test_saving_untouched_never_changes_the_bytes(home, raw):
+    memory_path(home).write_bytes(raw)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        assert not screen.modified
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert memory_path(home).read_bytes() == raw

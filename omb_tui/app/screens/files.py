@@ -67,6 +67,7 @@ class FilesScreen(BotScreen):
         self.folder = ""
         self._focus_editor = False
         self._requested: str | None = None
+        self._as_loaded = ""  # the open file's text as the editor holds it right after loading
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -90,7 +91,9 @@ class FilesScreen(BotScreen):
 
     @property
     def modified(self) -> bool:
-        return self.current is not None and self.editor.text != _displayable(self.current.text)
+        # Compared with the text as the editor loaded it: the editor makes line endings uniform, so a file
+        # with mixed ones is not "modified" until you type, and saving untouched never rewrites its bytes.
+        return self.current is not None and self.editor.text != self._as_loaded
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self.current.kind if self.current else None
@@ -161,6 +164,7 @@ class FilesScreen(BotScreen):
         shown = _displayable(snapshot.text)
         if editor.text != shown:
             editor.load_text(shown)
+        self._as_loaded = editor.text
         self._banner(None)
         self._update_gauge(memory_text)
         self._status()
@@ -185,6 +189,8 @@ class FilesScreen(BotScreen):
             state = "daily log: read-only (the bot's own record); F8 deletes it"
         elif self.modified:
             state = "modified — Ctrl+S saves"
+            if self._as_loaded != self.current.text:
+                state += " (mixed line endings become uniform)"
         else:
             state = "saved"
         self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
@@ -243,6 +249,9 @@ class FilesScreen(BotScreen):
             return
         if self.current.kind is FileKind.LOG:
             self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning")
+            return
+        if not self.modified:
+            self.notify("No changes to save.", timeout=2)
             return
         text = self.editor.text
         try:
