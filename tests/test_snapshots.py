@@ -72,3 +72,14 @@ def test_memory_files_screen_light_theme(snap_compare, snapshot_home):
 
     app = make_app(snapshot_home, watch=False, bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_scout_light)
+
+
+def test_help_screen(snap_compare, snapshot_home):
+    async def open_help(pilot):
+        await settle(pilot)
+        pilot.app.screen.query_one("#editor").cursor_blink = False
+        await pilot.press("f1")
+        await pilot.pause()
+
+    app = make_app(snapshot_home, watch=False, bot_id="scout")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_help)
