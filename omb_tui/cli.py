@@ -302,10 +302,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    try:
-        from .app.app import run_app
-    except ImportError:
-        raise CliError("The terminal app is not built yet; use the commands (omb-tui --help).") from None
+    from .app.app import run_app
+
     return run_app(Home(args.home))
 
 

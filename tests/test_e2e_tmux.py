@@ -87,7 +87,12 @@ def test_open_a_bot_edit_save_and_quit(pane):
     pane.wait_for("modified")
     pane.keys("C-s")
     pane.wait_for("Saved MEMORY.md")
-    pane.keys("Escape")  # out of the editor, so q is a key, not a letter
+    pane.keys("M-r")  # Alt+R: the recall preview, from inside the editor
+    pane.wait_for("Message")
+    pane.type("what about short replies")
+    screen = pane.wait_for("/ 6,000 characters")
+    assert "auto-recall:" not in screen  # log lines never tear the screen
+    pane.keys("Escape")  # out of the text box, so q is a key, not a letter
     time.sleep(0.6)  # a moment, as a person takes: Escape then q at once would read as Alt+Q
     pane.keys("q")
     assert pane.exited(), "omb-tui did not quit on q"

@@ -136,7 +136,8 @@ class OmbApp(App[None]):
     def open_bot(self, bot_id: str) -> None:
         self.bot_id = bot_id
         # The areas' keys in the header: the footer at 80 columns has room only for the screen's own keys.
-        self.sub_title = f"{bot_id} │ f files  t topics  j journal  r recall  s settings  b bots"
+        self.title = bot_id
+        self.sub_title = "f files t topics j journal r recall s settings b bots"
         self.switch_mode("files")
 
     def action_open_area(self, area: str) -> None:
@@ -188,7 +189,21 @@ def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None) -> Om
     return OmbApp(home, watch=watch, bot_id=bot_id)
 
 
+def _log_into_textual() -> None:
+    """Log lines written to the terminal would tear the screen: while the app runs they go to Textual's log
+    (`textual console` shows them); errors a person must see become notifications instead."""
+    import logging
+
+    from textual.logging import TextualHandler
+
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.addHandler(TextualHandler())
+
+
 def run_app(home: Home) -> int:
+    _log_into_textual()
     # OMB_TUI_NO_WATCH=1 turns file watching off (e.g. on a network filesystem where it is costly).
     make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH")).run()
     return 0

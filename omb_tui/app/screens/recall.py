@@ -197,15 +197,15 @@ def words_line(result: RecallResult) -> str:
 
 def why_lines(result: RecallResult) -> list[str]:
     """Each item with the message's words it matched."""
-    lines = []
+    numbered = []
     for note in result.notes:
         where = f"{note.file} › {note.section}" if note.section else note.file
         if note.opening:
             where = f"the start of {note.file} (its name matches)"
-        lines.append(f"[{note.number}] {where}: {', '.join(note.matched) or '(its name)'}")
+        numbered.append((note.number, f"[{note.number}] {where}: {', '.join(note.matched) or '(its name)'}"))
     for passage in result.passages:
-        lines.append(f"[{passage.number}] {passage.label}: {', '.join(passage.matched)}")
-    return lines
+        numbered.append((passage.number, f"[{passage.number}] {passage.label}: {', '.join(passage.matched)}"))
+    return [line for _, line in sorted(numbered)]  # in block order: an opening comes after the passages
 
 
 def memory_summary(load: MemoryLoad, index: TopicIndex) -> str:
