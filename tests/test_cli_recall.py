@@ -35,13 +35,29 @@ def test_recall_prints_the_block_and_logs_the_line(demo_home, capsys, caplog):
 
 
 def test_recall_json_has_notes_passages_and_block(demo_home, capsys):
+    # the demo's Launch room holds the standup where the launch date moved; clients.md and projects.md
+    # hold a note with "moved" and one with "launch"; the dentist chat holds "moved" too
     code, out, _ = run(capsys, demo_home, "recall", "scout", "launch date moved", "--json")
     data = json.loads(out)
-    assert code == 0 and set(data) >= {"notes", "passages", "block"}
-    assert data["notes"] or data["passages"]
+    assert code == 0 and data["skipped"] is None
+    assert (data["kind"], data["passages_allowed"], data["words"]) == ("person", True, ["launch", "date", "moved"])
+    assert [(n["number"], n["file"], n["matched"], n["opening"]) for n in data["notes"]] == [
+        (1, "memory/clients.md", ["moved"], False),
+        (2, "memory/projects.md", ["launch"], False),
+    ]
+    assert "the co-design workshop moved to the Stadskantoor" in data["notes"][0]["text"]
+    assert [(p["number"], p["conversation"], p["matched"]) for p in data["passages"]] == [
+        (3, "launch-room", ["launch", "date", "moved"]),
+        (4, "dentist-reminder", ["moved"]),
+        (5, "launch-room", ["launch"]),
+    ]
+    standup = data["passages"][0]
+    assert standup["label"] == 'room "Launch"' and standup["conversation_kind"] == "room"
+    assert "the launch date moved from Tuesday to Thursday" in standup["text"]
+    assert "You: Understood, launch is Thursday." in standup["text"]
     for item in data["notes"] + data["passages"]:
-        assert item["matched"] and item["date"] and item["text"]
-        assert item.get("file") or item.get("conversation")
+        assert item["date"] and item["text"] in data["block"]
+    assert data["block"].startswith("Recalled from your own notes")
 
 
 def test_recall_in_a_room_gets_notes_only(demo_home, capsys):

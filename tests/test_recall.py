@@ -207,6 +207,64 @@ def test_the_chat_decides_who_started_the_turn(home):
     assert run(home, "the durian order", chat_id="mine", kind="webhook").passages == []
 
 
+def arrive(conversation: conv.Conversation, origin: str | None, text: str = "the durian order", *,
+           author_kind: str = "person", author: str = "Milind") -> None:
+    """A message appended to a conversation the way the harness records an incoming one."""
+    conv.append_message(conversation.path, conv.Message(author_kind, author, datetime(2026, 9, 20, 9, tzinfo=UTC),
+                                                        text, origin=origin))
+
+
+@pytest.mark.parametrize("origin, author_kind, author", [
+    ("webhook", "harness", "webhook"), ("handoff", "person", "Dana"), ("bot", "bot", "ledger"),
+    ("routine", "harness", "routine"),
+])
+def test_a_turn_started_inside_a_persons_chat_by_something_else_recalls_notes_only(home, origin, author_kind, author):
+    # spec: turns started by another bot, a webhook or a hand-off recall notes only; the message being
+    # answered (the newest one) records who started the turn in its origin
+    write(home, "memory/a.md", "- durian notes\n")
+    chat(home, "other", [("person", "durian shipment", 10)])
+    mine = chat(home, "mine", [("person", "hello there", 12), ("bot", "hello", 12)])
+    arrive(mine, origin, author_kind=author_kind, author=author)
+    result = run(home, "the durian order", chat_id="mine")
+    assert result.kind == origin and not result.passages_allowed
+    assert result.passages == [] and len(result.notes) == 1
+    # a kind given as well cannot widen it
+    assert run(home, "the durian order", chat_id="mine", kind="person").kind == origin
+    # the person's next message (origin person) is a person's turn again
+    arrive(mine, "person")
+    again = run(home, "the durian order", chat_id="mine")
+    assert again.kind == "person" and [p.conversation for p in again.passages] == ["other"]
+
+
+def test_the_newest_message_decides_only_when_it_records_an_origin(home):
+    chat(home, "other", [("person", "durian shipment", 10)])
+    mine = chat(home, "mine", [("person", "hello there", 12)])
+    arrive(mine, "webhook", author_kind="harness", author="webhook")
+    # the bot's reply after it: the turn it answered is over, and a message without an origin says nothing
+    arrive(mine, None, "done", author_kind="bot", author="scout")
+    assert run(home, "the durian order", chat_id="mine").kind == "person"
+    # a members line, a damaged line and a line still being written after the message do not hide it
+    arrive(mine, "webhook", author_kind="harness", author="webhook")
+    with open(mine.path, "ab") as handle:
+        handle.write(b'{"type":"title","title":"Renamed"}\nnot json\n{"type":"message","at":"2026-09-20T1')
+    assert run(home, "the durian order", chat_id="mine").kind == "webhook"
+    # a chat started by a routine stays a routine run whatever its newest message says
+    digest = chat(home, "digest", [("harness", "morning digest", 12)], starter="routine", person="Morning digest")
+    arrive(digest, "person")
+    assert run(home, "the durian order", chat_id="digest").kind == "routine"
+
+
+def test_newest_message_reads_back_past_a_long_line(home):
+    mine = chat(home, "mine", [("person", "hello there", 12)])
+    arrive(mine, "webhook", "x" * 50_000, author_kind="harness", author="webhook")
+    conv.set_members(mine.path, [conv.Member("person", "Milind"), conv.Member("bot", "scout")])
+    newest = conv.newest_message(mine.path, block=1024)
+    assert newest is not None and newest.origin == "webhook" and len(newest.text) == 50_000
+    empty = chat(home, "empty", [])
+    assert conv.newest_message(empty.path, block=16) is None
+    assert conv.newest_message(home.root / "missing.ndjson") is None
+
+
 def test_the_current_conversation_is_never_recalled_into_itself(home):
     chat(home, "mine", [("person", "durian shipment today", 10)])
     chat(home, "other", [("person", "durian prices", 11)])
@@ -230,12 +288,38 @@ def test_rooms_the_bot_left_are_not_recalled(home):
 
 # ----- a passage before a topic's opening -----
 
+ZANZIBAR = "---\ndescription: the island trip\n---\n# Plans\n\nFerry tickets from Dar es Salaam.\n\n- 2026-09-05 · spice tour booked\n"
+
+
 def test_a_matching_passage_is_preferred_over_the_opening_of_a_topic_named_so(home):
+    # spec: "Automatic recall prefers a matching passage over the opening of a topic with a matching name"
+    write(home, "memory/zanzibar.md", ZANZIBAR)  # the name matches; no line holds the word
+    chat(home, "island", [("person", "the zanzibar ferry leaves at seven", 12), ("bot", "Noted, seven it is", 12)])
+    result = run(home, "what about zanzibar")
+    assert [(p.number, p.conversation) for p in result.passages] == [(1, "island")]
+    assert [(n.number, n.file, n.opening) for n in result.notes] == [(2, "memory/zanzibar.md", True)]
+    assert numbers(result.block) == [1, 2]
+    assert result.block.index("Milind: the zanzibar ferry") < result.block.index("the start of memory/zanzibar.md")
+    assert "the island trip\nFerry tickets from Dar es Salaam." in result.notes[0].text
+
+
+def test_a_matching_note_is_preferred_over_the_opening_of_a_topic_named_so(home):
     write(home, "memory/lisbon.md", "---\ndescription: the city\n---\n# Notes\n\nGeneral things.\n")
     write(home, "memory/trips.md", "- 2026-09-10 · the Lisbon flight is TAP 123\n")
     result = run(home, "anything on lisbon?")
     assert [(n.file, n.opening) for n in result.notes] == [("memory/trips.md", False), ("memory/lisbon.md", True)]
     assert "the start of memory/lisbon.md" in result.block and "the city" in result.block
+
+
+def test_openings_rank_after_notes_and_passages_in_one_numbering(home):
+    for word in ("rare", "common"):
+        write(home, f"memory/{word}-zanzibar.md", f"# {word}\n\nSomething about the {word} things.\n")
+    write(home, "memory/trips.md", "- 2025-01-01 · the zanzibar flight, long ago\n")
+    chat(home, "island", [("person", "zanzibar ferry", 12)])
+    result = run(home, "what about zanzibar")
+    kinds = sorted([(n.number, "opening" if n.opening else "note") for n in result.notes]
+                   + [(p.number, "passage") for p in result.passages])
+    assert kinds == [(1, "note"), (2, "passage"), (3, "opening"), (4, "opening")]
 
 
 def test_a_topic_whose_notes_match_gives_those_notes_not_its_opening(home):
@@ -247,12 +331,69 @@ def test_a_topic_whose_notes_match_gives_those_notes_not_its_opening(home):
     assert result.notes[0].matched == ["lisbon", "flight"]
 
 
+LONG = " ".join(f"zanzibar detail {n} about the crossing" for n in range(28))  # about 1,040 characters
+
+
 def test_openings_give_way_to_passages_at_the_limit(home):
-    write(home, "memory/lisbon.md", "# Notes\n\nGeneral things.\n")
+    # more than 6,000 characters of notes and passages: the opening is left out, not the passages cut for it
+    write(home, "memory/zanzibar.md", ZANZIBAR)
+    for n in range(3):
+        write(home, f"memory/t{n}.md", f"- 2026-09-1{n} · zanzibar note {n} {LONG}\n")
     for n in range(4):
-        write(home, f"memory/t{n}.md", f"- lisbon fact {n}\n")
-    result = run(home, "anything on lisbon?")
+        chat(home, f"chat-{n}", [("person", f"zanzibar question {n} {LONG}", 10 + n), ("bot", f"answer {n} {LONG}", 10 + n)])
+    result = run(home, "what about zanzibar")
+    assert not any(n.opening for n in result.notes) and "memory/zanzibar.md" not in result.block
+    assert [n.number for n in result.notes] == [1, 2, 3]
+    assert [p.number for p in result.passages] == [4, 5, 6, 7]
+    assert numbers(result.block) == list(range(1, 8)) and len(result.block) <= MAX_BLOCK_CHARS
+
+
+def test_an_opening_gets_only_the_room_the_passages_leave(home):
+    write(home, "memory/zanzibar.md", "# Plans\n\n" + " ".join(f"island plan {n}." for n in range(60)) + "\n")
+    write(home, "memory/short.md", "- 2026-09-10 · zanzibar visa " + "x" * 280 + "\n")
+    for n in range(4):
+        chat(home, f"chat-{n}", [("person", f"zanzibar question {n} {LONG}", 10 + n), ("bot", f"answer {n} {LONG}", 10 + n)])
+    result = run(home, "what about zanzibar")
+    opening = [n for n in result.notes if n.opening]
+    assert [n.number for n in opening] == [6] and [p.number for p in result.passages] == [2, 3, 4, 5]
+    # the passages keep their whole 600 characters a message; the opening is cut to what is left
+    assert all(len(p.text) > 1150 for p in result.passages)
+    assert opening[0].text.endswith("…") and 150 <= len(opening[0].text) < 600
+    assert MAX_BLOCK_CHARS - 20 <= len(result.block) <= MAX_BLOCK_CHARS
+
+
+def test_at_four_notes_an_opening_has_no_place(home):
+    write(home, "memory/zanzibar.md", ZANZIBAR)
+    for n in range(4):
+        write(home, f"memory/t{n}.md", f"- zanzibar fact {n}\n")
+    chat(home, "island", [("person", "zanzibar ferry", 12)])
+    result = run(home, "what about zanzibar")
     assert len(result.notes) == 4 and not any(n.opening for n in result.notes)
+    assert [p.conversation for p in result.passages] == ["island"]
+
+
+# ----- openings as of the day of the recall -----
+
+def test_an_opening_leaves_out_expired_and_superseded_entries(home):
+    write(home, "memory/zanzibar.md",
+          "---\ndescription: the island trip\n---\n"
+          "- ~~2026-09-02 · ferry from Mombasa~~ · superseded 2026-09-04\n"
+          "- 2026-09-15 · ferry to Stone Town at seven · until 2026-09-18\n"
+          "- 2026-09-03 · spice tour booked\n")
+    result = run(home, "what about zanzibar")  # 2026-09-20: the ferry entry has expired
+    [opening] = result.notes
+    assert opening.opening and opening.text == "the island trip\n- 2026-09-03 · spice tour booked"
+    assert opening.date == date(2026, 9, 3)  # dated by its newest entry still shown
+    assert "Stone Town" not in result.block and "Mombasa" not in result.block
+    # the same index, recalled on a day the entry still holds: it is back (until is inclusive)
+    earlier = recall(home, "scout", "what about zanzibar", today=date(2026, 9, 18))
+    assert "ferry to Stone Town at seven" in earlier.notes[0].text and earlier.notes[0].date == date(2026, 9, 15)
+    assert "Mombasa" not in earlier.block
+
+
+def test_a_topic_with_nothing_current_has_no_opening(home):
+    write(home, "memory/zanzibar.md", "- 2026-09-01 · ferry to Stone Town · until 2026-09-10\n")
+    assert run(home, "what about zanzibar").notes == []
 
 
 def test_aliases_find_a_topic_by_another_word(home):

@@ -310,6 +310,40 @@ def test_topic_names_titles_and_aliases_are_searchable(tmp_path):
         assert list(index.name_matches([word])) == ["memory/travel-plans.md"], word
 
 
+def test_a_topics_opening_is_built_as_of_the_day_asked(tmp_path):
+    # the opening is not stored when the file is read: which entries have expired depends on the day
+    home = Home(tmp_path)
+    write(home, "memory/zanzibar.md",
+          "---\ndescription: the island trip\n---\n"
+          "- ~~2026-09-02 · ferry from Mombasa~~ · superseded 2026-09-04\n"
+          "- 2026-09-15 · ferry to Stone Town · until 2026-09-18\n"
+          "- 2026-09-03 · spice tour booked\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    _, text, day = index.opening("memory/zanzibar.md", TODAY)
+    assert (text, day) == ("the island trip\n- 2026-09-03 · spice tour booked", date(2026, 9, 3))
+    assert index.refresh().files_read == 0
+    _, text, day = index.opening("memory/zanzibar.md", date(2026, 9, 18))
+    assert "ferry to Stone Town" in text and "Mombasa" not in text and day == date(2026, 9, 15)
+    _, text, _ = index.opening("memory/zanzibar.md", None)  # history (session_search): expired kept
+    assert "ferry to Stone Town" in text and "Mombasa" not in text
+    assert index.opening("memory/missing.md", TODAY) is None
+    [hit] = index.search_notes(["zanzibar"], need=1, today=TODAY, topics_only=True, limit=0)
+    assert hit.opening and "Stone Town" not in hit.text
+    [hit] = index.search_notes(["zanzibar"], need=1, today=TODAY, topics_only=False, limit=0, skip_expired=False)
+    assert hit.opening and "Stone Town" in hit.text
+
+
+def test_an_opening_is_at_most_600_characters_and_cut_at_a_word(tmp_path):
+    home = Home(tmp_path)
+    write(home, "memory/zanzibar.md", "".join(f"- 2026-09-0{n % 9 + 1} · island fact number {n} of many\n" for n in range(40)))
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    _, text, _ = index.opening("memory/zanzibar.md", TODAY)
+    assert len(text) <= ri.OPENING_MAX_CHARS + 1 and text.endswith("…")
+    assert text.startswith("- 2026-09-01 · island fact number 0 of many\n- 2026-09-02 · island fact number 1")
+
+
 # ----- knowing what changed without looking at every file -----
 
 def quiet(*paths) -> None:

@@ -326,6 +326,48 @@ def read_conversation(path: Path, *, header_only: bool = False, messages: bool =
     return reader.conversation
 
 
+def newest_message(path: Path, *, block: int = 16384) -> Message | None:
+    """The conversation's newest message, read from the end of the file (its `seq` is not counted: -1).
+
+    What recall needs to know who started the turn it runs for: the message being answered, appended
+    with its `origin` before the turn, is the newest one. Only complete lines count (a last line still
+    being written waits); members and title lines, and damaged lines, are passed over. None when the
+    file has no message or cannot be read. Reads a block from the end, more only when it holds none.
+    """
+    try:
+        with open(path, "rb") as handle:
+            end = handle.seek(0, os.SEEK_END)
+            size = block
+            while True:
+                start = max(0, end - size)
+                handle.seek(start)
+                data = handle.read(end - start)
+                lines = data[: data.rfind(b"\n") + 1].split(b"\n")[:-1]
+                if start > 0:
+                    lines = lines[1:]  # the first piece may be the end of a longer line
+                for n in range(len(lines) - 1, -1, -1):
+                    if start == 0 and n == 0:
+                        break  # the header
+                    message = _message_line(lines[n])
+                    if message is not None:
+                        return message
+                if start == 0:
+                    return None
+                size *= 4
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return None
+
+
+def _message_line(raw: bytes) -> Message | None:
+    try:
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("type", "message") != "message":
+        return None
+    return message_from_json(data, -1)
+
+
 def chat_paths(home: Home, bot_id: str) -> list[Path]:
     """The bot's 1:1 conversation files, by name."""
     folder = chats_dir(home, bot_id)

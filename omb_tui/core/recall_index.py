@@ -57,7 +57,7 @@ from .words import TOKENIZER_VERSION, terms
 
 log = logging.getLogger("omb_tui.recall_index")
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: a topic's opening is built when recalled, without expired entries
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
 FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even when no folder changed
@@ -116,8 +116,8 @@ CREATE TABLE topics(
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
     name_terms TEXT NOT NULL,       -- the file name, title and aliases
-    opening TEXT NOT NULL,
-    day TEXT
+    description TEXT NOT NULL,      -- the frontmatter's description ('' without one); the opening starts with it
+    file_day TEXT                   -- the file's last change: the opening's date when no entry is dated
 );
 CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none');
 CREATE TABLE convs(
@@ -300,24 +300,33 @@ def _split_long(text: str) -> list[str]:
     return [piece.strip() for piece in pieces if piece.strip()]
 
 
-def topic_opening(name: str, text: str, chunks: list[NoteChunk]) -> tuple[str, str]:
-    """(name terms, opening text) of a topic: its file name, title and aliases; its description and first lines."""
+def topic_name(name: str, text: str) -> tuple[str, str]:
+    """(name terms, description) of a topic: its file name, title and aliases; its frontmatter's description."""
     from .budget import read_topic_info  # frontmatter's YAML loads only when a topic is indexed
 
     info = read_topic_info(name, text)
     stem = re.sub(r"[-_.]+", " ", name[: -len(".md")])
     name_words = " ".join([stem, info.title or "", *info.aliases])
-    opening_parts = [info.description] if info.description else []
-    size = len(info.description or "")
-    for chunk in chunks:
+    return " ".join(terms(name_words)), info.description or ""
+
+
+def topic_opening(description: str, notes: Iterable[str]) -> str:
+    """A topic's opening: its description, then its first notes, at most OPENING_MAX_CHARS.
+
+    `notes` are the topic's notes in file order, already without superseded entries and (for recall)
+    without expired ones: the opening is built when it is recalled, so it is as of that day.
+    """
+    parts = [description] if description else []
+    size = len(description)
+    for note in notes:
         if size >= OPENING_MAX_CHARS:
             break
-        opening_parts.append(chunk.text)
-        size += len(chunk.text)
-    opening = "\n".join(opening_parts)
+        parts.append(note)
+        size += len(note)
+    opening = "\n".join(parts)
     if len(opening) > OPENING_MAX_CHARS:
         opening = opening[:OPENING_MAX_CHARS].rsplit(" ", 1)[0] + "…"
-    return " ".join(terms(name_words)), opening
+    return opening
 
 
 class RecallIndex:
@@ -665,11 +674,12 @@ class RecallIndex:
             )
             db.execute(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", (cursor.lastrowid, chunk_terms))
         if kind == "topic":
-            name_terms, opening = topic_opening(key.split("/", 1)[1], text, chunks)
-            days = [chunk.day for chunk in chunks if chunk.dated and chunk.day]
+            # the opening itself is built when recalled (RecallIndex.opening): which entries have
+            # expired depends on the day of the recall, not the day the file was read
+            name_terms, description = topic_name(key.split("/", 1)[1], text)
             cursor = db.execute(
-                "INSERT INTO topics(file, name_terms, opening, day) VALUES(?,?,?,?)",
-                (key, name_terms, _sql_text(opening), max(days) if days else file_day),
+                "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
+                (key, name_terms, _sql_text(description), file_day),
             )
             db.execute("INSERT INTO topic_names(rowid, name_terms) VALUES(?, ?)", (cursor.lastrowid, name_terms))
         self._set_file(db, key, st, racy=True, hash=digest)
@@ -922,17 +932,42 @@ class RecallIndex:
             for file, matched in names.items():
                 if file in with_own_match or len(matched) < need:
                     continue
-                row = self.db.execute("SELECT id, opening, day FROM topics WHERE file=?", (file,)).fetchone()
-                if row is None or not row[1].strip():
+                found = self.opening(file, today if skip_expired else None)
+                if found is None:
                     continue
-                topic_day = date.fromisoformat(row[2]) if row[2] else None
+                topic_id, opening, topic_day = found
                 if not _in_window(topic_day, since, until):
                     continue
                 score = NAME_ONLY_WEIGHT * sum(weights[t] for t in matched) * recency_factor(topic_day, today)
-                hits.append(NoteHit(-row[0], file, "topic", None, topic_day, 1, row[1],
+                hits.append(NoteHit(-topic_id, file, "topic", None, topic_day, 1, opening,
                                     _ordered(query_terms, matched), score, opening=True))
             hits.sort(key=lambda hit: (-hit.score, hit.opening, -(hit.day.toordinal() if hit.day else 0), hit.file, hit.line))
             return hits[:limit] if limit else hits
+
+    def opening(self, file: str, today: date | None) -> tuple[int, str, date | None] | None:
+        """(topic id, opening, date) of a topic, or None when it has none (no description, no current note).
+
+        Built from the stored notes, so superseded entries are never in it; with `today`, neither are
+        entries whose until date is before it (recall), without it they are (session_search: history).
+        It is dated by the topic's newest dated entry still shown, else by the file's last change.
+        """
+        with self._lock:
+            row = self.db.execute("SELECT id, description, file_day FROM topics WHERE file=?", (file,)).fetchone()
+            if row is None:
+                return None
+            topic_id, description, file_day = row
+            current = "" if today is None else " AND (until IS NULL OR until >= ?)"
+            params = (file,) if today is None else (file, today.isoformat())
+            rows = self.db.execute(f"SELECT text FROM notes WHERE file=?{current} ORDER BY id", params)
+            try:
+                opening = topic_opening(description, (text for (text,) in rows))
+            finally:
+                rows.close()  # read only as far as the opening needs
+            if not opening.strip():
+                return None
+            newest = self.db.execute(f"SELECT max(day) FROM notes WHERE file=? AND dated=1{current}", params).fetchone()[0]
+            day = newest or file_day
+            return topic_id, opening, date.fromisoformat(day) if day else None
 
     def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[tuple]:
         columns = "id, file, kind, section, day, until, line, text, terms"
