@@ -536,3 +536,227 @@ def test_readme_names_every_detector():
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert DETECTORS.rstrip() in readme
+
+
+# ------------------------------------------- values stop at the line's conventions
+#
+# Memory lines carry their dates after " · " separators (spec "Conventions inside
+# the files"); a value that ran to the end of the line took them with it.
+
+
+def test_password_value_stops_at_until_separator() -> None:
+    line = "- 2026-11-30 · guest wifi password: Tulip77 · until 2026-12-05"
+    assert redact(line).text == f"- 2026-11-30 · guest wifi password: {mark(7)} · until 2026-12-05"
+
+
+def test_password_value_stops_at_closing_strikethrough() -> None:
+    line = "- ~~wifi password: Tulip77~~ · superseded 2026-11-01"
+    assert redact(line).text == f"- ~~wifi password: {mark(7)}~~ · superseded 2026-11-01"
+
+
+def test_redacted_moved_line_is_left_alone() -> None:
+    line = "- 2026-11-01 · wifi password: «redacted 7 chars» · moved 2026-11-30"
+    assert redact(line) == Redaction(line, 0)
+
+
+def test_password_value_stops_at_table_cell() -> None:
+    assert redact("| wifi | password: Tulip77 | guest |").text == f"| wifi | password: {mark(7)} | guest |"
+    # In a table row an unescaped pipe ends the cell even without a space before it.
+    assert redact("| wifi | password: Tulip77| guest |").text == f"| wifi | password: {mark(7)}| guest |"
+
+
+def test_password_value_stops_at_a_later_mark() -> None:
+    # Text before a mark is one value and the mark is another's; they are not joined.
+    line = "password: Tulip77 «redacted 9 chars» later"
+    assert redact(line).text == f"password: {mark(7)} «redacted 9 chars» later"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("- 2026-11-30 · passphrase: correct horse battery · until 2026-12-05",
+         f"- 2026-11-30 · passphrase: {mark(21)} · until 2026-12-05"),
+        ("- 2026-11-30 · password=Tulip77 · until 2026-12-05",
+         f"- 2026-11-30 · password={mark(7)} · until 2026-12-05"),
+        ("- ~~password=Tulip77~~ · superseded 2026-11-01",
+         f"- ~~password={mark(7)}~~ · superseded 2026-11-01"),
+        ("- ~~token=abc123def456~~ · superseded 2026-11-01",
+         f"- ~~token={mark(12)}~~ · superseded 2026-11-01"),
+        ("- ~~api_key: Zx81kQp0Lm3Nv7Rt~~ · superseded 2026-11-01",
+         f"- ~~api_key: {mark(16)}~~ · superseded 2026-11-01"),
+        ("- ~~secret=q9Xz7Lm2Np4~~ · superseded 2026-11-01",
+         f"- ~~secret={mark(11)}~~ · superseded 2026-11-01"),
+        ("- ~~the password is hunter2~~ · superseded 2026-11-01",
+         f"- ~~the password is {mark(7)}~~ · superseded 2026-11-01"),
+        ("| db | password=Tulip77| x |", f"| db | password={mark(7)}| x |"),
+        ("- 2026-11-01 · password: 'Tulip77' · moved 2026-11-30",
+         f"- 2026-11-01 · password: '{mark(7)}' · moved 2026-11-30"),
+    ],
+)
+def test_every_assignment_stops_at_line_conventions(line: str, expected: str) -> None:
+    result = redact(line)
+    assert result.text == expected
+    assert result.count == 1
+    assert redact(expected) == Redaction(expected, 0)
+
+
+def test_tilde_inside_an_unstruck_password_is_kept_whole() -> None:
+    # Without an opening ~~ on the line, ~~ is part of the password.
+    assert redact("password: ab~~cd9").text == f"password: {mark(7)}"
+
+
+# ------------------------------------------------------- secrets that were missed
+
+
+@pytest.mark.parametrize(
+    ("before", "secret", "after"),
+    [
+        ("secret: ", "hunter2", ""),
+        ("secret=", "hunter2", ""),
+        ("password=", "hunter2", ""),
+        ("pwd=", "hunter2", "\n"),
+        ("- the vault secret: ", "hunter2", " · until 2026-12-05"),
+        ('{"secret": "', "hunter2", '"}'),
+        ("token=", "abcdefghij", ""),
+        ("token: ", "abcdefghij", ""),
+        ("access_token=", "AbCdEfGhIj", "&x=1"),
+        ("https://admin:", "S3cret!", "@example.com"),
+        ("mysql://root:", "pa$$w0rd", "@localhost"),
+        ("https://admin:", "p@ss:w(0)rd", "@example.com/path"),
+        ("API key: ", "12345abcdef67890", ""),
+        ("api key: ", "12345abcdef67890", ""),
+        ("Access key = ", "12345abcdef67890", ""),
+        ("secret key: ", "12345abcdef67890", ""),
+        ("My password is ", "hunter2", ""),
+        ("the password is ", "hunter2", ""),
+        ("the wifi password is ", "swordfish", "."),
+        ("Her password was ", "Tulip77", ", she said"),
+        ("the password is: ", "hunter2", ""),
+        ("the password is now ", "Tulip77", ""),
+        ("the password is set to ", "Tulip77", " for guests"),
+        ("my password is ", "hunter2", " and the user changes it monthly"),
+    ],
+)
+def test_missed_secrets_are_redacted(before: str, secret: str, after: str) -> None:
+    text = before + secret + after
+    result = redact(text)
+    assert result.text == before + mark(len(secret)) + after, text
+    assert result.count == 1
+    assert redact(result.text) == Redaction(result.text, 0)
+
+
+def test_quoted_password_is_value() -> None:
+    assert redact('the passphrase is "correct horse"').text == f'the passphrase is "{mark(13)}"'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the password is changed monthly",
+        "the password is changed.",
+        "the password is expired",
+        "the password is weak",
+        "the password is the same as before",
+        "the password is in 1Password",
+        "the password is kept in the vault",
+        "the password is 12 characters long",
+        "the password is rotating weekly",
+        "My password is $WIFI_PASSWORD",
+        "the password is <ask the admin>",
+        "the password is ********",
+        "the password is None",
+        "the password is",
+        "1Password is great",
+        "secret: ${VAULT_SECRET}",
+        "secret=None",
+        "secret: <your secret>",
+        "secret: ***",
+        "secret: she hates cilantro",
+        "secret: surprise party",
+        "pwd: /Users/maciej",
+        "pwd: ~/code/project",
+        "token: expired",
+        "token: regenerated monthly by the CI job",
+        "token: unlimited",
+        "access_token: required",
+        "password: required",
+        "secret: unknown",
+        "token=$GITHUB_TOKEN",
+        "token=undefined",
+        "the API key: rotate it monthly",
+        "private key: stored in the keychain",
+        "https://user:${DB_PASS}@db.internal",
+        "http://localhost:8080/api?next=a@b",
+    ],
+)
+def test_references_and_prose_still_untouched(line: str) -> None:
+    assert redact(line) == Redaction(line, 0), line
+
+
+# ------------------------------------------ entries survive redaction (property)
+
+from datetime import date as _date  # noqa: E402
+
+from omb_tui.core.entries import format_dated_entry, parse_entries  # noqa: E402
+
+# One-line secrets (no private key blocks: a fact is one line).
+ONE_LINE_SECRETS = [
+    before.strip("\r\n") + secret + after.rstrip("\r\n")
+    for _, before, secret, after in CASES
+    if "\n" not in before.strip("\r\n") + secret + after.rstrip("\r\n")
+] + [
+    "wifi password: Tulip77",
+    "password=hunter2",
+    "secret: hunter2",
+    "the password is hunter2",
+    "my password is swordfish",
+    "https://admin:S3cret!@example.com",
+    "API key: 12345abcdef67890",
+    "token=abcdefghij",
+    "passphrase: correct horse battery staple",
+    "password: «redacted 7 chars»",
+]
+PROSE_BITS = ["", "note", "the guest wifi", "see the vault", "(ask Bob)", "x", "'", '"', "~", "|", ",", "é 日本"]
+SOURCES = [None, 'chat "Follow-up"', 'room "Launch"', "tidy-up", "learned by Scout"]
+days = st.dates(min_value=_date(2000, 1, 1), max_value=_date(2099, 12, 31))
+
+
+@st.composite
+def secret_facts(draw: st.DrawFn) -> str:
+    before = draw(st.sampled_from(PROSE_BITS))
+    secret = draw(st.sampled_from(ONE_LINE_SECRETS))
+    after = draw(st.sampled_from(PROSE_BITS))
+    glue = draw(st.sampled_from([" ", "; ", ": ", ", "]))
+    return glue.join(part for part in (before, secret, after) if part)
+
+
+def _one(text: str):
+    entries = [e for e in parse_entries(text) if e.is_bullet]
+    assert len(entries) == 1, text
+    return entries[0]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(secret_facts(), days, st.sampled_from(SOURCES), st.one_of(st.none(), days), days)
+def test_redacted_entry_keeps_its_dates(
+    fact: str, day: _date, source: str | None, until: _date | None, later: _date
+) -> None:
+    try:
+        line = format_dated_entry(day, fact, source=source, until=until)
+    except ValueError:
+        assume(False)
+    before = _one(line)
+    out = redact(line).text
+    after = _one(out)
+    assert (after.kind, after.day, after.source, after.until) == (before.kind, day, before.source, until), out
+    assert redact(out).text == out
+
+    struck = f"- ~~{fact}~~ · superseded {later.isoformat()}"
+    assert _one(struck).superseded == later
+    got = _one(redact(struck).text)
+    assert (got.kind, got.superseded) == ("dated", later), redact(struck).text
+
+    moved = f"{line} · moved {later.isoformat()}"
+    assert _one(moved).moved == later
+    got = _one(redact(moved).text)
+    assert (got.day, got.source, got.until, got.moved) == (day, before.source, until, later), redact(moved).text

@@ -17,15 +17,56 @@ Guarantees:
   taken for a secret.
 * Conservative on prose: no entropy guessing, no IP-address detection. A dated
   note, a commit sha in a sentence or "the password reset flow" stays as written.
+* Memory lines keep their shape (spec "Conventions inside the files"): no value
+  runs past a `` · `` separator, a table cell's `` |`` (any unescaped ``|`` in a
+  row that starts with ``|``), the ``~~`` that closes a strikethrough opened
+  earlier on the line, or a «redacted N chars» mark. So
+  ``- 2026-11-30 · wifi password: Tulip77 · until 2026-12-05`` keeps its until
+  date and ``- ~~password: Tulip77~~ · superseded 2026-11-01`` stays struck.
 * Fast: every rule is gated on a cheap literal check, so ordinary notes cost a
   handful of C-level substring scans. detect-secrets (~0.2 s to import) is only
   imported the first time a text actually needs its patterns.
+
+Rules for ``key: value`` and ``key=value`` assignments (the key name stays):
+
+* Password keys (password, passwd, passphrase; ``DB_PASSWORD`` too): any value
+  that is not a reference (``$VAR``, ``<your key>``, ``None``, ``***``,
+  ``os.environ/…``), a file path (``~/…``, ``/a/b``) or an ordinary word (a
+  function word, or one of a small list of words that describe a password:
+  "required", "changed", "weak", ...). After a colon an unquoted value may be a
+  pass phrase of several words; if it has a function word it reads as a sentence
+  and only a first word that looks like a password (a digit, a symbol or an
+  inner capital) goes: ``password: hunter2, the user changes it`` keeps the remark.
+* Secret keys (``secret``, ``*_secret``, ``pwd``): the same, but one word only;
+  ``secret: she hates cilantro`` and ``pwd: /Users/maciej`` stay.
+* Token-like keys (``token``, ``*_token``, ``authorization``, ``pass``, and
+  ``api/access/secret/private/auth/client/… key`` with ``_``, ``-``, a space or
+  nothing before ``key``: ``API key: …``): only a value that looks generated: 8+
+  characters with letters and digits, or 24+ characters of mixed case. After a
+  ``token`` key 8+ ASCII letters count too (``token=abcdefghij``), unless they are
+  an ordinary word or a lower-case word with more words after it
+  ("token: regenerated monthly").
+* Quoted values: the text inside the quotes, for every key.
+
+The phrase "password is X" (also "was", "is now", "is set to", "is:"; password,
+passwd, passphrase) redacts X when X is one word, or a quoted value, that is not
+a reference, a path or an ordinary word (as above). If more words follow X in
+the same clause, X must also look like a password (a digit, a symbol or an
+inner capital), and a number followed by a unit ("12 characters") is a length:
+"my password is hunter2" and "the password is swordfish." lose the password;
+"the password is changed monthly", "the password is kept in 1Password" and
+"the password is 12 characters long" stay.
+
+URLs: the password of ``scheme://user:password@host`` (also with no user name)
+may hold any character but ``/ ? #`` and white space; it runs to the last ``@``
+before the path, and only it is replaced.
 
 Which detector covers what is listed once, in :data:`DETECTORS` (the README shows it too).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Iterator
@@ -67,12 +108,16 @@ or matches them in a way that does not fit prose notes):
 - Hugging Face (hf_), Groq (gsk_) and xAI (xai-) keys
 - Bearer tokens ("Bearer <token>") and Authorization header values (Basic/Token/raw)
 - "password: …", "secret=…", "token=…", "api_key: …" style assignments (also
-  passwd, passphrase, pwd, *_token, *_secret, access/secret/private/auth… keys);
-  the key name stays, only the value is replaced
+  passwd, passphrase, pwd, *_token, *_secret, access/secret/private/auth… keys,
+  and key names with a space: "API key", "access key", "secret key"); the key
+  name stays, only the value is replaced, and a value ends at a " · " separator,
+  a table cell's " |", a closing ~~ or a «redacted N chars» mark
+- "my password is X" phrases (X one word that is not an ordinary English word)
 - Private key blocks, whole block from -----BEGIN … PRIVATE KEY----- to
   -----END … PRIVATE KEY----- (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted,
   SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
-- URLs with a password but no user name (scheme://:password@host)
+- URLs with a password that detect-secrets skips: no user name
+  (scheme://:password@host) or punctuation in the password (https://admin:S3cret!@host)
 Not used, on purpose: detect-secrets' high-entropy string and public-IP
 detectors (they would redact commit hashes and addresses in ordinary notes),
 its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
@@ -181,13 +226,6 @@ def _left_ok(text: str, start: int) -> bool:
 
 def _right_ok(text: str, end: int) -> bool:
     return end >= len(text) or text[end] not in _ALNUM
-
-
-def _line_end(text: str, pos: int) -> int:
-    n = len(text)
-    while pos < n and text[pos] not in _LINE_BREAKS:
-        pos += 1
-    return pos
 
 
 # --------------------------------------------------------------------------- rules
@@ -382,44 +420,64 @@ _OWN_RULES: tuple[_Rule, ...] = (
         extend=False,
         check=_plausible,
     ),
-    # scheme://:password@host (no user name; detect-secrets needs one).
-    _own(r"://:([^:/?#\[\]@\s]+)@", "://:", group=1, bound_left=False, extend=False),
+    # scheme://user:password@host where detect-secrets' pattern gives up: no user
+    # name (scheme://:password@host) or punctuation in the password ("S3cret!",
+    # "pa$$w0rd"). The password runs to the last "@" before the path; a reference
+    # (scheme://user:${DB_PASS}@host) stays.
+    _own(
+        r"://[^:/?#\[\]@\s]*:([^/?#\s]+)@",
+        "://",
+        group=1,
+        bound_left=False,
+        extend=False,
+        check=lambda value: not _is_reference(value),
+    ),
 )
 
 
 # ------------------------------------------------------------- key = value assignments
 
 _PASSWORD_KEYS = r"pass(?:word|wd|phrase)"
-_TOKEN_KEYS = (
-    r"token|secret|authorization|(?<![A-Za-z])(?:pass|pwd)"
-    r"|(?:api|access|secret|private|auth|client|master|encryption|signing|session)[_-]?key"
-)
+# Keys whose value may be short and plain ("secret: hunter2") but is one word, never
+# a multi-word pass phrase ("secret: she hates cilantro" is a note, not a secret).
+_SHORT_KEYS = r"secret|(?<![A-Za-z])pwd"
+_KEY_NAME_PREFIXES = r"(?:api|access|secret|private|auth|client|master|encryption|signing|session)"
+_TOKEN_KEYS = rf"token|authorization|(?<![A-Za-z])pass|{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?key"
 _ASSIGN_RE = re.compile(
-    rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<tok>{_TOKEN_KEYS}))"
+    rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<short>{_SHORT_KEYS})|(?P<tok>{_TOKEN_KEYS}))"
     r"[\"'`*_\]]{0,3}"  # closing quote, bracket or markdown emphasis of the key
     r"[ \t]*(?P<sep>:=|=>|:(?!:)|=(?!=))"
     r"(?:\*{1,2}|_{1,2})?[ \t]*",  # "**Password:** hunter2"
     re.IGNORECASE,
 )
+# "my password is hunter2", "the wifi password was: Tulip77", "password is now X".
+_PHRASE_RE = re.compile(
+    r"pass(?:word|wd|phrase)[ \t]+(?:is|was)"
+    r"(?:[ \t]+(?:now|still|currently|set[ \t]+to))?[ \t]*:?[ \t]+",
+    re.IGNORECASE,
+)
 # Every key name above starts with one of these, or ends with "key" after a prefix.
 _ASSIGN_LITERALS = ("pass", "pwd", "token", "secret", "authorization")
-_KEY_PREFIX_RE = re.compile(
-    r"(?:api|access|secret|private|auth|client|master|encryption|signing|session)[_-]?\Z"
-)
+_KEY_PREFIX_RE = re.compile(rf"{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?\Z")
 _AUTH_SCHEME_RE = re.compile(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
 _BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
 _BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
+_QUOTES = "\"'`"
 
 
-def _assignment_matches(text: str, lowered: str) -> Iterator[re.Match[str]]:
-    """Matches of ``_ASSIGN_RE``, tried only where a key-name literal occurs.
+def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Match[str]]]:
+    """``(is_phrase, match)`` for ``_ASSIGN_RE`` and ``_PHRASE_RE``, tried only where a
+    key-name literal occurs.
 
     A case-insensitive alternation scanned over the whole text costs ~150 ms per
     500 KB; ``str.find`` on the lower-cased text followed by anchored matches costs
     a few. (Only valid when lower-casing kept every position; else scan.)
     """
     if len(lowered) != len(text):
-        yield from _ASSIGN_RE.finditer(text)
+        found = [(m.start(), False, m) for m in _ASSIGN_RE.finditer(text)]
+        found += [(m.start(), True, m) for m in _PHRASE_RE.finditer(text)]
+        for _, is_phrase, m in sorted(found, key=lambda item: (item[0], item[1])):
+            yield is_phrase, m
         return
     starts: set[int] = set()
     for literal in _ASSIGN_LITERALS:
@@ -436,7 +494,94 @@ def _assignment_matches(text: str, lowered: str) -> Iterator[re.Match[str]]:
     for start in sorted(starts):
         m = _ASSIGN_RE.match(text, start)
         if m is not None:
-            yield m
+            yield False, m
+        if lowered.startswith("pass", start):
+            m = _PHRASE_RE.match(text, start)
+            if m is not None:
+                yield True, m
+
+
+# Where a value ends at the latest, whatever it looks like: the " · " separator of the
+# memory-line conventions (so "· until DATE", "· superseded DATE", "· moved DATE" stay),
+# a table cell's " |" (any unescaped "|" in a table row), and the "~~" that closes a
+# strikethrough opened before the value on the same line.
+_BOUNDARY_RE = re.compile(r"[ \t]+·(?=[ \t]|\Z)|[ \t]*(?<!\\)\||~~")
+_LINE_BREAK_RE = re.compile("[" + re.escape(_LINE_BREAKS) + "]")
+
+
+class _Scan:
+    """What every value of one text needs: the line around a position (cached, as
+    matches come in text order) and whether the text has marks at all."""
+
+    __slots__ = ("_breaks", "_line", "has_marks", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.has_marks = "«redacted " in text
+        self._breaks: list[str] | None = None  # the line-break characters the text has
+        self._line: Span = (0, -1)
+
+    def line(self, pos: int) -> Span:
+        """Start and end (before the line break) of the line holding ``pos``."""
+        start, end = self._line
+        if start <= pos <= end:
+            return self._line
+        text = self.text
+        if self._breaks is None:
+            self._breaks = [c for c in _LINE_BREAKS if c in text]
+        start = max((text.rfind(c, 0, pos) for c in self._breaks), default=-1) + 1
+        found = _LINE_BREAK_RE.search(text, pos) if self._breaks else None
+        self._line = start, len(text) if found is None else found.start()
+        return self._line
+
+    def limit(self, pos: int, stop: int | None = None) -> int:
+        """Where a value starting at ``pos`` must end (see ``_BOUNDARY_RE``): the first
+        boundary before ``stop`` (default: the line end), else ``stop``."""
+        text = self.text
+        end = self.line(pos)[1] if stop is None else stop
+        if stop is not None and text.find("~", pos, stop) < 0 and text.find("|", pos, stop) < 0:
+            return stop  # a value without spaces can only hold a "~~" or "|" boundary
+        table: bool | None = None
+        struck: bool | None = None
+        for m in _BOUNDARY_RE.finditer(text, pos, end):
+            token = m.group()
+            if token == "~~":
+                if struck is None:
+                    struck = text.count("~~", self.line(pos)[0], pos) % 2 == 1
+                if struck:
+                    return m.start()
+            elif token[0] == "|":
+                if table is None:
+                    table = text[self.line(pos)[0] : pos].lstrip(" \t").startswith("|")
+                if table:
+                    return m.start()
+            else:
+                return m.start()
+        return end
+
+    def before_mark(self, pos: int, limit: int) -> int:
+        """``limit``, or the start of the first «redacted N chars» mark before it."""
+        if not self.has_marks:
+            return limit
+        found = _MARK_RE.search(self.text, pos, limit)
+        return limit if found is None else found.start()
+
+    def quoted(self, pos: int) -> Span | None:
+        """The inside of the quoted value opening at ``pos``, if it closes within its limit."""
+        text = self.text
+        close = text.find(text[pos], pos + 1, self.line(pos)[1])
+        # '"passwd:" and "group:"' is two quoted names, not a quoted value.
+        if close <= pos + 1 or text[pos + 1].isspace() or self.limit(pos, close) < close:
+            return None
+        return pos + 1, close
+
+    def next_word(self, end: int) -> int | None:
+        """Where the next word starts, if only spaces or tabs lie between it and ``end``."""
+        text = self.text
+        n = len(text)
+        while end < n and text[end] in " \t":
+            end += 1
+        return end if end < n and text[end].isalnum() else None
 
 
 # Common English function words: an unquoted "password: …" value containing one
@@ -450,9 +595,39 @@ _PROSE_WORDS = frozenset(
     also still now never always again there here same very too don't doesn't didn't
     isn't wasn't can't won't cannot""".split()
 )
+# Ordinary words that say something about a password rather than being one
+# ("the password is changed monthly", "password: required", "token: unlimited").
+_DESCRIBING_WORDS = frozenset(
+    """set unset reset new old same different wrong right correct incorrect valid invalid
+    weak strong simple easy hard long short secure insecure safe unsafe good bad fine ok
+    okay great terrible private public secret shared personal known unknown missing blank
+    empty default temporary temp optional mandatory unique obvious complex complicated
+    required needed case sensitive insensitive stored saved kept written lost gone
+    forgotten compromised leaked expired expiring changed changing unchanged rotated
+    rotating revoked disabled enabled encrypted hashed protected managed generated
+    random unlimited pending working broken available unavailable ready enough""".split()
+)
+# "the password is 12 characters long": a number followed by a unit is a length.
+_UNIT_RE = re.compile(
+    r"(?:characters?|chars?|digits?|letters?|symbols?|words?|bytes?|bits?"
+    r"|days?|weeks?|months?|years?|hours?|minutes?)\b",
+    re.IGNORECASE,
+)
+_PATH_RE = re.compile(r"(?:~|\.\.?)/[\w.-]+(?:/[\w.-]*)*|/[\w.-]+/[\w./-]*")
 _WORD_EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
 _PROSE_SYMBOLS = "'-.,;:!?()[]{}<>|/\"`"
 _SENTENCE_END = ".,;"  # trailing punctuation that ends the sentence, not the value
+
+
+def _ordinary_word(value: str) -> bool:
+    """A function word or a word that describes a password (:data:`_DESCRIBING_WORDS`)."""
+    lowered = value.lower()
+    return lowered in _PROSE_WORDS or lowered in _DESCRIBING_WORDS
+
+
+def _is_path(value: str) -> bool:
+    """A file path (``pwd: /Users/maciej``, ``password: ~/secrets/db``) names, not holds."""
+    return _PATH_RE.fullmatch(value) is not None
 
 
 def _looks_like_password(word: str) -> bool:
@@ -466,86 +641,166 @@ def _looks_like_password(word: str) -> bool:
 _WORD_RE = re.compile(r"\S+")
 
 
-def _password_line_value(text: str, start: int, end: int) -> Span | None:
-    """The secret part of an unquoted ``password: …`` value running to the line end.
+def _line_value(text: str, start: int, end: int, mode: str) -> Span | None:
+    """The secret part of an unquoted ``password: …`` value in ``text[start:end]``.
 
-    One word, or several with no function word (a pass phrase, possibly with a
-    remark): all of it. Reads like a sentence: only its first word, if that word
-    looks like a password ("password: hunter2, the user changes it monthly").
-    Existing marks count as blanks, and a full stop or comma at the end is left.
+    ``mode`` ``"phrase"`` (password, passwd, passphrase): one word, or several with
+    no function word (a pass phrase, possibly with a remark): all of it.
+    ``"word"`` (secret, pwd): one word only. In every mode, and always in
+    ``"strict"`` mode (a value after an earlier mark), a value that reads like a
+    sentence gives only its first word, if that word looks like a password
+    ("password: hunter2, the user changes it monthly"). A full stop or comma at
+    the end is left.
     """
-    value = text[start:end]
-    if "«redacted " in value:
-        value = _MARK_RE.sub(lambda m: " " * len(m.group()), value)
-    words = [(m.start(), m.end()) for m in _WORD_RE.finditer(value)]
+    if mode == "phrase":
+        words = [m.span() for m in _WORD_RE.finditer(text, start, end)]
+    else:  # only the first word counts, and whether there is a second one
+        words = [m.span() for _, m in zip(range(2), _WORD_RE.finditer(text, start, end))]
     if not words:
         return None
-    prose = [value[a:b].lower().strip(_WORD_EDGE_PUNCT) in _PROSE_WORDS for a, b in words]
-    if len(words) == 1 or not any(prose):
+    prose = [text[a:b].lower().strip(_WORD_EDGE_PUNCT) in _PROSE_WORDS for a, b in words]
+    whole = mode == "phrase" and not any(prose) or mode == "word" and len(words) == 1
+    if whole or mode == "phrase" and len(words) == 1:
         if len(words) == 1 and prose[0]:
             return None
         first, last = words[0][0], words[-1][1]
-        while last > first and value[last - 1] in _SENTENCE_END:
+        while last > first and text[last - 1] in _SENTENCE_END:
             last -= 1
-        return (start + first, start + last) if last > first else None
+        return (first, last) if last > first else None
     a, b = words[0]
-    while b > a and value[b - 1] in ",;:)" + _SENTENCE_END:
+    while b > a and text[b - 1] in ",;:)" + _SENTENCE_END:
         b -= 1
-    word = value[a:b]
+    word = text[a:b]
     if word and _looks_like_password(word) and not _is_reference(word):
-        return start + a, start + b
+        return a, b
     return None
 
 
-def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
-    """Values of ``password: …``, ``token=…``, ``"api_key": "…"`` and friends.
+def _line_value_spans(scan: _Scan, start: int, end: int, mode: str) -> Iterator[Span]:
+    """:func:`_line_value` for each stretch between «redacted N chars» marks.
 
-    Quoted values: the text inside the quotes. Unquoted password values after a
-    colon: the rest of the line (pass phrases have spaces; see
-    :func:`_password_line_value` for lines that read as prose). Other unquoted
-    values: one run of non-space characters. Token-like keys only count when the
-    value looks like a key (see :func:`_plausible`); passwords count unless the
-    value is a reference (``$DB_PASSWORD``) or a function word.
+    A value ends at a mark. Text after a mark (``password: «redacted 7 chars» hunter2``)
+    is looked at on its own, in ``"strict"`` mode, so a second redaction finds
+    nothing new in what the first one kept.
     """
-    for m in _assignment_matches(text, lowered):
-        is_password = m.group("pw") is not None
+    pos = start
+    marks = _MARK_RE.finditer(scan.text, start, end) if scan.has_marks else iter(())
+    for m in (*marks, None):
+        stop = end if m is None else m.start()
+        if pos < stop:
+            span = _line_value(scan.text, pos, stop, mode)
+            if span is not None:
+                yield span
+        if m is None:
+            return
         pos = m.end()
-        if m.group("tok") and m.group("tok").lower() == "authorization":
+        mode = "strict"
+
+
+def _letters_token(value: str, scan: _Scan, end: int) -> bool:
+    """``token=abcdefghij``: 8+ ASCII letters after a token key, unless the value is a
+    lower-case word with more words after it ("token: regenerated monthly")."""
+    if len(value) < 8 or not (value.isascii() and value.isalpha()) or _ordinary_word(value):
+        return False
+    return not (value[1:].islower() and scan.next_word(end) is not None)
+
+
+def _phrase_spans(scan: _Scan, m: re.Match[str]) -> Iterator[Span]:
+    """The word after "password is" (see the module docstring for the rule)."""
+    text = scan.text
+    if not _left_ok(text, m.start()):
+        return
+    pos = m.end()
+    if pos >= len(text):
+        return
+    if text[pos] in _QUOTES:
+        inside = scan.quoted(pos)
+        if inside is not None and not _is_reference(text[inside[0] : inside[1]]):
+            yield inside
+        return
+    word = _WORD_RE.match(text, pos)
+    if word is None:
+        return
+    start = pos
+    end = scan.before_mark(pos, scan.limit(pos, word.end()))
+    while end > start and text[end - 1] in _SENTENCE_END + ":" or (
+        end > start and text[end - 1] == ")" and "(" not in text[start:end]
+    ):
+        end -= 1
+    value = text[start:end]
+    if not value or _is_reference(value) or _is_path(value) or _ordinary_word(value):
+        return
+    # Trimmed punctuation or a boundary ends the clause; otherwise see if it goes on.
+    following = scan.next_word(end) if end == word.end() else None
+    if following is not None:
+        if not _looks_like_password(value):
+            return
+        if value.isdigit() and _UNIT_RE.match(text, following):
+            return
+    yield start, end
+
+
+def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
+    """Values of ``password: …``, ``token=…``, ``"api_key": "…"``, "password is …" and friends.
+
+    Every value ends at :meth:`_Scan.limit` (a `` · `` separator, a table cell, a
+    closing ``~~``) and at a «redacted N chars» mark. Quoted values: the text
+    inside the quotes. Unquoted values after a colon of a password or secret key:
+    the rest of the region (pass phrases have spaces; see :func:`_line_value` for
+    values that read as prose). Other unquoted values: one run of non-space
+    characters. Token-like keys only count when the value looks like a key (see
+    :func:`_plausible`, and :func:`_letters_token` for ``token``); passwords and
+    secrets count unless the value is a reference (``$DB_PASSWORD``), a path or a
+    function word.
+    """
+    scan = _Scan(text)
+    for is_phrase, m in _assignment_matches(text, lowered):
+        if is_phrase:
+            yield from _phrase_spans(scan, m)
+            continue
+        group = "pw" if m.group("pw") else "short" if m.group("short") else "tok"
+        key = m.group(group).lower()
+        pos = m.end()
+        if key == "authorization":
             scheme = _AUTH_SCHEME_RE.match(text, pos)
             if scheme:
                 pos = scheme.end()
-        quote = text[pos : pos + 1]
-        if quote and quote in "\"'`":
-            close = text.find(quote, pos + 1, _line_end(text, pos + 1))
-            # '"passwd:" and "group:"' is two quoted names, not a quoted value.
-            if close <= pos + 1 or text[pos + 1].isspace():
+        if pos >= len(text):
+            continue
+        quote = text[pos]
+        spans: Iterator[Span] | tuple[Span, ...]
+        if quote in _QUOTES:
+            inside = scan.quoted(pos)
+            if inside is None:
                 continue
-            start, end = pos + 1, close
-        elif is_password and m.group("sep") == ":":
-            end = _line_end(text, pos)
+            spans = (inside,)
+        elif group != "tok" and m.group("sep") == ":":
+            end = scan.limit(pos)
             while end > pos and text[end - 1] in " \t":
                 end -= 1
-            span = _password_line_value(text, pos, end)
-            if span is None:
-                continue
-            start, end = span
+            spans = _line_value_spans(scan, pos, end, "phrase" if group == "pw" else "word")
         else:
-            bare = (_BARE_PASSWORD_RE if is_password else _BARE_VALUE_RE).match(text, pos)
+            bare = (_BARE_VALUE_RE if group == "tok" else _BARE_PASSWORD_RE).match(text, pos)
             if not bare:
                 continue
-            start, end = bare.span()
-            while end > start and text[end - 1] in _SENTENCE_END:
+            end = scan.before_mark(pos, scan.limit(pos, bare.end()))
+            while end > pos and text[end - 1] in _SENTENCE_END:
                 end -= 1
-        if start >= end:
-            continue
-        value = text[start:end]
-        if _is_reference(value):
-            continue
-        if is_password:
-            if value.lower() not in _PROSE_WORDS:
+            spans = ((pos, end),)
+        for start, end in spans:
+            if start >= end:
+                continue
+            value = text[start:end]
+            if _is_reference(value):
+                continue
+            if group == "tok":
+                if _plausible(value) or key == "token" and _letters_token(value, scan, end):
+                    yield start, end
+            elif quote in _QUOTES:
+                if value.lower() not in _PROSE_WORDS:
+                    yield start, end
+            elif not _ordinary_word(value) and not _is_path(value):
                 yield start, end
-        elif _plausible(value):
-            yield start, end
 
 
 # ----------------------------------------------------------------- private key blocks
@@ -643,12 +898,13 @@ def _without_marks(text: str, spans: list[Span]) -> list[Span]:
     marks = [m.span() for m in _MARK_RE.finditer(text)]
     if not marks:
         return spans
+    mark_ends = [m_end for _, m_end in marks]  # marks never overlap: sorted like the starts
     out: list[Span] = []
     for start, end in spans:
         pieces = [(start, end)]
-        for m_start, m_end in marks:
-            if m_end <= start or m_start >= end:
-                continue
+        for m_start, m_end in marks[bisect.bisect_right(mark_ends, start) :]:
+            if m_start >= end:
+                break
             cut: list[Span] = []
             for p_start, p_end in pieces:
                 if m_end <= p_start or m_start >= p_end:
