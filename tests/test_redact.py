@@ -600,6 +600,15 @@ def test_every_assignment_stops_at_line_conventions(line: str, expected: str) ->
     assert redact(expected) == Redaction(expected, 0)
 
 
+def test_pass_phrase_ends_at_the_next_key() -> None:
+    # Each key gets its own value (and a long line with many keys is not rescanned
+    # from every key to its end).
+    line = "passphrase: correct horse token=abc123def456"
+    result = redact(line)
+    assert result.text == f"passphrase: {mark(13)} token={mark(12)}"
+    assert result.count == 2
+
+
 def test_tilde_inside_an_unstruck_password_is_kept_whole() -> None:
     # Without an opening ~~ on the line, ~~ is part of the password.
     assert redact("password: ab~~cd9").text == f"password: {mark(7)}"

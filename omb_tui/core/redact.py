@@ -34,7 +34,9 @@ Rules for ``key: value`` and ``key=value`` assignments (the key name stays):
   ``os.environ/…``), a file path (``~/…``, ``/a/b``) or an ordinary word (a
   function word, or one of a small list of words that describe a password:
   "required", "changed", "weak", ...). After a colon an unquoted value may be a
-  pass phrase of several words; if it has a function word it reads as a sentence
+  pass phrase of several words, up to the next ``key:``/``key=`` on the line
+  (``password: correct horse token=…`` is two values); if it has a function
+  word it reads as a sentence
   and only a first word that looks like a password (a digit, a symbol or an
   inner capital) goes: ``password: hunter2, the user changes it`` keeps the remark.
 * Secret keys (``secret``, ``*_secret``, ``pwd``): the same, but one word only;
@@ -513,13 +515,14 @@ class _Scan:
     """What every value of one text needs: the line around a position (cached, as
     matches come in text order) and whether the text has marks at all."""
 
-    __slots__ = ("_breaks", "_line", "has_marks", "text")
+    __slots__ = ("_breaks", "_line", "_tildes", "has_marks", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.has_marks = "«redacted " in text
         self._breaks: list[str] | None = None  # the line-break characters the text has
         self._line: Span = (0, -1)
+        self._tildes: tuple[int, list[int]] = (-1, [])  # a line's start, its "~~" positions
 
     def line(self, pos: int) -> Span:
         """Start and end (before the line break) of the line holding ``pos``."""
@@ -534,30 +537,43 @@ class _Scan:
         self._line = start, len(text) if found is None else found.start()
         return self._line
 
-    def limit(self, pos: int, stop: int | None = None) -> int:
+    def limit(self, pos: int, stop: int | None = None, *, spaces: bool = True) -> int:
         """Where a value starting at ``pos`` must end (see ``_BOUNDARY_RE``): the first
-        boundary before ``stop`` (default: the line end), else ``stop``."""
+        boundary before ``stop`` (at most the line end), else ``stop``. ``spaces``:
+        whether ``text[pos:stop]`` may hold white space (a separator)."""
         text = self.text
-        end = self.line(pos)[1] if stop is None else stop
-        if stop is not None and text.find("~", pos, stop) < 0 and text.find("|", pos, stop) < 0:
-            return stop  # a value without spaces can only hold a "~~" or "|" boundary
+        line_end = self.line(pos)[1]
+        end = line_end if stop is None else min(stop, line_end)
+        if not spaces and text.find("~", pos, end) < 0 and text.find("|", pos, end) < 0:
+            return end  # without white space only a "~~" or a "|" can end the value
         table: bool | None = None
         struck: bool | None = None
         for m in _BOUNDARY_RE.finditer(text, pos, end):
             token = m.group()
             if token == "~~":
                 if struck is None:
-                    struck = text.count("~~", self.line(pos)[0], pos) % 2 == 1
+                    struck = self._tildes_before(pos) % 2 == 1
                 if struck:
                     return m.start()
             elif token[0] == "|":
                 if table is None:
-                    table = text[self.line(pos)[0] : pos].lstrip(" \t").startswith("|")
+                    first = self.line(pos)[0]
+                    while first < pos and text[first] in " \t":
+                        first += 1
+                    table = text.startswith("|", first)
                 if table:
                     return m.start()
             else:
                 return m.start()
         return end
+
+    def _tildes_before(self, pos: int) -> int:
+        """How many "~~" (counted left to right, as ``str.count`` does) precede ``pos`` on its line."""
+        line_start, line_end = self.line(pos)
+        if self._tildes[0] != line_start:
+            found = re.finditer("~~", self.text[line_start:line_end])
+            self._tildes = (line_start, [line_start + m.start() for m in found])
+        return bisect.bisect_right(self._tildes[1], pos - 2)
 
     def before_mark(self, pos: int, limit: int) -> int:
         """``limit``, or the start of the first «redacted N chars» mark before it."""
@@ -722,7 +738,7 @@ def _phrase_spans(scan: _Scan, m: re.Match[str]) -> Iterator[Span]:
     if word is None:
         return
     start = pos
-    end = scan.before_mark(pos, scan.limit(pos, word.end()))
+    end = scan.before_mark(pos, scan.limit(pos, word.end(), spaces=False))
     while end > start and text[end - 1] in _SENTENCE_END + ":" or (
         end > start and text[end - 1] == ")" and "(" not in text[start:end]
     ):
@@ -754,7 +770,9 @@ def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
     function word.
     """
     scan = _Scan(text)
-    for is_phrase, m in _assignment_matches(text, lowered):
+    matches = list(_assignment_matches(text, lowered))
+    starts = [m.start() for _, m in matches]
+    for is_phrase, m in matches:
         if is_phrase:
             yield from _phrase_spans(scan, m)
             continue
@@ -775,7 +793,9 @@ def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
                 continue
             spans = (inside,)
         elif group != "tok" and m.group("sep") == ":":
-            end = scan.limit(pos)
+            # The value also ends where the next key on its line begins.
+            following = bisect.bisect_left(starts, pos)
+            end = scan.limit(pos, starts[following] if following < len(starts) else None)
             while end > pos and text[end - 1] in " \t":
                 end -= 1
             spans = _line_value_spans(scan, pos, end, "phrase" if group == "pw" else "word")
@@ -783,7 +803,7 @@ def _assignment_spans(text: str, lowered: str) -> Iterator[Span]:
             bare = (_BARE_VALUE_RE if group == "tok" else _BARE_PASSWORD_RE).match(text, pos)
             if not bare:
                 continue
-            end = scan.before_mark(pos, scan.limit(pos, bare.end()))
+            end = scan.before_mark(pos, scan.limit(pos, bare.end(), spaces=False))
             while end > pos and text[end - 1] in _SENTENCE_END:
                 end -= 1
             spans = ((pos, end),)
@@ -902,7 +922,8 @@ def _without_marks(text: str, spans: list[Span]) -> list[Span]:
     out: list[Span] = []
     for start, end in spans:
         pieces = [(start, end)]
-        for m_start, m_end in marks[bisect.bisect_right(mark_ends, start) :]:
+        for index in range(bisect.bisect_right(mark_ends, start), len(marks)):
+            m_start, m_end = marks[index]
             if m_start >= end:
                 break
             cut: list[Span] = []
