@@ -378,7 +378,7 @@ class MemoryStore:
         written = self.journal.append(row)
         if mp.kind is not FileKind.ABOUT_ME:
             try:
-                self._remember_seen(mp, new_text)
+                self._remember_seen(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
             except OSError as exc:  # journaling never fails the memory write
                 log.error("could not record what %s now holds: %s", mp.rel, exc)
         return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None)
@@ -455,7 +455,9 @@ class MemoryStore:
                 with contextlib.suppress(OSError):
                     blob.unlink()
 
-    def _remember_seen(self, mp: MemoryPath, text: str | None, seen: dict | None = None) -> None:
+    def _remember_seen(self, mp: MemoryPath, text: str | None, seen: dict | None = None,
+                       *, redacted: bool = False) -> None:
+        """Note what mp holds now; `redacted` says the text already went through redaction (our own writes)."""
         save = seen is None
         seen = seen if seen is not None else (self._load_seen() or {"files": {}})
         files = seen["files"]
@@ -464,15 +466,19 @@ class MemoryStore:
         else:
             digest = text_hash(text)
             stat = mp.path.stat()
-            from .redact import redact
+            if redacted:
+                kept, credential = text, False
+            else:
+                from .redact import redact
 
-            redaction = redact(text)
-            self._store_blob(redaction.text, digest)
+                redaction = redact(text)
+                kept, credential = redaction.text, redaction.changed
+            self._store_blob(kept, digest)
             files[mp.rel] = {
                 "hash": digest,
                 "size": stat.st_size,
                 "mtime_ns": stat.st_mtime_ns,
-                "credential": redaction.changed,
+                "credential": credential,
             }
         if save:
             self._save_seen(seen)

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...core.budget import gauge, load_cut
+from ...core.budget import gauge
 from ...core.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.store import Actor, FileSnapshot, StaleHash
@@ -175,9 +175,10 @@ class FilesScreen(BotScreen):
         text = self.editor.text if editing_memory else memory_text
         if text is None:
             return
-        self.query_one(GaugeBar).show(gauge(text), draft=editing_memory and self.modified)
-        cut = load_cut(text)
-        self.editor.set_cut_line(cut.lines_loaded if editing_memory and cut.cut_off else None)
+        g = gauge(text)  # one load cut per keystroke: the first line not loaded follows from the gauge
+        self.query_one(GaugeBar).show(g, draft=editing_memory and self.modified)
+        cut_off = editing_memory and g.lines_not_loaded > 0
+        self.editor.set_cut_line(g.lines - g.lines_not_loaded if cut_off else None)
 
     def _status(self) -> None:
         if self.current is None:
