@@ -7,7 +7,6 @@ stderr and exits non-zero, never a traceback. With no command the terminal app o
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -37,6 +36,8 @@ class CliError(Exception):
 
 
 def _print_json(data: object) -> None:
+    import json  # here: the app's start-up never needs it
+
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if _has_surrogates(text):  # bytes that are not UTF-8 in a file: escape them so the JSON stays valid
         text = json.dumps(data, ensure_ascii=True, indent=2)
@@ -308,6 +309,18 @@ def cmd_app(args: argparse.Namespace) -> int:
 
 
 # ----- parser -----
+def _app_only(argv: list[str]) -> argparse.Namespace | None:
+    """`omb-tui`, `omb-tui --home DIR` or `--home=DIR`: the app, read without building every command's
+    parser (which costs start-up time). Anything else returns None."""
+    if not argv:
+        return argparse.Namespace(home=None)
+    if len(argv) == 2 and argv[0] == "--home" and not argv[1].startswith("-"):
+        return argparse.Namespace(home=argv[1])
+    if len(argv) == 1 and argv[0].startswith("--home=") and len(argv[0]) > len("--home="):
+        return argparse.Namespace(home=argv[0][len("--home="):])
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     home_help = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
     common = argparse.ArgumentParser(add_help=False)
@@ -376,8 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
     logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the auto-recall log line
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _app_only(sys.argv[1:] if argv is None else list(argv))
+    if args is None:  # a command, --help or a mistake: the full parser says what to do
+        args = build_parser().parse_args(argv)
     if not hasattr(args, "home"):
         args.home = None
     func = getattr(args, "func", cmd_app)

@@ -52,6 +52,12 @@ def ensure_venv() -> None:
     STAMP.write_text(fingerprint)
 
 
+def byte_compile() -> None:
+    """Compile the package as pip does for an installed wheel: an editable checkout is otherwise compiled
+    again at every start when PYTHONDONTWRITEBYTECODE is set (as on many servers and containers)."""
+    subprocess.run([str(_bin("python")), "-m", "compileall", "-q", str(ROOT / "omb_tui")], check=True)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"demo", "test", "setup"}:
         print(__doc__)
@@ -63,6 +69,7 @@ def main(argv: list[str]) -> int:
     if command == "test":
         return subprocess.call([str(_bin("python")), "-m", "pytest", *rest], cwd=ROOT)
     # demo: write the sample home once, then open the app on it.
+    byte_compile()
     omb = str(_bin("omb-tui"))
     if not (DEMO_HOME / "workspaces").exists():
         subprocess.run([omb, "demo", "--home", str(DEMO_HOME)], check=True)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable, OptionList, Static, TextArea
+from textual.widgets import OptionList, Static, TextArea
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
+from omb_tui.app.widgets.bot_list import BotList
 from omb_tui.app.widgets.gauge import GaugeBar
 from omb_tui.core.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.paths import Home
@@ -60,22 +61,81 @@ async def choose_file(pilot, rel: str):
     await settle(pilot)
 
 
+async def listed_bots(pilot) -> BotList:
+    bot_list = pilot.app.screen.query_one(BotList)
+    for _ in range(100):  # the list loads after the first frame
+        await settle(pilot)
+        if bot_list.row_count:
+            break
+    return bot_list
+
+
+def drawn(bot_list: BotList) -> list[list[str]]:
+    """The list's lines as drawn, split into their columns."""
+    return [bot_list.render_line(y).text.split() for y in range(bot_list.size.height)]
+
+
 async def test_bots_screen_lists_every_bot_and_opens_one(home):
     app = make_app(home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        table = app.screen.query_one(DataTable)
-        for _ in range(100):  # the list loads after the first frame
-            await settle(pilot)
-            if table.row_count:
-                break
-        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
-        assert rows[0][:4] == ["quill", "Quill", "off", "ok"]
-        assert rows[1][:4] == ["scout", "Scout", "on", "ok"]
-        assert rows[1][5] != "never"  # last change comes from the journal
+        bot_list = await listed_bots(pilot)
+        lines = drawn(bot_list)
+        assert lines[0] == ["Bot", "Name", "Memory", "Gauge", "Lines", "Last", "change"]
+        assert lines[1][:4] == ["quill", "Quill", "off", "ok"]
+        assert lines[2][:4] == ["scout", "Scout", "on", "ok"]
+        assert lines[2][5] != "never"  # last change comes from the journal
+        assert lines[1][5] == "never"
         await pilot.press("down", "enter")
         await settle(pilot)
         assert isinstance(app.screen, FilesScreen) and app.bot_id == "scout"
         assert "likes short replies" in app.screen.query_one("#editor", TextArea).text
+
+
+async def test_bots_list_header_is_drawn_before_any_bot_is_read(home):
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bot_list = app.screen.query_one(BotList)
+        assert bot_list.row_count == 0  # the bots are read after the first frame...
+        assert "Last change" in bot_list.render_line(0).text  # ... but the columns are already there
+        await listed_bots(pilot)
+        assert bot_list.row_count == 2
+
+
+async def test_bots_list_cursor_keys_and_refresh_keep_the_chosen_bot(home):
+    for name in ("alpha", "zulu"):
+        home.workspace(name).mkdir(parents=True)
+        save_bot_settings(home, BotSettings(id=name, name=name.title()))
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bot_list = await listed_bots(pilot)
+        await pilot.press("end")
+        assert bot_list.highlighted.id == "zulu"
+        await pilot.press("home", "down")
+        assert bot_list.highlighted.id == "quill"
+        home.workspace("aaron").mkdir(parents=True)  # a new bot sorts above the chosen one
+        save_bot_settings(home, BotSettings(id="aaron", name="Aaron"))
+        await pilot.press("ctrl+r")
+        for _ in range(50):
+            await settle(pilot)
+            if bot_list.row_count == 5:
+                break
+        assert [line[0] for line in drawn(bot_list)[1:6]] == ["aaron", "alpha", "quill", "scout", "zulu"]
+        assert bot_list.highlighted.id == "quill"  # the cursor followed its bot, not its row number
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.bot_id == "quill"
+
+
+async def test_bots_list_marks_a_bot_whose_settings_are_broken(home):
+    home.settings_path("scout").write_text("{ not json")
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bot_list = await listed_bots(pilot)
+        scout = next(line for line in drawn(bot_list) if line and line[0] == "scout")
+        assert scout[3] == "error"
+        await pilot.press("down")
+        await settle(pilot)
+        assert "scout:" in str(app.screen.query_one("#bots-intro", Static).render())
 
 
 async def test_edit_and_save_is_journaled_as_person_in_settings(home):

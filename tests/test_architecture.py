@@ -39,3 +39,29 @@ def test_cli_recall_kinds_match_the_core():
     from omb_tui.core.recall import RECALL_KINDS
 
     assert tuple(RECALL_KINDS_HELP) == tuple(RECALL_KINDS)
+
+
+FIRST_FRAME_PROBE = '''
+import sys
+from pathlib import Path
+from omb_tui.app.app import OmbApp
+from omb_tui.core.paths import Home
+
+class FirstFrame(OmbApp):
+    def on_ready(self):  # Textual's Ready: the first frame is on the terminal
+        Path(sys.argv[2]).write_text("\\n".join(sys.modules))
+        self.exit()
+
+FirstFrame(Home(sys.argv[1]), watch=False).run(headless=True, size=(80, 24))
+'''
+
+
+def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(tmp_path, home):
+    probe, report = tmp_path / "probe.py", tmp_path / "modules.txt"
+    probe.write_text(FIRST_FRAME_PROBE)
+    subprocess.run([sys.executable, str(probe), str(home.root), str(report)], check=True, timeout=60)
+    loaded = set(report.read_text().split())
+    assert "omb_tui.app.screens.bots" in loaded  # the probe did reach the first frame
+    late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.bot",
+            "omb_tui.core.store", "omb_tui.core.budget", "omb_tui.core.recall"}
+    assert not late & loaded

@@ -544,3 +544,26 @@ def test_mv_takes_workspace_paths_too(run_cli, home):
     result = run_cli("mv", BOT_ID, "memory/travel.md", "memory/trips.md")
     assert result.code == 0
     assert (home.workspace(BOT_ID) / "memory" / "trips.md").exists()
+
+
+@pytest.mark.parametrize("argv, home", [([], None), (["--home", "h"], "h"), (["--home=h"], "h"),
+                                        (["--ho", "h"], "h")])
+def test_no_command_opens_the_app_on_the_home_given(monkeypatch, argv, home):
+    import omb_tui.cli as cli
+
+    opened = []
+    monkeypatch.setattr(cli, "cmd_app", lambda args: opened.append(args.home) or 0)
+    assert cli.main(argv) == 0
+    assert opened == [home]
+    assert cli.build_parser().parse_args(argv).home == home  # the quick path agrees with the full parser
+
+
+@pytest.mark.parametrize("argv", [["--home"], ["--home", "h", "--bogus"], ["--bogus"]])
+def test_a_mistake_without_a_command_is_one_sentence_not_the_app(monkeypatch, capsys, argv):
+    import omb_tui.cli as cli
+
+    monkeypatch.setattr(cli, "cmd_app", lambda args: pytest.fail("the app must not open"))
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(argv)
+    assert exit_info.value.code == 2
+    assert "See: omb-tui --help" in capsys.readouterr().err

@@ -43,11 +43,11 @@ def snapshot_home():
 
 def test_bots_screen(snap_compare, snapshot_home):
     async def listed(pilot):
-        from textual.widgets import DataTable
+        from omb_tui.app.widgets.bot_list import BotList
 
         for _ in range(100):  # the list loads after the first frame
             await settle(pilot)
-            if pilot.app.screen.query_one(DataTable).row_count:
+            if pilot.app.screen.query_one(BotList).row_count:
                 break
 
     assert snap_compare(make_app(snapshot_home, watch=False), terminal_size=(80, 24), run_before=listed)

@@ -79,9 +79,9 @@ class OmbApp(App[None]):
     """Keep and review a bot's memory with the keyboard alone."""
 
     TITLE = "omb-tui"
-    CSS_PATH = style_path("app.tcss")
+    # The first screen's sheet is read with the app's: a screen's own CSS_PATH would parse every sheet again.
+    CSS_PATH = [style_path("app.tcss"), style_path("bots.tcss")]
     MODES = {name: _lazy_screen(*where) for name, where in AREAS.items()}
-    DEFAULT_MODE = "bots"  # the first screen is the bots screen itself: no blank screen, no switch
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-now",
                 tooltip="Quit from anywhere"),
@@ -99,14 +99,39 @@ class OmbApp(App[None]):
         self.watch_files = watch
         self._initial_bot = bot_id
         self._watch_stop = threading.Event()
+        self._first_frame_shown = False
+        self._after_first_frame: list[Callable[[], object]] = []
 
     # ----- start-up -----
+    def get_default_screen(self) -> Screen:
+        """The first screen is a bots screen, started as Textual's default screen rather than as the "bots"
+        mode: a mode's screen is composed, laid out and drawn before the app is composed and then mounted
+        again, which made the first frame a third slower (benchmarks/startup.py). `b` later opens the
+        bots mode's own screen; this one stays underneath, idle."""
+        from .screens.bots import BotsScreen
+
+        return BotsScreen()
+
     def on_mount(self) -> None:
         self.sub_title = str(self.home.root)
         if self._initial_bot:
             self.open_bot(self._initial_bot)
         if self.watch_files:
-            self.call_after_refresh(self.watch_home)  # after the first frame: start-up paints first
+            self.after_first_frame(self.watch_home)
+
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Run start-up work once the first frame is on the terminal, so it never delays that frame."""
+        if self._first_frame_shown:
+            self.call_after_refresh(callback)
+        else:
+            self._after_first_frame.append(callback)
+
+    def on_ready(self) -> None:
+        """Textual sends Ready once the first frame is on the terminal."""
+        self._first_frame_shown = True
+        for callback in self._after_first_frame:
+            callback()
+        self._after_first_frame.clear()
 
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
     def watch_home(self) -> None:

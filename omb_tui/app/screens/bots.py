@@ -2,43 +2,43 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Footer, Header, Static
 
-from ..styles import style_path
+from ..widgets.bot_list import BotList
 from .base import NotifyWorkerErrors
-
-LEVEL_STYLE = {"ok": "green", "amber": "bold yellow", "red": "bold red"}
 
 
 class BotsScreen(NotifyWorkerErrors, Screen):
-    CSS_PATH = style_path("bots.tcss")
+    # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     BINDINGS = [
-        Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
         Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
     ]
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(f"Reading the bots in {self.app.home.root}…", id="bots-intro")
-        table = DataTable(id="bots-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")  # in the very first frame
-        yield table
+        yield BotList(id="bots-list")  # its column header is in the very first frame
         yield Footer()
 
     def on_mount(self) -> None:
         self._version = self.app.memory_version
         self.watch(self.app, "memory_version", self._disk_changed, init=False)
         # After the first frame: the screen is painted before the engine is even imported.
-        self.call_after_refresh(self.action_reload)
+        self.app.after_first_frame(self.action_reload)
 
     def _disk_changed(self, version: int) -> None:
-        if version != self._version:  # the app's own start-up also calls watchers: ignore those
+        # A bots screen that is not shown (the first one, once the bots mode has its own) reads on its return.
+        if version != self._version and self.is_current:  # the app's own start-up also calls watchers
             self._version = version
+            self.action_reload()
+
+    def on_screen_resume(self) -> None:
+        if self._version != self.app.memory_version:
+            self._version = self.app.memory_version
             self.action_reload()
 
     def action_reload(self) -> None:
@@ -56,26 +56,21 @@ class BotsScreen(NotifyWorkerErrors, Screen):
         return summaries
 
     def _show(self, summaries: list) -> None:
-        table = self.query_one(DataTable)
-        selected = table.cursor_row
-        table.clear()
-        for s in summaries:
-            last = s.last_change[:16].replace("T", " ") if s.last_change else "never"
-            gauge = Text(s.level, style=LEVEL_STYLE.get(s.level, ""))
-            table.add_row(s.id, s.name, "on" if s.memory else "off", gauge, str(s.lines), last, key=s.id)
-        if summaries:
-            table.move_cursor(row=min(selected, len(summaries) - 1))
+        self.query_one(BotList).show(summaries)
+        self._say(summaries)
+
+    def _say(self, summaries: list) -> None:
         intro = self.query_one("#bots-intro", Static)
-        if summaries:
+        current = self.query_one(BotList).highlighted
+        if current is not None and current.error:
+            intro.update(f"{current.id}: {current.error}")
+        elif summaries:
             intro.update(f"{len(summaries)} bot(s) in {self.app.home.root}. Enter opens one; ? lists every key.")
         else:
             intro.update(f"No bots in {self.app.home.root}. Try: omb-tui demo --home DIR")
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        self.app.open_bot(str(event.row_key.value))
+    def on_bot_list_highlighted(self, event: BotList.Highlighted) -> None:
+        self._say(event.bot_list.summaries)
 
-    def action_open_bot(self) -> None:
-        table = self.query_one(DataTable)
-        if table.row_count:
-            row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-            self.app.open_bot(str(row_key.value))
+    def on_bot_list_chosen(self, event: BotList.Chosen) -> None:
+        self.app.open_bot(event.bot_id)

@@ -23,18 +23,17 @@ from operator import neg
 from pathlib import Path
 from typing import BinaryIO, Iterator, NamedTuple, Union
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual import events, work
+from textual import work
 from textual.binding import Binding
 from textual.cache import LRUCache
-from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from .row_list import RowList, fit, printable
 from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
                              JournalRow)
 
@@ -48,7 +47,6 @@ SHORT_HOW = {HOW_OUTSIDE: "outside", HOW_TASK: "task", HOW_SETTINGS: "Settings",
              HOW_COMMAND_LINE: "command"}
 SHORT_WHO = {WHO_UPKEEP: "upkeep"}
 ROW_CACHE_SIZE = 1024
-LINE_CACHE_SIZE = 512
 
 
 @dataclass(frozen=True)
@@ -353,7 +351,7 @@ class RowOrder:
 # ----- the widget --------------------------------------------------------------------------------
 
 
-class JournalList(ScrollView, can_focus=True):
+class JournalList(RowList):
     """One journal, newest first, one line per row: when, who, how, file; ⊘ marks rows that cannot be undone."""
 
     BINDINGS = [
@@ -368,7 +366,6 @@ class JournalList(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {
-        "journal-list--cursor",
         "journal-list--when",
         "journal-list--who",
         "journal-list--how",
@@ -380,19 +377,6 @@ class JournalList(ScrollView, can_focus=True):
 
     DEFAULT_CSS = """
     JournalList {
-        overflow-x: hidden;
-        overflow-y: auto;
-        background: $surface;
-        & > .journal-list--cursor {
-            color: $block-cursor-blurred-foreground;
-            background: $block-cursor-blurred-background;
-            text-style: $block-cursor-blurred-text-style;
-        }
-        &:focus > .journal-list--cursor {
-            color: $block-cursor-foreground;
-            background: $block-cursor-background;
-            text-style: $block-cursor-text-style;
-        }
         & > .journal-list--when { color: $text-muted; }
         & > .journal-list--who { color: $text-accent; }
         & > .journal-list--how { color: $foreground; }
@@ -429,7 +413,6 @@ class JournalList(ScrollView, can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.path: Path | None = None
-        self.cursor = 0
         self.filter = JournalFilter()
         self.reading = False  # the backward index scan is still going
         self.filtering = False  # a filter scan is still going
@@ -444,7 +427,6 @@ class JournalList(ScrollView, can_focus=True):
         self._announced: object = object()
         self._handle: BinaryIO | None = None
         self._rows: LRUCache[int, ShownRow] = LRUCache(ROW_CACHE_SIZE)
-        self._strips: LRUCache[tuple, Strip] = LRUCache(LINE_CACHE_SIZE)
 
     # ----- what the screen asks -----
     @property
@@ -506,7 +488,7 @@ class JournalList(ScrollView, can_focus=True):
         self._all = RowOrder()
         self._shown = self._all if self.filter.empty else RowOrder()
         self._rows.clear()
-        self._strips.clear()
+        self.forget_drawn()
         self._announced = object()
         self.cursor = 0
         self.error = None
@@ -537,7 +519,7 @@ class JournalList(ScrollView, can_focus=True):
             self.filtering = True
             self._filter_backward(self._generation, self._filter_run, path, self._scanned_to, self.filter)
         self.scroll_to(y=0, animate=False)
-        self._resize_virtual()
+        self.resize_virtual()
         self.refresh()
         self._changed()
 
@@ -553,7 +535,7 @@ class JournalList(ScrollView, can_focus=True):
         keep = self.offset_at(self.cursor)
         self.filter = journal_filter
         self._filter_run += 1
-        self._strips.clear()
+        self.forget_drawn()
         if journal_filter.empty:
             self.workers.cancel_group(self, "journal-filter")
             self.filtering = False
@@ -567,7 +549,7 @@ class JournalList(ScrollView, can_focus=True):
             if self.path is not None:
                 self._filter_backward(self._generation, self._filter_run, self.path, self._scanned_to,
                                       journal_filter)
-        self._resize_virtual()
+        self.resize_virtual()
         self.refresh()
         self._changed()
 
@@ -660,7 +642,7 @@ class JournalList(ScrollView, can_focus=True):
             return
         self._all.older.extend(offsets)
         if self._shown is self._all:
-            self._resize_virtual()
+            self.resize_virtual()
             self.refresh()
         self._changed()
 
@@ -674,7 +656,7 @@ class JournalList(ScrollView, can_focus=True):
         if generation != self._generation or run != self._filter_run:
             return
         self._shown.older.extend(offsets)
-        self._resize_virtual()
+        self.resize_virtual()
         self.refresh()
         self._changed()
 
@@ -703,7 +685,7 @@ class JournalList(ScrollView, can_focus=True):
         if self._shown is not self._all:
             self._shown.newer.extend(offset for offset, summary in lines if self.filter.matches(summary))
         added = len(self._shown) - before
-        self._resize_virtual()
+        self.resize_virtual()
         if self._newest_wanted:
             self._newest_wanted = False
             self.cursor = 0
@@ -720,52 +702,19 @@ class JournalList(ScrollView, can_focus=True):
             self.open(self.path)
 
     # ----- cursor -----
+    @property
+    def row_count(self) -> int:
+        return len(self._shown)
+
+    def cursor_moved(self) -> None:
+        self._announce()
+
     def _place_cursor(self, offset: int | None) -> None:
         if offset is None or not len(self._shown):
             self.cursor = 0
         else:
             self.cursor = min(self._shown.index_of(offset), len(self._shown) - 1)
-        self._scroll_to_cursor()
-
-    def move_cursor(self, index: int) -> None:
-        count = len(self._shown)
-        index = max(0, min(index, count - 1)) if count else 0
-        if index != self.cursor:
-            self.cursor = index
-            self.refresh()
-        self._scroll_to_cursor()
-        self._announce()
-
-    def _scroll_to_cursor(self) -> None:
-        height = max(1, self.scrollable_content_region.height)
-        top = round(self.scroll_offset.y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
-
-    def action_cursor_up(self) -> None:
-        self.move_cursor(self.cursor - 1)
-
-    def action_cursor_down(self) -> None:
-        self.move_cursor(self.cursor + 1)
-
-    def action_page_up(self) -> None:
-        self.move_cursor(self.cursor - max(1, self.scrollable_content_region.height - 1))
-
-    def action_page_down(self) -> None:
-        self.move_cursor(self.cursor + max(1, self.scrollable_content_region.height - 1))
-
-    def action_first(self) -> None:
-        self.move_cursor(0)
-
-    def action_last(self) -> None:
-        self.move_cursor(len(self._shown) - 1)
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is not None and len(self._shown):
-            self.move_cursor(round(self.scroll_offset.y) + offset.y)
+        self.scroll_to_cursor()
 
     def _announce(self) -> None:
         current = self.offset_at(self.cursor)
@@ -781,26 +730,6 @@ class JournalList(ScrollView, can_focus=True):
         self.post_message(self.Counted(self))
 
     # ----- drawing -----
-    def _resize_virtual(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, max(1, len(self._shown)))
-
-    def on_resize(self) -> None:
-        self._strips.clear()
-        self._resize_virtual()
-        self._scroll_to_cursor()
-
-    def on_focus(self) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strips.clear()
-
     def on_unmount(self) -> None:
         self._close_handle()
 
@@ -825,13 +754,13 @@ class JournalList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         base = self.rich_style
-        index = round(self.scroll_offset.y) + y
+        index = self.row_at_line(y)
         if not len(self._shown):
             if y == 0:
                 style = self.get_visual_style("journal-list--message").rich_style
                 return Strip([Segment(" " + self.empty_message, style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
-        if index >= len(self._shown):
+        if index is None or index < 0:
             return Strip.blank(width, base)
         offset = self._shown.at(index)
         selected = index == self.cursor
@@ -845,10 +774,10 @@ class JournalList(ScrollView, can_focus=True):
     def _render_row(self, row: ShownRow, width: int, selected: bool, base: Style) -> Strip:
         def style_of(name: str) -> Style:
             if selected:
-                return self.get_visual_style(f"journal-list--{name}", "journal-list--cursor").rich_style
+                return self.get_visual_style(f"journal-list--{name}", "row-list--cursor").rich_style
             return self.get_visual_style(f"journal-list--{name}").rich_style
 
-        line_style = self.get_visual_style("journal-list--cursor").rich_style if selected else base
+        line_style = self.get_visual_style("row-list--cursor").rich_style if selected else base
         if isinstance(row, DamagedLine):
             segments = [Segment(" ! ", style_of("damaged")),
                         Segment(f"damaged row ({row.size} bytes): {row.error}", style_of("damaged"))]
@@ -858,31 +787,17 @@ class JournalList(ScrollView, can_focus=True):
         who_width = 9
         how_width = max(8, min(23, rest - who_width - 2 - 20))  # the file keeps 20 columns when it can
         file_width = max(0, rest - who_width - how_width - 2)
-        who, how = _printable(str(row.who)), _printable(str(row.how))
+        who, how = printable(str(row.who)), printable(str(row.how))
         if cell_len(how) > how_width:
             how = SHORT_HOW.get(how, how)
         if cell_len(who) > who_width:
             who = SHORT_WHO.get(who, who)
         segments = [
             Segment(mark, style_of("not-undoable")),
-            Segment(_fit(when_text(row.at), 16) + " ", style_of("when")),
-            Segment(_fit(who, who_width) + " ", style_of("who")),
-            Segment(_fit(how, how_width) + " ", style_of("how")),
-            Segment(_fit(_printable(str(row.file)), file_width), style_of("file")),
+            Segment(fit(when_text(row.at), 16) + " ", style_of("when")),
+            Segment(fit(who, who_width) + " ", style_of("who")),
+            Segment(fit(how, how_width) + " ", style_of("how")),
+            Segment(fit(printable(str(row.file)), file_width), style_of("file")),
         ]
         return Strip(segments).crop_extend(0, width, line_style)
 
-
-def _printable(text: str) -> str:
-    """Text safe to draw: no control characters, no undecodable bytes."""
-    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return "".join(ch if ch.isprintable() else "�" for ch in text) if not text.isprintable() else text
-
-
-def _fit(text: str, width: int) -> str:
-    """Cut or pad to exactly `width` cells, ending a cut with an ellipsis."""
-    if width <= 0:
-        return ""
-    if cell_len(text) > width:
-        return set_cell_size(text, width - 1) + "…"
-    return set_cell_size(text, width)

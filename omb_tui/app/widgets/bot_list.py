@@ -1,0 +1,164 @@
+"""The bots list: one line per bot (id, name, memory switch, gauge level, lines, last change) under a
+column header that is drawn in the very first frame, before any bot has been read.
+
+Drawn with the line API (RowList) rather than a DataTable: it paints at once and costs nothing per row.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.message import Message
+from textual.strip import Strip
+
+from .row_list import RowList, fit, printable
+
+COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
+GAP = 2  # cells between columns
+
+
+def bot_cells(summary) -> tuple[str, str, str, str, str, str]:
+    """What each column says for one bot (a core BotSummary)."""
+    last = summary.last_change[:16].replace("T", " ") if summary.last_change else "never"
+    level = "error" if summary.error else summary.level
+    return (printable(summary.id), printable(summary.name), "on" if summary.memory else "off", level,
+            str(summary.lines), last)
+
+
+class BotList(RowList):
+    """Every bot; Enter (or a click on the chosen row) opens the one under the cursor."""
+
+    HEADER_LINES = 1
+    BINDINGS = [Binding("enter", "choose", "Open", id="bot-list-open", tooltip="Open the selected bot")]
+
+    COMPONENT_CLASSES = {
+        "bot-list--header",
+        "bot-list--stripe",
+        "bot-list--ok",
+        "bot-list--amber",
+        "bot-list--red",
+        "bot-list--error",
+    }
+
+    DEFAULT_CSS = """
+    BotList {
+        & > .bot-list--header { color: $text-primary; text-style: bold; }
+        & > .bot-list--stripe { background: $surface-lighten-1; }
+        & > .bot-list--ok { color: $text-success; }
+        & > .bot-list--amber { color: $text-warning; text-style: bold; }
+        & > .bot-list--red { color: $text-error; text-style: bold; }
+        & > .bot-list--error { color: $text-error; text-style: bold reverse; }
+    }
+    """
+
+    class Chosen(Message):
+        """A bot was chosen to be opened."""
+
+        def __init__(self, bot_list: "BotList", bot_id: str) -> None:
+            super().__init__()
+            self.bot_list = bot_list
+            self.bot_id = bot_id
+
+        @property
+        def control(self) -> "BotList":
+            return self.bot_list
+
+    class Highlighted(Message):
+        """The cursor is on another bot (None when there are none)."""
+
+        def __init__(self, bot_list: "BotList", summary) -> None:
+            super().__init__()
+            self.bot_list = bot_list
+            self.summary = summary
+
+        @property
+        def control(self) -> "BotList":
+            return self.bot_list
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.summaries: list = []
+        self._cells: list[tuple[str, ...]] = []
+        self._widths = [len(title) for title in COLUMNS]
+        self._announced: object = object()
+
+    @property
+    def row_count(self) -> int:
+        return len(self.summaries)
+
+    @property
+    def highlighted(self):
+        """The summary of the bot under the cursor, or None."""
+        return self.summaries[self.cursor] if 0 <= self.cursor < len(self.summaries) else None
+
+    def show(self, summaries: Sequence) -> None:
+        """Show these bots; the cursor stays on the bot it was on when that bot is still listed."""
+        current = self.highlighted
+        self.summaries = list(summaries)
+        self._cells = [bot_cells(summary) for summary in self.summaries]
+        self._widths = [max([len(title)] + [len(cells[i]) for cells in self._cells]) for i, title in enumerate(COLUMNS)]
+        ids = [summary.id for summary in self.summaries]
+        self.cursor = ids.index(current.id) if current is not None and current.id in ids else \
+            min(self.cursor, max(0, len(ids) - 1))
+        self.forget_drawn()
+        self.resize_virtual()
+        self.scroll_to_cursor()
+        self.refresh()
+        self.cursor_moved()
+
+    def cursor_moved(self) -> None:
+        current = self.highlighted
+        key = current.id if current is not None else None
+        if key != self._announced:
+            self._announced = key
+            self.post_message(self.Highlighted(self, current))
+
+    def action_choose(self) -> None:
+        current = self.highlighted
+        if current is not None:
+            self.post_message(self.Chosen(self, current.id))
+
+    def on_click(self, event) -> None:
+        before = self.cursor
+        super().on_click(event)
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y >= self.HEADER_LINES and self.cursor == before and event.chain > 1:
+            self.action_choose()  # a double click opens
+
+    # ----- drawing -----
+    def _style(self, *names: str) -> Style:
+        return self.get_visual_style(*(f"{'row' if name == 'cursor' else 'bot'}-list--{name}"
+                                       for name in names if name)).rich_style
+
+    def _line(self, texts: Sequence[str], styles: Sequence[Style], width: int, line_style: Style) -> Strip:
+        last = len(COLUMNS) - 1
+        segments = [Segment(" ", line_style)]
+        for column, (text, style) in enumerate(zip(texts, styles)):
+            segments.append(Segment(fit(text, self._widths[column]), style))
+            if column < last:
+                segments.append(Segment(" " * GAP, line_style))
+        return Strip(segments).crop_extend(0, width, line_style)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = self.row_at_line(y)
+        if index is None:
+            header = self._style("header")
+            return self._line(COLUMNS, [header] * len(COLUMNS), width, header)
+        if index < 0:
+            return Strip.blank(width, self.rich_style)
+        selected = index == self.cursor
+        key = (index, width, selected)
+        strip = self._strips.get(key)
+        if strip is None:
+            line_class = "cursor" if selected else "stripe" if index % 2 else ""
+            line_style = self._style(line_class)
+            styles = [line_style] * len(COLUMNS)
+            summary = self.summaries[index]
+            styles[3] = self._style(line_class, "error" if summary.error else summary.level)
+            strip = self._line(self._cells[index], styles, width, line_style)
+            self._strips[key] = strip
+        return strip

@@ -1,0 +1,162 @@
+"""A list of one-line rows drawn with Textual's line API: a cursor, the keys that move it, and scrolling
+that keeps it in view. Nothing here holds a widget per row, so a list of any length draws as fast as a
+screenful.
+
+Subclasses say how many rows there are (`row_count`), draw one (`render_line`, using `row_at_line` and the
+strip cache) and hear when the cursor moves (`cursor_moved`). `HEADER_LINES` lines at the top never
+scroll (a column header).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.cells import cell_len, set_cell_size
+from textual import events
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+LINE_CACHE_SIZE = 512
+
+
+class RowList(ScrollView, can_focus=True):
+    """One row per line with a cursor; up/down, page up/down, home/end and a click move it."""
+
+    HEADER_LINES: ClassVar[int] = 0
+
+    COMPONENT_CLASSES = {"row-list--cursor"}
+
+    DEFAULT_CSS = """
+    RowList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        background: $surface;
+        & > .row-list--cursor {
+            color: $block-cursor-blurred-foreground;
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .row-list--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+    }
+    """
+
+    BINDINGS = [
+        Binding("up", "cursor_up", "Up", show=False, id="row-list-up", tooltip="The row above"),
+        Binding("down", "cursor_down", "Down", show=False, id="row-list-down", tooltip="The row below"),
+        Binding("pageup", "page_up", "Page up", show=False, id="row-list-page-up", tooltip="One page up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="row-list-page-down",
+                tooltip="One page down"),
+        Binding("home", "first", "First", show=False, id="row-list-first", tooltip="The first row"),
+        Binding("end", "last", "Last", show=False, id="row-list-last", tooltip="The last row"),
+    ]
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.cursor = 0
+        self._strips: LRUCache[tuple, Strip] = LRUCache(LINE_CACHE_SIZE)
+
+    # ----- what a subclass provides -----
+    @property
+    def row_count(self) -> int:
+        raise NotImplementedError
+
+    def cursor_moved(self) -> None:
+        """The cursor may be on another row now (called after every move)."""
+
+    # ----- the cursor -----
+    def move_cursor(self, index: int) -> None:
+        count = self.row_count
+        index = max(0, min(index, count - 1)) if count else 0
+        if index != self.cursor:
+            self.cursor = index
+            self.refresh()
+        self.scroll_to_cursor()
+        self.cursor_moved()
+
+    @property
+    def rows_in_view(self) -> int:
+        return max(1, self.scrollable_content_region.height - self.HEADER_LINES)
+
+    def scroll_to_cursor(self) -> None:
+        top = round(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + self.rows_in_view:
+            self.scroll_to(y=self.cursor - self.rows_in_view + 1, animate=False)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor - max(1, self.rows_in_view - 1))
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor + max(1, self.rows_in_view - 1))
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(self.row_count - 1)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y >= self.HEADER_LINES and self.row_count:
+            self.move_cursor(round(self.scroll_offset.y) + offset.y - self.HEADER_LINES)
+
+    # ----- drawing -----
+    def row_at_line(self, y: int) -> int | None:
+        """The row drawn on line y of the view, None for a header line (or -1 past the last row)."""
+        if y < self.HEADER_LINES:
+            return None
+        index = round(self.scroll_offset.y) + y - self.HEADER_LINES
+        return index if index < self.row_count else -1
+
+    def resize_virtual(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, max(1, self.row_count) + self.HEADER_LINES)
+
+    def forget_drawn(self) -> None:
+        """Drawn lines are stale (new rows, new styles)."""
+        self._strips.clear()
+
+    def on_resize(self) -> None:
+        self.forget_drawn()
+        self.resize_virtual()
+        self.scroll_to_cursor()
+
+    def on_focus(self) -> None:
+        self.forget_drawn()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.forget_drawn()
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.forget_drawn()
+
+
+def printable(text: str) -> str:
+    """Text safe to draw: no control characters, no undecodable bytes."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(ch if ch.isprintable() else "�" for ch in text) if not text.isprintable() else text
+
+
+def fit(text: str, width: int) -> str:
+    """Cut or pad to exactly `width` cells, ending a cut with an ellipsis."""
+    if width <= 0:
+        return ""
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)
