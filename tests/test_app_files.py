@@ -329,3 +329,46 @@ async def test_saving_untouched_never_changes_the_bytes(home, raw):
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert memory_path(home).read_bytes() == raw
+
+
+async def test_b_goes_back_to_the_bots_and_only_the_shown_bots_screen_reads_on_a_change(home):
+    from omb_tui.app.screens.bots import BotsScreen
+
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await listed_bots(pilot)
+        first = app.screen
+        await pilot.press("down", "enter")  # scout
+        await settle(pilot)
+        assert isinstance(app.screen, FilesScreen)
+        await pilot.press("escape", "b")
+        await settle(pilot)
+        assert isinstance(app.screen, BotsScreen) and app.screen is not first
+        bot_list = await listed_bots(pilot)
+        assert [line[0] for line in drawn(bot_list)[1:3]] == ["quill", "scout"]
+        reads = []
+        for screen in (first, app.screen):
+            original = screen.load_bots
+            screen.load_bots = lambda original=original, screen=screen: reads.append(screen) or original()
+        home.workspace("aaron").mkdir(parents=True)
+        app.note_disk_change()  # what the watcher does
+        for _ in range(50):
+            await settle(pilot)
+            if bot_list.row_count == 3:
+                break
+        assert drawn(bot_list)[1][0] == "aaron"
+        assert reads == [app.screen]  # the first screen, hidden in its own mode, did not read
+
+
+async def test_bots_list_click_selects_and_double_click_opens(home):
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bot_list = await listed_bots(pilot)
+        await pilot.click(BotList, offset=(3, 2))  # line 2: the second bot, under the header
+        await settle(pilot)
+        assert bot_list.highlighted.id == "scout" and app.bot_id is None
+        await pilot.click(BotList, offset=(3, 0))  # the header selects nothing
+        assert bot_list.highlighted.id == "scout"
+        await pilot.double_click(BotList, offset=(3, 1))
+        await settle(pilot)
+        assert app.bot_id == "quill" and isinstance(app.screen, FilesScreen)
