@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.widgets import OptionList, Static, TextArea
 
@@ -372,3 +374,15 @@ async def test_bots_list_click_selects_and_double_click_opens(home):
         await pilot.double_click(BotList, offset=(3, 1))
         await settle(pilot)
         assert app.bot_id == "quill" and isinstance(app.screen, FilesScreen)
+
+
+async def test_bots_list_cuts_a_long_name_and_keeps_the_last_change_on_an_80_column_line(home):
+    settings = BotSettings(id="scout", name="Scout, the very long-named research assistant of the studio")
+    save_bot_settings(home, settings)
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bot_list = await listed_bots(pilot)
+        line = next(bot_list.render_line(y).text for y in range(1, 3) if "scout" in bot_list.render_line(y).text)
+        assert "Scout, the very lon…" in line
+        assert line.rstrip().endswith(drawn(bot_list)[2][-1])  # the time of the last change is still there
+        assert re.search(r"\d\d:\d\d\s*$", line)

@@ -56,6 +56,11 @@ AREA_TIPS = {
 }
 
 
+# Terminals without the kitty keyboard protocol (xterm, tmux, screen) send Alt+F and Alt+B as ESC f and
+# ESC b, which Textual reads as ctrl+right / ctrl+left (word movement, as iTerm's natural editing sends them).
+ALT_AS_WORD_MOVEMENT = {"f", "b"}
+
+
 def _area_bindings() -> list[Binding]:
     """A letter per area, and Alt+letter that works even while typing in an editor or a text box."""
     bindings = []
@@ -63,8 +68,11 @@ def _area_bindings() -> list[Binding]:
         name = area.capitalize()
         bindings.append(Binding(key, f"open_area('{area}')", name, show=False, id=f"area-{area}",
                                 tooltip=AREA_TIPS[area]))
+        tip = f"{AREA_TIPS[area]} (from anywhere)"
+        if key in ALT_AS_WORD_MOVEMENT:
+            tip += f"; where the terminal sends Alt+{key.upper()} as a word move, Escape then {key}"
         bindings.append(Binding(f"alt+{key}", f"open_area('{area}')", name, show=False, priority=True,
-                                id=f"area-{area}-alt", tooltip=f"{AREA_TIPS[area]} (from anywhere)"))
+                                id=f"area-{area}-alt", tooltip=tip))
     return bindings
 
 

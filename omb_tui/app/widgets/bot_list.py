@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
@@ -18,6 +19,7 @@ from .row_list import RowList, fit, printable
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
 GAP = 2  # cells between columns
+WIDEST = 20  # a long id or name is cut with an ellipsis, so the last change stays on an 80-column line
 
 
 def bot_cells(summary) -> tuple[str, str, str, str, str, str]:
@@ -99,7 +101,8 @@ class BotList(RowList):
         current = self.highlighted
         self.summaries = list(summaries)
         self._cells = [bot_cells(summary) for summary in self.summaries]
-        self._widths = [max([len(title)] + [len(cells[i]) for cells in self._cells]) for i, title in enumerate(COLUMNS)]
+        self._widths = [min(WIDEST, max([cell_len(title)] + [cell_len(cells[i]) for cells in self._cells]))
+                        for i, title in enumerate(COLUMNS)]
         ids = [summary.id for summary in self.summaries]
         self.cursor = ids.index(current.id) if current is not None and current.id in ids else \
             min(self.cursor, max(0, len(ids) - 1))
