@@ -166,7 +166,10 @@ def cmd_write(args: argparse.Namespace) -> int:
     bot = _bot(args)
     data = sys.stdin.buffer.read()
     text = data.decode("utf-8", "surrogateescape")
-    kwargs = {} if args.expect_hash is None else {"expected_hash": args.expect_hash}
+    # `--expect-hash none`: create only. The store reads expected_hash=None as "the file must not exist" and
+    # checks it under the bot's lock, so of two writers racing to create the same file exactly one wins.
+    create_only = args.expect_hash is not None and args.expect_hash.lower() == "none"
+    kwargs = {} if args.expect_hash is None else {"expected_hash": None if create_only else args.expect_hash}
     try:
         result = bot.store.write(args.path, text, Actor(WHO_PERSON, HOW_COMMAND_LINE), **kwargs)
     except StaleHash as exc:
@@ -174,8 +177,8 @@ def cmd_write(args: argparse.Namespace) -> int:
             _print_json({"error": "stale", "path": exc.rel, "current_hash": exc.current_hash})
         else:
             print(exc.current_hash or "", file=sys.stdout)
-        raise CliError(f"{exc.rel} changed since it was read; nothing was written (current hash printed).",
-                       EXIT_STALE) from None
+        why = "already exists" if create_only else "changed since it was read"
+        raise CliError(f"{exc.rel} {why}; nothing was written (current hash printed).", EXIT_STALE) from None
     if args.json:
         _print_json({"path": result.rel, "hash": result.hash, "changed": result.changed,
                      "redactions": result.redactions, "row_id": result.row_id})
@@ -357,9 +360,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", metavar="TEXT")
     p = add("show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
     p.add_argument("path", metavar="PATH", help="relative to the workspace: MEMORY.md, memory/travel.md, …")
-    p = add("write", cmd_write, "Save a memory file from stdin; with --expect-hash, refuse a stale save.", json=True)
+    p = add("write", cmd_write, "Save a memory file from stdin; with --expect-hash, refuse a stale save "
+            "(--expect-hash none: create only).", json=True)
     p.add_argument("path", metavar="PATH")
-    p.add_argument("--expect-hash", metavar="H", help="the hash of the text you read; exit 3 if it changed")
+    p.add_argument("--expect-hash", metavar="H", help="the hash of the text you read; exit 3 if it changed. "
+                   "'none': the file must not exist yet; exit 3 if it does")
     p = add("rm", cmd_rm, "Delete a topic or a daily log (MEMORY.md can only be emptied).")
     p.add_argument("path", metavar="PATH")
     p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")

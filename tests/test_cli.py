@@ -567,3 +567,43 @@ def test_a_mistake_without_a_command_is_one_sentence_not_the_app(monkeypatch, ca
         cli.main(argv)
     assert exit_info.value.code == 2
     assert "See: omb-tui --help" in capsys.readouterr().err
+
+
+# ----- write --expect-hash none: create only -----
+def test_write_expect_none_creates_a_missing_file_journaled(run_cli, home):
+    topic = home.workspace(BOT_ID) / "memory" / "clients.md"
+    result = run_cli("write", BOT_ID, "memory/clients.md", "--expect-hash", "none", "--json", stdin=b"# Clients\n")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["changed"] is True and data["hash"] == sha(b"# Clients\n")
+    assert topic.read_bytes() == b"# Clients\n"
+    assert stat.S_IMODE(topic.stat().st_mode) == 0o600
+    row = journal_rows(run_cli, "--limit", "1")[0]
+    assert (row["file"], row["who"], row["how"], row["id"]) == ("memory/clients.md", "person", "command line",
+                                                                 data["row_id"])
+
+
+@pytest.mark.parametrize("path", ["MEMORY.md", "memory/travel.md"])
+def test_write_expect_none_refuses_an_existing_file_like_a_stale_hash(run_cli, home, path):
+    target = home.workspace(BOT_ID) / path
+    before = target.read_bytes()
+    rows_before = journal_rows(run_cli)
+    result = run_cli("write", BOT_ID, path, "--expect-hash", "none", stdin=b"# Mine\n")
+    assert result.code == 3
+    assert result.out.strip() == sha(before)  # the current hash, as for a stale hash
+    error = one_line_error(result)
+    assert "already exists" in error and "nothing was written" in error
+    assert target.read_bytes() == before
+    as_json = run_cli("write", BOT_ID, path, "--expect-hash", "none", "--json", stdin=b"# Mine\n")
+    assert as_json.code == 3
+    assert json.loads(as_json.out) == {"error": "stale", "path": path, "current_hash": sha(before)}
+    assert target.read_bytes() == before
+    assert journal_rows(run_cli) == rows_before
+
+
+def test_write_expect_none_twice_creates_once(run_cli, home):
+    first = run_cli("write", BOT_ID, "memory/new.md", "--expect-hash", "none", stdin=b"first\n")
+    second = run_cli("write", BOT_ID, "memory/new.md", "--expect-hash", "none", stdin=b"second\n")
+    assert (first.code, second.code) == (0, 3)
+    assert (home.workspace(BOT_ID) / "memory" / "new.md").read_bytes() == b"first\n"
+    assert "--expect-hash none: create only" in " ".join(run_cli("write", "--help").out.split())

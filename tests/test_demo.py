@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import stat
-from datetime import date
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from omb_tui.core.journal import (
 from omb_tui.core.paths import Home, MemoryInputError
 from omb_tui.core.settings import load_bot_settings, load_config, load_profile_learned
 from omb_tui.core.store import MemoryStore, NotUndoable
+from omb_tui.core.turn_log import turn_log_heading, turn_log_line
 
 TODAY = date(2026, 9, 28)  # a Monday; the demo's dates are all relative to it
 
@@ -227,3 +229,47 @@ def test_the_command_writes_a_current_demo(tmp_path, capsys):
     assert newest == date.today()
     assert main(["demo", "--home", str(root)]) == 2
     assert "already holds a bot named scout" in capsys.readouterr().err
+
+
+# One turn-log line, as turn_log_line writes it: time, where, whether it failed, tools, what the bot said.
+TURN_LINE = re.compile(
+    r'- (?P<h>\d\d):(?P<m>\d\d) · from (?P<kind>chat|room) "(?P<title>[^"]+)"'
+    r"(?P<failed> · the turn failed)? · (?:no tools|tools: (?P<tools>.+?)) · "
+    r'(?:said nothing|said: "(?P<said>.*)")'
+)
+
+
+def test_every_demo_log_reads_as_the_turn_log_writes_it(demo):
+    """Heading and lines of every demo log are what turn_log would write for the same turns, byte for byte."""
+    seen = {"room": 0, "failed": 0, "lines": 0}
+    for bot_id in DEMO_BOT_IDS:
+        for path in demo.log_paths(bot_id):
+            day = date.fromisoformat(path.stem)
+            text = path.read_text(encoding="utf-8")
+            assert text.startswith(turn_log_heading(day)), path
+            for line in text[len(turn_log_heading(day)):].splitlines():
+                match = TURN_LINE.fullmatch(line)
+                assert match, f"{path.name}: {line}"
+                tools = match["tools"].split(", ") if match["tools"] else []
+                at = datetime.combine(day, time(int(match["h"]), int(match["m"])))
+                source = f'{match["kind"]} "{match["title"]}"'
+                assert line == turn_log_line(source, match["said"] or "", tools, bool(match["failed"]), at)
+                seen["room"] += match["kind"] == "room"
+                seen["failed"] += bool(match["failed"])
+                seen["lines"] += 1
+    assert seen["lines"] >= 80 and seen["room"] and seen["failed"]
+
+
+def test_a_demo_log_is_exactly_what_the_turn_log_writes(demo):
+    yesterday = TODAY - timedelta(days=1)
+    at = datetime.combine(yesterday, time(10, 12))
+    expected = turn_log_heading(yesterday) + turn_log_line(
+        'chat "Invoice reconciliation"', "Matched 14 bank lines; one Delft invoice still open, not yet due.",
+        ["moneybird.list", "bank.list"], at=at,
+    ) + "\n" + turn_log_line(
+        'chat "Receipts inbox"', "Filed five receipts; the Coolblue dock receipt matched at last.",
+        ["email.search", "moneybird.attach"], at=at.replace(hour=16, minute=30),
+    ) + "\n"
+    assert MemoryStore(demo, "ledger").read(f"memory/log/{yesterday.isoformat()}.md").text == expected
+    rows = [r for r in MemoryStore(demo, "ledger").journal.rows() if r.file == f"memory/log/{yesterday.isoformat()}.md"]
+    assert [(r.who, r.chat) for r in rows] == [(WHO_BOT, "Receipts inbox"), (WHO_BOT, "Invoice reconciliation")]

@@ -297,3 +297,43 @@ def test_outside_edit_of_a_too_large_file_states_the_limit(store):
         handle.write("- one more\n")
     row = store.sync_outside_changes()[0]
     assert not row.undoable and "1024 KB" in row.not_undoable_reason
+
+
+def test_expected_hash_none_creates_only_when_the_file_is_missing(store):
+    """expected_hash=None is "must not exist yet": it creates, and refuses (StaleHash) once the file is there."""
+    created = store.write("memory/clients.md", "# Clients\n", PERSON, expected_hash=None)
+    assert created.changed and created.hash == text_hash("# Clients\n")
+    with pytest.raises(StaleHash) as refused:
+        store.write("memory/clients.md", "# Mine\n", PERSON, expected_hash=None)
+    assert refused.value.current_hash == created.hash and refused.value.current_text == "# Clients\n"
+    assert (store.workspace / "memory/clients.md").read_text() == "# Clients\n"
+    assert [row.file for row in store.journal.rows()] == ["memory/clients.md"]
+    store.write("MEMORY.md", "", PERSON)  # an empty file exists too
+    with pytest.raises(StaleHash):
+        store.write("MEMORY.md", "- mine\n", PERSON, expected_hash=None)
+
+
+def test_of_writers_racing_to_create_one_file_exactly_one_wins(store):
+    import threading
+
+    start = threading.Barrier(8)
+    outcomes: list[str] = []
+
+    def create(n: int) -> None:
+        writer = MemoryStore(store.home, "scout")  # each its own store, like separate callers
+        start.wait()
+        try:
+            writer.write("memory/race.md", f"writer {n}\n", PERSON, expected_hash=None)
+            outcomes.append(f"writer {n}\n")
+        except StaleHash:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    (winner,) = [outcome for outcome in outcomes if outcome != "refused"]
+    assert outcomes.count("refused") == 7
+    assert (store.workspace / "memory/race.md").read_text() == winner
+    assert len(store.journal.rows()) == 1

@@ -10,8 +10,16 @@ from omb_tui.core import conversations as conv
 from omb_tui.core.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.paths import Home, NotFound
 from omb_tui.core.settings import BotSettings, save_bot_settings
-from omb_tui.core.store import MemoryStore
-from omb_tui.core.turn_log import append_turn_log, turn_log_line
+from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.turn_log import (
+    append_log_line,
+    append_turn_log,
+    conversation_source,
+    turn_log_heading,
+    turn_log_line,
+    turn_log_rel,
+    turn_log_source,
+)
 
 AT = datetime(2026, 9, 20, 9, 5).astimezone()
 
@@ -82,3 +90,30 @@ def test_credentials_are_redacted_and_long_replies_cut(home):
 def test_an_unknown_chat_is_refused(home):
     with pytest.raises(NotFound):
         append_turn_log(home, "scout", "missing", "Done.", at=AT)
+
+
+def test_the_low_level_append_writes_the_same_file_as_a_turn(home):
+    """append_log_line is what append_turn_log writes through: same heading, same path, the caller's actor."""
+    line = turn_log_line(turn_log_source("Launch", is_room=True), "Standup notes posted.", ["post"], at=AT)
+    result = append_log_line(MemoryStore(home, "scout"), AT.date(), line, Actor(WHO_BOT, HOW_TASK, "launch"))
+    assert result.rel == turn_log_rel(AT.date()) == "memory/log/2026-09-20.md"
+    append_turn_log(home, "scout", "invoices", "Done.", at=AT + timedelta(minutes=1))
+    assert log_text(home) == (
+        turn_log_heading(AT.date())
+        + '- 09:05 · from room "Launch" · tools: post · said: "Standup notes posted."\n'
+        + '- 09:06 · from chat "Invoice reconciliation" · no tools · said: "Done."\n'
+    )
+    assert [row.chat for row in MemoryStore(home, "scout").journal.rows()] == ["invoices", "launch"]
+
+
+def test_a_file_without_a_final_newline_still_gets_its_own_line(home):
+    (home.workspace("scout") / "memory" / "log").mkdir(parents=True)
+    (home.workspace("scout") / "memory" / "log" / "2026-09-20.md").write_text("# 2026-09-20\n\n- by hand")
+    append_turn_log(home, "scout", "invoices", "Done.", at=AT)
+    assert log_text(home).splitlines()[-2:] == ["- by hand", '- 09:05 · from chat "Invoice reconciliation" · '
+                                                "no tools · said: \"Done.\""]
+
+
+def test_sources_flatten_quotes_and_whitespace(home):
+    assert turn_log_source('The "big"\n launch', is_room=True) == "room \"The 'big' launch\""
+    assert conversation_source(conv.find_conversation(home, "scout", "invoices")) == 'chat "Invoice reconciliation"'

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from functools import partial
 from typing import Callable
 
@@ -31,6 +31,7 @@ from .memory_update import ARCHIVE_REL, MemoryUpdate
 from .paths import MEMORY_FILE, Home, MemoryInputError
 from .settings import BotSettings, save_bot_settings
 from .store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
+from .turn_log import append_log_line, turn_log_line, turn_log_source
 
 DEMO_BOT_IDS = ("scout", "ledger", "harbor", "quill", "atlas")
 # The bots with sample conversations.
@@ -286,20 +287,17 @@ class _Story:
         said = f"Got it: {fact}" + ("" if fact.endswith(("?", ".")) else ".")
         self.log(ago, f"{minutes // 60:02d}:{minutes % 60:02d}", chat, said, "memory_update")
 
-    def log(self, ago: int, time: str, chat: str, said: str, tools: str = "", failed: str | None = None,
+    def log(self, ago: int, clock: str, chat: str, said: str, tools: str = "", failed: bool = False,
             phase: int = DAYTIME) -> None:
-        """The harness's line for one finished turn in memory/log/YYYY-MM-DD.md."""
-        def run() -> None:
-            day = self.day(ago)
-            rel = f"memory/log/{day.isoformat()}.md"
-            current = self.store.read(rel)
-            base = current.text if current.exists else f"# {day:%A} {_short(day)} {day.year}\n\n"
-            parts = [f"- {time}", _source(chat), f"failed: {failed}" if failed else said]
-            if tools:
-                parts.append(f"tools: {tools}")
-            self.store.write(rel, _with_line(base, " · ".join(parts)), _bot(chat),
-                             expected_hash=current.hash, allow_log=True)
-        self._at(ago, run, _phase=phase)
+        """The harness's line for one finished turn in memory/log/YYYY-MM-DD.md, written by the turn log itself
+        (turn_log_line and append_log_line), so the demo's logs read exactly like the ones real turns leave.
+        `clock` is "HH:MM"; `tools` is comma-separated; a failed turn's `said` is what the person was told."""
+        day = self.day(ago)
+        hour, minute = (int(part) for part in clock.split(":"))
+        line = turn_log_line(turn_log_source(chat, chat in ROOMS), said,
+                             [tool.strip() for tool in tools.split(",") if tool.strip()], failed,
+                             datetime.combine(day, time(hour, minute)))
+        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase)
 
     def delete(self, ago: int, rel: str, actor: Actor = PERSON) -> None:
         self._at(ago, self.store.delete, rel, actor)
@@ -557,7 +555,7 @@ def _scout_routine_turns(s: _Story) -> None:
               "email.search, email.label", phase=EVENING)
 
 
-# (days ago, time, chat or room, what the bot said last, tools[, why the turn failed])
+# (days ago, time, chat or room, what the bot said last, tools[, True when the turn failed])
 _SCOUT_LOG: tuple[tuple, ...] = (
     (13, "08:55", "Weekly planning", "Week ahead: Hollandia report draft, Delft check-in, dentist. Travel days added.",
      "calendar.list, todoist.list"),
@@ -570,7 +568,8 @@ _SCOUT_LOG: tuple[tuple, ...] = (
      "calendar.get, docs.create"),
     (12, "10:48", "Hollandia report", "Section 3 (the payment step) drafted: five findings, each with a clip.", "docs.edit"),
     (12, "13:30", "Kitchen", "Asked Ruud about the worktop; he will confirm on Friday.", "email.send"),
-    (12, "15:55", "Invoice chase", "", "email.draft, email.send", "email.send timed out after 30 s"),
+    (12, "15:55", "Invoice chase", "email.send timed out after 30 s; nothing was sent.", "email.draft, email.send",
+     True),
     (12, "16:02", "Invoice chase", "Sent the Kroonfiets reminder on the second try.", "email.send"),
     (11, "08:40", "Morning brief", "Three things: Hollandia draft, swimming at 16:30, Emma wants the Q3 receipts.",
      "calendar.list, session_search"),
@@ -613,7 +612,7 @@ _SCOUT_LOG: tuple[tuple, ...] = (
     (4, "09:05", "Hollandia readout", "Readout went well; Marieke wants the booking flow in five steps.",
      "session_search"),
     (4, "09:30", "Studio standup", "Today: Hollandia follow-ups, Lisbon slides.", "session_search"),
-    (4, "11:50", "Lisbon talk", "", "docs.edit", "the model hit the usage limit; nothing was changed"),
+    (4, "11:50", "Lisbon talk", "The model hit the usage limit; nothing was changed.", "docs.edit", True),
     (4, "12:10", "Lisbon talk", "Slides 9 to 12 rewritten around forgiving error messages.", "docs.edit"),
     (4, "15:20", "Email triage", "Two invoices from suppliers forwarded to Ledger; one newsletter unsubscribed.",
      "email.forward, email.unsubscribe"),

@@ -284,7 +284,10 @@ class MemoryStore:
         *,
         allow_log: bool = False,
     ) -> WriteResult:
-        """Save text; with expected_hash, refuse (StaleHash) when the file is no longer what was read."""
+        """Save text; with expected_hash, refuse (StaleHash) when the file is no longer what was read.
+
+        expected_hash=None means "the file must not exist yet" (create only): the hash of a missing file is None.
+        The check and the write happen under the bot's lock, so of two writers creating one file, one wins."""
         with self.locked():
             mp = self.resolve(rel)
             self.sync_outside_changes()

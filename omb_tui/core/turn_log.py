@@ -4,7 +4,8 @@ Spec: memory.md, "What a bot knows about its other conversations" ("One log line
 when memory is on": what the bot said last, the tools it used and whether the turn failed, appended
 to `memory/log/YYYY-MM-DD.md`, sourced to the chat or room) and the opening (memory off stops the
 automatic daily turn logs). The write goes through MemoryStore, so it is atomic, redacted and
-journaled like any other change. A line looks like:
+journaled like any other change. A day's file starts with a `# YYYY-MM-DD` heading and a blank line;
+each line after it looks like:
 
     - 09:05 · from chat "Invoice reconciliation" · tools: read_file, send_email · said: "Sent the three…"
     - 17:40 · from room "Launch" · the turn failed · no tools · said: "The calendar API timed out."
@@ -12,7 +13,7 @@ journaled like any other change. A line looks like:
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Sequence
 
 from . import conversations as conv
@@ -47,10 +48,41 @@ def turn_log_line(
     return " · ".join(parts)
 
 
-def conversation_source(conversation: conv.Conversation) -> str:
+def turn_log_source(title: str, is_room: bool = False) -> str:
     """How a log line names where a turn happened: `room "Launch"` or `chat "Invoice reconciliation"`."""
-    title = " ".join(conversation.title.replace('"', "'").split())
-    return f'room "{title}"' if conversation.is_room else f'chat "{title}"'
+    flat = " ".join(title.replace('"', "'").split())
+    return f'room "{flat}"' if is_room else f'chat "{flat}"'
+
+
+def conversation_source(conversation: conv.Conversation) -> str:
+    """turn_log_source for a chat or room."""
+    return turn_log_source(conversation.title, conversation.is_room)
+
+
+def turn_log_rel(day: date) -> str:
+    """The workspace path of a day's log: `memory/log/YYYY-MM-DD.md`."""
+    return f"{MEMORY_DIR}/{LOG_DIR}/{day.isoformat()}.md"
+
+
+def turn_log_heading(day: date) -> str:
+    """What a new day's log starts with, before its first line."""
+    return f"# {day.isoformat()}\n\n"
+
+
+def append_log_line(store: MemoryStore, day: date, line: str, actor: Actor) -> WriteResult:
+    """Append one finished line (from turn_log_line) to the log of `day`, starting the file with its heading.
+
+    The low-level step of append_turn_log, for a caller that names the chat and the actor itself (the demo,
+    telling a bot's past): it does not look at the memory switch. Read and write happen under the bot's lock,
+    so two turns finishing at once both land.
+    """
+    rel = turn_log_rel(day)
+    with store.locked():
+        current = store.read(rel)
+        text = current.text if current.exists else turn_log_heading(day)
+        if text and not text.endswith("\n"):
+            text += "\n"
+        return store.write(rel, text + line + "\n", actor, expected_hash=current.hash, allow_log=True)
 
 
 def append_turn_log(
@@ -75,12 +107,5 @@ def append_turn_log(
         conversation = conv.find_conversation(home, bot_id, conversation)
     moment = (at or datetime.now()).astimezone()
     line = turn_log_line(conversation_source(conversation), said, tools, failed, moment)
-    rel = f"{MEMORY_DIR}/{LOG_DIR}/{moment.date().isoformat()}.md"
-    store = MemoryStore(home, bot_id)
     actor = Actor(WHO_BOT, HOW_TASK, chat=conversation.id)
-    with store.locked():
-        current = store.read(rel)
-        text = current.text if current.exists else f"# {moment.date().isoformat()}\n\n"
-        if text and not text.endswith("\n"):
-            text += "\n"
-        return store.write(rel, text + line + "\n", actor, expected_hash=current.hash, allow_log=True)
+    return append_log_line(MemoryStore(home, bot_id), moment.date(), line, actor)
