@@ -386,3 +386,16 @@ async def test_bots_list_cuts_a_long_name_and_keeps_the_last_change_on_an_80_col
         assert "Scout, the very lon…" in line
         assert line.rstrip().endswith(drawn(bot_list)[2][-1])  # the time of the last change is still there
         assert re.search(r"\d\d:\d\d\s*$", line)
+
+
+async def test_help_on_the_bots_screen_puts_open_first_and_lists_no_sideways_scrolling(home):
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await listed_bots(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        described = [what for _, what in app.screen.rows]
+        # the screen's own key comes before the app's keys
+        assert described.index("Open the selected bot's memory files") < described.index("Quit omb-tui")
+        assert "The row below" in described
+        assert not any("Scroll" in what for what in described)  # a row list has nothing to scroll sideways

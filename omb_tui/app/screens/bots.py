@@ -15,6 +15,7 @@ from .base import NotifyWorkerErrors
 class BotsScreen(NotifyWorkerErrors, Screen):
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     BINDINGS = [
+        Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
         Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
     ]
 
@@ -71,6 +72,9 @@ class BotsScreen(NotifyWorkerErrors, Screen):
 
     def on_bot_list_highlighted(self, event: BotList.Highlighted) -> None:
         self._say(event.bot_list.summaries)
+
+    def action_open_bot(self) -> None:
+        self.query_one(BotList).action_choose()
 
     def on_bot_list_chosen(self, event: BotList.Chosen) -> None:
         self.app.open_bot(event.bot_id)

@@ -11,7 +11,6 @@ from typing import Sequence
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding
 from textual.message import Message
 from textual.strip import Strip
 
@@ -31,10 +30,9 @@ def bot_cells(summary) -> tuple[str, str, str, str, str, str]:
 
 
 class BotList(RowList):
-    """Every bot; Enter (or a click on the chosen row) opens the one under the cursor."""
+    """Every bot; `choose()` (the screen's Enter) or a double click opens the one under the cursor."""
 
     HEADER_LINES = 1
-    BINDINGS = [Binding("enter", "choose", "Open", id="bot-list-open", tooltip="Open the selected bot")]
 
     COMPONENT_CLASSES = {
         "bot-list--header",

@@ -22,8 +22,9 @@ from textual.strip import Strip
 LINE_CACHE_SIZE = 512
 
 
-class RowList(ScrollView, can_focus=True):
-    """One row per line with a cursor; up/down, page up/down, home/end and a click move it."""
+class RowList(ScrollView, can_focus=True, inherit_bindings=False):
+    """One row per line with a cursor; up/down, page up/down, home/end and a click move it (no sideways
+    scrolling: a row is cut to the width, so the scroll keys it would inherit are left out)."""
 
     HEADER_LINES: ClassVar[int] = 0
 
