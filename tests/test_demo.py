@@ -273,3 +273,197 @@ def test_a_demo_log_is_exactly_what_the_turn_log_writes(demo):
     assert MemoryStore(demo, "ledger").read(f"memory/log/{yesterday.isoformat()}.md").text == expected
     rows = [r for r in MemoryStore(demo, "ledger").journal.rows() if r.file == f"memory/log/{yesterday.isoformat()}.md"]
     assert [(r.who, r.chat) for r in rows] == [(WHO_BOT, "Receipts inbox"), (WHO_BOT, "Invoice reconciliation")]
+
+
+# ----- the journal's times: each step at its simulated moment -----
+AMSTERDAM = "CET-1CEST,M3.5.0,M10.5.0/3"  # a POSIX TZ string: no tz database needed
+
+
+class _LocalZone:
+    """Run a block with the process's local time zone set to `tz` (rows are UTC; days and clocks are local)."""
+
+    def __init__(self, tz: str) -> None:
+        self.tz = tz
+
+    def __enter__(self) -> None:
+        import os
+        import time as clock
+
+        self.old = os.environ.get("TZ")
+        os.environ["TZ"] = self.tz
+        clock.tzset()
+
+    def __exit__(self, *exc: object) -> None:
+        import os
+        import time as clock
+
+        if self.old is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = self.old
+        clock.tzset()
+
+
+def _local(at: str) -> datetime:
+    return datetime.fromisoformat(at).astimezone()
+
+
+def _file_rows(home: Home, bot_id: str) -> list[dict]:
+    """The journal's rows in file order (oldest first), as written."""
+    import json
+
+    return [json.loads(line) for line in home.journal_path(bot_id).read_text(encoding="utf-8").splitlines()]
+
+
+def _log_rows(home: Home, bot_id: str) -> list[tuple[dict, date, str]]:
+    """Rows that added a line to a daily log: (row, the log's day, the line's "HH:MM")."""
+    out = []
+    for row in _file_rows(home, bot_id):
+        if row["file"].startswith("memory/log/") and row["after_hash"] is not None:
+            added = [line for line in row["diff"].splitlines() if line.startswith("+- ")]
+            assert len(added) == 1, row["diff"]
+            out.append((row, date.fromisoformat(row["file"][len("memory/log/"):-3]), added[0][3:8]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo_now(tmp_path_factory) -> tuple[Home, datetime]:
+    """A demo written for the real today (so today's steps meet the real clock), and when it finished."""
+    from datetime import timezone
+
+    home = Home(tmp_path_factory.mktemp("demo-now") / "home")
+    write_demo_home(home)
+    return home, datetime.now(timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def demo_at_nine(tmp_path_factory) -> tuple[Home, datetime]:
+    """The demo of TODAY written at 09:00 Amsterdam time that day: later steps of the day are still ahead."""
+    with _LocalZone(AMSTERDAM):
+        now = datetime.combine(TODAY, time(9, 0)).astimezone()
+        home = Home(tmp_path_factory.mktemp("demo-nine") / "home")
+        write_demo_home(home, TODAY, now=now)
+    return home, now
+
+
+def test_the_journal_of_a_bot_spans_many_days(demo):
+    days = {bot_id: {_local(r["at"]).date() for r in _file_rows(demo, bot_id)} for bot_id in DEMO_BOT_IDS}
+    assert len(days["scout"]) >= 60 and len(days["ledger"]) >= 10
+    assert min(days["scout"]) == TODAY - timedelta(days=95) and max(days["scout"]) == TODAY
+    assert all(len(bot_days) >= 2 for bot_days in days.values())
+    # The bots screen's "Last change" tells the bots apart: each bot's newest row is its own last step.
+    last = {bot_id: Bot(demo, bot_id).summary().last_change for bot_id in DEMO_BOT_IDS}
+    assert len(set(last.values())) == len(DEMO_BOT_IDS)
+    assert _local(last["quill"]).date() == TODAY - timedelta(days=38)
+
+
+@pytest.mark.parametrize("which", ["demo", "demo_now", "demo_at_nine"])
+def test_journal_times_never_go_back_nor_past_the_demos_end(which, request):
+    home, finished = (request.getfixturevalue("demo"), None) if which == "demo" else request.getfixturevalue(which)
+    from datetime import timezone
+
+    finished = finished or datetime.now(timezone.utc)
+    for bot_id in DEMO_BOT_IDS:
+        times = [datetime.fromisoformat(r["at"]) for r in _file_rows(home, bot_id)]
+        assert times, bot_id
+        assert all(t.utcoffset() == timedelta(0) for t in times)  # written in UTC like every row
+        assert all(a <= b for a, b in zip(times, times[1:])), bot_id
+        assert max(times) <= finished, bot_id
+
+
+def test_each_step_has_its_own_moment(demo):
+    """Rows of one step share a moment; two steps never do, so "what changed when" reads in order."""
+    rows = _file_rows(demo, "scout")
+    moments = [r["at"] for r in rows]
+    assert len(set(moments)) >= 0.9 * len(moments)
+    for bot_id in DEMO_BOT_IDS:  # the nightly tidy-up at the tidy hour
+        for row in _file_rows(demo, bot_id):
+            if row["step"] == "tidy-up: moved expired notes":
+                assert _local(row["at"]).time() == time(3, 0)
+
+
+def test_a_log_steps_row_is_at_the_logs_day_and_clock(demo):
+    count = 0
+    for bot_id in DEMO_BOT_IDS:
+        for row, day, clock in _log_rows(demo, bot_id):
+            assert _local(row["at"]).date() == day, row
+            assert f"{_local(row['at']):%H:%M}" == clock, row
+            count += 1
+    assert count >= 80
+
+
+def test_times_are_local_days_written_in_utc(demo_at_nine):
+    """In Amsterdam (UTC+2 in summer) a log line of 10:12 is a row at 08:12 UTC, on the log's own day."""
+    home, now = demo_at_nine
+    yesterday = TODAY - timedelta(days=1)
+    rows = {clock: row for row, day, clock in _log_rows(home, "ledger") if day == yesterday}
+    assert rows["10:12"]["at"] == f"{yesterday.isoformat()}T08:12:00.000+00:00"
+    with _LocalZone(AMSTERDAM):
+        for bot_id in DEMO_BOT_IDS:
+            for row, day, clock in _log_rows(home, bot_id):
+                moment = _local(row["at"])
+                assert moment.date() == day, row
+                if day < TODAY:
+                    assert f"{moment:%H:%M}" == clock, row
+
+
+def test_steps_still_ahead_of_the_clock_are_moved_just_before_it(demo, demo_at_nine):
+    home, now = demo_at_nine
+    with _LocalZone(AMSTERDAM):
+        today_rows = [r for r in _file_rows(home, "scout") if _local(r["at"]).date() == TODAY]
+        logged = {clock: r["at"] for r, day, clock in _log_rows(home, "scout") if day == TODAY}
+        assert f"{_local(logged['08:45']):%H:%M:%S}" == "08:45:00"  # already past at 09:00: kept
+        assert datetime.fromisoformat(logged["09:30"]) == now  # still ahead: squeezed to now, last
+        assert today_rows[-1]["at"] == logged["09:30"] and len(today_rows) == 3
+        (ledger_today,) = [r for r, day, _ in _log_rows(home, "ledger") if day == TODAY]
+        assert datetime.fromisoformat(ledger_today["at"]) == now
+    # Deterministic for a given today: every day before it is told at the same moments in any time zone's
+    # local time (the same wall clock, so other UTC times: compare local wall clocks).
+    plain = [(r["file"], _local(r["at"]).replace(tzinfo=None)) for r in _file_rows(demo, "scout")]
+    with _LocalZone(AMSTERDAM):
+        nine = [(r["file"], _local(r["at"]).replace(tzinfo=None)) for r in _file_rows(home, "scout")]
+    assert [p for p in plain if p[1].date() < TODAY] == [p for p in nine if p[1].date() < TODAY]
+
+
+def test_the_journal_command_shows_past_days(demo, capsys):
+    import json
+
+    from omb_tui.cli import main
+
+    assert main(["--home", str(demo.root), "journal", "scout", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    days = {_local(row["at"]).date() for row in rows}
+    assert len(days) >= 60 and TODAY - timedelta(days=30) in days
+    assert [row["at"] for row in rows] == sorted((row["at"] for row in rows), reverse=True)  # newest first
+
+
+def test_the_apps_day_filter_finds_a_past_day_of_the_demo(demo):
+    import json
+
+    from omb_tui.app.widgets.journal_list import JournalFilter
+
+    data = demo.journal_path("scout").read_bytes()
+    lines, start = [], 0
+    for end in [i for i, byte in enumerate(data) if byte == 0x0A]:
+        lines.append((start, end))
+        start = end + 1
+    for ago in (1, 13, 30, 60):
+        day = TODAY - timedelta(days=ago)
+        wanted = JournalFilter.parse(f"day:{day.isoformat()}")
+        found = [data[a:b] for a, b in lines if wanted.matches_line(data, a, b, chat=wanted.needs_chat)]
+        expected = [data[a:b] for a, b in lines
+                    if _local(json.loads(data[a:b])["at"]).date() == day]  # the day in local time
+        assert found and found == expected, day
+
+
+def test_profile_dates_are_the_days_things_happened(demo):
+    profile = load_profile_learned(demo)
+    assert {item["at"] for item in profile.forgotten} == {(TODAY - timedelta(days=12)).isoformat()}
+    assert all(item["at"] < TODAY.isoformat() for item in profile.learned)
+
+
+def test_opening_the_demo_journals_nothing_new(demo_copy):
+    for bot_id in DEMO_BOT_IDS:
+        before = demo_copy.journal_path(bot_id).read_bytes()
+        Bot(demo_copy, bot_id).look()
+        assert demo_copy.journal_path(bot_id).read_bytes() == before, bot_id

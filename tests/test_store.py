@@ -337,3 +337,48 @@ def test_of_writers_racing_to_create_one_file_exactly_one_wins(store):
     assert outcomes.count("refused") == 7
     assert (store.workspace / "memory/race.md").read_text() == winner
     assert len(store.journal.rows()) == 1
+
+
+def test_a_store_with_a_clock_stamps_every_row_with_its_time(store):
+    """Write, delete, undo and a change found outside the app: each row carries the clock's time, in UTC."""
+    from datetime import datetime, timedelta, timezone
+
+    moments = iter(datetime(2026, 3, 1, 9, 0, tzinfo=timezone(timedelta(hours=1))) + timedelta(minutes=m)
+                   for m in range(100))
+    store.clock = lambda: next(moments)
+    store.write("MEMORY.md", "- one\n", PERSON)
+    store.write("memory/travel.md", "# Travel\n", BOT)
+    store.delete("memory/travel.md", PERSON)
+    (store.workspace / "MEMORY.md").write_text("- edited in Obsidian\n")
+    (outside,) = store.sync_outside_changes()
+    undone = store.undo(outside.id)
+    rows = store.journal.rows()[::-1]
+    assert [(r.how, r.after_hash is None) for r in rows] == [
+        (HOW_SETTINGS, False), (HOW_TASK, False), (HOW_SETTINGS, True), (HOW_OUTSIDE, False), (HOW_UNDO, False)]
+    assert undone.write.row_id == rows[-1].id
+    assert [r.at for r in rows] == [f"2026-03-01T08:0{m}:00.000+00:00" for m in range(5)]  # 09:0m at UTC+1
+
+
+def test_a_clock_given_to_the_store_names_the_rows_time(tmp_path):
+    from datetime import datetime, timezone
+
+    home = Home(tmp_path / "home")
+    home.workspace("scout").mkdir(parents=True)
+    clocked = MemoryStore(home, "scout", clock=lambda: datetime(2025, 12, 31, 23, 59, 59, 999_999, timezone.utc))
+    clocked.write("MEMORY.md", "- one\n", PERSON)
+    assert clocked.journal.rows()[0].at == "2025-12-31T23:59:59.999+00:00"
+
+
+def test_a_store_without_a_clock_uses_the_real_time(store):
+    from datetime import datetime, timezone
+
+    assert store.clock is None
+    before = datetime.now(timezone.utc)
+    store.write("MEMORY.md", "- one\n", PERSON)
+    (store.workspace / "MEMORY.md").write_text("- two\n")
+    store.sync_outside_changes()
+    after = datetime.now(timezone.utc)
+    for row in store.journal.rows():
+        at = datetime.fromisoformat(row.at)
+        assert at.utcoffset().total_seconds() == 0 and len(row.at) == 29
+        assert before.replace(microsecond=before.microsecond // 1000 * 1000) <= at <= after

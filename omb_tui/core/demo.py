@@ -13,17 +13,19 @@ Spec: memory.md as a whole. Five bots between them show every part of it:
 
 Nothing is faked: every change goes through the core the way the app makes it (MemoryStore: atomic, 0600,
 redacted, journaled; MemoryUpdate: archive overflow, forget, prefer), by the actor who would have made it.
-The dates inside the files are relative to `today`, so the demo always looks current; the journal's times
-are the moment the demo ran.
+The dates inside the files are relative to `today`, so the demo always looks current. Each step's journal rows
+carry the simulated moment of that step (its day, at a time of day that follows its phase; a log line's step at
+the line's own clock time), so the journal shows what changed on which day; no row is later than the moment
+the demo ran (steps of today still ahead of the clock are moved to just before it, in order).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from .entries import format_dated_entry, mark_moved, parse_entries, render_entries
 from .journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
@@ -41,28 +43,35 @@ PERSON_NAME = "Nadia"  # the person every demo bot works for, as About me names 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 IMPORT = Actor(WHO_IMPORT, HOW_SETTINGS)
 ROOMS = {"Studio standup"}
-# When in its day a step happens: routine turns open and close the day, everything else comes between.
-MORNING, DAYTIME, EVENING = 0, 1, 2
+# When in its day a step happens: the nightly tidy-up first, routine turns open and close the day, everything
+# else comes between.
+NIGHT, MORNING, DAYTIME, EVENING = -1, 0, 1, 2
+TIDY_HOUR = 3  # the demo config's tidyHour: the nightly tidy-up's steps are journaled at this hour
+# Where a phase's steps without a clock time of their own begin, local time (see _Story.moments).
+PHASE_START = {NIGHT: time(TIDY_HOUR), MORNING: time(8, 30), DAYTIME: time(10), EVENING: time(18)}
 # Turns in which the bot saved a note get a log line of their own this many days back (later days are written
 # out by hand in _SCOUT_LOG).
 AUTO_LOG_DAYS = range(14, 28)
 
 
-def write_demo_home(home: Home, today: date | None = None) -> list[str]:
-    """Write the sample home and return its bot ids; refuse (writing nothing) when it would overwrite anything."""
+def write_demo_home(home: Home, today: date | None = None, *, now: datetime | None = None) -> list[str]:
+    """Write the sample home and return its bot ids; refuse (writing nothing) when it would overwrite anything.
+
+    `now` (default: the real time) is the latest moment a journal row may carry."""
     today = today or date.today()
+    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     refuse_to_overwrite(home)
     write_private_json(home.config_path, {
         "helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
         "features": {"autoRecall": True, "roomMemoryCapture": False},
-        "memory": {"captureQuietMs": 120_000, "tidyHour": 3},
+        "memory": {"captureQuietMs": 120_000, "tidyHour": TIDY_HOUR},
     })
     for settings in demo_settings():
         save_bot_settings(home, settings)
     for tell in (_scout, _ledger, _harbor, _quill, _atlas):
         story = _Story(home, tell.__name__.lstrip("_"), today)
         tell(story)
-        story.tell()
+        story.tell(now)
     _write_conversations(home, today)
     return list(DEMO_BOT_IDS)
 
@@ -147,9 +156,17 @@ class _Topic:
         return _topic_header(self.title, self.description, self.aliases)
 
 
+class _Step(NamedTuple):
+    ago: int
+    phase: int
+    order: int  # when it was queued: the order of steps of one day and phase
+    clock: time | None  # the step's own time of day (a log line's), local time; None: placed by its phase
+    action: Callable[[], object]
+
+
 class _Story:
     """One bot's history. Steps are collected with the day they happened (days ago) and told oldest first,
-    so the journal reads in the order a person would have seen the changes."""
+    so the journal reads in the order a person would have seen the changes, each at its own moment."""
 
     def __init__(self, home: Home, bot_id: str, today: date) -> None:
         self.home = home
@@ -157,21 +174,80 @@ class _Story:
         self.today = today
         self.store = MemoryStore(home, bot_id)
         self.topics: dict[str, _Topic] = {}
-        self._steps: list[tuple[int, int, int, Callable[[], object]]] = []
+        self._steps: list[_Step] = []
         self._turn_times: dict[int, int] = {}
 
     def day(self, ago: int) -> date:
         """The date `ago` days before today (negative: after today)."""
         return self.today - timedelta(days=ago)
 
-    def tell(self) -> None:
-        for *_, step in sorted(self._steps, key=lambda item: (-item[0], item[1], item[2])):
-            step()
+    def tell(self, now: datetime | None = None) -> None:
+        """Run the steps in order; each step's journal rows carry its moment (see moments)."""
+        steps = sorted(self._steps, key=lambda step: (-step.ago, step.phase, step.order))
+        try:
+            for step, moment in zip(steps, self.moments(steps, now or datetime.now(timezone.utc))):
+                self.store.clock = lambda moment=moment: moment
+                step.action()
+        finally:
+            self.store.clock = None
         self._steps.clear()
 
+    def moments(self, steps: list[_Step], now: datetime) -> list[datetime]:
+        """When each step (in telling order) happened, in UTC, strictly increasing and never after `now`.
+
+        A step with a clock time (a log line's turn) happens at it. A step without one, followed on its day and
+        in its phase by one with a clock time, happens in the minutes just before it (the note a turn saved,
+        just before the turn's log line); any other starts its phase (PHASE_START, a little later on some days)
+        or comes a few minutes after the step before. Steps of today still ahead of `now` move to just before it.
+        """
+        second = timedelta(seconds=1)
+        anchors: list[tuple[datetime, int] | None] = [None] * len(steps)  # next clock time of the day and phase
+        following: tuple[datetime, int] | None = None
+        for i in range(len(steps) - 1, -1, -1):
+            step = steps[i]
+            if step.clock is not None:
+                following = (datetime.combine(self.day(step.ago), step.clock), 0)
+            elif following is not None and (steps[i + 1].ago, steps[i + 1].phase) == (step.ago, step.phase):
+                following = (following[0], following[1] + 1)  # this many steps, itself included, before it
+            else:
+                following = None
+            anchors[i] = following if step.clock is None else None
+        local: list[datetime] = []
+        for step, anchor in zip(steps, anchors):
+            day = self.day(step.ago)
+            before = local[-1] if local and local[-1].date() == day else datetime.combine(day, time())
+            if step.clock is not None:
+                moment = datetime.combine(day, step.clock)
+            elif anchor is not None:
+                clock, count = anchor
+                moment = max(clock - count * timedelta(minutes=1), before + (clock - before) / (count + 1))
+            else:
+                start = datetime.combine(day, PHASE_START[step.phase])
+                if step.phase != NIGHT:
+                    start += timedelta(minutes=step.ago * 37 % 50)
+                moment = max(start, before + timedelta(minutes=4 + step.order * 7 % 23))
+            local.append(moment.replace(microsecond=0))
+        out: list[datetime] = []
+        for moment in local:  # naive local time to UTC, then strictly increasing whatever the zone did
+            moment = moment.astimezone(timezone.utc)
+            out.append(max(moment, out[-1] + second) if out else moment)
+        limit = now.astimezone(timezone.utc)
+        for i in range(len(out) - 1, -1, -1):  # nothing later than now, keeping the order
+            if out[i] <= limit:
+                break
+            out[i] = limit
+            limit -= second
+        return out
+
     def _at(self, ago: int, action: Callable[..., object], *args: object, _phase: int = DAYTIME,
-            **kwargs: object) -> None:
-        self._steps.append((ago, _phase, len(self._steps), partial(action, *args, **kwargs)))
+            _clock: time | None = None, **kwargs: object) -> None:
+        self._steps.append(_Step(ago, _phase, len(self._steps), _clock, partial(action, *args, **kwargs)))
+
+    def _update(self, chat: str) -> MemoryUpdate:
+        """memory_update by the bot during a task in `chat`, through this story's store (and so its clock)."""
+        update = MemoryUpdate(self.home, self.bot_id, _bot(chat))
+        update.store = self.store
+        return update
 
     # -- the steps --
     def write(self, ago: int, rel: str, text: str, actor: Actor = PERSON) -> None:
@@ -197,7 +273,7 @@ class _Story:
         self._log_turn(ago, chat, fact)
 
     def _remember(self, ago: int, chat: str, fact: str, until: int | None) -> None:
-        update = MemoryUpdate(self.home, self.bot_id, _bot(chat))
+        update = self._update(chat)
         update.add(fact, today=self.day(ago), until=None if until is None else self.day(until))
 
     def notice(self, ago: int, chat: str, fact: str, *, topic: str | None = None, until: int | None = None) -> None:
@@ -276,7 +352,7 @@ class _Story:
             self.store.write(ARCHIVE_REL, text, actor, expected_hash=archive.hash)
             kept = [e for i, e in enumerate(entries) if i not in expired]
             self.store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash)
-        self._at(ago, run)
+        self._at(ago, run, _phase=NIGHT)
 
     def _log_turn(self, ago: int, chat: str, fact: str) -> None:
         """The log line of the turn in which the bot saved a note: it confirms in one plain line."""
@@ -297,16 +373,16 @@ class _Story:
         line = turn_log_line(turn_log_source(chat, chat in ROOMS), said,
                              [tool.strip() for tool in tools.split(",") if tool.strip()], failed,
                              datetime.combine(day, time(hour, minute)))
-        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase)
+        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase, _clock=time(hour, minute))
 
     def delete(self, ago: int, rel: str, actor: Actor = PERSON) -> None:
         self._at(ago, self.store.delete, rel, actor)
 
     def forget(self, ago: int, chat: str, words: str) -> None:
-        self._at(ago, lambda: MemoryUpdate(self.home, self.bot_id, _bot(chat)).forget(words))
+        self._at(ago, lambda: self._update(chat).forget(words, today=self.day(ago)))
 
     def prefer(self, ago: int, chat: str, preference: str) -> None:
-        self._at(ago, lambda: MemoryUpdate(self.home, self.bot_id, _bot(chat)).prefer(preference, today=self.day(ago)))
+        self._at(ago, lambda: self._update(chat).prefer(preference, today=self.day(ago)))
 
     def undo_latest(self, ago: int) -> None:
         """The person pressing Undo in Settings on the change just made."""

@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 log = logging.getLogger("omb_tui.journal")
 
@@ -91,8 +91,14 @@ def new_row_id() -> str:
         return f"{_last_id:x}-{os.getpid() % 0xFFFF:04x}"
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+# Where a row's time comes from: None is the real time; the demo passes one that tells its simulated past.
+Clock = Callable[[], datetime]
+
+
+def now_iso(clock: Clock | None = None) -> str:
+    """A row's `at`: now (or the clock's time) in UTC, to the millisecond. A naive clock time is local time."""
+    moment = datetime.now(timezone.utc) if clock is None else clock().astimezone(timezone.utc)
+    return moment.isoformat(timespec="milliseconds")
 
 
 def short_diff(before: str, after: str, file: str) -> str:
@@ -135,8 +141,9 @@ def make_row(
     undo_of: str | None = None,
     step: str | None = None,
     note: str | None = None,
+    clock: Clock | None = None,
 ) -> JournalRow:
-    """Build a row; everything it keeps passes through redaction first."""
+    """Build a row; everything it keeps passes through redaction first. Its time is `clock`'s (default: now)."""
     from .redact import redact
 
     undoable, reason = True, None
@@ -153,7 +160,7 @@ def make_row(
         undoable, reason = False, not_kept_reason or REASON_NOT_KEPT
     return JournalRow(
         id=new_row_id(),
-        at=now_iso(),
+        at=now_iso(clock),
         bot=bot,
         who=who,
         how=how,

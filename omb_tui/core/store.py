@@ -28,6 +28,7 @@ from .journal import (
     HOW_OUTSIDE,
     HOW_UNDO,
     WHO_PERSON,
+    Clock,
     Journal,
     JournalRow,
     make_row,
@@ -238,11 +239,16 @@ _UNCHECKED = object()
 
 
 class MemoryStore:
-    """Read and change one bot's memory files; every change is atomic, 0600, redacted and journaled."""
+    """Read and change one bot's memory files; every change is atomic, 0600, redacted and journaled.
 
-    def __init__(self, home: Home, bot_id: str) -> None:
+    `clock` gives the time of the journal rows this store writes (every row: writes, deletes, undo and changes
+    found outside the app); None, the default, is the real time. The demo sets it to tell a past week by week.
+    """
+
+    def __init__(self, home: Home, bot_id: str, *, clock: Clock | None = None) -> None:
         self.home = home
         self.bot_id = bot_id
+        self.clock = clock
         self.workspace = home.workspace(bot_id)
         self.journal = Journal(home.journal_path(bot_id))
         self._seen_path = home.journal_state_path(bot_id)
@@ -364,8 +370,7 @@ class MemoryStore:
             os.unlink(mp.path)
             fsync_dir(mp.path.parent)
             new_hash = None
-        row = make_row(
-            bot=self.bot_id,
+        row = self._row(
             who=actor.who,
             how=actor.how,
             file=mp.rel,
@@ -385,6 +390,10 @@ class MemoryStore:
             except OSError as exc:  # journaling never fails the memory write
                 log.error("could not record what %s now holds: %s", mp.rel, exc)
         return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None)
+
+    def _row(self, **fields: object) -> JournalRow:
+        """Every row this store journals is made here: for this bot, at the store's clock."""
+        return make_row(bot=self.bot_id, clock=self.clock, **fields)  # type: ignore[arg-type]
 
     # ----- undo -----
     def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False) -> UndoResult:
@@ -532,8 +541,7 @@ class MemoryStore:
 
     def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
         before_text = self._blob_text(info["hash"]) if info else None
-        return make_row(
-            bot=self.bot_id,
+        return self._row(
             who=WHO_PERSON,
             how=HOW_OUTSIDE,
             file=rel,
