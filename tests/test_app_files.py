@@ -399,3 +399,19 @@ async def test_help_on_the_bots_screen_puts_open_first_and_lists_no_sideways_scr
         assert described.index("Open the selected bot's memory files") < described.index("Quit omb-tui")
         assert "The row below" in described
         assert not any("Scroll" in what for what in described)  # a row list has nothing to scroll sideways
+
+
+async def test_opening_straight_on_a_bot_reads_no_bots_until_they_are_shown(home, monkeypatch):
+    from omb_tui.app.screens.bots import BotsScreen
+
+    reads = []
+    original = BotsScreen.load_bots
+    monkeypatch.setattr(BotsScreen, "load_bots", lambda screen: reads.append(screen) or original(screen))
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scout(pilot)
+        await settle(pilot)
+        assert reads == []  # the first bots screen is there, underneath, but reads nothing while hidden
+        await pilot.press("escape", "b")
+        bot_list = await listed_bots(pilot)
+        assert bot_list.row_count == 2 and reads == [app.screen]

@@ -29,7 +29,13 @@ class BotsScreen(NotifyWorkerErrors, Screen):
         self._version = self.app.memory_version
         self.watch(self.app, "memory_version", self._disk_changed, init=False)
         # After the first frame: the screen is painted before the engine is even imported.
-        self.app.after_first_frame(self.action_reload)
+        self.app.after_first_frame(self._first_read)
+
+    def _first_read(self) -> None:
+        if self.is_current:
+            self.action_reload()
+        else:  # the app opened straight on a bot: read when (if ever) this screen is shown
+            self._version = -1
 
     def _disk_changed(self, version: int) -> None:
         # A bots screen that is not shown (the first one, once the bots mode has its own) reads on its return.
