@@ -313,6 +313,8 @@ async def test_alt_letter_switches_area_even_from_the_editor(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_scout(pilot)
+        assert screen.focused is screen.query_one("#file-list")  # an opened bot: the list has the keys
+        await pilot.press("enter")  # MEMORY.md is open already: Enter goes into the editor
         assert screen.focused is screen.editor
         await pilot.press("j")  # a plain letter is typed into the note
         assert screen.editor.text.startswith("j")
@@ -415,3 +417,129 @@ async def test_opening_straight_on_a_bot_reads_no_bots_until_they_are_shown(home
         await pilot.press("escape", "b")
         bot_list = await listed_bots(pilot)
         assert bot_list.row_count == 2 and reads == [app.screen]
+
+
+# ----- drafts are never lost without a question; another bot's files never stay on screen -----
+
+async def test_an_opened_bot_gives_the_keys_to_the_list_so_area_letters_type_nothing(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        before = memory_path(home).read_text()
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.screen.__class__.__name__ == "TopicsScreen"
+        assert not screen.modified and memory_path(home).read_text() == before
+
+
+async def test_quitting_with_unsaved_changes_asks_first(home):
+    from omb_tui.app.screens.confirm import ConfirmDialog
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await type_at_end(pilot, screen, *"typed")
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog) and "scout" in app.screen.question.lower()
+        assert "MEMORY.md" in app.screen.question
+        await pilot.press("escape")  # stay
+        await settle(pilot)
+        assert app.is_running and screen.editor.text.endswith("typed")
+        await pilot.press("ctrl+q", "ctrl+q")  # asked, and asked again: quit means quit
+        await settle(pilot)
+        assert not app.is_running
+
+
+async def test_quitting_without_unsaved_changes_does_not_ask(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scout(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert not app.is_running
+
+
+async def test_opening_another_bot_with_unsaved_changes_asks_first(home):
+    from omb_tui.app.screens.confirm import ConfirmDialog
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await type_at_end(pilot, screen, *"draft")
+        app.open_bot("quill")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmDialog) and "Open quill" in app.screen.question
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.bot_id == "scout" and screen.editor.text.endswith("draft")
+        app.open_bot("quill")
+        await settle(pilot)
+        await pilot.press("y")  # discard
+        await settle(pilot)
+        assert app.bot_id == "quill" and "likes short replies" not in screen.editor.text
+
+
+async def test_a_bot_whose_files_cannot_be_read_shows_nothing_of_the_previous_bot(home, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("- not quill's\n")
+    quill_memory = home.workspace("quill") / "MEMORY.md"
+    quill_memory.symlink_to(outside)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        assert "likes short replies" in screen.editor.text
+        app.open_bot("quill")
+        for _ in range(20):
+            await settle(pilot)
+        assert screen.editor.text == "" and screen.editor.read_only
+        assert screen.query_one("#file-list", OptionList).option_count == 0
+        status = str(screen.query_one("#file-status", Static).render())
+        assert "quill" in status and "cannot be shown" in status and "scout" not in status
+        assert screen.check_action("save", ()) is None and screen.check_action("delete_file", ()) is None
+        assert outside.read_text() == "- not quill's\n"
+
+
+async def test_a_broken_settings_file_does_not_stop_the_memory_files(home):
+    home.settings_path("scout").write_text('{"name": 5, "memory": "yes"}')
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        assert "likes short replies" in screen.editor.text
+        assert screen.bot_name == "scout"  # its id stands in for the name it cannot read
+
+
+async def test_delete_in_the_list_acts_on_the_highlighted_file(home):
+    from omb_tui.app.screens.confirm import ConfirmDialog
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        assert screen.current.rel == "MEMORY.md"
+        option_list = screen.query_one("#file-list", OptionList)
+        option_list.focus()
+        option_list.highlighted = next(i for i, (rel, _) in enumerate(screen.files) if rel == "memory/travel.md")
+        await pilot.press("delete")
+        await pilot.pause()  # (settle would wait for the dialog's worker, which waits for an answer)
+        assert isinstance(app.screen, ConfirmDialog) and "memory/travel.md" in app.screen.question
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (home.workspace("scout") / "memory" / "travel.md").exists()
+        assert "likes short replies" in memory_path(home).read_text()
+        assert screen.current.rel == "MEMORY.md"
+
+
+async def test_a_new_topic_opens_even_when_a_disk_change_arrives_meanwhile(home):
+    from omb_tui.app.screens.topic_name import TopicNameDialog
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, TopicNameDialog)
+        await pilot.press(*"ideas", "enter")
+        app.note_disk_change()  # what the watcher does when it sees the new file
+        for _ in range(10):
+            await settle(pilot)
+        assert screen.current.rel == "memory/ideas.md"

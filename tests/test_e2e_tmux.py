@@ -82,6 +82,9 @@ def test_open_a_bot_edit_save_and_quit(pane):
     pane.wait_for("1 bot(s) in")
     pane.keys("Enter")  # open scout
     pane.wait_for("only the first 200 lines load each turn")
+    pane.keys("Enter")  # the file list has the keys; Enter goes into MEMORY.md's editor
+    pane.wait_for("Folder:")
+    time.sleep(0.3)
     pane.type("- typed in a real terminal")
     pane.keys("Enter")
     pane.wait_for("modified")

@@ -12,7 +12,7 @@ import os
 import threading
 from importlib import import_module
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -24,6 +24,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..core.paths import Home
 from .styles import style_path
+
+class DraftHolder(Protocol):
+    def unsaved_draft(self) -> str | None: ...
+
 
 class DiskChanged(Message):
     """Files under the home changed (posted from the watcher thread)."""
@@ -109,6 +113,7 @@ class OmbApp(App[None]):
         self._watch_stop = threading.Event()
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
+        self._draft_holders: list[DraftHolder] = []
 
     # ----- start-up -----
     def get_default_screen(self) -> Screen:
@@ -165,8 +170,40 @@ class OmbApp(App[None]):
         """Something under the home changed: screens following memory_version refresh."""
         self.memory_version += 1
 
+    # ----- unsaved drafts: never lost without a question -----
+    def hold_drafts(self, screen: "DraftHolder") -> None:
+        """A screen with an editor registers here, so quitting or opening another bot asks first."""
+        self._draft_holders.append(screen)
+
+    def unsaved_draft(self) -> str | None:
+        """What holds typed, unsaved changes ("scout's MEMORY.md"), if anything does."""
+        return next((what for holder in self._draft_holders if (what := holder.unsaved_draft())), None)
+
+    def _after_asking(self, question: str, yes: str, then: Callable[[], object], *, quitting: bool = False) -> None:
+        from .screens.confirm import ConfirmDialog
+
+        dialog = ConfirmDialog(question, yes=yes)
+        dialog.asks_to_quit = quitting
+        self.push_screen(dialog, lambda leave: then() if leave else None)
+
+    async def action_quit(self) -> None:
+        unsaved = self.unsaved_draft()
+        if unsaved is None or getattr(self.screen, "asks_to_quit", False):  # asked already: quit means quit
+            self.exit()
+            return
+        self._after_asking(f"{unsaved} has unsaved changes. Quit and lose them? (Ctrl+Q again quits.)",
+                           "Quit without saving", self.exit, quitting=True)
+
     # ----- navigation -----
     def open_bot(self, bot_id: str) -> None:
+        unsaved = self.unsaved_draft() if bot_id != self.bot_id else None
+        if unsaved is not None:
+            self._after_asking(f"{unsaved} has unsaved changes. Open {bot_id} and lose them?",
+                               "Discard changes", lambda: self._open_bot(bot_id))
+            return
+        self._open_bot(bot_id)
+
+    def _open_bot(self, bot_id: str) -> None:
         self.bot_id = bot_id
         # The areas' keys in the header: the footer at 80 columns has room only for the screen's own keys.
         self.title = bot_id

@@ -44,6 +44,15 @@ class Bot:
     def settings(self) -> BotSettings:
         return load_bot_settings(self.home, self.id)
 
+    @property
+    def name(self) -> str:
+        """The bot's name; its id when its settings file cannot be read (the screens that show settings
+        say why), so a broken settings file never hides the bot's memory."""
+        try:
+            return self.settings.name
+        except (MemoryInputError, OSError, ValueError):
+            return self.id
+
     def look(self) -> None:
         """Journal changes made outside the app since the project last looked at this bot."""
         self.store.sync_outside_changes()

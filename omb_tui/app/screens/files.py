@@ -50,7 +50,8 @@ class FilesScreen(BotScreen):
         Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
         Binding("f2", "rename_topic", "Rename", id="rename-topic", tooltip="Rename the open topic"),
         Binding("f8,delete", "delete_file", "Delete", id="delete-file",
-                tooltip="Delete the open topic or log (MEMORY.md can only be emptied)"),
+                tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only "
+                        "be emptied)"),
         Binding("ctrl+o", "external_editor", "$EDITOR", id="external-editor",
                 tooltip="Open the file in $EDITOR; the app waits"),
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
@@ -63,9 +64,10 @@ class FilesScreen(BotScreen):
         self.current: FileSnapshot | None = None
         self.files: list[tuple[str, FileKind]] = []
         self.kept_draft: str | None = None
+        self.kept_draft_rel: str | None = None  # the file the kept draft was typed in
         self.bot_name = ""
         self.folder = ""
-        self._focus_editor = False
+        self._focus_list = False
         self._requested: str | None = None
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
 
@@ -83,6 +85,14 @@ class FilesScreen(BotScreen):
                     yield TextArea(id="draft", read_only=True, soft_wrap=True)
                 yield Static("", id="file-status")
         yield Footer()
+
+    def on_mount(self) -> None:  # (BotScreen's on_mount runs as well: Textual calls each class's handler)
+        self.app.hold_drafts(self)
+
+    def unsaved_draft(self) -> str | None:
+        if not self.modified:
+            return None
+        return f"{self.bot_name or self.app.bot_id}'s {self.current.rel}"
 
     # ----- state -----
     @property
@@ -102,17 +112,31 @@ class FilesScreen(BotScreen):
         if action == "rename_topic":
             return kind is FileKind.TOPIC or None
         if action == "delete_file":
-            return kind in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
+            return self._delete_target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
 
     # ----- loading -----
     def reload(self, *, bot_changed: bool) -> None:
         if bot_changed:
-            self._focus_editor = True
+            # Nothing of the previous bot stays on screen while this one is read (or if it cannot be).
+            self._focus_list = True
             self.current = None
-            self.kept_draft = None
-            self.query_one("#draft-pane").display = False
+            self.files = []
+            self.folder = ""
+            self.query_one("#file-list", OptionList).clear_options()
+            self.editor.read_only = True
+            self.editor.load_text("")
+            self._as_loaded = ""
+            self._hide_draft()
+            self._banner(None)
+            self.query_one("#file-status", Static).update(f"Reading {self.app.bot_id}…")
+            self.refresh_bindings()
         self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
+
+    def worker_failed(self, worker, error: str) -> None:
+        if worker.group == "files" and self.current is None:  # the bot's files could not be read at all
+            self.query_one("#file-status", Static).update(
+                f"{self.app.bot_id}: its files cannot be shown. {error}\nCtrl+R tries again.")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="files")
     def load_files(self, select: str | None) -> None:
@@ -130,7 +154,7 @@ class FilesScreen(BotScreen):
         memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.app.call_from_thread(self._show_files, files, snapshot, memory_text, bot.settings.name,
+        self.app.call_from_thread(self._show_files, files, snapshot, memory_text, bot.name,
                                   str(bot.store.workspace))
 
     def _show_files(self, files, snapshot: FileSnapshot, memory_text: str, bot_name: str, folder: str) -> None:
@@ -145,9 +169,10 @@ class FilesScreen(BotScreen):
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
         self._take_snapshot(snapshot, memory_text)
-        if self.focused is None or self._focus_editor:
-            self.editor.focus()  # a freshly opened bot: ready to type
-            self._focus_editor = False
+        if self.focused is None or self._focus_list:
+            # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
+            option_list.focus()
+            self._focus_list = False
 
     def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it."""
@@ -158,6 +183,8 @@ class FilesScreen(BotScreen):
                              "Save to choose: Reload or Overwrite with mine.")
             self._update_gauge(memory_text)
             return
+        if self.kept_draft is not None and snapshot.rel != self.kept_draft_rel:
+            self._hide_draft()  # the draft kept after Reload belongs to the file it was typed in
         self.current = snapshot
         editor = self.editor
         editor.read_only = snapshot.kind is FileKind.LOG or not _editable_text(snapshot.text)
@@ -195,6 +222,10 @@ class FilesScreen(BotScreen):
         else:
             state = "saved"
         self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
+
+    def _hide_draft(self) -> None:
+        self.kept_draft = self.kept_draft_rel = None
+        self.query_one("#draft-pane").display = False
 
     def _banner(self, text: str | None) -> None:
         banner = self.query_one("#conflict-banner", Static)
@@ -281,7 +312,7 @@ class FilesScreen(BotScreen):
             self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
             self.notify(f"Saved your version of {saved.rel} over {self.bot_name}'s (undo is in the journal).")
         elif choice == "reload":
-            self.kept_draft = draft
+            self.kept_draft, self.kept_draft_rel = draft, stale.rel
             draft_area = self.query_one("#draft", TextArea)
             draft_area.load_text(draft)
             self.query_one("#draft-pane").display = True
@@ -302,7 +333,7 @@ class FilesScreen(BotScreen):
             self.notify(str(exc), severity="error")
             return
         self.current = None
-        self.load_files(select=f"memory/{name}")
+        self.show_file(f"memory/{name}")
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_rename_topic(self) -> None:
@@ -323,35 +354,67 @@ class FilesScreen(BotScreen):
             self.notify(str(exc), severity="error")
             return
         self.current = None
-        self.load_files(select=f"memory/{new}")
+        self.show_file(f"memory/{new}")
+
+    def _highlighted_in_list(self) -> str | None:
+        """The file highlighted in the list while the list has the keys, else None."""
+        option_list = self.query_one("#file-list", OptionList)
+        if self.focused is option_list and option_list.highlighted is not None and self.current is not None:
+            return option_list.get_option_at_index(option_list.highlighted).id
+        return None
+
+    def _delete_target_kind(self) -> FileKind | None:
+        rel = self._highlighted_in_list()
+        if rel is not None:
+            return next((kind for name, kind in self.files if name == rel), None)
+        return self.current.kind if self.current else None
+
+    def _delete_target(self) -> FileSnapshot | None:
+        """In the list, the highlighted file; anywhere else, the open one."""
+        rel = self._highlighted_in_list()
+        if rel is not None and self.current is not None and rel != self.current.rel:
+            return self.bot.store.read(rel)
+        return self.current
+
+    @on(OptionList.OptionHighlighted, "#file-list")
+    def _file_highlighted(self) -> None:
+        self.refresh_bindings()  # Delete acts on the highlighted file
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_delete_file(self) -> None:
         from .confirm import ConfirmDialog
 
-        if self.current is None:
+        target = self._delete_target()
+        if target is None:
             return
-        rel = self.current.rel
-        if self.current.kind is FileKind.MEMORY:
+        rel, is_open = target.rel, self.current is not None and target.rel == self.current.rel
+        unsaved = " Your unsaved changes to it are lost." if is_open and self.modified else ""
+        if target.kind is FileKind.MEMORY:
             if not await self.app.push_screen_wait(
-                ConfirmDialog("MEMORY.md can be emptied but never deleted. Empty it? (Undo is in the journal.)",
-                              yes="Empty MEMORY.md")):
+                ConfirmDialog(f"MEMORY.md can be emptied but never deleted. Empty it?{unsaved} "
+                              "(Undo is in the journal.)", yes="Empty MEMORY.md")):
                 return
-            self.bot.store.write(rel, "", PERSON, expected_hash=self.current.hash)
+            self.bot.store.write(rel, "", PERSON, expected_hash=target.hash)
             self.current = None
-            self.load_files(select=MEMORY_FILE)
+            self.show_file(MEMORY_FILE)
             return
-        if not await self.app.push_screen_wait(ConfirmDialog(f"Delete {rel}? (Undo is in the journal.)",
+        if target.kind is FileKind.ARCHIVE:
+            self.notify("The archive is not deleted here: it keeps what left MEMORY.md.", severity="warning")
+            return
+        if not await self.app.push_screen_wait(ConfirmDialog(f"Delete {rel}?{unsaved} (Undo is in the journal.)",
                                                              yes="Delete")):
             return
         try:
-            self.bot.store.delete(rel, PERSON, expected_hash=self.current.hash)
+            self.bot.store.delete(rel, PERSON, expected_hash=target.hash)
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
-        self.current = None
         self.notify(f"Deleted {rel}.")
-        self.load_files(select=MEMORY_FILE)
+        if is_open:
+            self.current = None
+            self.show_file(MEMORY_FILE)
+        else:
+            self.load_files(select=None)
 
     def action_external_editor(self) -> None:
         if self.current is None:
