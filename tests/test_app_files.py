@@ -543,3 +543,44 @@ async def test_a_new_topic_opens_even_when_a_disk_change_arrives_meanwhile(home)
         for _ in range(10):
             await settle(pilot)
         assert screen.current.rel == "memory/ideas.md"
+
+
+async def test_back_on_the_bots_the_cursor_is_on_the_bot_you_came_from(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scout(pilot)
+        await pilot.press("b")
+        bot_list = await listed_bots(pilot)
+        assert bot_list.highlighted.id == "scout"  # not the first bot, quill
+
+
+async def test_a_topic_name_that_exists_keeps_the_dialog_open_and_says_so(home):
+    from omb_tui.app.screens.topic_name import TopicNameDialog
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_scout(pilot)
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        await pilot.press(*"travel")
+        await pilot.pause()
+        hint = str(app.screen.query_one("#name-hint", Static).render())
+        assert "memory/travel.md already exists" in hint
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TopicNameDialog)  # still open, the name as typed
+        assert app.screen.query_one("#topic-name").value == "travel"
+        await pilot.press("s", "enter")
+        await settle(pilot)
+        assert (home.workspace("scout") / "memory" / "travels.md").exists()
+
+
+async def test_ctrl_home_and_ctrl_end_jump_to_the_ends_of_the_file(home):
+    memory_path(home).write_text("".join(f"- note {n}\n" for n in range(300)))
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_scout(pilot)
+        await pilot.press("enter", "ctrl+end")
+        assert screen.editor.cursor_location == screen.editor.document.end
+        await pilot.press("ctrl+home")
+        assert screen.editor.cursor_location == (0, 0)

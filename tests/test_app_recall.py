@@ -293,3 +293,19 @@ def test_snapshot_recall(snap_compare, tmp_path):
 
     app = make_app(home, watch=False, bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_tabbing_back_to_the_message_never_selects_it_for_the_next_key_to_replace(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, "lisbon shuttle", keys=True)
+        message = screen.query_one("#message", Input)
+        for _ in range(10):  # round the focus chain until the message has the keys again
+            await pilot.press("tab")
+            await pilot.pause()
+            if screen.focused is message:
+                break
+        assert screen.focused is message
+        await pilot.press("x")
+        assert message.value == "lisbon shuttlex"  # typed at the end, not over the whole message

@@ -217,3 +217,21 @@ def snapshot_home():
 def test_snapshot_settings(snap_compare, snapshot_home):
     app = make_app(snapshot_home, watch=False, bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_settings)
+
+
+async def test_a_switch_key_on_a_broken_file_says_why_and_writes_nothing(tmp_path, monkeypatch):
+    home = build_home(tmp_path / "home")
+    app = make_app(home, watch=False, bot_id="scout")
+    said = []
+    monkeypatch.setattr(app, "notify", lambda message, **kwargs: said.append(message))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(pilot)
+        broken = '{"memory": '
+        home.settings_path("scout").write_text(broken, encoding="utf-8")
+        app.memory_version += 1
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        assert any("not valid JSON" in message and "Nothing is written" in message for message in said)
+        assert home.settings_path("scout").read_text(encoding="utf-8") == broken
+        assert screen.query_one("#settings-error").display

@@ -63,7 +63,7 @@ class BotsScreen(NotifyWorkerErrors, Screen):
         return summaries
 
     def _show(self, summaries: list) -> None:
-        self.query_one(BotList).show(summaries)
+        self.query_one(BotList).show(summaries, start_on=self.app.bot_id)
         self._say(summaries)
 
     def _say(self, summaries: list) -> None:

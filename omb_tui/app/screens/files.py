@@ -223,6 +223,9 @@ class FilesScreen(BotScreen):
             state = "saved"
         self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
 
+    def _topic_names(self) -> frozenset[str]:
+        return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
+
     def _hide_draft(self) -> None:
         self.kept_draft = self.kept_draft_rel = None
         self.query_one("#draft-pane").display = False
@@ -324,7 +327,7 @@ class FilesScreen(BotScreen):
     async def action_new_topic(self) -> None:
         from .topic_name import TopicNameDialog
 
-        name = await self.app.push_screen_wait(TopicNameDialog("New topic name"))
+        name = await self.app.push_screen_wait(TopicNameDialog("New topic name", taken=self._topic_names()))
         if not name:
             return
         try:
@@ -345,7 +348,7 @@ class FilesScreen(BotScreen):
         if self.modified:
             self.notify("Save or reload the topic before renaming it.", severity="warning")
             return
-        new = await self.app.push_screen_wait(TopicNameDialog(f"Rename {old} to", old))
+        new = await self.app.push_screen_wait(TopicNameDialog(f"Rename {old} to", old, taken=self._topic_names()))
         if not new or new == old:
             return
         try:

@@ -310,7 +310,9 @@ class RecallScreen(BotScreen):
         yield Header()
         with Horizontal(id="recall-message-row", classes="recall-row"):
             yield Label("Message", classes="recall-label")
-            yield Input(placeholder="type a message as the person would send it", id="message", compact=True)
+            # select_on_focus off: coming back with Tab must not leave the message one keystroke from gone
+            yield Input(placeholder="type a message as the person would send it", id="message", compact=True,
+                        select_on_focus=False)
             yield Label("As of", classes="recall-label")
             yield Input(placeholder="today", id="as-of", compact=True, max_length=10, restrict=r"[0-9-]*",
                         tooltip="The day both blocks are shown for: YYYY-MM-DD, empty for today")

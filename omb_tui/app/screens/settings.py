@@ -150,8 +150,8 @@ class SettingsScreen(BotScreen):
         return self.view is not None and self.view.settings is not None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "toggle":
-            return self.writable or None
+        if action == "toggle" and not self.writable and self.view is None:
+            return None  # not read yet
         return True
 
     # ----- loading -----
@@ -192,6 +192,8 @@ class SettingsScreen(BotScreen):
             error.update(Text(f"{view.settings_error}\nThe switches are locked until the file reads again; "
                               "nothing is written to it."))
         error.display = bool(view.settings_error)
+        if view.settings_error:
+            self.call_after_refresh(error.scroll_visible, animate=False)  # seen even when scrolled down
         name = settings.name if settings else view.bot_id
         self.query_one("#settings-title", Static).update(Text(f"{name} ({view.bot_id})"))
         for switch in SWITCHES:
@@ -252,6 +254,11 @@ class SettingsScreen(BotScreen):
 
     # ----- toggling -----
     def action_toggle(self, field: str) -> None:
+        if not self.writable:  # the settings file cannot be read: say so where the key was pressed
+            error = self.view.settings_error if self.view else None
+            self.notify(f"{error or 'The settings file cannot be read.'} Nothing is written until it reads.",
+                        severity="warning")
+            return
         widget = self.switch(field)
         if not widget.disabled:
             widget.focus()

@@ -16,10 +16,11 @@ class TopicNameDialog(ModalScreen[str | None]):
     CSS_PATH = style_path("dialogs.tcss")
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="name-cancel", tooltip="Close; nothing changes")]
 
-    def __init__(self, title: str, value: str = "") -> None:
+    def __init__(self, title: str, value: str = "", taken: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.title_text = title
         self.value = value
+        self.taken = taken  # names of the bot's topics now (a rename may keep its own name)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -28,24 +29,29 @@ class TopicNameDialog(ModalScreen[str | None]):
             yield Static("Letters, numbers, spaces, dots and dashes, ending in .md.", id="name-hint",
                          classes="dialog-note")
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        hint = self.query_one("#name-hint", Static)
-        try:
-            validate_topic_name(_with_suffix(event.value))
-            hint.update(f"Will be memory/{_with_suffix(event.value)}")
-            hint.remove_class("-error")
-        except MemoryInputError as exc:
-            hint.update(str(exc))
-            hint.add_class("-error")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        name = _with_suffix(event.value)
+    def _problem(self, value: str) -> str | None:
+        """Why this name cannot be used, or None."""
+        name = _with_suffix(value)
         try:
             validate_topic_name(name)
         except MemoryInputError as exc:
-            self.notify(str(exc), severity="error")
+            return str(exc)
+        if name in self.taken and name != self.value:
+            return f"memory/{name} already exists: choose another name."
+        return None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        hint = self.query_one("#name-hint", Static)
+        problem = self._problem(event.value)
+        hint.update(problem or f"Will be memory/{_with_suffix(event.value)}")
+        hint.set_class(problem is not None, "-error")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        problem = self._problem(event.value)
+        if problem:  # the dialog stays open with the name as typed, the reason beside it
+            self.notify(problem, severity="error")
             return
-        self.dismiss(name)
+        self.dismiss(_with_suffix(event.value))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

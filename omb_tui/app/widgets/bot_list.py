@@ -94,9 +94,12 @@ class BotList(RowList):
         """The summary of the bot under the cursor, or None."""
         return self.summaries[self.cursor] if 0 <= self.cursor < len(self.summaries) else None
 
-    def show(self, summaries: Sequence) -> None:
-        """Show these bots; the cursor stays on the bot it was on when that bot is still listed."""
+    def show(self, summaries: Sequence, *, start_on: str | None = None) -> None:
+        """Show these bots; the cursor stays on the bot it was on when that bot is still listed, and the
+        first time on `start_on` (the bot you came from)."""
         current = self.highlighted
+        if current is None and start_on is not None:
+            current = next((summary for summary in summaries if summary.id == start_on), None)
         self.summaries = list(summaries)
         self._cells = [bot_cells(summary) for summary in self.summaries]
         self._widths = [min(WIDEST, max([cell_len(title)] + [cell_len(cells[i]) for cells in self._cells]))

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import TextArea
+from textual.widgets.text_area import TextAreaTheme
 
 CUT_STYLE = "strike dim"
+# Textual's "css" theme takes its colours from the app theme but keeps dark-theme syntax colours, which are
+# barely readable on a light background; in a light app theme the editor uses light syntax colours instead.
+LIGHT_CSS_THEME = TextAreaTheme(name="css_light",
+                                syntax_styles=TextAreaTheme.get_builtin_theme("github_light").syntax_styles)
 
 
 class MemoryEditor(TextArea):
     """TextArea with markdown highlighting; lines from `cut_line` on are drawn struck and dim."""
+
+    BINDINGS = [
+        Binding("ctrl+home", "document_start", "Start", show=False, id="editor-start",
+                tooltip="The first line of the file"),
+        Binding("ctrl+end", "document_end", "End", show=False, id="editor-end",
+                tooltip="The last line of the file"),
+    ]
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("language", "markdown")
@@ -17,6 +30,20 @@ class MemoryEditor(TextArea):
         kwargs.setdefault("soft_wrap", False)
         super().__init__(*args, **kwargs)
         self._cut_line: int | None = None
+        self.register_theme(LIGHT_CSS_THEME)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._follow_app_theme)
+
+    def _follow_app_theme(self) -> None:
+        if self.theme in ("css", LIGHT_CSS_THEME.name):
+            self.theme = "css" if self.app.current_theme.dark else LIGHT_CSS_THEME.name
+
+    def action_document_start(self) -> None:
+        self.move_cursor((0, 0))
+
+    def action_document_end(self) -> None:
+        self.move_cursor(self.document.end)
 
     @property
     def cut_line(self) -> int | None:
