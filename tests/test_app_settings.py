@@ -139,7 +139,12 @@ async def test_the_screen_shows_the_bot_and_the_app_wide_config(tmp_path):
         assert "1.5 min  · memory.captureQuietMs" in config
         assert "after 4:00  · memory.tidyHour" in config
         labels = [str(label.content) for label in screen.query(".switch-label").results(Static)]
-        assert labels == ["Let this bot use memory", "Memory upkeep", "Use the helper model for this bot's jobs"]
+        # each state in words as well as colour (SETTINGS has every switch on)
+        assert labels == ["Let this bot use memory: on", "Memory upkeep: on",
+                          "Use the helper model for this bot's jobs: on"]
+        await pilot.press("u")
+        await settle(pilot)
+        assert str(screen.query_one("#label-switch-upkeep", Static).content) == "Memory upkeep: off"
 
 
 async def test_a_broken_settings_file_shows_its_error_and_is_never_written(tmp_path):

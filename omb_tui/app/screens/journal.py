@@ -81,8 +81,8 @@ class JournalScreen(BotScreen):
         return self.query_one("#journal-filter-box", Input)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "undo":
-            return isinstance(self.journal_list.row_at_cursor(), JournalRow) or None
+        if action == "undo":  # on a damaged line too: pressing u says why it cannot be undone
+            return self.journal_list.row_at_cursor() is not None or None
         if action == "show_diff":
             return self.journal_list.row_at_cursor() is not None or None
         return True

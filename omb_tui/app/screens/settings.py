@@ -131,7 +131,7 @@ class SettingsScreen(BotScreen):
                 with Horizontal(classes="switch-row"):
                     yield Switch(id=_switch_id(switch.field), animate=False, disabled=True, tooltip=switch.when_off)
                     with Vertical(classes="switch-text"):
-                        yield Static(switch.label, classes="switch-label")
+                        yield Static(switch.label, classes="switch-label", id=f"label-{_switch_id(switch.field)}")
                         yield Static(switch.when_off, classes="switch-help")
             yield Static("", id="settings-stops")
             yield Static("This bot", classes="section-title")
@@ -202,6 +202,7 @@ class SettingsScreen(BotScreen):
                 with widget.prevent(Switch.Changed):
                     widget.value = bool(getattr(settings, switch.field))
             widget.disabled = settings is None
+        self._say_states()
         if self.focused is None or self.focused.disabled:
             (self.switch(SWITCHES[0].field) if settings else self.query_one("#settings-body")).focus()
         self._show_stops()
@@ -267,8 +268,16 @@ class SettingsScreen(BotScreen):
     def action_refresh_settings(self) -> None:
         self.load_settings()
 
+    def _say_states(self) -> None:
+        """Each switch's state in words too: a switch's colour alone is lost on a monochrome terminal."""
+        for switch in SWITCHES:
+            widget = self.switch(switch.field)
+            state = "locked" if widget.disabled else _on_off(widget.value)
+            self.query_one(f"#label-{_switch_id(switch.field)}", Static).update(f"{switch.label}: {state}")
+
     @on(Switch.Changed)
     def _switch_changed(self, event: Switch.Changed) -> None:
+        self._say_states()
         field = event.switch.id.removeprefix("switch-").replace("-", "_")
         if field in SWITCH_BY_FIELD:
             self.save_switch(field, event.value)
