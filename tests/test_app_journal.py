@@ -304,6 +304,17 @@ async def test_filter_by_day(home):
         assert [row.id for row in shown_rows(screen)] == ["00000003-0001"]
         await set_filter(pilot, screen, "day:2026-11")
         assert screen.journal_list.shown == 3
+        await set_filter(pilot, screen, "day:2026-13-45")  # no such day: said, not "no rows match"
+        assert screen.journal_list.shown == 0
+        assert "day:2026-13-45 is not a date" in list_lines(screen)[0]
+
+
+@pytest.mark.parametrize("value, sensible", [
+    ("2026", True), ("2026-1", True), ("2026-11-0", True), ("2026-11-30", True), ("today", True),
+    ("2026-13", False), ("2026-02-30", False), ("26-11", False), ("yesterdy", False),
+])
+def test_a_day_that_is_no_date_is_named_as_you_type(value, sensible):
+    assert (JournalFilter.parse(f"day:{value}").problem is None) is sensible
 
 
 def test_filter_syntax_and_fast_field_reading():

@@ -48,7 +48,8 @@ class FilesScreen(BotScreen):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
         Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
-        Binding("f2", "rename_topic", "Rename", id="rename-topic", tooltip="Rename the open topic"),
+        # Rename stays out of the footer so Quit and Help fit in 80 columns; F1 lists it.
+        Binding("f2", "rename_topic", "Rename", show=False, id="rename-topic", tooltip="Rename the open topic"),
         Binding("f8,delete", "delete_file", "Delete", id="delete-file",
                 tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only "
                         "be emptied)"),

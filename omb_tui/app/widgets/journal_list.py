@@ -250,6 +250,14 @@ class JournalFilter:
         return not self.words and not self.fields
 
     @property
+    def problem(self) -> str | None:
+        """Why the filter can match nothing whatever the journal holds (a day that is no date), or None."""
+        for name, value in self.fields:
+            if name == "day" and not _could_be_a_day(value):
+                return f"day:{value} is not a date: use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday."
+        return None
+
+    @property
     def needs_chat(self) -> bool:
         return bool(self.words) or any(name == "chat" for name, _ in self.fields)
 
@@ -280,6 +288,28 @@ class JournalFilter:
             day = moment.strftime("%Y-%m-%d") if moment else str(at)[:10]
             return all(day.startswith(wanted) for wanted in days)
         return True
+
+
+def _could_be_a_day(value: str) -> bool:
+    """A whole date, or the start of one as it is typed (2026, 2026-1, 2026-11-0); not 2026-13 or 2026-02-30."""
+    if re.fullmatch(r"\d{1,3}", value):
+        return True
+    match = re.fullmatch(r"(\d{4})(?:-(\d{0,2})(?:-(\d{0,2}))?)?", value)
+    if match is None:
+        return False
+    month, day = match.group(2) or "", match.group(3) or ""
+    if len(month) == 1:
+        return month in "01"
+    if len(month) == 2 and not 1 <= int(month) <= 12:
+        return False
+    if len(day) == 1:
+        return day in "0123"
+    if len(day) == 2:
+        try:
+            date(int(match.group(1)), int(month), int(day))
+        except ValueError:
+            return False
+    return True
 
 
 def _utc_range(day: str) -> tuple[str, str] | None:
@@ -743,6 +773,8 @@ class JournalList(RowList):
         """What an empty list says."""
         if self.error:
             return self.error
+        if self.filter.problem:
+            return f"{self.filter.problem} Escape clears the filter."
         if self.filtering:
             return "Filtering…"
         if not self.filter.empty and not self.reading:
