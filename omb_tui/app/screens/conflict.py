@@ -32,7 +32,8 @@ class ConflictDialog(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(f"{self.bot_name} changed this file while you were editing.", classes="dialog-question")
-            yield Static("Either way the change is in the journal and can be undone.", classes="dialog-note")
+            yield Static("Reload shows their version and keeps your draft beside it. Overwrite saves yours; "
+                         "theirs stays in the journal, so undo brings it back.", classes="dialog-note")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Reload", id="reload", variant="primary")
                 yield Button("Overwrite with mine", id="overwrite", variant="warning")
