@@ -1,6 +1,7 @@
 """End to end: the installed `omb-tui` in a real pseudo-terminal (tmux), driven with keys as a person would.
 
-Opens a bot, types into MEMORY.md, saves, quits; then checks the file on disk and the journal.
+Opens a bot, types into MEMORY.md, saves, quits; then checks the file on disk and the journal. And: quitting
+with unsaved changes asks first and writes nothing.
 """
 
 from __future__ import annotations
@@ -103,3 +104,27 @@ def test_open_a_bot_edit_save_and_quit(pane):
     assert text.startswith("- typed in a real terminal\n- 2026-11-01")
     newest = MemoryStore(home, "scout").journal.rows(limit=1)[0]
     assert (newest.who, newest.how, newest.file) == ("person", "in Settings", "MEMORY.md")
+
+
+def test_quitting_with_unsaved_changes_asks_and_keeps_the_file_as_it_was(pane):
+    pane, home = pane
+    memory = home.workspace("scout") / "MEMORY.md"
+    before = memory.read_bytes()
+    pane.wait_for("1 bot(s) in")
+    pane.keys("Enter")
+    pane.wait_for("only the first 200 lines load each turn")
+    pane.keys("Enter")  # into the editor
+    time.sleep(0.3)
+    pane.type("- never saved")
+    pane.wait_for("modified")
+    pane.keys("C-q")
+    pane.wait_for("has unsaved changes. Quit and lose them?")
+    pane.keys("Escape")  # no: back to the draft
+    time.sleep(0.6)
+    screen = pane.wait_for("- never saved")
+    assert "Quit and lose them?" not in screen
+    pane.keys("C-q")
+    pane.wait_for("Quit and lose them?")
+    pane.keys("C-q")  # asked, and asked again: quit
+    assert pane.exited(), "omb-tui did not quit on the second Ctrl+Q"
+    assert memory.read_bytes() == before  # nothing typed was written
