@@ -114,6 +114,7 @@ class OmbApp(App[None]):
         self._first_frame_shown = False
         self._after_first_frame: list[Callable[[], object]] = []
         self._draft_holders: list[DraftHolder] = []
+        self._quit_question: Screen | None = None
 
     # ----- start-up -----
     def get_default_screen(self) -> Screen:
@@ -179,20 +180,21 @@ class OmbApp(App[None]):
         """What holds typed, unsaved changes ("scout's MEMORY.md"), if anything does."""
         return next((what for holder in self._draft_holders if (what := holder.unsaved_draft())), None)
 
-    def _after_asking(self, question: str, yes: str, then: Callable[[], object], *, quitting: bool = False) -> None:
+    def _after_asking(self, question: str, yes: str, then: Callable[[], object]) -> Screen:
         from .screens.confirm import ConfirmDialog
 
         dialog = ConfirmDialog(question, yes=yes)
-        dialog.asks_to_quit = quitting
         self.push_screen(dialog, lambda leave: then() if leave else None)
+        return dialog
 
     async def action_quit(self) -> None:
         unsaved = self.unsaved_draft()
-        if unsaved is None or getattr(self.screen, "asks_to_quit", False):  # asked already: quit means quit
+        if unsaved is None or self.screen is self._quit_question:  # asked already: quit means quit
             self.exit()
             return
-        self._after_asking(f"{unsaved} has unsaved changes. Quit and lose them? (Ctrl+Q again quits.)",
-                           "Quit without saving", self.exit, quitting=True)
+        self._quit_question = self._after_asking(
+            f"{unsaved} has unsaved changes. Quit and lose them? (Ctrl+Q again quits.)", "Quit without saving",
+            self.exit)
 
     # ----- navigation -----
     def open_bot(self, bot_id: str) -> None:
