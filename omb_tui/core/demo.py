@@ -125,7 +125,8 @@ def _with_line(text: str, line: str) -> str:
 
 
 def _source(chat: str) -> str:
-    return f'room "{chat}"' if chat in ROOMS else f'chat "{chat}"'
+    """How a note or a log line names the demo chat or room it came from (the turn log's one format)."""
+    return turn_log_source(chat, chat in ROOMS)
 
 
 def _topic_header(title: str, description: str, aliases: tuple[str, ...]) -> str:
@@ -245,9 +246,7 @@ class _Story:
 
     def _update(self, chat: str) -> MemoryUpdate:
         """memory_update by the bot during a task in `chat`, through this story's store (and so its clock)."""
-        update = MemoryUpdate(self.home, self.bot_id, _bot(chat))
-        update.store = self.store
-        return update
+        return MemoryUpdate(self.home, self.bot_id, _bot(chat), store=self.store)
 
     # -- the steps --
     def write(self, ago: int, rel: str, text: str, actor: Actor = PERSON) -> None:
@@ -369,11 +368,10 @@ class _Story:
         (turn_log_line and append_log_line), so the demo's logs read exactly like the ones real turns leave.
         `clock` is "HH:MM"; `tools` is comma-separated; a failed turn's `said` is what the person was told."""
         day = self.day(ago)
-        hour, minute = (int(part) for part in clock.split(":"))
-        line = turn_log_line(turn_log_source(chat, chat in ROOMS), said,
-                             [tool.strip() for tool in tools.split(",") if tool.strip()], failed,
-                             datetime.combine(day, time(hour, minute)))
-        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase, _clock=time(hour, minute))
+        at = time(*(int(part) for part in clock.split(":")))
+        line = turn_log_line(_source(chat), said, [tool.strip() for tool in tools.split(",") if tool.strip()],
+                             failed, datetime.combine(day, at))
+        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase, _clock=at)
 
     def delete(self, ago: int, rel: str, actor: Actor = PERSON) -> None:
         self._at(ago, self.store.delete, rel, actor)

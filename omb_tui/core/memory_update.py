@@ -172,10 +172,12 @@ def archive_overflow(
 class MemoryUpdate:
     """memory_update for one bot: the function behind `remember`, `forget` and `prefer`."""
 
-    def __init__(self, home: Home, bot_id: str, actor: Actor | None = None) -> None:
+    def __init__(self, home: Home, bot_id: str, actor: Actor | None = None, *,
+                 store: MemoryStore | None = None) -> None:
+        """`store`: the bot's store to write through (one with a clock, say); by default a new one."""
         self.home = home
         self.bot_id = bot_id
-        self.store = MemoryStore(home, bot_id)
+        self.store = store or MemoryStore(home, bot_id)
         self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
 
     def add(self, fact: str, *, today: date | None = None, chat: str | None = None,

@@ -150,8 +150,8 @@ class SettingsScreen(BotScreen):
         return self.view is not None and self.view.settings is not None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "toggle" and not self.writable and self.view is None:
-            return None  # not read yet
+        if action == "toggle" and self.view is None:
+            return None  # not read yet (a file read but broken leaves the keys on: they say why)
         return True
 
     # ----- loading -----
