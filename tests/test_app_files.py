@@ -584,3 +584,20 @@ async def test_ctrl_home_and_ctrl_end_jump_to_the_ends_of_the_file(home):
         assert screen.editor.cursor_location == screen.editor.document.end
         await pilot.press("ctrl+home")
         assert screen.editor.cursor_location == (0, 0)
+
+
+def test_the_bots_last_change_is_local_time_like_the_journal(monkeypatch):
+    import time as time_module
+
+    from omb_tui.app.widgets.bot_list import bot_cells
+    from omb_tui.core.bot import BotSummary
+
+    monkeypatch.setenv("TZ", "Europe/Amsterdam")
+    time_module.tzset()
+    try:
+        summary = BotSummary(id="scout", name="Scout", memory=True, upkeep=True, level="ok", lines=3, bytes=40,
+                             last_change="2026-11-30T08:12:00.000+00:00")
+        assert bot_cells(summary)[-1] == "2026-11-30 09:12"  # the row was written at 08:12 UTC
+    finally:
+        monkeypatch.undo()
+        time_module.tzset()

@@ -14,16 +14,17 @@ from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 
-from .row_list import RowList, fit, printable
+from .row_list import RowList, fit, printable, when_text
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
+LEVEL_COLUMN = COLUMNS.index("Gauge")
 GAP = 2  # cells between columns
 WIDEST = 20  # a long id or name is cut with an ellipsis, so the last change stays on an 80-column line
 
 
 def bot_cells(summary) -> tuple[str, str, str, str, str, str]:
     """What each column says for one bot (a core BotSummary)."""
-    last = summary.last_change[:16].replace("T", " ") if summary.last_change else "never"
+    last = when_text(summary.last_change) if summary.last_change else "never"
     level = "error" if summary.error else summary.level
     return (printable(summary.id), printable(summary.name), "on" if summary.memory else "off", level,
             str(summary.lines), last)
@@ -160,9 +161,9 @@ class BotList(RowList):
         if strip is None:
             line_class = "cursor" if selected else "stripe" if index % 2 else ""
             line_style = self._style(line_class)
+            cells = self._cells[index]
             styles = [line_style] * len(COLUMNS)
-            summary = self.summaries[index]
-            styles[3] = self._style(line_class, "error" if summary.error else summary.level)
-            strip = self._line(self._cells[index], styles, width, line_style)
+            styles[LEVEL_COLUMN] = self._style(line_class, cells[LEVEL_COLUMN])  # ok, amber, red or error
+            strip = self._line(cells, styles, width, line_style)
             self._strips[key] = strip
         return strip

@@ -33,9 +33,9 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from .row_list import RowList, fit, printable
 from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
                              JournalRow)
+from .row_list import RowList, fit, local_time, printable, when_text
 
 CHUNK = 1 << 20  # bytes read per step when scanning
 FIRST_CHUNK = 1 << 16  # the first step is small so the newest rows show at once
@@ -192,20 +192,6 @@ def summarize(data: bytes, start: int = 0, stop: int | None = None, *, chat: boo
 
 
 # ----- time --------------------------------------------------------------------------------------
-
-
-def local_time(at: str) -> datetime | None:
-    """A row's time in the local time zone (rows are written in UTC)."""
-    try:
-        moment = datetime.fromisoformat(at)
-    except (TypeError, ValueError):
-        return None
-    return moment.astimezone() if moment.tzinfo is not None else moment
-
-
-def when_text(at: str) -> str:
-    moment = local_time(at)
-    return moment.strftime("%Y-%m-%d %H:%M") if moment else str(at)[:16]
 
 
 # ----- the filter --------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ scroll (a column header).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -161,3 +162,18 @@ def fit(text: str, width: int) -> str:
     if cell_len(text) > width:
         return set_cell_size(text, width - 1) + "…"
     return set_cell_size(text, width)
+
+
+def local_time(at: str) -> datetime | None:
+    """A journal time in the local time zone (rows are written in UTC)."""
+    try:
+        moment = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return None
+    return moment.astimezone() if moment.tzinfo is not None else moment
+
+
+def when_text(at: str) -> str:
+    """A journal time as a row shows it: local, to the minute."""
+    moment = local_time(at)
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else str(at)[:16]
