@@ -126,7 +126,14 @@ def cmd_remember(args: argparse.Namespace) -> int:
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
     _print_json(result.as_dict()) if args.json else print(result.message())
+    _warn_if_not_journaled(result.journaled)
     return 0
+
+
+def _warn_if_not_journaled(journaled: bool) -> None:
+    if not journaled:
+        print("omb-tui: the change was saved, but the journal could not be written; the next look at this bot "
+              "will journal it as a change made outside the app.", file=sys.stderr)
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
@@ -135,6 +142,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
     _print_json(result.as_dict()) if args.json else print(result.message())
+    _warn_if_not_journaled(result.journaled)
     return 0
 
 
@@ -144,6 +152,7 @@ def cmd_prefer(args: argparse.Namespace) -> int:
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
     _print_json(result.as_dict()) if args.json else print(result.message())
+    _warn_if_not_journaled(result.journaled)
     return 0
 
 
@@ -185,6 +194,7 @@ def cmd_write(args: argparse.Namespace) -> int:
     else:
         note = f" ({result.redactions} credential(s) redacted)" if result.redactions else ""
         print(f"Saved {result.rel}{note}." if result.changed else f"{result.rel} is unchanged.")
+    _warn_if_not_journaled(result.journaled)
     return 0
 
 
@@ -407,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except MemoryInputError as exc:
         print(f"omb-tui: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return getattr(exc, "exit_code", EXIT_BAD_INPUT)
     except BrokenPipeError:  # `omb-tui search … | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -25,6 +25,14 @@ LOG_NAME = "2026-01-05.md"
 LOG_TEXT = "- 09:00 · answered a question about trains\n"
 
 
+def pytest_addoption(parser):
+    """The reliability runs have a short mode for CI and a full one by hand (README, "Reliability")."""
+    group = parser.getgroup("omb-tui reliability")
+    group.addoption("--kills", type=int, default=40, help="SIGKILLs in the kill loop (full run: 500)")
+    group.addoption("--appends", type=int, default=60,
+                    help="lock-free outside appends in the concurrency run (full run: 150)")
+
+
 @pytest.fixture(autouse=True)
 def _no_real_home(monkeypatch, tmp_path):
     """No test may reach ~/.openmausbot or an OMB_HOME from the outer environment."""

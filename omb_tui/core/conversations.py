@@ -479,6 +479,13 @@ def note_change(path: Path) -> None:
         log.warning("could not note a change to %s: %s", path, exc)
 
 
+def _encode_message(message: Message) -> bytes:
+    """A message line as it reaches disk: a credential in what was said is redacted, as in every file."""
+    from .redact import redact
+
+    return _encode_line(dataclasses.replace(message, text=redact(message.text).text).to_json())
+
+
 def append_message(path: Path, message: Message) -> None:
     """Append one message to a conversation file (see docs/conversations.md)."""
     if message.author_kind not in AUTHOR_KINDS:
@@ -487,7 +494,7 @@ def append_message(path: Path, message: Message) -> None:
         raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
     if message.at.tzinfo is None:
         message = dataclasses.replace(message, at=message.at.astimezone())
-    _append(path, _encode_line(message.to_json()))
+    _append(path, _encode_message(message))
 
 
 def set_members(path: Path, members: Iterable[Member], at: datetime | None = None) -> None:
@@ -500,7 +507,7 @@ def set_members(path: Path, members: Iterable[Member], at: datetime | None = Non
 def write_conversation(path: Path, conversation: Conversation) -> None:
     """Write a whole conversation at once (atomically): the header, then its messages."""
     lines = [_encode_line(conversation.header_json())]
-    lines += [_encode_line(m.to_json()) for m in conversation.messages]
+    lines += [_encode_message(m) for m in conversation.messages]
     atomic_write_bytes(path, b"".join(lines))
     conversation.path = path
     note_change(path)

@@ -10,10 +10,15 @@ at most 300 characters goes once into About me).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .entries import (
@@ -29,13 +34,23 @@ from .entries import (
 from .journal import HOW_COMMAND_LINE, WHO_PERSON
 from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
-from .store import ABOUT_ME_REL, Actor, MemoryStore, encode, home_lock
+from .store import (
+    ABOUT_ME_REL,
+    Actor,
+    MemoryStore,
+    StaleHash,
+    encode,
+    home_lock,
+    read_text,
+    write_private_json,
+)
 
 ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_NAME}"
 ENTRY_MAX_CHARS = 1000
 ENTRY_MAX_LINES = 20
 PREFERENCE_MAX_CHARS = 300
-MOVED_NAMED = 3  # the result names the first few moved entries, then how many
+MOVED_NAMED = 3
+ADD_ATTEMPTS = 20  # an add is done again on top of a lock-free editor's save, this many times at most  # the result names the first few moved entries, then how many
 ABOUT_ME_HEADER = "# About me\n\n"
 
 
@@ -46,6 +61,7 @@ class AddResult:
     must_trim: bool = False  # the lines that never move fill the budget by themselves
     redactions: int = 0
     row_id: str | None = None  # the journal row of the MEMORY.md write
+    journaled: bool = True  # False: saved, but the journal could not be written (the next look journals it)
 
     def message(self) -> str:
         parts = ["Saved to MEMORY.md."]
@@ -56,6 +72,8 @@ class AddResult:
             more = f" and {len(self.moved) - MOVED_NAMED} more" if len(self.moved) > MOVED_NAMED else ""
             parts.append(f"Moved {len(self.moved)} older entr{'y' if len(self.moved) == 1 else 'ies'} "
                          f"to {ARCHIVE_REL}: {named}{more}.")
+        if not self.journaled:
+            parts.append("The journal could not be written; the next look at this bot will journal the change.")
         if self.must_trim:
             parts.append(
                 f"MEMORY.md is still over its budget ({MEMORY_MAX_LINES} lines or {MEMORY_MAX_BYTES // 1024} KB) "
@@ -71,6 +89,7 @@ class AddResult:
             "must_trim": self.must_trim,
             "redactions": self.redactions,
             "row_id": self.row_id,
+            "journaled": self.journaled,
             "message": self.message(),
         }
 
@@ -186,39 +205,115 @@ class MemoryUpdate:
         load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
             self.store.sync_outside_changes()
-            current = self.store.read(MEMORY_FILE)
-            newline = _newline_of(current.text)
-            entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed)
-            combined = _append(current.text, entry_text)
-            entries = parse_entries(combined)
-            just_written = {len(entries) - 1}  # the new entry is the last one
-            kept, moved = archive_overflow(entries, just_written, today)
-            if moved:
-                archive = self.store.read(ARCHIVE_REL)
-                marked = "".join(_ensure_newline(mark_moved(e, today).raw, newline) for e in moved)
-                # The archive first: a line is never out of MEMORY.md without already being in the archive.
-                self.store.write(ARCHIVE_REL, _append(archive.text, marked), self.actor,
-                                 expected_hash=archive.hash)
-            new_text = render_entries(kept)
-            result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash)
-            final = self.store.read(MEMORY_FILE).text
-            lines, size = len(split_lines(final)), len(encode(final))
-            self._unforget(fact)
-            from .redact import redact
+            self._try_to_finish_move()
+            for attempt in range(ADD_ATTEMPTS):
+                try:
+                    return self._add_once(fact, today, chat, until, noticed)
+                except StaleHash as exc:
+                    # A lock-free editor saved MEMORY.md or the archive meanwhile: adding is an append, not a
+                    # person's edit, so it is done again on top of what they saved.
+                    if attempt == ADD_ATTEMPTS - 1:
+                        raise StaleHash(exc.rel, exc.current_text, exc.current_hash, message=(
+                            f"{exc.rel} kept changing while the note was being added (another editor is saving "
+                            f"it); the note was not saved, nothing was lost: try again.")) from None
+                    self.store.sync_outside_changes(again=True)
+        raise AssertionError("unreachable")  # pragma: no cover
 
-            return AddResult(
-                entry=redact(entry_text).text,  # what was saved: a key in the note never reaches stdout either
-                moved=[e.fact for e in moved],
-                must_trim=_over_budget(lines, size),
-                redactions=result.redactions,
-                row_id=result.row_id,
-            )
+    def _add_once(self, fact: str, today: date, chat: str | None, until: date | None,
+                  noticed: bool) -> AddResult:
+        current = self.store.read(MEMORY_FILE)
+        newline = _newline_of(current.text)
+        entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed)
+        combined = _append(current.text, entry_text)
+        entries = parse_entries(combined)
+        just_written = {len(entries) - 1}  # the new entry is the last one
+        kept, moved = archive_overflow(entries, just_written, today)
+        if moved:
+            # The archive first: a line is never out of MEMORY.md without already being in the archive. The
+            # move is noted before it starts, so an interrupted one is finished by the next write.
+            noted_before = self._note_move(moved)
+            try:
+                self._append_to_archive(moved, today, newline)
+            except Exception:
+                self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
+                raise
+        new_text = render_entries(kept)
+        result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash)
+        if moved or self._move_notes.path.exists():
+            self._try_to_finish_move()  # an earlier attempt may have moved other entries: finished here
+        final = self.store.read(MEMORY_FILE).text
+        lines, size = len(split_lines(final)), len(encode(final))
+        self._unforget(fact)
+        from .redact import redact
+
+        return AddResult(
+            entry=redact(entry_text).text,  # what was saved: a key in the note never reaches stdout either
+            moved=[e.fact for e in moved],
+            must_trim=_over_budget(lines, size),
+            redactions=result.redactions,
+            row_id=result.row_id,
+            journaled=result.journaled,
+        )
+
+    # ----- moving to the archive, idempotently -----
+    @property
+    def _move_notes(self) -> "MoveNotes":
+        return MoveNotes(self.home.journal_dir / f"{self.bot_id}.moving.json")
+
+    def _note_move(self, moved: list[Entry]) -> set[str]:
+        """Note the entries about to move; returns what was noted before."""
+        notes = self._move_notes
+        noted = notes.load()
+        wanted = noted | {_entry_key_hash(e) for e in moved}
+        if wanted != noted:  # a retry moving the same entries writes nothing here: its window stays short
+            notes.save(wanted)
+        return noted
+
+    def _append_to_archive(self, moved: list[Entry], today: date, newline: str) -> None:
+        """Append the moved entries, each marked moved; an entry the archive already holds is not added again."""
+        archive = self.store.read(ARCHIVE_REL)
+        held = {_entry_key(e) for e in parse_entries(archive.text) if e.is_bullet}
+        marked = "".join(_ensure_newline(mark_moved(e, today).raw, newline)
+                         for e in moved if _entry_key(e) not in held)
+        if marked:
+            self.store.write(ARCHIVE_REL, _append(archive.text, marked), self.actor, expected_hash=archive.hash)
+
+    def _try_to_finish_move(self) -> None:
+        """Finish an interrupted move if the files hold still; if an editor is saving, the next write does it."""
+        try:
+            self.finish_interrupted_move()
+        except StaleHash:
+            pass
+
+    def finish_interrupted_move(self) -> int:
+        """Finish a move to the archive that a kill, a failure or a conflict stopped half way: take out of
+        MEMORY.md the entries that were being moved and that the archive already holds. Returns how many."""
+        notes = self._move_notes
+        pending = notes.load()
+        if not pending:
+            return 0
+        with self.store.locked():
+            memory = self.store.read(MEMORY_FILE)
+            archive = self.store.read(ARCHIVE_REL)
+            held = {_entry_key(e) for e in parse_entries(archive.text) if e.is_bullet}
+            entries = parse_entries(memory.text)
+            kept = [e for e in entries
+                    if not (e.is_bullet and _entry_key_hash(e) in pending and _entry_key(e) in held)]
+            finished = len(entries) - len(kept)
+            if finished:
+                self.store.write(MEMORY_FILE, render_entries(kept), self.actor, expected_hash=memory.hash,
+                                 note=f"finished moving {finished} entr{'y' if finished == 1 else 'ies'} "
+                                      f"to {ARCHIVE_REL} (the move was interrupted)")
+            notes.clear()
+            return finished
 
     def forget(self, words: str, *, include_about_me: bool = True, today: date | None = None) -> "ForgetResult":
         """Remove every note that mentions all of the words as whole words, from every memory file."""
         pattern = words_pattern(words)
         profile = load_profile_learned(self.home)  # refused before anything is written when broken
-        result = ForgetResult(words=" ".join(words.split()))
+        from .redact import redact
+
+        result = ForgetResult(words=redact(" ".join(words.split())).text)  # a key among the words never shows
         with self.store.locked(), home_lock(self.home):  # About me and profile-learned are shared by all bots
             self.store.sync_outside_changes()
             rels = [mp.rel for mp in self.home.memory_files(self.bot_id) if mp.kind.value != "log"]
@@ -230,11 +325,13 @@ class MemoryUpdate:
                     continue
                 kept, removed = remove_matching(parse_entries(snapshot.text), pattern)
                 if removed:
-                    self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
+                    write = self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
                     result.removed.setdefault(rel, []).extend(removed)
+                    result.journaled = result.journaled and write.journaled
             profile = load_profile_learned(self.home)
-            if not any(f.get("words", "").lower() == result.words.lower() for f in profile.forgotten):
-                profile.forgotten.append({"words": result.words, "at": (today or date.today()).isoformat()})
+            forgotten = forgotten_entry(words, today or date.today())
+            if not any(_same_forgotten(f, forgotten) for f in profile.forgotten):
+                profile.forgotten.append(forgotten)
                 save_profile_learned(self.home, profile)
         return result
 
@@ -258,26 +355,67 @@ class MemoryUpdate:
             base = about.text if about.exists else ABOUT_ME_HEADER
             write = self.store.write(ABOUT_ME_REL, _append(base, line + _newline_of(base)), self.actor,
                                      expected_hash=about.hash)
+            from .redact import redact
+
+            saved = redact(text).text  # as About me holds it: a key in the preference is never kept
             profile = load_profile_learned(self.home)
             profile.learned.append(
-                {"id": uuid.uuid4().hex[:12], "text": text, "bot": self.bot_id, "at": today.isoformat(),
+                {"id": uuid.uuid4().hex[:12], "text": saved, "bot": self.bot_id, "at": today.isoformat(),
                  "removed": False}
             )
             save_profile_learned(self.home, profile)
             self._unforget(text)
-            return PreferResult(text, added=True, redactions=write.redactions)
+            return PreferResult(saved, added=True, redactions=write.redactions, journaled=write.journaled)
 
     def _unforget(self, fact: str) -> None:
         """Remembering a fact again lifts the forget that blocked it."""
         with home_lock(self.home):
             profile = load_profile_learned(self.home)
-            keep = [
-                f for f in profile.forgotten
-                if not (str(f.get("words", "")).split() and words_pattern(str(f["words"])).search_all(fact))
-            ]
+            keep = [f for f in profile.forgotten if not forgotten_matches(f, fact)]
             if len(keep) != len(profile.forgotten):
                 profile.forgotten = keep
                 save_profile_learned(self.home, profile)
+
+
+def _entry_key(entry: Entry) -> str:
+    """An entry as the archive holds it, whatever day it was moved and whatever its line endings."""
+    text = mark_moved(entry, date.min).raw if entry.is_bullet else entry.raw
+    return text.replace("\r\n", "\n").rstrip("\n")
+
+
+def _entry_key_hash(entry: Entry) -> str:
+    return hashlib.sha256(encode(_entry_key(entry))).hexdigest()
+
+
+class MoveNotes:
+    """The entries a move to the archive is taking out of MEMORY.md, kept until MEMORY.md is written.
+
+    Only hashes are kept (memory-journal/<bot>.moving.json, outside the workspace): no note's text."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> set[str]:
+        try:
+            data = json.loads(read_text(self.path))
+        except FileNotFoundError:
+            return set()
+        except (OSError, ValueError):
+            return set()  # unreadable: nothing is taken out of MEMORY.md on its word
+        hashes = data.get("entries") if isinstance(data, dict) else None
+        return {h for h in hashes if isinstance(h, str)} if isinstance(hashes, list) else set()
+
+    def save(self, hashes: set[str]) -> None:
+        # Atomic, not fsynced: it only has to outlive a killed process; after a power cut, at worst a moved
+        # note stays in both files (never lost) until a later overflow moves it again.
+        write_private_json(self.path, {"entries": sorted(hashes)}, durable=False)
+
+    def restore(self, hashes: set[str]) -> None:
+        self.save(hashes) if hashes else self.clear()
+
+    def clear(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
 
 
 def _ensure_newline(text: str, newline: str) -> str:
@@ -309,6 +447,48 @@ def words_pattern(words: str) -> WordsPattern:
     return WordsPattern(parts)
 
 
+# ----- words the person asked to forget (profile-learned.json "forgotten") -----
+# Each is {"words": the plain words, "hashed_words": [sha256 of each word that looks like a secret], "at"}:
+# a forgotten key is kept only as its hash, which still tells when a note mentions it again.
+_WORD_EDGES = "\"'`()[]{}<>.,;:!?«»“”‘’"
+
+
+def _hash_word(word: str) -> str:
+    return hashlib.sha256(encode(word.strip(_WORD_EDGES).lower())).hexdigest()
+
+
+def forgotten_entry(words: str, day: date) -> dict:
+    """What profile-learned.json keeps of `forget WORDS`: every word that redaction would hide, as a hash."""
+    from .redact import redact
+
+    parts = words.split()
+    surviving = set(redact(" ".join(parts)).text.split())
+    entry: dict = {"words": " ".join(w for w in parts if w in surviving), "at": day.isoformat()}
+    secret = sorted({_hash_word(w) for w in parts if w not in surviving})
+    if secret:
+        entry["hashed_words"] = secret
+    return entry
+
+
+def forgotten_matches(forgotten: dict, text: str) -> bool:
+    """Does text mention all the forgotten words (each plain one as a whole word, each hashed one as a word)?"""
+    plain = str(forgotten.get("words") or "").split()
+    hashed = [h for h in forgotten.get("hashed_words") or [] if isinstance(h, str)]
+    if not plain and not hashed:
+        return False
+    if plain and not WordsPattern(plain).search_all(text):
+        return False
+    if hashed:
+        tokens = {_hash_word(token) for token in text.split()}
+        return all(h in tokens for h in hashed)
+    return True
+
+
+def _same_forgotten(a: dict, b: dict) -> bool:
+    return (str(a.get("words") or "").lower() == str(b.get("words") or "").lower()
+            and sorted(a.get("hashed_words") or []) == sorted(b.get("hashed_words") or []))
+
+
 def remove_matching(entries: list[Entry], pattern: WordsPattern) -> tuple[list[Entry], list[str]]:
     """Drop whole entries whose words match; headings and frontmatter always stay.
 
@@ -333,6 +513,7 @@ def remove_matching(entries: list[Entry], pattern: WordsPattern) -> tuple[list[E
 class ForgetResult:
     words: str
     removed: dict[str, list[str]] = field(default_factory=dict)
+    journaled: bool = True  # False: a removal was saved, but the journal could not be written
 
     @property
     def count(self) -> int:
@@ -352,6 +533,7 @@ class PreferResult:
     text: str
     added: bool
     redactions: int = 0
+    journaled: bool = True  # False: saved, but the journal could not be written
 
     def message(self) -> str:
         if not self.added:

@@ -44,6 +44,7 @@ import stat
 import threading
 import time
 from collections import defaultdict
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -57,7 +58,7 @@ from .words import TOKENIZER_VERSION, terms
 
 log = logging.getLogger("omb_tui.recall_index")
 
-SCHEMA_VERSION = 3  # 3: a topic's opening is built when recalled, without expired entries
+SCHEMA_VERSION = 4  # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
 FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even when no folder changed
@@ -657,7 +658,9 @@ class RecallIndex:
         if row is not None and row[0] == digest:
             self._set_file(db, key, st, racy=True)  # touched, not changed
             return False
-        text = decode(data)
+        from .redact import redact  # compiled when the index is first brought up to date, not at start-up
+
+        text = redact(decode(data)).text  # a file changed outside the app may hold a key: the index never does
         self._drop_notes(db, key)
         kind = _memory_kind(key)
         file_day = _day_of(st.st_mtime)
@@ -737,8 +740,11 @@ class RecallIndex:
             (key, conversation.id, header, int(member)),
         )
         if member:
+            from .redact import redact  # a conversation written by another tool may hold a key: the index never does
+
             _bump(db, "message", len(messages))
             for message in messages:
+                message = dataclasses.replace(message, text=redact(message.text).text)
                 message_terms = " ".join(terms(message.text))
                 cursor = db.execute(
                     "INSERT INTO messages(conv, seq, ts, at, author_kind, author, failed, origin, text, terms) "

@@ -16,11 +16,12 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .journal import (
     JOURNAL_MAX_EARLIER_BYTES,
@@ -33,7 +34,16 @@ from .journal import (
     JournalRow,
     make_row,
 )
-from .paths import FileKind, Home, MemoryInputError, MemoryPath, NotFound, validate_topic_name
+from .paths import (
+    LOG_DIR,
+    MEMORY_DIR,
+    FileKind,
+    Home,
+    MemoryInputError,
+    MemoryPath,
+    NotFound,
+    validate_topic_name,
+)
 
 log = logging.getLogger("omb_tui.store")
 
@@ -48,8 +58,10 @@ except ImportError:  # pragma: no cover - Windows
 class StaleHash(MemoryInputError):
     """The file changed since it was read; nothing was written."""
 
-    def __init__(self, rel: str, current_text: str, current_hash: str | None) -> None:
-        super().__init__(f"{rel} changed since it was opened; nothing was written.")
+    exit_code = 3  # the command line's status for a stale hash
+
+    def __init__(self, rel: str, current_text: str, current_hash: str | None, *, message: str | None = None) -> None:
+        super().__init__(message or f"{rel} changed since it was opened; nothing was written.")
         self.rel = rel
         self.current_text = current_text
         self.current_hash = current_hash
@@ -109,10 +121,13 @@ def make_private_dirs(folder: Path) -> None:
             item.mkdir(mode=0o700)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True,
+                       before_replace: Callable[[], None] | None = None) -> None:
     """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
 
     durable=False skips the fsyncs (still atomic): for caches that can be rebuilt, never for memory.
+    before_replace runs after the temp file is on disk, right before the rename; raising there writes nothing
+    (the store re-checks the file there, so a change made meanwhile by a lock-free editor is not overwritten).
     """
     folder = path.parent
     make_private_dirs(folder)
@@ -123,6 +138,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -226,6 +243,7 @@ class WriteResult:
     changed: bool
     redactions: int = 0
     row_id: str | None = None
+    journaled: bool = True  # False: saved, but the journal could not be written (the next look journals it)
 
 
 @dataclass
@@ -236,6 +254,9 @@ class UndoResult:
 
 
 _UNCHECKED = object()
+WRITE_ATTEMPTS = 3
+# The temp files atomic_write_bytes makes: ".<name>.<mkstemp's random part>.tmp".
+_TEMP_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
 
 class MemoryStore:
@@ -289,6 +310,7 @@ class MemoryStore:
         expected_hash: object = _UNCHECKED,
         *,
         allow_log: bool = False,
+        note: str | None = None,
     ) -> WriteResult:
         """Save text; with expected_hash, refuse (StaleHash) when the file is no longer what was read.
 
@@ -299,10 +321,19 @@ class MemoryStore:
             self.sync_outside_changes()
             if mp.kind is FileKind.LOG and not allow_log:
                 raise ReadOnly("Daily logs are read-only: they are the bot's own record (they can be deleted).")
-            current = self._snapshot(mp)
-            if expected_hash is not _UNCHECKED and expected_hash != current.hash:
-                raise StaleHash(mp.rel, current.text, current.hash)
-            return self._apply(mp, current, text, actor)
+            for attempt in range(WRITE_ATTEMPTS):
+                current = self._snapshot(mp)
+                if expected_hash is not _UNCHECKED and expected_hash != current.hash:
+                    raise StaleHash(mp.rel, current.text, current.hash)
+                try:
+                    return self._apply(mp, current, text, actor, note=note)
+                except StaleHash:
+                    # A lock-free editor changed the file while this write was under way. A hash-checked write
+                    # reports it; an unchecked one journals that change first, then writes over it.
+                    if expected_hash is not _UNCHECKED or attempt == WRITE_ATTEMPTS - 1:
+                        raise
+                    self.sync_outside_changes(again=True)
+            raise AssertionError("unreachable")  # pragma: no cover
 
     def delete(self, rel: str, actor: Actor, expected_hash: object = _UNCHECKED) -> WriteResult:
         with self.locked():
@@ -364,7 +395,7 @@ class MemoryStore:
             new_text, redactions = redaction.text, redaction.count
             if current.exists and new_text == current.text:
                 return WriteResult(mp.rel, current.hash, changed=False, redactions=redactions)
-            atomic_write_bytes(mp.path, encode(new_text))
+            atomic_write_bytes(mp.path, encode(new_text), before_replace=lambda: self._still(mp, current))
             new_hash = text_hash(new_text)
         else:
             os.unlink(mp.path)
@@ -384,12 +415,23 @@ class MemoryStore:
             note=note,
         )
         written = self.journal.append(row)
-        if mp.kind is not FileKind.ABOUT_ME:
+        if not written:
+            # What the project saw stays as it was, so the next look journals this change as one made outside
+            # the app (as after a kill): a change is never unrecorded.
+            log.error("%s was saved, but its journal row could not be written; the next look will journal it.",
+                      mp.rel)
+        elif mp.kind is not FileKind.ABOUT_ME:
             try:
                 self._remember_seen(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
             except OSError as exc:  # journaling never fails the memory write
                 log.error("could not record what %s now holds: %s", mp.rel, exc)
-        return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None)
+        return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None, journaled=written)
+
+    def _still(self, mp: MemoryPath, read: FileSnapshot) -> None:
+        """Raise StaleHash when mp no longer holds what was read: checked right before the rename."""
+        now = self._snapshot(mp)
+        if now.hash != read.hash:
+            raise StaleHash(mp.rel, now.text, now.hash)
 
     def _row(self, **fields: object) -> JournalRow:
         """Every row this store journals is made here: for this bot, at the store's clock."""
@@ -496,15 +538,18 @@ class MemoryStore:
             self._save_seen(seen)
             self._prune_blobs(seen)
 
-    def sync_outside_changes(self) -> list[JournalRow]:
+    def sync_outside_changes(self, *, again: bool = False) -> list[JournalRow]:
         """Journal every memory file that changed since the project last looked, as changed outside the app.
 
         Once per hold of the bot's lock: later calls inside the same locked step (memory_update writing the
-        archive, then MEMORY.md) rely on the expected-hash checks instead of a second full look.
+        archive, then MEMORY.md) rely on the expected-hash checks instead of a second full look; `again`
+        looks anyway (a lock-free editor changed a file during the step).
         """
         with self.locked():
-            if self._lock.synced and self._lock.depth > 1:
+            if self._lock.synced and self._lock.depth > 1 and not again:
                 return []
+            if not self._lock.synced:
+                self._remove_stale_temp_files()
             self._lock.synced = True
             seen = self._load_seen()
             first_look = seen is None
@@ -528,8 +573,9 @@ class MemoryStore:
                 dirty = True
                 if not first_look:
                     row = self._outside_row(rel, info, now)
-                    if self.journal.append(row):
-                        rows.append(row)
+                    if not self.journal.append(row):
+                        continue  # what was seen stays as it was: the next look tries this row again
+                    rows.append(row)
                 if mp is not None and now is not None:
                     self._remember_seen(mp, now.text, seen)
                 else:
@@ -538,6 +584,20 @@ class MemoryStore:
                 self._save_seen(seen)
                 self._prune_blobs(seen)
             return rows
+
+    def _remove_stale_temp_files(self) -> None:
+        """Temp files of writers killed mid-write. Every write to a workspace holds this bot's lock, which this
+        process now holds, so any temp file there is a dead writer's."""
+        for folder in (self.workspace, self.workspace / MEMORY_DIR, self.workspace / MEMORY_DIR / LOG_DIR):
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                if _TEMP_FILE.match(name):
+                    with contextlib.suppress(OSError):
+                        os.unlink(folder / name)
+                        log.info("removed %s, left by a writer that was stopped mid-write", name)
 
     def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
         before_text = self._blob_text(info["hash"]) if info else None
