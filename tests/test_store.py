@@ -163,6 +163,37 @@ def test_undo_warns_about_later_changes_and_names_them(store):
     assert (store.workspace / "MEMORY.md").read_text() == ""
 
 
+def test_undo_with_confirmed_later_rows_refuses_a_row_written_meanwhile(store):
+    """The person agreed to undo a row and the later rows they were shown; a row that came after the question
+    is never undone unconfirmed: the core compares under the bot's lock and names the rows again."""
+    first = store.write("MEMORY.md", "- one\n", PERSON).row_id
+    shown = store.write("MEMORY.md", "- two\n", BOT).row_id
+    meanwhile = store.write("MEMORY.md", "- three\n", BOT).row_id
+    with pytest.raises(LaterChanges) as refused:
+        store.undo(first, confirmed_later=[shown])
+    assert [r.id for r in refused.value.later] == [meanwhile, shown]
+    assert store.read("MEMORY.md").text == "- three\n"
+    result = store.undo(first, confirmed_later=[meanwhile, shown])
+    assert [r.id for r in result.later] == [meanwhile, shown] and store.read("MEMORY.md").text == ""
+
+
+def test_the_apps_confirmed_undo_never_undoes_a_row_that_slips_in_before_the_lock(store, monkeypatch):
+    from omb_tui.app.screens.journal import undo_confirmed
+
+    first = store.journal.find(store.write("MEMORY.md", "- one\n", PERSON).row_id)
+    shown = store.journal.find(store.write("MEMORY.md", "- two\n", BOT).row_id)
+    real_undo = MemoryStore.undo
+
+    def a_writer_slips_in(self, *args, **kwargs):  # between the app's check and the undo taking the lock
+        MemoryStore(store.home, "scout").write("MEMORY.md", "- slipped in\n", BOT)
+        return real_undo(self, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryStore, "undo", a_writer_slips_in)
+    with pytest.raises(LaterChanges):
+        undo_confirmed(store, first, [shown])
+    assert store.read("MEMORY.md").text == "- slipped in\n"
+
+
 def test_row_with_credential_in_earlier_text_cannot_be_undone(store, tmp_path):
     path = store.workspace / "MEMORY.md"
     store.write("MEMORY.md", "- plain\n", PERSON)

@@ -21,7 +21,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from .journal import (
     JOURNAL_MAX_EARLIER_BYTES,
@@ -438,8 +438,13 @@ class MemoryStore:
         return make_row(bot=self.bot_id, clock=self.clock, **fields)  # type: ignore[arg-type]
 
     # ----- undo -----
-    def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False) -> UndoResult:
-        """Put the file back to the row's earlier text; refuses without force when later rows changed it."""
+    def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False,
+             confirmed_later: Sequence[str] | None = None) -> UndoResult:
+        """Put the file back to the row's earlier text; refuses (LaterChanges) when later rows changed it.
+
+        `confirmed_later`: the ids of the later rows the person agreed to undo too, newest first; the undo goes
+        ahead only when they are exactly the later rows now, checked under the lock, so a row written while the
+        question was open is never undone unconfirmed. `force` goes ahead whatever came later."""
         actor = actor or Actor(WHO_PERSON, HOW_UNDO)
         with self.locked():
             self.sync_outside_changes()
@@ -449,6 +454,8 @@ class MemoryStore:
             if not row.undoable:
                 raise NotUndoable(f"Row {row_id} cannot be undone: {row.not_undoable_reason}.")
             later = self.journal.later_rows_for_file(row)
+            confirmed = confirmed_later is not None and [r.id for r in later] == list(confirmed_later)
+            force = force or (confirmed and bool(later))
             if later and not force:
                 raise LaterChanges(row, later)
             mp = self.resolve(row.file)

@@ -207,13 +207,9 @@ class JournalScreen(BotScreen):
 
 
 def undo_confirmed(store: MemoryStore, row: JournalRow, confirmed_later: list[JournalRow]) -> UndoResult:
-    """Undo, throwing away exactly the later changes the person agreed to; others ask again."""
-    if not confirmed_later:
-        return store.undo(row.id)
-    later = store.journal.later_rows_for_file(row)
-    if [r.id for r in later] != [r.id for r in confirmed_later]:
-        raise LaterChanges(row, later)
-    return store.undo(row.id, force=True)
+    """Undo, throwing away exactly the later changes the person agreed to (the core checks them under the
+    bot's lock); any other raises LaterChanges, and the person is asked again."""
+    return store.undo(row.id, confirmed_later=[r.id for r in confirmed_later])
 
 
 def _row_words(row: JournalRow) -> str:
