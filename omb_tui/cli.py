@@ -26,7 +26,17 @@ class OneSentenceParser(argparse.ArgumentParser):
     """Usage mistakes are one sentence on stderr, like every other error, pointing at --help."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"omb-tui: {message[:1].upper()}{message[1:]}. See: {self.prog} --help\n")
+        sentence = one_line(message[:1].upper() + message[1:])
+        self.exit(EXIT_BAD_INPUT, f"omb-tui: {sentence}. See: {self.prog} --help\n")
+
+
+def one_line(message: str) -> str:
+    """A message as one line: a newline or other control character in a name it holds is escaped, not printed."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+
+
+def _print_error(message: str) -> None:
+    print(f"omb-tui: {one_line(message)}", file=sys.stderr)
 
 
 class CliError(Exception):
@@ -413,16 +423,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except CliError as exc:
-        print(f"omb-tui: {exc}", file=sys.stderr)
+        _print_error(str(exc))
         return exc.code
     except MemoryInputError as exc:
-        print(f"omb-tui: {exc}", file=sys.stderr)
+        _print_error(str(exc))
         return getattr(exc, "exit_code", EXIT_BAD_INPUT)
     except BrokenPipeError:  # `omb-tui search … | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (OSError, ValueError) as exc:
-        print(f"omb-tui: {_oserror_sentence(exc)}", file=sys.stderr)
+        _print_error(_oserror_sentence(exc))
         return 1
     except KeyboardInterrupt:
         return 130

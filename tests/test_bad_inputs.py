@@ -352,8 +352,8 @@ def test_invalid_utf8_round_trips_through_show_and_write(run_exe, invalid_utf8_h
     saved = run_exe("write", BOT_ID, "MEMORY.md", stdin=edited)
     assert saved.returncode == 0, saved.stderr
     assert memory.read_bytes() == edited
-    newest = Bot(invalid_utf8_home, BOT_ID).store.journal.rows(limit=1)[0]  # journal --json: see the xfail below
-    undone = run_exe("undo", BOT_ID, newest.id)
+    newest = json.loads(run_exe("journal", BOT_ID, "--json", "--limit", "1").stdout)[0]
+    undone = run_exe("undo", BOT_ID, newest["id"])
     assert undone.returncode == 0, undone.stderr
     assert memory.read_bytes() == INVALID_UTF8
 

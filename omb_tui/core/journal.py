@@ -4,6 +4,9 @@ Spec: memory.md, "The journal". Each row says who, how, which file, when, the ha
 a short diff and the full earlier text, so undo can put the file back with nothing else. Rows whose
 earlier text held a credential (the stored copy is redacted) or was too large to keep cannot be undone
 and say why. Reading is newest first from the end of the file, so a 100,000-row journal pages quickly.
+
+Every row is valid UTF-8 JSON: a byte of a memory file that is not UTF-8 is kept as its escape (\\udcff),
+and reads back as the same byte. Every field of a row read back is checked; a damaged line is skipped.
 """
 
 from __future__ import annotations
@@ -12,12 +15,15 @@ import difflib
 import json
 import logging
 import os
+import re
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
+
+from .paths import MemoryInputError, quoted, refuse_links
 
 log = logging.getLogger("omb_tui.journal")
 
@@ -64,18 +70,67 @@ class JournalRow:
     note: str | None = None
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+        return utf8_json(asdict(self), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict) -> "JournalRow":
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+    def from_dict(cls, data: object) -> "JournalRow":
+        """A row from a parsed journal line, every field checked; ValueError says which one is wrong.
+
+        Keys this version does not know are ignored (a newer version may add some).
+        """
+        if not isinstance(data, dict):
+            raise ValueError("it is not a JSON object")
+        values = {}
+        for spec in fields(cls):
+            if spec.name not in data:
+                if spec.default is MISSING:
+                    raise ValueError(f"it has no '{spec.name}'")
+                continue
+            value = data[spec.name]
+            if not isinstance(value, _FIELD_TYPES[spec.type]):
+                raise ValueError(f"its '{spec.name}' is not {_FIELD_TYPE_WORDS[spec.type]}")
+            values[spec.name] = value
+        if not values["id"]:
+            raise ValueError("its 'id' is empty")
+        try:
+            datetime.fromisoformat(values["at"])
+        except ValueError:
+            raise ValueError(f"its time {values['at'][:40]!r} is not an ISO time") from None
+        return cls(**values)
 
     def summary(self) -> dict:
         """The row without its earlier text: what listings show."""
         data = asdict(self)
         data.pop("before_text")
         return data
+
+
+# The types JournalRow's annotations name (they are strings: `from __future__ import annotations`).
+_FIELD_TYPES = {"str": str, "str | None": (str, type(None)), "bool": bool}
+_FIELD_TYPE_WORDS = {"str": "text", "str | None": "text or null", "bool": "true or false"}
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def utf8_json(value: object, **dumps_options: object) -> str:
+    """JSON that encodes to valid UTF-8, readable as it is (no ASCII escaping of ordinary letters).
+
+    Text read with surrogateescape holds a byte that was not UTF-8 as a lone surrogate; it is written as
+    its escape (\\udcff), which json.loads turns back into the same character, so the bytes round-trip.
+    """
+    text = json.dumps(value, ensure_ascii=False, **dumps_options)  # type: ignore[arg-type]
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def parse_row(raw: bytes) -> JournalRow:
+    """One journal line as a row; ValueError (saying what is wrong) for a damaged line.
+
+    Lines written before rows were valid UTF-8 held raw bytes: surrogateescape still reads them.
+    """
+    try:
+        data = json.loads(raw.decode("utf-8", "surrogateescape"))
+    except ValueError:
+        raise ValueError("it is not JSON") from None
+    return JournalRow.from_dict(data)
 
 
 _id_lock = threading.Lock()
@@ -179,16 +234,22 @@ def make_row(
 
 
 class Journal:
-    """Append and read one bot's journal file. Append failures are logged, never raised."""
+    """Append and read one bot's journal file. Append failures are logged, never raised.
+
+    A damaged line (not JSON, not an object, a field of the wrong type) is skipped wherever rows are read,
+    and named once in the log.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._damaged: set[int] = set()  # hashes of the damaged lines already named
 
     def append(self, row: JournalRow) -> bool:
         try:
+            refuse_links(self.path)  # the journal, its folder, and every folder up to the home
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            line = (row.to_json() + "\n").encode("utf-8", "surrogateescape")
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            line = (row.to_json() + "\n").encode("utf-8")
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             try:
                 if _ends_torn(fd):  # a crash mid-append left half a line: start a fresh one
                     line = b"\n" + line
@@ -197,7 +258,7 @@ class Journal:
             finally:
                 os.close(fd)
             return True
-        except OSError as exc:  # journaling never fails the memory write
+        except (OSError, MemoryInputError) as exc:  # journaling never fails the memory write
             log.error("journal row for %s could not be written to %s: %s", row.file, self.path, exc)
             return False
 
@@ -222,9 +283,9 @@ class Journal:
             yield remainder
 
     def iter_newest_first(self, chunk_size: int = 1 << 16) -> Iterator[JournalRow]:
-        """Rows from the end of the file backwards; a damaged line is skipped and logged."""
+        """Rows from the end of the file backwards; a damaged line is skipped and named once."""
         for raw in self.iter_raw_newest_first(chunk_size):
-            row = _decode(raw)
+            row = self._decode(raw)
             if row is not None:
                 yield row
 
@@ -240,7 +301,7 @@ class Journal:
         needle = _field_bytes("id", row_id)
         for raw in self.iter_raw_newest_first():
             if needle in raw:  # parse only the line that can be it: fast on a 100,000-row journal
-                row = _decode(raw)
+                row = self._decode(raw)
                 if row is not None and row.id == row_id:
                     return row
         return None
@@ -251,33 +312,35 @@ class Journal:
         later = []
         for raw in self.iter_raw_newest_first():
             if own_id in raw:
-                parsed = _decode(raw)
+                parsed = self._decode(raw)
                 if parsed is not None and parsed.id == row.id:
                     return later
             if same_file in raw:
-                other = _decode(raw)
+                other = self._decode(raw)
                 if other is not None and other.file == row.file and other.id != row.id:
                     later.append(other)
         return later
 
+    def _decode(self, raw: bytes) -> JournalRow | None:
+        raw = raw.strip()
+        if not raw:
+            return None
+        try:
+            return parse_row(raw)
+        except ValueError as exc:
+            key = hash(raw)
+            if key not in self._damaged:
+                self._damaged.add(key)
+                start = raw[:40].decode("utf-8", "replace")
+                log.warning("skipped a damaged line in %s (it starts %r): %s.", quoted(self.path), start, exc)
+            return None
+
 
 def _field_bytes(name: str, value: str) -> bytes:
     """How a field appears in a row written by JournalRow.to_json (compact separators, no ASCII escaping)."""
-    return f'"{name}":{json.dumps(value, ensure_ascii=False)}'.encode("utf-8", "surrogateescape")
+    return f'"{name}":{utf8_json(value)}'.encode("utf-8")
 
 
 def _ends_torn(fd: int) -> bool:
     size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
-
-
-def _decode(raw: bytes) -> JournalRow | None:
-    raw = raw.strip()
-    if not raw:
-        return None
-    try:
-        return JournalRow.from_dict(json.loads(raw.decode("utf-8", "surrogateescape")))
-    except (ValueError, TypeError) as exc:
-        log.warning("skipped a damaged journal line: %s", exc)
-        return None
-

@@ -6,6 +6,10 @@ Spec: memory.md, "Where it lives" and "Editing" (topic names). Layout under the 
     memory-journal/<botId>.ndjson          (outside the workspace, so the bot cannot edit its own record)
     bots/<botId>.json                       (a bot's settings)
     config.json, about-me.md, profile-learned.json
+
+Links: nothing is ever written through a symbolic link, nor into a file that has other names (a hard
+link). The home itself may be a link (`ln -s /data/omb ~/.openmausbot`): it is resolved once, when it is
+opened, so only what lies under it is checked.
 """
 
 from __future__ import annotations
@@ -45,6 +49,16 @@ class NotFound(MemoryInputError):
     pass
 
 
+class LinkRefused(MemoryInputError):
+    """A write would pass through a symbolic link, or replace a file with other names; nothing was written."""
+
+
+def quoted(name: object) -> str:
+    """A name as it goes into a message: quoted, a newline or other control character escaped, so an
+    odd name can never split the sentence or hide in it."""
+    return repr(str(name))
+
+
 class FileKind(str, Enum):
     MEMORY = "memory"
     TOPIC = "topic"
@@ -64,9 +78,9 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
 
 
 def validate_bot_id(bot_id: str) -> str:
-    if not isinstance(bot_id, str) or not _BOT_ID.match(bot_id):
+    if not isinstance(bot_id, str) or not _BOT_ID.fullmatch(bot_id):
         raise InvalidName(
-            f"'{bot_id}' is not a valid bot id: use letters, numbers, dashes and underscores (at most 64)."
+            f"{quoted(bot_id)} is not a valid bot id: use letters, numbers, dashes and underscores (at most 64)."
         )
     return bot_id
 
@@ -79,11 +93,11 @@ def validate_topic_name(name: str) -> str:
         or "/" in name
         or "\\" in name
         or name.startswith(".")
-        or not _TOPIC.match(name)
+        or not _TOPIC.fullmatch(name)
         or name.strip() != name
     ):
         raise InvalidName(
-            f"'{name}' is not a valid topic name: use letters, numbers, spaces, dots and dashes, "
+            f"{quoted(name)} is not a valid topic name: use letters, numbers, spaces, dots and dashes, "
             "ending in .md, not nested and not starting with a dot."
         )
     if name == ARCHIVE_NAME:
@@ -109,10 +123,10 @@ def classify(rel: str) -> tuple[str, FileKind]:
     if not isinstance(rel, str) or not rel or "\x00" in rel:
         raise OutsideWorkspace("That path is empty or holds a NUL byte.")
     if rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
-        raise OutsideWorkspace(f"'{rel}' is an absolute path; give a path inside the bot's workspace.")
+        raise OutsideWorkspace(f"{quoted(rel)} is an absolute path; give a path inside the bot's workspace.")
     parts = PurePosixPath(rel.replace("\\", "/")).parts
     if ".." in parts:
-        raise OutsideWorkspace(f"'{rel}' leads out of the bot's workspace.")
+        raise OutsideWorkspace(f"{quoted(rel)} leads out of the bot's workspace.")
     parts = tuple(p for p in parts if p != ".")
     if parts == (MEMORY_FILE,):
         return MEMORY_FILE, FileKind.MEMORY
@@ -124,13 +138,13 @@ def classify(rel: str) -> tuple[str, FileKind]:
     if len(parts) == 3 and parts[:2] == (MEMORY_DIR, LOG_DIR) and _valid_log_name(parts[2]):
         return f"{MEMORY_DIR}/{LOG_DIR}/{parts[2]}", FileKind.LOG
     raise InvalidName(
-        f"'{rel}' is not a memory file: use MEMORY.md, memory/<topic>.md, memory/archive.md "
+        f"{quoted(rel)} is not a memory file: use MEMORY.md, memory/<topic>.md, memory/archive.md "
         "or memory/log/YYYY-MM-DD.md."
     )
 
 
 def _valid_log_name(name: str) -> bool:
-    match = _LOG_NAME.match(name)
+    match = _LOG_NAME.fullmatch(name)
     if not match:
         return False
     try:
@@ -145,14 +159,46 @@ def ensure_inside(workspace: Path, path: Path) -> None:
     root = workspace.resolve()
     real = path.resolve()
     if real != root and root not in real.parents:
-        raise OutsideWorkspace(f"'{path.name}' is a link that leads out of the bot's workspace.")
+        raise OutsideWorkspace(f"{quoted(path.name)} is a link that leads out of the bot's workspace.")
+
+
+def refuse_links(path: Path) -> None:
+    """Refuse a path that passes through a symbolic link: the path itself or a folder above it.
+
+    Every path the project writes is built on Home.root, which is resolved when the home is opened, so a
+    link found here lies under the home. One realpath when nothing is linked; the link is named otherwise.
+    """
+    path = Path(os.path.abspath(path))
+    if os.path.realpath(path) == str(path):
+        return
+    for candidate in (*reversed(path.parents), path):  # from the top down: name the outermost link
+        if candidate.is_symlink():
+            raise LinkRefused(
+                f"{quoted(candidate)} is a symbolic link, and omb-tui does not follow links under its home: "
+                "put the real file or folder there instead."
+            )
+
+
+def refuse_hard_link(path: Path) -> None:
+    """Refuse to replace a file that has other names: those would silently keep the old text, and a hard
+    link planted in a workspace can be any file of the person's."""
+    try:
+        names = os.lstat(path).st_nlink
+    except FileNotFoundError:
+        return
+    if names > 1:
+        raise LinkRefused(
+            f"{quoted(path)} is a hard link (the file has {names} names), and omb-tui never writes to one: "
+            "copy it to a file of its own first."
+        )
 
 
 class Home:
     """The folder everything lives under (--home, OMB_HOME or ~/.openmausbot)."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        self.root = resolve_home(root)
+        # Resolved once: the home may itself be a link; nothing under it may be (see refuse_links).
+        self.root = Path(os.path.realpath(resolve_home(root)))
 
     def __repr__(self) -> str:
         return f"Home({str(self.root)!r})"
@@ -201,7 +247,7 @@ class Home:
             ids.update(p.name for p in self.workspaces_dir.iterdir() if p.is_dir())
         if self.bots_dir.is_dir():
             ids.update(p.stem for p in self.bots_dir.glob("*.json"))
-        return sorted(i for i in ids if _BOT_ID.match(i))
+        return sorted(i for i in ids if _BOT_ID.fullmatch(i))
 
     def has_bot(self, bot_id: str) -> bool:
         validate_bot_id(bot_id)
@@ -211,6 +257,7 @@ class Home:
         """Resolve a workspace-relative memory path, refusing anything that leads out of the workspace."""
         norm, kind = classify(rel)
         workspace = self.workspace(bot_id)
+        refuse_links(workspace)  # a linked workspaces/ or workspaces/<bot> would take every write outside the home
         path = workspace.joinpath(*norm.split("/"))
         if workspace.exists():
             # Every existing component must stay inside: a symlinked memory/ folder or file is refused.

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .paths import Home, MemoryInputError, validate_bot_id
+from .paths import Home, MemoryInputError, refuse_links, validate_bot_id
 from .store import read_text, write_private_json
 
 DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
@@ -63,6 +63,29 @@ def _bool(data: dict, key: str, default: bool, path: Path) -> bool:
     return value
 
 
+def _text_or_null(data: dict, key: str, path: Path, where: str = "") -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise BrokenFile(f"{path}: {where}'{key}' must be text.")
+    return value
+
+
+def _object(data: dict, key: str, path: Path) -> dict:
+    """A nested object; missing or null is an empty one."""
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BrokenFile(f"{path}: '{key}' must be an object.")
+    return value
+
+
+def _whole_number(data: dict, key: str, default: int) -> int | None:
+    """The number, or None when it is not a whole number (true and false are not numbers here)."""
+    value = data.get(key, default)
+    return value if type(value) is int else None
+
+
 def load_bot_settings(home: Home, bot_id: str) -> BotSettings:
     validate_bot_id(bot_id)
     path = home.settings_path(bot_id)
@@ -71,12 +94,12 @@ def load_bot_settings(home: Home, bot_id: str) -> BotSettings:
         return BotSettings(id=bot_id, name=bot_id)
     if not isinstance(data, dict):
         raise BrokenFile(f"{path} must hold a JSON object.")
-    name = data.get("name") or bot_id
+    name = _text_or_null(data, "name", path) or bot_id
     return BotSettings(
         id=bot_id,
-        name=str(name),
-        engine=data.get("engine"),
-        instance=data.get("instance"),
+        name=name,
+        engine=_text_or_null(data, "engine", path),
+        instance=_text_or_null(data, "instance", path),
         memory=_bool(data, "memory", True, path),
         upkeep=_bool(data, "upkeep", True, path),
         helper_model=_bool(data, "helperModel", True, path),
@@ -116,23 +139,21 @@ def load_config(home: Home, environ: dict[str, str] | None = None) -> AppConfig:
         data = {}
     if not isinstance(data, dict):
         raise BrokenFile(f"{path} must hold a JSON object.")
-    features = data.get("features") or {}
-    memory = data.get("memory") or {}
-    if not isinstance(features, dict) or not isinstance(memory, dict):
-        raise BrokenFile(f"{path}: 'features' and 'memory' must be objects.")
-    helper = None
-    raw_helper = data.get("helper")
-    if isinstance(raw_helper, dict) and raw_helper.get("instanceId"):
-        helper = HelperModel(str(raw_helper["instanceId"]), raw_helper.get("model"))
+    features = _object(data, "features", path)
+    memory = _object(data, "memory", path)
+    raw_helper = _object(data, "helper", path)
+    instance_id = _text_or_null(raw_helper, "instanceId", path, "helper's ")
+    model = _text_or_null(raw_helper, "model", path, "helper's ")
+    helper = HelperModel(instance_id, model) if instance_id else None
     if "OMB_HELPER_INSTANCE" in environ:
         instance = environ["OMB_HELPER_INSTANCE"].strip()
         # An empty OMB_HELPER_INSTANCE switches a saved helper off.
         helper = HelperModel(instance, environ.get("OMB_HELPER_MODEL") or None) if instance else None
-    tidy_hour = memory.get("tidyHour", DEFAULT_TIDY_HOUR)
-    quiet = memory.get("captureQuietMs", DEFAULT_CAPTURE_QUIET_MS)
-    if not isinstance(tidy_hour, int) or not 0 <= tidy_hour <= 23:
+    tidy_hour = _whole_number(memory, "tidyHour", DEFAULT_TIDY_HOUR)
+    quiet = _whole_number(memory, "captureQuietMs", DEFAULT_CAPTURE_QUIET_MS)
+    if tidy_hour is None or not 0 <= tidy_hour <= 23:
         raise BrokenFile(f"{path}: memory.tidyHour must be an hour from 0 to 23.")
-    if not isinstance(quiet, int) or quiet < 0:
+    if quiet is None or quiet < 0:
         raise BrokenFile(f"{path}: memory.captureQuietMs must be a number of milliseconds.")
     return AppConfig(
         helper=helper,
@@ -155,13 +176,44 @@ class ProfileLearned:
         return asdict(self)
 
 
+# Each list of profile-learned.json: the field every item must have, its other text fields, its flags.
+_LEARNED_FIELDS = ("text", ("id", "bot", "at"), ("removed",))
+_FORGOTTEN_FIELDS = ("words", ("at",), ())
+
+
 def load_profile_learned(home: Home) -> ProfileLearned:
-    data = _read_json(home.profile_learned_path)
+    """The file, every item checked: a wrong one is refused with a sentence, never dropped (it is saved back).
+
+    A linked file is refused here too: every caller saves it later in the same step, after other writes.
+    """
+    path = home.profile_learned_path
+    refuse_links(path)
+    data = _read_json(path)
     if data is None:
         return ProfileLearned()
     if not isinstance(data, dict):
-        raise BrokenFile(f"{home.profile_learned_path} must hold a JSON object.")
-    return ProfileLearned(list(data.get("learned") or []), list(data.get("forgotten") or []))
+        raise BrokenFile(f"{path} must hold a JSON object.")
+    return ProfileLearned(_items(data, "learned", _LEARNED_FIELDS, path),
+                          _items(data, "forgotten", _FORGOTTEN_FIELDS, path))
+
+
+def _items(data: dict, key: str, shape: tuple, path: Path) -> list[dict]:
+    required, texts, flags = shape
+    items = data.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise BrokenFile(f"{path}: '{key}' must be a list.")
+    for number, item in enumerate(items, 1):
+        where = f"{key} item {number}: "
+        if not isinstance(item, dict) or not isinstance(item.get(required), str):
+            raise BrokenFile(f"{path}: {where}must be an object with its '{required}' as text.")
+        for name in texts:
+            _text_or_null(item, name, path, where)
+        for name in flags:
+            if not isinstance(item.get(name, False), bool):
+                raise BrokenFile(f"{path}: {where}'{name}' must be true or false.")
+    return list(items)
 
 
 def save_profile_learned(home: Home, profile: ProfileLearned) -> None:

@@ -33,6 +33,7 @@ from .journal import (
     Journal,
     JournalRow,
     make_row,
+    utf8_json,
 )
 from .paths import (
     LOG_DIR,
@@ -42,6 +43,10 @@ from .paths import (
     MemoryInputError,
     MemoryPath,
     NotFound,
+    classify,
+    quoted,
+    refuse_hard_link,
+    refuse_links,
     validate_topic_name,
 )
 
@@ -110,7 +115,8 @@ def read_text(path: Path) -> str:
 
 
 def make_private_dirs(folder: Path) -> None:
-    """Create folder and any missing parents with 0700."""
+    """Create folder and any missing parents with 0700; refuse a folder on the way that is a link."""
+    refuse_links(folder)
     missing = []
     current = folder
     while not current.exists():
@@ -126,9 +132,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True,
     """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
 
     durable=False skips the fsyncs (still atomic): for caches that can be rebuilt, never for memory.
+    Refused (LinkRefused, nothing written) when the path or a folder above it is a symbolic link, or, for
+    a durable write, when the file has other names: a rename would leave them with the old text. A cache is
+    the project's own, so replacing it is always right.
     before_replace runs after the temp file is on disk, right before the rename; raising there writes nothing
     (the store re-checks the file there, so a change made meanwhile by a lock-free editor is not overwritten).
     """
+    refuse_links(path)
+    if durable:
+        refuse_hard_link(path)
     folder = path.parent
     make_private_dirs(folder)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
@@ -159,7 +171,45 @@ def fsync_dir(folder: Path) -> None:
 
 
 def write_private_json(path: Path, data: object, *, durable: bool = True) -> None:
-    atomic_write_bytes(path, encode(json.dumps(data, ensure_ascii=False, indent=2) + "\n"), durable=durable)
+    atomic_write_bytes(path, (utf8_json(data, indent=2) + "\n").encode("utf-8"), durable=durable)
+
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def validate_seen(data: object, path: Path | None = None) -> dict | None:
+    """The seen-state (`memory-journal/<bot>.seen.json`) when every field is as written, else None.
+
+    Shape: {"files": {rel: {"hash", "size", "mtime_ns", "credential"}}}. A hash names a kept text's file,
+    so it must be a hash and nothing that could lead elsewhere. Any damage drops the whole state: the next
+    look records a baseline again, rather than journaling files as new.
+    """
+    problem = _seen_problem(data)
+    if problem is None:
+        return data  # type: ignore[return-value]
+    log.warning("the seen-state %s is damaged (%s); starting afresh", quoted(path or "file"), problem)
+    return None
+
+
+def _seen_problem(data: object) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
+        return "'files' is not an object"
+    for rel, info in data["files"].items():
+        try:
+            if classify(rel)[0] != rel:
+                return f"{quoted(rel)} is not a memory file's path as written"
+        except MemoryInputError:
+            return f"{quoted(rel)} is not a memory file"
+        if not isinstance(info, dict):
+            return f"{quoted(rel)} is not an object"
+        if not isinstance(info.get("hash"), str) or not _SHA256_HEX.fullmatch(info["hash"]):
+            return f"the hash of {quoted(rel)} is not a SHA-256 hash"
+        for key in ("size", "mtime_ns"):
+            if type(info.get(key)) is not int:  # bool is an int: not here
+                return f"the {key} of {quoted(rel)} is not a whole number"
+        if type(info.get("credential", False)) is not bool:
+            return f"the credential mark of {quoted(rel)} is not true or false"
+    return None
 
 
 # One lock per journal path for the whole process, re-entrant, plus flock across processes.
@@ -181,9 +231,11 @@ class _BotLock:
             if self.depth == 0:
                 self.synced = False
             if self.depth == 0 and fcntl is not None:
+                # A linked lock file or journal folder refuses the whole step: everything after it writes there.
+                refuse_links(self.path)
                 try:
                     make_private_dirs(self.path.parent)
-                    self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+                    self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
                     fcntl.flock(self.fd, fcntl.LOCK_EX)
                 except OSError as exc:  # the journal side never stops a memory write
                     log.error("could not take the lock %s (%s); going on without it", self.path, exc)
@@ -285,6 +337,11 @@ class MemoryStore:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         with self._lock.hold():
+            if self._lock.depth == 1:
+                # The bot's record, before anything is written: a link there would carry rows, kept texts
+                # or deletions outside the home, so the whole step is refused up front.
+                for path in (self.journal.path, self._seen_path, self._blobs):
+                    refuse_links(path)
             yield
 
     # ----- reading -----
@@ -477,7 +534,7 @@ class MemoryStore:
     # ----- changes made outside the project -----
     def _load_seen(self) -> dict | None:
         try:
-            return json.loads(read_text(self._seen_path))
+            return validate_seen(json.loads(read_text(self._seen_path)), self._seen_path)
         except FileNotFoundError:
             return None
         except (ValueError, OSError) as exc:
@@ -510,6 +567,7 @@ class MemoryStore:
     def _prune_blobs(self, seen: dict) -> None:
         if not self._blobs.is_dir():
             return
+        refuse_links(self._blobs)  # a linked folder would have files outside the home deleted
         wanted = {info["hash"] for info in seen["files"].values()}
         for blob in self._blobs.iterdir():
             if blob.name not in wanted and not blob.name.startswith("."):

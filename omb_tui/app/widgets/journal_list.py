@@ -34,7 +34,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
-                             JournalRow)
+                             JournalRow, parse_row)
 from .row_list import RowList, fit, local_time, printable, when_text
 
 CHUNK = 1 << 20  # bytes read per step when scanning
@@ -134,17 +134,8 @@ def lines_forward(handle: BinaryIO, start: int) -> tuple[list[tuple[int, bytes]]
 def decode_row(offset: int, data: bytes) -> ShownRow:
     """A row from one journal line, or a DamagedLine saying what is wrong with it."""
     try:
-        value = json.loads(data.decode("utf-8", "surrogateescape"))
-        if not isinstance(value, dict):
-            raise ValueError("not a JSON object")
-        row = JournalRow.from_dict(value)
-        for name in ("id", "at", "who", "how", "file"):
-            if not isinstance(getattr(row, name), str):
-                raise ValueError(f"its {name} is not text")
-        if not isinstance(row.diff, str):
-            row.diff = ""
-        return row
-    except (ValueError, TypeError) as exc:
+        return parse_row(data)  # the core's checks, field by field: the CLI skips exactly the same lines
+    except ValueError as exc:
         return DamagedLine(offset, len(data), str(exc) or exc.__class__.__name__)
 
 
