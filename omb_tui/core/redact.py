@@ -39,6 +39,11 @@ Rules for ``key: value`` and ``key=value`` assignments (the key name stays):
   word it reads as a sentence
   and only a first word that looks like a password (a digit, a symbol or an
   inner capital) goes: ``password: hunter2, the user changes it`` keeps the remark.
+  A value of several words that describes the secret stays whole: one that starts
+  with a directive ("wifi password: ask reception", "password: see 1Password") or
+  a number of 1-3 digits ("secret: 42 is the answer"), has a number and a unit
+  ("12 characters minimum", "four random words"), or has only ordinary words
+  ("rotated yearly"). "correct horse battery staple" is none of these.
 * Secret keys (``secret``, ``*_secret``, ``pwd``): the same, but one word only;
   ``secret: she hates cilantro`` and ``pwd: /Users/maciej`` stay.
 * Token-like keys (``token``, ``*_token``, ``authorization``, ``pass``, and
@@ -51,17 +56,24 @@ Rules for ``key: value`` and ``key=value`` assignments (the key name stays):
 * Quoted values: the text inside the quotes, for every key.
 
 The phrase "password is X" (also "was", "is now", "is set to", "is:"; password,
-passwd, passphrase) redacts X when X is one word, or a quoted value, that is not
+passwd, passphrase; "password for the router is X" with up to four words after
+for/of/on/to) redacts X when X is one word, or a quoted value, that is not
 a reference, a path or an ordinary word (as above). If more words follow X in
 the same clause, X must also look like a password (a digit, a symbol or an
-inner capital), and a number followed by a unit ("12 characters") is a length:
+inner capital), and a number followed by a unit ("12 characters") is a length,
+a number of 1-3 digits a count:
 "my password is hunter2" and "the password is swordfish." lose the password;
 "the password is changed monthly", "the password is kept in 1Password" and
-"the password is 12 characters long" stay.
+"the password is 12 characters long" stay. After "pass" ("our wifi pass is
+Tulip77") X must always look like a password, and a ticket ("the boarding pass
+is BA0117") is not one. After a key name or "token"/"secret" ("the API key is X",
+"the token is X") X must look generated: 16+ characters with letters, digits and
+a 16-character alphanumeric run ("the private key is id_ed25519" stays).
 
 URLs: the password of ``scheme://user:password@host`` (also with no user name)
-may hold any character but ``/ ? #`` and white space; it runs to the last ``@``
-before the path, and only it is replaced.
+may hold any character but ``/ ?`` and white space (``#`` too: people paste
+passwords unescaped); it runs to the last ``@`` before the path, and only it is
+replaced.
 
 Which detector covers what is listed once, in :data:`DETECTORS` (the README shows it too).
 """
@@ -97,8 +109,8 @@ denylists of its plugins:
 - OpenAI legacy keys (sk-…T3BlbkFJ…)
 - JSON Web Tokens (eyJ….eyJ….signature, checked to decode as JSON)
 - URLs with a password in them (scheme://user:password@host), password part only
-- SendGrid, PyPI, npm (_authToken), Azure storage AccountKey=, Square OAuth,
-  Mailchimp, Twilio, Telegram bot and Discord bot tokens
+- SendGrid, PyPI, npm (_authToken), Square OAuth, Mailchimp, Twilio, Telegram bot
+  and Discord bot tokens
 Secret kinds found with omb-tui's own patterns (detect-secrets 1.5.0 misses them,
 or matches them in a way that does not fit prose notes):
 - OpenAI project/service/admin keys (sk-proj-, sk-svcacct-, sk-admin-) and other sk- keys
@@ -108,18 +120,31 @@ or matches them in a way that does not fit prose notes):
 - Slack app-level and refresh tokens (xapp-, xoxe-)
 - Stripe test and webhook secrets (sk_test_, rk_test_, whsec_)
 - Hugging Face (hf_), Groq (gsk_) and xAI (xai-) keys
+- npm access tokens (npm_…) and Docker Hub personal access tokens (dckr_pat_…)
+- DigitalOcean tokens (dop_v1_, doo_v1_, dor_v1_) and Shopify tokens (shpat_,
+  shpss_, shpca_, shppa_)
+- HashiCorp Vault tokens (hvs., hvb., hvr., and the legacy s. followed by 24
+  letters and digits of mixed case) and age secret keys (AGE-SECRET-KEY-1…)
+- Azure storage account keys (AccountKey=…; detect-secrets' pattern takes the
+  key name too)
 - Bearer tokens ("Bearer <token>") and Authorization header values (Basic/Token/raw)
 - "password: …", "secret=…", "token=…", "api_key: …" style assignments (also
   passwd, passphrase, pwd, *_token, *_secret, access/secret/private/auth… keys,
   and key names with a space: "API key", "access key", "secret key"); the key
   name stays, only the value is replaced, and a value ends at a " · " separator,
-  a table cell's " |", a closing ~~ or a «redacted N chars» mark
-- "my password is X" phrases (X one word that is not an ordinary English word)
+  a table cell's " |", a closing ~~ or a «redacted N chars» mark; a value that
+  describes the secret stays ("ask reception", "12 characters minimum",
+  "four random words", "42 is the answer")
+- "my password is X" phrases, also "the password for the router is X" and "our
+  wifi pass is X" (X one word that is not an ordinary English word; after "pass"
+  it must look like a password), and "the API key is X", "the token is X" (X must
+  look generated: 16+ characters, letters and digits)
 - Private key blocks, whole block from -----BEGIN … PRIVATE KEY----- to
   -----END … PRIVATE KEY----- (RSA, EC, DSA, OpenSSH, PGP, PKCS#8, encrypted,
   SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
 - URLs with a password that detect-secrets skips: no user name
-  (scheme://:password@host) or punctuation in the password (https://admin:S3cret!@host)
+  (scheme://:password@host) or punctuation in the password (https://admin:S3cret!@host,
+  mysql://root:Pa#ss9@host)
 Not used, on purpose: detect-secrets' high-entropy string and public-IP
 detectors (they would redact commit hashes and addresses in ordinary notes),
 its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
@@ -168,7 +193,8 @@ _REFERENCE_RE = re.compile(
     | <[^<>]*>                                   # <your key here>
     | (?:os\.environ|os\.getenv|process\.env|env[:.]|ENV\[)\S*
     | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+              # OPENAI_API_KEY (a variable's name)
-    | (?i:none|null|nil|true|false|undefined|empty|redacted|hidden)
+    | \(?(?i:none|null|nil|true|false|undefined|empty|redacted|hidden|n/?a|tbd|tba|todo)\)?
+    | -+ | \?+                                    # "password: -", "password: ?"
     | \*+ | x+ | X+ | \.\.\.+ | …
     """,
     re.VERBOSE,
@@ -353,7 +379,6 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
     _spec("sendgrid", "SendGridDetector", ("SG.",)),
     _spec("pypi_token", "PypiTokenDetector", ("pypi-",)),
     _spec("npm", "NpmDetector", ("_authToken",), group=1, bound_left=False, extend=False),
-    _spec("azure_storage_key", "AzureStorageKeyDetector", ("AccountKey=",), extend=False),
     _spec("square_oauth", "SquareOAuthDetector", ("sq0csp-",)),
     _spec("mailchimp", "MailchimpDetector", (re.compile(r"-us[0-9]"),), bound_right=True, extend=False),
     _spec(
@@ -394,6 +419,12 @@ def _body_random(prefix_len: int, min_len: int) -> Callable[[str], bool]:
     return lambda secret: _random_token(secret[prefix_len:], min_len)
 
 
+def _legacy_vault_token(secret: str) -> bool:
+    """``s.`` and 24 generated characters: letters of both cases and digits."""
+    body = secret[2:]
+    return _random_token(body, 24) and not body.isupper() and not body.islower()
+
+
 _OWN_RULES: tuple[_Rule, ...] = (
     # OpenAI (sk-proj-, sk-svcacct-, sk-admin-, plain sk-), Anthropic (sk-ant-),
     # OpenRouter, DeepSeek and other sk- keys. The body must look generated, so
@@ -410,6 +441,28 @@ _OWN_RULES: tuple[_Rule, ...] = (
     _own(r"hf_[A-Za-z0-9]{30,}", "hf_", check=_body_plausible(3)),
     _own(r"gsk_[A-Za-z0-9]{40,}", "gsk_"),
     _own(r"xai-[A-Za-z0-9]{40,}", "xai-"),
+    _own(r"AccountKey=([a-zA-Z0-9+/=]{88})", "AccountKey=", group=1, bound_left=False, extend=False),
+    _own(r"npm_[A-Za-z0-9]{36}", "npm_", check=_body_random(4, 36)),
+    _own(r"do[por]_v1_[a-f0-9]{64}", "_v1_", bound_right=True, extend=False),
+    _own(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}", "shp", bound_right=True, extend=False),
+    _own(r"dckr_pat_[A-Za-z0-9_-]{27,}", "dckr_pat_"),
+    # HashiCorp Vault service, batch and recovery tokens, and the legacy "s." + 24
+    # characters (only when it mixes cases and digits, and stands alone: not "U.S.").
+    _own(r"hv[sbr]\.[A-Za-z0-9_-]{24,}", "hv", check=_body_random(4, 24)),  # one gate costs a third of three
+    _own(
+        r"(?<![\w.@/-])s\.[A-Za-z0-9]{24}(?![\w.-])",
+        "s.",
+        gate_lower=True,
+        anchor="s.",  # common in prose: matching at each "s." is ~15x faster than a regex search
+        extend=False,
+        check=_legacy_vault_token,
+    ),
+    _own(
+        r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        "AGE-SECRET-KEY-1",
+        bound_right=True,
+        extend=False,
+    ),
     # "Bearer <token>" anywhere (RFC 6750 token68 characters).
     _own(
         r"\bbearer[ \t]+([A-Za-z0-9\-._~+/]+=*)",
@@ -424,10 +477,11 @@ _OWN_RULES: tuple[_Rule, ...] = (
     ),
     # scheme://user:password@host where detect-secrets' pattern gives up: no user
     # name (scheme://:password@host) or punctuation in the password ("S3cret!",
-    # "pa$$w0rd"). The password runs to the last "@" before the path; a reference
+    # "pa$$w0rd", "Fake#Pass9": people paste passwords with "#" unescaped). The
+    # password runs to the last "@" before the path; a reference
     # (scheme://user:${DB_PASS}@host) stays.
     _own(
-        r"://[^:/?#\[\]@\s]*:([^/?#\s]+)@",
+        r"://[^:/?#\[\]@\s]*:([^/?\s]+)@",
         "://",
         group=1,
         bound_left=False,
@@ -452,15 +506,20 @@ _ASSIGN_RE = re.compile(
     r"(?:\*{1,2}|_{1,2})?[ \t]*",  # "**Password:** hunter2"
     re.IGNORECASE,
 )
-# "my password is hunter2", "the wifi password was: Tulip77", "password is now X".
+# "my password is hunter2", "the wifi password was: Tulip77", "password is now X",
+# "the password for the router is X", "our wifi pass is X", "the API key is X".
 _PHRASE_RE = re.compile(
-    r"pass(?:word|wd|phrase)[ \t]+(?:is|was)"
-    r"(?:[ \t]+(?:now|still|currently|set[ \t]+to))?[ \t]*:?[ \t]+",
+    rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<pass>pass)(?![A-Za-z])"
+    rf"|(?P<tok>{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?key|token|secret)(?![A-Za-z]))"
+    r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s.,;:!?]+){1,4}?)?"  # "password for the router"
+    r"[ \t]+(?:is|was)(?:[ \t]+(?:now|still|currently|set[ \t]+to))?[ \t]*:?[ \t]+",
     re.IGNORECASE,
 )
 # Every key name above starts with one of these, or ends with "key" after a prefix.
 _ASSIGN_LITERALS = ("pass", "pwd", "token", "secret", "authorization")
 _KEY_PREFIX_RE = re.compile(rf"{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?\Z")
+_KEY_PREFIX_ANY_CASE_RE = re.compile(_KEY_PREFIX_RE.pattern, re.IGNORECASE)
+_KEY_LITERAL_RE = re.compile("|".join((*_ASSIGN_LITERALS, "key")), re.IGNORECASE)
 _AUTH_SCHEME_RE = re.compile(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
 _BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
 _BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
@@ -473,34 +532,37 @@ def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Matc
 
     A case-insensitive alternation scanned over the whole text costs ~150 ms per
     500 KB; ``str.find`` on the lower-cased text followed by anchored matches costs
-    a few. (Only valid when lower-casing kept every position; else scan.)
+    a few. (When lower-casing moved positions, "İ" being two characters lower-cased,
+    the literals are found with one case-insensitive scan instead.)
     """
-    if len(lowered) != len(text):
-        found = [(m.start(), False, m) for m in _ASSIGN_RE.finditer(text)]
-        found += [(m.start(), True, m) for m in _PHRASE_RE.finditer(text)]
-        for _, is_phrase, m in sorted(found, key=lambda item: (item[0], item[1])):
-            yield is_phrase, m
-        return
+    if len(lowered) == len(text):
+        found: list[int] = []
+        for literal in (*_ASSIGN_LITERALS, "key"):
+            i = lowered.find(literal)
+            while i != -1:
+                found.append(i)
+                i = lowered.find(literal, i + 1)
+        haystack, prefix_re = lowered, _KEY_PREFIX_RE
+    else:
+        found = [m.start() for m in _KEY_LITERAL_RE.finditer(text)]
+        haystack, prefix_re = text, _KEY_PREFIX_ANY_CASE_RE
     starts: set[int] = set()
-    for literal in _ASSIGN_LITERALS:
-        i = lowered.find(literal)
-        while i != -1:
-            starts.add(i)
-            i = lowered.find(literal, i + 1)
-    i = lowered.find("key")
-    while i != -1:
-        prefix = _KEY_PREFIX_RE.search(lowered, max(0, i - 12), i)
+    for start in found:
+        if haystack[start : start + 3].lower() != "key":
+            starts.add(start)
+            continue
+        # "API key", "secret_key": the key name starts at its prefix.
+        prefix = prefix_re.search(haystack, max(0, start - 12), start)
         if prefix is not None:
             starts.add(prefix.start())
-        i = lowered.find("key", i + 1)
     for start in sorted(starts):
         m = _ASSIGN_RE.match(text, start)
         if m is not None:
             yield False, m
-        if lowered.startswith("pass", start):
-            m = _PHRASE_RE.match(text, start)
-            if m is not None:
-                yield True, m
+            continue  # a key followed by ":" or "=" is not followed by "is"
+        m = _PHRASE_RE.match(text, start)
+        if m is not None:
+            yield True, m
 
 
 # Where a value ends at the latest, whatever it looks like: the " · " separator of the
@@ -609,7 +671,7 @@ _PROSE_WORDS = frozenset(
     my your our their his her them us if then than so as about into onto over under
     after before when where which who whom what how why all any each some only just
     also still now never always again there here same very too don't doesn't didn't
-    isn't wasn't can't won't cannot""".split()
+    isn't wasn't can't won't cannot since until every per via""".split()
 )
 # Ordinary words that say something about a password rather than being one
 # ("the password is changed monthly", "password: required", "token: unlimited").
@@ -621,7 +683,25 @@ _DESCRIBING_WORDS = frozenset(
     required needed case sensitive insensitive stored saved kept written lost gone
     forgotten compromised leaked expired expiring changed changing unchanged rotated
     rotating revoked disabled enabled encrypted hashed protected managed generated
-    random unlimited pending working broken available unavailable ready enough""".split()
+    random unlimited pending working broken available unavailable ready enough
+    hourly daily weekly monthly yearly annually quarterly minimum maximum min max
+    2fa mfa sso otp totp wpa wpa2 wpa3 wep enterprise""".split()
+)
+# A value that starts with one of these tells where to get the secret ("wifi password:
+# ask reception", "password: see 1Password"); it is not the secret.
+_DIRECTIVE_WORDS = frozenset(
+    "ask see check call contact email mail text message ping use get find look request read try".split()
+)
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty""".split()
+)
+_NUMBER_RE = re.compile(r"\d+\+?")  # "12", "8+"
+# Passes that are tickets, not passwords: "the boarding pass is BA0117".
+_TICKET_WORDS = frozenset(
+    """boarding bus train rail metro subway transit tram ferry ski season day week month
+    year annual mountain hall backstage press museum gym park parking festival visitor
+    travel lounge ticket""".split()
 )
 # "the password is 12 characters long": a number followed by a unit is a length.
 _UNIT_RE = re.compile(
@@ -633,6 +713,55 @@ _PATH_RE = re.compile(r"(?:~|\.\.?)/[\w.-]+(?:/[\w.-]*)*|/[\w.-]+/[\w./-]*")
 _WORD_EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
 _PROSE_SYMBOLS = "'-.,;:!?()[]{}<>|/\"`"
 _SENTENCE_END = ".,;"  # trailing punctuation that ends the sentence, not the value
+_OPENER = {")": "(", '"': '"', "'": "'", "`": "`"}
+
+
+def _value_end(text: str, start: int, end: int, trailing: str) -> int:
+    """``end`` moved back over ``trailing`` punctuation and over a bracket or quote that
+    closes one opened before the value ('she wrote "password is hunter2".')."""
+    while end > start:
+        last = text[end - 1]
+        if last in trailing or last in _OPENER and _OPENER[last] not in text[start : end - 1]:
+            end -= 1
+        else:
+            break
+    return end
+
+
+def _short_number(word: str) -> bool:
+    """1 to 3 digits: followed by more words it is a count ("secret: 42 is the answer")."""
+    return len(word) <= 3 and word.isdigit()
+
+
+def _describes_a_secret(words: list[str]) -> bool:
+    """Whether a value of several words (lower case, edge punctuation stripped) says
+    what a secret is like or where it is, rather than being one.
+
+    "ask reception", "see 1Password" (a directive first), "42 is the answer" (a short
+    number first), "12 characters minimum", "four random words" (a number and a unit),
+    "rotated yearly" (only ordinary words). A pass phrase such as "correct horse
+    battery staple" is none of these.
+    """
+    first = words[0]
+    if first in _DIRECTIVE_WORDS or _short_number(first):
+        return True
+    for i, word in enumerate(words):
+        if (word in _NUMBER_WORDS or _NUMBER_RE.fullmatch(word)) and any(
+            _UNIT_RE.fullmatch(unit) for unit in words[i + 1 : i + 3]
+        ):
+            return True
+    return all(_ordinary_word(word) for word in words)
+
+
+def _previous_word(text: str, pos: int) -> str:
+    """The word just before ``pos`` (spaces skipped), lower case."""
+    end = pos
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-_"):
+        start -= 1
+    return text[start:end].lower()
 
 
 def _ordinary_word(value: str) -> bool:
@@ -674,20 +803,19 @@ def _line_value(text: str, start: int, end: int, mode: str) -> Span | None:
         words = [m.span() for _, m in zip(range(2), _WORD_RE.finditer(text, start, end))]
     if not words:
         return None
-    prose = [text[a:b].lower().strip(_WORD_EDGE_PUNCT) in _PROSE_WORDS for a, b in words]
+    plain = [text[a:b].lower().strip(_WORD_EDGE_PUNCT) for a, b in words]
+    prose = [word in _PROSE_WORDS for word in plain]
     whole = mode == "phrase" and not any(prose) or mode == "word" and len(words) == 1
     if whole or mode == "phrase" and len(words) == 1:
-        if len(words) == 1 and prose[0]:
+        if len(words) == 1 and prose[0] or len(words) > 1 and _describes_a_secret(plain):
             return None
         first, last = words[0][0], words[-1][1]
-        while last > first and text[last - 1] in _SENTENCE_END:
-            last -= 1
+        last = _value_end(text, first, last, _SENTENCE_END)
         return (first, last) if last > first else None
     a, b = words[0]
-    while b > a and text[b - 1] in ",;:)" + _SENTENCE_END:
-        b -= 1
+    b = _value_end(text, a, b, ",;:)" + _SENTENCE_END)
     word = text[a:b]
-    if word and _looks_like_password(word) and not _is_reference(word):
+    if word and _looks_like_password(word) and not _is_reference(word) and not _describes_a_secret(plain):
         return a, b
     return None
 
@@ -722,37 +850,45 @@ def _letters_token(value: str, scan: _Scan, end: int) -> bool:
 
 
 def _phrase_spans(scan: _Scan, m: re.Match[str]) -> Iterator[Span]:
-    """The word after "password is" (see the module docstring for the rule)."""
+    """The word after "password is", "pass is" or "API key is" (see the module docstring)."""
     text = scan.text
     if not _left_ok(text, m.start()):
         return
     pos = m.end()
     if pos >= len(text):
         return
+    if m.group("pass") and _previous_word(text, m.start()) in _TICKET_WORDS:
+        return  # "the boarding pass is BA0117" is a flight
     if text[pos] in _QUOTES:
         inside = scan.quoted(pos)
-        if inside is not None and not _is_reference(text[inside[0] : inside[1]]):
-            yield inside
+        if inside is not None:
+            value = text[inside[0] : inside[1]]
+            if not _is_reference(value) and (not m.group("tok") or _random_token(value, 16)):
+                yield inside
         return
     word = _WORD_RE.match(text, pos)
-    if word is None:
-        return
+    if word is None or m.group("tok") and len(word.group()) < 16:
+        return  # (the value is at most the word: too short to look generated)
     start = pos
     end = scan.before_mark(pos, scan.limit(pos, word.end(), spaces=False))
-    while end > start and text[end - 1] in _SENTENCE_END + ":" or (
-        end > start and text[end - 1] == ")" and "(" not in text[start:end]
-    ):
-        end -= 1
+    end = _value_end(text, start, end, _SENTENCE_END + ":")
     value = text[start:end]
     if not value or _is_reference(value) or _is_path(value) or _ordinary_word(value):
+        return
+    if m.group("tok"):
+        # In prose only a value that looks generated is a key ("the token is sha256-hashed" is not).
+        if _random_token(value, 16):
+            yield start, end
         return
     # Trimmed punctuation or a boundary ends the clause; otherwise see if it goes on.
     following = scan.next_word(end) if end == word.end() else None
     if following is not None:
-        if not _looks_like_password(value):
+        if not _looks_like_password(value) or _short_number(value):
             return
         if value.isdigit() and _UNIT_RE.match(text, following):
             return
+    elif m.group("pass") and not _looks_like_password(value):
+        return  # "the pass is Stelvio": a plain word after "pass" is a mountain pass, not a password
     yield start, end
 
 
