@@ -375,6 +375,31 @@ def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
         assert AWS_KEY.encode() not in item.read_bytes()
 
 
+def test_the_credential_corpus_reaches_no_file_through_any_writing_command(home, run_cli):
+    """Every fake credential of the corpus (tests/credential_corpus_data.py) through remember, write, prefer,
+    forget and undo; then every file under the home is searched for every secret."""
+    from credential_corpus_data import CREDENTIALS
+
+    topic = ""
+    for number, credential in enumerate(CREDENTIALS):
+        note = credential.note
+        run_cli("remember", BOT, note)  # a key block longer than one note is refused: nothing written
+        topic += f"- {note}\n" if "\n" not in note else note + "\n"
+        assert run_cli("write", BOT, "memory/keys.md", stdin=topic.encode()).code == 0
+        topic = read(home, "memory/keys.md")
+        if "\n" not in note and len(note) <= 300:
+            assert run_cli("prefer", BOT, note).code in (0, 2)  # 2: one that reads as a dated entry
+        if number % 10 == 0:
+            run_cli("forget", BOT, *note.split()[:6])
+    rows = journal_rows(home)
+    run_cli("undo", BOT, rows[len(rows) // 2]["id"], "--yes")
+    files = [p for p in home.root.rglob("*") if p.is_file()]
+    assert len(files) > 5
+    leaks = [(c.kind, str(p.relative_to(home.root))) for p in files for c in CREDENTIALS
+             if c.secret.encode() in p.read_bytes()]
+    assert leaks == []
+
+
 def test_no_credential_reaches_any_file_through_the_writing_commands(home, run_cli):
     """Every file under the home after remember, write, prefer, forget and undo with credentials in them."""
     secrets = [AWS_KEY, GITHUB_TOKEN, "sk-ant-api03-" + "x7Yq" * 20, "hunter2-Very-Secret"]

@@ -351,7 +351,10 @@ class MemoryUpdate:
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and _same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
-            line = format_dated_entry(today, text, source=f"learned by {bot_name}")
+            try:
+                line = format_dated_entry(today, text, source=f"learned by {bot_name}")
+            except ValueError as exc:  # a preference that reads as an entry's own markers
+                raise MemoryInputError(str(exc)) from None
             base = about.text if about.exists else ABOUT_ME_HEADER
             write = self.store.write(ABOUT_ME_REL, _append(base, line + _newline_of(base)), self.actor,
                                      expected_hash=about.hash)
