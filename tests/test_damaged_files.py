@@ -350,3 +350,63 @@ async def test_the_app_lists_bots_and_opens_a_journal_with_damaged_lines(home):
         lines = list_lines(screen)
         assert "damaged row" in lines[0] and "damaged row" in lines[1]
         assert "not a JSON object" in screen.diff_view.text
+
+
+# ----- conversations and the recall index (files other tools write too) -----
+
+def _chat_file(home: Home) -> Path:
+    from test_conversations import make_chat
+
+    return make_chat(home, BOT_ID, "plans").path
+
+
+@pytest.mark.parametrize("damage", [
+    lambda text: text.replace('"members":[', '"members":5,"x":[', 1),  # the header's members not a list
+    lambda text: text + '{"type":"members","at":"2026-11-30T10:00:00+00:00","members":5}\n',
+    lambda text: text + '{"type":"members","at":"2026-11-30T10:00:00+00:00","members":[5,"x",{"kind":1}]}\n',
+])
+def test_a_damaged_conversation_never_stops_search_or_brief(run_exe, home, damage):
+    path = _chat_file(home)
+    path.write_text(damage(path.read_text()))
+    for argv in (("search", BOT_ID, "--since", "3d"), ("brief", BOT_ID), ("recall", BOT_ID, "plans")):
+        proc = run_exe(*argv)
+        assert b"Traceback" not in proc.stderr and proc.returncode == 0, (argv, proc.stderr)
+
+
+def test_conversation_lines_are_valid_utf8_and_keep_their_bytes(home):
+    from datetime import datetime, timezone
+
+    from omb_tui.core.conversations import Message, append_message, read_conversation
+
+    path = _chat_file(home)
+    odd = b"caf\xc3\xa9 \xff\xfe end".decode("utf-8", "surrogateescape")
+    append_message(path, Message("person", "Ana", datetime(2026, 11, 30, 9, tzinfo=timezone.utc), odd))
+    for line in path.read_bytes().splitlines():
+        json.loads(line.decode("utf-8"))  # strict: every line is valid UTF-8 JSON
+    assert read_conversation(path).messages[-1].text == odd
+
+
+def test_no_conversation_or_index_write_through_a_link(home, tmp_path):
+    from datetime import datetime, timezone
+
+    from omb_tui.core.conversations import Message, append_message
+    from omb_tui.core.recall_index import RecallIndex, index_path
+
+    path = _chat_file(home)
+    target = tmp_path / "elsewhere.ndjson"
+    target.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(target)
+    before = target.read_bytes()
+    with pytest.raises(LinkRefused):
+        append_message(path, Message("person", "Ana", datetime.now(timezone.utc), "hello"))
+    assert target.read_bytes() == before
+
+    index_file = index_path(home, BOT_ID)
+    index_file.parent.mkdir(parents=True, exist_ok=True)
+    outside_index = tmp_path / "index.sqlite"
+    outside_index.write_bytes(b"")
+    index_file.symlink_to(outside_index)
+    with pytest.raises(LinkRefused):
+        RecallIndex(home, BOT_ID).refresh()
+    assert outside_index.read_bytes() == b""

@@ -29,7 +29,8 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .paths import Home, InvalidName, MemoryInputError, NotFound, validate_bot_id
+from .journal import utf8_json
+from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
 from .store import atomic_write_bytes, make_private_dirs
 
 log = logging.getLogger("omb_tui.conversations")
@@ -194,6 +195,13 @@ def parse_time(value: object) -> datetime | None:
     return moment if moment.tzinfo else moment.astimezone()
 
 
+def members_from_json(value: object) -> list[Member]:
+    """The members a line lists; anything that is not a list of members counts as none."""
+    if not isinstance(value, list):
+        return []
+    return [m for m in (Member.from_json(item) for item in value) if m]
+
+
 def header_from_json(data: object, path: Path | None = None) -> Conversation | None:
     """The conversation a header line describes, or None when it is not a usable header."""
     if not isinstance(data, dict) or data.get("type") != "conversation":
@@ -204,7 +212,7 @@ def header_from_json(data: object, path: Path | None = None) -> Conversation | N
         return None
     started = data.get("started_by") if isinstance(data.get("started_by"), dict) else {}
     starter_kind = started.get("kind") if started.get("kind") in STARTERS else "bot"
-    members = [m for m in (Member.from_json(item) for item in data.get("members") or []) if m]
+    members = members_from_json(data.get("members"))
     created = parse_time(data.get("created")) or datetime.fromtimestamp(0).astimezone()
     return Conversation(
         id=conversation_id,
@@ -265,8 +273,7 @@ class ConversationReader:
             return None
         kind = data.get("type", "message")
         if kind == "members":
-            members = [m for m in (Member.from_json(item) for item in data.get("members") or []) if m]
-            self.conversation.members = members
+            self.conversation.members = members_from_json(data.get("members"))
             self.members_changed = True
             return None
         if kind == "title" and isinstance(data.get("title"), str):
@@ -418,7 +425,8 @@ def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_mes
 
 
 def _encode_line(data: dict) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "surrogateescape")
+    # Valid UTF-8 always: a byte that was not UTF-8 is written as its \udcXX escape (as in the journal).
+    return (utf8_json(data, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def create_conversation(home: Home, conversation: Conversation, bot_id: str | None = None) -> Path:
@@ -432,8 +440,9 @@ def create_conversation(home: Home, conversation: Conversation, bot_id: str | No
         folder = chats_dir(home, bot_id)
     make_private_dirs(folder)
     path = folder / f"{conversation.id}.ndjson"
+    refuse_links(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     except FileExistsError:
         raise MemoryInputError(f"The conversation '{conversation.id}' already exists.") from None
     with os.fdopen(fd, "wb") as handle:
@@ -445,7 +454,8 @@ def create_conversation(home: Home, conversation: Conversation, bot_id: str | No
 
 def _append(path: Path, line: bytes) -> None:
     """One write of one whole line with O_APPEND, then the change is noted for readers."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    refuse_links(path)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | _NOFOLLOW)
     try:
         with contextlib.suppress(ImportError, OSError):
             import fcntl
@@ -467,7 +477,7 @@ def note_change(path: Path) -> None:
     """
     feed = path.parent / CHANGES_FILE
     try:
-        fd = os.open(feed, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(feed, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o600)
         try:
             os.write(fd, (path.name + "\n").encode("utf-8", "surrogateescape"))
             size = os.fstat(fd).st_size
@@ -484,6 +494,9 @@ def _encode_message(message: Message) -> bytes:
     from .redact import redact
 
     return _encode_line(dataclasses.replace(message, text=redact(message.text).text).to_json())
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # the last part of a path: a link there fails to open
 
 
 def append_message(path: Path, message: Message) -> None:

@@ -52,7 +52,16 @@ from typing import Callable, Iterable, Iterator
 
 from . import conversations as conv
 from .entries import parse_entries
-from .paths import ARCHIVE_NAME, LOG_DIR, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
+from .paths import (
+    ARCHIVE_NAME,
+    LOG_DIR,
+    MEMORY_DIR,
+    MEMORY_FILE,
+    Home,
+    MemoryInputError,
+    refuse_links,
+    validate_topic_name,
+)
 from .store import decode, make_private_dirs
 from .words import TOKENIZER_VERSION, terms
 
@@ -370,6 +379,8 @@ class RecallIndex:
 
     def _open(self) -> sqlite3.Connection:
         make_private_dirs(self.path.parent)
+        for path in (self.path, *(self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))):
+            refuse_links(path)  # SQLite would follow a link and write the index outside the home
         for attempt in range(2):
             if not self.path.exists():
                 with contextlib.suppress(FileExistsError):
