@@ -4,15 +4,21 @@ Spec: memory.md, "What loads, and the budget" (the gauge follows the draft; line
 marked), "Editing" (saves carry the hash; *<bot> changed this file while you were editing.* with
 Reload and Overwrite with mine; logs read-only but deletable; MEMORY.md emptied, never deleted; topics
 created, renamed and deleted under the name rules), and "Where it lives" (the folder's path is shown,
-since over SSH no file manager can be opened).
+since over SSH no file manager can be opened; nothing unredacted is ever written to the workspace).
+
+Nothing typed is lost: an unsaved draft is kept in a recovery file outside the workspace (core.drafts) a
+moment after typing stops, and offered back when the file is next opened. $EDITOR edits a private copy,
+and what comes back is saved like Ctrl+S: redacted, hash-checked, journaled as the person's edit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import shutil
 import subprocess
+import threading
 
 from textual import on, work
 from textual.worker import get_current_worker
@@ -23,15 +29,18 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...core.budget import gauge
+from ...core.drafts import Draft, Drafts, private_copy
 from ...core.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.store import Actor, FileSnapshot, StaleHash
+from ...core.store import Actor, FileSnapshot, StaleHash, encode, read_text
 from ..styles import style_path
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
+from ..widgets.row_list import when_text
 from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
+EDITABLE_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE)
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
 
@@ -54,11 +63,12 @@ class FilesScreen(BotScreen):
                 tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only "
                         "be emptied)"),
         Binding("ctrl+o", "external_editor", "$EDITOR", id="external-editor",
-                tooltip="Open the file in $EDITOR; the app waits"),
+                tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes"),
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
                 tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
     ]
+    DRAFT_DELAY = 1.0  # seconds after typing stops before the recovery draft is written
 
     def __init__(self) -> None:
         super().__init__()
@@ -71,6 +81,14 @@ class FilesScreen(BotScreen):
         self._focus_list = False
         self._requested: str | None = None
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
+        self._editor = MemoryEditor(id="editor")  # held, so the draft can still be read while the app closes
+        # Recovery drafts: the one this screen keeps on disk (bot id, file), the pending write, and a serial
+        # that every keystroke, save and discard bumps, so a slow write never lands after a newer decision.
+        self._draft_of: tuple[str, str] | None = None
+        self._draft_timer = None
+        self._draft_serial = 0
+        self._draft_lock = threading.Lock()
+        self._offered: set[tuple[str, str, str]] = set()  # drafts offered already (bot, file, saved at)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -79,7 +97,7 @@ class FilesScreen(BotScreen):
             yield OptionList(id="file-list")
             with Vertical(id="editor-pane"):
                 yield Static("", id="conflict-banner")
-                yield MemoryEditor(id="editor")
+                yield self._editor
                 with Vertical(id="draft-pane"):
                     yield Static("Your draft, kept after Reload (copy what you need into the editor above):",
                                  id="draft-title")
@@ -90,6 +108,19 @@ class FilesScreen(BotScreen):
     def on_mount(self) -> None:  # (BotScreen's on_mount runs as well: Textual calls each class's handler)
         self.app.hold_drafts(self)
 
+    def on_unmount(self) -> None:
+        """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
+        if not self.modified:
+            return  # (a draft kept beside the editor after Reload stays on disk: it is offered next time)
+        if self.app.return_code == 0:
+            self._discard_draft()
+            return
+        self._cancel_pending_draft()
+        try:
+            Drafts(self.app.home, self.app.bot_id).keep(self.current.rel, self.editor.text, self.current.hash)
+        except (OSError, MemoryInputError):
+            pass  # the draft written a moment after the last keystroke is on disk already
+
     def unsaved_draft(self) -> str | None:
         if not self.modified:
             return None
@@ -98,7 +129,7 @@ class FilesScreen(BotScreen):
     # ----- state -----
     @property
     def editor(self) -> MemoryEditor:
-        return self.query_one("#editor", MemoryEditor)
+        return self._editor
 
     @property
     def modified(self) -> bool:
@@ -108,8 +139,8 @@ class FilesScreen(BotScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self.current.kind if self.current else None
-        if action == "save":
-            return kind in (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE) or None
+        if action in ("save", "external_editor"):
+            return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
             return kind is FileKind.TOPIC or None
         if action == "delete_file":
@@ -119,6 +150,9 @@ class FilesScreen(BotScreen):
     # ----- loading -----
     def reload(self, *, bot_changed: bool) -> None:
         if bot_changed:
+            if self.modified:  # the person was asked, and chose to lose the draft
+                self._discard_draft()
+            self._forget_draft()
             # Nothing of the previous bot stays on screen while this one is read (or if it cannot be).
             self._focus_list = True
             self.current = None
@@ -153,12 +187,14 @@ class FilesScreen(BotScreen):
         target = select or self._requested or (self.current.rel if self.current else MEMORY_FILE)
         snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
         memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
+        draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
         self.app.call_from_thread(self._show_files, files, snapshot, memory_text, bot.name,
-                                  str(bot.store.workspace))
+                                  str(bot.store.workspace), draft)
 
-    def _show_files(self, files, snapshot: FileSnapshot, memory_text: str, bot_name: str, folder: str) -> None:
+    def _show_files(self, files, snapshot: FileSnapshot, memory_text: str, bot_name: str, folder: str,
+                    draft: Draft | None) -> None:
         self.bot_name = bot_name
         self.folder = folder
         self.files = files
@@ -169,14 +205,15 @@ class FilesScreen(BotScreen):
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
-        self._take_snapshot(snapshot, memory_text)
+        self._take_snapshot(snapshot, memory_text, draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
             option_list.focus()
             self._focus_list = False
 
-    def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None) -> None:
-        """Show a file read from disk, unless the editor holds unsaved changes to it."""
+    def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
+                       draft: Draft | None = None) -> None:
+        """Show a file read from disk, unless the editor holds unsaved changes to it; offer its kept draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
@@ -197,6 +234,8 @@ class FilesScreen(BotScreen):
         self._update_gauge(memory_text)
         self._status()
         self.refresh_bindings()
+        if draft is not None:
+            self._offer_draft_once(draft)
 
     def _update_gauge(self, memory_text: str | None) -> None:
         editing_memory = self.current is not None and self.current.kind is FileKind.MEMORY
@@ -228,6 +267,8 @@ class FilesScreen(BotScreen):
         return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
 
     def _hide_draft(self) -> None:
+        if self._draft_of == (self.app.bot_id, self.kept_draft_rel):
+            self._forget_draft()  # its recovery file stays, and is offered when the file opens again
         self.kept_draft = self.kept_draft_rel = None
         self.query_one("#draft-pane").display = False
 
@@ -266,14 +307,110 @@ class FilesScreen(BotScreen):
                               yes="Discard changes"))
             if not keep:
                 return
+            self._discard_draft()
         snapshot = self.bot.store.read(rel)
         self.current = None
-        self._take_snapshot(snapshot, self.bot.memory_text())
+        self._take_snapshot(snapshot, self.bot.memory_text(), self._find_draft(snapshot))
 
     @on(TextArea.Changed, "#editor")
     def _draft_changed(self) -> None:
         self._update_gauge(None)
         self._status()
+        self._follow_draft()
+
+    # ----- recovery drafts: typing is on disk (outside the workspace) before anything can lose it -----
+    def _follow_draft(self) -> None:
+        """After each change: keep the draft a moment after typing stops, or drop it once back to the file."""
+        self._cancel_pending_draft()
+        if self.modified:
+            self._draft_timer = self.set_timer(self.DRAFT_DELAY, self._keep_draft)
+        elif self.current and self.kept_draft is None and self._draft_of == (self.app.bot_id, self.current.rel):
+            self._discard_draft()  # undone back to the file's own text: nothing left to recover
+
+    def _cancel_pending_draft(self) -> None:
+        self._draft_serial += 1
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+            self._draft_timer = None
+
+    def _keep_draft(self) -> None:
+        self._draft_timer = None
+        if self.modified:
+            self._draft_of = (self.app.bot_id, self.current.rel)
+            self._write_draft(self._draft_serial, Drafts(self.app.home, self.app.bot_id), self.current.rel,
+                              self.editor.text, self.current.hash)
+
+    @work(thread=True, exit_on_error=False, group="draft")
+    def _write_draft(self, serial: int, drafts: Drafts, rel: str, text: str, based_on: str | None) -> None:
+        with self._draft_lock:
+            if serial != self._draft_serial:  # typed on, saved or discarded meanwhile: this text is old
+                return
+            try:
+                drafts.keep(rel, text, based_on)
+            except OSError as exc:
+                self.app.call_from_thread(self.notify, f"Your draft could not be kept for recovery: "
+                                          f"{exc.strerror or exc}.", severity="warning")
+
+    def _discard_draft(self) -> None:
+        """The draft was saved, or the person chose to lose it: its recovery file goes too."""
+        self._cancel_pending_draft()
+        if self._draft_of is None:
+            return
+        bot_id, rel = self._draft_of
+        self._draft_of = None
+        with self._draft_lock:  # waits at most for one draft being written
+            try:
+                Drafts(self.app.home, bot_id).discard(rel)
+            except OSError as exc:
+                self.notify(f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
+                            severity="warning")
+
+    def _forget_draft(self) -> None:
+        """Stop keeping the draft, leaving its recovery file to be offered when the file opens again."""
+        self._cancel_pending_draft()
+        self._draft_of = None
+
+    def _find_draft(self, snapshot: FileSnapshot) -> Draft | None:
+        if snapshot.kind not in EDITABLE_KINDS:
+            return None
+        return Drafts(self.app.home, self.app.bot_id).find(snapshot.rel)
+
+    def _offer_draft_once(self, draft: Draft) -> None:
+        bot_id = self.app.bot_id
+        key = (bot_id, draft.rel, draft.saved_at)
+        if key in self._offered or self._draft_of == (bot_id, draft.rel) or self.current.rel != draft.rel:
+            return  # asked already this session, or the draft is this screen's own, still on show
+        if draft.text in (self.current.text, self.editor.text):
+            Drafts(self.app.home, bot_id).discard(draft.rel)  # the file holds it already
+            return
+        self._offered.add(key)
+        self.offer_draft(draft)
+
+    @work(exclusive=True, exit_on_error=False, group="offer-draft")
+    async def offer_draft(self, draft: Draft) -> None:
+        from .draft_found import DraftFoundDialog
+
+        changed = draft.based_on != self.current.hash
+        note = (f"{self.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
+                if changed else "")
+        choice = await self.app.push_screen_wait(DraftFoundDialog(
+            f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
+            note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
+        drafts = Drafts(self.app.home, self.app.bot_id)
+        if choice == "discard":
+            drafts.discard(draft.rel)
+        elif choice == "restore":
+            if self.current is None or self.current.rel != draft.rel or self.modified or self.editor.read_only:
+                self.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
+                            severity="warning")
+                return
+            if changed:  # saved with the hash it was typed over, so the usual conflict decides
+                self.current = dataclasses.replace(self.current, hash=draft.based_on)
+                self._banner(f"{self.bot_name} changed this file since your draft was kept. "
+                             "Save to choose: Reload or Overwrite with mine.")
+            self._draft_of = (self.app.bot_id, draft.rel)
+            self.editor.replace(draft.text, (0, 0), self.editor.document.end)  # undoable, like typing
+            self.editor.focus()
 
     # ----- actions -----
     def action_focus_list(self) -> None:
@@ -289,7 +426,10 @@ class FilesScreen(BotScreen):
         if not self.modified:
             self.notify("No changes to save.", timeout=2)
             return
-        text = self.editor.text
+        await self._save(self.editor.text)
+
+    async def _save(self, text: str) -> None:
+        """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
         try:
             result = self.bot.store.write(self.current.rel, text, PERSON, expected_hash=self.current.hash)
         except StaleHash as stale:
@@ -301,6 +441,7 @@ class FilesScreen(BotScreen):
         saved = self.bot.store.read(self.current.rel)
         if result.redactions:
             self.notify(f"{result.redactions} credential(s) were redacted before saving.", severity="warning")
+        self._discard_draft()
         self.current = None
         self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
         self.notify(f"Saved {saved.rel}.", timeout=2)
@@ -311,6 +452,7 @@ class FilesScreen(BotScreen):
         choice = await self.app.push_screen_wait(ConflictDialog(self.bot_name))
         if choice == "overwrite":
             self.bot.store.write(stale.rel, draft, PERSON, expected_hash=stale.current_hash)
+            self._discard_draft()
             saved = self.bot.store.read(stale.rel)
             self.current = None
             self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
@@ -399,6 +541,8 @@ class FilesScreen(BotScreen):
                               "(Undo is in the journal.)", yes="Empty MEMORY.md")):
                 return
             self.bot.store.write(rel, "", PERSON, expected_hash=target.hash)
+            if is_open:
+                self._discard_draft()
             self.current = None
             self.show_file(MEMORY_FILE)
             return
@@ -415,26 +559,48 @@ class FilesScreen(BotScreen):
             return
         self.notify(f"Deleted {rel}.")
         if is_open:
+            self._discard_draft()
             self.current = None
             self.show_file(MEMORY_FILE)
         else:
             self.load_files(select=None)
 
-    def action_external_editor(self) -> None:
-        if self.current is None:
-            return
-        if self.modified:
-            self.notify("Save or reload first: the editor holds unsaved changes.", severity="warning")
+    @work(exclusive=True, exit_on_error=False, group="save")
+    async def action_external_editor(self) -> None:
+        """$EDITOR edits a private copy of the draft (never the file itself); what comes back is saved
+        like Ctrl+S, so it is redacted, hash-checked and journaled as the person's edit."""
+        if self.current is None or self.current.kind not in EDITABLE_KINDS:
             return
         command = _editor_command()
         if command is None:
             self.notify("Set $EDITOR (or $VISUAL) to open files in your editor.", severity="warning")
             return
-        path = self.bot.store.resolve(self.current.rel).path
-        with self.app.suspend():
-            subprocess.call([*command, str(path)])
-        # The edit is journaled as changed outside the app by the look that reload does.
-        self.load_files(select=self.current.rel)
+        opened = self.current
+        # Untouched, the editor gets the file's own bytes (mixed line endings, bytes that are not UTF-8).
+        sent = self.editor.text if self.modified else opened.text
+        with private_copy(opened.rel, encode(sent)) as copy:
+            try:
+                with self.app.suspend():
+                    exit_code = subprocess.call([*command, str(copy)])
+            except OSError as exc:
+                self.notify(f"{command[0]} could not be started: {exc.strerror or exc}.", severity="error")
+                return
+            if exit_code != 0:
+                self.notify(f"{command[0]} exited with an error (code {exit_code}); nothing was saved.",
+                            severity="warning")
+                return
+            returned = read_text(copy)
+        if returned == opened.text:
+            if self.modified:  # the unsaved changes were taken out in the editor
+                self._discard_draft()
+                self.current = None
+                self._take_snapshot(opened)
+            self.notify("No changes to save.", timeout=2)
+            return
+        if _editable_text(returned) and not self.editor.read_only:
+            # In the editor first: if the save is refused or cancelled, the text stays there, unsaved.
+            self.editor.replace(returned, (0, 0), self.editor.document.end)
+        await self._save(returned)
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_reload_file(self) -> None:
@@ -442,10 +608,12 @@ class FilesScreen(BotScreen):
 
         if self.current is None:
             return
-        if self.modified and not await self.app.push_screen_wait(
-            ConfirmDialog("Throw away your unsaved changes and read the file again?", yes="Reload")
-        ):
-            return
+        if self.modified:
+            if not await self.app.push_screen_wait(
+                ConfirmDialog("Throw away your unsaved changes and read the file again?", yes="Reload")
+            ):
+                return
+            self._discard_draft()
         rel = self.current.rel
         self.current = None
         self.load_files(select=rel)

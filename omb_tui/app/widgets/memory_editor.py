@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.geometry import Offset
 from textual.widgets import TextArea
 from textual.widgets.text_area import TextAreaTheme
 
@@ -44,6 +45,14 @@ class MemoryEditor(TextArea):
 
     def action_document_end(self) -> None:
         self.move_cursor(self.document.end)
+
+    def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
+        # Textual 8.2.8's undo puts the shorter text back before the cursor, so a scrollbar that goes away
+        # in between scrolls to the old cursor, past the last line: ValueError, and the app closed with the
+        # draft (undo after a long paste; Textual issue #6686). The undo scrolls to the restored cursor next.
+        if self.cursor_location[0] >= self.document.line_count:
+            return Offset(0, 0)
+        return super().scroll_cursor_visible(center, animate)
 
     @property
     def cut_line(self) -> int | None:

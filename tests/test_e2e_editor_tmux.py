@@ -1,0 +1,83 @@
+"""End to end, in a real terminal (tmux): a bracketed paste then undo keeps the app and the draft, and Ctrl+O
+hands the terminal to $EDITOR on a private copy, then saves what comes back like Ctrl+S.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import time
+
+import pytest
+
+from omb_tui.core.paths import Home
+from omb_tui.core.settings import BotSettings, save_bot_settings
+from omb_tui.core.store import Actor, MemoryStore
+
+from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)
+
+ORIGINAL = "- 2026-11-01 · likes short replies\n"
+PASSWORD = "hunter2-Quokka-77"
+EDITOR_SCRIPT = f"""\
+import sys
+with open(sys.argv[1], "a", encoding="utf-8") as handle:
+    handle.write("- wifi password: {PASSWORD}\\n")
+"""
+
+
+@pytest.fixture
+def app_in_tmux(tmp_path):
+    socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
+    session = "omb-e2e-editor"
+    home = Home(tmp_path / "home")
+    home.workspace("scout").mkdir(parents=True)
+    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
+    MemoryStore(home, "scout").write("MEMORY.md", ORIGINAL, Actor("bot", "during a task"))
+    script = tmp_path / "editor.py"
+    script.write_text(EDITOR_SCRIPT)
+    editor = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+                    "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=1", "VISUAL=", f"EDITOR={editor}",
+                    str(OMB), "--home", str(home.root)], check=True)
+    pane = Pane(session, socket)
+    pane.wait_for("1 bot(s) in")
+    pane.keys("Enter")  # open scout
+    pane.wait_for("only the first 200 lines load each turn")
+    pane.keys("Enter")  # into MEMORY.md's editor
+    pane.wait_for("Folder:")
+    time.sleep(0.3)
+    yield pane, home
+    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
+
+
+def test_a_bracketed_paste_then_undo_keeps_the_app_running(app_in_tmux):
+    pane, home = app_in_tmux
+    pane.keys("C-End")
+    pasted = "".join(f"- pasted line {n}\n" for n in range(30))
+    pane.tmux("set-buffer", "--", pasted)
+    pane.tmux("paste-buffer", "-p", "-t", pane.session)  # -p: bracketed, as the terminal pastes
+    pane.wait_for("- pasted line 29")
+    pane.wait_for("modified")
+    pane.keys("C-z", "C-z", "C-z")
+    screen = pane.wait_for("MEMORY.md · saved")  # undone back to the file: nothing left unsaved
+    assert "Traceback" not in screen and "pasted line" not in screen
+    pane.keys("C-y")  # redo: the paste is back, unsaved
+    pane.wait_for("- pasted line 29")
+    pane.keys("C-q")
+    pane.wait_for("Quit and lose them?")
+    pane.keys("C-q")
+    assert pane.exited()
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == ORIGINAL
+
+
+def test_ctrl_o_saves_what_the_editor_wrote_redacted_as_the_persons_edit(app_in_tmux):
+    pane, home = app_in_tmux
+    pane.keys("C-o")
+    pane.wait_for("Saved MEMORY.md")
+    text = (home.workspace("scout") / "MEMORY.md").read_text()
+    assert text.startswith(ORIGINAL + "- wifi password: «redacted") and PASSWORD not in text
+    newest = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+    assert (newest.who, newest.how) == ("person", "in Settings")
+    pane.keys("C-q")
+    assert pane.exited()
