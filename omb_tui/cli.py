@@ -108,10 +108,11 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 def cmd_prompt(args: argparse.Namespace) -> int:
     bot = _bot(args)
-    if not bot.settings.memory:
+    loaded = bot.loaded_prompt(args.as_of)
+    if not loaded.memory_on:
         print(f"Memory is switched off for {bot.id}: nothing loads.", file=sys.stderr)
         return 0
-    _write_text(bot.prompt(args.as_of))
+    _write_text(loaded.block)
     return 0
 
 

@@ -147,6 +147,16 @@ async def test_the_screen_shows_the_bot_and_the_app_wide_config(tmp_path):
         assert str(screen.query_one("#label-switch-upkeep", Static).content) == "Memory upkeep: off"
 
 
+async def test_an_empty_helper_in_the_environment_is_shown_as_winning_over_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMB_HELPER_INSTANCE", "")
+    home = build_home(tmp_path / "home")
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await open_settings(pilot)
+        config = text_of(screen, "#settings-config")
+        assert "none set" in config and "(from OMB_HELPER_INSTANCE, which wins over the file)" in config
+
+
 async def test_a_broken_settings_file_shows_its_error_and_is_never_written(tmp_path):
     broken = '{"name": "Scout", "memory": '
     home = build_home(tmp_path / "home", settings=broken)

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 import pytest
 
 from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
-from omb_tui.core.bot import Bot
+from omb_tui.core.bot import Bot, LoadedPrompt
 from omb_tui.core.paths import Home
 
 TODAY = date.today()
@@ -186,6 +186,7 @@ def test_prompt_of_a_bot_with_memory_off_loads_nothing(run_cli, home):
     result = run_cli("prompt", BOT_ID)
     assert result.code == 0 and result.out == ""
     assert "switched off" in result.err
+    assert Bot(home, BOT_ID).loaded_prompt(TODAY) == LoadedPrompt(memory_on=False, block="")  # core decides
 
 
 def test_gauge_json_keys_and_values(run_cli):

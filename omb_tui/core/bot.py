@@ -31,6 +31,12 @@ class BotSummary:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class LoadedPrompt:
+    memory_on: bool  # "Let this bot use memory"; off, nothing loads
+    block: str  # the memory block as it goes into the system prompt; empty when memory is off
+
+
 class Bot:
     def __init__(self, home: Home, bot_id: str, *, must_exist: bool = True) -> None:
         validate_bot_id(bot_id)
@@ -73,12 +79,15 @@ class Bot:
             infos.append(read_topic_info(path.name, text))
         return infos
 
+    def loaded_prompt(self, as_of: date | None = None) -> LoadedPrompt:
+        """What loads into the system prompt on that date, with the memory switch read once to decide it."""
+        memory_on = self.settings.memory
+        block = prompt_block_if_enabled(memory_on, self.memory_text(), self.topics(), as_of or date.today())
+        return LoadedPrompt(memory_on, block)
+
     def prompt(self, as_of: date | None = None) -> str:
-        """The memory block exactly as it loads into the system prompt on that date."""
-        settings = self.settings
-        if not settings.memory:
-            return ""
-        return prompt_block_if_enabled(True, self.memory_text(), self.topics(), as_of or date.today())
+        """The memory block exactly as it loads into the system prompt on that date; empty when memory is off."""
+        return self.loaded_prompt(as_of).block
 
     def summary(self) -> BotSummary:
         try:

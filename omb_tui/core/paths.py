@@ -113,10 +113,6 @@ class MemoryPath:
     path: Path
     kind: FileKind
 
-    @property
-    def writable_by_editor(self) -> bool:
-        return self.kind in (FileKind.MEMORY, FileKind.TOPIC)
-
 
 def classify(rel: str) -> tuple[str, FileKind]:
     """Normalise a workspace-relative path and say which memory file it is; refuse anything else."""

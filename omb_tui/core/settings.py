@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .paths import Home, MemoryInputError, refuse_links, validate_bot_id
-from .store import read_text, write_private_json
+from .store import home_lock, read_text, write_private_json
 
 DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
 DEFAULT_TIDY_HOUR = 3
@@ -107,11 +107,28 @@ def load_bot_settings(home: Home, bot_id: str) -> BotSettings:
 
 
 def save_bot_settings(home: Home, settings: BotSettings) -> None:
+    """Write every field of `settings`, keeping keys this tool does not know.
+
+    To change one switch, use update_bot_settings: it reads the fields it does not change under the same lock.
+    """
     path = home.settings_path(settings.id)
-    existing = _read_json(path) if path.exists() else None
-    merged = dict(existing) if isinstance(existing, dict) else {}
-    merged.update(settings.to_json())  # keep keys this tool does not know
-    write_private_json(path, merged)
+    with home_lock(home):  # the merge with the file on disk is a read-modify-write too
+        existing = _read_json(path) if path.exists() else None
+        merged = dict(existing) if isinstance(existing, dict) else {}
+        merged.update(settings.to_json())
+        write_private_json(path, merged)
+
+
+def update_bot_settings(home: Home, bot_id: str, **changes: object) -> BotSettings:
+    """Change some fields of a bot's settings (e.g. `memory=False`), keeping every other key; the saved settings.
+
+    The read and the write hold the home lock, which other processes respect too, so two changes made at once
+    to different switches both stay. A file that cannot be read raises BrokenFile and is never written.
+    """
+    with home_lock(home):
+        settings = replace(load_bot_settings(home, bot_id), **changes)
+        save_bot_settings(home, settings)
+    return settings
 
 
 @dataclass
@@ -127,6 +144,7 @@ class AppConfig:
     room_memory_capture: bool = False
     capture_quiet_ms: int = DEFAULT_CAPTURE_QUIET_MS
     tidy_hour: int = DEFAULT_TIDY_HOUR
+    helper_from_environment: bool = False  # OMB_HELPER_INSTANCE is set: it wins over config.json's helper
     raw: dict = field(default_factory=dict)
 
 
@@ -145,7 +163,8 @@ def load_config(home: Home, environ: dict[str, str] | None = None) -> AppConfig:
     instance_id = _text_or_null(raw_helper, "instanceId", path, "helper's ")
     model = _text_or_null(raw_helper, "model", path, "helper's ")
     helper = HelperModel(instance_id, model) if instance_id else None
-    if "OMB_HELPER_INSTANCE" in environ:
+    helper_from_environment = "OMB_HELPER_INSTANCE" in environ
+    if helper_from_environment:
         instance = environ["OMB_HELPER_INSTANCE"].strip()
         # An empty OMB_HELPER_INSTANCE switches a saved helper off.
         helper = HelperModel(instance, environ.get("OMB_HELPER_MODEL") or None) if instance else None
@@ -161,6 +180,7 @@ def load_config(home: Home, environ: dict[str, str] | None = None) -> AppConfig:
         room_memory_capture=_bool(features, "roomMemoryCapture", False, path),
         capture_quiet_ms=quiet,
         tidy_hour=tidy_hour,
+        helper_from_environment=helper_from_environment,
         raw=data,
     )
 

@@ -26,12 +26,17 @@ class BotScreen(NotifyWorkerErrors, Screen):
 
     _shown_bot: str | None = None
     _stale = True
+    _open_bot = None  # the Bot built for the open bot, until another bot opens or files change on disk
 
     @property
     def bot(self):
-        from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
+        """The open bot, built once: again when another bot opens, or after files change (it may be gone)."""
+        bot = self._open_bot
+        if bot is None or bot.id != self.app.bot_id:
+            from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
 
-        return Bot(self.app.home, self.app.bot_id)
+            bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
+        return bot
 
     def on_mount(self) -> None:
         self.watch(self.app, "memory_version", self._disk_changed, init=False)
@@ -48,6 +53,7 @@ class BotScreen(NotifyWorkerErrors, Screen):
 
     def _disk_changed(self) -> None:
         self._stale = True
+        self._open_bot = None  # built again on next use, which checks the bot still exists
         if self.is_current:
             self._refresh_now()
 

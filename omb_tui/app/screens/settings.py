@@ -11,8 +11,6 @@ its error and never written.
 
 from __future__ import annotations
 
-import os
-import threading
 from dataclasses import dataclass, replace
 
 from rich.table import Table
@@ -23,7 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Static, Switch
 
-from ...core.settings import AppConfig, BotSettings, load_bot_settings, load_config, save_bot_settings
+from ...core.settings import AppConfig, BotSettings, load_bot_settings, load_config, update_bot_settings
 from ..styles import style_path
 from .base import BotScreen
 
@@ -75,7 +73,6 @@ class SettingsView:
     settings_error: str | None
     config: AppConfig | None
     config_error: str | None
-    helper_from_environment: bool
     workspace: str
     journal: str
     settings_file: str
@@ -120,7 +117,6 @@ class SettingsScreen(BotScreen):
     def __init__(self) -> None:
         super().__init__()
         self.view: SettingsView | None = None
-        self._save_lock = threading.Lock()  # two quick toggles must not interleave read-modify-write
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -177,7 +173,6 @@ class SettingsScreen(BotScreen):
             settings_error=settings_error,
             config=config,
             config_error=config_error,
-            helper_from_environment="OMB_HELPER_INSTANCE" in os.environ,
             workspace=str(home.workspace(bot_id)),
             journal=str(home.journal_path(bot_id)),
             settings_file=str(home.settings_path(bot_id)),
@@ -243,7 +238,7 @@ class SettingsScreen(BotScreen):
             helper = "none set: jobs an engine cannot write fall back (no helper)"
         else:
             helper = config.helper.instance_id + (f" · {config.helper.model}" if config.helper.model else "")
-        if view.helper_from_environment:
+        if config.helper_from_environment:
             helper += " (from OMB_HELPER_INSTANCE, which wins over the file)"
         return _facts_table([
             ("Helper model", f"{helper}  · helper"),
@@ -284,15 +279,11 @@ class SettingsScreen(BotScreen):
 
     @work(thread=True, exit_on_error=False, group="save-settings")
     def save_switch(self, field: str, value: bool) -> None:
-        home, bot_id = self.app.home, self.app.bot_id
-        with self._save_lock:
-            try:
-                settings = load_bot_settings(home, bot_id)  # read again: the file may have changed since
-                setattr(settings, field, value)
-                save_bot_settings(home, settings)
-            except Exception as exc:
-                self.app.call_from_thread(self._refused, field, value, str(exc))
-                return
+        try:  # core reads the file again and writes under the home lock: no other change is lost
+            settings = update_bot_settings(self.app.home, self.app.bot_id, **{field: value})
+        except Exception as exc:
+            self.app.call_from_thread(self._refused, field, value, str(exc))
+            return
         self.app.call_from_thread(self._saved, settings, field)
 
     def _saved(self, settings: BotSettings, field: str) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from ...core.journal import HOW_UNDO
 from .journal_list import DamagedLine, ShownRow, when_text
+from .row_list import printable
 
 ADDED = "$text-success on $success-muted"
 REMOVED = "$text-error on $error-muted"
@@ -22,9 +23,8 @@ MUTED = "$foreground-muted"
 
 
 def _clean(text: object) -> str:
-    """Text safe to show: undecodable bytes and control characters replaced."""
-    text = str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return "".join(ch if ch.isprintable() or ch in "\t" else "�" for ch in text)
+    """A row's text as drawn here: tabs kept (the diff's own tabs are spaces by then)."""
+    return printable(text, keep="\t")
 
 
 def diff_lines(diff: str) -> list[Content]:

@@ -7,7 +7,6 @@ together; nothing here decides the budget itself.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
@@ -19,6 +18,7 @@ from textual.widgets import Static
 
 from ...core.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, LoadCut, load_cut
 from ...core.entries import line_content, parse_entries
+from .row_list import printable
 
 LOADING = "loading"
 EXPIRED = "expired"
@@ -95,18 +95,10 @@ def memory_load(text: str, as_of: date, *, memory_on: bool = True) -> MemoryLoad
                 state = EXPIRED
             else:
                 state = LOADING
-            lines.append(MemoryLine(number, shown_text(line_content(raw)), state, entry.until if expired else None,
+            shown = printable(line_content(raw), keep="\t", controls_only=True)  # the line as written
+            lines.append(MemoryLine(number, shown, state, entry.until if expired else None,
                                     ends_entry=position == entry.line_count))
     return MemoryLoad(tuple(lines), cut, as_of, memory_on)
-
-
-def shown_text(text: str) -> str:
-    """A line as it can be drawn: bytes that are not UTF-8 and control characters become U+FFFD."""
-    if any("\udc80" <= ch <= "\udcff" for ch in text):
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if text.isprintable():
-        return text
-    return "".join("\ufffd" if ch != "\t" and unicodedata.category(ch) == "Cc" else ch for ch in text)
 
 
 class LoadPreview(Static):

@@ -9,6 +9,7 @@ scroll (a column header).
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import ClassVar
 
@@ -149,10 +150,22 @@ class RowList(ScrollView, can_focus=True, inherit_bindings=False):
         self.forget_drawn()
 
 
-def printable(text: str) -> str:
-    """Text safe to draw: no control characters, no undecodable bytes."""
-    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return "".join(ch if ch.isprintable() else "�" for ch in text) if not text.isprintable() else text
+def printable(text: object, *, keep: str = "", controls_only: bool = False) -> str:
+    """Text safe to draw, the app's one rule: bytes that are not UTF-8 and unprintable characters become U+FFFD.
+
+    By default every character that is not printable goes (controls, format characters, separators), which
+    keeps a cell of fixed width exact. `controls_only` replaces only control characters, for a file's own
+    line shown as written (a zero-width joiner or a no-break space stays). `keep` names characters to leave,
+    such as a tab.
+    """
+    text = str(text)
+    if any("\udc80" <= ch <= "\udcff" for ch in text):  # undecodable bytes, kept as surrogate escapes
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if text.isprintable():
+        return text
+    if controls_only:
+        return "".join("\ufffd" if ch not in keep and unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return "".join(ch if ch.isprintable() or ch in keep else "\ufffd" for ch in text)
 
 
 def fit(text: str, width: int) -> str:

@@ -1,0 +1,36 @@
+"""BotScreen, the base of every per-bot screen: the open bot is built once, not on every use."""
+
+from __future__ import annotations
+
+import pytest
+
+from omb_tui.app.app import make_app
+from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.paths import Home, NotFound
+from omb_tui.core.store import Actor, MemoryStore
+
+from app_helpers import settle
+
+PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
+
+
+async def test_the_open_bot_is_built_once_and_again_for_another_bot_or_after_a_change_on_disk(tmp_path):
+    home = Home(tmp_path / "home")
+    for bot_id in ("scout", "quill"):
+        home.workspace(bot_id).mkdir(parents=True)
+        MemoryStore(home, bot_id).write("MEMORY.md", f"- {bot_id} notes\n", PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        first = screen.bot
+        assert first.id == "scout" and screen.bot is first  # one Bot for every use while nothing changes
+        app.open_bot("quill")
+        await settle(pilot)
+        assert screen.bot.id == "quill"
+        (home.workspace("quill") / "MEMORY.md").unlink()
+        home.workspace("quill").rmdir()  # the bot is gone: the next use after the change says so
+        app.memory_version += 1
+        await settle(pilot)
+        with pytest.raises(NotFound):
+            screen.bot
