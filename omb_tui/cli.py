@@ -66,10 +66,13 @@ def _write_text(text: str) -> None:
 
 
 def _day(value: str) -> date:
+    """The core's day parser for argparse, which shows only an ArgumentTypeError's words (and adds the period)."""
+    from .core.when import parse_day
+
     try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{value}' is not a date; use YYYY-MM-DD") from None
+        return parse_day(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
 
 
 def _bot(args: argparse.Namespace):

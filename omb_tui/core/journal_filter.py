@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import NamedTuple
 
 from .journal import JournalRow, decode_line
-from .when import local_time
+from .when import RELATIVE_DAYS, local_time, parse_day
 
 FILTER_FIELDS = ("file", "who", "how", "chat", "day")
 FILTER_SYNTAX = (
@@ -228,9 +228,8 @@ def _split(text: str) -> list[str]:
 
 
 def _day_value(value: str) -> str:
+    """day:today and day:yesterday as dates; anything else as typed (it may be a month, or half a date)."""
     value = value.casefold()
-    if value == "today":
-        return date.today().isoformat()
-    if value == "yesterday":
-        return (date.today() - timedelta(days=1)).isoformat()
+    if value in RELATIVE_DAYS:
+        return parse_day(value, today=date.today()).isoformat()
     return value
