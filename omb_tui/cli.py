@@ -234,6 +234,8 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
+    from .core.when import when_text
+
     bot = _bot(args)
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be 1 or more.")
@@ -246,7 +248,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     for row in rows:
         chat = f' from chat "{row.chat}"' if row.chat else ""
         undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
-        print(f"{row.id}  {row.at[:19].replace('T', ' ')}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
+        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
     return 0
 
 

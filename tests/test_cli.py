@@ -10,12 +10,14 @@ import hashlib
 import json
 import os
 import stat
+import time
 from datetime import date, timedelta
 
 import pytest
 
 from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 from omb_tui.core.bot import Bot
+from omb_tui.core.journal import Journal, JournalRow
 from omb_tui.core.paths import Home
 
 TODAY = date.today()
@@ -413,6 +415,33 @@ def test_journal_of_a_quiet_bot_is_empty(run_cli):
 
 def test_journal_limit_must_be_positive(run_cli):
     assert "--limit" in one_line_error(run_cli("journal", BOT_ID, "--limit", "0"))
+
+
+@pytest.fixture
+def local_zone(monkeypatch):
+    """A local zone an hour east of UTC in winter, so local and UTC times differ."""
+    monkeypatch.setenv("TZ", "Europe/Amsterdam")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def fixed_journal_row(number: int, at: str, **fields) -> JournalRow:
+    values = dict(id=f"{number:08x}-0001", at=at, bot=BOT_ID, who="bot", how="during a task", file="MEMORY.md",
+                  before_hash="a" * 64, after_hash="b" * 64, diff="-- likes tea\n+- likes coffee\n",
+                  before_text="# Memory\n- likes tea\n", undoable=True, chat="Plans")
+    values.update(fields)
+    return JournalRow(**values)
+
+
+def test_journal_shows_local_time_like_the_app_and_json_keeps_utc(run_cli, home, local_zone):
+    row = fixed_journal_row(1, "2026-11-30T08:12:41.000+00:00")
+    Journal(home.journal_path(BOT_ID)).append(row)
+    text = run_cli("journal", BOT_ID)
+    assert text.code == 0
+    assert f"{row.id}  2026-11-30 09:12  MEMORY.md" in text.out  # written at 08:12 UTC, shown as the app does
+    assert journal_rows(run_cli)[0]["at"] == "2026-11-30T08:12:41.000+00:00"
 
 
 # ----- undo -----
