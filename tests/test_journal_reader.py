@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from datetime import datetime, timezone
 
 import pytest
 
@@ -130,3 +131,22 @@ def test_a_filter_matches_on_every_term():
     for text, wanted in (("who:bot day:2026-11-30", True), ("travel plans", True), ("day:2026-11-29", False),
                          ("who:person", False), ("day:2026-11 file:travel", True), ("chat:follow", False)):
         assert JournalFilter.parse(text).matches_line(line, 0, len(line)) is wanted, text
+
+
+def test_since_keeps_rows_written_at_that_moment_or_later():
+    since = datetime(2026, 11, 30, 8, 15, 0, 500, tzinfo=timezone.utc)  # half a millisecond after 08:15:00.000
+    journal_filter = JournalFilter().with_since(since)
+    for at, wanted in (("2026-11-30T08:15:00.000+00:00", False), ("2026-11-30T08:15:00.001+00:00", True),
+                       ("2026-11-30T09:15:00.000+01:00", False), ("2026-11-30T09:15:01+01:00", True)):
+        line = journal_row(1, at=at).to_json().encode()
+        assert journal_filter.matches_line(line, 0, len(line)) is wanted, at
+    assert not journal_filter.empty and JournalFilter().with_since(None).empty
+
+
+def test_filtered_rows_are_read_newest_first_up_to_the_limit(tmp_path):
+    journal = Journal(tmp_path / "scout.ndjson")
+    for number in range(1, 8):
+        journal.append(journal_row(number, who="person" if number % 2 else WHO_BOT))
+    assert [row.id[:8] for row in JournalFilter.parse("who:person").rows(journal, limit=3)] == [
+        "00000007", "00000005", "00000003"]
+    assert len(JournalFilter().rows(journal)) == 7

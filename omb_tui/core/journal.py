@@ -299,7 +299,7 @@ class Journal:
     def iter_newest_first(self, chunk_size: int = FIRST_CHUNK) -> Iterator[JournalRow]:
         """Rows from the end of the file backwards; a damaged line is skipped and named once."""
         for raw in self.iter_raw_newest_first(chunk_size):
-            row = self._decode(raw)
+            row = self.decode(raw)
             if row is not None:
                 yield row
 
@@ -315,7 +315,7 @@ class Journal:
         needle = _field_bytes("id", row_id)
         for raw in self.iter_raw_newest_first():
             if needle in raw:  # parse only the line that can be it: fast on a 100,000-row journal
-                row = self._decode(raw)
+                row = self.decode(raw)
                 if row is not None and row.id == row_id:
                     return row
         return None
@@ -326,16 +326,17 @@ class Journal:
         later = []
         for raw in self.iter_raw_newest_first():
             if own_id in raw:
-                parsed = self._decode(raw)
+                parsed = self.decode(raw)
                 if parsed is not None and parsed.id == row.id:
                     return later
             if same_file in raw:
-                other = self._decode(raw)
+                other = self.decode(raw)
                 if other is not None and other.file == row.file and other.id != row.id:
                     later.append(other)
         return later
 
-    def _decode(self, raw: bytes) -> JournalRow | None:
+    def decode(self, raw: bytes) -> JournalRow | None:
+        """The row on one line; None for a blank line, or a damaged one (named in the log once)."""
         raw = raw.strip()
         if not raw:
             return None

@@ -1,8 +1,9 @@
 """Filtering the journal: the filter syntax, what a row must hold to match, and a fast read of the fields it needs.
 
 Spec: memory.md, "The journal" (filters by file, who and day). The app's filter box and `omb-tui journal
---filter` read the same syntax (FILTER_SYNTAX). A 100,000-row journal is filtered without parsing every
-row: `summarize` reads only the fields a filter looks at, straight from the line's bytes.
+--filter` read the same syntax (FILTER_SYNTAX); the command line adds `--since`. A 100,000-row journal is
+filtered without parsing every row: `summarize` reads only the fields a filter looks at, straight from the
+line's bytes, and only the rows that match are parsed.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta, timezone
-from typing import NamedTuple
+from itertools import islice
+from typing import Callable, Iterator, NamedTuple
 
-from .journal import JournalRow, decode_line
+from .journal import Journal, JournalRow, decode_line
+from .journal_reader import CHUNK
 from .when import RELATIVE_DAYS, local_time, parse_day
 
 FILTER_FIELDS = ("file", "who", "how", "chat", "day")
@@ -113,6 +116,8 @@ class JournalFilter:
     fields: tuple[tuple[str, str], ...] = ()
     # day:YYYY[-MM[-DD]] as a range of UTC times "YYYY-MM-DDTHH:MM:SS.fff", so rows compare as text
     day_range: tuple[str, str] | None = field(default=None, compare=False)
+    since: datetime | None = None  # only rows written at this time or later (the command line's --since)
+    since_text: str = field(default="", compare=False, repr=False)  # `since` in the UTC form rows are written in
 
     @classmethod
     def parse(cls, text: str) -> "JournalFilter":
@@ -130,15 +135,30 @@ class JournalFilter:
         day_range = _utc_range(days[0]) if len(days) == 1 else None
         return cls(text.strip(), tuple(words), tuple(fields), day_range)
 
+    def with_since(self, since: datetime | None) -> "JournalFilter":
+        """The same filter, keeping only rows written at `since` or later (an aware time; None: any time)."""
+        return replace(self, since=since, since_text=_utc_text_rounded_up(since) if since is not None else "")
+
     @property
     def empty(self) -> bool:
-        return not self.words and not self.fields
+        return not self.words and not self.fields and self.since is None
 
     @property
     def problem(self) -> str | None:
-        """Why the filter can match nothing whatever the journal holds (a day that is no date), or None."""
+        """Why the filter can match nothing whatever the journal holds (a day that is no date), or None.
+
+        The start of a date as it is typed (day:2026-1) is no problem: the filter box filters while typing.
+        """
+        return self._day_problem(_could_be_a_day)
+
+    @property
+    def problem_when_complete(self) -> str | None:
+        """Like `problem`, for a filter given whole (the command line): half a date is not a date either."""
+        return self._day_problem(lambda value: _utc_range(value) is not None)
+
+    def _day_problem(self, is_a_day: Callable[[str], bool]) -> str | None:
         for name, value in self.fields:
-            if name == "day" and not _could_be_a_day(value):
+            if name == "day" and not is_a_day(value):
                 return f"day:{value} is not a date: use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday."
         return None
 
@@ -165,6 +185,8 @@ class JournalFilter:
             seen = " ".join((summary.file, summary.who, summary.how, summary.chat)).casefold()
             if any(word not in seen for word in self.words):
                 return False
+        if self.since is not None and not self._written_since(summary.at):
+            return False
         if days:
             at = summary.at
             if self.day_range is not None and len(at) == 29 and at.endswith("+00:00"):
@@ -173,6 +195,41 @@ class JournalFilter:
             day = moment.strftime("%Y-%m-%d") if moment else str(at)[:10]
             return all(day.startswith(wanted) for wanted in days)
         return True
+
+
+    def _written_since(self, at: str) -> bool:
+        if len(at) == 29 and at.endswith("+00:00"):  # as the core writes it: compare as text
+            return at[:23] >= self.since_text
+        moment = local_time(at)
+        return moment is not None and self.since is not None and moment.astimezone() >= self.since
+
+    def rows(self, journal: Journal, limit: int | None = None) -> list[JournalRow]:
+        """The journal's rows that match, newest first, at most `limit`."""
+        return list(islice(self.iter_rows(journal), limit))
+
+    def iter_rows(self, journal: Journal) -> Iterator[JournalRow]:
+        """Rows that match, newest first. Only matching lines are parsed whole; a damaged line is skipped and
+        named once in the log, as wherever rows are read."""
+        if self.empty:
+            yield from journal.iter_newest_first()
+            return
+        chat = self.needs_chat
+        for _, block, start, stop in journal.lines_newest_first(CHUNK):
+            summary = summarize(block, start, stop, chat=chat)
+            if summary is None:
+                journal.decode(block[start:stop])  # damaged: named in the log
+            elif self.matches(summary):
+                row = journal.decode(block[start:stop])
+                if row is not None:
+                    yield row
+
+
+def _utc_text_rounded_up(moment: datetime) -> str:
+    """An aware time as rows write it (UTC, to the millisecond), rounded up so `at >= text` is `at >= moment`."""
+    utc = moment.astimezone(timezone.utc)
+    if utc.microsecond % 1000:
+        utc += timedelta(microseconds=1000 - utc.microsecond % 1000)
+    return utc.isoformat(timespec="milliseconds")[:23]
 
 
 def _could_be_a_day(value: str) -> bool:
