@@ -10,7 +10,7 @@ import argparse
 import logging
 import os
 import sys
-from datetime import date
+from datetime import date, datetime, timezone
 from typing import Callable, Sequence
 
 from .core.paths import Home, MemoryInputError
@@ -66,10 +66,13 @@ def _write_text(text: str) -> None:
 
 
 def _day(value: str) -> date:
+    """The core's day parser for argparse, which shows only an ArgumentTypeError's words (and adds the period)."""
+    from .core.when import parse_day
+
     try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{value}' is not a date; use YYYY-MM-DD") from None
+        return parse_day(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
 
 
 def _bot(args: argparse.Namespace):
@@ -232,19 +235,31 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
-    bot = _bot(args)
+    from .core.journal_filter import JournalFilter
+    from .core.when import when_text
+
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be 1 or more.")
-    rows = bot.store.journal.rows(limit=args.limit)
+    journal_filter = JournalFilter.parse(args.filter or "")
+    problem = journal_filter.problem_when_complete
+    if problem:
+        raise CliError(problem)
+    if args.since is not None:
+        from .core.session_search import parse_when
+
+        journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(timezone.utc), end=False))
+    bot = _bot(args)
+    rows = journal_filter.rows(bot.store.journal, limit=args.limit)
     if args.json:
         _print_json([row.summary() for row in rows])
         return 0
     if not rows:
-        print(f"The journal of {bot.id} is empty.")
+        print(f"The journal of {bot.id} is empty." if journal_filter.empty else
+              f"No row of the journal of {bot.id} matches.")
     for row in rows:
         chat = f' from chat "{row.chat}"' if row.chat else ""
         undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
-        print(f"{row.id}  {row.at[:19].replace('T', ' ')}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
+        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
     return 0
 
 
@@ -391,8 +406,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
     p.add_argument("old", metavar="OLD", help="e.g. travel.md or memory/travel.md")
     p.add_argument("new", metavar="NEW", help="e.g. trips.md or memory/trips.md")
-    p = add("journal", cmd_journal, "Show the journal of changes, newest first.", json=True)
+    p = add("journal", cmd_journal, "Show the journal of changes, newest first (times in local time).", json=True)
     p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
+    p.add_argument("--filter", metavar="TEXT", help="as the app's journal filter: plain words, file:NAME, who:NAME, "
+                   "how:WORD, chat:NAME, day:YYYY-MM-DD (or YYYY-MM, YYYY, today, yesterday); e.g. 'who:bot day:today'")
+    p.add_argument("--since", metavar="WHEN", help="only rows written since then: 24h, 3d, yesterday or a date")
     p = add("undo", cmd_undo, "Put a file back as it was before a journal row.")
     p.add_argument("row_id", metavar="ROW_ID")
     p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")

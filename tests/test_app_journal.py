@@ -14,7 +14,6 @@ import pytest
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.confirm import ConfirmDialog
 from omb_tui.app.screens.journal import JournalScreen
-from omb_tui.app.widgets.journal_list import JournalFilter, RowOrder, summarize
 from omb_tui.core.bot import Bot
 from omb_tui.core.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.store import Actor
@@ -307,33 +306,6 @@ async def test_filter_by_day(home):
         await set_filter(pilot, screen, "day:2026-13-45")  # no such day: said, not "no rows match"
         assert screen.journal_list.shown == 0
         assert "day:2026-13-45 is not a date" in list_lines(screen)[0]
-
-
-@pytest.mark.parametrize("value, sensible", [
-    ("2026", True), ("2026-1", True), ("2026-11-0", True), ("2026-11-30", True), ("today", True),
-    ("2026-13", False), ("2026-02-30", False), ("26-11", False), ("yesterdy", False),
-])
-def test_a_day_that_is_no_date_is_named_as_you_type(value, sensible):
-    assert (JournalFilter.parse(f"day:{value}").problem is None) is sensible
-
-
-def test_filter_syntax_and_fast_field_reading():
-    parsed = JournalFilter.parse('file:MEMORY who:bot chat:"Follow up" tea day:2026-11-30 foo:bar')
-    assert parsed.words == ("tea", "foo:bar")
-    assert parsed.fields == (("file", "memory"), ("who", "bot"), ("chat", "follow up"), ("day", "2026-11-30"))
-    assert JournalFilter.parse('chat:"unclosed').fields == (("chat", "unclosed"),)
-    assert JournalFilter.parse("  ").empty
-    # the fast head reader agrees with full parsing, also with quotes, escapes and a chat key inside a text
-    row = fixed_row(7, "2026-11-30T08:15:00.000+00:00", file='memory/"odd" ü.md', chat='say "hi"',
-                    before_text='x,"chat":"fake"\n' * 3)
-    summary = summarize(row.to_json().encode())
-    assert (summary.file, summary.chat, summary.who) == ('memory/"odd" ü.md', 'say "hi"', WHO_BOT)
-    assert summarize(b"not json") is None
-    order = RowOrder()
-    order.older.extend([300, 200, 100])
-    order.newer.extend([400, 500])
-    assert [order.at(i) for i in range(len(order))] == [500, 400, 300, 200, 100]
-    assert [order.index_of(offset) for offset in (500, 400, 300, 200, 100)] == [0, 1, 2, 3, 4]
 
 
 # ----- following the disk -----

@@ -10,12 +10,14 @@ import hashlib
 import json
 import os
 import stat
-from datetime import date, timedelta
+import time
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
 from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 from omb_tui.core.bot import Bot, LoadedPrompt
+from omb_tui.core.journal import Journal, JournalRow
 from omb_tui.core.paths import Home
 
 TODAY = date.today()
@@ -61,7 +63,7 @@ HELP_MENTIONS = {
     "write": ["BOT", "PATH", "--expect-hash"],
     "rm": ["BOT", "PATH"],
     "mv": ["BOT", "OLD", "NEW"],
-    "journal": ["BOT", "--limit", "--json"],
+    "journal": ["BOT", "--limit", "--filter", "--since", "--json"],
     "undo": ["BOT", "ROW_ID", "--yes"],
     "demo": ["--home"],
 }
@@ -414,6 +416,97 @@ def test_journal_of_a_quiet_bot_is_empty(run_cli):
 
 def test_journal_limit_must_be_positive(run_cli):
     assert "--limit" in one_line_error(run_cli("journal", BOT_ID, "--limit", "0"))
+
+
+@pytest.fixture
+def local_zone(monkeypatch):
+    """A local zone an hour east of UTC in winter, so local and UTC times differ."""
+    monkeypatch.setenv("TZ", "Europe/Amsterdam")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def fixed_journal_row(number: int, at: str, **fields) -> JournalRow:
+    values = dict(id=f"{number:08x}-0001", at=at, bot=BOT_ID, who="bot", how="during a task", file="MEMORY.md",
+                  before_hash="a" * 64, after_hash="b" * 64, diff="-- likes tea\n+- likes coffee\n",
+                  before_text="# Memory\n- likes tea\n", undoable=True, chat="Plans")
+    values.update(fields)
+    return JournalRow(**values)
+
+
+def test_journal_shows_local_time_like_the_app_and_json_keeps_utc(run_cli, home, local_zone):
+    row = fixed_journal_row(1, "2026-11-30T08:12:41.000+00:00")
+    Journal(home.journal_path(BOT_ID)).append(row)
+    text = run_cli("journal", BOT_ID)
+    assert text.code == 0
+    assert f"{row.id}  2026-11-30 09:12  MEMORY.md" in text.out  # written at 08:12 UTC, shown as the app does
+    assert journal_rows(run_cli)[0]["at"] == "2026-11-30T08:12:41.000+00:00"
+
+
+def write_fixed_journal(home, rows: list[JournalRow]) -> None:
+    journal = Journal(home.journal_path(BOT_ID))
+    for row in rows:
+        assert journal.append(row)
+
+
+def test_journal_filter_takes_the_apps_syntax_with_limit_and_json(run_cli, home, local_zone):
+    write_fixed_journal(home, [
+        fixed_journal_row(1, "2026-11-29T09:00:00.000+00:00"),
+        fixed_journal_row(2, "2026-11-29T23:30:00.000+00:00", file="memory/travel.md"),  # 00:30 on the 30th, local
+        fixed_journal_row(3, "2026-11-30T08:15:00.000+00:00", who="person", how="in Settings", chat=None),
+        fixed_journal_row(4, "2026-11-30T09:15:00.000+00:00", chat="Follow up"),
+    ])
+    ids = lambda rows: [row["id"] for row in rows]  # noqa: E731
+    assert ids(journal_rows(run_cli, "--filter", "who:bot day:2026-11-30")) == ["00000004-0001", "00000002-0001"]
+    assert ids(journal_rows(run_cli, "--filter", 'chat:"follow up"')) == ["00000004-0001"]
+    assert ids(journal_rows(run_cli, "--filter", "plans day:2026-11")) == ["00000002-0001", "00000001-0001"]
+    assert ids(journal_rows(run_cli, "--filter", "who:bot", "--limit", "1")) == ["00000004-0001"]
+    text = run_cli("journal", BOT_ID, "--filter", "file:travel")
+    assert text.code == 0 and text.out.splitlines() == [
+        "00000002-0001  2026-11-30 00:30  memory/travel.md         bot, during a task from chat \"Plans\""]
+    nothing = run_cli("journal", BOT_ID, "--filter", "who:import")
+    assert nothing.code == 0 and nothing.out.strip() == f"No row of the journal of {BOT_ID} matches."
+
+
+def test_journal_since_takes_what_search_since_takes(run_cli, home):
+    now = datetime.now(timezone.utc)
+    stamp = lambda moment: moment.isoformat(timespec="milliseconds")  # noqa: E731
+    write_fixed_journal(home, [
+        fixed_journal_row(1, stamp(now - timedelta(days=10))),
+        fixed_journal_row(2, stamp(now - timedelta(days=2)), who="person", how="in Settings"),
+        fixed_journal_row(3, stamp(now - timedelta(hours=2))),
+    ])
+    ids = lambda *extra: [row["id"][:8] for row in journal_rows(run_cli, *extra)]  # noqa: E731
+    assert ids("--since", "24h") == ["00000003"]
+    assert ids("--since", "3d") == ["00000003", "00000002"]
+    assert ids("--since", (now - timedelta(days=5)).date().isoformat()) == ["00000003", "00000002"]
+    assert ids("--since", "3d", "--filter", "who:person") == ["00000002"]
+    assert ids("--since", "30d", "--limit", "2") == ["00000003", "00000002"]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (("--filter", "day:2026-13-45"), "day:2026-13-45 is not a date: use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday."),
+    (("--filter", "who:bot day:2026-1"), "day:2026-1 is not a date"),  # half a date: fine while typing, not here
+    (("--since", "last tuesday"), "'last tuesday' is not a time: use 24h, 3d, yesterday, today"),
+])
+def test_a_bad_journal_filter_or_since_is_one_sentence(run_cli, argv, says):
+    result = run_cli("journal", BOT_ID, *argv)
+    assert result.code == 2
+    assert says in one_line_error(result)
+
+
+def test_a_damaged_line_never_stops_a_filtered_journal(run_cli, home, caplog):
+    write_fixed_journal(home, [fixed_journal_row(1, "2026-11-29T09:00:00.000+00:00")])
+    with open(home.journal_path(BOT_ID), "ab") as journal:
+        journal.write(b'{"id": "broken", "who": "bot"\n')
+    write_fixed_journal(home, [fixed_journal_row(2, "2026-11-30T09:00:00.000+00:00")])
+    result = run_cli("journal", BOT_ID, "--json", "--filter", "who:bot")
+    assert result.code == 0
+    assert [row["id"] for row in json.loads(result.out)] == ["00000002-0001", "00000001-0001"]
+    assert "Traceback" not in result.err
+    assert sum("skipped a damaged line" in record.message for record in caplog.records) == 1  # named, once
 
 
 # ----- undo -----

@@ -13,6 +13,7 @@ from .budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic
 from .paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
 from .settings import BotSettings, load_bot_settings
 from .store import MemoryStore, read_text
+from .when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
 
 
 @dataclass(frozen=True)
@@ -116,9 +117,3 @@ class Bot:
 def all_bots(home: Home) -> list[Bot]:
     return [Bot(home, bot_id, must_exist=False) for bot_id in home.bot_ids()]
 
-
-def parse_day(value: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"'{value}' is not a date; use YYYY-MM-DD.") from None

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .journal_reader import FIRST_CHUNK, lines_backward
 from .paths import MemoryInputError, quoted, refuse_links
 
 log = logging.getLogger("omb_tui.journal")
@@ -131,6 +132,23 @@ def parse_row(raw: bytes) -> JournalRow:
     except ValueError:
         raise ValueError("it is not JSON") from None
     return JournalRow.from_dict(data)
+
+
+@dataclass(frozen=True)
+class DamagedLine:
+    """A journal line that is not a readable row: shown as damaged, never undone."""
+
+    offset: int
+    size: int
+    error: str
+
+
+def decode_line(data: bytes, offset: int = 0) -> JournalRow | DamagedLine:
+    """The row on one journal line (starting at byte `offset`), or a DamagedLine saying what is wrong with it."""
+    try:
+        return parse_row(data)
+    except ValueError as exc:
+        return DamagedLine(offset, len(data), str(exc) or exc.__class__.__name__)
 
 
 _id_lock = threading.Lock()
@@ -262,30 +280,26 @@ class Journal:
             log.error("journal row for %s could not be written to %s: %s", row.file, self.path, exc)
             return False
 
-    def iter_raw_newest_first(self, chunk_size: int = 1 << 16) -> Iterator[bytes]:
-        """The journal's lines, newest first, as bytes (not yet parsed)."""
+    def lines_newest_first(self, chunk_size: int = FIRST_CHUNK) -> Iterator[tuple[int, bytes, int, int]]:
+        """(offset, block, start, stop) for each line, newest first: the line is block[start:stop] (not yet
+        parsed), starting at byte `offset` of the file. A torn last line is the newest line."""
         try:
             handle = open(self.path, "rb")
         except FileNotFoundError:
             return
         with handle:
-            handle.seek(0, os.SEEK_END)
-            position = handle.tell()
-            remainder = b""
-            while position > 0:
-                step = min(chunk_size, position)
-                position -= step
-                handle.seek(position)
-                block = handle.read(step) + remainder
-                lines = block.split(b"\n")
-                remainder = lines.pop(0)
-                yield from reversed(lines)
-            yield remainder
+            yield from lines_backward(handle, os.fstat(handle.fileno()).st_size, first_chunk=chunk_size,
+                                      chunk=chunk_size)
 
-    def iter_newest_first(self, chunk_size: int = 1 << 16) -> Iterator[JournalRow]:
+    def iter_raw_newest_first(self, chunk_size: int = FIRST_CHUNK) -> Iterator[bytes]:
+        """The journal's lines, newest first, as bytes (not yet parsed)."""
+        for _, block, start, stop in self.lines_newest_first(chunk_size):
+            yield block[start:stop]
+
+    def iter_newest_first(self, chunk_size: int = FIRST_CHUNK) -> Iterator[JournalRow]:
         """Rows from the end of the file backwards; a damaged line is skipped and named once."""
         for raw in self.iter_raw_newest_first(chunk_size):
-            row = self._decode(raw)
+            row = self.decode(raw)
             if row is not None:
                 yield row
 
@@ -301,7 +315,7 @@ class Journal:
         needle = _field_bytes("id", row_id)
         for raw in self.iter_raw_newest_first():
             if needle in raw:  # parse only the line that can be it: fast on a 100,000-row journal
-                row = self._decode(raw)
+                row = self.decode(raw)
                 if row is not None and row.id == row_id:
                     return row
         return None
@@ -312,28 +326,29 @@ class Journal:
         later = []
         for raw in self.iter_raw_newest_first():
             if own_id in raw:
-                parsed = self._decode(raw)
+                parsed = self.decode(raw)
                 if parsed is not None and parsed.id == row.id:
                     return later
             if same_file in raw:
-                other = self._decode(raw)
+                other = self.decode(raw)
                 if other is not None and other.file == row.file and other.id != row.id:
                     later.append(other)
         return later
 
-    def _decode(self, raw: bytes) -> JournalRow | None:
+    def decode(self, raw: bytes) -> JournalRow | None:
+        """The row on one line; None for a blank line, or a damaged one (named in the log once)."""
         raw = raw.strip()
         if not raw:
             return None
-        try:
-            return parse_row(raw)
-        except ValueError as exc:
+        row = decode_line(raw)
+        if isinstance(row, DamagedLine):
             key = hash(raw)
             if key not in self._damaged:
                 self._damaged.add(key)
                 start = raw[:40].decode("utf-8", "replace")
-                log.warning("skipped a damaged line in %s (it starts %r): %s.", quoted(self.path), start, exc)
+                log.warning("skipped a damaged line in %s (it starts %r): %s.", quoted(self.path), start, row.error)
             return None
+        return row
 
 
 def _field_bytes(name: str, value: str) -> bytes:

@@ -17,6 +17,7 @@ from . import conversations as conv
 from .paths import Home, MemoryInputError, validate_bot_id
 from .recall_index import MessageHit, NoteHit, RecallIndex, open_index
 from .settings import load_bot_settings
+from .when import parse_day
 from .words import matches_needed, words
 
 DEFAULT_LIMIT = 20
@@ -43,14 +44,10 @@ def parse_when(value: str | date | datetime | None, *, now: datetime, end: bool)
     if duration:
         amount, unit = int(duration.group(1)), duration.group(2).lower()
         return now - timedelta(seconds=amount * _UNITS[unit[0]])
-    lowered = text.lower()
-    if lowered in ("today", "yesterday"):
-        day = now.date() - timedelta(days=1 if lowered == "yesterday" else 0)
-        return _day_bound(day, end)
-    if lowered == "now":
+    if text.lower() == "now":
         return now
     try:
-        return _day_bound(date.fromisoformat(text), end)
+        return _day_bound(parse_day(text, today=now.date()), end)
     except ValueError:
         pass
     moment = conv.parse_time(text)

@@ -21,12 +21,14 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from ...core.bot import Bot
-from ...core.journal import JournalRow
+from ...core.journal import DamagedLine, JournalRow
+from ...core.journal_filter import JournalFilter
 from ...core.paths import MemoryInputError
 from ...core.store import LaterChanges, MemoryStore, UndoResult
+from ...core.when import when_text
 from ..styles import style_path
 from ..widgets.diff_view import DiffView
-from ..widgets.journal_list import FILTER_HELP, DamagedLine, JournalFilter, JournalList, when_text
+from ..widgets.journal_list import FILTER_HELP, JournalList
 from .base import BotScreen
 
 FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs

@@ -1,27 +1,21 @@
 """The journal list: every row of one bot's journal, newest first, drawn with Textual's line API.
 
 Spec: memory.md, "The journal". A journal can hold 100,000 rows, each carrying a full earlier text,
-so nothing here holds the file or one object per row: the file is indexed by the byte offset where
-each line starts, scanned from the end backwards. The newest screenful is read as the list opens;
-older rows arrive from a background scan. A row is parsed only when it is drawn or selected (and cached); filters
-scan the file in a thread the same way, reading only the few fields they need. A damaged line is
-shown as one, never raised. Rows appended while the list is open are read from the new tail alone.
+so nothing here holds the file or one object per row: the list keeps the byte offset where each line
+starts (read by the core's journal_reader, from the end backwards). The newest screenful is read as the
+list opens; older rows arrive from a background scan. A row is parsed only when it is drawn or selected
+(and cached); filters (the core's journal_filter) scan the file in a thread the same way, reading only the
+few fields they need. A damaged line is shown as one, never raised. Rows appended while the list is open
+are read from the new tail alone.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shlex
 import time
 from array import array
-from bisect import bisect_left
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
-from operator import neg
 from pathlib import Path
-from typing import BinaryIO, Iterator, NamedTuple, Union
+from typing import BinaryIO, Union
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -34,11 +28,11 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
-                             JournalRow, parse_row)
-from .row_list import RowList, fit, local_time, printable, when_text
+                             DamagedLine, JournalRow, decode_line)
+from ...core.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
+from ...core.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
+from .row_list import RowList, fit, printable, when_text
 
-CHUNK = 1 << 20  # bytes read per step when scanning
-FIRST_CHUNK = 1 << 16  # the first step is small so the newest rows show at once
 FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the background scan
 SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
 BATCH_SECONDS = 0.1  # how often a scan hands what it found to the list
@@ -47,315 +41,9 @@ SHORT_HOW = {HOW_OUTSIDE: "outside", HOW_TASK: "task", HOW_SETTINGS: "Settings",
              HOW_COMMAND_LINE: "command"}
 SHORT_WHO = {WHO_UPKEEP: "upkeep"}
 ROW_CACHE_SIZE = 1024
-
-
-@dataclass(frozen=True)
-class DamagedLine:
-    """A journal line that is not a readable row: shown as damaged, never undone."""
-
-    offset: int
-    size: int
-    error: str
-
+FILTER_HELP = f"Filter the journal. {FILTER_SYNTAX} Escape clears it."
 
 ShownRow = Union[JournalRow, DamagedLine]
-
-
-class RowSummary(NamedTuple):
-    """The fields a filter looks at, read from a line without building the whole row."""
-
-    at: str
-    who: str
-    how: str
-    file: str
-    chat: str
-
-
-# ----- reading lines -----------------------------------------------------------------------------
-
-
-def complete_end(handle: BinaryIO, size: int) -> int:
-    """The byte position just after the last newline: a line still being written is left for later."""
-    position = size
-    while position > 0:
-        step = min(FIRST_CHUNK, position)
-        handle.seek(position - step)
-        block = handle.read(step)
-        newline = block.rfind(b"\n")
-        if newline != -1:
-            return position - step + newline + 1
-        position -= step
-    return 0
-
-
-def lines_backward(handle: BinaryIO, end: int, *, first_chunk: int = FIRST_CHUNK,
-                   chunk: int = CHUNK) -> Iterator[tuple[int, bytes, int, int]]:
-    """(offset, block, start, stop) for each non-blank line ending before `end`, newest first.
-
-    The line is block[start:stop]; blocks are shared between lines so nothing is copied per line.
-    `end` must sit just after a newline.
-    """
-    position = end
-    carry = b""  # the start of a line whose beginning lies in earlier bytes, with its newline
-    step = first_chunk
-    while position > 0:
-        step = min(step, position)
-        position -= step
-        handle.seek(position)
-        block = handle.read(step) + carry
-        newline = len(block) - 1  # the block always ends with a line's newline
-        while True:
-            previous = block.rfind(b"\n", 0, newline)
-            if previous == -1:
-                break
-            if newline - previous > 1:
-                yield position + previous + 1, block, previous + 1, newline
-            newline = previous
-        carry = block[:newline + 1]
-        step = chunk
-    if len(carry) > 1:
-        yield 0, carry, 0, len(carry) - 1
-
-
-def lines_forward(handle: BinaryIO, start: int) -> tuple[list[tuple[int, bytes]], int]:
-    """Complete lines from `start` to the end of the file, and the position after the last newline."""
-    handle.seek(start)
-    found: list[tuple[int, bytes]] = []
-    position = start
-    for line in iter(handle.readline, b""):
-        if not line.endswith(b"\n"):
-            break  # still being written
-        if line.strip():
-            found.append((position, line[:-1]))
-        position += len(line)
-    return found, position
-
-
-def decode_row(offset: int, data: bytes) -> ShownRow:
-    """A row from one journal line, or a DamagedLine saying what is wrong with it."""
-    try:
-        return parse_row(data)  # the core's checks, field by field: the CLI skips exactly the same lines
-    except ValueError as exc:
-        return DamagedLine(offset, len(data), str(exc) or exc.__class__.__name__)
-
-
-_STRING = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'  # a JSON string's inside, unrolled so re stays fast
-_SKIP = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
-_HEAD = re.compile(rb'\s*\{"id":' + _SKIP + rb',"at":' + _STRING + rb',"bot":' + _SKIP + rb',"who":'
-                   + _STRING + rb',"how":' + _STRING + rb',"file":' + _STRING)
-_CHAT_VALUE = re.compile(rb'\s*(?:null|' + _STRING + rb')')
-
-
-def _unescape(raw: bytes) -> str:
-    if b"\\" in raw:
-        return json.loads(b'"' + raw + b'"')
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def summarize(data: bytes, start: int = 0, stop: int | None = None, *, chat: bool = True) -> RowSummary | None:
-    """The filterable fields of the line data[start:stop], or None when it is damaged.
-
-    Rows written by the core have a fixed key order, so the head is matched directly; `,"chat":` can
-    only occur as a key because inside a JSON string every quote is escaped. Anything else falls back
-    to parsing the whole line. Without `chat` the chat is not looked for (it sits at the line's end).
-    """
-    stop = len(data) if stop is None else stop
-    head = _HEAD.match(data, start, stop)
-    if head is not None:
-        try:
-            at, who, how, file = head.groups()
-            chat_text = ""
-            key = data.rfind(b',"chat":', head.end(), stop) if chat else -1
-            if key != -1:
-                value = _CHAT_VALUE.match(data, key + 8, stop)
-                if value is None:
-                    raise ValueError("chat")
-                if value.group(1) is not None:
-                    chat_text = _unescape(value.group(1))
-            return RowSummary(*(part.decode("utf-8", "surrogateescape") if b"\\" not in part else _unescape(part)
-                                for part in (at, who, how, file)), chat_text)
-        except ValueError:
-            pass
-    row = decode_row(0, data[start:stop])
-    if isinstance(row, DamagedLine):
-        return None
-    return RowSummary(row.at, row.who, row.how, row.file, row.chat if isinstance(row.chat, str) else "")
-
-
-# ----- time --------------------------------------------------------------------------------------
-
-
-# ----- the filter --------------------------------------------------------------------------------
-
-FILTER_FIELDS = ("file", "who", "how", "chat", "day")
-FILTER_HELP = (
-    "Filter the journal. Plain words must each appear in the file, who, how or chat. "
-    "file:NAME, who:NAME (bot, person, import, upkeep), how:WORD (task, Settings, outside, undo), "
-    "chat:NAME and day:YYYY-MM-DD (or day:YYYY-MM, day:today, day:yesterday) narrow it; "
-    "quote values with spaces: chat:\"Follow up\". Case does not matter. Escape clears it."
-)
-
-
-@dataclass(frozen=True)
-class JournalFilter:
-    """What the filter box says: every term must match (see FILTER_HELP)."""
-
-    text: str = field(default="", compare=False)
-    words: tuple[str, ...] = ()
-    fields: tuple[tuple[str, str], ...] = ()
-    # day:YYYY[-MM[-DD]] as a range of UTC times "YYYY-MM-DDTHH:MM:SS.fff", so rows compare as text
-    day_range: tuple[str, str] | None = field(default=None, compare=False)
-
-    @classmethod
-    def parse(cls, text: str) -> "JournalFilter":
-        words: list[str] = []
-        fields: list[tuple[str, str]] = []
-        for token in _split(text):
-            name, colon, value = token.partition(":")
-            name = name.lower()
-            if colon and name in FILTER_FIELDS:
-                if value:
-                    fields.append((name, _day_value(value) if name == "day" else value.casefold()))
-            elif token:
-                words.append(token.casefold())
-        days = [value for name, value in fields if name == "day"]
-        day_range = _utc_range(days[0]) if len(days) == 1 else None
-        return cls(text.strip(), tuple(words), tuple(fields), day_range)
-
-    @property
-    def empty(self) -> bool:
-        return not self.words and not self.fields
-
-    @property
-    def problem(self) -> str | None:
-        """Why the filter can match nothing whatever the journal holds (a day that is no date), or None."""
-        for name, value in self.fields:
-            if name == "day" and not _could_be_a_day(value):
-                return f"day:{value} is not a date: use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday."
-        return None
-
-    @property
-    def needs_chat(self) -> bool:
-        return bool(self.words) or any(name == "chat" for name, _ in self.fields)
-
-    def matches_line(self, data: bytes, start: int, stop: int, *, chat: bool = True) -> bool:
-        """Whether the line data[start:stop] matches; pass chat=self.needs_chat when scanning many."""
-        return self.matches(summarize(data, start, stop, chat=chat))
-
-    def matches(self, summary: RowSummary | None) -> bool:
-        if self.empty:
-            return True
-        if summary is None:
-            return False
-        days = []
-        for name, value in self.fields:
-            if name == "day":
-                days.append(value)
-            elif value not in getattr(summary, name).casefold():
-                return False
-        if self.words:
-            seen = " ".join((summary.file, summary.who, summary.how, summary.chat)).casefold()
-            if any(word not in seen for word in self.words):
-                return False
-        if days:
-            at = summary.at
-            if self.day_range is not None and len(at) == 29 and at.endswith("+00:00"):
-                return self.day_range[0] <= at[:23] < self.day_range[1]
-            moment = local_time(at)
-            day = moment.strftime("%Y-%m-%d") if moment else str(at)[:10]
-            return all(day.startswith(wanted) for wanted in days)
-        return True
-
-
-def _could_be_a_day(value: str) -> bool:
-    """A whole date, or the start of one as it is typed (2026, 2026-1, 2026-11-0); not 2026-13 or 2026-02-30."""
-    if re.fullmatch(r"\d{1,3}", value):
-        return True
-    match = re.fullmatch(r"(\d{4})(?:-(\d{0,2})(?:-(\d{0,2}))?)?", value)
-    if match is None:
-        return False
-    month, day = match.group(2) or "", match.group(3) or ""
-    if len(month) == 1:
-        return month in "01"
-    if len(month) == 2 and not 1 <= int(month) <= 12:
-        return False
-    if len(day) == 1:
-        return day in "0123"
-    if len(day) == 2:
-        try:
-            date(int(match.group(1)), int(month), int(day))
-        except ValueError:
-            return False
-    return True
-
-
-def _utc_range(day: str) -> tuple[str, str] | None:
-    """Local YYYY, YYYY-MM or YYYY-MM-DD as [start, end) in the UTC form the core writes; else None."""
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", day):
-            first = datetime.strptime(day, "%Y-%m-%d")
-            after = first + timedelta(days=1)
-        elif re.fullmatch(r"\d{4}-\d{2}", day):
-            first = datetime.strptime(day, "%Y-%m")
-            after = first.replace(year=first.year + first.month // 12, month=first.month % 12 + 1)
-        elif re.fullmatch(r"\d{4}", day):
-            first = datetime.strptime(day, "%Y")
-            after = first.replace(year=first.year + 1)
-        else:
-            return None
-        utc = [moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000") for moment in (first, after)]
-    except (ValueError, OverflowError, OSError):
-        return None
-    return utc[0], utc[1]
-
-
-def _split(text: str) -> list[str]:
-    """Words, with quoted values kept whole; a quote still open while typing counts as closed."""
-    for ending in ("", '"', "'"):
-        try:
-            return shlex.split(text + ending)
-        except ValueError:
-            continue
-    return text.replace('"', " ").replace("'", " ").split()
-
-
-def _day_value(value: str) -> str:
-    value = value.casefold()
-    if value == "today":
-        return date.today().isoformat()
-    if value == "yesterday":
-        return (date.today() - timedelta(days=1)).isoformat()
-    return value
-
-
-# ----- the order of what is shown ----------------------------------------------------------------
-
-
-class RowOrder:
-    """Line offsets newest first: rows appended while open (`newer`, file order), then `older`."""
-
-    __slots__ = ("newer", "older")
-
-    def __init__(self) -> None:
-        self.newer = array("q")  # ascending: appended as the file grows
-        self.older = array("q")  # descending: extended as the backward scan goes on
-
-    def __len__(self) -> int:
-        return len(self.newer) + len(self.older)
-
-    def at(self, index: int) -> int:
-        count = len(self.newer)
-        return self.newer[count - 1 - index] if index < count else self.older[index - count]
-
-    def index_of(self, offset: int) -> int:
-        """Where a row is shown, or where it would be (rows are ordered by offset, newest first)."""
-        count = len(self.newer)
-        if count and offset >= self.newer[0]:
-            return count - 1 - min(bisect_left(self.newer, offset), count - 1)
-        return count + bisect_left(self.older, -offset, key=neg)
-
-
-# ----- the widget --------------------------------------------------------------------------------
 
 
 class JournalList(RowList):
@@ -472,7 +160,7 @@ class JournalList(RowList):
             data = self._handle.readline().rstrip(b"\n")
         except (OSError, AssertionError) as exc:
             return DamagedLine(offset, 0, f"could not be read: {exc}")
-        shown = decode_row(offset, data)
+        shown = decode_line(data, offset)
         if isinstance(shown, JournalRow):
             # the earlier text can be a megabyte and nothing here shows it; undo reads it from the file
             shown.before_text = None

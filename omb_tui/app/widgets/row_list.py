@@ -10,7 +10,6 @@ scroll (a column header).
 from __future__ import annotations
 
 import unicodedata
-from datetime import datetime
 from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
@@ -20,6 +19,8 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from ...core.when import when_text  # noqa: F401 (the lists draw times this way)
 
 LINE_CACHE_SIZE = 512
 
@@ -175,18 +176,3 @@ def fit(text: str, width: int) -> str:
     if cell_len(text) > width:
         return set_cell_size(text, width - 1) + "…"
     return set_cell_size(text, width)
-
-
-def local_time(at: str) -> datetime | None:
-    """A journal time in the local time zone (rows are written in UTC)."""
-    try:
-        moment = datetime.fromisoformat(at)
-    except (TypeError, ValueError):
-        return None
-    return moment.astimezone() if moment.tzinfo is not None else moment
-
-
-def when_text(at: str) -> str:
-    """A journal time as a row shows it: local, to the minute."""
-    moment = local_time(at)
-    return moment.strftime("%Y-%m-%d %H:%M") if moment else str(at)[:16]
