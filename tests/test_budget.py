@@ -6,6 +6,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from omb_tui.core.budget import (
+    CUT_BY_BYTES,
+    CUT_BY_LINES,
+    LINE_EXPIRED,
+    LINE_LOADS,
+    LINE_PAST_CUT,
     MEMORY_MAX_BYTES,
     MEMORY_MAX_LINES,
     TOPIC_INDEX_MAX_CHARS,
@@ -112,6 +117,38 @@ def test_expired_entry_partly_inside_the_cut_is_left_out():
 def test_live_entry_partly_inside_the_cut_keeps_only_its_loaded_lines():
     text = numbered_lines(199) + "- 2026-09-01 · steps\n  step one\n"
     assert loaded_memory(text, TODAY) == numbered_lines(199) + "- 2026-09-01 · steps\n"
+
+
+def test_the_cut_says_which_limit_cut_it():
+    assert load_cut(numbered_lines(200)).cut_by is None
+    assert load_cut(numbered_lines(201)).cut_by == CUT_BY_LINES
+    assert load_cut(("y" * 199 + "\n") * 150).cut_by == CUT_BY_BYTES
+    # 200 lines of exactly 24,576 bytes, then one more: both limits cut it, and the line count is named
+    full = ("y" * 121 + "\n") * 199 + "y" * (MEMORY_MAX_BYTES - 122 * 199 - 1) + "\n"
+    assert (load_cut(full).bytes_total, load_cut(full).lines_total) == (MEMORY_MAX_BYTES, MEMORY_MAX_LINES)
+    assert load_cut(full + "z\n").cut_by == CUT_BY_LINES
+
+
+def test_each_line_has_its_state_on_the_day_asked_for():
+    text = numbered_lines(198) + "- 2026-09-01 · trip · until 2026-09-05\n  owned line\n  past the cut\n"
+    cut = load_cut(text, TODAY)
+    states = [line.state for line in cut.lines]
+    assert states == [LINE_LOADS] * 198 + [LINE_EXPIRED, LINE_EXPIRED, LINE_PAST_CUT]
+    assert [line.number for line in cut.lines] == list(range(1, 202))
+    assert cut.lines[198].until == date(2026, 9, 5) and cut.lines[0].until is None
+    assert [line.ends_entry for line in cut.lines[197:]] == [True, False, False, True]
+    assert cut.lines[199].text == "  owned line\n"  # as in the file, ending included
+    on_its_day = load_cut(text, date(2026, 9, 5))
+    assert [line.state for line in on_its_day.lines[198:]] == [LINE_LOADS, LINE_LOADS, LINE_PAST_CUT]
+    assert load_cut(text).lines == ()  # no day, no expiry: the counts only
+
+
+def test_the_byte_cut_marks_every_line_after_it():
+    text = "- 2026-01-01 · old · until 2026-01-02\n" + "x" * 30_000 + "\n- after\n"
+    cut = load_cut(text, date(2026, 1, 2))
+    assert cut.cut_by == CUT_BY_BYTES
+    assert [line.state for line in cut.lines] == [LINE_LOADS, LINE_PAST_CUT, LINE_PAST_CUT]
+    assert load_cut(text, date(2026, 1, 3)).lines[0].state == LINE_EXPIRED  # the day after its until date
 
 
 def test_expired_entries_are_counted_by_the_gauge_and_never_make_it_red():
@@ -320,3 +357,7 @@ def test_load_cut_is_the_longest_prefix_of_whole_lines_within_both_limits(line_l
             cut.lines_loaded + 1 > MEMORY_MAX_LINES or cut.bytes_loaded + utf8_size(next_line) > MEMORY_MAX_BYTES
         )
     assert (gauge(text).level == "red") == cut.cut_off
+    assert (cut.cut_by is None) == (not cut.cut_off)
+    marked = load_cut(text, TODAY)
+    assert "".join(line.text for line in marked.lines) == text
+    assert [line.state == LINE_PAST_CUT for line in marked.lines] == [n >= cut.lines_loaded for n in range(len(lines))]
