@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from omb_tui.core.budget import (
     CUT_BY_BYTES,
     CUT_BY_LINES,
+    INDEX_CUT_BY_CHARACTERS,
+    INDEX_CUT_BY_TOPICS,
     LINE_EXPIRED,
     LINE_LOADS,
     LINE_PAST_CUT,
@@ -269,6 +271,22 @@ def test_topic_index_lists_at_most_40_topics():
     assert (index.listed, index.omitted) == (TOPIC_INDEX_MAX_TOPICS, 12)
     assert index.lines[0] == "- memory/topic-00.md"
     assert index.text.endswith("… and 12 more topics not listed.\n")
+    assert index.cut_by == INDEX_CUT_BY_TOPICS
+    assert [topic.name for topic in index.omitted_topics] == [f"topic-{number}.md" for number in range(40, 52)]
+    assert index.more_line == "… and 12 more topics not listed."
+
+
+def test_topic_index_gives_the_listed_and_omitted_topics_in_index_order():
+    topics = [TopicInfo(name=name, description="d" * 150) for name in ("b.md", "C.md", "a.md")]
+    topics += [TopicInfo(name=f"z{number:02}.md", description="d" * 150) for number in range(20)]
+    index = topic_index(topics)
+    assert index.cut_by == INDEX_CUT_BY_CHARACTERS and 0 < index.listed < 23
+    assert [topic.name for topic in index.listed_topics][:3] == ["a.md", "b.md", "C.md"]  # as the lines list them
+    assert [f"- memory/{topic.name} — {topic.description}" for topic in index.listed_topics] == list(index.lines)
+    assert index.listed_topics + index.omitted_topics == tuple(sorted(topics, key=lambda t: t.name.casefold()))
+    assert index.text.endswith(index.more_line + "\n")
+    every = topic_index(topics[:3])
+    assert (every.cut_by, every.omitted_topics, every.more_line) == (None, (), "")
 
 
 def test_topic_index_stays_within_2000_characters_including_the_more_line():

@@ -251,14 +251,37 @@ def _one_line(value: object) -> str | None:
     return text or None
 
 
+# Which limit cut the topic index.
+INDEX_CUT_BY_TOPICS = "topics"  # 40 topics
+INDEX_CUT_BY_CHARACTERS = "characters"  # 2,000 characters
+
+
 @dataclass(frozen=True)
 class TopicIndex:
-    """The topic index block: ``text`` is the heading, intro, listed lines and the "more" line."""
+    """The topic index block: ``text`` is the heading, intro, listed lines and the "more" line.
+
+    ``listed_topics`` are the topics of ``lines``, in the same order; ``omitted_topics`` are the ones
+    past the cut, in index order; ``cut_by`` says which limit cut (None when every topic is listed).
+    """
 
     lines: tuple[str, ...]
-    listed: int
-    omitted: int
     text: str
+    listed_topics: tuple[TopicInfo, ...] = ()
+    omitted_topics: tuple[TopicInfo, ...] = ()
+    cut_by: str | None = None
+
+    @property
+    def listed(self) -> int:
+        return len(self.listed_topics)
+
+    @property
+    def omitted(self) -> int:
+        return len(self.omitted_topics)
+
+    @property
+    def more_line(self) -> str:
+        """All the bot is told about the topics left out ("" when none are)."""
+        return _more_topics_line(self.omitted) if self.omitted else ""
 
 
 def topic_index_line(topic: TopicInfo) -> str:
@@ -287,7 +310,7 @@ def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
     """
     ordered = sorted(topics, key=lambda topic: (topic.name.casefold(), topic.name))
     if not ordered:
-        return TopicIndex(lines=(), listed=0, omitted=0, text="")
+        return TopicIndex(lines=(), text="")
     candidate_lines = [topic_index_line(topic) for topic in ordered[:TOPIC_INDEX_MAX_TOPICS]]
     best = 0
     for count in range(len(candidate_lines), -1, -1):
@@ -296,7 +319,14 @@ def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
             break
     listed_lines = tuple(candidate_lines[:best])
     omitted = len(ordered) - best
-    return TopicIndex(lines=listed_lines, listed=best, omitted=omitted, text=_render_index(listed_lines, omitted))
+    if not omitted:
+        cut_by = None
+    elif best == TOPIC_INDEX_MAX_TOPICS:
+        cut_by = INDEX_CUT_BY_TOPICS
+    else:
+        cut_by = INDEX_CUT_BY_CHARACTERS
+    return TopicIndex(lines=listed_lines, text=_render_index(listed_lines, omitted),
+                      listed_topics=tuple(ordered[:best]), omitted_topics=tuple(ordered[best:]), cut_by=cut_by)
 
 
 def _render_index(lines: Iterable[str], omitted: int) -> str:
