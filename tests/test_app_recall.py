@@ -8,13 +8,10 @@ import pytest
 from textual.widgets import Input, Select, Static
 
 from omb_tui.app.app import make_app
-from omb_tui.app.screens.recall import (
-    TYPING_PAUSE_SECONDS,
-    RecallBlock,
-    RecallScreen,
-    match_ranges,
-)
+from omb_tui.app.recall_sentences import skip_sentence
+from omb_tui.app.screens.recall import TYPING_PAUSE_SECONDS, RecallScreen
 from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
+from omb_tui.app.widgets.recall_block import RecallBlock
 from omb_tui.core.budget import MEMORY_MAX_LINES, loaded_memory
 from omb_tui.core.conversations import (
     KIND_CHAT,
@@ -27,10 +24,15 @@ from omb_tui.core.conversations import (
 )
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home
-from omb_tui.core.recall import MAX_BLOCK_CHARS, recall
+from omb_tui.core.recall import (
+    MAX_BLOCK_CHARS,
+    SKIP_AUTO_RECALL_OFF,
+    SKIP_INDEX_UNREADABLE,
+    RecallResult,
+    recall,
+)
 from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
-from omb_tui.core.words import terms
 
 from app_helpers import settle
 
@@ -138,11 +140,16 @@ async def test_matched_words_are_highlighted_as_whole_words(home):
         assert first_mark > block.text.plain.index("\n\n")
 
 
-def test_match_ranges_follow_recall_folding():
-    text = "Flights to Lisbon; l'hôtel, Milind's hotels, hotelier, and 会議室"
-    wanted = set(terms("flight hotel milind")) | {"議室"}
-    found = [text[a:b] for a, b in match_ranges(text, wanted)]
-    assert found == ["Flights", "l'hôtel", "Milind's", "hotels", "議室"]
+def test_each_reason_recall_did_not_run_has_its_sentence():
+    def skipped(code: str, reason: str) -> RecallResult:
+        return RecallResult(bot="scout", message="m", kind="person", chat=None, passages_allowed=True,
+                            skipped=reason, skip_code=code)
+
+    assert skip_sentence(skipped(SKIP_AUTO_RECALL_OFF, "features.autoRecall is false")) == (
+        "Recall is off: features.autoRecall is false in config.json.")
+    # no sentence of its own: the core's, which names what went wrong
+    assert skip_sentence(skipped(SKIP_INDEX_UNREADABLE, "the index could not be read (disk I/O error)")) == (
+        "Not recalled: the index could not be read (disk I/O error).")
 
 
 async def test_short_message_says_why_and_shows_no_block(home):

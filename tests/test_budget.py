@@ -6,6 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from omb_tui.core.budget import (
+    CUT_BY_BYTES,
+    CUT_BY_LINES,
+    INDEX_CUT_BY_CHARACTERS,
+    INDEX_CUT_BY_TOPICS,
+    LINE_EXPIRED,
+    LINE_LOADS,
+    LINE_PAST_CUT,
     MEMORY_MAX_BYTES,
     MEMORY_MAX_LINES,
     TOPIC_INDEX_MAX_CHARS,
@@ -112,6 +119,38 @@ def test_expired_entry_partly_inside_the_cut_is_left_out():
 def test_live_entry_partly_inside_the_cut_keeps_only_its_loaded_lines():
     text = numbered_lines(199) + "- 2026-09-01 · steps\n  step one\n"
     assert loaded_memory(text, TODAY) == numbered_lines(199) + "- 2026-09-01 · steps\n"
+
+
+def test_the_cut_says_which_limit_cut_it():
+    assert load_cut(numbered_lines(200)).cut_by is None
+    assert load_cut(numbered_lines(201)).cut_by == CUT_BY_LINES
+    assert load_cut(("y" * 199 + "\n") * 150).cut_by == CUT_BY_BYTES
+    # 200 lines of exactly 24,576 bytes, then one more: both limits cut it, and the line count is named
+    full = ("y" * 121 + "\n") * 199 + "y" * (MEMORY_MAX_BYTES - 122 * 199 - 1) + "\n"
+    assert (load_cut(full).bytes_total, load_cut(full).lines_total) == (MEMORY_MAX_BYTES, MEMORY_MAX_LINES)
+    assert load_cut(full + "z\n").cut_by == CUT_BY_LINES
+
+
+def test_each_line_has_its_state_on_the_day_asked_for():
+    text = numbered_lines(198) + "- 2026-09-01 · trip · until 2026-09-05\n  owned line\n  past the cut\n"
+    cut = load_cut(text, TODAY)
+    states = [line.state for line in cut.lines]
+    assert states == [LINE_LOADS] * 198 + [LINE_EXPIRED, LINE_EXPIRED, LINE_PAST_CUT]
+    assert [line.number for line in cut.lines] == list(range(1, 202))
+    assert cut.lines[198].until == date(2026, 9, 5) and cut.lines[0].until is None
+    assert [line.ends_entry for line in cut.lines[197:]] == [True, False, False, True]
+    assert cut.lines[199].text == "  owned line\n"  # as in the file, ending included
+    on_its_day = load_cut(text, date(2026, 9, 5))
+    assert [line.state for line in on_its_day.lines[198:]] == [LINE_LOADS, LINE_LOADS, LINE_PAST_CUT]
+    assert load_cut(text).lines == ()  # no day, no expiry: the counts only
+
+
+def test_the_byte_cut_marks_every_line_after_it():
+    text = "- 2026-01-01 · old · until 2026-01-02\n" + "x" * 30_000 + "\n- after\n"
+    cut = load_cut(text, date(2026, 1, 2))
+    assert cut.cut_by == CUT_BY_BYTES
+    assert [line.state for line in cut.lines] == [LINE_LOADS, LINE_PAST_CUT, LINE_PAST_CUT]
+    assert load_cut(text, date(2026, 1, 3)).lines[0].state == LINE_EXPIRED  # the day after its until date
 
 
 def test_expired_entries_are_counted_by_the_gauge_and_never_make_it_red():
@@ -232,6 +271,22 @@ def test_topic_index_lists_at_most_40_topics():
     assert (index.listed, index.omitted) == (TOPIC_INDEX_MAX_TOPICS, 12)
     assert index.lines[0] == "- memory/topic-00.md"
     assert index.text.endswith("… and 12 more topics not listed.\n")
+    assert index.cut_by == INDEX_CUT_BY_TOPICS
+    assert [topic.name for topic in index.omitted_topics] == [f"topic-{number}.md" for number in range(40, 52)]
+    assert index.more_line == "… and 12 more topics not listed."
+
+
+def test_topic_index_gives_the_listed_and_omitted_topics_in_index_order():
+    topics = [TopicInfo(name=name, description="d" * 150) for name in ("b.md", "C.md", "a.md")]
+    topics += [TopicInfo(name=f"z{number:02}.md", description="d" * 150) for number in range(20)]
+    index = topic_index(topics)
+    assert index.cut_by == INDEX_CUT_BY_CHARACTERS and 0 < index.listed < 23
+    assert [topic.name for topic in index.listed_topics][:3] == ["a.md", "b.md", "C.md"]  # as the lines list them
+    assert [f"- memory/{topic.name} — {topic.description}" for topic in index.listed_topics] == list(index.lines)
+    assert index.listed_topics + index.omitted_topics == tuple(sorted(topics, key=lambda t: t.name.casefold()))
+    assert index.text.endswith(index.more_line + "\n")
+    every = topic_index(topics[:3])
+    assert (every.cut_by, every.omitted_topics, every.more_line) == (None, (), "")
 
 
 def test_topic_index_stays_within_2000_characters_including_the_more_line():
@@ -320,3 +375,7 @@ def test_load_cut_is_the_longest_prefix_of_whole_lines_within_both_limits(line_l
             cut.lines_loaded + 1 > MEMORY_MAX_LINES or cut.bytes_loaded + utf8_size(next_line) > MEMORY_MAX_BYTES
         )
     assert (gauge(text).level == "red") == cut.cut_off
+    assert (cut.cut_by is None) == (not cut.cut_off)
+    marked = load_cut(text, TODAY)
+    assert "".join(line.text for line in marked.lines) == text
+    assert [line.state == LINE_PAST_CUT for line in marked.lines] == [n >= cut.lines_loaded for n in range(len(lines))]

@@ -13,9 +13,20 @@ from omb_tui.core import conversations as conv
 from omb_tui.core import recall_index as ri
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home, MemoryInputError, NotFound
-from omb_tui.core.recall import MAX_BLOCK_CHARS, OPENING_LINE, recall
+from omb_tui.core.recall import (
+    MAX_BLOCK_CHARS,
+    OPENING_LINE,
+    SKIP_AUTO_RECALL_OFF,
+    SKIP_INDEX_UNREADABLE,
+    SKIP_MEMORY_OFF,
+    SKIP_SHORT_MESSAGE,
+    block_marks,
+    match_ranges,
+    recall,
+)
 from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore, write_private_json
+from omb_tui.core.words import terms
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)
@@ -75,8 +86,10 @@ def test_a_message_shorter_than_eight_characters_recalls_nothing(home):
     for short in ("kiwi", "kiwis!!", "   kiwi!   "):
         result = run(home, short)
         assert result.skipped and result.block == "" and result.notes == []
+        assert result.skip_code == SKIP_SHORT_MESSAGE
     result = run(home, "kiwi!!!!")  # eight characters
     assert result.skipped is None and [n.file for n in result.notes] == ["memory/fruit.md"]
+    assert result.skip_code is None
 
 
 # ----- any word; five or more content words need two per hit -----
@@ -147,6 +160,46 @@ def test_nothing_found_means_no_block(home):
     write(home, "memory/a.md", "- something else\n")
     result = run(home, "what about rambutan?")
     assert result.block == "" and result.notes == [] and result.passages == [] and result.skipped is None
+
+
+def test_each_item_says_where_it_stands_in_the_block(home):
+    write(home, "memory/a.md", "# Jams\n\n- 2026-09-12 · from chat \"X\" · guava jam recipe\n")
+    chat(home, "jam", [("person", "guava jam for the party", 15), ("bot", "I will buy guava", 15)])
+    write(home, "memory/guava.md", "# Guava\n\nThe guava tree in the garden.\n")
+    result = run(home, "guava jam please")
+    items = sorted([*result.notes, *result.passages], key=lambda item: item.number)
+    assert [item.number for item in items] == [1, 2, 3]  # a note, a passage, an opening
+    previous_end = len(OPENING_LINE)
+    for item in items:
+        begin, end = item.block_range
+        header = result.block[slice(*item.header_range)]
+        assert item.header_range[0] == begin == previous_end + 2  # "\n\n" before each item
+        assert HEADER.match(header).group(1) == str(item.number) and "\n" not in header
+        assert result.block[begin:end] == f"{header}\n{item.text}"
+        previous_end = end
+    assert previous_end == len(result.block)
+
+
+def test_block_marks_pick_out_the_opening_the_headers_and_the_matched_words(home):
+    write(home, "memory/a.md", "- 2026-09-12 · from chat \"X\" · Guava jams and a guava tree\n")
+    chat(home, "jam", [("person", "a jam for the party", 15), ("bot", "I will buy it", 15)])
+    result = run(home, "guava jam please")
+    marks = block_marks(result)
+    assert marks.opening == (0, len(OPENING_LINE))
+    assert marks.headers == (result.notes[0].header_range, result.passages[0].header_range)
+    marked = [result.block[begin:end] for begin, end in marks.matches]
+    # whole words as recall folds them, the passage's "Jam" chat in its header too; never the opening line
+    assert marked == ["Guava", "jams", "guava", "Jam", "jam"]
+    assert all(begin >= result.notes[0].block_range[0] for begin, _ in marks.matches)
+    nothing = block_marks(run(home, "what about rambutan?"))
+    assert (nothing.opening, nothing.headers, nothing.matches) == (None, (), ())  # no block, no marks
+
+
+def test_match_ranges_follow_recall_folding():
+    text = "Flights to Lisbon; l'hôtel, Milind's hotels, hotelier, and 会議室"
+    wanted = set(terms("flight hotel milind")) | {"議室"}
+    found = [text[a:b] for a, b in match_ranges(text, wanted)]
+    assert found == ["Flights", "l'hôtel", "Milind's", "hotels", "議室"]
 
 
 # ----- what is never recalled -----
@@ -411,6 +464,7 @@ def test_off_when_the_bots_memory_is_off(home):
     save_bot_settings(home, BotSettings(id="scout", name="Scout", memory=False))
     result = run(home, "the durian order")
     assert result.skipped == "the bot's memory is off" and result.block == ""
+    assert result.skip_code == SKIP_MEMORY_OFF
     assert result.notes == [] and result.passages == []
     assert not ri.index_path(home, "scout").exists()
 
@@ -420,6 +474,7 @@ def test_off_when_auto_recall_is_false(home):
     write_private_json(home.config_path, {"features": {"autoRecall": False}})
     result = run(home, "the durian order")
     assert result.skipped == "features.autoRecall is false" and result.block == ""
+    assert result.skip_code == SKIP_AUTO_RECALL_OFF
 
 
 # ----- the log line -----
@@ -530,6 +585,7 @@ def test_an_index_that_cannot_be_read_never_fails_the_turn(home, monkeypatch, ca
     with caplog.at_level(logging.WARNING, logger="omb_tui.recall"):
         result = run(home, "the durian order")
     assert result.block == "" and "could not be read" in result.skipped
+    assert result.skip_code == SKIP_INDEX_UNREADABLE
     assert any("auto-recall: scout failed" in r.getMessage() for r in caplog.records)
 
 

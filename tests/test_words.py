@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import unicodedata
+
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from omb_tui.core.words import (
@@ -11,6 +13,7 @@ from omb_tui.core.words import (
     fold,
     matches_needed,
     terms,
+    word_spans,
     words,
 )
 
@@ -112,3 +115,19 @@ def test_any_text_gives_clean_terms(text):
     # a term found once is found again in the same text (index and query agree)
     assert terms(text) == found
     assert content_word_count(text) >= 0
+
+
+def test_word_spans_find_each_word_as_written():
+    text = "Milind’s l'HÔTEL, दिल्ली and 会議室 — top_secret"
+    spans = [text[begin:end] for begin, end in word_spans(text)]
+    assert spans == ["Milind’s", "l'HÔTEL", "दिल्ली", "and", "会議室", "top", "secret"]
+    assert [text[begin:end] for begin, end in word_spans(text, text.index("and"))] == ["and", "会議室", "top", "secret"]
+
+
+@settings(max_examples=500)
+@given(st.text())
+def test_the_words_at_word_spans_give_exactly_the_terms_of_the_text(text):
+    # NFKC can turn one character into a word (the sign ㈪ into "(月)"): spans are read in the text as written
+    assume(unicodedata.normalize("NFKC", text) == text)
+    found = {term for begin, end in word_spans(text) for term in terms(text[begin:end])}
+    assert found == set(terms(text))

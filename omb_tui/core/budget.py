@@ -37,9 +37,38 @@ def utf8_size(text: str) -> int:
             return len(text.encode("utf-8", "surrogatepass"))
 
 
+# The state of one line of MEMORY.md on a day.
+LINE_LOADS = "loading"
+LINE_EXPIRED = "expired"  # inside the cut, in an entry whose until date has passed
+LINE_PAST_CUT = "past the cut"
+# Which limit cut the file.
+CUT_BY_LINES = "lines"
+CUT_BY_BYTES = "bytes"
+
+
+@dataclass(frozen=True)
+class MemoryLine:
+    """One line of MEMORY.md and whether it loads on the day the cut was measured for."""
+
+    number: int  # from 1, as an editor counts
+    text: str  # as in the file, line ending included
+    state: str  # LINE_LOADS, LINE_EXPIRED or LINE_PAST_CUT
+    until: date | None = None  # the until date of the expired entry it belongs to
+    ends_entry: bool = True  # the last line of its entry (a bullet owns the lines under it)
+
+    @property
+    def loads(self) -> bool:
+        return self.state == LINE_LOADS
+
+
 @dataclass(frozen=True)
 class LoadCut:
-    """How much of MEMORY.md fits the budget: whole lines from the top, whichever limit cuts first."""
+    """How much of MEMORY.md fits the budget: whole lines from the top, whichever limit cuts first.
+
+    ``cut_by`` says which limit cut (``CUT_BY_LINES`` or ``CUT_BY_BYTES``), None when every line fits.
+    ``lines`` holds each line with its state on ``as_of``; it is empty when no day was given (the
+    gauge needs only the counts, and a day is what decides expiry).
+    """
 
     lines_total: int
     bytes_total: int
@@ -48,16 +77,27 @@ class LoadCut:
     lines_not_loaded: int
     cut_off: bool
     loaded_text: str
+    cut_by: str | None = None
+    as_of: date | None = None
+    lines: tuple[MemoryLine, ...] = ()
 
 
-def load_cut(text: str) -> LoadCut:
-    """Take whole lines from the top while at most 200 lines and 24,576 bytes (endings counted) fit."""
+def load_cut(text: str, as_of: date | None = None) -> LoadCut:
+    """Take whole lines from the top while at most 200 lines and 24,576 bytes (endings counted) fit.
+
+    With ``as_of``, every line is marked too: past the cut, expired on that day, or loading.
+    """
     lines = split_lines(text)
     sizes = [utf8_size(line) for line in lines]
     lines_loaded = 0
     bytes_loaded = 0
+    cut_by = None
     for size in sizes:
-        if lines_loaded + 1 > MEMORY_MAX_LINES or bytes_loaded + size > MEMORY_MAX_BYTES:
+        if lines_loaded + 1 > MEMORY_MAX_LINES:
+            cut_by = CUT_BY_LINES
+            break
+        if bytes_loaded + size > MEMORY_MAX_BYTES:
+            cut_by = CUT_BY_BYTES
             break
         lines_loaded += 1
         bytes_loaded += size
@@ -69,7 +109,28 @@ def load_cut(text: str) -> LoadCut:
         lines_not_loaded=len(lines) - lines_loaded,
         cut_off=lines_loaded < len(lines),
         loaded_text="".join(lines[:lines_loaded]),
+        cut_by=cut_by,
+        as_of=as_of,
+        lines=_line_states(text, lines_loaded, as_of) if as_of is not None else (),
     )
+
+
+def _line_states(text: str, lines_loaded: int, as_of: date) -> tuple[MemoryLine, ...]:
+    """Every line inside the cut loads unless its entry has expired on ``as_of``; the rest are past the cut."""
+    marked: list[MemoryLine] = []
+    for entry in parse_entries(text):
+        expired = entry.expired(as_of)
+        for position, line in enumerate(entry.lines, start=1):
+            number = len(marked) + 1
+            if number > lines_loaded:
+                state = LINE_PAST_CUT
+            elif expired:
+                state = LINE_EXPIRED
+            else:
+                state = LINE_LOADS
+            marked.append(MemoryLine(number, line, state, entry.until if expired else None,
+                                     ends_entry=position == entry.line_count))
+    return tuple(marked)
 
 
 def loaded_memory(text: str, today: date) -> str:
@@ -79,17 +140,7 @@ def loaded_memory(text: str, today: date) -> str:
     the whole file, so an entry the cut splits keeps only its lines above the cut (none, if
     it has expired).
     """
-    cut = load_cut(text)
-    kept: list[str] = []
-    line_number = 0
-    for entry in parse_entries(text):
-        if line_number >= cut.lines_loaded:
-            break
-        inside_cut = entry.lines[: cut.lines_loaded - line_number]
-        line_number += entry.line_count
-        if not entry.expired(today):
-            kept.extend(inside_cut)
-    return "".join(kept)
+    return "".join(line.text for line in load_cut(text, today).lines if line.loads)
 
 
 @dataclass(frozen=True)
@@ -200,14 +251,37 @@ def _one_line(value: object) -> str | None:
     return text or None
 
 
+# Which limit cut the topic index.
+INDEX_CUT_BY_TOPICS = "topics"  # 40 topics
+INDEX_CUT_BY_CHARACTERS = "characters"  # 2,000 characters
+
+
 @dataclass(frozen=True)
 class TopicIndex:
-    """The topic index block: ``text`` is the heading, intro, listed lines and the "more" line."""
+    """The topic index block: ``text`` is the heading, intro, listed lines and the "more" line.
+
+    ``listed_topics`` are the topics of ``lines``, in the same order; ``omitted_topics`` are the ones
+    past the cut, in index order; ``cut_by`` says which limit cut (None when every topic is listed).
+    """
 
     lines: tuple[str, ...]
-    listed: int
-    omitted: int
     text: str
+    listed_topics: tuple[TopicInfo, ...] = ()
+    omitted_topics: tuple[TopicInfo, ...] = ()
+    cut_by: str | None = None
+
+    @property
+    def listed(self) -> int:
+        return len(self.listed_topics)
+
+    @property
+    def omitted(self) -> int:
+        return len(self.omitted_topics)
+
+    @property
+    def more_line(self) -> str:
+        """All the bot is told about the topics left out ("" when none are)."""
+        return _more_topics_line(self.omitted) if self.omitted else ""
 
 
 def topic_index_line(topic: TopicInfo) -> str:
@@ -236,7 +310,7 @@ def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
     """
     ordered = sorted(topics, key=lambda topic: (topic.name.casefold(), topic.name))
     if not ordered:
-        return TopicIndex(lines=(), listed=0, omitted=0, text="")
+        return TopicIndex(lines=(), text="")
     candidate_lines = [topic_index_line(topic) for topic in ordered[:TOPIC_INDEX_MAX_TOPICS]]
     best = 0
     for count in range(len(candidate_lines), -1, -1):
@@ -245,7 +319,14 @@ def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
             break
     listed_lines = tuple(candidate_lines[:best])
     omitted = len(ordered) - best
-    return TopicIndex(lines=listed_lines, listed=best, omitted=omitted, text=_render_index(listed_lines, omitted))
+    if not omitted:
+        cut_by = None
+    elif best == TOPIC_INDEX_MAX_TOPICS:
+        cut_by = INDEX_CUT_BY_TOPICS
+    else:
+        cut_by = INDEX_CUT_BY_CHARACTERS
+    return TopicIndex(lines=listed_lines, text=_render_index(listed_lines, omitted),
+                      listed_topics=tuple(ordered[:best]), omitted_topics=tuple(ordered[best:]), cut_by=cut_by)
 
 
 def _render_index(lines: Iterable[str], omitted: int) -> str:

@@ -29,7 +29,7 @@ from . import conversations as conv
 from .paths import Home, MemoryInputError, validate_bot_id
 from .recall_index import MessageHit, NoteHit, RecallIndex, conversation_key, open_index
 from .settings import load_bot_settings, load_config
-from .words import Word, matches_needed, words
+from .words import Word, matches_needed, terms, word_spans, words
 
 log = logging.getLogger("omb_tui.recall")
 
@@ -47,6 +47,11 @@ OPENING_LINE = (
 )
 # Who started the turn. Only "person" (a 1:1 chat the person started) recalls other conversations.
 RECALL_KINDS = ("person", "room", "routine", "bot", "webhook", "handoff")
+# Why recall did not run, for a caller that says it in its own words (`skipped` says it in one sentence).
+SKIP_MEMORY_OFF = "memory-off"
+SKIP_AUTO_RECALL_OFF = "auto-recall-off"
+SKIP_SHORT_MESSAGE = "short-message"
+SKIP_INDEX_UNREADABLE = "index-unreadable"
 
 
 @dataclass
@@ -59,6 +64,8 @@ class RecalledNote:
     matched: list[str]
     opening: bool
     score: float
+    block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
+    header_range: tuple[int, int] = (0, 0)  # where its "[n] date · where" line stands
 
     def to_json(self) -> dict:
         return {
@@ -86,6 +93,8 @@ class RecalledPassage:
     matched: list[str]
     score: float
     private: bool  # a 1:1 chat the person started
+    block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
+    header_range: tuple[int, int] = (0, 0)  # where its "[n] date · label" line stands
 
     def to_json(self) -> dict:
         return {
@@ -112,6 +121,7 @@ class RecallResult:
     chat: str | None
     passages_allowed: bool
     skipped: str | None = None  # why recall did not run at all
+    skip_code: str | None = None  # the same, as one of the SKIP_ codes
     words: list[str] = field(default_factory=list)
     matches_needed: int = 1
     notes: list[RecalledNote] = field(default_factory=list)
@@ -198,11 +208,11 @@ def recall(
     result = RecallResult(bot=bot_id, message=message, kind=turn_kind, chat=chat_id,
                           passages_allowed=turn_kind == "person")
     if not load_bot_settings(home, bot_id).memory:
-        return _skip(result, "the bot's memory is off")
+        return _skip(result, SKIP_MEMORY_OFF, "the bot's memory is off")
     if not load_config(home).auto_recall:
-        return _skip(result, "features.autoRecall is false")
+        return _skip(result, SKIP_AUTO_RECALL_OFF, "features.autoRecall is false")
     if len(message.strip()) < MIN_MESSAGE_CHARS:
-        return _skip(result, f"the message is shorter than {MIN_MESSAGE_CHARS} characters")
+        return _skip(result, SKIP_SHORT_MESSAGE, f"the message is shorter than {MIN_MESSAGE_CHARS} characters")
     message_words = words(message)
     result.words = [word.surface for word in message_words]
     result.matches_needed = matches_needed(message)
@@ -220,7 +230,7 @@ def recall(
         except (sqlite3.Error, OSError) as exc:
             # recall never fails a turn: the turn goes ahead without it, and the log says why
             log.warning("auto-recall: %s failed: %s", bot_id, exc)
-            return _skip(result, f"the index could not be read ({exc})")
+            return _skip(result, SKIP_INDEX_UNREADABLE, f"the index could not be read ({exc})")
         distinct = _distinct_notes(notes)
         own = [hit for hit in distinct if not hit.opening][:MAX_NOTES]
         # an opening (a topic matched by its name alone) takes a note's place only when one is free,
@@ -231,8 +241,9 @@ def recall(
     return result
 
 
-def _skip(result: RecallResult, reason: str) -> RecallResult:
+def _skip(result: RecallResult, code: str, reason: str) -> RecallResult:
     result.skipped = reason
+    result.skip_code = code
     log.debug("auto-recall: %s skipped: %s", result.bot, reason)
     return result
 
@@ -372,7 +383,9 @@ def _fill(
         caps.append(fits)
         left = fits - min(len(text), fits)
     parts = [OPENING_LINE]
+    position = len(OPENING_LINE)
     for number, ((kind, text, source), header, cap) in enumerate(zip(items, headers, caps), start=1):
+        begin = position + 2  # after the "\n\n" that separates it from what comes before
         if kind == "note":
             hit: NoteHit = source  # type: ignore[assignment]
             body = _cut(text, cap)
@@ -400,10 +413,21 @@ def _fill(
                     private=not pair[0].conversation.is_room and pair[0].conversation.started_by.kind == "person",
                 )
             )
+        item = result.notes[-1] if kind == "note" else result.passages[-1]
+        position = begin + len(header) + 1 + len(body)
+        item.header_range = (begin, begin + len(header))
+        item.block_range = (begin, position)
         parts.append(f"{header}\n{body}")
     result.block = "\n\n".join(parts)
     if len(result.block) > MAX_BLOCK_CHARS:  # headers alone cannot get here, but never send more than the limit
         result.block = result.block[: MAX_BLOCK_CHARS - 1] + "…"
+        for item in (*result.notes, *result.passages):
+            item.block_range = _within(item.block_range, len(result.block))
+            item.header_range = _within(item.header_range, len(result.block))
+
+
+def _within(span: tuple[int, int], length: int) -> tuple[int, int]:
+    return (min(span[0], length), min(span[1], length))
 
 
 def _water_level(sizes: list[int], room: int) -> int:
@@ -418,3 +442,79 @@ def _water_level(sizes: list[int], room: int) -> int:
         remaining -= size
         left -= 1
     return max(0, remaining)
+
+
+@dataclass(frozen=True)
+class BlockMarks:
+    """Where a preview picks out parts of the block: the opening line, each item's header, the matched words."""
+
+    opening: tuple[int, int] | None
+    headers: tuple[tuple[int, int], ...]
+    matches: tuple[tuple[int, int], ...]
+
+
+NO_MARKS = BlockMarks(None, (), ())
+
+
+def block_marks(result: RecallResult) -> BlockMarks:
+    """The marks of `result.block`: the items' own ranges, and every word whose terms an item matched.
+
+    The opening line is the same for every message, so only the items are searched for matched words.
+    """
+    if not result.block:
+        return NO_MARKS
+    items = sorted([*result.notes, *result.passages], key=lambda item: item.number)
+    first_item = items[0].block_range[0] if items else len(result.block)
+    return BlockMarks(
+        opening=(0, min(len(OPENING_LINE), len(result.block))),
+        headers=tuple(item.header_range for item in items),
+        matches=tuple(match_ranges(result.block, matched_terms(result), first_item)),
+    )
+
+
+def matched_terms(result: RecallResult) -> set[str]:
+    """The terms of every word a note or passage matched, folded the way recall folds them."""
+    found: set[str] = set()
+    for hit in [*result.notes, *result.passages]:
+        for surface in hit.matched:
+            found.update(terms(surface))
+    return found
+
+
+def match_ranges(text: str, wanted: set[str], start: int = 0) -> list[tuple[int, int]]:
+    """Where in `text` (from `start`) a whole word has one of the `wanted` terms: `Flights` for `flight`.
+
+    Words are found and turned into terms by `words`, so folding, plurals, elisions and `'s` work
+    exactly as in recall. Chinese, Japanese and Korean have no spaces: a two-character piece is
+    marked where it matches.
+    """
+    if not wanted:
+        return []
+    ranges: list[tuple[int, int]] = []
+    cache: dict[str, list[str]] = {}
+    for begin, end in word_spans(text, start):
+        token = text[begin:end]
+        found = cache.get(token)
+        if found is None:
+            found = cache[token] = terms(token)
+        if not any(term in wanted for term in found):
+            continue
+        if len(found) > 1 and any(len(term) == 2 and term in wanted for term in found) and not token.isascii():
+            # a CJK run: mark only the pieces that matched
+            for offset in range(len(token) - 1):
+                piece = token[offset:offset + 2]
+                if any(term in wanted for term in terms(piece)):
+                    ranges.append((begin + offset, begin + offset + 2))
+            continue
+        ranges.append((begin, end))
+    return _merged(ranges)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for begin, end in sorted(ranges):
+        if out and begin <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((begin, end))
+    return out

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Bump when terms come out differently: indexes built with another version are rebuilt.
@@ -100,11 +101,13 @@ _CJK_RANGES = (
 _CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
 _CJK_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
 _COMBINING_DIACRITICS = re.compile("[\u0300-\u036f]")
+# The apostrophes a word may hold: the typed one, and the typographic ones folding turns into it.
+APOSTROPHES = "'\u2019\u02bc\u2018"
 # Punctuation common in notes (the entries' " · ", dashes, quotes): spaces, so mostly-English text
 # stays on the fast ASCII path.
 _PUNCTUATION = str.maketrans({
     **{ch: " " for ch in "\u00b7\u2013\u2014\u201c\u201d\u201e\u00ab\u00bb\u2026\u2022\u00a0\u2192"},
-    "\u2019": "'", "\u02bc": "'", "\u2018": "'",
+    **{ch: "'" for ch in APOSTROPHES[1:]},
 })
 
 
@@ -119,8 +122,15 @@ def fold(text: str) -> str:
 
 
 @functools.cache
-def _word_pattern() -> re.Pattern[str]:
+def _word_pattern(apostrophes: str = "'") -> re.Pattern[str]:
     """Letters, digits and combining marks of any script (Python's \\w leaves marks out), apostrophes inside."""
+    char = _word_char_class()
+    apostrophe = re.escape(apostrophes) if len(apostrophes) == 1 else f"[{re.escape(apostrophes)}]"
+    return re.compile(f"{char}+(?:{apostrophe}{char}+)*")
+
+
+@functools.cache
+def _word_char_class() -> str:
     marks = []
     start = None
     for code in range(0x300, 0x10000):
@@ -131,8 +141,17 @@ def _word_pattern() -> re.Pattern[str]:
             marks.append((start, code - 1))
             start = None
     mark_class = "".join(f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in marks)
-    char = f"(?:[^\\W_]|[{mark_class}])"
-    return re.compile(f"{char}+(?:'{char}+)*")
+    return f"(?:[^\\W_]|[{mark_class}])"
+
+
+def word_spans(text: str, start: int = 0) -> Iterator[tuple[int, int]]:
+    """Where each word of ``text`` stands, as written (any case, any apostrophe), from ``start`` on.
+
+    These are the runs the terms are read from: ``terms(text[begin:end])`` gives a word's terms, so a
+    caller can find where a term was written without a pattern of its own.
+    """
+    for match in _word_pattern(APOSTROPHES).finditer(text, start):
+        yield match.span()
 
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")

@@ -4,17 +4,15 @@ Spec: memory.md, "Recall before each turn" (the block: at most four notes and fo
 dated, at most 6,000 characters; eight characters or more; passages only in a 1:1 chat the person
 started; any word counts, five or more need two) and "What loads, and the budget" (the first 200 lines or
 24 KB of MEMORY.md, expired entries left out, then the topic index). The recall block is the core's
-`recall(...).block` exactly as returned, and the memory lines are marked from the core's `load_cut`,
-`parse_entries` and `Entry.expired`: the screen never applies either rule itself.
+`recall(...).block` exactly as returned, drawn with the core's `block_marks`; the memory lines are marked
+by the core's `load_cut`: the screen never applies either rule itself. What it says is in `recall_sentences`.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,27 +24,17 @@ from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, T
 from textual.worker import Worker, get_current_worker
 
 from ...core.bot import parse_day
-from ...core.budget import TOPIC_INDEX_MAX_CHARS, TopicIndex, prompt_block_if_enabled, topic_index
+from ...core.budget import TopicIndex, prompt_block_if_enabled, topic_index
 from ...core.conversations import list_conversations
-from ...core.recall import MAX_BLOCK_CHARS, MIN_MESSAGE_CHARS, OPENING_LINE, RECALL_KINDS, RecallResult, recall
-from ...core.words import terms
+from ...core.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
+from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sentence, why_lines, words_line
 from ..styles import style_path
-from ..widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, MemoryLoad, memory_load
+from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load
+from ..widgets.recall_block import RecallBlock
 from .base import BotScreen
 
-# Who started the turn, as the kind picker names it (spec: "Rooms, routine runs, and turns started by
-# another bot, a webhook or a teammate hand-off, recall notes only").
-KIND_LABELS = {
-    "person": "1:1 started by the person",
-    "room": "room",
-    "routine": "routine run",
-    "bot": "started by another bot",
-    "webhook": "webhook",
-    "handoff": "teammate hand-off",
-}
 NO_CHAT_PROMPT = "No chat: the kind decides"
 TYPING_PAUSE_SECONDS = 0.15  # recall runs again once typing pauses this long
-APOSTROPHES = "'\u2019\u02bc\u2018"
 
 
 @dataclass(frozen=True)
@@ -58,208 +46,6 @@ class RecallRequest:
     kind: str
     chat_id: str | None
     as_of: date
-
-
-@dataclass(frozen=True)
-class BlockMarks:
-    """Where to colour the block: the words recall matched, and each item's header line."""
-
-    matches: tuple[tuple[int, int], ...]
-    headers: tuple[tuple[int, int], ...]
-
-
-# ----- reading the block (pure functions, run in the worker) -----
-
-def matched_terms(result: RecallResult) -> set[str]:
-    """The terms of every word a note or passage matched, folded the way recall folds them."""
-    found: set[str] = set()
-    for hit in [*result.notes, *result.passages]:
-        for surface in hit.matched:
-            found.update(terms(surface))
-    return found
-
-
-def _word_char(ch: str) -> bool:
-    return ch.isalnum() or unicodedata.category(ch).startswith("M")
-
-
-def _tokens(text: str, start: int):
-    """(start, end) of each run of letters, digits and marks (apostrophes inside a word kept)."""
-    i, n = start, len(text)
-    while i < n:
-        if not _word_char(text[i]):
-            i += 1
-            continue
-        j = i + 1
-        while j < n and (_word_char(text[j]) or (text[j] in APOSTROPHES and j + 1 < n and _word_char(text[j + 1]))):
-            j += 1
-        yield i, j
-        i = j
-
-
-def match_ranges(text: str, wanted: set[str], start: int = 0) -> list[tuple[int, int]]:
-    """Where in `text` (from `start`) a whole word has one of the `wanted` terms: `Flights` for `flight`.
-
-    Each word is turned into terms by the core's `words.terms`, so folding, plurals, elisions and `'s`
-    work exactly as in recall. Chinese, Japanese and Korean have no spaces: a two-character piece is
-    marked where it matches.
-    """
-    if not wanted:
-        return []
-    ranges: list[tuple[int, int]] = []
-    cache: dict[str, list[str]] = {}
-    for begin, end in _tokens(text, start):
-        token = text[begin:end]
-        found = cache.get(token)
-        if found is None:
-            found = cache[token] = terms(token)
-        if not any(term in wanted for term in found):
-            continue
-        if len(found) > 1 and any(len(term) == 2 and term in wanted for term in found) and not token.isascii():
-            # a CJK run: mark only the pieces that matched
-            for offset in range(len(token) - 1):
-                piece = token[offset:offset + 2]
-                if any(term in wanted for term in terms(piece)):
-                    ranges.append((begin + offset, begin + offset + 2))
-            continue
-        ranges.append((begin, end))
-    return _merged(ranges)
-
-
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for begin, end in sorted(ranges):
-        if out and begin <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], end))
-        else:
-            out.append((begin, end))
-    return out
-
-
-def header_ranges(block: str, items: int) -> list[tuple[int, int]]:
-    """The `[n] date · where` line of each item, found in order after the opening line."""
-    ranges = []
-    position = len(OPENING_LINE)
-    for number in range(1, items + 1):
-        found = block.find(f"\n\n[{number}] ", position)
-        if found < 0:
-            break
-        begin = found + 2
-        end = block.find("\n", begin)
-        end = len(block) if end < 0 else end
-        ranges.append((begin, end))
-        position = end
-    return ranges
-
-
-def block_marks(result: RecallResult) -> BlockMarks:
-    if not result.block:
-        return BlockMarks((), ())
-    # the opening line is the same for every message: only the items are searched for matched words
-    start = len(OPENING_LINE) if result.block.startswith(OPENING_LINE) else 0
-    matches = match_ranges(result.block, matched_terms(result), start)
-    headers = header_ranges(result.block, len(result.notes) + len(result.passages))
-    return BlockMarks(tuple(matches), tuple(headers))
-
-
-# ----- sentences -----
-
-def skip_sentence(reason: str) -> str:
-    """Why nothing was recalled, for a person: recall's own reason, said plainly."""
-    if reason.startswith("the message is shorter than"):
-        return f"Not recalled: messages under {MIN_MESSAGE_CHARS} characters are not recalled."
-    if "memory is off" in reason:
-        return "Recall is off: this bot's memory is switched off (Settings: Let this bot use memory)."
-    if "autoRecall" in reason:
-        return "Recall is off: features.autoRecall is false in config.json."
-    return f"Not recalled: {reason}."
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
-def size_line(result: RecallResult) -> str:
-    """`1,931 / 6,000 characters · 4 notes · 3 passages · 1:1 started by the person`."""
-    line = (f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {_plural(len(result.notes), 'note')} · "
-            f"{_plural(len(result.passages), 'passage')} · {KIND_LABELS.get(result.kind, result.kind)}")
-    return line if result.passages_allowed else line + ": notes only"
-
-
-def words_line(result: RecallResult) -> str:
-    """The words recall looked up, and how many of them each hit needed (the two-word rule)."""
-    if not result.words:
-        return "No content words in this message (only short or common words): nothing to look up."
-    rule = ("any one of them is enough" if result.matches_needed < 2
-            else f"each hit needs {result.matches_needed} of them (5 or more content words)")
-    return f"Words: {', '.join(result.words)} · {rule}"
-
-
-def why_lines(result: RecallResult) -> list[str]:
-    """Each item with the message's words it matched."""
-    numbered = []
-    for note in result.notes:
-        where = f"{note.file} › {note.section}" if note.section else note.file
-        if note.opening:
-            where = f"the start of {note.file} (its name matches)"
-        numbered.append((note.number, f"[{note.number}] {where}: {', '.join(note.matched) or '(its name)'}"))
-    for passage in result.passages:
-        numbered.append((passage.number, f"[{passage.number}] {passage.label}: {', '.join(passage.matched)}"))
-    return [line for _, line in sorted(numbered)]  # in block order: an opening comes after the passages
-
-
-def memory_summary(load: MemoryLoad, index: TopicIndex) -> str:
-    if not load.memory_on:
-        return ("Memory is off for this bot: nothing of MEMORY.md or the topic index loads into its "
-                "system prompt.")
-    loading = load.count(LOADING)
-    parts = [f"As of {load.as_of.isoformat()}: {loading:,} of {_plural(len(load.lines), 'line')} load"]
-    if load.count(EXPIRED):
-        parts.append(f"{load.count(EXPIRED):,} expired")
-    if load.count(PAST_CUT):
-        parts.append(f"{load.count(PAST_CUT):,} past the {load.cut_name}")
-    listed = (f"topic index: {_plural(index.listed, 'topic')}, {len(index.text):,} / "
-              f"{TOPIC_INDEX_MAX_CHARS:,} characters" if index.text else "no topic files")
-    return " · ".join(parts) + f"\n✓ loads  ✗ does not · {listed}"
-
-
-# ----- widgets -----
-
-class RecallBlock(Static):
-    """The recall block as returned, with item headers and matched words picked out."""
-
-    COMPONENT_CLASSES = {"recall-block--opening", "recall-block--header", "recall-block--match"}
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id)
-        self.block = ""
-        self.marks = BlockMarks((), ())
-        self.text = Text("")
-
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._draw))
-
-    @property
-    def match_style(self) -> Style:
-        return self.get_component_rich_style("recall-block--match", partial=True)
-
-    def show(self, block: str, marks: BlockMarks) -> None:
-        self.block = block
-        self.marks = marks
-        self._draw()
-
-    def _draw(self) -> None:
-        text = Text(self.block, end="")
-        if self.block.startswith(OPENING_LINE):
-            text.stylize(self.get_component_rich_style("recall-block--opening", partial=True), 0, len(OPENING_LINE))
-        header = self.get_component_rich_style("recall-block--header", partial=True)
-        for begin, end in self.marks.headers:
-            text.stylize(header, begin, end)
-        match = self.match_style
-        for begin, end in self.marks.matches:
-            text.stylize(match, begin, end)
-        self.text = text
-        self.update(text)
 
 
 class PaneTabs(Tabs):
@@ -481,8 +267,8 @@ class RecallScreen(BotScreen):
         why = self.query_one("#recall-why", Static)
         block = self.query_one(RecallBlock)
         if result.skipped:
-            summary.update(Text(skip_sentence(result.skipped)))
-            block.show("", BlockMarks((), ()))
+            summary.update(Text(skip_sentence(result)))
+            block.show("", NO_MARKS)
             why.update(Text("Nothing goes in front of this message.", style="italic"))
             summary.set_class(True, "-skipped")
             return
@@ -501,7 +287,7 @@ class RecallScreen(BotScreen):
         what = "notes and passages from other conversations" if kind == "person" else "notes only"
         self.query_one("#recall-summary", Static).update(
             Text(f"Type a message above: recall runs as you type.\n{KIND_LABELS[kind]}: {what}."))
-        self.query_one(RecallBlock).show("", BlockMarks((), ()))
+        self.query_one(RecallBlock).show("", NO_MARKS)
         self.query_one("#recall-why", Static).update("")
 
     def worker_failed(self, worker: Worker, error: str) -> None:

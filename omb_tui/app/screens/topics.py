@@ -2,14 +2,13 @@
 
 Spec: memory.md, "What loads, and the budget" (the topic index: every `memory/<topic>.md` by name, with
 `title`, `description` and `aliases` from its frontmatter, at most 40 topics or 2,000 characters) and
-"Conventions inside the files" (topic frontmatter). What is listed, in which order and where the cut
-falls all come from the core's `topic_index`, so this screen shows exactly what the bot gets; the
-screen never applies the rule itself. Filtering narrows the rows shown, never the cut.
+"Conventions inside the files" (topic frontmatter). What is listed, in which order, what is left out
+and which limit cut all come from the core's `topic_index`, so this screen shows exactly what the bot
+gets; the screen never applies the rule itself. Filtering narrows the rows shown, never the cut.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -21,6 +20,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
 from textual.timer import Timer
 
 from ...core.budget import (
+    INDEX_CUT_BY_CHARACTERS,
+    INDEX_CUT_BY_TOPICS,
     TOPIC_INDEX_MAX_CHARS,
     TOPIC_INDEX_MAX_TOPICS,
     TopicIndex,
@@ -61,25 +62,11 @@ class TopicRow:
         return all(word in haystack for word in words)
 
 
-def index_rows(topics: list[TopicInfo], index: TopicIndex) -> list[TopicRow]:
-    """The topics in the order the index lists them, then those past the cut by name.
-
-    Which topics are listed, and in which order, is read off the index's own lines.
-    """
-    by_line: dict[str, deque[TopicInfo]] = defaultdict(deque)
-    lines = {topic.name: topic_index_line(topic) for topic in topics}
-    for topic in topics:
-        by_line[lines[topic.name]].append(topic)
-    rows: list[TopicRow] = []
-    listed_names: set[str] = set()
-    for position, line in enumerate(index.lines, start=1):
-        waiting = by_line.get(line)
-        if waiting:
-            topic = waiting.popleft()
-            listed_names.add(topic.name)
-            rows.append(TopicRow(topic, position, line))
-    rest = sorted((t for t in topics if t.name not in listed_names), key=lambda t: (t.name.casefold(), t.name))
-    rows.extend(TopicRow(topic, None, lines[topic.name]) for topic in rest)
+def index_rows(index: TopicIndex) -> list[TopicRow]:
+    """The topics in the order the index lists them, then those past the cut, as the core's index gives them."""
+    rows = [TopicRow(topic, position, line)
+            for position, (topic, line) in enumerate(zip(index.listed_topics, index.lines), start=1)]
+    rows.extend(TopicRow(topic, None, topic_index_line(topic)) for topic in index.omitted_topics)
     return rows
 
 
@@ -92,12 +79,13 @@ def cut_statement(index: TopicIndex) -> str:
 
 
 def cut_reason(index: TopicIndex) -> str:
-    if index.omitted == 0:
-        return ""
-    if index.listed >= TOPIC_INDEX_MAX_TOPICS:
+    """Which limit cut the index, as the core says, in words ("" when nothing is left out)."""
+    if index.cut_by == INDEX_CUT_BY_TOPICS:
         return f"The cut falls after topic {index.listed}: at most {TOPIC_INDEX_MAX_TOPICS} topics are listed."
-    return (f"The cut falls after topic {index.listed}: one more line would pass "
-            f"{TOPIC_INDEX_MAX_CHARS:,} characters.")
+    if index.cut_by == INDEX_CUT_BY_CHARACTERS:
+        return (f"The cut falls after topic {index.listed}: one more line would pass "
+                f"{TOPIC_INDEX_MAX_CHARS:,} characters.")
+    return ""
 
 
 def human_size(size: int) -> str:
@@ -214,12 +202,12 @@ class TopicsScreen(BotScreen):
             memory_on: bool | None = bot.settings.memory
         except Exception:  # a broken settings file is the settings screen's to show
             memory_on = None
-        self.app.call_from_thread(self._show, topics, index, memory_on)
+        self.app.call_from_thread(self._show, index, memory_on)
 
-    def _show(self, topics: list[TopicInfo], index: TopicIndex, memory_on: bool | None) -> None:
+    def _show(self, index: TopicIndex, memory_on: bool | None) -> None:
         self.index = index
         self.memory_on = memory_on
-        self.rows = index_rows(topics, index)
+        self.rows = index_rows(index)
         self._rows_read += 1
         self.query_one("#index-text", TextArea).load_text(index.text)
         self.query_one("#index-title", Static).update(
@@ -343,10 +331,9 @@ class TopicsScreen(BotScreen):
             note = f" ({BROKEN_NOTE})" if not row.topic.frontmatter_ok else ""
             detail.update(Text(f"Line {row.position} of the index{note}:\n{row.index_line}", no_wrap=False))
         else:
-            more = self.index.text.rstrip("\n").rsplit("\n", 1)[-1]
             note = f"; {BROKEN_NOTE}" if not row.topic.frontmatter_ok else ""
             detail.update(Text(f"memory/{row.topic.name} is not listed: past the cut{note}.\n"
-                               f"The bot sees only: {more}"))
+                               f"The bot sees only: {self.index.more_line}"))
         self.refresh_bindings()
 
     # ----- filtering -----

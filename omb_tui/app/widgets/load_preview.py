@@ -1,8 +1,8 @@
 """MEMORY.md line by line as it loads into the system prompt: loading, expired, or past the cut.
 
-Spec: memory.md, "What loads, and the budget". Which lines load comes from the core alone: the cut from
-`load_cut`, expiry from `parse_entries` and `Entry.expired`, the same two facts `loaded_memory` puts
-together; nothing here decides the budget itself.
+Spec: memory.md, "What loads, and the budget". Which lines load, and which limit cut the file, come from
+the core's `load_cut` alone (the same lines `loaded_memory` puts in the prompt); this widget only draws
+them, and says it in words.
 """
 
 from __future__ import annotations
@@ -16,14 +16,23 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, LoadCut, load_cut
-from ...core.entries import line_content, parse_entries
+from ...core.budget import (
+    CUT_BY_LINES,
+    LINE_EXPIRED,
+    LINE_LOADS,
+    LINE_PAST_CUT,
+    MEMORY_MAX_BYTES,
+    MEMORY_MAX_LINES,
+    LoadCut,
+    load_cut,
+)
+from ...core.entries import line_content
 from .row_list import printable
 
-LOADING = "loading"
-EXPIRED = "expired"
-PAST_CUT = "past the cut"
-MEMORY_OFF = "memory off"
+LOADING = LINE_LOADS
+EXPIRED = LINE_EXPIRED
+PAST_CUT = LINE_PAST_CUT
+MEMORY_OFF = "memory off"  # the bot's switch, not the budget: every line is drawn as not loading
 
 MARKS = {LOADING: "✓", EXPIRED: "✗", PAST_CUT: "✗", MEMORY_OFF: "✗"}
 # A file pasted far past the budget is not drawn whole: what loads, then this many lines of what does not.
@@ -32,7 +41,7 @@ PAST_CUT_SHOWN = 100
 
 @dataclass(frozen=True)
 class MemoryLine:
-    """One line of MEMORY.md and whether it goes into the system prompt."""
+    """One line of MEMORY.md as drawn: the core's line, its text made safe to draw, the switch applied."""
 
     number: int  # from 1, as an editor counts
     text: str  # without its line ending
@@ -57,13 +66,13 @@ class MemoryLoad:
     @property
     def cut_by(self) -> str | None:
         """Which limit cut the file: "lines" (200 lines) or "bytes" (24 KB); None when everything fits."""
-        if not self.cut.cut_off:
-            return None
-        return "lines" if self.cut.lines_loaded >= MEMORY_MAX_LINES else "bytes"
+        return self.cut.cut_by
 
     @property
     def cut_name(self) -> str:
-        return f"{MEMORY_MAX_LINES}-line cut" if self.cut_by == "lines" else f"{MEMORY_MAX_BYTES // 1024} KB cut"
+        if self.cut_by == CUT_BY_LINES:
+            return f"{MEMORY_MAX_LINES}-line cut"
+        return f"{MEMORY_MAX_BYTES // 1024} KB cut"
 
     def count(self, state: str) -> int:
         return sum(1 for line in self.lines if line.state == state)
@@ -80,25 +89,14 @@ class MemoryLoad:
 
 
 def memory_load(text: str, as_of: date, *, memory_on: bool = True) -> MemoryLoad:
-    """Mark every line of MEMORY.md: inside the core's cut and not in an expired entry, it loads."""
-    cut = load_cut(text)
-    lines: list[MemoryLine] = []
-    for entry in parse_entries(text):
-        expired = entry.expired(as_of)
-        for position, raw in enumerate(entry.lines, start=1):
-            number = len(lines) + 1
-            if not memory_on:
-                state = MEMORY_OFF
-            elif number > cut.lines_loaded:
-                state = PAST_CUT
-            elif expired:
-                state = EXPIRED
-            else:
-                state = LOADING
-            shown = printable(line_content(raw), keep="\t", controls_only=True)  # the line as written
-            lines.append(MemoryLine(number, shown, state, entry.until if expired else None,
-                                    ends_entry=position == entry.line_count))
-    return MemoryLoad(tuple(lines), cut, as_of, memory_on)
+    """The core's line states on `as_of`, drawn as not loading at all when the bot's memory is off."""
+    cut = load_cut(text, as_of)
+    lines = tuple(
+        MemoryLine(line.number, printable(line_content(line.text), keep="\t", controls_only=True),
+                   line.state if memory_on else MEMORY_OFF, line.until, line.ends_entry)
+        for line in cut.lines
+    )
+    return MemoryLoad(lines, cut, as_of, memory_on)
 
 
 class LoadPreview(Static):

@@ -1,0 +1,93 @@
+"""What the recall preview says, in its own words: pure functions over the core's results, no widgets.
+
+The core decides (why recall did not run, as a code; which lines load); these sentences only say it to a
+person, so they can be read and tested without a screen. They live in the app, not the core: they name
+the app's own controls ("Settings: Let this bot use memory"), and the CLI words the same facts its own way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.budget import LINE_EXPIRED, LINE_LOADS, LINE_PAST_CUT, TOPIC_INDEX_MAX_CHARS, TopicIndex
+from ..core.recall import (
+    MAX_BLOCK_CHARS,
+    MIN_MESSAGE_CHARS,
+    SKIP_AUTO_RECALL_OFF,
+    SKIP_MEMORY_OFF,
+    SKIP_SHORT_MESSAGE,
+    RecallResult,
+)
+
+if TYPE_CHECKING:  # the widget module imports textual; these sentences only read its data
+    from .widgets.load_preview import MemoryLoad
+
+# Who started the turn, as the kind picker names it (spec: "Rooms, routine runs, and turns started by
+# another bot, a webhook or a teammate hand-off, recall notes only").
+KIND_LABELS = {
+    "person": "1:1 started by the person",
+    "room": "room",
+    "routine": "routine run",
+    "bot": "started by another bot",
+    "webhook": "webhook",
+    "handoff": "teammate hand-off",
+}
+
+SKIP_SENTENCES = {
+    SKIP_SHORT_MESSAGE: f"Not recalled: messages under {MIN_MESSAGE_CHARS} characters are not recalled.",
+    SKIP_MEMORY_OFF: "Recall is off: this bot's memory is switched off (Settings: Let this bot use memory).",
+    SKIP_AUTO_RECALL_OFF: "Recall is off: features.autoRecall is false in config.json.",
+}
+
+
+def skip_sentence(result: RecallResult) -> str:
+    """Why nothing was recalled, for a person: recall's reason code said plainly, else its own sentence."""
+    return SKIP_SENTENCES.get(result.skip_code or "", f"Not recalled: {result.skipped}.")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def size_line(result: RecallResult) -> str:
+    """`1,931 / 6,000 characters · 4 notes · 3 passages · 1:1 started by the person`."""
+    line = (f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {_plural(len(result.notes), 'note')} · "
+            f"{_plural(len(result.passages), 'passage')} · {KIND_LABELS.get(result.kind, result.kind)}")
+    return line if result.passages_allowed else line + ": notes only"
+
+
+def words_line(result: RecallResult) -> str:
+    """The words recall looked up, and how many of them each hit needed (the two-word rule)."""
+    if not result.words:
+        return "No content words in this message (only short or common words): nothing to look up."
+    rule = ("any one of them is enough" if result.matches_needed < 2
+            else f"each hit needs {result.matches_needed} of them (5 or more content words)")
+    return f"Words: {', '.join(result.words)} · {rule}"
+
+
+def why_lines(result: RecallResult) -> list[str]:
+    """Each item with the message's words it matched."""
+    numbered = []
+    for note in result.notes:
+        where = f"{note.file} › {note.section}" if note.section else note.file
+        if note.opening:
+            where = f"the start of {note.file} (its name matches)"
+        numbered.append((note.number, f"[{note.number}] {where}: {', '.join(note.matched) or '(its name)'}"))
+    for passage in result.passages:
+        numbered.append((passage.number, f"[{passage.number}] {passage.label}: {', '.join(passage.matched)}"))
+    return [line for _, line in sorted(numbered)]  # in block order: an opening comes after the passages
+
+
+def memory_summary(load: MemoryLoad, index: TopicIndex) -> str:
+    if not load.memory_on:
+        return ("Memory is off for this bot: nothing of MEMORY.md or the topic index loads into its "
+                "system prompt.")
+    loading = load.count(LINE_LOADS)
+    parts = [f"As of {load.as_of.isoformat()}: {loading:,} of {_plural(len(load.lines), 'line')} load"]
+    if load.count(LINE_EXPIRED):
+        parts.append(f"{load.count(LINE_EXPIRED):,} expired")
+    if load.count(LINE_PAST_CUT):
+        parts.append(f"{load.count(LINE_PAST_CUT):,} past the {load.cut_name}")
+    listed = (f"topic index: {_plural(index.listed, 'topic')}, {len(index.text):,} / "
+              f"{TOPIC_INDEX_MAX_CHARS:,} characters" if index.text else "no topic files")
+    return " · ".join(parts) + f"\n✓ loads  ✗ does not · {listed}"
