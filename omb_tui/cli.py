@@ -86,8 +86,8 @@ def _bot(args: argparse.Namespace):
 # ----- commands -----
 def cmd_bots(args: argparse.Namespace) -> int:
     from .core.bot import all_bots
-
     from .core.settings import load_config
+    from .core.when import when_text
 
     home = Home(args.home)
     load_config(home)  # a broken config.json is reported, not ignored
@@ -103,7 +103,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
         return 0
     for s in summaries:
         switch = "memory on " if s.memory else "memory off"
-        last = s.last_change[:16].replace("T", " ") if s.last_change else "never"
+        last = when_text(s.last_change) if s.last_change else "never"  # local time, as the app shows it
         line = f"{s.id:<16} {s.name:<20} {switch}  {s.level:<5} {s.lines:>4} lines  last change {last}"
         print(line + (f"  ({s.error})" if s.error else ""))
     return 0

@@ -701,3 +701,10 @@ def test_write_expect_none_twice_creates_once(run_cli, home):
     assert (first.code, second.code) == (0, 3)
     assert (home.workspace(BOT_ID) / "memory" / "new.md").read_bytes() == b"first\n"
     assert "--expect-hash none: create only" in " ".join(run_cli("write", "--help").out.split())
+
+
+def test_bots_shows_the_last_change_in_local_time_like_the_app(run_cli, home, local_zone):
+    Journal(home.journal_path(BOT_ID)).append(fixed_journal_row(2, "2026-11-30T08:12:41.000+00:00"))
+    text = run_cli("bots")
+    assert text.code == 0 and "2026-11-30 09:12" in text.out  # 08:12 UTC, shown as the app's bots list does
+    assert run_cli("bots", "--json").out.count("2026-11-30T08:12:41.000+00:00") == 1

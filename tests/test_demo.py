@@ -440,7 +440,7 @@ def test_the_journal_command_shows_past_days(demo, capsys):
 def test_the_apps_day_filter_finds_a_past_day_of_the_demo(demo):
     import json
 
-    from omb_tui.app.widgets.journal_list import JournalFilter
+    from omb_tui.core.journal_filter import JournalFilter
 
     data = demo.journal_path("scout").read_bytes()
     lines, start = [], 0

@@ -36,7 +36,7 @@ from ...core.store import Actor, FileSnapshot, StaleHash, encode, read_text
 from ..styles import style_path
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
-from ..widgets.row_list import when_text
+from ...core.when import when_text
 from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)

@@ -14,7 +14,8 @@ from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 
-from .row_list import RowList, fit, printable, when_text
+from ...core.when import when_text
+from .row_list import RowList, fit, printable
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
 LEVEL_COLUMN = COLUMNS.index("Gauge")
