@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from omb_tui.core import conversations as conv
-from omb_tui.core import recall_index as ri
+from omb_tui.core import index_rows, index_search
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home
 from omb_tui.core.recall_index import RecallIndex, index_path
@@ -298,7 +298,7 @@ def test_paragraphs_and_long_text_become_several_notes(tmp_path):
     rows = index.db.execute("SELECT section, line, text FROM notes ORDER BY id").fetchall()
     assert rows[0] == ("Nuts", 3, "first paragraph\nstill first")
     assert rows[1][:2] == ("Nuts", 6)
-    assert len(rows) >= 4 and all(len(text) <= ri.NOTE_MAX_CHARS for _, _, text in rows)
+    assert len(rows) >= 4 and all(len(text) <= index_rows.NOTE_MAX_CHARS for _, _, text in rows)
 
 
 def test_topic_names_titles_and_aliases_are_searchable(tmp_path):
@@ -340,7 +340,7 @@ def test_an_opening_is_at_most_600_characters_and_cut_at_a_word(tmp_path):
     index = RecallIndex(home, "scout")
     index.refresh()
     _, text, _ = index.opening("memory/zanzibar.md", TODAY)
-    assert len(text) <= ri.OPENING_MAX_CHARS + 1 and text.endswith("…")
+    assert len(text) <= index_search.OPENING_MAX_CHARS + 1 and text.endswith("…")
     assert text.startswith("- 2026-09-01 · island fact number 0 of many\n- 2026-09-02 · island fact number 1")
 
 
