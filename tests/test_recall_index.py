@@ -168,6 +168,16 @@ def test_invalid_names_and_symlinks_are_not_indexed(tmp_path):
     assert note_files(index, "kiwi") == ["memory/ok.md"]
 
 
+def test_a_daily_log_named_for_a_day_that_does_not_exist_never_breaks_search(tmp_path):
+    # The index reads the files paths.classify accepts, no more: "2026-13-45.md" is not a daily log.
+    home = Home(tmp_path)
+    write(home, "memory/log/2026-09-10.md", "- kiwi order placed\n")
+    (home.workspace("scout") / "memory" / "log" / "2026-13-45.md").write_text("- kiwi on no day at all\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "kiwi", topics_only=False) == ["memory/log/2026-09-10.md"]
+
+
 def test_a_conversation_is_read_from_where_the_index_stopped(tmp_path):
     home = Home(tmp_path)
     chat = make_chat(home)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from . import conversations as conv
 from .entries import parse_entries
-from .index_schema import LOG_NAME, IndexDatabase, key_group, key_prefix, memory_kind
+from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
+from .paths import FileKind
 from .store import decode
 from .words import terms
 
@@ -153,18 +154,18 @@ class IndexRows(IndexDatabase):
         self._known[key_group(key)][key] = (st.st_size, mtime, st.st_ino)
 
     def _forget(self, db: sqlite3.Connection, key: str) -> None:
-        if key_prefix(key) == "memory":
-            self._drop_notes(db, key)
-        else:
+        if is_conversation_key(key):
             self._drop_messages(db, key)
             db.execute("DELETE FROM convs WHERE key=?", (key,))
+        else:
+            self._drop_notes(db, key)
         db.execute("DELETE FROM files WHERE key=?", (key,))
 
     def _index_file(self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result) -> bool:
         try:
-            if key_prefix(key) == "memory":
-                return self._index_memory_file(db, key, path, st)
-            return self._index_conversation(db, key, path, st)
+            if is_conversation_key(key):
+                return self._index_conversation(db, key, path, st)
+            return self._index_memory_file(db, key, path, st)
         except (FileNotFoundError, IsADirectoryError, PermissionError):
             self._forget(db, key)  # gone (or unreadable) since it was listed
             if self._known is not None:
@@ -184,10 +185,12 @@ class IndexRows(IndexDatabase):
 
         text = redact(decode(data)).text  # a file changed outside the app may hold a key: the index never does
         self._drop_notes(db, key)
-        kind = memory_kind(key)
+        file_kind = memory_kind(key)
+        assert file_kind is not None  # only keys valid_key accepts are read
+        kind = file_kind.value  # memory | topic | archive | log
         file_day = _day_of(st.st_mtime)
-        log_match = LOG_NAME.match(key.rsplit("/", 1)[-1]) if kind == "log" else None
-        chunks = memory_chunks(text, file_day, log_match.group(1) if log_match else None)
+        log_day = key.rsplit("/", 1)[-1][: -len(".md")] if file_kind is FileKind.LOG else None  # YYYY-MM-DD
+        chunks = memory_chunks(text, file_day, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
         for chunk in chunks:

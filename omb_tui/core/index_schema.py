@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -19,16 +18,7 @@ from pathlib import Path
 from typing import Self
 
 from . import conversations as conv
-from .paths import (
-    ARCHIVE_NAME,
-    LOG_DIR,
-    MEMORY_DIR,
-    MEMORY_FILE,
-    Home,
-    MemoryInputError,
-    refuse_links,
-    validate_topic_name,
-)
+from .paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
 from .store import make_private_dirs
 from .words import TOKENIZER_VERSION
 
@@ -203,11 +193,9 @@ class IndexDatabase:
 
 # ----- the files table's keys: memory/x.md, chat:<id>, room:<id> -----
 
-LOG_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-
 
 def key_group(key: str) -> str:
-    """Which folder a key's file is in: MEMORY.md, topics (and the archive), logs, chat:, room:."""
+    """Which folder a key's file is in (the sweep that sees it): MEMORY.md, topics (and the archive), logs, chat:, room:."""
     if key.startswith("chat:"):
         return "chat:"
     if key.startswith("room:"):
@@ -219,44 +207,26 @@ def key_group(key: str) -> str:
     return "topics"
 
 
+def is_conversation_key(key: str) -> bool:
+    return key.startswith(("chat:", "room:"))
+
+
+def memory_kind(key: str) -> FileKind | None:
+    """Which memory file a key names, by paths.classify's rule; None when it names none."""
+    try:
+        rel, kind = classify(key)
+    except MemoryInputError:
+        return None
+    return kind if rel == key else None  # "memory/./a.md" is "memory/a.md": one key per file
+
+
 def valid_key(key: str) -> bool:
-    """A file the index reads: MEMORY.md, a valid topic name, the archive, a daily log, a conversation id."""
+    """A file the index reads: a memory file (MEMORY.md, a topic, the archive, a daily log) or a conversation."""
     group = key_group(key)
-    if group == MEMORY_FILE:
-        return True
     if group in ("chat:", "room:"):
         try:
             conv.validate_conversation_id(key[len(group):])
         except MemoryInputError:
             return False
         return True
-    name = key.rsplit("/", 1)[-1]
-    if key.count("/") != (2 if group == "logs" else 1):
-        return False
-    if group == "logs":
-        return bool(LOG_NAME.match(name))
-    if name == ARCHIVE_NAME:
-        return True
-    try:
-        validate_topic_name(name)
-    except MemoryInputError:
-        return False
-    return True
-
-
-def key_prefix(key: str) -> str:
-    if key.startswith("chat:"):
-        return "chat:"
-    if key.startswith("room:"):
-        return "room:"
-    return "memory"
-
-
-def memory_kind(key: str) -> str:
-    if key == MEMORY_FILE:
-        return "memory"
-    if key == f"{MEMORY_DIR}/{ARCHIVE_NAME}":
-        return "archive"
-    if key.startswith(f"{MEMORY_DIR}/{LOG_DIR}/"):
-        return "log"
-    return "topic"
+    return memory_kind(key) is not None
