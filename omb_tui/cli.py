@@ -332,7 +332,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .core.demo import write_demo_home
+    from .demo.home import write_demo_home
 
     home = Home(args.home)
     bots = write_demo_home(home)

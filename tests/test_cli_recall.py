@@ -7,7 +7,7 @@ import json
 import pytest
 
 from omb_tui.cli import main
-from omb_tui.core.demo import write_demo_home
+from omb_tui.demo.home import write_demo_home
 from omb_tui.core.paths import Home
 
 

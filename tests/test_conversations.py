@@ -1,11 +1,11 @@
-"""Conversations on disk: the append-only format, membership, damage, and the demo's sample conversations."""
+"""Conversations on disk: the append-only format, membership and damage."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 import pytest
 
@@ -144,43 +144,6 @@ def test_naive_times_are_written_with_an_offset(tmp_path):
     conv.append_message(chat.path, conv.Message("person", "Milind", datetime(2026, 9, 1, 9, 0), "hello there"))
     last = json.loads(chat.path.read_text().splitlines()[-1])
     assert datetime.fromisoformat(last["at"]).tzinfo is not None
-
-
-def test_sample_conversations_for_the_demo(tmp_path):
-    home = Home(tmp_path)
-    today = date(2026, 9, 20)
-    now = datetime(2026, 9, 20, 18, 0).astimezone()
-    ids = {"scout": "scout-1", "ledger": "ledger-1", "atlas": "atlas-1", "quill": "quill-1"}
-    written = conv.write_sample_conversations(home, ids, today, now=now)
-    assert all(path.is_file() for path in written)
-    scout = conv.list_conversations(home, "scout-1", with_messages=True)
-    chats = [c for c in scout if not c.is_room]
-    rooms = [c for c in scout if c.is_room]
-    assert len([c for c in chats if c.started_by.kind == "person"]) >= 3 and len(rooms) == 1
-    assert rooms[0].has_bot("ledger-1")
-    days = {m.at.date() for c in scout for m in c.messages}
-    assert max(days) - min(days) >= timedelta(days=21)  # spread over weeks
-    assert all(m.at <= now for c in scout for m in c.messages)  # never in the future
-    assert sum(len(m.text) for c in scout for m in c.messages) > 3000  # enough text to recall from
-    assert any(now - m.at < timedelta(days=2) for c in scout for m in c.messages if m.author_kind == "bot")
-    for bot in ("ledger-1", "atlas-1", "quill-1"):
-        assert conv.list_conversations(home, bot)
-    # a missing role is left out; writing again replaces the same files
-    other = Home(tmp_path / "other")
-    conv.write_sample_conversations(other, {"scout": "scout"}, today, now=now)
-    assert not conv.chats_dir(other, "scout").parent.joinpath("ledger").exists()
-    again = conv.write_sample_conversations(home, ids, today, now=now)
-    assert sorted(again) == sorted(written)
-    assert len(conv.read_conversation(written[0]).messages) == len(conv.read_conversation(again[0]).messages)
-
-
-def test_sample_messages_today_are_moved_before_now(tmp_path):
-    home = Home(tmp_path)
-    now = datetime(2026, 9, 20, 6, 30).astimezone()
-    conv.write_sample_conversations(home, {"scout": "scout", "ledger": "ledger"}, now.date(), now=now)
-    for bot in ("scout", "ledger"):
-        for conversation in conv.list_conversations(home, bot, with_messages=True):
-            assert all(m.at <= now for m in conversation.messages)
 
 
 def test_reading_without_messages_still_sees_members_and_titles(tmp_path):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from omb_tui.core import conversations as conv
 from omb_tui.core.bot import Bot
 from omb_tui.core.budget import read_topic_info
-from omb_tui.core.demo import DEMO_BOT_IDS, write_demo_home
 from omb_tui.core.entries import parse_entries
 from omb_tui.core.journal import (
     HOW_OUTSIDE,
@@ -27,6 +27,8 @@ from omb_tui.core.paths import Home, MemoryInputError
 from omb_tui.core.settings import load_bot_settings, load_config, load_profile_learned
 from omb_tui.core.store import MemoryStore, NotUndoable
 from omb_tui.core.turn_log import turn_log_heading, turn_log_line
+from omb_tui.demo.conversations import write_sample_conversations
+from omb_tui.demo.home import DEMO_BOT_IDS, write_demo_home
 
 TODAY = date(2026, 9, 28)  # a Monday; the demo's dates are all relative to it
 
@@ -467,3 +469,43 @@ def test_opening_the_demo_journals_nothing_new(demo_copy):
         before = demo_copy.journal_path(bot_id).read_bytes()
         Bot(demo_copy, bot_id).look()
         assert demo_copy.journal_path(bot_id).read_bytes() == before, bot_id
+
+
+# ----- the sample conversations (omb_tui/demo/conversations.py) -----
+
+
+def test_sample_conversations_for_the_demo(tmp_path):
+    home = Home(tmp_path)
+    today = date(2026, 9, 20)
+    now = datetime(2026, 9, 20, 18, 0).astimezone()
+    ids = {"scout": "scout-1", "ledger": "ledger-1", "atlas": "atlas-1", "quill": "quill-1"}
+    written = write_sample_conversations(home, ids, today, now=now)
+    assert all(path.is_file() for path in written)
+    scout = conv.list_conversations(home, "scout-1", with_messages=True)
+    chats = [c for c in scout if not c.is_room]
+    rooms = [c for c in scout if c.is_room]
+    assert len([c for c in chats if c.started_by.kind == "person"]) >= 3 and len(rooms) == 1
+    assert rooms[0].has_bot("ledger-1")
+    days = {m.at.date() for c in scout for m in c.messages}
+    assert max(days) - min(days) >= timedelta(days=21)  # spread over weeks
+    assert all(m.at <= now for c in scout for m in c.messages)  # never in the future
+    assert sum(len(m.text) for c in scout for m in c.messages) > 3000  # enough text to recall from
+    assert any(now - m.at < timedelta(days=2) for c in scout for m in c.messages if m.author_kind == "bot")
+    for bot in ("ledger-1", "atlas-1", "quill-1"):
+        assert conv.list_conversations(home, bot)
+    # a missing role is left out; writing again replaces the same files
+    other = Home(tmp_path / "other")
+    write_sample_conversations(other, {"scout": "scout"}, today, now=now)
+    assert not conv.chats_dir(other, "scout").parent.joinpath("ledger").exists()
+    again = write_sample_conversations(home, ids, today, now=now)
+    assert sorted(again) == sorted(written)
+    assert len(conv.read_conversation(written[0]).messages) == len(conv.read_conversation(again[0]).messages)
+
+
+def test_sample_messages_today_are_moved_before_now(tmp_path):
+    home = Home(tmp_path)
+    now = datetime(2026, 9, 20, 6, 30).astimezone()
+    write_sample_conversations(home, {"scout": "scout", "ledger": "ledger"}, now.date(), now=now)
+    for bot in ("scout", "ledger"):
+        for conversation in conv.list_conversations(home, bot, with_messages=True):
+            assert all(m.at <= now for m in conversation.messages)

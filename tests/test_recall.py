@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sqlite3
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
 from omb_tui.core import conversations as conv
+from omb_tui.core import index_search
 from omb_tui.core import recall_index as ri
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home, MemoryInputError, NotFound
@@ -579,7 +581,7 @@ def test_an_index_that_cannot_be_read_never_fails_the_turn(home, monkeypatch, ca
     write(home, "memory/a.md", "- durian notes\n")
 
     def locked(self, *args, **kwargs):
-        raise ri.sqlite3.OperationalError("database is locked")
+        raise sqlite3.OperationalError("database is locked")
 
     monkeypatch.setattr(ri.RecallIndex, "refresh", locked)
     with caplog.at_level(logging.WARNING, logger="omb_tui.recall"):
@@ -591,7 +593,7 @@ def test_an_index_that_cannot_be_read_never_fails_the_turn(home, monkeypatch, ca
 
 @pytest.mark.parametrize("cap", [500, 10])
 def test_a_busy_current_chat_does_not_crowd_out_the_others(home, monkeypatch, cap):
-    monkeypatch.setattr(ri, "POSTINGS_CAP_RECALL", cap)  # 10: the current chat alone fills a word's cap
+    monkeypatch.setattr(index_search, "POSTINGS_CAP_RECALL", cap)  # 10: the current chat alone fills a word's cap
     chat(home, "other", [("person", "durian shipment long ago", 1)])
     run(home, "the durian order")  # indexed first: the busy chat's rows come after it
     chat(home, "mine", [("person", f"durian talk {n}", 19) for n in range(120)])

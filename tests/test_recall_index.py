@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from omb_tui.core import conversations as conv
-from omb_tui.core import recall_index as ri
+from omb_tui.core import index_rows, index_search
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home
 from omb_tui.core.recall_index import RecallIndex, index_path
@@ -168,6 +168,16 @@ def test_invalid_names_and_symlinks_are_not_indexed(tmp_path):
     assert note_files(index, "kiwi") == ["memory/ok.md"]
 
 
+def test_a_daily_log_named_for_a_day_that_does_not_exist_never_breaks_search(tmp_path):
+    # The index reads the files paths.classify accepts, no more: "2026-13-45.md" is not a daily log.
+    home = Home(tmp_path)
+    write(home, "memory/log/2026-09-10.md", "- kiwi order placed\n")
+    (home.workspace("scout") / "memory" / "log" / "2026-13-45.md").write_text("- kiwi on no day at all\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert note_files(index, "kiwi", topics_only=False) == ["memory/log/2026-09-10.md"]
+
+
 def test_a_conversation_is_read_from_where_the_index_stopped(tmp_path):
     home = Home(tmp_path)
     chat = make_chat(home)
@@ -298,7 +308,7 @@ def test_paragraphs_and_long_text_become_several_notes(tmp_path):
     rows = index.db.execute("SELECT section, line, text FROM notes ORDER BY id").fetchall()
     assert rows[0] == ("Nuts", 3, "first paragraph\nstill first")
     assert rows[1][:2] == ("Nuts", 6)
-    assert len(rows) >= 4 and all(len(text) <= ri.NOTE_MAX_CHARS for _, _, text in rows)
+    assert len(rows) >= 4 and all(len(text) <= index_rows.NOTE_MAX_CHARS for _, _, text in rows)
 
 
 def test_topic_names_titles_and_aliases_are_searchable(tmp_path):
@@ -340,7 +350,7 @@ def test_an_opening_is_at_most_600_characters_and_cut_at_a_word(tmp_path):
     index = RecallIndex(home, "scout")
     index.refresh()
     _, text, _ = index.opening("memory/zanzibar.md", TODAY)
-    assert len(text) <= ri.OPENING_MAX_CHARS + 1 and text.endswith("…")
+    assert len(text) <= index_search.OPENING_MAX_CHARS + 1 and text.endswith("…")
     assert text.startswith("- 2026-09-01 · island fact number 0 of many\n- 2026-09-02 · island fact number 1")
 
 

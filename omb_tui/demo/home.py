@@ -1,4 +1,4 @@
-"""`omb-tui demo`: a realistic sample home to try everything on.
+"""`omb-tui demo`: a realistic sample home to try everything on (sample data: not part of the core).
 
 Spec: memory.md as a whole. Five bots between them show every part of it:
 
@@ -27,13 +27,15 @@ from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
 from typing import Callable, NamedTuple
 
-from .entries import format_dated_entry, mark_moved, parse_entries, render_entries
-from .journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
-from .memory_update import ARCHIVE_REL, MemoryUpdate
-from .paths import MEMORY_FILE, Home, MemoryInputError
-from .settings import BotSettings, save_bot_settings
-from .store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
-from .turn_log import append_log_line, turn_log_line, turn_log_source
+from ..core.entries import format_dated_entry, mark_moved, parse_entries, render_entries
+from ..core.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
+from ..core.memory_update import ARCHIVE_REL, MemoryUpdate
+from ..core.paths import MEMORY_FILE, Home, MemoryInputError
+from ..core.settings import BotSettings, save_bot_settings
+from ..core.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
+from ..core.turn_log import append_log_line, turn_log_line, turn_log_source
+
+from .conversations import write_sample_conversations
 
 DEMO_BOT_IDS = ("scout", "ledger", "harbor", "quill", "atlas")
 # The bots with sample conversations.
@@ -101,10 +103,6 @@ def demo_settings() -> list[BotSettings]:
 
 
 def _write_conversations(home: Home, today: date) -> None:
-    try:
-        from .conversations import write_sample_conversations
-    except ImportError:  # conversations.py lands separately; the memory demo stands without it
-        return
     # Roles map to bot ids; the sample room ("Launch") holds Scout and whichever bot plays "ledger".
     write_sample_conversations(home, {role: role for role in CONVERSATION_BOT_IDS}, today, person=PERSON_NAME)
 

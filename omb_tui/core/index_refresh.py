@@ -1,0 +1,274 @@
+"""Keeping the recall index fresh (see :mod:`omb_tui.core.recall_index`).
+
+Bringing it up to date (`refresh`) reads only what changed, and finds it without looking at every file:
+
+- MEMORY.md is stat'ed every time. A memory folder (`memory/`, `memory/log/`) or conversation folder
+  whose mtime moved (a file created, renamed over or deleted) has every file in it stat'ed; so does
+  one that changed within two seconds of the last look (mtime ticks are coarse), and every folder at
+  least every 30 seconds (FULL_CHECK_SECONDS) or on `refresh(full=True)`.
+- Otherwise only the files a feed names are stat'ed: the bot's journal for memory files (every
+  change the store writes, or notices made by another program, is a row naming the file) and each
+  conversation folder's `.changes` (conversations.note_change), so an appended message costs one
+  stat, not 5,000.
+- A file whose size, mtime or inode moved is read. A memory file is hashed and split into notes
+  again only when its hash changed; one changed in the last two seconds is hashed again next time
+  (a same-size edit in the same mtime tick would otherwise hide). A conversation that grew is read
+  from where the index stopped, after checking that the bytes just before that point are unchanged;
+  anything else is read again whole.
+- A file that changes while it is read is read again at the next refresh (the stat taken before
+  reading is what is stored); a file that disappears leaves the index. A damaged or out-of-date
+  index file is deleted and built again.
+
+Every refresh is one transaction, so another process reading the index never sees half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import stat
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import conversations as conv
+from .index_rows import RACY_NS, IndexRows
+from .index_schema import key_group, valid_key
+from .paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
+from .store import decode
+
+log = logging.getLogger("omb_tui.recall_index")
+
+FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even when no folder changed
+
+
+@dataclass
+class RefreshReport:
+    files_read: int = 0
+    files_removed: int = 0
+    seconds: float = 0.0
+
+
+class IndexRefresh(IndexRows):
+    """Brings the index up to date with the files, reading only what changed."""
+
+    def refresh(self, *, full: bool = False) -> RefreshReport:
+        """Read what changed since the last refresh (spec: recall stays fast as memory and history grow)."""
+        started = time.perf_counter()
+        with self._lock:
+            try:
+                report = self._refresh(full)
+            except sqlite3.DatabaseError as exc:
+                self._last_full_check = 0.0  # what the feeds named may not be in: look at everything next time
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                    raise
+                log.warning("index %s failed (%s); building it again", self.path, exc)
+                self.close()
+                self._remove_files()
+                report = self._refresh(True)
+            except BaseException:
+                self._last_full_check = 0.0
+                raise
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _load_known(self) -> dict[str, dict[str, tuple[int, int, int]]]:
+        """What each indexed file looked like when it was read, by group (see key_group)."""
+        version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        if self._known is None or version != self._data_version:
+            # another connection committed: our copy of the file states may be old
+            known: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
+            for key, size, mtime, ino in self.db.execute("SELECT key, size, mtime_ns, ino FROM files"):
+                known[key_group(key)][key] = (size, mtime, ino)
+            self._known = known
+            self._data_version = version
+            self._invalidate()
+        return self._known
+
+    def _groups(self) -> list[tuple[str, Path]]:
+        memory = self.workspace / MEMORY_DIR
+        return [
+            ("topics", memory),
+            ("logs", memory / LOG_DIR),
+            ("chat:", conv.chats_dir(self.home, self.bot_id)),
+            ("room:", conv.rooms_dir(self.home)),
+        ]
+
+    def _refresh(self, full: bool) -> RefreshReport:
+        """Look at what may have changed, read what did.
+
+        A folder whose mtime moved (a file created, renamed over or deleted there) has every file
+        looked at; otherwise only the files its feed names: the journal for memory files (every
+        change the store writes or notices), a folder's `.changes` for conversations. MEMORY.md is
+        looked at every time, and every file at least every FULL_CHECK_SECONDS.
+        """
+        known = self._load_known()
+        report = RefreshReport()
+        now = time.time()
+        check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
+        present: dict[str, tuple[str, os.stat_result, str]] = {}
+        looked_at: set[str] = {MEMORY_FILE}  # single files looked at
+        swept: set[str] = set()  # groups whose files were all looked at
+        self._stat_file(MEMORY_FILE, self.workspace / MEMORY_FILE, present)
+        journal = self.home.journal_path(self.bot_id)
+        named_by_journal = None if check_all else self._read_feed(journal, _journal_files)
+        if named_by_journal is None:
+            self._note_feed(journal)
+        named_files: dict[str, Path] = {}  # key -> path, for the files a feed named
+        for rel in named_by_journal or []:
+            named_files[rel] = self.workspace / rel
+        for group, folder in self._groups():
+            if group in ("topics", "logs"):
+                named = named_by_journal
+            else:
+                feed = folder / conv.CHANGES_FILE
+                named = None if check_all else self._read_feed(feed, _file_names)
+                if named is None:
+                    self._note_feed(feed)
+                for conversation_id in named or []:
+                    named_files[group + conversation_id] = folder / f"{conversation_id}.ndjson"
+            if named is None or self._changed_since_sweep(folder):
+                self._note_sweep(folder)
+                self._scan_folder(group, folder, present)
+                swept.add(group)
+        for key, path in named_files.items():
+            if key_group(key) not in swept and key != MEMORY_FILE:
+                looked_at.add(key)
+                self._stat_file(key, path, present)
+        if check_all:
+            self._last_full_check = now
+        changed = [
+            key
+            for key, (_, st, group) in present.items()
+            if known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
+        ]
+        removed = [key for key in looked_at if key not in present and key in known[key_group(key)]]
+        for group in swept:
+            removed += [key for key in known[group] if key not in present]
+        if not changed and not removed:
+            return report
+        with self._write() as db:
+            for key in removed:
+                self._forget(db, key)
+                known[key_group(key)].pop(key, None)
+                report.files_removed += 1
+            for key in changed:
+                path, st, _ = present[key]
+                if self._index_file(db, key, Path(path), st):
+                    report.files_read += 1
+        self._data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        self._invalidate()
+        return report
+
+    def _changed_since_sweep(self, folder: Path) -> bool:
+        """Whether a folder changed since its files were last looked at (or just before that look)."""
+        try:
+            st = folder.stat()
+            now_seen = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            now_seen = (-1, 0)
+        seen = self._sweeps.get(str(folder))
+        if seen is None or seen[:2] != now_seen:
+            return True
+        return now_seen[0] >= seen[2] - RACY_NS  # mtime ticks are coarse: a change just before may hide
+
+    def _note_sweep(self, folder: Path) -> None:
+        swept_at = time.time_ns()
+        try:
+            st = folder.stat()
+            self._sweeps[str(folder)] = (st.st_mtime_ns, st.st_size, swept_at)
+        except OSError:
+            self._sweeps[str(folder)] = (-1, 0, swept_at)
+
+    def _read_feed(self, feed: Path, names: Callable[[bytes], list[str]]) -> list[str] | None:
+        """What a feed (the journal, a `.changes`) names since the last look; None when it cannot tell."""
+        ino, offset = self._feeds.get(str(feed), (None, -1))
+        if offset < 0:
+            return None
+        try:
+            with open(feed, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                if st.st_ino != ino or st.st_size < offset:
+                    return None  # replaced or cut short
+                if st.st_size == offset:
+                    return []
+                handle.seek(offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return [] if ino is None else None
+        except OSError:
+            return None
+        end = data.rfind(b"\n") + 1  # a line still being written waits for the next look
+        self._feeds[str(feed)] = (ino, offset + end)
+        return list(dict.fromkeys(names(data[:end])))
+
+    def _note_feed(self, feed: Path) -> None:
+        """Before looking at every file: what the feed says up to now is covered by that look."""
+        try:
+            st = feed.stat()
+            self._feeds[str(feed)] = (st.st_ino, st.st_size)
+        except OSError:
+            self._feeds[str(feed)] = (None, 0)
+
+    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result, str]]) -> None:
+        if not self._valid_key(key):
+            return
+        with contextlib.suppress(OSError):
+            st = path.lstat()
+            if stat.S_ISREG(st.st_mode):
+                present[key] = (str(path), st, key_group(key))
+
+    def _valid_key(self, key: str) -> bool:
+        valid = self._names.get(key)
+        if valid is None:
+            valid = valid_key(key)
+            self._names[key] = valid
+        return valid
+
+    def _scan_folder(self, group: str, folder: Path, present: dict[str, tuple[str, os.stat_result, str]]) -> None:
+        prefix = {"topics": f"{MEMORY_DIR}/", "logs": f"{MEMORY_DIR}/{LOG_DIR}/"}.get(group)
+        for entry in _scandir(folder):
+            name = entry.name
+            if prefix is not None:
+                key = prefix + name
+            else:
+                if not name.endswith(".ndjson"):
+                    continue
+                key = group + name[: -len(".ndjson")]
+            if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                present[key] = (entry.path, entry.stat(follow_symlinks=False), group)
+
+
+def _journal_files(data: bytes) -> list[str]:
+    """The memory files named by journal rows (one JSON object a line)."""
+    files = []
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(decode(line))
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("file"), str):
+            files.append(row["file"])
+    return files
+
+
+def _file_names(data: bytes) -> list[str]:
+    """The conversation ids a `.changes` feed names (file names, one a line)."""
+    return [decode(line)[: -len(".ndjson")] for line in data.split(b"\n") if line.endswith(b".ndjson")]
+
+
+def _scandir(folder: Path) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []

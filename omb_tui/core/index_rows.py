@@ -1,0 +1,335 @@
+"""Writing the recall index's rows (see :mod:`omb_tui.core.recall_index`).
+
+A memory file becomes notes (each bullet with its lines, each paragraph; superseded entries left
+out), a topic also its name, title and aliases; a conversation becomes its header and messages,
+read from where the index stopped when the file only grew. Every text is redacted before it is
+stored: a file changed outside the app may hold a key, the index never does. Each file's row records
+what it looked like when it was read, which is what `refresh` compares next time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from . import conversations as conv
+from .entries import parse_entries
+from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
+from .paths import FileKind
+from .store import decode
+from .words import terms
+
+RACY_NS = 2_000_000_000  # a folder changed this recently is looked at again (mtime ticks are coarse)
+TAIL_BYTES = 64  # bytes before the read position compared to trust an append
+NOTE_MAX_CHARS = 1200  # a longer paragraph is split into notes of about this size
+
+
+@dataclass
+class NoteChunk:
+    """One note of a memory file, as the index stores it."""
+
+    section: str | None
+    day: str | None
+    dated: bool
+    until: str | None
+    line: int
+    text: str
+
+
+def _day_of(ts: float) -> str:
+    return datetime.fromtimestamp(ts).date().isoformat()
+
+
+def memory_chunks(text: str, file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
+    """A memory file split into notes: each bullet with its lines, each paragraph; superseded entries left out.
+
+    Spec: "Current topic search excludes superseded entries; their text remains in the file".
+    """
+    chunks: list[NoteChunk] = []
+    section: str | None = None
+    paragraph: list[str] = []
+    paragraph_line = 0
+    line_number = 1
+
+    def flush() -> None:
+        nonlocal paragraph
+        if paragraph:
+            body = "".join(paragraph).strip()
+            if body:
+                for piece in _split_long(body):
+                    chunks.append(NoteChunk(section, log_day or file_day, log_day is not None, None, paragraph_line, piece))
+        paragraph = []
+
+    for entry in parse_entries(text):
+        start = line_number
+        line_number += entry.line_count
+        if entry.kind in ("frontmatter", "blank"):
+            flush()
+            continue
+        if entry.kind == "heading":
+            flush()
+            section = entry.fact or None
+            continue
+        if entry.kind == "text":
+            if not paragraph:
+                paragraph_line = start
+            paragraph.append(entry.raw)
+            continue
+        flush()
+        if entry.struck:
+            continue
+        day = entry.day.isoformat() if entry.day else None
+        body = entry.raw.strip()
+        for piece in _split_long(body):
+            chunks.append(
+                NoteChunk(
+                    section,
+                    day or log_day or file_day,
+                    bool(day or log_day),
+                    entry.until.isoformat() if entry.until else None,
+                    start,
+                    piece,
+                )
+            )
+    flush()
+    return chunks
+
+
+def _split_long(text: str) -> list[str]:
+    if len(text) <= NOTE_MAX_CHARS:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for line in text.splitlines(keepends=True):
+        while len(line) > NOTE_MAX_CHARS:
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:NOTE_MAX_CHARS])
+            line = line[NOTE_MAX_CHARS:]
+        if len(current) + len(line) > NOTE_MAX_CHARS and current:
+            pieces.append(current)
+            current = ""
+        current += line
+    if current.strip():
+        pieces.append(current)
+    return [piece.strip() for piece in pieces if piece.strip()]
+
+
+def topic_name(name: str, text: str) -> tuple[str, str]:
+    """(name terms, description) of a topic: its file name, title and aliases; its frontmatter's description."""
+    from .budget import read_topic_info  # frontmatter's YAML loads only when a topic is indexed
+
+    info = read_topic_info(name, text)
+    stem = re.sub(r"[-_.]+", " ", name[: -len(".md")])
+    name_words = " ".join([stem, info.title or "", *info.aliases])
+    return " ".join(terms(name_words)), info.description or ""
+
+
+class IndexRows(IndexDatabase):
+    """Writes a file's rows into the index (always inside `_write`'s transaction)."""
+
+    def _set_file(self, db: sqlite3.Connection, key: str, st: os.stat_result, *, racy: bool = False, **values: object) -> None:
+        # A file changed in the last moments could change again within the same mtime tick and size:
+        # store no mtime for it, so the next refresh reads (and hashes) it again.
+        mtime = -1 if racy and st.st_mtime_ns >= time.time_ns() - RACY_NS else st.st_mtime_ns
+        row = {"key": key, "size": st.st_size, "mtime_ns": mtime, "ino": st.st_ino}
+        row.update(values)
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        updates = ", ".join(f"{c}=excluded.{c}" for c in row if c != "key")
+        db.execute(
+            f"INSERT INTO files({columns}) VALUES({marks}) ON CONFLICT(key) DO UPDATE SET {updates}",
+            tuple(row.values()),
+        )
+        assert self._known is not None
+        self._known[key_group(key)][key] = (st.st_size, mtime, st.st_ino)
+
+    def _forget(self, db: sqlite3.Connection, key: str) -> None:
+        if is_conversation_key(key):
+            self._drop_messages(db, key)
+            db.execute("DELETE FROM convs WHERE key=?", (key,))
+        else:
+            self._drop_notes(db, key)
+        db.execute("DELETE FROM files WHERE key=?", (key,))
+
+    def _index_file(self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result) -> bool:
+        try:
+            if is_conversation_key(key):
+                return self._index_conversation(db, key, path, st)
+            return self._index_memory_file(db, key, path, st)
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            self._forget(db, key)  # gone (or unreadable) since it was listed
+            if self._known is not None:
+                self._known[key_group(key)].pop(key, None)
+            return False
+
+    # ----- memory files -----
+    def _index_memory_file(self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result) -> bool:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        digest = hashlib.sha256(data).hexdigest()
+        row = db.execute("SELECT hash FROM files WHERE key=?", (key,)).fetchone()
+        if row is not None and row[0] == digest:
+            self._set_file(db, key, st, racy=True)  # touched, not changed
+            return False
+        from .redact import redact  # compiled when the index is first brought up to date, not at start-up
+
+        text = redact(decode(data)).text  # a file changed outside the app may hold a key: the index never does
+        self._drop_notes(db, key)
+        file_kind = memory_kind(key)
+        assert file_kind is not None  # only keys valid_key accepts are read
+        kind = file_kind.value  # memory | topic | archive | log
+        file_day = _day_of(st.st_mtime)
+        log_day = key.rsplit("/", 1)[-1][: -len(".md")] if file_kind is FileKind.LOG else None  # YYYY-MM-DD
+        chunks = memory_chunks(text, file_day, log_day)
+        fts = "topic_fts" if kind == "topic" else "memo_fts"
+        _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
+        for chunk in chunks:
+            chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
+            cursor = db.execute(
+                "INSERT INTO notes(file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?)",
+                (key, kind, _sql_text(chunk.section), chunk.day, int(chunk.dated), chunk.until, chunk.line,
+                 _sql_text(chunk.text), chunk_terms),
+            )
+            db.execute(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", (cursor.lastrowid, chunk_terms))
+        if kind == "topic":
+            # the opening itself is built when recalled (RecallIndex.opening): which entries have
+            # expired depends on the day of the recall, not the day the file was read
+            name_terms, description = topic_name(key.split("/", 1)[1], text)
+            cursor = db.execute(
+                "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
+                (key, name_terms, _sql_text(description), file_day),
+            )
+            db.execute("INSERT INTO topic_names(rowid, name_terms) VALUES(?, ?)", (cursor.lastrowid, name_terms))
+        self._set_file(db, key, st, racy=True, hash=digest)
+        return True
+
+    def _drop_notes(self, db: sqlite3.Connection, key: str) -> None:
+        for note_id, kind, note_terms in db.execute("SELECT id, kind, terms FROM notes WHERE file=?", (key,)).fetchall():
+            fts = "topic_fts" if kind == "topic" else "memo_fts"
+            db.execute(f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)", (note_id, note_terms))
+        for kind, n in db.execute("SELECT kind, count(*) FROM notes WHERE file=? GROUP BY kind", (key,)).fetchall():
+            _bump(db, "topic" if kind == "topic" else "memo", -n)
+        db.execute("DELETE FROM notes WHERE file=?", (key,))
+        for topic_id, name_terms in db.execute("SELECT id, name_terms FROM topics WHERE file=?", (key,)).fetchall():
+            db.execute("INSERT INTO topic_names(topic_names, rowid, name_terms) VALUES('delete', ?, ?)", (topic_id, name_terms))
+        db.execute("DELETE FROM topics WHERE file=?", (key,))
+
+    # ----- conversations -----
+    def _index_conversation(
+        self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result, *, whole: bool = False
+    ) -> bool:
+        row = db.execute("SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)).fetchone()
+        stored = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone()
+        start = 0
+        reader = conv.ConversationReader()
+        appendable = row is not None and stored is not None and row[0] == st.st_ino and st.st_size >= (row[1] or 0)
+        if appendable and not whole:
+            read_to, tail = row[1] or 0, row[2] or b""
+            if read_to and _tail_matches(path, read_to, tail):
+                start = read_to
+                reader = conv.ConversationReader(conv.header_from_json(json.loads(stored[0]), path), row[3] or 0)
+        if start == 0:
+            self._drop_messages(db, key)
+            db.execute("DELETE FROM convs WHERE key=?", (key,))
+        was_member = bool(start and db.execute("SELECT member FROM convs WHERE key=?", (key,)).fetchone()[0])
+        lines, read_to = conv.read_lines(path, start)
+        messages = []
+        for raw in lines:
+            message = reader.feed(raw, path)
+            if message is not None:
+                messages.append(message)
+        conversation = reader.conversation
+        if conversation is None:  # no header (yet): look again when it changes
+            self._set_file(db, key, st, read_to=0, tail=b"", next_seq=0)
+            return True
+        member = key.startswith("chat:") or conversation.has_bot(self.bot_id)
+        if start and member and not was_member:
+            # joined a room: everything said before counts too, so read it whole
+            return self._index_conversation(db, key, path, st, whole=True)
+        if not member and was_member:
+            self._drop_messages(db, key)
+        header = json.dumps(conversation.header_json())  # ASCII: a lone surrogate cannot break it
+        db.execute(
+            "INSERT INTO convs(key, id, header, member) VALUES(?,?,?,?) "
+            "ON CONFLICT(key) DO UPDATE SET header=excluded.header, member=excluded.member",
+            (key, conversation.id, header, int(member)),
+        )
+        if member:
+            from .redact import redact  # a conversation written by another tool may hold a key: the index never does
+
+            _bump(db, "message", len(messages))
+            for message in messages:
+                message = dataclasses.replace(message, text=redact(message.text).text)
+                message_terms = " ".join(terms(message.text))
+                cursor = db.execute(
+                    "INSERT INTO messages(conv, seq, ts, at, author_kind, author, failed, origin, text, terms) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        key,
+                        message.seq,
+                        int(message.at.timestamp()),
+                        message.at.isoformat(timespec="seconds"),
+                        message.author_kind,
+                        _sql_text(message.author),
+                        int(message.failed),
+                        message.origin,
+                        _sql_text(message.text),
+                        message_terms,
+                    ),
+                )
+                db.execute("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", (cursor.lastrowid, message_terms))
+        tail = _read_tail(path, read_to)
+        self._set_file(db, key, st, read_to=read_to, tail=tail, next_seq=reader.next_seq)
+        return True
+
+    def _drop_messages(self, db: sqlite3.Connection, key: str) -> None:
+        for message_id, message_terms in db.execute("SELECT id, terms FROM messages WHERE conv=?", (key,)).fetchall():
+            db.execute("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)", (message_id, message_terms))
+        gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
+        _bump(db, "message", -gone)
+
+
+def _sql_text(text: str | None) -> str | None:
+    """Text SQLite can store: bytes that were not UTF-8 (kept as lone surrogates) become U+FFFD."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape" if _only_escapes(text) else "replace").decode("utf-8", "replace")
+
+
+def _only_escapes(text: str) -> bool:
+    return all(not 0xD800 <= ord(ch) < 0xDC80 for ch in text if 0xD800 <= ord(ch) <= 0xDFFF)
+
+
+def _bump(db: sqlite3.Connection, name: str, delta: int) -> None:
+    if delta:
+        db.execute(
+            "INSERT INTO stats(name, n) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET n = n + excluded.n", (name, delta)
+        )
+
+
+def _read_tail(path: Path, read_to: int) -> bytes:
+    start = max(0, read_to - TAIL_BYTES)
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        return handle.read(read_to - start)
+
+
+def _tail_matches(path: Path, read_to: int, tail: bytes) -> bool:
+    try:
+        return _read_tail(path, read_to) == tail
+    except OSError:
+        return False

@@ -1,0 +1,232 @@
+"""The recall index's schema and its connection (see :mod:`omb_tui.core.recall_index`).
+
+One file per bot, `<home>/index/<botId>.sqlite` (0600): a bot's file tools work in its workspace and
+must not reach the index, and deleting the index loses nothing (it is built again from the files).
+A damaged or out-of-date index file is deleted and built again; every write is one transaction, so
+another process reading the index never sees half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Self
+
+from . import conversations as conv
+from .paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
+from .store import make_private_dirs
+from .words import TOKENIZER_VERSION
+
+log = logging.getLogger("omb_tui.recall_index")
+
+SCHEMA_VERSION = 4  # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted
+USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
+
+
+def index_path(home: Home, bot_id: str) -> Path:
+    """`<home>/index/<botId>.sqlite`, beside the workspaces, never inside one."""
+    return home.root / "index" / f"{home.workspace(bot_id).name}.sqlite"
+
+
+_SCHEMA = """
+CREATE TABLE files(
+    key TEXT PRIMARY KEY,           -- memory/x.md, chat:<id>, room:<id>
+    size INTEGER, mtime_ns INTEGER, ino INTEGER,
+    hash TEXT,                      -- memory files: sha256 of what was indexed
+    read_to INTEGER,                -- conversations: bytes read so far
+    tail BLOB,                      -- conversations: the TAIL_BYTES before read_to
+    next_seq INTEGER
+);
+CREATE TABLE notes(
+    id INTEGER PRIMARY KEY,
+    file TEXT NOT NULL,             -- MEMORY.md, memory/travel.md, memory/archive.md, memory/log/2026-09-10.md
+    kind TEXT NOT NULL,             -- memory | topic | archive | log
+    section TEXT,
+    day TEXT,                       -- the entry's date, the log's day, or the file's last change
+    dated INTEGER NOT NULL,         -- 1 when day comes from the text itself
+    until TEXT,
+    line INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    terms TEXT NOT NULL
+);
+CREATE INDEX notes_file ON notes(file);
+CREATE INDEX notes_day ON notes(day);
+CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none');
+CREATE TABLE topics(
+    id INTEGER PRIMARY KEY,
+    file TEXT NOT NULL UNIQUE,
+    name_terms TEXT NOT NULL,       -- the file name, title and aliases
+    description TEXT NOT NULL,      -- the frontmatter's description ('' without one); the opening starts with it
+    file_day TEXT                   -- the file's last change: the opening's date when no entry is dated
+);
+CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none');
+CREATE TABLE convs(
+    key TEXT PRIMARY KEY,
+    id TEXT NOT NULL,
+    header TEXT NOT NULL,           -- the header JSON, members as they are now
+    member INTEGER NOT NULL         -- 1: the bot's chat, or a room it is a member of
+);
+CREATE TABLE messages(
+    id INTEGER PRIMARY KEY,
+    conv TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    ts INTEGER NOT NULL,            -- seconds since the epoch
+    at TEXT NOT NULL,               -- as written, with its offset
+    author_kind TEXT NOT NULL,
+    author TEXT NOT NULL,
+    failed INTEGER NOT NULL,
+    origin TEXT,
+    text TEXT NOT NULL,
+    terms TEXT NOT NULL
+);
+CREATE INDEX messages_conv ON messages(conv, seq);
+CREATE INDEX messages_ts ON messages(ts);
+CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize='ascii', detail='none');
+-- how many topic notes, other notes and messages there are (names: topic, memo, message)
+CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+"""
+
+
+class IndexDatabase:
+    """A bot's index file and the one connection to it; the state the other parts of
+    :class:`~omb_tui.core.recall_index.RecallIndex` keep between calls."""
+
+    def __init__(self, home: Home, bot_id: str, path: Path | None = None) -> None:
+        self.home = home
+        self.bot_id = bot_id
+        self.workspace = home.workspace(bot_id)
+        self.path = path or index_path(home, bot_id)
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+        self._known: dict[str, dict[str, tuple[int, int, int]]] | None = None
+        self._data_version: int | None = None
+        self._sweeps: dict[str, tuple[int, int, int]] = {}  # folder -> (mtime_ns, size, when looked at, ns)
+        self._feeds: dict[str, tuple[int | None, int]] = {}  # journal or .changes -> (inode, bytes read)
+        self._last_full_check = 0.0
+        self._counts: dict[str, int] | None = None
+        self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
+        self._names: dict[str, bool] = {}  # keys already checked against the naming rules
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        make_private_dirs(self.path.parent)
+        for path in (self.path, *(self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))):
+            refuse_links(path)  # SQLite would follow a link and write the index outside the home
+        for attempt in range(2):
+            if not self.path.exists():
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version == USER_VERSION:
+                    db.execute("SELECT count(*) FROM files").fetchone()
+                    return db
+                if version != 0:
+                    raise sqlite3.DatabaseError(f"index version {version}, expected {USER_VERSION}")
+                db.execute("BEGIN IMMEDIATE")
+                if db.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won
+                    for statement in _SCHEMA.split(";\n"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version={USER_VERSION}")
+                db.execute("COMMIT")
+                return db
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                if attempt:
+                    raise
+                log.warning("index %s is damaged or out of date (%s); building it again", self.path, exc)
+                self._remove_files()
+        raise AssertionError("unreachable")
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+        self._known = None
+        self._sweeps.clear()
+        self._feeds.clear()
+        self._invalidate()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            self._known = None  # the in-memory copy may hold rows that were rolled back
+            raise
+        db.execute("COMMIT")
+
+    def _invalidate(self) -> None:
+        self._counts = None
+        self._headers = {}
+
+
+# ----- the files table's keys: memory/x.md, chat:<id>, room:<id> -----
+
+
+def key_group(key: str) -> str:
+    """Which folder a key's file is in (the sweep that sees it): MEMORY.md, topics (and the archive), logs, chat:, room:."""
+    if key.startswith("chat:"):
+        return "chat:"
+    if key.startswith("room:"):
+        return "room:"
+    if key == MEMORY_FILE:
+        return MEMORY_FILE
+    if key.startswith(f"{MEMORY_DIR}/{LOG_DIR}/"):
+        return "logs"
+    return "topics"
+
+
+def is_conversation_key(key: str) -> bool:
+    return key.startswith(("chat:", "room:"))
+
+
+def memory_kind(key: str) -> FileKind | None:
+    """Which memory file a key names, by paths.classify's rule; None when it names none."""
+    try:
+        rel, kind = classify(key)
+    except MemoryInputError:
+        return None
+    return kind if rel == key else None  # "memory/./a.md" is "memory/a.md": one key per file
+
+
+def valid_key(key: str) -> bool:
+    """A file the index reads: a memory file (MEMORY.md, a topic, the archive, a daily log) or a conversation."""
+    group = key_group(key)
+    if group in ("chat:", "room:"):
+        try:
+            conv.validate_conversation_id(key[len(group):])
+        except MemoryInputError:
+            return False
+        return True
+    return memory_kind(key) is not None

@@ -1,0 +1,535 @@
+"""Searching the recall index and ranking what it finds (see :mod:`omb_tui.core.recall_index`).
+
+docs/recall.md, "Ranking": a word's weight is its BM25 idf, a note's score the weights of its words
+summed (a topic's name counts at half weight), times a recency factor. A word is looked up in at
+most a capped number of rows, the newest first; only the best candidates are scored exactly.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+from . import conversations as conv
+from .index_schema import IndexDatabase
+
+OPENING_MAX_CHARS = 600
+
+# Ranking (docs/recall.md): a word's weight is its BM25 idf; the sum is multiplied by a recency factor
+# from 1 + RECENCY_BOOST (today) halving every RECENCY_HALF_LIFE_DAYS towards 1.
+RECENCY_BOOST = 0.5
+RECENCY_HALF_LIFE_DAYS = 60.0
+NAME_ONLY_WEIGHT = 0.5  # a word matched only by the topic's name, title or aliases
+# A word is looked up in at most this many notes (or messages), the newest indexed first. A word found
+# in more places says little by itself; the rarer words of the same message are looked up whole.
+POSTINGS_CAP_RECALL = 500
+POSTINGS_CAP_SEARCH = 5000
+EXACT_POOL = 40  # candidates scored exactly (by their stored terms) for recall
+SEARCH_POOL = 1000  # the same for session_search
+PREFILTER_FACTOR = 5  # candidates looked at to find EXACT_POOL that pass the filters (another chat, a window)
+NAME_TOPICS_MAX = 6  # topics whose name matches that are looked into
+NAME_TOPIC_NOTES = 6  # the newest notes holding one of the words taken from each
+
+
+@dataclass
+class NoteHit:
+    """A note found in a memory file; for an `opening`, the start of a topic whose name matched."""
+
+    id: int
+    file: str
+    kind: str
+    section: str | None
+    day: date | None
+    line: int
+    text: str
+    matched: list[str]
+    score: float
+    opening: bool = False
+
+
+@dataclass
+class MessageHit:
+    id: int
+    conversation: conv.Conversation
+    seq: int
+    at: datetime
+    author_kind: str
+    author: str
+    failed: bool
+    text: str
+    matched: list[str] = field(default_factory=list)
+    score: float = 0.0
+    terms: list[str] = field(default_factory=list, repr=False)
+
+
+MessageFilter = Callable[[MessageHit], bool]
+
+
+def recency_factor(day: date | None, today: date) -> float:
+    """1 + RECENCY_BOOST for today's notes, halving towards 1 every RECENCY_HALF_LIFE_DAYS."""
+    if day is None:
+        return 1.0
+    age = max(0, (today - day).days)
+    return 1.0 + RECENCY_BOOST * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
+
+
+def idf(total: int, found_in: int) -> float:
+    """BM25's inverse document frequency, kept positive: a rarer word weighs more."""
+    return math.log(1.0 + (total - found_in + 0.5) / (found_in + 0.5))
+
+
+def _fts_query(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def topic_opening(description: str, notes: Iterable[str]) -> str:
+    """A topic's opening: its description, then its first notes, at most OPENING_MAX_CHARS.
+
+    `notes` are the topic's notes in file order, already without superseded entries and (for recall)
+    without expired ones: the opening is built when it is recalled, so it is as of that day.
+    """
+    parts = [description] if description else []
+    size = len(description)
+    for note in notes:
+        if size >= OPENING_MAX_CHARS:
+            break
+        parts.append(note)
+        size += len(note)
+    opening = "\n".join(parts)
+    if len(opening) > OPENING_MAX_CHARS:
+        opening = opening[:OPENING_MAX_CHARS].rsplit(" ", 1)[0] + "…"
+    return opening
+
+
+class IndexSearch(IndexDatabase):
+    """Finds notes and messages in the index, best first."""
+
+    # ----- reading -----
+    def counts(self) -> dict[str, int]:
+        """How many topic notes, other memory notes and messages the index holds (the N of idf)."""
+        with self._lock:
+            if self._counts is None:
+                counts = {"topic": 0, "memo": 0, "message": 0}
+                counts.update(dict(self.db.execute("SELECT name, n FROM stats")))
+                for table in ("notes", "messages"):
+                    low, high = self.db.execute(f"SELECT min(id), max(id) FROM {table}").fetchone()
+                    counts[f"{table}_span"] = (high - low + 1) if high is not None else 0
+                    counts[f"{table}_max"] = high or 0
+                self._counts = counts
+            return dict(self._counts)
+
+    def _postings(self, fts: str, term: str, cap: int, table: str = "", where: str = "", params: tuple = ()) -> list[int]:
+        if where:  # only rows that pass: a busy chat left out cannot use up the cap
+            query = (f"SELECT f.rowid FROM {fts} f JOIN {table} t ON t.id = f.rowid "
+                     f"WHERE {fts} MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?")
+        else:
+            query = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?"
+        return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
+
+    def _lookup(
+        self,
+        fts: str,
+        table: str,
+        query_terms: list[str],
+        cap: int,
+        where: str = "",
+        params: tuple = (),
+        leave_out: set[int] | None = None,
+    ) -> tuple[dict[str, list[int]], dict[str, int]]:
+        """Each word's row ids (newest first, at most `cap`, passing `where`) and how many rows hold it.
+
+        Up to `cap` the count is exact; past it, it is estimated from how far back the newest `cap`
+        reach in the table's row ids (a word in every tenth row reaches back ten times `cap` rows).
+        With `where`, the count is of the rows that pass, which is what the ranking needs to compare.
+        `leave_out` rows (the current chat's) are dropped; when they filled the cap, the word is looked
+        up again past them (with `where`, which must leave them out too).
+        """
+        counts = self.counts()
+        span, high = counts[f"{table}_span"], counts[f"{table}_max"]
+        postings, frequency = {}, {}
+        for term in query_terms:
+            if leave_out is None:
+                rows = self._postings(fts, term, cap, table, where, params)
+            else:
+                rows = self._postings(fts, term, cap)
+                kept = [rowid for rowid in rows if rowid not in leave_out]
+                if len(rows) == cap and len(kept) < cap:
+                    rows = self._postings(fts, term, cap, table, where, params)
+                else:
+                    rows = kept
+            postings[term] = rows
+            if len(rows) < cap:
+                frequency[term] = len(rows)
+            else:
+                frequency[term] = int(cap * span / max(1, high - rows[-1] + 1))
+        return postings, frequency
+
+    @staticmethod
+    def _candidates(postings: dict[str, list[int]], weights: dict[str, float], most: int) -> list[int]:
+        """Up to `most` row ids that hold any of the words, best first by the words' weight summed (newest first on ties)."""
+        partial: dict[int, float] = {}
+        get = partial.get
+        for term, rows in postings.items():
+            weight = weights[term]
+            for rowid in rows:
+                partial[rowid] = get(rowid, 0.0) + weight
+        return heapq.nlargest(most, partial, key=lambda rowid: (partial[rowid], rowid))
+
+    def _keep(self, table: str, ordered: list[int], where: str, params: tuple, most: int) -> list[int]:
+        """The first `most` of `ordered` (best first) whose row passes `where`; the order is kept."""
+        if not where:
+            return ordered[:most]
+        kept: list[int] = []
+        for chunk in _chunks(ordered, 500):
+            marks = ",".join("?" * len(chunk))
+            passing = {row[0] for row in self.db.execute(f"SELECT id FROM {table} WHERE id IN ({marks}) AND {where}",
+                                                         (*chunk, *params))}
+            kept += [rowid for rowid in chunk if rowid in passing]
+            if len(kept) >= most:
+                break
+        return kept[:most]
+
+    def name_matches(self, query_terms: list[str]) -> dict[str, set[str]]:
+        """Topics whose file name, title or aliases hold one of the words: {file: words}."""
+        found: dict[str, set[str]] = defaultdict(set)
+        with self._lock:
+            for term in query_terms:
+                rows = self.db.execute(
+                    "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
+                    "WHERE topic_names MATCH ? LIMIT ?",
+                    (_fts_query(term), NAME_TOPICS_MAX * 4),
+                )
+                for (file,) in rows:
+                    found[file].add(term)
+        return dict(found)
+
+    def search_notes(
+        self,
+        query_terms: list[str],
+        *,
+        need: int,
+        today: date,
+        topics_only: bool,
+        limit: int,
+        since: date | None = None,
+        until: date | None = None,
+        skip_expired: bool = True,
+        pool: int | None = EXACT_POOL,
+    ) -> list[NoteHit]:
+        """Notes holding at least `need` of the words, best first (docs/recall.md, "Ranking").
+
+        With `topics_only`, only topic files (recall); otherwise every memory file, daily logs included.
+        A topic whose name matches gives its matching notes the name's words at half weight; when
+        none of its notes match by their own words, its opening stands in for it, ranked as such.
+        """
+        with self._lock:
+            counts = self.counts()
+            sources = ["topic_fts"] if topics_only else ["topic_fts", "memo_fts"]
+            total = counts["topic"] + (0 if topics_only else counts["memo"])
+            cap = POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL
+            frequency: dict[str, int] = defaultdict(int)
+            postings = {}
+            for fts in sources:
+                postings[fts], found_in = self._lookup(fts, "notes", query_terms, cap)
+                for term, n in found_in.items():
+                    frequency[term] += n
+            weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
+            names = self.name_matches(query_terms)
+            if len(names) > NAME_TOPICS_MAX:
+                best = sorted(names, key=lambda f: sum(weights[t] for t in names[f]), reverse=True)
+                names = {f: names[f] for f in best[:NAME_TOPICS_MAX]}
+            most = pool or SEARCH_POOL
+            where, params = _day_window("day", since, until)
+            candidate_ids: set[int] = set()
+            for fts in sources:
+                ordered = self._candidates(postings[fts], weights, most * PREFILTER_FACTOR)
+                candidate_ids.update(self._keep("notes", ordered, where, params, most))
+            rows = self._note_rows(candidate_ids, names, query_terms)
+            hits: list[NoteHit] = []
+            with_own_match: set[str] = set()
+            query = set(query_terms)
+            for row in rows:
+                note_id, file, kind, section, day, expires, line, text, note_terms = row
+                own = query.intersection(note_terms.split())
+                by_name = names.get(file, set()) - own
+                if not own:
+                    continue  # a note matched by its topic's name alone: the opening stands in
+                if len(own) + len(by_name) < need:
+                    continue
+                note_day = date.fromisoformat(day) if day else None
+                if not _in_window(note_day, since, until):
+                    continue
+                if skip_expired and expires and date.fromisoformat(expires) < today:
+                    continue
+                score = (sum(weights[t] for t in own) + NAME_ONLY_WEIGHT * sum(weights[t] for t in by_name))
+                score *= recency_factor(note_day, today)
+                with_own_match.add(file)
+                hits.append(NoteHit(note_id, file, kind, section, note_day, line, text,
+                                    _ordered(query_terms, own | by_name), score))
+            for file, matched in names.items():
+                if file in with_own_match or len(matched) < need:
+                    continue
+                found = self.opening(file, today if skip_expired else None)
+                if found is None:
+                    continue
+                topic_id, opening, topic_day = found
+                if not _in_window(topic_day, since, until):
+                    continue
+                score = NAME_ONLY_WEIGHT * sum(weights[t] for t in matched) * recency_factor(topic_day, today)
+                hits.append(NoteHit(-topic_id, file, "topic", None, topic_day, 1, opening,
+                                    _ordered(query_terms, matched), score, opening=True))
+            hits.sort(key=lambda hit: (-hit.score, hit.opening, -(hit.day.toordinal() if hit.day else 0), hit.file, hit.line))
+            return hits[:limit] if limit else hits
+
+    def opening(self, file: str, today: date | None) -> tuple[int, str, date | None] | None:
+        """(topic id, opening, date) of a topic, or None when it has none (no description, no current note).
+
+        Built from the stored notes, so superseded entries are never in it; with `today`, neither are
+        entries whose until date is before it (recall), without it they are (session_search: history).
+        It is dated by the topic's newest dated entry still shown, else by the file's last change.
+        """
+        with self._lock:
+            row = self.db.execute("SELECT id, description, file_day FROM topics WHERE file=?", (file,)).fetchone()
+            if row is None:
+                return None
+            topic_id, description, file_day = row
+            current = "" if today is None else " AND (until IS NULL OR until >= ?)"
+            params = (file,) if today is None else (file, today.isoformat())
+            rows = self.db.execute(f"SELECT text FROM notes WHERE file=?{current} ORDER BY id", params)
+            try:
+                opening = topic_opening(description, (text for (text,) in rows))
+            finally:
+                rows.close()  # read only as far as the opening needs
+            if not opening.strip():
+                return None
+            newest = self.db.execute(f"SELECT max(day) FROM notes WHERE file=? AND dated=1{current}", params).fetchone()[0]
+            day = newest or file_day
+            return topic_id, opening, date.fromisoformat(day) if day else None
+
+    def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[tuple]:
+        columns = "id, file, kind, section, day, until, line, text, terms"
+        rows: dict[int, tuple] = {}
+        for chunk in _chunks(sorted(ids), 500):
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT {columns} FROM notes WHERE id IN ({marks})", chunk):
+                rows[row[0]] = row
+        holds = " OR ".join("instr(' ' || terms || ' ', ?) > 0" for _ in query_terms)
+        words = tuple(f" {term} " for term in query_terms)
+        for file in names:
+            # the newest notes of a topic whose name matched that hold one of the words themselves
+            query = f"SELECT {columns} FROM notes WHERE file = ? AND ({holds}) ORDER BY day DESC LIMIT ?"
+            for row in self.db.execute(query, (file, *words, NAME_TOPIC_NOTES)):
+                rows[row[0]] = row
+        return list(rows.values())
+
+    def recent_notes(self, *, since: date | None, until: date | None, topics_only: bool, limit: int) -> list[NoteHit]:
+        """Notes dated in a window, newest first: `session_search` by time alone."""
+        with self._lock:
+            where, params = ["day IS NOT NULL"], []
+            if since:
+                where.append("day >= ?")
+                params.append(since.isoformat())
+            if until:
+                where.append("day <= ?")
+                params.append(until.isoformat())
+            if topics_only:
+                where.append("kind = 'topic'")
+            rows = self.db.execute(
+                f"SELECT id, file, kind, section, day, line, text FROM notes WHERE {' AND '.join(where)} "
+                "ORDER BY day DESC, file, line LIMIT ?",
+                (*params, limit),
+            )
+            return [
+                NoteHit(r[0], r[1], r[2], r[3], date.fromisoformat(r[4]), r[5], r[6], [], 0.0) for r in rows
+            ]
+
+    # ----- messages -----
+    def conversations(self, *, members_only: bool = True) -> dict[str, conv.Conversation]:
+        """The conversations the index knows, by key (`chat:<id>`, `room:<id>`)."""
+        with self._lock:
+            out = {}
+            query = "SELECT key, header FROM convs" + (" WHERE member=1" if members_only else "")
+            for key, header in self.db.execute(query):
+                conversation = conv.header_from_json(json.loads(header))
+                if conversation is not None:
+                    out[key] = conversation
+            return out
+
+    def search_messages(
+        self,
+        query_terms: list[str],
+        *,
+        need: int,
+        today: date,
+        limit: int,
+        accept: MessageFilter | None = None,
+        since_ts: float | None = None,
+        until_ts: float | None = None,
+        other_than: conv.Conversation | None = None,
+        replies_only: bool = False,
+        pool: int | None = EXACT_POOL,
+    ) -> list[MessageHit]:
+        """Messages of the bot's conversations holding at least `need` of the words, best first.
+
+        `other_than` leaves a conversation out and `replies_only` keeps only what a person or a bot
+        said in a turn that did not fail; both, and the time window, are applied before the best are
+        chosen, so a busy current chat cannot crowd the others out.
+        """
+        with self._lock:
+            total = self.counts()["message"]
+            cap = POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL
+            most = pool or SEARCH_POOL
+            conditions, params = [], []
+            if since_ts is not None:
+                conditions.append("ts >= ?")
+                params.append(int(math.floor(since_ts)))
+            if until_ts is not None:
+                conditions.append("ts <= ?")
+                params.append(int(math.ceil(until_ts)))
+            leave_out = None
+            if other_than is not None:
+                conditions.append("conv != ?")
+                params.append(conversation_key(other_than))
+                if since_ts is None and until_ts is None:  # usually cheaper than joining every word's rows
+                    leave_out = {row[0] for row in self.db.execute(
+                        "SELECT id FROM messages WHERE conv = ?", (conversation_key(other_than),))}
+            where = " AND ".join(f"t.{c}" for c in conditions)
+            postings, frequency = self._lookup(
+                "message_fts", "messages", query_terms, cap, where, tuple(params), leave_out
+            )
+            weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
+            candidate_ids = self._candidates(postings, weights, most)
+            query = set(query_terms)
+            hits = []
+            for message in self._message_rows(candidate_ids):
+                if since_ts is not None and message.at.timestamp() < since_ts:
+                    continue
+                if until_ts is not None and message.at.timestamp() > until_ts:
+                    continue
+                if replies_only and (message.author_kind not in ("person", "bot") or message.failed):
+                    continue
+                if accept is not None and not accept(message):
+                    continue
+                own = query.intersection(message.terms)
+                if len(own) < need:
+                    continue
+                message.matched = _ordered(query_terms, own)
+                message.score = sum(weights[t] for t in own) * recency_factor(message.at.astimezone().date(), today)
+                hits.append(message)
+            hits.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
+            return hits[:limit] if limit else hits
+
+    def _message_rows(self, ids: Iterable[int]) -> list[MessageHit]:
+        rows: list[tuple] = []
+        for chunk in _chunks(sorted(ids), 500):
+            marks = ",".join("?" * len(chunk))
+            rows += self.db.execute(
+                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages "
+                f"WHERE id IN ({marks})",
+                chunk,
+            ).fetchall()
+        return self._hits(rows)
+
+    def _hits(self, rows: list[tuple]) -> list[MessageHit]:
+        conversations = self._conversations_for({row[1] for row in rows})
+        return [hit for hit in (_message_hit(row, conversations) for row in rows) if hit is not None]
+
+    def _conversations_for(self, keys: set[str]) -> dict[str, conv.Conversation]:
+        """The conversations (the bot's chats and the rooms it is in) with these keys, parsed once per change."""
+        missing = [key for key in keys if key not in self._headers]
+        for chunk in _chunks(missing, 500):
+            marks = ",".join("?" * len(chunk))
+            found = dict(self.db.execute(f"SELECT key, header FROM convs WHERE member=1 AND key IN ({marks})", chunk))
+            for key in chunk:
+                header = found.get(key)
+                self._headers[key] = conv.header_from_json(json.loads(header)) if header else None
+        return {key: self._headers[key] for key in keys if self._headers.get(key) is not None}  # type: ignore[misc]
+
+    def recent_messages(
+        self,
+        *,
+        since_ts: float | None,
+        until_ts: float | None,
+        limit: int | None,
+        author: str | None = None,
+    ) -> list[MessageHit]:
+        """Messages in a time window, newest first (optionally only one bot's own)."""
+        with self._lock:
+            where, params = ["1=1"], []
+            if since_ts is not None:
+                where.append("ts >= ?")
+                params.append(int(math.floor(since_ts)))
+            if until_ts is not None:
+                where.append("ts <= ?")
+                params.append(int(math.ceil(until_ts)))
+            if author is not None:
+                where.append("author_kind='bot' AND author=?")
+                params.append(author)
+            rows = self.db.execute(
+                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages "
+                f"WHERE {' AND '.join(where)} ORDER BY ts DESC, id DESC" + (" LIMIT ?" if limit else ""),
+                (*params, limit) if limit else tuple(params),
+            ).fetchall()
+            return self._hits(rows)
+
+    def neighbour(self, hit: MessageHit, offset: int) -> MessageHit | None:
+        """The message `offset` places before or after a hit in its conversation."""
+        with self._lock:
+            key = _conversation_key(hit.conversation)
+            row = self.db.execute(
+                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages WHERE conv=? AND seq=?",
+                (key, hit.seq + offset),
+            ).fetchone()
+            return _message_hit(row, {key: hit.conversation}) if row else None
+
+
+def _conversation_key(conversation: conv.Conversation) -> str:
+    return ("room:" if conversation.is_room else "chat:") + conversation.id
+
+
+def conversation_key(conversation: conv.Conversation) -> str:
+    """The index's key for a conversation: `chat:<id>` or `room:<id>`."""
+    return _conversation_key(conversation)
+
+
+def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> MessageHit | None:
+    message_id, key, seq, at, author_kind, author, failed, text, message_terms = row
+    conversation = conversations.get(key)
+    if conversation is None:
+        return None
+    moment = conv.parse_time(at) or datetime.fromtimestamp(0, timezone.utc)
+    return MessageHit(message_id, conversation, seq, moment, author_kind, author, bool(failed), text,
+                      terms=message_terms.split())
+
+
+def _day_window(column: str, since: date | None, until: date | None) -> tuple[str, tuple]:
+    conditions, params = [], []
+    if since is not None:
+        conditions.append(f"{column} >= ?")
+        params.append(since.isoformat())
+    if until is not None:
+        conditions.append(f"{column} <= ?")
+        params.append(until.isoformat())
+    return " AND ".join(conditions), tuple(params)
+
+
+def _in_window(day: date | None, since: date | None, until: date | None) -> bool:
+    if since is None and until is None:
+        return True
+    if day is None:
+        return False
+    return (since is None or day >= since) and (until is None or day <= until)
+
+
+def _ordered(query_terms: list[str], matched: set[str]) -> list[str]:
+    return [term for term in query_terms if term in matched]
+
+
+def _chunks(items: list, size: int) -> Iterator[tuple]:
+    for start in range(0, len(items), size):
+        yield tuple(items[start : start + size])
