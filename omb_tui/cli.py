@@ -341,6 +341,36 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    if getattr(args, "models_command", None) == "test":
+        return cmd_models_test(args)
+    from .core.models.instances import describe_models
+
+    described = describe_models(Home(args.home))
+    if args.json:
+        _print_json(described)
+        return 0
+    print("Instances:" if described["instances"] else "No instances in config.json (README, \"Models\").")
+    for instance in described["instances"]:
+        where = f"  {instance['api_base']}" if instance["api_base"] else ""
+        key = instance["key"] + (f" ({instance['api_key_env']})" if instance["api_key_env"] else "")
+        print(f"  {instance['id']:<14} {instance['model']}{where}  key {key}")
+    helper = described["helper"]
+    if helper["source"] == "off":
+        print("Helper model: off")
+    else:
+        model = f" · {helper['model']}" if helper["model"] else ""
+        source = "OMB_HELPER_INSTANCE" if helper["source"] == "env" else "config.json"
+        print(f"Helper model: {helper['instanceId']}{model} (from {source})")
+    if described["bots"]:
+        print("Bots:")
+    for bot in described["bots"]:
+        goes = f" → {bot['instance']}" if bot["instance"] else ""
+        problem = f"  ({bot['problem'].rstrip('.')})" if bot.get("problem") else ""
+        print(f"  {bot['id']:<14} {bot['uses']}{goes}{problem}")
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -427,6 +457,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
+    p = add("models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
+            json=True, bot=False)
+    models_sub = p.add_subparsers(dest="models_command", metavar="test", parser_class=OneSentenceParser)
+    p = models_sub.add_parser("test", parents=[common], help="Make one tiny call to an instance (default: every "
+                              "instance); print the latency or what is wrong.",
+                              description="Make one tiny call to an instance (default: every instance); print the "
+                              "latency or what is wrong. Exits 1 when a call fails.")
+    p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     return parser
 
 
