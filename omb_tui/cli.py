@@ -371,6 +371,31 @@ def cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_models_test(args: argparse.Namespace) -> int:
+    from .core.models.call import check_instance
+    from .core.settings import load_config
+
+    home = Home(args.home)
+    config = load_config(home)
+    if args.instance_id is None:
+        instances = list(config.instances.values())
+        if not instances:
+            raise CliError("No instances in config.json to test: add one (README, \"Models\").")
+    elif args.instance_id in config.instances:
+        instances = [config.instances[args.instance_id]]
+    else:
+        known = ", ".join(config.instances) or "none"
+        raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
+    checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
+    if getattr(args, "json", False):  # --json may come before or after `test`
+        _print_json([check.as_dict() for check in checks])
+    else:
+        for check in checks:
+            said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem
+            print(f"{check.id}: {one_line(said)}.")
+    return 0 if all(check.ok for check in checks) else 1
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 

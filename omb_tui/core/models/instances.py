@@ -97,12 +97,20 @@ def _helper_route(config: AppConfig, bot_id: str) -> Route:
     return Route(bot_id, instance, helper_model_name(instance, helper.model), via_helper=True)
 
 
+def config_for_calls(home: Home) -> AppConfig:
+    """config.json as it is now; a broken one makes no call (the job falls back) rather than failing it."""
+    try:
+        return load_config(home)
+    except MemoryInputError as exc:
+        raise ModelUnavailable(str(exc).rstrip(".")) from None
+
+
 def choose_route(home: Home, bot_id: str, config: AppConfig | None = None) -> Route:
     """The bot's own instance, else the helper; ModelUnavailable when neither may take the job."""
+    config = config_for_calls(home) if config is None else config
     try:
-        config = load_config(home) if config is None else config
         settings = load_bot_settings(home, bot_id)
-    except MemoryInputError as exc:  # a broken config.json or bots/<id>.json: no call, the job falls back
+    except MemoryInputError as exc:  # a broken bots/<id>.json: no call, the job falls back
         raise ModelUnavailable(str(exc).rstrip(".")) from None
     if settings.instance:
         instance = config.instances.get(settings.instance)
