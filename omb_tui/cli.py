@@ -396,6 +396,37 @@ def cmd_models_test(args: argparse.Namespace) -> int:
     return 0 if all(check.ok for check in checks) else 1
 
 
+def cmd_usage(args: argparse.Namespace) -> int:
+    from .core.models.usage import check_month, month_of, usage_csv, usage_report
+    from .core.when import when_text
+
+    month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
+    report = usage_report(Home(args.home), month, args.bot)
+    if args.json:
+        _print_json({"rows": report["rows"], "totals": report["totals"],
+                     "total_cost_usd": report["total_cost_usd"]})
+        return 0
+    if args.csv:
+        _write_text(usage_csv(report["rows"]))
+        return 0
+    if not report["rows"]:
+        print(f"No model calls in {month}" + (f" for {args.bot}." if args.bot else "."))
+        return 0
+    for row in report["rows"]:
+        cost = "cost unknown" if row["cost_usd"] is None else f"${row['cost_usd']:.6f}"
+        outcome = "ok" if row["ok"] else f"failed: {row['error']}"
+        print(f"{when_text(row['at'])}  {row['triggered_by'] or '':<14} {row['job'] or '':<14} "
+              f"{row['model'] or ''}  {row['prompt_tokens'] or 0}+{row['completion_tokens'] or 0} tokens  "
+              f"{cost}  {outcome}")
+    print(f"Totals for {month}:")
+    for total in report["totals"]:
+        unknown = f", {total['unknown_cost']} at an unknown price" if total["unknown_cost"] else ""
+        print(f"  {total['bot'] or '(no bot)':<14} {total['model']}: {total['calls']} call(s), "
+              f"{total['failed']} failed, ${total['cost_usd']:.6f}{unknown}")
+    print(f"  all: ${report['total_cost_usd']:.6f}")
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -491,6 +522,12 @@ def build_parser() -> argparse.ArgumentParser:
                               "latency or what is wrong. Exits 1 when a call fails.")
     p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    p = add("usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False)
+    p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
+    p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
+    output.add_argument("--csv", action="store_true", help="print the rows as CSV")
     return parser
 
 
