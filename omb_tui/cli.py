@@ -515,7 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     p = add("models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
             json=True, bot=False)
-    models_sub = p.add_subparsers(dest="models_command", metavar="test", parser_class=OneSentenceParser)
+    models_sub = p.add_subparsers(dest="models_command", metavar="[test]", parser_class=OneSentenceParser)
     p = models_sub.add_parser("test", parents=[common], help="Make one tiny call to an instance (default: every "
                               "instance); print the latency or what is wrong.",
                               description="Make one tiny call to an instance (default: every instance); print the "

@@ -301,3 +301,17 @@ def test_nothing_but_the_configured_instance_is_contacted(home, tmp_path):
     assert report["guard_works"] and report["requests"] == 2
     assert report["tried"] == ["127.0.0.1"]
     assert "Give Feedback" not in out.stdout + out.stderr and "LiteLLM" not in out.stdout
+
+
+def test_litellms_log_lines_go_to_our_log_redacted(llm_home, fake_llm, caplog, capsys):
+    from omb_tui.core.models.litellm_setup import litellm_module
+
+    complete(llm_home, "scout", "chat", HELLO)  # litellm is set up by the first call
+    litellm_module()
+    caplog.set_level(logging.WARNING, logger="omb_tui.models.litellm")
+    logging.getLogger("LiteLLM").warning("provider said: bad key %s", "sk-ant-api03-" + "x" * 40)
+    logging.getLogger("LiteLLM").debug("a debug line nobody asked for")
+    [record] = [r for r in caplog.records if r.name == "omb_tui.models.litellm"]
+    assert record.getMessage().startswith("litellm: provider said: bad key ") and "xxxxxxxx" not in record.getMessage()
+    captured = capsys.readouterr()
+    assert "provider said" not in captured.out + captured.err  # not printed by litellm's own handler

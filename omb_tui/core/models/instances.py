@@ -180,7 +180,7 @@ def _bot_route(home: Home, config: AppConfig, bot_id: str) -> dict:
         if settings.instance not in config.instances:
             row["problem"] = f"the instance {quoted(settings.instance)} is not among config.json's instances."
     elif not settings.helper_model:
-        row["problem"] = "kept off the helper (helperModel: false)."
+        row["problem"] = "kept off the helper by helperModel: false."
     elif config.helper is not None:
         row.update(uses=USES_HELPER, instance=config.helper.instance_id)
         if config.helper.instance_id not in config.instances:
