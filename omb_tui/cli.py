@@ -341,6 +341,92 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    if getattr(args, "models_command", None) == "test":
+        return cmd_models_test(args)
+    from .core.models.instances import describe_models
+
+    described = describe_models(Home(args.home))
+    if args.json:
+        _print_json(described)
+        return 0
+    print("Instances:" if described["instances"] else "No instances in config.json (README, \"Models\").")
+    for instance in described["instances"]:
+        where = f"  {instance['api_base']}" if instance["api_base"] else ""
+        key = instance["key"] + (f" ({instance['api_key_env']})" if instance["api_key_env"] else "")
+        print(f"  {instance['id']:<14} {instance['model']}{where}  key {key}")
+    helper = described["helper"]
+    if helper["source"] == "off":
+        print("Helper model: off")
+    else:
+        model = f" · {helper['model']}" if helper["model"] else ""
+        source = "OMB_HELPER_INSTANCE" if helper["source"] == "env" else "config.json"
+        print(f"Helper model: {helper['instanceId']}{model} (from {source})")
+    if described["bots"]:
+        print("Bots:")
+    for bot in described["bots"]:
+        goes = f" → {bot['instance']}" if bot["instance"] else ""
+        problem = f"  ({bot['problem'].rstrip('.')})" if bot.get("problem") else ""
+        print(f"  {bot['id']:<14} {bot['uses']}{goes}{problem}")
+    return 0
+
+
+def cmd_models_test(args: argparse.Namespace) -> int:
+    from .core.models.call import check_instance
+    from .core.settings import load_config
+
+    home = Home(args.home)
+    config = load_config(home)
+    if args.instance_id is None:
+        instances = list(config.instances.values())
+        if not instances:
+            raise CliError("No instances in config.json to test: add one (README, \"Models\").")
+    elif args.instance_id in config.instances:
+        instances = [config.instances[args.instance_id]]
+    else:
+        known = ", ".join(config.instances) or "none"
+        raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
+    checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
+    if getattr(args, "json", False):  # --json may come before or after `test`
+        _print_json([check.as_dict() for check in checks])
+    else:
+        for check in checks:
+            said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem
+            print(f"{check.id}: {one_line(said)}.")
+    return 0 if all(check.ok for check in checks) else 1
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    from .core.models.usage import check_month, month_of, usage_csv, usage_report
+    from .core.when import when_text
+
+    month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
+    report = usage_report(Home(args.home), month, args.bot)
+    if args.json:
+        _print_json({"rows": report["rows"], "totals": report["totals"],
+                     "total_cost_usd": report["total_cost_usd"]})
+        return 0
+    if args.csv:
+        _write_text(usage_csv(report["rows"]))
+        return 0
+    if not report["rows"]:
+        print(f"No model calls in {month}" + (f" for {args.bot}." if args.bot else "."))
+        return 0
+    for row in report["rows"]:
+        cost = "cost unknown" if row["cost_usd"] is None else f"${row['cost_usd']:.6f}"
+        outcome = "ok" if row["ok"] else f"failed: {row['error']}"
+        print(f"{when_text(row['at'])}  {row['triggered_by'] or '':<14} {row['job'] or '':<14} "
+              f"{row['model'] or ''}  {row['prompt_tokens'] or 0}+{row['completion_tokens'] or 0} tokens  "
+              f"{cost}  {outcome}")
+    print(f"Totals for {month}:")
+    for total in report["totals"]:
+        unknown = f", {total['unknown_cost']} at an unknown price" if total["unknown_cost"] else ""
+        print(f"  {total['bot'] or '(no bot)':<14} {total['model']}: {total['calls']} call(s), "
+              f"{total['failed']} failed, ${total['cost_usd']:.6f}{unknown}")
+    print(f"  all: ${report['total_cost_usd']:.6f}")
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -427,6 +513,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
+    p = add("models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
+            json=True, bot=False)
+    models_sub = p.add_subparsers(dest="models_command", metavar="[test]", parser_class=OneSentenceParser)
+    p = models_sub.add_parser("test", parents=[common], help="Make one tiny call to an instance (default: every "
+                              "instance); print the latency or what is wrong.",
+                              description="Make one tiny call to an instance (default: every instance); print the "
+                              "latency or what is wrong. Exits 1 when a call fails.")
+    p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    p = add("usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False)
+    p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
+    p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
+    output.add_argument("--csv", action="store_true", help="print the rows as CSV")
     return parser
 
 

@@ -4,22 +4,27 @@ Spec: memory.md, the opening (the memory switch), "Memory upkeep" (the upkeep sw
 `features.roomMemoryCapture`, `memory.captureQuietMs`, `memory.tidyHour`), "The helper model"
 (`helper`, `OMB_HELPER_INSTANCE` / `OMB_HELPER_MODEL`, a bot's `helperModel: false`), "Recall before
 each turn" (`features.autoRecall`) and "Remember and forget, in chat" (`profile-learned.json`).
-A workspace with no settings file is still a bot, with defaults.
+A workspace with no settings file is still a bot, with defaults. config.json's `instances` (what litellm needs to
+reach each connected model) and `limits.monthlySpendUsd` are read here too (issue 10; docs/models.md).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .paths import Home, MemoryInputError, refuse_links, validate_bot_id
+from .paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
 from .store import home_lock, read_text, write_private_json
 
 DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
 DEFAULT_TIDY_HOUR = 3
+DEFAULT_MODEL_TIMEOUT_S = 60.0  # background jobs can wait this long for a model's answer
+_INSTANCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_ENVIRONMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
 class BrokenFile(MemoryInputError):
@@ -137,6 +142,18 @@ class HelperModel:
     model: str | None = None
 
 
+@dataclass(frozen=True)
+class ModelInstance:
+    """One connected model: what litellm needs to reach it. The key itself is never here: only the name of the
+    environment variable it is read from, at call time."""
+
+    id: str
+    model: str  # litellm's name, provider first: "anthropic/claude-haiku-4-5", "openai/qwen3-8b"
+    api_key_env: str | None = None  # None: the instance needs no key (a local server)
+    api_base: str | None = None
+    timeout: float = DEFAULT_MODEL_TIMEOUT_S
+
+
 @dataclass
 class AppConfig:
     helper: HelperModel | None = None
@@ -145,6 +162,8 @@ class AppConfig:
     capture_quiet_ms: int = DEFAULT_CAPTURE_QUIET_MS
     tidy_hour: int = DEFAULT_TIDY_HOUR
     helper_from_environment: bool = False  # OMB_HELPER_INSTANCE is set: it wins over config.json's helper
+    instances: dict[str, ModelInstance] = field(default_factory=dict)
+    monthly_spend_usd: float | None = None  # limits.monthlySpendUsd; None: no limit
     raw: dict = field(default_factory=dict)
 
 
@@ -181,8 +200,53 @@ def load_config(home: Home, environ: dict[str, str] | None = None) -> AppConfig:
         capture_quiet_ms=quiet,
         tidy_hour=tidy_hour,
         helper_from_environment=helper_from_environment,
+        instances=_instances(data, path),
+        monthly_spend_usd=_spend_limit(data, path),
         raw=data,
     )
+
+
+def _instances(data: dict, path: Path) -> dict[str, ModelInstance]:
+    """config.json's `instances`: id -> {model, api_key_env?, api_base?, timeout?}, each field checked.
+
+    A key written into the file is refused rather than used: keys come only from the environment. No message
+    quotes a field's value, so a key pasted in the wrong place never reaches the screen or a log.
+    """
+    instances = {}
+    for instance_id, spec in _object(data, "instances", path).items():
+        if not _INSTANCE_ID.fullmatch(instance_id):
+            raise BrokenFile(f"{path}: {quoted(instance_id)} is not a valid instance id: use letters, numbers, "
+                             "dots, dashes and underscores (at most 64).")
+        name = f"instance {quoted(instance_id)}"
+        if not isinstance(spec, dict):
+            raise BrokenFile(f"{path}: {name} must be an object.")
+        if {"api_key", "apiKey", "key"} & spec.keys():
+            raise BrokenFile(f"{path}: {name} holds a key, and keys are read only from the environment: "
+                             "move it to a variable and name that variable in 'api_key_env'.")
+        model = _text_or_null(spec, "model", path, f"{name}'s ")
+        if not model:
+            raise BrokenFile(f"{path}: {name} needs a 'model', such as 'openai/gpt-4o-mini'.")
+        key_env = _text_or_null(spec, "api_key_env", path, f"{name}'s ")
+        if key_env is not None and not _ENVIRONMENT_NAME.fullmatch(key_env):
+            raise BrokenFile(f"{path}: {name}'s 'api_key_env' must be the name of an environment variable "
+                             "(letters, digits and underscores), not the key itself.")
+        api_base = _text_or_null(spec, "api_base", path, f"{name}'s ") or None
+        if api_base is not None and not api_base.startswith(("http://", "https://")):
+            raise BrokenFile(f"{path}: {name}'s 'api_base' must be an http:// or https:// address.")
+        timeout = spec.get("timeout", DEFAULT_MODEL_TIMEOUT_S)
+        if type(timeout) not in (int, float) or not timeout > 0:
+            raise BrokenFile(f"{path}: {name}'s 'timeout' must be a number of seconds above 0.")
+        instances[instance_id] = ModelInstance(instance_id, model, key_env or None, api_base, float(timeout))
+    return instances
+
+
+def _spend_limit(data: dict, path: Path) -> float | None:
+    limit = _object(data, "limits", path).get("monthlySpendUsd")
+    if limit is None:
+        return None
+    if type(limit) not in (int, float) or limit < 0:
+        raise BrokenFile(f"{path}: limits.monthlySpendUsd must be a number of US dollars, 0 or more.")
+    return float(limit)
 
 
 @dataclass

@@ -1,0 +1,189 @@
+"""Which connected instance a bot's job goes to: the bot's own, else the helper model, else none.
+
+Spec: memory.md, "The helper model"; issue 10, "Connected instances and the helper". config.json is read at
+every selection, so adding, changing or removing the helper applies without a restart. A bot with an
+instance writes its own jobs through it (the helper never takes its place); a bot with none uses the helper
+unless it has `helperModel: false`; with neither, the caller is told (ModelUnavailable) and falls back.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from typing import Mapping
+
+from ..paths import Home, MemoryInputError, quoted
+from ..settings import AppConfig, ModelInstance, load_bot_settings, load_config
+
+log = logging.getLogger("omb_tui.models")
+
+HELPER_TRIGGER = "Helper model"  # usage's triggered_by for a helper call (the spec's Usage → History name)
+TEST_TRIGGER = "models test"  # usage's triggered_by for `omb-tui models test`
+
+KEY_SET, KEY_MISSING, KEY_NONE_NEEDED = "set", "missing", "none needed"
+SOURCE_ENV, SOURCE_FILE, SOURCE_OFF = "env", "file", "off"
+USES_INSTANCE, USES_HELPER, USES_NONE = "instance", "helper", "none"
+
+
+class ModelUnavailable(Exception):
+    """No model answers this job: no instance for the bot, the helper off or missing, the spend limit reached,
+    or the call failed after its retries. `reason` is one sentence for the log; the caller falls back."""
+
+    def __init__(self, reason: str, *, via_helper: bool = False, raw: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.via_helper = via_helper
+        self.raw = raw  # the model's answer, when there was one that could not be used
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where one job's call goes."""
+
+    bot_id: str | None
+    instance: ModelInstance
+    model: str  # the name litellm is given
+    via_helper: bool
+
+    @property
+    def triggered_by(self) -> str:
+        if self.via_helper:
+            return HELPER_TRIGGER
+        return self.bot_id or TEST_TRIGGER
+
+
+def key_state(instance: ModelInstance, environ: Mapping[str, str] | None = None) -> str:
+    """`set`, `missing` or `none needed`: never the key itself."""
+    environ = os.environ if environ is None else environ
+    if not instance.api_key_env:
+        return KEY_NONE_NEEDED
+    return KEY_SET if environ.get(instance.api_key_env) else KEY_MISSING
+
+
+def missing_key_sentence(instance: ModelInstance) -> str:
+    return (f"the variable {instance.api_key_env} is not set, and instance {quoted(instance.id)} reads its key "
+            "from it")
+
+
+def helper_source(config: AppConfig) -> str:
+    if config.helper is None:
+        return SOURCE_OFF
+    return SOURCE_ENV if config.helper_from_environment else SOURCE_FILE
+
+
+def helper_model_name(instance: ModelInstance, model: str | None) -> str:
+    """The helper's `model` on its instance: a bare name ("claude-haiku-4-5") keeps the instance's provider
+    ("anthropic/"); a name with a provider is used as written; none means the instance's own model."""
+    if not model:
+        return instance.model
+    if "/" in model or "/" not in instance.model:
+        return model
+    return f"{instance.model.split('/', 1)[0]}/{model}"
+
+
+def _helper_route(config: AppConfig, bot_id: str) -> Route:
+    helper = config.helper
+    if helper is None:
+        if config.helper_from_environment:
+            raise ModelUnavailable("the helper is switched off (OMB_HELPER_INSTANCE is empty)", via_helper=True)
+        raise ModelUnavailable("no helper model is set (config.json's 'helper' or OMB_HELPER_INSTANCE)",
+                               via_helper=True)
+    instance = config.instances.get(helper.instance_id)
+    if instance is None:
+        raise ModelUnavailable(f"the helper's instance {quoted(helper.instance_id)} is not among config.json's "
+                               "instances", via_helper=True)
+    return Route(bot_id, instance, helper_model_name(instance, helper.model), via_helper=True)
+
+
+def config_for_calls(home: Home) -> AppConfig:
+    """config.json as it is now; a broken one makes no call (the job falls back) rather than failing it."""
+    try:
+        return load_config(home)
+    except MemoryInputError as exc:
+        raise ModelUnavailable(str(exc).rstrip(".")) from None
+
+
+def choose_route(home: Home, bot_id: str, config: AppConfig | None = None) -> Route:
+    """The bot's own instance, else the helper; ModelUnavailable when neither may take the job."""
+    config = config_for_calls(home) if config is None else config
+    try:
+        settings = load_bot_settings(home, bot_id)
+    except MemoryInputError as exc:  # a broken bots/<id>.json: no call, the job falls back
+        raise ModelUnavailable(str(exc).rstrip(".")) from None
+    if settings.instance:
+        instance = config.instances.get(settings.instance)
+        if instance is None:
+            raise ModelUnavailable(f"the instance {quoted(settings.instance)} of {quoted(bot_id)} is not among "
+                                   "config.json's instances")
+        return Route(bot_id, instance, instance.model, via_helper=False)
+    if not settings.helper_model:
+        raise ModelUnavailable(f"{quoted(bot_id)} has no instance of its own and is kept off the helper "
+                               "(helperModel: false)", via_helper=True)
+    return _helper_route(config, bot_id)
+
+
+# ----- the once-only log line -----
+_said: set[str] = set()
+_said_lock = threading.Lock()
+
+
+def say_once(bot_id: str | None, problem: ModelUnavailable) -> None:
+    """Log why a job gets no model, once per process for each distinct sentence (not at every call)."""
+    if problem.via_helper:
+        line = f"the helper model is not used: {problem.reason}."
+    else:
+        line = f"model calls for {quoted(bot_id)} fall back: {problem.reason}."
+    with _said_lock:
+        if line in _said:
+            return
+        _said.add(line)
+    log.warning("%s", line)
+
+
+def forget_said() -> None:
+    """Start the once-only log lines afresh (for tests, and for a long-running process that wants to)."""
+    with _said_lock:
+        _said.clear()
+
+
+# ----- what `omb-tui models` shows -----
+def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dict:
+    """Instances, the helper and where each bot's jobs go, as `omb-tui models --json` prints them."""
+    config = load_config(home, environ)
+    instances = [
+        {"id": i.id, "model": i.model, "api_base": i.api_base, "key": key_state(i, environ),
+         "api_key_env": i.api_key_env, "timeout": i.timeout}
+        for i in config.instances.values()
+    ]
+    helper = config.helper
+    return {
+        "instances": instances,
+        "helper": {
+            "instanceId": helper.instance_id if helper else None,
+            "model": helper.model if helper else None,
+            "source": helper_source(config),
+        },
+        "bots": [_bot_route(home, config, bot_id) for bot_id in home.bot_ids()],
+    }
+
+
+def _bot_route(home: Home, config: AppConfig, bot_id: str) -> dict:
+    row: dict = {"id": bot_id, "uses": USES_NONE, "instance": None}
+    try:
+        settings = load_bot_settings(home, bot_id)
+    except MemoryInputError as exc:  # one broken settings file does not hide the other bots
+        return {**row, "problem": str(exc)}
+    if settings.instance:
+        row.update(uses=USES_INSTANCE, instance=settings.instance)
+        if settings.instance not in config.instances:
+            row["problem"] = f"the instance {quoted(settings.instance)} is not among config.json's instances."
+    elif not settings.helper_model:
+        row["problem"] = "kept off the helper by helperModel: false."
+    elif config.helper is not None:
+        row.update(uses=USES_HELPER, instance=config.helper.instance_id)
+        if config.helper.instance_id not in config.instances:
+            row["problem"] = (f"the helper's instance {quoted(config.helper.instance_id)} is not among "
+                              "config.json's instances.")
+    return row

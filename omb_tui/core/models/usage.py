@@ -1,0 +1,180 @@
+"""Usage: one row per model call, failed ones included, and the monthly spend limit.
+
+Spec: memory.md, "The helper model" (helper calls count toward the limit and stop at it; each is its own row,
+`triggered_by` "Helper model"); issue 10, "Usage and the spend limit". Rows live under the home, outside any
+workspace: `usage/YYYY-MM.ndjson` (the month in UTC, as `at` is), one JSON line each, 0600, appended with one
+write, every text field redacted. A key is never part of a row: the call path removes it from any error
+sentence before the row is made.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import os
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..journal import _ends_torn, utf8_json
+from ..paths import Home, MemoryInputError, refuse_links
+from ..store import make_private_dirs
+
+log = logging.getLogger("omb_tui.models")
+
+USAGE_DIR = "usage"
+LIMIT_REACHED = "the monthly spend limit is reached"
+# The fields `omb-tui usage --json` and --csv give, in this order (the issue's list, then duration and error).
+ROW_FIELDS = ("at", "bot", "job", "instance", "model", "prompt_tokens", "completion_tokens", "cost_usd", "ok",
+              "triggered_by", "cost", "duration_ms", "attempts", "error")
+# `cost`: how cost_usd was found.
+COST_PRICED = "litellm"  # litellm's own price list knows the model
+COST_UNKNOWN = "unknown"  # it does not: cost_usd is empty and counts as 0 toward the limit
+COST_NO_ANSWER = "no answer"  # the call failed before any answer: nothing is billed, cost_usd is 0
+_MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+
+
+def month_of(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m")
+
+
+def usage_path(home: Home, month: str) -> Path:
+    return home.root / USAGE_DIR / f"{month}.ndjson"
+
+
+def check_month(text: str) -> str:
+    if not _MONTH.fullmatch(text):
+        raise MemoryInputError(f"{text!r} is not a month: write it as YYYY-MM, such as 2026-03.")
+    return text
+
+
+def record_usage(home: Home, row: dict) -> bool:
+    """Append one row (its text redacted) to its month's file; False, logged, when it could not be written.
+    A usage row that cannot be written never fails the call it describes."""
+    from ..redact import redact
+
+    clean = {name: redact(value).text if isinstance(value, str) else value for name, value in row.items()}
+    path = usage_path(home, clean["at"][:7])
+    try:
+        refuse_links(path)
+        make_private_dirs(path.parent)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            line = (utf8_json(clean, separators=(",", ":")) + "\n").encode("utf-8")
+            if _ends_torn(fd):  # a crash mid-append left half a line: start a fresh one
+                line = b"\n" + line
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except (OSError, MemoryInputError) as exc:
+        log.error("a usage row could not be written to %s: %s", path, exc)
+        return False
+    _spent_cache.pop(path, None)
+    return True
+
+
+def read_usage(home: Home, month: str) -> list[dict]:
+    """Every row of a month, oldest first; a damaged line is skipped."""
+    path = usage_path(home, month)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    rows = []
+    for line in data.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("at"), str):
+            rows.append(row)
+    return rows
+
+
+# ----- the spend limit -----
+@dataclass(frozen=True)
+class _Spent:
+    size: int
+    mtime_ns: int
+    total: float
+
+
+_spent_cache: dict[Path, _Spent] = {}
+_spent_lock = threading.Lock()
+
+
+def spent_this_month(home: Home, now: datetime | None = None) -> float:
+    """The recorded cost of this month's calls, in USD (a row with an unknown cost counts 0).
+
+    Read again only when the month's file changed, so checking the limit before every call stays cheap.
+    """
+    month = month_of(now or datetime.now(timezone.utc))
+    path = usage_path(home, month)
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return 0.0
+    with _spent_lock:
+        cached = _spent_cache.get(path)
+        if cached and (cached.size, cached.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            return cached.total
+    total = sum(_cost(row) for row in read_usage(home, month))
+    with _spent_lock:
+        _spent_cache[path] = _Spent(stat.st_size, stat.st_mtime_ns, total)
+    return total
+
+
+def limit_reached(home: Home, monthly_spend_usd: float | None, now: datetime | None = None) -> bool:
+    return monthly_spend_usd is not None and spent_this_month(home, now) >= monthly_spend_usd
+
+
+def _cost(row: dict) -> float:
+    cost = row.get("cost_usd")
+    return float(cost) if type(cost) in (int, float) else 0.0
+
+
+# ----- what `omb-tui usage` shows -----
+def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
+    """The month's rows (of one bot, when given), totals per bot and model, and the total cost."""
+    rows = [row for row in read_usage(home, month) if bot_id is None or row.get("bot") == bot_id]
+    shown = [{name: row.get(name) for name in ROW_FIELDS} for row in rows]
+    totals: dict[tuple, dict] = defaultdict(lambda: {"calls": 0, "failed": 0, "prompt_tokens": 0,
+                                                      "completion_tokens": 0, "cost_usd": 0.0, "unknown_cost": 0})
+    for row in shown:
+        total = totals[(row["bot"] or "", row["model"] or "")]
+        total["calls"] += 1
+        total["failed"] += 0 if row["ok"] else 1
+        total["prompt_tokens"] += row["prompt_tokens"] or 0
+        total["completion_tokens"] += row["completion_tokens"] or 0
+        total["cost_usd"] += _cost(row)
+        total["unknown_cost"] += 1 if row["cost"] == COST_UNKNOWN else 0
+    return {
+        "month": month,
+        "rows": shown,
+        "totals": [{"bot": bot or None, "model": model or None, **values}
+                   for (bot, model), values in sorted(totals.items())],
+        "total_cost_usd": round(sum(_cost(row) for row in shown), 6),
+    }
+
+
+def usage_csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=ROW_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({name: _csv_cell(row.get(name)) for name in ROW_FIELDS})
+    return out.getvalue()
+
+
+def _csv_cell(value: object) -> object:
+    if value is None:
+        return ""  # an unknown cost is an empty cell; the row's `cost` column says unknown
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value

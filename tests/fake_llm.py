@@ -1,0 +1,192 @@
+"""An OpenAI-compatible `/v1/chat/completions` on 127.0.0.1, scripted per test, for every model test.
+
+Each request takes the next scripted reply (`FakeLLM.script(...)`), or a plain "ok" answer when the script is
+empty. A reply is a dict:
+
+    {"content": "text"}                             a plain answer
+    {"tool_calls": [("memory_update", {...})]}      an answer that only calls tools
+    {"status": 429} / {"status": 500}               an error answer (OpenAI's error shape)
+    {"delay": 2.0, "content": "late"}               an answer that takes its time
+    {"drop": True}                                  the connection closes with no answer
+    {"status": 401, "echo_key": True}               an error that repeats the key it got, as some providers do
+    {"model": "gpt-4o-mini", "usage": (10, 5)}      what the answer says it was (model, prompt/completion tokens)
+
+Every request is recorded (`requests`: path, headers, parsed body) so a test can check what was sent, and
+that nothing was, and the most requests it held at once (`most_at_once`).
+
+Fixtures: `fake_llm` (the server) and `llm_home` (the test home with instance "local" on that server as the
+helper, retries without backoff, the once-only log lines forgotten).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+ERROR_TEXTS = {
+    400: "bad request",
+    401: "Incorrect API key provided.",
+    404: "The model does not exist.",
+    429: "Rate limit reached, try again later.",
+    500: "The server had an error while processing your request.",
+    503: "The engine is currently overloaded.",
+}
+
+
+@dataclass
+class Recorded:
+    path: str
+    headers: dict
+    body: dict
+
+
+@dataclass
+class FakeLLM:
+    replies: deque = field(default_factory=deque)
+    requests: list[Recorded] = field(default_factory=list)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    port: int = 0
+    in_flight: int = 0
+    most_at_once: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def script(self, *replies: dict | str) -> None:
+        """Queue replies; a string is a plain answer with that text."""
+        for reply in replies:
+            self.replies.append({"content": reply} if isinstance(reply, str) else reply)
+
+    def next_reply(self) -> dict:
+        try:
+            return self.replies.popleft()
+        except IndexError:
+            return {"content": "ok"}
+
+
+def _answer(reply: dict, request: dict) -> dict:
+    message: dict = {"role": "assistant", "content": reply.get("content")}
+    calls = reply.get("tool_calls") or []
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{n}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(arguments)}}
+            for n, (name, arguments) in enumerate(calls, 1)
+        ]
+    prompt_tokens, completion_tokens = reply.get("usage", (12, 3))
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": reply.get("model", request.get("model", "fake")),
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    }
+
+
+def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # keep test output quiet
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {"unparsed": raw.decode("utf-8", "replace")}
+            with fake.lock:
+                fake.requests.append(Recorded(self.path, dict(self.headers), body))
+                reply = fake.next_reply()
+                fake.in_flight += 1
+                fake.most_at_once = max(fake.most_at_once, fake.in_flight)
+            try:
+                self._reply(reply, body)
+            finally:
+                with fake.lock:
+                    fake.in_flight -= 1
+
+        def _reply(self, reply: dict, body: dict) -> None:
+            if reply.get("delay"):
+                fake.stopping.wait(reply["delay"])
+            if reply.get("drop"):
+                self.close_connection = True
+                self.connection.close()
+                return
+            status = reply.get("status", 200)
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                status = 404
+            if status == 200:
+                payload = _answer(reply, body)
+            else:
+                text = ERROR_TEXTS.get(status, "error")
+                if reply.get("echo_key"):
+                    text += f" You sent: {self.headers.get('Authorization', '').removeprefix('Bearer ')}"
+                payload = {"error": {"message": text, "type": "fake_error", "code": status}}
+            data = json.dumps(payload).encode("utf-8")
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client gave up (a timeout): nothing to answer
+                self.close_connection = True
+
+    return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+@pytest.fixture
+def fake_llm():
+    """A running fake server; stopped (and any slow answer cut short) when the test ends."""
+    fake = FakeLLM()
+    server = _Server(("127.0.0.1", 0), _handler(fake))
+    fake.port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, name="fake-llm", daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        fake.stopping.set()
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def llm_home(home, fake_llm, monkeypatch):
+    """The test home; config.json has instance "local" on the fake server (timeout 5 s) as the helper."""
+    from omb_tui.core.models import call, instances
+
+    write_llm_config(home, fake_llm)
+    monkeypatch.setattr(call, "RETRY_POLICY", call.RetryPolicy(first_backoff_s=0))
+    for name in ("OMB_HELPER_INSTANCE", "OMB_HELPER_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    instances.forget_said()
+    yield home
+    instances.forget_said()
+
+
+def write_llm_config(home, fake: FakeLLM, *, instances: dict | None = None, **fields) -> None:
+    """config.json with instance "local" (openai/qwen3-8b on the fake server) and the helper on it."""
+    config = {
+        "instances": {"local": {"model": "openai/qwen3-8b", "api_base": fake.api_base, "timeout": 5},
+                      **(instances or {})},
+        "helper": {"instanceId": "local"},
+        **fields,
+    }
+    home.config_path.write_text(json.dumps(config), encoding="utf-8")
