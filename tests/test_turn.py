@@ -32,9 +32,6 @@ from omb_tui.core.recall import OPENING_LINE
 from omb_tui.core.settings import update_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
-WORKSPACE_FILES = ("MEMORY.md", "memory/travel.md")
-
-
 def rows(home, n=None):
     return MemoryStore(home, "scout").journal.rows(limit=n)
 
@@ -102,6 +99,15 @@ def test_journaling_never_fails_the_turn(home, monkeypatch, caplog):
         finished = True
     assert finished and turn.rows == []
     assert "could not journal the turn's changes to memory: disk full" in caplog.text
+
+
+def test_the_first_turn_makes_the_bots_workspace(tmp_path):
+    from omb_tui.core.paths import Home
+
+    home = Home(tmp_path / "fresh")
+    with bot_turn(home, "quill", chat="notes"):
+        assert home.workspace("quill").is_dir()
+    assert oct(home.workspace("quill").stat().st_mode & 0o777) == "0o700"
 
 
 def test_the_bots_changes_are_journaled_even_when_the_turn_raises(home):

@@ -161,6 +161,7 @@ def bot_turn(home: Home, bot_id: str, *, chat: str | None = None) -> Iterator[Bo
     actor = Actor(WHO_BOT, HOW_TASK, chat=chat)
     with _turn_lock(home, bot_id):
         try:
+            make_private_dirs(home.workspace(bot_id))  # spec: the workspace is made the first time the bot runs a turn
             MemoryStore(home, bot_id).sync_outside_changes()
         except Exception as exc:  # the journal side never stops a turn
             log.error("%s: could not note the memory files before the turn: %s", bot_id, exc)
