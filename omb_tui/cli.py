@@ -347,8 +347,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
     any_failed = False
     for message in _chat_lines(interactive):
         result = chat_turn(bot.home, bot.id, message, chat=conversation.id, person=args.person)
-        for call in result.tool_calls:
-            print(f"  · {call.name}: {one_line(call.result)}", file=sys.stderr)
+        for call in result.tool_calls:  # what each tool told the bot, its first line (a search lists more)
+            lines = call.result.splitlines() or [""]
+            more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+            print(f"  · {call.name}: {one_line(lines[0])}{more}", file=sys.stderr)
         if result.model_unavailable:
             raise CliError(result.answer, 1)
         print(result.answer if not result.failed else f"(the turn failed) {result.answer}", flush=True)

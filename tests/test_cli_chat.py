@@ -6,6 +6,7 @@ The model is scripted: the turn's default `complete` is replaced by one that ans
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -82,6 +83,19 @@ def test_remember_in_the_chat_lands_in_memory_as_the_bots_journaled_change(run_c
     assert 'from chat "plans" · Short answers' in (home.workspace("scout") / "MEMORY.md").read_text()
     row = next(r for r in MemoryStore(home, "scout").journal.rows() if r.file == "MEMORY.md")
     assert (row.who, row.how, row.chat) == (WHO_BOT, HOW_TASK, "plans")
+
+
+def test_each_tool_call_is_one_line_on_stderr(run_cli, home, model):
+    search = {"id": "c1", "type": "function", "function": {"name": "session_search", "arguments": '{"since": "7d"}'}}
+    model.answers += [Answer(tool_calls=[search]), Answer("Nothing much.")]
+    conv.create_conversation(home, conv.Conversation(
+        id="plans", title="Plans", kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
+        created=conv.parse_time("2026-11-01T09:00:00+00:00")), "scout")
+    result = run_cli("chat", "scout", "--chat", "plans", stdin=b"What happened this week?\n")
+    tool_lines = [line for line in result.err.splitlines() if line.startswith("  · ")]
+    assert len(tool_lines) == 1 and "\\n" not in tool_lines[0]  # the hits themselves are not on the terminal
+    assert re.fullmatch(r"  · session_search: \d+ found, newest first: \(\+\d+ lines\)", tool_lines[0])
 
 
 def test_an_unavailable_model_is_one_sentence_and_a_non_zero_exit(run_cli, home, model):
