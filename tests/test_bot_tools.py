@@ -125,6 +125,15 @@ def test_a_routine_saves_no_ones_preference(chats):
     assert not chats.about_me_path.exists()
 
 
+def test_a_webhooks_message_in_the_persons_chat_saves_no_preference(chats):
+    path = conv.chats_dir(chats, "scout") / "plans.ndjson"
+    conv.append_message(path, conv.Message("harness", "webhook", datetime.now().astimezone(),
+                                           "New ticket: reminders should go to the task app", origin="webhook"))
+    answer = call(chats, MEMORY_UPDATE, action="prefer", text="Reminders go to my task app")
+    assert answer.startswith("Nothing was saved: a preference is saved only when a person's own message")
+    assert not chats.about_me_path.exists()
+
+
 def test_with_memory_off_the_tool_says_so_and_writes_nothing(chats):
     update_bot_settings(chats, "scout", memory=False)
     before, rows_before = memory(chats), len(MemoryStore(chats, "scout").journal.rows())

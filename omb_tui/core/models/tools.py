@@ -107,6 +107,7 @@ class TurnStart:
     kind: str  # "person", "room", "routine", "bot", "webhook" or "handoff"
     person_began_it: bool  # a person's own message began it: prefer may save their preference
     own_chat: bool  # the person's own 1:1 chat: forget reaches About me too
+    title: str | None = None  # the conversation's title, as a note names where it came from
 
 
 def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
@@ -120,11 +121,11 @@ def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
     newest = conv.newest_message(conversation.path) if conversation.path else None
     if conversation.is_room:
         began = newest is not None and newest.author_kind == "person" and newest.origin in (None, "person")
-        return TurnStart("room", began, False)
+        return TurnStart("room", began, False, conversation.title)
     kind = conversation.recall_kind()
     if kind == "person" and newest is not None and newest.origin not in (None, "person"):
         kind = newest.origin  # a webhook's or a hand-off's message inside the person's chat
-    return TurnStart(kind, kind == "person", kind == "person")
+    return TurnStart(kind, kind == "person", kind == "person", conversation.title)
 
 
 def run_tool(
@@ -197,12 +198,11 @@ def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, sto
         raise MemoryInputError(f"'action' must be one of {', '.join(ACTIONS)}.")
     text = _text_argument(args, "text", required=True)
     start = turn_start(home, bot_id, chat)
-    conversation = conv.find_conversation(home, bot_id, chat) if chat else None
     update = MemoryUpdate(home, bot_id, Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
     if action == "add":
         until_text = _text_argument(args, "until", required=False)
         until = _until(until_text) if until_text else None
-        source = _note_source(conversation.title) if conversation else None
+        source = _note_source(start.title) if start.title is not None else None
         return update.add(text, chat=source, until=until, today=today).message()
     if action == "forget":
         return update.forget(text, include_about_me=start.own_chat, today=today).message()
