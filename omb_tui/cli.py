@@ -331,6 +331,46 @@ def cmd_brief(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_chat(args: argparse.Namespace) -> int:
+    from .core.models.turn import chat_turn, open_chat
+
+    bot = _bot(args)
+    logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
+    started = datetime.now()
+    chat_id = args.chat or f"chat-{started:%Y%m%d-%H%M%S}"
+    conversation = open_chat(bot.home, bot.id, chat_id, person=args.person,
+                             title=None if args.chat else f"Chat of {started:%Y-%m-%d %H:%M}")
+    interactive = sys.stdin.isatty()
+    if interactive or not args.chat:
+        print(f"Chat '{conversation.id}' with {bot.name}; continue it later with --chat {conversation.id}."
+              + (" Ctrl-D ends it." if interactive else ""), file=sys.stderr)
+    any_failed = False
+    for message in _chat_lines(interactive):
+        result = chat_turn(bot.home, bot.id, message, chat=conversation.id, person=args.person)
+        for call in result.tool_calls:  # what each tool told the bot, its first line (a search lists more)
+            lines = call.result.splitlines() or [""]
+            more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+            print(f"  · {call.name}: {one_line(lines[0])}{more}", file=sys.stderr)
+        if result.model_unavailable:
+            raise CliError(result.answer, 1)
+        print(result.answer if not result.failed else f"(the turn failed) {result.answer}", flush=True)
+        any_failed = any_failed or result.failed
+    return 1 if any_failed else 0
+
+
+def _chat_lines(interactive: bool):
+    """The person's messages: typed at a prompt on a terminal, else one per line of stdin; blank lines skipped."""
+    while True:
+        try:
+            line = input("you> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            return
+        if not interactive and line == "":
+            return  # end of input
+        if line.strip():
+            yield line.strip()
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo.home import write_demo_home
 
@@ -512,6 +552,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
     p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
+    p = add("chat", cmd_chat, "Talk with the bot through its model, one line a message (stdin when it is not a "
+            "terminal): memory, recall and its memory tools, as in a turn.")
+    p.add_argument("--chat", metavar="ID", help="the conversation to continue or start (default: a new one)")
+    p.add_argument("--person", metavar="NAME", help="who is talking (default: the person of the bot's newest chat)")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     p = add("models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
             json=True, bot=False)

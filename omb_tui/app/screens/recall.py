@@ -31,9 +31,12 @@ from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sent
 from ..styles import style_path
 from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load
 from ..widgets.recall_block import RecallBlock
+from ..widgets.turn_answer import TurnAnswer
 from .base import BotScreen
 
 NO_CHAT_PROMPT = "No chat: the kind decides"
+PREVIEW_CHAT_ID = "recall-preview"  # where Send talks to the bot when no chat is chosen
+PREVIEW_CHAT_TITLE = "Sent from the recall preview"
 TYPING_PAUSE_SECONDS = 0.15  # recall runs again once typing pauses this long
 
 
@@ -77,6 +80,9 @@ class RecallScreen(BotScreen):
                 tooltip="The memory block exactly as the system prompt gets it, or MEMORY.md line by line"),
         Binding("escape", "leave_field", "Leave field", show=False, id="recall-leave-field",
                 tooltip="From a field to the recall block, so single keys work"),
+        Binding("ctrl+s", "send", "Send", show=False, id="recall-send",
+                tooltip="Send the message to the bot: a real turn in the chosen chat (or a preview chat), "
+                        "showing its answer and each tool call"),
     ]
 
     def __init__(self) -> None:
@@ -91,6 +97,7 @@ class RecallScreen(BotScreen):
         self._chat_options: list[tuple[str, str]] = []
         self._typing_timer: Timer | None = None
         self._as_of_shown: date | None = None
+        self.sending = False  # a turn sent from here is running
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -117,6 +124,7 @@ class RecallScreen(BotScreen):
                 yield Static("Recall block · in front of the message", classes="pane-title")
                 yield Static("", id="recall-summary")
                 with VerticalScroll(id="recall-view"):
+                    yield TurnAnswer(id="turn-answer")
                     yield RecallBlock(id="recall-block")
                     yield Static("", id="recall-why")
             with Vertical(id="memory-pane"):
@@ -166,6 +174,8 @@ class RecallScreen(BotScreen):
             return bool(self.chat_ids) or None
         if action == "toggle_prompt":
             return self.memory is not None or None
+        if action == "send":
+            return not self.sending or None
         return True
 
     # ----- loading -----
@@ -176,6 +186,7 @@ class RecallScreen(BotScreen):
             chat = self.query_one("#chat", Select)
             chat.set_options([])
             chat.clear()
+            self.query_one(TurnAnswer).clear()  # another bot's answer is not this one's
         self.load_chats()
         as_of = self.as_of or self._as_of_shown or date.today()  # a half-typed day keeps the last one
         self._as_of_shown = as_of
@@ -292,7 +303,11 @@ class RecallScreen(BotScreen):
 
     def worker_failed(self, worker: Worker, error: str) -> None:
         # The pane says its preview is not current (the notification is sent by NotifyWorkerErrors).
-        if worker.group == "recall":
+        if worker.group == "recall-send":
+            self.sending = False
+            self.query_one(TurnAnswer).show_error(error)
+            self.refresh_bindings()
+        elif worker.group == "recall":
             self.query_one("#recall-summary", Static).update(Text(f"Recall could not run: {error}"))
         elif worker.group == "recall-memory":
             self.query_one("#memory-summary", Static).update(Text(f"MEMORY.md could not be read: {error}"))
@@ -392,6 +407,41 @@ class RecallScreen(BotScreen):
         panes = self.query_one("#panes")
         panes.set_class(panel == "memory", "-show-memory")
         panes.set_class(panel == "recall", "-show-recall")
+
+    def action_send(self) -> None:
+        """Send the message as the person: the same turn a chat runs, in the chosen chat or the preview chat."""
+        message = self.message.strip()
+        if self.sending or not self.app.bot_id:
+            return
+        if not message:
+            self.notify("Type the message to send first.", severity="warning")
+            return
+        chat_id = self.chat_id or PREVIEW_CHAT_ID
+        label = next((label for label, cid in self._chat_options if cid == chat_id), f'chat "{PREVIEW_CHAT_TITLE}"')
+        self.sending = True
+        self.refresh_bindings()
+        self.query_one(TurnAnswer).show_sending(self.bot.name, message, label)
+        self._focus_panel("recall")
+        self.query_one("#recall-view", VerticalScroll).scroll_home(animate=False)
+        self.send_turn(self.app.bot_id, message, chat_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-send")
+    def send_turn(self, bot_id: str, message: str, chat_id: str) -> None:
+        from ...core.models.turn import chat_turn, open_chat  # the model layer loads only when a turn is sent
+
+        open_chat(self.app.home, bot_id, chat_id, title=PREVIEW_CHAT_TITLE if chat_id == PREVIEW_CHAT_ID else None)
+        result = chat_turn(self.app.home, bot_id, message, chat=chat_id)
+        self.app.call_from_thread(self._show_answer, bot_id, result)
+
+    def _show_answer(self, bot_id: str, result) -> None:
+        self.sending = False
+        self.refresh_bindings()
+        if bot_id != self.app.bot_id:
+            return
+        self.query_one(TurnAnswer).show_result(self.bot.name, result)
+        # the turn may have changed memory and the conversations: show them as they are now
+        self.load_chats()
+        self.load_memory(self._as_of_shown or date.today())
 
     def action_toggle_prompt(self) -> None:
         self.showing_prompt = not self.showing_prompt

@@ -1,0 +1,271 @@
+"""The two tools a bot is given in a turn: `memory_update` and `session_search`.
+
+Spec: memory.md, "Remember and forget, in chat" (add, forget, prefer; the bot confirms in one plain line and
+names no files), "What a bot knows about its other conversations" ("Recall by time": `session_search` with
+`since` and `until`, with or without words) and the opening (memory off hides the memory tools and keeps
+memory files out of `session_search`). The schemas are in OpenAI's function format, which litellm translates
+for every provider. `run_tool` runs one call against the core and returns the text the model sees: short,
+redacted, and never an exception (a bad argument is a sentence back to the model).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import date
+
+from .. import conversations as conv
+from ..journal import HOW_TASK, WHO_BOT
+from ..memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
+from ..paths import Home, MemoryInputError
+from ..settings import load_bot_settings
+from ..store import Actor, MemoryStore
+from ..when import parse_day
+
+log = logging.getLogger("omb_tui.models.tools")
+
+MEMORY_UPDATE = "memory_update"
+SESSION_SEARCH = "session_search"
+ACTIONS = ("add", "forget", "prefer")
+SEARCH_HITS_SHOWN = 10  # what the model sees of a search: enough to answer, small enough for its context
+SEARCH_HIT_CHARS = 300
+CHAT_FILTER_POOL = 200  # hits looked through when the model narrows a search to one conversation
+ANSWER_MAX_CHARS = 4000  # no tool answer is longer than this
+
+MEMORY_UPDATE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": MEMORY_UPDATE,
+        "description": (
+            "Change your long-term memory. action 'add' saves one short dated note to MEMORY.md, which loads "
+            "into every conversation (use it when the person asks you to remember something, or tells you a "
+            "lasting fact or preference about how to work with them). action 'forget' removes every note that "
+            "mentions all of the given words, in every memory file. action 'prefer' saves a standing "
+            "preference for all of the person's bots (one line). Confirm what you did in one plain line and "
+            "do not name files."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": list(ACTIONS), "description": "add, forget or prefer"},
+                "text": {
+                    "type": "string",
+                    "description": (
+                        f"add: the note, in plain words (at most {ENTRY_MAX_CHARS} characters). forget: a few "
+                        f"words that name the note. prefer: the preference as one line of at most "
+                        f"{PREFERENCE_MAX_CHARS} characters."
+                    ),
+                },
+                "until": {
+                    "type": "string",
+                    "description": "add only, optional: the last day the note is true, as YYYY-MM-DD",
+                },
+            },
+            "required": ["action", "text"],
+        },
+    },
+}
+
+SESSION_SEARCH_TOOL = {
+    "type": "function",
+    "function": {
+        "name": SESSION_SEARCH,
+        "description": (
+            "Search your own earlier conversations (1:1 chats, tasks, rooms you are in) and your memory files, "
+            "by words, by time, or both. Use it to find what was said or done before, e.g. 'what happened "
+            "since yesterday' (since: 'yesterday', no query)."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "words to look for (any of them counts)"},
+                "since": {
+                    "type": "string",
+                    "description": "only from this time on: '24h', '3d', '2w', 'today', 'yesterday' or YYYY-MM-DD",
+                },
+                "until": {"type": "string", "description": "only up to this time, same forms as since"},
+                "chat": {
+                    "type": "string",
+                    "description": "only this conversation: its id, as a hit shows it in [brackets]",
+                },
+            },
+        },
+    },
+}
+
+
+def tools_for(memory_on: bool) -> list[dict]:
+    """The tool schemas a turn offers: with memory off, memory_update is hidden (spec: the opening)."""
+    return [MEMORY_UPDATE_TOOL, SESSION_SEARCH_TOOL] if memory_on else [SESSION_SEARCH_TOOL]
+
+
+@dataclass(frozen=True)
+class TurnStart:
+    """Who began the work this turn answers, from the conversation: decides forget's and prefer's reach."""
+
+    kind: str  # "person", "room", "routine", "bot", "webhook" or "handoff"
+    person_began_it: bool  # a person's own message began it: prefer may save their preference
+    own_chat: bool  # the person's own 1:1 chat: forget reaches About me too
+    title: str | None = None  # the conversation's title, as a note names where it came from
+
+
+def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
+    """Read from the chat's header and its newest message (the one being answered, recorded before the turn).
+
+    Without a chat, as the CLI's remember/forget/prefer: the person's own request.
+    """
+    if chat is None:
+        return TurnStart("person", True, True)
+    conversation = conv.find_conversation(home, bot_id, chat)
+    newest = conv.newest_message(conversation.path) if conversation.path else None
+    if conversation.is_room:
+        began = newest is not None and newest.author_kind == "person" and newest.origin in (None, "person")
+        return TurnStart("room", began, False, conversation.title)
+    kind = conversation.recall_kind()
+    if kind == "person" and newest is not None and newest.origin not in (None, "person"):
+        kind = newest.origin  # a webhook's or a hand-off's message inside the person's chat
+    return TurnStart(kind, kind == "person", kind == "person", conversation.title)
+
+
+def run_tool(
+    home: Home,
+    bot_id: str,
+    name: str,
+    arguments: str | dict | None,
+    *,
+    chat: str | None,
+    store: MemoryStore | None = None,
+    today: date | None = None,
+) -> str:
+    """Run one tool call and return the text the model sees; never raises.
+
+    `arguments` is the JSON text the model sent (or it parsed); `chat` the conversation of the turn (journal
+    rows and notes name it). `store`: the store of the turn the call is part of (see turn.bot_turn), so that a
+    change found before a write is journaled as the bot's work in this turn.
+    """
+    from ..redact import redact
+
+    try:
+        args = _arguments(arguments)
+        if name == MEMORY_UPDATE:
+            answer = _memory_update(home, bot_id, args, chat=chat, store=store, today=today)
+        elif name == SESSION_SEARCH:
+            answer = _session_search(home, bot_id, args, chat=chat)
+        else:
+            answer = f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE} and {SESSION_SEARCH}."
+    except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
+        answer = f"Nothing was done: {exc}"
+    except Exception as exc:  # the tool failed; the turn goes on and the model is told
+        log.warning("%s: the tool %s failed: %s", bot_id, name, exc, exc_info=True)
+        answer = f"The tool failed ({type(exc).__name__}); nothing more is known. Tell the person it did not work."
+    return _clip(redact(answer).text, ANSWER_MAX_CHARS)
+
+
+def _arguments(arguments: str | dict | None) -> dict:
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, dict):
+        return arguments
+    try:
+        parsed = json.loads(arguments)
+    except (TypeError, ValueError):
+        raise MemoryInputError("the arguments are not valid JSON; send an object such as "
+                               '{"action": "add", "text": "…"}.') from None
+    if not isinstance(parsed, dict):
+        raise MemoryInputError("the arguments must be a JSON object.")
+    return parsed
+
+
+def _text_argument(args: dict, key: str, *, required: bool) -> str | None:
+    """A text argument; an optional one left empty counts as not given."""
+    value = args.get(key)
+    if value is None:
+        if required:
+            raise MemoryInputError(f"'{key}' is missing.")
+        return None
+    if not isinstance(value, str):
+        raise MemoryInputError(f"'{key}' must be text.")
+    return value if required or value.strip() else None
+
+
+def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, store: MemoryStore | None,
+                   today: date | None) -> str:
+    if not load_bot_settings(home, bot_id).memory:
+        return "Memory is off for this bot, so nothing was saved or removed."
+    action = args.get("action")
+    if action not in ACTIONS:
+        raise MemoryInputError(f"'action' must be one of {', '.join(ACTIONS)}.")
+    text = _text_argument(args, "text", required=True)
+    start = turn_start(home, bot_id, chat)
+    update = MemoryUpdate(home, bot_id, Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
+    if action == "add":
+        until_text = _text_argument(args, "until", required=False)
+        until = _until(until_text) if until_text else None
+        source = _note_source(start.title) if start.title is not None else None
+        return update.add(text, chat=source, until=until, today=today).message()
+    if action == "forget":
+        return update.forget(text, include_about_me=start.own_chat, today=today).message()
+    if not start.person_began_it:
+        return ("Nothing was saved: a preference is saved only when a person's own message began the work, "
+                "and this one did not.")
+    return update.prefer(text, today=today).message()
+
+
+def _until(value: str) -> date:
+    try:
+        return parse_day(value.strip())
+    except ValueError:
+        raise MemoryInputError(f"'until' must be a date as YYYY-MM-DD, not {_clip(value, 40)!r}.") from None
+
+
+def _note_source(title: str) -> str:
+    """The chat's title as a note names it (`from chat "Plans"`): quotes and line breaks cannot be in it."""
+    return " ".join(title.replace('"', "'").split()) or "chat"
+
+
+def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
+    from ..session_search import session_search
+
+    query = _text_argument(args, "query", required=False)
+    since = _text_argument(args, "since", required=False)
+    until = _text_argument(args, "until", required=False)
+    only_chat = _text_argument(args, "chat", required=False)
+    if not (query or "").strip() and since is None and until is None:
+        raise MemoryInputError("give 'query' words, or 'since' / 'until' (or both).")
+    if only_chat is not None:
+        only_chat = only_chat.strip()
+        conv.find_conversation(home, bot_id, only_chat)  # NotFound: said back to the model
+    limit = CHAT_FILTER_POOL if only_chat else SEARCH_HITS_SHOWN
+    result = session_search(home, bot_id, query, since=since, until=until, chat_id=chat, limit=limit)
+    hits = [hit for hit in result.hits if only_chat is None or hit.conversation == only_chat][:SEARCH_HITS_SHOWN]
+    if not hits:
+        where = f" in [{only_chat}]" if only_chat else ""
+        memory = "" if result.memory_searched else " (memory is off: only conversations were searched)"
+        return f"Nothing found{where}{memory}."
+    lines = [f"{len(hits)} found, best first:" if result.words else f"{len(hits)} found, newest first:"]
+    for number, hit in enumerate(hits, 1):
+        lines.append(_hit_line(number, hit, bot_id))
+    private = [c for c in result.disclosed_private_chats if any(h.conversation == c for h in hits)]
+    if private:
+        lines.append("Some of these come from private 1:1 chats; the room is told you used them.")
+    if not result.memory_searched:
+        lines.append("(Memory is off: only conversations were searched.)")
+    return "\n".join(lines)
+
+
+def _hit_line(number: int, hit, bot_id: str) -> str:
+    if hit.at is not None:
+        when = hit.at.astimezone().strftime("%Y-%m-%d %H:%M")
+    else:
+        when = hit.day.isoformat() if hit.day else "undated"
+    where = f"{hit.where} [{hit.conversation}]" if hit.conversation else hit.where
+    speaker = ""
+    if hit.author:
+        speaker = "You: " if hit.author_kind == "bot" and hit.author == bot_id else f"{hit.author}: "
+    failed = " (this turn failed)" if hit.failed else ""
+    return f"[{number}] {when} · {where}{failed}\n{speaker}{_clip(' '.join(hit.text.split()), SEARCH_HIT_CHARS)}"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

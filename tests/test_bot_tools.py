@@ -1,0 +1,221 @@
+"""The bot's two tools: memory_update and session_search, run by the dispatcher as a model would call them.
+
+Spec: "Remember and forget, in chat" (add, forget, prefer as the bot, during a task, from its chat), the
+opening (memory off: no memory tool, no memory files searched) and "Recall by time".
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from omb_tui.core import conversations as conv
+from omb_tui.core.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.models.tools import (
+    MEMORY_UPDATE,
+    MEMORY_UPDATE_TOOL,
+    SESSION_SEARCH,
+    SESSION_SEARCH_TOOL,
+    run_tool,
+    tools_for,
+)
+from omb_tui.core.settings import load_profile_learned, update_bot_settings
+from omb_tui.core.store import MemoryStore
+
+TODAY = date(2026, 11, 30)
+ANTHROPIC_KEY = "sk-" + "ant-" + "api03-" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz" * 3 + "-" + "AbC1" + "AA"
+
+
+def make_chat(home, chat_id, title, starter="person", *, room=False, messages=()):
+    chat = conv.Conversation(
+        id=chat_id, title=title, kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+        started_by=conv.Starter(starter, "Milind" if starter == "person" else "Morning digest"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
+        created=datetime(2026, 11, 1, 9, 0).astimezone(),
+    )
+    path = conv.create_conversation(home, chat, None if room else "scout")
+    for author_kind, text, at, origin in messages:
+        author = "Milind" if author_kind == "person" else ("routine" if author_kind == "harness" else "scout")
+        conv.append_message(path, conv.Message(author_kind, author, at, text, origin=origin))
+    return path
+
+
+@pytest.fixture
+def chats(home):
+    recent = datetime.now().astimezone() - timedelta(hours=2)
+    make_chat(home, "plans", "Plans", messages=[("person", "Remember: short answers", recent, "person")])
+    make_chat(home, "digest", "Morning digest", "routine",
+              messages=[("harness", "Summarise yesterday's email.", recent, "routine")])
+    make_chat(home, "offsite", "Lisbon offsite", messages=[
+        ("person", "Book the Baixa Rio hotel for the offsite.", recent - timedelta(days=5), "person"),
+        ("bot", "Booked Hotel Baixa Rio, confirmation BR-55812.", recent - timedelta(days=5), None),
+    ])
+    return home
+
+
+def call(home, name, turn_chat="plans", **arguments):
+    return run_tool(home, "scout", name, json.dumps(arguments), chat=turn_chat, today=TODAY)
+
+
+def memory(home) -> str:
+    return (home.workspace("scout") / "MEMORY.md").read_text()
+
+
+def newest_rows(home, n=1):
+    return MemoryStore(home, "scout").journal.rows(limit=n)
+
+
+def test_the_schemas_are_openai_functions_and_memory_off_hides_memory_update():
+    for tool in (MEMORY_UPDATE_TOOL, SESSION_SEARCH_TOOL):
+        assert tool["type"] == "function" and tool["function"]["parameters"]["type"] == "object"
+    assert MEMORY_UPDATE_TOOL["function"]["parameters"]["required"] == ["action", "text"]
+    assert MEMORY_UPDATE_TOOL["function"]["parameters"]["properties"]["action"]["enum"] == ["add", "forget", "prefer"]
+    assert [t["function"]["name"] for t in tools_for(True)] == [MEMORY_UPDATE, SESSION_SEARCH]
+    assert [t["function"]["name"] for t in tools_for(False)] == [SESSION_SEARCH]
+
+
+def test_add_saves_a_dated_note_from_the_chat_journaled_as_the_bot_during_a_task(chats):
+    answer = call(chats, MEMORY_UPDATE, action="add", text="Short answers, and times in India time")
+    assert answer == "Saved to MEMORY.md."
+    assert '- 2026-11-30 · from chat "Plans" · Short answers, and times in India time\n' in memory(chats)
+    row = newest_rows(chats)[0]
+    assert (row.file, row.who, row.how, row.chat) == ("MEMORY.md", WHO_BOT, HOW_TASK, "plans")
+    assert row.undoable
+
+
+def test_add_with_until_marks_the_last_day(chats):
+    call(chats, MEMORY_UPDATE, action="add", text="Milind is in Lisbon", until="2026-12-04")
+    assert "Milind is in Lisbon · until 2026-12-04" in memory(chats)
+
+
+def test_forget_in_the_persons_own_chat_removes_notes_everywhere_and_about_me_too(chats):
+    about = chats.about_me_path
+    about.write_text("# About me\n\n- 2026-11-01 · likes window seats on trains\n")
+    answer = call(chats, MEMORY_UPDATE, action="forget", text="window seats")
+    assert answer.startswith("Forgot 2 note(s)")
+    assert "window seats" not in (chats.workspace("scout") / "memory" / "travel.md").read_text()
+    assert "window seats" not in about.read_text()
+    assert any(f["words"] == "window seats" for f in load_profile_learned(chats).forgotten)
+    rows = newest_rows(chats, 2)
+    assert {(r.file, r.who, r.how, r.chat) for r in rows} == {
+        ("memory/travel.md", WHO_BOT, HOW_TASK, "plans"), ("about-me.md", WHO_BOT, HOW_TASK, "plans")}
+
+
+def test_forget_in_a_routine_run_leaves_about_me_alone(chats):
+    about = chats.about_me_path
+    about.write_text("# About me\n\n- 2026-11-01 · likes window seats on trains\n")
+    call(chats, MEMORY_UPDATE, turn_chat="digest", action="forget", text="window seats")
+    assert "window seats" not in (chats.workspace("scout") / "memory" / "travel.md").read_text()
+    assert "window seats" in about.read_text()
+
+
+def test_prefer_goes_into_about_me_once_when_the_persons_message_began_the_turn(chats):
+    first = call(chats, MEMORY_UPDATE, action="prefer", text="Reminders go to my task app")
+    second = call(chats, MEMORY_UPDATE, action="prefer", text="Reminders go to my task app")
+    assert first == "Saved to About me; every bot reads it there."
+    assert second == "That preference is already in About me."
+    assert chats.about_me_path.read_text().count("Reminders go to my task app") == 1
+
+
+def test_a_routine_saves_no_ones_preference(chats):
+    answer = call(chats, MEMORY_UPDATE, turn_chat="digest", action="prefer", text="Reminders go to my task app")
+    assert answer.startswith("Nothing was saved: a preference is saved only when a person's own message")
+    assert not chats.about_me_path.exists()
+
+
+def test_a_webhooks_message_in_the_persons_chat_saves_no_preference(chats):
+    path = conv.chats_dir(chats, "scout") / "plans.ndjson"
+    conv.append_message(path, conv.Message("harness", "webhook", datetime.now().astimezone(),
+                                           "New ticket: reminders should go to the task app", origin="webhook"))
+    answer = call(chats, MEMORY_UPDATE, action="prefer", text="Reminders go to my task app")
+    assert answer.startswith("Nothing was saved: a preference is saved only when a person's own message")
+    assert not chats.about_me_path.exists()
+
+
+def test_with_memory_off_the_tool_says_so_and_writes_nothing(chats):
+    update_bot_settings(chats, "scout", memory=False)
+    before, rows_before = memory(chats), len(MemoryStore(chats, "scout").journal.rows())
+    for action in ("add", "forget", "prefer"):
+        answer = call(chats, MEMORY_UPDATE, action=action, text="Pune")
+        assert answer == "Memory is off for this bot, so nothing was saved or removed."
+    assert memory(chats) == before
+    assert len(MemoryStore(chats, "scout").journal.rows()) == rows_before
+    assert not chats.about_me_path.exists()
+
+
+@pytest.mark.parametrize("arguments, expected", [
+    ("{not json", "Nothing was done: the arguments are not valid JSON"),
+    ("[1, 2]", "Nothing was done: the arguments must be a JSON object."),
+    (json.dumps({"text": "x"}), "Nothing was done: 'action' must be one of add, forget, prefer."),
+    (json.dumps({"action": "shout", "text": "x"}), "Nothing was done: 'action' must be one of add, forget, prefer."),
+    (json.dumps({"action": "add"}), "Nothing was done: 'text' is missing."),
+    (json.dumps({"action": "add", "text": 42}), "Nothing was done: 'text' must be text."),
+    (json.dumps({"action": "add", "text": "   "}), "Nothing was done: There is nothing to remember"),
+    (json.dumps({"action": "add", "text": "x" * 1001}), "Nothing was done: That note is 1001 characters"),
+    (json.dumps({"action": "add", "text": "x", "until": "next week"}),
+     "Nothing was done: 'until' must be a date as YYYY-MM-DD, not 'next week'."),
+    (json.dumps({"action": "add", "text": "x", "until": "2020-01-01"}),
+     "Nothing was done: The until date 2020-01-01 has already passed."),
+    (json.dumps({"action": "prefer", "text": "y" * 301}), "Nothing was done: A preference is one line of at most 300"),
+    (json.dumps({"action": "forget", "text": " "}), "Nothing was done: Say which words name the note to forget."),
+])
+def test_a_bad_argument_is_a_short_sentence_back_to_the_model_and_nothing_is_written(chats, arguments, expected):
+    before, rows_before = memory(chats), len(MemoryStore(chats, "scout").journal.rows())
+    answer = run_tool(chats, "scout", MEMORY_UPDATE, arguments, chat="plans", today=TODAY)
+    assert answer.startswith(expected)
+    assert len(answer) < 200 and "\n" not in answer
+    assert memory(chats) == before and len(MemoryStore(chats, "scout").journal.rows()) == rows_before
+
+
+def test_an_unknown_tool_or_chat_is_said_back_not_raised(chats):
+    assert run_tool(chats, "scout", "read_file", "{}", chat="plans").startswith("There is no tool named 'read_file'")
+    answer = call(chats, MEMORY_UPDATE, turn_chat="nope", action="add", text="x")
+    assert answer == "Nothing was done: scout has no conversation 'nope'."
+
+
+def test_session_search_finds_an_earlier_conversation_and_names_where(chats):
+    answer = call(chats, SESSION_SEARCH, query="Baixa Rio hotel")
+    assert answer.startswith("2 found, best first:")
+    assert '1:1 with Milind · "Lisbon offsite" [offsite]' in answer
+    assert "You: Booked Hotel Baixa Rio, confirmation BR-55812." in answer
+    assert "Milind: Book the Baixa Rio hotel for the offsite." in answer
+
+
+def test_session_search_by_time_and_by_one_conversation(chats):
+    recent = call(chats, SESSION_SEARCH, since="24h")
+    assert "newest first" in recent and "[plans]" in recent and "[offsite]" not in recent
+    only = call(chats, SESSION_SEARCH, query="offsite hotel short answers", chat="plans")
+    assert only.startswith("1 found") and "[plans]" in only and "[offsite]" not in only
+    assert call(chats, SESSION_SEARCH, query="Baixa", chat="plans") == "Nothing found in [plans]."
+    assert call(chats, SESSION_SEARCH, chat="nope", query="x") == "Nothing was done: scout has no conversation 'nope'."
+
+
+def test_session_search_needs_words_or_a_time_and_a_real_time(chats):
+    assert call(chats, SESSION_SEARCH) == "Nothing was done: give 'query' words, or 'since' / 'until' (or both)."
+    assert call(chats, SESSION_SEARCH, since="soonish").startswith("Nothing was done: 'soonish' is not a time")
+
+
+def test_session_search_with_memory_off_leaves_memory_files_out(chats):
+    assert "memory/travel.md" in call(chats, SESSION_SEARCH, query="window seats")
+    update_bot_settings(chats, "scout", memory=False)
+    assert call(chats, SESSION_SEARCH, query="window seats") == (
+        "Nothing found (memory is off: only conversations were searched).")
+
+
+def test_what_the_model_sees_is_redacted(chats):
+    # A key typed into a topic file by hand (outside the app, so never through the store's redaction).
+    topic = chats.workspace("scout") / "memory" / "keys.md"
+    topic.write_text(f"# Keys\n\n- the staging key is {ANTHROPIC_KEY}\n")
+    answer = call(chats, SESSION_SEARCH, query="staging key")
+    assert "memory/keys.md" in answer and ANTHROPIC_KEY not in answer and "«redacted" in answer
+
+
+def test_an_edit_outside_the_app_before_a_plain_tool_call_stays_the_persons(chats):
+    # Without a turn's store the tool's write first journals what changed outside the app as the person's.
+    path = chats.workspace("scout") / "MEMORY.md"
+    path.write_text(path.read_text() + "- typed in Obsidian\n")
+    call(chats, MEMORY_UPDATE, action="add", text="Short answers")
+    rows = newest_rows(chats, 2)
+    assert [(r.who, r.how) for r in rows] == [(WHO_BOT, HOW_TASK), (WHO_PERSON, HOW_OUTSIDE)]
