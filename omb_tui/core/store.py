@@ -318,10 +318,14 @@ class MemoryStore:
     found outside the app); None, the default, is the real time. The demo sets it to tell a past week by week.
     """
 
-    def __init__(self, home: Home, bot_id: str, *, clock: Clock | None = None) -> None:
+    def __init__(self, home: Home, bot_id: str, *, clock: Clock | None = None,
+                 changes_found_by: Actor | None = None) -> None:
+        """`changes_found_by`: who a change found since the last look is journaled as. None, the default, is
+        the person, changed outside the app; during a bot's turn it is the bot (its own file tools wrote it)."""
         self.home = home
         self.bot_id = bot_id
         self.clock = clock
+        self.changes_found_by = changes_found_by
         self.workspace = home.workspace(bot_id)
         self.journal = Journal(home.journal_path(bot_id))
         self._seen_path = home.journal_state_path(bot_id)
@@ -666,9 +670,11 @@ class MemoryStore:
 
     def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
         before_text = self._blob_text(info["hash"]) if info else None
+        found_by = self.changes_found_by
         return self._row(
-            who=WHO_PERSON,
-            how=HOW_OUTSIDE,
+            who=found_by.who if found_by else WHO_PERSON,
+            how=found_by.how if found_by else HOW_OUTSIDE,
+            chat=found_by.chat if found_by else None,
             file=rel,
             before_text=before_text,
             after_text=now.text if now else None,

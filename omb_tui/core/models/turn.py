@@ -18,7 +18,6 @@ recent-work brief in the system prompt, one log line per finished turn) and "Rem
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import os
 from dataclasses import dataclass, field
@@ -120,22 +119,6 @@ def _held_exclusively(home: Home, bot_id: str) -> Iterator[bool]:
 
 
 # ----- the turn boundary -----
-class _TurnStore(MemoryStore):
-    """The bot's store during a turn: a change found since the turn began is the bot's work in that chat.
-
-    The store journals a difference from what it last saw as a person's change made outside the app; during a
-    turn the difference is the bot's (its own file tools wrote it), so the row says so.
-    """
-
-    def __init__(self, home: Home, bot_id: str, actor: Actor) -> None:
-        super().__init__(home, bot_id)
-        self.turn_actor = actor
-
-    def _outside_row(self, rel: str, info: dict | None, now) -> JournalRow:  # type: ignore[override]
-        row = super()._outside_row(rel, info, now)
-        return dataclasses.replace(row, who=self.turn_actor.who, how=self.turn_actor.how, chat=self.turn_actor.chat)
-
-
 @dataclass
 class BotTurn:
     """One turn of one bot, while it runs. `store` writes as the bot, during a task, in this chat."""
@@ -165,7 +148,7 @@ def bot_turn(home: Home, bot_id: str, *, chat: str | None = None) -> Iterator[Bo
             MemoryStore(home, bot_id).sync_outside_changes()
         except Exception as exc:  # the journal side never stops a turn
             log.error("%s: could not note the memory files before the turn: %s", bot_id, exc)
-        turn = BotTurn(home, bot_id, chat, _TurnStore(home, bot_id, actor), actor)
+        turn = BotTurn(home, bot_id, chat, MemoryStore(home, bot_id, changes_found_by=actor), actor)
         try:
             yield turn
         finally:
