@@ -6,7 +6,6 @@ import pytest
 
 from omb_tui.core.paths import FileKind, Home, InvalidName, OutsideWorkspace, resolve_home, validate_bot_id
 from omb_tui.core.settings import (
-    BotSettings,
     BrokenFile,
     load_bot_settings,
     load_config,

@@ -7,7 +7,6 @@ import sqlite3
 import stat
 from datetime import date, datetime, timezone
 
-import pytest
 
 from omb_tui.core import conversations as conv
 from omb_tui.core import index_rows, index_search

@@ -8,9 +8,7 @@ Spec: memory.md, "Where it lives", "What loads, and the budget", "The journal", 
 from __future__ import annotations
 
 import json
-import os
 import random
-import re
 import subprocess
 import sys
 import threading

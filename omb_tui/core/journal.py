@@ -264,17 +264,7 @@ class Journal:
 
     def append(self, row: JournalRow) -> bool:
         try:
-            refuse_links(self.path)  # the journal, its folder, and every folder up to the home
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            line = (row.to_json() + "\n").encode("utf-8")
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-            try:
-                if _ends_torn(fd):  # a crash mid-append left half a line: start a fresh one
-                    line = b"\n" + line
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_line(self.path, (row.to_json() + "\n").encode("utf-8"))
             return True
         except (OSError, MemoryInputError) as exc:  # journaling never fails the memory write
             log.error("journal row for %s could not be written to %s: %s", row.file, self.path, exc)
@@ -354,6 +344,21 @@ class Journal:
 def _field_bytes(name: str, value: str) -> bytes:
     """How a field appears in a row written by JournalRow.to_json (compact separators, no ASCII escaping)."""
     return f'"{name}":{utf8_json(value)}'.encode("utf-8")
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one whole line to an ndjson file of the project's (the journal, usage): one write, fsynced,
+    0600, never through a link; after a crash mid-append, the torn line is ended first."""
+    refuse_links(path)  # the file, its folder, and every folder up to the home
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        if _ends_torn(fd):
+            line = b"\n" + line
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _ends_torn(fd: int) -> bool:

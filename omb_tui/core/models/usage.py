@@ -13,7 +13,6 @@ import csv
 import io
 import json
 import logging
-import os
 import re
 import threading
 from collections import defaultdict
@@ -21,8 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..journal import _ends_torn, utf8_json
-from ..paths import Home, MemoryInputError, refuse_links
+from ..journal import append_line, utf8_json
+from ..paths import Home, MemoryInputError
 from ..store import make_private_dirs
 
 log = logging.getLogger("omb_tui.models")
@@ -61,17 +60,8 @@ def record_usage(home: Home, row: dict) -> bool:
     clean = {name: redact(value).text if isinstance(value, str) else value for name, value in row.items()}
     path = usage_path(home, clean["at"][:7])
     try:
-        refuse_links(path)
         make_private_dirs(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        try:
-            line = (utf8_json(clean, separators=(",", ":")) + "\n").encode("utf-8")
-            if _ends_torn(fd):  # a crash mid-append left half a line: start a fresh one
-                line = b"\n" + line
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(path, (utf8_json(clean, separators=(",", ":")) + "\n").encode("utf-8"))
     except (OSError, MemoryInputError) as exc:
         log.error("a usage row could not be written to %s: %s", path, exc)
         return False
