@@ -336,6 +336,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
     bot = _bot(args)
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the chat says itself why no model answers
     started = datetime.now()
     chat_id = args.chat or f"chat-{started:%Y%m%d-%H%M%S}"
     conversation = open_chat(bot.home, bot.id, chat_id, person=args.person,

@@ -124,3 +124,13 @@ def test_bad_inputs_are_one_sentence(run_cli, model):
     bad_id = run_cli("chat", "scout", "--chat", "../x", stdin=b"Hello\n")
     assert bad_id.code == 2 and "is not a valid conversation id" in bad_id.err
     assert model.requests == []
+
+
+def test_the_reason_no_model_answers_is_said_once(run_exe):
+    """The installed command with no instance and no helper: the one sentence, not also the model layer's log."""
+    proc = run_exe("chat", "scout", "--chat", "plans", stdin=b"Hello\n", env={"OMB_HELPER_INSTANCE": ""})
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and "Traceback" not in err
+    reason_lines = [line for line in err.splitlines() if "fall back" in line or "No model" in line
+                    or "no model" in line or "helper" in line]
+    assert len(reason_lines) == 1, err
