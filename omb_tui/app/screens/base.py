@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING, Callable, TypeVar
+
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
+
+if TYPE_CHECKING:
+    from ...core.bot import Bot
+
+T = TypeVar("T")
+
 
 class NotifyWorkerErrors:
     """Worker.StateChanged does not bubble to the app, so each screen turns its workers' failures into
@@ -29,7 +38,7 @@ class BotScreen(NotifyWorkerErrors, Screen):
     _open_bot = None  # the Bot built for the open bot, until another bot opens or files change on disk
 
     @property
-    def bot(self):
+    def bot(self) -> Bot:
         """The open bot, built once: again when another bot opens, or after files change (it may be gone)."""
         bot = self._open_bot
         if bot is None or bot.id != self.app.bot_id:
@@ -37,6 +46,11 @@ class BotScreen(NotifyWorkerErrors, Screen):
 
             bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
         return bot
+
+    async def in_thread(self, call: Callable[[Bot], T]) -> T:
+        """Blocking work in a flow that asks the person (an async worker awaiting a dialog): call(bot) runs in a
+        thread, so the screen keeps drawing while the store reads, writes or waits for the bot's lock."""
+        return await asyncio.to_thread(lambda: call(self.bot))
 
     def on_mount(self) -> None:
         self.watch(self.app, "memory_version", self._disk_changed, init=False)

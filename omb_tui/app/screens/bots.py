@@ -5,11 +5,20 @@ from __future__ import annotations
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..widgets.bot_list import BotList
 from .base import NotifyWorkerErrors
+
+
+class BotsRead(Message, bubble=False):
+    """Every bot's summary, read in `load_bots`' thread."""
+
+    def __init__(self, summaries: list) -> None:
+        super().__init__()
+        self.summaries = summaries
 
 
 class BotsScreen(NotifyWorkerErrors, Screen):
@@ -52,19 +61,18 @@ class BotsScreen(NotifyWorkerErrors, Screen):
         self.load_bots()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
-    def load_bots(self) -> list:
+    def load_bots(self) -> None:
         from ...core.bot import all_bots  # imported here so the screen paints before the engine loads
 
         summaries = []
         for bot in all_bots(self.app.home):
             bot.look()
             summaries.append(bot.summary())
-        self.app.call_from_thread(self._show, summaries)
-        return summaries
+        self.post_message(BotsRead(summaries))
 
-    def _show(self, summaries: list) -> None:
-        self.query_one(BotList).show(summaries, start_on=self.app.bot_id)
-        self._say(summaries)
+    def on_bots_read(self, message: BotsRead) -> None:
+        self.query_one(BotList).show(message.summaries, start_on=self.app.bot_id)
+        self._say(message.summaries)
 
     def _say(self, summaries: list) -> None:
         intro = self.query_one("#bots-intro", Static)
