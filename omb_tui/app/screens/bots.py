@@ -6,11 +6,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..widgets.bot_list import BotList
-from .base import NotifyWorkerErrors
+from .base import AreaScreen
 
 
 class BotsRead(Message, bubble=False):
@@ -21,7 +20,7 @@ class BotsRead(Message, bubble=False):
         self.summaries = summaries
 
 
-class BotsScreen(NotifyWorkerErrors, Screen):
+class BotsScreen(AreaScreen):
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     BINDINGS = [
         Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
@@ -34,28 +33,19 @@ class BotsScreen(NotifyWorkerErrors, Screen):
         yield BotList(id="bots-list")  # its column header is in the very first frame
         yield Footer()
 
-    def on_mount(self) -> None:
-        self._version = self.app.memory_version
-        self.watch(self.app, "memory_version", self._disk_changed, init=False)
-        # After the first frame: the screen is painted before the engine is even imported.
+    def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well: Textual calls each class's handler)
+        # Read after the first frame: the screen is painted before the engine is even imported.
+        self._read_at_version = self.app.memory_version
         self.app.after_first_frame(self._first_read)
 
     def _first_read(self) -> None:
         if self.is_current:
-            self.action_reload()
+            self.read_again()
         else:  # the app opened straight on a bot: read when (if ever) this screen is shown
-            self._version = -1
+            self._read_at_version = None
 
-    def _disk_changed(self, version: int) -> None:
-        # A bots screen that is not shown (the first one, once the bots mode has its own) reads on its return.
-        if version != self._version and self.is_current:  # the app's own start-up also calls watchers
-            self._version = version
-            self.action_reload()
-
-    def on_screen_resume(self) -> None:
-        if self._version != self.app.memory_version:
-            self._version = self.app.memory_version
-            self.action_reload()
+    def read_from_disk(self) -> None:
+        self.load_bots()
 
     def action_reload(self) -> None:
         self.load_bots()
