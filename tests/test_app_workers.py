@@ -72,3 +72,23 @@ async def test_a_save_waiting_for_the_bots_lock_leaves_the_editor_live_and_keeps
         assert (home.workspace("scout") / "MEMORY.md").read_text() == ORIGINAL + "- saved"
         assert screen.editor.text == ORIGINAL + "- saved and typed while it waits"  # nothing typed is lost
         assert screen.modified  # ... and what came after the save is not saved
+
+
+async def test_a_failed_worker_is_one_notification_and_a_log_line_with_its_traceback(home, monkeypatch, caplog):
+    from omb_tui.core.bot import Bot
+
+    def broken_disk(self):
+        raise OSError("the topics folder cannot be read")
+
+    monkeypatch.setattr(Bot, "topics", broken_disk)
+    app = make_app(home, watch=False, bot_id="scout")
+    said: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(app, "notify", lambda message, **kwargs: said.append(str(message)))
+        await pilot.press("t")  # the topics screen reads its topics in a worker, which fails
+        await settle(pilot)
+    assert said == ["the topics folder cannot be read"]  # once, in words, never a traceback
+    failures = [record for record in caplog.records if record.name == "omb_tui.app"]
+    assert len(failures) == 1 and "the topics folder cannot be read" in failures[0].getMessage()
+    assert failures[0].exc_info is not None  # the traceback is in the log, for whoever debugs it

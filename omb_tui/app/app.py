@@ -20,10 +20,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from ..core.paths import Home
 from .styles import style_path
+from .worker_errors import NotifyWorkerErrors
 
 class DraftHolder(Protocol):
     def unsaved_draft(self) -> str | None: ...
@@ -87,7 +88,7 @@ def _lazy_screen(module: str, cls: str) -> Callable[[], Screen]:
     return factory
 
 
-class OmbApp(App[None]):
+class OmbApp(NotifyWorkerErrors, App[None]):
     """Keep and review a bot's memory with the keyboard alone."""
 
     TITLE = "omb-tui"
@@ -238,22 +239,12 @@ class OmbApp(App[None]):
                 yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",
                                     lambda area=area: self.action_open_area(area))
 
-    # ----- errors become notifications -----
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.notify(_sentence(event.worker.error), title="Something went wrong", severity="error")
-
 
 def _interesting(change: object, path: str) -> bool:
     """Memory files, journals and settings; not temp files, locks, the seen-state or recall's index."""
     parts = Path(path).parts
     name = parts[-1] if parts else ""
     return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path or "index" in parts)
-
-
-def _sentence(error: BaseException) -> str:
-    text = str(error) or error.__class__.__name__
-    return text if len(text) < 300 else text[:297] + "…"
 
 
 def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None) -> OmbApp:

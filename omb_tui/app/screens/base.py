@@ -6,28 +6,13 @@ import asyncio
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+
+from ..worker_errors import NotifyWorkerErrors
 
 if TYPE_CHECKING:
     from ...core.bot import Bot
 
 T = TypeVar("T")
-
-
-class NotifyWorkerErrors:
-    """Worker.StateChanged does not bubble to the app, so each screen turns its workers' failures into
-    one notification here; a screen that wants to say more overrides `worker_failed`."""
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is not WorkerState.ERROR or event.worker.error is None:
-            return
-        error = str(event.worker.error) or event.worker.error.__class__.__name__
-        self.notify(error if len(error) < 300 else error[:297] + "…", title="Something went wrong",
-                    severity="error")
-        self.worker_failed(event.worker, error)
-
-    def worker_failed(self, worker: Worker, error: str) -> None:
-        """Hook: show the failure where it happened (the notification is already sent)."""
 
 
 class AreaScreen(NotifyWorkerErrors, Screen):
