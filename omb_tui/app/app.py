@@ -155,7 +155,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
 
         worker = get_current_worker()
         self.home.root.mkdir(parents=True, exist_ok=True)
-        for changes in watch(self.home.root, watch_filter=_interesting, debounce=200, step=50,
+        for changes in watch(self.home.root, watch_filter=_worth_watching, debounce=200, step=50,
                              rust_timeout=250, yield_on_timeout=True, stop_event=self._watch_stop):
             if worker.is_cancelled:
                 return
@@ -240,7 +240,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
                                     lambda area=area: self.action_open_area(area))
 
 
-def _interesting(change: object, path: str) -> bool:
+def _worth_watching(change: object, path: str) -> bool:
     """Memory files, journals and settings; not temp files, locks, the seen-state or recall's index."""
     parts = Path(path).parts
     name = parts[-1] if parts else ""

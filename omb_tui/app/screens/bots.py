@@ -62,9 +62,9 @@ class BotsScreen(AreaScreen):
 
     def on_bots_read(self, message: BotsRead) -> None:
         self.query_one(BotList).show(message.summaries, start_on=self.app.bot_id)
-        self._say(message.summaries)
+        self._say_what_is_listed(message.summaries)
 
-    def _say(self, summaries: list) -> None:
+    def _say_what_is_listed(self, summaries: list) -> None:
         intro = self.query_one("#bots-intro", Static)
         current = self.query_one(BotList).highlighted
         if current is not None and current.error:
@@ -75,7 +75,7 @@ class BotsScreen(AreaScreen):
             intro.update(f"No bots in {self.app.home.root}. Try: omb-tui demo --home DIR")
 
     def on_bot_list_highlighted(self, event: BotList.Highlighted) -> None:
-        self._say(event.bot_list.summaries)
+        self._say_what_is_listed(event.bot_list.summaries)
 
     def action_open_bot(self) -> None:
         self.query_one(BotList).action_choose()

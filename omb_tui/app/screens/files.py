@@ -37,11 +37,13 @@ from ...core.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, r
 from ..styles import style_path
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
+from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
 from ...core.when import when_text
 from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
-EDITABLE_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE)
+LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
+EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
 
@@ -89,8 +91,8 @@ class FilesScreen(BotScreen):
         super().__init__()
         self.current: FileSnapshot | None = None
         self.files: list[tuple[str, FileKind]] = []
-        self.kept_draft: str | None = None
-        self.kept_draft_rel: str | None = None  # the file the kept draft was typed in
+        self.set_aside_draft: str | None = None  # your draft, shown below the bot's version after Reload
+        self.set_aside_draft_rel: str | None = None  # the file it was typed in
         self.bot_name = ""
         self.folder = ""
         self._focus_list = False
@@ -180,7 +182,7 @@ class FilesScreen(BotScreen):
             self.editor.read_only = True
             self.editor.load_text("")
             self._as_loaded = ""
-            self._hide_draft()
+            self._hide_set_aside_draft()
             self._banner(None)
             self.query_one("#file-status", Static).update(f"Reading {self.app.bot_id}…")
             self.refresh_bindings()
@@ -198,7 +200,7 @@ class FilesScreen(BotScreen):
         files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
         if not any(rel == MEMORY_FILE for rel, _ in files):
             files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
-        order = {FileKind.MEMORY: 0, FileKind.TOPIC: 1, FileKind.ARCHIVE: 2, FileKind.LOG: 3}
+        order = {kind: position for position, kind in enumerate(LISTED_KINDS)}
         files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
         logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
         files = [f for f in files if f[1] is not FileKind.LOG] + logs
@@ -222,15 +224,15 @@ class FilesScreen(BotScreen):
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
-        self._take_snapshot(snapshot, message.memory_text, message.draft)
+        self._show_snapshot(snapshot, message.memory_text, message.draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
             option_list.focus()
             self._focus_list = False
 
-    def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
+    def _show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
                        draft: Draft | None = None) -> None:
-        """Show a file read from disk, unless the editor holds unsaved changes to it; offer its kept draft."""
+        """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
@@ -238,12 +240,12 @@ class FilesScreen(BotScreen):
                              "Save to choose: Reload or Overwrite with mine.")
             self._update_gauge(memory_text)
             return
-        if self.kept_draft is not None and snapshot.rel != self.kept_draft_rel:
-            self._hide_draft()  # the draft kept after Reload belongs to the file it was typed in
+        if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
+            self._hide_set_aside_draft()  # the draft set aside after Reload belongs to the file it was typed in
         self.current = snapshot
         editor = self.editor
-        editor.read_only = snapshot.kind is FileKind.LOG or not _editable_text(snapshot.text)
-        shown = _displayable(snapshot.text)
+        editor.read_only = snapshot.kind.read_only or not _editable_text(snapshot.text)
+        shown = without_undecodable_bytes(snapshot.text)
         if editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
@@ -283,10 +285,10 @@ class FilesScreen(BotScreen):
     def _topic_names(self) -> frozenset[str]:
         return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
 
-    def _hide_draft(self) -> None:
-        if self._draft_of == (self.app.bot_id, self.kept_draft_rel):
+    def _hide_set_aside_draft(self) -> None:
+        if self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
             self._forget_draft()  # its recovery file stays, and is offered when the file opens again
-        self.kept_draft = self.kept_draft_rel = None
+        self.set_aside_draft = self.set_aside_draft_rel = None
         self.query_one("#draft-pane").display = False
 
     def _banner(self, text: str | None) -> None:
@@ -327,7 +329,7 @@ class FilesScreen(BotScreen):
             self._discard_draft()
         snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
         self.current = None
-        self._take_snapshot(snapshot, memory_text, draft)
+        self._show_snapshot(snapshot, memory_text, draft)
 
     def _read_file(self, bot, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
         """(In a thread) the file, MEMORY.md's text for the gauge, and the file's recovery draft if one is kept."""
@@ -335,7 +337,7 @@ class FilesScreen(BotScreen):
         return snapshot, bot.memory_text(), self._find_draft(snapshot)
 
     @on(TextArea.Changed, "#editor")
-    def _draft_changed(self) -> None:
+    def _editor_changed(self) -> None:
         self._update_gauge(None)
         self._status()
         self._follow_draft()
@@ -346,7 +348,8 @@ class FilesScreen(BotScreen):
         self._cancel_pending_draft()
         if self.modified:
             self._draft_timer = self.set_timer(self.DRAFT_DELAY, self._keep_draft)
-        elif self.current and self.kept_draft is None and self._draft_of == (self.app.bot_id, self.current.rel):
+        elif (self.current and self.set_aside_draft is None
+              and self._draft_of == (self.app.bot_id, self.current.rel)):
             self._discard_draft()  # undone back to the file's own text: nothing left to recover
 
     def _cancel_pending_draft(self) -> None:
@@ -453,7 +456,7 @@ class FilesScreen(BotScreen):
     async def action_save(self) -> None:
         if self.current is None:
             return
-        if self.current.kind is FileKind.LOG:
+        if self.current.kind.read_only:
             self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning")
             return
         if not self.modified:
@@ -491,7 +494,7 @@ class FilesScreen(BotScreen):
             self._follow_draft()  # the newer typing gets its own recovery draft
             return
         self.current = None
-        self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+        self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
         from .conflict import ConflictDialog
@@ -504,12 +507,12 @@ class FilesScreen(BotScreen):
             self.notify(f"Saved your version of {saved.rel} over {self.bot_name}'s (undo is in the journal).")
         elif choice == "reload":
             theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
-            self.kept_draft, self.kept_draft_rel = draft, stale.rel
+            self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
             draft_area = self.query_one("#draft", TextArea)
             draft_area.load_text(draft)
             self.query_one("#draft-pane").display = True
             self.current = None
-            self._take_snapshot(theirs)
+            self._show_snapshot(theirs)
             self.notify(f"Showing {self.bot_name}'s version; your draft is kept below it.")
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
@@ -641,7 +644,7 @@ class FilesScreen(BotScreen):
             if self.modified:  # the unsaved changes were taken out in the editor
                 self._discard_draft()
                 self.current = None
-                self._take_snapshot(opened)
+                self._show_snapshot(opened)
             self.notify("No changes to save.", timeout=2)
             return
         if _editable_text(returned) and not self.editor.read_only:
@@ -674,13 +677,7 @@ def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tup
 
 def _editable_text(text: str) -> bool:
     """Bytes that are not UTF-8 (kept as surrogate escapes) cannot be edited here without loss."""
-    return not any("\udc80" <= ch <= "\udcff" for ch in text)
-
-
-def _displayable(text: str) -> str:
-    if _editable_text(text):
-        return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return not has_undecodable_bytes(text)
 
 
 def _editor_command() -> list[str] | None:
