@@ -182,7 +182,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         return next((what for holder in self._draft_holders if (what := holder.unsaved_draft())), None)
 
     def _after_asking(self, question: str, yes: str, then: Callable[[], object]) -> Screen:
-        from .screens.confirm import ConfirmDialog
+        from .dialogs.confirm import ConfirmDialog
 
         dialog = ConfirmDialog(question, yes=yes)
         self.push_screen(dialog, lambda leave: then() if leave else None)
@@ -225,7 +225,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         return True
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from .dialogs.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             return

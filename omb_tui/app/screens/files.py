@@ -319,7 +319,7 @@ class FilesScreen(BotScreen):
     @work(exclusive=True, exit_on_error=False, group="open")
     async def open_file(self, rel: str) -> None:
         if self.modified:
-            from .confirm import ConfirmDialog
+            from ..dialogs.confirm import ConfirmDialog
 
             keep = await self.app.push_screen_wait(
                 ConfirmDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?",
@@ -425,7 +425,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="offer-draft")
     async def offer_draft(self, draft: Draft) -> None:
-        from .draft_found import DraftFoundDialog
+        from ..dialogs.draft_found import DraftFoundDialog
 
         changed = draft.based_on != self.current.hash
         note = (f"{self.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
@@ -497,7 +497,7 @@ class FilesScreen(BotScreen):
         self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
-        from .conflict import ConflictDialog
+        from ..dialogs.conflict import ConflictDialog
 
         choice = await self.app.push_screen_wait(ConflictDialog(self.bot_name))
         if choice == "overwrite":
@@ -517,7 +517,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_new_topic(self) -> None:
-        from .topic_name import TopicNameDialog
+        from ..dialogs.topic_name import TopicNameDialog
 
         name = await self.app.push_screen_wait(TopicNameDialog("New topic name", taken=self._topic_names()))
         if not name:
@@ -533,7 +533,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_rename_topic(self) -> None:
-        from .topic_name import TopicNameDialog
+        from ..dialogs.topic_name import TopicNameDialog
 
         if self.current is None or self.current.kind is not FileKind.TOPIC:
             return
@@ -578,7 +578,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_delete_file(self) -> None:
-        from .confirm import ConfirmDialog
+        from ..dialogs.confirm import ConfirmDialog
 
         target = await self._delete_target()
         if target is None:
@@ -654,7 +654,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_reload_file(self) -> None:
-        from .confirm import ConfirmDialog
+        from ..dialogs.confirm import ConfirmDialog
 
         if self.current is None:
             return

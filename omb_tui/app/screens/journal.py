@@ -179,7 +179,7 @@ class JournalScreen(BotScreen):
     # ----- undo -----
     @work(exclusive=True, exit_on_error=False, group="journal-undo")
     async def action_undo(self) -> None:
-        from .confirm import ConfirmDialog
+        from ..dialogs.confirm import ConfirmDialog
 
         row = self.journal_list.row_at_cursor()
         if row is None:
