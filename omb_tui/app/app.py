@@ -225,11 +225,11 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         return True
 
     def action_help(self) -> None:
-        from .dialogs.help import HelpScreen
+        from .dialogs.help import HelpDialog
 
-        if isinstance(self.screen, HelpScreen):
+        if isinstance(self.screen, HelpDialog):
             return
-        self.push_screen(HelpScreen(self.screen))
+        self.push_screen(HelpDialog(self.screen))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
