@@ -15,7 +15,7 @@ import pytest
 from textual import events
 
 from omb_tui.app.app import OmbApp, make_app
-from omb_tui.app.screens.conflict import ConflictDialog
+from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
 from omb_tui.core.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.paths import Home
@@ -156,7 +156,7 @@ async def crash_while_typing(home, typed: str) -> None:
 
 async def draft_offered(pilot):
     """The dialog offering a kept draft back (settle would wait for it to be answered)."""
-    from omb_tui.app.screens.draft_found import DraftFoundDialog
+    from omb_tui.app.dialogs.draft_found import DraftFoundDialog
 
     assert await until(pilot, lambda: isinstance(pilot.app.screen, DraftFoundDialog))
     return pilot.app.screen

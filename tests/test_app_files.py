@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import OptionList, Static, TextArea
 
 from omb_tui.app.app import make_app
-from omb_tui.app.screens.conflict import ConflictDialog
+from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
 from omb_tui.app.widgets.bot_list import BotList
 from omb_tui.app.widgets.gauge import GaugeBar
@@ -433,7 +433,7 @@ async def test_an_opened_bot_gives_the_keys_to_the_list_so_area_letters_type_not
 
 
 async def test_quitting_with_unsaved_changes_asks_first(home):
-    from omb_tui.app.screens.confirm import ConfirmDialog
+    from omb_tui.app.dialogs.confirm import ConfirmDialog
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -461,7 +461,7 @@ async def test_quitting_without_unsaved_changes_does_not_ask(home):
 
 
 async def test_opening_another_bot_with_unsaved_changes_asks_first(home):
-    from omb_tui.app.screens.confirm import ConfirmDialog
+    from omb_tui.app.dialogs.confirm import ConfirmDialog
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -510,7 +510,7 @@ async def test_a_broken_settings_file_does_not_stop_the_memory_files(home):
 
 
 async def test_delete_in_the_list_acts_on_the_highlighted_file(home):
-    from omb_tui.app.screens.confirm import ConfirmDialog
+    from omb_tui.app.dialogs.confirm import ConfirmDialog
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -530,7 +530,7 @@ async def test_delete_in_the_list_acts_on_the_highlighted_file(home):
 
 
 async def test_a_new_topic_opens_even_when_a_disk_change_arrives_meanwhile(home):
-    from omb_tui.app.screens.topic_name import TopicNameDialog
+    from omb_tui.app.dialogs.topic_name import TopicNameDialog
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -555,7 +555,7 @@ async def test_back_on_the_bots_the_cursor_is_on_the_bot_you_came_from(home):
 
 
 async def test_a_topic_name_that_exists_keeps_the_dialog_open_and_says_so(home):
-    from omb_tui.app.screens.topic_name import TopicNameDialog
+    from omb_tui.app.dialogs.topic_name import TopicNameDialog
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:

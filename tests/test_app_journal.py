@@ -12,7 +12,7 @@ import time
 import pytest
 
 from omb_tui.app.app import make_app
-from omb_tui.app.screens.confirm import ConfirmDialog
+from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.journal import JournalScreen
 from omb_tui.core.bot import Bot
 from omb_tui.core.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow

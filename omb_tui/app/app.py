@@ -20,10 +20,11 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from ..core.paths import Home
 from .styles import style_path
+from .worker_errors import NotifyWorkerErrors
 
 class DraftHolder(Protocol):
     def unsaved_draft(self) -> str | None: ...
@@ -87,7 +88,7 @@ def _lazy_screen(module: str, cls: str) -> Callable[[], Screen]:
     return factory
 
 
-class OmbApp(App[None]):
+class OmbApp(NotifyWorkerErrors, App[None]):
     """Keep and review a bot's memory with the keyboard alone."""
 
     TITLE = "omb-tui"
@@ -154,7 +155,7 @@ class OmbApp(App[None]):
 
         worker = get_current_worker()
         self.home.root.mkdir(parents=True, exist_ok=True)
-        for changes in watch(self.home.root, watch_filter=_interesting, debounce=200, step=50,
+        for changes in watch(self.home.root, watch_filter=_worth_watching, debounce=200, step=50,
                              rust_timeout=250, yield_on_timeout=True, stop_event=self._watch_stop):
             if worker.is_cancelled:
                 return
@@ -181,7 +182,7 @@ class OmbApp(App[None]):
         return next((what for holder in self._draft_holders if (what := holder.unsaved_draft())), None)
 
     def _after_asking(self, question: str, yes: str, then: Callable[[], object]) -> Screen:
-        from .screens.confirm import ConfirmDialog
+        from .dialogs.confirm import ConfirmDialog
 
         dialog = ConfirmDialog(question, yes=yes)
         self.push_screen(dialog, lambda leave: then() if leave else None)
@@ -224,11 +225,11 @@ class OmbApp(App[None]):
         return True
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from .dialogs.help import HelpDialog
 
-        if isinstance(self.screen, HelpScreen):
+        if isinstance(self.screen, HelpDialog):
             return
-        self.push_screen(HelpScreen(self.screen))
+        self.push_screen(HelpDialog(self.screen))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -238,22 +239,12 @@ class OmbApp(App[None]):
                 yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",
                                     lambda area=area: self.action_open_area(area))
 
-    # ----- errors become notifications -----
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.notify(_sentence(event.worker.error), title="Something went wrong", severity="error")
 
-
-def _interesting(change: object, path: str) -> bool:
+def _worth_watching(change: object, path: str) -> bool:
     """Memory files, journals and settings; not temp files, locks, the seen-state or recall's index."""
     parts = Path(path).parts
     name = parts[-1] if parts else ""
     return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path or "index" in parts)
-
-
-def _sentence(error: BaseException) -> str:
-    text = str(error) or error.__class__.__name__
-    return text if len(text) < 300 else text[:297] + "…"
 
 
 def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None) -> OmbApp:

@@ -66,6 +66,11 @@ class FileKind(str, Enum):
     LOG = "log"
     ABOUT_ME = "about-me"  # the home's About me, which every bot reads
 
+    @property
+    def read_only(self) -> bool:
+        """Daily logs are the bot's own record: read and deleted, never edited (spec "Editing")."""
+        return self is FileKind.LOG
+
 
 def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
     """--home wins, then OMB_HOME, then ~/.openmausbot."""

@@ -380,7 +380,7 @@ class MemoryStore:
         with self.locked():
             mp = self.resolve(rel)
             self.sync_outside_changes()
-            if mp.kind is FileKind.LOG and not allow_log:
+            if mp.kind.read_only and not allow_log:
                 raise ReadOnly("Daily logs are read-only: they are the bot's own record (they can be deleted).")
             for attempt in range(WRITE_ATTEMPTS):
                 current = self._snapshot(mp)

@@ -1,68 +1,87 @@
-"""The base of every per-bot screen: follows the open bot and refreshes when files change on disk."""
+"""The base of every area's screen: reads again when files change on disk; a per-bot screen follows the open bot."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING, Callable, TypeVar
+
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
 
-class NotifyWorkerErrors:
-    """Worker.StateChanged does not bubble to the app, so each screen turns its workers' failures into
-    one notification here; a screen that wants to say more overrides `worker_failed`."""
+from ..worker_errors import NotifyWorkerErrors
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is not WorkerState.ERROR or event.worker.error is None:
-            return
-        error = str(event.worker.error) or event.worker.error.__class__.__name__
-        self.notify(error if len(error) < 300 else error[:297] + "…", title="Something went wrong",
-                    severity="error")
-        self.worker_failed(event.worker, error)
+if TYPE_CHECKING:
+    from ...core.bot import Bot
 
-    def worker_failed(self, worker: Worker, error: str) -> None:
-        """Hook: show the failure where it happened (the notification is already sent)."""
+T = TypeVar("T")
 
 
-class BotScreen(NotifyWorkerErrors, Screen):
-    """A screen about the app's open bot. Subclasses implement `reload()` (cheap, or start a worker)."""
+class AreaScreen(NotifyWorkerErrors, Screen):
+    """A main area's screen: it reads what it shows in workers, and reads again when files change on disk.
+
+    One rule decides when, a version counter rather than a stale flag: the screen remembers the app's
+    `memory_version` as of its last read, and is out of date while the two differ. The screen on show reads
+    again as soon as the version moves; a hidden one when it is next shown. Nothing has to mark a hidden
+    screen stale, and a screen never read (no version yet) reads when first shown.
+    """
+
+    _read_at_version: int | None = None
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "memory_version", self._follow_app, init=False)
+
+    def on_screen_resume(self) -> None:
+        if self.out_of_date():
+            self.read_again()
+
+    def _follow_app(self) -> None:
+        if self.is_current and self.out_of_date():
+            self.read_again()
+
+    def out_of_date(self) -> bool:
+        return self._read_at_version != self.app.memory_version
+
+    def read_again(self) -> None:
+        self._read_at_version = self.app.memory_version
+        self.read_from_disk()
+
+    def read_from_disk(self) -> None:  # pragma: no cover - abstract
+        """Start reading what the screen shows (cheap, or in a worker)."""
+        raise NotImplementedError
+
+
+class BotScreen(AreaScreen):
+    """A screen about the app's open bot: out of date also while it shows another bot than the open one.
+    Subclasses implement `reload(bot_changed=...)` (cheap, or start a worker)."""
 
     _shown_bot: str | None = None
-    _stale = True
-    _open_bot = None  # the Bot built for the open bot, until another bot opens or files change on disk
+    _open_bot: Bot | None = None
+    _open_bot_version: int | None = None  # the app's memory_version when _open_bot was built
 
     @property
-    def bot(self):
+    def bot(self) -> Bot:
         """The open bot, built once: again when another bot opens, or after files change (it may be gone)."""
-        bot = self._open_bot
-        if bot is None or bot.id != self.app.bot_id:
+        bot, version = self._open_bot, self.app.memory_version
+        if bot is None or bot.id != self.app.bot_id or self._open_bot_version != version:
             from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
 
             bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
+            self._open_bot_version = version
         return bot
 
-    def on_mount(self) -> None:
-        self.watch(self.app, "memory_version", self._disk_changed, init=False)
-        self.watch(self.app, "bot_id", self._bot_changed, init=False)
+    async def in_thread(self, call: Callable[[Bot], T]) -> T:
+        """Blocking work in a flow that asks the person (an async worker awaiting a dialog): call(bot) runs in a
+        thread, so the screen keeps drawing while the store reads, writes or waits for the bot's lock."""
+        return await asyncio.to_thread(lambda: call(self.bot))
 
-    def on_screen_resume(self) -> None:
-        if self._stale or self._shown_bot != self.app.bot_id:
-            self._refresh_now()
+    def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well: Textual calls each class's handler)
+        self.watch(self.app, "bot_id", self._follow_app, init=False)
 
-    def _bot_changed(self) -> None:
-        self._stale = True
-        if self.is_current:
-            self._refresh_now()
+    def out_of_date(self) -> bool:
+        return bool(self.app.bot_id) and (super().out_of_date() or self._shown_bot != self.app.bot_id)
 
-    def _disk_changed(self) -> None:
-        self._stale = True
-        self._open_bot = None  # built again on next use, which checks the bot still exists
-        if self.is_current:
-            self._refresh_now()
-
-    def _refresh_now(self) -> None:
-        if not self.app.bot_id:
-            return
+    def read_from_disk(self) -> None:
         bot_changed = self._shown_bot != self.app.bot_id
         self._shown_bot = self.app.bot_id
-        self._stale = False
         self.reload(bot_changed=bot_changed)
 
     def reload(self, *, bot_changed: bool) -> None:  # pragma: no cover - abstract

@@ -21,27 +21,44 @@ import subprocess
 import threading
 
 from textual import on, work
-from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from ...core.budget import gauge
 from ...core.drafts import Draft, Drafts, private_copy
 from ...core.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.store import Actor, FileSnapshot, StaleHash, encode, read_text
+from ...core.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
 from ..styles import style_path
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
+from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
 from ...core.when import when_text
 from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
-EDITABLE_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE)
+LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
+EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
+
+
+class FilesRead(Message, bubble=False):
+    """What `load_files` read in its thread: the bot's files and the one to show."""
+
+    def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
+                 bot_name: str, folder: str, draft: Draft | None) -> None:
+        super().__init__()
+        self.files = files
+        self.snapshot = snapshot
+        self.memory_text = memory_text
+        self.bot_name = bot_name
+        self.folder = folder
+        self.draft = draft
 
 
 def _label(rel: str, kind: FileKind) -> str:
@@ -74,8 +91,8 @@ class FilesScreen(BotScreen):
         super().__init__()
         self.current: FileSnapshot | None = None
         self.files: list[tuple[str, FileKind]] = []
-        self.kept_draft: str | None = None
-        self.kept_draft_rel: str | None = None  # the file the kept draft was typed in
+        self.set_aside_draft: str | None = None  # your draft, shown below the bot's version after Reload
+        self.set_aside_draft_rel: str | None = None  # the file it was typed in
         self.bot_name = ""
         self.folder = ""
         self._focus_list = False
@@ -88,6 +105,7 @@ class FilesScreen(BotScreen):
         self._draft_timer = None
         self._draft_serial = 0
         self._draft_lock = threading.Lock()
+        self._draft_kept_at: dict[tuple[str, str], int] = {}  # (bot id, file) -> serial of its newest kept draft
         self._offered: set[tuple[str, str, str]] = set()  # drafts offered already (bot, file, saved at)
 
     def compose(self) -> ComposeResult:
@@ -112,10 +130,12 @@ class FilesScreen(BotScreen):
         """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
         if not self.modified:
             return  # (a draft kept beside the editor after Reload stays on disk: it is offered next time)
-        if self.app.return_code == 0:
-            self._discard_draft()
-            return
+        # The app is closing, so the recovery file is kept or removed here and now: a worker would not outlive it.
         self._cancel_pending_draft()
+        if self.app.return_code == 0:
+            if self._draft_of is not None:
+                self._remove_recovery_file(self._draft_serial, *self._draft_of)
+            return
         try:
             Drafts(self.app.home, self.app.bot_id).keep(self.current.rel, self.editor.text, self.current.hash)
         except (OSError, MemoryInputError):
@@ -162,7 +182,7 @@ class FilesScreen(BotScreen):
             self.editor.read_only = True
             self.editor.load_text("")
             self._as_loaded = ""
-            self._hide_draft()
+            self._hide_set_aside_draft()
             self._banner(None)
             self.query_one("#file-status", Static).update(f"Reading {self.app.bot_id}…")
             self.refresh_bindings()
@@ -180,7 +200,7 @@ class FilesScreen(BotScreen):
         files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
         if not any(rel == MEMORY_FILE for rel, _ in files):
             files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
-        order = {FileKind.MEMORY: 0, FileKind.TOPIC: 1, FileKind.ARCHIVE: 2, FileKind.LOG: 3}
+        order = {kind: position for position, kind in enumerate(LISTED_KINDS)}
         files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
         logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
         files = [f for f in files if f[1] is not FileKind.LOG] + logs
@@ -190,13 +210,12 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.app.call_from_thread(self._show_files, files, snapshot, memory_text, bot.name,
-                                  str(bot.store.workspace), draft)
+        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft))
 
-    def _show_files(self, files, snapshot: FileSnapshot, memory_text: str, bot_name: str, folder: str,
-                    draft: Draft | None) -> None:
-        self.bot_name = bot_name
-        self.folder = folder
+    def on_files_read(self, message: FilesRead) -> None:
+        files, snapshot = message.files, message.snapshot
+        self.bot_name = message.bot_name
+        self.folder = message.folder
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
@@ -205,15 +224,15 @@ class FilesScreen(BotScreen):
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
-        self._take_snapshot(snapshot, memory_text, draft)
+        self._show_snapshot(snapshot, message.memory_text, message.draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
             option_list.focus()
             self._focus_list = False
 
-    def _take_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
+    def _show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
                        draft: Draft | None = None) -> None:
-        """Show a file read from disk, unless the editor holds unsaved changes to it; offer its kept draft."""
+        """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
@@ -221,12 +240,12 @@ class FilesScreen(BotScreen):
                              "Save to choose: Reload or Overwrite with mine.")
             self._update_gauge(memory_text)
             return
-        if self.kept_draft is not None and snapshot.rel != self.kept_draft_rel:
-            self._hide_draft()  # the draft kept after Reload belongs to the file it was typed in
+        if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
+            self._hide_set_aside_draft()  # the draft set aside after Reload belongs to the file it was typed in
         self.current = snapshot
         editor = self.editor
-        editor.read_only = snapshot.kind is FileKind.LOG or not _editable_text(snapshot.text)
-        shown = _displayable(snapshot.text)
+        editor.read_only = snapshot.kind.read_only or not _editable_text(snapshot.text)
+        shown = without_undecodable_bytes(snapshot.text)
         if editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
@@ -266,10 +285,10 @@ class FilesScreen(BotScreen):
     def _topic_names(self) -> frozenset[str]:
         return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
 
-    def _hide_draft(self) -> None:
-        if self._draft_of == (self.app.bot_id, self.kept_draft_rel):
+    def _hide_set_aside_draft(self) -> None:
+        if self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
             self._forget_draft()  # its recovery file stays, and is offered when the file opens again
-        self.kept_draft = self.kept_draft_rel = None
+        self.set_aside_draft = self.set_aside_draft_rel = None
         self.query_one("#draft-pane").display = False
 
     def _banner(self, text: str | None) -> None:
@@ -300,7 +319,7 @@ class FilesScreen(BotScreen):
     @work(exclusive=True, exit_on_error=False, group="open")
     async def open_file(self, rel: str) -> None:
         if self.modified:
-            from .confirm import ConfirmDialog
+            from ..dialogs.confirm import ConfirmDialog
 
             keep = await self.app.push_screen_wait(
                 ConfirmDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?",
@@ -308,12 +327,17 @@ class FilesScreen(BotScreen):
             if not keep:
                 return
             self._discard_draft()
-        snapshot = self.bot.store.read(rel)
+        snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
         self.current = None
-        self._take_snapshot(snapshot, self.bot.memory_text(), self._find_draft(snapshot))
+        self._show_snapshot(snapshot, memory_text, draft)
+
+    def _read_file(self, bot, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
+        """(In a thread) the file, MEMORY.md's text for the gauge, and the file's recovery draft if one is kept."""
+        snapshot = bot.store.read(rel)
+        return snapshot, bot.memory_text(), self._find_draft(snapshot)
 
     @on(TextArea.Changed, "#editor")
-    def _draft_changed(self) -> None:
+    def _editor_changed(self) -> None:
         self._update_gauge(None)
         self._status()
         self._follow_draft()
@@ -324,7 +348,8 @@ class FilesScreen(BotScreen):
         self._cancel_pending_draft()
         if self.modified:
             self._draft_timer = self.set_timer(self.DRAFT_DELAY, self._keep_draft)
-        elif self.current and self.kept_draft is None and self._draft_of == (self.app.bot_id, self.current.rel):
+        elif (self.current and self.set_aside_draft is None
+              and self._draft_of == (self.app.bot_id, self.current.rel)):
             self._discard_draft()  # undone back to the file's own text: nothing left to recover
 
     def _cancel_pending_draft(self) -> None:
@@ -337,19 +362,21 @@ class FilesScreen(BotScreen):
         self._draft_timer = None
         if self.modified:
             self._draft_of = (self.app.bot_id, self.current.rel)
-            self._write_draft(self._draft_serial, Drafts(self.app.home, self.app.bot_id), self.current.rel,
-                              self.editor.text, self.current.hash)
+            self._write_draft(self._draft_serial, self.app.bot_id, self.current.rel, self.editor.text,
+                              self.current.hash)
 
     @work(thread=True, exit_on_error=False, group="draft")
-    def _write_draft(self, serial: int, drafts: Drafts, rel: str, text: str, based_on: str | None) -> None:
+    def _write_draft(self, serial: int, bot_id: str, rel: str, text: str, based_on: str | None) -> None:
         with self._draft_lock:
             if serial != self._draft_serial:  # typed on, saved or discarded meanwhile: this text is old
                 return
             try:
-                drafts.keep(rel, text, based_on)
-            except OSError as exc:
-                self.app.call_from_thread(self.notify, f"Your draft could not be kept for recovery: "
-                                          f"{exc.strerror or exc}.", severity="warning")
+                Drafts(self.app.home, bot_id).keep(rel, text, based_on)
+            except OSError as exc:  # (App.notify is thread-safe)
+                self.app.notify(f"Your draft could not be kept for recovery: {exc.strerror or exc}.",
+                                severity="warning")
+                return
+            self._draft_kept_at[(bot_id, rel)] = serial
 
     def _discard_draft(self) -> None:
         """The draft was saved, or the person chose to lose it: its recovery file goes too."""
@@ -358,12 +385,22 @@ class FilesScreen(BotScreen):
             return
         bot_id, rel = self._draft_of
         self._draft_of = None
-        with self._draft_lock:  # waits at most for one draft being written
+        self._remove_recovery_file_in_thread(self._draft_serial, bot_id, rel)
+
+    @work(thread=True, exit_on_error=False, group="draft")
+    def _remove_recovery_file_in_thread(self, serial: int, bot_id: str, rel: str) -> None:
+        self._remove_recovery_file(serial, bot_id, rel)
+
+    def _remove_recovery_file(self, serial: int, bot_id: str, rel: str) -> None:
+        """Remove a recovery draft, unless a draft typed after this decision (a newer serial) was kept since."""
+        with self._draft_lock:  # after a draft being written, never before it
+            if self._draft_kept_at.get((bot_id, rel), -1) > serial:
+                return
             try:
                 Drafts(self.app.home, bot_id).discard(rel)
             except OSError as exc:
-                self.notify(f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
-                            severity="warning")
+                self.app.notify(f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
+                                severity="warning")
 
     def _forget_draft(self) -> None:
         """Stop keeping the draft, leaving its recovery file to be offered when the file opens again."""
@@ -381,14 +418,14 @@ class FilesScreen(BotScreen):
         if key in self._offered or self._draft_of == (bot_id, draft.rel) or self.current.rel != draft.rel:
             return  # asked already this session, or the draft is this screen's own, still on show
         if draft.text in (self.current.text, self.editor.text):
-            Drafts(self.app.home, bot_id).discard(draft.rel)  # the file holds it already
+            self._remove_recovery_file_in_thread(self._draft_serial, bot_id, draft.rel)  # the file holds it already
             return
         self._offered.add(key)
         self.offer_draft(draft)
 
     @work(exclusive=True, exit_on_error=False, group="offer-draft")
     async def offer_draft(self, draft: Draft) -> None:
-        from .draft_found import DraftFoundDialog
+        from ..dialogs.draft_found import DraftFoundDialog
 
         changed = draft.based_on != self.current.hash
         note = (f"{self.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
@@ -396,9 +433,8 @@ class FilesScreen(BotScreen):
         choice = await self.app.push_screen_wait(DraftFoundDialog(
             f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
             note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
-        drafts = Drafts(self.app.home, self.app.bot_id)
         if choice == "discard":
-            drafts.discard(draft.rel)
+            self._remove_recovery_file_in_thread(self._draft_serial, self.app.bot_id, draft.rel)
         elif choice == "restore":
             if self.current is None or self.current.rel != draft.rel or self.modified or self.editor.read_only:
                 self.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
@@ -420,7 +456,7 @@ class FilesScreen(BotScreen):
     async def action_save(self) -> None:
         if self.current is None:
             return
-        if self.current.kind is FileKind.LOG:
+        if self.current.kind.read_only:
             self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning")
             return
         if not self.modified:
@@ -430,51 +466,65 @@ class FilesScreen(BotScreen):
 
     async def _save(self, text: str) -> None:
         """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
+        rel, opened_hash, typed = self.current.rel, self.current.hash, self.editor.text
         try:
-            result = self.bot.store.write(self.current.rel, text, PERSON, expected_hash=self.current.hash)
+            result, saved = await self.in_thread(lambda bot: _write_then_read(bot, rel, text, opened_hash))
         except StaleHash as stale:
             await self._resolve_conflict(stale, text)
             return
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
-        saved = self.bot.store.read(self.current.rel)
         if result.redactions:
             self.notify(f"{result.redactions} credential(s) were redacted before saving.", severity="warning")
-        self._discard_draft()
-        self.current = None
-        self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+        self._show_saved(saved, typed)
         self.notify(f"Saved {saved.rel}.", timeout=2)
 
+    def _show_saved(self, saved: FileSnapshot, typed: str) -> None:
+        """The file as saved from the editor holding `typed`. The editor stays live while the store writes (it
+        may wait for the bot's lock): what was typed meanwhile stays in the editor, unsaved."""
+        if self.current is None or self.current.rel != saved.rel:
+            return  # another file or bot was opened meanwhile, after its own question
+        self._discard_draft()
+        if self.editor.text != typed:
+            self.current, self._as_loaded = saved, typed
+            self._banner(None)
+            self._update_gauge(None)
+            self._status()
+            self._follow_draft()  # the newer typing gets its own recovery draft
+            return
+        self.current = None
+        self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
-        from .conflict import ConflictDialog
+        from ..dialogs.conflict import ConflictDialog
 
         choice = await self.app.push_screen_wait(ConflictDialog(self.bot_name))
         if choice == "overwrite":
-            self.bot.store.write(stale.rel, draft, PERSON, expected_hash=stale.current_hash)
-            self._discard_draft()
-            saved = self.bot.store.read(stale.rel)
-            self.current = None
-            self._take_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+            typed = self.editor.text
+            _, saved = await self.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
+            self._show_saved(saved, typed)
             self.notify(f"Saved your version of {saved.rel} over {self.bot_name}'s (undo is in the journal).")
         elif choice == "reload":
-            self.kept_draft, self.kept_draft_rel = draft, stale.rel
+            theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
+            self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
             draft_area = self.query_one("#draft", TextArea)
             draft_area.load_text(draft)
             self.query_one("#draft-pane").display = True
             self.current = None
-            self._take_snapshot(self.bot.store.read(stale.rel))
+            self._show_snapshot(theirs)
             self.notify(f"Showing {self.bot_name}'s version; your draft is kept below it.")
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_new_topic(self) -> None:
-        from .topic_name import TopicNameDialog
+        from ..dialogs.topic_name import TopicNameDialog
 
         name = await self.app.push_screen_wait(TopicNameDialog("New topic name", taken=self._topic_names()))
         if not name:
             return
+        text = NEW_TOPIC_TEMPLATE.format(title=name.removesuffix(".md"))
         try:
-            self.bot.store.create_topic(name, NEW_TOPIC_TEMPLATE.format(title=name.removesuffix(".md")), PERSON)
+            await self.in_thread(lambda bot: bot.store.create_topic(name, text, PERSON))
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
@@ -483,7 +533,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_rename_topic(self) -> None:
-        from .topic_name import TopicNameDialog
+        from ..dialogs.topic_name import TopicNameDialog
 
         if self.current is None or self.current.kind is not FileKind.TOPIC:
             return
@@ -495,7 +545,7 @@ class FilesScreen(BotScreen):
         if not new or new == old:
             return
         try:
-            self.bot.store.rename_topic(old, new, PERSON)
+            await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
@@ -515,11 +565,11 @@ class FilesScreen(BotScreen):
             return next((kind for name, kind in self.files if name == rel), None)
         return self.current.kind if self.current else None
 
-    def _delete_target(self) -> FileSnapshot | None:
+    async def _delete_target(self) -> FileSnapshot | None:
         """In the list, the highlighted file; anywhere else, the open one."""
         rel = self._highlighted_in_list()
         if rel is not None and self.current is not None and rel != self.current.rel:
-            return self.bot.store.read(rel)
+            return await self.in_thread(lambda bot: bot.store.read(rel))
         return self.current
 
     @on(OptionList.OptionHighlighted, "#file-list")
@@ -528,9 +578,9 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_delete_file(self) -> None:
-        from .confirm import ConfirmDialog
+        from ..dialogs.confirm import ConfirmDialog
 
-        target = self._delete_target()
+        target = await self._delete_target()
         if target is None:
             return
         rel, is_open = target.rel, self.current is not None and target.rel == self.current.rel
@@ -540,7 +590,7 @@ class FilesScreen(BotScreen):
                 ConfirmDialog(f"MEMORY.md can be emptied but never deleted. Empty it?{unsaved} "
                               "(Undo is in the journal.)", yes="Empty MEMORY.md")):
                 return
-            self.bot.store.write(rel, "", PERSON, expected_hash=target.hash)
+            await self.in_thread(lambda bot: bot.store.write(rel, "", PERSON, expected_hash=target.hash))
             if is_open:
                 self._discard_draft()
             self.current = None
@@ -553,7 +603,7 @@ class FilesScreen(BotScreen):
                                                              yes="Delete")):
             return
         try:
-            self.bot.store.delete(rel, PERSON, expected_hash=target.hash)
+            await self.in_thread(lambda bot: bot.store.delete(rel, PERSON, expected_hash=target.hash))
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
@@ -594,7 +644,7 @@ class FilesScreen(BotScreen):
             if self.modified:  # the unsaved changes were taken out in the editor
                 self._discard_draft()
                 self.current = None
-                self._take_snapshot(opened)
+                self._show_snapshot(opened)
             self.notify("No changes to save.", timeout=2)
             return
         if _editable_text(returned) and not self.editor.read_only:
@@ -604,7 +654,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_reload_file(self) -> None:
-        from .confirm import ConfirmDialog
+        from ..dialogs.confirm import ConfirmDialog
 
         if self.current is None:
             return
@@ -619,15 +669,15 @@ class FilesScreen(BotScreen):
         self.load_files(select=rel)
 
 
+def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tuple[WriteResult, FileSnapshot]:
+    """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
+    result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
+    return result, bot.store.read(rel)
+
+
 def _editable_text(text: str) -> bool:
     """Bytes that are not UTF-8 (kept as surrogate escapes) cannot be edited here without loss."""
-    return not any("\udc80" <= ch <= "\udcff" for ch in text)
-
-
-def _displayable(text: str) -> str:
-    if _editable_text(text):
-        return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return not has_undecodable_bytes(text)
 
 
 def _editor_command() -> list[str] | None:

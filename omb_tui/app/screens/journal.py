@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.markup import escape
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
@@ -33,6 +34,10 @@ from .base import BotScreen
 
 FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs
 LATER_NAMED = 4  # later changes named one by one in the undo question (it must fit 80x24)
+
+
+class OutsideChangesJournaled(Message, bubble=False):
+    """`look_then_read` journaled what changed outside the app: the list reads the journal's new tail."""
 
 
 class JournalScreen(BotScreen):
@@ -100,7 +105,10 @@ class JournalScreen(BotScreen):
     def look_then_read(self, bot_id: str) -> None:
         """Journal edits made outside the app first, then read whatever the journal gained."""
         Bot(self.app.home, bot_id).look()
-        self.app.call_from_thread(self.journal_list.refresh_tail)
+        self.post_message(OutsideChangesJournaled())
+
+    def on_outside_changes_journaled(self) -> None:
+        self.journal_list.refresh_tail()
 
     def action_reread(self) -> None:
         if self.journal_list.path is not None:
@@ -171,7 +179,7 @@ class JournalScreen(BotScreen):
     # ----- undo -----
     @work(exclusive=True, exit_on_error=False, group="journal-undo")
     async def action_undo(self) -> None:
-        from .confirm import ConfirmDialog
+        from ..dialogs.confirm import ConfirmDialog
 
         row = self.journal_list.row_at_cursor()
         if row is None:
@@ -184,7 +192,7 @@ class JournalScreen(BotScreen):
             self.notify(f"This change to {row.file} cannot be undone: {reason}.", title="Cannot undo",
                         severity="warning")
             return
-        store = Bot(self.app.home, self.app.bot_id).store
+        store = (await self.in_thread(lambda bot: bot)).store  # this bot's, whatever opens while asking
         looking = asyncio.ensure_future(asyncio.to_thread(store.journal.later_rows_for_file, row))
         done, _ = await asyncio.wait({looking}, timeout=0.3)
         if not done:  # an old row in a big journal: every newer row is read

@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
@@ -49,6 +50,36 @@ class RecallRequest:
     kind: str
     chat_id: str | None
     as_of: date
+
+
+class ChatsRead(Message, bubble=False):
+    """The bot's conversations as (label, id), newest first, read in `load_chats`' thread."""
+
+    def __init__(self, bot_id: str, options: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.bot_id = bot_id
+        self.options = options
+
+
+class MemoryRead(Message, bubble=False):
+    """What loads into the system prompt on a day, worked out in `load_memory`'s thread."""
+
+    def __init__(self, bot_id: str, load: MemoryLoad, index: TopicIndex, prompt: str) -> None:
+        super().__init__()
+        self.bot_id = bot_id
+        self.load = load
+        self.index = index
+        self.prompt = prompt
+
+
+class RecallPreviewed(Message, bubble=False):
+    """What recall gives for one request, worked out in `run_recall`'s thread."""
+
+    def __init__(self, request: RecallRequest, result: RecallResult, marks: BlockMarks) -> None:
+        super().__init__()
+        self.request = request
+        self.result = result
+        self.marks = marks
 
 
 class PaneTabs(Tabs):
@@ -200,10 +231,11 @@ class RecallScreen(BotScreen):
         conversations.sort(key=lambda c: c.created, reverse=True)
         options = [(c.label(), c.id) for c in conversations]
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_chats, bot_id, options)
+            self.post_message(ChatsRead(bot_id, options))
 
-    def _show_chats(self, bot_id: str, options: list[tuple[str, str]]) -> None:
-        if bot_id != self.app.bot_id:
+    def on_chats_read(self, message: ChatsRead) -> None:
+        options = message.options
+        if message.bot_id != self.app.bot_id:
             return
         ids = [chat_id for _, chat_id in options]
         if options == self._chat_options:
@@ -230,10 +262,11 @@ class RecallScreen(BotScreen):
         index = topic_index(topics)
         prompt = prompt_block_if_enabled(memory_on, text, topics, as_of)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_memory, bot.id, load, index, prompt)
+            self.post_message(MemoryRead(bot.id, load, index, prompt))
 
-    def _show_memory(self, bot_id: str, load: MemoryLoad, index: TopicIndex, prompt: str) -> None:
-        if bot_id != self.app.bot_id:
+    def on_memory_read(self, message: MemoryRead) -> None:
+        load, index, prompt = message.load, message.index, message.prompt
+        if message.bot_id != self.app.bot_id:
             return
         self.memory, self.index, self.prompt_text = load, index, prompt
         self.query_one("#memory-summary", Static).update(Text(memory_summary(load, index)))
@@ -268,10 +301,11 @@ class RecallScreen(BotScreen):
                         kind=request.kind, today=request.as_of)
         marks = block_marks(result)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_recall, request, result, marks)
+            self.post_message(RecallPreviewed(request, result, marks))
 
-    def _show_recall(self, request: RecallRequest, result: RecallResult, marks: BlockMarks) -> None:
-        if request != self.request:  # typing went on: a newer preview is on its way
+    def on_recall_previewed(self, message: RecallPreviewed) -> None:
+        result, marks = message.result, message.marks
+        if message.request != self.request:  # typing went on: a newer preview is on its way
             return
         self.result = result
         summary = self.query_one("#recall-summary", Static)

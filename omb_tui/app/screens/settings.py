@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, Header, Static, Switch
 
 from ...core.settings import AppConfig, BotSettings, load_bot_settings, load_config, update_bot_settings
@@ -76,6 +77,33 @@ class SettingsView:
     workspace: str
     journal: str
     settings_file: str
+
+
+class SettingsRead(Message, bubble=False):
+    """What `load_settings` read in its thread."""
+
+    def __init__(self, view: SettingsView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class SwitchSaved(Message, bubble=False):
+    """`save_switch` saved a switch: the settings as the file now holds them."""
+
+    def __init__(self, settings: BotSettings, field: str) -> None:
+        super().__init__()
+        self.settings = settings
+        self.field = field
+
+
+class SwitchRefused(Message, bubble=False):
+    """`save_switch` could not save a switch, and why."""
+
+    def __init__(self, field: str, value: bool, error: str) -> None:
+        super().__init__()
+        self.field = field
+        self.value = value
+        self.error = error
 
 
 def _switch_id(field: str) -> str:
@@ -177,10 +205,10 @@ class SettingsScreen(BotScreen):
             journal=str(home.journal_path(bot_id)),
             settings_file=str(home.settings_path(bot_id)),
         )
-        self.app.call_from_thread(self._show, view)
+        self.post_message(SettingsRead(view))
 
-    def _show(self, view: SettingsView) -> None:
-        self.view = view
+    def on_settings_read(self, message: SettingsRead) -> None:
+        view = self.view = message.view
         settings = view.settings
         error = self.query_one("#settings-error", Static)
         if view.settings_error:
@@ -282,11 +310,12 @@ class SettingsScreen(BotScreen):
         try:  # core reads the file again and writes under the home lock: no other change is lost
             settings = update_bot_settings(self.app.home, self.app.bot_id, **{field: value})
         except Exception as exc:
-            self.app.call_from_thread(self._refused, field, value, str(exc))
+            self.post_message(SwitchRefused(field, value, str(exc)))
             return
-        self.app.call_from_thread(self._saved, settings, field)
+        self.post_message(SwitchSaved(settings, field))
 
-    def _saved(self, settings: BotSettings, field: str) -> None:
+    def on_switch_saved(self, message: SwitchSaved) -> None:
+        settings, field = message.settings, message.field
         switch = SWITCH_BY_FIELD[field]
         if self.view is not None:
             self.view = replace(self.view, settings=settings, settings_error=None)
@@ -294,9 +323,9 @@ class SettingsScreen(BotScreen):
         state = _on_off(getattr(settings, field))
         self.notify(f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3)
 
-    def _refused(self, field: str, value: bool, error: str) -> None:
-        widget = self.switch(field)
+    def on_switch_refused(self, message: SwitchRefused) -> None:
+        widget = self.switch(message.field)
         with widget.prevent(Switch.Changed):
-            widget.value = not value
-        self.notify(f"Not saved: {error}", title=SWITCH_BY_FIELD[field].label, severity="error")
+            widget.value = not message.value
+        self.notify(f"Not saved: {message.error}", title=SWITCH_BY_FIELD[message.field].label, severity="error")
         self.load_settings()  # shows the error and locks the switches if the file is broken

@@ -16,6 +16,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
 from textual.timer import Timer
 
@@ -110,6 +111,15 @@ def _cell(text: str, width: int, style: str = "") -> Text:
     return cell
 
 
+class TopicsRead(Message, bubble=False):
+    """The topic index as the core builds it, and the memory switch, read in `load_topics`' thread."""
+
+    def __init__(self, index: TopicIndex, memory_on: bool | None) -> None:
+        super().__init__()
+        self.index = index
+        self.memory_on = memory_on
+
+
 class TopicTable(DataTable):
     """The topics table; Enter opens the highlighted topic, and the footer says so."""
 
@@ -202,11 +212,11 @@ class TopicsScreen(BotScreen):
             memory_on: bool | None = bot.settings.memory
         except Exception:  # a broken settings file is the settings screen's to show
             memory_on = None
-        self.app.call_from_thread(self._show, index, memory_on)
+        self.post_message(TopicsRead(index, memory_on))
 
-    def _show(self, index: TopicIndex, memory_on: bool | None) -> None:
-        self.index = index
-        self.memory_on = memory_on
+    def on_topics_read(self, message: TopicsRead) -> None:
+        index = self.index = message.index
+        self.memory_on = message.memory_on
         self.rows = index_rows(index)
         self._rows_read += 1
         self.query_one("#index-text", TextArea).load_text(index.text)

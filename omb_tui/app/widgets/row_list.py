@@ -151,6 +151,18 @@ class RowList(ScrollView, can_focus=True, inherit_bindings=False):
         self.forget_drawn()
 
 
+def has_undecodable_bytes(text: str) -> bool:
+    """Bytes that are not UTF-8, as a file read with surrogateescape holds them (one lone surrogate each)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def without_undecodable_bytes(text: str) -> str:
+    """Text safe to draw as it is written: bytes that are not UTF-8 become U+FFFD, nothing else changes."""
+    if not has_undecodable_bytes(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def printable(text: object, *, keep: str = "", controls_only: bool = False) -> str:
     """Text safe to draw, the app's one rule: bytes that are not UTF-8 and unprintable characters become U+FFFD.
 
@@ -159,9 +171,7 @@ def printable(text: object, *, keep: str = "", controls_only: bool = False) -> s
     line shown as written (a zero-width joiner or a no-break space stays). `keep` names characters to leave,
     such as a tab.
     """
-    text = str(text)
-    if any("\udc80" <= ch <= "\udcff" for ch in text):  # undecodable bytes, kept as surrogate escapes
-        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text = without_undecodable_bytes(str(text))
     if text.isprintable():
         return text
     if controls_only:

@@ -12,7 +12,7 @@ from textual.widgets import Static
 from ..styles import style_path
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpDialog(ModalScreen[None]):
     CSS_PATH = style_path("dialogs.tcss")
     BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss", "Close", id="help-close", tooltip="Back")]
 
