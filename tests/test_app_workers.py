@@ -92,3 +92,21 @@ async def test_a_failed_worker_is_one_notification_and_a_log_line_with_its_trace
     failures = [record for record in caplog.records if record.name == "omb_tui.app"]
     assert len(failures) == 1 and "the topics folder cannot be read" in failures[0].getMessage()
     assert failures[0].exc_info is not None  # the traceback is in the log, for whoever debugs it
+
+
+async def test_a_failed_journal_scan_is_said_not_dropped(home, monkeypatch):
+    """The journal list's own workers (index, filter, tail) use the same handler: a failure is one notification."""
+    import omb_tui.app.widgets.journal_list as journal_list
+
+    def unreadable(*args, **kwargs):
+        raise OSError("the journal cannot be read")
+
+    monkeypatch.setattr(journal_list, "lines_backward", unreadable)
+    app = make_app(home, watch=False, bot_id="scout")
+    said: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(app, "notify", lambda message, **kwargs: said.append(str(message)))
+        await pilot.press("j")
+        await settle(pilot)
+    assert "the journal cannot be read" in said

@@ -31,6 +31,7 @@ from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TA
                              DamagedLine, JournalRow, decode_line)
 from ...core.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
 from ...core.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
+from ..worker_errors import NotifyWorkerErrors
 from .row_list import RowList, fit, printable, when_text
 
 FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the background scan
@@ -46,7 +47,7 @@ FILTER_HELP = f"Filter the journal. {FILTER_SYNTAX} Escape clears it."
 ShownRow = Union[JournalRow, DamagedLine]
 
 
-class JournalList(RowList):
+class JournalList(NotifyWorkerErrors, RowList):
     """One journal, newest first, one line per row: when, who, how, file; ⊘ marks rows that cannot be undone."""
 
     BINDINGS = [
