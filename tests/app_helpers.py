@@ -6,8 +6,12 @@ is opened on an area the way a person opens it, with the area's letter.
 
 from __future__ import annotations
 
+import os
+import secrets
+import shutil
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TypeVar
 
 from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
@@ -18,6 +22,49 @@ from omb_tui.core.store import Actor, MemoryStore
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
 ScreenType = TypeVar("ScreenType")
+
+
+class PicturedHome:
+    """A home of its own for one snapshot test, drawn in the picture at a fixed path under /tmp.
+
+    The bots, files and settings screens print the home's path, so the path is in the picture. A fixed path is shared
+    by every checkout on the machine, and two runs at once would build over each other's home. So each test gets a new
+    private folder beside the fixed one, whose path has exactly the fixed one's length (the layout stays the same),
+    and the app's screenshots name the fixed path wherever they show the real one.
+    """
+
+    def __init__(self, pictured_root: str) -> None:
+        pictured = Path(pictured_root)
+        self.pictured_top = Path("/tmp", pictured.relative_to("/tmp").parts[0])
+        self.top = _new_folder_beside(self.pictured_top)
+        self.home = Home(self.top.joinpath(*pictured.relative_to(self.pictured_top).parts))
+
+    def __enter__(self) -> PicturedHome:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        shutil.rmtree(self.top, ignore_errors=True)
+
+    def app(self, **options):
+        """The app on this home, as make_app builds it, whose screenshots show the pictured path."""
+        from omb_tui.app.app import make_app
+
+        app = make_app(self.home, watch=False, **options)
+        real, pictured = os.path.realpath(self.top), str(self.pictured_top)
+        export_screenshot = app.export_screenshot
+        app.export_screenshot = lambda **kwargs: export_screenshot(**kwargs).replace(real, pictured)
+        return app
+
+
+def _new_folder_beside(folder: Path) -> Path:
+    """A new private folder next to `folder`, named as long: its name with the last eight characters random."""
+    while True:
+        candidate = folder.with_name(folder.name[:-8] + secrets.token_hex(4))
+        try:
+            candidate.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return candidate
 
 
 def add_bot(home: Home, bot_id: str = "scout", *, name: str | None = None, memory: bool = True,

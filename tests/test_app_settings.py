@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from omb_tui.app.app import make_app
 from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS
 from omb_tui.core.paths import Home
 
-from app_helpers import add_bot, open_settings, settle
+from app_helpers import PicturedHome, add_bot, open_settings, settle
 
 SETTINGS = {"name": "Scout", "engine": "claude", "instance": "claude", "avatar": "owl.png",
             "schedule": {"standup": "09:00"}}
@@ -206,19 +205,15 @@ async def test_settings_follow_the_file_on_disk(tmp_path):
 
 
 # ----- snapshot -----
-SNAPSHOT_HOME = Path("/tmp/omb-snapshot-home-settings")
-
-
 @pytest.fixture
 def snapshot_home():
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
-    yield build_home(SNAPSHOT_HOME, settings={**SETTINGS, "upkeep": False})
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+    with PicturedHome("/tmp/omb-snapshot-home-settings") as pictured:
+        build_home(pictured.home.root, settings={**SETTINGS, "upkeep": False})
+        yield pictured
 
 
 def test_snapshot_settings(snap_compare, snapshot_home):
-    app = make_app(snapshot_home, watch=False, bot_id="scout")
-    assert snap_compare(app, terminal_size=(80, 24), run_before=open_settings)
+    assert snap_compare(snapshot_home.app(bot_id="scout"), terminal_size=(80, 24), run_before=open_settings)
 
 
 async def test_a_switch_key_on_a_broken_file_says_why_and_writes_nothing(tmp_path, monkeypatch):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -233,16 +232,11 @@ async def test_light_theme_redraws_the_table(tmp_path):
 
 
 # ----- snapshot -----
-SNAPSHOT_HOME = Path("/tmp/omb-snapshot-home-topics")
-
-
 @pytest.fixture
-def snapshot_home():
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+def snapshot_home(tmp_path):
     topics = {f"t{number:02d}.md": f"---\ntitle: Topic {number}\n---\n" for number in range(38)}
     topics.update({"broken.md": BROKEN, "travel.md": TRAVEL, "clients.md": CLIENTS})
-    yield build_home(SNAPSHOT_HOME, topics)
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+    return build_home(tmp_path / "home", topics)  # the topics screen never shows the home's path
 
 
 def test_snapshot_topics(snap_compare, snapshot_home):

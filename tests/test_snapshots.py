@@ -1,46 +1,39 @@
 """Snapshots of the bots and memory files screens at 80x24 (pytest-textual-snapshot).
 
-The home sits at a fixed path and journal times are fixed, so the pictures only change when the app does.
-Update after a deliberate change with: pytest tests/test_snapshots.py --snapshot-update
+Each test's home is drawn at one fixed path (see PicturedHome) and journal times are fixed, so the pictures only
+change when the app does. Update after a deliberate change with: pytest tests/test_snapshots.py --snapshot-update
 """
 
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
-from app_helpers import add_bot, listed_bots, open_files
+from app_helpers import PicturedHome, add_bot, listed_bots, open_files
 
-from omb_tui.app.app import make_app
-from omb_tui.core.paths import Home
 from omb_tui.core.store import Actor
 
-SNAPSHOT_HOME = Path("/tmp/omb-tui-snapshots/home")
 BOT = Actor("bot", "during a task", chat="Plans")
 
 
 @pytest.fixture
 def snapshot_home():
-    shutil.rmtree(SNAPSHOT_HOME.parent, ignore_errors=True)
-    home = Home(SNAPSHOT_HOME)
-    lines = [f"- 2026-10-{day:02d} · from chat \"Plans\" · note number {day}\n" for day in range(1, 29)]
-    store = add_bot(home, actor=BOT, files={
-        "MEMORY.md": "# Scout's notes\n\n" + "".join(lines),
-        "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
-        "memory/log/2026-11-29.md": "- said hello\n",
-    })
-    add_bot(home, "quill", memory=False)
-    journal = store.journal.path
-    journal.write_text(re.sub(r'"at":"[^"]+"', '"at":"2026-11-29T09:00:00.000+00:00"', journal.read_text()))
-    yield home
-    shutil.rmtree(SNAPSHOT_HOME.parent, ignore_errors=True)
+    with PicturedHome("/tmp/omb-tui-snapshots/home") as pictured:
+        lines = [f"- 2026-10-{day:02d} · from chat \"Plans\" · note number {day}\n" for day in range(1, 29)]
+        store = add_bot(pictured.home, actor=BOT, files={
+            "MEMORY.md": "# Scout's notes\n\n" + "".join(lines),
+            "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
+            "memory/log/2026-11-29.md": "- said hello\n",
+        })
+        add_bot(pictured.home, "quill", memory=False)
+        journal = store.journal.path
+        journal.write_text(re.sub(r'"at":"[^"]+"', '"at":"2026-11-29T09:00:00.000+00:00"', journal.read_text()))
+        yield pictured
 
 
 def test_bots_screen(snap_compare, snapshot_home):
-    assert snap_compare(make_app(snapshot_home, watch=False), terminal_size=(80, 24), run_before=listed_bots)
+    assert snap_compare(snapshot_home.app(), terminal_size=(80, 24), run_before=listed_bots)
 
 
 async def files_screen_with_a_still_cursor(pilot):
@@ -49,7 +42,7 @@ async def files_screen_with_a_still_cursor(pilot):
 
 
 def test_memory_files_screen(snap_compare, snapshot_home):
-    app = make_app(snapshot_home, watch=False, bot_id="scout")
+    app = snapshot_home.app(bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=files_screen_with_a_still_cursor)
 
 
@@ -58,7 +51,7 @@ def test_memory_files_screen_light_theme(snap_compare, snapshot_home):
         pilot.app.theme = "textual-light"
         await files_screen_with_a_still_cursor(pilot)
 
-    app = make_app(snapshot_home, watch=False, bot_id="scout")
+    app = snapshot_home.app(bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_scout_light)
 
 
@@ -68,5 +61,5 @@ def test_help_screen(snap_compare, snapshot_home):
         await pilot.press("f1")
         await pilot.pause()
 
-    app = make_app(snapshot_home, watch=False, bot_id="scout")
+    app = snapshot_home.app(bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_help)
