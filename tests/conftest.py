@@ -40,6 +40,21 @@ def _no_real_home(monkeypatch, tmp_path):
     monkeypatch.delenv("OMB_HOME", raising=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _pilot_checks_for_idle_in_short_steps():
+    """Pilot waits after every key, and in every pause, until the app looks idle, sampling the CPU clock in 20 ms
+    steps; that floor was a quarter of the Pilot tests' time. Steps of 5 ms, with the same idle ratio, keep the
+    check and drop most of the wait. Each key still waits for the screen's queued messages, and settle() for the
+    workers, as before. (textual._wait is private: monkeypatch raises if a Textual upgrade renames it.)"""
+    from textual import _wait
+
+    step = 1 / 200
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_wait, "SLEEP_GRANULARITY", step)
+        patch.setattr(_wait, "SLEEP_IDLE", step / 20)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _close_recall_indexes():
     """Recall keeps its SQLite connections open between calls; each test starts without them."""

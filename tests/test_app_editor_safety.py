@@ -19,10 +19,9 @@ from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
 from omb_tui.core.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.paths import Home
-from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
-from app_helpers import settle
+from app_helpers import add_bot, open_files, settle
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 ORIGINAL = "- 2026-11-01 · likes short replies\n"
@@ -32,20 +31,12 @@ PASSWORD = "hunter2-Quokka-77"
 @pytest.fixture
 def home(tmp_path):
     home = Home(tmp_path / "home")
-    home.workspace("scout").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
-    MemoryStore(home, "scout").write("MEMORY.md", ORIGINAL, BOT)
+    add_bot(home, files={"MEMORY.md": ORIGINAL}, actor=BOT)
     return home
 
 
 def memory_path(home):
     return home.workspace("scout") / "MEMORY.md"
-
-
-async def open_scout(pilot) -> FilesScreen:
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, FilesScreen)
-    return pilot.app.screen
 
 
 def everything_under(folder) -> str:
@@ -59,7 +50,7 @@ def everything_under(folder) -> str:
 async def test_undoing_a_paste_at_the_end_keeps_the_app_and_the_draft(home, pasted_lines, undos):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("enter", "ctrl+end")
         pasted = "".join(f"- pasted line {n}\n" for n in range(pasted_lines))
         app.post_message(events.Paste(pasted))  # what the terminal driver sends for a bracketed paste
@@ -107,7 +98,7 @@ async def type_at_end(pilot, screen, *keys):
 async def test_typing_keeps_a_private_redacted_draft_outside_the_workspace(home, quick_drafts):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *f"- wifi password: {PASSWORD}")
         draft_path = drafts_of(home).path("MEMORY.md")
         assert await until(pilot, lambda: draft_path.exists() and "wifi" in draft_path.read_text())
@@ -125,7 +116,7 @@ async def test_typing_keeps_a_private_redacted_draft_outside_the_workspace(home,
 async def test_undoing_back_to_the_file_removes_the_draft(home, quick_drafts):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *"abc")
         draft_path = drafts_of(home).path("MEMORY.md")
         assert await until(pilot, draft_path.exists)
@@ -147,7 +138,7 @@ async def crash_while_typing(home, typed: str) -> None:
     app = make_app(home, watch=False, bot_id="scout")
     with pytest.raises(RuntimeError, match="an unexpected bug"):
         async with app.run_test(size=(80, 24)) as pilot:
-            screen = await open_scout(pilot)
+            screen = await open_files(pilot)
             await type_at_end(pilot, screen, *typed)
             crash(app)
             await pilot.pause()
@@ -225,7 +216,7 @@ async def test_a_restored_draft_the_bot_changed_since_goes_through_the_conflict(
 async def test_quitting_after_the_question_discards_the_draft(home, quick_drafts):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *"typed")
         assert await until(pilot, drafts_of(home).path("MEMORY.md").exists)
         await pilot.press("ctrl+q", "ctrl+q")  # asked, and asked again: quit means quit
@@ -238,7 +229,7 @@ async def test_opening_another_file_and_discarding_removes_the_draft(home, quick
     MemoryStore(home, "scout").write("memory/travel.md", "# Travel\n", BOT)
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *"typed")
         assert await until(pilot, drafts_of(home).path("MEMORY.md").exists)
         screen.open_file("memory/travel.md")
@@ -289,7 +280,7 @@ def editor(tmp_path, monkeypatch):
 async def test_the_external_editor_edits_a_private_copy_and_saves_it_redacted_as_your_edit(home, editor):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("ctrl+o")
         await settle(pilot)
         seen = editor()
@@ -310,7 +301,7 @@ async def test_the_external_editor_edits_a_private_copy_and_saves_it_redacted_as
 async def test_the_external_editor_gets_the_unsaved_draft(home, editor):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *"- typed in the app")
         await pilot.press("ctrl+o")
         await settle(pilot)
@@ -322,7 +313,7 @@ async def test_the_external_editor_meets_the_conflict_when_the_file_changed_mean
     monkeypatch.setenv("EDIT_ALSO_WRITE", str(memory_path(home)))
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, ConflictDialog))
         assert isinstance(app.screen, ConflictDialog)
@@ -338,7 +329,7 @@ async def test_an_editor_that_fails_saves_nothing(home, editor, monkeypatch):
     monkeypatch.setenv("EDIT_EXIT", "1")
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert editor()["received"] == ORIGINAL

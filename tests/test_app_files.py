@@ -17,7 +17,7 @@ from omb_tui.core.paths import Home
 from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
-from app_helpers import settle
+from app_helpers import add_bot, listed_bots, open_files, settle
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -26,25 +26,17 @@ PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 @pytest.fixture
 def home(tmp_path):
     home = Home(tmp_path / "home")
-    home.workspace("scout").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
-    store = MemoryStore(home, "scout")
-    store.write("MEMORY.md", "- 2026-11-01 · from chat \"Plans\" · likes short replies\n", BOT)
-    store.write("memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n", BOT)
-    store.write("memory/log/2026-11-29.md", "- said hello\n", BOT, allow_log=True)
-    home.workspace("quill").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="quill", name="Quill", memory=False))
+    add_bot(home, actor=BOT, files={
+        "MEMORY.md": "- 2026-11-01 · from chat \"Plans\" · likes short replies\n",
+        "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
+        "memory/log/2026-11-29.md": "- said hello\n",
+    })
+    add_bot(home, "quill", memory=False)
     return home
 
 
 def memory_path(home):
     return home.workspace("scout") / "MEMORY.md"
-
-
-async def open_scout(pilot):
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, FilesScreen)
-    return pilot.app.screen
 
 
 async def type_at_end(pilot, screen, *keys):
@@ -61,15 +53,6 @@ async def choose_file(pilot, rel: str):
     option_list.highlighted = index
     await pilot.press("enter")
     await settle(pilot)
-
-
-async def listed_bots(pilot) -> BotList:
-    bot_list = pilot.app.screen.query_one(BotList)
-    for _ in range(100):  # the list loads after the first frame
-        await settle(pilot)
-        if bot_list.row_count:
-            break
-    return bot_list
 
 
 def drawn(bot_list: BotList) -> list[list[str]]:
@@ -105,8 +88,7 @@ async def test_bots_list_header_is_drawn_before_any_bot_is_read(home):
 
 async def test_bots_list_cursor_keys_and_refresh_keep_the_chosen_bot(home):
     for name in ("alpha", "zulu"):
-        home.workspace(name).mkdir(parents=True)
-        save_bot_settings(home, BotSettings(id=name, name=name.title()))
+        add_bot(home, name)
     app = make_app(home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         bot_list = await listed_bots(pilot)
@@ -114,8 +96,7 @@ async def test_bots_list_cursor_keys_and_refresh_keep_the_chosen_bot(home):
         assert bot_list.highlighted.id == "zulu"
         await pilot.press("home", "down")
         assert bot_list.highlighted.id == "quill"
-        home.workspace("aaron").mkdir(parents=True)  # a new bot sorts above the chosen one
-        save_bot_settings(home, BotSettings(id="aaron", name="Aaron"))
+        add_bot(home, "aaron")  # a new bot sorts above the chosen one
         await pilot.press("ctrl+r")
         for _ in range(50):
             await settle(pilot)
@@ -143,7 +124,7 @@ async def test_bots_list_marks_a_bot_whose_settings_are_broken(home):
 async def test_edit_and_save_is_journaled_as_person_in_settings(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, "enter", *"- hand note")
         assert "modified" in str(screen.query_one("#file-status", Static).render())
         await pilot.press("ctrl+s")
@@ -156,7 +137,7 @@ async def test_edit_and_save_is_journaled_as_person_in_settings(home):
 async def test_conflict_reload_keeps_the_draft_beside(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *" and my draft")
         MemoryStore(home, "scout").write("MEMORY.md", "- the bot's new version\n", BOT)
         await pilot.press("ctrl+s")
@@ -176,7 +157,7 @@ async def test_conflict_reload_keeps_the_draft_beside(home):
 async def test_conflict_overwrite_with_mine(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *" (mine)")
         MemoryStore(home, "scout").write("MEMORY.md", "- bot version\n", BOT)
         await pilot.press("ctrl+s")
@@ -191,7 +172,7 @@ async def test_conflict_overwrite_with_mine(home):
 async def test_gauge_follows_the_draft_and_marks_lines_past_the_cut(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         gauge = screen.query_one(GaugeBar)
         assert gauge.has_class("-level-ok")
         assert "only the first 200 lines load each turn" in str(gauge.render())
@@ -210,7 +191,7 @@ async def test_gauge_follows_the_draft_and_marks_lines_past_the_cut(home):
 async def test_logs_are_read_only_and_memory_md_is_emptied_not_deleted(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await choose_file(pilot, "memory/log/2026-11-29.md")
         assert screen.editor.read_only
         assert "read-only" in str(screen.query_one("#file-status", Static).render())
@@ -226,7 +207,7 @@ async def test_logs_are_read_only_and_memory_md_is_emptied_not_deleted(home):
 async def test_delete_a_log_after_confirming(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_scout(pilot)
+        await open_files(pilot)
         await choose_file(pilot, "memory/log/2026-11-29.md")
         await pilot.press("f8")
         await pilot.pause()
@@ -243,7 +224,7 @@ async def test_delete_a_log_after_confirming(home):
 async def test_create_rename_and_delete_a_topic(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("ctrl+n")
         await pilot.pause()
         await pilot.press(*".bad", "enter")  # refused by the name rules
@@ -268,7 +249,7 @@ async def test_create_rename_and_delete_a_topic(home):
 async def test_live_refresh_reloads_a_clean_editor_and_flags_a_dirty_one(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         memory_path(home).write_text("- changed in Obsidian\n")
         app.note_disk_change()
         await settle(pilot)
@@ -287,7 +268,7 @@ async def test_live_refresh_reloads_a_clean_editor_and_flags_a_dirty_one(home):
 async def test_watchfiles_notices_a_change_within_a_second(home):
     app = make_app(home, watch=True, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.pause(0.3)
         memory_path(home).write_text("- from another editor\n")
         for _ in range(20):
@@ -300,7 +281,7 @@ async def test_watchfiles_notices_a_change_within_a_second(home):
 async def test_help_lists_the_keys_of_the_screen(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_scout(pilot)
+        await open_files(pilot)
         await pilot.press("f1")
         await pilot.pause()
         described = " ".join(what for _, what in app.screen.rows)
@@ -312,7 +293,7 @@ async def test_help_lists_the_keys_of_the_screen(home):
 async def test_alt_letter_switches_area_even_from_the_editor(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         assert screen.focused is screen.query_one("#file-list")  # an opened bot: the list has the keys
         await pilot.press("enter")  # MEMORY.md is open already: Enter goes into the editor
         assert screen.focused is screen.editor
@@ -328,7 +309,7 @@ async def test_saving_untouched_never_changes_the_bytes(home, raw):
     memory_path(home).write_bytes(raw)
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         assert not screen.modified
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -411,7 +392,7 @@ async def test_opening_straight_on_a_bot_reads_no_bots_until_they_are_shown(home
     monkeypatch.setattr(BotsScreen, "load_bots", lambda screen: reads.append(screen) or original(screen))
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_scout(pilot)
+        await open_files(pilot)
         await settle(pilot)
         assert reads == []  # the first bots screen is there, underneath, but reads nothing while hidden
         await pilot.press("escape", "b")
@@ -424,7 +405,7 @@ async def test_opening_straight_on_a_bot_reads_no_bots_until_they_are_shown(home
 async def test_an_opened_bot_gives_the_keys_to_the_list_so_area_letters_type_nothing(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         before = memory_path(home).read_text()
         await pilot.press("t")
         await settle(pilot)
@@ -437,7 +418,7 @@ async def test_quitting_with_unsaved_changes_asks_first(home):
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *"typed")
         await pilot.press("ctrl+q")
         await settle(pilot)
@@ -454,7 +435,7 @@ async def test_quitting_with_unsaved_changes_asks_first(home):
 async def test_quitting_without_unsaved_changes_does_not_ask(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_scout(pilot)
+        await open_files(pilot)
         await pilot.press("q")
         await settle(pilot)
         assert not app.is_running
@@ -465,7 +446,7 @@ async def test_opening_another_bot_with_unsaved_changes_asks_first(home):
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await type_at_end(pilot, screen, *"draft")
         app.open_bot("quill")
         await settle(pilot)
@@ -487,7 +468,7 @@ async def test_a_bot_whose_files_cannot_be_read_shows_nothing_of_the_previous_bo
     quill_memory.symlink_to(outside)
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         assert "likes short replies" in screen.editor.text
         app.open_bot("quill")
         for _ in range(20):
@@ -504,7 +485,7 @@ async def test_a_broken_settings_file_does_not_stop_the_memory_files(home):
     home.settings_path("scout").write_text('{"name": 5, "memory": "yes"}')
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         assert "likes short replies" in screen.editor.text
         assert screen.bot_name == "scout"  # its id stands in for the name it cannot read
 
@@ -514,7 +495,7 @@ async def test_delete_in_the_list_acts_on_the_highlighted_file(home):
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         assert screen.current.rel == "MEMORY.md"
         option_list = screen.query_one("#file-list", OptionList)
         option_list.focus()
@@ -534,7 +515,7 @@ async def test_a_new_topic_opens_even_when_a_disk_change_arrives_meanwhile(home)
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert isinstance(app.screen, TopicNameDialog)
@@ -548,7 +529,7 @@ async def test_a_new_topic_opens_even_when_a_disk_change_arrives_meanwhile(home)
 async def test_back_on_the_bots_the_cursor_is_on_the_bot_you_came_from(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_scout(pilot)
+        await open_files(pilot)
         await pilot.press("b")
         bot_list = await listed_bots(pilot)
         assert bot_list.highlighted.id == "scout"  # not the first bot, quill
@@ -559,7 +540,7 @@ async def test_a_topic_name_that_exists_keeps_the_dialog_open_and_says_so(home):
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_scout(pilot)
+        await open_files(pilot)
         await pilot.press("ctrl+n")
         await pilot.pause()
         await pilot.press(*"travel")
@@ -579,7 +560,7 @@ async def test_ctrl_home_and_ctrl_end_jump_to_the_ends_of_the_file(home):
     memory_path(home).write_text("".join(f"- note {n}\n" for n in range(300)))
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_scout(pilot)
+        screen = await open_files(pilot)
         await pilot.press("enter", "ctrl+end")
         assert screen.editor.cursor_location == screen.editor.document.end
         await pilot.press("ctrl+home")

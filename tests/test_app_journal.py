@@ -18,6 +18,7 @@ from omb_tui.core.bot import Bot
 from omb_tui.core.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.store import Actor
 
+from app_helpers import open_journal, wait_for
 from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Plans")
@@ -51,29 +52,6 @@ def changes(home, store):
 
 
 # ----- helpers -----
-
-
-async def wait_for(pilot, condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for the journal screen")
-        await pilot.pause(0.02)
-    await pilot.pause()
-
-
-async def open_journal(pilot) -> JournalScreen:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()  # the files screen has loaded and put the cursor in its editor
-    await pilot.pause()
-    await pilot.press("escape", "j")  # escape leaves the editor, where j would be typed
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, JournalScreen))
-    screen = pilot.app.screen
-    await wait_for(pilot, lambda: screen.journal_list.ready and not screen.journal_list.reading
-                   and not screen.journal_list.filtering)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    return screen
 
 
 def list_lines(screen: JournalScreen) -> list[str]:

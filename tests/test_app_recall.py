@@ -31,10 +31,9 @@ from omb_tui.core.recall import (
     RecallResult,
     recall,
 )
-from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
-from app_helpers import settle
+from app_helpers import add_bot, open_recall, settle
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 TRAVEL = (
@@ -59,12 +58,8 @@ def memory_text(until: date) -> str:
 
 def build_home(root, *, until: date, memory: bool = True) -> Home:
     home = Home(root)
-    home.workspace("scout").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="scout", name="Scout", memory=memory))
-    store = MemoryStore(home, "scout")
-    store.write("MEMORY.md", memory_text(until), PERSON)
-    store.write("memory/travel.md", TRAVEL, PERSON)
-    store.write("memory/food.md", FOOD, PERSON)
+    add_bot(home, memory=memory, files={"MEMORY.md": memory_text(until), "memory/travel.md": TRAVEL,
+                                        "memory/food.md": FOOD})
     chat = Conversation(
         id="lisbon-plans", title="Lisbon plans", kind=KIND_CHAT, started_by=Starter("person", "Milind"),
         members=[Member("person", "Milind"), Member("bot", "scout")],
@@ -81,15 +76,6 @@ def build_home(root, *, until: date, memory: bool = True) -> Home:
 @pytest.fixture
 def home(tmp_path) -> Home:
     return build_home(tmp_path / "home", until=date.today() - timedelta(days=1))
-
-
-async def open_recall(pilot) -> RecallScreen:
-    await settle(pilot)
-    pilot.app.action_open_area("recall")
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, RecallScreen)
-    return screen
 
 
 async def type_message(pilot, screen: RecallScreen, text: str, *, keys: bool = False) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,11 @@ from rich.text import Text
 from textual.widgets import Static, Switch
 
 from omb_tui.app.app import make_app
-from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS, SettingsScreen
-from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS
 from omb_tui.core.paths import Home
-from omb_tui.core.store import Actor, MemoryStore
 
-from app_helpers import settle
+from app_helpers import PicturedHome, add_bot, open_settings, settle
 
-PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 SETTINGS = {"name": "Scout", "engine": "claude", "instance": "claude", "avatar": "owl.png",
             "schedule": {"standup": "09:00"}}
 CONFIG = {"helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
@@ -36,22 +32,12 @@ def _no_helper_from_environment(monkeypatch):
 
 def build_home(root: Path, settings: dict | str = SETTINGS, config: dict | str | None = CONFIG) -> Home:
     home = Home(root)
-    home.workspace("scout").mkdir(parents=True)
-    MemoryStore(home, "scout").write("MEMORY.md", "- short replies, always\n", PERSON)
-    home.bots_dir.mkdir(parents=True, exist_ok=True)
+    add_bot(home, files={"MEMORY.md": "- short replies, always\n"})
     home.settings_path("scout").write_text(settings if isinstance(settings, str) else json.dumps(settings),
                                            encoding="utf-8")
     if config is not None:
         home.config_path.write_text(config if isinstance(config, str) else json.dumps(config), encoding="utf-8")
     return home
-
-
-async def open_settings(pilot) -> SettingsScreen:
-    await settle(pilot)
-    await pilot.press("escape", "s")  # escape leaves the files screen's editor, where s would be typed
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, SettingsScreen)
-    return pilot.app.screen
 
 
 async def tab_to(pilot, widget) -> None:
@@ -219,19 +205,15 @@ async def test_settings_follow_the_file_on_disk(tmp_path):
 
 
 # ----- snapshot -----
-SNAPSHOT_HOME = Path("/tmp/omb-snapshot-home-settings")
-
-
 @pytest.fixture
 def snapshot_home():
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
-    yield build_home(SNAPSHOT_HOME, settings={**SETTINGS, "upkeep": False})
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+    with PicturedHome("/tmp/omb-snapshot-home-settings") as pictured:
+        build_home(pictured.home.root, settings={**SETTINGS, "upkeep": False})
+        yield pictured
 
 
 def test_snapshot_settings(snap_compare, snapshot_home):
-    app = make_app(snapshot_home, watch=False, bot_id="scout")
-    assert snap_compare(app, terminal_size=(80, 24), run_before=open_settings)
+    assert snap_compare(snapshot_home.app(bot_id="scout"), terminal_size=(80, 24), run_before=open_settings)
 
 
 async def test_a_switch_key_on_a_broken_file_says_why_and_writes_nothing(tmp_path, monkeypatch):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,11 @@ from omb_tui.app.screens.files import FilesScreen
 from omb_tui.app.screens.topics import CUT_ROW_KEY, NOT_LISTED, TopicsScreen
 from omb_tui.core.bot import Bot
 from omb_tui.core.budget import TOPIC_INDEX_MAX_TOPICS, topic_index
-from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.paths import Home
 from omb_tui.core.settings import BotSettings, save_bot_settings
-from omb_tui.core.store import Actor, MemoryStore
 
-from app_helpers import settle
+from app_helpers import add_bot, open_topics, settle
 
-PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 TRAVEL = "---\ntitle: Travel\ndescription: trips and bookings\naliases: [trips, flights]\n---\n# Travel\n"
 CLIENTS = "---\ntitle: Clients\ndescription: who pays for what\n---\n# Clients\n"
 BROKEN = "---\ntitle: [unclosed\n---\n# Broken\n"
@@ -28,21 +24,9 @@ BROKEN = "---\ntitle: [unclosed\n---\n# Broken\n"
 
 def build_home(root: Path, topics: dict[str, str]) -> Home:
     home = Home(root)
-    home.workspace("scout").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
-    store = MemoryStore(home, "scout")
-    store.write("MEMORY.md", "- short replies, always\n", PERSON)
-    for name, text in topics.items():
-        store.write(f"memory/{name}", text, PERSON)
+    add_bot(home, files={"MEMORY.md": "- short replies, always\n",
+                         **{f"memory/{name}": text for name, text in topics.items()}})
     return home
-
-
-async def open_topics(pilot) -> TopicsScreen:
-    await settle(pilot)
-    await pilot.press("escape", "t")  # escape leaves the files screen's editor, where t would be typed
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, TopicsScreen)
-    return pilot.app.screen
 
 
 def summary(screen: TopicsScreen) -> str:
@@ -248,16 +232,11 @@ async def test_light_theme_redraws_the_table(tmp_path):
 
 
 # ----- snapshot -----
-SNAPSHOT_HOME = Path("/tmp/omb-snapshot-home-topics")
-
-
 @pytest.fixture
-def snapshot_home():
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+def snapshot_home(tmp_path):
     topics = {f"t{number:02d}.md": f"---\ntitle: Topic {number}\n---\n" for number in range(38)}
     topics.update({"broken.md": BROKEN, "travel.md": TRAVEL, "clients.md": CLIENTS})
-    yield build_home(SNAPSHOT_HOME, topics)
-    shutil.rmtree(SNAPSHOT_HOME, ignore_errors=True)
+    return build_home(tmp_path / "home", topics)  # the topics screen never shows the home's path
 
 
 def test_snapshot_topics(snap_compare, snapshot_home):

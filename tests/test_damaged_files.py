@@ -328,20 +328,15 @@ def test_the_home_itself_may_be_a_link(run_exe, home, tmp_path):
 
 # ----- the app over a damaged journal -----
 async def test_the_app_lists_bots_and_opens_a_journal_with_damaged_lines(home):
-    from app_helpers import settle
+    from app_helpers import listed_bots, open_journal, settle
     from omb_tui.app.app import make_app
-    from omb_tui.app.widgets.bot_list import BotList
-    from test_app_journal import list_lines, open_journal
+    from test_app_journal import list_lines
 
     MemoryStore(home, BOT_ID).write("MEMORY.md", "- one good row\n", PERSON)
     journal_with(home, good_row(home, at=5), b"[1,2,3]")
     app = make_app(home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
-        bot_list = pilot.app.screen.query_one(BotList)
-        for _ in range(100):  # the list loads after the first frame
-            await settle(pilot)
-            if bot_list.row_count:
-                break
+        bot_list = await listed_bots(pilot)
         assert [s.id for s in bot_list.summaries] == [BOT_ID]
         assert bot_list.summaries[0].last_change is not None  # from the newest good row
         await pilot.press("enter")

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from omb_tui.core.paths import Home
-from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
 
+from app_helpers import add_bot
 from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)
 
 ORIGINAL = "- 2026-11-01 · likes short replies\n"
@@ -31,9 +31,7 @@ def app_in_tmux(tmp_path):
     socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
     session = "omb-e2e-editor"
     home = Home(tmp_path / "home")
-    home.workspace("scout").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
-    MemoryStore(home, "scout").write("MEMORY.md", ORIGINAL, Actor("bot", "during a task"))
+    add_bot(home, files={"MEMORY.md": ORIGINAL}, actor=Actor("bot", "during a task"))
     script = tmp_path / "editor.py"
     script.write_text(EDITOR_SCRIPT)
     editor = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from omb_tui.core.paths import Home
-from omb_tui.core.settings import BotSettings, save_bot_settings
 from omb_tui.core.store import Actor, MemoryStore
+
+from app_helpers import add_bot
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -67,10 +68,8 @@ def pane(tmp_path):
     socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
     session = "omb-e2e"
     home = Home(tmp_path / "home")
-    home.workspace("scout").mkdir(parents=True)
-    save_bot_settings(home, BotSettings(id="scout", name="Scout"))
-    MemoryStore(home, "scout").write("MEMORY.md", "- 2026-11-01 · from chat \"Plans\" · likes short replies\n",
-                                     Actor("bot", "during a task"))
+    add_bot(home, files={"MEMORY.md": "- 2026-11-01 · from chat \"Plans\" · likes short replies\n"},
+            actor=Actor("bot", "during a task"))
     command = f"{OMB} --home {home.root}"
     subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
                     "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=", *command.split()], check=True)
