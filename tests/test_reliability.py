@@ -8,6 +8,7 @@ Spec: memory.md, "Where it lives", "What loads, and the budget", "The journal", 
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -208,6 +209,31 @@ def test_a_write_rechecks_the_file_right_before_the_rename(home, monkeypatch):
     assert rows[-1]["before_text"].endswith("typed elsewhere\n")
 
 
+def test_an_append_landing_between_the_check_and_the_rename_is_folded_in(home, monkeypatch):
+    """An editor that takes no lock may append to the old file after the last check (or through a handle it
+    opened before): those bytes go after the new text, journaled as the editor's change, never lost."""
+    import omb_tui.core.store as store_module
+    from omb_tui.core.store import Actor
+
+    workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
+    store = MemoryStore(home, BOT)
+    real_replace = store_module.os.replace
+    appended = []
+
+    def an_append_just_before_the_rename(source, target):
+        if not appended and str(target).endswith("MEMORY.md"):
+            appended.append(True)
+            with open(target, "a") as handle:  # the old file, about to be replaced
+                handle.write("- 2026-01-02 · typed elsewhere\n")
+        return real_replace(source, target)
+
+    monkeypatch.setattr(store_module.os, "replace", an_append_just_before_the_rename)
+    store.write("MEMORY.md", "- 2026-01-01 · old\n- 2026-01-03 · ours\n", Actor("person", "command line"))
+    assert read(home, "MEMORY.md") == "- 2026-01-01 · old\n- 2026-01-03 · ours\n- 2026-01-02 · typed elsewhere\n"
+    last = journal_rows(home)[-1]
+    assert last["how"] == "changed outside the app" and "+- 2026-01-02 · typed elsewhere" in last["diff"]
+
+
 LOCK_FREE_WRITER = """\
 import sys
 from datetime import date
@@ -253,8 +279,9 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
         assert writer.stdout.readline() == b"ready\n", "the writer never finished its first add"
         for number in range(appends):
             line = f"- 2026-05-{1 + number % 28:02d} · appended outside {number:04d}\n"
-            with open(workspace_file(home, "MEMORY.md"), "a") as handle:  # no lock: an outside editor
-                handle.write(line)
+            fd = os.open(workspace_file(home, "MEMORY.md"), os.O_WRONLY | os.O_APPEND)  # no lock, as `echo >>`
+            os.write(fd, line.encode())
+            os.close(fd)
             appended.append(f"appended outside {number:04d}")
             threading.Event().wait(rng.uniform(0, 0.05))
     finally:

@@ -212,6 +212,55 @@ def _seen_problem(data: object) -> str | None:
     return None
 
 
+class _ReplacedFile:
+    """The file a write replaces, held open from the check right before the rename until after it.
+
+    `check` raises StaleHash when the file no longer holds what was read. An editor that takes no lock may
+    still have appended to the old file in the moment between that check and the rename (or through a handle
+    it opened before): `appended_since_check` gives those bytes, so they are not lost with the old file.
+    """
+
+    def __init__(self, mp: MemoryPath, read: FileSnapshot) -> None:
+        self.mp, self.read = mp, read
+        self.fd: int | None = None
+        self.size = 0
+
+    def check(self) -> None:
+        try:
+            self.fd = os.open(self.mp.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            if self.read.exists:
+                raise StaleHash(self.mp.rel, "", None) from None
+            return
+        data = _read_all(self.fd)
+        self.size = len(data)
+        if hashlib.sha256(data).hexdigest() != self.read.hash:
+            text = decode(data)
+            raise StaleHash(self.mp.rel, text, text_hash(text))
+
+    def appended_since_check(self) -> bytes:
+        if self.fd is None or os.fstat(self.fd).st_size <= self.size:
+            return b""
+        return os.pread(self.fd, os.fstat(self.fd).st_size - self.size, self.size)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _append_text(text: str, tail: str) -> str:
+    """tail after text, on a line of its own."""
+    return text + tail if not text or text.endswith("\n") else text + "\n" + tail
+
+
 # One lock per journal path for the whole process, re-entrant, plus flock across processes.
 _locks: dict[Path, "_BotLock"] = {}
 _locks_guard = threading.Lock()
@@ -456,7 +505,12 @@ class MemoryStore:
             new_text, redactions = redaction.text, redaction.count
             if current.exists and new_text == current.text:
                 return WriteResult(mp.rel, current.hash, changed=False, redactions=redactions)
-            atomic_write_bytes(mp.path, encode(new_text), before_replace=lambda: self._still(mp, current))
+            replaced = _ReplacedFile(mp, current)
+            try:
+                atomic_write_bytes(mp.path, encode(new_text), before_replace=replaced.check)
+                late = replaced.appended_since_check()
+            finally:
+                replaced.close()
             new_hash = text_hash(new_text)
         else:
             os.unlink(mp.path)
@@ -486,13 +540,13 @@ class MemoryStore:
                 self._remember_seen(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
             except OSError as exc:  # journaling never fails the memory write
                 log.error("could not record what %s now holds: %s", mp.rel, exc)
+        if new_text is not None and late:
+            # An editor that takes no lock appended to the old file between the last check and the rename:
+            # what it wrote is put after the new text, journaled as its own change.
+            ours = FileSnapshot(mp.rel, new_text, new_hash, mp.kind)
+            self._apply(mp, ours, _append_text(new_text, decode(late)), Actor(WHO_PERSON, HOW_OUTSIDE),
+                        note="appended by another editor while omb-tui was saving")
         return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None, journaled=written)
-
-    def _still(self, mp: MemoryPath, read: FileSnapshot) -> None:
-        """Raise StaleHash when mp no longer holds what was read: checked right before the rename."""
-        now = self._snapshot(mp)
-        if now.hash != read.hash:
-            raise StaleHash(mp.rel, now.text, now.hash)
 
     def _row(self, **fields: object) -> JournalRow:
         """Every row this store journals is made here: for this bot, at the store's clock."""
