@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from credential_corpus_data import CREDENTIALS, LOOKALIKES, score  # noqa: E402
 
-from omb_tui.core.redact import redact  # noqa: E402
+from omb_tui.core.memory.redact import redact  # noqa: E402
 
 
 def _note(lines: list[str], size: int) -> str:

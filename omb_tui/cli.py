@@ -13,9 +13,9 @@ import sys
 from datetime import date, datetime, timezone
 from typing import Callable, Sequence
 
-from .core.paths import Home, MemoryInputError
+from .core.memory.paths import Home, MemoryInputError
 
-# The kinds of turn recall knows (omb_tui.core.recall.RECALL_KINDS), kept here so --help never imports recall.
+# The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
 RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
 EXIT_BAD_INPUT = 2
 EXIT_STALE = 3
@@ -67,7 +67,7 @@ def _write_text(text: str) -> None:
 
 def _day(value: str) -> date:
     """The core's day parser for argparse, which shows only an ArgumentTypeError's words (and adds the period)."""
-    from .core.when import parse_day
+    from .core.memory.when import parse_day
 
     try:
         return parse_day(value)
@@ -86,8 +86,8 @@ def _bot(args: argparse.Namespace):
 # ----- commands -----
 def cmd_bots(args: argparse.Namespace) -> int:
     from .core.bot import all_bots
-    from .core.settings import load_config
-    from .core.when import when_text
+    from .core.memory.settings import load_config
+    from .core.memory.when import when_text
 
     home = Home(args.home)
     load_config(home)  # a broken config.json is reported, not ignored
@@ -120,7 +120,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
 
 def cmd_gauge(args: argparse.Namespace) -> int:
-    from .core.budget import MEMORY_MAX_LINES
+    from .core.memory.budget import MEMORY_MAX_LINES
 
     bot = _bot(args)
     g = bot.gauge()
@@ -135,7 +135,7 @@ def cmd_gauge(args: argparse.Namespace) -> int:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from .core.memory_update import MemoryUpdate
+    from .core.memory.memory_update import MemoryUpdate
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
@@ -151,7 +151,7 @@ def _warn_if_not_journaled(journaled: bool) -> None:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from .core.memory_update import MemoryUpdate
+    from .core.memory.memory_update import MemoryUpdate
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
@@ -161,7 +161,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
-    from .core.memory_update import MemoryUpdate
+    from .core.memory.memory_update import MemoryUpdate
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
@@ -183,8 +183,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_write(args: argparse.Namespace) -> int:
-    from .core.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.store import Actor, StaleHash
+    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.memory.store import Actor, StaleHash
 
     bot = _bot(args)
     data = sys.stdin.buffer.read()
@@ -213,8 +213,8 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
-    from .core.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.store import Actor
+    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.memory.store import Actor
 
     bot = _bot(args)
     result = bot.store.delete(args.path, Actor(WHO_PERSON, HOW_COMMAND_LINE))
@@ -223,8 +223,8 @@ def cmd_rm(args: argparse.Namespace) -> int:
 
 
 def cmd_mv(args: argparse.Namespace) -> int:
-    from .core.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.store import Actor
+    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.memory.store import Actor
 
     bot = _bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
@@ -235,8 +235,8 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
-    from .core.journal_filter import JournalFilter
-    from .core.when import when_text
+    from .core.memory.journal_filter import JournalFilter
+    from .core.memory.when import when_text
 
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be 1 or more.")
@@ -245,7 +245,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     if problem:
         raise CliError(problem)
     if args.since is not None:
-        from .core.session_search import parse_when
+        from .core.recall.session_search import parse_when
 
         journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(timezone.utc), end=False))
     bot = _bot(args)
@@ -264,7 +264,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from .core.store import LaterChanges
+    from .core.memory.store import LaterChanges
 
     bot = _bot(args)
     try:
@@ -277,7 +277,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from .core.recall import recall
+    from .core.recall.recall import recall
 
     bot = _bot(args)
     result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind)  # logs auto-recall: …
@@ -291,7 +291,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .core.session_search import session_search
+    from .core.recall.session_search import session_search
 
     bot = _bot(args)
     query = " ".join(args.words) or None
@@ -316,7 +316,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
-    from .core.brief import recent_work_brief
+    from .core.recall.brief import recent_work_brief
 
     bot = _bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
@@ -414,7 +414,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 def cmd_models_test(args: argparse.Namespace) -> int:
     from .core.models.call import check_instance
-    from .core.settings import load_config
+    from .core.memory.settings import load_config
 
     home = Home(args.home)
     config = load_config(home)
@@ -439,7 +439,7 @@ def cmd_models_test(args: argparse.Namespace) -> int:
 
 def cmd_usage(args: argparse.Namespace) -> int:
     from .core.models.usage import check_month, month_of, usage_csv, usage_report
-    from .core.when import when_text
+    from .core.memory.when import when_text
 
     month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
     report = usage_report(Home(args.home), month, args.bot)

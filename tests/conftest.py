@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.paths import Home
 
 BOT_ID = "scout"
 MEMORY_TEXT = (
@@ -59,7 +59,7 @@ def _pilot_checks_for_idle_in_short_steps():
 def _close_recall_indexes():
     """Recall keeps its SQLite connections open between calls; each test starts without them."""
     yield
-    from omb_tui.core import recall_index
+    from omb_tui.core.recall import recall_index
 
     recall_index.close_all()
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from omb_tui.app.app import make_app
-from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.paths import Home, NotFound
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.memory.paths import Home, NotFound
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import settle
 

@@ -17,9 +17,9 @@ from textual import events
 from omb_tui.app.app import OmbApp, make_app
 from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
-from omb_tui.core.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.paths import Home
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import add_bot, open_files, settle
 
@@ -75,7 +75,7 @@ def quick_drafts(monkeypatch):
 
 
 def drafts_of(home):
-    from omb_tui.core.drafts import Drafts
+    from omb_tui.core.memory.drafts import Drafts
 
     return Drafts(home, "scout")
 

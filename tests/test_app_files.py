@@ -12,10 +12,10 @@ from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
 from omb_tui.app.widgets.bot_list import BotList
 from omb_tui.app.widgets.gauge import GaugeBar
-from omb_tui.core.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.paths import Home
-from omb_tui.core.settings import BotSettings, save_bot_settings
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import add_bot, listed_bots, open_files, settle
 

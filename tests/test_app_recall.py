@@ -12,8 +12,8 @@ from omb_tui.app.recall_sentences import skip_sentence
 from omb_tui.app.screens.recall import TYPING_PAUSE_SECONDS, RecallScreen
 from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
 from omb_tui.app.widgets.recall_block import RecallBlock
-from omb_tui.core.budget import MEMORY_MAX_LINES, loaded_memory
-from omb_tui.core.conversations import (
+from omb_tui.core.memory.budget import MEMORY_MAX_LINES, loaded_memory
+from omb_tui.core.recall.conversations import (
     KIND_CHAT,
     Conversation,
     Member,
@@ -22,16 +22,16 @@ from omb_tui.core.conversations import (
     append_message,
     create_conversation,
 )
-from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.paths import Home
-from omb_tui.core.recall import (
+from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.recall.recall import (
     MAX_BLOCK_CHARS,
     SKIP_AUTO_RECALL_OFF,
     SKIP_INDEX_UNREADABLE,
     RecallResult,
     recall,
 )
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import add_bot, open_recall, settle
 

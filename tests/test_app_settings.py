@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
-from textual.widgets import Static, Switch
+from textual.widgets import Static
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.paths import Home
 
 from app_helpers import PicturedHome, add_bot, open_settings, settle
 

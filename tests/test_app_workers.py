@@ -11,10 +11,10 @@ import pytest
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.files import FilesScreen
-from omb_tui.core.journal import HOW_TASK, WHO_BOT
-from omb_tui.core.paths import Home
-from omb_tui.core.settings import BotSettings, save_bot_settings
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import settle
 

@@ -10,7 +10,7 @@ import omb_tui.core
 
 
 def core_modules() -> list[str]:
-    return sorted(f"omb_tui.core.{m.name}" for m in pkgutil.iter_modules(omb_tui.core.__path__))
+    return sorted(m.name for m in pkgutil.walk_packages(omb_tui.core.__path__, "omb_tui.core."))
 
 
 def imported_after(statement: str) -> set[str]:
@@ -20,7 +20,7 @@ def imported_after(statement: str) -> set[str]:
 
 
 def test_core_modules_exist():
-    assert "omb_tui.core.store" in core_modules() and "omb_tui.core.budget" in core_modules()
+    assert "omb_tui.core.memory.store" in core_modules() and "omb_tui.core.memory.budget" in core_modules()
 
 
 def test_no_core_module_imports_textual_rich_or_litellm():
@@ -36,7 +36,7 @@ def test_command_line_start_does_not_import_litellm_or_the_app():
 
 def test_cli_recall_kinds_match_the_core():
     from omb_tui.cli import RECALL_KINDS_HELP
-    from omb_tui.core.recall import RECALL_KINDS
+    from omb_tui.core.recall.recall import RECALL_KINDS
 
     assert tuple(RECALL_KINDS_HELP) == tuple(RECALL_KINDS)
 
@@ -45,7 +45,7 @@ FIRST_FRAME_PROBE = '''
 import sys
 from pathlib import Path
 from omb_tui.app.app import OmbApp
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.paths import Home
 
 class FirstFrame(OmbApp):
     def on_ready(self):  # Textual's Ready: the first frame is on the terminal
@@ -63,5 +63,5 @@ def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(t
     loaded = set(report.read_text().split())
     assert "omb_tui.app.screens.bots" in loaded  # the probe did reach the first frame
     late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.bot",
-            "omb_tui.core.store", "omb_tui.core.budget", "omb_tui.core.recall"}
+            "omb_tui.core.memory.store", "omb_tui.core.memory.budget", "omb_tui.core.recall.recall"}
     assert not late & loaded

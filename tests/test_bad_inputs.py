@@ -17,7 +17,7 @@ import pytest
 
 from conftest import BOT_ID, MEMORY_TEXT
 from omb_tui.core.bot import Bot
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.paths import Home
 
 OUTSIDE_TEXT = b"kept outside the workspace\n"
 

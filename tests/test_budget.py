@@ -5,7 +5,7 @@ from datetime import date
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omb_tui.core.budget import (
+from omb_tui.core.memory.budget import (
     CUT_BY_BYTES,
     CUT_BY_LINES,
     INDEX_CUT_BY_CHARACTERS,
@@ -27,7 +27,7 @@ from omb_tui.core.budget import (
     topic_index,
     utf8_size,
 )
-from omb_tui.core.entries import split_lines
+from omb_tui.core.memory.entries import split_lines
 
 TODAY = date(2026, 9, 29)
 

@@ -28,10 +28,10 @@ from pathlib import Path
 import pytest
 
 from omb_tui.core.bot import Bot
-from omb_tui.core.budget import MEMORY_MAX_LINES
-from omb_tui.core.entries import parse_entries
-from omb_tui.core.journal import Journal
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.budget import MEMORY_MAX_LINES
+from omb_tui.core.memory.entries import parse_entries
+from omb_tui.core.memory.journal import Journal
+from omb_tui.core.memory.paths import Home
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
@@ -47,8 +47,8 @@ SEEDS = 196  # with NEVER_MOVE: 199 lines, so the second add already overflows
 
 WRITER = """\
 import sys
-from omb_tui.core.memory_update import MemoryUpdate
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.memory_update import MemoryUpdate
+from omb_tui.core.memory.paths import Home
 
 update = MemoryUpdate(Home(sys.argv[1]), {bot!r})
 for number in range(int(sys.argv[2]), int(sys.argv[3])):

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core import conversations as conv
+from omb_tui.core.recall import conversations as conv
 from omb_tui.core.bot import Bot
-from omb_tui.core.budget import read_topic_info
-from omb_tui.core.entries import parse_entries
-from omb_tui.core.journal import (
+from omb_tui.core.memory.budget import read_topic_info
+from omb_tui.core.memory.entries import parse_entries
+from omb_tui.core.memory.journal import (
     HOW_OUTSIDE,
     HOW_UNDO,
     REASON_CREDENTIAL,
@@ -23,10 +23,10 @@ from omb_tui.core.journal import (
     WHO_PERSON,
     WHO_UPKEEP,
 )
-from omb_tui.core.paths import Home, MemoryInputError
-from omb_tui.core.settings import load_bot_settings, load_config, load_profile_learned
-from omb_tui.core.store import MemoryStore, NotUndoable
-from omb_tui.core.turn_log import turn_log_heading, turn_log_line
+from omb_tui.core.memory.paths import Home, MemoryInputError
+from omb_tui.core.memory.settings import load_bot_settings, load_config, load_profile_learned
+from omb_tui.core.memory.store import MemoryStore, NotUndoable
+from omb_tui.core.recall.turn_log import turn_log_heading, turn_log_line
 from omb_tui.demo.conversations import write_sample_conversations
 from omb_tui.demo.home import DEMO_BOT_IDS, write_demo_home
 
@@ -442,7 +442,7 @@ def test_the_journal_command_shows_past_days(demo, capsys):
 def test_the_apps_day_filter_finds_a_past_day_of_the_demo(demo):
     import json
 
-    from omb_tui.core.journal_filter import JournalFilter
+    from omb_tui.core.memory.journal_filter import JournalFilter
 
     data = demo.journal_path("scout").read_bytes()
     lines, start = [], 0

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from omb_tui.core.paths import Home
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import add_bot
 from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)

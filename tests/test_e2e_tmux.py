@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.paths import Home
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import add_bot
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omb_tui.core.entries import (
+from omb_tui.core.memory.entries import (
     format_dated_entry,
     is_health_or_safety,
     mark_moved,

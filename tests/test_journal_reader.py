@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from omb_tui.core.journal import WHO_BOT, DamagedLine, Journal, JournalRow, decode_line
-from omb_tui.core.journal_filter import JournalFilter, summarize
-from omb_tui.core.journal_reader import RowOrder, complete_end, lines_backward, lines_forward
+from omb_tui.core.memory.journal import WHO_BOT, DamagedLine, Journal, JournalRow, decode_line
+from omb_tui.core.memory.journal_filter import JournalFilter, summarize
+from omb_tui.core.memory.journal_reader import RowOrder, complete_end, lines_backward, lines_forward
 
 
 @pytest.fixture(autouse=True)

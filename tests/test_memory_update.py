@@ -8,11 +8,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from omb_tui.core.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, gauge
-from omb_tui.core.entries import parse_entries
-from omb_tui.core.memory_update import MemoryUpdate
-from omb_tui.core.paths import Home, MemoryInputError
-from omb_tui.core.settings import BotSettings, load_profile_learned, save_bot_settings
+from omb_tui.core.memory.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, gauge
+from omb_tui.core.memory.entries import parse_entries
+from omb_tui.core.memory.memory_update import MemoryUpdate
+from omb_tui.core.memory.paths import Home, MemoryInputError
+from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 
 TODAY = date(2026, 11, 30)
 
@@ -135,7 +135,7 @@ def test_result_names_first_few_and_count(home):
 
 
 def test_archive_written_before_memory(home, monkeypatch):
-    from omb_tui.core import store as store_module
+    from omb_tui.core.memory import store as store_module
 
     order = []
     real = store_module.atomic_write_bytes
@@ -196,7 +196,7 @@ def test_remember_again_lifts_the_forget(home):
 
 def test_forget_journals_each_file(home):
     write_memory(home, "- 2026-01-01 · Lisbon\n")
-    from omb_tui.core.store import MemoryStore
+    from omb_tui.core.memory.store import MemoryStore
 
     MemoryStore(home, "scout").sync_outside_changes()
     MemoryUpdate(home, "scout").forget("Lisbon")
@@ -255,7 +255,7 @@ def test_prefer_from_many_bots_at_once_loses_nothing(home):
 
 
 def test_undo_of_about_me_refuses_when_another_bot_changed_it_since(home):
-    from omb_tui.core.store import LaterChanges, MemoryStore
+    from omb_tui.core.memory.store import LaterChanges, MemoryStore
 
     home.workspace("ledger").mkdir(parents=True)
     MemoryUpdate(home, "scout").prefer("Reminders go to my task app", today=TODAY)

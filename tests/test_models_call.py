@@ -20,7 +20,7 @@ from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtur
 from omb_tui.core.models import call
 from omb_tui.core.models.call import ModelUnavailable, acomplete, complete
 from omb_tui.core.models.usage import read_usage
-from omb_tui.core.settings import update_bot_settings
+from omb_tui.core.memory.settings import update_bot_settings
 
 HELLO = [{"role": "system", "content": "You are Scout."}, {"role": "user", "content": "hello"}]
 SCHEMA = {
@@ -274,7 +274,7 @@ NETWORK_GUARD = textwrap.dedent('''
     threading.Thread(target=server.serve_forever, daemon=True).start()
     fake.script('{"ok": true}')
     from omb_tui.core.models.call import ModelUnavailable, complete
-    from omb_tui.core.paths import Home
+    from omb_tui.core.memory.paths import Home
     home = Home(sys.argv[1])
     os.environ["OMB_TEST_KEY"] = "sk-ant-test-key"
     home.config_path.write_text(json.dumps({"instances": {

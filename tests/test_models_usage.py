@@ -13,7 +13,7 @@ from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtur
 
 from omb_tui.core.models.call import ModelUnavailable, complete
 from omb_tui.core.models.usage import ROW_FIELDS, read_usage, usage_path
-from omb_tui.core.settings import update_bot_settings
+from omb_tui.core.memory.settings import update_bot_settings
 
 HELLO = [{"role": "user", "content": "hello"}]
 ISSUE_ROW_FIELDS = ["at", "bot", "job", "instance", "model", "prompt_tokens", "completion_tokens", "cost_usd", "ok",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from omb_tui.core.paths import FileKind, Home, InvalidName, OutsideWorkspace, resolve_home, validate_bot_id
-from omb_tui.core.settings import (
+from omb_tui.core.memory.paths import FileKind, Home, InvalidName, OutsideWorkspace, resolve_home, validate_bot_id
+from omb_tui.core.memory.settings import (
     BrokenFile,
     load_bot_settings,
     load_config,

@@ -10,12 +10,12 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from omb_tui.core import conversations as conv
-from omb_tui.core import index_search
-from omb_tui.core import recall_index as ri
-from omb_tui.core.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.paths import Home, MemoryInputError, NotFound
-from omb_tui.core.recall import (
+from omb_tui.core.recall import conversations as conv
+from omb_tui.core.recall import index_search
+from omb_tui.core.recall import recall_index as ri
+from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.memory.paths import Home, MemoryInputError, NotFound
+from omb_tui.core.recall.recall import (
     MAX_BLOCK_CHARS,
     OPENING_LINE,
     SKIP_AUTO_RECALL_OFF,
@@ -26,9 +26,9 @@ from omb_tui.core.recall import (
     match_ranges,
     recall,
 )
-from omb_tui.core.settings import BotSettings, save_bot_settings
-from omb_tui.core.store import Actor, MemoryStore, write_private_json
-from omb_tui.core.words import terms
+from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+from omb_tui.core.memory.store import Actor, MemoryStore, write_private_json
+from omb_tui.core.recall.words import terms
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)

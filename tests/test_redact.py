@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from omb_tui.core.redact import (
+from omb_tui.core.memory.redact import (
     DETECTORS,
     REDACTION_MARK,
     Redaction,
@@ -522,7 +522,7 @@ def test_500_kb_of_notes_untouched() -> None:
 
 def test_import_is_light() -> None:
     code = (
-        "import sys, omb_tui.core.redact as r\n"
+        "import sys, omb_tui.core.memory.redact as r\n"
         "assert 'detect_secrets' not in sys.modules, 'detect-secrets imported eagerly'\n"
         "assert 'textual' not in sys.modules and 'rich' not in sys.modules\n"
         "r.redact('password: hunter2')\n"
@@ -706,7 +706,7 @@ def test_references_and_prose_still_untouched(line: str) -> None:
 
 from datetime import date as _date  # noqa: E402
 
-from omb_tui.core.entries import format_dated_entry, parse_entries  # noqa: E402
+from omb_tui.core.memory.entries import format_dated_entry, parse_entries  # noqa: E402
 
 # One-line secrets (no private key blocks: a fact is one line).
 ONE_LINE_SECRETS = [

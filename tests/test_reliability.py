@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from omb_tui.core.bot import Bot
-from omb_tui.core.budget import MEMORY_MAX_LINES
-from omb_tui.core.entries import parse_entries
-from omb_tui.core.memory_update import ARCHIVE_REL, MemoryUpdate, forgotten_matches
-from omb_tui.core.paths import Home
-from omb_tui.core.settings import BotSettings, load_profile_learned, save_bot_settings
-from omb_tui.core.store import MemoryStore, StaleHash
+from omb_tui.core.memory.budget import MEMORY_MAX_LINES
+from omb_tui.core.memory.entries import parse_entries
+from omb_tui.core.memory.memory_update import ARCHIVE_REL, MemoryUpdate, forgotten_matches
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
+from omb_tui.core.memory.store import MemoryStore, StaleHash
 
 TODAY = date(2026, 11, 30)
 BOT = "scout"
@@ -182,7 +182,7 @@ def test_a_write_rechecks_the_file_right_before_the_rename(home, monkeypatch):
     workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
     store = MemoryStore(home, BOT)
     first = store.read("MEMORY.md")
-    import omb_tui.core.store as store_module
+    import omb_tui.core.memory.store as store_module
 
     real_fsync = store_module.os.fsync
     landed = []
@@ -195,7 +195,7 @@ def test_a_write_rechecks_the_file_right_before_the_rename(home, monkeypatch):
                 handle.write("- 2026-01-02 · typed elsewhere\n")
 
     monkeypatch.setattr(store_module.os, "fsync", outside_save_during_the_write)
-    from omb_tui.core.store import Actor
+    from omb_tui.core.memory.store import Actor
 
     with pytest.raises(StaleHash):
         store.write("MEMORY.md", "- replaced\n", Actor("person", "command line"), expected_hash=first.hash)
@@ -212,8 +212,8 @@ def test_a_write_rechecks_the_file_right_before_the_rename(home, monkeypatch):
 def test_an_append_landing_between_the_check_and_the_rename_is_folded_in(home, monkeypatch):
     """An editor that takes no lock may append to the old file after the last check (or through a handle it
     opened before): those bytes go after the new text, journaled as the editor's change, never lost."""
-    import omb_tui.core.store as store_module
-    from omb_tui.core.store import Actor
+    import omb_tui.core.memory.store as store_module
+    from omb_tui.core.memory.store import Actor
 
     workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
     store = MemoryStore(home, BOT)
@@ -237,10 +237,10 @@ def test_an_append_landing_between_the_check_and_the_rename_is_folded_in(home, m
 LOCK_FREE_WRITER = """\
 import sys
 from datetime import date
-from omb_tui.core.memory_update import MemoryUpdate
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.memory_update import MemoryUpdate
+from omb_tui.core.memory.paths import Home
 
-from omb_tui.core.store import StaleHash
+from omb_tui.core.memory.store import StaleHash
 import os, time
 
 real_fsync = os.fsync
@@ -365,7 +365,7 @@ def test_forgotten_words_that_look_like_a_secret_are_kept_as_a_hash(home, run_cl
 
 
 def test_the_recall_index_never_holds_a_credential(home):
-    from omb_tui.core.recall_index import open_index
+    from omb_tui.core.recall.recall_index import open_index
 
     workspace_file(home, "MEMORY.md").write_text(f"- 2026-01-01 · the deploy token is {GITHUB_TOKEN}\n")
     with open_index(home, BOT) as index:
@@ -377,7 +377,7 @@ def test_the_recall_index_never_holds_a_credential(home):
 def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
     from datetime import datetime, timezone
 
-    from omb_tui.core.conversations import (
+    from omb_tui.core.recall.conversations import (
         Conversation,
         Member,
         Message,
@@ -385,7 +385,7 @@ def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
         append_message,
         create_conversation,
     )
-    from omb_tui.core.recall_index import open_index
+    from omb_tui.core.recall.recall_index import open_index
 
     conversation = Conversation(id="deploys", title="Deploys", kind="1:1", started_by=Starter("person", "Ana"),
                                 members=[Member("person", "Ana"), Member("bot", BOT)],

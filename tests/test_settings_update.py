@@ -8,9 +8,9 @@ import multiprocessing
 
 import pytest
 
-from omb_tui.core import settings as settings_module
-from omb_tui.core.paths import Home
-from omb_tui.core.settings import BrokenFile, load_bot_settings, load_config, update_bot_settings
+from omb_tui.core.memory import settings as settings_module
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BrokenFile, load_bot_settings, load_config, update_bot_settings
 
 SETTINGS = {"name": "Scout", "memory": True, "upkeep": True, "avatar": "owl.png"}
 

@@ -12,7 +12,7 @@ import pytest
 
 from app_helpers import PicturedHome, add_bot, listed_bots, open_files
 
-from omb_tui.core.store import Actor
+from omb_tui.core.memory.store import Actor
 
 BOT = Actor("bot", "during a task", chat="Plans")
 

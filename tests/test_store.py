@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from omb_tui.core.journal import (
+from omb_tui.core.memory.journal import (
     HOW_OUTSIDE,
     HOW_SETTINGS,
     HOW_TASK,
@@ -18,8 +18,8 @@ from omb_tui.core.journal import (
     WHO_PERSON,
     Journal,
 )
-from omb_tui.core.paths import Home, InvalidName, NotFound, OutsideWorkspace
-from omb_tui.core.store import Actor, LaterChanges, MemoryStore, NotUndoable, ReadOnly, StaleHash, text_hash
+from omb_tui.core.memory.paths import Home, InvalidName, NotFound, OutsideWorkspace
+from omb_tui.core.memory.store import Actor, LaterChanges, MemoryStore, NotUndoable, ReadOnly, StaleHash, text_hash
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
@@ -273,7 +273,7 @@ def test_damaged_journal_line_is_skipped(store):
 
 
 def test_journal_reads_newest_first_across_chunks(tmp_path):
-    from omb_tui.core.journal import make_row
+    from omb_tui.core.memory.journal import make_row
 
     journal = Journal(tmp_path / "j.ndjson")
     ids = []

@@ -16,8 +16,8 @@ from datetime import date, datetime
 
 import pytest
 
-from omb_tui.core import conversations as conv
-from omb_tui.core.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.recall import conversations as conv
+from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.models import turn as turn_module
 from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.models.turn import (
@@ -28,9 +28,9 @@ from omb_tui.core.models.turn import (
     no_turn_running,
     turn_in_progress,
 )
-from omb_tui.core.recall import OPENING_LINE
-from omb_tui.core.settings import update_bot_settings
-from omb_tui.core.store import Actor, MemoryStore
+from omb_tui.core.recall.recall import OPENING_LINE
+from omb_tui.core.memory.settings import update_bot_settings
+from omb_tui.core.memory.store import Actor, MemoryStore
 
 def rows(home, n=None):
     return MemoryStore(home, "scout").journal.rows(limit=n)
@@ -102,7 +102,7 @@ def test_journaling_never_fails_the_turn(home, monkeypatch, caplog):
 
 
 def test_the_first_turn_makes_the_bots_workspace(tmp_path):
-    from omb_tui.core.paths import Home
+    from omb_tui.core.memory.paths import Home
 
     home = Home(tmp_path / "fresh")
     with bot_turn(home, "quill", chat="notes"):
@@ -122,7 +122,7 @@ def test_the_bots_changes_are_journaled_even_when_the_turn_raises(home):
 # ----- the per-bot turn lock, across processes -----
 TURN_IN_ANOTHER_PROCESS = """
 import sys
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.paths import Home
 from omb_tui.core.models.turn import bot_turn
 with bot_turn(Home(sys.argv[1]), "scout", chat="plans"):
     print("in the turn", flush=True)
@@ -132,7 +132,7 @@ print("turn over", flush=True)
 
 CHECK_IN_ANOTHER_PROCESS = """
 import sys
-from omb_tui.core.paths import Home
+from omb_tui.core.memory.paths import Home
 from omb_tui.core.models.turn import no_turn_running, turn_in_progress
 home = Home(sys.argv[1])
 with no_turn_running(home, "scout") as free:

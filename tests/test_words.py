@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from omb_tui.core.words import (
+from omb_tui.core.recall.words import (
     STOP_WORDS,
     content_word_count,
     fold,

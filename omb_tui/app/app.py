@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ..core.paths import Home
+from ..core.memory.paths import Home
 from .styles import style_path
 from .worker_errors import NotifyWorkerErrors
 

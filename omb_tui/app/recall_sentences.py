@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.budget import LINE_EXPIRED, LINE_LOADS, LINE_PAST_CUT, TOPIC_INDEX_MAX_CHARS, TopicIndex
-from ..core.recall import (
+from ..core.memory.budget import LINE_EXPIRED, LINE_LOADS, LINE_PAST_CUT, TOPIC_INDEX_MAX_CHARS, TopicIndex
+from ..core.recall.recall import (
     MAX_BLOCK_CHARS,
     MIN_MESSAGE_CHARS,
     SKIP_AUTO_RECALL_OFF,

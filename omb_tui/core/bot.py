@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from .budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic_info
-from .paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
-from .settings import BotSettings, load_bot_settings
-from .store import MemoryStore, read_text
-from .when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
+from .memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic_info
+from .memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
+from .memory.settings import BotSettings, load_bot_settings
+from .memory.store import MemoryStore, read_text
+from .memory.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,13 @@ from datetime import date, datetime, time, timedelta, timezone
 from functools import partial
 from typing import Callable, NamedTuple
 
-from ..core.entries import format_dated_entry, mark_moved, parse_entries, render_entries
-from ..core.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
-from ..core.memory_update import ARCHIVE_REL, MemoryUpdate
-from ..core.paths import MEMORY_FILE, Home, MemoryInputError
-from ..core.settings import BotSettings, save_bot_settings
-from ..core.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
-from ..core.turn_log import append_log_line, turn_log_line, turn_log_source
+from ..core.memory.entries import format_dated_entry, mark_moved, parse_entries, render_entries
+from ..core.memory.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
+from ..core.memory.memory_update import ARCHIVE_REL, MemoryUpdate
+from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
+from ..core.memory.settings import BotSettings, save_bot_settings
+from ..core.memory.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
+from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
 
 from .conversations import write_sample_conversations
 

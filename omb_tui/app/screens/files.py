@@ -29,16 +29,16 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.budget import gauge
-from ...core.drafts import Draft, Drafts, private_copy
-from ...core.journal import HOW_SETTINGS, WHO_PERSON
-from ...core.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
+from ...core.memory.budget import gauge
+from ...core.memory.drafts import Draft, Drafts, private_copy
+from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
+from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
 from ..styles import style_path
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
-from ...core.when import when_text
+from ...core.memory.when import when_text
 from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)

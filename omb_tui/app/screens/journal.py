@@ -22,11 +22,11 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from ...core.bot import Bot
-from ...core.journal import DamagedLine, JournalRow
-from ...core.journal_filter import JournalFilter
-from ...core.paths import MemoryInputError
-from ...core.store import LaterChanges, MemoryStore, UndoResult
-from ...core.when import when_text
+from ...core.memory.journal import DamagedLine, JournalRow
+from ...core.memory.journal_filter import JournalFilter
+from ...core.memory.paths import MemoryInputError
+from ...core.memory.store import LaterChanges, MemoryStore, UndoResult
+from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.diff_view import DiffView
 from ..widgets.journal_list import FILTER_HELP, JournalList

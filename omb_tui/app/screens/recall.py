@@ -25,9 +25,9 @@ from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, T
 from textual.worker import Worker, get_current_worker
 
 from ...core.bot import parse_day
-from ...core.budget import TopicIndex, prompt_block_if_enabled, topic_index
-from ...core.conversations import list_conversations
-from ...core.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
+from ...core.memory.budget import TopicIndex, prompt_block_if_enabled, topic_index
+from ...core.recall.conversations import list_conversations
+from ...core.recall.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
 from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sentence, why_lines, words_line
 from ..styles import style_path
 from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
 from textual.timer import Timer
 
-from ...core.budget import (
+from ...core.memory.budget import (
     INDEX_CUT_BY_CHARACTERS,
     INDEX_CUT_BY_TOPICS,
     TOPIC_INDEX_MAX_CHARS,

@@ -14,7 +14,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 
-from ...core.when import when_text
+from ...core.memory.when import when_text
 from .row_list import RowList, fit, printable
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")

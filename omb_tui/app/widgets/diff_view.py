@@ -12,8 +12,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.journal import HOW_UNDO, DamagedLine
-from ...core.when import when_text
+from ...core.memory.journal import HOW_UNDO, DamagedLine
+from ...core.memory.when import when_text
 from .journal_list import ShownRow
 from .row_list import printable
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from ...core.budget import MEMORY_MAX_LINES, Gauge
+from ...core.memory.budget import MEMORY_MAX_LINES, Gauge
 
 BAR_WIDTH = 10
 

@@ -27,10 +27,10 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ...core.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
+from ...core.memory.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
                              DamagedLine, JournalRow, decode_line)
-from ...core.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
-from ...core.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
+from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
+from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
 from ..worker_errors import NotifyWorkerErrors
 from .row_list import RowList, fit, printable, when_text
 

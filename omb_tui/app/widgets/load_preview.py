@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.budget import (
+from ...core.memory.budget import (
     CUT_BY_LINES,
     LINE_EXPIRED,
     LINE_LOADS,
@@ -26,7 +26,7 @@ from ...core.budget import (
     LoadCut,
     load_cut,
 )
-from ...core.entries import line_content
+from ...core.memory.entries import line_content
 from .row_list import printable
 
 LOADING = LINE_LOADS

@@ -10,7 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.recall import NO_MARKS, BlockMarks
+from ...core.recall.recall import NO_MARKS, BlockMarks
 
 
 class RecallBlock(Static):

@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.when import when_text  # noqa: F401 (the lists draw times this way)
+from ...core.memory.when import when_text  # noqa: F401 (the lists draw times this way)
 
 LINE_CACHE_SIZE = 512
 

@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..journal import now_iso
-from ..paths import Home, quoted
-from ..settings import ModelInstance
+from ..memory.journal import now_iso
+from ..memory.paths import Home, quoted
+from ..memory.settings import ModelInstance
 from .instances import (
     ModelUnavailable,
     Route,

@@ -14,8 +14,8 @@ import threading
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..paths import Home, MemoryInputError, quoted
-from ..settings import AppConfig, ModelInstance, load_bot_settings, load_config
+from ..memory.paths import Home, MemoryInputError, quoted
+from ..memory.settings import AppConfig, ModelInstance, load_bot_settings, load_config
 
 log = logging.getLogger("omb_tui.models")
 

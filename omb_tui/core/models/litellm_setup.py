@@ -34,7 +34,7 @@ class _ToOurLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            from ..redact import redact
+            from ..memory.redact import redact
 
             log.log(record.levelno, "litellm: %s", redact(record.getMessage()).text)
         except Exception:  # a log line never breaks a call

@@ -15,13 +15,13 @@ import logging
 from dataclasses import dataclass
 from datetime import date
 
-from .. import conversations as conv
-from ..journal import HOW_TASK, WHO_BOT
-from ..memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
-from ..paths import Home, MemoryInputError
-from ..settings import load_bot_settings
-from ..store import Actor, MemoryStore
-from ..when import parse_day
+from ..recall import conversations as conv
+from ..memory.journal import HOW_TASK, WHO_BOT
+from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
+from ..memory.paths import Home, MemoryInputError
+from ..memory.settings import load_bot_settings
+from ..memory.store import Actor, MemoryStore
+from ..memory.when import parse_day
 
 log = logging.getLogger("omb_tui.models.tools")
 
@@ -144,7 +144,7 @@ def run_tool(
     rows and notes name it). `store`: the store of the turn the call is part of (see turn.bot_turn), so that a
     change found before a write is journaled as the bot's work in this turn.
     """
-    from ..redact import redact
+    from ..memory.redact import redact
 
     try:
         args = _arguments(arguments)
@@ -225,7 +225,7 @@ def _note_source(title: str) -> str:
 
 
 def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
-    from ..session_search import session_search
+    from ..recall.session_search import session_search
 
     query = _text_argument(args, "query", required=False)
     since = _text_argument(args, "since", required=False)

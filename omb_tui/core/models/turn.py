@@ -25,10 +25,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .. import conversations as conv
-from ..journal import HOW_TASK, WHO_BOT, JournalRow
-from ..paths import Home, NotFound, refuse_links, validate_bot_id
-from ..store import Actor, MemoryStore, make_private_dirs
+from ..recall import conversations as conv
+from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
+from ..memory.paths import Home, NotFound, refuse_links, validate_bot_id
+from ..memory.store import Actor, MemoryStore, make_private_dirs
 from .tools import run_tool, tools_for
 
 try:  # POSIX advisory locks: the turn lock is seen by every process on the machine
@@ -216,7 +216,7 @@ def open_chat(home: Home, bot_id: str, chat_id: str, *, person: str | None = Non
 def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:
     """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief."""
     from ..bot import Bot
-    from ..brief import recent_work_brief
+    from ..recall.brief import recent_work_brief
 
     today = today or date.today()
     bot = Bot(home, bot_id, must_exist=False)
@@ -273,7 +273,7 @@ def history_messages(conversation: conv.Conversation, bot_id: str) -> list[dict]
 
 
 def _recall_block(home: Home, bot_id: str, message: str, chat_id: str) -> str:
-    from ..recall import recall
+    from ..recall.recall import recall
 
     try:
         return recall(home, bot_id, message, chat_id=chat_id).block
@@ -306,7 +306,7 @@ def chat_turn(
     ends, logged in the daily turn log. A model that cannot be reached makes a failed turn whose answer is the
     reason in one sentence (`model_unavailable`). `complete` is call.complete unless given (tests script it).
     """
-    from ..settings import load_bot_settings
+    from ..memory.settings import load_bot_settings
 
     complete = complete or _default_complete()
     conversation = open_chat(home, bot_id, chat, person=person)
@@ -379,7 +379,7 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
 
 def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult) -> None:
     """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
-    from ..turn_log import append_turn_log
+    from ..recall.turn_log import append_turn_log
 
     reply = conv.Message("bot", bot_id, datetime.now().astimezone(), result.answer, failed=result.failed)
     conv.append_message(conversation.path, reply)

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..journal import append_line, utf8_json
-from ..paths import Home, MemoryInputError
-from ..store import make_private_dirs
+from ..memory.journal import append_line, utf8_json
+from ..memory.paths import Home, MemoryInputError
+from ..memory.store import make_private_dirs
 
 log = logging.getLogger("omb_tui.models")
 
@@ -55,7 +55,7 @@ def check_month(text: str) -> str:
 def record_usage(home: Home, row: dict) -> bool:
     """Append one row (its text redacted) to its month's file; False, logged, when it could not be written.
     A usage row that cannot be written never fails the call it describes."""
-    from ..redact import redact
+    from ..memory.redact import redact
 
     clean = {name: redact(value).text if isinstance(value, str) else value for name, value in row.items()}
     path = usage_path(home, clean["at"][:7])

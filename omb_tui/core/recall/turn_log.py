@@ -17,10 +17,10 @@ from datetime import date, datetime
 from typing import Sequence
 
 from . import conversations as conv
-from .journal import HOW_TASK, WHO_BOT
-from .paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
-from .settings import load_bot_settings
-from .store import Actor, MemoryStore, WriteResult
+from ..memory.journal import HOW_TASK, WHO_BOT
+from ..memory.paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
+from ..memory.settings import load_bot_settings
+from ..memory.store import Actor, MemoryStore, WriteResult
 
 SAID_MAX_CHARS = 280
 TOOLS_MAX = 12

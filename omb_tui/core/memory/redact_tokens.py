@@ -1,6 +1,6 @@
 """Token rules of credential redaction: keys known by their shape, and private key blocks.
 
-Part of credential redaction (spec "Where it lives"; see :mod:`omb_tui.core.redact`): prefixed
+Part of credential redaction (spec "Where it lives"; see :mod:`omb_tui.core.memory.redact`): prefixed
 tokens (``sk-…``, ``ghp_…``, ``AKIA…``), detect-secrets' own denylist regexes, Bearer tokens,
 URLs with a password in them and private key blocks. Every rule is gated on a cheap literal
 check, and detect-secrets is imported only the first time a text passes one of its gates.

@@ -1,4 +1,4 @@
-"""The recall index's schema and its connection (see :mod:`omb_tui.core.recall_index`).
+"""The recall index's schema and its connection (see :mod:`omb_tui.core.recall.recall_index`).
 
 One file per bot, `<home>/index/<botId>.sqlite` (0600): a bot's file tools work in its workspace and
 must not reach the index, and deleting the index loses nothing (it is built again from the files).
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Self
 
 from . import conversations as conv
-from .paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
-from .store import make_private_dirs
+from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
+from ..memory.store import make_private_dirs
 from .words import TOKENIZER_VERSION
 
 log = logging.getLogger("omb_tui.recall_index")
@@ -95,7 +95,7 @@ CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 
 class IndexDatabase:
     """A bot's index file and the one connection to it; the state the other parts of
-    :class:`~omb_tui.core.recall_index.RecallIndex` keep between calls."""
+    :class:`~omb_tui.core.recall.recall_index.RecallIndex` keep between calls."""
 
     def __init__(self, home: Home, bot_id: str, path: Path | None = None) -> None:
         self.home = home

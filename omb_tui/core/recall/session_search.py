@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from . import conversations as conv
-from .paths import Home, MemoryInputError, validate_bot_id
+from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from .recall_index import MessageHit, NoteHit, RecallIndex, open_index
-from .settings import load_bot_settings
-from .when import parse_day
+from ..memory.settings import load_bot_settings
+from ..memory.when import parse_day
 from .words import matches_needed, words
 
 DEFAULT_LIMIT = 20

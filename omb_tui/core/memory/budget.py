@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from omb_tui.core.entries import parse_entries, split_lines
+from omb_tui.core.memory.entries import parse_entries, split_lines
 
 MEMORY_MAX_LINES = 200
 MEMORY_MAX_BYTES = 24 * 1024  # UTF-8 bytes, line endings included

@@ -1,4 +1,4 @@
-"""Writing the recall index's rows (see :mod:`omb_tui.core.recall_index`).
+"""Writing the recall index's rows (see :mod:`omb_tui.core.recall.recall_index`).
 
 A memory file becomes notes (each bullet with its lines, each paragraph; superseded entries left
 out), a topic also its name, title and aliases; a conversation becomes its header and messages,
@@ -21,10 +21,10 @@ from datetime import datetime
 from pathlib import Path
 
 from . import conversations as conv
-from .entries import parse_entries
+from ..memory.entries import parse_entries
 from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
-from .paths import FileKind
-from .store import decode
+from ..memory.paths import FileKind
+from ..memory.store import decode
 from .words import terms
 
 RACY_NS = 2_000_000_000  # a folder changed this recently is looked at again (mtime ticks are coarse)
@@ -126,7 +126,7 @@ def _split_long(text: str) -> list[str]:
 
 def topic_name(name: str, text: str) -> tuple[str, str]:
     """(name terms, description) of a topic: its file name, title and aliases; its frontmatter's description."""
-    from .budget import read_topic_info  # frontmatter's YAML loads only when a topic is indexed
+    from ..memory.budget import read_topic_info  # frontmatter's YAML loads only when a topic is indexed
 
     info = read_topic_info(name, text)
     stem = re.sub(r"[-_.]+", " ", name[: -len(".md")])
@@ -181,7 +181,7 @@ class IndexRows(IndexDatabase):
         if row is not None and row[0] == digest:
             self._set_file(db, key, st, racy=True)  # touched, not changed
             return False
-        from .redact import redact  # compiled when the index is first brought up to date, not at start-up
+        from ..memory.redact import redact  # compiled when the index is first brought up to date, not at start-up
 
         text = redact(decode(data)).text  # a file changed outside the app may hold a key: the index never does
         self._drop_notes(db, key)
@@ -265,7 +265,7 @@ class IndexRows(IndexDatabase):
             (key, conversation.id, header, int(member)),
         )
         if member:
-            from .redact import redact  # a conversation written by another tool may hold a key: the index never does
+            from ..memory.redact import redact  # a conversation written by another tool may hold a key: the index never does
 
             _bump(db, "message", len(messages))
             for message in messages:

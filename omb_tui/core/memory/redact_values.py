@@ -1,6 +1,6 @@
 """What a secret value looks like, shared by the token rules and the ``key = value`` scanner.
 
-Part of credential redaction (spec "Where it lives"; see :mod:`omb_tui.core.redact`): the
+Part of credential redaction (spec "Where it lives"; see :mod:`omb_tui.core.memory.redact`): the
 «redacted N chars» mark, references that name where a secret is kept (``$VAR``,
 ``<your key>``), values that look generated, and the letter-or-digit boundary a secret
 must not start or end inside.

@@ -29,9 +29,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterable
 
-from .journal import utf8_json
-from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
-from .store import atomic_write_bytes, make_private_dirs
+from ..memory.journal import utf8_json
+from ..memory.paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
+from ..memory.store import atomic_write_bytes, make_private_dirs
 
 log = logging.getLogger("omb_tui.conversations")
 
@@ -491,7 +491,7 @@ def note_change(path: Path) -> None:
 
 def _encode_message(message: Message) -> bytes:
     """A message line as it reaches disk: a credential in what was said is redacted, as in every file."""
-    from .redact import redact
+    from ..memory.redact import redact
 
     return _encode_line(dataclasses.replace(message, text=redact(message.text).text).to_json())
 

@@ -21,7 +21,7 @@ import threading
 from .index_refresh import IndexRefresh, RefreshReport
 from .index_schema import index_path
 from .index_search import IndexSearch, MessageFilter, MessageHit, NoteHit, conversation_key
-from .paths import Home
+from ..memory.paths import Home
 
 __all__ = [
     "MessageFilter",

@@ -1,6 +1,6 @@
 """The ``key = value`` and "password is X" scanner of credential redaction.
 
-Part of credential redaction (spec "Where it lives"; see :mod:`omb_tui.core.redact`). Every
+Part of credential redaction (spec "Where it lives"; see :mod:`omb_tui.core.memory.redact`). Every
 value ends at the memory-line conventions (a `` · `` separator, a table cell's `` |``, a
 closing ``~~``) and at a «redacted N chars» mark.
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from . import conversations as conv
-from .paths import Home, validate_bot_id
+from ..memory.paths import Home, validate_bot_id
 from .recall_index import MessageHit, RecallIndex, conversation_key, open_index
-from .settings import load_bot_settings
+from ..memory.settings import load_bot_settings
 
 BRIEF_WINDOW = timedelta(days=2)
 BRIEF_MAX_LINES = 10

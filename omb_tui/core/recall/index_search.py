@@ -1,4 +1,4 @@
-"""Searching the recall index and ranking what it finds (see :mod:`omb_tui.core.recall_index`).
+"""Searching the recall index and ranking what it finds (see :mod:`omb_tui.core.recall.recall_index`).
 
 docs/recall.md, "Ranking": a word's weight is its BM25 idf, a note's score the weights of its words
 summed (a topic's name counts at half weight), times a recency factor. A word is looked up in at

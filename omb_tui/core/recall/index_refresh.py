@@ -1,4 +1,4 @@
-"""Keeping the recall index fresh (see :mod:`omb_tui.core.recall_index`).
+"""Keeping the recall index fresh (see :mod:`omb_tui.core.recall.recall_index`).
 
 Bringing it up to date (`refresh`) reads only what changed, and finds it without looking at every file:
 
@@ -39,8 +39,8 @@ from pathlib import Path
 from . import conversations as conv
 from .index_rows import RACY_NS, IndexRows
 from .index_schema import key_group, valid_key
-from .paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
-from .store import decode
+from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
+from ..memory.store import decode
 
 log = logging.getLogger("omb_tui.recall_index")
 

@@ -1,0 +1,6 @@
+"""Memory: the files, their rules and the one writer.
+
+Spec: memory.md, "Where it lives", "What loads, and the budget", "Editing", "The journal", "Remember and
+forget, in chat". Paths and names, entries, the load cut and the gauge, redaction, the store (atomic,
+0600, redacted, journaled), the journal and its reader, memory_update, settings, recovery drafts.
+"""
