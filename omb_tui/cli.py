@@ -413,8 +413,8 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_models_test(args: argparse.Namespace) -> int:
-    from .core.models.call import check_instance
     from .core.memory.settings import load_config
+    from .core.models.call import check_instance
 
     home = Home(args.home)
     config = load_config(home)
@@ -438,8 +438,8 @@ def cmd_models_test(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from .core.models.usage import check_month, month_of, usage_csv, usage_report
     from .core.memory.when import when_text
+    from .core.models.usage import check_month, month_of, usage_csv, usage_report
 
     month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
     report = usage_report(Home(args.home), month, args.bot)

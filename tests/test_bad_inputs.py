@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BOT_ID, MEMORY_TEXT
 from omb_tui.core.bot import Bot
 from omb_tui.core.memory.paths import Home
+
+from conftest import BOT_ID, MEMORY_TEXT
 
 OUTSIDE_TEXT = b"kept outside the workspace\n"
 

@@ -15,10 +15,11 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 from omb_tui.core.bot import Bot, LoadedPrompt
 from omb_tui.core.memory.journal import Journal, JournalRow
 from omb_tui.core.memory.paths import Home
+
+from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 
 TODAY = date.today()
 FAKE_KEY = "sk-ant-api03-" + "Zq7Xv2Lm9Rt4Wp8Ks3Nd6Hf1Jc5Bg0Ya" * 2  # shaped like a key, not a real one

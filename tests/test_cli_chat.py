@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
-from omb_tui.core.models import turn as turn_module
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.models import turn as turn_module
+from omb_tui.core.recall import conversations as conv
 
 
 class Script:

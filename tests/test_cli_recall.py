@@ -7,8 +7,8 @@ import json
 import pytest
 
 from omb_tui.cli import main
-from omb_tui.demo.home import write_demo_home
 from omb_tui.core.memory.paths import Home
+from omb_tui.demo.home import write_demo_home
 
 
 @pytest.fixture(scope="module")

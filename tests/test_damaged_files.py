@@ -16,12 +16,13 @@ from typing import Callable
 
 import pytest
 
-from conftest import BOT_ID, MEMORY_TEXT
 from omb_tui.core.bot import Bot
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
 from omb_tui.core.memory.paths import Home, LinkRefused
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore, home_lock, validate_seen
+
+from conftest import BOT_ID, MEMORY_TEXT
 from test_bad_inputs import OUTSIDE_TEXT, assert_one_sentence, snapshot
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -328,9 +329,11 @@ def test_the_home_itself_may_be_a_link(run_exe, home, tmp_path):
 
 # ----- the app over a damaged journal -----
 async def test_the_app_lists_bots_and_opens_a_journal_with_damaged_lines(home):
-    from app_helpers import listed_bots, open_journal, settle
-    from omb_tui.app.app import make_app
     from test_app_journal import list_lines
+
+    from omb_tui.app.app import make_app
+
+    from app_helpers import listed_bots, open_journal, settle
 
     MemoryStore(home, BOT_ID).write("MEMORY.md", "- one good row\n", PERSON)
     journal_with(home, good_row(home, at=5), b"[1,2,3]")

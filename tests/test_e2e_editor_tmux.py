@@ -10,12 +10,12 @@ import sys
 import time
 
 import pytest
+from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)
 
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
 
 from app_helpers import add_bot
-from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)
 
 ORIGINAL = "- 2026-11-01 · likes short replies\n"
 PASSWORD = "hunter2-Quokka-77"

@@ -15,12 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models import call
 from omb_tui.core.models.call import ModelUnavailable, acomplete, complete
 from omb_tui.core.models.usage import read_usage
-from omb_tui.core.memory.settings import update_bot_settings
+
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 HELLO = [{"role": "system", "content": "You are Scout."}, {"role": "user", "content": "hello"}]
 SCHEMA = {

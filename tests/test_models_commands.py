@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
-
 from omb_tui.core.models.usage import read_usage
+
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 
 def test_models_test_prints_the_latency_and_records_the_call(run_cli, llm_home, fake_llm):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
-from fake_llm import fake_llm  # noqa: F401 (the fixture)
-
 from omb_tui.core.memory.paths import Home
+
+from fake_llm import fake_llm  # noqa: F401 (the fixture)
 
 
 def test_models_test_chat_with_remember_and_usage_on_the_demo_home(tmp_path, run_exe, fake_llm):  # noqa: F811

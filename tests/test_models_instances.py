@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BrokenFile, ModelInstance, load_config, update_bot_settings
 from omb_tui.core.models.instances import (
     HELPER_TRIGGER,
     ModelUnavailable,
@@ -13,8 +15,6 @@ from omb_tui.core.models.instances import (
     describe_models,
     helper_model_name,
 )
-from omb_tui.core.memory.paths import Home
-from omb_tui.core.memory.settings import BrokenFile, ModelInstance, load_config, update_bot_settings
 
 INSTANCES = {
     "claude": {"model": "anthropic/claude-haiku-4-5", "api_key_env": "OMB_TEST_CLAUDE_KEY"},

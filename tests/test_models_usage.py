@@ -9,11 +9,12 @@ import stat
 from datetime import datetime, timezone
 
 import pytest
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import ModelUnavailable, complete
 from omb_tui.core.models.usage import ROW_FIELDS, read_usage, usage_path
-from omb_tui.core.memory.settings import update_bot_settings
+
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 HELLO = [{"role": "user", "content": "hello"}]
 ISSUE_ROW_FIELDS = ["at", "bot", "job", "instance", "model", "prompt_tokens", "completion_tokens", "cost_usd", "ok",

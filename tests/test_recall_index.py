@@ -7,13 +7,12 @@ import sqlite3
 import stat
 from datetime import date, datetime, timezone
 
-
-from omb_tui.core.recall import conversations as conv
-from omb_tui.core.recall import index_rows, index_search
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
-from omb_tui.core.recall.recall_index import RecallIndex, index_path
 from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.recall import conversations as conv
+from omb_tui.core.recall import index_rows, index_search
+from omb_tui.core.recall.recall_index import RecallIndex, index_path
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
-from app_helpers import PicturedHome, add_bot, listed_bots, open_files
-
 from omb_tui.core.memory.store import Actor
+
+from app_helpers import PicturedHome, add_bot, listed_bots, open_files
 
 BOT = Actor("bot", "during a task", chat="Plans")
 

@@ -16,8 +16,9 @@ from datetime import date, datetime
 
 import pytest
 
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.memory.settings import update_bot_settings
+from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.models import turn as turn_module
 from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.models.turn import (
@@ -28,9 +29,9 @@ from omb_tui.core.models.turn import (
     no_turn_running,
     turn_in_progress,
 )
+from omb_tui.core.recall import conversations as conv
 from omb_tui.core.recall.recall import OPENING_LINE
-from omb_tui.core.memory.settings import update_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore
+
 
 def rows(home, n=None):
     return MemoryStore(home, "scout").journal.rows(limit=n)

@@ -26,6 +26,7 @@ from ..core.memory.paths import Home
 from .styles import style_path
 from .worker_errors import NotifyWorkerErrors
 
+
 class DraftHolder(Protocol):
     def unsaved_draft(self) -> str | None: ...
 

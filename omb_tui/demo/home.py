@@ -34,7 +34,6 @@ from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.settings import BotSettings, save_bot_settings
 from ..core.memory.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
 from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
-
 from .conversations import write_sample_conversations
 
 DEMO_BOT_IDS = ("scout", "ledger", "harbor", "quill", "atlas")

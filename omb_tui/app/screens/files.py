@@ -34,11 +34,11 @@ from ...core.memory.drafts import Draft, Drafts, private_copy
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
+from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
-from ...core.memory.when import when_text
 from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)

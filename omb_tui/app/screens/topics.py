@@ -17,8 +17,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
 from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
 
 from ...core.memory.budget import (
     INDEX_CUT_BY_CHARACTERS,

@@ -27,8 +27,17 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ...core.memory.journal import (HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_UPKEEP,
-                             DamagedLine, JournalRow, decode_line)
+from ...core.memory.journal import (
+    HOW_COMMAND_LINE,
+    HOW_OUTSIDE,
+    HOW_SETTINGS,
+    HOW_TASK,
+    HOW_UPKEEP,
+    WHO_UPKEEP,
+    DamagedLine,
+    JournalRow,
+    decode_line,
+)
 from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
 from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
 from ..worker_errors import NotifyWorkerErrors

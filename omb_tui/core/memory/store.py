@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from .journal import (
-    JOURNAL_MAX_EARLIER_BYTES,
-    REASON_TOO_LARGE,
     HOW_OUTSIDE,
     HOW_UNDO,
+    JOURNAL_MAX_EARLIER_BYTES,
+    REASON_TOO_LARGE,
     WHO_PERSON,
     Clock,
     Journal,

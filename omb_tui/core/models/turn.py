@@ -25,10 +25,10 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..recall import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.paths import Home, NotFound, refuse_links, validate_bot_id
 from ..memory.store import Actor, MemoryStore, make_private_dirs
+from ..recall import conversations as conv
 from .tools import run_tool, tools_for
 
 try:  # POSIX advisory locks: the turn lock is seen by every process on the machine

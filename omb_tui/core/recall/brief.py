@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from . import conversations as conv
 from ..memory.paths import Home, validate_bot_id
-from .recall_index import MessageHit, RecallIndex, conversation_key, open_index
 from ..memory.settings import load_bot_settings
+from . import conversations as conv
+from .recall_index import MessageHit, RecallIndex, conversation_key, open_index
 
 BRIEF_WINDOW = timedelta(days=2)
 BRIEF_MAX_LINES = 10

@@ -36,11 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
+from ..memory.store import decode
 from . import conversations as conv
 from .index_rows import RACY_NS, IndexRows
 from .index_schema import key_group, valid_key
-from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
-from ..memory.store import decode
 
 log = logging.getLogger("omb_tui.recall_index")
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from . import conversations as conv
 from ..memory.entries import parse_entries
-from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
 from ..memory.paths import FileKind
 from ..memory.store import decode
+from . import conversations as conv
+from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
 from .words import terms
 
 RACY_NS = 2_000_000_000  # a folder changed this recently is looked at again (mtime ticks are coarse)
@@ -265,7 +265,9 @@ class IndexRows(IndexDatabase):
             (key, conversation.id, header, int(member)),
         )
         if member:
-            from ..memory.redact import redact  # a conversation written by another tool may hold a key: the index never does
+            from ..memory.redact import (
+                redact,  # a conversation written by another tool may hold a key: the index never does
+            )
 
             _bump(db, "message", len(messages))
             for message in messages:

@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Self
 
-from . import conversations as conv
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
 from ..memory.store import make_private_dirs
+from . import conversations as conv
 from .words import TOKENIZER_VERSION
 
 log = logging.getLogger("omb_tui.recall_index")

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import threading
 
+from ..memory.paths import Home
 from .index_refresh import IndexRefresh, RefreshReport
 from .index_schema import index_path
 from .index_search import IndexSearch, MessageFilter, MessageHit, NoteHit, conversation_key
-from ..memory.paths import Home
 
 __all__ = [
     "MessageFilter",
