@@ -111,7 +111,7 @@ class RecallScreen(BotScreen):
                 tooltip="The memory block exactly as the system prompt gets it, or MEMORY.md line by line"),
         Binding("escape", "leave_field", "Leave field", show=False, id="recall-leave-field",
                 tooltip="From a field to the recall block, so single keys work"),
-        Binding("ctrl+s", "send", "Send", show=False, id="recall-send",
+        Binding("ctrl+s", "send", "Send", id="recall-send",
                 tooltip="Send the message to the bot: a real turn in the chosen chat (or a preview chat), "
                         "showing its answer and each tool call"),
     ]
