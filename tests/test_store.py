@@ -413,3 +413,16 @@ def test_a_store_without_a_clock_uses_the_real_time(store):
         at = datetime.fromisoformat(row.at)
         assert at.utcoffset().total_seconds() == 0 and len(row.at) == 29
         assert before.replace(microsecond=before.microsecond // 1000 * 1000) <= at <= after
+
+
+def test_an_upkeep_runs_rows_carry_its_run_id(store):
+    from omb_tui.core.upkeep.run import UpkeepRun
+
+    run = UpkeepRun("scout")
+    store.write("MEMORY.md", "- one\n", run.actor("capture"))
+    store.write("memory/work-log.md", "- two\n", run.actor("organize"))
+    rows = store.journal.rows()
+    assert [r.run for r in rows] == [run.id, run.id]
+    assert {(r.who, r.how) for r in rows} == {("Memory upkeep", "upkeep step")}
+    assert [r.step for r in rows] == ["organize", "capture"]
+    assert store.journal.rows()[0].run == json.loads(store.journal.path.read_text().splitlines()[-1])["run"]

@@ -69,6 +69,7 @@ class JournalRow:
     undo_of: str | None = None
     step: str | None = None
     note: str | None = None
+    run: str | None = None  # the upkeep run that made it: every row of one run carries the same id
 
     def to_json(self) -> str:
         return utf8_json(asdict(self), separators=(",", ":"))
@@ -214,6 +215,7 @@ def make_row(
     undo_of: str | None = None,
     step: str | None = None,
     note: str | None = None,
+    run: str | None = None,
     clock: Clock | None = None,
 ) -> JournalRow:
     """Build a row; everything it keeps passes through redaction first. Its time is `clock`'s (default: now)."""
@@ -248,6 +250,7 @@ def make_row(
         undo_of=undo_of,
         step=step,
         note=note,
+        run=run,
     )
 
 

@@ -349,7 +349,7 @@ class MemoryUpdate:
         load_profile_learned(self.home)  # refused before anything is written when broken
         with self.store.locked(), home_lock(self.home):  # no other bot's About me write can slip in between
             about = self.store.read(ABOUT_ME_REL)
-            if any(e.is_bullet and _same_fact(e.fact, text) for e in parse_entries(about.text)):
+            if any(e.is_bullet and same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
             try:
                 line = format_dated_entry(today, text, source=f"learned by {bot_name}")
@@ -425,7 +425,7 @@ def _ensure_newline(text: str, newline: str) -> str:
     return text if text.endswith("\n") else text + newline
 
 
-def _same_fact(a: str, b: str) -> bool:
+def same_fact(a: str, b: str) -> bool:
     """Exactly the same fact: spacing, a bullet and a final full stop are ignored, nothing else."""
     def norm(s: str) -> str:
         return " ".join(s.split()).rstrip(".")

@@ -323,6 +323,7 @@ class Actor:
     how: str
     chat: str | None = None
     step: str | None = None
+    run: str | None = None  # an upkeep run's id, on every row the run writes
 
 
 @dataclass(frozen=True)
@@ -527,6 +528,7 @@ class MemoryStore:
             chat=actor.chat,
             undo_of=undo_of,
             step=actor.step,
+            run=actor.run,
             note=note,
         )
         written = self.journal.append(row)
