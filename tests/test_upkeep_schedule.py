@@ -10,10 +10,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from omb_tui.core.memory.locks import held_exclusively
 from omb_tui.core.upkeep.schedule import (
     backup_lock_path,
     backup_running,
-    exclusive_or_not,
     run_bounded,
     tidy_due,
     upkeep_lock_path,
@@ -46,8 +46,8 @@ def test_a_utc_time_is_compared_in_local_time():
 HOLDER = """
 import sys, time
 from pathlib import Path
-from omb_tui.core.upkeep.schedule import exclusive_or_not
-with exclusive_or_not(Path(sys.argv[1])) as held:
+from omb_tui.core.memory.locks import held_exclusively
+with held_exclusively(Path(sys.argv[1])) as held:
     print("held" if held else "busy", flush=True)
     time.sleep(30)
 """
@@ -61,12 +61,12 @@ def test_a_lock_held_by_another_process_is_seen_at_once(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(upkeep_lock_path(home))], stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline() == b"held\n"
-        with exclusive_or_not(upkeep_lock_path(home)) as free:
+        with held_exclusively(upkeep_lock_path(home)) as free:
             assert free is False  # a second `upkeep --due` exits at once
     finally:
         holder.kill()
         holder.wait()
-    with exclusive_or_not(upkeep_lock_path(home)) as free:
+    with held_exclusively(upkeep_lock_path(home)) as free:
         assert free is True
 
 

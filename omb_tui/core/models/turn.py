@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Iterator
 
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
-from ..memory.paths import Home, NotFound, refuse_links, validate_bot_id
+from ..memory.locks import held_exclusively, held_shared
+from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.store import Actor, MemoryStore, make_private_dirs
 from ..recall import conversations as conv
 from .tools import run_tool, tools_for
@@ -54,39 +54,22 @@ def turn_lock_path(home: Home, bot_id: str) -> Path:
     return home.journal_dir / f"{validate_bot_id(bot_id)}.turn.lock"
 
 
-def _open_lock(path: Path) -> int | None:
-    """The lock file's descriptor, created 0600; None (and logged) when it cannot be opened."""
-    try:
-        refuse_links(path)
-        make_private_dirs(path.parent)
-        return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except OSError as exc:
-        log.error("could not open the turn lock %s (%s); going on without it", path, exc)
-        return None
-
-
 @contextlib.contextmanager
 def _turn_lock(home: Home, bot_id: str) -> Iterator[None]:
     """Hold the bot's turn lock shared for the turn: turns of one bot run side by side, upkeep waits.
 
     A turn that starts while upkeep holds the lock waits for that upkeep step to end.
     """
-    fd = _open_lock(turn_lock_path(home, bot_id)) if fcntl is not None else None
-    try:
-        if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_SH)
+    with held_shared(turn_lock_path(home, bot_id)):
         yield
-    finally:
-        if fd is not None:
-            os.close(fd)  # closing releases the lock
 
 
 def turn_in_progress(home: Home, bot_id: str) -> bool:
     """Is the bot in a turn now, in this process or another? Never waits (for upkeep to check first)."""
     path = turn_lock_path(home, bot_id)
-    if fcntl is None or not path.exists():
+    if not path.exists():
         return False
-    with _held_exclusively(home, bot_id) as held:
+    with held_exclusively(path) as held:
         return not held
 
 
@@ -94,28 +77,8 @@ def turn_in_progress(home: Home, bot_id: str) -> bool:
 def no_turn_running(home: Home, bot_id: str) -> Iterator[bool]:
     """For upkeep: yields True while holding the bot's turn lock exclusively (no turn can start until the
     block ends), or False at once, holding nothing, when the bot is in a turn. Never waits."""
-    with _held_exclusively(home, bot_id) as held:
+    with held_exclusively(turn_lock_path(home, bot_id)) as held:
         yield held
-
-
-@contextlib.contextmanager
-def _held_exclusively(home: Home, bot_id: str) -> Iterator[bool]:
-    if fcntl is None:
-        yield True
-        return
-    fd = _open_lock(turn_lock_path(home, bot_id))
-    if fd is None:
-        yield True  # no lock file can be made: nothing could be holding it either
-        return
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)
 
 
 # ----- the turn boundary -----

@@ -13,19 +13,13 @@ Locks, all advisory flocks under the home, so a cron job, the app and a harness 
 
 from __future__ import annotations
 
-import contextlib
-import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime, time, timedelta
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Callable, Iterable, TypeVar
 
+from ..memory.locks import held_exclusively
 from ..memory.paths import Home
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 DEFAULT_CONCURRENCY = 8
 UPKEEP_LOCK = "upkeep.lock"
@@ -43,32 +37,12 @@ def backup_lock_path(home: Home) -> Path:
     return home.root / BACKUP_LOCK
 
 
-@contextlib.contextmanager
-def exclusive_or_not(path: Path) -> Iterator[bool]:
-    """Yields True while holding path's flock exclusively, or False at once (holding nothing) when another
-    process holds it. Never waits."""
-    if fcntl is None:
-        yield True
-        return
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
 def backup_running(home: Home) -> bool:
     """Is a backup holding `backup.lock` now? Never waits, and never keeps the lock."""
     path = backup_lock_path(home)
     if not path.exists():
         return False
-    with exclusive_or_not(path) as free:
+    with held_exclusively(path) as free:
         return not free
 
 
