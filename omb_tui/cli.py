@@ -499,7 +499,7 @@ def cmd_about_me(args: argparse.Namespace) -> int:
         if getattr(args, "json", False):
             _print_json(removed.as_dict())
         else:
-            print(removed.message())
+            print(one_line(removed.message()))
         return 0
     learned = list_learned(home)
     if getattr(args, "json", False):

@@ -87,8 +87,8 @@ def test_moves_are_applied_exactly_with_a_header_and_rows_of_the_run_and_undo_pu
 
 
 def test_an_existing_topic_gets_the_line_appended_and_keeps_its_header(organized_home, fake_llm):
-    travel = home_topic = organized_home.workspace(BOT) / "memory" / "travel.md"
-    before = home_topic.read_text(encoding="utf-8")
+    travel = organized_home.workspace(BOT) / "memory" / "travel.md"
+    before = travel.read_text(encoding="utf-8")
     answer(fake_llm, moves=[{"line": ACME_1, "topic": "travel.md", "title": "Ignored", "aliases": ["x"]}])
     organize(organized_home, BOT)
     assert travel.read_text(encoding="utf-8") == before + ACME_1 + "\n"
@@ -228,8 +228,8 @@ def test_upkeep_switched_off_asks_nothing(organized_home, fake_llm):
 
 
 def test_the_command_prints_json_with_the_run(organized_home, fake_llm, run_cli):
-    answer(fake_llm, moves=[{"line": ACME_1, "topic": "acme.md", "title": "Acme"}, {"line": "- invented", "topic": "x.md"}],
-           core=[CORE])
+    answer(fake_llm, moves=[{"line": ACME_1, "topic": "acme.md", "title": "Acme"},
+                            {"line": "- invented", "topic": "x.md"}], core=[CORE])
     out = run_cli("organize", BOT, "--json")
     assert out.code == 0, out.err
     data = json.loads(out.out)

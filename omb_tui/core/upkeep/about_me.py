@@ -1,9 +1,9 @@
 """About me's learned lines: list them, remove one for good, and add one (for capture) under the same checks.
 
-Spec: memory.md, "Memory upkeep" (About me: a lasting fact about the person, from their own words, becomes a dated
-line `- 2026-09-25 · learned by Scout · …`; **Added by your bots** lists each with **Remove**; a removed fact is never
-added again; another person's messages never add to the owner's About me), "Remember and forget, in chat" (forgotten
-words are never learned again) and "Checks before a dream saves a fact" (nothing that looks like a secret).
+Spec: memory.md, "Memory upkeep" (About me: a lasting fact about the person, from their own words, becomes a
+dated line `- 2026-09-25 · learned by Scout · …`; **Added by your bots** lists each with **Remove**; a removed fact
+is never added again; another person's messages never add to the owner's About me), "Remember and forget, in chat"
+(forgotten words are never learned again) and "Checks before a dream saves a fact" (nothing that looks like a secret).
 
 A learned line's id is its record's in `profile-learned.json` `learned` ({id, text, bot, at, removed}); a learned
 line About me holds with no record (edited by hand, or the file lost) gets an id made from its text, so it can still
