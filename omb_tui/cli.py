@@ -468,6 +468,50 @@ def cmd_usage(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_organize(args: argparse.Namespace) -> int:
+    from .core.upkeep.organize import organize
+
+    bot = _bot(args)
+    result = organize(bot.home, bot.id)
+    if args.json:
+        _print_json(result.as_dict())
+        return 0
+    if result.reason:
+        print(result.reason)
+    if result.moved:
+        print(f"Filed {len(result.moved)} line(s) into topics:")
+    for moved in result.moved:
+        print(f"  {moved.topic}  {one_line(moved.line)}")
+    if result.core:
+        print(f"{result.core} line(s) judged core: they stay in MEMORY.md and are not asked about again.")
+    for skipped in result.skipped:
+        print(f"Skipped: {one_line(skipped.text)}  ({one_line(skipped.reason)})")
+    print(f"Run {result.run}.")
+    return 0
+
+
+def cmd_about_me(args: argparse.Namespace) -> int:
+    from .core.upkeep.about_me import list_learned, remove_learned
+
+    home = Home(args.home)
+    if getattr(args, "about_me_command", None) == "remove":
+        removed = remove_learned(home, args.learned_id)
+        if getattr(args, "json", False):
+            _print_json(removed.as_dict())
+        else:
+            print(one_line(removed.message()))
+        return 0
+    learned = list_learned(home)
+    if getattr(args, "json", False):
+        _print_json([line.as_dict() for line in learned])
+        return 0
+    if not learned:
+        print("No bot has added a line to About me.")
+    for line in learned:
+        print(f"{line.id}  {line.at or '':<10}  {line.bot:<14} {one_line(line.text)}")
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -573,6 +617,16 @@ def build_parser() -> argparse.ArgumentParser:
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
     output.add_argument("--csv", action="store_true", help="print the rows as CSV")
+    add("organize", cmd_organize, "Memory upkeep: file the detail in MEMORY.md into topic files (one model call).",
+        json=True)
+    p = add("about-me", cmd_about_me, "The lines bots added to About me on their own (learned lines).", json=True,
+            bot=False)
+    about_sub = p.add_subparsers(dest="about_me_command", metavar="[remove]", parser_class=OneSentenceParser)
+    p = about_sub.add_parser("remove", parents=[common], help="Take a learned line out of About me; the fact is "
+                             "never added again.", description="Take a learned line out of About me (journaled, "
+                             "undoable); the fact is never added again.")
+    p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     return parser
 
 
