@@ -468,6 +468,19 @@ def cmd_usage(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tidy(args: argparse.Namespace) -> int:
+    from .core.upkeep.tidy import tidy
+
+    bot = _bot(args)
+    report = tidy(bot.home, bot.id)
+    if args.json:
+        _print_json(report.as_dict())
+        return 0
+    for line in report.message().split("\n"):  # a control character in a quoted note is escaped, not printed
+        print(one_line(line))
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -573,6 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
     output.add_argument("--csv", action="store_true", help="print the rows as CSV")
+    add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
+        "contradictions struck through.", json=True)
     return parser
 
 
