@@ -469,10 +469,14 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
 
 def cmd_tidy(args: argparse.Namespace) -> int:
+    from .core.models.turn import no_turn_running
     from .core.upkeep.tidy import tidy
 
     bot = _bot(args)
-    report = tidy(bot.home, bot.id)
+    with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
+        if not free:
+            raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
+        report = tidy(bot.home, bot.id)
     if args.json:
         _print_json(report.as_dict())
         return 0
