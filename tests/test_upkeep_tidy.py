@@ -339,3 +339,13 @@ def test_the_command_leaves_a_bot_in_a_turn_alone(home, run_cli):
         result = run_cli("tidy", BOT)
     assert result.code == 1 and "is in a turn now" in result.err
     assert "Dentist" in read(home, "MEMORY.md") and last_tidy(home, BOT) is None
+
+
+def test_a_key_the_model_quotes_is_never_printed_or_recorded(llm_home, fake_llm, run_cli):
+    key = "sk-" + "proj-" + "Qw3rTy7uI0pAsD4fGh8jKl2zXc6vBn1m" + "-" + "Lk5jHg9fDs3aPo7iUy1t"
+    write(llm_home, "MEMORY.md", CORE)
+    fake_llm.script(pairs((f"- 2026-03-01 · The API key is {key}", DELHI, None)))
+    result = run_cli("tidy", BOT, "--json")
+    assert result.code == 0 and key not in result.out
+    assert json.loads(result.out)["skipped"][0]["reason"] == "the older entry is not exactly an entry of the file"
+    assert key not in (llm_home.journal_dir / f"{BOT}.upkeep.json").read_text(encoding="utf-8")

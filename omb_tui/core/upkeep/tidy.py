@@ -15,7 +15,7 @@ import contextlib
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
 from ..memory.entries import (
@@ -466,7 +466,7 @@ def _record(home: Home, bot_id: str, store: MemoryStore, report: TidyReport, che
     """Keep the last tidy-up under "tidy", leaving any other step's part of the record as it is."""
     summary = report.as_dict()
     summary.pop("rows")
-    summary["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    summary["finished"] = now_iso()
     with store.locked():
         path = _state_path(home, bot_id)
         try:
