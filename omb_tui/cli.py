@@ -512,6 +512,23 @@ def cmd_about_me(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tidy(args: argparse.Namespace) -> int:
+    from .core.models.turn import no_turn_running
+    from .core.upkeep.tidy import tidy
+
+    bot = _bot(args)
+    with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
+        if not free:
+            raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
+        report = tidy(bot.home, bot.id)
+    if args.json:
+        _print_json(report.as_dict())
+        return 0
+    for line in report.message().split("\n"):  # a control character in a quoted note is escaped, not printed
+        print(one_line(line))
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -617,6 +634,8 @@ def build_parser() -> argparse.ArgumentParser:
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
     output.add_argument("--csv", action="store_true", help="print the rows as CSV")
+    add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
+        "contradictions struck through.", json=True)
     add("organize", cmd_organize, "Memory upkeep: file the detail in MEMORY.md into topic files (one model call).",
         json=True)
     p = add("about-me", cmd_about_me, "The lines bots added to About me on their own (learned lines).", json=True,

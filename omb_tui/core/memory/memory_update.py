@@ -39,6 +39,7 @@ from .store import (
     Actor,
     MemoryStore,
     StaleHash,
+    WriteResult,
     encode,
     home_lock,
     read_text,
@@ -99,7 +100,7 @@ def _clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _newline_of(text: str) -> str:
+def newline_of(text: str) -> str:
     """The file's own line ending, so a CRLF file stays CRLF."""
     for line in split_lines(text):
         ending = line_ending(line)
@@ -139,7 +140,7 @@ def build_entry(fact: str, day: date, chat: str | None, until: date | None, newl
 
 def _append(text: str, addition: str) -> str:
     if text and not text.endswith("\n"):
-        text += _newline_of(text)
+        text += newline_of(text)
     return text + addition
 
 
@@ -222,7 +223,7 @@ class MemoryUpdate:
     def _add_once(self, fact: str, today: date, chat: str | None, until: date | None,
                   noticed: bool) -> AddResult:
         current = self.store.read(MEMORY_FILE)
-        newline = _newline_of(current.text)
+        newline = newline_of(current.text)
         entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed)
         combined = _append(current.text, entry_text)
         entries = parse_entries(combined)
@@ -233,7 +234,7 @@ class MemoryUpdate:
             # move is noted before it starts, so an interrupted one is finished by the next write.
             noted_before = self._note_move(moved)
             try:
-                self._append_to_archive(moved, today, newline)
+                self.append_to_archive(moved, today, newline)
             except Exception:
                 self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
                 raise
@@ -269,14 +270,20 @@ class MemoryUpdate:
             notes.save(wanted)
         return noted
 
-    def _append_to_archive(self, moved: list[Entry], today: date, newline: str) -> None:
-        """Append the moved entries, each marked moved; an entry the archive already holds is not added again."""
+    def append_to_archive(self, moved: list[Entry], today: date, newline: str, *,
+                          note: str | None = None) -> WriteResult | None:
+        """Append the moved entries, each marked moved; an entry the archive already holds is not added again.
+
+        Public for the tidy-up, which moves expired entries the same way (`note`: the journal row's note).
+        Returns the archive's write, or None when it already held them all."""
         archive = self.store.read(ARCHIVE_REL)
         held = {_entry_key(e) for e in parse_entries(archive.text) if e.is_bullet}
         marked = "".join(_ensure_newline(mark_moved(e, today).raw, newline)
                          for e in moved if _entry_key(e) not in held)
-        if marked:
-            self.store.write(ARCHIVE_REL, _append(archive.text, marked), self.actor, expected_hash=archive.hash)
+        if not marked:
+            return None
+        return self.store.write(ARCHIVE_REL, _append(archive.text, marked), self.actor, expected_hash=archive.hash,
+                                note=note)
 
     def _try_to_finish_move(self) -> None:
         """Finish an interrupted move if the files hold still; if an editor is saving, the next write does it."""
@@ -356,7 +363,7 @@ class MemoryUpdate:
             except ValueError as exc:  # a preference that reads as an entry's own markers
                 raise MemoryInputError(str(exc)) from None
             base = about.text if about.exists else ABOUT_ME_HEADER
-            write = self.store.write(ABOUT_ME_REL, _append(base, line + _newline_of(base)), self.actor,
+            write = self.store.write(ABOUT_ME_REL, _append(base, line + newline_of(base)), self.actor,
                                      expected_hash=about.hash)
             from .redact import redact
 

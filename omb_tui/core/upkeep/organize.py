@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..memory.budget import topic_index_line
 from ..memory.entries import Entry, is_health_or_safety, line_content, parse_entries, render_entries
-from ..memory.memory_update import _newline_of
+from ..memory.memory_update import newline_of
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
 from ..memory.redact import redact
 from ..memory.settings import load_bot_settings
@@ -247,7 +247,7 @@ def _entry_text(entry: Entry, newline: str) -> str:
 
 
 def _filed_text(current_text: str, exists: bool, rel: str, moves: list["_Move"]) -> str:
-    newline = _newline_of(current_text) if exists else "\n"
+    newline = newline_of(current_text) if exists else "\n"
     text = current_text if exists else topic_header(rel, moves[0].title, moves[0].aliases, newline)
     if text and not text.endswith("\n"):
         text += newline
