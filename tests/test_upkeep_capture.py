@@ -223,6 +223,15 @@ def test_an_until_date_is_kept_but_a_yearly_date_never_gets_one(llm_home, fake_l
     assert [s.entry.endswith(f"until {until}") for s in result.saved] == [True, False]
 
 
+def test_a_fact_that_would_not_read_back_as_written_is_skipped(llm_home, fake_llm):
+    make_chat(llm_home, [("Ship it on 2030-01-01.", "Will do.")])
+    fake_llm.script(answer(fact("Ship it · until 2030-01-01", kind="decision", target="memory/launch.md"),
+                           fact("It ships on 2030-01-01", kind="decision", target="memory/launch.md")))
+    result = capture(llm_home, "scout")
+    assert [s.text for s in result.saved] == ["It ships on 2030-01-01"]
+    assert "could not be saved" in result.skipped[0].reason
+
+
 # ----- answers that cannot be used, and no model -----
 @pytest.mark.parametrize("reply, tries", [
     ({"content": '{"facts": [{"text": "The person is vegetarian", '}, 1),  # broken JSON
@@ -437,6 +446,8 @@ def test_the_pending_file_keeps_at_most_fifty_chats_the_newest(home):
     assert len(kept) == 50 and kept[0]["conversation"] == "c10" and kept[-1]["conversation"] == "c59"
     state.drop_pending(home, "scout", "c59")
     assert len(state.read_pending(home)) == 49
+    capture(home, "scout")  # none of those chats exists any more: nothing is left waiting
+    assert state.read_pending(home) == [] and not state.pending_path(home).exists()
 
 
 # ----- the check functions themselves -----

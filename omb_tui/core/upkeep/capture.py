@@ -38,6 +38,7 @@ from .capture_state import (
     bot_people,
     conversations_to_read,
     drop_pending,
+    read_pending,
     room_refusal,
     unread_turns,
 )
@@ -172,6 +173,12 @@ def capture(home: Home, bot_id: str, *, chat: str | None = None, chats: list[str
             result.reason = "another capture of this bot is running"
             return result
         _Capture(home, bot_id, run, result, today or date.today()).read(conversations)
+    if chat is None and chats is None and result.reason is None:
+        # A chat kept waiting at shutdown that is gone (deleted) or no longer read: nothing is left to read.
+        read = {c.id for c in conversations}
+        for item in read_pending(home):
+            if item["bot"] == bot_id and item["conversation"] not in read:
+                drop_pending(home, bot_id, item["conversation"])
     return result
 
 
@@ -282,7 +289,7 @@ class _Capture:
             return
         try:
             saved = self._save(text, kind, target, until, item, batch)
-        except (MemoryInputError, OSError) as exc:
+        except (ValueError, OSError) as exc:  # MemoryInputError, StaleHash, an entry that would not read back
             self._skip(text, f"it could not be saved: {str(exc).rstrip('.')}")
             return
         self.result.saved.append(saved)
