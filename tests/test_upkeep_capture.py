@@ -96,6 +96,19 @@ def test_right_answers_are_saved_in_the_exact_format_and_journaled_with_the_run_
     assert {r.who for r in rows} == {"Memory upkeep"}
 
 
+def test_a_core_fact_goes_through_the_archive_overflow_with_the_run_id(llm_home, fake_llm):
+    full = "".join(f"- 2026-01-{1 + n % 28:02d} · from chat \"Old\" · old note {n}\n" for n in range(200))
+    (llm_home.workspace("scout") / "MEMORY.md").write_text(full, encoding="utf-8")
+    make_chat(llm_home, [VEG])
+    fake_llm.script(answer(fact("The person is vegetarian", ["I'm vegetarian"])))
+    result = capture(llm_home, "scout")
+    archive = (llm_home.workspace("scout") / "memory" / "archive.md").read_text(encoding="utf-8")
+    assert "old note 0 · moved" in archive and "old note 0\n" not in memory(llm_home)
+    assert memory(llm_home).endswith("(noticed) · The person is vegetarian\n")
+    rows = [r for r in Journal(llm_home.journal_path("scout")).rows() if r.run == result.run]
+    assert sorted(r.file for r in rows) == ["MEMORY.md", "memory/archive.md"]
+
+
 def test_the_model_sees_memory_the_topics_and_the_turns_as_labelled_lines(llm_home, fake_llm):
     make_chat(llm_home, [VEG])
     fake_llm.script(answer())
@@ -114,7 +127,8 @@ def test_json_output_and_plain_lines_from_the_command(llm_home, fake_llm, run_cl
     data = json.loads(out.out)
     assert out.code == 0 and data["turns_read"] == 1 and data["run"]
     assert [s["text"] for s in data["saved"]] == ["The person is vegetarian"]
-    assert data["skipped"][0]["text"] == "The person eats fish" and "not in what was said" in data["skipped"][0]["reason"]
+    skipped = data["skipped"][0]
+    assert skipped["text"] == "The person eats fish" and "not in what was said" in skipped["reason"]
 
     add_turns(conv.conversation_path(llm_home, "scout", "plans"), [("I moved to Delhi.", "Noted.")], hours_ago=1)
     fake_llm.script(answer(fact("The person moved to Delhi", ["I moved to Delhi"], target="memory/home.md")))
@@ -152,8 +166,10 @@ def test_a_fact_that_fails_a_check_is_skipped_with_its_reason_and_never_saved(ll
     ("Suppose I lived in Berlin, what would rent cost", "I lived in Berlin", "a supposition"),
     ("Imagine I had three kids.", "I had three kids", "a supposition"),
     ("What if I quit my job", "I quit my job", "a supposition"),
-    ("\u0647\u0644 \u0623\u0646\u0627 \u0646\u0628\u0627\u062a\u064a\u061f", "\u0623\u0646\u0627 \u0646\u0628\u0627\u062a\u064a", "a question"),
-    ("\u79c1\u306f\u83dc\u98df\u4e3b\u7fa9\u8005\u3067\u3059\u304b\uff1f", "\u79c1\u306f\u83dc\u98df\u4e3b\u7fa9\u8005", "a question"),
+    ("\u0647\u0644 \u0623\u0646\u0627 \u0646\u0628\u0627\u062a\u064a\u061f",  # Arabic: "am I vegetarian?"
+     "\u0623\u0646\u0627 \u0646\u0628\u0627\u062a\u064a", "a question"),
+    ("\u79c1\u306f\u83dc\u98df\u4e3b\u7fa9\u8005\u3067\u3059\u304b\uff1f",  # Japanese, full-width mark
+     "\u79c1\u306f\u83dc\u98df\u4e3b\u7fa9\u8005", "a question"),
 ])
 def test_questions_tasks_and_suppositions_are_never_facts_about_the_person(llm_home, fake_llm, said, quote, reason):
     make_chat(llm_home, [(said, "Here you go.")])
@@ -467,7 +483,8 @@ def test_quote_check_normalises_whitespace_and_case_only():
 
 def test_a_question_mark_of_any_script_ends_a_question():
     for line in ("Am I vegetarian?", "\u00bfSoy vegetariano?", "\u0647\u0644 \u0623\u0646\u0627\u061f",
-                 "\u79c1\u3067\u3059\u304b\uff1f", "\u0395\u03af\u03bc\u03b1\u03b9 \u03c7\u03bf\u03c1\u03c4\u03bf\u03c6\u03ac\u03b3\u03bf\u03c2\u037e"):
+                 "\u79c1\u3067\u3059\u304b\uff1f",
+                 "\u0395\u03af\u03bc\u03b1\u03b9 \u03c7\u03bf\u03c1\u03c4\u03bf\u03c6\u03ac\u03b3\u03bf\u03c2\u037e"):
         quote = line[1:5]
         assert "a question" in checks.not_a_statement_problem([quote], lines(line)), line
     assert checks.not_a_statement_problem(["vegetarian"], lines("I'm vegetarian; what's near me?")) is not None
