@@ -468,6 +468,20 @@ def cmd_usage(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_capture(args: argparse.Namespace) -> int:
+    from .core.upkeep.capture import capture
+
+    bot = _bot(args)
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
+    result = capture(bot.home, bot.id, chat=args.chat)
+    if args.json:
+        _print_json(result.as_dict())
+    else:
+        for line in result.lines():
+            print(one_line(line))
+    return 0
+
+
 def cmd_organize(args: argparse.Namespace) -> int:
     from .core.upkeep.organize import organize
 
@@ -628,6 +642,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "latency or what is wrong. Exits 1 when a call fails.")
     p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    p = add("capture", cmd_capture, "Memory upkeep: read the bot's unread chat turns and file the facts that pass "
+            "the checks.", json=True)
+    p.add_argument("--chat", metavar="ID", help="only this chat or room")
     p = add("usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False)
     p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
     p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")

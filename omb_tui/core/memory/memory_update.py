@@ -110,7 +110,7 @@ def newline_of(text: str) -> str:
 
 
 def build_entry(fact: str, day: date, chat: str | None, until: date | None, newline: str = "\n",
-                *, noticed: bool = False) -> str:
+                *, noticed: bool = False, room: bool = False) -> str:
     """The entry text (with its final newline): one dated bullet, later lines indented under it."""
     if not isinstance(fact, str) or not fact.strip():
         raise MemoryInputError("There is nothing to remember: give the words of the note.")
@@ -128,7 +128,7 @@ def build_entry(fact: str, day: date, chat: str | None, until: date | None, newl
         raise MemoryInputError(f"The until date {until.isoformat()} has already passed.")
     if chat is not None and ('"' in chat or "\n" in chat):
         raise MemoryInputError("A chat name cannot hold quotes or line breaks.")
-    source = f'chat "{chat}"' if chat else None
+    source = f'{"room" if room else "chat"} "{chat}"' if chat else None
     try:
         first = format_dated_entry(day, fact_lines[0], source=source, until=until, noticed=noticed)
     except ValueError as exc:
@@ -201,7 +201,8 @@ class MemoryUpdate:
         self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
 
     def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
-            until: date | None = None, noticed: bool = False) -> AddResult:
+            until: date | None = None, noticed: bool = False, room: bool = False) -> AddResult:
+        """`room`: `chat` names a room (`from room "Launch"`), as capture sources what it learned in a room."""
         today = today or date.today()
         load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
@@ -209,7 +210,7 @@ class MemoryUpdate:
             self._try_to_finish_move()
             for attempt in range(ADD_ATTEMPTS):
                 try:
-                    return self._add_once(fact, today, chat, until, noticed)
+                    return self._add_once(fact, today, chat, until, noticed, room)
                 except StaleHash as exc:
                     # A lock-free editor saved MEMORY.md or the archive meanwhile: adding is an append, not a
                     # person's edit, so it is done again on top of what they saved.
@@ -221,10 +222,10 @@ class MemoryUpdate:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _add_once(self, fact: str, today: date, chat: str | None, until: date | None,
-                  noticed: bool) -> AddResult:
+                  noticed: bool, room: bool = False) -> AddResult:
         current = self.store.read(MEMORY_FILE)
         newline = newline_of(current.text)
-        entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed)
+        entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed, room=room)
         combined = _append(current.text, entry_text)
         entries = parse_entries(combined)
         just_written = {len(entries) - 1}  # the new entry is the last one
