@@ -482,6 +482,35 @@ def cmd_capture(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_upkeep(args: argparse.Namespace) -> int:
+    import json
+
+    from .core.upkeep.schedule import upkeep_due
+
+    if args.concurrency < 1:
+        raise CliError("--concurrency must be 1 or more.")
+    home = Home(args.home)
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # each bot's line says why no model answered
+    on_terminal = sys.stderr.isatty() and not args.json
+
+    def progress(done: int, total: int) -> None:
+        print(f"\rupkeep: {done}/{total} bots", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    report = upkeep_due(home, concurrency=args.concurrency, progress=progress if on_terminal else None)
+    if args.json:
+        if report.busy:
+            _print_json(report.as_dict())
+        for bot in report.bots:  # one line per bot
+            print(json.dumps(bot.as_dict(), ensure_ascii=False))
+        return 0
+    if report.busy:
+        print(f"Nothing done: {report.busy}.", file=sys.stderr)
+        return 0
+    for bot in report.bots:
+        print(one_line(bot.line()))
+    return 0
+
+
 def cmd_organize(args: argparse.Namespace) -> int:
     from .core.upkeep.organize import organize
 
@@ -655,6 +684,10 @@ def build_parser() -> argparse.ArgumentParser:
         "contradictions struck through.", json=True)
     add("organize", cmd_organize, "Memory upkeep: file the detail in MEMORY.md into topic files (one model call).",
         json=True)
+    p = add("upkeep", cmd_upkeep, "Memory upkeep for every bot: with --due, capture, organizing and the daily "
+            "tidy-up where they are due (safe to run from cron every few minutes).", json=True, bot=False)
+    p.add_argument("--due", action="store_true", required=True, help="run what is due now (the only mode)")
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="bots at a time (default 8)")
     p = add("about-me", cmd_about_me, "The lines bots added to About me on their own (learned lines).", json=True,
             bot=False)
     about_sub = p.add_subparsers(dest="about_me_command", metavar="[remove]", parser_class=OneSentenceParser)

@@ -110,3 +110,65 @@ def test_bots_run_at_most_the_bound_at_once_and_a_failure_stays_with_its_bot():
     assert isinstance(results["bot-3"], RuntimeError) and results["bot-4"] == "bot-4 done"
     with pytest.raises(ValueError):
         run_bounded(["x"], work, concurrency=0)
+
+
+# ----- `omb-tui upkeep --due` -----
+def upkeep_home(tmp_path):
+    """Three bots: scout (due: never tidied, an expired note and a duplicate), quill (upkeep off), atlas."""
+    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+
+    home = Home(tmp_path / "upkeep-home")
+    for bot_id, upkeep in (("scout", True), ("quill", False), ("atlas", True)):
+        home.workspace(bot_id).mkdir(parents=True)
+        save_bot_settings(home, BotSettings(id=bot_id, name=bot_id.title(), upkeep=upkeep))
+        (home.workspace(bot_id) / "MEMORY.md").write_text(
+            "- 2026-01-01 · flight to Lisbon · until 2026-01-05\n"
+            "- 2026-02-01 · likes tea\n- 2026-03-01 · likes tea\n")
+    return home
+
+
+def test_upkeep_due_runs_the_rule_steps_and_leaves_bots_alone_as_it_should(tmp_path, run_exe, monkeypatch):
+    import json as jsonlib
+
+    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.upkeep.tidy import last_tidy
+
+    home = upkeep_home(tmp_path)
+    env = {"OMB_HOME": str(home.root), "OMB_HELPER_INSTANCE": ""}
+    with bot_turn(home, "atlas"):  # atlas is in a turn while the run goes
+        proc = run_exe("upkeep", "--due", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = {row["bot"]: row for row in map(jsonlib.loads, proc.stdout.decode().splitlines())}
+    assert set(lines) == {"scout", "quill", "atlas"}
+    assert "upkeep is switched off" in lines["quill"]["left_alone"]
+    assert "in a turn" in lines["atlas"]["left_alone"]
+    tidied = lines["scout"]["tidy"]
+    assert tidied["expired"] == 1 and tidied["duplicates"] == 1 and "model" in tidied
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == "- 2026-03-01 · likes tea\n"
+    assert (home.workspace("quill") / "MEMORY.md").read_text().count("likes tea") == 2  # untouched
+    assert (home.workspace("atlas") / "MEMORY.md").read_text().count("likes tea") == 2  # untouched
+    rows = [jsonlib.loads(r) for r in home.journal_path("scout").read_text().splitlines()]
+    assert {r["run"] for r in rows if r["who"] == "Memory upkeep"} == {lines["scout"]["run"]}
+    assert last_tidy(home, "scout") is not None
+
+    again = run_exe("upkeep", "--due", "--json", env=env)  # once a day: the next run finds nothing due
+    scout = [jsonlib.loads(line) for line in again.stdout.decode().splitlines() if '"scout"' in line][0]
+    assert scout["tidy"] is None and scout["capture"] is None
+    assert "atlas" in again.stdout.decode() and '"tidy": {' in again.stdout.decode()  # atlas, free now, is tidied
+
+
+def test_a_second_run_or_a_backup_makes_upkeep_do_nothing_and_say_so(tmp_path, run_exe):
+    home = upkeep_home(tmp_path)
+    env = {"OMB_HOME": str(home.root), "OMB_HELPER_INSTANCE": ""}
+    for lock in (upkeep_lock_path(home), backup_lock_path(home)):
+        holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], stdout=subprocess.PIPE)
+        try:
+            assert holder.stdout.readline() == b"held\n"
+            proc = run_exe("upkeep", "--due", env=env)
+            assert proc.returncode == 0 and proc.stdout == b""
+            assert proc.stderr.decode().startswith("Nothing done: ")
+        finally:
+            holder.kill()
+            holder.wait()
+        assert (home.workspace("scout") / "MEMORY.md").read_text().count("likes tea") == 2

@@ -14,6 +14,7 @@ Locks, all advisory flocks under the home, so a cron job, the app and a harness 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
@@ -75,3 +76,110 @@ def run_bounded(items: Iterable[T], work: Callable[[T], R], *, concurrency: int 
             if done is not None:
                 done(item, outcome)
     return results
+
+
+# ----- one run over every bot: `omb-tui upkeep --due` -----
+@dataclass
+class BotUpkeep:
+    """What one run did for one bot: each step's report (None: not due), or why the bot was left alone."""
+
+    bot: str
+    run: str | None = None
+    capture: dict | None = None
+    organize: dict | None = None
+    tidy: dict | None = None
+    left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
+
+    def as_dict(self) -> dict:
+        return {"bot": self.bot, "run": self.run, "capture": self.capture, "organize": self.organize,
+                "tidy": self.tidy, "left_alone": self.left_alone}
+
+    def line(self) -> str:
+        if self.left_alone:
+            return f"{self.bot}: left alone: {self.left_alone}"
+        done = []
+        if self.capture is not None:
+            done.append(f"capture {len(self.capture.get('saved', []))} saved, "
+                        f"{len(self.capture.get('skipped', []))} skipped"
+                        + (f" ({self.capture['reason']})" if self.capture.get("reason") else ""))
+        if self.organize is not None:
+            done.append(f"organize {len(self.organize.get('moved', []))} moved"
+                        + (f" ({self.organize['reason']})" if self.organize.get("reason") else ""))
+        if self.tidy is not None:
+            done.append(f"tidy-up {self.tidy.get('expired', 0)} expired, {self.tidy.get('duplicates', 0)} duplicates, "
+                        f"{self.tidy.get('superseded', 0)} superseded (model: {self.tidy.get('model')})")
+        return f"{self.bot}: " + ("; ".join(done) if done else "nothing due")
+
+
+@dataclass
+class UpkeepRunReport:
+    busy: str | None = None  # another run, or a backup, held its lock: nothing was done
+    bots: list[BotUpkeep] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"busy": self.busy, "bots": [bot.as_dict() for bot in self.bots]}
+
+
+def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DEFAULT_CONCURRENCY,
+               progress: Callable[[int, int], None] | None = None) -> UpkeepRunReport:
+    """Run what is due for every bot whose memory and upkeep are on: capture (a chat quiet long enough, six
+    turns waiting, or left pending at a shutdown), organizing after it, and the daily tidy-up (with organizing
+    first). Never while a backup runs, never on a bot in a turn, never twice at once."""
+    now = (now or datetime.now()).astimezone()
+    report = UpkeepRunReport()
+    with held_exclusively(upkeep_lock_path(home)) as ours:
+        if not ours:
+            report.busy = "another upkeep run is going on; this one did nothing"
+            return report
+        if backup_running(home):
+            report.busy = f"a backup holds {BACKUP_LOCK}; upkeep waits for the next run"
+            return report
+        bots = home.bot_ids()
+        finished = 0
+
+        def one_done(_bot: str, _outcome: object) -> None:
+            nonlocal finished
+            finished += 1
+            if progress is not None:
+                progress(finished, len(bots))
+
+        for bot_id, outcome in run_bounded(bots, lambda bot_id: _upkeep_bot(home, bot_id, now),
+                                           concurrency=concurrency, done=one_done):
+            if isinstance(outcome, BaseException):
+                outcome = BotUpkeep(bot_id, left_alone=f"failed: {outcome}")
+            report.bots.append(outcome)
+    report.bots.sort(key=lambda item: item.bot)
+    return report
+
+
+def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
+    from ..memory.settings import load_bot_settings, load_config
+    from ..models.turn import no_turn_running
+    from .capture import capture
+    from .capture_state import capture_due
+    from .organize import organize
+    from .run import UpkeepRun
+    from .tidy import last_tidy, tidy
+
+    done = BotUpkeep(bot_id)
+    settings = load_bot_settings(home, bot_id)
+    if not settings.memory or not settings.upkeep:
+        done.left_alone = "its memory is switched off" if not settings.memory else "its upkeep is switched off"
+        return done
+    with no_turn_running(home, bot_id) as free:
+        if not free:
+            done.left_alone = "it is in a turn; the next run sees to it"
+            return done
+        run = UpkeepRun(bot_id)
+        done.run = run.id
+        chats = capture_due(home, bot_id, now)
+        if chats:
+            done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).as_dict()
+        last = last_tidy(home, bot_id)
+        last_at = datetime.fromisoformat(last["at"]) if last and isinstance(last.get("at"), str) else None
+        tidy_now = tidy_due(last_at, now, load_config(home).tidy_hour)
+        if chats or tidy_now:
+            done.organize = organize(home, bot_id, run=run, today=now.date()).as_dict()
+        if tidy_now:
+            done.tidy = tidy(home, bot_id, today=now.date(), run=run).as_dict()
+    return done
