@@ -25,6 +25,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
 
 import pytest
 
@@ -149,22 +150,33 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 64  # a run over many bots opens many connections at once
+
+
+def start(fake: FakeLLM | None = None) -> tuple[FakeLLM, Callable[[], None]]:
+    """Serve `fake` (a new FakeLLM by default) on 127.0.0.1 in a thread; returns it and the function that stops
+    it (cutting any slow answer short). The fixture and `benchmarks/upkeep.py` use it."""
+    fake = fake or FakeLLM()
+    server = _Server(("127.0.0.1", 0), _handler(fake))
+    fake.port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, name="fake-llm", daemon=True).start()
+
+    def stop() -> None:
+        fake.stopping.set()
+        server.shutdown()
+        server.server_close()
+
+    return fake, stop
 
 
 @pytest.fixture
 def fake_llm():
     """A running fake server; stopped (and any slow answer cut short) when the test ends."""
-    fake = FakeLLM()
-    server = _Server(("127.0.0.1", 0), _handler(fake))
-    fake.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, name="fake-llm", daemon=True)
-    thread.start()
+    fake, stop = start()
     try:
         yield fake
     finally:
-        fake.stopping.set()
-        server.shutdown()
-        server.server_close()
+        stop()
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ from .usage import COST_NO_ANSWER, COST_PRICED, COST_UNKNOWN, LIMIT_REACHED, lim
 
 __all__ = ["ModelAnswer", "ModelUnavailable", "acomplete", "check_instance", "complete"]
 
-MAX_CONCURRENT_CALLS = 4  # at most this many calls in flight in the process (runs over many bots)
+MAX_CONCURRENT_CALLS = 4  # by default at most this many calls in flight in the process (runs over many bots)
 NO_KEY = "no-key-needed"  # sent when an instance names no key, so litellm never reads a provider's variable
 TEST_PROMPT = "Reply with the single word: ok"
 JSON_SCHEMA, JSON_MODE, JSON_PROMPT = "json_schema", "json_object", "prompt"
@@ -56,6 +56,15 @@ class RetryPolicy:
 RETRY_POLICY = RetryPolicy()  # read at each call, so a test can make the backoff zero
 NO_RETRIES = RetryPolicy(retries=0)
 _call_slots = threading.BoundedSemaphore(MAX_CONCURRENT_CALLS)
+
+
+def allow_concurrent_calls(most: int) -> None:
+    """Let `most` calls be in flight at once from now on: a run over many bots (`upkeep --due --concurrency N`)
+    sets it to its own bound, so the call layer never becomes the narrower one."""
+    global _call_slots
+    if most < 1:
+        raise ValueError("at least one call must be allowed")
+    _call_slots = threading.BoundedSemaphore(most)
 
 
 @dataclass

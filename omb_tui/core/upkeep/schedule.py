@@ -125,8 +125,11 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
     """Run what is due for every bot whose memory and upkeep are on: capture (a chat quiet long enough, six
     turns waiting, or left pending at a shutdown), organizing after it, and the daily tidy-up (with organizing
     first). Never while a backup runs, never on a bot in a turn, never twice at once."""
+    from ..models.call import allow_concurrent_calls
+
     now = (now or datetime.now()).astimezone()
     report = UpkeepRunReport()
+    allow_concurrent_calls(concurrency)  # bots at a time is also calls at a time
     with held_exclusively(upkeep_lock_path(home)) as ours:
         if not ours:
             report.busy = "another upkeep run is going on; this one did nothing"
