@@ -1,0 +1,70 @@
+"""Issue 11, "Done when", run as cron would: the installed `omb-tui upkeep --due` on a demo home, with a model
+(the scripted server of tests/fake_llm.py on 127.0.0.1, answering each step with an empty answer of its shape)
+and without one."""
+
+from __future__ import annotations
+
+import json
+
+from fake_llm import fake_llm  # noqa: F401 (the fixture)
+
+from omb_tui.core.memory.paths import Home
+
+
+def step_shaped(fake) -> None:
+    """Answer every call with an empty answer of the shape its step asks for."""
+    def next_reply() -> dict:
+        body = fake.requests[-1].body
+        asked = json.dumps(body.get("response_format")) + json.dumps(body.get("messages"))
+        for key, answer in (("pairs", {"pairs": []}), ("moves", {"moves": [], "core": []}), ("facts", {"facts": []})):
+            if key in asked:
+                return {"content": json.dumps(answer)}
+        return {"content": "{}"}
+
+    fake.next_reply = next_reply
+
+
+def demo_home(tmp_path, run_exe) -> tuple[Home, dict]:
+    home = Home(tmp_path / "demo")
+    env = {"OMB_HOME": str(home.root), "OMB_HELPER_INSTANCE": ""}
+    assert run_exe("demo", "--home", str(home.root), env=env).returncode == 0
+    return home, env
+
+
+def lines(proc) -> dict[str, dict]:
+    assert proc.returncode == 0, proc.stderr.decode()
+    return {row["bot"]: row for row in map(json.loads, proc.stdout.decode().splitlines())}
+
+
+def test_upkeep_due_on_the_demo_home_with_a_model(tmp_path, run_exe, fake_llm):  # noqa: F811
+    home, env = demo_home(tmp_path, run_exe)
+    config = json.loads(home.config_path.read_text()) if home.config_path.exists() else {}
+    config["instances"] = {"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "timeout": 10}}
+    config["helper"] = {"instanceId": "local"}
+    home.config_path.write_text(json.dumps(config))
+    env.pop("OMB_HELPER_INSTANCE")  # the helper of config.json is the model here
+    step_shaped(fake_llm)
+    bots = lines(run_exe("upkeep", "--due", "--json", env=env))
+    scout = bots["scout"]
+    assert scout["capture"]["turns_read"] > 0 and "reason" not in scout["capture"]
+    assert scout["organize"] is not None and scout["tidy"]["model"] == "used"
+    jobs = {json.dumps(r.body) for r in fake_llm.requests}
+    assert any("facts" in job for job in jobs) and any("pairs" in job for job in jobs)
+    rows = [json.loads(r) for r in home.journal_path("scout").read_text().splitlines()]
+    this_run = [r for r in rows if r.get("run")]  # the demo's own history has upkeep rows with no run
+    assert {r["run"] for r in this_run} <= {scout["run"]}
+    assert all(r["who"] == "Memory upkeep" for r in this_run)
+    again = lines(run_exe("upkeep", "--due", "--json", env=env))
+    assert again["scout"]["tidy"] is None and again["scout"]["capture"] is None  # read once, tidied once a day
+
+
+def test_upkeep_due_on_the_demo_home_with_no_model_runs_the_rule_steps(tmp_path, run_exe):
+    home, env = demo_home(tmp_path, run_exe)
+    bots = lines(run_exe("upkeep", "--due", "--json", env=env))
+    kept_off = {bot for bot, row in bots.items() if row["left_alone"]}
+    for bot, row in bots.items():
+        if bot in kept_off:
+            continue
+        assert row["tidy"] is not None and row["tidy"]["model"] != "used"  # expiry and duplicates only, said why
+        if row["capture"] is not None:  # a chat was due
+            assert row["capture"]["turns_read"] == 0 and row["capture"].get("reason")  # nothing read, says why
