@@ -356,7 +356,19 @@ def cmd_chat(args: argparse.Namespace) -> int:
             raise CliError(result.answer, 1)
         print(result.answer if not result.failed else f"(the turn failed) {result.answer}", flush=True)
         any_failed = any_failed or result.failed
+    _keep_waiting_turns(bot.home, bot.id)
     return 1 if any_failed else 0
+
+
+def _keep_waiting_turns(home: Home, bot_id: str) -> None:
+    """A normal end of a chat: the turns capture has not read yet are kept as ids (memory-capture-pending.json),
+    so the next `upkeep --due` reads them however soon it runs. Never fails the chat."""
+    from .core.upkeep.capture_state import note_pending_at_shutdown
+
+    try:
+        note_pending_at_shutdown(home, [bot_id])
+    except Exception as exc:  # the chat itself went well; the next capture still finds the turns when due
+        logging.getLogger("omb_tui.upkeep").warning("could not keep the waiting turns for capture: %s", exc)
 
 
 def _chat_lines(interactive: bool):

@@ -134,3 +134,13 @@ def test_the_reason_no_model_answers_is_said_once(run_exe):
     reason_lines = [line for line in err.splitlines() if "fall back" in line or "No model" in line
                     or "no model" in line or "helper" in line]
     assert len(reason_lines) == 1, err
+
+
+def test_a_chat_that_ends_normally_keeps_its_unread_turns_for_capture(run_cli, home, model):
+    from omb_tui.core.upkeep.capture_state import read_pending
+
+    model.answers += [Answer("Porto, noted."), Answer("Sure.")]
+    result = run_cli("chat", "scout", "--chat", "plans", stdin=b"I moved to Porto\nThanks\n")
+    assert result.code == 0
+    assert {"bot": "scout", "conversation": "plans"} in [
+        {"bot": item["bot"], "conversation": item["conversation"]} for item in read_pending(home)]
