@@ -197,8 +197,8 @@ async def test_a_bot_the_helper_serves_says_so_and_a_bot_with_no_model_gets_the_
     home = no_model_home(tmp_path / "other")
     async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
-        assert shown(screen, "#upkeep-model").startswith(NO_MODEL)
-        assert "no helper model is set" in shown(screen, "#upkeep-model")
+        assert shown(screen, "#no-model-upkeep") == NO_MODEL
+        assert shown(screen, "#upkeep-model").startswith("Why no model: no helper model is set")
         assert visible(screen, "#no-model-upkeep") and visible(screen, "#no-model-rooms")
 
 

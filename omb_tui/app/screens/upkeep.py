@@ -159,16 +159,17 @@ def read_view(home, bot_id: str) -> UpkeepView:
 
 
 def model_steps(home, bot_id: str) -> tuple[bool, str]:
-    """Whether the bot's own instance or the helper can run the model steps, in one or two sentences."""
+    """Whether the bot's own instance or the helper can run the model steps, and which; else why neither can
+    (the spec's sentence itself is shown under both switches)."""
     from ...core.memory.paths import quoted
     from ...core.models.instances import KEY_MISSING, ModelUnavailable, choose_route, key_state, missing_key_sentence
 
     try:
         route = choose_route(home, bot_id)
     except ModelUnavailable as problem:
-        return False, f"{NO_MODEL} Why: {problem.reason.rstrip('.')}."
+        return False, f"Why no model: {problem.reason.rstrip('.')}."
     if key_state(route.instance) == KEY_MISSING:
-        return False, f"{NO_MODEL} Why: {missing_key_sentence(route.instance)}."
+        return False, f"Why no model: {missing_key_sentence(route.instance)}."
     where = f"instance {quoted(route.instance.id)} · {route.model}"
     if route.via_helper:
         return True, f"The helper model runs the model steps ({where}): this bot has no instance of its own."
