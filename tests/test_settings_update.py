@@ -87,3 +87,29 @@ def test_the_config_says_when_the_helper_comes_from_the_environment(tmp_path, en
     config = load_config(home, environ=environ)
     assert (config.helper.instance_id if config.helper else None) == instance
     assert config.helper_from_environment is from_environment
+
+
+def test_a_feature_switch_is_saved_in_config_json_keeping_every_other_key(tmp_path):
+    from omb_tui.core.memory.settings import update_config_features
+
+    home = _home(tmp_path)
+    config = {"helper": {"instanceId": "claude"}, "features": {"autoRecall": False}, "theme": "dark"}
+    home.config_path.write_text(json.dumps(config), encoding="utf-8")
+    saved = update_config_features(home, roomMemoryCapture=True)
+    assert saved.room_memory_capture is True and saved.auto_recall is False
+    on_disk = json.loads(home.config_path.read_text(encoding="utf-8"))
+    assert on_disk == {**config, "features": {"autoRecall": False, "roomMemoryCapture": True}}
+    assert home.config_path.stat().st_mode & 0o777 == 0o600
+    assert load_config(home).room_memory_capture is True
+
+
+def test_a_feature_switch_creates_config_json_and_never_writes_a_broken_one(tmp_path):
+    from omb_tui.core.memory.settings import update_config_features
+
+    home = _home(tmp_path)
+    assert update_config_features(home, roomMemoryCapture=True).room_memory_capture is True
+    broken = '{"features": '
+    home.config_path.write_text(broken, encoding="utf-8")
+    with pytest.raises(BrokenFile):
+        update_config_features(home, roomMemoryCapture=False)
+    assert home.config_path.read_text(encoding="utf-8") == broken

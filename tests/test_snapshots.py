@@ -7,6 +7,7 @@ change when the app does. Update after a deliberate change with: pytest tests/te
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 
@@ -63,3 +64,24 @@ def test_help_screen(snap_compare, snapshot_home):
 
     app = snapshot_home.app(bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_help)
+
+
+def test_upkeep_screen(snap_compare, snapshot_home):
+    from omb_tui.app.screens.upkeep import UpkeepScreen
+    from omb_tui.core.upkeep.about_me import add_learned
+
+    add_learned(snapshot_home.home, "scout", "The person is vegetarian", BOT, owners_words=True,
+                today=date(2026, 11, 29))
+
+    async def open_upkeep(pilot):
+        await files_screen_with_a_still_cursor(pilot)
+        await pilot.press("escape", "e")
+        screen = pilot.app.screen
+        assert isinstance(screen, UpkeepScreen)
+        while screen.view is None:
+            await pilot.pause(0.02)
+        screen.query_one("#upkeep-body").focus()  # no focused switch: the picture is the same each time
+        await pilot.pause()
+
+    app = snapshot_home.app(bot_id="scout")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_upkeep)

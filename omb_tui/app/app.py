@@ -47,11 +47,14 @@ AREAS: dict[str, tuple[str, str]] = {
     "journal": ("journal", "JournalScreen"),
     "recall": ("recall", "RecallScreen"),
     "settings": ("settings", "SettingsScreen"),
+    "upkeep": ("upkeep", "UpkeepScreen"),
 }
-BOT_AREAS = ("files", "topics", "journal", "recall", "settings")
+BOT_AREAS = ("files", "topics", "journal", "recall", "settings", "upkeep")
 
 
-AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s"}
+# Upkeep is `e`: `u` is taken on the journal (undo) and settings (the upkeep switch) screens, `k` on recall's.
+AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s",
+             "upkeep": "e"}
 AREA_TIPS = {
     "bots": "All bots",
     "files": "The bot's memory files",
@@ -59,6 +62,7 @@ AREA_TIPS = {
     "journal": "Every change, with diff and undo",
     "recall": "Preview what recall injects before a message",
     "settings": "The bot's memory switches",
+    "upkeep": "Memory upkeep: what ran last, Tidy up now, About me's learned lines, this month's usage",
 }
 
 
@@ -209,9 +213,10 @@ class OmbApp(NotifyWorkerErrors, App[None]):
 
     def _open_bot(self, bot_id: str) -> None:
         self.bot_id = bot_id
-        # The areas' keys in the header: the footer at 80 columns has room only for the screen's own keys.
+        # The areas in the header: the footer at 80 columns has room only for the screen's own keys. Each area's
+        # key is its first letter but upkeep's (e); spelled out as "f files …" they no longer fit 80 columns.
         self.title = bot_id
-        self.sub_title = "f files t topics j journal r recall s settings b bots"
+        self.sub_title = "files topics journal recall settings upkeep(e) bots"
         self.switch_mode("files")
 
     def action_open_area(self, area: str) -> None:

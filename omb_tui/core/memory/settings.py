@@ -136,6 +136,18 @@ def update_bot_settings(home: Home, bot_id: str, **changes: object) -> BotSettin
     return settings
 
 
+def update_config_features(home: Home, **features: bool) -> AppConfig:
+    """Set switches of config.json's `features` (e.g. `roomMemoryCapture=True`), keeping every other key; the
+    config as saved. Read and written under the home lock, like update_bot_settings; a config.json that cannot
+    be read raises BrokenFile and is never written."""
+    with home_lock(home):
+        load_config(home)  # the whole file must read before any of it is written back
+        data = _read_json(home.config_path) or {}
+        data["features"] = {**_object(data, "features", home.config_path), **features}
+        write_private_json(home.config_path, data)
+    return load_config(home)
+
+
 @dataclass
 class HelperModel:
     instance_id: str
