@@ -673,7 +673,6 @@ def build_parser() -> argparse.ArgumentParser:
             "terminal): memory, recall and its memory tools, as in a turn.")
     p.add_argument("--chat", metavar="ID", help="the conversation to continue or start (default: a new one)")
     p.add_argument("--person", metavar="NAME", help="who is talking (default: the person of the bot's newest chat)")
-    add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     p = add("models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
             json=True, bot=False)
     models_sub = p.add_subparsers(dest="models_command", metavar="[test]", parser_class=OneSentenceParser)
@@ -683,19 +682,19 @@ def build_parser() -> argparse.ArgumentParser:
                               "latency or what is wrong. Exits 1 when a call fails.")
     p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
-    p = add("capture", cmd_capture, "Memory upkeep: read the bot's unread chat turns and file the facts that pass "
-            "the checks.", json=True)
-    p.add_argument("--chat", metavar="ID", help="only this chat or room")
     p = add("usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False)
     p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
     p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")
     output = p.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
     output.add_argument("--csv", action="store_true", help="print the rows as CSV")
-    add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
-        "contradictions struck through.", json=True)
+    p = add("capture", cmd_capture, "Memory upkeep: read the bot's unread chat turns and file the facts that pass "
+            "the checks.", json=True)
+    p.add_argument("--chat", metavar="ID", help="only this chat or room")
     add("organize", cmd_organize, "Memory upkeep: file the detail in MEMORY.md into topic files (one model call).",
         json=True)
+    add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
+        "contradictions struck through.", json=True)
     p = add("upkeep", cmd_upkeep, "Memory upkeep for every bot: with --due, capture, organizing and the daily "
             "tidy-up where they are due (safe to run from cron every few minutes).", json=True, bot=False)
     p.add_argument("--due", action="store_true", required=True, help="run what is due now (the only mode)")
@@ -708,6 +707,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "undoable); the fact is never added again.")
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser
 
 
