@@ -239,3 +239,15 @@ def test_every_change_inside_a_longer_one_is_an_overlap():
     validation = check(change("superseded", both), change("detail", "the launch is on"), change("ephemeral", "moved to"))
     assert validation.errors == ["Change 2: its original overlaps the original of change 1; no two may overlap.",
                                  "Change 3: its original overlaps the original of change 1; no two may overlap."]
+
+
+def test_a_merge_may_touch_a_health_line_only_when_it_carries_the_fact_over_unchanged():
+    text = ("### Food\n- 2026-01-01 · from chat · allergic to peanuts\n"
+            "- 2026-01-02 · from chat · allergic to peanuts, says so often\n")
+    both = text.split("\n", 1)[1]
+    text += "### Other\n" + "- 2026-01-03 · from chat · a line that keeps the file long enough\n" * 3
+    kept = check(change("merge", both, merged="- 2026-01-02 · from chat · allergic to peanuts, says so often\n"),
+                 text=text)
+    assert kept.ok, kept.errors
+    reworded = check(change("merge", both, merged="- 2026-01-02 · from chat · a peanut allergy\n"), text=text)
+    assert only_error(reworded).endswith("is about health, diet or allergies and may not be removed or rewritten.")
