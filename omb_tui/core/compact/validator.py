@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..memory.entries import Entry, is_health_or_safety, line_content, parse_entries, split_lines
+from ..memory.entries import Entry, is_health_or_safety, is_person_rule, line_content, parse_entries, split_lines
 from ..memory.store import StaleHash, encode, text_hash
 from ..models.structured import NotJson, parse_json_answer
-from ..upkeep.organize import is_person_rule
 
 CATEGORIES = ("superseded", "detail", "duplicate", "ephemeral", "stale-section", "merge")
 REASON_MAX_CHARS = 200  # "one short sentence" (spec: the exact numbers live in the script's constants)

@@ -411,3 +411,12 @@ def is_health_or_safety(fact: str) -> bool:
     word list errs towards keeping, since a wrongly kept line only costs budget.
     """
     return _HEALTH_OR_SAFETY.search(fact) is not None
+
+
+_RULE_OPENING = re.compile(r"(?:always|never|don['’]t|do not|from now on|every ?time|whenever)(?!\w)", re.IGNORECASE)
+
+
+def is_person_rule(entry: Entry) -> bool:
+    """A rule the person gave (spec: "Memory upkeep", organizing): the fact, after its date and source, opens
+    with always, never, don't, from now on, every time or whenever. Never moved, never compacted away."""
+    return _RULE_OPENING.match(entry.fact.lstrip("*_ \t")) is not None

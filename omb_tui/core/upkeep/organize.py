@@ -20,7 +20,14 @@ from datetime import date
 from pathlib import Path
 
 from ..memory.budget import topic_index_line
-from ..memory.entries import Entry, is_health_or_safety, line_content, parse_entries, render_entries
+from ..memory.entries import (
+    Entry,
+    is_health_or_safety,
+    is_person_rule,
+    line_content,
+    parse_entries,
+    render_entries,
+)
 from ..memory.memory_update import newline_of
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
 from ..memory.redact import redact
@@ -42,7 +49,6 @@ MEMORY_WRITE_ATTEMPTS = 3
 
 # A rule the person gave opens (after its date and source) with one of these words (spec: always, never, don't,
 # from now on, every time, whenever; "do not" and a curly apostrophe are the same words).
-_RULE_OPENING = re.compile(r"(?:always|never|don['’]t|do not|from now on|every ?time|whenever)(?!\w)", re.IGNORECASE)
 _PLAIN_YAML = re.compile(r"[A-Za-z][A-Za-z0-9 ._-]*")
 _YAML_WORDS = {"yes", "no", "on", "off", "true", "false", "null", "y", "n"}
 
@@ -158,11 +164,6 @@ class OrganizeResult:
 
 
 # ----- which lines are offered -----
-def is_person_rule(entry: Entry) -> bool:
-    """A rule the person gave: the fact (after the date and source) opens with always, never, don't…"""
-    return _RULE_OPENING.match(entry.fact.lstrip("*_ \t")) is not None
-
-
 def _first_line(entry: Entry) -> str:
     return line_content(entry.lines[0])
 
