@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from dataclasses import dataclass, field
 from datetime import date
 
 from ..memory.entries import format_dated_entry, parse_entries
+from ..memory.journal import now_iso
+from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
 from ..memory.settings import load_bot_settings, load_profile_learned
-from ..memory.journal import now_iso
-from ..memory.store import MemoryStore, StaleHash, make_private_dirs, read_text, write_private_json
+from ..memory.store import MemoryStore, StaleHash, read_text, write_private_json
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
 from . import capture_checks as checks
@@ -230,26 +230,9 @@ def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:
     return f"the room '{chat_id}' is never read: {refusal}" if refusal else f"'{chat_id}' cannot be read"
 
 
-@contextlib.contextmanager
 def _capture_lock(home: Home, bot_id: str):
     """One capture per bot at a time (`memory-journal/<bot>.capture.lock`): a turn is never read twice."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: no second process is kept out
-        yield True
-        return
-    path = home.journal_dir / f"{bot_id}.capture.lock"
-    make_private_dirs(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-    finally:
-        os.close(fd)
+    return held_exclusively(home.journal_dir / f"{bot_id}.capture.lock")
 
 
 class _Capture:
