@@ -80,6 +80,18 @@ def make_bot(home: Home, bot_id: str = BOT_ID, name: str = "Scout") -> Path:
 
 
 @pytest.fixture
+def utc_zone(monkeypatch):
+    """Local time is UTC for the test: journal days and shown times do not depend on the machine's zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
 def home(tmp_path) -> Home:
     home = Home(tmp_path / "home")
     make_bot(home)

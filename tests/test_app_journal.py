@@ -26,14 +26,8 @@ PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 CREDENTIAL = "sk-" + "a1B2c3D4" * 6
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch):
-    """Times show in the local zone; the tests fix it so days and snapshots do not depend on the machine."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+# Times show in the local zone; the tests fix it so days and snapshots do not depend on the machine.
+pytestmark = pytest.mark.usefixtures("utc_zone")
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from textual.widgets import Input, Select
 
 from omb_tui.app.app import make_app
@@ -12,42 +11,10 @@ from omb_tui.app.screens.recall import PREVIEW_CHAT_ID, RecallScreen
 from omb_tui.app.widgets.turn_answer import TurnAnswer
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.models import turn as turn_module
 from omb_tui.core.recall import conversations as conv
 
 from app_helpers import settle
-
-
-class Answer:
-    def __init__(self, text="", tool_calls=()):
-        self.text, self.tool_calls, self.data, self.usage_row = text, list(tool_calls), None, {}
-        self.message = {"role": "assistant", "content": text or None, "tool_calls": self.tool_calls}
-
-
-class Script:
-    def __init__(self):
-        self.answers, self.requests = [], []
-
-    def __call__(self, home, bot_id, job, messages, *, schema=None, tools=None, timeout=None):
-        self.requests.append(messages)
-        answer = self.answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-
-class Unavailable(Exception):
-    def __init__(self, reason):
-        super().__init__(reason)
-        self.reason = reason
-
-
-@pytest.fixture
-def model(monkeypatch):
-    script = Script()
-    monkeypatch.setattr(turn_module, "_default_complete", lambda: script)
-    return script
-
+from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
 
 REMEMBER = {"id": "c1", "type": "function",
             "function": {"name": "memory_update", "arguments": '{"action": "add", "text": "Short answers"}'}}

@@ -8,44 +8,12 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.models import turn as turn_module
 from omb_tui.core.recall import conversations as conv
 
-
-class Script:
-    def __init__(self, *answers):
-        self.answers = list(answers)
-        self.requests = []
-
-    def __call__(self, home, bot_id, job, messages, *, schema=None, tools=None, timeout=None):
-        self.requests.append(messages)
-        answer = self.answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-
-class Answer:
-    def __init__(self, text="", tool_calls=()):
-        self.text, self.tool_calls, self.data, self.usage_row = text, list(tool_calls), None, {}
-        self.message = {"role": "assistant", "content": text or None, "tool_calls": self.tool_calls}
-
-
-class Unavailable(Exception):
-    def __init__(self, reason):
-        super().__init__(reason)
-        self.reason = reason
-
-
-@pytest.fixture
-def model(monkeypatch):
-    script = Script()
-    monkeypatch.setattr(turn_module, "_default_complete", lambda: script)
-    return script
+from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
 
 
 def chat_messages(home, chat_id):

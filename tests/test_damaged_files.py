@@ -23,7 +23,7 @@ from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore, home_lock, validate_seen
 
 from conftest import BOT_ID, MEMORY_TEXT
-from test_bad_inputs import OUTSIDE_TEXT, assert_one_sentence, snapshot
+from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
@@ -221,14 +221,6 @@ def test_a_name_with_a_newline_is_quoted_in_one_line(run_exe, home, argv):
 
 
 # ----- links: nothing is written through one -----
-@pytest.fixture
-def outside(tmp_path) -> Path:
-    folder = tmp_path / "outside"
-    folder.mkdir()
-    (folder / "t.md").write_bytes(OUTSIDE_TEXT)
-    return folder
-
-
 def move_out(path: Path, outside: Path) -> Path:
     """Move a file or folder of the home outside and leave a symbolic link in its place."""
     target = outside / path.name

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from datetime import datetime, timezone
 
 import pytest
@@ -18,14 +17,8 @@ from omb_tui.core.memory.journal_filter import JournalFilter, summarize
 from omb_tui.core.memory.journal_reader import RowOrder, complete_end, lines_backward, lines_forward
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch):
-    """Days are local days; the tests fix the zone so they do not depend on the machine."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+# Days are local days; the tests fix the zone so they do not depend on the machine.
+pytestmark = pytest.mark.usefixtures("utc_zone")
 
 
 def journal_row(number: int, at: str = "2026-11-30T08:15:00.000+00:00", **fields) -> JournalRow:
