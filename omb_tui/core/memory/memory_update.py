@@ -199,6 +199,7 @@ class MemoryUpdate:
         self.bot_id = bot_id
         self.store = store or MemoryStore(home, bot_id)
         self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
+        self._move_notes = MoveNotes(home.journal_dir / f"{bot_id}.moving.json")
 
     def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
             until: date | None = None, noticed: bool = False, room: bool = False) -> AddResult:
@@ -242,7 +243,10 @@ class MemoryUpdate:
         new_text = render_entries(kept)
         result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash)
         if moved or self._move_notes.path.exists():
-            self._try_to_finish_move()  # an earlier attempt may have moved other entries: finished here
+            if self._move_notes.load() <= {_entry_key_hash(e) for e in moved}:
+                self._move_notes.clear()  # this write took out everything that was moving
+            else:
+                self._try_to_finish_move()  # an earlier attempt moved other entries too: finished here
         final = self.store.read(MEMORY_FILE).text
         lines, size = len(split_lines(final)), len(encode(final))
         self._unforget(fact)
@@ -258,10 +262,6 @@ class MemoryUpdate:
         )
 
     # ----- moving to the archive, idempotently -----
-    @property
-    def _move_notes(self) -> "MoveNotes":
-        return MoveNotes(self.home.journal_dir / f"{self.bot_id}.moving.json")
-
     def _note_move(self, moved: list[Entry]) -> set[str]:
         """Note the entries about to move; returns what was noted before."""
         notes = self._move_notes
