@@ -239,9 +239,10 @@ class _ReplacedFile:
             raise StaleHash(self.mp.rel, text, text_hash(text))
 
     def appended_since_check(self) -> bytes:
-        if self.fd is None or os.fstat(self.fd).st_size <= self.size:
+        if self.fd is None:
             return b""
-        return os.pread(self.fd, os.fstat(self.fd).st_size - self.size, self.size)
+        grown = os.fstat(self.fd).st_size - self.size
+        return os.pread(self.fd, grown, self.size) if grown > 0 else b""
 
     def close(self) -> None:
         if self.fd is not None:
