@@ -453,8 +453,10 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from .core.memory.when import when_text
     from .core.models.usage import check_month, month_of, usage_csv, usage_report
 
+    from .core.memory.paths import validate_bot_id
+
     month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
-    report = usage_report(Home(args.home), month, args.bot)
+    report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
     if args.json:
         _print_json({"rows": report["rows"], "totals": report["totals"],
                      "total_cost_usd": report["total_cost_usd"]})

@@ -132,7 +132,8 @@ def test_usage_text_filters_by_bot_and_month(run_cli, llm_home, fake_llm):
     assert "No model calls in 2001-02." in run_cli("usage", "--month", "2001-02").out
 
 
-@pytest.mark.parametrize("argv", [("usage", "--month", "2026-13"), ("usage", "--json", "--csv")])
+@pytest.mark.parametrize("argv", [("usage", "--month", "2026-13"), ("usage", "--json", "--csv"),
+                                  ("usage", "--bot", "not a bot id")])
 def test_usage_bad_input_is_one_sentence(run_cli, argv):
     result = run_cli(*argv)
     assert result.code == 2 and len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
