@@ -1,0 +1,335 @@
+"""The upkeep runs to review, across every bot of a home: grouped bot → run → change.
+
+Spec: issue 12, "Review: what changed overnight". A run is every journal row carrying the same `run` id
+(capture, organize, tidy-up and compact steps write them; an interactive compaction too). A change is one
+row: its file, step, diff and note (a capture's quotes, a compaction's category and reason, the note of
+the other steps), whether it can be undone, and whether it already was.
+
+Reading is newest first from the end of each journal, stopping at the since time (less RUN_SLACK, so a run
+that started just before it is listed whole). Decisions (the default window, what "last night" is, the
+order): docs/review.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from typing import Iterable
+
+from ..memory.journal import HOW_UNDO, Journal, JournalRow
+from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from .marks import ReviewedMarks, load_marks
+
+log = logging.getLogger("omb_tui.review")
+
+NIGHT_STARTS = time(18)  # "last night" is every run since this hour (local) of the day before today
+DEFAULT_NIGHTS = 3  # the default listing looks back this many nights
+RUN_SLACK = timedelta(hours=1)  # a run that started this long before the since time is still listed whole
+HOW_REVERT = "revert"  # the `how` of a row that reverted one change alone (see revert.py)
+STEP_CAPTURE = "capture"
+STEP_COMPACT = "compact"
+_QUOTES_PREFIX = "quotes: "
+_QUOTE_SEPARATOR = '" · "'
+_CATEGORY = re.compile(r"^([a-z][a-z-]*): (.+)$", re.DOTALL)
+
+
+def last_night_start(now: datetime) -> datetime:
+    """Where "last night" begins: 18:00 local time on the day before `now`'s day."""
+    local = now.astimezone()
+    return datetime.combine(local.date() - timedelta(days=1), NIGHT_STARTS).astimezone()
+
+
+def default_since(now: datetime) -> datetime:
+    """The default window: the last DEFAULT_NIGHTS nights (18:00 local, that many days before today)."""
+    local = now.astimezone()
+    return datetime.combine(local.date() - timedelta(days=DEFAULT_NIGHTS), NIGHT_STARTS).astimezone()
+
+
+@dataclass
+class Change:
+    """One journal row of a run: what one step changed in one file."""
+
+    id: str
+    bot: str
+    run: str
+    at: str  # ISO, UTC
+    file: str
+    step: str | None
+    who: str
+    how: str
+    diff: str
+    note: str | None
+    chat: str | None
+    undoable: bool
+    not_undoable_reason: str | None
+    undone_by: str | None = None  # the row that took this change back (an undo, or a revert of it alone)
+    reviewed: bool = False
+
+    @property
+    def undone(self) -> bool:
+        return self.undone_by is not None
+
+    @property
+    def quotes(self) -> list[str]:
+        """A capture's quotes: the person's words the fact rests on (its note `quotes: "q1" · "q2"`)."""
+        return parse_quotes(self.note) if self.step == STEP_CAPTURE else []
+
+    @property
+    def category(self) -> str | None:
+        """A compaction's category (its note `category: reason`)."""
+        found = _CATEGORY.match(self.note or "") if self.step == STEP_COMPACT else None
+        return found.group(1) if found else None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the change was made, in words: a compaction's reason, or any other step's note (not quotes)."""
+        if self.quotes:
+            return None
+        found = _CATEGORY.match(self.note or "") if self.step == STEP_COMPACT else None
+        return found.group(2) if found else self.note
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "run": self.run, "at": self.at, "file": self.file, "step": self.step,
+                "who": self.who, "how": self.how, "diff": self.diff, "note": self.note, "chat": self.chat,
+                "category": self.category, "reason": self.reason, "quotes": self.quotes,
+                "undoable": self.undoable, "not_undoable_reason": self.not_undoable_reason,
+                "undone": self.undone, "undone_by": self.undone_by, "reviewed": self.reviewed}
+
+
+@dataclass
+class Run:
+    """Every change of one upkeep run of one bot, oldest first."""
+
+    id: str
+    bot: str
+    changes: list[Change] = field(default_factory=list)
+    reviewed: bool = False  # the run was marked reviewed (or every one of its changes was)
+
+    @property
+    def started(self) -> str:
+        return self.changes[0].at if self.changes else ""
+
+    @property
+    def steps(self) -> list[str]:
+        """The steps that changed something, in the order they first did."""
+        return list(dict.fromkeys(c.step or "" for c in self.changes))
+
+    @property
+    def files(self) -> list[str]:
+        return list(dict.fromkeys(c.file for c in self.changes))
+
+    @property
+    def undone(self) -> bool:
+        return bool(self.changes) and all(c.undone for c in self.changes)
+
+    def as_dict(self) -> dict:
+        return {"id": self.id, "bot": self.bot, "started": self.started, "steps": self.steps, "files": self.files,
+                "reviewed": self.reviewed, "undone": self.undone, "changes": [c.as_dict() for c in self.changes]}
+
+
+@dataclass
+class BotReview:
+    """One bot's runs in the window, oldest first, and how many compaction proposals wait for the person."""
+
+    bot: str
+    runs: list[Run] = field(default_factory=list)
+    pending: int = 0
+
+    @property
+    def changes(self) -> int:
+        return sum(len(run.changes) for run in self.runs)
+
+    def as_dict(self) -> dict:
+        return {"bot": self.bot, "pending": self.pending, "changes": self.changes,
+                "runs": [run.as_dict() for run in self.runs]}
+
+
+@dataclass
+class Review:
+    """What there is to review: the window it covers and, per bot with something in it, its runs."""
+
+    since: datetime
+    only_new: bool
+    bots: list[BotReview] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"since": self.since.isoformat(), "only_new": self.only_new,
+                "bots": [bot.as_dict() for bot in self.bots]}
+
+
+@dataclass(frozen=True)
+class BotOvernight:
+    """The bots screen's line: what last night's runs changed, in how many runs, and what waits."""
+
+    changes: int
+    runs: int
+    pending: int
+    unreviewed: int = 0  # changes in runs not yet marked reviewed
+
+    def as_dict(self) -> dict:
+        return {"changes": self.changes, "runs": self.runs, "pending": self.pending, "unreviewed": self.unreviewed}
+
+
+def parse_quotes(note: str | None) -> list[str]:
+    """The quotes of a capture row's note `quotes: "q1" · "q2"`; [] for any other note."""
+    if not note or not note.startswith(_QUOTES_PREFIX + '"') or not note.endswith('"'):
+        return []
+    return note[len(_QUOTES_PREFIX) + 1:-1].split(_QUOTE_SEPARATOR)
+
+
+def review(home: Home, *, since: datetime | None = None, bot_ids: Iterable[str] | None = None,
+           only_new: bool | None = None, now: datetime | None = None) -> Review:
+    """The runs to review across the home's bots (or `bot_ids`).
+
+    Default: the runs not yet reviewed of the last DEFAULT_NIGHTS nights. With `since`, every run since then,
+    reviewed or not (each says which), unless `only_new` says otherwise."""
+    home = home if isinstance(home, Home) else Home(home)
+    now = now or datetime.now().astimezone()
+    if only_new is None:
+        only_new = since is None
+    since = since or default_since(now)
+    ids = _bot_ids(home, bot_ids)
+    found = Review(since, only_new)
+    for bot_id in ids:
+        marks = load_marks(home, bot_id)
+        runs = bot_runs(home, bot_id, since, marks)
+        if only_new:
+            runs = [run for run in runs if not run.reviewed]
+        pending = pending_count(home, bot_id)
+        if runs or pending:
+            found.bots.append(BotReview(bot_id, runs, pending))
+    return found
+
+
+def overnight(home: Home, now: datetime | None = None) -> dict[str, BotOvernight]:
+    """Per bot: the changes and runs since last night began (18:00 local the day before), and what waits."""
+    home = home if isinstance(home, Home) else Home(home)
+    since = last_night_start(now or datetime.now().astimezone())
+    counts = {}
+    for bot_id in home.bot_ids():
+        runs = bot_runs(home, bot_id, since, load_marks(home, bot_id), whole_runs=False)
+        counts[bot_id] = BotOvernight(
+            changes=sum(len(run.changes) for run in runs), runs=len(runs), pending=pending_count(home, bot_id),
+            unreviewed=sum(len(run.changes) for run in runs if not run.reviewed))
+    return counts
+
+
+def bot_runs(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks | None = None, *,
+             whole_runs: bool = True) -> list[Run]:
+    """One bot's runs with a change since `since`, oldest first, each change marked undone when it was.
+
+    Reads the journal newest first and stops at `since` (with `whole_runs`, at RUN_SLACK before it, taking
+    only the rows of runs already found there, so a run that began just before `since` is listed whole)."""
+    marks = marks or load_marks(home, bot_id)
+    since = since.astimezone()
+    stop = since - RUN_SLACK if whole_runs else since
+    tracker = _UndoneTracker()
+    runs: dict[str, Run] = {}
+    for row in Journal(home.journal_path(bot_id)).iter_newest_first():
+        at = _moment(row.at)
+        if at is not None and at < stop:
+            break
+        undone_by = tracker.see(row)
+        if not row.run or (at is not None and at < since and row.run not in runs):
+            continue
+        run = runs.get(row.run)
+        if run is None:
+            run = runs[row.run] = Run(row.run, bot_id)
+        run.changes.append(_change(row, undone_by, marks.has_row(row.id) or marks.has_run(row.run)))
+    ordered = []
+    for run in runs.values():
+        run.changes.reverse()  # read newest first; shown oldest first
+        run.reviewed = marks.has_run(run.id) or all(c.reviewed for c in run.changes)
+        ordered.append(run)
+    ordered.sort(key=lambda run: (run.started, run.id))
+    return ordered
+
+
+def find_run(home: Home, bot_id: str, run_id: str) -> list[JournalRow]:
+    """Every row of one run, oldest first ([] when the journal has none). Reads back until the run began
+    (its id starts with its UTC start time), so an old run costs a longer read, never a wrong answer."""
+    started = _run_start(run_id)
+    rows = []
+    for row in Journal(home.journal_path(bot_id)).iter_newest_first():
+        if row.run == run_id:
+            rows.append(row)
+        elif rows and started is not None:
+            at = _moment(row.at)
+            if at is not None and at < started - RUN_SLACK:
+                break
+    rows.reverse()
+    return rows
+
+
+def pending_count(home: Home, bot_id: str) -> int:
+    """How many compaction proposals wait for the person (0 while the pending module is not installed)."""
+    try:
+        from ..compact.pending import pending_changes
+    except ImportError:
+        return 0
+    try:
+        return len(pending_changes(home, bot_id))
+    except (OSError, ValueError) as exc:  # a damaged pending file is named, and the listing still shows
+        log.warning("the pending proposals of %s could not be read: %s", bot_id, exc)
+        return 0
+
+
+class _UndoneTracker:
+    """Which rows were taken back, told row by row from the newest.
+
+    A revert row takes back its one row. An undo row puts its file back to before its row, so it takes back
+    that row and every later row on the same file before the undo itself. An undo or revert that was itself
+    undone takes nothing back."""
+
+    def __init__(self) -> None:
+        self.reverted: dict[str, str] = {}  # row id -> the revert row
+        self.undoing: dict[str, list[tuple[str, str]]] = {}  # file -> [(the row undone back to, the undo row)]
+
+    def see(self, row: JournalRow) -> str | None:
+        """The row that took `row` back, or None; then note what `row` itself takes back."""
+        covering = self.undoing.get(row.file, [])
+        undone_by = self.reverted.pop(row.id, None) or (covering[0][1] if covering else None)
+        if covering:
+            self.undoing[row.file] = [(target, by) for target, by in covering if target != row.id]
+        if row.undo_of and undone_by is None:
+            if row.how == HOW_UNDO:
+                self.undoing.setdefault(row.file, []).append((row.undo_of, row.id))
+            else:
+                self.reverted[row.undo_of] = row.id
+        return undone_by
+
+
+def _change(row: JournalRow, undone_by: str | None, reviewed: bool) -> Change:
+    return Change(id=row.id, bot=row.bot, run=row.run or "", at=row.at, file=row.file, step=row.step, who=row.who,
+                  how=row.how, diff=row.diff, note=row.note, chat=row.chat, undoable=row.undoable,
+                  not_undoable_reason=row.not_undoable_reason, undone_by=undone_by, reviewed=reviewed)
+
+
+def _bot_ids(home: Home, bot_ids: Iterable[str] | None) -> list[str]:
+    if bot_ids is None:
+        return home.bot_ids()
+    ids = []
+    for bot_id in bot_ids:
+        if not home.has_bot(validate_bot_id(bot_id)):
+            raise MemoryInputError(f"There is no bot '{bot_id}'.")
+        ids.append(bot_id)
+    return ids
+
+
+def _moment(at: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(at)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo is not None else moment.astimezone()
+
+
+def _run_start(run_id: str) -> datetime | None:
+    """A run id's start time (`20261201T031500-1a2b3c` began at 03:15:00 UTC), or None for another shape."""
+    try:
+        return datetime.strptime(run_id[:15] + "+0000", "%Y%m%dT%H%M%S%z")
+    except ValueError:
+        return None
+
