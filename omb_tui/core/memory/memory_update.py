@@ -202,8 +202,10 @@ class MemoryUpdate:
         self._move_notes = MoveNotes(home.journal_dir / f"{bot_id}.moving.json")
 
     def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
-            until: date | None = None, noticed: bool = False, room: bool = False) -> AddResult:
-        """`room`: `chat` names a room (`from room "Launch"`), as capture sources what it learned in a room."""
+            until: date | None = None, noticed: bool = False, room: bool = False,
+            note: str | None = None) -> AddResult:
+        """`room`: `chat` names a room (`from room "Launch"`), as capture sources what it learned in a room.
+        `note`: the MEMORY.md row's note (capture's quotes)."""
         today = today or date.today()
         load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
@@ -211,7 +213,7 @@ class MemoryUpdate:
             self._try_to_finish_move()
             for attempt in range(ADD_ATTEMPTS):
                 try:
-                    return self._add_once(fact, today, chat, until, noticed, room)
+                    return self._add_once(fact, today, chat, until, noticed, room, note)
                 except StaleHash as exc:
                     # A lock-free editor saved MEMORY.md or the archive meanwhile: adding is an append, not a
                     # person's edit, so it is done again on top of what they saved.
@@ -223,7 +225,7 @@ class MemoryUpdate:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _add_once(self, fact: str, today: date, chat: str | None, until: date | None,
-                  noticed: bool, room: bool = False) -> AddResult:
+                  noticed: bool, room: bool = False, note: str | None = None) -> AddResult:
         current = self.store.read(MEMORY_FILE)
         newline = newline_of(current.text)
         entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed, room=room)
@@ -241,7 +243,7 @@ class MemoryUpdate:
                 self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
                 raise
         new_text = render_entries(kept)
-        result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash)
+        result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash, note=note)
         if moved or self._move_notes.path.exists():
             if self._move_notes.load() <= {_entry_key_hash(e) for e in moved}:
                 self._move_notes.clear()  # this write took out everything that was moving

@@ -305,7 +305,7 @@ class _Capture:
             self._skip(text, problem)
             return
         try:
-            saved = self._save(text, kind, target, until, item, batch)
+            saved = self._save(text, kind, target, until, item, batch, quotes)
         except (ValueError, OSError) as exc:  # MemoryInputError, StaleHash, an entry that would not read back
             self._skip(text, f"it could not be saved: {str(exc).rstrip('.')}")
             return
@@ -324,21 +324,23 @@ class _Capture:
         return known
 
     # ----- saving -----
-    def _save(self, text: str, kind: str, target: str, until: date | None, item: dict, batch: Batch) -> Saved:
+    def _save(self, text: str, kind: str, target: str, until: date | None, item: dict, batch: Batch,
+              quotes: list[str]) -> Saved:
         conversation = batch.conversation
         title = _safe_title(conversation.title)
         actor = self.run.actor(STEP, chat=title)
+        note = quotes_note(quotes)
         if target == MEMORY_FILE:
             update = MemoryUpdate(self.home, self.bot_id, actor, store=self.store)
             added = update.add(text, today=self.today, chat=title, until=until, noticed=True,
-                               room=batch.is_room)
+                               room=batch.is_room, note=note)
             return Saved(text, kind, target, added.entry.rstrip("\r\n"), conversation.id, row_id=added.row_id)
         source = f'{"room" if batch.is_room else "chat"} "{title}"'
         line = format_dated_entry(self.today, text, source=source, until=until, noticed=True)
-        row_id = self._append_to_topic(target, line, item, actor)
+        row_id = self._append_to_topic(target, line, item, actor, note)
         return Saved(text, kind, target, line, conversation.id, row_id=row_id)
 
-    def _append_to_topic(self, rel: str, line: str, item: dict, actor) -> str | None:
+    def _append_to_topic(self, rel: str, line: str, item: dict, actor, note: str | None) -> str | None:
         with self.store.locked():
             for attempt in range(TOPIC_WRITE_ATTEMPTS):
                 current = self.store.read(rel)
@@ -348,7 +350,7 @@ class _Capture:
                 else:
                     text = _new_topic(rel, item) + line + "\n"
                 try:
-                    return self.store.write(rel, text, actor, expected_hash=current.hash).row_id
+                    return self.store.write(rel, text, actor, expected_hash=current.hash, note=note).row_id
                 except StaleHash:
                     if attempt == TOPIC_WRITE_ATTEMPTS - 1:
                         raise
@@ -378,6 +380,16 @@ class _Capture:
         saved.about_me = added.added
         if not added.added:
             self._skip(saved.text, "not added to About me: it is already there")
+
+
+def quotes_note(quotes: list[str]) -> str | None:
+    """A capture row's note: the person's words the fact rests on, `quotes: "q1" · "q2"`, redacted (a row's
+    note is kept as given). None for a fact that needs no quote (a decision, an outcome)."""
+    if not quotes:
+        return None
+    from ..memory.redact import redact
+
+    return redact("quotes: " + " · ".join(f'"{" ".join(q.split())}"' for q in quotes)).text
 
 
 def _was_removed(home: Home, text: str) -> bool:
