@@ -276,6 +276,46 @@ def cmd_undo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_revert(args: argparse.Namespace) -> int:
+    from .core.review.revert import revert_change
+
+    bot = _bot(args)
+    done = revert_change(bot.home, bot.id, args.row_id)
+    _print_json(done.as_dict()) if args.json else print(done.message())
+    return 0
+
+
+def cmd_undo_run(args: argparse.Namespace) -> int:
+    from .core.review.revert import RunHasLaterChanges, undo_run
+
+    bot = _bot(args)
+    try:
+        done = undo_run(bot.home, bot.id, args.run_id, yes=args.yes)
+    except RunHasLaterChanges as exc:
+        raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
+    _print_json(done.as_dict()) if args.json else print(done.message())
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from .core.recall.session_search import parse_when
+    from .core.review.marks import mark_reviewed
+    from .core.review.runs import review
+
+    since = parse_when(args.since, now=datetime.now(timezone.utc), end=False) if args.since else None
+    found = review(Home(args.home), since=since, bot_ids=[args.bot] if args.bot else None)
+    marked = {bot.bot: [run.id for run in bot.runs] for bot in found.bots if bot.runs} if args.mark else {}
+    for bot_id, run_ids in marked.items():
+        mark_reviewed(Home(args.home), bot_id, run_ids)
+    if args.json:
+        _print_json({**found.as_dict(), "marked": marked})
+    else:
+        print("\n".join(found.lines()))
+        if marked:
+            print(f"Marked {sum(len(ids) for ids in marked.values())} run(s) reviewed.")
+    return 0
+
+
 def cmd_recall(args: argparse.Namespace) -> int:
     from .core.recall.recall import recall
 
@@ -659,6 +699,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("undo", cmd_undo, "Put a file back as it was before a journal row.")
     p.add_argument("row_id", metavar="ROW_ID")
     p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")
+    p = add("revert", cmd_revert, "Take back one journal row's change alone, keeping later changes to the file "
+            "(exit 3 when they touch the same lines: undo puts the whole file back instead).", json=True)
+    p.add_argument("row_id", metavar="ROW_ID")
+    p = add("undo-run", cmd_undo_run, "Undo a whole upkeep run: each file it changed back as before it.", json=True)
+    p.add_argument("run_id", metavar="RUN")
+    p.add_argument("--yes", action="store_true", help="undo even when later changes to those files would go too")
+    p = add("review", cmd_review, "The upkeep runs to review across every bot, bot → run → change (default: "
+            "what is not yet reviewed of the last three nights).", json=True, bot=False)
+    p.add_argument("--since", metavar="WHEN", help="every run since then, reviewed or not: 24h, 3d, yesterday or a "
+                   "date")
+    p.add_argument("--bot", metavar="ID", help="only this bot")
+    p.add_argument("--mark", action="store_true", help="mark the runs listed as reviewed")
     p = add("recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
     p.add_argument("message", metavar="MESSAGE")
     p.add_argument("--chat", metavar="ID", help="the conversation the message is in (its data decides the kind)")

@@ -53,6 +53,7 @@ from .paths import (
 log = logging.getLogger("omb_tui.store")
 
 ABOUT_ME_REL = "about-me.md"
+HOW_REVERT = "revert"  # the `how` of a row that took back one change alone (journal.py names the other hows)
 
 try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
     import fcntl
@@ -92,6 +93,23 @@ class LaterChanges(MemoryInputError):
             message = (f"{row.file} changed after row {row.id} (by another bot or outside the app); "
                        "undoing it would throw that change away.")
         super().__init__(message)
+        self.row = row
+        self.later = later
+
+
+class RevertConflict(MemoryInputError):
+    """One change cannot be taken back alone: the file changed since on its lines (or its text was not kept).
+    Nothing was written; undo (the whole file back as before the row) may still be offered."""
+
+    exit_code = 3  # like a stale hash: the file changed since
+
+    def __init__(self, row: JournalRow, later: list[JournalRow], why: str | None = None) -> None:
+        if why is None:
+            names = ", ".join(r.id for r in later[:5]) + (f" and {len(later) - 5} more" if len(later) > 5 else "")
+            by = f"{len(later)} later change(s) ({names})" if later else "a change made since"
+            why = f"{by} touched the same lines of {row.file}"
+        super().__init__(f"Row {row.id} cannot be reverted alone: {why}; undo puts the whole file back "
+                         "as it was before it instead.")
         self.row = row
         self.later = later
 
@@ -591,6 +609,55 @@ class MemoryStore:
             undo_actor = Actor(actor.who, HOW_UNDO, actor.chat)
             result = self._apply(mp, current, target, undo_actor, undo_of=row.id)
             return UndoResult(row, result, later)
+
+    def revert(self, row_id: str, actor: Actor | None = None) -> UndoResult:
+        """Take back one row's change alone, keeping every change made to the file since (as `git revert`):
+        its reverse is merged into the file as it is now. RevertConflict (nothing written) when changes since
+        touch its lines or the text it wrote was not kept. Journaled as an undo of the row (how: revert)."""
+        from .revert_text import reverse_change
+
+        actor = actor or Actor(WHO_PERSON, HOW_REVERT)
+        with self.locked():
+            self.sync_outside_changes()
+            row = self.journal.find(row_id)
+            if row is None:
+                raise NotFound(f"There is no journal row {row_id} for {self.bot_id}.")
+            if not row.undoable:
+                raise NotUndoable(f"Row {row_id} cannot be reverted: {row.not_undoable_reason}.")
+            later = self.journal.later_rows_for_file(row)
+            taken_back = next((r for r in later if r.undo_of == row.id), None)
+            if taken_back is not None:
+                raise NotUndoable(f"Row {row_id} was already taken back by row {taken_back.id}.")
+            mp = self.resolve(row.file)
+            current = self._snapshot(mp)
+            before = row.before_text or ""
+            if row.after_hash is None:  # the row deleted the file: reverting it brings the file back
+                if current.exists:
+                    raise RevertConflict(row, later, f"{row.file} was created again since")
+                target: str | None = before
+            else:
+                after = self._text_after(row, later, current)
+                if after is None:
+                    raise RevertConflict(row, later, f"the text it left {row.file} with was not kept")
+                if not current.exists:
+                    raise RevertConflict(row, later, f"{row.file} was deleted since")
+                target = reverse_change(before, after, current.text)
+                if target is None:
+                    raise RevertConflict(row, later)
+                if row.before_hash is None and not target and mp.kind is not FileKind.MEMORY:
+                    target = None  # the row created the file and nothing else is in it: it goes, as with undo
+            result = self._apply(mp, current, target, Actor(actor.who, HOW_REVERT, actor.chat), undo_of=row.id,
+                                 note="reverted this change alone; later changes kept")
+            return UndoResult(row, result, later)
+
+    def _text_after(self, row: JournalRow, later: list[JournalRow], current: FileSnapshot) -> str | None:
+        """The whole text the row left its file with: the next row's earlier text, or the file itself when
+        nothing changed it since; None when neither is kept (or the kept copy was redacted)."""
+        if later:
+            text = later[-1].before_text  # later is newest first
+        else:
+            text = current.text if current.exists else None
+        return text if text is not None and text_hash(text) == row.after_hash else None
 
     # ----- changes made outside the project -----
     def _load_seen(self) -> dict | None:

@@ -20,6 +20,7 @@ from typing import Iterable
 
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from ..memory.when import when_text
 from .marks import ReviewedMarks, load_marks
 
 log = logging.getLogger("omb_tui.review")
@@ -27,7 +28,6 @@ log = logging.getLogger("omb_tui.review")
 NIGHT_STARTS = time(18)  # "last night" is every run since this hour (local) of the day before today
 DEFAULT_NIGHTS = 3  # the default listing looks back this many nights
 RUN_SLACK = timedelta(hours=1)  # a run that started this long before the since time is still listed whole
-HOW_REVERT = "revert"  # the `how` of a row that reverted one change alone (see revert.py)
 STEP_CAPTURE = "capture"
 STEP_COMPACT = "compact"
 _QUOTES_PREFIX = "quotes: "
@@ -89,6 +89,13 @@ class Change:
             return None
         found = _CATEGORY.match(self.note or "") if self.step == STEP_COMPACT else None
         return found.group(2) if found else self.note
+
+    def line(self) -> str:
+        """The change on one line: id, local time, file, step (or category), its quotes or reason, its state."""
+        said = " · ".join(f'"{q}"' for q in self.quotes) or self.reason or ""
+        state = " [undone]" if self.undone else ("" if self.undoable else f" [cannot undo: {self.not_undoable_reason}]")
+        kind = f"{self.step} {self.category}" if self.category else self.step
+        return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
 
     def as_dict(self) -> dict:
         return {"id": self.id, "run": self.run, "at": self.at, "file": self.file, "step": self.step,
@@ -153,6 +160,20 @@ class Review:
     since: datetime
     only_new: bool
     bots: list[BotReview] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The listing as the command line prints it: a bot's line, its runs, each run's changes indented."""
+        if not self.bots:
+            return [f"Nothing {'new ' if self.only_new else ''}to review since {when_text(self.since.isoformat())}."]
+        out = []
+        for bot in self.bots:
+            waiting = f", {bot.pending} proposal(s) waiting" if bot.pending else ""
+            out.append(f"{bot.bot}: {len(bot.runs)} run(s), {bot.changes} change(s){waiting}")
+            for run in bot.runs:
+                state = " (undone)" if run.undone else (" (reviewed)" if run.reviewed else "")
+                out.append(f"  run {run.id}  {when_text(run.started)}  {', '.join(run.steps)}{state}")
+                out += [f"    {change.line()}" for change in run.changes]
+        return out
 
     def as_dict(self) -> dict:
         return {"since": self.since.isoformat(), "only_new": self.only_new,

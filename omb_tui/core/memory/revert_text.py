@@ -1,0 +1,74 @@
+"""Take one change back out of a file that changed since, as `git revert` does: a three-way merge by lines.
+
+The change turned `before` into `after`; the file now reads `current`. Each hunk of the change (a run of
+`after` lines that `before` had otherwise) is put back where those lines now are, when the changes made
+since leave them alone. A change since that overlaps a hunk, or adds lines at the very point a hunk adds
+lines back (which order would be a guess), is a conflict: nothing is merged.
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+Span = tuple[int, int]  # [start, end) of lines; start == end is the point between two lines
+
+
+def reverse_change(before: str, after: str, current: str) -> str | None:
+    """`current` with the change from `before` to `after` taken back; None when later changes touch its lines."""
+    before_lines, after_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    current_lines = current.splitlines(keepends=True)
+    since = SequenceMatcher(None, after_lines, current_lines, autojunk=False).get_opcodes()
+    changed_since = [(i1, i2) for tag, i1, i2, _, _ in since if tag != "equal"]
+    edits = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, after_lines, before_lines, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if any(_touch((i1, i2), other) for other in changed_since):
+            return None
+        if i1 < i2:  # lines the change wrote: where the first and the last of them are now
+            start, last = _line_now(i1, since), _line_now(i2 - 1, since)
+            end = None if last is None else last + 1
+        else:  # lines the change took out go back at this point
+            start = end = _point_now(i1, since)
+        if start is None or end is None or current_lines[start:end] != after_lines[i1:i2]:
+            return None
+        edits.append((start, end, before_lines[j1:j2]))
+    for start, end, lines in reversed(edits):  # from the bottom, so the positions above stay right
+        current_lines[start:end] = lines
+    return "".join(current_lines)
+
+
+def _touch(hunk: Span, other: Span) -> bool:
+    """Do two spans of `after` lines conflict? Lines in common; a point strictly inside the other's lines; or
+    two insertions at the same point."""
+    (a1, a2), (b1, b2) = hunk, other
+    if a1 == a2 and b1 == b2:
+        return a1 == b1
+    if a1 == a2:
+        return b1 < a1 < b2
+    if b1 == b2:
+        return a1 < b1 < a2
+    return a1 < b2 and b1 < a2
+
+
+def _line_now(line: int, since: list[tuple[str, int, int, int, int]]) -> int | None:
+    """Where `after` line `line` is in the current lines, when it was kept."""
+    for tag, i1, i2, j1, _ in since:
+        if tag == "equal" and i1 <= line < i2:
+            return j1 + (line - i1)
+    return None
+
+
+def _point_now(point: int, since: list[tuple[str, int, int, int, int]]) -> int | None:
+    """Where the point before `after` line `point` is in the current lines."""
+    if not since:  # both empty
+        return 0
+    for tag, i1, i2, j1, _ in since:
+        if tag == "equal" and i1 <= point <= i2:
+            return j1 + (point - i1)
+    for _, i1, i2, j1, j2 in since:  # at the edge of a change since: before it, or after it
+        if point == i1:
+            return j1
+        if point == i2:
+            return j2
+    return None

@@ -1,0 +1,142 @@
+"""Taking changes back from Review: one change alone (`revert_change`), or a whole run (`undo_run`).
+
+A revert merges the change's reverse into the file as it is now (MemoryStore.revert; a conflict says why
+in one sentence and leaves the file as it is). Undoing a run puts each file the run touched back as it was
+before the run's first change to it, through the store's undo: changes made after the run to those files
+go too, so they are named first and the undo waits for a yes. Decisions: docs/review.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
+from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
+from ..memory.store import Actor, MemoryStore, NotUndoable, UndoResult
+from .runs import find_run
+
+
+@dataclass
+class Reverted:
+    """One change taken back alone: the row, the row that journals its revert, the later rows kept."""
+
+    row: str
+    file: str
+    reverted_by: str | None
+    kept_later: list[str] = field(default_factory=list)
+
+    def message(self) -> str:
+        kept = f" ({len(self.kept_later)} later change(s) kept)" if self.kept_later else ""
+        return f"Reverted row {self.row} in {self.file} alone{kept}."
+
+    def as_dict(self) -> dict:
+        return {"row": self.row, "file": self.file, "reverted_by": self.reverted_by, "kept_later": self.kept_later,
+                "message": self.message()}
+
+
+def revert_change(home: Home, bot_id: str, row_id: str, actor: Actor | None = None) -> Reverted:
+    """Revert one journal row alone; RevertConflict, NotUndoable or NotFound (one sentence) when it cannot be."""
+    home = home if isinstance(home, Home) else Home(home)
+    result = MemoryStore(home, _known_bot(home, bot_id)).revert(row_id, actor)
+    return Reverted(result.row.id, result.row.file, result.write.row_id, [r.id for r in result.later])
+
+
+class RunHasLaterChanges(MemoryInputError):
+    """Undoing the run would also throw away changes made after it to the same files: the person must agree."""
+
+    exit_code = 4  # the command line's "needs confirmation", as for undo
+
+    def __init__(self, run_id: str, later: list[JournalRow], outside: list[str]) -> None:
+        parts = []
+        if later:
+            names = ", ".join(f"{r.id} ({r.file}, {r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
+            more = f" and {len(later) - 5} more" if len(later) > 5 else ""
+            parts.append(f"{len(later)} later change(s) would be undone too: {names}{more}")
+        if outside:
+            parts.append(f"{', '.join(outside)} changed since where this journal cannot see (another bot, or "
+                         "outside the app), and that would go too")
+        super().__init__(f"Undoing run {run_id}: " + "; ".join(parts) + ".")
+        self.later = later
+        self.outside = outside
+
+
+@dataclass
+class RunUndo:
+    """A run undone: per file, the run's first row on it and the undo row; the later rows undone with it."""
+
+    run: str
+    files: list[dict] = field(default_factory=list)  # {"file", "undo_of", "undo_row"}
+    later: list[str] = field(default_factory=list)  # rows after the run that went too (agreed to)
+
+    def message(self) -> str:
+        files = ", ".join(item["file"] for item in self.files)
+        later = f" ({len(self.later)} later change(s) undone too)" if self.later else ""
+        return f"Undid run {self.run}: {files} back as before it{later}."
+
+    def as_dict(self) -> dict:
+        return {"run": self.run, "files": self.files, "later": self.later, "message": self.message()}
+
+
+@dataclass
+class _FilePlan:
+    first: JournalRow  # the run's first row on the file
+    later: list[JournalRow]  # every row after it on the file, newest first
+    foreign: list[JournalRow]  # of those, the rows that are not the run's own (nor a take-back of one of them)
+    changed_unseen: bool  # the file is not what the last row left, and no row says why
+
+
+def undo_run(home: Home, bot_id: str, run_id: str, *, yes: bool = False) -> RunUndo:
+    """Put every file the run changed back as it was before the run's first change to it.
+
+    Refuses (RunHasLaterChanges, nothing written) when other changes came after the run to those files,
+    naming them, unless `yes`; refuses (NotUndoable, nothing written) when one of the run's first rows
+    cannot be undone."""
+    home = home if isinstance(home, Home) else Home(home)
+    store = MemoryStore(home, _known_bot(home, bot_id))
+    with store.locked():  # the plan and the undo see the same journal: nothing slips in between
+        store.sync_outside_changes()
+        rows = find_run(home, bot_id, run_id)
+        if not rows:
+            raise NotFound(f"There is no run {run_id} in the journal of {bot_id}.")
+        plans = _plan(store, rows)
+        for plan in plans:
+            if not plan.first.undoable:
+                raise NotUndoable(f"Run {run_id} cannot be undone whole: its change to {plan.first.file} (row "
+                                  f"{plan.first.id}) cannot be undone: {plan.first.not_undoable_reason}.")
+        foreign = [row for plan in plans for row in plan.foreign]
+        unseen = [plan.first.file for plan in plans if plan.changed_unseen]
+        if (foreign or unseen) and not yes:
+            raise RunHasLaterChanges(run_id, foreign, unseen)
+        done = RunUndo(run_id, later=[row.id for row in foreign])
+        for plan in plans:
+            result = _undo_file(store, plan)
+            done.files.append({"file": plan.first.file, "undo_of": plan.first.id, "undo_row": result.write.row_id})
+        return done
+
+
+def _plan(store: MemoryStore, rows: list[JournalRow]) -> list[_FilePlan]:
+    own = {row.id for row in rows}
+    plans = []
+    for file in dict.fromkeys(row.file for row in rows):
+        first = next(row for row in rows if row.file == file)
+        later = store.journal.later_rows_for_file(first)
+        foreign = [r for r in later if r.id not in own and r.undo_of not in own]
+        last = later[0] if later else first
+        current = store.read(file)
+        if first.before_hash is None and not current.exists:
+            continue  # the run created it and it is gone already: it is as before the run
+        plans.append(_FilePlan(first, later, foreign, changed_unseen=current.hash != last.after_hash))
+    return plans
+
+
+def _undo_file(store: MemoryStore, plan: _FilePlan) -> UndoResult:
+    later_ids = [row.id for row in plan.later]
+    # Later rows: confirmed one by one (checked again under the lock). None: the file changed unseen, agreed to.
+    return store.undo(plan.first.id, Actor(WHO_PERSON, HOW_UNDO), confirmed_later=later_ids, force=not later_ids)
+
+
+def _known_bot(home: Home, bot_id: str) -> str:
+    if not home.has_bot(validate_bot_id(bot_id)):
+        raise NotFound(f"There is no bot '{bot_id}'.")
+    return bot_id
+

@@ -1,0 +1,130 @@
+"""Taking changes back (issues 12 and 13): one change reverted alone while later changes stay, a conflict that
+says why and writes nothing, and a whole run undone (refusing, naming them, when later changes would go too)."""
+
+from __future__ import annotations
+
+import pytest
+
+from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.memory.store import Actor, MemoryStore, NotUndoable, RevertConflict
+from omb_tui.core.review.revert import RunHasLaterChanges, revert_change, undo_run
+from omb_tui.core.review.runs import review
+from omb_tui.core.upkeep.run import UpkeepRun
+
+from conftest import MEMORY_TEXT, TOPIC_TEXT
+
+PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)
+RUN = UpkeepRun("scout", "20260310T020000-abcdef")
+CAPTURE = RUN.actor("capture")
+
+
+def text(home, rel="MEMORY.md"):
+    return (home.workspace("scout") / rel).read_text(encoding="utf-8")
+
+
+def append(store, rel, line, actor):
+    return store.write(rel, store.read(rel).text + line, actor).row_id
+
+
+def rows(store):
+    return store.journal.rows()
+
+
+def test_a_change_reverted_alone_keeps_the_later_edit(home):
+    store = MemoryStore(home, "scout")
+    captured = append(store, "MEMORY.md", "- vegetarian\n", CAPTURE)
+    append(store, "MEMORY.md", "- by hand, later\n", PERSON)
+    done = revert_change(home, "scout", captured)
+    assert text(home) == MEMORY_TEXT + "- by hand, later\n"
+    newest = rows(store)[0]
+    assert (newest.id, newest.undo_of, newest.who, newest.how) == (done.reverted_by, captured, "person", "revert")
+    assert done.message() == f"Reverted row {captured} in MEMORY.md alone (1 later change(s) kept)."
+    change = review(home, bot_ids=["scout"]).bots[0].runs[0].changes[0]
+    assert change.undone_by == done.reverted_by
+    with pytest.raises(NotUndoable, match=f"already taken back by row {done.reverted_by}"):
+        revert_change(home, "scout", captured)
+
+
+def test_a_change_in_the_middle_of_a_file_goes_while_edits_above_and_below_stay(home):
+    store = MemoryStore(home, "scout")
+    changed = store.write("MEMORY.md", MEMORY_TEXT.replace("Pune", "Mumbai"), CAPTURE).row_id
+    store.write("MEMORY.md", "# Notes\n" + store.read("MEMORY.md").text[len("# Memory\n"):] + "- tea\n", PERSON)
+    revert_change(home, "scout", changed)
+    assert text(home) == "# Notes\n" + MEMORY_TEXT[len("# Memory\n"):] + "- tea\n"
+
+
+def test_a_revert_that_conflicts_says_why_and_leaves_the_file_as_it_is(home):
+    store = MemoryStore(home, "scout")
+    changed = store.write("MEMORY.md", MEMORY_TEXT.replace("Pune", "Mumbai"), CAPTURE).row_id
+    later = store.write("MEMORY.md", MEMORY_TEXT.replace("Pune", "Mumbai, Bandra"), PERSON).row_id
+    before = text(home)
+    count = len(rows(store))
+    with pytest.raises(RevertConflict) as raised:
+        revert_change(home, "scout", changed)
+    assert str(raised.value) == (f"Row {changed} cannot be reverted alone: 1 later change(s) ({later}) touched the "
+                                 "same lines of MEMORY.md; undo puts the whole file back as it was before it instead.")
+    assert raised.value.exit_code == 3
+    assert text(home) == before and len(rows(store)) == count
+
+
+def test_reverting_a_new_topic_with_nothing_since_removes_it_as_undo_would(home):
+    store = MemoryStore(home, "scout")
+    created = store.write("memory/family.md", "# Family\n\n- Asha in Goa\n", CAPTURE).row_id
+    revert_change(home, "scout", created)
+    assert not (home.workspace("scout") / "memory" / "family.md").exists()
+
+
+def night_run(home):
+    """The run: a line added to MEMORY.md, then to travel.md, then MEMORY.md tidied; returns the rows."""
+    store = MemoryStore(home, "scout")
+    first = append(store, "MEMORY.md", "- vegetarian\n", CAPTURE)
+    travel = append(store, "memory/travel.md", "- Goa in March\n", CAPTURE)
+    tidy = store.write("MEMORY.md", store.read("MEMORY.md").text.replace("short", "brief"),
+                       RUN.actor("tidy-up")).row_id
+    return store, first, travel, tidy
+
+
+def test_a_whole_run_goes_back_file_by_file(home):
+    store, first, travel, _ = night_run(home)
+    done = undo_run(home, "scout", RUN.id)
+    assert text(home) == MEMORY_TEXT and text(home, "memory/travel.md") == TOPIC_TEXT
+    assert [(f["file"], f["undo_of"]) for f in done.files] == [("MEMORY.md", first), ("memory/travel.md", travel)]
+    undo_rows = {r.id: r for r in rows(store) if r.undo_of}
+    assert {undo_rows[f["undo_row"]].undo_of for f in done.files} == {first, travel}
+    assert done.later == []
+    assert review(home, bot_ids=["scout"]).bots[0].runs[0].undone
+
+
+def test_a_run_with_later_changes_is_refused_naming_them_and_goes_with_yes(home):
+    store, first, _, _ = night_run(home)
+    by_hand = append(store, "MEMORY.md", "- by hand, later\n", PERSON)
+    before, count = text(home), len(rows(store))
+    with pytest.raises(RunHasLaterChanges) as raised:
+        undo_run(home, "scout", RUN.id)
+    assert f"1 later change(s) would be undone too: {by_hand} (MEMORY.md, person, command line" in str(raised.value)
+    assert raised.value.exit_code == 4 and text(home) == before and len(rows(store)) == count
+    done = undo_run(home, "scout", RUN.id, yes=True)
+    assert text(home) == MEMORY_TEXT and done.later == [by_hand]
+
+
+def test_a_change_reverted_alone_is_not_named_as_a_later_change_of_its_run(home):
+    store, first, _, tidy = night_run(home)
+    revert_change(home, "scout", tidy)
+    undo_run(home, "scout", RUN.id)  # no yes needed: the revert only took back part of the run
+    assert text(home) == MEMORY_TEXT
+
+
+def test_a_run_whose_change_cannot_be_undone_is_refused_whole(home):
+    secret = "- api key sk-proj-a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6\n"
+    (home.workspace("scout") / "memory" / "travel.md").write_text(TOPIC_TEXT + secret, encoding="utf-8")
+    store, _, travel, _ = night_run(home)
+    before = text(home)
+    with pytest.raises(NotUndoable, match=f"its change to memory/travel.md \\(row {travel}\\) cannot be undone"):
+        undo_run(home, "scout", RUN.id)
+    assert text(home) == before
+
+
+def test_an_unknown_run_is_one_sentence(home):
+    with pytest.raises(MemoryInputError, match="There is no run 20260101T000000-000000 in the journal"):
+        undo_run(home, "scout", "20260101T000000-000000")
