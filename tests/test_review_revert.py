@@ -128,3 +128,33 @@ def test_a_run_whose_change_cannot_be_undone_is_refused_whole(home):
 def test_an_unknown_run_is_one_sentence(home):
     with pytest.raises(MemoryInputError, match="There is no run 20260101T000000-000000 in the journal"):
         undo_run(home, "scout", "20260101T000000-000000")
+
+
+# ----- the merge itself -----
+def test_the_merge_keeps_a_line_appended_right_after_the_reverted_one():
+    from omb_tui.core.memory.revert_text import reverse_change
+
+    assert reverse_change("a\nb\n", "a\nb\nX\n", "a\nb\nX\nY\n") == "a\nb\nY\n"
+    assert reverse_change("a\nb\n", "a\nb\nX\n", "a\nb\nY\nX\n") == "a\nb\nY\n"
+    assert reverse_change("a\nb\nc\nd\n", "a\nB\nc\nD\n", "z\na\nB\nc\nD\ne\n") == "z\na\nb\nc\nd\ne\n"
+    assert reverse_change("x\n", "", "") == "x\n"  # a file the row emptied gets its text back
+
+
+def test_the_merge_refuses_what_it_would_have_to_guess():
+    from omb_tui.core.memory.revert_text import reverse_change
+
+    assert reverse_change("a\nb\nc\n", "a\nB\nc\n", "a\nBB\nc\n") is None  # the same line changed again
+    assert reverse_change("a\nX\nc\n", "a\nc\n", "a\nY\nc\n") is None  # lines added where X would go back
+
+
+def test_about_me_changed_by_another_bot_since_the_run_is_named_before_undoing_the_run(home):
+    from conftest import make_bot
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n", CAPTURE)
+    nova.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n", PERSON)
+    with pytest.raises(RunHasLaterChanges, match="about-me.md changed since where this journal cannot see"):
+        undo_run(home, "scout", RUN.id)
+    undo_run(home, "scout", RUN.id, yes=True)
+    assert not home.about_me_path.exists()  # it did not exist before the run
