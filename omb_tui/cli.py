@@ -586,6 +586,41 @@ def cmd_tidy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from .core.compact.interactive import ANSWER_HELP, apply_choice, choose, proposal_lines
+    from .core.compact.session import propose
+
+    bot = _bot(args)
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the proposal says itself why no model answered
+    proposal = propose(bot.home, bot.id)
+    if args.json:
+        _print_json(proposal.as_dict())
+        return 1 if proposal.error else 0
+    if proposal.error:
+        raise CliError(proposal.error, 1)
+    if not proposal.changes:
+        print(f"Nothing to change in MEMORY.md of {bot.id}.")
+        return 0
+    count = len(proposal.changes)
+    print(f"Compacting MEMORY.md of {bot.id}: {count} change{'' if count == 1 else 's'} proposed.")
+    for line in proposal_lines(proposal):
+        print(one_line(line))
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print(f"Answer {ANSWER_HELP}: ", end="", file=sys.stderr, flush=True)
+    choice = choose(proposal.changes, sys.stdin.readline())
+    if choice.cancelled:
+        print("Cancelled; nothing was applied.")
+        return 0
+    outcome = apply_choice(bot.home, bot.id, proposal, choice)
+    print(f"Applied {len(outcome.applied)} of {count} change{'' if count == 1 else 's'} to MEMORY.md; each is a "
+          f"journal row you can undo (omb-tui undo {bot.id} ROW_ID): {', '.join(outcome.rows) or 'none'}.")
+    if outcome.not_applied:
+        raise CliError(f"MEMORY.md changed while the changes were written; {len(outcome.not_applied)} were not "
+                       "applied.", EXIT_STALE)
+    return 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -697,6 +732,8 @@ def build_parser() -> argparse.ArgumentParser:
         json=True)
     add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
         "contradictions struck through.", json=True)
+    p = add("compact", cmd_compact, "Compact MEMORY.md: the model proposes deletions and merges, you answer "
+            "apply, keep <numbers>, delete <numbers> or cancel (one line, from the terminal or stdin).", json=True)
     p = add("upkeep", cmd_upkeep, "Memory upkeep for every bot: with --due, capture, organizing and the daily "
             "tidy-up where they are due (safe to run from cron every few minutes).", json=True, bot=False)
     p.add_argument("--due", action="store_true", required=True, help="run what is due now (the only mode)")
