@@ -16,6 +16,7 @@ from ..memory.paths import Home, MemoryInputError
 from ..memory.store import Actor, MemoryStore
 from ..upkeep.run import new_run_id
 from .apply import ApplyOutcome, apply_change_set
+from .records import append_clean_log, clean_log_lines
 from .session import Proposal
 from .validator import Change
 
@@ -75,7 +76,11 @@ def apply_choice(home: Home, bot_id: str, proposal: Proposal, choice: Choice,
     """Write the chosen changes (each its own row), hash-checked against the text the model read."""
     if not choice.changes:
         return ApplyOutcome()
-    return apply_change_set(MemoryStore(home, bot_id), proposal.read_hash, choice.changes, actor or you())
+    actor = actor or you()
+    outcome = apply_change_set(MemoryStore(home, bot_id), proposal.read_hash, choice.changes, actor)
+    # The spec's interactive mode keeps no backup: memory-clean.log (and the journal) trace what went.
+    append_clean_log(home, bot_id, clean_log_lines(actor.run or "", [item.change for item in outcome.applied]))
+    return outcome
 
 
 def proposal_lines(proposal: Proposal) -> list[str]:
