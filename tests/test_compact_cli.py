@@ -54,6 +54,9 @@ def test_apply_writes_every_change_as_its_own_row_of_one_run(llm_home, compactin
     assert len(rows) == 3 and {(row.who, row.how) for row in rows} == {("you", HOW_COMMAND_LINE)}
     assert len({row.run for row in rows}) == 1 and rows[0].run
     assert "Applied 3 of 3 changes" in result.out and rows[-1].id in result.out
+    clean = (llm_home.root / "compact" / BOT / "memory-clean.log").read_text(encoding="utf-8").splitlines()
+    assert len(clean) == 3 and all(rows[0].run in line for line in clean)  # no backup: the log traces it
+    assert not (llm_home.root / "compact" / BOT / "backup").exists()
 
 
 def test_keep_applies_all_but_those(llm_home, compacting):

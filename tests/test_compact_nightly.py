@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from datetime import date, datetime
 
 import pytest
@@ -33,7 +34,7 @@ from compact_helpers import (
     read_memory,
     write_memory,
 )
-from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 
 @pytest.fixture
@@ -156,6 +157,20 @@ def test_auto_prints_the_report_and_json_gives_its_fields(nightly_home, fake_llm
     data = json.loads(result.out)
     assert data["error"].startswith("The model's change-set was rejected 3 times") and data["rows"] == []
     assert data["attempts"] == 3 and data["applied"] is False
+
+
+def test_the_report_goes_to_the_configured_command_on_stdin(nightly_home, fake_llm, tmp_path):
+    received = tmp_path / "report.txt"
+    keep_stdin = f"import sys; open({str(received)!r}, 'w', encoding='utf-8').write(sys.stdin.read())"
+    write_llm_config(nightly_home, fake_llm, compact={"report": {"command": [sys.executable, "-c", keep_stdin]}})
+    fake_llm.script(answer(change("superseded", PEANUTS)), answer(change("superseded", PEANUTS)),
+                    answer(change("superseded", PEANUTS)))
+
+    outcome = compact_nightly(nightly_home, BOT, propose_only=False)
+
+    assert outcome.sink == {"sink": "command", "sent": True, "error": None}
+    assert received.read_text(encoding="utf-8") == outcome.report.text
+    assert outcome.report.text.startswith("Memory compact: ERROR — ")
 
 
 # ----- the step of `upkeep --due` -----

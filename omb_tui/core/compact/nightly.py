@@ -139,11 +139,10 @@ def _log_attempts(home: Home, bot_id: str, run_id: str, proposal: Proposal) -> N
 
 
 def _send_to_sink(home: Home, report: Report) -> dict | None:
-    """The report to the configured sink (compact-records' sinks.py); None when there is no sink."""
-    try:
-        from .sinks import send_report
-    except ImportError:  # sinks.py not merged yet: stdout alone carries the report
-        return None
+    """The report to the sink config.json's `compact.report` names; None when there is none. A sink that fails
+    is one sentence here, never the run's failure (docs/compact-nightly.md)."""
+    from .sinks import send_report  # only a run that reports needs subprocess and urllib
+
     result = send_report(home, report)
     if result.sink is None and result.error is None:
         return None
