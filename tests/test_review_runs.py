@@ -161,3 +161,19 @@ def test_an_unknown_bot_is_one_sentence(home):
 
     with pytest.raises(MemoryInputError, match="There is no bot 'ghost'"):
         review(home, bot_ids=["ghost"], now=NOW)
+
+
+def test_waiting_compaction_proposals_are_listed_and_counted_until_decided(home):
+    from omb_tui.core.compact import pending
+    from omb_tui.core.compact.validator import Change
+
+    night(home)
+    proposed = pending.add_pending(home, "nova", "20260310T030000-dddddd",
+                                   [Change("duplicate", "- tea, not coffee\n", "About me says it already.")])
+    bot = next(b for b in review(home, now=NOW).bots if b.bot == "nova")
+    assert bot.pending == 1 and bot.as_dict()["proposals"][0]["original"] == "- tea, not coffee\n"
+    assert "1 proposal(s) waiting" in "\n".join(review(home, now=NOW).lines())
+    assert overnight(home, NOW)["nova"].pending == 1
+    pending.reject(home, "nova", [proposed[0].id])
+    assert overnight(home, NOW)["nova"].pending == 0
+    assert next(b for b in review(home, now=NOW).bots if b.bot == "nova").proposals == []

@@ -127,7 +127,7 @@ def pending_changes(home: Home, bot_id: str) -> list[PendingChange]:
 
 def accept(home: Home, bot_id: str, ids: list[str]) -> AcceptOutcome:
     """Apply each pending change in `ids` that still fits MEMORY.md as it is now, each as its own journal row (by
-    `you` on the command line; every row of one call shares a run id); refuse the others with one sentence."""
+    the person on the command line; every row of one call shares a run id); refuse the others with one sentence."""
     store = MemoryStore(home, bot_id)
     outcome = AcceptOutcome(run=new_run_id())
     actor = you(outcome.run)

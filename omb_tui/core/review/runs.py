@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Iterable
 
+from ..compact.pending import PendingChange, pending_changes
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.when import when_text
@@ -142,7 +143,11 @@ class BotReview:
 
     bot: str
     runs: list[Run] = field(default_factory=list)
-    pending: int = 0
+    proposals: list[PendingChange] = field(default_factory=list)  # compaction proposals waiting, oldest first
+
+    @property
+    def pending(self) -> int:
+        return len(self.proposals)
 
     @property
     def changes(self) -> int:
@@ -150,7 +155,8 @@ class BotReview:
 
     def as_dict(self) -> dict:
         return {"bot": self.bot, "pending": self.pending, "changes": self.changes,
-                "runs": [run.as_dict() for run in self.runs]}
+                "runs": [run.as_dict() for run in self.runs],
+                "proposals": [proposal.as_dict() for proposal in self.proposals]}
 
 
 @dataclass
@@ -218,9 +224,9 @@ def review(home: Home, *, since: datetime | None = None, bot_ids: Iterable[str] 
         runs = bot_runs(home, bot_id, since, marks)
         if only_new:
             runs = [run for run in runs if not run.reviewed]
-        pending = pending_count(home, bot_id)
-        if runs or pending:
-            found.bots.append(BotReview(bot_id, runs, pending))
+        proposals = waiting_proposals(home, bot_id)
+        if runs or proposals:
+            found.bots.append(BotReview(bot_id, runs, proposals))
     return found
 
 
@@ -284,17 +290,18 @@ def find_run(home: Home, bot_id: str, run_id: str) -> list[JournalRow]:
     return rows
 
 
-def pending_count(home: Home, bot_id: str) -> int:
-    """How many compaction proposals wait for the person (0 while the pending module is not installed)."""
+def waiting_proposals(home: Home, bot_id: str) -> list[PendingChange]:
+    """The compaction proposals waiting for the person, oldest first."""
     try:
-        from ..compact.pending import pending_changes
-    except ImportError:
-        return 0
-    try:
-        return len(pending_changes(home, bot_id))
+        return pending_changes(home, bot_id)
     except (OSError, ValueError) as exc:  # a damaged pending file is named, and the listing still shows
         log.warning("the pending proposals of %s could not be read: %s", bot_id, exc)
-        return 0
+        return []
+
+
+def pending_count(home: Home, bot_id: str) -> int:
+    """How many compaction proposals wait for the person."""
+    return len(waiting_proposals(home, bot_id))
 
 
 class _UndoneTracker:
