@@ -586,6 +586,12 @@ def cmd_tidy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_team(args: argparse.Namespace) -> int:
+    from .cli_team import run_team_command
+
+    return run_team_command(args)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -709,6 +715,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "undoable); the fact is never added again.")
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    p = add("team", cmd_team, "Shared team memory: teams of bots, their reviewed notes and pending cards.", bot=False)
+    from .cli_team import add_team_commands  # argparse only: the core loads when a team command runs
+
+    add_team_commands(p, common, OneSentenceParser)
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser
 
