@@ -300,7 +300,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError("--limit must be 1 or more.")
     result = session_search(bot.home, bot.id, query, since=args.since, until=args.until,
-                            chat_id=args.chat, limit=args.limit)
+                            chat_id=args.chat, limit=args.limit, scope=args.scope)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -675,6 +675,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
     p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    p.add_argument("--scope", choices=("all", "team"), default="all", help="team: only the accepted notes of the "
+                   "bot's teams (default: all, team notes included)")
     p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
     p = add("chat", cmd_chat, "Talk with the bot through its model, one line a message (stdin when it is not a "
