@@ -167,3 +167,12 @@ def test_a_damaged_team_file_is_one_sentence_naming_the_field(home, crew):
     team_path(home, crew.key).write_text(json.dumps(data))
     with pytest.raises(MemoryInputError, match="note 1's 'text' is not text"):
         api.show(home, "Tapa crew")
+
+
+def test_a_linked_teams_folder_is_refused_and_nothing_is_written_through_it(home, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (home.root / "teams").symlink_to(outside)
+    with pytest.raises(MemoryInputError, match="symbolic link"):
+        create_team(home, "Tapa crew", ["scout"])
+    assert list(outside.iterdir()) == []
