@@ -142,3 +142,26 @@ def test_keys_titles_and_texts_are_checked(home, crew):
     accepted(home)
     with pytest.raises(MemoryInputError, match="already says exactly this"):
         api.propose(home, TEAM, KEY, "Sequence 02 colour", "Warm amber grade, never teal.")
+
+
+def test_two_writers_with_the_same_revision_one_wins_the_other_is_refused(home, crew):
+    import threading
+
+    note = accepted(home)
+    outcomes = []
+
+    def edit(text):
+        try:
+            outcomes.append(api.edit(home, TEAM, KEY, note.revision, text).text)
+        except StaleRevision:
+            outcomes.append("stale")
+
+    writers = [threading.Thread(target=edit, args=(f"writer {n}",)) for n in range(6)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    winners = [o for o in outcomes if o != "stale"]
+    assert len(winners) == 1 and outcomes.count("stale") == 5
+    assert api.show(home, TEAM).as_dict()["notes"][0]["text"] == winners[0]
+    assert len(api.history(home, TEAM, KEY)[1]) == 1
