@@ -9,9 +9,8 @@ Spec: memory.md, "Shared team memory integrity". Decisions (docs/team.md):
 - Accepting a card needs the card's revision; it is refused when the note changed since the card was proposed
   (`based_on` is no longer the note's revision). The note keeps its key and its pin; the text it replaces goes
   into the history as superseded, even when the title changed.
-- Editing, deleting, pinning and restoring need the note's revision. A deleted note keeps its last text in its
-  record (never loaded or found) and can be restored.
-- A deleted note keeps its last text in its record and in its history (status deleted); restoring or
+- Editing, deleting, pinning and restoring need the note's revision.
+- A deleted note (never loaded or found) keeps its last text in its record and in its history (status deleted); restoring or
   accepting a card over it brings it back as a new revision.
 - A rejected card is dropped.
 """
