@@ -340,7 +340,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError("--limit must be 1 or more.")
     result = session_search(bot.home, bot.id, query, since=args.since, until=args.until,
-                            chat_id=args.chat, limit=args.limit)
+                            chat_id=args.chat, limit=args.limit, scope=args.scope)
     if args.json:
         _print_json(result.to_json())
         return 0
@@ -739,6 +739,12 @@ def cmd_proposals(args: argparse.Namespace) -> int:
     return 1 if outcome.refused else 0
 
 
+def cmd_team(args: argparse.Namespace) -> int:
+    from .cli_team import run_team_command
+
+    return run_team_command(args)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -834,6 +840,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
     p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    p.add_argument("--scope", choices=("all", "team"), default="all", help="team: only the accepted notes of the "
+                   "bot's teams (default: all, team notes included)")
     p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
     p = add("chat", cmd_chat, "Talk with the bot through its model, one line a message (stdin when it is not a "
@@ -891,6 +899,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "undoable); the fact is never added again.")
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    p = add("team", cmd_team, "Shared team memory: teams of bots, their reviewed notes and pending cards.", bot=False)
+    from .cli_team import add_team_commands  # argparse only: the core loads when a team command runs
+
+    add_team_commands(p, common, OneSentenceParser)
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser
 

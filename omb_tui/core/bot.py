@@ -84,6 +84,11 @@ class Bot:
         """What loads into the system prompt on that date, with the memory switch read once to decide it."""
         memory_on = self.settings.memory
         block = prompt_block_if_enabled(memory_on, self.memory_text(), self.topics(), as_of or date.today())
+        if memory_on:  # the blocks of the teams the bot is a member of load after its own memory
+            from .team.prompt import team_blocks
+
+            teams = team_blocks(self.home, self.id)
+            block = f"{block}\n{teams}" if teams else block
         return LoadedPrompt(memory_on, block)
 
     def prompt(self, as_of: date | None = None) -> str:

@@ -52,13 +52,23 @@ def held_exclusively(path: Path) -> Iterator[bool]:
         os.close(fd)  # closing releases the lock
 
 
-@contextlib.contextmanager
-def held_shared(path: Path) -> Iterator[None]:
+def held_shared(path: Path) -> contextlib.AbstractContextManager[None]:
     """Hold path's lock shared for the block (waits while someone holds it exclusively)."""
+    return _held_waiting(path, fcntl.LOCK_SH if fcntl is not None else 0)
+
+
+def held_for_writing(path: Path) -> contextlib.AbstractContextManager[None]:
+    """Hold path's lock exclusively for the block, waiting for it. Not re-entrant: a second hold from the same
+    process, even the same thread, waits for the first (flock belongs to each opened file)."""
+    return _held_waiting(path, fcntl.LOCK_EX if fcntl is not None else 0)
+
+
+@contextlib.contextmanager
+def _held_waiting(path: Path, mode: int) -> Iterator[None]:
     fd = open_lock_file(path) if fcntl is not None else None
     try:
         if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_SH)
+            fcntl.flock(fd, mode)
         yield
     finally:
         if fd is not None:

@@ -1,4 +1,4 @@
-"""The two tools a bot is given in a turn: `memory_update` and `session_search`.
+"""The tools a bot is given in a turn: `memory_update`, `session_search` and, in a team, `team_note`.
 
 Spec: memory.md, "Remember and forget, in chat" (add, forget, prefer; the bot confirms in one plain line and
 names no files), "What a bot knows about its other conversations" ("Recall by time": `session_search` with
@@ -27,6 +27,7 @@ log = logging.getLogger("omb_tui.models.tools")
 
 MEMORY_UPDATE = "memory_update"
 SESSION_SEARCH = "session_search"
+TEAM_NOTE = "team_note"
 ACTIONS = ("add", "forget", "prefer")
 SEARCH_HITS_SHOWN = 10  # what the model sees of a search: enough to answer, small enough for its context
 SEARCH_HIT_CHARS = 300
@@ -89,15 +90,49 @@ SESSION_SEARCH_TOOL = {
                     "type": "string",
                     "description": "only this conversation: its id, as a hit shows it in [brackets]",
                 },
+                "scope": {
+                    "type": "string",
+                    "enum": ["all", "team"],
+                    "description": "'team': only your teams' shared notes, including those that did not load",
+                },
             },
         },
     },
 }
 
 
-def tools_for(memory_on: bool) -> list[dict]:
-    """The tool schemas a turn offers: with memory off, memory_update is hidden (spec: the opening)."""
-    return [MEMORY_UPDATE_TOOL, SESSION_SEARCH_TOOL] if memory_on else [SESSION_SEARCH_TOOL]
+TEAM_NOTE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": TEAM_NOTE,
+        "description": (
+            "Propose a note for your team's shared memory, which every bot of the team loads once a person has "
+            "accepted it. Only for a lasting fact a person stated in this conversation: quote their exact words. "
+            "Every number, path and URL in the note must be in the quotes. To correct a note, use its key."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "key": {"type": "string", "description": "a stable key such as 'tapa/sequence-02/colour' "
+                        "(lower-case parts joined by '/'); the same key replaces the note it names"},
+                "title": {"type": "string", "description": "a short title"},
+                "text": {"type": "string", "description": "the note, in plain words"},
+                "quotes": {"type": "array", "items": {"type": "string"},
+                           "description": "the person's own words it rests on, exactly as they said them"},
+                "team": {"type": "string", "description": "the team's name, when you are in more than one"},
+            },
+            "required": ["key", "title", "text", "quotes"],
+        },
+    },
+}
+
+
+def tools_for(memory_on: bool, *, in_team: bool = False) -> list[dict]:
+    """The tool schemas a turn offers: with memory off, memory_update is hidden (spec: the opening); team_note
+    only to a member of a team, memory on."""
+    if not memory_on:
+        return [SESSION_SEARCH_TOOL]
+    return [MEMORY_UPDATE_TOOL, SESSION_SEARCH_TOOL] + ([TEAM_NOTE_TOOL] if in_team else [])
 
 
 @dataclass(frozen=True)
@@ -152,8 +187,11 @@ def run_tool(
             answer = _memory_update(home, bot_id, args, chat=chat, store=store, today=today)
         elif name == SESSION_SEARCH:
             answer = _session_search(home, bot_id, args, chat=chat)
+        elif name == TEAM_NOTE:
+            answer = _team_note(home, bot_id, args, chat=chat)
         else:
-            answer = f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE} and {SESSION_SEARCH}."
+            answer = (f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE}, "
+                      f"{SESSION_SEARCH} and {TEAM_NOTE}.")
     except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
         answer = f"Nothing was done: {exc}"
     except Exception as exc:  # the tool failed; the turn goes on and the model is told
@@ -212,6 +250,16 @@ def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, sto
     return update.prefer(text, today=today).message()
 
 
+def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
+    from ..team.proposals import propose_from_bot
+
+    if not load_bot_settings(home, bot_id).memory:
+        return "Memory is off for this bot, so nothing was proposed."
+    team = _text_argument(args, "team", required=False)
+    return propose_from_bot(home, bot_id, args.get("key"), args.get("title"), args.get("text"),
+                            args.get("quotes", []), chat=chat, team_ref=team).message()
+
+
 def _until(value: str) -> date:
     try:
         return parse_day(value.strip())
@@ -231,13 +279,14 @@ def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) ->
     since = _text_argument(args, "since", required=False)
     until = _text_argument(args, "until", required=False)
     only_chat = _text_argument(args, "chat", required=False)
+    scope = _text_argument(args, "scope", required=False) or "all"
     if not (query or "").strip() and since is None and until is None:
         raise MemoryInputError("give 'query' words, or 'since' / 'until' (or both).")
     if only_chat is not None:
         only_chat = only_chat.strip()
         conv.find_conversation(home, bot_id, only_chat)  # NotFound: said back to the model
     limit = CHAT_FILTER_POOL if only_chat else SEARCH_HITS_SHOWN
-    result = session_search(home, bot_id, query, since=since, until=until, chat_id=chat, limit=limit)
+    result = session_search(home, bot_id, query, since=since, until=until, chat_id=chat, limit=limit, scope=scope)
     hits = [hit for hit in result.hits if only_chat is None or hit.conversation == only_chat][:SEARCH_HITS_SHOWN]
     if not hits:
         where = f" in [{only_chat}]" if only_chat else ""

@@ -285,11 +285,17 @@ def chat_turn(
         user_text = f"{result.recall_block.rstrip()}\n\n{message}" if result.recall_block else message
         messages = [{"role": "system", "content": system_prompt(home, bot_id, conversation, today=today)},
                     *earlier, {"role": "user", "content": user_text}]
-        tools = tools_for(load_bot_settings(home, bot_id).memory)
+        tools = tools_for(load_bot_settings(home, bot_id).memory, in_team=_in_a_team(home, bot_id))
         _tool_loop(turn, complete, messages, tools, result, today)
     result.journal_rows = turn.rows
     _record_answer(home, bot_id, conversation, result)
     return result
+
+
+def _in_a_team(home: Home, bot_id: str) -> bool:
+    from ..team.storage import teams_of_bot
+
+    return bool(teams_of_bot(home, bot_id))
 
 
 def _tool_loop(turn: BotTurn, complete: Complete, messages: list[dict], tools: list[dict], result: TurnResult,

@@ -21,6 +21,7 @@ from .recall_index import MessageHit, NoteHit, RecallIndex, open_index
 from .words import matches_needed, words
 
 DEFAULT_LIMIT = 20
+SCOPES = ("all", "team")  # "team": only the accepted notes of the bot's teams (docs/team.md)
 TEXT_MAX = 500
 _DURATION = re.compile(r"^\s*(\d+)\s*(m|min|mins|h|hr|hrs|d|day|days|w|wk|wks|week|weeks)\s*$", re.IGNORECASE)
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -66,9 +67,10 @@ def _day_bound(day: date, end: bool) -> datetime:
 
 @dataclass
 class SearchHit:
-    """One thing found, naming where it came from (`where`): a room, a 1:1 chat or task, or a memory file."""
+    """One thing found, naming where it came from (`where`): a room, a 1:1 chat or task, a memory file, or a
+    team's note."""
 
-    source: str  # "conversation" | "memory"
+    source: str  # "conversation" | "memory" | "team"
     where: str
     text: str
     matched: list[str]
@@ -83,6 +85,8 @@ class SearchHit:
     private: bool = False  # a private 1:1 chat, found from a room
     file: str | None = None
     line: int | None = None
+    team: str | None = None  # a team note's team key, and the note's key
+    key: str | None = None
 
     def to_json(self) -> dict:
         data = {
@@ -97,6 +101,8 @@ class SearchHit:
         if self.source == "conversation":
             data.update(conversation=self.conversation, conversation_kind=self.conversation_kind,
                         author=self.author, author_kind=self.author_kind, failed=self.failed, private=self.private)
+        elif self.source == "team":
+            data.update(team=self.team, key=self.key)
         else:
             data.update(file=self.file, line=self.line)
         return data
@@ -136,13 +142,15 @@ def session_search(
     limit: int = DEFAULT_LIMIT,
     now: datetime | None = None,
     index: RecallIndex | None = None,
+    scope: str = "all",
 ) -> SearchResult:
     """Search the bot's 1:1 chats, the rooms it is a member of and (memory on) its memory files.
 
     Spec: "What a bot knows about its other conversations", "Recall by time". With words, hits hold
     any of them (two, for five or more content words) and come best first; with only `since`/`until`,
     everything in that window comes newest first. `chat_id` is the conversation searching: from a
-    room, hits from private 1:1 chats are marked and listed in `disclosed_private_chats`.
+    room, hits from private 1:1 chats are marked and listed in `disclosed_private_chats`. Accepted notes of
+    the bot's teams are found too (memory on); scope "team" searches only those.
     """
     validate_bot_id(bot_id)
     now = (now or datetime.now()).astimezone()
@@ -156,6 +164,12 @@ def session_search(
     memory_on = load_bot_settings(home, bot_id).memory
     searching_from = conv.find_conversation(home, bot_id, chat_id) if chat_id else None
     result = SearchResult(bot_id, [w.surface for w in query_words], start, end, memory_on)
+    if scope not in SCOPES:
+        raise MemoryInputError(f"'scope' must be one of {', '.join(SCOPES)}.")
+    team_hits = _team_hits(home, bot_id, query, start, end, limit) if memory_on else []
+    if scope == "team":
+        result.hits = team_hits
+        return result
     index = index or open_index(home, bot_id)
     index.refresh()
     today = now.date()
@@ -180,7 +194,7 @@ def session_search(
     surface = {w.term: w.surface for w in query_words}
     from_room = searching_from is not None and searching_from.is_room
     hits = [_message_hit(hit, surface, from_room) for hit in messages]
-    hits += [_note_hit(hit, surface) for hit in notes]
+    hits += [_note_hit(hit, surface) for hit in notes] + team_hits
     if query_words:
         hits.sort(key=lambda h: -h.score)
     else:
@@ -234,3 +248,13 @@ def _note_hit(hit: NoteHit, surface: dict[str, str]) -> SearchHit:
         line=hit.line,
     )
 
+
+
+def _team_hits(home: Home, bot_id: str, query: str | None, start: datetime | None, end: datetime | None,
+               limit: int) -> list[SearchHit]:
+    from ..team.search import search_team_notes
+
+    found = search_team_notes(home, bot_id, query, since=start, until=end, limit=limit)
+    return [SearchHit(source="team", where=f'team "{hit.team.name}" · note {hit.note.key}',
+                      text=f"{hit.note.title}: {' '.join(hit.note.text.split())}"[:TEXT_MAX], matched=hit.matched,
+                      score=hit.score, at=hit.at, team=hit.team.key, key=hit.note.key) for hit in found]

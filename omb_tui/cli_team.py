@@ -1,0 +1,240 @@
+"""`omb-tui team …`: shared team memory from the command line (docs/team.md).
+
+The parser is built here without importing the core; each command imports it when it runs. A stale
+`--revision` exits 3 printing the current revision; a missing one exits 2 naming `--revision` (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.ArgumentParser,
+                      parser_class: type[argparse.ArgumentParser]) -> None:
+    sub = team_parser.add_subparsers(dest="team_command", metavar="COMMAND", parser_class=parser_class,
+                                     required=True)
+
+    def add(name: str, help_text: str, *, key: bool = False, revision: bool = False, team: bool = True):
+        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+        if team:
+            p.add_argument("team", metavar="TEAM", help="the team's name or key")
+        if key:
+            p.add_argument("key", metavar="KEY", help="the note's key, such as tapa/sequence-02/colour")
+        if revision:
+            p.add_argument("--revision", type=int, metavar="N", required=True,
+                           help="the revision you read (`team show`); a stale one exits 3")
+        return p
+
+    p = add("create", "Create a team of bots that share reviewed notes.", team=False)
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--bots", metavar="ID,ID", default="", help="the member bots' ids, separated by commas")
+    p = add("rename", "Rename a team (its notes and pending cards stay).")
+    p.add_argument("new_name", metavar="NEW")
+    add("delete", "Delete a team: no bot loads its notes again; the file stays on disk (not a secure erase).")
+    add("list", "List the teams.", team=False)
+    p = add("propose", "Propose a note as a pending card (a person's proposal; bots use their team_note tool).")
+    p.add_argument("--key", required=True, metavar="KEY", help="the note's key, such as tapa/sequence-02/colour")
+    p.add_argument("--title", required=True, metavar="TITLE")
+    p.add_argument("text", metavar="TEXT")
+    add("show", "The team's accepted notes (which load), pending cards and deleted notes.")
+    add("accept", "Accept the pending card for KEY: it becomes the team's note.", key=True, revision=True)
+    add("reject", "Reject the pending card for KEY.", key=True, revision=True)
+    add("edit", "Replace an accepted note's text with stdin.", key=True, revision=True)
+    add("delete-note", "Delete an accepted note (kept in its history, restorable).", key=True, revision=True)
+    add("pin", "Pin a note: pinned notes load first.", key=True, revision=True)
+    add("unpin", "Unpin a note.", key=True, revision=True)
+    add("history", "A note's earlier versions (up to 50), newest first.", key=True)
+    p = add("restore", "Bring back an earlier version of a note as a new revision.", key=True, revision=True)
+    p.add_argument("version", type=int, metavar="VERSION", help="the earlier version's revision (`team history`)")
+    add("gauge", "Bytes of the team's block against 6,000, and how many notes load.")
+    add("prompt", "Print the team's block exactly as it loads into every member's system prompt.")
+
+
+def run_team_command(args: argparse.Namespace) -> int:
+    """Run `team COMMAND`; errors go up to cli.main, which prints one sentence (a stale revision exits 3)."""
+    from .core.memory.paths import Home
+    from .core.team.notes import StaleRevision
+
+    try:
+        return _COMMANDS[args.team_command](Home(args.home), args)
+    except StaleRevision as exc:
+        if args.json:  # scripts get the current revision without parsing the sentence
+            print_json({"error": str(exc), "current_revision": exc.current})
+        raise
+
+
+def print_json(data: object) -> None:
+    from .cli import _print_json
+
+    _print_json(data)
+
+
+def one_line(text: str) -> str:
+    from .cli import one_line as escaped
+
+    return escaped(text)
+
+
+def _create(home, args) -> int:
+    from .core.team.storage import create_team
+
+    bots = [bot.strip() for bot in args.bots.split(",") if bot.strip()]
+    team = create_team(home, args.name, bots)
+    if args.json:
+        print_json(team.summary())
+    else:
+        members = ", ".join(team.bots) or "no bots yet"
+        print(one_line(f"Created the team {team.name!r} ({team.key}) with {members}."))
+    return 0
+
+
+def _rename(home, args) -> int:
+    from .core.team.storage import rename_team
+
+    team = rename_team(home, args.team, args.new_name)
+    print_json(team.summary()) if args.json else print(one_line(f"The team {team.key} is now {team.name!r}."))
+    return 0
+
+
+def _delete(home, args) -> int:
+    from .core.team.storage import delete_team
+
+    team = delete_team(home, args.team)
+    if args.json:
+        print_json(team.summary())
+    else:
+        print(one_line(f"Deleted the team {team.name!r} ({team.key}): no bot loads its notes now. Its file stays "
+                       "on disk for recovery (this is not a secure erase)."))
+    return 0
+
+
+def _list(home, args) -> int:
+    from .core.team.storage import list_teams
+
+    teams = list_teams(home)
+    if args.json:
+        print_json([team.summary() for team in teams])
+        return 0
+    if not teams:
+        print("No teams. Create one: omb-tui team create NAME --bots ID,ID")
+    for team in teams:
+        summary = team.summary()
+        print(one_line(f"{team.key}  {team.name}  bots: {', '.join(team.bots) or 'none'}  "
+                       f"{summary['accepted']} note(s), {summary['pending']} pending"))
+    return 0
+
+
+def _propose(home, args) -> int:
+    from .core.team import api
+
+    card = api.propose(home, args.team, args.key, args.title, args.text)
+    if args.json:
+        print_json(card.shown())
+    else:
+        print(one_line(f"Proposed {card.key} as a pending card at revision {card.revision}; accept it with "
+                       f"--revision {card.revision}."))
+    return 0
+
+
+def _show(home, args) -> int:
+    from .core.team import api
+
+    view = api.show(home, args.team).as_dict()
+    if args.json:
+        print_json(view)
+        return 0
+    gauge = view["gauge"]
+    print(one_line(f"{view['team']['name']} ({view['team']['key']}): {gauge['loaded']} note(s) load, "
+                   f"{gauge['not_loaded']} do not; {gauge['bytes']:,}/{gauge['max_bytes']:,} bytes."))
+    for title, items in (("Notes", view["notes"]), ("Pending cards", view["pending"]), ("Deleted", view["deleted"])):
+        if items:
+            print(f"\n{title}:")
+        for item in items:
+            marks = [m for m, on in (("pinned", item["pinned"]), ("not loaded", item.get("loads") is False)) if on]
+            if item["status"] == "proposed":
+                marks.append("new" if item["based_on"] is None else f"replaces revision {item['based_on']}")
+            suffix = f" ({', '.join(marks)})" if marks else ""
+            print(one_line(f"[revision {item['revision']}] {item['key']} · {item['title']}{suffix}"))
+            for line in item["text"].split("\n"):
+                print("    " + one_line(line))
+    return 0
+
+
+def _note_change(home, args) -> int:
+    from .core.team import api
+
+    command = args.team_command
+    if command == "accept":
+        result, done = api.accept(home, args.team, args.key, args.revision), "accepted"
+    elif command == "reject":
+        result, done = api.reject(home, args.team, args.key, args.revision), "rejected"
+    elif command == "edit":
+        result, done = api.edit(home, args.team, args.key, args.revision, sys.stdin.read()), "saved"
+    elif command == "delete-note":
+        result, done = api.delete_note(home, args.team, args.key, args.revision), "deleted"
+    elif command == "restore":
+        result, done = api.restore(home, args.team, args.key, args.version, args.revision), "restored"
+    else:
+        pinned = command == "pin"
+        result = api.set_pinned(home, args.team, args.key, args.revision, pinned)
+        done = "pinned" if pinned else "unpinned"
+    if args.json:
+        print_json(result.shown())
+    elif command == "reject":
+        print(one_line(f"Rejected the card for {result.key}."))
+    else:
+        print(one_line(f"{result.key} {done}: now at revision {result.revision}."))
+    return 0
+
+
+def _history(home, args) -> int:
+    from .core.team import api
+
+    note, versions = api.history(home, args.team, args.key)
+    if args.json:
+        print_json({"note": note.shown(), "versions": [v.to_json() for v in versions]})
+        return 0
+    print(one_line(f"{note.key} now: revision {note.revision}, {note.status} · {note.title}"))
+    if not versions:
+        print("No earlier versions.")
+    for version in versions:
+        print(one_line(f"[version {version.revision}] {version.status} {version.at[:16]} by {version.by} · "
+                       f"{version.title}"))
+        for line in version.text.split("\n"):
+            print("    " + one_line(line))
+    return 0
+
+
+def _gauge(home, args) -> int:
+    from .core.team import api
+
+    gauge = api.gauge(home, args.team).gauge()
+    if args.json:
+        print_json(gauge)
+        return 0
+    print(one_line(f"{gauge['bytes']:,}/{gauge['max_bytes']:,} bytes; {gauge['loaded']} note(s) load, "
+                   f"{gauge['not_loaded']} do not (session_search with scope team finds them)."))
+    return 0
+
+
+def _prompt(home, args) -> int:
+    from .core.team import api
+
+    block = api.gauge(home, args.team).block
+    if args.json:
+        print_json({"block": block})
+    else:
+        from .cli import _write_text
+
+        _write_text(block)
+    return 0
+
+
+_COMMANDS = {
+    "create": _create, "rename": _rename, "delete": _delete, "list": _list, "propose": _propose, "show": _show,
+    "accept": _note_change, "reject": _note_change, "edit": _note_change, "delete-note": _note_change,
+    "pin": _note_change, "unpin": _note_change, "restore": _note_change, "history": _history, "gauge": _gauge,
+    "prompt": _prompt,
+}

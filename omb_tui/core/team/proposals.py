@@ -1,0 +1,104 @@
+"""A bot proposes a team note (its `team_note` tool): the proposal passes the checks a dream's fact passes before
+it becomes a pending card, and one that fails never becomes a card (the reason goes back to the model).
+
+Spec: memory.md, "Shared team memory integrity" and "Checks before a dream saves a fact", which apply to a bot's
+proposal too. The checks are capture's (upkeep/capture_checks.py), taken as for a fact: the quotes must be the
+person's own words in the conversation the turn is in (in a room, a fact may rest on another person's words
+about the shared work), not a question, a task or a supposition; every number, path and URL of the title and
+the text must be in the quotes; nothing that looks like a secret; nothing the person asked to forget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..memory.paths import Home, MemoryInputError, quoted
+from ..memory.settings import load_profile_learned
+from ..recall import conversations as conv
+from ..upkeep import capture_checks as checks
+from ..upkeep.capture_state import _line, _role, bot_people
+from .model import Card, Team, by_bot
+from .storage import change_team, teams_of_bot
+
+CONVERSATION_LINES = 400  # the newest messages of the conversation a quote may come from
+
+
+@dataclass(frozen=True)
+class Proposal:
+    card: Card | None
+    team: Team | None
+    reason: str | None  # why it did not become a card
+
+    def message(self) -> str:
+        """What the model is told."""
+        if self.card is None:
+            return f"Not proposed: {self.reason}."
+        assert self.team is not None
+        replaces = "" if self.card.based_on is None else " (a correction of the team's note with that key)"
+        return (f"Proposed to the team {quoted(self.team.name)} as {self.card.key}{replaces}; a person reviews it "
+                "before it loads.")
+
+
+def _team_for(home: Home, bot_id: str, team_ref: str | None) -> Team | str:
+    teams = teams_of_bot(home, bot_id)
+    if not teams:
+        return "you are not a member of any team"
+    if team_ref is None or not team_ref.strip():
+        if len(teams) > 1:
+            return f"you are in several teams, so say which one: {', '.join(quoted(t.name) for t in teams)}"
+        return teams[0]
+    wanted = " ".join(team_ref.split()).casefold()
+    for team in teams:
+        if wanted in (team.key, team.name.casefold()):
+            return team
+    return f"you are not a member of a team {quoted(team_ref)}"
+
+
+def _person_lines(home: Home, bot_id: str, conversation: conv.Conversation) -> list:
+    """The conversation's newest lines, each with whose words they are, as capture labels them."""
+    if conversation.is_room:
+        own = bot_people(home, bot_id)
+    else:
+        own = {conversation.started_by.name} if conversation.started_by.kind == "person" else set()
+    messages = conversation.messages[-CONVERSATION_LINES:]
+    return [_line(m, role) for m in messages if not m.failed and (role := _role(m, bot_id, own))]
+
+
+def _problem(title: str, text: str, quotes: list[str], lines: list, in_room: bool, forgotten: list) -> str | None:
+    """The first check the proposal fails, or None (the order is capture's)."""
+    stated = f"{title}\n{text}"
+    return (checks.secret_problem(stated, quotes)
+            or checks.forgotten_problem(stated, quotes, forgotten)
+            or checks.quote_problem("fact", quotes, lines, in_room=in_room)
+            or checks.not_a_statement_problem(quotes, lines)
+            or checks.tokens_problem(stated, quotes, "the quotes"))
+
+
+def propose_from_bot(home: Home, bot_id: str, key: object, title: object, text: object, quotes: object, *,
+                     chat: str | None, team_ref: str | None = None) -> Proposal:
+    """Check a bot's proposal and, when every check passes, make it a pending card of the team."""
+    found = _team_for(home, bot_id, team_ref)
+    if isinstance(found, str):
+        return Proposal(None, None, found)
+    if chat is None:
+        return Proposal(None, found, "a team note rests on what a person said in this conversation, and this turn "
+                                     "has no conversation")
+    if not all(isinstance(value, str) for value in (key, title, text)):
+        return Proposal(None, found, "'key', 'title' and 'text' must be text")
+    if len(text) > checks.TEXT_MAX_CHARS:
+        return Proposal(None, found, f"the text is longer than {checks.TEXT_MAX_CHARS:,} characters")
+    if not isinstance(quotes, list) or not all(isinstance(q, str) for q in quotes):
+        return Proposal(None, found, "'quotes' must be a list of the person's words, as they said them")
+    conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
+    lines = _person_lines(home, bot_id, conversation)
+    problem = _problem(title, text, quotes, lines, conversation.is_room, load_profile_learned(home).forgotten)
+    if problem:
+        return Proposal(None, found, problem)
+    from .notes import propose
+
+    try:
+        card = change_team(home, found.key, lambda team: propose(team, key, title, text, by=by_bot(bot_id),
+                                                                 quotes=quotes, chat=conversation.id))
+    except MemoryInputError as exc:  # a bad key, an empty title, the same text as the note: said back
+        return Proposal(None, found, str(exc).rstrip("."))
+    return Proposal(card, found, None)
