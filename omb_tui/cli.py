@@ -586,6 +586,13 @@ def cmd_tidy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server.run import serve
+
+    return serve(Home(args.home), host=args.host, port=args.port, allow_remote=args.allow_remote,
+                 show_token=args.show_token)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -709,6 +716,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "undoable); the fact is never added again.")
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
+    p = add("serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
+            "docs/serve.md).", bot=False)
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1, this computer only)")
+    p.add_argument("--port", type=int, default=8767, metavar="N", help="the port (default 8767; 0: any free port)")
+    p.add_argument("--allow-remote", action="store_true", help="allow a --host other computers can reach")
+    p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser
 
