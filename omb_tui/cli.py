@@ -718,7 +718,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     p = add("serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
             "docs/serve.md).", bot=False)
-    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1, this computer only)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this computer "
+                   "only)")
     p.add_argument("--port", type=int, default=8767, metavar="N", help="the port (default 8767; 0: any free port)")
     p.add_argument("--allow-remote", action="store_true", help="allow a --host other computers can reach")
     p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
