@@ -191,6 +191,20 @@ def test_a_bot_waiting_for_its_lock_does_not_hold_up_another_bot(server, home):
         assert waiting.result(timeout=60).status == 200
 
 
+def test_more_requests_for_a_locked_bot_than_there_are_threads_still_leave_room_for_another_bot(server, home):
+    from omb_tui.server.app import WORKER_THREADS
+
+    make_bot(home, "quill", name="Quill")
+    waiting_count = WORKER_THREADS + 8
+    with ThreadPoolExecutor(waiting_count) as pool:
+        with MemoryStore(home, "scout").locked():  # every scout request waits, in turn, for this lock
+            waiting = [pool.submit(server.get, f"{API}/file?path=MEMORY.md") for _ in range(waiting_count)]
+            other = server.get("/api/bots/quill/memory")
+            assert other.status == 200 and other.data["name"] == "Quill"
+            assert not any(request.done() for request in waiting)
+        assert all(request.result(timeout=60).status == 200 for request in waiting)
+
+
 # ----- open: this computer only -----
 def this_machines_other_address() -> str | None:
     """An address of this machine that is not loopback (a UDP connect sends nothing), or None."""

@@ -173,9 +173,9 @@ async def in_thread(request: web.Request, func: Callable, *args, **kwargs):
 async def in_thread_for_bot(request: web.Request, func: Callable, *args):
     """in_thread, one call at a time for the bot the route names.
 
-    The store lets one writer at a time into a bot anyway; waiting here, on the event loop, rather than on the
-    store's lock, keeps 32 saves to one bot from holding 32 threads in a convoy on that lock, and leaves the
-    threads to the other bots."""
+    The store lets one writer at a time into a bot anyway. Waiting here, on the event loop, rather than on the
+    store's lock, means a bot whose lock is held elsewhere (the app saving, upkeep) holds at most one thread however
+    many requests wait for it, and the other threads stay free for the other bots."""
     turns, bot_id = request.app[BOT_TURNS], bot_id_of(request)
     turn = turns.get(bot_id)
     if turn is None:
