@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import jsonschema
 import pytest
 from serve_helpers import LiveServer
 
@@ -17,8 +18,11 @@ METHODS = ("get", "put", "post", "delete", "patch")
 NO_ROUTE = "There is no such route"
 
 
+SPEC = json.loads(OPENAPI_PATH.read_text())
+
+
 def described() -> set[tuple[str, str]]:
-    spec = json.loads(OPENAPI_PATH.read_text())
+    spec = SPEC
     return {(method.upper(), path) for path, item in spec["paths"].items() for method in item if method in METHODS}
 
 
@@ -59,6 +63,10 @@ def test_every_described_route_answers(server, home, method, path):
     reply = server.request(method, url, BODIES.get((method, path)))
     assert reply.status != 405 and NO_ROUTE not in reply.error
     assert reply.status < 400 or path == "/api/profile/learned/{id}/remove"  # no learned line t0: its own 404
+    described_answer = SPEC["paths"][path][method.lower()]["responses"][str(reply.status)]
+    if "content" in described_answer:  # the answer has the shape the description gives
+        schema = described_answer["content"]["application/json"]["schema"]
+        jsonschema.Draft202012Validator({**schema, "components": SPEC["components"]}).validate(reply.data)
     assert server.get(url.split("?")[0], token=None).status == 401  # and needs the owner
 
 
