@@ -745,6 +745,13 @@ def cmd_team(args: argparse.Namespace) -> int:
     return run_team_command(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server.run import serve
+
+    return serve(Home(args.home), host=args.host, port=args.port, allow_remote=args.allow_remote,
+                 show_token=args.show_token)
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -903,6 +910,13 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_team import add_team_commands  # argparse only: the core loads when a team command runs
 
     add_team_commands(p, common, OneSentenceParser)
+    p = add("serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
+            "docs/serve.md).", bot=False)
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this computer "
+                   "only)")
+    p.add_argument("--port", type=int, default=8767, metavar="N", help="the port (default 8767; 0: any free port)")
+    p.add_argument("--allow-remote", action="store_true", help="allow a --host other computers can reach")
+    p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser
 

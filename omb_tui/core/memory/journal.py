@@ -45,6 +45,7 @@ HOW_OUTSIDE = "changed outside the app"
 HOW_UNDO = "undo"
 HOW_UPKEEP = "upkeep step"
 HOW_COMMAND_LINE = "command line"
+HOW_API = "from the API"  # `omb-tui serve`: a bot harness or a web panel on the same server
 
 REASON_CREDENTIAL = "its earlier text held a credential, and the kept copy is redacted"
 REASON_NOT_KEPT = "its earlier text was not kept"

@@ -1,0 +1,467 @@
+"""The routes of the spec's table under /api, JSON in and out, each a thin call into the core.
+
+Spec: memory.md, "Routes". Every route needs the owner's bearer token (`owner_only`); every error is
+`{"error": "<one sentence>"}` with its status (`json_errors`); every core call runs on a worker thread, so one bot
+waiting for its lock, or a tidy-up waiting for its model, never holds up a request for another bot. Every write goes
+through the store, which redacts, writes atomically and journals it, here as the person, "from the API".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import ipaddress
+import json
+import logging
+import re
+import shutil
+import subprocess
+import sys
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from aiohttp import web
+
+from ..core.bot import Bot
+from ..core.memory.journal import HOW_API, WHO_PERSON
+from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
+from ..core.memory.store import Actor, LaterChanges, StaleHash
+from ..core.upkeep.tidy import UpkeepOff
+from .token import token_matches
+
+log = logging.getLogger("omb_tui.server")
+
+API_ACTOR = Actor(WHO_PERSON, HOW_API)
+MAX_BODY_BYTES = 2 * 1024 * 1024  # one request's body; a memory file's earlier text is kept up to 1 MB
+JOURNAL_DEFAULT_LIMIT = 50
+JOURNAL_MAX_LIMIT = 1000
+WORKER_THREADS = 32  # core calls at once; more wait their turn, none runs on the event loop
+DEPRECATED_SINCE = 1796083200  # 2026-12-01 00:00 UTC: the whole-file PUT without a hash check (RFC 9745's date)
+OPENAPI_PATH = Path(__file__).with_name("openapi.json")
+TOKEN_HINT = "omb-tui serve --show-token prints it"
+
+Opener = Callable[[str], None]
+HOME = web.AppKey("home", Home)
+TOKEN = web.AppKey("token", str)
+OPENER = web.AppKey("opener", object)
+EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
+BOT_TURNS = web.AppKey("bot_turns", dict)
+
+
+class ApiError(Exception):
+    """A request the server refuses: its status, one sentence, and any fields the client needs to go on."""
+
+    def __init__(self, status: int, message: str, extra: dict | None = None, headers: dict | None = None) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra, self.headers = status, message, extra or {}, headers or {}
+
+
+# ----- JSON in and out -----
+def camel_keys(value: object) -> object:
+    """The core's snake_case keys as the API's camelCase (max_lines -> maxLines), all the way down."""
+    if isinstance(value, dict):
+        return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), str(k)): camel_keys(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [camel_keys(item) for item in value]
+    return value
+
+
+def json_response(data: object, status: int = 200, headers: dict | None = None) -> web.Response:
+    try:
+        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a byte of a file that is not UTF-8 (a lone surrogate): sent as its \udcXX escape
+        body = json.dumps(data, ensure_ascii=True).encode("ascii")
+    return web.Response(body=body, status=status, headers=headers, content_type="application/json",
+                        charset="utf-8")
+
+
+def error_response(status: int, message: str, extra: dict | None = None, headers: dict | None = None):
+    return json_response({"error": message, **(extra or {})}, status, headers)
+
+
+async def json_body(request: web.Request, *, optional: bool = False) -> dict:
+    raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
+    if not raw.strip():
+        if optional:
+            return {}
+        raise ApiError(400, "The body is empty; send a JSON object.")
+    try:
+        data = json.loads(raw.decode("utf-8"))  # a \udcXX escape comes back as the byte it stands for
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError(400, "The body is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "The body must be a JSON object.")
+    return data
+
+
+def text_field(body: dict, name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str):
+        raise ApiError(400, f"The body needs '{name}' as a string.")
+    return value
+
+
+def query_path(request: web.Request) -> str:
+    rel = request.query.get("path")
+    if not rel:
+        raise ApiError(400, "Name the file with ?path= (MEMORY.md, memory/<topic>.md or memory/log/<day>.md).")
+    return rel
+
+
+# ----- middlewares -----
+HTTP_SENTENCES = {
+    404: "There is no such route; GET /api/openapi.json lists every route.",
+    405: "That route does not take this method; GET /api/openapi.json lists what it takes.",
+    413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB ({MAX_BODY_BYTES:,} bytes), the limit "
+         "for one request; nothing was read or changed.",
+}
+
+
+def status_of(exc: MemoryInputError) -> int:
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, (StaleHash, LaterChanges, UpkeepOff)):
+        return 409
+    return 400  # a bad name, a path that leads out, a link, a read-only file: the CLI's exit 2
+
+
+@web.middleware
+async def json_errors(request: web.Request, handler) -> web.StreamResponse:
+    """Every refusal as {"error": one sentence} with its status; never a traceback, never HTML."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return error_response(exc.status, exc.message, exc.extra, exc.headers)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        headers = {k: v for k, v in exc.headers.items() if k in ("Allow",)}
+        return error_response(exc.status, HTTP_SENTENCES.get(exc.status, f"{exc.reason}."), headers=headers)
+    except MemoryInputError as exc:
+        return error_response(status_of(exc), str(exc))
+    except OSError as exc:
+        log.error("%s %s: %s", request.method, request.path, exc)
+        name = f": {exc.filename}" if exc.filename else ""
+        return error_response(500, f"{exc.strerror or 'The file could not be used'}{name}.")
+    except Exception:  # a bug: the log has the traceback, the client one sentence
+        log.exception("%s %s failed", request.method, request.path)
+        return error_response(500, "The server failed on this request; its log says why.")
+
+
+@web.middleware
+async def owner_only(request: web.Request, handler) -> web.StreamResponse:
+    """The owner's session: no bearer token 401, a wrong one 403 (compared in constant time)."""
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        raise ApiError(401, f"This needs the owner's token as 'Authorization: Bearer <token>' ({TOKEN_HINT}).",
+                       headers={"WWW-Authenticate": 'Bearer realm="omb-tui"'})
+    if not token_matches(given.strip(), request.app[TOKEN]):
+        raise ApiError(403, "That token is not the owner's; nothing was read or changed.")
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise ApiError(413, HTTP_SENTENCES[413])  # refused before a byte of it is read
+    return await handler(request)
+
+
+async def in_thread(request: web.Request, func: Callable, *args, **kwargs):
+    """A blocking core call on the server's worker threads; the event loop goes on serving other requests."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(request.app[EXECUTOR], functools.partial(func, *args, **kwargs))
+
+
+async def in_thread_for_bot(request: web.Request, func: Callable, *args):
+    """in_thread, one call at a time for the bot the route names.
+
+    The store lets one writer at a time into a bot anyway. Waiting here, on the event loop, rather than on the
+    store's lock, means a bot whose lock is held elsewhere (the app saving, upkeep) holds at most one thread however
+    many requests wait for it, and the other threads stay free for the other bots."""
+    turns, bot_id = request.app[BOT_TURNS], bot_id_of(request)
+    turn = turns.get(bot_id)
+    if turn is None:
+        turn = turns[bot_id] = asyncio.Lock()
+    async with turn:
+        return await in_thread(request, func, *args)
+
+
+# ----- what each route asks the core (run on a worker thread) -----
+def open_bot(home: Home, bot_id: str, *, look: bool = True) -> Bot:
+    """The bot (404 when there is none), after journaling what changed outside the app since the last look."""
+    bot = Bot(home, bot_id)
+    if look:
+        bot.look()
+    return bot
+
+
+def read_overview(home: Home, bot_id: str) -> dict:
+    bot = open_bot(home, bot_id)
+    summary = bot.summary()
+    topics = [{"path": f"{MEMORY_DIR}/{t.name}", "name": t.name, "title": t.title, "description": t.description,
+               "aliases": list(t.aliases), "bytes": t.size_bytes, "headerOk": t.frontmatter_ok}
+              for t in bot.topics()]
+    logs = [{"path": f"{MEMORY_DIR}/log/{p.name}", "day": p.stem, "bytes": p.stat().st_size}
+            for p in reversed(home.log_paths(bot_id))]  # newest first
+    archive = home.memory_path(bot_id, f"{MEMORY_DIR}/{ARCHIVE_NAME}").path
+    return {
+        "bot": bot_id, "name": summary.name, "memory": summary.memory, "upkeep": summary.upkeep,
+        "folder": str(bot.store.workspace), "gauge": camel_keys(bot.gauge().as_dict()),
+        "topics": topics, "logs": logs,
+        "archive": {"path": f"{MEMORY_DIR}/{ARCHIVE_NAME}", "exists": archive.is_file()},
+        "lastChange": summary.last_change, "problem": summary.error,
+    }
+
+
+def read_file(home: Home, bot_id: str, rel: str) -> dict:
+    snapshot = open_bot(home, bot_id).store.read(rel)
+    if not snapshot.exists:
+        raise NotFound(f"{snapshot.rel} does not exist for {bot_id}.")
+    return {"path": snapshot.rel, "kind": snapshot.kind.value, "readOnly": snapshot.kind.read_only,
+            "hash": snapshot.hash, "text": snapshot.text}
+
+
+def written(result) -> dict:
+    return {"path": result.rel, "hash": result.hash, "changed": result.changed, "redactions": result.redactions,
+            "rowId": result.row_id, "journaled": result.journaled}
+
+
+def save_file(home: Home, bot_id: str, rel: str, text: str, expected_hash: str | None) -> dict:
+    """expected_hash None: create only (the hash of a file that does not exist)."""
+    bot = open_bot(home, bot_id, look=False)  # the store journals outside changes under its lock
+    try:
+        return written(bot.store.write(rel, text, API_ACTOR, expected_hash=expected_hash))
+    except StaleHash as exc:
+        why = "already exists" if expected_hash is None else "changed since it was read"
+        raise ApiError(409, f"{exc.rel} {why}; nothing was written.",
+                       {"path": exc.rel, "currentHash": exc.current_hash, "currentText": exc.current_text}) from None
+
+
+def save_memory_unchecked(home: Home, bot_id: str, text: str) -> dict:
+    bot = open_bot(home, bot_id, look=False)
+    return written(bot.store.write(MEMORY_FILE, text, API_ACTOR))
+
+
+def delete_file(home: Home, bot_id: str, rel: str) -> dict:
+    result = open_bot(home, bot_id, look=False).store.delete(rel, API_ACTOR)
+    return {"path": result.rel, "deleted": True, "rowId": result.row_id, "journaled": result.journaled}
+
+
+def read_journal(home: Home, bot_id: str, limit: int) -> dict:
+    bot = open_bot(home, bot_id)
+    return {"rows": [camel_keys(row.summary()) for row in bot.store.journal.rows(limit=limit)]}
+
+
+def revert_row(home: Home, bot_id: str, entry_id: str, force: bool) -> dict:
+    """The rules of `omb-tui undo`: later rows to the same file refuse it (named in the 409) unless forced."""
+    bot = open_bot(home, bot_id, look=False)
+    try:
+        result = bot.store.undo(entry_id, API_ACTOR, force=force)
+    except LaterChanges as exc:
+        raise ApiError(409, f'{exc} Send {{"force": true}} to revert anyway.',
+                       {"later": [camel_keys(row.summary()) for row in exc.later]}) from None
+    return {"reverted": entry_id, **written(result.write), "later": [row.id for row in result.later]}
+
+
+def upkeep_state(home: Home, bot_id: str) -> dict:
+    from ..core.memory.settings import load_config
+    from ..core.upkeep.capture import last_capture
+    from ..core.upkeep.tidy import last_tidy
+
+    settings = open_bot(home, bot_id, look=False).settings
+    return {
+        "bot": bot_id, "memory": settings.memory, "upkeep": settings.upkeep,
+        "learnFromGroupChats": load_config(home).room_memory_capture,
+        "modelSteps": model_steps(home, bot_id),
+        "lastTidy": camel_keys(last_tidy(home, bot_id)), "lastCapture": camel_keys(last_capture(home, bot_id)),
+    }
+
+
+def model_steps(home: Home, bot_id: str) -> dict:
+    """Whether a model can run the bot's model steps (its own instance, else the helper), and which; else why not."""
+    from ..core.models.instances import KEY_MISSING, ModelUnavailable, choose_route, key_state, missing_key_sentence
+
+    try:
+        route = choose_route(home, bot_id)
+    except ModelUnavailable as problem:
+        return {"canRun": False, "why": problem.reason}
+    if key_state(route.instance) == KEY_MISSING:
+        return {"canRun": False, "why": missing_key_sentence(route.instance)}
+    return {"canRun": True, "instance": route.instance.id, "model": route.model, "viaHelper": route.via_helper}
+
+
+def run_tidy(home: Home, bot_id: str) -> dict:
+    """As `omb-tui tidy`: never while the bot is in a turn; 409 when its memory or upkeep is off."""
+    from ..core.models.turn import no_turn_running
+    from ..core.upkeep.tidy import tidy
+
+    open_bot(home, bot_id, look=False)
+    with no_turn_running(home, bot_id) as free:
+        if not free:
+            raise ApiError(409, f"{bot_id} is in a turn now; tidy up once it has finished.")
+        report = tidy(home, bot_id)
+    return {**camel_keys(report.as_dict()), "message": report.message()}
+
+
+def learned_lines(home: Home) -> dict:
+    from ..core.upkeep.about_me import list_learned
+
+    return {"learned": [line.as_dict() for line in list_learned(home)]}
+
+
+def remove_learned_line(home: Home, learned_id: str) -> dict:
+    from ..core.upkeep.about_me import remove_learned
+
+    removed = remove_learned(home, learned_id, API_ACTOR)
+    return {**camel_keys(removed.as_dict()), "journaled": removed.journaled}
+
+
+OPEN_TARGETS = ("obsidian", "folder")
+
+
+def open_target(home: Home, bot_id: str, target: str, opener: Opener) -> dict:
+    folder = open_bot(home, bot_id, look=False).store.workspace
+    if not folder.is_dir():
+        raise NotFound(f"{bot_id} has no memory folder yet.")
+    what = f"obsidian://open?path={urllib.parse.quote(str(folder))}" if target == "obsidian" else str(folder)
+    opener(what)
+    return {"opened": target, "folder": str(folder)}
+
+
+def system_opener(what: str) -> None:
+    """The desktop's own opener (xdg-open; `open` on macOS), started and left to run."""
+    program = shutil.which("open") if sys.platform == "darwin" else shutil.which("xdg-open")
+    if program is None:
+        raise ApiError(501, "Nothing on this computer opens folders (no xdg-open); open the folder yourself.")
+    subprocess.Popen([program, what], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def is_loopback_peer(remote: str | None) -> bool:
+    try:
+        address = ipaddress.ip_address(remote or "")
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or bool(mapped and mapped.is_loopback)
+
+
+# ----- the handlers -----
+def bot_id_of(request: web.Request) -> str:
+    return request.match_info["id"]
+
+
+async def get_overview(request: web.Request) -> web.Response:
+    return json_response(await in_thread_for_bot(request, read_overview, request.app[HOME], bot_id_of(request)))
+
+
+async def put_memory_unchecked(request: web.Request) -> web.Response:
+    """The old whole-file save of MEMORY.md: no hash check, so it can overwrite what the bot just wrote."""
+    text = text_field(await json_body(request), "text")
+    result = await in_thread_for_bot(request, save_memory_unchecked, request.app[HOME], bot_id_of(request), text)
+    successor = f"/api/bots/{bot_id_of(request)}/memory/file"
+    return json_response(result, headers={"Deprecation": f"@{DEPRECATED_SINCE}",
+                                          "Link": f'<{successor}>; rel="successor-version"'})
+
+
+async def get_file(request: web.Request) -> web.Response:
+    rel = query_path(request)
+    return json_response(await in_thread_for_bot(request, read_file, request.app[HOME], bot_id_of(request), rel))
+
+
+async def put_file(request: web.Request) -> web.Response:
+    body = await json_body(request)
+    rel, text = text_field(body, "path"), text_field(body, "text")
+    if "expectedHash" not in body:
+        raise ApiError(428, "Send expectedHash, the hash of the text you opened (null to create a new file), so "
+                       "a change made meanwhile is never overwritten.")
+    expected = body["expectedHash"]
+    if expected is not None and not isinstance(expected, str):
+        raise ApiError(400, "expectedHash must be a string, or null to create a new file.")
+    return json_response(await in_thread_for_bot(request, save_file, request.app[HOME], bot_id_of(request), rel, text,
+                                         expected))
+
+
+async def delete_file_route(request: web.Request) -> web.Response:
+    rel = query_path(request)
+    return json_response(await in_thread_for_bot(request, delete_file, request.app[HOME], bot_id_of(request), rel))
+
+
+async def get_journal(request: web.Request) -> web.Response:
+    raw = request.query.get("limit", str(JOURNAL_DEFAULT_LIMIT))
+    if not raw.isdigit() or not 1 <= int(raw) <= JOURNAL_MAX_LIMIT:
+        raise ApiError(400, f"limit must be a whole number from 1 to {JOURNAL_MAX_LIMIT}.")
+    limit = int(raw)
+    return json_response(await in_thread_for_bot(request, read_journal, request.app[HOME], bot_id_of(request), limit))
+
+
+async def post_revert(request: web.Request) -> web.Response:
+    force = (await json_body(request, optional=True)).get("force", False)
+    if not isinstance(force, bool):
+        raise ApiError(400, "force must be true or false.")
+    return json_response(await in_thread_for_bot(request, revert_row, request.app[HOME], bot_id_of(request),
+                                         request.match_info["entryId"], force))
+
+
+async def post_open(request: web.Request) -> web.Response:
+    if not is_loopback_peer(request.remote):
+        raise ApiError(403, "Opening the folder works only from this computer (a loopback address).")
+    target = (await json_body(request, optional=True)).get("target", "folder")
+    if target not in OPEN_TARGETS:
+        raise ApiError(400, 'target must be "obsidian" or "folder".')
+    return json_response(await in_thread(request, open_target, request.app[HOME], bot_id_of(request), target,
+                                         request.app[OPENER]))
+
+
+async def get_upkeep(request: web.Request) -> web.Response:
+    return json_response(await in_thread(request, upkeep_state, request.app[HOME], bot_id_of(request)))
+
+
+async def post_tidy(request: web.Request) -> web.Response:
+    return json_response(await in_thread(request, run_tidy, request.app[HOME], bot_id_of(request)))
+
+
+async def get_learned(request: web.Request) -> web.Response:
+    return json_response(await in_thread(request, learned_lines, request.app[HOME]))
+
+
+async def post_remove_learned(request: web.Request) -> web.Response:
+    return json_response(await in_thread(request, remove_learned_line, request.app[HOME], request.match_info["id"]))
+
+
+async def get_openapi(request: web.Request) -> web.Response:
+    return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json", charset="utf-8")
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+ROUTES: list[tuple[str, str, Handler]] = [
+    ("GET", "/api/bots/{id}/memory", get_overview),
+    ("PUT", "/api/bots/{id}/memory", put_memory_unchecked),
+    ("GET", "/api/bots/{id}/memory/file", get_file),
+    ("PUT", "/api/bots/{id}/memory/file", put_file),
+    ("DELETE", "/api/bots/{id}/memory/file", delete_file_route),
+    ("GET", "/api/bots/{id}/memory/journal", get_journal),
+    ("POST", "/api/bots/{id}/memory/journal/{entryId}/revert", post_revert),
+    ("POST", "/api/bots/{id}/memory/open", post_open),
+    ("GET", "/api/bots/{id}/memory/upkeep", get_upkeep),
+    ("POST", "/api/bots/{id}/memory/tidy", post_tidy),
+    ("GET", "/api/profile/learned", get_learned),
+    ("POST", "/api/profile/learned/{id}/remove", post_remove_learned),
+    ("GET", "/api/openapi.json", get_openapi),
+]
+
+
+def build_app(home: Home, token: str, *, opener: Opener | None = None) -> web.Application:
+    """The server's application on one home. `opener` opens a folder or an obsidian:// address (tests pass their
+    own, so nothing opens); by default the desktop's."""
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[json_errors, owner_only])
+    app[HOME], app[TOKEN], app[OPENER] = home, token, opener or system_opener
+    executor = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="omb-serve")
+    app[EXECUTOR] = executor
+    app[BOT_TURNS] = {}
+
+    async def stop_threads(_app: web.Application) -> None:
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    app.on_cleanup.append(stop_threads)
+    for method, path, handler in ROUTES:
+        app.router.add_route(method, path, handler)
+    return app

@@ -1,0 +1,76 @@
+"""A real `omb-tui serve` application on 127.0.0.1 (any free port), run by the test, and a plain HTTP client for it.
+
+The server runs on its own event loop in a thread, as `omb-tui serve` runs it, so a test (or the app under Pilot)
+talks to it over a real socket; `opened` records what POST .../open would have opened, so nothing opens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+
+from omb_tui.core.memory.paths import Home
+from omb_tui.server.app import build_app
+from omb_tui.server.run import start
+from omb_tui.server.token import load_or_create_token
+
+OWNER = object()  # send the home's own token
+
+
+@dataclass
+class Reply:
+    status: int
+    data: dict = field(default_factory=dict)
+    headers: dict = field(default_factory=dict)
+
+    @property
+    def error(self) -> str:
+        return self.data.get("error", "")
+
+
+class LiveServer:
+    def __init__(self, home: Home, host: str = "127.0.0.1") -> None:
+        self.home, self.host = home, host
+        self.token = load_or_create_token(home)
+        self.opened: list[str] = []
+        self.app = build_app(home, self.token, opener=self.opened.append)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="test-server", daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        self.runner, self.port = asyncio.run_coroutine_threadsafe(start(self.app, self.host, 0), self.loop).result(30)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(30)
+        self.loop.close()
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def request(self, method: str, path: str, body: object = None, *, token: object = OWNER,
+                raw: bytes | None = None, headers: dict | None = None) -> Reply:
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode("utf-8"))
+        sent = dict(headers or {})
+        if token is not None:
+            sent["Authorization"] = f"Bearer {self.token if token is OWNER else token}"
+        if data is not None:
+            sent.setdefault("Content-Type", "application/json")
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers=sent)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                status, payload, got = answer.status, answer.read(), dict(answer.headers)
+        except urllib.error.HTTPError as answer:
+            status, payload, got = answer.code, answer.read(), dict(answer.headers)
+        return Reply(status, json.loads(payload) if payload else {}, got)
+
+    def get(self, path: str, **options) -> Reply:
+        return self.request("GET", path, **options)

@@ -1,0 +1,94 @@
+"""`omb-tui serve` as installed: it listens on loopback, answers with the home's token, stops on SIGTERM; it refuses
+an address other computers reach unless told; and neither the app nor the command line loads aiohttp."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+
+from conftest import omb_tui_command
+from test_architecture import FIRST_FRAME_PROBE, imported_after
+
+from omb_tui.server.token import token_path
+
+
+def serve_env(home, tmp_path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMB_")}
+    env.update({"OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"})
+    return env
+
+
+def test_serve_listens_on_loopback_answers_with_the_token_and_stops_on_sigterm(home, tmp_path):
+    server = subprocess.Popen(omb_tui_command() + ["serve", "--port", "0"], env=serve_env(home, tmp_path),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        address = re.search(r"http://127\.0\.0\.1:(\d+)/api", line)
+        assert address, line + server.stderr.read()
+        assert str(token_path(home)) in line
+        token = token_path(home).read_text().strip()
+        request = urllib.request.Request(f"http://127.0.0.1:{address.group(1)}/api/bots/scout/memory",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert json.loads(answer.read())["name"] == "Scout"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        code = server.wait(timeout=30)
+    assert code == 0 and "Traceback" not in server.stderr.read()
+
+
+def test_show_token_prints_the_token_kept_0600(run_exe, home):
+    first = run_exe("serve", "--show-token")
+    assert first.returncode == 0
+    token = first.stdout.decode().strip()
+    assert token == token_path(home).read_text().strip() and len(token) >= 43
+    assert os.stat(token_path(home)).st_mode & 0o777 == 0o600
+    assert run_exe("serve", "--show-token").stdout.decode().strip() == token
+
+
+def test_an_address_other_computers_reach_needs_allow_remote(run_exe):
+    for host in ("0.0.0.0", "::", "192.168.1.5", "myhost.example"):
+        refused = run_exe("serve", "--host", host, "--port", "0")
+        err = refused.stderr.decode()
+        assert refused.returncode == 2 and "--allow-remote" in err and len(err.strip().splitlines()) == 1
+
+
+def test_allow_remote_says_what_it_exposes(home, tmp_path):
+    server = subprocess.Popen(omb_tui_command() + ["serve", "--host", "0.0.0.0", "--port", "0", "--allow-remote"],
+                              env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        warning = server.stdout.readline()
+        assert "every bot's memory" in warning and "clear text" in warning
+        assert "http://0.0.0.0:" in server.stdout.readline()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def test_a_port_in_use_or_out_of_range_is_one_sentence(run_exe):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = run_exe("serve", "--port", str(taken.getsockname()[1]))
+    assert busy.returncode == 2 and busy.stderr.decode().startswith("omb-tui: Cannot listen on '127.0.0.1' port")
+    assert b"Traceback" not in busy.stderr
+    assert run_exe("serve", "--port", "70000").returncode == 2
+
+
+def test_the_command_line_and_the_apps_first_frame_never_load_aiohttp(tmp_path, home):
+    assert "aiohttp" not in imported_after("import omb_tui.cli as c; c.build_parser()")
+    probe, report = tmp_path / "probe.py", tmp_path / "modules.txt"
+    probe.write_text(FIRST_FRAME_PROBE)
+    subprocess.run([sys.executable, str(probe), str(home.root), str(report)], check=True, timeout=60)
+    assert "aiohttp" not in set(report.read_text().split())
+
+
+def test_the_server_never_loads_textual_rich_or_litellm():
+    loaded = imported_after("import omb_tui.server.app, omb_tui.server.run")
+    assert "aiohttp" in loaded and not {"textual", "rich", "litellm"} & loaded

@@ -1,0 +1,75 @@
+"""The OpenAPI description (omb_tui/server/openapi.json, served at /api/openapi.json) lists exactly the routes the
+server has, and every one of them answers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import jsonschema
+import pytest
+from serve_helpers import LiveServer
+
+from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
+from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.server.app import OPENAPI_PATH, ROUTES
+
+METHODS = ("get", "put", "post", "delete", "patch")
+NO_ROUTE = "There is no such route"
+
+
+SPEC = json.loads(OPENAPI_PATH.read_text())
+
+
+def described() -> set[tuple[str, str]]:
+    spec = SPEC
+    return {(method.upper(), path) for path, item in spec["paths"].items() for method in item if method in METHODS}
+
+
+def test_the_description_lists_exactly_the_routes_the_server_has():
+    assert described() == {(method, path) for method, path, _ in ROUTES}
+
+
+def test_the_description_covers_the_spec_table():
+    table = {("GET", "/api/bots/{id}/memory"), ("GET", "/api/bots/{id}/memory/file"),
+             ("PUT", "/api/bots/{id}/memory/file"), ("DELETE", "/api/bots/{id}/memory/file"),
+             ("GET", "/api/bots/{id}/memory/journal"), ("POST", "/api/bots/{id}/memory/journal/{entryId}/revert"),
+             ("POST", "/api/bots/{id}/memory/open"), ("GET", "/api/bots/{id}/memory/upkeep"),
+             ("POST", "/api/bots/{id}/memory/tidy"), ("GET", "/api/profile/learned"),
+             ("POST", "/api/profile/learned/{id}/remove")}
+    assert table <= described()
+
+
+@pytest.fixture
+def server(home):
+    with LiveServer(home) as server:
+        yield server
+
+
+BODIES = {
+    ("PUT", "/api/bots/{id}/memory"): {"text": "- saved whole\n"},
+    ("PUT", "/api/bots/{id}/memory/file"): {"path": "memory/new.md", "text": "# New\n", "expectedHash": None},
+    ("POST", "/api/bots/{id}/memory/open"): {"target": "folder"},
+}
+
+
+@pytest.mark.parametrize("method, path", sorted(described()))
+def test_every_described_route_answers(server, home, method, path):
+    row = MemoryStore(home, "scout").write("MEMORY.md", "- 2026-01-05 · likes tea\n", Actor(WHO_BOT, HOW_TASK))
+    url = re.sub(r"/api/profile/learned/\{id\}", "/api/profile/learned/t0", path)
+    url = url.replace("{id}", "scout").replace("{entryId}", row.row_id)
+    if method in ("GET", "DELETE") and url.endswith("/memory/file"):
+        url += "?path=memory/travel.md"
+    reply = server.request(method, url, BODIES.get((method, path)))
+    assert reply.status != 405 and NO_ROUTE not in reply.error
+    assert reply.status < 400 or path == "/api/profile/learned/{id}/remove"  # no learned line t0: its own 404
+    described_answer = SPEC["paths"][path][method.lower()]["responses"][str(reply.status)]
+    if "content" in described_answer:  # the answer has the shape the description gives
+        schema = described_answer["content"]["application/json"]["schema"]
+        jsonschema.Draft202012Validator({**schema, "components": SPEC["components"]}).validate(reply.data)
+    assert server.get(url.split("?")[0], token=None).status == 401  # and needs the owner
+
+
+def test_the_description_is_served_to_the_owner(server):
+    reply = server.get("/api/openapi.json")
+    assert reply.status == 200 and reply.data["openapi"].startswith("3.1")
