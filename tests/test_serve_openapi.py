@@ -12,7 +12,10 @@ from serve_helpers import LiveServer
 
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.team import api as team_api
+from omb_tui.core.team.storage import create_team
 from omb_tui.server.app import OPENAPI_PATH, ROUTES
+from omb_tui.server.teams import TEAM_ROUTES
 
 METHODS = ("get", "put", "post", "delete", "patch")
 NO_ROUTE = "There is no such route"
@@ -27,7 +30,7 @@ def described() -> set[tuple[str, str]]:
 
 
 def test_the_description_lists_exactly_the_routes_the_server_has():
-    assert described() == {(method, path) for method, path, _ in ROUTES}
+    assert described() == {(method, path) for method, path, _ in ROUTES + TEAM_ROUTES}
 
 
 def test_the_description_covers_the_spec_table():
@@ -50,7 +53,26 @@ BODIES = {
     ("PUT", "/api/bots/{id}/memory"): {"text": "- saved whole\n"},
     ("PUT", "/api/bots/{id}/memory/file"): {"path": "memory/new.md", "text": "# New\n", "expectedHash": None},
     ("POST", "/api/bots/{id}/memory/open"): {"target": "folder"},
+    ("POST", "/api/teams"): {"name": "Second crew", "bots": ["scout"]},
+    ("POST", "/api/teams/{team}/rename"): {"name": "Renamed crew"},
+    ("POST", "/api/teams/{team}/propose"): {"key": "crew/other", "title": "Other", "text": "Another note."},
+    ("POST", "/api/teams/{team}/notes/{key}/accept"): {"revision": 4},
+    ("POST", "/api/teams/{team}/notes/{key}/reject"): {"revision": 4},
+    ("POST", "/api/teams/{team}/notes/{key}/edit"): {"revision": 3, "text": "Edited."},
+    ("POST", "/api/teams/{team}/notes/{key}/delete"): {"revision": 3},
+    ("POST", "/api/teams/{team}/notes/{key}/pin"): {"revision": 3},
+    ("POST", "/api/teams/{team}/notes/{key}/unpin"): {"revision": 3},
+    ("POST", "/api/teams/{team}/notes/{key}/restore"): {"revision": 3, "version": 2},
 }
+
+
+def a_team_with_a_note_and_a_card(home):
+    """The team "Crew": note crew/colour at revision 3 (version 2 in its history), its pending card at 4."""
+    create_team(home, "Crew", ["scout"])
+    team_api.propose(home, "Crew", "crew/colour", "Colour", "Amber.")
+    team_api.accept(home, "Crew", "crew/colour", 1)
+    team_api.edit(home, "Crew", "crew/colour", 2, "Warm amber.")
+    team_api.propose(home, "Crew", "crew/colour", "Colour", "Deep amber.")
 
 
 @pytest.mark.parametrize("method, path", sorted(described()))
@@ -58,6 +80,8 @@ def test_every_described_route_answers(server, home, method, path):
     row = MemoryStore(home, "scout").write("MEMORY.md", "- 2026-01-05 · likes tea\n", Actor(WHO_BOT, HOW_TASK))
     url = re.sub(r"/api/profile/learned/\{id\}", "/api/profile/learned/t0", path)
     url = url.replace("{id}", "scout").replace("{entryId}", row.row_id)
+    a_team_with_a_note_and_a_card(home)
+    url = url.replace("{team}", "Crew").replace("{key}", "crew/colour")
     if method in ("GET", "DELETE") and url.endswith("/memory/file"):
         url += "?path=memory/travel.md"
     reply = server.request(method, url, BODIES.get((method, path)))

@@ -464,4 +464,7 @@ def build_app(home: Home, token: str, *, opener: Opener | None = None) -> web.Ap
     app.on_cleanup.append(stop_threads)
     for method, path, handler in ROUTES:
         app.router.add_route(method, path, handler)
+    from .teams import add_team_routes  # here, not at the top: teams.py uses this module's helpers
+
+    add_team_routes(app)
     return app
