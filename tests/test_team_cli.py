@@ -104,3 +104,11 @@ def test_bad_inputs_are_one_sentence(run_cli, crew):
 def test_the_installed_command_runs_a_team_command(run_exe, crew):
     done = run_exe("team", "list", "--json")
     assert done.returncode == 0 and json.loads(done.stdout)[0]["name"] == "Tapa crew"
+
+
+def test_a_card_reviewed_meanwhile_exits_3_as_the_routes_answer_409(run_cli, crew):
+    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.",
+                           "--json"))
+    assert run_cli("team", "accept", "Tapa crew", KEY, "--revision", str(card["revision"])).code == 0
+    late = run_cli("team", "reject", "Tapa crew", KEY, "--revision", str(card["revision"]))
+    assert late.code == 3 and "no longer pending" in late.err

@@ -165,3 +165,26 @@ def test_two_writers_with_the_same_revision_one_wins_the_other_is_refused(home, 
     assert len(winners) == 1 and outcomes.count("stale") == 5
     assert api.show(home, TEAM).as_dict()["notes"][0]["text"] == winners[0]
     assert len(api.history(home, TEAM, KEY)[1]) == 1
+
+
+def test_a_rejected_card_s_revision_is_never_given_again_so_an_old_reviewer_cannot_accept_a_new_card(home, crew):
+    first = api.propose(home, TEAM, KEY, "Sequence 02 colour", "Warm amber grade.")
+    api.reject(home, TEAM, KEY, first.revision)
+    second = api.propose(home, TEAM, KEY, "Sequence 02 colour", "Teal grade after all.")
+    assert second.revision > first.revision
+    with pytest.raises(StaleRevision, match="changed|no longer"):
+        api.accept(home, TEAM, KEY, first.revision)  # the reviewer read the first card, never saw the second
+    assert api.show(home, TEAM).as_dict()["notes"] == []
+
+
+def test_a_card_accepted_or_rejected_meanwhile_is_stale_not_missing(home, crew):
+    card = api.propose(home, TEAM, KEY, "Sequence 02 colour", "Warm amber grade.")
+    api.accept(home, TEAM, KEY, card.revision)
+    for late in (api.accept, api.reject):
+        with pytest.raises(StaleRevision, match="no longer pending"):
+            late(home, TEAM, KEY, card.revision)
+    other = "tapa/sequence-03/colour"
+    gone = api.propose(home, TEAM, other, "Sequence 03 colour", "Cold blue.")
+    api.reject(home, TEAM, other, gone.revision)
+    with pytest.raises(StaleRevision, match="no longer pending"):
+        api.accept(home, TEAM, other, gone.revision)

@@ -15,7 +15,7 @@ from typing import Callable
 
 from aiohttp import web
 
-from ..core.memory.paths import Home, NotFound, quoted
+from ..core.memory.paths import Home, NotFound
 from ..core.team import api
 from ..core.team.model import DamagedTeamFile
 from ..core.team.notes import RevisionMissing, StaleRevision
@@ -111,22 +111,6 @@ def change_note(home: Home, ref: str, key: str, what: str, change: Callable, rev
                        "it), so a change made meanwhile is never overwritten; nothing was changed.") from None
     except StaleRevision as exc:
         raise ApiError(409, str(exc), {"currentRevision": exc.current, **key_now(home, ref, key)}) from None
-    except NotFound:
-        if what == "card" and revision is not None:
-            raise_if_card_was_reviewed(home, ref, key, revision)
-        raise
-
-
-def raise_if_card_was_reviewed(home: Home, ref: str, key: str, revision: int) -> None:
-    """A card gone since its revision was read (accepted by another request, or rejected after the note
-    changed) is stale, 409, rather than 404: the key's note is past that revision, and a note's revisions only
-    grow (a deleted note keeps its record), so the card did exist then."""
-    now = key_now(home, ref, key)
-    if now["note"] is not None and now["note"]["revision"] > revision:
-        current = now["note"]["revision"]
-        raise ApiError(409, f"The card for {quoted(key)} is no longer pending: it was accepted or rejected since "
-                       f"revision {revision} was read (the note is at revision {current} now); nothing was changed.",
-                       {"currentRevision": current, **now})
 
 
 # ----- reading the request -----

@@ -8,7 +8,8 @@ Spec: memory.md, "Shared team memory integrity". The format (docs/team.md):
                 "at", "by", "history": [{"revision", "title", "text", "status": "superseded" | "deleted",
                                          "at", "by"}]}],
      "cards": [{"key", "title", "text", "status": "proposed", "revision", "based_on", "at", "by",
-                "quotes", "chat"}]}
+                "quotes", "chat"}],
+     "last_revisions": {"<key>": N}}
 
 Version 1 (what came before keys and revisions): a plain list of notes, each `{"title", "text"}` (an optional
 `pinned`) or a bare string, either as the whole file or under `"notes"` beside `"name"` and `"bots"`, with
@@ -176,6 +177,8 @@ class Team:
     next_seq: int = 1
     notes: dict[str, Note] = field(default_factory=dict)
     cards: dict[str, Card] = field(default_factory=dict)
+    # the last revision each key was given: a key whose card was rejected never reuses a number
+    last_revisions: dict[str, int] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:
@@ -190,6 +193,7 @@ class Team:
             "created": self.created, "retired": self.retired, "next_seq": self.next_seq,
             "notes": [note.to_json() for note in self.notes.values()],
             "cards": [card.to_json() for card in self.cards.values()],
+            "last_revisions": dict(self.last_revisions),
         }
 
     def summary(self) -> dict:
@@ -261,6 +265,10 @@ def team_from_json(data: object, file: str) -> Team:
     for index, raw in enumerate(fields.items("cards")):
         card = _card_from_json(_Fields(raw, f"card {index + 1}", file))
         team.cards[card.key] = card
+    last = data.get("last_revisions", {}) if isinstance(data, dict) else {}  # absent in files written before it
+    if not isinstance(last, dict) or not all(isinstance(k, str) and type(v) is int for k, v in last.items()):
+        raise fields.fail("last_revisions", "an object of key → revision number")
+    team.last_revisions = dict(last)
     return team
 
 

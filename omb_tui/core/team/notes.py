@@ -52,8 +52,11 @@ class StaleRevision(MemoryInputError):
 
 
 def _next_revision(team: Team, key: str) -> int:
+    """The next number for `key`, never one it had before (a rejected card's number included)."""
     note, card = team.notes.get(key), team.cards.get(key)
-    return max(note.revision if note else 0, card.revision if card else 0) + 1
+    revision = max(note.revision if note else 0, card.revision if card else 0, team.last_revisions.get(key, 0)) + 1
+    team.last_revisions[key] = revision
+    return revision
 
 
 def _check_revision(given: int | None, current: int, what: str) -> None:
@@ -75,9 +78,19 @@ def _note(team: Team, key: str, *, live: bool = True) -> Note:
     return note
 
 
-def _card(team: Team, key: str) -> Card:
+def _card(team: Team, key: str, revision: int | None = None) -> Card:
+    """The key's pending card; one gone since `revision` was read (accepted or rejected meanwhile) is stale."""
     card = team.cards.get(validate_note_key(key))
     if card is None:
+        note = team.notes.get(key)
+        last = max(team.last_revisions.get(key, 0), note.revision if note else 0)
+        note_has_last = note is not None and note.revision == last
+        # the key moved past `revision`, or its last number went to a card that is gone (rejected)
+        if revision is not None and 0 < revision and (revision < last or (revision == last and not note_has_last)):
+            current = last
+            raise StaleRevision(f"The card for {quoted(key)} is no longer pending: it was accepted or rejected since "
+                                f"revision {revision} was read (the key is at revision {current} now); nothing was "
+                                "changed.", current)
         raise NotFound(f"The team {quoted(team.name)} has no pending card for {quoted(key)}.")
     return card
 
@@ -99,7 +112,7 @@ def propose(team: Team, key: str, title: str, text: str, *, by: str = BY_PERSON,
 
 def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PERSON) -> Note:
     """The card becomes the accepted note (a correction keeps the key; the earlier text goes to the history)."""
-    card = _card(team, key)
+    card = _card(team, key, revision)
     _check_revision(revision, card.revision, f"the card for {quoted(key)}")
     note = team.notes.get(card.key)
     current = note.revision if note else None
@@ -123,7 +136,7 @@ def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PER
 
 
 def reject(team: Team, key: str, revision: int | None) -> Card:
-    card = _card(team, key)
+    card = _card(team, key, revision)
     _check_revision(revision, card.revision, f"the card for {quoted(key)}")
     del team.cards[card.key]
     return card
