@@ -12,15 +12,13 @@ docs/compact.md gives every decision.
 from __future__ import annotations
 
 import contextlib
-import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from pathlib import Path
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.settings import BotSettings, load_bot_settings, update_bot_settings
-from ..memory.store import MemoryStore, read_text, write_private_json
+from ..memory.store import MemoryStore
 from ..upkeep.run import UpkeepRun
 from .apply import apply_change_set
 from .pending import add_pending
@@ -28,6 +26,7 @@ from .records import append_attempt, append_clean_log, backup_memory, clean_log_
 from .report import Report, compose_report
 from .session import DEADLINE_S, MAX_ATTEMPTS, Proposal, propose
 from .validator import FileChangedMeanwhile
+from ..upkeep.record import last_of, write_part
 
 STEP = "compact"  # the journal rows' step, and this step's key in memory-journal/<bot>.upkeep.json
 PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly runs only propose for this many days
@@ -150,17 +149,9 @@ def _send_to_sink(home: Home, report: Report) -> dict | None:
 
 
 # ----- the last run, for the scheduler -----
-def _state_path(home: Home, bot_id: str) -> Path:
-    return home.journal_dir / f"{bot_id}.upkeep.json"  # beside tidy's part of the same record
-
-
 def last_compaction(home: Home, bot_id: str) -> dict | None:
     """The last nightly run of the bot (`at`, `run`, `applied`, `proposed`, `error`), or None when it never ran."""
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(read_text(_state_path(home, bot_id)))
-        last = data.get(STEP, {}).get("last") if isinstance(data, dict) else None
-        return last if isinstance(last, dict) else None
-    return None
+    return last_of(home, bot_id, STEP)
 
 
 def last_compaction_at(home: Home, bot_id: str) -> datetime | None:
@@ -171,16 +162,7 @@ def last_compaction_at(home: Home, bot_id: str) -> datetime | None:
 
 
 def _record(home: Home, bot_id: str, outcome: NightlyOutcome) -> None:
-    """Keep the last run under "compact" in memory-journal/<bot>.upkeep.json, every other part as it is."""
+    """Keep the last run under "compact" in the upkeep record, every other part as it is."""
     summary = {"at": now_iso(), "run": outcome.report.run, "applied": len(outcome.rows),
                "proposed": len(outcome.pending), "error": outcome.report.error}
-    store = MemoryStore(home, bot_id)
-    with store.locked():
-        path = _state_path(home, bot_id)
-        try:
-            data = json.loads(read_text(path))
-        except (OSError, ValueError):
-            data = {}
-        data = data if isinstance(data, dict) else {}
-        data[STEP] = {"last": summary}
-        write_private_json(path, data)
+    write_part(home, bot_id, STEP, {"last": summary})

@@ -13,7 +13,6 @@ is not read: its turns are read again at the next run.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field
 from datetime import date
@@ -24,7 +23,7 @@ from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
 from ..memory.settings import load_bot_settings, load_profile_learned
-from ..memory.store import MemoryStore, StaleHash, read_text, write_private_json
+from ..memory.store import MemoryStore, StaleHash
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
 from . import capture_checks as checks
@@ -44,6 +43,7 @@ from .capture_state import (
     unread_turns,
 )
 from .run import Skipped, UpkeepRun
+from .record import last_of, write_part
 
 JOB = "capture"  # the usage rows' job
 STEP = "capture"  # the journal rows' step
@@ -184,36 +184,18 @@ def capture(home: Home, bot_id: str, *, chat: str | None = None, chats: list[str
     return result
 
 
-def _upkeep_record_path(home: Home, bot_id: str):
-    """memory-journal/<bot>.upkeep.json, the record the tidy-up keeps its last run in (under "tidy")."""
-    return home.journal_dir / f"{bot_id}.upkeep.json"
-
-
 def _record(home: Home, bot_id: str, result: CaptureResult) -> None:
-    """Keep the last capture under "capture" (counts and why it stopped, never a fact's text), leaving the
-    other steps' parts of the record as they are."""
+    """Keep the last capture under "capture" (counts and why it stopped, never a fact's text)."""
     last = {"at": now_iso(), "run": result.run, "turns_read": result.turns_read, "saved": len(result.saved),
             "about_me": sum(1 for saved in result.saved if saved.about_me), "skipped": len(result.skipped),
             "reason": result.reason}
-    with MemoryStore(home, bot_id).locked():  # the lock the tidy-up holds for its part of the same file
-        path = _upkeep_record_path(home, bot_id)
-        try:
-            data = json.loads(read_text(path))
-        except (OSError, ValueError):
-            data = {}
-        data = data if isinstance(data, dict) else {}
-        data["capture"] = {"last": last}
-        write_private_json(path, data)
+    write_part(home, bot_id, "capture", {"last": last})
 
 
 def last_capture(home: Home | str, bot_id: str) -> dict | None:
     """The last capture of the bot (`at`, `run`, `turns_read`, `saved`, `about_me`, `skipped`, `reason`), or
     None when none ran since this record was kept."""
-    home = home if isinstance(home, Home) else Home(home)
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):  # none yet, or damaged
-        last = json.loads(read_text(_upkeep_record_path(home, validate_bot_id(bot_id))))["capture"]["last"]
-        return last if isinstance(last, dict) else None
-    return None
+    return last_of(home if isinstance(home, Home) else Home(home), bot_id, "capture")
 
 
 def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:

@@ -11,12 +11,9 @@ model. Every decision is in docs/upkeep-tidy.md.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 
 from ..memory.entries import (
     SEPARATOR,
@@ -31,9 +28,10 @@ from ..memory.journal import now_iso
 from ..memory.memory_update import ENTRY_MAX_CHARS, MemoryUpdate, newline_of, same_fact
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..memory.settings import load_bot_settings
-from ..memory.store import Actor, FileSnapshot, MemoryStore, StaleHash, read_text, write_private_json
+from ..memory.store import Actor, FileSnapshot, MemoryStore, StaleHash
 from ..models.call import ModelUnavailable, complete
 from .run import Skipped, UpkeepRun
+from .record import last_of, read_part, write_part
 
 STEP = "tidy-up"  # the step the journal rows name, and the source of a still-true entry (`from tidy-up`)
 JOB = "tidy-up"  # the usage row's job
@@ -448,18 +446,9 @@ def _write(store: MemoryStore, actor: Actor, snapshot: FileSnapshot, entries: li
     return write
 
 
-def _state_path(home: Home, bot_id: str) -> Path:
-    """memory-journal/<bot>.upkeep.json: outside the workspace, beside the journal (the bot cannot edit it)."""
-    return home.journal_dir / f"{bot_id}.upkeep.json"
-
-
 def _load_state(home: Home, bot_id: str) -> dict:
     """The tidy-up's part of the upkeep record; {} when there is none or it cannot be read."""
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(read_text(_state_path(home, bot_id)))
-        tidy_part = data.get("tidy") if isinstance(data, dict) else None
-        return tidy_part if isinstance(tidy_part, dict) else {}
-    return {}
+    return read_part(home, bot_id, "tidy")
 
 
 def _record(home: Home, bot_id: str, store: MemoryStore, report: TidyReport, checked: dict[str, str]) -> None:
@@ -467,22 +456,12 @@ def _record(home: Home, bot_id: str, store: MemoryStore, report: TidyReport, che
     summary = report.as_dict()
     summary.pop("rows")
     summary["finished"] = now_iso()
-    with store.locked():
-        path = _state_path(home, bot_id)
-        try:
-            data = json.loads(read_text(path))
-        except (OSError, ValueError):
-            data = {}
-        data = data if isinstance(data, dict) else {}
-        data["tidy"] = {"last": summary, "checked": checked}
-        write_private_json(path, data)
+    write_part(home, bot_id, "tidy", {"last": summary, "checked": checked}, store)
 
 
 def last_tidy(home: Home | str, bot_id: str) -> dict | None:
     """The last tidy-up of the bot (`at`, `run`, the counts, `skipped`, `model`), or None when it never ran."""
-    home = home if isinstance(home, Home) else Home(home)
-    last = _load_state(home, bot_id).get("last")
-    return last if isinstance(last, dict) else None
+    return last_of(home if isinstance(home, Home) else Home(home), bot_id, "tidy")
 
 
 # ----- words -----

@@ -1,0 +1,45 @@
+"""The upkeep record, `memory-journal/<bot>.upkeep.json`: each step keeps its last run under its own part
+("capture", "tidy", "compact"), counts and times only, never a note's text. It lives beside the journal,
+outside the workspace, so the bot's file tools cannot edit it. Every step writes its part under the bot's lock
+and leaves the other parts as they are."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from ..memory.paths import Home, validate_bot_id
+from ..memory.store import MemoryStore, read_text, write_private_json
+
+
+def upkeep_record_path(home: Home, bot_id: str) -> Path:
+    return home.journal_dir / f"{validate_bot_id(bot_id)}.upkeep.json"
+
+
+def read_part(home: Home, bot_id: str, part: str) -> dict:
+    """One step's part of the record; {} when there is none or the record cannot be read."""
+    with contextlib.suppress(OSError, ValueError):
+        data = json.loads(read_text(upkeep_record_path(home, bot_id)))
+        found = data.get(part) if isinstance(data, dict) else None
+        return found if isinstance(found, dict) else {}
+    return {}
+
+
+def last_of(home: Home, bot_id: str, part: str) -> dict | None:
+    """The `last` run a step kept, or None when it never ran (or the record is damaged)."""
+    last = read_part(home, bot_id, part).get("last")
+    return last if isinstance(last, dict) else None
+
+
+def write_part(home: Home, bot_id: str, part: str, value: dict, store: MemoryStore | None = None) -> None:
+    """Replace one step's part, under the bot's lock (the lock every step holds for this file)."""
+    with (store or MemoryStore(home, bot_id)).locked():
+        path = upkeep_record_path(home, bot_id)
+        try:
+            data = json.loads(read_text(path))
+        except (OSError, ValueError):
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        data[part] = value
+        write_private_json(path, data)
