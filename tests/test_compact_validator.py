@@ -19,33 +19,7 @@ from omb_tui.core.compact.validator import (
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import text_hash
 
-MEMORY = """# Memory
-
-## Work
-
-### Projects
-- 2026-01-05 · from chat · the launch moved to March
-- 2026-02-01 · from chat · the launch is on March 14
-- 2026-02-02 · from chat · run `make deploy --force` from /srv/app to deploy
-- 2026-02-03 · from chat · Ada leads the launch
-- 2026-02-04 · from chat · Ada leads the launch team too
-
-### Debugging
-- 2026-02-10 · from chat · the flaky test was fixed by a retry on Tuesday
-- 2026-02-11 · from chat · the CI cache was cleared once to fix the build
-
-## Person
-- 2026-01-01 · from chat · allergic to peanuts
-- 2026-01-02 · from chat · never send messages after 22:00
-- 2026-01-03 · from chat · likes green tea in the morning
-- 2026-01-04 · from chat · prefers short replies
-"""
-
-LAUNCH_OLD = "- 2026-01-05 · from chat · the launch moved to March\n"
-DEPLOY = "- 2026-02-02 · from chat · run `make deploy --force` from /srv/app to deploy\n"
-ADA = ("- 2026-02-03 · from chat · Ada leads the launch\n"
-       "- 2026-02-04 · from chat · Ada leads the launch team too\n")
-ADA_MERGED = "- 2026-02-04 · from chat · Ada leads the launch team\n"
+from compact_helpers import ADA, ADA_MERGED, DEPLOY, LAUNCH_OLD, MEMORY  # noqa: E402 (the shared MEMORY.md)
 
 
 def change(category: str, original: str, reason: str = "It no longer holds.", merged: str | None = None) -> dict:
