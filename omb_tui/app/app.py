@@ -217,9 +217,10 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     def _open_bot(self, bot_id: str) -> None:
         self.bot_id = bot_id
         # The areas in the header: the footer at 80 columns has room only for the screen's own keys. Each area's
-        # key is its first letter but upkeep's (e) and review's (v); spelled out as "f files …" they no longer fit 80 columns.
+        # key is its first letter but upkeep's (e); spelled out as "f files …" they no longer fit 80 columns.
+        # Review (v) is every bot's, not the open one's: the bots screen's footer shows it.
         self.title = bot_id
-        self.sub_title = "files topics journal recall settings upkeep(e) review(v) bots"
+        self.sub_title = "files topics journal recall settings upkeep(e) bots"
         self.switch_mode("files")
 
     def action_open_area(self, area: str) -> None:

@@ -29,6 +29,7 @@ from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, T
 from .base import AreaScreen
 
 LATER_NAMED = 4  # later changes named one by one in a question (it must fit 80x24)
+PROPOSAL_ACTIONS = {"accept", "reject", "accept_all", "reject_all"}
 
 
 def clock() -> datetime:
@@ -86,7 +87,7 @@ class ReviewScreen(AreaScreen):
                 tooltip="The next bot with something not yet reviewed"),
         Binding("p", "next_bot(-1)", "Previous bot", show=False, id="review-previous-bot",
                 tooltip="The previous bot with something not yet reviewed"),
-        Binding("m", "mark", "Reviewed", id="review-mark",
+        Binding("m", "mark", "Reviewed", show=False, id="review-mark",
                 tooltip="Mark the run under the cursor reviewed (on a bot's line: all its runs)"),
         Binding("escape", "back", "Back", show=False, id="review-back", tooltip="Back to the tree"),
         Binding("ctrl+r", "reread", "Re-read", show=False, id="review-reread", tooltip="Read every journal again"),
@@ -136,6 +137,7 @@ class ReviewScreen(AreaScreen):
         self._since = message.since
         self.tree.show(message.bots)
         self.query_one("#review-status", Static).update(self.status_text())
+        self.refresh_bindings()  # whether any proposal waits decides whether a and x are in the footer
 
     def status_text(self) -> str:
         bots = self.tree.bots
@@ -180,6 +182,8 @@ class ReviewScreen(AreaScreen):
         allowed = {"undo_change": change, "undo_run": run, "accept": proposal, "reject": proposal,
                    "accept_all": proposals, "reject_all": proposals, "mark": markable,
                    "open": line is not None and line.kind != BOT}.get(action, True)
+        if not allowed and action in PROPOSAL_ACTIONS and not any(bot.proposals for bot in self.tree.bots):
+            return False  # no proposal anywhere: out of the footer, which then fits 80 columns
         return True if allowed else None
 
     def action_move(self, step: int) -> None:
