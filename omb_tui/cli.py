@@ -626,6 +626,119 @@ def cmd_tidy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compact(args: argparse.Namespace) -> int:
+    from .core.compact.interactive import ANSWER_HELP, apply_choice, choose, proposal_lines
+    from .core.compact.session import propose
+
+    bot = _bot(args)
+    if args.nightly is not None or args.propose_only is not None:
+        return _compact_settings(bot, args)
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the proposal says itself why no model answered
+    if args.auto:
+        return _compact_nightly(bot, args)
+    proposal = propose(bot.home, bot.id)
+    if args.json:
+        _print_json(proposal.as_dict())
+        return 1 if proposal.error else 0
+    if proposal.error:
+        raise CliError(proposal.error, 1)
+    if not proposal.changes:
+        print(f"Nothing to change in MEMORY.md of {bot.id}.")
+        return 0
+    count = len(proposal.changes)
+    print(f"Compacting MEMORY.md of {bot.id}: {count} change{'' if count == 1 else 's'} proposed.")
+    for line in proposal_lines(proposal):
+        print(one_line(line))
+    interactive = sys.stdin.isatty()
+    if interactive:
+        print(f"Answer {ANSWER_HELP}: ", end="", file=sys.stderr, flush=True)
+    choice = choose(proposal.changes, sys.stdin.readline())
+    if choice.cancelled:
+        print("Cancelled; nothing was applied.")
+        return 0
+    outcome = apply_choice(bot.home, bot.id, proposal, choice)
+    print(f"Applied {len(outcome.applied)} of {count} change{'' if count == 1 else 's'} to MEMORY.md; each is a "
+          f"journal row you can undo (omb-tui undo {bot.id} ROW_ID): {', '.join(outcome.rows) or 'none'}.")
+    if outcome.not_applied:
+        raise CliError(f"MEMORY.md changed while the changes were written; {len(outcome.not_applied)} were not "
+                       "applied.", EXIT_STALE)
+    return 0
+
+
+def _compact_nightly(bot, args: argparse.Namespace) -> int:
+    from .core.compact.nightly import compact_nightly
+    from .core.models.turn import no_turn_running
+
+    with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
+        if not free:
+            raise CliError(f"{bot.id} is in a turn now; compact once it has finished.", code=1)
+        outcome = compact_nightly(bot.home, bot.id)
+    if args.json:
+        _print_json(outcome.as_dict())
+    else:
+        _write_text(outcome.report.text)
+        if outcome.sink and outcome.sink["error"]:
+            _print_error(outcome.sink["error"])
+    if outcome.report.error:
+        return EXIT_STALE if outcome.changed_meanwhile else 1
+    return 0
+
+
+def _compact_settings(bot, args: argparse.Namespace) -> int:
+    from .core.compact.nightly import propose_only_now, switch_nightly
+
+    on = None if args.nightly is None else args.nightly == "on"
+    propose_only = {"on": True, "off": False, "auto": None, None: "unchanged"}[args.propose_only]
+    settings = switch_nightly(bot.home, bot.id, on, propose_only)
+    if args.json:
+        _print_json({"bot": bot.id, "compactNightly": settings.compact_nightly,
+                     "compactProposeOnly": settings.compact_propose_only,
+                     "compactNightlySince": settings.compact_nightly_since,
+                     "propose_only_now": propose_only_now(settings, date.today())})
+        return 0
+    state = "on" if settings.compact_nightly else "off"
+    proposes = propose_only_now(settings, date.today())
+    mode = f"only proposes (see omb-tui proposals {bot.id})" if proposes else "applies its changes"
+    print(f"Nightly compaction of {bot.id} is {state}; a nightly run now {mode}.")
+    return 0
+
+
+def cmd_proposals(args: argparse.Namespace) -> int:
+    from .core.compact.pending import accept, pending_changes, reject
+
+    bot = _bot(args)
+    action = getattr(args, "proposals_command", None)
+    if action is None:
+        waiting = pending_changes(bot.home, bot.id)
+        if args.json:
+            _print_json([item.as_dict() for item in waiting])
+        elif not waiting:
+            print(f"No proposed change of {bot.id} is waiting.")
+        for item in [] if args.json else waiting:
+            print(f"{item.id}. {item.category}: {one_line(item.reason)}  (run {item.run})")
+            print(f"   {'replace' if item.merged is not None else 'remove '}: {one_line(item.original.rstrip())}")
+            if item.merged is not None:
+                print(f"   with   : {one_line(item.merged.rstrip())}")
+        return 0
+    if bool(args.ids) == bool(args.all):
+        raise CliError(f"Give the ids of the changes to {action}, or --all (not both).")
+    ids = [item.id for item in pending_changes(bot.home, bot.id)] if args.all else args.ids
+    if action == "reject":
+        reject(bot.home, bot.id, ids)
+        print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
+        return 0
+    outcome = accept(bot.home, bot.id, ids)
+    if getattr(args, "json", False):
+        _print_json(outcome.as_dict())
+    else:
+        if outcome.applied:
+            print(f"Applied {', '.join(outcome.applied)} to MEMORY.md (run {outcome.run}; rows "
+                  f"{', '.join(outcome.rows)}).")
+        for refused_id, why in outcome.refused:
+            print(f"Not applied {refused_id}: {one_line(why)}")
+    return 1 if outcome.refused else 0
+
+
 def cmd_app(args: argparse.Namespace) -> int:
     from .app.app import run_app
 
@@ -749,6 +862,23 @@ def build_parser() -> argparse.ArgumentParser:
         json=True)
     add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
         "contradictions struck through.", json=True)
+    p = add("compact", cmd_compact, "Compact MEMORY.md: the model proposes deletions and merges, you answer "
+            "apply, keep <numbers>, delete <numbers> or cancel (one line, from the terminal or stdin).", json=True)
+    p.add_argument("--auto", action="store_true", help="the nightly run: backup, apply (or only propose), logs, "
+                   "report to stdout and the configured sink")
+    p.add_argument("--nightly", choices=("on", "off"), help="switch nightly compaction (upkeep --due) on or off")
+    p.add_argument("--propose-only", choices=("on", "off", "auto"), help="nightly runs only propose (on), apply "
+                   "(off), or propose during the first 7 days after nightly was switched on (auto, the default)")
+    p = add("proposals", cmd_proposals, "Changes nightly compaction proposed (propose-only), waiting for you.",
+            json=True)
+    proposals_sub = p.add_subparsers(dest="proposals_command", metavar="[accept|reject]",
+                                     parser_class=OneSentenceParser)
+    for verb, what in (("accept", "Apply proposed changes, each checked again against MEMORY.md as it is now."),
+                       ("reject", "Mark proposed changes rejected.")):
+        p = proposals_sub.add_parser(verb, parents=[common], help=what, description=what)
+        p.add_argument("ids", metavar="ID", nargs="*", help="the ids `omb-tui proposals BOT` lists")
+        p.add_argument("--all", action="store_true", help="every change waiting")
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     p = add("upkeep", cmd_upkeep, "Memory upkeep for every bot: with --due, capture, organizing and the daily "
             "tidy-up where they are due (safe to run from cron every few minutes).", json=True, bot=False)
     p.add_argument("--due", action="store_true", required=True, help="run what is due now (the only mode)")

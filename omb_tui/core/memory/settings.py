@@ -14,6 +14,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,9 @@ class BotSettings:
     memory: bool = True  # "Let this bot use memory"
     upkeep: bool = True  # "Memory upkeep"
     helper_model: bool = True  # False keeps this bot's own jobs off the helper model
+    compact_nightly: bool = False  # compaction runs each night with `upkeep --due` (docs/compact.md)
+    compact_propose_only: bool | None = None  # None: propose only for the first week of nightly compaction
+    compact_nightly_since: str | None = None  # the day (YYYY-MM-DD) nightly compaction was last switched on
 
     def to_json(self) -> dict:
         return {
@@ -58,6 +62,9 @@ class BotSettings:
             "memory": self.memory,
             "upkeep": self.upkeep,
             "helperModel": self.helper_model,
+            "compactNightly": self.compact_nightly,
+            "compactProposeOnly": self.compact_propose_only,
+            "compactNightlySince": self.compact_nightly_since,
         }
 
 
@@ -108,7 +115,29 @@ def load_bot_settings(home: Home, bot_id: str) -> BotSettings:
         memory=_bool(data, "memory", True, path),
         upkeep=_bool(data, "upkeep", True, path),
         helper_model=_bool(data, "helperModel", True, path),
+        compact_nightly=_bool(data, "compactNightly", False, path),
+        compact_propose_only=_bool_or_null(data, "compactProposeOnly", path),
+        compact_nightly_since=_day_or_null(data, "compactNightlySince", path),
     )
+
+
+def _bool_or_null(data: dict, key: str, path: Path) -> bool | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise BrokenFile(f"{path}: '{key}' must be true, false or null.")
+    return value
+
+
+def _day_or_null(data: dict, key: str, path: Path) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str) and len(value) == len("2026-12-01"):
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise BrokenFile(f"{path}: '{key}' must be a day written YYYY-MM-DD, or null.")
 
 
 def save_bot_settings(home: Home, settings: BotSettings) -> None:

@@ -88,11 +88,12 @@ class BotUpkeep:
     capture: dict | None = None
     organize: dict | None = None
     tidy: dict | None = None
+    compact: dict | None = None  # nightly compaction's outcome, for bots where it is switched on
     left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
 
     def as_dict(self) -> dict:
         return {"bot": self.bot, "run": self.run, "capture": self.capture, "organize": self.organize,
-                "tidy": self.tidy, "left_alone": self.left_alone}
+                "tidy": self.tidy, "compact": self.compact, "left_alone": self.left_alone}
 
     def line(self) -> str:
         if self.left_alone:
@@ -108,6 +109,10 @@ class BotUpkeep:
         if self.tidy is not None:
             done.append(f"tidy-up {self.tidy.get('expired', 0)} expired, {self.tidy.get('duplicates', 0)} duplicates, "
                         f"{self.tidy.get('superseded', 0)} superseded (model: {self.tidy.get('model')})")
+        if self.compact is not None:
+            done.append(f"compaction: {self.compact['error']}" if self.compact.get("error") else
+                        f"compaction {len(self.compact.get('rows', []))} applied, "
+                        f"{len(self.compact.get('pending', []))} proposed")
         return f"{self.bot}: " + ("; ".join(done) if done else "nothing due")
 
 
@@ -123,8 +128,9 @@ class UpkeepRunReport:
 def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DEFAULT_CONCURRENCY,
                progress: Callable[[int, int], None] | None = None) -> UpkeepRunReport:
     """Run what is due for every bot whose memory and upkeep are on: capture (a chat quiet long enough, six
-    turns waiting, or left pending at a shutdown), organizing after it, and the daily tidy-up (with organizing
-    first). Never while a backup runs, never on a bot in a turn, never twice at once."""
+    turns waiting, or left pending at a shutdown), organizing after it, the daily tidy-up (with organizing
+    first), and nightly compaction after it where it is switched on. Never while a backup runs, never on a bot
+    in a turn, never twice at once."""
     from ..models.call import allow_concurrent_calls
 
     now = (now or datetime.now()).astimezone()
@@ -156,6 +162,7 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
 
 
 def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
+    from ..compact.nightly import compact_nightly, last_compaction_at
     from ..memory.settings import load_bot_settings, load_config
     from ..models.turn import no_turn_running
     from .capture import capture
@@ -180,9 +187,13 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
             done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).as_dict()
         last = last_tidy(home, bot_id)
         last_at = datetime.fromisoformat(last["at"]) if last and isinstance(last.get("at"), str) else None
-        tidy_now = tidy_due(last_at, now, load_config(home).tidy_hour)
+        tidy_hour = load_config(home).tidy_hour
+        tidy_now = tidy_due(last_at, now, tidy_hour)
         if chats or tidy_now:
             done.organize = organize(home, bot_id, run=run, today=now.date()).as_dict()
         if tidy_now:
             done.tidy = tidy(home, bot_id, today=now.date(), run=run).as_dict()
+        # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
+        if settings.compact_nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour):
+            done.compact = compact_nightly(home, bot_id, run=run, today=now.date()).as_dict()
     return done

@@ -1,0 +1,186 @@
+"""Nightly compaction (`omb-tui compact BOT --auto`, and a step of `omb-tui upkeep --due`).
+
+Spec: compact-memory.en.md, "The nightly run, step by step" and "When the nightly run fails"; issue 12, "Two modes"
+(nightly, propose only). One run: a fresh session (`session.propose`) with a 10-minute limit over every attempt;
+each attempt appended to attempts.log; then either nothing (an ERROR report: no valid change-set, no model, the file
+changed meanwhile), or, in propose-only, the validated changes kept as pending, or a backup of MEMORY.md, the
+changes written as Memory upkeep's rows with the run id (one per change), one memory-clean.log line per change. The
+report is composed by code (`report.compose_report`), printed by the command line and sent to the configured sink.
+docs/compact.md gives every decision.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from ..memory.journal import now_iso
+from ..memory.paths import Home, MemoryInputError, NotFound
+from ..memory.settings import BotSettings, load_bot_settings, update_bot_settings
+from ..memory.store import MemoryStore, read_text, write_private_json
+from ..upkeep.run import UpkeepRun
+from .apply import apply_change_set
+from .pending import add_pending
+from .records import append_attempt, append_clean_log, backup_memory, clean_log_lines, compact_files
+from .report import Report, compose_report
+from .session import DEADLINE_S, MAX_ATTEMPTS, Proposal, propose
+from .validator import FileChangedMeanwhile
+
+STEP = "compact"  # the journal rows' step, and this step's key in memory-journal/<bot>.upkeep.json
+PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly runs only propose for this many days
+
+
+class CompactionOff(MemoryInputError):
+    """The bot's memory is switched off: nothing is compacted."""
+
+
+@dataclass
+class NightlyOutcome:
+    report: Report
+    propose_only: bool
+    rows: list[str] = field(default_factory=list)  # journal rows written, one per applied change
+    pending: list[str] = field(default_factory=list)  # ids kept as pending (propose-only)
+    backup: str | None = None  # the backup's path
+    sink: dict | None = None  # {"sink", "sent", "error"} when a sink is configured
+    changed_meanwhile: bool = False  # MEMORY.md changed between the model's reading and the rewrite
+
+    def as_dict(self) -> dict:
+        return self.report.as_dict() | {"propose_only": self.propose_only, "rows": self.rows,
+                                        "pending": self.pending, "backup": self.backup, "sink": self.sink}
+
+
+def propose_only_now(settings: BotSettings, today: date) -> bool:
+    """compactProposeOnly when set; unset, the first PROPOSE_ONLY_FIRST_DAYS days after nightly was switched on
+    (and always when the day it was switched on is unknown)."""
+    if settings.compact_propose_only is not None:
+        return settings.compact_propose_only
+    if settings.compact_nightly_since is None:
+        return True
+    return today < date.fromisoformat(settings.compact_nightly_since) + timedelta(days=PROPOSE_ONLY_FIRST_DAYS)
+
+
+def switch_nightly(home: Home, bot_id: str, on: bool | None = None, propose_only: bool | None | str = "unchanged",
+                   today: date | None = None) -> BotSettings:
+    """Switch nightly compaction on or off and/or set propose-only (True, False, or None for the first-week rule).
+    Switching it on notes the day, so the first week of proposals starts again."""
+    if not home.has_bot(bot_id):
+        raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
+    changes: dict = {}
+    if on is not None:
+        changes["compact_nightly"] = on
+        if on and not load_bot_settings(home, bot_id).compact_nightly:
+            changes["compact_nightly_since"] = (today or date.today()).isoformat()
+    if propose_only != "unchanged":
+        changes["compact_propose_only"] = propose_only
+    return update_bot_settings(home, bot_id, **changes)
+
+
+def compact_nightly(home: Home | str, bot_id: str, *, run: UpkeepRun | None = None, deadline_s: float = DEADLINE_S,
+                    today: date | None = None, propose_only: bool | None = None, send: bool = True) -> NightlyOutcome:
+    """One nightly run for one bot; `propose_only` None follows the bot's settings. Never raises for a model or a
+    file changed meanwhile: the report's first line says `Memory compact: ERROR — <why>`."""
+    home = home if isinstance(home, Home) else Home(home)
+    if not home.has_bot(bot_id):
+        raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
+    settings = load_bot_settings(home, bot_id)
+    if not settings.memory:
+        raise CompactionOff(f"Memory is switched off for {bot_id}, so there is nothing to compact.")
+    today = today or date.today()
+    run = run or UpkeepRun(bot_id)
+    only_propose = propose_only_now(settings, today) if propose_only is None else propose_only
+    proposal = propose(home, bot_id, deadline_s=deadline_s)
+    _log_attempts(home, bot_id, run.id, proposal)
+    outcome = _act(home, bot_id, run, proposal, only_propose)
+    if send:
+        outcome.sink = _send_to_sink(home, outcome.report)
+    _record(home, bot_id, outcome)
+    return outcome
+
+
+def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propose: bool) -> NightlyOutcome:
+    attempts = len(proposal.attempts)
+    log = compact_files(home, bot_id).attempts_log
+
+    def failed(why: str) -> NightlyOutcome:
+        return NightlyOutcome(compose_report(bot_id, run.id, [], error=why, attempts=max(attempts, 1),
+                                             attempts_log=log), only_propose)
+
+    if proposal.error:
+        return failed(proposal.error)
+    if not proposal.changes:
+        return NightlyOutcome(compose_report(bot_id, run.id, [], attempts=attempts), only_propose)
+    if only_propose:
+        kept = add_pending(home, bot_id, run.id, proposal.changes)
+        report = compose_report(bot_id, run.id, proposal.changes, attempts=attempts, proposed=True)
+        return NightlyOutcome(report, True, pending=[item.id for item in kept])
+    backup = backup_memory(home, bot_id, proposal.text)  # the text the model read: what the rewrite starts from
+    try:
+        written = apply_change_set(MemoryStore(home, bot_id), proposal.read_hash, proposal.changes,
+                                   run.actor(STEP))
+    except FileChangedMeanwhile as changed:
+        outcome = failed(str(changed))
+        outcome.changed_meanwhile = True
+        return outcome
+    applied = [item.change for item in written.applied]
+    append_clean_log(home, bot_id, clean_log_lines(run.id, applied))
+    report = compose_report(bot_id, run.id, applied, attempts=attempts)
+    return NightlyOutcome(report, False, rows=written.rows, backup=str(backup))
+
+
+def _log_attempts(home: Home, bot_id: str, run_id: str, proposal: Proposal) -> None:
+    for number, attempt in enumerate(proposal.attempts, 1):
+        append_attempt(home, bot_id, run_id, number, attempt.answer, attempt.errors)
+    if proposal.error and len(proposal.attempts) < MAX_ATTEMPTS:
+        # an attempt with no answer (no model, or none in time): the log still says why nothing was applied
+        append_attempt(home, bot_id, run_id, len(proposal.attempts) + 1, None, [proposal.error])
+
+
+def _send_to_sink(home: Home, report: Report) -> dict | None:
+    """The report to the sink config.json's `compact.report` names; None when there is none. A sink that fails
+    is one sentence here, never the run's failure (docs/compact-nightly.md)."""
+    from .sinks import send_report  # only a run that reports needs subprocess and urllib
+
+    result = send_report(home, report)
+    if result.sink is None and result.error is None:
+        return None
+    return {"sink": result.sink, "sent": result.sent, "error": result.error}
+
+
+# ----- the last run, for the scheduler -----
+def _state_path(home: Home, bot_id: str) -> Path:
+    return home.journal_dir / f"{bot_id}.upkeep.json"  # beside tidy's part of the same record
+
+
+def last_compaction(home: Home, bot_id: str) -> dict | None:
+    """The last nightly run of the bot (`at`, `run`, `applied`, `proposed`, `error`), or None when it never ran."""
+    with contextlib.suppress(OSError, ValueError):
+        data = json.loads(read_text(_state_path(home, bot_id)))
+        last = data.get(STEP, {}).get("last") if isinstance(data, dict) else None
+        return last if isinstance(last, dict) else None
+    return None
+
+
+def last_compaction_at(home: Home, bot_id: str) -> datetime | None:
+    last = last_compaction(home, bot_id)
+    with contextlib.suppress(TypeError, ValueError):
+        return datetime.fromisoformat(last["at"].replace("Z", "+00:00")) if last else None
+    return None
+
+
+def _record(home: Home, bot_id: str, outcome: NightlyOutcome) -> None:
+    """Keep the last run under "compact" in memory-journal/<bot>.upkeep.json, every other part as it is."""
+    summary = {"at": now_iso(), "run": outcome.report.run, "applied": len(outcome.rows),
+               "proposed": len(outcome.pending), "error": outcome.report.error}
+    store = MemoryStore(home, bot_id)
+    with store.locked():
+        path = _state_path(home, bot_id)
+        try:
+            data = json.loads(read_text(path))
+        except (OSError, ValueError):
+            data = {}
+        data = data if isinstance(data, dict) else {}
+        data[STEP] = {"last": summary}
+        write_private_json(path, data)
