@@ -261,3 +261,74 @@ async def test_the_bots_screen_counts_last_nights_changes_per_bot(review_home):
         await pilot.press("v")
         await settle(pilot)
         assert pilot.app.screen.__class__.__name__ == "ReviewScreen"
+
+
+# ----- compaction proposals waiting (propose-only) -----
+
+PROPOSED_RUN = "20261129T031500-abcdef"
+SECTIONED = ("# Memory\n\n### Travel\n- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n\n"
+             "### Other\n- likes tea\n- old note\n")
+
+
+@pytest.fixture
+def proposals_home(home):
+    """scout's MEMORY.md, and two proposals a propose-only compaction left waiting (no journal row yet)."""
+    from omb_tui.core.compact.pending import add_pending
+    from omb_tui.core.compact.validator import Change as Proposed
+
+    MemoryStore(home, "scout").write("MEMORY.md", SECTIONED, PERSON)
+    add_pending(home, "scout", PROPOSED_RUN, [
+        Proposed("merge", "- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n",
+                 "two lines on the same trip", "- flies to Lisbon on 2026-12-03, seat 12A\n"),
+        Proposed("ephemeral", "- old note\n", "a note for a day that is over"),
+    ])
+    return home
+
+
+def waiting(home) -> list[str]:
+    from omb_tui.core.compact.pending import pending_changes
+
+    return [proposal.category for proposal in pending_changes(home, "scout")]
+
+
+async def test_proposals_wait_under_their_run_and_a_accepts_one_x_rejects_another(proposals_home):
+    from omb_tui.app.app import make_app
+
+    app = make_app(proposals_home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        assert [line.kind for line in screen.tree.lines] == ["bot", "run", "proposal", "proposal"]
+        assert "compact (proposed only)" in "".join(t for t, _ in screen.tree._parts(screen.tree.lines[1]))
+        assert screen.tree.line_at_cursor().proposal.category == "merge"
+        assert "+ - flies to Lisbon on 2026-12-03, seat 12A" in screen.detail.text
+        await pilot.press("a")
+        await wait_for(pilot, lambda: waiting(proposals_home) == ["ephemeral"])
+        assert "- flies to Lisbon on 2026-12-03, seat 12A\n" in memory(proposals_home)
+        row = MemoryStore(proposals_home, "scout").journal.rows()[0]
+        assert (row.step, row.note) == ("compact", "merge: two lines on the same trip")
+        await settle(pilot)
+        # the accepted change is a run of its own, marked reviewed: the person just decided it
+        assert load_marks(proposals_home, "scout").has_run(row.run)
+        assert screen.tree.line_at_cursor().proposal.category == "ephemeral"
+        await pilot.press("x")
+        await wait_for(pilot, lambda: waiting(proposals_home) == [])
+        assert "- old note\n" in memory(proposals_home)  # rejected: MEMORY.md as it was
+
+
+async def test_A_accepts_every_proposal_of_the_run_after_asking_and_one_that_no_longer_fits_says_why(proposals_home):
+    from omb_tui.app.app import make_app
+
+    scout = MemoryStore(proposals_home, "scout")
+    edit(scout, "- old note\n", "- old note, kept\n", PERSON)  # the ephemeral proposal's text is gone
+    notes = []
+    app = make_app(proposals_home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        pilot.app.notify = lambda message, **kw: notes.append(message)
+        screen = await open_review(pilot)
+        await pilot.press("A")
+        assert "Accept 2 proposals of scout?" in await question(pilot)
+        await answer(pilot, "y", screen)
+        assert waiting(proposals_home) == ["ephemeral"]
+        assert "Its original is no longer in MEMORY.md, so it cannot be applied." in notes
+        assert memory(proposals_home) == SECTIONED.replace(
+            "2026-12-03\n- flight to Lisbon booked,", "2026-12-03,").replace("old note", "old note, kept")

@@ -38,11 +38,9 @@ def clock() -> datetime:
 
 
 def waiting_proposals(home: Home, bot_ids: list[str]) -> dict[str, list]:
-    """Each bot's compaction proposals waiting for the person; none while the pending module is not installed."""
-    try:
-        from ...core.compact.pending import pending_changes
-    except ImportError:
-        return {}
+    """Each bot's compaction proposals waiting for the person (propose-only compaction keeps them)."""
+    from ...core.compact.pending import pending_changes
+
     waiting = {}
     for bot_id in bot_ids:
         found = pending_changes(home, bot_id)
@@ -373,8 +371,6 @@ class ReviewScreen(AreaScreen):
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def decide(self, bot_id: str, proposals: list, *, accept: bool, ask: bool) -> None:
         """Accept or reject proposals; one at a time goes at once (it is the decision), all of a run asks first."""
-        from ...core.compact import pending
-
         home, ids = self.app.home, [proposal.id for proposal in proposals]
         verb = "Accept" if accept else "Reject"
         if ask:
@@ -386,9 +382,9 @@ class ReviewScreen(AreaScreen):
                 return
         try:
             if accept:
-                outcome = await self._core(lambda: pending.accept(home, bot_id, ids))
+                outcome = await self._core(lambda: accept_and_mark(home, bot_id, ids))
             else:
-                await self._core(lambda: pending.reject(home, bot_id, ids))
+                await self._core(lambda: reject_proposals(home, bot_id, ids))
         except MemoryInputError as exc:
             self.notify(str(exc), title=f"Not {verb.lower()}ed", severity="error")
             return
@@ -400,6 +396,23 @@ class ReviewScreen(AreaScreen):
             if outcome.applied:
                 self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3)
         self.post_message(ReviewWritten())
+
+
+def accept_and_mark(home: Home, bot_id: str, ids: list[str]):
+    """Accept proposals; the run their rows carry is marked reviewed at once (the person just decided them)."""
+    from ...core.compact.pending import accept
+    from ...core.review.marks import mark_reviewed
+
+    outcome = accept(home, bot_id, ids)
+    if outcome.rows and outcome.run:
+        mark_reviewed(home, bot_id, [outcome.run])
+    return outcome
+
+
+def reject_proposals(home: Home, bot_id: str, ids: list[str]) -> None:
+    from ...core.compact.pending import reject
+
+    reject(home, bot_id, ids)
 
 
 def later_changes_question(refused) -> str:
