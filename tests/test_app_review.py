@@ -332,3 +332,16 @@ async def test_A_accepts_every_proposal_of_the_run_after_asking_and_one_that_no_
         assert "Its original is no longer in MEMORY.md, so it cannot be applied." in notes
         assert memory(proposals_home) == SECTIONED.replace(
             "2026-12-03\n- flight to Lisbon booked,", "2026-12-03,").replace("old note", "old note, kept")
+
+
+async def test_the_bots_screen_says_how_many_proposals_wait(proposals_home):
+    from omb_tui.app.app import make_app
+
+    app = make_app(proposals_home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bot_list = await listed_bots(pilot)
+        header = "".join(segment.text for segment in bot_list.render_line(0))
+        line = "".join(segment.text for segment in bot_list.render_line(1))
+        assert line[header.index("Night"):].startswith("2 wait")
+        intro = str(pilot.app.screen.query_one("#bots-intro").render())
+        assert intro == "scout, last night: 2 proposals waiting. v reviews them."

@@ -18,10 +18,11 @@ from textual.strip import Strip
 from ...core.memory.when import when_text
 from .row_list import RowList, fit, printable
 
-COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Waiting", "Last change")
+COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Last change")
 LEVEL_COLUMN = COLUMNS.index("Gauge")
-NIGHT_COLUMN = COLUMNS.index("Night")  # changes by last night's runs (accent while some are not reviewed)
-WAITING_COLUMN = COLUMNS.index("Waiting")  # compaction proposals waiting for the person
+# Last night's upkeep: "3" changes, "3, 2 wait" with compaction proposals waiting (accent while something is new).
+# One narrow column, so a 20-character name still leaves the last change on an 80-column line.
+NIGHT_COLUMN = COLUMNS.index("Night")
 GAP = 2  # cells between columns
 WIDEST = 20  # a long id or name is cut with an ellipsis, so the last change stays on an 80-column line
 
@@ -30,10 +31,18 @@ def bot_cells(summary, night=None) -> tuple[str, ...]:
     """What each column says for one bot (a core BotSummary, and its core BotOvernight when read)."""
     last = when_text(summary.last_change) if summary.last_change else "never"
     level = "error" if summary.error else summary.level
-    changes = str(night.changes) if night is not None and night.changes else "–"
-    waiting = str(night.pending) if night is not None and night.pending else ""
     return (printable(summary.id), printable(summary.name), "on" if summary.memory else "off", level,
-            str(summary.lines), changes, waiting, last)
+            str(summary.lines), night_cell(night), last)
+
+
+def night_cell(night) -> str:
+    """Last night's changes, and the proposals waiting: "–", "3", "3, 2 wait" or "2 wait"."""
+    if night is None or not (night.changes or night.pending):
+        return "–"
+    waiting = f"{night.pending} wait" if night.pending else ""
+    if not night.changes:
+        return waiting
+    return f"{night.changes}, {waiting}" if waiting else str(night.changes)
 
 
 class BotList(RowList):
@@ -176,7 +185,7 @@ class BotList(RowList):
             styles[LEVEL_COLUMN] = self._style(line_class, cells[LEVEL_COLUMN])  # ok, amber, red or error
             night = self.overnight.get(self.summaries[index].id)
             if night is not None and (night.unreviewed or night.pending):
-                styles[NIGHT_COLUMN] = styles[WAITING_COLUMN] = self._style(line_class, "new")
+                styles[NIGHT_COLUMN] = self._style(line_class, "new")
             strip = self._line(cells, styles, width, line_style)
             self._strips[key] = strip
         return strip
