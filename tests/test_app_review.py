@@ -345,3 +345,16 @@ async def test_the_bots_screen_says_how_many_proposals_wait(proposals_home):
         assert line[header.index("Night"):].startswith("2 wait")
         intro = str(pilot.app.screen.query_one("#bots-intro").render())
         assert intro == "scout, last night: 2 proposals waiting. v reviews them."
+
+
+async def test_a_run_written_while_review_is_open_appears_when_files_change(review_home):
+    from omb_tui.app.app import make_app
+
+    app = make_app(review_home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        scout = MemoryStore(review_home, "scout")
+        edit(scout, "- likes green tea\n", "", UpkeepRun("scout").actor("tidy-up"), "duplicate of About me")
+        pilot.app.note_disk_change()  # what the file watcher posts
+        await wait_for(pilot, lambda: len([line for line in screen.tree.lines if line.kind == "run"]) == 3)
+        assert "duplicate of About me" in "".join(t for t, _ in screen.tree._parts(screen.tree.lines[-1]))
