@@ -65,11 +65,11 @@ async def test_bots_screen_lists_every_bot_and_opens_one(home):
     async with app.run_test(size=(80, 24)) as pilot:
         bot_list = await listed_bots(pilot)
         lines = drawn(bot_list)
-        assert lines[0] == ["Bot", "Name", "Memory", "Gauge", "Lines", "Last", "change"]
+        assert lines[0] == ["Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Last", "change"]
         assert lines[1][:4] == ["quill", "Quill", "off", "ok"]
         assert lines[2][:4] == ["scout", "Scout", "on", "ok"]
-        assert lines[2][5] != "never"  # last change comes from the journal
-        assert lines[1][5] == "never"
+        assert lines[2][6] != "never"  # last change comes from the journal
+        assert lines[1][6] == "never"
         await pilot.press("down", "enter")
         await settle(pilot)
         assert isinstance(app.screen, FilesScreen) and app.bot_id == "scout"

@@ -13,7 +13,7 @@ import pytest
 
 from omb_tui.core.memory.store import Actor
 
-from app_helpers import PicturedHome, add_bot, listed_bots, open_files
+from app_helpers import PicturedHome, add_bot, listed_bots, open_files, settle
 
 BOT = Actor("bot", "during a task", chat="Plans")
 
@@ -85,3 +85,76 @@ def test_upkeep_screen(snap_compare, snapshot_home):
 
     app = snapshot_home.app(bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_upkeep)
+
+
+# ----- Review: the overnight runs of every bot -----
+
+REVIEW_NOW = "2026-11-29T08:00:00+00:00"
+
+
+def _fix_rows(store, first_minute: int) -> None:
+    """Journal times and row ids as they would be on a fixed night: one minute apart from 03:<first_minute>."""
+    journal = store.journal.path
+    counter = iter(range(first_minute, 60))
+
+    def fixed(match: re.Match) -> str:
+        minute = next(counter)
+        return f'"id":"row-{store.bot_id}-{minute:02d}","at":"2026-11-29T03:{minute:02d}:00.000+00:00"'
+
+    journal.write_text(re.sub(r'"id":"[^"]+","at":"[^"]+"', fixed, journal.read_text()))
+
+
+@pytest.fixture
+def review_snapshot_home(monkeypatch, utc_zone):
+    """scout: a compaction run of two changes; quill: a capture run resting on the person's words. Written through
+    the core as upkeep writes them, then fixed in time (ids and times) so the picture stays the same."""
+    from datetime import datetime
+
+    from omb_tui.app.screens import review
+    from omb_tui.core.upkeep.run import UpkeepRun
+
+    monkeypatch.setattr(review, "clock", lambda: datetime.fromisoformat(REVIEW_NOW))
+    with PicturedHome("/tmp/omb-tui-snapshots/review") as pictured:
+        home = pictured.home
+        scout = add_bot(home, actor=BOT, files={"MEMORY.md": "# Memory\n\n- flies to Lisbon on 2026-12-03\n"
+                                                "- flight to Lisbon booked, seat 12A\n- likes tea\n- old note\n"})
+        compact = UpkeepRun("scout", "20261129T031000-aaaaaa").actor("compact")
+        text = scout.read("MEMORY.md").text
+        text = text.replace("2026-12-03\n- flight to Lisbon booked,", "2026-12-03,")
+        scout.write("MEMORY.md", text, compact, note="merge: two lines on the same trip")
+        scout.write("MEMORY.md", text.replace("- old note\n", ""), compact,
+                    note="ephemeral: a note for a day that is over")
+        _fix_rows(scout, 0)
+        quill = add_bot(home, "quill", actor=BOT, files={"MEMORY.md": "# Memory\n"})
+        capture = UpkeepRun("quill", "20261129T032000-bbbbbb").actor("capture")
+        quill.write("MEMORY.md", "# Memory\n\n- lives in Porto\n", capture,
+                    note='quotes: "I moved to Porto last spring" · "Porto is home now"')
+        quill.write("memory/people.md", "# People\n\n- Rui, a neighbour\n", capture, note='quotes: "my neighbour Rui"')
+        _fix_rows(quill, 20)
+        yield pictured
+
+
+async def open_review_area(pilot):
+    from omb_tui.app.screens.review import ReviewScreen
+
+    await listed_bots(pilot)
+    await pilot.press("v")
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviewScreen)
+    while not screen.tree.row_count:
+        await settle(pilot)
+    await settle(pilot)
+
+
+def test_review_screen(snap_compare, review_snapshot_home):
+    assert snap_compare(review_snapshot_home.app(), terminal_size=(80, 24), run_before=open_review_area)
+
+
+def test_review_screen_light_theme(snap_compare, review_snapshot_home):
+    async def open_light(pilot):
+        pilot.app.theme = "textual-light"
+        await open_review_area(pilot)
+        await pilot.press("n")  # scout's merge: its diff
+        await settle(pilot)
+
+    assert snap_compare(review_snapshot_home.app(), terminal_size=(80, 24), run_before=open_light)

@@ -48,13 +48,15 @@ AREAS: dict[str, tuple[str, str]] = {
     "recall": ("recall", "RecallScreen"),
     "settings": ("settings", "SettingsScreen"),
     "upkeep": ("upkeep", "UpkeepScreen"),
+    "review": ("review", "ReviewScreen"),
 }
 BOT_AREAS = ("files", "topics", "journal", "recall", "settings", "upkeep")
 
 
 # Upkeep is `e`: `u` is taken on the journal (undo) and settings (the upkeep switch) screens, `k` on recall's.
+# Review (every bot's overnight runs, no bot need be open) is `v`: `r` is recall's.
 AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s",
-             "upkeep": "e"}
+             "upkeep": "e", "review": "v"}
 AREA_TIPS = {
     "bots": "All bots",
     "files": "The bot's memory files",
@@ -63,6 +65,7 @@ AREA_TIPS = {
     "recall": "Preview what recall injects before a message",
     "settings": "The bot's memory switches",
     "upkeep": "Memory upkeep: what ran last, Tidy up now, About me's learned lines, this month's usage",
+    "review": "What the upkeep runs of the last nights changed, every bot: undo a change or a run, decide proposals",
 }
 
 
@@ -215,6 +218,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         self.bot_id = bot_id
         # The areas in the header: the footer at 80 columns has room only for the screen's own keys. Each area's
         # key is its first letter but upkeep's (e); spelled out as "f files …" they no longer fit 80 columns.
+        # Review (v) is every bot's, not the open one's: the bots screen's footer shows it.
         self.title = bot_id
         self.sub_title = "files topics journal recall settings upkeep(e) bots"
         self.switch_mode("files")
@@ -240,6 +244,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Bots", "All bots with their gauge", lambda: self.action_open_area("bots"))
+        yield SystemCommand("Review", AREA_TIPS["review"], lambda: self.action_open_area("review"))
         if self.bot_id:
             for area in BOT_AREAS:
                 yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",

@@ -15,15 +15,18 @@ from .base import AreaScreen
 class BotsRead(Message, bubble=False):
     """Every bot's summary, read in `load_bots`' thread."""
 
-    def __init__(self, summaries: list) -> None:
+    def __init__(self, summaries: list, overnight: dict) -> None:
         super().__init__()
         self.summaries = summaries
+        self.overnight = overnight  # bot id -> BotOvernight: last night's changes, and the proposals waiting
 
 
 class BotsScreen(AreaScreen):
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     BINDINGS = [
         Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
+        Binding("v", "app.open_area('review')", "Review", id="bots-review",
+                tooltip="What the upkeep runs of the last nights changed, every bot"),
         Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
     ]
 
@@ -53,22 +56,27 @@ class BotsScreen(AreaScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
     def load_bots(self) -> None:
         from ...core.bot import all_bots  # imported here so the screen paints before the engine loads
+        from ...core.review.runs import overnight
 
         summaries = []
         for bot in all_bots(self.app.home):
             bot.look()
             summaries.append(bot.summary())
-        self.post_message(BotsRead(summaries))
+        self.post_message(BotsRead(summaries, overnight(self.app.home)))
 
     def on_bots_read(self, message: BotsRead) -> None:
-        self.query_one(BotList).show(message.summaries, start_on=self.app.bot_id)
+        self.query_one(BotList).show(message.summaries, start_on=self.app.bot_id, overnight=message.overnight)
         self._say_what_is_listed(message.summaries)
 
     def _say_what_is_listed(self, summaries: list) -> None:
         intro = self.query_one("#bots-intro", Static)
-        current = self.query_one(BotList).highlighted
+        bot_list = self.query_one(BotList)
+        current = bot_list.highlighted
+        night = bot_list.overnight.get(current.id) if current is not None else None
         if current is not None and current.error:
             intro.update(f"{current.id}: {current.error}")
+        elif night is not None and (night.changes or night.pending):
+            intro.update(f"{current.id}, last night: {overnight_words(night)}. v reviews them.")
         elif summaries:
             intro.update(f"{len(summaries)} bot(s) in {self.app.home.root}. Enter opens one; ? lists every key.")
         else:
@@ -82,3 +90,16 @@ class BotsScreen(AreaScreen):
 
     def on_bot_list_chosen(self, event: BotList.Chosen) -> None:
         self.app.open_bot(event.bot_id)
+
+
+def overnight_words(night) -> str:
+    """"3 changes in 2 runs (1 not reviewed), 2 proposals waiting" for a core BotOvernight."""
+    parts = []
+    if night.changes:
+        change = "change" if night.changes == 1 else "changes"
+        run = "run" if night.runs == 1 else "runs"
+        parts.append(f"{night.changes} {change} in {night.runs} {run}"
+                     + (f" ({night.unreviewed} not reviewed)" if night.unreviewed else ""))
+    if night.pending:
+        parts.append(f"{night.pending} proposal{'' if night.pending == 1 else 's'} waiting")
+    return ", ".join(parts)

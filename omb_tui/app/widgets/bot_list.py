@@ -1,5 +1,6 @@
-"""The bots list: one line per bot (id, name, memory switch, gauge level, lines, last change) under a
-column header that is drawn in the very first frame, before any bot has been read.
+"""The bots list: one line per bot (id, name, memory switch, gauge level, lines, last change, and what last
+night's upkeep runs changed and how many compaction proposals wait) under a column header that is drawn in
+the very first frame, before any bot has been read.
 
 Drawn with the line API (RowList) rather than a DataTable: it paints at once and costs nothing per row.
 """
@@ -17,18 +18,31 @@ from textual.strip import Strip
 from ...core.memory.when import when_text
 from .row_list import RowList, fit, printable
 
-COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Last change")
+COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Last change")
 LEVEL_COLUMN = COLUMNS.index("Gauge")
+# Last night's upkeep: "3" changes, "3, 2 wait" with compaction proposals waiting (accent while something is new).
+# One narrow column, so a 20-character name still leaves the last change on an 80-column line.
+NIGHT_COLUMN = COLUMNS.index("Night")
 GAP = 2  # cells between columns
 WIDEST = 20  # a long id or name is cut with an ellipsis, so the last change stays on an 80-column line
 
 
-def bot_cells(summary) -> tuple[str, str, str, str, str, str]:
-    """What each column says for one bot (a core BotSummary)."""
+def bot_cells(summary, night=None) -> tuple[str, ...]:
+    """What each column says for one bot (a core BotSummary, and its core BotOvernight when read)."""
     last = when_text(summary.last_change) if summary.last_change else "never"
     level = "error" if summary.error else summary.level
     return (printable(summary.id), printable(summary.name), "on" if summary.memory else "off", level,
-            str(summary.lines), last)
+            str(summary.lines), night_cell(night), last)
+
+
+def night_cell(night) -> str:
+    """Last night's changes, and the proposals waiting: "–", "3", "3, 2 wait" or "2 wait"."""
+    if night is None or not (night.changes or night.pending):
+        return "–"
+    waiting = f"{night.pending} wait" if night.pending else ""
+    if not night.changes:
+        return waiting
+    return f"{night.changes}, {waiting}" if waiting else str(night.changes)
 
 
 class BotList(RowList):
@@ -43,6 +57,7 @@ class BotList(RowList):
         "bot-list--amber",
         "bot-list--red",
         "bot-list--error",
+        "bot-list--new",
     }
 
     DEFAULT_CSS = """
@@ -53,6 +68,7 @@ class BotList(RowList):
         & > .bot-list--amber { color: $text-warning; text-style: bold; }
         & > .bot-list--red { color: $text-error; text-style: bold; }
         & > .bot-list--error { color: $text-error; text-style: bold reverse; }
+        & > .bot-list--new { color: $text-accent; text-style: bold; }
     }
     """
 
@@ -83,6 +99,7 @@ class BotList(RowList):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.summaries: list = []
+        self.overnight: dict = {}  # bot id -> core BotOvernight
         self._cells: list[tuple[str, ...]] = []
         self._widths = [len(title) for title in COLUMNS]
         self._announced: object = object()
@@ -96,14 +113,15 @@ class BotList(RowList):
         """The summary of the bot under the cursor, or None."""
         return self.summaries[self.cursor] if 0 <= self.cursor < len(self.summaries) else None
 
-    def show(self, summaries: Sequence, *, start_on: str | None = None) -> None:
+    def show(self, summaries: Sequence, *, start_on: str | None = None, overnight: dict | None = None) -> None:
         """Show these bots; the cursor stays on the bot it was on when that bot is still listed, and the
         first time on `start_on` (the bot you came from)."""
         current = self.highlighted
         if current is None and start_on is not None:
             current = next((summary for summary in summaries if summary.id == start_on), None)
         self.summaries = list(summaries)
-        self._cells = [bot_cells(summary) for summary in self.summaries]
+        self.overnight = dict(overnight or {})
+        self._cells = [bot_cells(summary, self.overnight.get(summary.id)) for summary in self.summaries]
         self._widths = [min(WIDEST, max([cell_len(title)] + [cell_len(cells[i]) for cells in self._cells]))
                         for i, title in enumerate(COLUMNS)]
         ids = [summary.id for summary in self.summaries]
@@ -165,6 +183,9 @@ class BotList(RowList):
             cells = self._cells[index]
             styles = [line_style] * len(COLUMNS)
             styles[LEVEL_COLUMN] = self._style(line_class, cells[LEVEL_COLUMN])  # ok, amber, red or error
+            night = self.overnight.get(self.summaries[index].id)
+            if night is not None and (night.unreviewed or night.pending):
+                styles[NIGHT_COLUMN] = self._style(line_class, "new")
             strip = self._line(cells, styles, width, line_style)
             self._strips[key] = strip
         return strip

@@ -1,0 +1,430 @@
+"""Review: what the upkeep runs of the last nights changed, across every bot, with undo by the keyboard.
+
+Spec: issue 12, "Review: what changed overnight"; decisions in docs/app.md, "Review". The tree is bot → run
+→ change (capture, organizing, tidy-up, compaction), with the compaction proposals waiting under the run that
+made them. Everything shown comes from the core: the listing (`core.review.runs.review`), the reviewed marks
+(`mark_reviewed`), revert of one change alone and undo of a whole run (`core.review.revert`), and the pending
+proposals (`core.compact.pending`, read when it is installed). Keys follow `git add -p` and lazygit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Callable
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.markup import escape
+from textual.message import Message
+from textual.widgets import Footer, Header, Static
+
+from ...core.memory.paths import Home, MemoryInputError
+from ...core.memory.when import when_text
+from ..styles import style_path
+from ..widgets.review_detail import ReviewDetail
+from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups, plural
+from .base import AreaScreen
+
+LATER_NAMED = 4  # later changes named one by one in a question (it must fit 80x24)
+PROPOSAL_ACTIONS = {"accept", "reject", "accept_all", "reject_all"}
+
+
+def clock() -> datetime:
+    """Now, local (the snapshot tests fix it)."""
+    return datetime.now().astimezone()
+
+
+def waiting_proposals(home: Home, bot_ids: list[str]) -> dict[str, list]:
+    """Each bot's compaction proposals waiting for the person (propose-only compaction keeps them)."""
+    from ...core.compact.pending import pending_changes
+
+    waiting = {}
+    for bot_id in bot_ids:
+        found = pending_changes(home, bot_id)
+        if found:
+            waiting[bot_id] = found
+    return waiting
+
+
+class ReviewRead(Message, bubble=False):
+    """The tree's bots, read in `read_review`'s thread."""
+
+    def __init__(self, bots: list[BotGroup], since: datetime) -> None:
+        super().__init__()
+        self.bots = bots
+        self.since = since
+
+
+class ReviewWritten(Message, bubble=False):
+    """Marks, an undo or a decision on a proposal were written: every screen reads again."""
+
+
+class ReviewScreen(AreaScreen):
+    CSS_PATH = style_path("review.tcss")
+    AUTO_FOCUS = "#review-tree"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        Binding("j", "move(1)", "Down", show=False, id="review-down", tooltip="The line below"),
+        Binding("k", "move(-1)", "Up", show=False, id="review-up", tooltip="The line above"),
+        Binding("enter", "open", "Diff", id="review-open",
+                tooltip="On a change or a proposal: into its diff, to scroll it; on a run: fold or open it"),
+        Binding("u", "undo_change", "Undo", id="review-undo",
+                tooltip="Undo the change under the cursor alone (later changes kept); asks first"),
+        Binding("U", "undo_run", "Undo run", id="review-undo-run",
+                tooltip="Undo the whole run under the cursor; asks first, naming later changes that would go too"),
+        Binding("a", "accept", "Accept", id="review-accept", tooltip="Accept the proposal under the cursor"),
+        Binding("x", "reject", "Reject", id="review-reject", tooltip="Reject the proposal under the cursor"),
+        Binding("A", "accept_all", "Accept all", show=False, id="review-accept-all",
+                tooltip="Accept every proposal of the run under the cursor; asks first"),
+        Binding("X", "reject_all", "Reject all", show=False, id="review-reject-all",
+                tooltip="Reject every proposal of the run under the cursor; asks first"),
+        Binding("n", "next_bot(1)", "Next bot", id="review-next-bot",
+                tooltip="The next bot with something not yet reviewed"),
+        Binding("p", "next_bot(-1)", "Previous bot", show=False, id="review-previous-bot",
+                tooltip="The previous bot with something not yet reviewed"),
+        Binding("m", "mark", "Reviewed", show=False, id="review-mark",
+                tooltip="Mark the run under the cursor reviewed (on a bot's line: all its runs)"),
+        Binding("escape", "back", "Back", show=False, id="review-back", tooltip="Back to the tree"),
+        Binding("ctrl+r", "reread", "Re-read", show=False, id="review-reread", tooltip="Read every journal again"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: dict[str, set[str]] = {}  # run id -> the ids of its changes shown with the cursor
+        self._marking: set[str] = set()  # runs being marked reviewed (each marked once)
+        self._since: datetime | None = None
+        self._keys_shown: tuple = ()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Reading the journals…", id="review-status")
+        with Container(id="review-body"):
+            yield ReviewTree(id="review-tree")
+            yield ReviewDetail(id="review-detail")
+        yield Footer()
+
+    @property
+    def tree(self) -> ReviewTree:
+        return self.query_one("#review-tree", ReviewTree)
+
+    @property
+    def detail(self) -> ReviewDetail:
+        return self.query_one("#review-detail", ReviewDetail)
+
+    # ----- reading -----
+    def read_from_disk(self) -> None:
+        self.read_review()
+
+    def action_reread(self) -> None:
+        self.read_again()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="review-read")
+    def read_review(self) -> None:
+        from ...core.review.runs import default_since, review
+
+        home = self.app.home
+        now = clock()
+        found = review(home, since=default_since(now), only_new=False, now=now)
+        bots = build_groups(found, waiting_proposals(home, home.bot_ids()))
+        self.post_message(ReviewRead(bots, found.since))
+
+    def on_review_read(self, message: ReviewRead) -> None:
+        self._since = message.since
+        self.tree.show(message.bots)
+        self.query_one("#review-status", Static).update(self.status_text())
+        self.refresh_bindings()  # whether any proposal waits decides whether a and x are in the footer
+
+    def status_text(self) -> str:
+        bots = self.tree.bots
+        since = when_text(self._since.isoformat()) if self._since else ""
+        if not bots:
+            return f"Nothing changed by upkeep since {since}. ? lists every key."
+        runs = sum(1 for bot in bots for group in bot.runs if group.run is not None)
+        changes = sum(bot.changes for bot in bots)
+        new = sum(bot.new_changes for bot in bots)
+        waiting = sum(bot.proposals for bot in bots)
+        text = f"Since {since}: {plural(runs, 'run')}, {plural(changes, 'change')} ({new} new)"
+        if waiting:
+            text += f", {plural(waiting, 'proposal')} waiting"
+        return text + " · ? every key"
+
+    def on_review_written(self) -> None:
+        self.app.note_disk_change()  # the watcher would too; without one (OMB_TUI_NO_WATCH) this is the news
+
+    # ----- the cursor -----
+    @on(ReviewTree.Highlighted, "#review-tree")
+    def _line_highlighted(self, event: ReviewTree.Highlighted) -> None:
+        self.detail.show(event.line)
+        if event.line is not None:
+            self._saw(event.line)
+        keys = self._applicable(event.line)
+        if keys != self._keys_shown:  # the footer is rebuilt only when a key turns on or off
+            self._keys_shown = keys
+            self.refresh_bindings()
+
+    def _applicable(self, line: TreeLine | None) -> tuple:
+        group = line.group if line is not None else None
+        return (line is not None and line.kind == CHANGE,
+                group is not None and group.run is not None,
+                line is not None and line.kind == PROPOSAL,
+                group is not None and bool(group.proposals),
+                line is not None and line.kind != BOT and group is not None and group.run is not None
+                and not group.run.reviewed or line is not None and line.kind == BOT)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        line = self.tree.line_at_cursor()
+        change, run, proposal, proposals, markable = self._applicable(line)
+        allowed = {"undo_change": change, "undo_run": run, "accept": proposal, "reject": proposal,
+                   "accept_all": proposals, "reject_all": proposals, "mark": markable,
+                   "open": line is not None and line.kind != BOT}.get(action, True)
+        if not allowed and action in PROPOSAL_ACTIONS and not any(bot.proposals for bot in self.tree.bots):
+            return False  # no proposal anywhere: out of the footer, which then fits 80 columns
+        return True if allowed else None
+
+    def action_move(self, step: int) -> None:
+        self.tree.move_cursor(self.tree.cursor + step)
+        self.tree.focus()
+
+    def action_open(self) -> None:
+        line = self.tree.line_at_cursor()
+        if line is None or line.kind == BOT:
+            return
+        if line.kind in (CHANGE, PROPOSAL):
+            self.detail.focus()
+        else:
+            self.tree.toggle_fold()
+
+    def action_back(self) -> None:
+        self.tree.focus()
+
+    def action_next_bot(self, step: int) -> None:
+        found = self.tree.bot_with_news(step)
+        if found is None:
+            self.notify("No other bot has anything new to review.", timeout=3)
+            return
+        bot = self.tree.lines[found].bot
+        first_new = next((i for i in range(found + 1, len(self.tree.lines))
+                          if self.tree.lines[i].bot is bot and self.tree.lines[i].kind in (CHANGE, PROPOSAL)
+                          and self.tree.lines[i].group.is_new), found)
+        self.tree.move_cursor(first_new)
+        self.tree.focus()
+
+    # ----- reviewed marks -----
+    def _saw(self, line: TreeLine) -> None:
+        """A change shown with the cursor counts as seen; a run is marked reviewed once each of its changes was
+        seen or undone (one write per run, so moving about costs nothing)."""
+        if line.kind != CHANGE or line.group is None or line.group.run is None:
+            return
+        run = line.group.run
+        seen = self._seen.setdefault(run.id, set())
+        seen.add(line.change.id)
+        if not run.reviewed and all(c.id in seen or c.undone for c in run.changes):
+            self._mark(run.bot, [run.id])
+
+    def action_mark(self) -> None:
+        line = self.tree.line_at_cursor()
+        if line is None:
+            return
+        groups = line.bot.runs if line.kind == BOT else [line.group]
+        runs = [group.run.id for group in groups if group.run is not None and not group.run.reviewed]
+        if runs:
+            self._mark(line.bot.bot, runs)
+            self.notify(f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed.", timeout=3)
+
+    def _mark(self, bot_id: str, run_ids: list[str]) -> None:
+        fresh = [run_id for run_id in run_ids if run_id not in self._marking]
+        if fresh:
+            self._marking.update(fresh)
+            self.mark_runs(bot_id, fresh)
+
+    @work(thread=True, exit_on_error=False, group="review-mark")
+    def mark_runs(self, bot_id: str, run_ids: list[str]) -> None:
+        from ...core.review.marks import mark_reviewed
+
+        mark_reviewed(self.app.home, bot_id, run_ids)
+        self.post_message(ReviewWritten())
+
+    # ----- undo -----
+    async def _ask(self, question: str, yes: str) -> bool:
+        from ..dialogs.confirm import ConfirmDialog
+
+        return bool(await self.app.push_screen_wait(ConfirmDialog(escape(question), yes=yes)))
+
+    async def _core(self, call: Callable[[], object]) -> object:
+        return await asyncio.to_thread(call)
+
+    @work(exclusive=True, exit_on_error=False, group="review-act")
+    async def action_undo_change(self) -> None:
+        from ...core.memory.store import RevertConflict
+        from ...core.review.revert import revert_change
+
+        line = self.tree.line_at_cursor()
+        if line is None or line.change is None:
+            return
+        change, home = line.change, self.app.home
+        if change.undone:
+            self.notify(f"This change was undone already (row {change.undone_by}).", timeout=4)
+            return
+        if not change.undoable:
+            reason = change.not_undoable_reason or "no earlier text was kept"
+            self.notify(f"This change to {change.file} cannot be undone: {reason}.", title="Cannot undo",
+                        severity="warning")
+            return
+        said = change.category or change.step or change.how
+        question = (f"Undo this change to {change.file} of {change.bot} alone?\n"
+                    f"  {when_text(change.at)} · {said}\n"
+                    "Changes made to the file since are kept. The undo is journaled, so it can be undone in turn.")
+        if not await self._ask(question, "Undo"):
+            return
+        try:
+            reverted = await self._core(lambda: revert_change(home, change.bot, change.id))
+        except RevertConflict as conflict:
+            await self._undo_whole_file(change.bot, change.id, str(conflict))
+            return
+        except MemoryInputError as exc:
+            self.notify(str(exc), title="Not undone", severity="error")
+            return
+        self.notify(reverted.message(), title="Undone", timeout=4)
+        self.post_message(ReviewWritten())
+
+    async def _undo_whole_file(self, bot_id: str, row_id: str, why: str) -> None:
+        """The change cannot be taken back alone: offer the journal's undo, the file back as before it, naming
+        the later changes that go with it (the same question and checks as the journal screen's `u`)."""
+        from ...core.memory.store import LaterChanges, MemoryStore
+        from .journal import undo_confirmed, undo_question, undone_text
+
+        store = MemoryStore(self.app.home, bot_id)
+        row = await self._core(lambda: store.journal.find(row_id))
+        later = await self._core(lambda: store.journal.later_rows_for_file(row))
+        while True:
+            question, yes = undo_question(row, later)
+            from ..dialogs.confirm import ConfirmDialog
+
+            if not await self.app.push_screen_wait(ConfirmDialog(f"{escape(why)}\n\n{question}", yes=yes)):
+                return
+            try:
+                result = await self._core(lambda: undo_confirmed(store, row, later))
+            except LaterChanges as changed:  # the file changed again while the question was open
+                later = changed.later
+                continue
+            except MemoryInputError as exc:
+                self.notify(str(exc), title="Not undone", severity="error")
+                return
+            break
+        self.notify(undone_text(result), title="Undone", timeout=4)
+        self.post_message(ReviewWritten())
+
+    @work(exclusive=True, exit_on_error=False, group="review-act")
+    async def action_undo_run(self) -> None:
+        from ...core.review.revert import RunHasLaterChanges, undo_run
+
+        line = self.tree.line_at_cursor()
+        if line is None or line.group is None or line.group.run is None:
+            return
+        run, home = line.group.run, self.app.home
+        question = (f"Undo the whole run of {run.bot} from {when_text(run.started)}?\n"
+                    f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
+                    "Each file goes back as it was before the run. Changes made to those files since the run "
+                    "would be named before anything goes. The undo is journaled.")
+        if not await self._ask(question, "Undo run"):
+            return
+        try:
+            done = await self._core(lambda: undo_run(home, run.bot, run.id))
+        except RunHasLaterChanges as later:
+            if not await self._ask(later_changes_question(later), "Undo them too"):
+                return
+            try:
+                done = await self._core(lambda: undo_run(home, run.bot, run.id, yes=True))
+            except MemoryInputError as exc:
+                self.notify(str(exc), title="Not undone", severity="error")
+                return
+        except MemoryInputError as exc:
+            self.notify(str(exc), title="Not undone", severity="error")
+            return
+        self.notify(done.message(), title="Run undone", timeout=5)
+        self.post_message(ReviewWritten())
+
+    # ----- proposals -----
+    def action_accept(self) -> None:
+        line = self.tree.line_at_cursor()
+        if line is not None and line.proposal is not None:
+            self.decide(line.bot.bot, [line.proposal], accept=True, ask=False)
+
+    def action_reject(self) -> None:
+        line = self.tree.line_at_cursor()
+        if line is not None and line.proposal is not None:
+            self.decide(line.bot.bot, [line.proposal], accept=False, ask=False)
+
+    def action_accept_all(self) -> None:
+        line = self.tree.line_at_cursor()
+        if line is not None and line.group is not None and line.group.proposals:
+            self.decide(line.bot.bot, list(line.group.proposals), accept=True, ask=True)
+
+    def action_reject_all(self) -> None:
+        line = self.tree.line_at_cursor()
+        if line is not None and line.group is not None and line.group.proposals:
+            self.decide(line.bot.bot, list(line.group.proposals), accept=False, ask=True)
+
+    @work(exclusive=True, exit_on_error=False, group="review-act")
+    async def decide(self, bot_id: str, proposals: list, *, accept: bool, ask: bool) -> None:
+        """Accept or reject proposals; one at a time goes at once (it is the decision), all of a run asks first."""
+        home, ids = self.app.home, [proposal.id for proposal in proposals]
+        verb = "Accept" if accept else "Reject"
+        if ask:
+            effect = ("MEMORY.md changes as each proposes (journaled, undoable); one whose text is no longer "
+                      "in the file is refused and says why." if accept else "They are dropped; MEMORY.md stays "
+                      "as it is.")
+            if not await self._ask(f"{verb} {plural(len(ids), 'proposal')} of {bot_id}?\n{effect}",
+                                   f"{verb} {len(ids)}"):
+                return
+        try:
+            if accept:
+                outcome = await self._core(lambda: accept_and_mark(home, bot_id, ids))
+            else:
+                await self._core(lambda: reject_proposals(home, bot_id, ids))
+        except MemoryInputError as exc:
+            self.notify(str(exc), title=f"Not {verb.lower()}ed", severity="error")
+            return
+        if not accept:
+            self.notify(f"Rejected {plural(len(ids), 'proposal')}.", timeout=3)
+        else:
+            for _, reason in outcome.refused:
+                self.notify(reason, title="Not accepted", severity="warning")
+            if outcome.applied:
+                self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3)
+        self.post_message(ReviewWritten())
+
+
+def accept_and_mark(home: Home, bot_id: str, ids: list[str]):
+    """Accept proposals; the run their rows carry is marked reviewed at once (the person just decided them)."""
+    from ...core.compact.pending import accept
+    from ...core.review.marks import mark_reviewed
+
+    outcome = accept(home, bot_id, ids)
+    if outcome.rows and outcome.run:
+        mark_reviewed(home, bot_id, [outcome.run])
+    return outcome
+
+
+def reject_proposals(home: Home, bot_id: str, ids: list[str]) -> None:
+    from ...core.compact.pending import reject
+
+    reject(home, bot_id, ids)
+
+
+def later_changes_question(refused) -> str:
+    """Undoing the run would undo later changes too (RunHasLaterChanges): name them, at most LATER_NAMED."""
+    later, outside = refused.later, refused.outside
+    lines = []
+    if later:
+        lines.append(f"{plural(len(later), 'later change')} to these files would be undone too:")
+        lines += [f"  {when_text(row.at)} · {row.who} · {row.how} · {row.file}" for row in later[:LATER_NAMED]]
+        if len(later) > LATER_NAMED:
+            lines.append(f"  and {len(later) - LATER_NAMED} more")
+    if outside:
+        lines.append(f"{', '.join(outside)} changed outside the journal since, and that would go too.")
+    lines.append("Undo the run and these too?")
+    return "\n".join(lines)

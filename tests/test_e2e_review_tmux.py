@@ -1,0 +1,57 @@
+"""End to end: the installed `omb-tui` in tmux, on a home where a real tidy-up ran (no model: the expiry and
+duplicate steps). Review opens from the bots screen with `v`; taking the expired note out of MEMORY.md is undone
+alone with `j`, `u`, `y`, and the archive keeps its copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.upkeep.tidy import tidy
+
+from app_helpers import add_bot
+from test_e2e_tmux import OMB, Pane
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+MEMORY = "# Memory\n\n- 2026-11-01 · Dentist · until 2026-11-02\n- 2026-10-06 · Has a cat called Miso\n"
+
+
+@pytest.fixture
+def pane(tmp_path):
+    socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
+    session = "omb-e2e-review"
+    home = Home(tmp_path / "home")
+    add_bot(home, files={"MEMORY.md": MEMORY}, actor=Actor("bot", "during a task"))
+    report = tidy(home, "scout")  # no model configured: the expired note goes to the archive, a real run
+    assert report.expired
+    command = f"{OMB} --home {home.root}"
+    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+                    "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=", *command.split()], check=True)
+    yield Pane(session, socket), home
+    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
+
+
+def test_review_an_overnight_tidy_up_and_undo_one_change(pane):
+    pane, home = pane
+    memory = home.workspace("scout") / "MEMORY.md"
+    assert "Dentist" not in memory.read_text()
+    pane.wait_for("v reviews them")  # the bots screen names last night's changes
+    pane.keys("v")
+    pane.wait_for("tidy-up")
+    pane.wait_for("u undoes this change alone")  # the cursor starts on the run's first change: the archive's
+    pane.keys("j", "u")  # the next: MEMORY.md without the expired note
+    pane.wait_for("Undo this change to MEMORY.md of scout alone?")
+    pane.keys("y")
+    pane.wait_for("Undone")
+    assert "- 2026-11-01 · Dentist · until 2026-11-02\n" in memory.read_text()
+    assert "Dentist" in (home.workspace("scout") / "memory" / "archive.md").read_text()
+    newest = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+    assert (newest.file, newest.how) == ("MEMORY.md", "revert")
+    pane.keys("q")
+    assert pane.exited(), "omb-tui did not quit on q"
