@@ -306,6 +306,7 @@ async def test_proposals_wait_under_their_run_and_a_accepts_one_x_rejects_anothe
         assert "- flies to Lisbon on 2026-12-03, seat 12A\n" in memory(proposals_home)
         row = MemoryStore(proposals_home, "scout").journal.rows()[0]
         assert (row.step, row.note) == ("compact", "merge: two lines on the same trip")
+        assert (row.who, row.how) == ("person", "in Settings")  # decided in the app, as its other edits
         await settle(pilot)
         # the accepted change is a run of its own, marked reviewed: the person just decided it
         assert load_marks(proposals_home, "scout").has_run(row.run)

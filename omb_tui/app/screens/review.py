@@ -401,9 +401,10 @@ class ReviewScreen(AreaScreen):
 def accept_and_mark(home: Home, bot_id: str, ids: list[str]):
     """Accept proposals; the run their rows carry is marked reviewed at once (the person just decided them)."""
     from ...core.compact.pending import accept
+    from ...core.memory.journal import HOW_SETTINGS
     from ...core.review.marks import mark_reviewed
 
-    outcome = accept(home, bot_id, ids)
+    outcome = accept(home, bot_id, ids, how=HOW_SETTINGS)  # the app's own edits are "in Settings"
     if outcome.rows and outcome.run:
         mark_reviewed(home, bot_id, [outcome.run])
     return outcome

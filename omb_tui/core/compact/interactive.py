@@ -36,9 +36,10 @@ class Choice:
     cancelled: bool = False
 
 
-def you(run_id: str | None = None) -> Actor:
-    """The person, at the command line, compacting: every row of one answer shares the run id."""
-    return Actor(WHO_PERSON, HOW_COMMAND_LINE, step=STEP, run=run_id or new_run_id())
+def you(run_id: str | None = None, how: str = HOW_COMMAND_LINE) -> Actor:
+    """The person compacting (at the command line unless `how` says where): every row of one answer shares the
+    run id."""
+    return Actor(WHO_PERSON, how, step=STEP, run=run_id or new_run_id())
 
 
 def choose(changes: list[Change], line: str | None) -> Choice:

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 
-from ..memory.journal import now_iso
+from ..memory.journal import HOW_COMMAND_LINE, now_iso
 from ..memory.paths import MEMORY_FILE, Home, NotFound
 from ..memory.redact import redact
 from ..memory.settings import BrokenFile
@@ -125,12 +125,13 @@ def pending_changes(home: Home, bot_id: str) -> list[PendingChange]:
     return [item for item in _items(_load(home, bot_id)) if item.status == PENDING]
 
 
-def accept(home: Home, bot_id: str, ids: list[str]) -> AcceptOutcome:
+def accept(home: Home, bot_id: str, ids: list[str], *, how: str = HOW_COMMAND_LINE) -> AcceptOutcome:
     """Apply each pending change in `ids` that still fits MEMORY.md as it is now, each as its own journal row (by
-    the person on the command line; every row of one call shares a run id); refuse the others with one sentence."""
+    the person, `how` where they decided: the command line, or the app's "in Settings"; every row of one call
+    shares a run id); refuse the others with one sentence."""
     store = MemoryStore(home, bot_id)
     outcome = AcceptOutcome(run=new_run_id())
-    actor = you(outcome.run)
+    actor = you(outcome.run, how)
     with store.locked():
         data = _load(home, bot_id)
         items = _items(data)
