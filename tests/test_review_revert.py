@@ -8,7 +8,7 @@ import pytest
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import Actor, MemoryStore, NotUndoable, RevertConflict
-from omb_tui.core.review.revert import RunHasLaterChanges, revert_change, undo_run
+from omb_tui.core.review.revert import run_undo_later, RunHasLaterChanges, revert_change, undo_run
 from omb_tui.core.review.runs import review
 from omb_tui.core.upkeep.run import UpkeepRun
 
@@ -106,6 +106,20 @@ def test_a_run_with_later_changes_is_refused_naming_them_and_goes_with_yes(home)
     assert raised.value.exit_code == 4 and text(home) == before and len(rows(store)) == count
     done = undo_run(home, "scout", RUN.id, yes=True)
     assert text(home) == MEMORY_TEXT and done.later == [by_hand]
+
+
+def test_a_run_undone_with_the_later_changes_named_never_takes_one_that_came_after_the_question(home):
+    store, first, _, _ = night_run(home)
+    by_hand = append(store, "MEMORY.md", "- by hand, later\n", PERSON)
+    asked = run_undo_later(home, "scout", RUN.id)
+    assert [row.id for row in asked.later] == [by_hand]
+    newer = append(store, "MEMORY.md", "- while the question was open\n", PERSON)
+    before = text(home)
+    with pytest.raises(RunHasLaterChanges) as raised:
+        undo_run(home, "scout", RUN.id, agreed=[by_hand])
+    assert newer in str(raised.value) and text(home) == before
+    done = undo_run(home, "scout", RUN.id, agreed=[newer, by_hand])  # newest first, as named
+    assert text(home) == MEMORY_TEXT and done.later == [newer, by_hand]
 
 
 def test_a_change_reverted_alone_is_not_named_as_a_later_change_of_its_run(home):

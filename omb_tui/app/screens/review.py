@@ -319,7 +319,7 @@ class ReviewScreen(AreaScreen):
 
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def action_undo_run(self) -> None:
-        from ...core.review.revert import RunHasLaterChanges, undo_run
+        from ...core.review.revert import RunHasLaterChanges, run_undo_later, undo_run
 
         line = self.tree.line_at_cursor()
         if line is None or line.group is None or line.group.run is None:
@@ -327,20 +327,20 @@ class ReviewScreen(AreaScreen):
         run, home = line.group.run, self.app.home
         question = (f"Undo the whole run of {run.bot} from {when_text(run.started)}?\n"
                     f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
-                    "Each file goes back as it was before the run. Changes made to those files since the run "
-                    "would be named before anything goes. The undo is journaled.")
-        if not await self._ask(question, "Undo run"):
-            return
+                    "Each file goes back as it was before the run. The undo is journaled.")
         try:
-            done = await self._core(lambda: undo_run(home, run.bot, run.id))
-        except RunHasLaterChanges as later:
-            if not await self._ask(later_changes_question(later), "Undo them too"):
+            later = await self._core(lambda: run_undo_later(home, run.bot, run.id))
+            if later is not None:  # one question, naming what would go too
+                question += "\n\n" + later_changes_question(later)
+            if not await self._ask(question, "Undo run"):
                 return
-            try:
-                done = await self._core(lambda: undo_run(home, run.bot, run.id, yes=True))
-            except MemoryInputError as exc:
-                self.notify(str(exc), title="Not undone", severity="error")
-                return
+            agreed = [row.id for row in later.later] if later is not None else None
+            unseen = later is not None and bool(later.outside)
+            done = await self._core(lambda: undo_run(home, run.bot, run.id, yes=unseen, agreed=agreed))
+        except RunHasLaterChanges:  # a change came in while the question was open: nothing was undone
+            self.notify("The files changed while you were asked; nothing was undone. Press U again to see what "
+                        "would go now.", title="Not undone", severity="warning")
+            return
         except MemoryInputError as exc:
             self.notify(str(exc), title="Not undone", severity="error")
             return

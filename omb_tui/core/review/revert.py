@@ -9,6 +9,7 @@ go too, so they are named first and the undo waits for a yes. Decisions: docs/re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
@@ -85,33 +86,54 @@ class _FilePlan:
     changed_unseen: bool  # the file is not what the last row left, and no row says why
 
 
-def undo_run(home: Home, bot_id: str, run_id: str, *, yes: bool = False) -> RunUndo:
+def run_undo_later(home: Home, bot_id: str, run_id: str) -> RunHasLaterChanges | None:
+    """What undoing the run would take with it, writing nothing: the later changes and the files changed
+    unseen (None when there are none), so a person is asked once, naming them. NotUndoable as undo_run."""
+    home = home if isinstance(home, Home) else Home(home)
+    store = MemoryStore(home, _known_bot(home, bot_id))
+    with store.locked():
+        store.sync_outside_changes()
+        foreign, unseen, _ = _checked_plan(home, store, bot_id, run_id)
+    return RunHasLaterChanges(run_id, foreign, unseen) if foreign or unseen else None
+
+
+def undo_run(home: Home, bot_id: str, run_id: str, *, yes: bool = False,
+             agreed: Sequence[str] | None = None) -> RunUndo:
     """Put every file the run changed back as it was before the run's first change to it.
 
     Refuses (RunHasLaterChanges, nothing written) when other changes came after the run to those files,
-    naming them, unless `yes`; refuses (NotUndoable, nothing written) when one of the run's first rows
-    cannot be undone."""
+    naming them, unless `yes`, or `agreed` lists exactly those later rows (checked under the lock, so a row
+    written after the person was asked is never undone unnamed; files changed unseen still need `yes`);
+    refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone."""
     home = home if isinstance(home, Home) else Home(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():  # the plan and the undo see the same journal: nothing slips in between
         store.sync_outside_changes()
-        rows = find_run(home, bot_id, run_id)
-        if not rows:
-            raise NotFound(f"There is no run {run_id} in the journal of {bot_id}.")
-        plans = _plan(store, rows)
-        for plan in plans:
-            if not plan.first.undoable:
-                raise NotUndoable(f"Run {run_id} cannot be undone whole: its change to {plan.first.file} (row "
-                                  f"{plan.first.id}) cannot be undone: {plan.first.not_undoable_reason}.")
-        foreign = [row for plan in plans for row in plan.foreign]
-        unseen = [plan.first.file for plan in plans if plan.changed_unseen]
-        if (foreign or unseen) and not yes:
+        foreign, unseen, plans = _checked_plan(home, store, bot_id, run_id)
+        named = agreed is not None and [row.id for row in foreign] == list(agreed)
+        if (foreign and not (yes or named)) or (unseen and not yes):
             raise RunHasLaterChanges(run_id, foreign, unseen)
         done = RunUndo(run_id, later=[row.id for row in foreign])
         for plan in plans:
             result = _undo_file(store, plan)
             done.files.append({"file": plan.first.file, "undo_of": plan.first.id, "undo_row": result.write.row_id})
         return done
+
+
+def _checked_plan(home: Home, store: MemoryStore, bot_id: str,
+                  run_id: str) -> tuple[list[JournalRow], list[str], list[_FilePlan]]:
+    """The run's plan, every first row undoable: (later rows not the run's, files changed unseen, the plan)."""
+    rows = find_run(home, bot_id, run_id)
+    if not rows:
+        raise NotFound(f"There is no run {run_id} in the journal of {bot_id}.")
+    plans = _plan(store, rows)
+    for plan in plans:
+        if not plan.first.undoable:
+            raise NotUndoable(f"Run {run_id} cannot be undone whole: its change to {plan.first.file} (row "
+                              f"{plan.first.id}) cannot be undone: {plan.first.not_undoable_reason}.")
+    foreign = [row for plan in plans for row in plan.foreign]
+    unseen = [plan.first.file for plan in plans if plan.changed_unseen]
+    return foreign, unseen, plans
 
 
 def _plan(store: MemoryStore, rows: list[JournalRow]) -> list[_FilePlan]:
