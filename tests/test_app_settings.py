@@ -81,8 +81,9 @@ async def test_each_switch_saves_its_key_and_keeps_unknown_keys(tmp_path, field,
         assert data[key] is False
         for other, value in SETTINGS.items():
             assert data[other] == value  # keys this tool does not know are kept
-        others = {s.key for s in SWITCHES} - {key}
+        others = {s.key for s in SWITCHES} - {key, "compactNightly"}  # compaction is off unless switched on
         assert all(data.get(other, True) is True for other in others)
+        assert data.get("compactNightly", False) is False
         # and back on again
         await pilot.press(press)
         await settle(pilot)
@@ -109,6 +110,27 @@ async def test_letter_keys_toggle_and_say_what_stops(tmp_path):
         assert "stays off the helper model" in text_of(screen, "#settings-stops")
 
 
+async def test_c_switches_nightly_compaction_on_and_says_its_first_week_only_proposes(tmp_path):
+    from datetime import date, timedelta
+
+    home = build_home(tmp_path / "home")
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_settings(pilot)
+        assert text_of(screen, "#label-switch-compact-nightly") == "Nightly compaction: off"
+        await pilot.press("c")
+        await settle(pilot)
+        data = saved(home)
+        assert data["compactNightly"] is True and data["compactNightlySince"] == date.today().isoformat()
+        until = (date.today() + timedelta(days=7)).isoformat()
+        assert text_of(screen, "#label-switch-compact-nightly") == (
+            f"Nightly compaction: on (only proposes until {until})")
+        await pilot.press("c")
+        await settle(pilot)
+        assert saved(home)["compactNightly"] is False
+        assert text_of(screen, "#label-switch-compact-nightly") == "Nightly compaction: off"
+
+
 async def test_the_screen_shows_the_bot_and_the_app_wide_config(tmp_path):
     home = build_home(tmp_path / "home")
     app = make_app(home, watch=False, bot_id="scout")
@@ -127,7 +149,7 @@ async def test_the_screen_shows_the_bot_and_the_app_wide_config(tmp_path):
         labels = [str(label.content) for label in screen.query(".switch-label").results(Static)]
         # each state in words as well as colour (SETTINGS has every switch on)
         assert labels == ["Let this bot use memory: on", "Memory upkeep: on",
-                          "Use the helper model for this bot's jobs: on"]
+                          "Use the helper model for this bot's jobs: on", "Nightly compaction: off"]
         await pilot.press("u")
         await settle(pilot)
         assert str(screen.query_one("#label-switch-upkeep", Static).content) == "Memory upkeep: off"

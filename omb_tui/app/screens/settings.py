@@ -12,6 +12,7 @@ its error and never written.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import date
 
 from rich.table import Table
 from rich.text import Text
@@ -47,6 +48,9 @@ SWITCHES = (
     BotSwitch("helper_model", "helperModel", "Use the helper model for this bot's jobs",
               "Off: the helper model writes none of this bot's own jobs (compaction summary, memory "
               "upkeep, skill review)."),
+    BotSwitch("compact_nightly", "compactNightly", "Nightly compaction",
+              "On: once a day after the tidy-up, a model proposes deletions and merges in MEMORY.md that code "
+              "checks; for the first 7 days they wait in Review for you (omb-tui compact --propose-only)."),
 )
 SWITCH_BY_FIELD = {switch.field: switch for switch in SWITCHES}
 
@@ -138,6 +142,8 @@ class SettingsScreen(BotScreen):
                 tooltip="Switch Memory upkeep on or off (saved at once)"),
         Binding("h", "toggle('helper_model')", "Helper", id="toggle-helper",
                 tooltip="Switch this bot's use of the helper model on or off (saved at once)"),
+        Binding("c", "toggle('compact_nightly')", "Compaction", id="toggle-compact",
+                tooltip="Switch nightly compaction on or off (saved at once)"),
         Binding("ctrl+r", "refresh_settings", "Refresh", show=False, id="refresh-settings",
                 tooltip="Read the settings and config.json again"),
     ]
@@ -296,7 +302,19 @@ class SettingsScreen(BotScreen):
         for switch in SWITCHES:
             widget = self.switch(switch.field)
             state = "locked" if widget.disabled else _on_off(widget.value)
+            if switch.field == "compact_nightly" and widget.value and not widget.disabled:
+                state += self._compaction_mode()
             self.query_one(f"#label-{_switch_id(switch.field)}", Static).update(f"{switch.label}: {state}")
+
+    def _compaction_mode(self) -> str:
+        """What a nightly run does now: only propose (until when), or apply."""
+        settings = self.view.settings if self.view else None
+        if settings is None or not settings.compact_nightly:
+            return ""
+        if not settings.compact_propose_only_on(date.today()):
+            return " (applies what passes the checks)"
+        until = settings.compact_proposes_until()
+        return f" (only proposes until {until.isoformat()})" if until else " (only proposes)"
 
     @on(Switch.Changed)
     def _switch_changed(self, event: Switch.Changed) -> None:
@@ -308,7 +326,12 @@ class SettingsScreen(BotScreen):
     @work(thread=True, exit_on_error=False, group="save-settings")
     def save_switch(self, field: str, value: bool) -> None:
         try:  # core reads the file again and writes under the home lock: no other change is lost
-            settings = update_bot_settings(self.app.home, self.app.bot_id, **{field: value})
+            if field == "compact_nightly":  # switching it on notes the day: the first week only proposes
+                from ...core.compact.nightly import switch_nightly
+
+                settings = switch_nightly(self.app.home, self.app.bot_id, on=value)
+            else:
+                settings = update_bot_settings(self.app.home, self.app.bot_id, **{field: value})
         except Exception as exc:
             self.post_message(SwitchRefused(field, value, str(exc)))
             return
@@ -320,6 +343,7 @@ class SettingsScreen(BotScreen):
         if self.view is not None:
             self.view = replace(self.view, settings=settings, settings_error=None)
         self._show_stops()
+        self._say_states()
         state = _on_off(getattr(settings, field))
         self.notify(f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3)
 

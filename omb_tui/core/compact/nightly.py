@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
@@ -29,7 +29,6 @@ from .validator import FileChangedMeanwhile
 from ..upkeep.record import last_of, write_part
 
 STEP = "compact"  # the journal rows' step, and this step's key in memory-journal/<bot>.upkeep.json
-PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly runs only propose for this many days
 
 
 class CompactionOff(MemoryInputError):
@@ -54,11 +53,7 @@ class NightlyOutcome:
 def propose_only_now(settings: BotSettings, today: date) -> bool:
     """compactProposeOnly when set; unset, the first PROPOSE_ONLY_FIRST_DAYS days after nightly was switched on
     (and always when the day it was switched on is unknown)."""
-    if settings.compact_propose_only is not None:
-        return settings.compact_propose_only
-    if settings.compact_nightly_since is None:
-        return True
-    return today < date.fromisoformat(settings.compact_nightly_since) + timedelta(days=PROPOSE_ONLY_FIRST_DAYS)
+    return settings.compact_propose_only_on(today)
 
 
 def switch_nightly(home: Home, bot_id: str, on: bool | None = None, propose_only: bool | None | str = "unchanged",

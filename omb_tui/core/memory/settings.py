@@ -14,7 +14,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from .store import home_lock, read_text, write_private_json
 
 DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
 DEFAULT_TIDY_HOUR = 3
+PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly compaction only proposes this many days
 DEFAULT_MODEL_TIMEOUT_S = 60.0  # background jobs can wait this long for a model's answer
 _INSTANCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ENVIRONMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -53,6 +54,20 @@ class BotSettings:
     compact_nightly: bool = False  # compaction runs each night with `upkeep --due` (docs/compact.md)
     compact_propose_only: bool | None = None  # None: propose only for the first week of nightly compaction
     compact_nightly_since: str | None = None  # the day (YYYY-MM-DD) nightly compaction was last switched on
+
+    def compact_proposes_until(self) -> date | None:
+        """With compactProposeOnly unset, the day nightly runs start applying (the first week only proposes);
+        None when it is set, or when the day it was switched on is unknown (then it only proposes)."""
+        if self.compact_propose_only is not None or self.compact_nightly_since is None:
+            return None
+        return date.fromisoformat(self.compact_nightly_since) + timedelta(days=PROPOSE_ONLY_FIRST_DAYS)
+
+    def compact_propose_only_on(self, today: date) -> bool:
+        """Whether a nightly compaction on `today` only proposes (docs/compact.md)."""
+        if self.compact_propose_only is not None:
+            return self.compact_propose_only
+        until = self.compact_proposes_until()
+        return until is None or today < until
 
     def to_json(self) -> dict:
         return {
