@@ -292,13 +292,56 @@ async def test_rows_appended_on_disk_appear(home, changes):
         app.note_disk_change()
         await wait_for(pilot, lambda: screen.journal_list.total == 4)
         assert "memory/new-topic.md" in list_lines(screen)[0]
-        assert "new-topic" in screen.diff_view.text  # the cursor stayed on the newest row
 
         # an edit made outside the app is journaled by the screen's look and shows up too
         (home.workspace(BOT_ID) / "memory" / "travel.md").write_text("# Travel\n", encoding="utf-8")
         app.memory_version += 1
         await wait_for(pilot, lambda: screen.journal_list.total == 5)
         assert "changed outside the app" in list_lines(screen)[0]
+
+
+def append_rows(home, rows: list[JournalRow]) -> None:
+    with open(home.journal_path(BOT_ID), "a", encoding="utf-8") as journal:
+        journal.write("".join(row.to_json() + "\n" for row in rows))
+
+
+async def test_new_rows_while_reading_old_ones_are_announced_and_the_selected_row_stays(home):
+    write_journal(home, [fixed_row(n, f"2026-11-{1 + n // 24:02d}T{n % 24:02d}:00:00.000+00:00") for n in range(40)])
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        listing = screen.journal_list
+        for _ in range(15):  # well below the first screenful: the list has scrolled
+            await pilot.press("down")
+        selected = listing.row_at_cursor().id
+        assert listing.scroll_offset.y > 0
+        append_rows(home, [fixed_row(100, "2026-11-30T08:00:00.000+00:00", file="memory/new-a.md"),
+                           fixed_row(101, "2026-11-30T08:01:00.000+00:00", file="memory/new-b.md")])
+        app.note_disk_change()
+        await wait_for(pilot, lambda: listing.total == 42)
+        status = str(screen.query_one("#journal-status").render())
+        assert "42 rows" in status
+        assert "2 new rows above: Home shows them" in status
+        assert listing.row_at_cursor().id == selected  # still the row the person was reading
+        assert selected in screen.diff_view.text
+        await pilot.press("home")
+        await pilot.pause()
+        assert "memory/new-b.md" in list_lines(screen)[0]
+        assert "new row" not in str(screen.query_one("#journal-status").render())
+
+
+async def test_new_rows_show_at_the_top_and_the_selected_row_stays_selected(home, changes):
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        listing = screen.journal_list
+        selected = listing.row_at_cursor().id  # the newest row, at the top
+        append_rows(home, [fixed_row(99, "2026-11-30T08:15:00.000+00:00", file="memory/new-topic.md")])
+        app.note_disk_change()
+        await wait_for(pilot, lambda: listing.total == 4)
+        assert "memory/new-topic.md" in list_lines(screen)[0]  # in view at once
+        assert listing.row_at_cursor().id == selected
+        assert listing.cursor == 1
 
 
 async def test_a_replaced_journal_is_read_again(home, changes):

@@ -139,6 +139,9 @@ class JournalScreen(BotScreen):
             state = f"filtering… {listing.shown:,} found in {total}"
         else:
             state = f"{listing.shown:,} of {total} match"
+        if listing.new_above:  # the rows the person looks at stayed put; the new ones are one key away
+            count = listing.new_above
+            return f"{state} · {count:,} new row{'' if count == 1 else 's'} above: Home shows them"
         return f"{state} · ⊘ cannot be undone · ? lists every key"
 
     def action_show_diff(self) -> None:

@@ -129,6 +129,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         self._scanned_to = 0  # just after the last newline indexed
         self._file_id: tuple[int, int] | None = None
         self._newest_wanted = False
+        self.new_above = 0  # rows that arrived while the list was open and wait above the view, unseen
         self._announced: object = object()
         self._handle: BinaryIO | None = None
         self._rows: LRUCache[int, ShownRow] = LRUCache(ROW_CACHE_SIZE)
@@ -196,6 +197,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         self.forget_drawn()
         self._announced = object()
         self.cursor = 0
+        self.new_above = 0
         self.error = None
         self.reading = False
         self.filtering = False
@@ -240,6 +242,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         keep = self.offset_at(self.cursor)
         self.filter = journal_filter
         self._filter_run += 1
+        self.new_above = 0  # another list: what was new above is part of it
         self.forget_drawn()
         if journal_filter.empty:
             self.workers.cancel_group(self, "journal-filter")
@@ -384,7 +387,6 @@ class JournalList(NotifyWorkerErrors, RowList):
             self._file_id = file_id
         keep = self.offset_at(self.cursor)
         top = round(self.scroll_offset.y)
-        at_top = self.cursor == 0 and top == 0
         before = len(self._shown)
         self._all.newer.extend(offset for offset, _ in lines)
         if self._shown is not self._all:
@@ -394,17 +396,29 @@ class JournalList(NotifyWorkerErrors, RowList):
         if self._newest_wanted:
             self._newest_wanted = False
             self.cursor = 0
+            self.new_above = 0
             self.scroll_to(y=0, animate=False)
-        elif added and not at_top and keep is not None:
-            # the rows the person is looking at stay where they are; the new ones wait above
-            self.scroll_to(y=top + added, animate=False)
-            self.cursor = self._shown.index_of(keep)
+        elif added:
+            if keep is not None:  # the selected row stays selected, wherever the new rows push it
+                self.cursor = self._shown.index_of(keep)
+            if top == 0:  # the top is in view: the new rows show there, scrolling only to keep the cursor in view
+                new_top = max(0, self.cursor - self.rows_in_view + 1)
+            else:  # the rows the person is looking at stay where they are; the new ones wait above
+                new_top = top + added
+            self.new_above = min(self.new_above + added, new_top)
+            self.scroll_to(y=new_top, animate=False)
         self.refresh()
         self._changed()
 
     def _restart(self, generation: int) -> None:
         if generation == self._generation and self.path is not None:
             self.open(self.path)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.new_above > round(new_value):  # scrolled up to some of the new rows: they are seen
+            self.new_above = round(new_value)
+            self.post_message(self.Counted(self))
 
     # ----- cursor -----
     @property
