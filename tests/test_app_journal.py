@@ -103,11 +103,30 @@ async def test_rows_newest_first_with_who_how_file_and_when(home, changes):
         assert screen.journal_list.total == 3
         lines = list_lines(screen)
         today = time.strftime("%Y-%m-%d")
-        assert "changed outside the app" in lines[0] and "MEMORY.md" in lines[0] and today in lines[0]
+        assert "outside app edited MEMORY.md" in " ".join(lines[0].split()) and today in lines[0]
         assert "bot" in lines[1] and "during a task" in lines[1] and "memory/travel.md" in lines[1]
         assert "person" in lines[2] and "in Settings" in lines[2] and "MEMORY.md" in lines[2]
         assert "3 rows" in str(screen.query_one("#journal-status").render())
         assert screen.has_class("-narrow")  # at 80 columns the diff sits under the list
+
+
+async def test_each_row_says_what_it_did_to_the_file(home, store):
+    store.write("MEMORY.md", MEMORY_TEXT + "- likes tea\n", PERSON)
+    store.write("memory/ideas.md", "# Ideas\n", PERSON)
+    store.rename_topic("ideas.md", "plans.md", PERSON)
+    store.write("MEMORY.md", "", PERSON)
+    store.delete("memory/plans.md", PERSON)
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        lines = list_lines(screen)
+        expected = [("deleted", "memory/plans.md"), ("emptied", "MEMORY.md"),
+                    ("renamed", "memory/ideas.md → plans.md"), ("renamed", "memory/plans.md ← ideas.md"),
+                    ("created", "memory/ideas.md"), ("edited", "MEMORY.md")]
+        for line, (action, file) in zip(lines, expected):
+            assert " ".join(line.split()).endswith(f"person in Settings {action} {file}"), line
+        await pilot.press("down", "down", "down")
+        assert "Renamed from memory/ideas.md · person · in Settings" in screen.diff_view.text
 
 
 async def test_the_diff_follows_the_cursor(home, changes):
@@ -297,7 +316,7 @@ async def test_rows_appended_on_disk_appear(home, changes):
         (home.workspace(BOT_ID) / "memory" / "travel.md").write_text("# Travel\n", encoding="utf-8")
         app.memory_version += 1
         await wait_for(pilot, lambda: screen.journal_list.total == 5)
-        assert "changed outside the app" in list_lines(screen)[0]
+        assert "outside app" in list_lines(screen)[0]
 
 
 def append_rows(home, rows: list[JournalRow]) -> None:

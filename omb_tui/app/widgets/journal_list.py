@@ -34,9 +34,11 @@ from ...core.memory.journal import (
     HOW_TASK,
     HOW_UPKEEP,
     WHO_UPKEEP,
+    RENAME_NOTES,
     DamagedLine,
     JournalRow,
     decode_line,
+    row_action,
 )
 from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
 from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
@@ -47,7 +49,7 @@ FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the bac
 SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
 BATCH_SECONDS = 0.1  # how often a scan hands what it found to the list
 # Shorter words for a narrow list; the diff beside it always says them in full.
-SHORT_HOW = {HOW_OUTSIDE: "outside", HOW_TASK: "task", HOW_SETTINGS: "Settings", HOW_UPKEEP: "upkeep",
+SHORT_HOW = {HOW_OUTSIDE: "outside app", HOW_TASK: "task", HOW_SETTINGS: "Settings", HOW_UPKEEP: "upkeep",
              HOW_COMMAND_LINE: "command"}
 SHORT_WHO = {WHO_UPKEEP: "upkeep"}
 ROW_CACHE_SIZE = 1024
@@ -74,6 +76,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         "journal-list--when",
         "journal-list--who",
         "journal-list--how",
+        "journal-list--what",
         "journal-list--file",
         "journal-list--not-undoable",
         "journal-list--damaged",
@@ -85,6 +88,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         & > .journal-list--when { color: $text-muted; }
         & > .journal-list--who { color: $text-accent; }
         & > .journal-list--how { color: $foreground; }
+        & > .journal-list--what { color: $text-secondary; }
         & > .journal-list--file { color: $foreground; text-style: bold; }
         & > .journal-list--not-undoable { color: $text-warning; text-style: bold; }
         & > .journal-list--damaged { color: $text-error; }
@@ -506,8 +510,10 @@ class JournalList(NotifyWorkerErrors, RowList):
         mark = " ⊘ " if not row.undoable else "   "
         rest = max(0, width - 3 - 17)
         who_width = 9
-        how_width = max(8, min(23, rest - who_width - 2 - 20))  # the file keeps 20 columns when it can
-        file_width = max(0, rest - who_width - how_width - 2)
+        what_width = 7  # created, edited, emptied, deleted, renamed
+        # 'during a task' fits; longer hows are shortened until the file has 30 columns (a rename names two files)
+        how_width = min(23, max(13, rest - who_width - what_width - 3 - 30))
+        file_width = max(0, rest - who_width - how_width - what_width - 3)
         who, how = printable(str(row.who)), printable(str(row.how))
         if cell_len(how) > how_width:
             how = SHORT_HOW.get(how, how)
@@ -518,7 +524,19 @@ class JournalList(NotifyWorkerErrors, RowList):
             Segment(fit(when_text(row.at), 16) + " ", style_of("when")),
             Segment(fit(who, who_width) + " ", style_of("who")),
             Segment(fit(how, how_width) + " ", style_of("how")),
-            Segment(fit(printable(str(row.file)), file_width), style_of("file")),
+            Segment(fit(row_action(row).split()[0], what_width) + " ", style_of("what")),
+            Segment(fit(printable(file_words(row)), file_width), style_of("file")),
         ]
         return Strip(segments).crop_extend(0, width, line_style)
 
+
+
+def file_words(row: JournalRow) -> str:
+    """The file column: the file, and for a rename the other name (new ← old, old → new; topics share a folder)."""
+    action = row_action(row)
+    for prefix, arrow in zip(RENAME_NOTES, ("←", "→")):
+        if action.startswith(prefix):
+            other = action.removeprefix(prefix)
+            same_folder = other.rpartition("/")[0] == str(row.file).rpartition("/")[0]
+            return f"{row.file} {arrow} {other.rpartition('/')[2] if same_folder else other}"
+    return str(row.file)
