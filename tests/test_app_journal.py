@@ -191,6 +191,49 @@ async def test_undo_names_later_changes_and_waits_for_yes(home, changes):
         assert screen.journal_list.row_at(0).how == "undo"
 
 
+async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store):
+    memory = home.workspace(BOT_ID) / "MEMORY.md"
+    store.write("MEMORY.md", MEMORY_TEXT, PERSON)
+    store.write("MEMORY.md", "# Memory\n- likes tea\n" + MEMORY_TEXT[len("# Memory\n"):], PERSON)
+    store.write("MEMORY.md", memory.read_text(encoding="utf-8") + "- likes jazz\n", BOT)
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        rows = screen.journal_list.total
+        await pilot.press("down", "v")  # "likes tea"; "likes jazz" came later
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "Revert this change to MEMORY.md alone?" in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
+        assert memory.read_text(encoding="utf-8") == MEMORY_TEXT + "- likes jazz\n"
+        top = screen.journal_list.row_at(0)
+        assert top.how == "revert" and top.undo_of == screen.journal_list.row_at(2).id
+
+
+async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store):
+    memory = home.workspace(BOT_ID) / "MEMORY.md"
+    store.write("MEMORY.md", MEMORY_TEXT, PERSON)
+    store.write("MEMORY.md", MEMORY_TEXT.replace("short replies", "brief replies"), PERSON)
+    store.write("MEMORY.md", MEMORY_TEXT.replace("short replies", "very brief replies"), BOT)  # the same line
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        rows = screen.journal_list.total
+        await pilot.press("down", "v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "alone" in app.screen.question
+                       and "touched the same lines of MEMORY.md" in app.screen.question)
+        assert memory.read_text(encoding="utf-8") == MEMORY_TEXT.replace("short replies", "very brief replies")
+        await pilot.press("y")  # undo instead: the undo's own question names the later change
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.question)
+        assert "1 later change to it will be undone too" in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
+        assert memory.read_text(encoding="utf-8") == MEMORY_TEXT
+        assert screen.journal_list.row_at(0).how == "undo"
+
+
 async def test_a_row_that_cannot_be_undone_says_why(home, store):
     memory = home.workspace(BOT_ID) / "MEMORY.md"
     memory.write_text(MEMORY_TEXT + f"- key {CREDENTIAL}\n", encoding="utf-8")
