@@ -339,7 +339,10 @@ async def test_filter_by_day(home):
         assert screen.journal_list.shown == 3
         await set_filter(pilot, screen, "day:2026-13-45")  # no such day: said, not "no rows match"
         assert screen.journal_list.shown == 0
-        assert "day:2026-13-45 is not a date" in list_lines(screen)[0]
+        lines = list_lines(screen)
+        assert "day:2026-13-45 is not a date" in lines[0]
+        said = " ".join(" ".join(lines).split())  # the whole sentence, wrapped to the width, none of it cut
+        assert "use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday. Escape clears the filter." in said
 
 
 # ----- following the disk -----

@@ -12,6 +12,7 @@ are read from the new tail alone.
 from __future__ import annotations
 
 import os
+import textwrap
 import time
 from array import array
 from pathlib import Path
@@ -480,10 +481,11 @@ class JournalList(NotifyWorkerErrors, RowList):
         width = self.scrollable_content_region.width
         base = self.rich_style
         index = self.row_at_line(y)
-        if not len(self._shown):
-            if y == 0:
+        if not len(self._shown):  # the message wraps: a filter's problem says how to fix it, past 80 columns
+            lines = textwrap.wrap(self.empty_message, max(10, width - 2))
+            if y < len(lines):
                 style = self.get_visual_style("journal-list--message").rich_style
-                return Strip([Segment(" " + self.empty_message, style)]).crop_extend(0, width, base)
+                return Strip([Segment(" " + lines[y], style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
         if index is None or index < 0:
             return Strip.blank(width, base)
