@@ -486,3 +486,18 @@ def test_journal_screen_snapshot(home, snap_compare):
         await open_journal(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=opened)
+
+
+async def test_help_lists_the_screens_own_keys_first(home, changes):
+    from omb_tui.app.dialogs.help import HelpDialog
+
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_journal(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpDialog))
+        does = [what for _, what in app.screen.rows]
+        own = [does.index(what) for what in does if what.startswith(("Undo the selected", "Take back the selected"))]
+        app_keys = does.index("Quit omb-tui")
+        widget_keys = does.index("The newer row")
+        assert max(own) < app_keys < widget_keys
