@@ -1,4 +1,5 @@
-"""Start-up: launch to first screen painted, omb-tui on the demo home vs a bare Textual app.
+"""Start-up: launch to first screen painted, and to the bot names painted, omb-tui on the demo home vs a bare
+Textual app.
 
 Each app runs for real in a pseudo-terminal of 80x24 that this script owns; the clock stops at the first
 byte of output that carries the awaited text, read as it arrives (no polling that would compete for the
@@ -92,7 +93,8 @@ def main() -> int:
         measured = {
             "bare Textual app": ([sys.executable, str(bare)], b"bare textual app ready"),
             "omb-tui, first screen painted": ([str(omb), "--home", str(home)], b"Last change"),
-            "omb-tui, every bot listed": ([str(omb), "--home", str(home)], b"bot(s) in"),
+            # as a person sees it: the first screen is done when the bot names are painted (the demo's first is Atlas)
+            "omb-tui, bot names painted": ([str(omb), "--home", str(home)], b"Atlas"),
         }
         for command, expected in measured.values():  # warm the disk cache for each
             time_to_text(command, expected)
@@ -114,7 +116,7 @@ def main() -> int:
             paired = statistics.median(mine / bare for mine, bare in zip(times[name], bare_times))
             line += (f"  ratio of medians {wall / bare_wall:.2f}x, per round {paired:.2f}x"
                      f"  cpu {statistics.median(cpu[name]) / bare_cpu:.2f}x")
-            line += "  (target <= 1.2x)" if "painted" in name else ""
+            line += "  (target <= 1.2x)"
         print(line)
     return 0
 

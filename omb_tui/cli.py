@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 from datetime import date, datetime, timezone
+from pathlib import Path
 from typing import Callable, Sequence
 
 from .core.memory.paths import Home, MemoryInputError
@@ -930,6 +931,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "home"):
         args.home = None
     func = getattr(args, "func", cmd_app)
+    missing = None if func is cmd_demo else _named_home_missing(args.home)
+    if missing is not None:  # said and stopped: an empty home made by a typo would only hide the mistake
+        _print_error(missing)
+        return EXIT_BAD_INPUT
     try:
         return func(args)
     except CliError as exc:
@@ -946,6 +951,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _named_home_missing(home_option: str | None) -> str | None:
+    """A home named by --home or $OMB_HOME that is not a folder: the sentence saying so. Only `demo` creates a
+    home; the default home (~/.openmausbot) is the bot's own, and a missing one just has no bots yet."""
+    named = home_option or os.environ.get("OMB_HOME")
+    if not named:
+        return None
+    path = Path(named).expanduser()
+    if path.is_dir():
+        return None
+    where = "--home" if home_option else "$OMB_HOME"
+    if path.exists():
+        return f"The home {path} (from {where}) is not a folder."
+    return (f"The home folder {path} (from {where}) does not exist; `omb-tui demo --home {path}` writes a sample "
+            "home there.")
 
 
 def _oserror_sentence(exc: BaseException) -> str:

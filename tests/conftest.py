@@ -35,9 +35,10 @@ def pytest_addoption(parser):
 
 @pytest.fixture(autouse=True)
 def _no_real_home(monkeypatch, tmp_path):
-    """No test may reach ~/.openmausbot or an OMB_HOME from the outer environment."""
+    """No test may reach ~/.openmausbot, an OMB_HOME or the person's own settings from the outer environment."""
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.delenv("OMB_HOME", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -103,11 +103,30 @@ async def test_rows_newest_first_with_who_how_file_and_when(home, changes):
         assert screen.journal_list.total == 3
         lines = list_lines(screen)
         today = time.strftime("%Y-%m-%d")
-        assert "changed outside the app" in lines[0] and "MEMORY.md" in lines[0] and today in lines[0]
+        assert "outside app edited MEMORY.md" in " ".join(lines[0].split()) and today in lines[0]
         assert "bot" in lines[1] and "during a task" in lines[1] and "memory/travel.md" in lines[1]
         assert "person" in lines[2] and "in Settings" in lines[2] and "MEMORY.md" in lines[2]
         assert "3 rows" in str(screen.query_one("#journal-status").render())
         assert screen.has_class("-narrow")  # at 80 columns the diff sits under the list
+
+
+async def test_each_row_says_what_it_did_to_the_file(home, store):
+    store.write("MEMORY.md", MEMORY_TEXT + "- likes tea\n", PERSON)
+    store.write("memory/ideas.md", "# Ideas\n", PERSON)
+    store.rename_topic("ideas.md", "plans.md", PERSON)
+    store.write("MEMORY.md", "", PERSON)
+    store.delete("memory/plans.md", PERSON)
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        lines = list_lines(screen)
+        expected = [("deleted", "memory/plans.md"), ("emptied", "MEMORY.md"),
+                    ("renamed", "memory/ideas.md → plans.md"), ("renamed", "memory/plans.md ← ideas.md"),
+                    ("created", "memory/ideas.md"), ("edited", "MEMORY.md")]
+        for line, (action, file) in zip(lines, expected):
+            assert " ".join(line.split()).endswith(f"person in Settings {action} {file}"), line
+        await pilot.press("down", "down", "down")
+        assert "Renamed from memory/ideas.md · person · in Settings" in screen.diff_view.text
 
 
 async def test_the_diff_follows_the_cursor(home, changes):
@@ -168,6 +187,49 @@ async def test_undo_names_later_changes_and_waits_for_yes(home, changes):
         assert app.screen.yes_label == "Undo 2 changes"
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == 4)
+        assert memory.read_text(encoding="utf-8") == MEMORY_TEXT
+        assert screen.journal_list.row_at(0).how == "undo"
+
+
+async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store):
+    memory = home.workspace(BOT_ID) / "MEMORY.md"
+    store.write("MEMORY.md", MEMORY_TEXT, PERSON)
+    store.write("MEMORY.md", "# Memory\n- likes tea\n" + MEMORY_TEXT[len("# Memory\n"):], PERSON)
+    store.write("MEMORY.md", memory.read_text(encoding="utf-8") + "- likes jazz\n", BOT)
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        rows = screen.journal_list.total
+        await pilot.press("down", "v")  # "likes tea"; "likes jazz" came later
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "Revert this change to MEMORY.md alone?" in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
+        assert memory.read_text(encoding="utf-8") == MEMORY_TEXT + "- likes jazz\n"
+        top = screen.journal_list.row_at(0)
+        assert top.how == "revert" and top.undo_of == screen.journal_list.row_at(2).id
+
+
+async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store):
+    memory = home.workspace(BOT_ID) / "MEMORY.md"
+    store.write("MEMORY.md", MEMORY_TEXT, PERSON)
+    store.write("MEMORY.md", MEMORY_TEXT.replace("short replies", "brief replies"), PERSON)
+    store.write("MEMORY.md", MEMORY_TEXT.replace("short replies", "very brief replies"), BOT)  # the same line
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        rows = screen.journal_list.total
+        await pilot.press("down", "v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "alone" in app.screen.question
+                       and "touched the same lines of MEMORY.md" in app.screen.question)
+        assert memory.read_text(encoding="utf-8") == MEMORY_TEXT.replace("short replies", "very brief replies")
+        await pilot.press("y")  # undo instead: the undo's own question names the later change
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.question)
+        assert "1 later change to it will be undone too" in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT
         assert screen.journal_list.row_at(0).how == "undo"
 
@@ -277,7 +339,10 @@ async def test_filter_by_day(home):
         assert screen.journal_list.shown == 3
         await set_filter(pilot, screen, "day:2026-13-45")  # no such day: said, not "no rows match"
         assert screen.journal_list.shown == 0
-        assert "day:2026-13-45 is not a date" in list_lines(screen)[0]
+        lines = list_lines(screen)
+        assert "day:2026-13-45 is not a date" in lines[0]
+        said = " ".join(" ".join(lines).split())  # the whole sentence, wrapped to the width, none of it cut
+        assert "use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday. Escape clears the filter." in said
 
 
 # ----- following the disk -----
@@ -292,13 +357,56 @@ async def test_rows_appended_on_disk_appear(home, changes):
         app.note_disk_change()
         await wait_for(pilot, lambda: screen.journal_list.total == 4)
         assert "memory/new-topic.md" in list_lines(screen)[0]
-        assert "new-topic" in screen.diff_view.text  # the cursor stayed on the newest row
 
         # an edit made outside the app is journaled by the screen's look and shows up too
         (home.workspace(BOT_ID) / "memory" / "travel.md").write_text("# Travel\n", encoding="utf-8")
         app.memory_version += 1
         await wait_for(pilot, lambda: screen.journal_list.total == 5)
-        assert "changed outside the app" in list_lines(screen)[0]
+        assert "outside app" in list_lines(screen)[0]
+
+
+def append_rows(home, rows: list[JournalRow]) -> None:
+    with open(home.journal_path(BOT_ID), "a", encoding="utf-8") as journal:
+        journal.write("".join(row.to_json() + "\n" for row in rows))
+
+
+async def test_new_rows_while_reading_old_ones_are_announced_and_the_selected_row_stays(home):
+    write_journal(home, [fixed_row(n, f"2026-11-{1 + n // 24:02d}T{n % 24:02d}:00:00.000+00:00") for n in range(40)])
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        listing = screen.journal_list
+        for _ in range(15):  # well below the first screenful: the list has scrolled
+            await pilot.press("down")
+        selected = listing.row_at_cursor().id
+        assert listing.scroll_offset.y > 0
+        append_rows(home, [fixed_row(100, "2026-11-30T08:00:00.000+00:00", file="memory/new-a.md"),
+                           fixed_row(101, "2026-11-30T08:01:00.000+00:00", file="memory/new-b.md")])
+        app.note_disk_change()
+        await wait_for(pilot, lambda: listing.total == 42)
+        status = str(screen.query_one("#journal-status").render())
+        assert "42 rows" in status
+        assert "2 new rows above: Home shows them" in status
+        assert listing.row_at_cursor().id == selected  # still the row the person was reading
+        assert selected in screen.diff_view.text
+        await pilot.press("home")
+        await pilot.pause()
+        assert "memory/new-b.md" in list_lines(screen)[0]
+        assert "new row" not in str(screen.query_one("#journal-status").render())
+
+
+async def test_new_rows_show_at_the_top_and_the_selected_row_stays_selected(home, changes):
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        listing = screen.journal_list
+        selected = listing.row_at_cursor().id  # the newest row, at the top
+        append_rows(home, [fixed_row(99, "2026-11-30T08:15:00.000+00:00", file="memory/new-topic.md")])
+        app.note_disk_change()
+        await wait_for(pilot, lambda: listing.total == 4)
+        assert "memory/new-topic.md" in list_lines(screen)[0]  # in view at once
+        assert listing.row_at_cursor().id == selected
+        assert listing.cursor == 1
 
 
 async def test_a_replaced_journal_is_read_again(home, changes):
@@ -378,3 +486,18 @@ def test_journal_screen_snapshot(home, snap_compare):
         await open_journal(pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=opened)
+
+
+async def test_help_lists_the_screens_own_keys_first(home, changes):
+    from omb_tui.app.dialogs.help import HelpDialog
+
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_journal(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpDialog))
+        does = [what for _, what in app.screen.rows]
+        own = [does.index(what) for what in does if what.startswith(("Undo the selected", "Take back the selected"))]
+        app_keys = does.index("Quit omb-tui")
+        widget_keys = does.index("The newer row")
+        assert max(own) < app_keys < widget_keys

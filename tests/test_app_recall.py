@@ -288,17 +288,34 @@ def test_snapshot_recall(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
-async def test_tabbing_back_to_the_message_never_selects_it_for_the_next_key_to_replace(home):
+async def test_tab_never_goes_back_into_the_message_where_letters_type(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_recall(pilot)
         await type_message(pilot, screen, "lisbon shuttle", keys=True)
         message = screen.query_one("#message", Input)
-        for _ in range(10):  # round the focus chain until the message has the keys again
+        kinds = []
+        for _ in range(4):  # round and round the panels: k keeps changing the kind, never types
             await pilot.press("tab")
             await pilot.pause()
-            if screen.focused is message:
-                break
+            assert screen.focused is not message
+            await pilot.press("k")
+            kinds.append(screen.kind)
+        assert message.value == "lisbon shuttle" and len(set(kinds)) == 4
+        await pilot.press("slash")  # going back into the message is on purpose
         assert screen.focused is message
         await pilot.press("x")
         assert message.value == "lisbon shuttlex"  # typed at the end, not over the whole message
+
+
+async def test_a_day_that_is_no_date_is_said_and_the_field_shows_the_day_used(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    notes: list[str] = []
+    original = app.notify
+    app.notify = lambda message, **kwargs: (notes.append(str(message)), original(message, **kwargs))[1]
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await pilot.press("escape", "a", *"2026-13-45", "escape")
+        await settle(pilot)
+        assert screen.query_one("#as-of", Input).value == ""  # empty: today, the day both blocks are for
+        assert "2026-13-45 is not a day (YYYY-MM-DD): both blocks are for today." in notes

@@ -109,8 +109,26 @@ def test_bots_json_shape(run_cli):
 def test_bots_text_and_empty_home(run_cli, tmp_path):
     result = run_cli("bots")
     assert result.code == 0 and BOT_ID in result.out and "Scout" in result.out
+    (tmp_path / "nothing").mkdir()
     empty = run_cli("--home", str(tmp_path / "nothing"), "bots", "--json", with_home=False)
     assert empty.code == 0 and json.loads(empty.out) == []
+
+
+@pytest.mark.parametrize("command", [[], ["bots"], ["prefer", "scout", "short replies"], ["upkeep", "--due"]])
+def test_a_home_that_does_not_exist_is_named_and_never_created(run_cli, tmp_path, command):
+    missing = tmp_path / "typo"
+    result = run_cli("--home", str(missing), *command, with_home=False)
+    assert result.code == 2
+    assert one_line_error(result) == (f"omb-tui: The home folder {missing} (from --home) does not exist; "
+                                      f"`omb-tui demo --home {missing}` writes a sample home there.")
+    assert not missing.exists()
+
+
+def test_an_omb_home_that_does_not_exist_is_named_too_and_demo_creates_its_home(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("OMB_HOME", str(tmp_path / "gone"))
+    assert "(from $OMB_HOME) does not exist" in one_line_error(run_cli("bots", with_home=False))
+    assert run_cli("--home", str(tmp_path / "new"), "demo", with_home=False).code == 0
+    assert (tmp_path / "new" / "workspaces").is_dir()
 
 
 def make_other_home(tmp_path, bot_id: str) -> Home:
@@ -643,8 +661,11 @@ def test_mv_takes_workspace_paths_too(run_cli, home):
 
 @pytest.mark.parametrize("argv, home", [([], None), (["--home", "h"], "h"), (["--home=h"], "h"),
                                         (["--ho", "h"], "h")])
-def test_no_command_opens_the_app_on_the_home_given(monkeypatch, argv, home):
+def test_no_command_opens_the_app_on_the_home_given(monkeypatch, tmp_path, argv, home):
     import omb_tui.cli as cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "h").mkdir()  # a home that does not exist is refused before the app opens
 
     opened = []
     monkeypatch.setattr(cli, "cmd_app", lambda args: opened.append(args.home) or 0)

@@ -127,3 +127,26 @@ def test_quitting_with_unsaved_changes_asks_and_keeps_the_file_as_it_was(pane):
     pane.keys("C-q")  # asked, and asked again: quit
     assert pane.exited(), "omb-tui did not quit on the second Ctrl+Q"
     assert memory.read_bytes() == before  # nothing typed was written
+
+
+def test_revert_one_change_in_the_journal_keeps_the_later_one(pane):
+    pane, home = pane
+    store = MemoryStore(home, "scout")
+    memory = home.workspace("scout") / "MEMORY.md"
+    first = memory.read_text()
+    store.write("MEMORY.md", "- likes tea\n" + first, Actor("person", "in Settings"))
+    store.write("MEMORY.md", memory.read_text() + "- likes jazz\n", Actor("bot", "during a task"))
+    pane.wait_for("1 bot(s) in")
+    pane.keys("Enter")
+    pane.wait_for("only the first 200 lines load each turn")
+    pane.keys("j")
+    pane.wait_for("v Revert")
+    pane.keys("Down")  # the person's "likes tea"; the bot's "likes jazz" came after it
+    pane.wait_for("u puts MEMORY.md back")
+    pane.keys("v")
+    pane.wait_for("Revert this change to MEMORY.md alone?")
+    pane.keys("y")
+    pane.wait_for("is taken back")
+    assert memory.read_text() == first + "- likes jazz\n"
+    newest = store.journal.rows(limit=1)[0]
+    assert (newest.how, newest.file) == ("revert", "MEMORY.md")

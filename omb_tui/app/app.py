@@ -114,9 +114,17 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     bot_id: reactive[str | None] = reactive(None)
     memory_version: reactive[int] = reactive(0)
 
-    def __init__(self, home: Home, *, watch: bool = True, bot_id: str | None = None) -> None:
+    def __init__(self, home: Home, *, watch: bool = True, bot_id: str | None = None,
+                 user_settings: Path | None = None) -> None:
         super().__init__()
         self.home = home
+        self.user_settings = user_settings  # where the theme chosen is remembered (per user, never in the home)
+        if user_settings is not None:
+            from ..core.user_settings import load_user_settings
+
+            theme = load_user_settings(user_settings).get("theme")
+            if isinstance(theme, str) and theme in self.available_themes:
+                self.theme = theme
         self.watch_files = watch
         self._initial_bot = bot_id
         self._watch_stop = threading.Event()
@@ -148,6 +156,17 @@ class OmbApp(NotifyWorkerErrors, App[None]):
             self.call_after_refresh(callback)
         else:
             self._after_first_frame.append(callback)
+
+    def watch_theme(self, theme: str) -> None:
+        if self.user_settings is not None and self.is_running:
+            self.remember_theme(theme)
+
+    @work(thread=True, exclusive=True, group="user-settings", exit_on_error=False)
+    def remember_theme(self, theme: str) -> None:
+        from ..core.user_settings import save_user_setting
+
+        assert self.user_settings is not None
+        save_user_setting(self.user_settings, "theme", theme)
 
     def on_ready(self) -> None:
         """Textual sends Ready once the first frame is on the terminal."""
@@ -258,9 +277,10 @@ def _worth_watching(change: object, path: str) -> bool:
     return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path or "index" in parts)
 
 
-def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None) -> OmbApp:
-    """The one factory used by the command line and by the tests."""
-    return OmbApp(home, watch=watch, bot_id=bot_id)
+def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None,
+             user_settings: Path | None = None) -> OmbApp:
+    """The one factory used by the command line and by the tests (which remember no theme unless given a file)."""
+    return OmbApp(home, watch=watch, bot_id=bot_id, user_settings=user_settings)
 
 
 def _log_into_textual() -> None:
@@ -279,5 +299,7 @@ def _log_into_textual() -> None:
 def run_app(home: Home) -> int:
     _log_into_textual()
     # OMB_TUI_NO_WATCH=1 turns file watching off (e.g. on a network filesystem where it is costly).
-    make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH")).run()
+    from ..core.user_settings import user_settings_path
+
+    make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH"), user_settings=user_settings_path()).run()
     return 0

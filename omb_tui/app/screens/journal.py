@@ -22,10 +22,10 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from ...core.bot import Bot
-from ...core.memory.journal import DamagedLine, JournalRow
+from ...core.memory.journal import DamagedLine, JournalRow, row_action
 from ...core.memory.journal_filter import JournalFilter
 from ...core.memory.paths import MemoryInputError
-from ...core.memory.store import LaterChanges, MemoryStore, UndoResult
+from ...core.memory.store import LaterChanges, MemoryStore, RevertConflict, UndoResult
 from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.diff_view import DiffView
@@ -48,6 +48,8 @@ class JournalScreen(BotScreen):
     BINDINGS = [
         Binding("u", "undo", "Undo", id="journal-undo",
                 tooltip="Undo the selected change; asks first and names later changes to the same file"),
+        Binding("v", "revert", "Revert", id="journal-revert",
+                tooltip="Take back the selected change alone, keeping later changes to the file; asks first"),
         Binding("slash", "focus_filter", "Filter", id="journal-filter", tooltip=FILTER_HELP),
         Binding("enter", "show_diff", "Diff", id="journal-show-diff",
                 tooltip="Move into the selected row's diff to scroll it"),
@@ -88,7 +90,7 @@ class JournalScreen(BotScreen):
         return self.query_one("#journal-filter-box", Input)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "undo":  # on a damaged line too: pressing u says why it cannot be undone
+        if action in ("undo", "revert"):  # on a damaged line too: the key says why it cannot be undone
             return self.journal_list.row_at_cursor() is not None or None
         if action == "show_diff":
             return self.journal_list.row_at_cursor() is not None or None
@@ -139,6 +141,9 @@ class JournalScreen(BotScreen):
             state = f"filtering… {listing.shown:,} found in {total}"
         else:
             state = f"{listing.shown:,} of {total} match"
+        if listing.new_above:  # the rows the person looks at stayed put; the new ones are one key away
+            count = listing.new_above
+            return f"{state} · {count:,} new row{'' if count == 1 else 's'} above: Home shows them"
         return f"{state} · ⊘ cannot be undone · ? lists every key"
 
     def action_show_diff(self) -> None:
@@ -177,21 +182,59 @@ class JournalScreen(BotScreen):
             self.journal_list.focus()
 
     # ----- undo -----
-    @work(exclusive=True, exit_on_error=False, group="journal-undo")
-    async def action_undo(self) -> None:
-        from ..dialogs.confirm import ConfirmDialog
-
+    def _row_to_take_back(self, verb: str, title: str) -> JournalRow | None:
+        """The selected row, when it can be undone or reverted; else None, having said why."""
         row = self.journal_list.row_at_cursor()
         if row is None:
-            return
+            return None
         if isinstance(row, DamagedLine):
-            self.notify("This journal line is damaged and cannot be undone.", severity="warning")
-            return
+            self.notify(f"This journal line is damaged and cannot be {verb}.", severity="warning")
+            return None
         if not row.undoable:
             reason = row.not_undoable_reason or "no earlier text was kept"
-            self.notify(f"This change to {row.file} cannot be undone: {reason}.", title="Cannot undo",
+            self.notify(f"This change to {row.file} cannot be {verb}: {reason}.", title=title,
                         severity="warning")
+            return None
+        return row
+
+    @work(exclusive=True, exit_on_error=False, group="journal-undo")
+    async def action_undo(self) -> None:
+        row = self._row_to_take_back("undone", "Cannot undo")
+        if row is not None:
+            await self.undo_flow(row)
+
+    @work(exclusive=True, exit_on_error=False, group="journal-undo")
+    async def action_revert(self) -> None:
+        """Revert the selected change alone (the core merges its reverse into the file as it is now); when that
+        does not apply, say why and offer the whole-file undo."""
+        from ..dialogs.confirm import ConfirmDialog
+
+        row = self._row_to_take_back("reverted", "Cannot revert")
+        if row is None:
             return
+        store = (await self.in_thread(lambda bot: bot)).store  # this bot's, whatever opens while asking
+        if not await self.app.push_screen_wait(ConfirmDialog(revert_question(row), yes="Revert")):
+            return
+        try:
+            result = await asyncio.to_thread(store.revert, row.id)
+        except RevertConflict as conflict:  # the sentence says why and that undo puts the whole file back
+            question = escape(f"{conflict}\nUndo instead? The next question names the later changes that go too.")
+            if await self.app.push_screen_wait(ConfirmDialog(question, yes="Undo instead…", no="Leave it")):
+                await self.undo_flow(row)
+            return
+        except MemoryInputError as exc:  # already taken back, no such row, a file that cannot be read
+            self.notify(str(exc), title="Not reverted", severity="error")
+            return
+        kept = f"; {len(result.later)} later change(s) kept" if result.later else ""
+        self.notify(f"The change to {row.file} of {when_text(row.at)} is taken back{kept}. The revert is at the top "
+                    "of the journal.", title="Reverted", timeout=4)
+        self.journal_list.refresh_tail(select_newest=True)
+        self.journal_list.focus()
+
+    async def undo_flow(self, row: JournalRow) -> None:
+        """Undo the row after the question naming later changes to the same file (the whole file goes back)."""
+        from ..dialogs.confirm import ConfirmDialog
+
         store = (await self.in_thread(lambda bot: bot)).store  # this bot's, whatever opens while asking
         looking = asyncio.ensure_future(asyncio.to_thread(store.journal.later_rows_for_file, row))
         done, _ = await asyncio.wait({looking}, timeout=0.3)
@@ -246,6 +289,14 @@ def undo_question(row: JournalRow, later: list[JournalRow]) -> tuple[str, str]:
     lines.append("The undo is journaled, so it can be undone in turn.")
     yes = f"Undo {len(later) + 1} changes" if later else "Undo"
     return escape("\n".join(lines)), yes
+
+
+def revert_question(row: JournalRow) -> str:
+    """The revert confirmation (markup-escaped), short enough for 80x24."""
+    lines = [f"Revert this change to {row.file} alone?", f"  {_row_words(row)} · {row_action(row)}",
+             "Its lines go back as they were; later changes to the file stay.",
+             "The revert is journaled, so it can be undone in turn."]
+    return escape("\n".join(lines))
 
 
 def undone_text(result: UndoResult) -> str:

@@ -104,7 +104,7 @@ class RecallScreen(BotScreen):
         Binding("a", "focus_as_of", "As of", show=False, id="recall-focus-as-of",
                 tooltip="See both blocks on another day (YYYY-MM-DD; empty is today)"),
         Binding("tab", "next_panel", "Panel", id="recall-next-panel",
-                tooltip="Next panel: message, recall block, system prompt"),
+                tooltip="The other block: recall block, system prompt (/ goes back into the message)"),
         Binding("shift+tab", "previous_panel", "Previous panel", show=False, id="recall-previous-panel",
                 tooltip="Previous panel"),
         Binding("p", "toggle_prompt", "Prompt text", id="recall-toggle-prompt",
@@ -378,9 +378,26 @@ class RecallScreen(BotScreen):
     @on(Input.Submitted, "#as-of")
     def _as_of_submitted(self) -> None:
         if self.as_of is None:
-            self.notify("Give the day as YYYY-MM-DD, or leave it empty for today.", severity="warning")
+            self.notify(f"{self._not_a_day()} Give it as YYYY-MM-DD, or leave it empty for today.",
+                        severity="warning")
             return
         self.query_one("#recall-view").focus()
+
+    @on(Input.Blurred, "#as-of")
+    def _as_of_left(self) -> None:
+        """Leaving the field with no day in it: it shows the day the blocks are for again, and says so."""
+        if self.as_of is not None:
+            return
+        said = self._not_a_day()
+        shown = self._as_of_shown or date.today()
+        self.query_one("#as-of", Input).value = "" if shown == date.today() else shown.isoformat()
+        self.notify(said, severity="warning")
+
+    def _not_a_day(self) -> str:
+        value = self.query_one("#as-of", Input).value.strip()
+        shown = self._as_of_shown or date.today()
+        day = "today" if shown == date.today() else shown.isoformat()
+        return f"{value} is not a day (YYYY-MM-DD): both blocks are for {day}."
 
     @on(Tabs.TabActivated, "#pane-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
@@ -420,13 +437,13 @@ class RecallScreen(BotScreen):
             node = node.parent  # type: ignore[assignment]
         return "message"  # the message and the controls beside it are one stop
 
+    # Tab moves between the two blocks and never back into the message box, where `k` and the other letters
+    # would type: the box is entered on purpose, with / or Ctrl+L (as the editor is with Enter on Files).
     def action_next_panel(self) -> None:
-        order = ["message", "recall", "memory"]
-        self._focus_panel(order[(order.index(self._panel_of_focus()) + 1) % len(order)])
+        self._focus_panel("memory" if self._panel_of_focus() == "recall" else "recall")
 
     def action_previous_panel(self) -> None:
-        order = ["message", "recall", "memory"]
-        self._focus_panel(order[(order.index(self._panel_of_focus()) - 1) % len(order)])
+        self._focus_panel("recall" if self._panel_of_focus() == "memory" else "memory")
 
     def _focus_panel(self, panel: str) -> None:
         if panel == "message":

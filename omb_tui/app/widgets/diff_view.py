@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.memory.journal import HOW_UNDO, DamagedLine
+from ...core.memory.journal import HOW_UNDO, DamagedLine, row_action
 from ...core.memory.when import when_text
 from .journal_list import ShownRow
 from .row_list import printable
@@ -63,13 +63,14 @@ def row_content(row: ShownRow | None) -> Content:
         (when_text(row.at), MUTED),
         "\n",
     ]
+    action = row_action(row)
     said = [_clean(row.who), _clean(row.how)]
     if row.chat:
         said.append(f'chat "{_clean(row.chat)}"')
     if row.step:
         said.append(f"step {_clean(row.step)}")
-    parts.append(" · ".join(said))
-    if row.note:
+    parts += [(_clean(action[:1].upper() + action[1:]), "bold"), " · ", " · ".join(said)]
+    if row.note and row.note != action:  # a rename's note is its action, said already
         parts += ["\n", (_clean(row.note), "italic")]
     if row.undo_of:
         parts += ["\n", (f"{'undoes' if row.how == HOW_UNDO else 'undo of'} row {_clean(row.undo_of)}", MUTED)]

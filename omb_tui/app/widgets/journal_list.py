@@ -12,6 +12,7 @@ are read from the new tail alone.
 from __future__ import annotations
 
 import os
+import textwrap
 import time
 from array import array
 from pathlib import Path
@@ -34,9 +35,11 @@ from ...core.memory.journal import (
     HOW_TASK,
     HOW_UPKEEP,
     WHO_UPKEEP,
+    RENAME_NOTES,
     DamagedLine,
     JournalRow,
     decode_line,
+    row_action,
 )
 from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
 from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
@@ -47,7 +50,7 @@ FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the bac
 SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
 BATCH_SECONDS = 0.1  # how often a scan hands what it found to the list
 # Shorter words for a narrow list; the diff beside it always says them in full.
-SHORT_HOW = {HOW_OUTSIDE: "outside", HOW_TASK: "task", HOW_SETTINGS: "Settings", HOW_UPKEEP: "upkeep",
+SHORT_HOW = {HOW_OUTSIDE: "outside app", HOW_TASK: "task", HOW_SETTINGS: "Settings", HOW_UPKEEP: "upkeep",
              HOW_COMMAND_LINE: "command"}
 SHORT_WHO = {WHO_UPKEEP: "upkeep"}
 ROW_CACHE_SIZE = 1024
@@ -74,6 +77,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         "journal-list--when",
         "journal-list--who",
         "journal-list--how",
+        "journal-list--what",
         "journal-list--file",
         "journal-list--not-undoable",
         "journal-list--damaged",
@@ -85,6 +89,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         & > .journal-list--when { color: $text-muted; }
         & > .journal-list--who { color: $text-accent; }
         & > .journal-list--how { color: $foreground; }
+        & > .journal-list--what { color: $text-secondary; }
         & > .journal-list--file { color: $foreground; text-style: bold; }
         & > .journal-list--not-undoable { color: $text-warning; text-style: bold; }
         & > .journal-list--damaged { color: $text-error; }
@@ -129,6 +134,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         self._scanned_to = 0  # just after the last newline indexed
         self._file_id: tuple[int, int] | None = None
         self._newest_wanted = False
+        self.new_above = 0  # rows that arrived while the list was open and wait above the view, unseen
         self._announced: object = object()
         self._handle: BinaryIO | None = None
         self._rows: LRUCache[int, ShownRow] = LRUCache(ROW_CACHE_SIZE)
@@ -196,6 +202,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         self.forget_drawn()
         self._announced = object()
         self.cursor = 0
+        self.new_above = 0
         self.error = None
         self.reading = False
         self.filtering = False
@@ -240,6 +247,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         keep = self.offset_at(self.cursor)
         self.filter = journal_filter
         self._filter_run += 1
+        self.new_above = 0  # another list: what was new above is part of it
         self.forget_drawn()
         if journal_filter.empty:
             self.workers.cancel_group(self, "journal-filter")
@@ -384,7 +392,6 @@ class JournalList(NotifyWorkerErrors, RowList):
             self._file_id = file_id
         keep = self.offset_at(self.cursor)
         top = round(self.scroll_offset.y)
-        at_top = self.cursor == 0 and top == 0
         before = len(self._shown)
         self._all.newer.extend(offset for offset, _ in lines)
         if self._shown is not self._all:
@@ -394,17 +401,29 @@ class JournalList(NotifyWorkerErrors, RowList):
         if self._newest_wanted:
             self._newest_wanted = False
             self.cursor = 0
+            self.new_above = 0
             self.scroll_to(y=0, animate=False)
-        elif added and not at_top and keep is not None:
-            # the rows the person is looking at stay where they are; the new ones wait above
-            self.scroll_to(y=top + added, animate=False)
-            self.cursor = self._shown.index_of(keep)
+        elif added:
+            if keep is not None:  # the selected row stays selected, wherever the new rows push it
+                self.cursor = self._shown.index_of(keep)
+            if top == 0:  # the top is in view: the new rows show there, scrolling only to keep the cursor in view
+                new_top = max(0, self.cursor - self.rows_in_view + 1)
+            else:  # the rows the person is looking at stay where they are; the new ones wait above
+                new_top = top + added
+            self.new_above = min(self.new_above + added, new_top)
+            self.scroll_to(y=new_top, animate=False)
         self.refresh()
         self._changed()
 
     def _restart(self, generation: int) -> None:
         if generation == self._generation and self.path is not None:
             self.open(self.path)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.new_above > round(new_value):  # scrolled up to some of the new rows: they are seen
+            self.new_above = round(new_value)
+            self.post_message(self.Counted(self))
 
     # ----- cursor -----
     @property
@@ -462,10 +481,11 @@ class JournalList(NotifyWorkerErrors, RowList):
         width = self.scrollable_content_region.width
         base = self.rich_style
         index = self.row_at_line(y)
-        if not len(self._shown):
-            if y == 0:
+        if not len(self._shown):  # the message wraps: a filter's problem says how to fix it, past 80 columns
+            lines = textwrap.wrap(self.empty_message, max(10, width - 2))
+            if y < len(lines):
                 style = self.get_visual_style("journal-list--message").rich_style
-                return Strip([Segment(" " + self.empty_message, style)]).crop_extend(0, width, base)
+                return Strip([Segment(" " + lines[y], style)]).crop_extend(0, width, base)
             return Strip.blank(width, base)
         if index is None or index < 0:
             return Strip.blank(width, base)
@@ -492,8 +512,10 @@ class JournalList(NotifyWorkerErrors, RowList):
         mark = " ⊘ " if not row.undoable else "   "
         rest = max(0, width - 3 - 17)
         who_width = 9
-        how_width = max(8, min(23, rest - who_width - 2 - 20))  # the file keeps 20 columns when it can
-        file_width = max(0, rest - who_width - how_width - 2)
+        what_width = 7  # created, edited, emptied, deleted, renamed
+        # 'during a task' fits; longer hows are shortened until the file has 30 columns (a rename names two files)
+        how_width = min(23, max(13, rest - who_width - what_width - 3 - 30))
+        file_width = max(0, rest - who_width - how_width - what_width - 3)
         who, how = printable(str(row.who)), printable(str(row.how))
         if cell_len(how) > how_width:
             how = SHORT_HOW.get(how, how)
@@ -504,7 +526,19 @@ class JournalList(NotifyWorkerErrors, RowList):
             Segment(fit(when_text(row.at), 16) + " ", style_of("when")),
             Segment(fit(who, who_width) + " ", style_of("who")),
             Segment(fit(how, how_width) + " ", style_of("how")),
-            Segment(fit(printable(str(row.file)), file_width), style_of("file")),
+            Segment(fit(row_action(row).split()[0], what_width) + " ", style_of("what")),
+            Segment(fit(printable(file_words(row)), file_width), style_of("file")),
         ]
         return Strip(segments).crop_extend(0, width, line_style)
 
+
+
+def file_words(row: JournalRow) -> str:
+    """The file column: the file, and for a rename the other name (new ← old, old → new; topics share a folder)."""
+    action = row_action(row)
+    for prefix, arrow in zip(RENAME_NOTES, ("←", "→")):
+        if action.startswith(prefix):
+            other = action.removeprefix(prefix)
+            same_folder = other.rpartition("/")[0] == str(row.file).rpartition("/")[0]
+            return f"{row.file} {arrow} {other.rpartition('/')[2] if same_folder else other}"
+    return str(row.file)

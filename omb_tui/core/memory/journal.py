@@ -12,6 +12,7 @@ and reads back as the same byte. Every field of a row read back is checked; a da
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import logging
 import os
@@ -106,6 +107,26 @@ class JournalRow:
         data = asdict(self)
         data.pop("before_text")
         return data
+
+
+EMPTY_TEXT_HASH = hashlib.sha256(b"").hexdigest()  # the after_hash of a file left empty
+RENAME_NOTES = ("renamed from ", "renamed to ")  # the notes of a rename's two rows (MemoryStore.rename_topic)
+
+
+def row_action(row: JournalRow) -> str:
+    """What the row did to its file: created, edited, emptied, deleted, or "renamed from/to <file>".
+
+    Derived from the row as written (its hashes and a rename's note), so rows of every version say it.
+    """
+    if row.note and row.note.startswith(RENAME_NOTES):
+        return row.note
+    if row.before_hash is None:
+        return "created"
+    if row.after_hash is None:
+        return "deleted"
+    if row.after_hash == EMPTY_TEXT_HASH:
+        return "emptied"
+    return "edited"
 
 
 # The types JournalRow's annotations name (they are strings: `from __future__ import annotations`).
