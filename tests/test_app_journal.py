@@ -200,7 +200,7 @@ async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_journal(pilot)
         rows = screen.journal_list.total
-        await pilot.press("down", "v")  # "likes tea"; "likes jazz" came later
+        await pilot.press("down", "R")  # "likes tea"; "likes jazz" came later
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         assert "Revert this change to MEMORY.md alone?" in app.screen.question
         await pilot.press("y")
@@ -219,7 +219,7 @@ async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_journal(pilot)
         rows = screen.journal_list.total
-        await pilot.press("down", "v")
+        await pilot.press("down", "R")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "alone" in app.screen.question

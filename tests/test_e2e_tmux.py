@@ -140,10 +140,10 @@ def test_revert_one_change_in_the_journal_keeps_the_later_one(pane):
     pane.keys("Enter")
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("j")
-    pane.wait_for("v Revert")
+    pane.wait_for("R Revert")
     pane.keys("Down")  # the person's "likes tea"; the bot's "likes jazz" came after it
     pane.wait_for("u puts MEMORY.md back")
-    pane.keys("v")
+    pane.keys("R")
     pane.wait_for("Revert this change to MEMORY.md alone?")
     pane.keys("y")
     pane.wait_for("is taken back")

@@ -48,7 +48,7 @@ class JournalScreen(BotScreen):
     BINDINGS = [
         Binding("u", "undo", "Undo", id="journal-undo",
                 tooltip="Undo the selected change; asks first and names later changes to the same file"),
-        Binding("v", "revert", "Revert", id="journal-revert",
+        Binding("R", "revert", "Revert", id="journal-revert",
                 tooltip="Take back the selected change alone, keeping later changes to the file; asks first"),
         Binding("slash", "focus_filter", "Filter", id="journal-filter", tooltip=FILTER_HELP),
         Binding("enter", "show_diff", "Diff", id="journal-show-diff",
