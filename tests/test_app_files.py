@@ -582,3 +582,32 @@ def test_the_bots_last_change_is_local_time_like_the_journal(monkeypatch):
     finally:
         monkeypatch.undo()
         time_module.tzset()
+
+
+async def test_coming_back_to_files_gives_the_keys_to_the_list_so_letters_type_nothing(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter")  # into MEMORY.md's editor
+        assert screen.focused is screen.editor
+        await pilot.press("alt+j")
+        await settle(pilot)
+        await pilot.press("f")  # back to the files
+        await settle(pilot)
+        assert app.screen is screen and screen.focused is screen.query_one("#file-list")
+        await pilot.press("x")
+        await settle(pilot)
+        assert not screen.modified and not screen.editor.text.startswith("x")
+        await pilot.press("enter", "x")  # entered by the person: now a letter is typed
+        assert screen.editor.text.startswith("x")
+
+
+async def test_a_dialog_closing_leaves_the_keys_in_the_editor(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter", "f1")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.focused is screen.editor

@@ -126,6 +126,12 @@ class FilesScreen(BotScreen):
     def on_mount(self) -> None:  # (BotScreen's on_mount runs as well: Textual calls each class's handler)
         self.app.hold_drafts(self)
 
+    def on_screen_suspend(self) -> None:
+        if self not in self.app.screen_stack:  # left for another area, not just covered by a dialog
+            # Coming back, the area letter that brought the person here is followed by letters meant for the
+            # list, never typed into a note: the editor has the keys again only once the person enters it.
+            self.set_focus(self.query_one("#file-list", OptionList), scroll_visible=False)
+
     def on_unmount(self) -> None:
         """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
         if not self.modified:
