@@ -127,11 +127,21 @@ def cmd_gauge(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(g.as_dict())
         return 0
-    print(
-        f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes, level {g.level}, "
-        f"{g.lines_not_loaded} line(s) not loaded. Only the first {MEMORY_MAX_LINES} lines load each turn."
-    )
+    sizes = f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes"
+    if not _memory_on(bot):  # as `omb-tui prompt` says it
+        print(f"{sizes}. Memory is switched off for {bot.id}: nothing loads.")
+        return 0
+    print(f"{sizes}, level {g.level}, {g.lines_not_loaded} line(s) not loaded. "
+          f"Only the first {MEMORY_MAX_LINES} lines load each turn.")
     return 0
+
+
+def _memory_on(bot) -> bool:
+    """The memory switch; a broken settings file counts as on here (the gauge is about MEMORY.md)."""
+    try:
+        return bot.settings.memory
+    except (MemoryInputError, OSError, ValueError):
+        return True
 
 
 def cmd_remember(args: argparse.Namespace) -> int:

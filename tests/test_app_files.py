@@ -611,3 +611,12 @@ async def test_a_dialog_closing_leaves_the_keys_in_the_editor(home):
         await pilot.press("escape")
         await settle(pilot)
         assert screen.focused is screen.editor
+
+
+async def test_memory_switched_off_says_nothing_loads_instead_of_the_first_200_lines(home):
+    app = make_app(home, watch=False, bot_id="quill")  # quill's memory is switched off
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        shown = str(screen.query_one(GaugeBar).render())
+        assert "Memory is switched off for Quill: nothing loads" in shown
+        assert "first 200 lines" not in shown and "not loaded" not in shown

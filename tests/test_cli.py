@@ -217,6 +217,14 @@ def test_gauge_goes_red_when_lines_stop_loading(run_cli, home):
     assert "only the first 200 lines load each turn" in text.out.lower()
 
 
+
+def test_gauge_of_a_bot_with_memory_off_says_nothing_loads(run_cli, home):
+    home.settings_path(BOT_ID).write_text('{"name": "Scout", "memory": false}\n')
+    result = run_cli("gauge", BOT_ID)
+    assert result.code == 0
+    assert f"Memory is switched off for {BOT_ID}: nothing loads." in result.out
+    assert "only the first 200 lines" not in result.out.lower()
+
 # ----- remember, forget, prefer -----
 def test_remember_adds_a_dated_note(run_cli, home):
     result = run_cli("remember", BOT_ID, "prefers tea to coffee", "--chat", "Morning")

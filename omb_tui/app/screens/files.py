@@ -51,8 +51,9 @@ class FilesRead(Message, bubble=False):
     """What `load_files` read in its thread: the bot's files and the one to show."""
 
     def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
-                 bot_name: str, folder: str, draft: Draft | None) -> None:
+                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool) -> None:
         super().__init__()
+        self.memory_on = memory_on
         self.files = files
         self.snapshot = snapshot
         self.memory_text = memory_text
@@ -94,6 +95,7 @@ class FilesScreen(BotScreen):
         self.set_aside_draft: str | None = None  # your draft, shown below the bot's version after Reload
         self.set_aside_draft_rel: str | None = None  # the file it was typed in
         self.bot_name = ""
+        self.memory_on = True  # "Let this bot use memory": off, the gauge says nothing loads
         self.folder = ""
         self._focus_list = False
         self._requested: str | None = None
@@ -216,11 +218,13 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft))
+        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
+                                    _memory_switch(bot)))
 
     def on_files_read(self, message: FilesRead) -> None:
         files, snapshot = message.files, message.snapshot
         self.bot_name = message.bot_name
+        self.memory_on = message.memory_on
         self.folder = message.folder
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
@@ -268,7 +272,8 @@ class FilesScreen(BotScreen):
         if text is None:
             return
         g = gauge(text)  # one load cut per keystroke: the first line not loaded follows from the gauge
-        self.query_one(GaugeBar).show(g, draft=editing_memory and self.modified)
+        self.query_one(GaugeBar).show(g, draft=editing_memory and self.modified,
+                                      switched_off_for=None if self.memory_on else self.bot_name)
         cut_off = editing_memory and g.lines_not_loaded > 0
         self.editor.set_cut_line(g.lines - g.lines_not_loaded if cut_off else None)
 
@@ -679,6 +684,15 @@ def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tup
     """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
     result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
     return result, bot.store.read(rel)
+
+
+def _memory_switch(bot) -> bool:
+    """(In a thread) "Let this bot use memory"; a settings file that cannot be read counts as on (Settings says
+    why), so the gauge never claims nothing loads without knowing."""
+    try:
+        return bot.settings.memory
+    except (MemoryInputError, OSError, ValueError):
+        return True
 
 
 def _editable_text(text: str) -> bool:
