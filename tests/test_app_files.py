@@ -17,7 +17,7 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
 
-from app_helpers import add_bot, listed_bots, open_files, settle
+from app_helpers import add_bot, listed_bots, open_files, settle, wait_for
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -620,3 +620,24 @@ async def test_memory_switched_off_says_nothing_loads_instead_of_the_first_200_l
         shown = str(screen.query_one(GaugeBar).render())
         assert "Memory is switched off for Quill: nothing loads" in shown
         assert "first 200 lines" not in shown and "not loaded" not in shown
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda home: MemoryStore(home, "scout").write("MEMORY.md", "- from the shell\n",
+                                                   Actor(WHO_PERSON, "command line")),
+     "You changed this file from the command line while you were editing it here."),
+    (lambda home: memory_path(home).write_text("- from another editor\n"),
+     "The file was changed outside the app while you were editing."),
+    (lambda home: MemoryStore(home, "scout").write("MEMORY.md", "- tidied\n", Actor("Memory upkeep", "upkeep step")),
+     "Memory upkeep changed this file while you were editing."),
+])
+async def test_the_conflict_names_who_changed_the_file_from_its_journal_row(home, change, named):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *" and my draft")
+        change(home)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictDialog))
+        question = str(app.screen.query_one(".dialog-question", Static).render())
+        assert question == named and "Scout" not in question

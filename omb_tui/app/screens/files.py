@@ -508,14 +508,16 @@ class FilesScreen(BotScreen):
         self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
-        from ..dialogs.conflict import ConflictDialog
+        from ..dialogs.conflict import ConflictDialog, who_changed
 
-        choice = await self.app.push_screen_wait(ConflictDialog(self.bot_name))
+        newest = await self.in_thread(lambda bot: bot.store.journal.newest_for_file(stale.rel))
+        made_it = newest if newest is not None and newest.after_hash == stale.current_hash else None
+        choice = await self.app.push_screen_wait(ConflictDialog(who_changed(made_it, self.bot_name)))
         if choice == "overwrite":
             typed = self.editor.text
             _, saved = await self.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
             self._show_saved(saved, typed)
-            self.notify(f"Saved your version of {saved.rel} over {self.bot_name}'s (undo is in the journal).")
+            self.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).")
         elif choice == "reload":
             theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
             self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
@@ -524,7 +526,7 @@ class FilesScreen(BotScreen):
             self.query_one("#draft-pane").display = True
             self.current = None
             self._show_snapshot(theirs)
-            self.notify(f"Showing {self.bot_name}'s version; your draft is kept below it.")
+            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it.")
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_new_topic(self) -> None:
