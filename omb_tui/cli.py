@@ -13,7 +13,7 @@ import sys
 from datetime import date, datetime, timezone
 from typing import Callable, Sequence
 
-from .core.memory.paths import Home, MemoryInputError
+from .core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
 RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
@@ -241,6 +241,29 @@ def cmd_mv(args: argparse.Namespace) -> int:
     old, new = (name.removeprefix("memory/") for name in (args.old, args.new))
     created, _ = bot.store.rename_topic(old, new, Actor(WHO_PERSON, HOW_COMMAND_LINE))
     print(f"Renamed memory/{old} to {created.rel}.")
+    return 0
+
+
+def cmd_make_room(args: argparse.Namespace) -> int:
+    """Without --yes, shows what would move and exits 4 (as undo asks); with --yes, moves it."""
+    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.memory.make_room import make_room, plan_room
+    from .core.memory.store import Actor
+
+    bot = _bot(args)
+    if args.yes:
+        plan = make_room(bot.home, bot.id, Actor(WHO_PERSON, HOW_COMMAND_LINE))
+    else:
+        plan = plan_room(bot.store.read(MEMORY_FILE))
+    if args.json:
+        _print_json(plan.as_dict())
+    else:
+        print(plan.message())
+        for entry in plan.moving:
+            print(f"  line {entry.line}: {entry.text}")
+    if plan.moving and not plan.done:
+        print("Run again with --yes to move them.", file=sys.stderr)
+        return EXIT_NEEDS_CONFIRMATION
     return 0
 
 
@@ -661,6 +684,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
     p.add_argument("old", metavar="OLD", help="e.g. travel.md or memory/travel.md")
     p.add_argument("new", metavar="NEW", help="e.g. trips.md or memory/trips.md")
+    p = add("make-room", cmd_make_room, "Move entries of MEMORY.md to memory/archive.md (struck, expired, then the "
+            "oldest; never undated lines or health facts) until everything loads; shows them, exit 4, without --yes.",
+            json=True)
+    p.add_argument("--yes", action="store_true", help="move them (without it, only show what would move)")
     p = add("journal", cmd_journal, "Show the journal of changes, newest first (times in local time).", json=True)
     p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
     p.add_argument("--filter", metavar="TEXT", help="as the app's journal filter: plain words, file:NAME, who:NAME, "

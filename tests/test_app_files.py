@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 import pytest
 from textual.widgets import OptionList, Static, TextArea
@@ -641,3 +642,29 @@ async def test_the_conflict_names_who_changed_the_file_from_its_journal_row(home
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictDialog))
         question = str(app.screen.query_one(".dialog-question", Static).render())
         assert question == named and "Scout" not in question
+
+
+async def test_make_room_shows_what_would_move_then_moves_it_to_the_archive(home):
+    full = "# Notes\n" + "".join(f"- {date(2026, 1, 1) + timedelta(days=i)} · fact number {i}\n" for i in range(204))
+    memory_path(home).write_text(full)  # 205 lines: 5 past the cut
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        assert "5 lines not loaded" in str(screen.query_one(GaugeBar).render())
+        await pilot.press("m")  # the list has the keys
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MakeRoomDialog")
+        listed = str(app.screen.query_one("#moving-list", Static).render())
+        assert "fact number 0" in listed and "fact number 4" in listed and "fact number 5" not in listed
+        await pilot.press("escape")  # nothing moves
+        await settle(pilot)
+        assert memory_path(home).read_text() == full
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MakeRoomDialog")
+        await pilot.press("y")
+        await settle(pilot)
+        assert "fact number 0" not in memory_path(home).read_text()
+        assert "fact number 0" in (home.workspace("scout") / "memory/archive.md").read_text()
+        assert "0 lines not loaded" in str(screen.query_one(GaugeBar).render())
+        assert "fact number 0" not in screen.editor.text
+        row = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+        assert (row.who, row.file) == (WHO_PERSON, "MEMORY.md") and row.note.startswith("make room")

@@ -66,6 +66,7 @@ HELP_MENTIONS = {
     "mv": ["BOT", "OLD", "NEW"],
     "journal": ["BOT", "--limit", "--filter", "--since", "--json"],
     "undo": ["BOT", "ROW_ID", "--yes"],
+    "make-room": ["BOT", "--yes", "--json"],
     "demo": ["--home"],
 }
 

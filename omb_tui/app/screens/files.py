@@ -85,6 +85,10 @@ class FilesScreen(BotScreen):
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
                 tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
+        # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
+        Binding("m", "make_room", "Make room", show=False, id="make-room",
+                tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
+                        "everything loads; shows them first"),
     ]
     DRAFT_DELAY = 1.0  # seconds after typing stops before the recovery draft is written
 
@@ -96,6 +100,7 @@ class FilesScreen(BotScreen):
         self.set_aside_draft_rel: str | None = None  # the file it was typed in
         self.bot_name = ""
         self.memory_on = True  # "Let this bot use memory": off, the gauge says nothing loads
+        self._lines_cut = False  # MEMORY.md (or the draft of it) has lines past the cut: make room applies
         self.folder = ""
         self._focus_list = False
         self._requested: str | None = None
@@ -171,6 +176,8 @@ class FilesScreen(BotScreen):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
             return kind is FileKind.TOPIC or None
+        if action == "make_room":
+            return self._lines_cut or None
         if action == "delete_file":
             return self._delete_target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
@@ -276,6 +283,9 @@ class FilesScreen(BotScreen):
                                       switched_off_for=None if self.memory_on else self.bot_name)
         cut_off = editing_memory and g.lines_not_loaded > 0
         self.editor.set_cut_line(g.lines - g.lines_not_loaded if cut_off else None)
+        if self._lines_cut != (g.lines_not_loaded > 0):
+            self._lines_cut = g.lines_not_loaded > 0
+            self.refresh_bindings()
 
     def _status(self) -> None:
         if self.current is None:
@@ -527,6 +537,32 @@ class FilesScreen(BotScreen):
             self.current = None
             self._show_snapshot(theirs)
             self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it.")
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_make_room(self) -> None:
+        """Show what the overflow rule would move until everything loads; move it once the person agrees."""
+        from ...core.memory.make_room import make_room, plan_room
+        from ..dialogs.make_room import MakeRoomDialog
+
+        if self.current is not None and self.current.kind is FileKind.MEMORY and self.modified:
+            self.notify("Save or reload MEMORY.md before making room.", severity="warning")
+            return
+        plan = await self.in_thread(lambda bot: plan_room(bot.store.read(MEMORY_FILE)))
+        if not plan.moving:
+            self.notify(plan.message(), severity="warning" if plan.must_trim else "information")
+            return
+        if not await self.app.push_screen_wait(MakeRoomDialog(plan)):
+            return
+        try:
+            done = await self.in_thread(
+                lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
+        except MemoryInputError as exc:  # MEMORY.md changed since the plan was shown: nothing moved
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(done.message(), severity="warning" if done.must_trim else "information")
+        if self.current is not None and self.current.kind is FileKind.MEMORY:
+            self.current = None
+        self.load_files(select=None)
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_new_topic(self) -> None:

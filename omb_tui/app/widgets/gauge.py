@@ -21,7 +21,8 @@ def gauge_text(g: Gauge, *, switched_off_for: str | None = None) -> str:
     not_loaded = f"{g.lines_not_loaded} line{'' if g.lines_not_loaded == 1 else 's'} not loaded"
     return (
         f"{bar} {g.lines}/{g.max_lines} lines · {size} · {g.level} · {not_loaded}\n"
-        f"MEMORY.md: only the first {MEMORY_MAX_LINES} lines load each turn."
+        f"MEMORY.md: only the first {MEMORY_MAX_LINES} lines load each turn"
+        + (" (m in the list: make room)." if g.lines_not_loaded else ".")
     )
 
 
