@@ -239,8 +239,17 @@ def cmd_mv(args: argparse.Namespace) -> int:
     bot = _bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
     old, new = (name.removeprefix("memory/") for name in (args.old, args.new))
-    created, _ = bot.store.rename_topic(old, new, Actor(WHO_PERSON, HOW_COMMAND_LINE))
-    print(f"Renamed memory/{old} to {created.rel}.")
+    actor = Actor(WHO_PERSON, HOW_COMMAND_LINE)
+    if not args.update_links:
+        created, _ = bot.store.rename_topic(old, new, actor)
+        print(f"Renamed memory/{old} to {created.rel}.")
+        return 0
+    from .core.memory.topic_links import rename_topic_with_links
+
+    created, updated = rename_topic_with_links(bot.store, old, new, actor)
+    count = sum(update.count for update in updated)
+    where = f"; updated {count} pointer{'' if count == 1 else 's'} in " + ", ".join(u.rel for u in updated)
+    print(f"Renamed memory/{old} to {created.rel}{where if updated else '; no pointers to update'}.")
     return 0
 
 
@@ -684,6 +693,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
     p.add_argument("old", metavar="OLD", help="e.g. travel.md or memory/travel.md")
     p.add_argument("new", metavar="NEW", help="e.g. trips.md or memory/trips.md")
+    p.add_argument("--update-links", action="store_true", help="also point 'see memory/OLD' and [[OLD]] in "
+                   "MEMORY.md and the other topics at the new name (the archive and logs stay as they are)")
     p = add("make-room", cmd_make_room, "Move entries of MEMORY.md to memory/archive.md (struck, expired, then the "
             "oldest; never undated lines or health facts) until everything loads; shows them, exit 4, without --yes.",
             json=True)

@@ -668,3 +668,19 @@ async def test_make_room_shows_what_would_move_then_moves_it_to_the_archive(home
         assert "fact number 0" not in screen.editor.text
         row = MemoryStore(home, "scout").journal.rows(limit=1)[0]
         assert (row.who, row.file) == (WHO_PERSON, "MEMORY.md") and row.note.startswith("make room")
+
+
+async def test_renaming_a_topic_offers_to_update_the_pointers_to_it(home):
+    MemoryStore(home, "scout").write("MEMORY.md", "- 2026-11-01 · flights: see memory/travel.md\n", PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_files(pilot)
+        await choose_file(pilot, "memory/travel.md")
+        await pilot.press("f2")
+        await pilot.pause()
+        offer = app.screen.query_one("#update-links")
+        assert offer.value and "1 pointer in MEMORY.md" in str(offer.label)
+        await pilot.press(*["backspace"] * 9, *"trips", "enter")
+        await settle(pilot)
+        assert memory_path(home).read_text() == "- 2026-11-01 · flights: see memory/trips.md\n"
+        assert (home.workspace("scout") / "memory/trips.md").exists()

@@ -63,7 +63,7 @@ HELP_MENTIONS = {
     "show": ["BOT", "PATH", "--json"],
     "write": ["BOT", "PATH", "--expect-hash"],
     "rm": ["BOT", "PATH"],
-    "mv": ["BOT", "OLD", "NEW"],
+    "mv": ["BOT", "OLD", "NEW", "--update-links"],
     "journal": ["BOT", "--limit", "--filter", "--since", "--json"],
     "undo": ["BOT", "ROW_ID", "--yes"],
     "make-room": ["BOT", "--yes", "--json"],

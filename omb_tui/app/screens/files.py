@@ -582,7 +582,8 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_rename_topic(self) -> None:
-        from ..dialogs.topic_name import TopicNameDialog
+        from ...core.memory.topic_links import pointers_to, rename_topic_with_links
+        from ..dialogs.topic_name import RenameTopicDialog
 
         if self.current is None or self.current.kind is not FileKind.TOPIC:
             return
@@ -590,11 +591,19 @@ class FilesScreen(BotScreen):
         if self.modified:
             self.notify("Save or reload the topic before renaming it.", severity="warning")
             return
-        new = await self.app.push_screen_wait(TopicNameDialog(f"Rename {old} to", old, taken=self._topic_names()))
-        if not new or new == old:
+        pointing = await self.in_thread(lambda bot: pointers_to(bot.store, old))
+        count = sum(update.count for update in pointing)
+        pointers = (f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}"
+                    if pointing else None)
+        answer = await self.app.push_screen_wait(RenameTopicDialog(old, self._topic_names(), pointers))
+        if not answer or answer[0] == old:
             return
+        new, update_links = answer
         try:
-            await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
+            if update_links:
+                await self.in_thread(lambda bot: rename_topic_with_links(bot.store, old, new, PERSON))
+            else:
+                await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
