@@ -684,3 +684,55 @@ async def test_renaming_a_topic_offers_to_update_the_pointers_to_it(home):
         await settle(pilot)
         assert memory_path(home).read_text() == "- 2026-11-01 · flights: see memory/trips.md\n"
         assert (home.workspace("scout") / "memory/trips.md").exists()
+
+
+# ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----
+
+async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter")
+        assert screen.editor.soft_wrap
+        await pilot.press("f4")
+        assert not screen.editor.soft_wrap
+        await type_at_end(pilot, screen, *"- second", "ctrl+home", "f9")
+        assert screen.editor.text == "- second"  # F9: a key xterm and tmux can send
+
+
+async def test_the_last_line_that_loads_is_underlined_as_a_divider(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        screen.editor.load_text("".join(f"- line {i}\n" for i in range(205)))
+        screen.editor.move_cursor((199, 0), center=True)
+        await pilot.pause()
+        underlined = [y for y in range(screen.editor.size.height)
+                      if any(seg.style and seg.style.underline for seg in screen.editor.render_line(y))]
+        assert len(underlined) == 1
+        assert "- line 199" in screen.editor.render_line(underlined[0]).text
+
+
+async def test_the_cursor_and_scroll_stay_when_the_file_is_read_again_or_saved_redacted(home):
+    memory_path(home).write_text("".join(f"- 2026-11-01 · note {i}\n" for i in range(60)))
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter")
+        screen.editor.move_cursor((40, 5))
+        await pilot.pause()
+        scrolled = screen.editor.scroll_offset
+        assert scrolled.y > 0
+        with memory_path(home).open("a") as handle:
+            handle.write("- 2026-11-02 · added elsewhere\n")
+        app.note_disk_change()
+        await settle(pilot)
+        assert screen.editor.text.endswith("added elsewhere\n")
+        assert screen.editor.cursor_location == (40, 5) and screen.editor.scroll_offset == scrolled
+        await pilot.press("end", *" password: Quokka-hunter-77")
+        await pilot.pause()
+        scrolled = screen.editor.scroll_offset  # (typing at the end of a wrapped line may scroll a row)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "redacted" in memory_path(home).read_text()
+        assert screen.editor.cursor_location[0] == 40 and screen.editor.scroll_offset == scrolled

@@ -104,6 +104,7 @@ class FilesScreen(BotScreen):
         self.folder = ""
         self._focus_list = False
         self._requested: str | None = None
+        self._keep_place_of: str | None = None  # the file shown again next (Ctrl+R, a save): cursor and scroll stay
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
         self._editor = MemoryEditor(id="editor")  # held, so the draft can still be read while the app closes
         # Recovery drafts: the one this screen keeps on disk (bot id, file), the pending write, and a serial
@@ -251,6 +252,8 @@ class FilesScreen(BotScreen):
                        draft: Draft | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
+        keep_place = same_file or snapshot.rel == self._keep_place_of
+        self._keep_place_of = None
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
                 self._banner(f"{self.bot_name} changed this file while you were editing. "
@@ -263,7 +266,12 @@ class FilesScreen(BotScreen):
         editor = self.editor
         editor.read_only = snapshot.kind.read_only or not _editable_text(snapshot.text)
         shown = without_undecodable_bytes(snapshot.text)
-        if editor.text != shown:
+        if editor.text != shown and keep_place:
+            editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
+            if same_file:
+                self.notify(f"{snapshot.rel} changed on disk and was read again; your place in it is kept.",
+                            timeout=3)
+        elif editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
         self._banner(None)
@@ -514,7 +522,7 @@ class FilesScreen(BotScreen):
             self._status()
             self._follow_draft()  # the newer typing gets its own recovery draft
             return
-        self.current = None
+        self.current, self._keep_place_of = None, saved.rel
         self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
@@ -723,7 +731,7 @@ class FilesScreen(BotScreen):
                 return
             self._discard_draft()
         rel = self.current.rel
-        self.current = None
+        self.current, self._keep_place_of = None, rel
         self.load_files(select=rel)
 
 
