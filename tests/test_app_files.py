@@ -736,3 +736,68 @@ async def test_the_cursor_and_scroll_stay_when_the_file_is_read_again_or_saved_r
         await settle(pilot)
         assert "redacted" in memory_path(home).read_text()
         assert screen.editor.cursor_location[0] == 40 and screen.editor.scroll_offset == scrolled
+
+
+# ----- dialogs: y / n and first letters, Save offered before leaving, F2 and F8 on the highlighted file -----
+
+async def test_dialogs_answer_n_and_the_first_letter_of_a_button(home):
+    log = home.workspace("scout") / "memory/log/2026-11-29.md"
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_files(pilot)
+        await choose_file(pilot, "memory/log/2026-11-29.md")
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("n")  # no
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FilesScreen")
+        await settle(pilot)
+        assert log.exists()
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("d")  # the Delete button's first letter
+        await settle(pilot)
+        assert not log.exists()
+
+
+async def test_switching_file_with_unsaved_changes_offers_save(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *"- kept by saving")
+        option_list = screen.query_one("#file-list", OptionList)
+        option_list.focus()
+        option_list.highlighted = next(i for i, (r, _) in enumerate(screen.files) if r == "memory/travel.md")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SaveChoiceDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.current is not None and screen.current.rel == "memory/travel.md")
+        assert memory_path(home).read_text().endswith("- kept by saving")
+
+
+async def test_quitting_with_unsaved_changes_offers_save(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *"- saved on the way out")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SaveChoiceDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: not app.is_running)
+        assert memory_path(home).read_text().endswith("- saved on the way out")
+
+
+async def test_f2_in_the_list_renames_the_highlighted_topic(home):
+    add = MemoryStore(home, "scout")
+    add.write("memory/clients.md", "# Clients\n", PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)  # MEMORY.md open, the list has the keys
+        option_list = screen.query_one("#file-list", OptionList)
+        option_list.highlighted = next(i for i, (r, _) in enumerate(screen.files) if r == "memory/clients.md")
+        await pilot.pause()
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RenameTopicDialog")
+        await pilot.press(*["backspace"] * 10, *"customers", "enter")
+        await settle(pilot)
+        assert (home.workspace("scout") / "memory/customers.md").exists()
+        assert screen.current.rel == "MEMORY.md"

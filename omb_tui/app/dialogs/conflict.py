@@ -49,7 +49,8 @@ def who_changed(row: JournalRow | None, bot_name: str) -> str:
 class ConflictDialog(ModalScreen[str]):
     CSS_PATH = style_path("dialogs.tcss")
     BINDINGS = [
-        Binding("escape", "choose('cancel')", "Cancel", id="conflict-cancel", tooltip="Keep editing; nothing saved"),
+        Binding("escape,c,n", "choose('cancel')", "Cancel", id="conflict-cancel",
+                tooltip="Keep editing; nothing saved"),
         Binding("r", "choose('reload')", "Reload", id="conflict-reload",
                 tooltip="Show the file as it is now; your draft stays beside it"),
         Binding("o", "choose('overwrite')", "Overwrite with mine", id="conflict-overwrite",

@@ -19,6 +19,7 @@ import shlex
 import shutil
 import subprocess
 import threading
+from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -76,7 +77,8 @@ class FilesScreen(BotScreen):
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
         Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
         # Rename stays out of the footer so Quit and Help fit in 80 columns; F1 lists it.
-        Binding("f2", "rename_topic", "Rename", show=False, id="rename-topic", tooltip="Rename the open topic"),
+        Binding("f2", "rename_topic", "Rename", show=False, id="rename-topic",
+                tooltip="Rename the open topic, or in the list the highlighted one"),
         Binding("f8,delete", "delete_file", "Delete", id="delete-file",
                 tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only "
                         "be emptied)"),
@@ -155,6 +157,14 @@ class FilesScreen(BotScreen):
         except (OSError, MemoryInputError):
             pass  # the draft written a moment after the last keystroke is on disk already
 
+    @work(exclusive=True, exit_on_error=False, group="save")
+    async def save_then(self, then: Callable[[], object]) -> None:
+        """Save the unsaved changes (asked about before quitting or opening another bot), then go on if saved."""
+        if self.current is not None and self.modified:
+            await self._save(self.editor.text)
+        if not self.modified:
+            then()
+
     def unsaved_draft(self) -> str | None:
         if not self.modified:
             return None
@@ -176,11 +186,11 @@ class FilesScreen(BotScreen):
         if action in ("save", "external_editor"):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
-            return kind is FileKind.TOPIC or None
+            return self._target_kind() is FileKind.TOPIC or None
         if action == "make_room":
             return self._lines_cut or None
         if action == "delete_file":
-            return self._delete_target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
+            return self._target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
 
     # ----- loading -----
@@ -348,14 +358,18 @@ class FilesScreen(BotScreen):
     @work(exclusive=True, exit_on_error=False, group="open")
     async def open_file(self, rel: str) -> None:
         if self.modified:
-            from ..dialogs.confirm import ConfirmDialog
+            from ..dialogs.save_choice import SaveChoiceDialog
 
-            keep = await self.app.push_screen_wait(
-                ConfirmDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?",
-                              yes="Discard changes"))
-            if not keep:
+            choice = await self.app.push_screen_wait(
+                SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?"))
+            if choice == "save":
+                await self._save(self.editor.text)
+                if self.modified:  # not saved (a conflict left open, a refusal): stay on the file
+                    return
+            elif choice == "discard":
+                self._discard_draft()
+            else:
                 return
-            self._discard_draft()
         snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
         self.current = None
         self._show_snapshot(snapshot, memory_text, draft)
@@ -593,10 +607,11 @@ class FilesScreen(BotScreen):
         from ...core.memory.topic_links import pointers_to, rename_topic_with_links
         from ..dialogs.topic_name import RenameTopicDialog
 
-        if self.current is None or self.current.kind is not FileKind.TOPIC:
+        if self.current is None or self._target_kind() is not FileKind.TOPIC:
             return
-        old = self.current.rel.removeprefix("memory/")
-        if self.modified:
+        rel = self._highlighted_in_list() or self.current.rel  # in the list, the highlighted topic
+        old, is_open = rel.removeprefix("memory/"), rel == self.current.rel
+        if is_open and self.modified:
             self.notify("Save or reload the topic before renaming it.", severity="warning")
             return
         pointing = await self.in_thread(lambda bot: pointers_to(bot.store, old))
@@ -615,6 +630,9 @@ class FilesScreen(BotScreen):
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
             return
+        if not is_open:
+            self.load_files(select=None)
+            return
         self.current = None
         self.show_file(f"memory/{new}")
 
@@ -625,7 +643,7 @@ class FilesScreen(BotScreen):
             return option_list.get_option_at_index(option_list.highlighted).id
         return None
 
-    def _delete_target_kind(self) -> FileKind | None:
+    def _target_kind(self) -> FileKind | None:
         rel = self._highlighted_in_list()
         if rel is not None:
             return next((kind for name, kind in self.files if name == rel), None)
