@@ -14,7 +14,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .core.memory.paths import Home, MemoryInputError
+from .core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
 RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
@@ -128,11 +128,21 @@ def cmd_gauge(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(g.as_dict())
         return 0
-    print(
-        f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes, level {g.level}, "
-        f"{g.lines_not_loaded} line(s) not loaded. Only the first {MEMORY_MAX_LINES} lines load each turn."
-    )
+    sizes = f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes"
+    if not _memory_on(bot):  # as `omb-tui prompt` says it
+        print(f"{sizes}. Memory is switched off for {bot.id}: nothing loads.")
+        return 0
+    print(f"{sizes}, level {g.level}, {g.lines_not_loaded} line(s) not loaded. "
+          f"Only the first {MEMORY_MAX_LINES} lines load each turn.")
     return 0
+
+
+def _memory_on(bot) -> bool:
+    """The memory switch; a broken settings file counts as on here (the gauge is about MEMORY.md)."""
+    try:
+        return bot.settings.memory
+    except (MemoryInputError, OSError, ValueError):
+        return True
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -230,8 +240,40 @@ def cmd_mv(args: argparse.Namespace) -> int:
     bot = _bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
     old, new = (name.removeprefix("memory/") for name in (args.old, args.new))
-    created, _ = bot.store.rename_topic(old, new, Actor(WHO_PERSON, HOW_COMMAND_LINE))
-    print(f"Renamed memory/{old} to {created.rel}.")
+    actor = Actor(WHO_PERSON, HOW_COMMAND_LINE)
+    if not args.update_links:
+        created, _ = bot.store.rename_topic(old, new, actor)
+        print(f"Renamed memory/{old} to {created.rel}.")
+        return 0
+    from .core.memory.topic_links import rename_topic_with_links
+
+    created, updated = rename_topic_with_links(bot.store, old, new, actor)
+    count = sum(update.count for update in updated)
+    where = f"; updated {count} pointer{'' if count == 1 else 's'} in " + ", ".join(u.rel for u in updated)
+    print(f"Renamed memory/{old} to {created.rel}{where if updated else '; no pointers to update'}.")
+    return 0
+
+
+def cmd_make_room(args: argparse.Namespace) -> int:
+    """Without --yes, shows what would move and exits 4 (as undo asks); with --yes, moves it."""
+    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from .core.memory.make_room import make_room, plan_room
+    from .core.memory.store import Actor
+
+    bot = _bot(args)
+    if args.yes:
+        plan = make_room(bot.home, bot.id, Actor(WHO_PERSON, HOW_COMMAND_LINE))
+    else:
+        plan = plan_room(bot.store.read(MEMORY_FILE))
+    if args.json:
+        _print_json(plan.as_dict())
+    else:
+        print(plan.message())
+        for entry in plan.moving:
+            print(f"  line {entry.line}: {entry.text}")
+    if plan.moving and not plan.done:
+        print("Run again with --yes to move them.", file=sys.stderr)
+        return EXIT_NEEDS_CONFIRMATION
     return 0
 
 
@@ -818,6 +860,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
     p.add_argument("old", metavar="OLD", help="e.g. travel.md or memory/travel.md")
     p.add_argument("new", metavar="NEW", help="e.g. trips.md or memory/trips.md")
+    p.add_argument("--update-links", action="store_true", help="also point 'see memory/OLD' and [[OLD]] in "
+                   "MEMORY.md and the other topics at the new name (the archive and logs stay as they are)")
+    p = add("make-room", cmd_make_room, "Move entries of MEMORY.md to memory/archive.md (struck, expired, then the "
+            "oldest; never undated lines or health facts) until everything loads; shows them, exit 4, without --yes.",
+            json=True)
+    p.add_argument("--yes", action="store_true", help="move them (without it, only show what would move)")
     p = add("journal", cmd_journal, "Show the journal of changes, newest first (times in local time).", json=True)
     p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
     p.add_argument("--filter", metavar="TEXT", help="as the app's journal filter: plain words, file:NAME, who:NAME, "

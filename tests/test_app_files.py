@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 import pytest
 from textual.widgets import OptionList, Static, TextArea
@@ -17,7 +18,7 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
 
-from app_helpers import add_bot, listed_bots, open_files, settle
+from app_helpers import add_bot, listed_bots, open_files, settle, wait_for
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -582,3 +583,221 @@ def test_the_bots_last_change_is_local_time_like_the_journal(monkeypatch):
     finally:
         monkeypatch.undo()
         time_module.tzset()
+
+
+async def test_coming_back_to_files_gives_the_keys_to_the_list_so_letters_type_nothing(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter")  # into MEMORY.md's editor
+        assert screen.focused is screen.editor
+        await pilot.press("alt+j")
+        await settle(pilot)
+        await pilot.press("f")  # back to the files
+        await settle(pilot)
+        assert app.screen is screen and screen.focused is screen.query_one("#file-list")
+        await pilot.press("x")
+        await settle(pilot)
+        assert not screen.modified and not screen.editor.text.startswith("x")
+        await pilot.press("enter", "x")  # entered by the person: now a letter is typed
+        assert screen.editor.text.startswith("x")
+
+
+async def test_a_dialog_closing_leaves_the_keys_in_the_editor(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter", "f1")
+        await pilot.pause()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.focused is screen.editor
+
+
+async def test_memory_switched_off_says_nothing_loads_instead_of_the_first_200_lines(home):
+    app = make_app(home, watch=False, bot_id="quill")  # quill's memory is switched off
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        shown = str(screen.query_one(GaugeBar).render())
+        assert "Memory is switched off for Quill: nothing loads" in shown
+        assert "first 200 lines" not in shown and "not loaded" not in shown
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda home: MemoryStore(home, "scout").write("MEMORY.md", "- from the shell\n",
+                                                   Actor(WHO_PERSON, "command line")),
+     "You changed this file from the command line while you were editing it here."),
+    (lambda home: memory_path(home).write_text("- from another editor\n"),
+     "The file was changed outside the app while you were editing."),
+    (lambda home: MemoryStore(home, "scout").write("MEMORY.md", "- tidied\n", Actor("Memory upkeep", "upkeep step")),
+     "Memory upkeep changed this file while you were editing."),
+])
+async def test_the_conflict_names_who_changed_the_file_from_its_journal_row(home, change, named):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *" and my draft")
+        change(home)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictDialog))
+        question = str(app.screen.query_one(".dialog-question", Static).render())
+        assert question == named and "Scout" not in question
+
+
+async def test_make_room_shows_what_would_move_then_moves_it_to_the_archive(home):
+    full = "# Notes\n" + "".join(f"- {date(2026, 1, 1) + timedelta(days=i)} · fact number {i}\n" for i in range(204))
+    memory_path(home).write_text(full)  # 205 lines: 5 past the cut
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        assert "5 lines not loaded" in str(screen.query_one(GaugeBar).render())
+        await pilot.press("m")  # the list has the keys
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MakeRoomDialog")
+        listed = str(app.screen.query_one("#moving-list", Static).render())
+        assert "fact number 0" in listed and "fact number 4" in listed and "fact number 5" not in listed
+        await pilot.press("escape")  # nothing moves
+        await settle(pilot)
+        assert memory_path(home).read_text() == full
+        await pilot.press("m")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "MakeRoomDialog")
+        await pilot.press("y")
+        await settle(pilot)
+        assert "fact number 0" not in memory_path(home).read_text()
+        assert "fact number 0" in (home.workspace("scout") / "memory/archive.md").read_text()
+        assert "0 lines not loaded" in str(screen.query_one(GaugeBar).render())
+        assert "fact number 0" not in screen.editor.text
+        row = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+        assert (row.who, row.file) == (WHO_PERSON, "MEMORY.md") and row.note.startswith("make room")
+
+
+async def test_renaming_a_topic_offers_to_update_the_pointers_to_it(home):
+    MemoryStore(home, "scout").write("MEMORY.md", "- 2026-11-01 · flights: see memory/travel.md\n", PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_files(pilot)
+        await choose_file(pilot, "memory/travel.md")
+        await pilot.press("f2")
+        await pilot.pause()
+        offer = app.screen.query_one("#update-links")
+        assert offer.value and "1 pointer in MEMORY.md" in str(offer.label)
+        await pilot.press(*["backspace"] * 9, *"trips", "enter")
+        await settle(pilot)
+        assert memory_path(home).read_text() == "- 2026-11-01 · flights: see memory/trips.md\n"
+        assert (home.workspace("scout") / "memory/trips.md").exists()
+
+
+# ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----
+
+async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter")
+        assert screen.editor.soft_wrap
+        await pilot.press("f4")
+        assert not screen.editor.soft_wrap
+        await type_at_end(pilot, screen, *"- second", "ctrl+home", "f9")
+        assert screen.editor.text == "- second"  # F9: a key xterm and tmux can send
+
+
+async def test_the_last_line_that_loads_is_underlined_as_a_divider(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        screen.editor.load_text("".join(f"- line {i}\n" for i in range(205)))
+        screen.editor.move_cursor((199, 0), center=True)
+        await pilot.pause()
+        underlined = [y for y in range(screen.editor.size.height)
+                      if any(seg.style and seg.style.underline for seg in screen.editor.render_line(y))]
+        assert len(underlined) == 1
+        assert "- line 199" in screen.editor.render_line(underlined[0]).text
+
+
+async def test_the_cursor_and_scroll_stay_when_the_file_is_read_again_or_saved_redacted(home):
+    memory_path(home).write_text("".join(f"- 2026-11-01 · note {i}\n" for i in range(60)))
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter")
+        screen.editor.move_cursor((40, 5))
+        await pilot.pause()
+        scrolled = screen.editor.scroll_offset
+        assert scrolled.y > 0
+        with memory_path(home).open("a") as handle:
+            handle.write("- 2026-11-02 · added elsewhere\n")
+        app.note_disk_change()
+        await settle(pilot)
+        assert screen.editor.text.endswith("added elsewhere\n")
+        assert screen.editor.cursor_location == (40, 5) and screen.editor.scroll_offset == scrolled
+        await pilot.press("end", *" password: Quokka-hunter-77")
+        await pilot.pause()
+        scrolled = screen.editor.scroll_offset  # (typing at the end of a wrapped line may scroll a row)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "redacted" in memory_path(home).read_text()
+        assert screen.editor.cursor_location[0] == 40 and screen.editor.scroll_offset == scrolled
+
+
+# ----- dialogs: y / n and first letters, Save offered before leaving, F2 and F8 on the highlighted file -----
+
+async def test_dialogs_answer_n_and_the_first_letter_of_a_button(home):
+    log = home.workspace("scout") / "memory/log/2026-11-29.md"
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_files(pilot)
+        await choose_file(pilot, "memory/log/2026-11-29.md")
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("n")  # no
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "FilesScreen")
+        await settle(pilot)
+        assert log.exists()
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press("d")  # the Delete button's first letter
+        await settle(pilot)
+        assert not log.exists()
+
+
+async def test_switching_file_with_unsaved_changes_offers_save(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *"- kept by saving")
+        option_list = screen.query_one("#file-list", OptionList)
+        option_list.focus()
+        option_list.highlighted = next(i for i, (r, _) in enumerate(screen.files) if r == "memory/travel.md")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SaveChoiceDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: screen.current is not None and screen.current.rel == "memory/travel.md")
+        assert memory_path(home).read_text().endswith("- kept by saving")
+
+
+async def test_quitting_with_unsaved_changes_offers_save(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *"- saved on the way out")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "SaveChoiceDialog")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: not app.is_running)
+        assert memory_path(home).read_text().endswith("- saved on the way out")
+
+
+async def test_f2_in_the_list_renames_the_highlighted_topic(home):
+    add = MemoryStore(home, "scout")
+    add.write("memory/clients.md", "# Clients\n", PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)  # MEMORY.md open, the list has the keys
+        option_list = screen.query_one("#file-list", OptionList)
+        option_list.highlighted = next(i for i, (r, _) in enumerate(screen.files) if r == "memory/clients.md")
+        await pilot.pause()
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "RenameTopicDialog")
+        await pilot.press(*["backspace"] * 10, *"customers", "enter")
+        await settle(pilot)
+        assert (home.workspace("scout") / "memory/customers.md").exists()
+        assert screen.current.rel == "MEMORY.md"

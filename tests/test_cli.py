@@ -63,9 +63,10 @@ HELP_MENTIONS = {
     "show": ["BOT", "PATH", "--json"],
     "write": ["BOT", "PATH", "--expect-hash"],
     "rm": ["BOT", "PATH"],
-    "mv": ["BOT", "OLD", "NEW"],
+    "mv": ["BOT", "OLD", "NEW", "--update-links"],
     "journal": ["BOT", "--limit", "--filter", "--since", "--json"],
     "undo": ["BOT", "ROW_ID", "--yes"],
+    "make-room": ["BOT", "--yes", "--json"],
     "demo": ["--home"],
 }
 
@@ -234,6 +235,14 @@ def test_gauge_goes_red_when_lines_stop_loading(run_cli, home):
     assert text.code == 0
     assert "only the first 200 lines load each turn" in text.out.lower()
 
+
+
+def test_gauge_of_a_bot_with_memory_off_says_nothing_loads(run_cli, home):
+    home.settings_path(BOT_ID).write_text('{"name": "Scout", "memory": false}\n')
+    result = run_cli("gauge", BOT_ID)
+    assert result.code == 0
+    assert f"Memory is switched off for {BOT_ID}: nothing loads." in result.out
+    assert "only the first 200 lines" not in result.out.lower()
 
 # ----- remember, forget, prefer -----
 def test_remember_adds_a_dated_note(run_cli, home):

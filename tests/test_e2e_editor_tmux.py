@@ -79,3 +79,21 @@ def test_ctrl_o_saves_what_the_editor_wrote_redacted_as_the_persons_edit(app_in_
     assert (newest.who, newest.how) == ("person", "in Settings")
     pane.keys("C-q")
     assert pane.exited()
+
+
+def test_coming_back_to_files_gives_the_keys_to_the_list(app_in_tmux):
+    pane, home = app_in_tmux
+    pane.keys("M-j")  # the terminal sends ESC j: the journal, from inside the editor
+    pane.wait_for("newest first")
+    pane.keys("f")
+    pane.wait_for("MEMORY.md · saved")
+    pane.type("x")  # the list has the keys: nothing is typed
+    pane.keys("Enter")  # into the editor, as the person chooses
+    time.sleep(0.3)  # the editor takes the keys once the list's choice is handled, as in the fixture
+    pane.type("y")
+    pane.wait_for("modified")
+    pane.keys("C-s")
+    pane.wait_for("Saved MEMORY.md")
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == "y" + ORIGINAL
+    pane.keys("C-q")
+    assert pane.exited()

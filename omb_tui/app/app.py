@@ -30,6 +30,8 @@ from .worker_errors import NotifyWorkerErrors
 class DraftHolder(Protocol):
     def unsaved_draft(self) -> str | None: ...
 
+    def save_then(self, then: Callable[[], object]) -> None: ...
+
 
 class DiskChanged(Message):
     """Files under the home changed (posted from the watcher thread)."""
@@ -209,10 +211,13 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         return next((what for holder in self._draft_holders if (what := holder.unsaved_draft())), None)
 
     def _after_asking(self, question: str, yes: str, then: Callable[[], object]) -> Screen:
-        from .dialogs.confirm import ConfirmDialog
+        """Save (then go on), discard (go on) or stay."""
+        from .dialogs.save_choice import SaveChoiceDialog
 
-        dialog = ConfirmDialog(question, yes=yes)
-        self.push_screen(dialog, lambda leave: then() if leave else None)
+        holder = next(holder for holder in self._draft_holders if holder.unsaved_draft())
+        answers = {"discard": then, "save": lambda: holder.save_then(then)}
+        dialog = SaveChoiceDialog(question, discard=yes)
+        self.push_screen(dialog, lambda choice: answers.get(choice, lambda: None)())
         return dialog
 
     async def action_quit(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,6 +17,7 @@ class ConfirmDialog(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="confirm-cancel", tooltip="Close without doing anything"),
         Binding("y", "confirm", "Yes", id="confirm-yes", tooltip="Go ahead"),
+        Binding("n", "cancel", "No", id="confirm-no", tooltip="Close without doing anything"),
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "Cancel") -> None:
@@ -33,6 +35,17 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """The first letter of a button presses it (y and n stay yes and no: bindings come first)."""
+        letter = (event.character or "").lower()
+        if not letter.isalpha():
+            return
+        for button in self.query(Button):
+            if str(button.label)[:1].lower() == letter:
+                event.stop()
+                button.press()
+                return
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

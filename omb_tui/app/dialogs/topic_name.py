@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Checkbox, Input, Static
 
 from ...core.memory.paths import MemoryInputError, validate_topic_name
 from ..styles import style_path
@@ -28,6 +28,11 @@ class TopicNameDialog(ModalScreen[str | None]):
             yield Input(self.value, placeholder="travel.md", id="topic-name")
             yield Static("Letters, numbers, spaces, dots and dashes, ending in .md.", id="name-hint",
                          classes="dialog-note")
+            yield from self.more_options()
+
+    def more_options(self) -> ComposeResult:
+        """Widgets under the name (a rename's offer)."""
+        return iter(())
 
     def _problem(self, value: str) -> str | None:
         """Why this name cannot be used, or None."""
@@ -51,10 +56,30 @@ class TopicNameDialog(ModalScreen[str | None]):
         if problem:  # the dialog stays open with the name as typed, the reason beside it
             self.notify(problem, severity="error")
             return
-        self.dismiss(_with_suffix(event.value))
+        self.dismiss(self.answer(_with_suffix(event.value)))
+
+    def answer(self, name: str):
+        return name
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class RenameTopicDialog(TopicNameDialog):
+    """The rename's name, with the offer to point the topic's pointers (`see memory/old.md`, `[[old]]`) at the
+    new name in the same change; answers (name, update_links), or None."""
+
+    def __init__(self, old: str, taken: frozenset[str], pointers: str | None) -> None:
+        super().__init__(f"Rename {old} to", old, taken=taken)
+        self.pointers = pointers  # "2 pointers in MEMORY.md, memory/plans.md", or None when nothing points here
+
+    def more_options(self) -> ComposeResult:
+        if self.pointers:
+            yield Checkbox(f"Also update {self.pointers}", True, id="update-links")
+
+    def answer(self, name: str) -> tuple[str, bool]:
+        offer = self.query("#update-links")
+        return name, bool(offer) and offer.first(Checkbox).value
 
 
 def _with_suffix(value: str) -> str:

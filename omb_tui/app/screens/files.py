@@ -19,6 +19,7 @@ import shlex
 import shutil
 import subprocess
 import threading
+from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -51,8 +52,9 @@ class FilesRead(Message, bubble=False):
     """What `load_files` read in its thread: the bot's files and the one to show."""
 
     def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
-                 bot_name: str, folder: str, draft: Draft | None) -> None:
+                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool) -> None:
         super().__init__()
+        self.memory_on = memory_on
         self.files = files
         self.snapshot = snapshot
         self.memory_text = memory_text
@@ -75,7 +77,8 @@ class FilesScreen(BotScreen):
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
         Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
         # Rename stays out of the footer so Quit and Help fit in 80 columns; F1 lists it.
-        Binding("f2", "rename_topic", "Rename", show=False, id="rename-topic", tooltip="Rename the open topic"),
+        Binding("f2", "rename_topic", "Rename", show=False, id="rename-topic",
+                tooltip="Rename the open topic, or in the list the highlighted one"),
         Binding("f8,delete", "delete_file", "Delete", id="delete-file",
                 tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only "
                         "be emptied)"),
@@ -84,6 +87,10 @@ class FilesScreen(BotScreen):
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
                 tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
+        # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
+        Binding("m", "make_room", "Make room", show=False, id="make-room",
+                tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
+                        "everything loads; shows them first"),
     ]
     DRAFT_DELAY = 1.0  # seconds after typing stops before the recovery draft is written
 
@@ -94,9 +101,12 @@ class FilesScreen(BotScreen):
         self.set_aside_draft: str | None = None  # your draft, shown below the bot's version after Reload
         self.set_aside_draft_rel: str | None = None  # the file it was typed in
         self.bot_name = ""
+        self.memory_on = True  # "Let this bot use memory": off, the gauge says nothing loads
+        self._lines_cut = False  # MEMORY.md (or the draft of it) has lines past the cut: make room applies
         self.folder = ""
         self._focus_list = False
         self._requested: str | None = None
+        self._keep_place_of: str | None = None  # the file shown again next (Ctrl+R, a save): cursor and scroll stay
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
         self._editor = MemoryEditor(id="editor")  # held, so the draft can still be read while the app closes
         # Recovery drafts: the one this screen keeps on disk (bot id, file), the pending write, and a serial
@@ -126,6 +136,12 @@ class FilesScreen(BotScreen):
     def on_mount(self) -> None:  # (BotScreen's on_mount runs as well: Textual calls each class's handler)
         self.app.hold_drafts(self)
 
+    def on_screen_suspend(self) -> None:
+        if self not in self.app.screen_stack:  # left for another area, not just covered by a dialog
+            # Coming back, the area letter that brought the person here is followed by letters meant for the
+            # list, never typed into a note: the editor has the keys again only once the person enters it.
+            self.set_focus(self.query_one("#file-list", OptionList), scroll_visible=False)
+
     def on_unmount(self) -> None:
         """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
         if not self.modified:
@@ -140,6 +156,14 @@ class FilesScreen(BotScreen):
             Drafts(self.app.home, self.app.bot_id).keep(self.current.rel, self.editor.text, self.current.hash)
         except (OSError, MemoryInputError):
             pass  # the draft written a moment after the last keystroke is on disk already
+
+    @work(exclusive=True, exit_on_error=False, group="save")
+    async def save_then(self, then: Callable[[], object]) -> None:
+        """Save the unsaved changes (asked about before quitting or opening another bot), then go on if saved."""
+        if self.current is not None and self.modified:
+            await self._save(self.editor.text)
+        if not self.modified:
+            then()
 
     def unsaved_draft(self) -> str | None:
         if not self.modified:
@@ -162,9 +186,11 @@ class FilesScreen(BotScreen):
         if action in ("save", "external_editor"):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
-            return kind is FileKind.TOPIC or None
+            return self._target_kind() is FileKind.TOPIC or None
+        if action == "make_room":
+            return self._lines_cut or None
         if action == "delete_file":
-            return self._delete_target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
+            return self._target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
 
     # ----- loading -----
@@ -210,11 +236,13 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft))
+        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
+                                    _memory_switch(bot)))
 
     def on_files_read(self, message: FilesRead) -> None:
         files, snapshot = message.files, message.snapshot
         self.bot_name = message.bot_name
+        self.memory_on = message.memory_on
         self.folder = message.folder
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
@@ -234,6 +262,8 @@ class FilesScreen(BotScreen):
                        draft: Draft | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
+        keep_place = same_file or snapshot.rel == self._keep_place_of
+        self._keep_place_of = None
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
                 self._banner(f"{self.bot_name} changed this file while you were editing. "
@@ -246,7 +276,12 @@ class FilesScreen(BotScreen):
         editor = self.editor
         editor.read_only = snapshot.kind.read_only or not _editable_text(snapshot.text)
         shown = without_undecodable_bytes(snapshot.text)
-        if editor.text != shown:
+        if editor.text != shown and keep_place:
+            editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
+            if same_file:
+                self.notify(f"{snapshot.rel} changed on disk and was read again; your place in it is kept.",
+                            timeout=3)
+        elif editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
         self._banner(None)
@@ -262,9 +297,13 @@ class FilesScreen(BotScreen):
         if text is None:
             return
         g = gauge(text)  # one load cut per keystroke: the first line not loaded follows from the gauge
-        self.query_one(GaugeBar).show(g, draft=editing_memory and self.modified)
+        self.query_one(GaugeBar).show(g, draft=editing_memory and self.modified,
+                                      switched_off_for=None if self.memory_on else self.bot_name)
         cut_off = editing_memory and g.lines_not_loaded > 0
         self.editor.set_cut_line(g.lines - g.lines_not_loaded if cut_off else None)
+        if self._lines_cut != (g.lines_not_loaded > 0):
+            self._lines_cut = g.lines_not_loaded > 0
+            self.refresh_bindings()
 
     def _status(self) -> None:
         if self.current is None:
@@ -319,14 +358,18 @@ class FilesScreen(BotScreen):
     @work(exclusive=True, exit_on_error=False, group="open")
     async def open_file(self, rel: str) -> None:
         if self.modified:
-            from ..dialogs.confirm import ConfirmDialog
+            from ..dialogs.save_choice import SaveChoiceDialog
 
-            keep = await self.app.push_screen_wait(
-                ConfirmDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?",
-                              yes="Discard changes"))
-            if not keep:
+            choice = await self.app.push_screen_wait(
+                SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?"))
+            if choice == "save":
+                await self._save(self.editor.text)
+                if self.modified:  # not saved (a conflict left open, a refusal): stay on the file
+                    return
+            elif choice == "discard":
+                self._discard_draft()
+            else:
                 return
-            self._discard_draft()
         snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
         self.current = None
         self._show_snapshot(snapshot, memory_text, draft)
@@ -493,18 +536,20 @@ class FilesScreen(BotScreen):
             self._status()
             self._follow_draft()  # the newer typing gets its own recovery draft
             return
-        self.current = None
+        self.current, self._keep_place_of = None, saved.rel
         self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
-        from ..dialogs.conflict import ConflictDialog
+        from ..dialogs.conflict import ConflictDialog, who_changed
 
-        choice = await self.app.push_screen_wait(ConflictDialog(self.bot_name))
+        newest = await self.in_thread(lambda bot: bot.store.journal.newest_for_file(stale.rel))
+        made_it = newest if newest is not None and newest.after_hash == stale.current_hash else None
+        choice = await self.app.push_screen_wait(ConflictDialog(who_changed(made_it, self.bot_name)))
         if choice == "overwrite":
             typed = self.editor.text
             _, saved = await self.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
             self._show_saved(saved, typed)
-            self.notify(f"Saved your version of {saved.rel} over {self.bot_name}'s (undo is in the journal).")
+            self.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).")
         elif choice == "reload":
             theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
             self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
@@ -513,7 +558,33 @@ class FilesScreen(BotScreen):
             self.query_one("#draft-pane").display = True
             self.current = None
             self._show_snapshot(theirs)
-            self.notify(f"Showing {self.bot_name}'s version; your draft is kept below it.")
+            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it.")
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_make_room(self) -> None:
+        """Show what the overflow rule would move until everything loads; move it once the person agrees."""
+        from ...core.memory.make_room import make_room, plan_room
+        from ..dialogs.make_room import MakeRoomDialog
+
+        if self.current is not None and self.current.kind is FileKind.MEMORY and self.modified:
+            self.notify("Save or reload MEMORY.md before making room.", severity="warning")
+            return
+        plan = await self.in_thread(lambda bot: plan_room(bot.store.read(MEMORY_FILE)))
+        if not plan.moving:
+            self.notify(plan.message(), severity="warning" if plan.must_trim else "information")
+            return
+        if not await self.app.push_screen_wait(MakeRoomDialog(plan)):
+            return
+        try:
+            done = await self.in_thread(
+                lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
+        except MemoryInputError as exc:  # MEMORY.md changed since the plan was shown: nothing moved
+            self.notify(str(exc), severity="error")
+            return
+        self.notify(done.message(), severity="warning" if done.must_trim else "information")
+        if self.current is not None and self.current.kind is FileKind.MEMORY:
+            self.current = None
+        self.load_files(select=None)
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_new_topic(self) -> None:
@@ -533,21 +604,34 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_rename_topic(self) -> None:
-        from ..dialogs.topic_name import TopicNameDialog
+        from ...core.memory.topic_links import pointers_to, rename_topic_with_links
+        from ..dialogs.topic_name import RenameTopicDialog
 
-        if self.current is None or self.current.kind is not FileKind.TOPIC:
+        if self.current is None or self._target_kind() is not FileKind.TOPIC:
             return
-        old = self.current.rel.removeprefix("memory/")
-        if self.modified:
+        rel = self._highlighted_in_list() or self.current.rel  # in the list, the highlighted topic
+        old, is_open = rel.removeprefix("memory/"), rel == self.current.rel
+        if is_open and self.modified:
             self.notify("Save or reload the topic before renaming it.", severity="warning")
             return
-        new = await self.app.push_screen_wait(TopicNameDialog(f"Rename {old} to", old, taken=self._topic_names()))
-        if not new or new == old:
+        pointing = await self.in_thread(lambda bot: pointers_to(bot.store, old))
+        count = sum(update.count for update in pointing)
+        pointers = (f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}"
+                    if pointing else None)
+        answer = await self.app.push_screen_wait(RenameTopicDialog(old, self._topic_names(), pointers))
+        if not answer or answer[0] == old:
             return
+        new, update_links = answer
         try:
-            await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
+            if update_links:
+                await self.in_thread(lambda bot: rename_topic_with_links(bot.store, old, new, PERSON))
+            else:
+                await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
         except MemoryInputError as exc:
             self.notify(str(exc), severity="error")
+            return
+        if not is_open:
+            self.load_files(select=None)
             return
         self.current = None
         self.show_file(f"memory/{new}")
@@ -559,7 +643,7 @@ class FilesScreen(BotScreen):
             return option_list.get_option_at_index(option_list.highlighted).id
         return None
 
-    def _delete_target_kind(self) -> FileKind | None:
+    def _target_kind(self) -> FileKind | None:
         rel = self._highlighted_in_list()
         if rel is not None:
             return next((kind for name, kind in self.files if name == rel), None)
@@ -665,7 +749,7 @@ class FilesScreen(BotScreen):
                 return
             self._discard_draft()
         rel = self.current.rel
-        self.current = None
+        self.current, self._keep_place_of = None, rel
         self.load_files(select=rel)
 
 
@@ -673,6 +757,15 @@ def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tup
     """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
     result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
     return result, bot.store.read(rel)
+
+
+def _memory_switch(bot) -> bool:
+    """(In a thread) "Let this bot use memory"; a settings file that cannot be read counts as on (Settings says
+    why), so the gauge never claims nothing loads without knowing."""
+    try:
+        return bot.settings.memory
+    except (MemoryInputError, OSError, ValueError):
+        return True
 
 
 def _editable_text(text: str) -> bool:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Offset
+from textual.strip import Strip
 from textual.widgets import TextArea
 from textual.widgets.text_area import TextAreaTheme
 
 CUT_STYLE = "strike dim"
+# Strike-through alone is invisible on some terminals: the last line that loads is also underlined across the
+# whole width, a divider every terminal draws.
+DIVIDER_STYLE = Style(underline=True)
 # Textual's "css" theme takes its colours from the app theme but keeps dark-theme syntax colours, which are
 # barely readable on a light background; in a light app theme the editor uses light syntax colours instead.
 LIGHT_CSS_THEME = TextAreaTheme(name="css_light",
@@ -23,12 +28,17 @@ class MemoryEditor(TextArea):
                 tooltip="The first line of the file"),
         Binding("ctrl+end", "document_end", "End", show=False, id="editor-end",
                 tooltip="The last line of the file"),
+        # Textual's own delete-line key is Ctrl+Shift+K, which xterm and tmux cannot send; F9 they can.
+        Binding("f9,ctrl+shift+k", "delete_line", "Delete line", show=False, id="editor-delete-line",
+                tooltip="Delete the line the cursor is on"),
+        Binding("f4", "toggle_wrap", "Wrap", show=False, id="editor-wrap",
+                tooltip="Soft wrap long lines on or off (on by default)"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("language", "markdown")
         kwargs.setdefault("show_line_numbers", True)
-        kwargs.setdefault("soft_wrap", False)
+        kwargs.setdefault("soft_wrap", True)
         super().__init__(*args, **kwargs)
         self._cut_line: int | None = None
         self.register_theme(LIGHT_CSS_THEME)
@@ -45,6 +55,35 @@ class MemoryEditor(TextArea):
 
     def action_document_end(self) -> None:
         self.move_cursor(self.document.end)
+
+    def action_toggle_wrap(self) -> None:
+        self.soft_wrap = not self.soft_wrap
+        self.notify(f"Soft wrap {'on' if self.soft_wrap else 'off'} (F4).", timeout=2)
+
+    def load_text_keeping_place(self, text: str) -> None:
+        """Load text (the file read again), the cursor and the scroll where they were, as far as the text goes."""
+        row, column = self.cursor_location
+        scroll_x, scroll_y = self.scroll_offset
+        self.load_text(text)
+        last = self.document.line_count - 1
+        row = min(row, last)
+        self.move_cursor((row, min(column, len(self.document.get_line(row)))))
+        # After the scroll that moving the cursor asks for, so the view stays where the person had it.
+        self.call_after_refresh(self.scroll_to, scroll_x, scroll_y, animate=False, immediate=True)
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        if self._cut_line is not None and self._is_divider_row(y):
+            strip = strip.apply_style(DIVIDER_STYLE)
+        return strip
+
+    def _is_divider_row(self, y: int) -> bool:
+        """The last screen row of the last line that loads (the row above the cut)."""
+        offsets = self.wrapped_document._offset_to_line_info
+        y_offset = y + self.scroll_offset.y
+        if y_offset + 1 >= len(offsets):
+            return False
+        return offsets[y_offset][0] == self._cut_line - 1 and offsets[y_offset + 1] == (self._cut_line, 0)
 
     def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
         # Textual 8.2.8's undo puts the shorter text back before the cursor, so a scrollbar that goes away

@@ -335,6 +335,16 @@ class Journal:
                     return row
         return None
 
+    def newest_for_file(self, file: str) -> JournalRow | None:
+        """The newest row that changed `file`: who made the file as it is (the save conflict names them)."""
+        same_file = _field_bytes("file", file)
+        for raw in self.iter_raw_newest_first():
+            if same_file in raw:  # parse only the lines that can be it
+                row = self.decode(raw)
+                if row is not None and row.file == file:
+                    return row
+        return None
+
     def later_rows_for_file(self, row: JournalRow) -> list[JournalRow]:
         """Rows written after `row` that changed the same file, newest first."""
         own_id, same_file = _field_bytes("id", row.id), _field_bytes("file", row.file)

@@ -37,6 +37,7 @@ from .settings import load_bot_settings, load_profile_learned, save_profile_lear
 from .store import (
     ABOUT_ME_REL,
     Actor,
+    FileSnapshot,
     MemoryStore,
     StaleHash,
     WriteResult,
@@ -144,7 +145,7 @@ def _append(text: str, addition: str) -> str:
     return text + addition
 
 
-def _over_budget(lines: int, size: int) -> bool:
+def over_budget(lines: int, size: int) -> bool:
     return lines > MEMORY_MAX_LINES or size > MEMORY_MAX_BYTES
 
 
@@ -157,14 +158,14 @@ def archive_overflow(
     """
     lines = sum(e.line_count for e in entries)
     size = sum(len(encode(e.raw)) for e in entries)
-    if not _over_budget(lines, size):
+    if not over_budget(lines, size):
         return entries, []
 
     def movable(i: int, e: Entry) -> bool:
         return i not in protected and e.kind == "dated" and not is_health_or_safety(e.fact)
 
     candidates = [(i, e) for i, e in enumerate(entries) if movable(i, e)]
-    if _over_budget(lines - sum(e.line_count for _, e in candidates),
+    if over_budget(lines - sum(e.line_count for _, e in candidates),
                     size - sum(len(encode(e.raw)) for _, e in candidates)):
         # The lines that never move fill the budget by themselves: moving live notes would only take
         # loaded facts away without bringing the file back within it. Struck and expired ones still go.
@@ -179,7 +180,7 @@ def archive_overflow(
     )
     chosen: set[int] = set()
     for i, entry in [*struck, *expired, *live]:
-        if not _over_budget(lines, size):
+        if not over_budget(lines, size):
             break
         chosen.add(i)
         lines -= entry.line_count
@@ -233,22 +234,7 @@ class MemoryUpdate:
         entries = parse_entries(combined)
         just_written = {len(entries) - 1}  # the new entry is the last one
         kept, moved = archive_overflow(entries, just_written, today)
-        if moved:
-            # The archive first: a line is never out of MEMORY.md without already being in the archive. The
-            # move is noted before it starts, so an interrupted one is finished by the next write.
-            noted_before = self._note_move(moved)
-            try:
-                self.append_to_archive(moved, today, newline)
-            except Exception:
-                self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
-                raise
-        new_text = render_entries(kept)
-        result = self.store.write(MEMORY_FILE, new_text, self.actor, expected_hash=current.hash, note=note)
-        if moved or self._move_notes.path.exists():
-            if self._move_notes.load() <= {_entry_key_hash(e) for e in moved}:
-                self._move_notes.clear()  # this write took out everything that was moving
-            else:
-                self._try_to_finish_move()  # an earlier attempt moved other entries too: finished here
+        result = self.move_out(current, kept, moved, today, newline, memory_note=note)
         final = self.store.read(MEMORY_FILE).text
         lines, size = len(split_lines(final)), len(encode(final))
         self._unforget(fact)
@@ -257,13 +243,36 @@ class MemoryUpdate:
         return AddResult(
             entry=redact(entry_text).text,  # what was saved: a key in the note never reaches stdout either
             moved=[e.fact for e in moved],
-            must_trim=_over_budget(lines, size),
+            must_trim=over_budget(lines, size),
             redactions=result.redactions,
             row_id=result.row_id,
             journaled=result.journaled,
         )
 
     # ----- moving to the archive, idempotently -----
+    def move_out(self, current: FileSnapshot, kept: list[Entry], moved: list[Entry], today: date, newline: str,
+                 *, note: str | None = None, memory_note: str | None = None) -> WriteResult:
+        """Write MEMORY.md as `kept` (read as `current`), `moved` appended to the archive first (under the lock).
+
+        A line is never out of MEMORY.md without already being in the archive; the move is noted before it
+        starts, so an interrupted one is finished by the next write. `note`: the journal rows' note;
+        `memory_note`: MEMORY.md's row's own, when it differs (a capture's quotes belong to the new fact)."""
+        if moved:
+            noted_before = self._note_move(moved)
+            try:
+                self.append_to_archive(moved, today, newline, note=note)
+            except Exception:
+                self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
+                raise
+        result = self.store.write(MEMORY_FILE, render_entries(kept), self.actor, expected_hash=current.hash,
+                                  note=memory_note or note)
+        if moved or self._move_notes.path.exists():
+            if self._move_notes.load() <= {_entry_key_hash(e) for e in moved}:
+                self._move_notes.clear()  # this write took out everything that was moving
+            else:
+                self._try_to_finish_move()  # an earlier attempt moved other entries too: finished here
+        return result
+
     def _note_move(self, moved: list[Entry]) -> set[str]:
         """Note the entries about to move; returns what was noted before."""
         notes = self._move_notes
