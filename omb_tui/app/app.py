@@ -48,13 +48,15 @@ AREAS: dict[str, tuple[str, str]] = {
     "recall": ("recall", "RecallScreen"),
     "settings": ("settings", "SettingsScreen"),
     "upkeep": ("upkeep", "UpkeepScreen"),
+    "team": ("team", "TeamScreen"),
 }
 BOT_AREAS = ("files", "topics", "journal", "recall", "settings", "upkeep")
 
 
 # Upkeep is `e`: `u` is taken on the journal (undo) and settings (the upkeep switch) screens, `k` on recall's.
+# Team memory is `w`: `m` is the memory switch on settings, and `t` is topics.
 AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s",
-             "upkeep": "e"}
+             "upkeep": "e", "team": "w"}
 AREA_TIPS = {
     "bots": "All bots",
     "files": "The bot's memory files",
@@ -63,6 +65,7 @@ AREA_TIPS = {
     "recall": "Preview what recall injects before a message",
     "settings": "The bot's memory switches",
     "upkeep": "Memory upkeep: what ran last, Tidy up now, About me's learned lines, this month's usage",
+    "team": "Team memory: the notes a team of bots shares, and the cards to review",
 }
 
 
@@ -216,7 +219,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         # The areas in the header: the footer at 80 columns has room only for the screen's own keys. Each area's
         # key is its first letter but upkeep's (e); spelled out as "f files …" they no longer fit 80 columns.
         self.title = bot_id
-        self.sub_title = "files topics journal recall settings upkeep(e) bots"
+        self.sub_title = "files topics journal recall settings upkeep(e) team(w) bots"
         self.switch_mode("files")
 
     def action_open_area(self, area: str) -> None:
@@ -240,6 +243,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Bots", "All bots with their gauge", lambda: self.action_open_area("bots"))
+        yield SystemCommand("Team memory", AREA_TIPS["team"], lambda: self.action_open_area("team"))
         if self.bot_id:
             for area in BOT_AREAS:
                 yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",
