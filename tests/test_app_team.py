@@ -285,3 +285,16 @@ async def test_done_when_on_the_demo_home_a_bots_note_accepted_here_loads_for_ev
         assert screen.highlighted_note().text == f"{text} Hotel Baixa Rio."
     for bot in TEAM_BOTS:
         assert f"- Lisbon offsite (offsite/lisbon): {text} Hotel Baixa Rio." in cli("prompt", bot).out
+
+
+async def test_a_change_on_disk_while_editing_shows_the_note_now_beside_the_draft(crew, run_cli):
+    async with make_app(crew, watch=False).run_test(size=(80, 24)) as pilot:
+        screen = await open_team(pilot)
+        await pilot.press("e", "end", *" Mine.")
+        revision = team_now(crew).notes[COLOUR].revision
+        run_cli("team", "edit", TEAM, COLOUR, "--revision", str(revision), stdin=b"Theirs.")
+        pilot.app.note_disk_change()
+        await wait_for(pilot, lambda: screen.query_one("#editor-current").display)
+        assert "The note now: revision" in shown(screen, "#editor-current-text")
+        assert "Theirs." in shown(screen, "#editor-current-text")
+        assert screen.editor.text == "Warm amber, never teal. Mine."

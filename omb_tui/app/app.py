@@ -219,7 +219,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         # The areas in the header: the footer at 80 columns has room only for the screen's own keys. Each area's
         # key is its first letter but upkeep's (e); spelled out as "f files …" they no longer fit 80 columns.
         self.title = bot_id
-        self.sub_title = "files topics journal recall settings upkeep(e) team(w) bots"
+        self.sub_title = "files topics journal recall settings upkeep(e) bots"
         self.switch_mode("files")
 
     def action_open_area(self, area: str) -> None:

@@ -87,6 +87,11 @@ def _count(number: int, word: str) -> str:
     return f"{number:,} {word}{'' if number == 1 else 's'}"
 
 
+def _said(record) -> str:
+    """A note's, card's or version's title and text on one line, safe to draw."""
+    return printable(f"{record.title}: {record.text}", keep="\n")
+
+
 def gauge_text(load) -> str:
     """The team block against 6,000 bytes, as `omb-tui team gauge` counts it."""
     from ...core.team.prompt import TEAM_BLOCK_MAX_BYTES
@@ -144,7 +149,7 @@ def what_changed(team, card) -> list[Content]:
     now = note.revision if note else None
     if card.based_on is None:
         lines = [Content(f"A note {card.key} was accepted after this card was proposed (it is at revision {now}).")]
-        return lines + [Content.styled(f"Now: {note.title}: {note.text}", "italic")]
+        return lines + [Content.styled("Now: " + _said(note), "italic")]
     head = Content(f"The note changed after this card was proposed (revision {card.based_on} then, {now} now): ")
     later = [v for v in note.history if v.revision >= card.based_on]
     if note.history and len(note.history) >= HISTORY_MAX and note.history[0].revision > card.based_on:
@@ -157,25 +162,25 @@ def what_changed(team, card) -> list[Content]:
     what = "its title and text" if then.title != note.title and then.text != note.text else \
         "its title" if then.title != note.title else "its text"
     return [head + Content(f"{what} changed."),
-            Content.styled(f"- then: {then.title}: {then.text}", "$text-error"),
-            Content.styled(f"+ now:  {note.title}: {note.text}", "$text-success")]
+            Content.styled("- then: " + _said(then), "$text-error"),
+            Content.styled("+ now:  " + _said(note), "$text-success")]
 
 
 def card_detail(team, card, position: int, count: int) -> Content:
+    """The card shown whole; a stale one says first what changed, since accepting it is refused."""
     note = team.notes.get(card.key)
     kind = "a new note" if card.based_on is None else f"a correction of revision {card.based_on}"
-    lines = [Content.styled(f"Card {position} of {count} · {card.key} · {kind} · revision {card.revision}", "bold"),
-             Content(""), Content.styled(card.title, "bold"), Content(printable(card.text, keep="\n")), Content("")]
+    lines = [Content.styled(f"Card {position} of {count} · {card.key} · {kind} · revision {card.revision}", "bold")]
+    if card_is_stale(team, card):
+        lines.extend(what_changed(team, card))
+        lines.append(Content.styled("Accepting it is refused: reject it (x), or propose it again.", "bold"))
+    lines += [Content(""), Content.styled(card.title, "bold"), Content(printable(card.text, keep="\n"))]
     where = f" · in {card.chat}" if card.chat else ""
     lines.append(Content.styled(f"Proposed by {card.by} · {_local(card.at)}{where}", "italic"))
     for quote in card.quotes:
         lines.append(Content.styled(f"Rests on: \u201c{quote}\u201d", "italic"))
-    if card_is_stale(team, card):
-        lines.append(Content(""))
-        lines.extend(what_changed(team, card))
-        lines.append(Content.styled("Accepting it is refused: reject it (x), or propose it again.", "bold"))
-    elif note is not None:
-        lines += [Content(""), Content.styled(f"It replaces: {note.title}: {note.text}", "italic")]
+    if note is not None and not card_is_stale(team, card):
+        lines.append(Content.styled("It replaces: " + _said(note), "italic"))
     return Content("\n").join(lines)
 
 
@@ -238,16 +243,16 @@ class TeamScreen(AreaScreen):
         with TabbedContent(id="team-tabs", initial=NOTES):
             with TabPane("Notes", id=NOTES):
                 yield TeamRows(NOTE_COLUMNS, empty="No accepted notes yet.", id="note-list")
-                with VerticalScroll(id="note-scroll", can_focus=False):
+                with VerticalScroll(id="note-scroll"):
                     yield Static("", id="note-detail")
             with TabPane("Pending", id=CARDS):
                 yield TeamRows(CARD_COLUMNS, empty="No pending cards.", id="card-list")
-                with VerticalScroll(id="card-scroll", can_focus=False):
+                with VerticalScroll(id="card-scroll"):
                     yield Static("", id="card-detail")
             with TabPane("History", id=HISTORY):
                 yield Static("Pick a note on Notes and press h.", id="history-title")
                 yield TeamRows(VERSION_COLUMNS, empty="No earlier versions.", id="version-list")
-                with VerticalScroll(id="version-scroll", can_focus=False):
+                with VerticalScroll(id="version-scroll"):
                     yield Static("", id="version-detail")
         with Vertical(id="team-editor"):
             yield Static("", id="editor-heading")
