@@ -32,6 +32,11 @@ def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.Arg
     p.add_argument("--bots", metavar="ID,ID", default="", help="the member bots' ids, separated by commas")
     p = add("rename", "Rename a team (its notes and pending cards stay).")
     p.add_argument("new_name", metavar="NEW")
+    p = add("members", "List a team's member bots, or change them with --add and --remove (notes and cards stay).")
+    p.add_argument("--add", action="append", default=[], metavar="ID[,ID]",
+                   help="a bot to make a member (repeat it, or separate ids with commas)")
+    p.add_argument("--remove", action="append", default=[], metavar="ID[,ID]",
+                   help="a member bot to take out of the team (repeat it, or separate ids with commas)")
     add("delete", "Delete a team: no bot loads its notes again; the file stays on disk (not a secure erase).")
     add("list", "List the teams.", team=False)
     p = add("propose", "Propose a note as a pending card (a person's proposal; bots use their team_note tool).")
@@ -80,7 +85,7 @@ def one_line(text: str) -> str:
 def _create(home, args) -> int:
     from .core.team.storage import create_team
 
-    bots = [bot.strip() for bot in args.bots.split(",") if bot.strip()]
+    bots = _bot_ids([args.bots])
     team = create_team(home, args.name, bots)
     if args.json:
         print_json(team.summary())
@@ -95,6 +100,23 @@ def _rename(home, args) -> int:
 
     team = rename_team(home, args.team, args.new_name)
     print_json(team.summary()) if args.json else print(one_line(f"The team {team.key} is now {team.name!r}."))
+    return 0
+
+
+def _bot_ids(values: list[str]) -> list[str]:
+    return [bot.strip() for value in values for bot in value.split(",") if bot.strip()]
+
+
+def _members(home, args) -> int:
+    from .core.team.storage import change_members, get_team
+
+    add, remove = _bot_ids(args.add), _bot_ids(args.remove)
+    team = change_members(home, args.team, add=add, remove=remove) if add or remove else get_team(home, args.team)
+    if args.json:
+        print_json(team.summary())
+    else:
+        members = ", ".join(team.bots) or "no bots"
+        print(one_line(f"The team {team.name!r} ({team.key}): {members}."))
     return 0
 
 
@@ -233,7 +255,7 @@ def _prompt(home, args) -> int:
 
 
 _COMMANDS = {
-    "create": _create, "rename": _rename, "delete": _delete, "list": _list, "propose": _propose, "show": _show,
+    "create": _create, "rename": _rename, "members": _members, "delete": _delete, "list": _list, "propose": _propose, "show": _show,
     "accept": _note_change, "reject": _note_change, "edit": _note_change, "delete-note": _note_change,
     "pin": _note_change, "unpin": _note_change, "restore": _note_change, "history": _history, "gauge": _gauge,
     "prompt": _prompt,

@@ -158,3 +158,56 @@ def test_review_screen_light_theme(snap_compare, review_snapshot_home):
         await settle(pilot)
 
     assert snap_compare(review_snapshot_home.app(), terminal_size=(80, 24), run_before=open_light)
+
+
+@pytest.fixture
+def team_home(snapshot_home, monkeypatch, utc_zone):
+    """A team of scout and quill: a pinned note, notes past the 6,000 bytes, and a card made stale by an edit.
+    Its key and times are fixed, so the pictures only change when the screen does."""
+    from omb_tui.core.team import api, notes, storage
+
+    monkeypatch.setattr(storage, "new_team_key", lambda: "team-0a1b2c3d")
+    for module in (notes, storage):
+        monkeypatch.setattr(module, "now_iso", lambda: "2026-11-29T09:00:00+00:00")
+    home, team = snapshot_home.home, "Tapa crew"
+    storage.create_team(home, team, ["scout", "quill"])
+    texts = [("tapa/colour", "Sequence 02 colour", "Warm amber, never teal."),
+             ("tapa/fps", "Frame rate", "24 frames a second."),
+             *((f"tapa/shot-list-{n}", f"Shot list {n}", f"Shot list {n}: " + "wide, close, insert; " * 45)
+               for n in range(1, 7))]
+    for key, title, text in texts:
+        api.accept(home, team, key, api.propose(home, team, key, title, text).revision)
+    fps = api.show(home, team).team.notes["tapa/fps"]
+    api.set_pinned(home, team, "tapa/fps", fps.revision, True)
+    api.propose(home, team, "tapa/colour", "Sequence 02 colour", "Amber, a little warmer.", by="bot:scout",
+                quotes=["sequence 02 should be a little warmer"])
+    colour = api.show(home, team).team.notes["tapa/colour"]
+    api.edit(home, team, "tapa/colour", colour.revision, "Warm amber; teal only at night.")
+    return snapshot_home
+
+
+async def open_team_screen(pilot):
+    from omb_tui.app.screens.team import TeamScreen
+
+    await listed_bots(pilot)
+    await pilot.press("w")
+    screen = pilot.app.screen
+    assert isinstance(screen, TeamScreen)
+    while screen.state.team is None:
+        await pilot.pause(0.02)
+    await pilot.pause()
+    return screen
+
+
+def test_team_memory_screen(snap_compare, team_home):
+    assert snap_compare(team_home.app(), terminal_size=(80, 24), run_before=open_team_screen)
+
+
+def test_team_memory_stale_card_light_theme(snap_compare, team_home):
+    async def stale_card_light(pilot):
+        pilot.app.theme = "textual-light"
+        await open_team_screen(pilot)
+        await pilot.press("n")
+        await pilot.pause()
+
+    assert snap_compare(team_home.app(), terminal_size=(80, 24), run_before=stale_card_light)

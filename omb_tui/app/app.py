@@ -51,14 +51,16 @@ AREAS: dict[str, tuple[str, str]] = {
     "settings": ("settings", "SettingsScreen"),
     "upkeep": ("upkeep", "UpkeepScreen"),
     "review": ("review", "ReviewScreen"),
+    "team": ("team", "TeamScreen"),
 }
 BOT_AREAS = ("files", "topics", "journal", "recall", "settings", "upkeep")
 
 
 # Upkeep is `e`: `u` is taken on the journal (undo) and settings (the upkeep switch) screens, `k` on recall's.
 # Review (every bot's overnight runs, no bot need be open) is `v`: `r` is recall's.
+# Team memory is `w`: `m` is the memory switch on settings, and `t` is topics.
 AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s",
-             "upkeep": "e", "review": "v"}
+             "upkeep": "e", "review": "v", "team": "w"}
 AREA_TIPS = {
     "bots": "All bots",
     "files": "The bot's memory files",
@@ -68,6 +70,7 @@ AREA_TIPS = {
     "settings": "The bot's memory switches",
     "upkeep": "Memory upkeep: what ran last, Tidy up now, About me's learned lines, this month's usage",
     "review": "What the upkeep runs of the last nights changed, every bot: undo a change or a run, decide proposals",
+    "team": "Team memory: the notes a team of bots shares, and the cards to review",
 }
 
 
@@ -269,6 +272,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Bots", "All bots with their gauge", lambda: self.action_open_area("bots"))
         yield SystemCommand("Review", AREA_TIPS["review"], lambda: self.action_open_area("review"))
+        yield SystemCommand("Team memory", AREA_TIPS["team"], lambda: self.action_open_area("team"))
         if self.bot_id:
             for area in BOT_AREAS:
                 yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",

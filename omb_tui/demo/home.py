@@ -11,6 +11,9 @@ Spec: memory.md as a whole. Five bots between them show every part of it:
 - quill   memory switched off, its files still there for review;
 - atlas   a small bot kept off the helper model, upkeep off.
 
+Scout and Ledger share the team "Launch crew" (demo/team.py): accepted notes, one pinned, and a card Scout
+proposed.
+
 Nothing is faked: every change goes through the core the way the app makes it (MemoryStore: atomic, 0600,
 redacted, journaled; MemoryUpdate: archive overflow, forget, prefer), by the actor who would have made it.
 The dates inside the files are relative to `today`, so the demo always looks current. Each step's journal rows
@@ -35,6 +38,7 @@ from ..core.memory.settings import BotSettings, save_bot_settings
 from ..core.memory.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
 from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
 from .conversations import write_sample_conversations
+from .team import write_demo_team
 
 DEMO_BOT_IDS = ("scout", "ledger", "harbor", "quill", "atlas")
 # The bots with sample conversations.
@@ -74,6 +78,7 @@ def write_demo_home(home: Home, today: date | None = None, *, now: datetime | No
         tell(story)
         story.tell(now)
     _write_conversations(home, today)
+    write_demo_team(home)  # after the conversations: Scout's card quotes the room
     return list(DEMO_BOT_IDS)
 
 

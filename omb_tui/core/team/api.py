@@ -42,16 +42,18 @@ def propose(home: Home, ref: str, key: str, title: str, text: str, *, by: str = 
                                                              chat=chat))
 
 
-def accept(home: Home, ref: str, key: str, revision: int | None) -> Note:
-    return change_team(home, ref, lambda team: notes.accept(team, key, revision))
+def accept(home: Home, ref: str, key: str, revision: int | None, *, title: str | None = None,
+           text: str | None = None) -> Note:
+    """Accept the card; with `title`/`text`, as the reviewer edited it (the app's edit-before-accepting)."""
+    return change_team(home, ref, lambda team: notes.accept(team, key, revision, title=title, text=text))
 
 
 def reject(home: Home, ref: str, key: str, revision: int | None) -> Card:
     return change_team(home, ref, lambda team: notes.reject(team, key, revision))
 
 
-def edit(home: Home, ref: str, key: str, revision: int | None, text: str) -> Note:
-    return change_team(home, ref, lambda team: notes.edit(team, key, revision, text))
+def edit(home: Home, ref: str, key: str, revision: int | None, text: str, *, title: str | None = None) -> Note:
+    return change_team(home, ref, lambda team: notes.edit(team, key, revision, text, title=title))
 
 
 def delete_note(home: Home, ref: str, key: str, revision: int | None) -> Note:

@@ -110,10 +110,15 @@ def propose(team: Team, key: str, title: str, text: str, *, by: str = BY_PERSON,
     return card
 
 
-def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PERSON) -> Note:
-    """The card becomes the accepted note (a correction keeps the key; the earlier text goes to the history)."""
+def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PERSON, title: str | None = None,
+           text: str | None = None) -> Note:
+    """The card becomes the accepted note (a correction keeps the key; the earlier text goes to the history).
+    With `title` or `text` the reviewer edited the card before accepting it: the note is theirs (`by` the reviewer)."""
     card = _card(team, key, revision)
     _check_revision(revision, card.revision, f"the card for {quoted(key)}")
+    new_title = clean_title(title) if title is not None else card.title
+    new_text = clean_text(text) if text is not None else card.text
+    by = card.by if (new_title, new_text) == (card.title, card.text) else reviewer
     note = team.notes.get(card.key)
     current = note.revision if note else None
     if card.based_on != current:
@@ -123,15 +128,14 @@ def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PER
     revision_now = _next_revision(team, card.key)
     del team.cards[card.key]
     if note is None:
-        note = Note(card.key, card.title, card.text, False, ACCEPTED, revision_now, team.next_seq, now_iso(),
-                    card.by)
+        note = Note(card.key, new_title, new_text, False, ACCEPTED, revision_now, team.next_seq, now_iso(), by)
         team.next_seq += 1
         team.notes[card.key] = note
         return note
     if note.status == ACCEPTED:  # a deleted note's text went into the history when it was deleted
         note.keep_in_history(SUPERSEDED)
-    note.title, note.text, note.status = card.title, card.text, ACCEPTED
-    note.revision, note.at, note.by = revision_now, now_iso(), card.by
+    note.title, note.text, note.status = new_title, new_text, ACCEPTED
+    note.revision, note.at, note.by = revision_now, now_iso(), by
     return note
 
 

@@ -15,7 +15,7 @@ import json
 import logging
 import secrets
 from pathlib import Path
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from ..memory.locks import held_for_writing
 from ..memory.paths import Home, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
@@ -220,6 +220,29 @@ def rename_team(home: Home, ref: str, new_name: str) -> Team:
         return team
 
     return change_team(home, ref, rename)
+
+
+def change_members(home: Home, ref: str, *, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Team:
+    """Add and remove member bots in one change. An added bot must be a bot of the home and not a member yet; a
+    removed one must be a member. Notes and pending cards stay (a removed bot's cards are still reviewed)."""
+    add, remove = _check_bots(home, list(add)), [validate_bot_id(bot) for bot in remove]
+    if not add and not remove:
+        raise MemoryInputError("Name a bot to add (--add) or to remove (--remove).")
+    both = sorted(set(add) & set(remove))
+    if both:
+        raise MemoryInputError(f"{quoted(both[0])} is both added and removed; name it once.")
+
+    def change(team: Team) -> Team:
+        for bot in add:
+            if bot in team.bots:
+                raise MemoryInputError(f"{quoted(bot)} is already a member of the team {quoted(team.name)}.")
+        for bot in remove:
+            if bot not in team.bots:
+                raise MemoryInputError(f"{quoted(bot)} is not a member of the team {quoted(team.name)}.")
+        team.bots = [bot for bot in team.bots if bot not in remove] + add
+        return team
+
+    return change_team(home, ref, change)
 
 
 def delete_team(home: Home, ref: str) -> Team:
