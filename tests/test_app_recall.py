@@ -12,6 +12,7 @@ from omb_tui.app.recall_sentences import skip_sentence
 from omb_tui.app.screens.recall import TYPING_PAUSE_SECONDS, RecallScreen
 from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
 from omb_tui.app.widgets.recall_block import RecallBlock
+from omb_tui.core.bot import Bot
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES, loaded_memory
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
@@ -32,6 +33,8 @@ from omb_tui.core.recall.recall import (
     RecallResult,
     recall,
 )
+from omb_tui.core.team import api as team_api
+from omb_tui.core.team.storage import create_team
 
 from app_helpers import add_bot, open_recall, settle
 
@@ -219,6 +222,24 @@ async def test_memory_panel_marks_expired_cut_and_loading_lines(tmp_path):
         shown = str(screen.query_one("#prompt-text", Static).render())
         assert "likes short replies" in shown and "in Lisbon this week" not in shown
         assert "MEMORY.md was cut off here: 10 more lines did not load." in shown
+
+
+async def test_the_system_prompt_carries_the_team_block_as_the_bot_gets_it(home):
+    add_bot(home, "ledger")
+    create_team(home, "Tapa crew", ["scout", "ledger"])
+    card = team_api.propose(home, "Tapa crew", "tapa/colour", "Sequence 02 colour", "Warm amber, never teal.")
+    team_api.accept(home, "Tapa crew", "tapa/colour", card.revision)
+    team_api.propose(home, "Tapa crew", "tapa/fps", "Frame rate", "24 frames a second.")  # pending: never loads
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await pilot.press("tab", "tab", "p")  # message -> recall block -> system prompt, as the prompt text
+        await settle(pilot)
+        shown = str(screen.query_one("#prompt-text", Static).render())
+        assert "## Team memory: Tapa crew" in shown and "Sequence 02 colour (tapa/colour): Warm amber" in shown
+        assert "Frame rate" not in shown
+        assert shown.index("lives in Pune") < shown.index("## Team memory")  # after the bot's own memory
+        assert screen.prompt_text == Bot(home, "scout").prompt()  # the block `omb-tui prompt` prints
 
 
 def test_memory_load_takes_the_byte_cut_and_expiry_from_the_core():

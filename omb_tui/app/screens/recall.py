@@ -5,7 +5,9 @@ dated, at most 6,000 characters; eight characters or more; passages only in a 1:
 started; any word counts, five or more need two) and "What loads, and the budget" (the first 200 lines or
 24 KB of MEMORY.md, expired entries left out, then the topic index). The recall block is the core's
 `recall(...).block` exactly as returned, drawn with the core's `block_marks`; the memory lines are marked
-by the core's `load_cut`: the screen never applies either rule itself. What it says is in `recall_sentences`.
+by the core's `load_cut`: the screen never applies either rule itself. The prompt text is the core's
+`Bot.loaded_prompt`, the block `omb-tui prompt` prints, so the blocks of the bot's teams follow its memory as the
+bot gets them. What it says is in `recall_sentences`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, T
 from textual.worker import Worker, get_current_worker
 
 from ...core.bot import parse_day
-from ...core.memory.budget import TopicIndex, prompt_block_if_enabled, topic_index
+from ...core.memory.budget import TopicIndex, topic_index
 from ...core.recall.conversations import list_conversations
 from ...core.recall.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
 from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sentence, why_lines, words_line
@@ -255,14 +257,11 @@ class RecallScreen(BotScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-memory")
     def load_memory(self, as_of: date) -> None:
         bot = self.bot
-        memory_on = bot.settings.memory
-        text = bot.memory_text()
-        topics = bot.topics()
-        load = memory_load(text, as_of, memory_on=memory_on)
-        index = topic_index(topics)
-        prompt = prompt_block_if_enabled(memory_on, text, topics, as_of)
+        loaded = bot.loaded_prompt(as_of)  # exactly what `omb-tui prompt` prints: memory, topic index, team blocks
+        load = memory_load(bot.memory_text(), as_of, memory_on=loaded.memory_on)
+        index = topic_index(bot.topics())
         if not get_current_worker().is_cancelled:
-            self.post_message(MemoryRead(bot.id, load, index, prompt))
+            self.post_message(MemoryRead(bot.id, load, index, loaded.block))
 
     def on_memory_read(self, message: MemoryRead) -> None:
         load, index, prompt = message.load, message.index, message.prompt

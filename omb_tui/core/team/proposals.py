@@ -64,14 +64,40 @@ def _person_lines(home: Home, bot_id: str, conversation: conv.Conversation) -> l
     return [_line(m, role) for m in messages if not m.failed and (role := _role(m, bot_id, own))]
 
 
-def _problem(title: str, text: str, quotes: list[str], lines: list, in_room: bool, forgotten: list) -> str | None:
-    """The first check the proposal fails, or None (the order is capture's)."""
+def shape_problem(key: object, title: object, text: object, quotes: object) -> str | None:
+    """The proposal's fields are text, the text within capture's limit, the quotes a list of text."""
+    if not all(isinstance(value, str) for value in (key, title, text)):
+        return "'key', 'title' and 'text' must be text"
+    if len(text) > checks.TEXT_MAX_CHARS:
+        return f"the text is longer than {checks.TEXT_MAX_CHARS:,} characters"
+    if not isinstance(quotes, list) or not all(isinstance(q, str) for q in quotes):
+        return "'quotes' must be a list of the person's words, as they said them"
+    return None
+
+
+def evidence_problem(title: str, text: str, quotes: list[str], lines: list, *, in_room: bool,
+                     forgotten: list) -> str | None:
+    """The first check the proposal fails against the conversation's lines, or None (the order is capture's).
+    A team note is always taken as a fact: it rests on a person's quoted words, whatever its kind."""
     stated = f"{title}\n{text}"
     return (checks.secret_problem(stated, quotes)
             or checks.forgotten_problem(stated, quotes, forgotten)
             or checks.quote_problem("fact", quotes, lines, in_room=in_room)
             or checks.not_a_statement_problem(quotes, lines)
             or checks.tokens_problem(stated, quotes, "the quotes"))
+
+
+def make_card(home: Home, team: Team, bot_id: str, key: str, title: str, text: str, quotes: list[str], *,
+              chat: str) -> Proposal:
+    """The checked proposal becomes the team's pending card (never an accepted note)."""
+    from .notes import propose
+
+    try:
+        card = change_team(home, team.key, lambda current: propose(current, key, title, text, by=by_bot(bot_id),
+                                                                   quotes=quotes, chat=chat))
+    except MemoryInputError as exc:  # a bad key, an empty title, the same text as the note: said back
+        return Proposal(None, team, str(exc).rstrip("."))
+    return Proposal(card, team, None)
 
 
 def propose_from_bot(home: Home, bot_id: str, key: object, title: object, text: object, quotes: object, *,
@@ -83,22 +109,13 @@ def propose_from_bot(home: Home, bot_id: str, key: object, title: object, text: 
     if chat is None:
         return Proposal(None, found, "a team note rests on what a person said in this conversation, and this turn "
                                      "has no conversation")
-    if not all(isinstance(value, str) for value in (key, title, text)):
-        return Proposal(None, found, "'key', 'title' and 'text' must be text")
-    if len(text) > checks.TEXT_MAX_CHARS:
-        return Proposal(None, found, f"the text is longer than {checks.TEXT_MAX_CHARS:,} characters")
-    if not isinstance(quotes, list) or not all(isinstance(q, str) for q in quotes):
-        return Proposal(None, found, "'quotes' must be a list of the person's words, as they said them")
-    conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
-    lines = _person_lines(home, bot_id, conversation)
-    problem = _problem(title, text, quotes, lines, conversation.is_room, load_profile_learned(home).forgotten)
+    problem = shape_problem(key, title, text, quotes)
     if problem:
         return Proposal(None, found, problem)
-    from .notes import propose
-
-    try:
-        card = change_team(home, found.key, lambda team: propose(team, key, title, text, by=by_bot(bot_id),
-                                                                 quotes=quotes, chat=conversation.id))
-    except MemoryInputError as exc:  # a bad key, an empty title, the same text as the note: said back
-        return Proposal(None, found, str(exc).rstrip("."))
-    return Proposal(card, found, None)
+    conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
+    lines = _person_lines(home, bot_id, conversation)
+    problem = evidence_problem(title, text, quotes, lines, in_room=conversation.is_room,
+                               forgotten=load_profile_learned(home).forgotten)
+    if problem:
+        return Proposal(None, found, problem)
+    return make_card(home, found, bot_id, key, title, text, quotes, chat=conversation.id)

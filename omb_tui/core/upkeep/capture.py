@@ -21,11 +21,13 @@ from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.settings import load_bot_settings, load_profile_learned
 from ..memory.store import MemoryStore, StaleHash
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
+from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
+from ..team.model import Team
 from . import capture_checks as checks
 from .capture_state import (
     BOT,
@@ -96,6 +98,8 @@ ANSWER_SCHEMA = {
                     "aliases": {"type": "array", "items": {"type": "string"}},
                     "until": {"type": ["string", "null"]},
                     "about_me": {"type": "boolean"},
+                    "team_key": {"type": ["string", "null"]},
+                    "team_title": {"type": ["string", "null"]},
                 },
                 "required": ["text", "kind", "target"],
             },
@@ -127,12 +131,13 @@ class CaptureResult:
     run: str
     saved: list[Saved] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    proposed: list[TeamProposed] = field(default_factory=list)  # pending cards of the room's teams
     turns_read: int = 0
     reason: str | None = None  # why nothing (more) was read: no model, memory off, another capture running
 
     def as_dict(self) -> dict:
         data = {"saved": [s.as_dict() for s in self.saved], "skipped": [s.as_dict() for s in self.skipped],
-                "turns_read": self.turns_read, "run": self.run}
+                "proposed": [p.as_dict() for p in self.proposed], "turns_read": self.turns_read, "run": self.run}
         if self.reason:
             data["reason"] = self.reason
         return data
@@ -140,6 +145,8 @@ class CaptureResult:
     def lines(self) -> list[str]:
         """One line per saved or skipped item, then what was read (the command's plain output)."""
         out = [f"saved to {s.target}: {s.text}" + (" (and About me)" if s.about_me else "") for s in self.saved]
+        out += [f"proposed to the team {quoted(p.team_name)} as {p.key}, for a person to review: {p.text}"
+                for p in self.proposed]
         out += [f"skipped: {s.text}: {s.reason}" for s in self.skipped]
         out.append(f"{self.turns_read} turn(s) read; run {self.run}.")
         if self.reason:
@@ -188,6 +195,7 @@ def _record(home: Home, bot_id: str, result: CaptureResult) -> None:
     """Keep the last capture under "capture" (counts and why it stopped, never a fact's text)."""
     last = {"at": now_iso(), "run": result.run, "turns_read": result.turns_read, "saved": len(result.saved),
             "about_me": sum(1 for saved in result.saved if saved.about_me), "skipped": len(result.skipped),
+            "proposed": len(result.proposed),
             "reason": result.reason}
     write_part(home, bot_id, "capture", {"last": last})
 
@@ -228,20 +236,22 @@ class _Capture:
     def read(self, conversations) -> None:
         for conversation in conversations:
             turns = unread_turns(self.home, self.bot_id, conversation, self.positions, self.people)
+            teams = room_teams(self.home, self.bot_id, conversation)  # checked again at every run, like the room
             for batch in batches(conversation, turns):
                 try:
-                    answer = complete(self.home, self.bot_id, JOB, self._messages(batch), schema=ANSWER_SCHEMA)
+                    answer = complete(self.home, self.bot_id, JOB, self._messages(batch, teams),
+                                      schema=ANSWER_SCHEMA)
                 except ModelUnavailable as problem:
                     self.result.reason = problem.reason.rstrip(".")
                     return  # nothing of this batch is read: the next run reads it again
                 for item in answer.data.get("facts") or []:
-                    self._consider(item, batch)
+                    self._consider(item, batch, teams)
                 self.positions.mark_read(conversation, batch.last_seq)
                 self.result.turns_read += batch.turns_read
             drop_pending(self.home, self.bot_id, conversation.id)
 
     # ----- the call -----
-    def _messages(self, batch: Batch) -> list[dict]:
+    def _messages(self, batch: Batch, teams: list[Team]) -> list[dict]:
         conversation = batch.conversation
         where = (f'room "{conversation.title}"' if conversation.is_room
                  else f'1:1 chat "{conversation.title}" with {conversation.started_by.name or "the person"}')
@@ -250,7 +260,7 @@ class _Capture:
                            for name, title in self._topics()) or "(none)"
         turns = "\n".join(f"[{_LABELS[line.role]} {line.author}] {line.text}" for line in batch.lines)
         user = (f"Today is {self.today.isoformat()}. The bot is {self.bot_name}. The conversation: {where}.\n\n"
-                f"## MEMORY.md\n{memory}\n\n## Topics\n{topics}\n\n## Turns\n{turns}\n")
+                f"## MEMORY.md\n{memory}\n\n## Topics\n{topics}\n\n{_team_section(teams)}## Turns\n{turns}\n")
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def _topics(self) -> list[tuple[str, str | None]]:
@@ -263,7 +273,7 @@ class _Capture:
         return found
 
     # ----- one proposed fact -----
-    def _consider(self, item: object, batch: Batch) -> None:
+    def _consider(self, item: object, batch: Batch, teams: list[Team]) -> None:
         text = " ".join(item["text"].split()) if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
         problem = checks.shape_problem(item)
         if problem:
@@ -271,6 +281,14 @@ class _Capture:
             return
         kind, target = item["kind"], item["target"]
         quotes = [q for q in item.get("quotes") or [] if q.strip()]
+        if team_key_of(item) is not None:
+            if teams:  # the team's fact: a pending card, never also the bot's own note
+                self._propose_to_teams(item, text, quotes, batch, teams)
+                return
+            # A 1:1 chat (or a room no team of the bot's works in) never proposes: the fact stays the bot's own.
+            where = "this room is not a room of a team of the bot's" if batch.is_room else \
+                "a 1:1 chat is never proposed to a team"
+            self._skip(text, f"not proposed to a team: {where}")
         lines = batch.lines
         until, until_problem = checks.until_date(item.get("until"), text, self.today)
         problem = (
@@ -294,6 +312,13 @@ class _Capture:
         self.result.saved.append(saved)
         if item.get("about_me") is True:
             self._about_me(saved, kind, batch)
+
+    def _propose_to_teams(self, item: dict, text: str, quotes: list[str], batch: Batch, teams: list[Team]) -> None:
+        made, refused = propose_from_capture(self.home, self.bot_id, item, text, quotes, batch.lines, teams,
+                                             chat=batch.conversation.id)
+        self.result.proposed += made
+        for reason in refused:
+            self._skip(text, reason)
 
     def _skip(self, text: str, reason: str) -> None:
         self.result.skipped.append(Skipped(text, reason))
@@ -362,6 +387,19 @@ class _Capture:
         saved.about_me = added.added
         if not added.added:
             self._skip(saved.text, "not added to About me: it is already there")
+
+
+def _team_section(teams: list[Team]) -> str:
+    """What the model is told about the room's teams (nothing when the room is no team's, or a 1:1 chat)."""
+    if not teams:
+        return ""
+    names = ", ".join(f'"{team.name}"' for team in teams)
+    return (f"## Team\nThis room is where the team {names} works (its bots load the team's notes). A fact about "
+            "the team's shared work that every bot of the team should know (a decision the people made, a "
+            "convention, a date) may go to the team instead of this bot's memory: give it \"team_key\" (lower-case "
+            "words joined by \"/\" and \"-\", such as \"launch/date\") and \"team_title\" (a short title). It "
+            "needs quotes from PERSON or OTHER PERSON lines, like a fact, and a person reviews it before any bot "
+            "loads it. Never a fact about one person. Leave both out for the bot's own facts.\n\n")
 
 
 def quotes_note(quotes: list[str]) -> str | None:
