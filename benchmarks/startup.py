@@ -1,12 +1,13 @@
-"""Start-up: launch to first screen painted, and to the bot names painted, omb-tui on the demo home vs a bare
-Textual app.
+"""Start-up: launch to first screen painted, to the bot names painted and to every column read, omb-tui on the
+demo home vs a bare Textual app.
 
 Each app runs for real in a pseudo-terminal of 80x24 that this script owns; the clock stops at the first
 byte of output that carries the awaited text, read as it arrives (no polling that would compete for the
 CPU). Runs are interleaved (bare, then omb-tui) so a busy moment hits both alike. Prints the median of
 each with its quartiles, the ratio of the medians, and the median of the per-round ratios (each omb-tui
 run against the bare run just before it), which a CPU whose speed drifts during the run disturbs least.
-Target: omb-tui's first screen at most 1.2x the bare app.
+Target: omb-tui's first screen, bot names included, at most 1.2x the bare app (the gauge, lines and last
+change follow once the engine has read each bot: shown for information).
 
     .venv/bin/python benchmarks/startup.py [--runs 25]
 """
@@ -95,6 +96,8 @@ def main() -> int:
             "omb-tui, first screen painted": ([str(omb), "--home", str(home)], b"Last change"),
             # as a person sees it: the first screen is done when the bot names are painted (the demo's first is Atlas)
             "omb-tui, bot names painted": ([str(omb), "--home", str(home)], b"Atlas"),
+            # then the engine reads each bot (gauge, lines, last change) and the intro says how many there are
+            "omb-tui, every column read": ([str(omb), "--home", str(home)], b"bot(s) in"),
         }
         for command, expected in measured.values():  # warm the disk cache for each
             time_to_text(command, expected)
@@ -116,7 +119,8 @@ def main() -> int:
             paired = statistics.median(mine / bare for mine, bare in zip(times[name], bare_times))
             line += (f"  ratio of medians {wall / bare_wall:.2f}x, per round {paired:.2f}x"
                      f"  cpu {statistics.median(cpu[name]) / bare_cpu:.2f}x")
-            line += "  (target <= 1.2x)"
+            if name != "omb-tui, every column read":  # the target is the first screen as a person sees it
+                line += "  (target <= 1.2x)"
         print(line)
     return 0
 

@@ -98,13 +98,13 @@ async def wait_for(pilot, condition: Callable[[], object], timeout: float = 10.0
 
 
 async def listed_bots(pilot):
-    """The bots screen's list, once it has read the bots (it reads them after the first frame)."""
+    """The bots screen's list, once it has read the bots (the names are in the first frame, the rest after)."""
     from omb_tui.app.widgets.bot_list import BotList
 
     bot_list = pilot.app.screen.query_one(BotList)
     for _ in range(100):
         await settle(pilot)
-        if bot_list.row_count:
+        if bot_list.row_count and not bot_list.first_look:
             break
     return bot_list
 

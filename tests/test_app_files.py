@@ -77,14 +77,18 @@ async def test_bots_screen_lists_every_bot_and_opens_one(home):
         assert "likes short replies" in app.screen.query_one("#editor", TextArea).text
 
 
-async def test_bots_list_header_is_drawn_before_any_bot_is_read(home):
+async def test_bots_list_names_are_drawn_before_the_engine_reads_any_bot(home):
     app = make_app(home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         bot_list = app.screen.query_one(BotList)
-        assert bot_list.row_count == 0  # the bots are read after the first frame...
-        assert "Last change" in bot_list.render_line(0).text  # ... but the columns are already there
+        lines = drawn(bot_list)
+        assert "Last change" in bot_list.render_line(0).text
+        # the first frame names every bot; the gauge, lines and last change follow the engine's read
+        assert lines[1:3] == [["quill", "Quill", "off"], ["scout", "Scout", "on"]]
+        assert "Reading the bots" in str(app.screen.query_one("#bots-intro", Static).render())
         await listed_bots(pilot)
-        assert bot_list.row_count == 2
+        assert drawn(bot_list)[2][:4] == ["scout", "Scout", "on", "ok"]
+        assert "2 bot(s) in" in str(app.screen.query_one("#bots-intro", Static).render())
 
 
 async def test_bots_list_cursor_keys_and_refresh_keep_the_chosen_bot(home):

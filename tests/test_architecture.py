@@ -49,7 +49,11 @@ from omb_tui.core.memory.paths import Home
 
 class FirstFrame(OmbApp):
     def on_ready(self):  # Textual's Ready: the first frame is on the terminal
+        from omb_tui.app.widgets.bot_list import BotList
+
+        bot_list = self.screen.query_one(BotList)
         Path(sys.argv[2]).write_text("\\n".join(sys.modules))
+        Path(sys.argv[3]).write_text("\\n".join(bot_list.render_line(y).text for y in range(3)))
         self.exit()
 
 FirstFrame(Home(sys.argv[1]), watch=False).run(headless=True, size=(80, 24))
@@ -57,11 +61,12 @@ FirstFrame(Home(sys.argv[1]), watch=False).run(headless=True, size=(80, 24))
 
 
 def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(tmp_path, home):
-    probe, report = tmp_path / "probe.py", tmp_path / "modules.txt"
+    probe, report, listed = tmp_path / "probe.py", tmp_path / "modules.txt", tmp_path / "listed.txt"
     probe.write_text(FIRST_FRAME_PROBE)
-    subprocess.run([sys.executable, str(probe), str(home.root), str(report)], check=True, timeout=60)
+    subprocess.run([sys.executable, str(probe), str(home.root), str(report), str(listed)], check=True, timeout=60)
     loaded = set(report.read_text().split())
     assert "omb_tui.app.screens.bots" in loaded  # the probe did reach the first frame
+    assert "Scout" in listed.read_text()  # the bot's name is in that frame
     late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.bot",
             "omb_tui.core.memory.store", "omb_tui.core.memory.budget", "omb_tui.core.recall.recall"}
     assert not late & loaded

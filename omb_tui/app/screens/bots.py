@@ -8,8 +8,14 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
+from ...core.bot_names import bot_names
 from ..widgets.bot_list import BotList
 from .base import AreaScreen
+
+
+# The first frame names this many bots at most (~30 µs each): far more than a screen holds; the rest come with
+# the engine's read.
+FIRST_LOOK_ROWS = 100
 
 
 class BotsRead(Message, bubble=False):
@@ -37,7 +43,10 @@ class BotsScreen(AreaScreen):
         yield Footer()
 
     def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well: Textual calls each class's handler)
-        # Read after the first frame: the screen is painted before the engine is even imported.
+        # The names are in the first frame (the settings files alone, a few ms); the engine is imported and
+        # each bot read (gauge, last change, outside edits journaled) only once that frame is on the terminal.
+        if not self.app.bot_id:  # opened straight on a bot, this screen stays hidden: it reads nothing yet
+            self.query_one(BotList).show_names(bot_names(self.app.home, most=FIRST_LOOK_ROWS))
         self._read_at_version = self.app.memory_version
         self.app.after_first_frame(self._first_read)
 
@@ -83,7 +92,8 @@ class BotsScreen(AreaScreen):
             intro.update(f"No bots in {self.app.home.root}. Try: omb-tui demo --home DIR")
 
     def on_bot_list_highlighted(self, event: BotList.Highlighted) -> None:
-        self._say_what_is_listed(event.bot_list.summaries)
+        if not event.bot_list.first_look:  # until every bot is read, the intro says it is reading them
+            self._say_what_is_listed(event.bot_list.summaries)
 
     def action_open_bot(self) -> None:
         self.query_one(BotList).action_choose()

@@ -35,6 +35,11 @@ def bot_cells(summary, night=None) -> tuple[str, ...]:
             str(summary.lines), night_cell(night), last)
 
 
+def first_look_cells(bot) -> tuple[str, ...]:
+    """A bot as the first frame shows it (a core BotName): the columns the engine reads stay empty."""
+    return (printable(bot.id), printable(bot.name), "on" if bot.memory else "off", "", "", "", "")
+
+
 def night_cell(night) -> str:
     """Last night's changes, and the proposals waiting: "–", "3", "3, 2 wait" or "2 wait"."""
     if night is None or not (night.changes or night.pending):
@@ -103,6 +108,7 @@ class BotList(RowList):
         self._cells: list[tuple[str, ...]] = []
         self._widths = [len(title) for title in COLUMNS]
         self._announced: object = object()
+        self.first_look = False  # True while only the names are shown (show_names), before the engine's read
 
     @property
     def row_count(self) -> int:
@@ -113,16 +119,27 @@ class BotList(RowList):
         """The summary of the bot under the cursor, or None."""
         return self.summaries[self.cursor] if 0 <= self.cursor < len(self.summaries) else None
 
+    def show_names(self, names: Sequence) -> None:
+        """The first look (core BotName: id, name, memory switch), drawn in the first frame; `show` fills in
+        the other columns once the engine has read each bot."""
+        self.first_look = True
+        self._show_rows(names, [first_look_cells(name) for name in names])
+
     def show(self, summaries: Sequence, *, start_on: str | None = None, overnight: dict | None = None) -> None:
         """Show these bots; the cursor stays on the bot it was on when that bot is still listed, and the
         first time on `start_on` (the bot you came from)."""
+        self.first_look = False
+        self.overnight = dict(overnight or {})
+        self._show_rows(summaries, [bot_cells(summary, self.overnight.get(summary.id)) for summary in summaries],
+                        start_on=start_on)
+
+    def _show_rows(self, summaries: Sequence, cells: list[tuple[str, ...]], *, start_on: str | None = None) -> None:
         current = self.highlighted
         if current is None and start_on is not None:
             current = next((summary for summary in summaries if summary.id == start_on), None)
         self.summaries = list(summaries)
-        self.overnight = dict(overnight or {})
-        self._cells = [bot_cells(summary, self.overnight.get(summary.id)) for summary in self.summaries]
-        self._widths = [min(WIDEST, max([cell_len(title)] + [cell_len(cells[i]) for cells in self._cells]))
+        self._cells = cells
+        self._widths = [min(WIDEST, max([cell_len(title)] + [cell_len(row[i]) for row in self._cells]))
                         for i, title in enumerate(COLUMNS)]
         ids = [summary.id for summary in self.summaries]
         self.cursor = ids.index(current.id) if current is not None and current.id in ids else \
