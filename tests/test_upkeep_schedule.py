@@ -172,3 +172,16 @@ def test_a_second_run_or_a_backup_makes_upkeep_do_nothing_and_say_so(tmp_path, r
             holder.kill()
             holder.wait()
         assert (home.workspace("scout") / "MEMORY.md").read_text().count("likes tea") == 2
+
+
+def test_a_run_s_call_bound_lasts_for_the_run_only(tmp_path):
+    """A library caller's process keeps its own bound of calls in flight after upkeep_due with another."""
+    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.upkeep.schedule import upkeep_due
+    from omb_tui.core.models import call
+
+    home = Home(tmp_path / "home")
+    home.root.mkdir()
+    before = call._call_slots
+    upkeep_due(home, concurrency=16)
+    assert call._call_slots is before

@@ -13,12 +13,13 @@ makes. See docs/models.md for each decision.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
@@ -58,13 +59,19 @@ NO_RETRIES = RetryPolicy(retries=0)
 _call_slots = threading.BoundedSemaphore(MAX_CONCURRENT_CALLS)
 
 
-def allow_concurrent_calls(most: int) -> None:
-    """Let `most` calls be in flight at once from now on: a run over many bots (`upkeep --due --concurrency N`)
-    sets it to its own bound, so the call layer never becomes the narrower one."""
+@contextlib.contextmanager
+def concurrent_calls(most: int) -> Iterator[None]:
+    """Let `most` calls be in flight at once while a run over many bots lasts (`upkeep --due --concurrency N`
+    sets it to its own bound, so the call layer never becomes the narrower one); the bound before comes back
+    after it, so a library caller's process is left as it was."""
     global _call_slots
     if most < 1:
         raise ValueError("at least one call must be allowed")
-    _call_slots = threading.BoundedSemaphore(most)
+    before, _call_slots = _call_slots, threading.BoundedSemaphore(most)
+    try:
+        yield
+    finally:
+        _call_slots = before
 
 
 @dataclass

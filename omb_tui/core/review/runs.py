@@ -16,13 +16,15 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from ..compact.pending import PendingChange, pending_changes
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.when import when_text
 from .marks import ReviewedMarks, load_marks
+
+if TYPE_CHECKING:  # compaction pulls in the model layer: the bots screen's counts need it only when proposals wait
+    from ..compact.pending import PendingChange
 
 log = logging.getLogger("omb_tui.review")
 
@@ -292,6 +294,12 @@ def find_run(home: Home, bot_id: str, run_id: str) -> list[JournalRow]:
 
 def waiting_proposals(home: Home, bot_id: str) -> list[PendingChange]:
     """The compaction proposals waiting for the person, oldest first."""
+    from ..compact.records import compact_files
+
+    if not compact_files(home, bot_id).pending.exists():
+        return []  # none ever proposed: no need to load compaction at all
+    from ..compact.pending import pending_changes
+
     try:
         return pending_changes(home, bot_id)
     except (OSError, ValueError) as exc:  # a damaged pending file is named, and the listing still shows

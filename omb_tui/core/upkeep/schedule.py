@@ -131,12 +131,12 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
     turns waiting, or left pending at a shutdown), organizing after it, the daily tidy-up (with organizing
     first), and nightly compaction after it where it is switched on. Never while a backup runs, never on a bot
     in a turn, never twice at once."""
-    from ..models.call import allow_concurrent_calls
+    from ..models.call import concurrent_calls
 
     now = (now or datetime.now()).astimezone()
     report = UpkeepRunReport()
-    allow_concurrent_calls(concurrency)  # bots at a time is also calls at a time
-    with held_exclusively(upkeep_lock_path(home)) as ours:
+    # bots at a time is also calls at a time, for this run only
+    with concurrent_calls(concurrency), held_exclusively(upkeep_lock_path(home)) as ours:
         if not ours:
             report.busy = "another upkeep run is going on; this one did nothing"
             return report
