@@ -33,6 +33,8 @@ class BotsScreen(AreaScreen):
         Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
         Binding("v", "app.open_area('review')", "Review", id="bots-review",
                 tooltip="What the upkeep runs of the last nights changed, every bot"),
+        Binding("w", "app.open_area('team')", "Team", id="bots-team",
+                tooltip="Team memory: the notes a team of bots shares, and the cards to review"),
         Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
     ]
 
