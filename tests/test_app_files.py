@@ -700,6 +700,30 @@ async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home)
         assert screen.editor.text == "- second"  # F9: a key xterm and tmux can send
 
 
+async def test_ctrl_f_finds_in_the_file_and_escape_leaves_the_editor_at_the_match(home):
+    memory_path(home).write_text("".join(f"- 2026-11-01 · note {i}\n" for i in range(60))
+                                 + "- Tom likes tea\n- 2026-11-02 · tom's birthday\n")
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter", "ctrl+f", *"tom")  # as typed, the first match below the cursor
+        result = screen.query_one("#find-result", Static)
+        assert screen.editor.selection == ((60, 2), (60, 5)) and str(result.render()) == "1 of 2"
+        await pilot.press("enter")  # case does not matter
+        assert screen.editor.selection == ((61, 15), (61, 18)) and str(result.render()) == "2 of 2"
+        await pilot.press("f3")  # on past the last: round to the first
+        assert screen.editor.selection.start == (60, 2)
+        await pilot.press("up")  # back
+        assert screen.editor.selection.start == (61, 15)
+        assert screen.editor.scroll_offset.y > 0  # scrolled to it
+        await pilot.press(*"xyz")
+        assert str(result.render()) == "not found" and screen.editor.selection.start == (61, 15)
+        await pilot.press(*["backspace"] * 3, "escape")
+        assert screen.focused is screen.editor and not screen.query_one("#find-bar").display
+        await pilot.press("x")  # the editor has the keys, at the match (which the key replaces)
+        assert "- 2026-11-02 · x's birthday" in screen.editor.text
+
+
 async def test_the_last_line_that_loads_is_underlined_as_a_divider(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:

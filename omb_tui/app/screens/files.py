@@ -37,6 +37,7 @@ from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
 from ...core.memory.when import when_text
 from ..styles import style_path
+from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
@@ -86,6 +87,9 @@ class FilesScreen(BotScreen):
                 tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes"),
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
                 tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
+        # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
+        Binding("ctrl+f", "find", "Find", show=False, id="find",
+                tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
         # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
         Binding("m", "make_room", "Make room", show=False, id="make-room",
@@ -126,6 +130,7 @@ class FilesScreen(BotScreen):
             with Vertical(id="editor-pane"):
                 yield Static("", id="conflict-banner")
                 yield self._editor
+                yield FindBar(id="find-bar")
                 with Vertical(id="draft-pane"):
                     yield Static("Your draft, kept after Reload (copy what you need into the editor above):",
                                  id="draft-title")
@@ -494,6 +499,24 @@ class FilesScreen(BotScreen):
     # ----- actions -----
     def action_focus_list(self) -> None:
         self.query_one("#file-list", OptionList).focus()
+
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    @on(FindBar.Find)
+    def _find(self, message: FindBar.Find) -> None:
+        found, count = self.editor.find(message.query, message.step)
+        if not message.query:
+            result = ""
+        elif count == 0:
+            result = "not found"
+        else:
+            result = f"{found} of {count}"
+        self.query_one(FindBar).show_result(result)
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.editor.focus()  # at the match, which stays selected
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_save(self) -> None:
