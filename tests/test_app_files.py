@@ -155,6 +155,38 @@ async def test_conflict_reload_keeps_the_draft_beside(home):
         assert memory_path(home).read_text() == "- the bot's new version\n"
 
 
+async def test_the_draft_kept_after_reload_is_focused_paged_compared_and_closed(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        screen.editor.focus()
+        screen.editor.insert("".join(f"- my line {i}\n" for i in range(40)), screen.editor.document.end)
+        MemoryStore(home, "scout").write("MEMORY.md", "- the bot's new version\n", BOT)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictDialog))
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("f5")  # into the draft
+        draft = screen.query_one("#draft", TextArea)
+        assert screen.focused is draft
+        await pilot.press("pagedown")
+        assert draft.scroll_offset.y > 0
+        await pilot.press("d")  # compared with the editor: what is only in the draft is added
+        diff = screen.query_one("#draft-diff")
+        assert screen.focused is diff
+        shown = str(screen.query_one("#draft-diff-text", Static).render())
+        assert "-- the bot's new version" in shown and "+- my line 39" in shown
+        await pilot.press("f5")  # back to the editor, which stays as reloaded
+        assert screen.focused is screen.editor
+        await pilot.press("f5", "x")  # close it, after a question
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmDialog")
+        await pilot.press("y")
+        await settle(pilot)
+        assert not screen.query_one("#draft-pane").display and screen.focused is screen.editor
+        assert screen.editor.text == "- the bot's new version\n"
+        assert memory_path(home).read_text() == "- the bot's new version\n"
+
+
 async def test_conflict_overwrite_with_mine(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:

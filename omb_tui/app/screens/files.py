@@ -39,6 +39,7 @@ from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
+from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
 from .base import BotScreen
@@ -90,6 +91,9 @@ class FilesScreen(BotScreen):
         # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
         Binding("ctrl+f", "find", "Find", show=False, id="find",
                 tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it"),
+        Binding("f5", "kept_draft", "Your draft", show=False, id="kept-draft",
+                tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
+                        "or back to the editor"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
         # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
         Binding("m", "make_room", "Make room", show=False, id="make-room",
@@ -131,10 +135,7 @@ class FilesScreen(BotScreen):
                 yield Static("", id="conflict-banner")
                 yield self._editor
                 yield FindBar(id="find-bar")
-                with Vertical(id="draft-pane"):
-                    yield Static("Your draft, kept after Reload (copy what you need into the editor above):",
-                                 id="draft-title")
-                    yield TextArea(id="draft", read_only=True, soft_wrap=True)
+                yield KeptDraft(lambda: self.editor.text, id="draft-pane")
                 yield Static("", id="file-status")
         yield Footer()
 
@@ -192,6 +193,8 @@ class FilesScreen(BotScreen):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
             return self._target_kind() is FileKind.TOPIC or None
+        if action == "kept_draft":
+            return self.set_aside_draft is not None or None
         if action == "make_room":
             return self._lines_cut or None
         if action == "delete_file":
@@ -333,7 +336,8 @@ class FilesScreen(BotScreen):
         if self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
             self._forget_draft()  # its recovery file stays, and is offered when the file opens again
         self.set_aside_draft = self.set_aside_draft_rel = None
-        self.query_one("#draft-pane").display = False
+        self.query_one(KeptDraft).display = False
+        self.refresh_bindings()
 
     def _banner(self, text: str | None) -> None:
         banner = self.query_one("#conflict-banner", Static)
@@ -386,6 +390,7 @@ class FilesScreen(BotScreen):
 
     @on(TextArea.Changed, "#editor")
     def _editor_changed(self) -> None:
+        self.query_one(KeptDraft).follow_editor()
         self._update_gauge(None)
         self._status()
         self._follow_draft()
@@ -514,6 +519,36 @@ class FilesScreen(BotScreen):
             result = f"{found} of {count}"
         self.query_one(FindBar).show_result(result)
 
+    def action_kept_draft(self) -> None:
+        kept = self.query_one(KeptDraft)
+        if self.focused is not None and kept in self.focused.ancestors:
+            self.editor.focus()
+        else:
+            kept.focus_view()
+
+    @on(KeptDraft.Left)
+    def _left_kept_draft(self) -> None:
+        self.editor.focus()
+
+    @on(KeptDraft.CloseAsked)
+    def _kept_draft_close_asked(self) -> None:
+        self.close_kept_draft()
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def close_kept_draft(self) -> None:
+        """Close the draft kept after Reload, once the person agrees: nothing else keeps it."""
+        from ..dialogs.confirm import ConfirmDialog
+
+        if not await self.app.push_screen_wait(ConfirmDialog(
+                "Close your kept draft? It is not kept anywhere else.", yes="Close draft")):
+            return
+        if not self.modified and self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
+            self._discard_draft()  # its recovery file holds the closed draft (typing since would have replaced it)
+        self.set_aside_draft = self.set_aside_draft_rel = None
+        self.query_one(KeptDraft).display = False
+        self.refresh_bindings()
+        self.editor.focus()
+
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
         self.editor.focus()  # at the match, which stays selected
@@ -576,12 +611,10 @@ class FilesScreen(BotScreen):
         elif choice == "reload":
             theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
             self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
-            draft_area = self.query_one("#draft", TextArea)
-            draft_area.load_text(draft)
-            self.query_one("#draft-pane").display = True
+            self.query_one(KeptDraft).keep(draft, stale.rel)
             self.current = None
             self._show_snapshot(theirs)
-            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it.")
+            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).")
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_make_room(self) -> None:
