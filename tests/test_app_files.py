@@ -718,6 +718,24 @@ async def test_renaming_a_topic_offers_to_update_the_pointers_to_it(home):
         assert (home.workspace("scout") / "memory/trips.md").exists()
 
 
+async def test_a_broken_frontmatter_is_flagged_in_the_list_and_says_what_is_wrong(home):
+    MemoryStore(home, "scout").write("memory/trips.md", "---\ntitle: Trips\ndescription: abroad: twice\n---\n",
+                                     PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        labels = [str(option.prompt) for option in screen.query_one("#file-list", OptionList).options]
+        assert "  trips.md ⚠" in labels and "  travel.md" in labels
+        await choose_file(pilot, "memory/trips.md")
+        warning = screen.query_one("#frontmatter-warning", Static)
+        assert warning.display
+        assert "line 3: mapping values are not allowed" in str(warning.render())
+        assert "lists it by name only" in str(warning.render())
+        screen.editor.replace("description: abroad twice\n", (2, 0), (3, 0))  # fixed as typed
+        await pilot.pause()
+        assert not warning.display
+
+
 # ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----
 
 async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home):

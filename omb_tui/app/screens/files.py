@@ -30,7 +30,7 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.memory.budget import gauge
+from ...core.memory.budget import gauge, read_topic_info
 from ...core.memory.drafts import Draft, Drafts, private_copy
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
@@ -54,8 +54,10 @@ class FilesRead(Message, bubble=False):
     """What `load_files` read in its thread: the bot's files and the one to show."""
 
     def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
-                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool) -> None:
+                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool,
+                 broken_topics: frozenset[str]) -> None:
         super().__init__()
+        self.broken_topics = broken_topics
         self.memory_on = memory_on
         self.files = files
         self.snapshot = snapshot
@@ -65,9 +67,9 @@ class FilesRead(Message, bubble=False):
         self.draft = draft
 
 
-def _label(rel: str, kind: FileKind) -> str:
+def _label(rel: str, kind: FileKind, broken: bool = False) -> str:
     if kind is FileKind.TOPIC:
-        return f"  {rel.removeprefix('memory/')}"
+        return f"  {rel.removeprefix('memory/')}{' ⚠' if broken else ''}"
     if kind is FileKind.LOG:
         return f"  log {rel.removeprefix('memory/log/').removesuffix('.md')}"
     return rel.removeprefix("memory/")
@@ -133,6 +135,7 @@ class FilesScreen(BotScreen):
             yield OptionList(id="file-list")
             with Vertical(id="editor-pane"):
                 yield Static("", id="conflict-banner")
+                yield Static("", id="frontmatter-warning")
                 yield self._editor
                 yield FindBar(id="find-bar")
                 yield KeptDraft(lambda: self.editor.text, id="draft-pane")
@@ -218,6 +221,7 @@ class FilesScreen(BotScreen):
             self._as_loaded = ""
             self._hide_set_aside_draft()
             self._banner(None)
+            self._check_frontmatter()
             self.query_one("#file-status", Static).update(f"Reading {self.app.bot_id}…")
             self.refresh_bindings()
         self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
@@ -244,8 +248,9 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
+        broken = frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
         self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
-                                    _memory_switch(bot)))
+                                    _memory_switch(bot), broken))
 
     def on_files_read(self, message: FilesRead) -> None:
         files, snapshot = message.files, message.snapshot
@@ -255,7 +260,8 @@ class FilesScreen(BotScreen):
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(_label(rel, kind), id=rel) for rel, kind in files])
+        option_list.add_options([Option(_label(rel, kind, rel in message.broken_topics), id=rel)
+                                 for rel, kind in files])
         if snapshot.rel == self._requested:
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
@@ -295,6 +301,7 @@ class FilesScreen(BotScreen):
         self._banner(None)
         self._update_gauge(memory_text)
         self._status()
+        self._check_frontmatter()
         self.refresh_bindings()
         if draft is not None:
             self._offer_draft_once(draft)
@@ -328,6 +335,16 @@ class FilesScreen(BotScreen):
         else:
             state = "saved"
         self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
+
+    def _check_frontmatter(self) -> None:
+        """A topic's header the index cannot read is said above the editor, with what is wrong, as you type."""
+        problem = None
+        if self.current is not None and self.current.kind is FileKind.TOPIC:
+            problem = read_topic_info(self.current.rel, self.editor.text).frontmatter_problem
+        warning = self.query_one("#frontmatter-warning", Static)
+        warning.update(f"⚠ Its frontmatter cannot be read ({problem}): the topic index lists it by name only."
+                       if problem else "")
+        warning.display = problem is not None
 
     def _topic_names(self) -> frozenset[str]:
         return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
@@ -393,6 +410,7 @@ class FilesScreen(BotScreen):
         self.query_one(KeptDraft).follow_editor()
         self._update_gauge(None)
         self._status()
+        self._check_frontmatter()
         self._follow_draft()
 
     # ----- recovery drafts: typing is on disk (outside the workspace) before anything can lose it -----
