@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import date, timedelta
 
 import pytest
@@ -734,6 +735,37 @@ async def test_a_broken_frontmatter_is_flagged_in_the_list_and_says_what_is_wron
         screen.editor.replace("description: abroad twice\n", (2, 0), (3, 0))  # fixed as typed
         await pilot.pause()
         assert not warning.display
+
+
+@pytest.mark.parametrize("settings_too", [False, True], ids=["workspace", "whole-bot"])
+async def test_a_bot_whose_files_are_deleted_while_open_says_its_workspace_is_gone(home, settings_too):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        shutil.rmtree(home.workspace("scout"))
+        if settings_too:
+            home.settings_path("scout").unlink()
+        app.note_disk_change()
+        await settle(pilot)
+        status = str(screen.query_one("#file-status", Static).render())
+        assert f"scout's workspace is gone: {home.workspace('scout')}" in status
+        assert screen.editor.text == "" and screen.editor.read_only and screen.current is None
+        assert not screen.check_action("save", ())
+        titles = [notification.title for notification in app._notifications]
+        assert "Something went wrong" not in titles
+
+
+async def test_unsaved_typing_stays_when_the_workspace_is_deleted(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *"- not saved yet")
+        shutil.rmtree(home.workspace("scout"))
+        app.note_disk_change()
+        await settle(pilot)
+        assert screen.editor.text.endswith("- not saved yet")
+        banner = str(screen.query_one("#conflict-banner", Static).render())
+        assert "scout's workspace is gone" in banner and "Your unsaved text stays here." in banner
 
 
 # ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----

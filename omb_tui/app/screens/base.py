@@ -15,6 +15,15 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+class BotGone(Exception):
+    """The open bot's workspace, or the bot itself, was removed while the app showed it."""
+
+    title = "The bot is gone"  # the notification's title, instead of "Something went wrong"
+
+    def __init__(self, bot_id: str, workspace: object) -> None:
+        super().__init__(f"{bot_id}'s workspace is gone: {workspace}. b goes back to the bots.")
+
+
 class AreaScreen(NotifyWorkerErrors, Screen):
     """A main area's screen: it reads what it shows in workers, and reads again when files change on disk.
 
@@ -63,8 +72,12 @@ class BotScreen(AreaScreen):
         bot, version = self._open_bot, self.app.memory_version
         if bot is None or bot.id != self.app.bot_id or self._open_bot_version != version:
             from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
+            from ...core.memory.paths import NotFound
 
-            bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
+            try:
+                bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
+            except NotFound:  # it was there when opened: deleted since, say so rather than "no bot 'x'"
+                raise BotGone(self.app.bot_id, self.app.home.workspace(self.app.bot_id)) from None
             self._open_bot_version = version
         return bot
 

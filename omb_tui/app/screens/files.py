@@ -42,7 +42,7 @@ from ..widgets.gauge import GaugeBar
 from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
-from .base import BotScreen
+from .base import BotGone, BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
@@ -55,8 +55,9 @@ class FilesRead(Message, bubble=False):
 
     def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
                  bot_name: str, folder: str, draft: Draft | None, memory_on: bool,
-                 broken_topics: frozenset[str]) -> None:
+                 broken_topics: frozenset[str], workspace_exists: bool) -> None:
         super().__init__()
+        self.workspace_exists = workspace_exists
         self.broken_topics = broken_topics
         self.memory_on = memory_on
         self.files = files
@@ -115,6 +116,7 @@ class FilesScreen(BotScreen):
         self._lines_cut = False  # MEMORY.md (or the draft of it) has lines past the cut: make room applies
         self.folder = ""
         self._focus_list = False
+        self._workspace_seen: str | None = None  # the bot whose workspace the last read found (to notice it go)
         self._requested: str | None = None
         self._keep_place_of: str | None = None  # the file shown again next (Ctrl+R, a save): cursor and scroll stay
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
@@ -211,23 +213,35 @@ class FilesScreen(BotScreen):
                 self._discard_draft()
             self._forget_draft()
             # Nothing of the previous bot stays on screen while this one is read (or if it cannot be).
-            self._focus_list = True
-            self.current = None
-            self.files = []
-            self.folder = ""
-            self.query_one("#file-list", OptionList).clear_options()
-            self.editor.read_only = True
-            self.editor.load_text("")
-            self._as_loaded = ""
-            self._hide_set_aside_draft()
-            self._banner(None)
-            self._check_frontmatter()
-            self.query_one("#file-status", Static).update(f"Reading {self.app.bot_id}…")
-            self.refresh_bindings()
+            self._show_nothing(f"Reading {self.app.bot_id}…")
         self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
 
+    def _show_nothing(self, status: str) -> None:
+        """No file on screen (another bot being read, or none to show): Save and Delete are off."""
+        self._focus_list = True
+        self.current = None
+        self.files = []
+        self.folder = ""
+        self.query_one("#file-list", OptionList).clear_options()
+        self.editor.read_only = True
+        self.editor.load_text("")
+        self._as_loaded = ""
+        self._hide_set_aside_draft()
+        self._banner(None)
+        self._check_frontmatter()
+        self.query_one("#file-status", Static).update(status)
+        self.refresh_bindings()
+
     def worker_failed(self, worker, error: str) -> None:
-        if worker.group == "files" and self.current is None:  # the bot's files could not be read at all
+        if worker.group != "files":
+            return
+        if isinstance(worker.error, BotGone):
+            self._workspace_seen = None
+            if self.modified:  # typing is never dropped: it stays, and so does its recovery draft
+                self._banner(f"{error} Your unsaved text stays here.")
+                return
+            self._show_nothing(f"{error}\nCtrl+R reads again.")
+        elif self.current is None:  # the bot's files could not be read at all
             self.query_one("#file-status", Static).update(
                 f"{self.app.bot_id}: its files cannot be shown. {error}\nCtrl+R tries again.")
 
@@ -235,6 +249,8 @@ class FilesScreen(BotScreen):
     def load_files(self, select: str | None) -> None:
         bot = self.bot
         bot.look()  # journal edits made outside the app before showing anything
+        if self._workspace_seen == bot.id and not bot.store.workspace.is_dir():
+            raise BotGone(bot.id, bot.store.workspace)  # deleted while open (a new bot's is made by its first save)
         files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
         if not any(rel == MEMORY_FILE for rel, _ in files):
             files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
@@ -250,11 +266,12 @@ class FilesScreen(BotScreen):
             return
         broken = frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
         self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
-                                    _memory_switch(bot), broken))
+                                    _memory_switch(bot), broken, bot.store.workspace.is_dir()))
 
     def on_files_read(self, message: FilesRead) -> None:
         files, snapshot = message.files, message.snapshot
         self.bot_name = message.bot_name
+        self._workspace_seen = self.app.bot_id if message.workspace_exists else None
         self.memory_on = message.memory_on
         self.folder = message.folder
         self.files = files
