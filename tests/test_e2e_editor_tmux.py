@@ -1,5 +1,6 @@
 """End to end, in a real terminal (tmux): a bracketed paste then undo keeps the app and the draft, and Ctrl+O
-hands the terminal to $EDITOR on a private copy, then saves what comes back like Ctrl+S.
+hands the terminal to $EDITOR on a private copy, then saves what comes back like Ctrl+S; Ctrl+F, F3 and ↑
+find in the file with the keys a terminal sends.
 """
 
 from __future__ import annotations
@@ -95,5 +96,34 @@ def test_coming_back_to_files_gives_the_keys_to_the_list(app_in_tmux):
     pane.keys("C-s")
     pane.wait_for("Saved MEMORY.md")
     assert (home.workspace("scout") / "MEMORY.md").read_text() == "y" + ORIGINAL
+    pane.keys("C-q")
+    assert pane.exited()
+
+
+def test_ctrl_f_finds_and_f3_and_up_step_in_a_real_terminal(app_in_tmux):
+    pane, home = app_in_tmux
+    MemoryStore(home, "scout").write("MEMORY.md", ORIGINAL + "- 2026-11-02 · SHORT walks\n", Actor("bot", "task"))
+    pane.keys("C-r")  # read again (nothing unsaved, so no question)
+    pane.wait_for("SHORT walks")
+    pane.keys("C-f")
+    pane.type("short")
+    pane.wait_for("1 of 2")
+    pane.keys("F3")  # xterm's F3 through tmux; case does not matter
+    pane.wait_for("2 of 2")
+    pane.keys("Up")
+    pane.wait_for("1 of 2")
+    pane.keys("Down")
+    pane.wait_for("2 of 2")
+    pane.type("zzz")
+    pane.wait_for("not found")
+    pane.keys("BSpace", "BSpace", "BSpace")
+    pane.wait_for("2 of 2")
+    pane.keys("Escape")  # back in the editor, the match selected
+    time.sleep(0.3)  # ESC then b at once is the terminal's Alt+B: a person pauses after Escape
+    pane.type("brisk")
+    pane.wait_for("modified")
+    pane.keys("C-s")
+    pane.wait_for("Saved MEMORY.md")
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == ORIGINAL + "- 2026-11-02 · brisk walks\n"
     pane.keys("C-q")
     assert pane.exited()

@@ -586,7 +586,7 @@ class FilesScreen(BotScreen):
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
-        self.editor.focus()  # at the match, which stays selected
+        self.set_focus(self.editor)  # at the match, which stays selected; at once, for the keys typed next
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_save(self) -> None:

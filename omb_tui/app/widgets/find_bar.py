@@ -48,7 +48,9 @@ class FindBar(Horizontal):
 
     def open(self) -> None:
         self.display = True
-        self.query_one("#find-input", Input).focus()  # the last search is selected: typing replaces it
+        # At once, not later as focus() does: keys typed right after Ctrl+F (queued already) belong here. The
+        # last search is selected, so typing replaces it.
+        self.screen.set_focus(self.query_one("#find-input", Input))
 
     def show_result(self, result: str) -> None:
         self.query_one("#find-result", Static).update(result)
