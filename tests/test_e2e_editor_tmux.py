@@ -127,3 +127,22 @@ def test_ctrl_f_finds_and_f3_and_up_step_in_a_real_terminal(app_in_tmux):
     assert (home.workspace("scout") / "MEMORY.md").read_text() == ORIGINAL + "- 2026-11-02 · brisk walks\n"
     pane.keys("C-q")
     assert pane.exited()
+
+
+def test_the_draft_kept_after_reload_is_reached_with_f5_and_compared_with_d(app_in_tmux):
+    pane, home = app_in_tmux
+    pane.keys("C-End")
+    pane.type("- my own line")
+    pane.wait_for("modified")
+    MemoryStore(home, "scout").write("MEMORY.md", "- the bot's new version\n", Actor("bot", "during a task"))
+    pane.keys("C-s")
+    pane.wait_for("changed this file while you were editing")
+    pane.type("r")
+    pane.wait_for("Your draft, kept at Reload")
+    pane.keys("F5")
+    pane.type("d")  # at once: a key of the draft's pane, never typed into the note
+    screen = pane.wait_for("Editor (-) vs your draft (+)")
+    assert "+- my own line" in screen and "1  - the bot's new version\n" in screen  # no "d" typed in the note
+    pane.keys("C-q")
+    assert pane.exited()
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == "- the bot's new version\n"

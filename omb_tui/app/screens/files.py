@@ -92,9 +92,11 @@ class FilesScreen(BotScreen):
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
                 tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
         # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
-        Binding("ctrl+f", "find", "Find", show=False, id="find",
+        # Ctrl+F and F5 move the keys out of the editor: priority, so they act before the keys typed right
+        # after them are handed to the editor (a key bound lower down is run only once the editor passes it on).
+        Binding("ctrl+f", "find", "Find", show=False, priority=True, id="find",
                 tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it"),
-        Binding("f5", "kept_draft", "Your draft", show=False, id="kept-draft",
+        Binding("f5", "kept_draft", "Your draft", show=False, priority=True, id="kept-draft",
                 tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
                         "or back to the editor"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
@@ -557,13 +559,13 @@ class FilesScreen(BotScreen):
     def action_kept_draft(self) -> None:
         kept = self.query_one(KeptDraft)
         if self.focused is not None and kept in self.focused.ancestors:
-            self.editor.focus()
+            self.set_focus(self.editor)
         else:
             kept.focus_view()
 
     @on(KeptDraft.Left)
     def _left_kept_draft(self) -> None:
-        self.editor.focus()
+        self.set_focus(self.editor)
 
     @on(KeptDraft.CloseAsked)
     def _kept_draft_close_asked(self) -> None:

@@ -78,7 +78,8 @@ class KeptDraft(Vertical):
         self.display = True
 
     def focus_view(self) -> None:
-        self.query_one("#draft-diff" if self.showing_diff else "#draft").focus()
+        # At once (focus() waits its turn): d or x pressed right after F5 is a key here, never typed in the note.
+        self.screen.set_focus(self.query_one("#draft-diff" if self.showing_diff else "#draft"))
 
     def follow_editor(self) -> None:
         """The editor's text changed: a diff on show compares with it as it is now."""
