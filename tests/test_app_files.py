@@ -746,9 +746,9 @@ async def test_a_bot_whose_files_are_deleted_while_open_says_its_workspace_is_go
         if settings_too:
             home.settings_path("scout").unlink()
         app.note_disk_change()
-        await settle(pilot)
-        status = str(screen.query_one("#file-status", Static).render())
-        assert f"scout's workspace is gone: {home.workspace('scout')}" in status
+        status = screen.query_one("#file-status", Static)
+        await wait_for(pilot, lambda: "workspace is gone" in str(status.render()))  # (a failed read's message)
+        assert f"scout's workspace is gone: {home.workspace('scout')}" in str(status.render())
         assert screen.editor.text == "" and screen.editor.read_only and screen.current is None
         assert not screen.check_action("save", ())
         titles = [notification.title for notification in app._notifications]
@@ -762,10 +762,10 @@ async def test_unsaved_typing_stays_when_the_workspace_is_deleted(home):
         await type_at_end(pilot, screen, *"- not saved yet")
         shutil.rmtree(home.workspace("scout"))
         app.note_disk_change()
-        await settle(pilot)
+        banner = screen.query_one("#conflict-banner", Static)
+        await wait_for(pilot, lambda: "workspace is gone" in str(banner.render()))
+        assert "Your unsaved text stays here." in str(banner.render())
         assert screen.editor.text.endswith("- not saved yet")
-        banner = str(screen.query_one("#conflict-banner", Static).render())
-        assert "scout's workspace is gone" in banner and "Your unsaved text stays here." in banner
 
 
 # ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----
