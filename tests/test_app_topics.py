@@ -129,7 +129,7 @@ async def test_broken_frontmatter_is_flagged(tmp_path):
             rows["broken.md"][3].startswith("frontmatter")
         assert "1 topic has frontmatter that could not be read: listed by name only." in summary(screen)
         detail = str(screen.query_one("#topic-detail", Static).render())
-        assert "listed by name only: frontmatter could not be read" in detail
+        assert "listed by name only: frontmatter could not be read: line 2: did not find expected" in detail
         assert "- memory/broken.md\n" in detail + "\n"
 
 

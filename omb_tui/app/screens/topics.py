@@ -351,10 +351,10 @@ class TopicsScreen(BotScreen):
         elif row is None:
             detail.update("No topic matches the filter." if self.rows else "")
         elif row.listed:
-            note = f" ({BROKEN_NOTE})" if not row.topic.frontmatter_ok else ""
+            note = f" ({BROKEN_NOTE}: {row.topic.frontmatter_problem})" if not row.topic.frontmatter_ok else ""
             detail.update(Text(f"Line {row.position} of the index{note}:\n{row.index_line}", no_wrap=False))
         else:
-            note = f"; {BROKEN_NOTE}" if not row.topic.frontmatter_ok else ""
+            note = f"; {BROKEN_NOTE}: {row.topic.frontmatter_problem}" if not row.topic.frontmatter_ok else ""
             detail.update(Text(f"memory/{row.topic.name} is not listed: past the cut{note}.\n"
                                f"The bot sees only: {self.index.more_line}"))
         self.refresh_bindings()

@@ -249,7 +249,8 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
 def _yaml_problem(error: Exception) -> str:
     """A YAML error in one line: where (the file's line, after the opening ---) and what."""
     problem = getattr(error, "problem", None)
-    mark = getattr(error, "problem_mark", None)
+    # Where what went wrong began (an unclosed "[" is noticed only at the end of the header).
+    mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
     if not problem:
         return "its YAML cannot be read"
     where = f"line {mark.line + 2}: " if mark is not None else ""
