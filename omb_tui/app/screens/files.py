@@ -266,9 +266,8 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        broken = frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
         self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
-                                    _memory_switch(bot), broken, bot.store.workspace.is_dir()))
+                                    _memory_switch(bot), _broken_topics(bot), bot.store.workspace.is_dir()))
 
     def on_files_read(self, message: FilesRead) -> None:
         files, snapshot = message.files, message.snapshot
@@ -859,6 +858,15 @@ def _memory_switch(bot) -> bool:
         return bot.settings.memory
     except (MemoryInputError, OSError, ValueError):
         return True
+
+
+def _broken_topics(bot) -> frozenset[str]:
+    """(In a thread) the topics whose frontmatter the index cannot read, to mark in the list; a topic folder
+    that cannot be read marks none (the topic index says why), and never stops the files showing."""
+    try:
+        return frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
+    except (OSError, MemoryInputError):
+        return frozenset()
 
 
 def _editable_text(text: str) -> bool:
