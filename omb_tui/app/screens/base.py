@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from textual.screen import Screen
 
+from ...core.memory.paths import NotFound  # (light: the app imports paths before its first frame)
 from ..worker_errors import NotifyWorkerErrors
 
 if TYPE_CHECKING:
@@ -15,8 +16,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class BotGone(Exception):
-    """The open bot's workspace, or the bot itself, was removed while the app showed it."""
+class BotGone(NotFound):
+    """The open bot's workspace, or the bot itself, was removed while the app showed it (a NotFound, so every
+    flow that says a refusal in one sentence says this one too)."""
 
     title = "The bot is gone"  # the notification's title, instead of "Something went wrong"
 
@@ -72,7 +74,6 @@ class BotScreen(AreaScreen):
         bot, version = self._open_bot, self.app.memory_version
         if bot is None or bot.id != self.app.bot_id or self._open_bot_version != version:
             from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
-            from ...core.memory.paths import NotFound
 
             try:
                 bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
