@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import date, timedelta
 
 import pytest
@@ -156,6 +157,38 @@ async def test_conflict_reload_keeps_the_draft_beside(home):
         assert screen.editor.text == "- the bot's new version\n"
         assert screen.query_one("#draft-pane").display
         assert "and my draft" in screen.query_one("#draft", TextArea).text
+        assert memory_path(home).read_text() == "- the bot's new version\n"
+
+
+async def test_the_draft_kept_after_reload_is_focused_paged_compared_and_closed(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        screen.editor.focus()
+        screen.editor.insert("".join(f"- my line {i}\n" for i in range(40)), screen.editor.document.end)
+        MemoryStore(home, "scout").write("MEMORY.md", "- the bot's new version\n", BOT)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictDialog))
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("f5")  # into the draft
+        draft = screen.query_one("#draft", TextArea)
+        assert screen.focused is draft
+        await pilot.press("pagedown")
+        assert draft.scroll_offset.y > 0
+        await pilot.press("d")  # compared with the editor: what is only in the draft is added
+        diff = screen.query_one("#draft-diff")
+        assert screen.focused is diff
+        shown = str(screen.query_one("#draft-diff-text", Static).render())
+        assert "-- the bot's new version" in shown and "+- my line 39" in shown
+        await pilot.press("f5")  # back to the editor, which stays as reloaded
+        assert screen.focused is screen.editor
+        await pilot.press("f5", "x")  # close it, after a question
+        await wait_for(pilot, lambda: app.screen.__class__.__name__ == "ConfirmDialog")
+        await pilot.press("y")
+        await settle(pilot)
+        assert not screen.query_one("#draft-pane").display and screen.focused is screen.editor
+        assert screen.editor.text == "- the bot's new version\n"
         assert memory_path(home).read_text() == "- the bot's new version\n"
 
 
@@ -690,6 +723,55 @@ async def test_renaming_a_topic_offers_to_update_the_pointers_to_it(home):
         assert (home.workspace("scout") / "memory/trips.md").exists()
 
 
+async def test_a_broken_frontmatter_is_flagged_in_the_list_and_says_what_is_wrong(home):
+    MemoryStore(home, "scout").write("memory/trips.md", "---\ntitle: Trips\ndescription: abroad: twice\n---\n",
+                                     PERSON)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        labels = [str(option.prompt) for option in screen.query_one("#file-list", OptionList).options]
+        assert "  trips.md ⚠" in labels and "  travel.md" in labels
+        await choose_file(pilot, "memory/trips.md")
+        warning = screen.query_one("#frontmatter-warning", Static)
+        assert warning.display
+        assert "line 3: mapping values are not allowed" in str(warning.render())
+        assert "lists it by name only" in str(warning.render())
+        screen.editor.replace("description: abroad twice\n", (2, 0), (3, 0))  # fixed as typed
+        await pilot.pause()
+        assert not warning.display
+
+
+@pytest.mark.parametrize("settings_too", [False, True], ids=["workspace", "whole-bot"])
+async def test_a_bot_whose_files_are_deleted_while_open_says_its_workspace_is_gone(home, settings_too):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        shutil.rmtree(home.workspace("scout"))
+        if settings_too:
+            home.settings_path("scout").unlink()
+        app.note_disk_change()
+        status = screen.query_one("#file-status", Static)
+        await wait_for(pilot, lambda: "workspace is gone" in str(status.render()))  # (a failed read's message)
+        assert f"scout's workspace is gone: {home.workspace('scout')}" in str(status.render())
+        assert screen.editor.text == "" and screen.editor.read_only and screen.current is None
+        assert not screen.check_action("save", ())
+        titles = [notification.title for notification in app._notifications]
+        assert "Something went wrong" not in titles
+
+
+async def test_unsaved_typing_stays_when_the_workspace_is_deleted(home):
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *"- not saved yet")
+        shutil.rmtree(home.workspace("scout"))
+        app.note_disk_change()
+        banner = screen.query_one("#conflict-banner", Static)
+        await wait_for(pilot, lambda: "workspace is gone" in str(banner.render()))
+        assert "Your unsaved text stays here." in str(banner.render())
+        assert screen.editor.text.endswith("- not saved yet")
+
+
 # ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----
 
 async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home):
@@ -702,6 +784,30 @@ async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home)
         assert not screen.editor.soft_wrap
         await type_at_end(pilot, screen, *"- second", "ctrl+home", "f9")
         assert screen.editor.text == "- second"  # F9: a key xterm and tmux can send
+
+
+async def test_ctrl_f_finds_in_the_file_and_escape_leaves_the_editor_at_the_match(home):
+    memory_path(home).write_text("".join(f"- 2026-11-01 · note {i}\n" for i in range(60))
+                                 + "- Tom likes tea\n- 2026-11-02 · tom's birthday\n")
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await pilot.press("enter", "ctrl+f", *"tom")  # as typed, the first match below the cursor
+        result = screen.query_one("#find-result", Static)
+        assert screen.editor.selection == ((60, 2), (60, 5)) and str(result.render()) == "1 of 2"
+        await pilot.press("enter")  # case does not matter
+        assert screen.editor.selection == ((61, 15), (61, 18)) and str(result.render()) == "2 of 2"
+        await pilot.press("f3")  # on past the last: round to the first
+        assert screen.editor.selection.start == (60, 2)
+        await pilot.press("up")  # back
+        assert screen.editor.selection.start == (61, 15)
+        assert screen.editor.scroll_offset.y > 0  # scrolled to it
+        await pilot.press(*"xyz")
+        assert str(result.render()) == "not found" and screen.editor.selection.start == (61, 15)
+        await pilot.press(*["backspace"] * 3, "escape")
+        assert screen.focused is screen.editor and not screen.query_one("#find-bar").display
+        await pilot.press("x")  # the editor has the keys, at the match (which the key replaces)
+        assert "- 2026-11-02 · x's birthday" in screen.editor.text
 
 
 async def test_the_last_line_that_loads_is_underlined_as_a_divider(home):

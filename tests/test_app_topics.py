@@ -129,7 +129,7 @@ async def test_broken_frontmatter_is_flagged(tmp_path):
             rows["broken.md"][3].startswith("frontmatter")
         assert "1 topic has frontmatter that could not be read: listed by name only." in summary(screen)
         detail = str(screen.query_one("#topic-detail", Static).render())
-        assert "listed by name only: frontmatter could not be read" in detail
+        assert "listed by name only: frontmatter could not be read: line 2: did not find expected" in detail
         assert "- memory/broken.md\n" in detail + "\n"
 
 
@@ -160,6 +160,23 @@ async def test_filter_narrows_rows_as_you_type_and_the_cut_stays(tmp_path):
         await pilot.press("escape")
         assert screen.query_one(Input).value == ""
         assert len(row_order(screen)) == 45  # 44 topics and the cut
+
+
+async def test_the_filter_matches_the_start_of_words_not_letters_inside_them(tmp_path):
+    home = build_home(tmp_path / "home", {
+        "clients.md": "---\ntitle: Clients\ndescription: our customers and what they pay\n---\n",
+        "tom.md": "---\ntitle: Tom Hale\ndescription: the neighbour\n---\n",
+        "cafes.md": "---\ntitle: Cafés\n---\n",
+    })
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_topics(pilot)
+        await pilot.press("slash", *"tom")
+        assert row_order(screen) == ["tom.md"]  # not clients.md, for "cusTOMers"
+        await pilot.press(*["backspace"] * 3, *"cust")
+        assert row_order(screen) == ["clients.md"]  # the start of a word, as you type it
+        await pilot.press(*["backspace"] * 4, *"CAFE")
+        assert row_order(screen) == ["cafes.md"]  # case and accents do not matter
 
 
 async def test_index_text_panel_is_exactly_what_the_bot_gets(tmp_path):

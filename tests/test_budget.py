@@ -235,6 +235,18 @@ def test_broken_frontmatter_lists_by_name_only():
         ), name
 
 
+def test_broken_frontmatter_says_what_is_wrong():
+    problems = {
+        "---\ntitle: travel\ndescription: trips: abroad\n---\n": "line 3: mapping values are not allowed",
+        "---\n- one\n- two\n---\n": "it is not a list of fields (name: value lines)",
+        "---\ntitle: [a, b]\n---\n": "title must be plain text, not a list or a mapping",
+        "---\naliases:\n  - {a: 1}\n---\n": "each alias must be plain text, not a list or a mapping",
+    }
+    for text, problem in problems.items():
+        assert read_topic_info("t.md", text).frontmatter_problem.startswith(problem), text
+    assert read_topic_info("t.md", "---\ntitle: fine\n---\n").frontmatter_problem is None
+
+
 @given(st.text())
 def test_read_topic_info_never_raises(body):
     read_topic_info("any.md", body)

@@ -1,5 +1,6 @@
 """End to end, in a real terminal (tmux): a bracketed paste then undo keeps the app and the draft, and Ctrl+O
-hands the terminal to $EDITOR on a private copy, then saves what comes back like Ctrl+S.
+hands the terminal to $EDITOR on a private copy, then saves what comes back like Ctrl+S; Ctrl+F, F3 and ↑
+find in the file with the keys a terminal sends.
 """
 
 from __future__ import annotations
@@ -97,3 +98,51 @@ def test_coming_back_to_files_gives_the_keys_to_the_list(app_in_tmux):
     assert (home.workspace("scout") / "MEMORY.md").read_text() == "y" + ORIGINAL
     pane.keys("C-q")
     assert pane.exited()
+
+
+def test_ctrl_f_finds_and_f3_and_up_step_in_a_real_terminal(app_in_tmux):
+    pane, home = app_in_tmux
+    MemoryStore(home, "scout").write("MEMORY.md", ORIGINAL + "- 2026-11-02 · SHORT walks\n", Actor("bot", "task"))
+    pane.keys("C-r")  # read again (nothing unsaved, so no question)
+    pane.wait_for("SHORT walks")
+    pane.keys("C-f")
+    pane.type("short")
+    pane.wait_for("1 of 2")
+    pane.keys("F3")  # xterm's F3 through tmux; case does not matter
+    pane.wait_for("2 of 2")
+    pane.keys("Up")
+    pane.wait_for("1 of 2")
+    pane.keys("Down")
+    pane.wait_for("2 of 2")
+    pane.type("zzz")
+    pane.wait_for("not found")
+    pane.keys("BSpace", "BSpace", "BSpace")
+    pane.wait_for("2 of 2")
+    pane.keys("Escape")  # back in the editor, the match selected
+    time.sleep(0.3)  # ESC then b at once is the terminal's Alt+B: a person pauses after Escape
+    pane.type("brisk")
+    pane.wait_for("modified")
+    pane.keys("C-s")
+    pane.wait_for("Saved MEMORY.md")
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == ORIGINAL + "- 2026-11-02 · brisk walks\n"
+    pane.keys("C-q")
+    assert pane.exited()
+
+
+def test_the_draft_kept_after_reload_is_reached_with_f5_and_compared_with_d(app_in_tmux):
+    pane, home = app_in_tmux
+    pane.keys("C-End")
+    pane.type("- my own line")
+    pane.wait_for("modified")
+    MemoryStore(home, "scout").write("MEMORY.md", "- the bot's new version\n", Actor("bot", "during a task"))
+    pane.keys("C-s")
+    pane.wait_for("changed this file while you were editing")
+    pane.type("r")
+    pane.wait_for("Your draft, kept at Reload")
+    pane.keys("F5")
+    pane.type("d")  # at once: a key of the draft's pane, never typed into the note
+    screen = pane.wait_for("Editor (-) vs your draft (+)")
+    assert "+- my own line" in screen and "1  - the bot's new version\n" in screen  # no "d" typed in the note
+    pane.keys("C-q")
+    assert pane.exited()
+    assert (home.workspace("scout") / "MEMORY.md").read_text() == "- the bot's new version\n"

@@ -1,7 +1,8 @@
 """End to end: the installed `omb-tui` in a real pseudo-terminal (tmux), driven with keys as a person would.
 
 Opens a bot, types into MEMORY.md, saves, quits; then checks the file on disk and the journal. And: quitting
-with unsaved changes asks first and writes nothing.
+with unsaved changes asks first and writes nothing; one change is reverted from the journal; make room moves
+the lines past the cut to the archive.
 """
 
 from __future__ import annotations
@@ -150,3 +151,25 @@ def test_revert_one_change_in_the_journal_keeps_the_later_one(pane):
     assert memory.read_text() == first + "- likes jazz\n"
     newest = store.journal.rows(limit=1)[0]
     assert (newest.how, newest.file) == ("revert", "MEMORY.md")
+
+
+def test_make_room_from_the_files_list_moves_the_oldest_lines_to_the_archive(pane):
+    pane, home = pane
+    memory = home.workspace("scout") / "MEMORY.md"
+    full = "# Notes\n" + "".join(f"- 2026-01-{day:02d} · fact number {day}\n" for day in range(1, 29)) + "".join(
+        f"- 2026-03-01 · later fact {n}\n" for n in range(176))  # 205 lines: 5 past the cut
+    MemoryStore(home, "scout").write("MEMORY.md", full, Actor("bot", "during a task"))
+    pane.wait_for("1 bot(s) in")
+    pane.keys("Enter")
+    pane.wait_for("5 lines not loaded")
+    pane.type("m")  # the list has the keys: m is make room, never typed into the note
+    pane.wait_for("Would move 5 entries")
+    assert "fact number 1" in pane.screen()
+    pane.type("y")
+    pane.wait_for("Moved 5 entries")
+    pane.wait_for("0 lines not loaded")
+    archive = (home.workspace("scout") / "memory/archive.md").read_text()
+    assert "fact number 5" in archive and "fact number 6" not in archive
+    assert "fact number 1\n" not in memory.read_text() and "fact number 6" in memory.read_text()
+    newest = MemoryStore(home, "scout").journal.rows(limit=1)[0]
+    assert (newest.who, newest.file) == ("person", "MEMORY.md") and newest.note.startswith("make room")

@@ -31,7 +31,8 @@ class NotifyWorkerErrors:
         sentence = failure_sentence(error)
         # The traceback goes to the log (Textual's console while the app runs), never to the screen.
         log.error("background work %r (group %r) failed: %s", worker.name, worker.group, sentence, exc_info=error)
-        self.notify(sentence, title="Something went wrong", severity="error")
+        # An error that knows what happened (a bot deleted while open) names it; any other is unexpected.
+        self.notify(sentence, title=getattr(error, "title", "Something went wrong"), severity="error")
         self.worker_failed(worker, sentence)
 
     def worker_failed(self, worker: Worker, error: str) -> None:

@@ -7,12 +7,23 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 
 from textual.screen import Screen
 
+from ...core.memory.paths import NotFound  # (light: the app imports paths before its first frame)
 from ..worker_errors import NotifyWorkerErrors
 
 if TYPE_CHECKING:
     from ...core.bot import Bot
 
 T = TypeVar("T")
+
+
+class BotGone(NotFound):
+    """The open bot's workspace, or the bot itself, was removed while the app showed it (a NotFound, so every
+    flow that says a refusal in one sentence says this one too)."""
+
+    title = "The bot is gone"  # the notification's title, instead of "Something went wrong"
+
+    def __init__(self, bot_id: str, workspace: object) -> None:
+        super().__init__(f"{bot_id}'s workspace is gone: {workspace}. b goes back to the bots.")
 
 
 class AreaScreen(NotifyWorkerErrors, Screen):
@@ -64,7 +75,10 @@ class BotScreen(AreaScreen):
         if bot is None or bot.id != self.app.bot_id or self._open_bot_version != version:
             from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
 
-            bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
+            try:
+                bot = self._open_bot = Bot(self.app.home, self.app.bot_id)
+            except NotFound:  # it was there when opened: deleted since, say so rather than "no bot 'x'"
+                raise BotGone(self.app.bot_id, self.app.home.workspace(self.app.bot_id)) from None
             self._open_bot_version = version
         return bot
 

@@ -30,17 +30,19 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.memory.budget import gauge
+from ...core.memory.budget import gauge, read_topic_info
 from ...core.memory.drafts import Draft, Drafts, private_copy
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
 from ...core.memory.when import when_text
 from ..styles import style_path
+from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
+from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
-from .base import BotScreen
+from .base import BotGone, BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
@@ -52,8 +54,11 @@ class FilesRead(Message, bubble=False):
     """What `load_files` read in its thread: the bot's files and the one to show."""
 
     def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
-                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool) -> None:
+                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool,
+                 broken_topics: frozenset[str], workspace_exists: bool) -> None:
         super().__init__()
+        self.workspace_exists = workspace_exists
+        self.broken_topics = broken_topics
         self.memory_on = memory_on
         self.files = files
         self.snapshot = snapshot
@@ -63,9 +68,9 @@ class FilesRead(Message, bubble=False):
         self.draft = draft
 
 
-def _label(rel: str, kind: FileKind) -> str:
+def _label(rel: str, kind: FileKind, broken: bool = False) -> str:
     if kind is FileKind.TOPIC:
-        return f"  {rel.removeprefix('memory/')}"
+        return f"  {rel.removeprefix('memory/')}{' ⚠' if broken else ''}"
     if kind is FileKind.LOG:
         return f"  log {rel.removeprefix('memory/log/').removesuffix('.md')}"
     return rel.removeprefix("memory/")
@@ -86,6 +91,14 @@ class FilesScreen(BotScreen):
                 tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes"),
         Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
                 tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
+        # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
+        # Ctrl+F and F5 move the keys out of the editor: priority, so they act before the keys typed right
+        # after them are handed to the editor (a key bound lower down is run only once the editor passes it on).
+        Binding("ctrl+f", "find", "Find", show=False, priority=True, id="find",
+                tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it"),
+        Binding("f5", "kept_draft", "Your draft", show=False, priority=True, id="kept-draft",
+                tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
+                        "or back to the editor"),
         Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
         # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
         Binding("m", "make_room", "Make room", show=False, id="make-room",
@@ -105,6 +118,7 @@ class FilesScreen(BotScreen):
         self._lines_cut = False  # MEMORY.md (or the draft of it) has lines past the cut: make room applies
         self.folder = ""
         self._focus_list = False
+        self._workspace_seen: str | None = None  # the bot whose workspace the last read found (to notice it go)
         self._requested: str | None = None
         self._keep_place_of: str | None = None  # the file shown again next (Ctrl+R, a save): cursor and scroll stay
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
@@ -125,11 +139,10 @@ class FilesScreen(BotScreen):
             yield OptionList(id="file-list")
             with Vertical(id="editor-pane"):
                 yield Static("", id="conflict-banner")
+                yield Static("", id="frontmatter-warning")
                 yield self._editor
-                with Vertical(id="draft-pane"):
-                    yield Static("Your draft, kept after Reload (copy what you need into the editor above):",
-                                 id="draft-title")
-                    yield TextArea(id="draft", read_only=True, soft_wrap=True)
+                yield FindBar(id="find-bar")
+                yield KeptDraft(lambda: self.editor.text, id="draft-pane")
                 yield Static("", id="file-status")
         yield Footer()
 
@@ -187,6 +200,8 @@ class FilesScreen(BotScreen):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
             return self._target_kind() is FileKind.TOPIC or None
+        if action == "kept_draft":
+            return self.set_aside_draft is not None or None
         if action == "make_room":
             return self._lines_cut or None
         if action == "delete_file":
@@ -200,22 +215,35 @@ class FilesScreen(BotScreen):
                 self._discard_draft()
             self._forget_draft()
             # Nothing of the previous bot stays on screen while this one is read (or if it cannot be).
-            self._focus_list = True
-            self.current = None
-            self.files = []
-            self.folder = ""
-            self.query_one("#file-list", OptionList).clear_options()
-            self.editor.read_only = True
-            self.editor.load_text("")
-            self._as_loaded = ""
-            self._hide_set_aside_draft()
-            self._banner(None)
-            self.query_one("#file-status", Static).update(f"Reading {self.app.bot_id}…")
-            self.refresh_bindings()
+            self._show_nothing(f"Reading {self.app.bot_id}…")
         self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
 
+    def _show_nothing(self, status: str) -> None:
+        """No file on screen (another bot being read, or none to show): Save and Delete are off."""
+        self._focus_list = True
+        self.current = None
+        self.files = []
+        self.folder = ""
+        self.query_one("#file-list", OptionList).clear_options()
+        self.editor.read_only = True
+        self.editor.load_text("")
+        self._as_loaded = ""
+        self._hide_set_aside_draft()
+        self._banner(None)
+        self._check_frontmatter()
+        self.query_one("#file-status", Static).update(status)
+        self.refresh_bindings()
+
     def worker_failed(self, worker, error: str) -> None:
-        if worker.group == "files" and self.current is None:  # the bot's files could not be read at all
+        if worker.group != "files":
+            return
+        if isinstance(worker.error, BotGone):
+            self._workspace_seen = None
+            if self.modified:  # typing is never dropped: it stays, and so does its recovery draft
+                self._banner(f"{error} Your unsaved text stays here.")
+                return
+            self._show_nothing(f"{error}\nCtrl+R reads again.")
+        elif self.current is None:  # the bot's files could not be read at all
             self.query_one("#file-status", Static).update(
                 f"{self.app.bot_id}: its files cannot be shown. {error}\nCtrl+R tries again.")
 
@@ -223,6 +251,8 @@ class FilesScreen(BotScreen):
     def load_files(self, select: str | None) -> None:
         bot = self.bot
         bot.look()  # journal edits made outside the app before showing anything
+        if self._workspace_seen == bot.id and not bot.store.workspace.is_dir():
+            raise BotGone(bot.id, bot.store.workspace)  # deleted while open (a new bot's is made by its first save)
         files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
         if not any(rel == MEMORY_FILE for rel, _ in files):
             files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
@@ -237,17 +267,19 @@ class FilesScreen(BotScreen):
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
         self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
-                                    _memory_switch(bot)))
+                                    _memory_switch(bot), _broken_topics(bot), bot.store.workspace.is_dir()))
 
     def on_files_read(self, message: FilesRead) -> None:
         files, snapshot = message.files, message.snapshot
         self.bot_name = message.bot_name
+        self._workspace_seen = self.app.bot_id if message.workspace_exists else None
         self.memory_on = message.memory_on
         self.folder = message.folder
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(_label(rel, kind), id=rel) for rel, kind in files])
+        option_list.add_options([Option(_label(rel, kind, rel in message.broken_topics), id=rel)
+                                 for rel, kind in files])
         if snapshot.rel == self._requested:
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
@@ -287,6 +319,7 @@ class FilesScreen(BotScreen):
         self._banner(None)
         self._update_gauge(memory_text)
         self._status()
+        self._check_frontmatter()
         self.refresh_bindings()
         if draft is not None:
             self._offer_draft_once(draft)
@@ -321,6 +354,16 @@ class FilesScreen(BotScreen):
             state = "saved"
         self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
 
+    def _check_frontmatter(self) -> None:
+        """A topic's header the index cannot read is said above the editor, with what is wrong, as you type."""
+        problem = None
+        if self.current is not None and self.current.kind is FileKind.TOPIC:
+            problem = read_topic_info(self.current.rel, self.editor.text).frontmatter_problem
+        warning = self.query_one("#frontmatter-warning", Static)
+        warning.update(f"⚠ Its frontmatter cannot be read ({problem}): the topic index lists it by name only."
+                       if problem else "")
+        warning.display = problem is not None
+
     def _topic_names(self) -> frozenset[str]:
         return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
 
@@ -328,7 +371,8 @@ class FilesScreen(BotScreen):
         if self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
             self._forget_draft()  # its recovery file stays, and is offered when the file opens again
         self.set_aside_draft = self.set_aside_draft_rel = None
-        self.query_one("#draft-pane").display = False
+        self.query_one(KeptDraft).display = False
+        self.refresh_bindings()
 
     def _banner(self, text: str | None) -> None:
         banner = self.query_one("#conflict-banner", Static)
@@ -381,8 +425,10 @@ class FilesScreen(BotScreen):
 
     @on(TextArea.Changed, "#editor")
     def _editor_changed(self) -> None:
+        self.query_one(KeptDraft).follow_editor()
         self._update_gauge(None)
         self._status()
+        self._check_frontmatter()
         self._follow_draft()
 
     # ----- recovery drafts: typing is on disk (outside the workspace) before anything can lose it -----
@@ -495,6 +541,54 @@ class FilesScreen(BotScreen):
     def action_focus_list(self) -> None:
         self.query_one("#file-list", OptionList).focus()
 
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    @on(FindBar.Find)
+    def _find(self, message: FindBar.Find) -> None:
+        found, count = self.editor.find(message.query, message.step)
+        if not message.query:
+            result = ""
+        elif count == 0:
+            result = "not found"
+        else:
+            result = f"{found} of {count}"
+        self.query_one(FindBar).show_result(result)
+
+    def action_kept_draft(self) -> None:
+        kept = self.query_one(KeptDraft)
+        if self.focused is not None and kept in self.focused.ancestors:
+            self.set_focus(self.editor)
+        else:
+            kept.focus_view()
+
+    @on(KeptDraft.Left)
+    def _left_kept_draft(self) -> None:
+        self.set_focus(self.editor)
+
+    @on(KeptDraft.CloseAsked)
+    def _kept_draft_close_asked(self) -> None:
+        self.close_kept_draft()
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def close_kept_draft(self) -> None:
+        """Close the draft kept after Reload, once the person agrees: nothing else keeps it."""
+        from ..dialogs.confirm import ConfirmDialog
+
+        if not await self.app.push_screen_wait(ConfirmDialog(
+                "Close your kept draft? It is not kept anywhere else.", yes="Close draft")):
+            return
+        if not self.modified and self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
+            self._discard_draft()  # its recovery file holds the closed draft (typing since would have replaced it)
+        self.set_aside_draft = self.set_aside_draft_rel = None
+        self.query_one(KeptDraft).display = False
+        self.refresh_bindings()
+        self.editor.focus()
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        self.set_focus(self.editor)  # at the match, which stays selected; at once, for the keys typed next
+
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_save(self) -> None:
         if self.current is None:
@@ -553,12 +647,10 @@ class FilesScreen(BotScreen):
         elif choice == "reload":
             theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
             self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
-            draft_area = self.query_one("#draft", TextArea)
-            draft_area.load_text(draft)
-            self.query_one("#draft-pane").display = True
+            self.query_one(KeptDraft).keep(draft, stale.rel)
             self.current = None
             self._show_snapshot(theirs)
-            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it.")
+            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).")
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_make_room(self) -> None:
@@ -766,6 +858,15 @@ def _memory_switch(bot) -> bool:
         return bot.settings.memory
     except (MemoryInputError, OSError, ValueError):
         return True
+
+
+def _broken_topics(bot) -> frozenset[str]:
+    """(In a thread) the topics whose frontmatter the index cannot read, to mark in the list; a topic folder
+    that cannot be read marks none (the topic index says why), and never stops the files showing."""
+    try:
+        return frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
+    except (OSError, MemoryInputError):
+        return frozenset()
 
 
 def _editable_text(text: str) -> bool:

@@ -10,6 +10,7 @@ gets; the screen never applies the rule itself. Filtering narrows the rows shown
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from rich.text import Text
 from textual import events, on, work
@@ -30,6 +31,7 @@ from ...core.memory.budget import (
     topic_index,
     topic_index_line,
 )
+from ...core.recall.words import fold, word_spans
 from ..styles import style_path
 from .base import BotScreen
 
@@ -57,10 +59,21 @@ class TopicRow:
     def listed(self) -> bool:
         return self.position is not None
 
-    def matches(self, words: list[str]) -> bool:
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        """The words of its name, title, description and aliases, folded as recall folds them."""
         topic = self.topic
-        haystack = " ".join([topic.name, topic.title or "", topic.description or "", *topic.aliases]).casefold()
-        return all(word in haystack for word in words)
+        return tuple(words_of(" ".join([topic.name, topic.title or "", topic.description or "",
+                                            *topic.aliases])))
+
+    def matches(self, words: list[str]) -> bool:
+        """Each word typed begins a word of the topic: "cust" finds customers, "tom" does not."""
+        return all(any(own.startswith(word) for own in self.words) for word in words)
+
+
+def words_of(text: str) -> list[str]:
+    """Words as the filter compares them: runs of letters and digits (any script), case and accents folded."""
+    return [fold(text[start:end]) for start, end in word_spans(text)]
 
 
 def index_rows(index: TopicIndex) -> list[TopicRow]:
@@ -182,7 +195,7 @@ class TopicsScreen(BotScreen):
 
     @property
     def filter_words(self) -> list[str]:
-        return self.query_one("#topics-filter", Input).value.casefold().split()
+        return words_of(self.query_one("#topics-filter", Input).value)
 
     @property
     def index_text_shown(self) -> bool:
@@ -338,10 +351,10 @@ class TopicsScreen(BotScreen):
         elif row is None:
             detail.update("No topic matches the filter." if self.rows else "")
         elif row.listed:
-            note = f" ({BROKEN_NOTE})" if not row.topic.frontmatter_ok else ""
+            note = f" ({BROKEN_NOTE}: {row.topic.frontmatter_problem})" if not row.topic.frontmatter_ok else ""
             detail.update(Text(f"Line {row.position} of the index{note}:\n{row.index_line}", no_wrap=False))
         else:
-            note = f"; {BROKEN_NOTE}" if not row.topic.frontmatter_ok else ""
+            note = f"; {BROKEN_NOTE}: {row.topic.frontmatter_problem}" if not row.topic.frontmatter_ok else ""
             detail.update(Text(f"memory/{row.topic.name} is not listed: past the cut{note}.\n"
                                f"The bot sees only: {self.index.more_line}"))
         self.refresh_bindings()

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Offset
 from textual.strip import Strip
 from textual.widgets import TextArea
-from textual.widgets.text_area import TextAreaTheme
+from textual.widgets.text_area import Selection, TextAreaTheme
 
 CUT_STYLE = "strike dim"
 # Strike-through alone is invisible on some terminals: the last line that loads is also underlined across the
@@ -18,6 +21,15 @@ DIVIDER_STYLE = Style(underline=True)
 # barely readable on a light background; in a light app theme the editor uses light syntax colours instead.
 LIGHT_CSS_THEME = TextAreaTheme(name="css_light",
                                 syntax_styles=TextAreaTheme.get_builtin_theme("github_light").syntax_styles)
+
+
+def find_matches(lines: Sequence[str], query: str) -> list[tuple[int, int, int]]:
+    """Where query occurs, case-insensitive, as (line, start column, end column), in reading order."""
+    if not query:
+        return []
+    # A regular expression rather than casefold(), which can change a line's length ("ß" -> "ss").
+    pattern = re.compile(re.escape(query), re.IGNORECASE)
+    return [(row, match.start(), match.end()) for row, line in enumerate(lines) for match in pattern.finditer(line)]
 
 
 class MemoryEditor(TextArea):
@@ -59,6 +71,25 @@ class MemoryEditor(TextArea):
     def action_toggle_wrap(self) -> None:
         self.soft_wrap = not self.soft_wrap
         self.notify(f"Soft wrap {'on' if self.soft_wrap else 'off'} (F4).", timeout=2)
+
+    def find(self, query: str, step: int) -> tuple[int, int]:
+        """Select a match of query and scroll to it: with step 0 the first from where the selection starts (so
+        typing more of a word keeps the same match), 1 the next, -1 the previous, wrapping around the file.
+        Returns which match it is (from 1) and how many there are; (0, 0) when there are none."""
+        matches = find_matches(self.document.lines, query)
+        if not matches:
+            return 0, 0
+        here = min(self.selection.start, self.selection.end)
+        starts = [(row, start) for row, start, _ in matches]
+        if step < 0:
+            index = max((i for i, at in enumerate(starts) if at < here), default=len(matches) - 1)
+        else:
+            after = (lambda at: at > here) if step > 0 else (lambda at: at >= here)
+            index = next((i for i, at in enumerate(starts) if after(at)), 0)
+        row, start, end = matches[index]
+        self.selection = Selection((row, start), (row, end))
+        self.scroll_cursor_visible(center=True)
+        return index + 1, len(matches)
 
     def load_text_keeping_place(self, text: str) -> None:
         """Load text (the file read again), the cursor and the scroll where they were, as far as the text goes."""

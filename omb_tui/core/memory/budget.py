@@ -190,14 +190,18 @@ def gauge(text: str) -> Gauge:
 
 @dataclass(frozen=True)
 class TopicInfo:
-    """One topic file as the index lists it. ``frontmatter_ok`` is False only for a broken header."""
+    """One topic file as the index lists it; `frontmatter_problem` says what is wrong with a broken header."""
 
     name: str  # file name inside memory/, e.g. "travel.md"
     title: str | None = None
     description: str | None = None
     aliases: tuple[str, ...] = ()
     size_bytes: int = 0
-    frontmatter_ok: bool = True
+    frontmatter_problem: str | None = None  # e.g. "line 2: mapping values are not allowed here"
+
+    @property
+    def frontmatter_ok(self) -> bool:
+        return self.frontmatter_problem is None
 
 
 def read_topic_info(name: str, text: str) -> TopicInfo:
@@ -206,7 +210,7 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
     A file without frontmatter, or with an empty one, is listed by name and is fine. Bad
     YAML, a header that is not a mapping, or a field of the wrong type (a list or mapping
     as title/description; aliases other than a list of plain values or one plain value)
-    gives the name only with ``frontmatter_ok=False``. It never raises.
+    gives the name only, with what is wrong in ``frontmatter_problem``. It never raises.
     """
     size = utf8_size(text)
     entries = parse_entries(text)
@@ -217,19 +221,22 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
 
     try:
         metadata = frontmatter.YAMLHandler().load(header)
-    except Exception:  # any YAML failure (syntax, recursion, bad tags) just means "broken header"
-        return TopicInfo(name=name, size_bytes=size, frontmatter_ok=False)
+    except Exception as exc:  # any YAML failure (syntax, recursion, bad tags) just means "broken header"
+        return TopicInfo(name=name, size_bytes=size, frontmatter_problem=_yaml_problem(exc))
     if metadata is None:
         return TopicInfo(name=name, size_bytes=size)
     if not isinstance(metadata, dict):
-        return TopicInfo(name=name, size_bytes=size, frontmatter_ok=False)
+        return TopicInfo(name=name, size_bytes=size,
+                         frontmatter_problem="it is not a list of fields (name: value lines)")
     title = metadata.get("title")
     description = metadata.get("description")
     aliases = metadata.get("aliases")
     if aliases is not None and not isinstance(aliases, list):
         aliases = [aliases]
-    if not all(_is_plain(value) for value in (title, description, *(aliases or []))):
-        return TopicInfo(name=name, size_bytes=size, frontmatter_ok=False)
+    for field, values in (("title", [title]), ("description", [description]), ("aliases", aliases or [])):
+        if not all(_is_plain(value) for value in values):
+            problem = f"{'each alias' if field == 'aliases' else field} must be plain text, not a list or a mapping"
+            return TopicInfo(name=name, size_bytes=size, frontmatter_problem=problem)
     return TopicInfo(
         name=name,
         title=_one_line(title),
@@ -237,6 +244,17 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
         aliases=tuple(alias for alias in (_one_line(value) for value in aliases or []) if alias),
         size_bytes=size,
     )
+
+
+def _yaml_problem(error: Exception) -> str:
+    """A YAML error in one line: where (the file's line, after the opening ---) and what."""
+    problem = getattr(error, "problem", None)
+    # Where what went wrong began (an unclosed "[" is noticed only at the end of the header).
+    mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
+    if not problem:
+        return "its YAML cannot be read"
+    where = f"line {mark.line + 2}: " if mark is not None else ""
+    return f"{where}{' '.join(str(problem).split())}"
 
 
 def _is_plain(value: object) -> bool:
