@@ -35,7 +35,7 @@ async def test_a_save_from_the_api_meets_the_apps_conflict_dialog(home):
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert isinstance(app.screen, ConflictDialog)
-            assert "Scout changed this file while you were editing." in str(
+            assert "saved through the HTTP routes (omb-tui serve) while you were editing." in str(
                 app.screen.query_one(".dialog-question", Static).render())
             await pilot.press("r")  # Reload: the API's version in the editor, the draft kept beside it
             await settle(pilot)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
 from ...core.memory.journal import (
+    HOW_API,
     HOW_COMMAND_LINE,
     HOW_OUTSIDE,
     HOW_UNDO,
@@ -14,13 +21,6 @@ from ...core.memory.journal import (
     WHO_UPKEEP,
     JournalRow,
 )
-
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
-
 from ..styles import style_path
 
 Choice = Literal["reload", "overwrite", "cancel"]
@@ -37,6 +37,8 @@ def who_changed(row: JournalRow | None, bot_name: str) -> str:
         return f"{bot_name} changed this file {WHILE}"
     if row.who == WHO_PERSON and row.how == HOW_COMMAND_LINE:
         return f"You changed this file from the command line {WHILE[:-1]} it here."
+    if row.who == WHO_PERSON and row.how == HOW_API:
+        return f"This file was saved through the HTTP routes (omb-tui serve) {WHILE}"
     if row.who == WHO_PERSON:
         return f"This file was saved from another omb-tui window {WHILE}"
     if row.who == WHO_UPKEEP:
