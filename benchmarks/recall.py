@@ -18,6 +18,8 @@ memory and history grow). Generates, in a temporary folder that is deleted after
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import json
 import os
 import platform
@@ -34,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from omb_tui.core import conversations as conv  # noqa: E402
+from omb_tui.core.recall import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.recall.brief import recent_work_brief  # noqa: E402
 from omb_tui.core.recall.recall import recall  # noqa: E402
@@ -150,6 +152,17 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
     return written
 
 
+FILE_TIME = datetime(2026, 9, 20, 6, 0, tzinfo=timezone.utc).timestamp()
+
+
+def settle_times(home: Home) -> None:
+    """Give every generated file the same mtime, so an undated note's day (its file's last change) is the same on every run."""
+    for root in (home.workspace(BOT), conv.conversations_dir(home)):
+        for path in root.rglob("*"):
+            if path.is_file():
+                os.utime(path, (FILE_TIME, FILE_TIME))
+
+
 def make_messages(maker: TextMaker, count: int) -> list[str]:
     rng = maker.rng
     shapes = [
@@ -165,6 +178,78 @@ def make_messages(maker: TextMaker, count: int) -> list[str]:
         words = dict(zip("abcde", maker.content(5)))
         out.append(shapes[n % len(shapes)].format(**words))
     return out
+
+
+# ----- the recorded sample: recall's block and session_search's hits, compared byte for byte -----
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+SAMPLE_RECALLS = 120  # messages whose recall is recorded (half in a chat, as timed)
+SAMPLE_SEARCHES = 30  # messages searched with since 90d
+SAMPLE_WINDOWS = (("yesterday", None), ("3d", None), ("2026-09-01", "2026-09-05"), ("30d", "2026-09-12"))
+SAMPLE_FULL = 8  # of each kind, kept whole in the file (the rest as a sha256) to show what changed
+
+
+def sample_path(scale: float) -> Path:
+    return SAMPLE_DIR / f"recall_sample_{scale:g}.json.gz"
+
+
+def chats_for(conversations: int, count: int) -> list[str | None]:
+    """Half the messages arrive in one of the person's 1:1 chats (left out of its own recall), half with no chat."""
+    chats = [f"c{n:05d}" for n in range(conversations) if n % 50]
+    return [chats[(n * 7919) % len(chats)] if n % 2 else None for n in range(count)]
+
+
+SAMPLE_ROOM = "c00000"  # every fiftieth conversation is a room
+
+
+def take_sample(home: Home, index: RecallIndex, messages: list[str], chat_for: list[str | None]) -> list[dict]:
+    """What recall and session_search give on the benchmark's messages, each as canonical JSON."""
+    now = datetime(2026, 9, 20, 12, 0, tzinfo=timezone.utc)
+    items = []
+    for message, chat in list(zip(messages, chat_for))[:SAMPLE_RECALLS]:
+        result = recall(home, BOT, message, chat_id=chat, today=TODAY, index=index, refresh=False)
+        items.append({"what": "recall", "message": message, "chat": chat, "result": result.to_json()})
+    for n, message in enumerate(messages[:SAMPLE_SEARCHES]):
+        chat = SAMPLE_ROOM if n % 3 == 0 else None  # from a room, private chats are marked
+        found = session_search(home, BOT, message, since="90d", now=now, index=index, chat_id=chat)
+        items.append({"what": "search", "message": message, "chat": chat, "since": "90d", "result": found.to_json()})
+    for since, until in SAMPLE_WINDOWS:
+        found = session_search(home, BOT, since=since, until=until, now=now, index=index)
+        items.append({"what": "search", "since": since, "until": until, "result": found.to_json()})
+    return items
+
+
+def _canonical(item: dict) -> str:
+    return json.dumps(item, sort_keys=True, ensure_ascii=False)
+
+
+def record_sample(items: list[dict], path: Path) -> None:
+    kept, seen = [], {"recall": 0, "search": 0}
+    for item in items:
+        entry = {"sha256": hashlib.sha256(_canonical(item).encode()).hexdigest()}
+        if seen[item["what"]] < SAMPLE_FULL:
+            entry["item"] = item
+        seen[item["what"]] += 1
+        kept.append(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(kept, sort_keys=True, ensure_ascii=False, indent=0).encode()
+    path.write_bytes(gzip.compress(data, mtime=0))
+
+
+def compare_sample(items: list[dict], path: Path) -> list[str]:
+    """What differs from the recorded sample (empty: every block and hit byte for byte the same)."""
+    recorded = json.loads(gzip.decompress(path.read_bytes()))
+    if len(recorded) != len(items):
+        return [f"{len(items)} items, the sample has {len(recorded)}"]
+    differences = []
+    for number, (entry, item) in enumerate(zip(recorded, items)):
+        if hashlib.sha256(_canonical(item).encode()).hexdigest() == entry["sha256"]:
+            continue
+        if "item" in entry:
+            differences.append(f"item {number} ({item['what']}): was {_canonical(entry['item'])[:600]}\n"
+                               f"  now {_canonical(item)[:600]}")
+        else:
+            differences.append(f"item {number} ({item['what']} {item.get('message', '')!r}) differs")
+    return differences
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -203,7 +288,11 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--scans", type=int, default=10, help="messages to time the plain scan on")
     parser.add_argument("--keep", action="store_true", help="keep the generated folder")
+    parser.add_argument("--record", action="store_true",
+                        help="record recall's blocks and session_search's hits as the sample later runs compare with")
     args = parser.parse_args()
+    os.environ["TZ"] = "UTC"  # the sample's times and days are the same on every machine
+    time.tzset()
     topics = max(10, int(2000 * args.scale))
     conversations = max(10, int(5000 * args.scale))
     folder = Path(tempfile.mkdtemp(prefix="omb-recall-bench-"))
@@ -212,6 +301,7 @@ def main() -> int:
         maker = TextMaker()
         started = time.perf_counter()
         size = generate(home, topics, conversations, maker)
+        settle_times(home)
         print(f"generated {topics} topic files, {conversations} conversations, 120 daily logs: "
               f"{size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -228,9 +318,21 @@ def main() -> int:
         index.refresh(full=True)
 
         messages = make_messages(maker, args.queries)
-        # half the messages arrive in one of the person's 1:1 chats (left out of its own recall), half with no chat
         chats = [f"c{n:05d}" for n in range(conversations) if n % 50]
-        chat_for = [chats[(n * 7919) % len(chats)] if n % 2 else None for n in range(len(messages))]
+        chat_for = chats_for(conversations, len(messages))
+        sample = take_sample(home, index, messages, chat_for)
+        sample_file = sample_path(args.scale)
+        if args.record:
+            record_sample(sample, sample_file)
+            print(f"sample recorded in {sample_file}")
+        elif sample_file.exists():
+            differences = compare_sample(sample, sample_file)
+            print(f"sample: {len(sample)} recalls and searches, "
+                  + ("byte for byte as recorded" if not differences else f"{len(differences)} DIFFER"))
+            for line in differences[:5]:
+                print("  " + line)
+        else:
+            print(f"no recorded sample for scale {args.scale:g} ({sample_file}): run with --record first")
         for message, chat in list(zip(messages, chat_for))[:20]:  # warm the page cache and SQLite's
             recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
         with_check, query_only, hits = [], [], 0
