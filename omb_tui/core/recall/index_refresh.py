@@ -40,11 +40,14 @@ from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
 from ..memory.store import decode
 from . import conversations as conv
 from .index_rows import RACY_NS, IndexRows
-from .index_schema import key_group, valid_key
+from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
 
 log = logging.getLogger("omb_tui.recall_index")
 
 FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even when no folder changed
+OPTIMIZE_AFTER_FILES = 500  # a refresh that read this many files merges each FTS table into one b-tree
+FTS_TABLES = ("topic_fts", "memo_fts", "topic_names", "message_fts")
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -57,12 +60,15 @@ class RefreshReport:
 class IndexRefresh(IndexRows):
     """Brings the index up to date with the files, reading only what changed."""
 
-    def refresh(self, *, full: bool = False) -> RefreshReport:
-        """Read what changed since the last refresh (spec: recall stays fast as memory and history grow)."""
+    def refresh(self, *, full: bool = False, progress: Progress | None = None) -> RefreshReport:
+        """Read what changed since the last refresh (spec: recall stays fast as memory and history grow).
+
+        `progress(files done, files to read)` is called as a long refresh (a build from nothing) goes on.
+        """
         started = time.perf_counter()
         with self._lock:
             try:
-                report = self._refresh(full)
+                report = self._refresh(full, progress)
             except sqlite3.DatabaseError as exc:
                 self._last_full_check = 0.0  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -70,7 +76,7 @@ class IndexRefresh(IndexRows):
                 log.warning("index %s failed (%s); building it again", self.path, exc)
                 self.close()
                 self._remove_files()
-                report = self._refresh(True)
+                report = self._refresh(True, progress)
             except BaseException:
                 self._last_full_check = 0.0
                 raise
@@ -88,6 +94,7 @@ class IndexRefresh(IndexRows):
             self._known = known
             self._data_version = version
             self._invalidate()
+            self._kept_postings.clear()
         return self._known
 
     def _groups(self) -> list[tuple[str, Path]]:
@@ -99,7 +106,7 @@ class IndexRefresh(IndexRows):
             ("room:", conv.rooms_dir(self.home)),
         ]
 
-    def _refresh(self, full: bool) -> RefreshReport:
+    def _refresh(self, full: bool, progress: Progress | None = None) -> RefreshReport:
         """Look at what may have changed, read what did.
 
         A folder whose mtime moved (a file created, renamed over or deleted there) has every file
@@ -157,13 +164,29 @@ class IndexRefresh(IndexRows):
                 self._forget(db, key)
                 known[key_group(key)].pop(key, None)
                 report.files_removed += 1
-            for key in changed:
+            step = max(1, len(changed) // 100)
+            for done, key in enumerate(changed, 1):
                 path, st, _ = present[key]
                 if self._index_file(db, key, Path(path), st):
                     report.files_read += 1
+                if progress is not None and (done % step == 0 or done == len(changed)):
+                    progress(done, len(changed))
+            if len(changed) >= OPTIMIZE_AFTER_FILES:
+                for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
+                    db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
         self._data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
         self._invalidate()
+        self._trim_wal()
         return report
+
+    def _trim_wal(self) -> None:
+        """After a large write (a build writes the whole index to the log first), give the log's space back."""
+        try:
+            wal_bytes = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if wal_bytes > WAL_KEPT_BYTES:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # a reader in another process may hold some back
 
     def _changed_since_sweep(self, folder: Path) -> bool:
         """Whether a folder changed since its files were last looked at (or just before that look)."""

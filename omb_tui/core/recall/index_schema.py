@@ -24,7 +24,10 @@ from .words import TOKENIZER_VERSION
 
 log = logging.getLogger("omb_tui.recall_index")
 
-SCHEMA_VERSION = 4  # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted
+# 3: a topic's opening is built when recalled, without expired entries; 4: text redacted; 5: FTS5 without
+# column sizes (nothing ranks by them), message_times (a time window or a chat left out is checked there)
+SCHEMA_VERSION = 5
+WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
 
@@ -56,8 +59,8 @@ CREATE TABLE notes(
 );
 CREATE INDEX notes_file ON notes(file);
 CREATE INDEX notes_day ON notes(day);
-CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none');
-CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
+CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 CREATE TABLE topics(
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
@@ -65,7 +68,7 @@ CREATE TABLE topics(
     description TEXT NOT NULL,      -- the frontmatter's description ('' without one); the opening starts with it
     file_day TEXT                   -- the file's last change: the opening's date when no entry is dated
 );
-CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 CREATE TABLE convs(
     key TEXT PRIMARY KEY,
     id TEXT NOT NULL,
@@ -87,7 +90,14 @@ CREATE TABLE messages(
 );
 CREATE INDEX messages_conv ON messages(conv, seq);
 CREATE INDEX messages_ts ON messages(ts);
-CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize='ascii', detail='none');
+-- the columns a time window or a chat left out filters on, narrow: checking a word's rows against them
+-- reads a few MB instead of every message's text
+CREATE TABLE message_times(
+    id INTEGER PRIMARY KEY,         -- messages.id
+    ts INTEGER NOT NULL,
+    conv TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 -- how many topic notes, other notes and messages there are (names: topic, memo, message)
 CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
@@ -112,6 +122,12 @@ class IndexDatabase:
         self._counts: dict[str, int] | None = None
         self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
+        # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
+        # newest first. Kept right across writes: appended messages are put in front of the words they hold,
+        # any other change to a table drops its entries, another process's commit drops them all.
+        self._kept_postings: dict[tuple[str, str, int], list[int]] = {}
+        self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
+        self._changed_fts: set[str] = set()
 
     def close(self) -> None:
         with self._lock:
@@ -143,6 +159,7 @@ class IndexDatabase:
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == USER_VERSION:
                     db.execute("SELECT count(*) FROM files").fetchone()
@@ -170,6 +187,7 @@ class IndexDatabase:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
         self._known = None
+        self._kept_postings.clear()
         self._sweeps.clear()
         self._feeds.clear()
         self._invalidate()
@@ -178,13 +196,45 @@ class IndexDatabase:
     def _write(self) -> Iterator[sqlite3.Connection]:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
+        self._appends, self._changed_fts = [], set()
         try:
             yield db
         except BaseException:
             db.execute("ROLLBACK")
             self._known = None  # the in-memory copy may hold rows that were rolled back
+            self._kept_postings.clear()
             raise
         db.execute("COMMIT")
+        self._update_postings()
+
+    # ----- the postings kept between lookups (see self._kept_postings) -----
+    POSTINGS_KEPT = 512  # words whose rows are kept
+    APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
+
+    def _messages_appended(self, rows: list[tuple[int, str]]) -> None:
+        """Messages (id, terms) just written, every id above the ones before: they go in front of their words' rows."""
+        if self._appends is not None and self._kept_postings and len(self._appends) + len(rows) <= self.APPENDS_FOLLOWED:
+            self._appends.extend(rows)
+        else:
+            self._appends = None
+
+    def _postings_changed(self, *fts: str) -> None:
+        self._changed_fts.update(fts)
+
+    def _update_postings(self) -> None:
+        appends = self._appends
+        if appends is None:
+            self._changed_fts.add("message_fts")
+        for key in [key for key in self._kept_postings if key[0] in self._changed_fts]:
+            del self._kept_postings[key]
+        if appends and "message_fts" not in self._changed_fts:
+            newest_first = [(message_id, set(terms.split())) for message_id, terms in reversed(appends)]
+            for (fts, term, cap), rows in self._kept_postings.items():
+                if fts == "message_fts":
+                    found = [message_id for message_id, held in newest_first if term in held]
+                    if found:
+                        self._kept_postings[(fts, term, cap)] = (found + rows)[:cap]
+        self._appends, self._changed_fts = [], set()
 
     def _invalidate(self) -> None:
         self._counts = None

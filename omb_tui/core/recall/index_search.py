@@ -124,12 +124,22 @@ class IndexSearch(IndexDatabase):
             return dict(self._counts)
 
     def _postings(self, fts: str, term: str, cap: int, table: str = "", where: str = "", params: tuple = ()) -> list[int]:
+        """The newest `cap` row ids holding a word (passing `where`, a condition on `table`'s row as `t`)."""
         if where:  # only rows that pass: a busy chat left out cannot use up the cap
-            query = (f"SELECT f.rowid FROM {fts} f JOIN {table} t ON t.id = f.rowid "
+            # a message's time and chat are read from the narrow message_times, not the row with its text
+            joined = "message_times" if table == "messages" else table
+            query = (f"SELECT f.rowid FROM {fts} f JOIN {joined} t ON t.id = f.rowid "
                      f"WHERE {fts} MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?")
-        else:
+            return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
+        key = (fts, term, cap)
+        rows = self._kept_postings.get(key)
+        if rows is None:
             query = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?"
-        return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
+            rows = [row[0] for row in self.db.execute(query, (_fts_query(term), cap))]
+            if len(self._kept_postings) >= self.POSTINGS_KEPT:
+                del self._kept_postings[next(iter(self._kept_postings))]  # the one kept longest
+            self._kept_postings[key] = rows
+        return rows
 
     def _lookup(
         self,
