@@ -118,7 +118,7 @@ class IndexRefresh(IndexRows):
         report = RefreshReport()
         now = time.time()
         check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
-        present: dict[str, tuple[str, os.stat_result, str]] = {}
+        present: dict[str, tuple[str, os.stat_result | None, str]] = {}
         looked_at: set[str] = {MEMORY_FILE}  # single files looked at
         swept: set[str] = set()  # groups whose files were all looked at
         self._stat_file(MEMORY_FILE, self.workspace / MEMORY_FILE, present)
@@ -141,7 +141,8 @@ class IndexRefresh(IndexRows):
                     named_files[group + conversation_id] = folder / f"{conversation_id}.ndjson"
             if named is None or self._changed_since_sweep(folder):
                 self._note_sweep(folder)
-                self._scan_folder(group, folder, present)
+                # a feed that cannot tell what changed (None): every file is stat'ed
+                self._scan_folder(group, folder, present, known[group], stat_all=named is None, named=named_files)
                 swept.add(group)
         for key, path in named_files.items():
             if key_group(key) not in swept and key != MEMORY_FILE:
@@ -152,7 +153,7 @@ class IndexRefresh(IndexRows):
         changed = [
             key
             for key, (_, st, group) in present.items()
-            if known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
+            if st is not None and known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
         ]
         removed = [key for key in looked_at if key not in present and key in known[key_group(key)]]
         for group in swept:
@@ -167,6 +168,7 @@ class IndexRefresh(IndexRows):
             step = max(1, len(changed) // 100)
             for done, key in enumerate(changed, 1):
                 path, st, _ = present[key]
+                assert st is not None  # only files stat'ed can have changed
                 if self._index_file(db, key, Path(path), st):
                     report.files_read += 1
                 if progress is not None and (done % step == 0 or done == len(changed)):
@@ -175,7 +177,7 @@ class IndexRefresh(IndexRows):
                 for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
                     db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
         self._data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        self._invalidate()
+        self._counts = None  # the parsed headers of the conversations written were dropped as they were written
         self._trim_wal()
         return report
 
@@ -238,7 +240,7 @@ class IndexRefresh(IndexRows):
         except OSError:
             self._feeds[str(feed)] = (None, 0)
 
-    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result, str]]) -> None:
+    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result | None, str]]) -> None:
         if not self._valid_key(key):
             return
         with contextlib.suppress(OSError):
@@ -253,7 +255,19 @@ class IndexRefresh(IndexRows):
             self._names[key] = valid
         return valid
 
-    def _scan_folder(self, group: str, folder: Path, present: dict[str, tuple[str, os.stat_result, str]]) -> None:
+    def _scan_folder(
+        self,
+        group: str,
+        folder: Path,
+        present: dict[str, tuple[str, os.stat_result | None, str]],
+        known: dict[str, tuple[int, int, int]],
+        *,
+        stat_all: bool,
+        named: dict[str, Path],
+    ) -> None:
+        """Every file of a folder that changed. Without `stat_all`, a file whose inode is the one indexed is not
+        stat'ed (present as None: as it was): a folder changes when a file is created, renamed over (a new
+        inode) or deleted, and an edit in place is named by a feed or seen by the full check."""
         prefix = {"topics": f"{MEMORY_DIR}/", "logs": f"{MEMORY_DIR}/{LOG_DIR}/"}.get(group)
         for entry in _scandir(folder):
             name = entry.name
@@ -263,6 +277,12 @@ class IndexRefresh(IndexRows):
                 if not name.endswith(".ndjson"):
                     continue
                 key = group + name[: -len(".ndjson")]
+            if not stat_all and key not in named:
+                seen = known.get(key)  # a known key passed the naming rules when it was first read
+                # mtime -1: read just after a change, so looked at again (see IndexRows._set_file)
+                if seen is not None and seen[1] != -1 and seen[2] == entry.inode() and entry.is_file(follow_symlinks=False):
+                    present[key] = (entry.path, None, group)
+                    continue
             if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):
                 continue
             with contextlib.suppress(OSError):

@@ -154,6 +154,7 @@ class IndexRows(IndexDatabase):
 
     def _forget(self, db: sqlite3.Connection, key: str) -> None:
         if is_conversation_key(key):
+            self._headers.pop(key, None)
             self._drop_messages(db, key)
             db.execute("DELETE FROM convs WHERE key=?", (key,))
         else:
@@ -232,6 +233,7 @@ class IndexRows(IndexDatabase):
     def _index_conversation(
         self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result, *, whole: bool = False
     ) -> bool:
+        self._headers.pop(key, None)  # its header (members) may change: parsed again when next needed
         row = db.execute("SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)).fetchone()
         stored = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone()
         start = 0

@@ -67,7 +67,7 @@ class MessageHit:
     terms: list[str] = field(default_factory=list, repr=False)
 
 
-MessageFilter = Callable[[MessageHit], bool]
+MessageFilter = Callable[[MessageHit], bool]  # sees a candidate before its text is read (text is "")
 
 
 def recency_factor(day: date | None, today: date) -> float:
@@ -117,7 +117,9 @@ class IndexSearch(IndexDatabase):
                 counts = {"topic": 0, "memo": 0, "message": 0}
                 counts.update(dict(self.db.execute("SELECT name, n FROM stats")))
                 for table in ("notes", "messages"):
-                    low, high = self.db.execute(f"SELECT min(id), max(id) FROM {table}").fetchone()
+                    # apart: SQLite finds a min() or a max() alone at the end of the b-tree, both together by a scan
+                    low = self.db.execute(f"SELECT min(id) FROM {table}").fetchone()[0]
+                    high = self.db.execute(f"SELECT max(id) FROM {table}").fetchone()[0]
                     counts[f"{table}_span"] = (high - low + 1) if high is not None else 0
                     counts[f"{table}_max"] = high or 0
                 self._counts = counts
@@ -188,7 +190,8 @@ class IndexSearch(IndexDatabase):
             weight = weights[term]
             for rowid in rows:
                 partial[rowid] = get(rowid, 0.0) + weight
-        return heapq.nlargest(most, partial, key=lambda rowid: (partial[rowid], rowid))
+        # (score, rowid) pairs compare as the key (score, rowid) would, without a call per row
+        return [rowid for _, rowid in heapq.nlargest(most, zip(partial.values(), partial.keys()))]
 
     def _keep(self, table: str, ordered: list[int], where: str, params: tuple, most: int) -> list[int]:
         """The first `most` of `ordered` (best first) whose row passes `where`; the order is kept."""
@@ -294,7 +297,19 @@ class IndexSearch(IndexDatabase):
                 hits.append(NoteHit(-topic_id, file, "topic", None, topic_day, 1, opening,
                                     _ordered(query_terms, matched), score, opening=True))
             hits.sort(key=lambda hit: (-hit.score, hit.opening, -(hit.day.toordinal() if hit.day else 0), hit.file, hit.line))
-            return hits[:limit] if limit else hits
+            return self._with_texts("notes", hits[:limit] if limit else hits)
+
+    def _with_texts(self, table: str, hits: list) -> list:
+        """Hits (notes, not openings; messages) with their text, read for these only: most candidates are not kept."""
+        wanted = [hit.id for hit in hits if hit.id > 0]
+        texts: dict[int, str] = {}
+        for chunk in _chunks(wanted, 500):
+            marks = ",".join("?" * len(chunk))
+            texts.update(self.db.execute(f"SELECT id, text FROM {table} WHERE id IN ({marks})", chunk))
+        for hit in hits:
+            if hit.id > 0:
+                hit.text = texts[hit.id]
+        return hits
 
     def opening(self, file: str, today: date | None) -> tuple[int, str, date | None] | None:
         """(topic id, opening, date) of a topic, or None when it has none (no description, no current note).
@@ -322,7 +337,8 @@ class IndexSearch(IndexDatabase):
             return topic_id, opening, date.fromisoformat(day) if day else None
 
     def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[tuple]:
-        columns = "id, file, kind, section, day, until, line, text, terms"
+        """The candidates' rows, without their text (read for the hits kept, by _with_texts)."""
+        columns = "id, file, kind, section, day, until, line, '', terms"
         rows: dict[int, tuple] = {}
         for chunk in _chunks(sorted(ids), 500):
             marks = ",".join("?" * len(chunk))
@@ -432,14 +448,15 @@ class IndexSearch(IndexDatabase):
                 message.score = sum(weights[t] for t in own) * recency_factor(message.at.astimezone().date(), today)
                 hits.append(message)
             hits.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
-            return hits[:limit] if limit else hits
+            return self._with_texts("messages", hits[:limit] if limit else hits)
 
     def _message_rows(self, ids: Iterable[int]) -> list[MessageHit]:
+        """The candidates, without their text (read for the hits kept, by _with_texts)."""
         rows: list[tuple] = []
         for chunk in _chunks(sorted(ids), 500):
             marks = ",".join("?" * len(chunk))
             rows += self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages "
+                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages "
                 f"WHERE id IN ({marks})",
                 chunk,
             ).fetchall()
