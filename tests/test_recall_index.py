@@ -521,3 +521,22 @@ def test_a_build_reports_its_progress_and_gives_the_logs_space_back(tmp_path, mo
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
     assert os.path.getsize(f"{index.path}-wal") == 0
     assert len(note_files(index, "plum")) == 12
+
+
+def test_a_message_is_shown_from_its_file_redacted_and_never_once_its_line_changed(tmp_path):
+    """The index keeps where each message's line is, not its text (docs/recall.md, "The index")."""
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    say(chat, f"the guava order, token {token}")  # written by a tool that does not redact
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    [hit] = index.search_messages(["guava"], need=1, today=TODAY, limit=0)
+    assert token not in hit.text and "guava order" in hit.text and "«redacted" in hit.text
+    assert token.encode() not in index.path.read_bytes()
+    data = chat.path.read_bytes()
+    chat.path.write_bytes(data.replace(b"guava order", b"guava ORDER"))  # same size, not yet looked at again
+    assert index.search_messages(["guava"], need=1, today=TODAY, limit=0) == []
+    index.refresh(full=True)
+    assert [hit.text.split(",")[0] for hit in index.search_messages(["guava"], need=1, today=TODAY, limit=0)] == [
+        "the guava ORDER"]

@@ -15,6 +15,7 @@ import os
 import re
 import sqlite3
 import time
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -196,8 +197,8 @@ class IndexRows(IndexDatabase):
         rows = []
         for note_id, chunk in enumerate(chunks, _next_id(db, "notes")):  # the ids SQLite would give, one call for all
             chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
-            rows.append((note_id, key, kind, _sql_text(chunk.section), chunk.day, int(chunk.dated), chunk.until,
-                         chunk.line, _sql_text(chunk.text), chunk_terms))
+            rows.append((note_id, key, kind, sql_text(chunk.section), chunk.day, int(chunk.dated), chunk.until,
+                         chunk.line, sql_text(chunk.text), chunk_terms))
         db.executemany(
             "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
             rows,
@@ -209,7 +210,7 @@ class IndexRows(IndexDatabase):
             name_terms, description = topic_name(key.split("/", 1)[1], text)
             cursor = db.execute(
                 "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
-                (key, name_terms, _sql_text(description), file_day),
+                (key, name_terms, sql_text(description), file_day),
             )
             db.execute("INSERT INTO topic_names(rowid, name_terms) VALUES(?, ?)", (cursor.lastrowid, name_terms))
         self._set_file(db, key, st, racy=True, hash=digest)
@@ -249,11 +250,13 @@ class IndexRows(IndexDatabase):
             db.execute("DELETE FROM convs WHERE key=?", (key,))
         was_member = bool(start and db.execute("SELECT member FROM convs WHERE key=?", (key,)).fetchone()[0])
         lines, read_to = conv.read_lines(path, start)
-        messages = []
+        messages = []  # (message, where its line starts, the line)
+        position = start
         for raw in lines:
             message = reader.feed(raw, path)
             if message is not None:
-                messages.append(message)
+                messages.append((message, position, raw))
+            position += len(raw) + 1
         conversation = reader.conversation
         if conversation is None:  # no header (yet): look again when it changes
             self._set_file(db, key, st, read_to=0, tail=b"", next_seq=0)
@@ -277,14 +280,16 @@ class IndexRows(IndexDatabase):
 
             _bump(db, "message", len(messages))
             rows = []
-            for message_id, message in enumerate(messages, _next_id(db, "messages")):
+            for message_id, (message, position, raw) in enumerate(messages, _next_id(db, "messages")):
+                # only the words of the redacted text are kept; the text itself is read from the file when shown
                 text = redact(message.text).text
                 rows.append((message_id, key, message.seq, int(message.at.timestamp()),
-                             message.at.isoformat(timespec="seconds"), message.author_kind, _sql_text(message.author),
-                             int(message.failed), message.origin, _sql_text(text), " ".join(terms(text))))
+                             message.at.isoformat(timespec="seconds"), message.author_kind, sql_text(message.author),
+                             int(message.failed), message.origin, position, len(raw), zlib.crc32(raw),
+                             int(text != message.text), " ".join(terms(text))))
             db.executemany(
-                "INSERT INTO messages(id, conv, seq, ts, at, author_kind, author, failed, origin, text, terms) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO messages(id, conv, seq, ts, at, author_kind, author, failed, origin, pos, size, crc, redacted, "
+                "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
             db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
@@ -304,7 +309,7 @@ class IndexRows(IndexDatabase):
         _bump(db, "message", -gone)
 
 
-def _sql_text(text: str | None) -> str | None:
+def sql_text(text: str | None) -> str | None:
     """Text SQLite can store: bytes that were not UTF-8 (kept as lone surrogates) become U+FFFD."""
     if text is None:
         return None

@@ -26,7 +26,8 @@ log = logging.getLogger("omb_tui.recall_index")
 
 # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted; 5: FTS5 without
 # column sizes (nothing ranks by them), message_times (a time window or a chat left out is checked there)
-SCHEMA_VERSION = 5
+# 6: a message's text is read from its conversation file (where its line is, and the line's crc32), not kept
+SCHEMA_VERSION = 6
 WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
@@ -85,7 +86,10 @@ CREATE TABLE messages(
     author TEXT NOT NULL,
     failed INTEGER NOT NULL,
     origin TEXT,
-    text TEXT NOT NULL,
+    pos INTEGER NOT NULL,           -- where its line starts in the conversation file, in bytes
+    size INTEGER NOT NULL,          -- the line's length: the text is read from there, redacted, when shown
+    crc INTEGER NOT NULL,           -- the line's crc32: a line that is no longer there is not shown
+    redacted INTEGER NOT NULL,      -- 1: its text held something redaction removes (redacted again when read)
     terms TEXT NOT NULL
 );
 CREATE INDEX messages_conv ON messages(conv, seq);
@@ -235,6 +239,12 @@ class IndexDatabase:
                     if found:
                         self._kept_postings[(fts, term, cap)] = (found + rows)[:cap]
         self._appends, self._changed_fts = [], set()
+
+    def conversation_file(self, key: str) -> Path:
+        """The file of a conversation the index knows by key (`chat:<id>`, `room:<id>`)."""
+        if key.startswith("chat:"):
+            return conv.chats_dir(self.home, self.bot_id) / f"{key[len('chat:'):]}.ndjson"
+        return conv.rooms_dir(self.home) / f"{key[len('room:'):]}.ndjson"
 
     def _invalidate(self) -> None:
         self._counts = None

@@ -7,15 +7,18 @@ most a capped number of rows, the newest first; only the best candidates are sco
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import math
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
 from . import conversations as conv
+from .index_rows import sql_text
 from .index_schema import IndexDatabase
 
 OPENING_MAX_CHARS = 600
@@ -301,6 +304,8 @@ class IndexSearch(IndexDatabase):
 
     def _with_texts(self, table: str, hits: list) -> list:
         """Hits (notes, not openings; messages) with their text, read for these only: most candidates are not kept."""
+        if table == "messages":
+            return self.message_texts(hits)
         wanted = [hit.id for hit in hits if hit.id > 0]
         texts: dict[int, str] = {}
         for chunk in _chunks(wanted, 500):
@@ -310,6 +315,37 @@ class IndexSearch(IndexDatabase):
             if hit.id > 0:
                 hit.text = texts[hit.id]
         return hits
+
+    def message_texts(self, hits: list[MessageHit]) -> list[MessageHit]:
+        """The hits with their text, read from their conversation files and redacted as when they were indexed.
+
+        The index keeps where each message's line is and the line's crc32, not the text: a hit whose line
+        is no longer there (the file changed since the last refresh) is left out.
+        """
+        from ..memory.redact import redact  # compiled when a message is first shown, not at start-up
+
+        places: dict[str, list[tuple[int, int, int, int, int]]] = defaultdict(list)  # conversation -> lines
+        for chunk in _chunks(sorted({hit.id for hit in hits if not hit.text}), 500):
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT id, conv, pos, size, crc, redacted FROM messages WHERE id IN ({marks})"
+            for message_id, key, position, size, crc, redacted in self.db.execute(query, chunk):
+                places[key].append((position, size, crc, redacted, message_id))
+        texts: dict[int, str] = {hit.id: hit.text for hit in hits if hit.text}
+        for key, lines in places.items():
+            with contextlib.suppress(OSError), open(self.conversation_file(key), "rb") as handle:
+                for position, size, crc, redacted, message_id in sorted(lines):
+                    handle.seek(position)
+                    raw = handle.read(size)
+                    text = conv.line_text(raw) if zlib.crc32(raw) == crc else None
+                    if text is not None:
+                        # the same line as when indexed: redaction gives what it gave then (nothing to do if nothing)
+                        texts[message_id] = sql_text(redact(text).text if redacted else text) or ""
+        kept = []
+        for hit in hits:
+            if hit.id in texts:
+                hit.text = texts[hit.id]
+                kept.append(hit)
+        return kept
 
     def opening(self, file: str, today: date | None) -> tuple[int, str, date | None] | None:
         """(topic id, opening, date) of a topic, or None when it has none (no description, no current note).
@@ -399,8 +435,11 @@ class IndexSearch(IndexDatabase):
         other_than: conv.Conversation | None = None,
         replies_only: bool = False,
         pool: int | None = EXACT_POOL,
+        texts: bool = True,
     ) -> list[MessageHit]:
         """Messages of the bot's conversations holding at least `need` of the words, best first.
+
+        Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps).
 
         `other_than` leaves a conversation out and `replies_only` keeps only what a person or a bot
         said in a turn that did not fail; both, and the time window, are applied before the best are
@@ -448,7 +487,8 @@ class IndexSearch(IndexDatabase):
                 message.score = sum(weights[t] for t in own) * recency_factor(message.at.astimezone().date(), today)
                 hits.append(message)
             hits.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
-            return self._with_texts("messages", hits[:limit] if limit else hits)
+            hits = hits[:limit] if limit else hits
+            return self.message_texts(hits) if texts else hits
 
     def _message_rows(self, ids: Iterable[int]) -> list[MessageHit]:
         """The candidates, without their text (read for the hits kept, by _with_texts)."""
@@ -484,8 +524,11 @@ class IndexSearch(IndexDatabase):
         until_ts: float | None,
         limit: int | None,
         author: str | None = None,
+        texts: bool = True,
     ) -> list[MessageHit]:
-        """Messages in a time window, newest first (optionally only one bot's own)."""
+        """Messages in a time window, newest first (optionally only one bot's own).
+
+        Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps)."""
         with self._lock:
             where, params = ["1=1"], []
             if since_ts is not None:
@@ -498,21 +541,25 @@ class IndexSearch(IndexDatabase):
                 where.append("author_kind='bot' AND author=?")
                 params.append(author)
             rows = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages "
+                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages "
                 f"WHERE {' AND '.join(where)} ORDER BY ts DESC, id DESC" + (" LIMIT ?" if limit else ""),
                 (*params, limit) if limit else tuple(params),
             ).fetchall()
-            return self._hits(rows)
+            hits = self._hits(rows)
+            return self.message_texts(hits) if texts else hits
 
-    def neighbour(self, hit: MessageHit, offset: int) -> MessageHit | None:
-        """The message `offset` places before or after a hit in its conversation."""
+    def neighbour(self, hit: MessageHit, offset: int, *, texts: bool = True) -> MessageHit | None:
+        """The message `offset` places before or after a hit in its conversation (its text "" without `texts`)."""
         with self._lock:
             key = _conversation_key(hit.conversation)
             row = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages WHERE conv=? AND seq=?",
+                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages WHERE conv=? AND seq=?",
                 (key, hit.seq + offset),
             ).fetchone()
-            return _message_hit(row, {key: hit.conversation}) if row else None
+            found = _message_hit(row, {key: hit.conversation}) if row else None
+            if found is None or not texts:
+                return found
+            return next(iter(self.message_texts([found])), None)
 
 
 def _conversation_key(conversation: conv.Conversation) -> str:
