@@ -507,6 +507,10 @@ def test_a_word_looked_up_before_finds_what_was_written_after(tmp_path, monkeypa
     write(home, "memory/b.md", "- fig two\n")
     index.refresh()
     assert note_files(index, "fig") == ["memory/a.md", "memory/b.md"]
+    assert index.name_matches(["mango"]) == {}
+    write(home, "memory/mango.md", "- ripe\n")
+    index.refresh()
+    assert index.name_matches(["mango"]) == {"memory/mango.md": {"mango"}}
 
 
 def test_a_build_reports_its_progress_and_gives_the_logs_space_back(tmp_path, monkeypatch):

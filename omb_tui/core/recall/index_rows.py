@@ -217,7 +217,7 @@ class IndexRows(IndexDatabase):
         return True
 
     def _drop_notes(self, db: sqlite3.Connection, key: str) -> None:
-        self._postings_changed("topic_fts", "memo_fts")
+        self._postings_changed("topic_fts", "memo_fts", "topic_names")
         for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
             db.executemany(
                 f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",

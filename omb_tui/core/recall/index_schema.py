@@ -129,7 +129,7 @@ class IndexDatabase:
         # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
         # newest first. Kept right across writes: appended messages are put in front of the words they hold,
         # any other change to a table drops its entries, another process's commit drops them all.
-        self._kept_postings: dict[tuple[str, str, int], list[int]] = {}
+        self._kept_postings: dict[tuple[str, str, int], list] = {}  # topic_names: the topics' files
         self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
         self._changed_fts: set[str] = set()
 

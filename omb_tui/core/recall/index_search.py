@@ -141,10 +141,13 @@ class IndexSearch(IndexDatabase):
         if rows is None:
             query = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?"
             rows = [row[0] for row in self.db.execute(query, (_fts_query(term), cap))]
-            if len(self._kept_postings) >= self.POSTINGS_KEPT:
-                del self._kept_postings[next(iter(self._kept_postings))]  # the one kept longest
-            self._kept_postings[key] = rows
+            self._keep_postings(key, rows)
         return rows
+
+    def _keep_postings(self, key: tuple[str, str, int], rows: list) -> None:
+        if len(self._kept_postings) >= self.POSTINGS_KEPT:
+            del self._kept_postings[next(iter(self._kept_postings))]  # the one kept longest
+        self._kept_postings[key] = rows
 
     def _lookup(
         self,
@@ -215,12 +218,16 @@ class IndexSearch(IndexDatabase):
         found: dict[str, set[str]] = defaultdict(set)
         with self._lock:
             for term in query_terms:
-                rows = self.db.execute(
-                    "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
-                    "WHERE topic_names MATCH ? LIMIT ?",
-                    (_fts_query(term), NAME_TOPICS_MAX * 4),
-                )
-                for (file,) in rows:
+                key = ("topic_names", term, NAME_TOPICS_MAX * 4)  # kept like a word's rows (see _postings)
+                files = self._kept_postings.get(key)
+                if files is None:
+                    files = [file for (file,) in self.db.execute(
+                        "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
+                        "WHERE topic_names MATCH ? LIMIT ?",
+                        (_fts_query(term), NAME_TOPICS_MAX * 4),
+                    )]
+                    self._keep_postings(key, files)
+                for file in files:
                     found[file].add(term)
         return dict(found)
 
