@@ -138,7 +138,7 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
             "members": [{"kind": "person", "name": "Milind"}, {"kind": "bot", "name": BOT}],
             "created": created.isoformat(timespec="seconds"),
         }
-        lines = [json.dumps(header)]
+        lines = [json.dumps(header, separators=(",", ":"))]
         for m in range(rng.randint(30, 50)):
             person = m % 2 == 0
             text = " ".join(maker.sentence() for _ in range(rng.randint(1, 3) if person else rng.randint(2, 6)))
@@ -146,7 +146,7 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
                 "type": "message", "at": (created + timedelta(minutes=3 * m)).isoformat(timespec="seconds"),
                 "author_kind": "person" if person else "bot", "author": "Milind" if person else BOT,
                 "text": text, "failed": False,
-            }))
+            }, separators=(",", ":")))  # as the app writes a line
         data = ("\n".join(lines) + "\n").encode()
         ((rooms if room else chats) / f"c{n:05d}.ndjson").write_bytes(data)
         written += len(data)
@@ -331,7 +331,10 @@ def main() -> int:
         load_at_start = load_average()
         index = RecallIndex(home, BOT)
         started = time.perf_counter()
-        index.refresh(full=True, progress=show_progress)
+        try:
+            index.refresh(full=True, progress=show_progress)
+        except TypeError:  # an index from before progress was reported (a baseline run of older code)
+            index.refresh(full=True)
         build = time.perf_counter() - started
         counts = index.counts()
         index_mb = sum(p.stat().st_size for p in index.path.parent.glob(index.path.name + "*")) / 1e6

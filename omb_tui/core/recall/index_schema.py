@@ -126,6 +126,7 @@ class IndexDatabase:
         self._counts: dict[str, int] | None = None
         self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
+        self._folders: tuple[str, str] | None = None  # the bot's chats and the rooms, for conversation_file
         # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
         # newest first. Kept right across writes: appended messages are put in front of the words they hold,
         # any other change to a table drops its entries, another process's commit drops them all.
@@ -240,11 +241,14 @@ class IndexDatabase:
                         self._kept_postings[(fts, term, cap)] = (found + rows)[:cap]
         self._appends, self._changed_fts = [], set()
 
-    def conversation_file(self, key: str) -> Path:
+    def conversation_file(self, key: str) -> str:
         """The file of a conversation the index knows by key (`chat:<id>`, `room:<id>`)."""
+        if self._folders is None:  # a Path built per message shown cost more than reading the message
+            self._folders = (str(conv.chats_dir(self.home, self.bot_id)), str(conv.rooms_dir(self.home)))
+        chats, rooms = self._folders
         if key.startswith("chat:"):
-            return conv.chats_dir(self.home, self.bot_id) / f"{key[len('chat:'):]}.ndjson"
-        return conv.rooms_dir(self.home) / f"{key[len('room:'):]}.ndjson"
+            return f"{chats}{os.sep}{key[len('chat:'):]}.ndjson"
+        return f"{rooms}{os.sep}{key[len('room:'):]}.ndjson"
 
     def _invalidate(self) -> None:
         self._counts = None

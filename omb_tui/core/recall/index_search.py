@@ -191,11 +191,14 @@ class IndexSearch(IndexDatabase):
     def _candidates(postings: dict[str, list[int]], weights: dict[str, float], most: int) -> list[int]:
         """Up to `most` row ids that hold any of the words, best first by the words' weight summed (newest first on ties)."""
         partial: dict[int, float] = {}
-        get = partial.get
         for term, rows in postings.items():
             weight = weights[term]
-            for rowid in rows:
-                partial[rowid] = get(rowid, 0.0) + weight
+            # the same sums, in the same order, as adding each row's weights one by one (0.0 + w is w): only the
+            # rows already holding an earlier word are added to in Python, the rest are set in C
+            earlier = {rowid: partial[rowid] for rowid in partial.keys() & rows}
+            partial.update(dict.fromkeys(rows, weight))
+            for rowid, score in earlier.items():
+                partial[rowid] = score + weight
         # (score, rowid) pairs compare as the key (score, rowid) would, without a call per row
         return [rowid for _, rowid in heapq.nlargest(most, zip(partial.values(), partial.keys()))]
 
@@ -387,12 +390,21 @@ class IndexSearch(IndexDatabase):
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(f"SELECT {columns} FROM notes WHERE id IN ({marks})", chunk):
                 rows[row[0]] = row
+        if not names:
+            return list(rows.values())
+        # the newest notes of each topic whose name matched that hold one of the words themselves, in one query:
+        # each topic's, in id order, then by day, newest first (Python's sort keeps ties in id order, as
+        # SQLite's ORDER BY day DESC did for each topic alone)
         holds = " OR ".join("instr(' ' || terms || ' ', ?) > 0" for _ in query_terms)
         words = tuple(f" {term} " for term in query_terms)
+        marks = ",".join("?" * len(names))
+        query = f"SELECT {columns} FROM notes WHERE file IN ({marks}) AND ({holds}) ORDER BY id"
+        by_file: dict[str, list[tuple]] = defaultdict(list)
+        for row in self.db.execute(query, (*names, *words)):
+            by_file[row[1]].append(row)
         for file in names:
-            # the newest notes of a topic whose name matched that hold one of the words themselves
-            query = f"SELECT {columns} FROM notes WHERE file = ? AND ({holds}) ORDER BY day DESC LIMIT ?"
-            for row in self.db.execute(query, (file, *words, NAME_TOPIC_NOTES)):
+            newest = sorted(by_file[file], key=lambda row: row[4] or "", reverse=True)
+            for row in newest[:NAME_TOPIC_NOTES]:
                 rows[row[0]] = row
         return list(rows.values())
 
