@@ -276,7 +276,7 @@ class IndexSearch(IndexDatabase):
                 ordered = self._candidates(postings[fts], weights, most * PREFILTER_FACTOR)
                 candidate_ids.update(self._keep("notes", ordered, where, params, most))
             rows = self._note_rows(candidate_ids, names, query_terms)
-            hits: list[NoteHit] = []
+            hits: list[tuple] = []
             with_own_match: set[str] = set()
             query = set(query_terms)
             for row in rows:
@@ -295,8 +295,8 @@ class IndexSearch(IndexDatabase):
                 score = (sum(weights[t] for t in own) + NAME_ONLY_WEIGHT * sum(weights[t] for t in by_name))
                 score *= recency_factor(note_day, today)
                 with_own_match.add(file)
-                hits.append(NoteHit(note_id, file, kind, section, note_day, line, text,
-                                    _ordered(query_terms, own | by_name), score))
+                # the NoteHit itself is made for the ones kept (see below)
+                hits.append((note_id, file, kind, section, note_day, line, text, own | by_name, score))
             for file, matched in names.items():
                 if file in with_own_match or len(matched) < need:
                     continue
@@ -307,10 +307,13 @@ class IndexSearch(IndexDatabase):
                 if not _in_window(topic_day, since, until):
                     continue
                 score = NAME_ONLY_WEIGHT * sum(weights[t] for t in matched) * recency_factor(topic_day, today)
-                hits.append(NoteHit(-topic_id, file, "topic", None, topic_day, 1, opening,
-                                    _ordered(query_terms, matched), score, opening=True))
-            hits.sort(key=lambda hit: (-hit.score, hit.opening, -(hit.day.toordinal() if hit.day else 0), hit.file, hit.line))
-            return self._with_texts("notes", hits[:limit] if limit else hits)
+                hits.append((-topic_id, file, "topic", None, topic_day, 1, opening, matched, score))
+            # best first; openings after notes of the same score; newer first; then by place (a stable sort)
+            hits.sort(key=lambda hit: (-hit[8], hit[0] < 0, -(hit[4].toordinal() if hit[4] else 0), hit[1], hit[5]))
+            kept = [NoteHit(note_id, file, kind, section, day, line, text, _ordered(query_terms, matched), score,
+                            opening=note_id < 0)
+                    for note_id, file, kind, section, day, line, text, matched, score in (hits[:limit] if limit else hits)]
+            return self._with_texts("notes", kept)
 
     def _with_texts(self, table: str, hits: list) -> list:
         """Hits (notes, not openings; messages) with their text, read for these only: most candidates are not kept."""
@@ -489,37 +492,51 @@ class IndexSearch(IndexDatabase):
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
             candidate_ids = self._candidates(postings, weights, most)
             query = set(query_terms)
-            hits = []
-            for message in self._message_rows(candidate_ids):
-                if since_ts is not None and message.at.timestamp() < since_ts:
+            rows = self._candidate_rows(candidate_ids)
+            conversations = self._conversations_for({row[1] for row in rows})
+            # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
+            # a MessageHit is made for the ones kept, or for `accept` to look at
+            scored = []
+            for row in rows:
+                message_id, key, _, _, author_kind, _, failed, _, message_terms, ts = row
+                if key not in conversations:
                     continue
-                if until_ts is not None and message.at.timestamp() > until_ts:
+                if since_ts is not None and ts < since_ts:
                     continue
-                if replies_only and (message.author_kind not in ("person", "bot") or message.failed):
+                if until_ts is not None and ts > until_ts:
                     continue
-                if accept is not None and not accept(message):
+                if replies_only and (author_kind not in ("person", "bot") or failed):
                     continue
-                own = query.intersection(message.terms)
+                hit = None
+                if accept is not None:
+                    hit = _message_hit(row, conversations)
+                    if hit is None or not accept(hit):
+                        continue
+                own = query.intersection(message_terms.split())
                 if len(own) < need:
                     continue
-                message.matched = _ordered(query_terms, own)
-                message.score = sum(weights[t] for t in own) * recency_factor(message.at.astimezone().date(), today)
-                hits.append(message)
-            hits.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
-            hits = hits[:limit] if limit else hits
+                score = sum(weights[t] for t in own) * recency_factor(datetime.fromtimestamp(ts).date(), today)
+                scored.append((-score, -ts, message_id, row, own, hit))
+            scored.sort(key=lambda item: item[:3])
+            hits = []
+            for negative_score, _, _, row, own, hit in scored[:limit] if limit else scored:
+                hit = hit or _message_hit(row, conversations)
+                assert hit is not None  # its conversation is known
+                hit.matched = _ordered(query_terms, own)
+                hit.score = -negative_score
+                hits.append(hit)
             return self.message_texts(hits) if texts else hits
 
-    def _message_rows(self, ids: Iterable[int]) -> list[MessageHit]:
-        """The candidates, without their text (read for the hits kept, by _with_texts)."""
+    def _candidate_rows(self, ids: Iterable[int]) -> list[tuple]:
+        """The candidates' rows as _message_hit takes them, then their ts; without their text."""
         rows: list[tuple] = []
         for chunk in _chunks(sorted(ids), 500):
             marks = ",".join("?" * len(chunk))
             rows += self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages "
-                f"WHERE id IN ({marks})",
+                f"SELECT id, conv, seq, at, author_kind, author, failed, '', terms, ts FROM messages WHERE id IN ({marks})",
                 chunk,
             ).fetchall()
-        return self._hits(rows)
+        return rows
 
     def _hits(self, rows: list[tuple]) -> list[MessageHit]:
         conversations = self._conversations_for({row[1] for row in rows})
@@ -591,7 +608,7 @@ def conversation_key(conversation: conv.Conversation) -> str:
 
 
 def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> MessageHit | None:
-    message_id, key, seq, at, author_kind, author, failed, text, message_terms = row
+    message_id, key, seq, at, author_kind, author, failed, text, message_terms = row[:9]
     conversation = conversations.get(key)
     if conversation is None:
         return None
