@@ -44,6 +44,7 @@ from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
 
 log = logging.getLogger("omb_tui.recall_index")
 
+BUSY_TIMEOUT_MS = 30_000  # as the connection is opened (sqlite3.connect's timeout=30)
 FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even when no folder changed
 OPTIMIZE_AFTER_FILES = 500  # a refresh that read this many files merges each FTS table into one b-tree
 FTS_TABLES = ("topic_fts", "memo_fts", "topic_names", "message_fts")
@@ -188,7 +189,13 @@ class IndexRefresh(IndexRows):
         except OSError:
             return
         if wal_bytes > WAL_KEPT_BYTES:
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # a reader in another process may hold some back
+            # without waiting: a reader in another process may hold the log, and a turn must not wait for it
+            # (the log is then cut back at a later refresh; journal_size_limit bounds it meanwhile)
+            self.db.execute("PRAGMA busy_timeout=0")
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def _changed_since_sweep(self, folder: Path) -> bool:
         """Whether a folder changed since its files were last looked at (or just before that look)."""
