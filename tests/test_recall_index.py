@@ -11,7 +11,7 @@ from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.recall import conversations as conv
-from omb_tui.core.recall import index_rows, index_search
+from omb_tui.core.recall import index_refresh, index_rows, index_search
 from omb_tui.core.recall.recall_index import RecallIndex, index_path
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -473,3 +473,74 @@ def test_counts_follow_edits_and_deletions(tmp_path):
     chat.path.unlink()
     index.refresh(full=True)
     assert (index.counts()["topic"], index.counts()["memo"], index.counts()["message"]) == (0, 1, 0)
+
+
+def test_a_word_looked_up_before_finds_what_was_written_after(tmp_path, monkeypatch):
+    """The index keeps each word's newest rows between lookups (docs/recall.md, "The index"): whatever is
+    written after a lookup (appended, rewritten, written by another process) is what the next one finds."""
+    monkeypatch.setattr(index_search, "POSTINGS_CAP_RECALL", 2)  # a word's newest two rows are all it looks at
+    home = Home(tmp_path)
+    chat, other = make_chat(home), make_chat(home, "errands")
+    for text in ("kiwi one", "kiwi two", "kiwi three"):
+        say(chat, text)
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert message_texts(index, "kiwi") == ["kiwi three", "kiwi two"]
+    say(other, "kiwi four")
+    index.refresh()
+    assert message_texts(index, "kiwi") == ["kiwi four", "kiwi three"]
+    chat.messages = [conv.Message("person", "Milind", datetime(2026, 9, 2, tzinfo=UTC), text)
+                     for text in ("kiwi replaced", "kiwi again")]
+    conv.write_conversation(chat.path, chat)  # read again whole: its messages are the newest rows now
+    index.refresh()
+    assert message_texts(index, "kiwi") == ["kiwi again", "kiwi replaced"]
+    say(other, "kiwi five")
+    RecallIndex(home, "scout").refresh()  # another process reads the new message first
+    index.refresh()
+    assert message_texts(index, "kiwi") == ["kiwi again", "kiwi five"]
+    other.path.unlink()
+    index.refresh()
+    assert message_texts(index, "kiwi") == ["kiwi again", "kiwi replaced"]
+    write(home, "memory/a.md", "- fig one\n")
+    index.refresh()
+    assert note_files(index, "fig") == ["memory/a.md"]
+    write(home, "memory/b.md", "- fig two\n")
+    index.refresh()
+    assert note_files(index, "fig") == ["memory/a.md", "memory/b.md"]
+    assert index.name_matches(["mango"]) == {}
+    write(home, "memory/mango.md", "- ripe\n")
+    index.refresh()
+    assert index.name_matches(["mango"]) == {"memory/mango.md": {"mango"}}
+
+
+def test_a_build_reports_its_progress_and_gives_the_logs_space_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(index_refresh, "WAL_KEPT_BYTES", 0)  # any log left after a large write is cut back
+    home = Home(tmp_path)
+    for n in range(12):
+        write(home, f"memory/topic-{n}.md", f"- note {n} about plums\n")
+    seen = []
+    index = RecallIndex(home, "scout")
+    index.refresh(full=True, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (12, 12)  # every file read, counted
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert os.path.getsize(f"{index.path}-wal") == 0
+    assert len(note_files(index, "plum")) == 12
+
+
+def test_a_message_is_shown_from_its_file_redacted_and_never_once_its_line_changed(tmp_path):
+    """The index keeps where each message's line is, not its text (docs/recall.md, "The index")."""
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    say(chat, f"the guava order, token {token}")  # written by a tool that does not redact
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    [hit] = index.search_messages(["guava"], need=1, today=TODAY, limit=0)
+    assert token not in hit.text and "guava order" in hit.text and "«redacted" in hit.text
+    assert token.encode() not in index.path.read_bytes()
+    data = chat.path.read_bytes()
+    chat.path.write_bytes(data.replace(b"guava order", b"guava ORDER"))  # same size, not yet looked at again
+    assert index.search_messages(["guava"], need=1, today=TODAY, limit=0) == []
+    index.refresh(full=True)
+    assert [hit.text.split(",")[0] for hit in index.search_messages(["guava"], need=1, today=TODAY, limit=0)] == [
+        "the guava ORDER"]

@@ -118,13 +118,15 @@ def recent_work_brief(
     current_key = conversation_key(current) if current else None
     newest: dict[str, MessageHit] = {}
     since = (now - BRIEF_WINDOW).timestamp()
-    for hit in index.recent_messages(since_ts=since, until_ts=now.timestamp(), limit=None, author=bot_id):
+    for hit in index.recent_messages(since_ts=since, until_ts=now.timestamp(), limit=None, author=bot_id, texts=False):
         key = conversation_key(hit.conversation)
         if key == current_key or hit.failed or key in newest:
             continue
         newest[key] = hit
         if len(newest) >= BRIEF_MAX_LINES:
             break
+    with_text = {hit.id for hit in index.message_texts(list(newest.values()))}  # read for the lines shown only
+    newest = {key: hit for key, hit in newest.items() if hit.id in with_text}
     size = len(BRIEF_HEADING)
     for hit in newest.values():
         conversation = hit.conversation

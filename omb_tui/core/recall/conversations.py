@@ -300,6 +300,16 @@ def read_lines(path: Path, start: int = 0) -> tuple[list[bytes], int]:
     return data[: end + 1].split(b"\n")[:-1], start + end + 1
 
 
+def line_text(raw: bytes) -> str | None:
+    """The text of the message a line holds, as a reader reads it (None: not a message line)."""
+    try:
+        data = json.loads(raw.strip().decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    text = data.get("text") if isinstance(data, dict) else None
+    return text if isinstance(text, str) else None
+
+
 def read_conversation(path: Path, *, header_only: bool = False, messages: bool = True) -> Conversation | None:
     """Read one conversation file; None when it is missing or has no header. Never raises on damage.
 

@@ -40,11 +40,15 @@ from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
 from ..memory.store import decode
 from . import conversations as conv
 from .index_rows import RACY_NS, IndexRows
-from .index_schema import key_group, valid_key
+from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
 
 log = logging.getLogger("omb_tui.recall_index")
 
+BUSY_TIMEOUT_MS = 30_000  # as the connection is opened (sqlite3.connect's timeout=30)
 FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even when no folder changed
+OPTIMIZE_AFTER_FILES = 500  # a refresh that read this many files merges each FTS table into one b-tree
+FTS_TABLES = ("topic_fts", "memo_fts", "topic_names", "message_fts")
+Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -57,12 +61,15 @@ class RefreshReport:
 class IndexRefresh(IndexRows):
     """Brings the index up to date with the files, reading only what changed."""
 
-    def refresh(self, *, full: bool = False) -> RefreshReport:
-        """Read what changed since the last refresh (spec: recall stays fast as memory and history grow)."""
+    def refresh(self, *, full: bool = False, progress: Progress | None = None) -> RefreshReport:
+        """Read what changed since the last refresh (spec: recall stays fast as memory and history grow).
+
+        `progress(files done, files to read)` is called as a long refresh (a build from nothing) goes on.
+        """
         started = time.perf_counter()
         with self._lock:
             try:
-                report = self._refresh(full)
+                report = self._refresh(full, progress)
             except sqlite3.DatabaseError as exc:
                 self._last_full_check = 0.0  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
@@ -70,7 +77,7 @@ class IndexRefresh(IndexRows):
                 log.warning("index %s failed (%s); building it again", self.path, exc)
                 self.close()
                 self._remove_files()
-                report = self._refresh(True)
+                report = self._refresh(True, progress)
             except BaseException:
                 self._last_full_check = 0.0
                 raise
@@ -88,6 +95,7 @@ class IndexRefresh(IndexRows):
             self._known = known
             self._data_version = version
             self._invalidate()
+            self._kept_postings.clear()
         return self._known
 
     def _groups(self) -> list[tuple[str, Path]]:
@@ -99,7 +107,7 @@ class IndexRefresh(IndexRows):
             ("room:", conv.rooms_dir(self.home)),
         ]
 
-    def _refresh(self, full: bool) -> RefreshReport:
+    def _refresh(self, full: bool, progress: Progress | None = None) -> RefreshReport:
         """Look at what may have changed, read what did.
 
         A folder whose mtime moved (a file created, renamed over or deleted there) has every file
@@ -111,7 +119,7 @@ class IndexRefresh(IndexRows):
         report = RefreshReport()
         now = time.time()
         check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
-        present: dict[str, tuple[str, os.stat_result, str]] = {}
+        present: dict[str, tuple[str, os.stat_result | None, str]] = {}
         looked_at: set[str] = {MEMORY_FILE}  # single files looked at
         swept: set[str] = set()  # groups whose files were all looked at
         self._stat_file(MEMORY_FILE, self.workspace / MEMORY_FILE, present)
@@ -134,7 +142,8 @@ class IndexRefresh(IndexRows):
                     named_files[group + conversation_id] = folder / f"{conversation_id}.ndjson"
             if named is None or self._changed_since_sweep(folder):
                 self._note_sweep(folder)
-                self._scan_folder(group, folder, present)
+                # a feed that cannot tell what changed (None): every file is stat'ed
+                self._scan_folder(group, folder, present, known[group], stat_all=named is None, named=named_files)
                 swept.add(group)
         for key, path in named_files.items():
             if key_group(key) not in swept and key != MEMORY_FILE:
@@ -145,7 +154,7 @@ class IndexRefresh(IndexRows):
         changed = [
             key
             for key, (_, st, group) in present.items()
-            if known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
+            if st is not None and known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
         ]
         removed = [key for key in looked_at if key not in present and key in known[key_group(key)]]
         for group in swept:
@@ -157,13 +166,36 @@ class IndexRefresh(IndexRows):
                 self._forget(db, key)
                 known[key_group(key)].pop(key, None)
                 report.files_removed += 1
-            for key in changed:
+            step = max(1, len(changed) // 100)
+            for done, key in enumerate(changed, 1):
                 path, st, _ = present[key]
+                assert st is not None  # only files stat'ed can have changed
                 if self._index_file(db, key, Path(path), st):
                     report.files_read += 1
+                if progress is not None and (done % step == 0 or done == len(changed)):
+                    progress(done, len(changed))
+            if len(changed) >= OPTIMIZE_AFTER_FILES:
+                for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
+                    db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
         self._data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        self._invalidate()
+        self._counts = None  # the parsed headers of the conversations written were dropped as they were written
+        self._trim_wal()
         return report
+
+    def _trim_wal(self) -> None:
+        """After a large write (a build writes the whole index to the log first), give the log's space back."""
+        try:
+            wal_bytes = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if wal_bytes > WAL_KEPT_BYTES:
+            # without waiting: a reader in another process may hold the log, and a turn must not wait for it
+            # (the log is then cut back at a later refresh; journal_size_limit bounds it meanwhile)
+            self.db.execute("PRAGMA busy_timeout=0")
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def _changed_since_sweep(self, folder: Path) -> bool:
         """Whether a folder changed since its files were last looked at (or just before that look)."""
@@ -215,7 +247,7 @@ class IndexRefresh(IndexRows):
         except OSError:
             self._feeds[str(feed)] = (None, 0)
 
-    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result, str]]) -> None:
+    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result | None, str]]) -> None:
         if not self._valid_key(key):
             return
         with contextlib.suppress(OSError):
@@ -230,7 +262,19 @@ class IndexRefresh(IndexRows):
             self._names[key] = valid
         return valid
 
-    def _scan_folder(self, group: str, folder: Path, present: dict[str, tuple[str, os.stat_result, str]]) -> None:
+    def _scan_folder(
+        self,
+        group: str,
+        folder: Path,
+        present: dict[str, tuple[str, os.stat_result | None, str]],
+        known: dict[str, tuple[int, int, int]],
+        *,
+        stat_all: bool,
+        named: dict[str, Path],
+    ) -> None:
+        """Every file of a folder that changed. Without `stat_all`, a file whose inode is the one indexed is not
+        stat'ed (present as None: as it was): a folder changes when a file is created, renamed over (a new
+        inode) or deleted, and an edit in place is named by a feed or seen by the full check."""
         prefix = {"topics": f"{MEMORY_DIR}/", "logs": f"{MEMORY_DIR}/{LOG_DIR}/"}.get(group)
         for entry in _scandir(folder):
             name = entry.name
@@ -240,6 +284,12 @@ class IndexRefresh(IndexRows):
                 if not name.endswith(".ndjson"):
                     continue
                 key = group + name[: -len(".ndjson")]
+            if not stat_all and key not in named:
+                seen = known.get(key)  # a known key passed the naming rules when it was first read
+                # mtime -1: read just after a change, so looked at again (see IndexRows._set_file)
+                if seen is not None and seen[1] != -1 and seen[2] == entry.inode() and entry.is_file(follow_symlinks=False):
+                    present[key] = (entry.path, None, group)
+                    continue
             if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):
                 continue
             with contextlib.suppress(OSError):

@@ -9,13 +9,13 @@ what it looked like when it was read, which is what `refresh` compares next time
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
 import re
 import sqlite3
 import time
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -155,6 +155,7 @@ class IndexRows(IndexDatabase):
 
     def _forget(self, db: sqlite3.Connection, key: str) -> None:
         if is_conversation_key(key):
+            self._headers.pop(key, None)
             self._drop_messages(db, key)
             db.execute("DELETE FROM convs WHERE key=?", (key,))
         else:
@@ -193,30 +194,35 @@ class IndexRows(IndexDatabase):
         chunks = memory_chunks(text, file_day, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
-        for chunk in chunks:
+        rows = []
+        for note_id, chunk in enumerate(chunks, _next_id(db, "notes")):  # the ids SQLite would give, one call for all
             chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
-            cursor = db.execute(
-                "INSERT INTO notes(file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?)",
-                (key, kind, _sql_text(chunk.section), chunk.day, int(chunk.dated), chunk.until, chunk.line,
-                 _sql_text(chunk.text), chunk_terms),
-            )
-            db.execute(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", (cursor.lastrowid, chunk_terms))
+            rows.append((note_id, key, kind, sql_text(chunk.section), chunk.day, int(chunk.dated), chunk.until,
+                         chunk.line, sql_text(chunk.text), chunk_terms))
+        db.executemany(
+            "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
         if kind == "topic":
             # the opening itself is built when recalled (RecallIndex.opening): which entries have
             # expired depends on the day of the recall, not the day the file was read
             name_terms, description = topic_name(key.split("/", 1)[1], text)
             cursor = db.execute(
                 "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
-                (key, name_terms, _sql_text(description), file_day),
+                (key, name_terms, sql_text(description), file_day),
             )
             db.execute("INSERT INTO topic_names(rowid, name_terms) VALUES(?, ?)", (cursor.lastrowid, name_terms))
         self._set_file(db, key, st, racy=True, hash=digest)
         return True
 
     def _drop_notes(self, db: sqlite3.Connection, key: str) -> None:
-        for note_id, kind, note_terms in db.execute("SELECT id, kind, terms FROM notes WHERE file=?", (key,)).fetchall():
-            fts = "topic_fts" if kind == "topic" else "memo_fts"
-            db.execute(f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)", (note_id, note_terms))
+        self._postings_changed("topic_fts", "memo_fts", "topic_names")
+        for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
+            db.executemany(
+                f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",
+                db.execute(f"SELECT id, terms FROM notes WHERE file=? AND {kinds}", (key,)).fetchall(),
+            )
         for kind, n in db.execute("SELECT kind, count(*) FROM notes WHERE file=? GROUP BY kind", (key,)).fetchall():
             _bump(db, "topic" if kind == "topic" else "memo", -n)
         db.execute("DELETE FROM notes WHERE file=?", (key,))
@@ -228,6 +234,7 @@ class IndexRows(IndexDatabase):
     def _index_conversation(
         self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result, *, whole: bool = False
     ) -> bool:
+        self._headers.pop(key, None)  # its header (members) may change: parsed again when next needed
         row = db.execute("SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)).fetchone()
         stored = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone()
         start = 0
@@ -243,11 +250,13 @@ class IndexRows(IndexDatabase):
             db.execute("DELETE FROM convs WHERE key=?", (key,))
         was_member = bool(start and db.execute("SELECT member FROM convs WHERE key=?", (key,)).fetchone()[0])
         lines, read_to = conv.read_lines(path, start)
-        messages = []
+        messages = []  # (message, where its line starts, the line)
+        position = start
         for raw in lines:
             message = reader.feed(raw, path)
             if message is not None:
-                messages.append(message)
+                messages.append((message, position, raw))
+            position += len(raw) + 1
         conversation = reader.conversation
         if conversation is None:  # no header (yet): look again when it changes
             self._set_file(db, key, st, read_to=0, tail=b"", next_seq=0)
@@ -270,38 +279,37 @@ class IndexRows(IndexDatabase):
             )
 
             _bump(db, "message", len(messages))
-            for message in messages:
-                message = dataclasses.replace(message, text=redact(message.text).text)
-                message_terms = " ".join(terms(message.text))
-                cursor = db.execute(
-                    "INSERT INTO messages(conv, seq, ts, at, author_kind, author, failed, origin, text, terms) "
-                    "VALUES(?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        key,
-                        message.seq,
-                        int(message.at.timestamp()),
-                        message.at.isoformat(timespec="seconds"),
-                        message.author_kind,
-                        _sql_text(message.author),
-                        int(message.failed),
-                        message.origin,
-                        _sql_text(message.text),
-                        message_terms,
-                    ),
-                )
-                db.execute("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", (cursor.lastrowid, message_terms))
+            rows = []
+            for message_id, (message, position, raw) in enumerate(messages, _next_id(db, "messages")):
+                # only the words of the redacted text are kept; the text itself is read from the file when shown
+                text = redact(message.text).text
+                rows.append((message_id, key, message.seq, int(message.at.timestamp()),
+                             message.at.isoformat(timespec="seconds"), message.author_kind, sql_text(message.author),
+                             int(message.failed), message.origin, position, len(raw), zlib.crc32(raw),
+                             int(text != message.text), " ".join(terms(text))))
+            db.executemany(
+                "INSERT INTO messages(id, conv, seq, ts, at, author_kind, author, failed, origin, pos, size, crc, redacted, "
+                "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
+            db.executemany("INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows])
+            self._messages_appended([(row[0], row[-1]) for row in rows])
         tail = _read_tail(path, read_to)
         self._set_file(db, key, st, read_to=read_to, tail=tail, next_seq=reader.next_seq)
         return True
 
     def _drop_messages(self, db: sqlite3.Connection, key: str) -> None:
-        for message_id, message_terms in db.execute("SELECT id, terms FROM messages WHERE conv=?", (key,)).fetchall():
-            db.execute("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)", (message_id, message_terms))
+        dropped = db.execute("SELECT id, terms FROM messages WHERE conv=?", (key,)).fetchall()
+        if dropped:
+            self._postings_changed("message_fts")
+        db.executemany("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)", dropped)
+        db.executemany("DELETE FROM message_times WHERE id=?", [(row[0],) for row in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)
 
 
-def _sql_text(text: str | None) -> str | None:
+def sql_text(text: str | None) -> str | None:
     """Text SQLite can store: bytes that were not UTF-8 (kept as lone surrogates) become U+FFFD."""
     if text is None:
         return None
@@ -314,6 +322,11 @@ def _sql_text(text: str | None) -> str | None:
 
 def _only_escapes(text: str) -> bool:
     return all(not 0xD800 <= ord(ch) < 0xDC80 for ch in text if 0xD800 <= ord(ch) <= 0xDFFF)
+
+
+def _next_id(db: sqlite3.Connection, table: str) -> int:
+    """The id SQLite gives the next row of a table (one more than the largest), so a file's rows go in with one call."""
+    return db.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0]
 
 
 def _bump(db: sqlite3.Connection, name: str, delta: int) -> None:

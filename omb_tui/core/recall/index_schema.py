@@ -24,7 +24,11 @@ from .words import TOKENIZER_VERSION
 
 log = logging.getLogger("omb_tui.recall_index")
 
-SCHEMA_VERSION = 4  # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted
+# 3: a topic's opening is built when recalled, without expired entries; 4: text redacted; 5: FTS5 without
+# column sizes (nothing ranks by them), message_times (a time window or a chat left out is checked there)
+# 6: a message's text is read from its conversation file (where its line is, and the line's crc32), not kept
+SCHEMA_VERSION = 6
+WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
 
@@ -56,8 +60,8 @@ CREATE TABLE notes(
 );
 CREATE INDEX notes_file ON notes(file);
 CREATE INDEX notes_day ON notes(day);
-CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none');
-CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
+CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 CREATE TABLE topics(
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
@@ -65,7 +69,7 @@ CREATE TABLE topics(
     description TEXT NOT NULL,      -- the frontmatter's description ('' without one); the opening starts with it
     file_day TEXT                   -- the file's last change: the opening's date when no entry is dated
 );
-CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 CREATE TABLE convs(
     key TEXT PRIMARY KEY,
     id TEXT NOT NULL,
@@ -82,12 +86,22 @@ CREATE TABLE messages(
     author TEXT NOT NULL,
     failed INTEGER NOT NULL,
     origin TEXT,
-    text TEXT NOT NULL,
+    pos INTEGER NOT NULL,           -- where its line starts in the conversation file, in bytes
+    size INTEGER NOT NULL,          -- the line's length: the text is read from there, redacted, when shown
+    crc INTEGER NOT NULL,           -- the line's crc32: a line that is no longer there is not shown
+    redacted INTEGER NOT NULL,      -- 1: its text held something redaction removes (redacted again when read)
     terms TEXT NOT NULL
 );
 CREATE INDEX messages_conv ON messages(conv, seq);
 CREATE INDEX messages_ts ON messages(ts);
-CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize='ascii', detail='none');
+-- the columns a time window or a chat left out filters on, narrow: checking a word's rows against them
+-- reads a few MB instead of every message's text
+CREATE TABLE message_times(
+    id INTEGER PRIMARY KEY,         -- messages.id
+    ts INTEGER NOT NULL,
+    conv TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 -- how many topic notes, other notes and messages there are (names: topic, memo, message)
 CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
@@ -112,6 +126,13 @@ class IndexDatabase:
         self._counts: dict[str, int] | None = None
         self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
+        self._folders: tuple[str, str] | None = None  # the bot's chats and the rooms, for conversation_file
+        # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
+        # newest first. Kept right across writes: appended messages are put in front of the words they hold,
+        # any other change to a table drops its entries, another process's commit drops them all.
+        self._kept_postings: dict[tuple[str, str, int], list] = {}  # topic_names: the topics' files
+        self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
+        self._changed_fts: set[str] = set()
 
     def close(self) -> None:
         with self._lock:
@@ -143,6 +164,7 @@ class IndexDatabase:
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
+                db.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == USER_VERSION:
                     db.execute("SELECT count(*) FROM files").fetchone()
@@ -170,6 +192,7 @@ class IndexDatabase:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
         self._known = None
+        self._kept_postings.clear()
         self._sweeps.clear()
         self._feeds.clear()
         self._invalidate()
@@ -178,13 +201,54 @@ class IndexDatabase:
     def _write(self) -> Iterator[sqlite3.Connection]:
         db = self.db
         db.execute("BEGIN IMMEDIATE")
+        self._appends, self._changed_fts = [], set()
         try:
             yield db
         except BaseException:
             db.execute("ROLLBACK")
             self._known = None  # the in-memory copy may hold rows that were rolled back
+            self._kept_postings.clear()
             raise
         db.execute("COMMIT")
+        self._update_postings()
+
+    # ----- the postings kept between lookups (see self._kept_postings) -----
+    POSTINGS_KEPT = 512  # words whose rows are kept
+    APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
+
+    def _messages_appended(self, rows: list[tuple[int, str]]) -> None:
+        """Messages (id, terms) just written, every id above the ones before: they go in front of their words' rows."""
+        if self._appends is not None and self._kept_postings and len(self._appends) + len(rows) <= self.APPENDS_FOLLOWED:
+            self._appends.extend(rows)
+        else:
+            self._appends = None
+
+    def _postings_changed(self, *fts: str) -> None:
+        self._changed_fts.update(fts)
+
+    def _update_postings(self) -> None:
+        appends = self._appends
+        if appends is None:
+            self._changed_fts.add("message_fts")
+        for key in [key for key in self._kept_postings if key[0] in self._changed_fts]:
+            del self._kept_postings[key]
+        if appends and "message_fts" not in self._changed_fts:
+            newest_first = [(message_id, set(terms.split())) for message_id, terms in reversed(appends)]
+            for (fts, term, cap), rows in self._kept_postings.items():
+                if fts == "message_fts":
+                    found = [message_id for message_id, held in newest_first if term in held]
+                    if found:
+                        self._kept_postings[(fts, term, cap)] = (found + rows)[:cap]
+        self._appends, self._changed_fts = [], set()
+
+    def conversation_file(self, key: str) -> str:
+        """The file of a conversation the index knows by key (`chat:<id>`, `room:<id>`)."""
+        if self._folders is None:  # a Path built per message shown cost more than reading the message
+            self._folders = (str(conv.chats_dir(self.home, self.bot_id)), str(conv.rooms_dir(self.home)))
+        chats, rooms = self._folders
+        if key.startswith("chat:"):
+            return f"{chats}{os.sep}{key[len('chat:'):]}.ndjson"
+        return f"{rooms}{os.sep}{key[len('room:'):]}.ndjson"
 
     def _invalidate(self) -> None:
         self._counts = None

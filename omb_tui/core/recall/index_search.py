@@ -7,15 +7,18 @@ most a capped number of rows, the newest first; only the best candidates are sco
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import math
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
 from . import conversations as conv
+from .index_rows import sql_text
 from .index_schema import IndexDatabase
 
 OPENING_MAX_CHARS = 600
@@ -67,7 +70,7 @@ class MessageHit:
     terms: list[str] = field(default_factory=list, repr=False)
 
 
-MessageFilter = Callable[[MessageHit], bool]
+MessageFilter = Callable[[MessageHit], bool]  # sees a candidate before its text is read (text is "")
 
 
 def recency_factor(day: date | None, today: date) -> float:
@@ -117,19 +120,34 @@ class IndexSearch(IndexDatabase):
                 counts = {"topic": 0, "memo": 0, "message": 0}
                 counts.update(dict(self.db.execute("SELECT name, n FROM stats")))
                 for table in ("notes", "messages"):
-                    low, high = self.db.execute(f"SELECT min(id), max(id) FROM {table}").fetchone()
+                    # apart: SQLite finds a min() or a max() alone at the end of the b-tree, both together by a scan
+                    low = self.db.execute(f"SELECT min(id) FROM {table}").fetchone()[0]
+                    high = self.db.execute(f"SELECT max(id) FROM {table}").fetchone()[0]
                     counts[f"{table}_span"] = (high - low + 1) if high is not None else 0
                     counts[f"{table}_max"] = high or 0
                 self._counts = counts
             return dict(self._counts)
 
     def _postings(self, fts: str, term: str, cap: int, table: str = "", where: str = "", params: tuple = ()) -> list[int]:
+        """The newest `cap` row ids holding a word (passing `where`, a condition on `table`'s row as `t`)."""
         if where:  # only rows that pass: a busy chat left out cannot use up the cap
-            query = (f"SELECT f.rowid FROM {fts} f JOIN {table} t ON t.id = f.rowid "
+            # a message's time and chat are read from the narrow message_times, not the row with its text
+            joined = "message_times" if table == "messages" else table
+            query = (f"SELECT f.rowid FROM {fts} f JOIN {joined} t ON t.id = f.rowid "
                      f"WHERE {fts} MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?")
-        else:
+            return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
+        key = (fts, term, cap)
+        rows = self._kept_postings.get(key)
+        if rows is None:
             query = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?"
-        return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
+            rows = [row[0] for row in self.db.execute(query, (_fts_query(term), cap))]
+            self._keep_postings(key, rows)
+        return rows
+
+    def _keep_postings(self, key: tuple[str, str, int], rows: list) -> None:
+        if len(self._kept_postings) >= self.POSTINGS_KEPT:
+            del self._kept_postings[next(iter(self._kept_postings))]  # the one kept longest
+        self._kept_postings[key] = rows
 
     def _lookup(
         self,
@@ -173,12 +191,16 @@ class IndexSearch(IndexDatabase):
     def _candidates(postings: dict[str, list[int]], weights: dict[str, float], most: int) -> list[int]:
         """Up to `most` row ids that hold any of the words, best first by the words' weight summed (newest first on ties)."""
         partial: dict[int, float] = {}
-        get = partial.get
         for term, rows in postings.items():
             weight = weights[term]
-            for rowid in rows:
-                partial[rowid] = get(rowid, 0.0) + weight
-        return heapq.nlargest(most, partial, key=lambda rowid: (partial[rowid], rowid))
+            # the same sums, in the same order, as adding each row's weights one by one (0.0 + w is w): only the
+            # rows already holding an earlier word are added to in Python, the rest are set in C
+            earlier = {rowid: partial[rowid] for rowid in partial.keys() & rows}
+            partial.update(dict.fromkeys(rows, weight))
+            for rowid, score in earlier.items():
+                partial[rowid] = score + weight
+        # (score, rowid) pairs compare as the key (score, rowid) would, without a call per row
+        return [rowid for _, rowid in heapq.nlargest(most, zip(partial.values(), partial.keys()))]
 
     def _keep(self, table: str, ordered: list[int], where: str, params: tuple, most: int) -> list[int]:
         """The first `most` of `ordered` (best first) whose row passes `where`; the order is kept."""
@@ -199,12 +221,16 @@ class IndexSearch(IndexDatabase):
         found: dict[str, set[str]] = defaultdict(set)
         with self._lock:
             for term in query_terms:
-                rows = self.db.execute(
-                    "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
-                    "WHERE topic_names MATCH ? LIMIT ?",
-                    (_fts_query(term), NAME_TOPICS_MAX * 4),
-                )
-                for (file,) in rows:
+                key = ("topic_names", term, NAME_TOPICS_MAX * 4)  # kept like a word's rows (see _postings)
+                files = self._kept_postings.get(key)
+                if files is None:
+                    files = [file for (file,) in self.db.execute(
+                        "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
+                        "WHERE topic_names MATCH ? LIMIT ?",
+                        (_fts_query(term), NAME_TOPICS_MAX * 4),
+                    )]
+                    self._keep_postings(key, files)
+                for file in files:
                     found[file].add(term)
         return dict(found)
 
@@ -250,7 +276,7 @@ class IndexSearch(IndexDatabase):
                 ordered = self._candidates(postings[fts], weights, most * PREFILTER_FACTOR)
                 candidate_ids.update(self._keep("notes", ordered, where, params, most))
             rows = self._note_rows(candidate_ids, names, query_terms)
-            hits: list[NoteHit] = []
+            hits: list[tuple] = []
             with_own_match: set[str] = set()
             query = set(query_terms)
             for row in rows:
@@ -269,8 +295,8 @@ class IndexSearch(IndexDatabase):
                 score = (sum(weights[t] for t in own) + NAME_ONLY_WEIGHT * sum(weights[t] for t in by_name))
                 score *= recency_factor(note_day, today)
                 with_own_match.add(file)
-                hits.append(NoteHit(note_id, file, kind, section, note_day, line, text,
-                                    _ordered(query_terms, own | by_name), score))
+                # the NoteHit itself is made for the ones kept (see below)
+                hits.append((note_id, file, kind, section, note_day, line, text, own | by_name, score))
             for file, matched in names.items():
                 if file in with_own_match or len(matched) < need:
                     continue
@@ -281,10 +307,58 @@ class IndexSearch(IndexDatabase):
                 if not _in_window(topic_day, since, until):
                     continue
                 score = NAME_ONLY_WEIGHT * sum(weights[t] for t in matched) * recency_factor(topic_day, today)
-                hits.append(NoteHit(-topic_id, file, "topic", None, topic_day, 1, opening,
-                                    _ordered(query_terms, matched), score, opening=True))
-            hits.sort(key=lambda hit: (-hit.score, hit.opening, -(hit.day.toordinal() if hit.day else 0), hit.file, hit.line))
-            return hits[:limit] if limit else hits
+                hits.append((-topic_id, file, "topic", None, topic_day, 1, opening, matched, score))
+            # best first; openings after notes of the same score; newer first; then by place (a stable sort)
+            hits.sort(key=lambda hit: (-hit[8], hit[0] < 0, -(hit[4].toordinal() if hit[4] else 0), hit[1], hit[5]))
+            kept = [NoteHit(note_id, file, kind, section, day, line, text, _ordered(query_terms, matched), score,
+                            opening=note_id < 0)
+                    for note_id, file, kind, section, day, line, text, matched, score in (hits[:limit] if limit else hits)]
+            return self._with_texts("notes", kept)
+
+    def _with_texts(self, table: str, hits: list) -> list:
+        """Hits (notes, not openings; messages) with their text, read for these only: most candidates are not kept."""
+        if table == "messages":
+            return self.message_texts(hits)
+        wanted = [hit.id for hit in hits if hit.id > 0]
+        texts: dict[int, str] = {}
+        for chunk in _chunks(wanted, 500):
+            marks = ",".join("?" * len(chunk))
+            texts.update(self.db.execute(f"SELECT id, text FROM {table} WHERE id IN ({marks})", chunk))
+        for hit in hits:
+            if hit.id > 0:
+                hit.text = texts[hit.id]
+        return hits
+
+    def message_texts(self, hits: list[MessageHit]) -> list[MessageHit]:
+        """The hits with their text, read from their conversation files and redacted as when they were indexed.
+
+        The index keeps where each message's line is and the line's crc32, not the text: a hit whose line
+        is no longer there (the file changed since the last refresh) is left out.
+        """
+        from ..memory.redact import redact  # compiled when a message is first shown, not at start-up
+
+        places: dict[str, list[tuple[int, int, int, int, int]]] = defaultdict(list)  # conversation -> lines
+        for chunk in _chunks(sorted({hit.id for hit in hits if not hit.text}), 500):
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT id, conv, pos, size, crc, redacted FROM messages WHERE id IN ({marks})"
+            for message_id, key, position, size, crc, redacted in self.db.execute(query, chunk):
+                places[key].append((position, size, crc, redacted, message_id))
+        texts: dict[int, str] = {hit.id: hit.text for hit in hits if hit.text}
+        for key, lines in places.items():
+            with contextlib.suppress(OSError), open(self.conversation_file(key), "rb") as handle:
+                for position, size, crc, redacted, message_id in sorted(lines):
+                    handle.seek(position)
+                    raw = handle.read(size)
+                    text = conv.line_text(raw) if zlib.crc32(raw) == crc else None
+                    if text is not None:
+                        # the same line as when indexed: redaction gives what it gave then (nothing to do if nothing)
+                        texts[message_id] = sql_text(redact(text).text if redacted else text) or ""
+        kept = []
+        for hit in hits:
+            if hit.id in texts:
+                hit.text = texts[hit.id]
+                kept.append(hit)
+        return kept
 
     def opening(self, file: str, today: date | None) -> tuple[int, str, date | None] | None:
         """(topic id, opening, date) of a topic, or None when it has none (no description, no current note).
@@ -312,18 +386,28 @@ class IndexSearch(IndexDatabase):
             return topic_id, opening, date.fromisoformat(day) if day else None
 
     def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[tuple]:
-        columns = "id, file, kind, section, day, until, line, text, terms"
+        """The candidates' rows, without their text (read for the hits kept, by _with_texts)."""
+        columns = "id, file, kind, section, day, until, line, '', terms"
         rows: dict[int, tuple] = {}
         for chunk in _chunks(sorted(ids), 500):
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(f"SELECT {columns} FROM notes WHERE id IN ({marks})", chunk):
                 rows[row[0]] = row
+        if not names:
+            return list(rows.values())
+        # the newest notes of each topic whose name matched that hold one of the words themselves, in one query:
+        # each topic's, in id order, then by day, newest first (Python's sort keeps ties in id order, as
+        # SQLite's ORDER BY day DESC did for each topic alone)
         holds = " OR ".join("instr(' ' || terms || ' ', ?) > 0" for _ in query_terms)
         words = tuple(f" {term} " for term in query_terms)
+        marks = ",".join("?" * len(names))
+        query = f"SELECT {columns} FROM notes WHERE file IN ({marks}) AND ({holds}) ORDER BY id"
+        by_file: dict[str, list[tuple]] = defaultdict(list)
+        for row in self.db.execute(query, (*names, *words)):
+            by_file[row[1]].append(row)
         for file in names:
-            # the newest notes of a topic whose name matched that hold one of the words themselves
-            query = f"SELECT {columns} FROM notes WHERE file = ? AND ({holds}) ORDER BY day DESC LIMIT ?"
-            for row in self.db.execute(query, (file, *words, NAME_TOPIC_NOTES)):
+            newest = sorted(by_file[file], key=lambda row: row[4] or "", reverse=True)
+            for row in newest[:NAME_TOPIC_NOTES]:
                 rows[row[0]] = row
         return list(rows.values())
 
@@ -373,8 +457,11 @@ class IndexSearch(IndexDatabase):
         other_than: conv.Conversation | None = None,
         replies_only: bool = False,
         pool: int | None = EXACT_POOL,
+        texts: bool = True,
     ) -> list[MessageHit]:
         """Messages of the bot's conversations holding at least `need` of the words, best first.
+
+        Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps).
 
         `other_than` leaves a conversation out and `replies_only` keeps only what a person or a bot
         said in a turn that did not fail; both, and the time window, are applied before the best are
@@ -405,35 +492,51 @@ class IndexSearch(IndexDatabase):
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
             candidate_ids = self._candidates(postings, weights, most)
             query = set(query_terms)
-            hits = []
-            for message in self._message_rows(candidate_ids):
-                if since_ts is not None and message.at.timestamp() < since_ts:
+            rows = self._candidate_rows(candidate_ids)
+            conversations = self._conversations_for({row[1] for row in rows})
+            # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
+            # a MessageHit is made for the ones kept, or for `accept` to look at
+            scored = []
+            for row in rows:
+                message_id, key, _, _, author_kind, _, failed, _, message_terms, ts = row
+                if key not in conversations:
                     continue
-                if until_ts is not None and message.at.timestamp() > until_ts:
+                if since_ts is not None and ts < since_ts:
                     continue
-                if replies_only and (message.author_kind not in ("person", "bot") or message.failed):
+                if until_ts is not None and ts > until_ts:
                     continue
-                if accept is not None and not accept(message):
+                if replies_only and (author_kind not in ("person", "bot") or failed):
                     continue
-                own = query.intersection(message.terms)
+                hit = None
+                if accept is not None:
+                    hit = _message_hit(row, conversations)
+                    if hit is None or not accept(hit):
+                        continue
+                own = query.intersection(message_terms.split())
                 if len(own) < need:
                     continue
-                message.matched = _ordered(query_terms, own)
-                message.score = sum(weights[t] for t in own) * recency_factor(message.at.astimezone().date(), today)
-                hits.append(message)
-            hits.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
-            return hits[:limit] if limit else hits
+                score = sum(weights[t] for t in own) * recency_factor(datetime.fromtimestamp(ts).date(), today)
+                scored.append((-score, -ts, message_id, row, own, hit))
+            scored.sort(key=lambda item: item[:3])
+            hits = []
+            for negative_score, _, _, row, own, hit in scored[:limit] if limit else scored:
+                hit = hit or _message_hit(row, conversations)
+                assert hit is not None  # its conversation is known
+                hit.matched = _ordered(query_terms, own)
+                hit.score = -negative_score
+                hits.append(hit)
+            return self.message_texts(hits) if texts else hits
 
-    def _message_rows(self, ids: Iterable[int]) -> list[MessageHit]:
+    def _candidate_rows(self, ids: Iterable[int]) -> list[tuple]:
+        """The candidates' rows as _message_hit takes them, then their ts; without their text."""
         rows: list[tuple] = []
         for chunk in _chunks(sorted(ids), 500):
             marks = ",".join("?" * len(chunk))
             rows += self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages "
-                f"WHERE id IN ({marks})",
+                f"SELECT id, conv, seq, at, author_kind, author, failed, '', terms, ts FROM messages WHERE id IN ({marks})",
                 chunk,
             ).fetchall()
-        return self._hits(rows)
+        return rows
 
     def _hits(self, rows: list[tuple]) -> list[MessageHit]:
         conversations = self._conversations_for({row[1] for row in rows})
@@ -457,8 +560,11 @@ class IndexSearch(IndexDatabase):
         until_ts: float | None,
         limit: int | None,
         author: str | None = None,
+        texts: bool = True,
     ) -> list[MessageHit]:
-        """Messages in a time window, newest first (optionally only one bot's own)."""
+        """Messages in a time window, newest first (optionally only one bot's own).
+
+        Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps)."""
         with self._lock:
             where, params = ["1=1"], []
             if since_ts is not None:
@@ -471,21 +577,25 @@ class IndexSearch(IndexDatabase):
                 where.append("author_kind='bot' AND author=?")
                 params.append(author)
             rows = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages "
+                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages "
                 f"WHERE {' AND '.join(where)} ORDER BY ts DESC, id DESC" + (" LIMIT ?" if limit else ""),
                 (*params, limit) if limit else tuple(params),
             ).fetchall()
-            return self._hits(rows)
+            hits = self._hits(rows)
+            return self.message_texts(hits) if texts else hits
 
-    def neighbour(self, hit: MessageHit, offset: int) -> MessageHit | None:
-        """The message `offset` places before or after a hit in its conversation."""
+    def neighbour(self, hit: MessageHit, offset: int, *, texts: bool = True) -> MessageHit | None:
+        """The message `offset` places before or after a hit in its conversation (its text "" without `texts`)."""
         with self._lock:
             key = _conversation_key(hit.conversation)
             row = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, text, terms FROM messages WHERE conv=? AND seq=?",
+                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages WHERE conv=? AND seq=?",
                 (key, hit.seq + offset),
             ).fetchone()
-            return _message_hit(row, {key: hit.conversation}) if row else None
+            found = _message_hit(row, {key: hit.conversation}) if row else None
+            if found is None or not texts:
+                return found
+            return next(iter(self.message_texts([found])), None)
 
 
 def _conversation_key(conversation: conv.Conversation) -> str:
@@ -498,7 +608,7 @@ def conversation_key(conversation: conv.Conversation) -> str:
 
 
 def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> MessageHit | None:
-    message_id, key, seq, at, author_kind, author, failed, text, message_terms = row
+    message_id, key, seq, at, author_kind, author, failed, text, message_terms = row[:9]
     conversation = conversations.get(key)
     if conversation is None:
         return None

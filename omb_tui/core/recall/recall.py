@@ -270,7 +270,7 @@ def _passages(
         return not people or bool(people & set(hit.conversation.people()))
 
     hits = index.search_messages(query, need=need, today=today, limit=MAX_PASSAGES * 6, accept=accept,
-                                 other_than=current, replies_only=True)
+                                 other_than=current, replies_only=True, texts=False)
     chosen: list[list[MessageHit]] = []
     taken_seqs: dict[str, list[int]] = {}
     passages_from: dict[str, int] = {}
@@ -281,11 +281,11 @@ def _passages(
             continue
         pair = [hit]
         if hit.author_kind == "person":
-            reply = index.neighbour(hit, +1)
+            reply = index.neighbour(hit, +1, texts=False)
             if reply is not None and reply.author_kind == "bot" and not reply.failed:
                 pair.append(reply)
         else:
-            question = index.neighbour(hit, -1)
+            question = index.neighbour(hit, -1, texts=False)
             if question is not None and question.author_kind == "person":
                 pair.insert(0, question)
         taken.extend(m.seq for m in pair)
@@ -293,7 +293,10 @@ def _passages(
         chosen.append(pair)
         if len(chosen) >= MAX_PASSAGES:
             break
-    return chosen
+    # the texts of the chosen ones only, read from their files; a line changed since the index read it is left out
+    readable = {message.id for message in index.message_texts([message for pair in chosen for message in pair])}
+    return [[message for message in pair if message.id in readable] for pair in chosen
+            if any(message.id in readable and message.matched for message in pair)]
 
 
 def _surface(terms: list[str], message_words: list[Word]) -> list[str]:

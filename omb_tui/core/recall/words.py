@@ -254,7 +254,22 @@ def words(text: str) -> list[Word]:
 
 def terms(text: str) -> list[str]:
     """The distinct terms of a text, in order: what the index stores and a query matches."""
-    return [word.term for word in words(text)]
+    folded = _folded(text)
+    if not folded.isascii():
+        return [word.term for word in words(text)]
+    # Plain ASCII (most notes and messages): `words`' result without building a Word per term, which
+    # was most of the time the index took to read a file (docs/recall.md, "Speed").
+    found: dict[str, None] = {}
+    for token in _ASCII_WORD.findall(folded):
+        term = _ascii_term(token)
+        if term is not None:
+            found[term] = None
+    return list(found)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ascii_term(token: str) -> str | None:
+    return _clean(token)
 
 
 def content_word_count(text: str) -> int:
