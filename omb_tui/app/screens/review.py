@@ -292,30 +292,14 @@ class ReviewScreen(AreaScreen):
 
     async def _undo_whole_file(self, bot_id: str, row_id: str, why: str) -> None:
         """The change cannot be taken back alone: offer the journal's undo, the file back as before it, naming
-        the later changes that go with it (the same question and checks as the journal screen's `u`)."""
-        from ...core.memory.store import LaterChanges, MemoryStore
-        from .journal import undo_confirmed, undo_question, undone_text
+        the later changes that go with it (the journal screen's `u`, with the reason above its question)."""
+        from ...core.memory.store import MemoryStore
+        from .journal import ask_and_undo
 
         store = MemoryStore(self.app.home, bot_id)
         row = await self._core(lambda: store.journal.find(row_id))
-        later = await self._core(lambda: store.journal.later_rows_for_file(row))
-        while True:
-            question, yes = undo_question(row, later)
-            from ..dialogs.confirm import ConfirmDialog
-
-            if not await self.app.push_screen_wait(ConfirmDialog(f"{escape(why)}\n\n{question}", yes=yes)):
-                return
-            try:
-                result = await self._core(lambda: undo_confirmed(store, row, later))
-            except LaterChanges as changed:  # the file changed again while the question was open
-                later = changed.later
-                continue
-            except MemoryInputError as exc:
-                self.notify(str(exc), title="Not undone", severity="error")
-                return
-            break
-        self.notify(undone_text(result), title="Undone", timeout=4)
-        self.post_message(ReviewWritten())
+        if row is not None and await ask_and_undo(self, store, row, why) is not None:
+            self.post_message(ReviewWritten())
 
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def action_undo_run(self) -> None:

@@ -575,12 +575,13 @@ class MemoryStore:
 
     # ----- undo -----
     def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False,
-             confirmed_later: Sequence[str] | None = None) -> UndoResult:
+             confirmed_later: Sequence[str] | None = None, unseen_ok: bool = False) -> UndoResult:
         """Put the file back to the row's earlier text; refuses (LaterChanges) when later rows changed it.
 
         `confirmed_later`: the ids of the later rows the person agreed to undo too, newest first; the undo goes
         ahead only when they are exactly the later rows now, checked under the lock, so a row written while the
-        question was open is never undone unconfirmed. `force` goes ahead whatever came later."""
+        question was open is never undone unconfirmed. `unseen_ok`: the person agreed that a change this journal
+        cannot see (About me by another bot) goes too. `force` goes ahead whatever came later."""
         actor = actor or Actor(WHO_PERSON, HOW_UNDO)
         with self.locked():
             self.sync_outside_changes()
@@ -596,7 +597,7 @@ class MemoryStore:
                 raise LaterChanges(row, later)
             mp = self.resolve(row.file)
             current = self._snapshot(mp)
-            if not later and not force and current.hash != row.after_hash:
+            if not later and not force and not unseen_ok and current.hash != row.after_hash:
                 # Changed where this journal cannot see: About me by another bot, or an edit not yet looked at.
                 raise LaterChanges(row, [])
             if row.before_hash is None:
