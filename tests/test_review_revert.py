@@ -172,3 +172,34 @@ def test_about_me_changed_by_another_bot_since_the_run_is_named_before_undoing_t
         undo_run(home, "scout", RUN.id)
     undo_run(home, "scout", RUN.id, yes=True)
     assert not home.about_me_path.exists()  # it did not exist before the run
+
+
+def test_an_about_me_change_reverts_alone_after_another_bot_added_a_line(home):
+    """The row's after-text is rebuilt from its earlier text and its diff (the hash says it is right), so the
+    change merges out of About me while the other bot's line stays."""
+    from conftest import make_bot
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- lives in Pune\n", PERSON)
+    changed = scout.write("about-me.md", "# About me\n\n- lives in Pune\n- vegetarian\n", CAPTURE).row_id
+    nova.write("about-me.md", "# About me\n\n- likes rain\n- lives in Pune\n- vegetarian\n", PERSON)
+    revert_change(home, "scout", changed)
+    assert home.about_me_path.read_text(encoding="utf-8") == "# About me\n\n- likes rain\n- lives in Pune\n"
+
+
+def test_a_change_whose_after_text_cannot_be_rebuilt_says_the_file_changed_elsewhere(home, monkeypatch):
+    """A diff cut short for size cannot rebuild the text; the sentence then says what happened, truly."""
+    from conftest import make_bot
+    from omb_tui.core.memory import journal
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- lives in Pune\n", PERSON)
+    monkeypatch.setattr(journal, "SHORT_DIFF_MAX_LINES", 2)  # the row's diff is cut
+    changed = scout.write("about-me.md", "# About me\n\n- lives in Pune\n- vegetarian\n", CAPTURE).row_id
+    monkeypatch.undo()
+    nova.write("about-me.md", "# About me\n\n- likes rain\n- lives in Pune\n- vegetarian\n", PERSON)
+    with pytest.raises(RevertConflict, match="about-me.md changed since by another bot or outside the app"):
+        revert_change(home, "scout", changed)
+    assert "likes rain" in home.about_me_path.read_text(encoding="utf-8")

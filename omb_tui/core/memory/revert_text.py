@@ -8,9 +8,11 @@ lines back (which order would be a guess), is a conflict: nothing is merged.
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 Span = tuple[int, int]  # [start, end) of lines; start == end is the point between two lines
+HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 
 
 def reverse_change(before: str, after: str, current: str) -> str | None:
@@ -72,3 +74,33 @@ def _point_now(point: int, since: list[tuple[str, int, int, int, int]]) -> int |
         if point == i2:
             return j2
     return None
+
+
+def apply_diff(before: str, diff: str) -> str | None:
+    """`before` with a unified diff (a journal row's `diff`) applied; None when the diff does not fit `before`
+    or was cut short. The result may still be wrong (a line without its newline, a redacted diff): callers
+    check it against the hash they hold."""
+    before_lines = before.splitlines(keepends=True)
+    diff_lines = diff.splitlines(keepends=True)[2:]  # past the "--- a/…" and "+++ b/…" lines
+    result: list[str] = []
+    taken = 0  # before lines used so far
+    for line in diff_lines:
+        header = HUNK_HEADER.match(line)
+        if header:
+            start, length = int(header.group(1)), header.group(2)
+            start = start - 1 if length != "0" else start  # an empty range names the line before it
+            if start < taken:
+                return None
+            result += before_lines[taken:start]
+            taken = start
+        elif line[:1] in (" ", "-"):
+            if taken >= len(before_lines) or before_lines[taken] != line[1:]:
+                return None
+            if line[0] == " ":
+                result.append(line[1:])
+            taken += 1
+        elif line[:1] == "+":
+            result.append(line[1:])
+        else:  # "… N more diff lines": the diff was cut for size
+            return None
+    return "".join(result + before_lines[taken:])

@@ -638,6 +638,8 @@ class MemoryStore:
                 target: str | None = before
             else:
                 after = self._text_after(row, later, current)
+                if after is None and not later:  # the file differs, yet no row of this journal changed it
+                    raise RevertConflict(row, later, f"{row.file} changed since by another bot or outside the app")
                 if after is None:
                     raise RevertConflict(row, later, f"the text it left {row.file} with was not kept")
                 if not current.exists:
@@ -653,12 +655,19 @@ class MemoryStore:
 
     def _text_after(self, row: JournalRow, later: list[JournalRow], current: FileSnapshot) -> str | None:
         """The whole text the row left its file with: the next row's earlier text, or the file itself when
-        nothing changed it since; None when neither is kept (or the kept copy was redacted)."""
+        nothing in this journal changed it since, or else the row's earlier text with its diff applied (About
+        me changed by another bot); None when none of them has the row's hash."""
+        from .revert_text import apply_diff
+
         if later:
-            text = later[-1].before_text  # later is newest first
+            kept = later[-1].before_text  # later is newest first
         else:
-            text = current.text if current.exists else None
-        return text if text is not None and text_hash(text) == row.after_hash else None
+            kept = current.text if current.exists else None
+        if kept is not None and text_hash(kept) == row.after_hash:
+            return kept
+        before = "" if row.before_hash is None else row.before_text
+        rebuilt = None if before is None else apply_diff(before, row.diff)  # a diff cut for size gives None
+        return rebuilt if rebuilt is not None and text_hash(rebuilt) == row.after_hash else None
 
     # ----- changes made outside the project -----
     def _load_seen(self) -> dict | None:
