@@ -4,7 +4,7 @@ Spec: issue 12, "Review: what changed overnight"; decisions in docs/app.md, "Rev
 → change (capture, organizing, tidy-up, compaction), with the compaction proposals waiting under the run that
 made them. Everything shown comes from the core: the listing (`core.review.runs.review`), the reviewed marks
 (`mark_reviewed`), revert of one change alone and undo of a whole run (`core.review.revert`), and the pending
-proposals (`core.compact.pending`, read when it is installed). Keys follow `git add -p` and lazygit.
+proposals (read with the listing; a damaged pending file is named in the status line). Keys follow `git add -p` and lazygit.
 """
 
 from __future__ import annotations
@@ -37,25 +37,14 @@ def clock() -> datetime:
     return datetime.now().astimezone()
 
 
-def waiting_proposals(home: Home, bot_ids: list[str]) -> dict[str, list]:
-    """Each bot's compaction proposals waiting for the person (propose-only compaction keeps them)."""
-    from ...core.compact.pending import pending_changes
-
-    waiting = {}
-    for bot_id in bot_ids:
-        found = pending_changes(home, bot_id)
-        if found:
-            waiting[bot_id] = found
-    return waiting
-
-
 class ReviewRead(Message, bubble=False):
     """The tree's bots, read in `read_review`'s thread."""
 
-    def __init__(self, bots: list[BotGroup], since: datetime) -> None:
+    def __init__(self, bots: list[BotGroup], since: datetime, unread: list[str]) -> None:
         super().__init__()
         self.bots = bots
         self.since = since
+        self.unread = unread  # the core's sentence for each file that could not be read
 
 
 class ReviewWritten(Message, bubble=False):
@@ -96,6 +85,7 @@ class ReviewScreen(AreaScreen):
         self._seen: dict[str, set[str]] = {}  # run id -> the ids of its changes shown with the cursor
         self._marking: set[str] = set()  # runs being marked reviewed (each marked once)
         self._since: datetime | None = None
+        self._unread: list[str] = []
         self._keys_shown: tuple = ()
 
     def compose(self) -> ComposeResult:
@@ -128,11 +118,11 @@ class ReviewScreen(AreaScreen):
         home = self.app.home
         now = clock()
         found = review(home, since=default_since(now), only_new=False, now=now)
-        bots = build_groups(found, waiting_proposals(home, home.bot_ids()))
-        self.post_message(ReviewRead(bots, found.since))
+        self.post_message(ReviewRead(build_groups(found), found.since, found.unread))
 
     def on_review_read(self, message: ReviewRead) -> None:
         self._since = message.since
+        self._unread = message.unread
         self.tree.show(message.bots)
         self.query_one("#review-status", Static).update(self.status_text())
         self.refresh_bindings()  # whether any proposal waits decides whether a and x are in the footer
@@ -141,7 +131,7 @@ class ReviewScreen(AreaScreen):
         bots = self.tree.bots
         since = when_text(self._since.isoformat()) if self._since else ""
         if not bots:
-            return f"Nothing changed by upkeep since {since}. ? lists every key."
+            return f"Nothing changed by upkeep since {since}. ? lists every key." + self._unread_text()
         runs = sum(1 for bot in bots for group in bot.runs if group.run is not None)
         changes = sum(bot.changes for bot in bots)
         new = sum(bot.new_changes for bot in bots)
@@ -149,7 +139,10 @@ class ReviewScreen(AreaScreen):
         text = f"Since {since}: {plural(runs, 'run')}, {plural(changes, 'change')} ({new} new)"
         if waiting:
             text += f", {plural(waiting, 'proposal')} waiting"
-        return text + " · ? every key"
+        return text + " · ? every key" + self._unread_text()
+
+    def _unread_text(self) -> str:
+        return "".join(f"\nNot read: {why}" for why in self._unread)
 
     def on_review_written(self) -> None:
         self.app.note_disk_change()  # the watcher would too; without one (OMB_TUI_NO_WATCH) this is the news
