@@ -370,3 +370,24 @@ async def test_a_damaged_pending_file_is_named_in_the_status_line_and_the_runs_s
         assert [line.bot.bot for line in screen.tree.lines if line.kind == "run"] == ["quill", "scout"]
         status = str(screen.query_one("#review-status").render())
         assert "pending.json is not valid JSON" in status
+
+
+async def test_U_over_another_bots_about_me_change_never_undoes_a_row_written_while_asking(home):
+    """About me changed through another bot is named; a change of scout's own written while the question was
+    open was not, so the yes undoes nothing and says so."""
+    from omb_tui.app.app import make_app
+
+    scout = MemoryStore(home, "scout")
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n", UpkeepRun("scout").actor("capture"))
+    add_bot(home, "nova").write("about-me.md", "# About me\n\n- vegetarian\n- tea\n", PERSON)
+    notes = []
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        pilot.app.notify = lambda message, **kw: notes.append(str(message))
+        await pilot.press("U")
+        assert "about-me.md changed outside the journal since" in await question(pilot)
+        scout.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n- rain\n", PERSON)  # meanwhile
+        await answer(pilot, "y", screen)
+        assert home.about_me_path.read_text(encoding="utf-8") == "# About me\n\n- vegetarian\n- tea\n- rain\n"
+        assert any("nothing was undone" in note for note in notes)

@@ -203,3 +203,21 @@ def test_a_change_whose_after_text_cannot_be_rebuilt_says_the_file_changed_elsew
     with pytest.raises(RevertConflict, match="about-me.md changed since by another bot or outside the app"):
         revert_change(home, "scout", changed)
     assert "likes rain" in home.about_me_path.read_text(encoding="utf-8")
+
+
+def test_agreeing_to_an_unseen_about_me_change_does_not_agree_to_a_later_row(home):
+    from conftest import make_bot
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n", CAPTURE)
+    nova.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n", PERSON)
+    asked = run_undo_later(home, "scout", RUN.id)
+    assert (asked.later, asked.outside) == ([], ["about-me.md"])
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n- rain\n", PERSON)  # while asking
+    with pytest.raises(RunHasLaterChanges):
+        undo_run(home, "scout", RUN.id, agreed=[], unseen_ok=True)
+    assert "rain" in home.about_me_path.read_text(encoding="utf-8")
+    undo_run(home, "scout", RUN.id, agreed=[row.id for row in run_undo_later(home, "scout", RUN.id).later],
+             unseen_ok=True)
+    assert not home.about_me_path.exists()

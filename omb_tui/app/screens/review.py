@@ -311,9 +311,9 @@ class ReviewScreen(AreaScreen):
                 question += "\n\n" + later_changes_question(later)
             if not await self._ask(question, "Undo run"):
                 return
-            agreed = [row.id for row in later.later] if later is not None else None
-            unseen = later is not None and bool(later.outside)
-            done = await self._core(lambda: undo_run(home, run.bot, run.id, yes=unseen, agreed=agreed))
+            agreed = [row.id for row in later.later] if later is not None else []
+            unseen = later is not None and bool(later.outside)  # named in the question, so agreed to
+            done = await self._core(lambda: undo_run(home, run.bot, run.id, agreed=agreed, unseen_ok=unseen))
         except RunHasLaterChanges:  # a change came in while the question was open: nothing was undone
             self.notify("The files changed while you were asked; nothing was undone. Press U again to see what "
                         "would go now.", title="Not undone", severity="warning")
