@@ -31,7 +31,7 @@ class NotifyWorkerErrors:
         sentence = failure_sentence(error)
         # The traceback goes to the log (Textual's console while the app runs), never to the screen.
         log.error("background work %r (group %r) failed: %s", worker.name, worker.group, sentence, exc_info=error)
-        self.notify(sentence, title="Something went wrong", severity="error")
+        self.notify(sentence, title="Something went wrong", severity="error", markup=False)
         self.worker_failed(worker, sentence)
 
     def worker_failed(self, worker: Worker, error: str) -> None:

@@ -189,12 +189,12 @@ class JournalScreen(BotScreen):
         if row is None:
             return None
         if isinstance(row, DamagedLine):
-            self.notify(f"This journal line is damaged and cannot be {verb}.", severity="warning")
+            self.notify(f"This journal line is damaged and cannot be {verb}.", severity="warning", markup=False)
             return None
         if not row.undoable:
             reason = row.not_undoable_reason or "no earlier text was kept"
             self.notify(f"This change to {row.file} cannot be {verb}: {reason}.", title=title,
-                        severity="warning")
+                        severity="warning", markup=False)
             return None
         return row
 
@@ -224,11 +224,11 @@ class JournalScreen(BotScreen):
                 await self.undo_flow(row)
             return
         except MemoryInputError as exc:  # already taken back, no such row, a file that cannot be read
-            self.notify(str(exc), title="Not reverted", severity="error")
+            self.notify(str(exc), title="Not reverted", severity="error", markup=False)
             return
         kept = f"; {len(result.later)} later change(s) kept" if result.later else ""
         self.notify(f"The change to {row.file} of {when_text(row.at)} is taken back{kept}. The revert is at the top "
-                    "of the journal.", title="Reverted", timeout=4)
+                    "of the journal.", title="Reverted", timeout=4, markup=False)
         self.journal_list.refresh_tail(select_newest=True)
         self.journal_list.focus()
 

@@ -196,7 +196,7 @@ class ReviewScreen(AreaScreen):
     def action_next_bot(self, step: int) -> None:
         found = self.tree.bot_with_news(step)
         if found is None:
-            self.notify("No other bot has anything new to review.", timeout=3)
+            self.notify("No other bot has anything new to review.", timeout=3, markup=False)
             return
         bot = self.tree.lines[found].bot
         first_new = next((i for i in range(found + 1, len(self.tree.lines))
@@ -225,7 +225,7 @@ class ReviewScreen(AreaScreen):
         runs = [group.run.id for group in groups if group.run is not None and not group.run.reviewed]
         if runs:
             self._mark(line.bot.bot, runs)
-            self.notify(f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed.", timeout=3)
+            self.notify(f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed.", timeout=3, markup=False)
 
     def _mark(self, bot_id: str, run_ids: list[str]) -> None:
         fresh = [run_id for run_id in run_ids if run_id not in self._marking]
@@ -259,12 +259,12 @@ class ReviewScreen(AreaScreen):
             return
         change, home = line.change, self.app.home
         if change.undone:
-            self.notify(f"This change was undone already (row {change.undone_by}).", timeout=4)
+            self.notify(f"This change was undone already (row {change.undone_by}).", timeout=4, markup=False)
             return
         if not change.undoable:
             reason = change.not_undoable_reason or "no earlier text was kept"
             self.notify(f"This change to {change.file} cannot be undone: {reason}.", title="Cannot undo",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         said = change.category or change.step or change.how
         question = (f"Undo this change to {change.file} of {change.bot} alone?\n"
@@ -278,9 +278,9 @@ class ReviewScreen(AreaScreen):
             await self._undo_whole_file(change.bot, change.id, str(conflict))
             return
         except MemoryInputError as exc:
-            self.notify(str(exc), title="Not undone", severity="error")
+            self.notify(str(exc), title="Not undone", severity="error", markup=False)
             return
-        self.notify(reverted.message(), title="Undone", timeout=4)
+        self.notify(reverted.message(), title="Undone", timeout=4, markup=False)
         self.post_message(ReviewWritten())
 
     async def _undo_whole_file(self, bot_id: str, row_id: str, why: str) -> None:
@@ -316,12 +316,12 @@ class ReviewScreen(AreaScreen):
             done = await self._core(lambda: undo_run(home, run.bot, run.id, agreed=agreed, unseen_ok=unseen))
         except RunHasLaterChanges:  # a change came in while the question was open: nothing was undone
             self.notify("The files changed while you were asked; nothing was undone. Press U again to see what "
-                        "would go now.", title="Not undone", severity="warning")
+                        "would go now.", title="Not undone", severity="warning", markup=False)
             return
         except MemoryInputError as exc:
-            self.notify(str(exc), title="Not undone", severity="error")
+            self.notify(str(exc), title="Not undone", severity="error", markup=False)
             return
-        self.notify(done.message(), title="Run undone", timeout=5)
+        self.notify(done.message(), title="Run undone", timeout=5, markup=False)
         self.post_message(ReviewWritten())
 
     # ----- proposals -----
@@ -363,15 +363,16 @@ class ReviewScreen(AreaScreen):
             else:
                 await self._core(lambda: reject_proposals(home, bot_id, ids))
         except MemoryInputError as exc:
-            self.notify(str(exc), title=f"Not {verb.lower()}ed", severity="error")
+            self.notify(str(exc), title=f"Not {verb.lower()}ed", severity="error", markup=False)
             return
         if not accept:
-            self.notify(f"Rejected {plural(len(ids), 'proposal')}.", timeout=3)
+            self.notify(f"Rejected {plural(len(ids), 'proposal')}.", timeout=3, markup=False)
         else:
             for _, reason in outcome.refused:
-                self.notify(reason, title="Not accepted", severity="warning")
+                self.notify(reason, title="Not accepted", severity="warning", markup=False)
             if outcome.applied:
-                self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3)
+                self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3,
+                            markup=False)
         self.post_message(ReviewWritten())
 
 
