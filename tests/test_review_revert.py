@@ -4,6 +4,8 @@ says why and writes nothing, and a whole run undone (refusing, naming them, when
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
@@ -221,3 +223,38 @@ def test_agreeing_to_an_unseen_about_me_change_does_not_agree_to_a_later_row(hom
     undo_run(home, "scout", RUN.id, agreed=[row.id for row in run_undo_later(home, "scout", RUN.id).later],
              unseen_ok=True)
     assert not home.about_me_path.exists()
+
+
+def test_the_merge_refuses_rather_than_guess_which_copy_of_a_repeated_line_went():
+    from omb_tui.core.memory.revert_text import reverse_change
+
+    # "x" was added after the first "a"; since, the last "a" became "x". The line diff pairs "a a" with the
+    # wrong copies and once gave "a x a": reverted, the file must read "a a x", or the revert is refused.
+    assert reverse_change("a\na\na\n", "a\nx\na\na\n", "a\nx\na\nx\n") in (None, "a\na\nx\n")
+    # one "a" of three went; a line was added since among the copies: where the "a" comes back is a guess
+    assert reverse_change("a\na\na\nc\n", "a\na\nc\n", "a\ny\na\nc\n") is None
+
+
+REVERT_LINES = st.sampled_from(["a\n", "b\n", "\n", "- tea\n", "a\n"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(REVERT_LINES, max_size=9), st.lists(st.sampled_from(["x\n", "a\n", "\n"]), max_size=3),
+       st.lists(st.sampled_from(["y\n", "a\n", "\n"]), max_size=3), st.data())
+def test_a_revert_gives_the_later_change_alone_or_refuses(lines, change, later, data):
+    """A row changed one place of a file and a later change another: reverting the row leaves exactly the file
+    with the later change alone (built here from where each change was made), or refuses; never a guess."""
+    from omb_tui.core.memory.revert_text import reverse_change
+
+    points = sorted(data.draw(st.lists(st.integers(0, len(lines)), min_size=4, max_size=4)))
+    row_first = data.draw(st.booleans())  # which of the two places the row's change is
+    (p, q), (r, s) = points[:2], points[2:]
+
+    def with_changes(row: bool, since: bool) -> str:
+        first = (change if row else lines[p:q]) if row_first else (later if since else lines[p:q])
+        second = (later if since else lines[r:s]) if row_first else (change if row else lines[r:s])
+        return "".join(lines[:p] + first + lines[q:r] + second + lines[s:])
+
+    before, after, current = with_changes(False, False), with_changes(True, False), with_changes(True, True)
+    assume(before != after)
+    assert reverse_change(before, after, current) in (None, with_changes(False, True))
