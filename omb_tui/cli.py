@@ -768,7 +768,10 @@ def cmd_proposals(args: argparse.Namespace) -> int:
     ids = [item.id for item in pending_changes(bot.home, bot.id)] if args.all else args.ids
     if action == "reject":
         reject(bot.home, bot.id, ids)
-        print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
+        if getattr(args, "json", False):
+            _print_json({"rejected": list(dict.fromkeys(ids))})
+        else:
+            print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
         return 0
     outcome = accept(bot.home, bot.id, ids)
     if getattr(args, "json", False):

@@ -501,3 +501,27 @@ async def test_help_lists_the_screens_own_keys_first(home, changes):
         app_keys = does.index("Quit omb-tui")
         widget_keys = does.index("The newer row")
         assert max(own) < app_keys < widget_keys
+
+
+async def test_undo_of_about_me_changed_by_another_bot_says_so_and_goes_ahead_on_yes(home, store):
+    """About me is shared: a change made through another bot is not in this journal, so the undo question says
+    the file changed since, and yes puts About me back (it once asked the same question after every yes)."""
+    from app_helpers import add_bot
+
+    store.write("about-me.md", "# About me\n\n- lives in Pune\n", PERSON)
+    store.write("about-me.md", "# About me\n\n- lives in Pune\n- likes tea\n", PERSON)
+    add_bot(home, "atlas").write("about-me.md", "# About me\n\n- lives in Pune\n- likes tea\n- likes jazz\n", PERSON)
+    app = make_app(home, watch=False, bot_id=BOT_ID)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_journal(pilot)
+        assert screen.journal_list.row_at(0).file == "about-me.md"
+        rows = screen.journal_list.total
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "another bot" in app.screen.question)
+        assert "Undo this change to about-me.md?" in app.screen.question
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
+        assert home.about_me_path.read_text(encoding="utf-8") == "# About me\n\n- lives in Pune\n"
+        assert screen.journal_list.row_at(0).how == "undo"

@@ -355,3 +355,39 @@ async def test_a_run_written_while_review_is_open_appears_when_files_change(revi
         pilot.app.note_disk_change()  # what the file watcher posts
         await wait_for(pilot, lambda: len([line for line in screen.tree.lines if line.kind == "run"]) == 3)
         assert "duplicate of About me" in "".join(t for t, _ in screen.tree._parts(screen.tree.lines[-1]))
+
+
+async def test_a_damaged_pending_file_is_named_in_the_status_line_and_the_runs_still_show(review_home):
+    from omb_tui.app.app import make_app
+    from omb_tui.core.compact.records import compact_files
+
+    pending = compact_files(review_home, "quill").pending
+    pending.parent.mkdir(parents=True, exist_ok=True)
+    pending.write_text("{broken", encoding="utf-8")
+    app = make_app(review_home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        assert [line.bot.bot for line in screen.tree.lines if line.kind == "run"] == ["quill", "scout"]
+        status = str(screen.query_one("#review-status").render())
+        assert "pending.json is not valid JSON" in status
+
+
+async def test_U_over_another_bots_about_me_change_never_undoes_a_row_written_while_asking(home):
+    """About me changed through another bot is named; a change of scout's own written while the question was
+    open was not, so the yes undoes nothing and says so."""
+    from omb_tui.app.app import make_app
+
+    scout = MemoryStore(home, "scout")
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n", UpkeepRun("scout").actor("capture"))
+    add_bot(home, "nova").write("about-me.md", "# About me\n\n- vegetarian\n- tea\n", PERSON)
+    notes = []
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        pilot.app.notify = lambda message, **kw: notes.append(str(message))
+        await pilot.press("U")
+        assert "about-me.md changed outside the journal since" in await question(pilot)
+        scout.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n- rain\n", PERSON)  # meanwhile
+        await answer(pilot, "y", screen)
+        assert home.about_me_path.read_text(encoding="utf-8") == "# About me\n\n- vegetarian\n- tea\n- rain\n"
+        assert any("nothing was undone" in note for note in notes)

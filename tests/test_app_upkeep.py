@@ -212,3 +212,26 @@ async def test_the_last_capture_is_shown_with_what_it_did(llm_home, fake_llm):
     async with make_app(llm_home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
         assert "1 turn read, 1 fact saved, 0 skipped." in shown(screen, "#upkeep-capture")
+
+
+async def test_a_learned_line_with_square_brackets_is_asked_about_and_removed_as_written(tmp_path):
+    """Memory text is shown as written: brackets in a line are not markup, in the question or the toast."""
+    from textual.widgets._toast import Toast
+
+    from omb_tui.core.upkeep.about_me import add_learned
+
+    home = no_model_home(tmp_path / "home")
+    add_learned(home, "scout", "The person keeps [x] lists and edits [/etc/hosts]", PERSON, owners_words=True)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        screen = await open_upkeep(pilot)
+        screen.learned_list.focus()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        assert "The person keeps [x] lists and edits [/etc/hosts]" in str(pilot.app.screen.query_one(
+            ".dialog-question", Static).render())
+        await pilot.press("y")
+        await wait_for(pilot, lambda: pilot.app.screen is screen and len(screen.query(Toast)) > 0)
+        toast = str(screen.query(Toast).last().render())
+        assert "Removed from About me: The person keeps [x] lists and edits [/etc/hosts]" in toast
+        assert list_learned(home) == []

@@ -102,6 +102,27 @@ def test_a_file_changed_meanwhile_is_an_error_and_nothing_is_applied(nightly_hom
     assert outcome.report.text.startswith("Memory compact: ERROR — memory/MEMORY.md changed since the model read it")
 
 
+def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposals(nightly_home, fake_llm, monkeypatch):
+    fake_llm.script(VALID)
+    real_write = MemoryStore.write
+    writes = []
+
+    def an_editor_saves_before_the_second_write(self, rel, text, *args, **kwargs):
+        writes.append(rel)
+        if len(writes) == 2:  # an editor that takes no lock saves between two of the run's writes
+            write_memory(nightly_home, read_memory(nightly_home) + "- 2026-03-01 · from chat · typed meanwhile\n")
+        return real_write(self, rel, text, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryStore, "write", an_editor_saves_before_the_second_write)
+    outcome = compact_nightly(nightly_home, BOT, propose_only=False)
+
+    assert len(outcome.rows) == 1 and "typed meanwhile" in read_memory(nightly_home)
+    assert "2 changes not applied: MEMORY.md changed meanwhile" in outcome.report.text
+    waiting = pending_changes(nightly_home, BOT)
+    assert [item.id for item in waiting] == outcome.pending and len(waiting) == 2
+    assert {item.run for item in waiting} == {outcome.report.run}
+
+
 def test_a_slow_model_past_the_limit_is_an_error(nightly_home, fake_llm):
     fake_llm.script({"delay": 30, "content": VALID})
     outcome = compact_nightly(nightly_home, BOT, propose_only=False, deadline_s=1)

@@ -90,6 +90,12 @@ def test_the_command_lists_accepts_and_rejects(proposed, run_cli):
     assert run_cli("proposals", BOT).out == f"No proposed change of {BOT} is waiting.\n"
 
 
+def test_reject_with_json_prints_json(proposed, run_cli):
+    result = run_cli("proposals", BOT, "reject", "2", "3", "--json")
+    assert result.code == 0 and json.loads(result.out) == {"rejected": ["2", "3"]}
+    assert [item.id for item in pending_changes(proposed, BOT)] == ["1"]
+
+
 def test_the_command_says_why_a_change_was_not_applied_and_exits_1(proposed, run_cli):
     result = run_cli("proposals", BOT, "accept", "9")
     assert result.code == 1 and result.out == "Not applied 9: There is no proposed change '9'.\n"

@@ -4,6 +4,8 @@ says why and writes nothing, and a whole run undone (refusing, naming them, when
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
@@ -172,3 +174,87 @@ def test_about_me_changed_by_another_bot_since_the_run_is_named_before_undoing_t
         undo_run(home, "scout", RUN.id)
     undo_run(home, "scout", RUN.id, yes=True)
     assert not home.about_me_path.exists()  # it did not exist before the run
+
+
+def test_an_about_me_change_reverts_alone_after_another_bot_added_a_line(home):
+    """The row's after-text is rebuilt from its earlier text and its diff (the hash says it is right), so the
+    change merges out of About me while the other bot's line stays."""
+    from conftest import make_bot
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- lives in Pune\n", PERSON)
+    changed = scout.write("about-me.md", "# About me\n\n- lives in Pune\n- vegetarian\n", CAPTURE).row_id
+    nova.write("about-me.md", "# About me\n\n- likes rain\n- lives in Pune\n- vegetarian\n", PERSON)
+    revert_change(home, "scout", changed)
+    assert home.about_me_path.read_text(encoding="utf-8") == "# About me\n\n- likes rain\n- lives in Pune\n"
+
+
+def test_a_change_whose_after_text_cannot_be_rebuilt_says_the_file_changed_elsewhere(home, monkeypatch):
+    """A diff cut short for size cannot rebuild the text; the sentence then says what happened, truly."""
+    from conftest import make_bot
+    from omb_tui.core.memory import journal
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- lives in Pune\n", PERSON)
+    monkeypatch.setattr(journal, "SHORT_DIFF_MAX_LINES", 2)  # the row's diff is cut
+    changed = scout.write("about-me.md", "# About me\n\n- lives in Pune\n- vegetarian\n", CAPTURE).row_id
+    monkeypatch.undo()
+    nova.write("about-me.md", "# About me\n\n- likes rain\n- lives in Pune\n- vegetarian\n", PERSON)
+    with pytest.raises(RevertConflict, match="about-me.md changed since by another bot or outside the app"):
+        revert_change(home, "scout", changed)
+    assert "likes rain" in home.about_me_path.read_text(encoding="utf-8")
+
+
+def test_agreeing_to_an_unseen_about_me_change_does_not_agree_to_a_later_row(home):
+    from conftest import make_bot
+
+    make_bot(home, "nova", "Nova")
+    scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n", CAPTURE)
+    nova.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n", PERSON)
+    asked = run_undo_later(home, "scout", RUN.id)
+    assert (asked.later, asked.outside) == ([], ["about-me.md"])
+    scout.write("about-me.md", "# About me\n\n- vegetarian\n- tea\n- rain\n", PERSON)  # while asking
+    with pytest.raises(RunHasLaterChanges):
+        undo_run(home, "scout", RUN.id, agreed=[], unseen_ok=True)
+    assert "rain" in home.about_me_path.read_text(encoding="utf-8")
+    undo_run(home, "scout", RUN.id, agreed=[row.id for row in run_undo_later(home, "scout", RUN.id).later],
+             unseen_ok=True)
+    assert not home.about_me_path.exists()
+
+
+def test_the_merge_refuses_rather_than_guess_which_copy_of_a_repeated_line_went():
+    from omb_tui.core.memory.revert_text import reverse_change
+
+    # "x" was added after the first "a"; since, the last "a" became "x". The line diff pairs "a a" with the
+    # wrong copies and once gave "a x a": reverted, the file must read "a a x", or the revert is refused.
+    assert reverse_change("a\na\na\n", "a\nx\na\na\n", "a\nx\na\nx\n") in (None, "a\na\nx\n")
+    # one "a" of three went; a line was added since among the copies: where the "a" comes back is a guess
+    assert reverse_change("a\na\na\nc\n", "a\na\nc\n", "a\ny\na\nc\n") is None
+
+
+REVERT_LINES = st.sampled_from(["a\n", "b\n", "\n", "- tea\n", "a\n"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(REVERT_LINES, max_size=9), st.lists(st.sampled_from(["x\n", "a\n", "\n"]), max_size=3),
+       st.lists(st.sampled_from(["y\n", "a\n", "\n"]), max_size=3), st.data())
+def test_a_revert_gives_the_later_change_alone_or_refuses(lines, change, later, data):
+    """A row changed one place of a file and a later change another: reverting the row leaves exactly the file
+    with the later change alone (built here from where each change was made), or refuses; never a guess."""
+    from omb_tui.core.memory.revert_text import reverse_change
+
+    points = sorted(data.draw(st.lists(st.integers(0, len(lines)), min_size=4, max_size=4)))
+    row_first = data.draw(st.booleans())  # which of the two places the row's change is
+    (p, q), (r, s) = points[:2], points[2:]
+
+    def with_changes(row: bool, since: bool) -> str:
+        first = (change if row else lines[p:q]) if row_first else (later if since else lines[p:q])
+        second = (later if since else lines[r:s]) if row_first else (change if row else lines[r:s])
+        return "".join(lines[:p] + first + lines[q:r] + second + lines[s:])
+
+    before, after, current = with_changes(False, False), with_changes(True, False), with_changes(True, True)
+    assume(before != after)
+    assert reverse_change(before, after, current) in (None, with_changes(False, True))

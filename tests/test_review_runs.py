@@ -177,3 +177,16 @@ def test_waiting_compaction_proposals_are_listed_and_counted_until_decided(home)
     pending.reject(home, "nova", [proposed[0].id])
     assert overnight(home, NOW)["nova"].pending == 0
     assert next(b for b in review(home, now=NOW).bots if b.bot == "nova").proposals == []
+
+
+def test_a_damaged_pending_file_is_named_and_the_runs_are_still_listed(home):
+    from omb_tui.core.compact.records import compact_files
+
+    night(home)
+    broken = compact_files(home, "nova").pending
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_text("{broken", encoding="utf-8")
+    found = review(home, now=NOW)
+    assert found.unread == [f"{broken} is not valid JSON; fix or remove it."]
+    assert found.lines()[0] == f"Not read: {broken} is not valid JSON; fix or remove it."
+    assert [b.bot for b in found.bots] == ["nova", "scout"]

@@ -182,7 +182,7 @@ def test_the_journal_is_newest_first_with_limit(server, home):
     assert "beforeText" not in reply.data["rows"][0] and reply.data["rows"][0]["how"] == HOW_TASK
 
 
-@pytest.mark.parametrize("limit", ["0", "-1", "many", "1001"])
+@pytest.mark.parametrize("limit", ["0", "-1", "many", "1001", "%C2%B2", "%D9%A1%D9%A2"])
 def test_a_bad_journal_limit_is_400(server, limit):
     reply = server.get(f"{API}/journal?limit={limit}")
     assert reply.status == 400 and "limit" in reply.error

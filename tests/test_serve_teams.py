@@ -189,6 +189,13 @@ def test_every_change_without_a_revision_is_428_naming_it(server, home, crew_wit
 
 
 @pytest.mark.parametrize("action, what, extra", CHANGES)
+def test_a_change_without_a_revision_is_428_even_where_there_is_nothing_to_change(server, home, crew, action,
+                                                                                  what, extra):
+    reply = server.request("POST", f"{CREW}/notes/nothing-here/{action}", extra or None)
+    assert reply.status == 428 and f"of the {what}" in reply.error
+
+
+@pytest.mark.parametrize("action, what, extra", CHANGES)
 def test_every_change_with_a_stale_revision_is_409_with_the_current_one_and_the_note(
         server, home, crew_with_history_and_card, action, what, extra):
     before = team_path(home, crew_with_history_and_card.key).read_bytes()

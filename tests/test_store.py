@@ -194,6 +194,20 @@ def test_the_apps_confirmed_undo_never_undoes_a_row_that_slips_in_before_the_loc
     assert store.read("MEMORY.md").text == "- slipped in\n"
 
 
+def test_an_undo_agreed_over_another_bots_change_still_refuses_a_row_of_its_own_written_meanwhile(store):
+    """About me changed through another bot: `unseen_ok` lets that go, never a later row of this journal."""
+    first = store.write("about-me.md", "- tea\n", PERSON).row_id
+    other = MemoryStore(store.home, "atlas")
+    other.write("about-me.md", "- tea\n- jazz\n", PERSON)
+    with pytest.raises(LaterChanges) as unseen:
+        store.undo(first, confirmed_later=[])
+    assert unseen.value.later == [] and "another bot" in str(unseen.value)
+    store.write("about-me.md", "- tea\n- jazz\n- rain\n", BOT)  # while the question was open
+    with pytest.raises(LaterChanges):
+        store.undo(first, confirmed_later=[], unseen_ok=True)
+    assert store.read("about-me.md").text == "- tea\n- jazz\n- rain\n"
+
+
 def test_row_with_credential_in_earlier_text_cannot_be_undone(store, tmp_path):
     path = store.workspace / "MEMORY.md"
     store.write("MEMORY.md", "- plain\n", PERSON)

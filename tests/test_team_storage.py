@@ -176,3 +176,16 @@ def test_a_linked_teams_folder_is_refused_and_nothing_is_written_through_it(home
     with pytest.raises(MemoryInputError, match="symbolic link"):
         create_team(home, "Tapa crew", ["scout"])
     assert list(outside.iterdir()) == []
+
+
+def test_reading_teams_in_a_home_without_any_creates_nothing(home, run_cli):
+    from omb_tui.core.team.storage import get_team
+
+    assert list_teams(home) == []
+    with pytest.raises(NotFound, match="There is no team"):
+        get_team(home, "Tapa crew")
+    assert run_cli("team", "show", "Tapa crew").code != 0
+    assert run_cli("team", "list").code == 0
+    with pytest.raises(NotFound):
+        api.accept(home, "Tapa crew", KEY, "1")
+    assert not teams_dir(home).exists()

@@ -32,7 +32,7 @@ class NotifyWorkerErrors:
         # The traceback goes to the log (Textual's console while the app runs), never to the screen.
         log.error("background work %r (group %r) failed: %s", worker.name, worker.group, sentence, exc_info=error)
         # An error that knows what happened (a bot deleted while open) names it; any other is unexpected.
-        self.notify(sentence, title=getattr(error, "title", "Something went wrong"), severity="error")
+        self.notify(sentence, title=getattr(error, "title", "Something went wrong"), severity="error", markup=False)
         self.worker_failed(worker, sentence)
 
     def worker_failed(self, worker: Worker, error: str) -> None:

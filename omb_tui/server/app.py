@@ -387,7 +387,7 @@ async def delete_file_route(request: web.Request) -> web.Response:
 
 async def get_journal(request: web.Request) -> web.Response:
     raw = request.query.get("limit", str(JOURNAL_DEFAULT_LIMIT))
-    if not raw.isdigit() or not 1 <= int(raw) <= JOURNAL_MAX_LIMIT:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= JOURNAL_MAX_LIMIT:  # "²" is a digit to Python
         raise ApiError(400, f"limit must be a whole number from 1 to {JOURNAL_MAX_LIMIT}.")
     limit = int(raw)
     return json_response(await in_thread_for_bot(request, read_journal, request.app[HOME], bot_id_of(request), limit))

@@ -107,10 +107,14 @@ def change_note(home: Home, ref: str, key: str, what: str, change: Callable, rev
     try:
         return shown(change(home, ref, key, revision=revision))
     except RevisionMissing:
-        raise ApiError(428, f'Send "revision", the revision of the {what} you read (GET /api/teams/<team> lists '
-                       "it), so a change made meanwhile is never overwritten; nothing was changed.") from None
+        raise revision_missing(what) from None
     except StaleRevision as exc:
         raise ApiError(409, str(exc), {"currentRevision": exc.current, **key_now(home, ref, key)}) from None
+
+
+def revision_missing(what: str) -> ApiError:
+    return ApiError(428, f'Send "revision", the revision of the {what} you read (GET /api/teams/<team> lists it), '
+                    "so a change made meanwhile is never overwritten; nothing was changed.")
 
 
 # ----- reading the request -----
@@ -195,6 +199,8 @@ def note_change_route(what: str, change: Callable, *, needs: Callable[[dict], di
     async def handler(request: web.Request) -> web.Response:
         body = await json_body(request, optional=True)  # no body: no revision, so 428
         revision = whole_number(body, "revision")
+        if revision is None:  # the precondition comes first: 428 whether or not there is a card or note
+            raise revision_missing(what)
         call = functools.partial(change, **needs(body)) if needs else change
         return await team_call(request, change_note, team_of(request), key_of(request), what, call, revision)
 

@@ -54,7 +54,7 @@ class TopicNameDialog(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         problem = self._problem(event.value)
         if problem:  # the dialog stays open with the name as typed, the reason beside it
-            self.notify(problem, severity="error")
+            self.notify(problem, severity="error", markup=False)
             return
         self.dismiss(self.answer(_with_suffix(event.value)))
 

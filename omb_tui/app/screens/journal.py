@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import Container
 from textual.markup import escape
 from textual.message import Message
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
@@ -188,12 +189,12 @@ class JournalScreen(BotScreen):
         if row is None:
             return None
         if isinstance(row, DamagedLine):
-            self.notify(f"This journal line is damaged and cannot be {verb}.", severity="warning")
+            self.notify(f"This journal line is damaged and cannot be {verb}.", severity="warning", markup=False)
             return None
         if not row.undoable:
             reason = row.not_undoable_reason or "no earlier text was kept"
             self.notify(f"This change to {row.file} cannot be {verb}: {reason}.", title=title,
-                        severity="warning")
+                        severity="warning", markup=False)
             return None
         return row
 
@@ -223,54 +224,70 @@ class JournalScreen(BotScreen):
                 await self.undo_flow(row)
             return
         except MemoryInputError as exc:  # already taken back, no such row, a file that cannot be read
-            self.notify(str(exc), title="Not reverted", severity="error")
+            self.notify(str(exc), title="Not reverted", severity="error", markup=False)
             return
         kept = f"; {len(result.later)} later change(s) kept" if result.later else ""
         self.notify(f"The change to {row.file} of {when_text(row.at)} is taken back{kept}. The revert is at the top "
-                    "of the journal.", title="Reverted", timeout=4)
+                    "of the journal.", title="Reverted", timeout=4, markup=False)
         self.journal_list.refresh_tail(select_newest=True)
         self.journal_list.focus()
 
     async def undo_flow(self, row: JournalRow) -> None:
         """Undo the row after the question naming later changes to the same file (the whole file goes back)."""
-        from ..dialogs.confirm import ConfirmDialog
-
         store = (await self.in_thread(lambda bot: bot)).store  # this bot's, whatever opens while asking
-        looking = asyncio.ensure_future(asyncio.to_thread(store.journal.later_rows_for_file, row))
-        done, _ = await asyncio.wait({looking}, timeout=0.3)
-        if not done:  # an old row in a big journal: every newer row is read
-            self.notify(f"Looking for later changes to {row.file}…", timeout=3)
-        later = await looking
-        while True:
-            question, yes = undo_question(row, later)
-            if not await self.app.push_screen_wait(ConfirmDialog(question, yes=yes)):
-                return
-            try:
-                result = await asyncio.to_thread(undo_confirmed, store, row, later)
-            except LaterChanges as changed:  # the file changed again while the question was open
-                later = changed.later
-                continue
-            except MemoryInputError as exc:
-                self.notify(str(exc), title="Not undone", severity="error")
-                return
-            break
-        self.notify(undone_text(result), title="Undone", timeout=4)
-        self.journal_list.refresh_tail(select_newest=True)
-        self.journal_list.focus()
+        result = await ask_and_undo(self, store, row)
+        if result is not None:
+            self.journal_list.refresh_tail(select_newest=True)
+            self.journal_list.focus()
 
 
-def undo_confirmed(store: MemoryStore, row: JournalRow, confirmed_later: list[JournalRow]) -> UndoResult:
+async def ask_and_undo(screen: Screen, store: MemoryStore, row: JournalRow, why: str = "") -> UndoResult | None:
+    """Ask before undoing the row, naming the later changes to its file that go too, and undo on yes; asked
+    again while the file keeps changing under the question. Shared by the journal's `u` and the Review area.
+
+    `why`: a sentence put above the question (why the change cannot be taken back alone). None when the person
+    said no or the core refused (said in a notification)."""
+    from ..dialogs.confirm import ConfirmDialog
+
+    looking = asyncio.ensure_future(asyncio.to_thread(store.journal.later_rows_for_file, row))
+    done, _ = await asyncio.wait({looking}, timeout=0.3)
+    if not done:  # an old row in a big journal: every newer row is read
+        screen.notify(f"Looking for later changes to {row.file}…", timeout=3, markup=False)
+    later = await looking
+    unseen = ""  # the core's sentence once it said the file changed where this journal cannot see
+    while True:
+        question, yes = undo_question(row, later, unseen)
+        if why:
+            question = f"{escape(why)}\n\n{question}"
+        if not await screen.app.push_screen_wait(ConfirmDialog(question, yes=yes)):
+            return None
+        try:
+            result = await asyncio.to_thread(undo_confirmed, store, row, later, unseen_ok=bool(unseen))
+        except LaterChanges as changed:  # the file changed again while the question was open
+            later, unseen = changed.later, "" if changed.later else str(changed)
+            continue
+        except MemoryInputError as exc:
+            screen.notify(str(exc), title="Not undone", severity="error", markup=False)
+            return None
+        screen.notify(undone_text(result), title="Undone", timeout=4, markup=False)
+        return result
+
+
+def undo_confirmed(store: MemoryStore, row: JournalRow, confirmed_later: list[JournalRow], *,
+                   unseen_ok: bool = False) -> UndoResult:
     """Undo, throwing away exactly the later changes the person agreed to (the core checks them under the
-    bot's lock); any other raises LaterChanges, and the person is asked again."""
-    return store.undo(row.id, confirmed_later=[r.id for r in confirmed_later])
+    bot's lock); any other raises LaterChanges, and the person is asked again. `unseen_ok`: the person was
+    told the file changed where this journal cannot see (another bot, outside the app) and said yes."""
+    return store.undo(row.id, confirmed_later=[r.id for r in confirmed_later], unseen_ok=unseen_ok)
 
 
 def _row_words(row: JournalRow) -> str:
     return f"{when_text(row.at)} · {row.who} · {row.how}"
 
 
-def undo_question(row: JournalRow, later: list[JournalRow]) -> tuple[str, str]:
-    """The confirmation text (markup-escaped) and the label of the button that goes ahead.
+def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") -> tuple[str, str]:
+    """The confirmation text (markup-escaped) and the label of the button that goes ahead. `unseen`: the core's
+    sentence saying the file changed where this journal cannot see, and that it would go too.
 
     Kept short enough that the dialog and its buttons fit an 80x24 terminal.
     """
@@ -286,6 +303,8 @@ def undo_question(row: JournalRow, later: list[JournalRow]) -> tuple[str, str]:
         lines += [f"  {_row_words(other)}" for other in later[:LATER_NAMED]]
         if count > LATER_NAMED:
             lines.append(f"  and {count - LATER_NAMED} more")
+    if unseen:
+        lines.append(unseen)
     lines.append("The undo is journaled, so it can be undone in turn.")
     yes = f"Undo {len(later) + 1} changes" if later else "Undo"
     return escape("\n".join(lines)), yes

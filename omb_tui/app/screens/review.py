@@ -4,7 +4,7 @@ Spec: issue 12, "Review: what changed overnight"; decisions in docs/app.md, "Rev
 → change (capture, organizing, tidy-up, compaction), with the compaction proposals waiting under the run that
 made them. Everything shown comes from the core: the listing (`core.review.runs.review`), the reviewed marks
 (`mark_reviewed`), revert of one change alone and undo of a whole run (`core.review.revert`), and the pending
-proposals (`core.compact.pending`, read when it is installed). Keys follow `git add -p` and lazygit.
+proposals (read with the listing; a damaged pending file is named in the status line). Keys follow `git add -p` and lazygit.
 """
 
 from __future__ import annotations
@@ -37,25 +37,14 @@ def clock() -> datetime:
     return datetime.now().astimezone()
 
 
-def waiting_proposals(home: Home, bot_ids: list[str]) -> dict[str, list]:
-    """Each bot's compaction proposals waiting for the person (propose-only compaction keeps them)."""
-    from ...core.compact.pending import pending_changes
-
-    waiting = {}
-    for bot_id in bot_ids:
-        found = pending_changes(home, bot_id)
-        if found:
-            waiting[bot_id] = found
-    return waiting
-
-
 class ReviewRead(Message, bubble=False):
     """The tree's bots, read in `read_review`'s thread."""
 
-    def __init__(self, bots: list[BotGroup], since: datetime) -> None:
+    def __init__(self, bots: list[BotGroup], since: datetime, unread: list[str]) -> None:
         super().__init__()
         self.bots = bots
         self.since = since
+        self.unread = unread  # the core's sentence for each file that could not be read
 
 
 class ReviewWritten(Message, bubble=False):
@@ -96,6 +85,7 @@ class ReviewScreen(AreaScreen):
         self._seen: dict[str, set[str]] = {}  # run id -> the ids of its changes shown with the cursor
         self._marking: set[str] = set()  # runs being marked reviewed (each marked once)
         self._since: datetime | None = None
+        self._unread: list[str] = []
         self._keys_shown: tuple = ()
 
     def compose(self) -> ComposeResult:
@@ -128,11 +118,11 @@ class ReviewScreen(AreaScreen):
         home = self.app.home
         now = clock()
         found = review(home, since=default_since(now), only_new=False, now=now)
-        bots = build_groups(found, waiting_proposals(home, home.bot_ids()))
-        self.post_message(ReviewRead(bots, found.since))
+        self.post_message(ReviewRead(build_groups(found), found.since, found.unread))
 
     def on_review_read(self, message: ReviewRead) -> None:
         self._since = message.since
+        self._unread = message.unread
         self.tree.show(message.bots)
         self.query_one("#review-status", Static).update(self.status_text())
         self.refresh_bindings()  # whether any proposal waits decides whether a and x are in the footer
@@ -141,7 +131,7 @@ class ReviewScreen(AreaScreen):
         bots = self.tree.bots
         since = when_text(self._since.isoformat()) if self._since else ""
         if not bots:
-            return f"Nothing changed by upkeep since {since}. ? lists every key."
+            return f"Nothing changed by upkeep since {since}. ? lists every key." + self._unread_text()
         runs = sum(1 for bot in bots for group in bot.runs if group.run is not None)
         changes = sum(bot.changes for bot in bots)
         new = sum(bot.new_changes for bot in bots)
@@ -149,7 +139,10 @@ class ReviewScreen(AreaScreen):
         text = f"Since {since}: {plural(runs, 'run')}, {plural(changes, 'change')} ({new} new)"
         if waiting:
             text += f", {plural(waiting, 'proposal')} waiting"
-        return text + " · ? every key"
+        return text + " · ? every key" + self._unread_text()
+
+    def _unread_text(self) -> str:
+        return "".join(f"\nNot read: {why}" for why in self._unread)
 
     def on_review_written(self) -> None:
         self.app.note_disk_change()  # the watcher would too; without one (OMB_TUI_NO_WATCH) this is the news
@@ -203,7 +196,7 @@ class ReviewScreen(AreaScreen):
     def action_next_bot(self, step: int) -> None:
         found = self.tree.bot_with_news(step)
         if found is None:
-            self.notify("No other bot has anything new to review.", timeout=3)
+            self.notify("No other bot has anything new to review.", timeout=3, markup=False)
             return
         bot = self.tree.lines[found].bot
         first_new = next((i for i in range(found + 1, len(self.tree.lines))
@@ -232,7 +225,7 @@ class ReviewScreen(AreaScreen):
         runs = [group.run.id for group in groups if group.run is not None and not group.run.reviewed]
         if runs:
             self._mark(line.bot.bot, runs)
-            self.notify(f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed.", timeout=3)
+            self.notify(f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed.", timeout=3, markup=False)
 
     def _mark(self, bot_id: str, run_ids: list[str]) -> None:
         fresh = [run_id for run_id in run_ids if run_id not in self._marking]
@@ -266,12 +259,12 @@ class ReviewScreen(AreaScreen):
             return
         change, home = line.change, self.app.home
         if change.undone:
-            self.notify(f"This change was undone already (row {change.undone_by}).", timeout=4)
+            self.notify(f"This change was undone already (row {change.undone_by}).", timeout=4, markup=False)
             return
         if not change.undoable:
             reason = change.not_undoable_reason or "no earlier text was kept"
             self.notify(f"This change to {change.file} cannot be undone: {reason}.", title="Cannot undo",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         said = change.category or change.step or change.how
         question = (f"Undo this change to {change.file} of {change.bot} alone?\n"
@@ -285,37 +278,21 @@ class ReviewScreen(AreaScreen):
             await self._undo_whole_file(change.bot, change.id, str(conflict))
             return
         except MemoryInputError as exc:
-            self.notify(str(exc), title="Not undone", severity="error")
+            self.notify(str(exc), title="Not undone", severity="error", markup=False)
             return
-        self.notify(reverted.message(), title="Undone", timeout=4)
+        self.notify(reverted.message(), title="Undone", timeout=4, markup=False)
         self.post_message(ReviewWritten())
 
     async def _undo_whole_file(self, bot_id: str, row_id: str, why: str) -> None:
         """The change cannot be taken back alone: offer the journal's undo, the file back as before it, naming
-        the later changes that go with it (the same question and checks as the journal screen's `u`)."""
-        from ...core.memory.store import LaterChanges, MemoryStore
-        from .journal import undo_confirmed, undo_question, undone_text
+        the later changes that go with it (the journal screen's `u`, with the reason above its question)."""
+        from ...core.memory.store import MemoryStore
+        from .journal import ask_and_undo
 
         store = MemoryStore(self.app.home, bot_id)
         row = await self._core(lambda: store.journal.find(row_id))
-        later = await self._core(lambda: store.journal.later_rows_for_file(row))
-        while True:
-            question, yes = undo_question(row, later)
-            from ..dialogs.confirm import ConfirmDialog
-
-            if not await self.app.push_screen_wait(ConfirmDialog(f"{escape(why)}\n\n{question}", yes=yes)):
-                return
-            try:
-                result = await self._core(lambda: undo_confirmed(store, row, later))
-            except LaterChanges as changed:  # the file changed again while the question was open
-                later = changed.later
-                continue
-            except MemoryInputError as exc:
-                self.notify(str(exc), title="Not undone", severity="error")
-                return
-            break
-        self.notify(undone_text(result), title="Undone", timeout=4)
-        self.post_message(ReviewWritten())
+        if row is not None and await ask_and_undo(self, store, row, why) is not None:
+            self.post_message(ReviewWritten())
 
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def action_undo_run(self) -> None:
@@ -334,17 +311,17 @@ class ReviewScreen(AreaScreen):
                 question += "\n\n" + later_changes_question(later)
             if not await self._ask(question, "Undo run"):
                 return
-            agreed = [row.id for row in later.later] if later is not None else None
-            unseen = later is not None and bool(later.outside)
-            done = await self._core(lambda: undo_run(home, run.bot, run.id, yes=unseen, agreed=agreed))
+            agreed = [row.id for row in later.later] if later is not None else []
+            unseen = later is not None and bool(later.outside)  # named in the question, so agreed to
+            done = await self._core(lambda: undo_run(home, run.bot, run.id, agreed=agreed, unseen_ok=unseen))
         except RunHasLaterChanges:  # a change came in while the question was open: nothing was undone
             self.notify("The files changed while you were asked; nothing was undone. Press U again to see what "
-                        "would go now.", title="Not undone", severity="warning")
+                        "would go now.", title="Not undone", severity="warning", markup=False)
             return
         except MemoryInputError as exc:
-            self.notify(str(exc), title="Not undone", severity="error")
+            self.notify(str(exc), title="Not undone", severity="error", markup=False)
             return
-        self.notify(done.message(), title="Run undone", timeout=5)
+        self.notify(done.message(), title="Run undone", timeout=5, markup=False)
         self.post_message(ReviewWritten())
 
     # ----- proposals -----
@@ -386,15 +363,16 @@ class ReviewScreen(AreaScreen):
             else:
                 await self._core(lambda: reject_proposals(home, bot_id, ids))
         except MemoryInputError as exc:
-            self.notify(str(exc), title=f"Not {verb.lower()}ed", severity="error")
+            self.notify(str(exc), title=f"Not {verb.lower()}ed", severity="error", markup=False)
             return
         if not accept:
-            self.notify(f"Rejected {plural(len(ids), 'proposal')}.", timeout=3)
+            self.notify(f"Rejected {plural(len(ids), 'proposal')}.", timeout=3, markup=False)
         else:
             for _, reason in outcome.refused:
-                self.notify(reason, title="Not accepted", severity="warning")
+                self.notify(reason, title="Not accepted", severity="warning", markup=False)
             if outcome.applied:
-                self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3)
+                self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3,
+                            markup=False)
         self.post_message(ReviewWritten())
 
 

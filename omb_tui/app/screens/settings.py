@@ -287,7 +287,7 @@ class SettingsScreen(BotScreen):
         if not self.writable:  # the settings file cannot be read: say so where the key was pressed
             error = self.view.settings_error if self.view else None
             self.notify(f"{error or 'The settings file cannot be read.'} Nothing is written until it reads.",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         widget = self.switch(field)
         if not widget.disabled:
@@ -345,11 +345,13 @@ class SettingsScreen(BotScreen):
         self._show_stops()
         self._say_states()
         state = _on_off(getattr(settings, field))
-        self.notify(f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3)
+        self.notify(f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3,
+                    markup=False)
 
     def on_switch_refused(self, message: SwitchRefused) -> None:
         widget = self.switch(message.field)
         with widget.prevent(Switch.Changed):
             widget.value = not message.value
-        self.notify(f"Not saved: {message.error}", title=SWITCH_BY_FIELD[message.field].label, severity="error")
+        self.notify(f"Not saved: {message.error}", title=SWITCH_BY_FIELD[message.field].label, severity="error",
+                    markup=False)
         self.load_settings()  # shows the error and locks the switches if the file is broken

@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.message import Message
 from textual.widgets import Button, Footer, Header, OptionList, ProgressBar, Static, Switch
 from textual.widgets.option_list import Option
@@ -387,7 +388,7 @@ class UpkeepScreen(BotScreen):
         widget = self.switch(name)
         if widget.disabled:
             self.notify(f"{SWITCH_LABELS[name]} is locked: its file cannot be read (the error is at the top).",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         widget.focus()
         widget.toggle()  # posts Switch.Changed, which saves
@@ -414,7 +415,8 @@ class UpkeepScreen(BotScreen):
     def on_upkeep_switch_saved(self, message: UpkeepSwitchSaved) -> None:
         where = f"upkeep in bots/{self.app.bot_id}.json" if message.field == "upkeep" else \
             "features.roomMemoryCapture in config.json"
-        self.notify(f"{SWITCH_LABELS[message.field]}: {_on_off(message.value)}. Saved to {where}.", timeout=3)
+        self.notify(f"{SWITCH_LABELS[message.field]}: {_on_off(message.value)}. Saved to {where}.", timeout=3,
+                    markup=False)
         self.load_upkeep()  # the tidy-up's key and the heavy-bot line follow the switch
 
     def on_upkeep_switch_refused(self, message: UpkeepSwitchRefused) -> None:
@@ -422,7 +424,8 @@ class UpkeepScreen(BotScreen):
         with widget.prevent(Switch.Changed):
             widget.value = not message.value
         self._say_states()
-        self.notify(f"Not saved: {message.error}", title=SWITCH_LABELS[message.field], severity="error")
+        self.notify(f"Not saved: {message.error}", title=SWITCH_LABELS[message.field], severity="error",
+                    markup=False)
         self.load_upkeep()
 
     # ----- Tidy up now (and Tidy memory) -----
@@ -486,8 +489,8 @@ class UpkeepScreen(BotScreen):
         from ..dialogs.confirm import ConfirmDialog
 
         question = f"Remove \u201c{line.text}\u201d from About me? No bot will add it again."
-        if not await self.app.push_screen_wait(ConfirmDialog(question, yes="Remove")):
+        if not await self.app.push_screen_wait(ConfirmDialog(escape(question), yes="Remove")):
             return
         result = await self.in_thread(lambda bot: remove_learned(bot.home, line.id, PERSON))
-        self.notify(result.message(), timeout=4)
+        self.notify(result.message(), timeout=4, markup=False)
         self.load_upkeep()

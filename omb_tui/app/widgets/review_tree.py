@@ -88,14 +88,14 @@ class TreeLine:
         return (self.kind, self.bot.bot, self.group.run_id if self.group else "", item)
 
 
-def build_groups(review: Review, pending: dict[str, list]) -> list[BotGroup]:
+def build_groups(review: Review) -> list[BotGroup]:
     """The tree's bots and runs: each bot's runs oldest first, a proposal under the run that made it (a run of
     its own when that run changed nothing), bots with nothing in the window left out."""
     bots = []
-    listed = {bot_review.bot: bot_review for bot_review in review.bots}
-    for bot_id in dict.fromkeys([*listed, *pending]):
-        groups = {run.id: RunGroup(bot_id, run.id, run) for run in listed[bot_id].runs} if bot_id in listed else {}
-        for proposal in pending.get(bot_id, []):
+    for bot_review in review.bots:
+        bot_id = bot_review.bot
+        groups = {run.id: RunGroup(bot_id, run.id, run) for run in bot_review.runs}
+        for proposal in bot_review.proposals:
             group = groups.get(proposal.run)
             if group is None:
                 group = groups[proposal.run] = RunGroup(bot_id, proposal.run, None)

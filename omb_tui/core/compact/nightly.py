@@ -4,7 +4,8 @@ Spec: compact-memory.en.md, "The nightly run, step by step" and "When the nightl
 (nightly, propose only). One run: a fresh session (`session.propose`) with a 10-minute limit over every attempt;
 each attempt appended to attempts.log; then either nothing (an ERROR report: no valid change-set, no model, the file
 changed meanwhile), or, in propose-only, the validated changes kept as pending, or a backup of MEMORY.md, the
-changes written as Memory upkeep's rows with the run id (one per change), one memory-clean.log line per change. The
+changes written as Memory upkeep's rows with the run id (one per change), one memory-clean.log line per change
+(the changes left when an editor saves MEMORY.md midway are kept as pending, and the report says so). The
 report is composed by code (`report.compose_report`), printed by the command line and sent to the configured sink.
 docs/compact.md gives every decision.
 """
@@ -120,8 +121,21 @@ def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propo
         return outcome
     applied = [item.change for item in written.applied]
     append_clean_log(home, bot_id, clean_log_lines(run.id, applied))
-    report = compose_report(bot_id, run.id, applied, attempts=attempts)
-    return NightlyOutcome(report, False, rows=written.rows, backup=str(backup))
+    kept, not_kept = _keep_not_applied(home, bot_id, run, written.not_applied)
+    report = compose_report(bot_id, run.id, applied, attempts=attempts, not_applied=len(written.not_applied),
+                            not_kept=not_kept)
+    return NightlyOutcome(report, False, rows=written.rows, pending=kept, backup=str(backup))
+
+
+def _keep_not_applied(home: Home, bot_id: str, run: UpkeepRun, left: list) -> tuple[list[str], str | None]:
+    """An editor saved MEMORY.md between two of the run's writes: the changes left wait for the person as
+    proposals (checked again on accept). Their ids, or none and why they could not be kept."""
+    if not left:
+        return [], None
+    try:
+        return [item.id for item in add_pending(home, bot_id, run.id, left)], None
+    except (MemoryInputError, OSError) as exc:  # a damaged pending.json: the report says they were dropped
+        return [], str(exc)
 
 
 def _log_attempts(home: Home, bot_id: str, run_id: str, proposal: Proposal) -> None:

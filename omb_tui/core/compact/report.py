@@ -116,6 +116,8 @@ def compose_report(
     attempts: int = 1,
     proposed: bool = False,
     attempts_log: str | PathLike[str] | None = None,
+    not_applied: int = 0,
+    not_kept: str | None = None,
 ) -> Report:
     """The report of one run.
 
@@ -123,6 +125,8 @@ def compose_report(
     the detail points at the attempts log. No error and no changes is a clean night, not an error: a report
     that cried ERROR whenever memory was already compact would teach people to ignore it.
     proposed: the changes were validated and kept as pending, none applied (propose-only).
+    not_applied: changes left when MEMORY.md changed between two of the run's writes (kept as pending, or,
+    with `not_kept`, why they could not be).
     """
     plain = [change_fields(change) for change in changes] if error is None else []
     kept = [
@@ -159,6 +163,11 @@ def compose_report(
         lines.append(f"Run {run_id}: accept or reject each change in the Review area of the app.")
     elif kept:
         lines.append(f"Run {run_id}: undo it all with `omb-tui undo-run {bot_id} {run_id}`.")
+    if not_applied:
+        noun = "change" if not_applied == 1 else "changes"
+        kept = ("kept as proposals to accept or reject in the Review area." if not_kept is None
+                else f"they could not be kept as proposals: {_one_sentence(not_kept)}")
+        lines.append(f"{not_applied} {noun} not applied: MEMORY.md changed meanwhile; {kept}")
     applied = bool(kept) and not proposed
     return Report(bot_id, run_id, applied, proposed and bool(kept), counts, kept, None, attempts,
                   "\n".join(lines) + "\n")

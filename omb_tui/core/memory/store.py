@@ -575,12 +575,13 @@ class MemoryStore:
 
     # ----- undo -----
     def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False,
-             confirmed_later: Sequence[str] | None = None) -> UndoResult:
+             confirmed_later: Sequence[str] | None = None, unseen_ok: bool = False) -> UndoResult:
         """Put the file back to the row's earlier text; refuses (LaterChanges) when later rows changed it.
 
         `confirmed_later`: the ids of the later rows the person agreed to undo too, newest first; the undo goes
         ahead only when they are exactly the later rows now, checked under the lock, so a row written while the
-        question was open is never undone unconfirmed. `force` goes ahead whatever came later."""
+        question was open is never undone unconfirmed. `unseen_ok`: the person agreed that a change this journal
+        cannot see (About me by another bot) goes too. `force` goes ahead whatever came later."""
         actor = actor or Actor(WHO_PERSON, HOW_UNDO)
         with self.locked():
             self.sync_outside_changes()
@@ -596,7 +597,7 @@ class MemoryStore:
                 raise LaterChanges(row, later)
             mp = self.resolve(row.file)
             current = self._snapshot(mp)
-            if not later and not force and current.hash != row.after_hash:
+            if not later and not force and not unseen_ok and current.hash != row.after_hash:
                 # Changed where this journal cannot see: About me by another bot, or an edit not yet looked at.
                 raise LaterChanges(row, [])
             if row.before_hash is None:
@@ -637,6 +638,8 @@ class MemoryStore:
                 target: str | None = before
             else:
                 after = self._text_after(row, later, current)
+                if after is None and not later:  # the file differs, yet no row of this journal changed it
+                    raise RevertConflict(row, later, f"{row.file} changed since by another bot or outside the app")
                 if after is None:
                     raise RevertConflict(row, later, f"the text it left {row.file} with was not kept")
                 if not current.exists:
@@ -652,12 +655,19 @@ class MemoryStore:
 
     def _text_after(self, row: JournalRow, later: list[JournalRow], current: FileSnapshot) -> str | None:
         """The whole text the row left its file with: the next row's earlier text, or the file itself when
-        nothing changed it since; None when neither is kept (or the kept copy was redacted)."""
+        nothing in this journal changed it since, or else the row's earlier text with its diff applied (About
+        me changed by another bot); None when none of them has the row's hash."""
+        from .revert_text import apply_diff
+
         if later:
-            text = later[-1].before_text  # later is newest first
+            kept = later[-1].before_text  # later is newest first
         else:
-            text = current.text if current.exists else None
-        return text if text is not None and text_hash(text) == row.after_hash else None
+            kept = current.text if current.exists else None
+        if kept is not None and text_hash(kept) == row.after_hash:
+            return kept
+        before = "" if row.before_hash is None else row.before_text
+        rebuilt = None if before is None else apply_diff(before, row.diff)  # a diff cut for size gives None
+        return rebuilt if rebuilt is not None and text_hash(rebuilt) == row.after_hash else None
 
     # ----- changes made outside the project -----
     def _load_seen(self) -> dict | None:

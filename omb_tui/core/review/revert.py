@@ -98,20 +98,21 @@ def run_undo_later(home: Home, bot_id: str, run_id: str) -> RunHasLaterChanges |
 
 
 def undo_run(home: Home, bot_id: str, run_id: str, *, yes: bool = False,
-             agreed: Sequence[str] | None = None) -> RunUndo:
+             agreed: Sequence[str] | None = None, unseen_ok: bool = False) -> RunUndo:
     """Put every file the run changed back as it was before the run's first change to it.
 
     Refuses (RunHasLaterChanges, nothing written) when other changes came after the run to those files,
-    naming them, unless `yes`, or `agreed` lists exactly those later rows (checked under the lock, so a row
-    written after the person was asked is never undone unnamed; files changed unseen still need `yes`);
-    refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone."""
+    naming them, unless `yes` (whatever came), or `agreed` lists exactly those later rows (checked under the
+    lock, so a row written after the person was asked is never undone unnamed); files changed unseen (About
+    me by another bot) need `yes` or `unseen_ok`, which agrees to those alone, never to a later row.
+    Refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone."""
     home = home if isinstance(home, Home) else Home(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():  # the plan and the undo see the same journal: nothing slips in between
         store.sync_outside_changes()
         foreign, unseen, plans = _checked_plan(home, store, bot_id, run_id)
         named = agreed is not None and [row.id for row in foreign] == list(agreed)
-        if (foreign and not (yes or named)) or (unseen and not yes):
+        if (foreign and not (yes or named)) or (unseen and not (yes or unseen_ok)):
             raise RunHasLaterChanges(run_id, foreign, unseen)
         done = RunUndo(run_id, later=[row.id for row in foreign])
         for plan in plans:

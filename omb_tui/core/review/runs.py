@@ -168,12 +168,14 @@ class Review:
     since: datetime
     only_new: bool
     bots: list[BotReview] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # one sentence per file that could not be read
 
     def lines(self) -> list[str]:
         """The listing as the command line prints it: a bot's line, its runs, each run's changes indented."""
+        out = [f"Not read: {why}" for why in self.unread]
         if not self.bots:
-            return [f"Nothing {'new ' if self.only_new else ''}to review since {when_text(self.since.isoformat())}."]
-        out = []
+            return out + [f"Nothing {'new ' if self.only_new else ''}to review since "
+                          f"{when_text(self.since.isoformat())}."]
         for bot in self.bots:
             waiting = f", {bot.pending} proposal(s) waiting" if bot.pending else ""
             out.append(f"{bot.bot}: {len(bot.runs)} run(s), {bot.changes} change(s){waiting}")
@@ -184,7 +186,7 @@ class Review:
         return out
 
     def as_dict(self) -> dict:
-        return {"since": self.since.isoformat(), "only_new": self.only_new,
+        return {"since": self.since.isoformat(), "only_new": self.only_new, "unread": self.unread,
                 "bots": [bot.as_dict() for bot in self.bots]}
 
 
@@ -226,7 +228,9 @@ def review(home: Home, *, since: datetime | None = None, bot_ids: Iterable[str] 
         runs = bot_runs(home, bot_id, since, marks)
         if only_new:
             runs = [run for run in runs if not run.reviewed]
-        proposals = waiting_proposals(home, bot_id)
+        proposals, unread = _read_proposals(home, bot_id)
+        if unread:
+            found.unread.append(unread)
         if runs or proposals:
             found.bots.append(BotReview(bot_id, runs, proposals))
     return found
@@ -293,18 +297,26 @@ def find_run(home: Home, bot_id: str, run_id: str) -> list[JournalRow]:
 
 
 def waiting_proposals(home: Home, bot_id: str) -> list[PendingChange]:
-    """The compaction proposals waiting for the person, oldest first."""
+    """The compaction proposals waiting for the person, oldest first ([] when they cannot be read)."""
+    return _read_proposals(home, bot_id)[0]
+
+
+def _read_proposals(home: Home, bot_id: str) -> tuple[list[PendingChange], str | None]:
+    """The waiting proposals, or none and the sentence saying why they could not be read."""
     from ..compact.records import compact_files
 
     if not compact_files(home, bot_id).pending.exists():
-        return []  # none ever proposed: no need to load compaction at all
+        return [], None  # none ever proposed: no need to load compaction at all
     from ..compact.pending import pending_changes
 
     try:
-        return pending_changes(home, bot_id)
-    except (OSError, ValueError) as exc:  # a damaged pending file is named, and the listing still shows
-        log.warning("the pending proposals of %s could not be read: %s", bot_id, exc)
-        return []
+        return pending_changes(home, bot_id), None
+    except ValueError as exc:  # a damaged pending file (BrokenFile) is named, and the listing still shows
+        why = str(exc)
+    except OSError as exc:
+        why = f"The pending proposals of {bot_id} could not be read: {exc.strerror or exc}."
+    log.warning("the pending proposals of %s could not be read: %s", bot_id, why)
+    return [], why
 
 
 def pending_count(home: Home, bot_id: str) -> int:

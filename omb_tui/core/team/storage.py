@@ -5,7 +5,8 @@ only its name (notes and pending cards stay), deleting marks it retired (the fil
 a secure erase), and a new team with an old name gets a new key, so it never sees the retired notes. Every write
 holds `<home>/teams/.teams.lock`, is atomic, 0600, and has every text redacted first. A version-1 file is
 migrated on first read, under the lock: its bytes are copied to `<key>.json.v1`, then the version-2 text is
-renamed over `<key>.json`; a kill in between leaves one of the two files whole.
+renamed over `<key>.json`; a kill in between leaves one of the two files whole. A home without teams stays without
+`<home>/teams/` until a team is made: reads (and a write to a team that does not exist) create nothing.
 """
 
 from __future__ import annotations
@@ -53,6 +54,17 @@ def team_path(home: Home, key: str) -> Path:
 def teams_locked(home: Home) -> Iterator[None]:
     """One writer of team files at a time, across processes."""
     with held_for_writing(teams_dir(home) / LOCK_NAME):
+        yield
+
+
+@contextlib.contextmanager
+def teams_read(home: Home) -> Iterator[None]:
+    """A read's hold: the lock when there are teams (a version-1 file is migrated on its first read, a write);
+    nothing when there are none, so a read never creates `<home>/teams/` or its lock file."""
+    if not teams_dir(home).is_dir():
+        yield
+        return
+    with teams_locked(home):
         yield
 
 
@@ -112,7 +124,7 @@ def _all_teams(home: Home, damaged: list[Exception] | None = None) -> list[Team]
 
 def list_teams(home: Home, *, retired: bool = False) -> list[Team]:
     """The teams, by name; with retired=True the retired ones too."""
-    with teams_locked(home):
+    with teams_read(home):
         teams = _all_teams(home)
     return sorted((t for t in teams if retired or t.active), key=lambda t: (t.name.casefold(), t.key))
 
@@ -145,12 +157,14 @@ def _resolve(home: Home, ref: str) -> Team:
 
 
 def get_team(home: Home, ref: str) -> Team:
-    with teams_locked(home):
+    with teams_read(home):
         return _resolve(home, ref)
 
 
 def change_team(home: Home, ref: str, change: Callable[[Team], T]) -> T:
     """Read the team, apply `change` (which raises to refuse, writing nothing), write it: under one hold."""
+    if not teams_dir(home).is_dir():
+        _resolve(home, ref)  # no teams at all: says there is no such team, creating nothing
     with teams_locked(home):
         team = _resolve(home, ref)
         result = change(team)
