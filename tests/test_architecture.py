@@ -70,3 +70,21 @@ def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(t
     late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.bot",
             "omb_tui.core.memory.store", "omb_tui.core.memory.budget", "omb_tui.core.recall.recall"}
     assert not late & loaded
+
+
+def test_every_notification_of_the_app_shows_its_text_as_written():
+    """A notification carries core sentences that quote memory lines (`[/etc/hosts]`, `[x]`): read as Textual
+    markup such text is dropped or crashes the toast, so every notify passes markup=False."""
+    import ast
+    from pathlib import Path
+
+    import omb_tui.app
+
+    parsing = []
+    for path in Path(omb_tui.app.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "notify"
+                    and not any(k.arg == "markup" and isinstance(k.value, ast.Constant) and k.value.value is False
+                                for k in node.keywords)):
+                parsing.append(f"{path.name}:{node.lineno}")
+    assert parsing == []

@@ -252,7 +252,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
 
     def action_open_area(self, area: str) -> None:
         if area in BOT_AREAS and not self.bot_id:
-            self.notify("Open a bot first (Enter on the bots screen).", severity="warning")
+            self.notify("Open a bot first (Enter on the bots screen).", severity="warning", markup=False)
             return
         self.switch_mode(area)
 

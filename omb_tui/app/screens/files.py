@@ -312,7 +312,7 @@ class FilesScreen(BotScreen):
             editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
             if same_file:
                 self.notify(f"{snapshot.rel} changed on disk and was read again; your place in it is kept.",
-                            timeout=3)
+                            timeout=3, markup=False)
         elif editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
@@ -463,7 +463,7 @@ class FilesScreen(BotScreen):
                 Drafts(self.app.home, bot_id).keep(rel, text, based_on)
             except OSError as exc:  # (App.notify is thread-safe)
                 self.app.notify(f"Your draft could not be kept for recovery: {exc.strerror or exc}.",
-                                severity="warning")
+                                severity="warning", markup=False)
                 return
             self._draft_kept_at[(bot_id, rel)] = serial
 
@@ -489,7 +489,7 @@ class FilesScreen(BotScreen):
                 Drafts(self.app.home, bot_id).discard(rel)
             except OSError as exc:
                 self.app.notify(f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
-                                severity="warning")
+                                severity="warning", markup=False)
 
     def _forget_draft(self) -> None:
         """Stop keeping the draft, leaving its recovery file to be offered when the file opens again."""
@@ -527,7 +527,7 @@ class FilesScreen(BotScreen):
         elif choice == "restore":
             if self.current is None or self.current.rel != draft.rel or self.modified or self.editor.read_only:
                 self.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
-                            severity="warning")
+                            severity="warning", markup=False)
                 return
             if changed:  # saved with the hash it was typed over, so the usual conflict decides
                 self.current = dataclasses.replace(self.current, hash=draft.based_on)
@@ -594,10 +594,10 @@ class FilesScreen(BotScreen):
         if self.current is None:
             return
         if self.current.kind.read_only:
-            self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning")
+            self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning", markup=False)
             return
         if not self.modified:
-            self.notify("No changes to save.", timeout=2)
+            self.notify("No changes to save.", timeout=2, markup=False)
             return
         await self._save(self.editor.text)
 
@@ -610,12 +610,13 @@ class FilesScreen(BotScreen):
             await self._resolve_conflict(stale, text)
             return
         except MemoryInputError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         if result.redactions:
-            self.notify(f"{result.redactions} credential(s) were redacted before saving.", severity="warning")
+            self.notify(f"{result.redactions} credential(s) were redacted before saving.",
+                        severity="warning", markup=False)
         self._show_saved(saved, typed)
-        self.notify(f"Saved {saved.rel}.", timeout=2)
+        self.notify(f"Saved {saved.rel}.", timeout=2, markup=False)
 
     def _show_saved(self, saved: FileSnapshot, typed: str) -> None:
         """The file as saved from the editor holding `typed`. The editor stays live while the store writes (it
@@ -643,14 +644,15 @@ class FilesScreen(BotScreen):
             typed = self.editor.text
             _, saved = await self.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
             self._show_saved(saved, typed)
-            self.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).")
+            self.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).",
+                        markup=False)
         elif choice == "reload":
             theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
             self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
             self.query_one(KeptDraft).keep(draft, stale.rel)
             self.current = None
             self._show_snapshot(theirs)
-            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).")
+            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).", markup=False)
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_make_room(self) -> None:
@@ -659,11 +661,11 @@ class FilesScreen(BotScreen):
         from ..dialogs.make_room import MakeRoomDialog
 
         if self.current is not None and self.current.kind is FileKind.MEMORY and self.modified:
-            self.notify("Save or reload MEMORY.md before making room.", severity="warning")
+            self.notify("Save or reload MEMORY.md before making room.", severity="warning", markup=False)
             return
         plan = await self.in_thread(lambda bot: plan_room(bot.store.read(MEMORY_FILE)))
         if not plan.moving:
-            self.notify(plan.message(), severity="warning" if plan.must_trim else "information")
+            self.notify(plan.message(), severity="warning" if plan.must_trim else "information", markup=False)
             return
         if not await self.app.push_screen_wait(MakeRoomDialog(plan)):
             return
@@ -671,9 +673,9 @@ class FilesScreen(BotScreen):
             done = await self.in_thread(
                 lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
         except MemoryInputError as exc:  # MEMORY.md changed since the plan was shown: nothing moved
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
-        self.notify(done.message(), severity="warning" if done.must_trim else "information")
+        self.notify(done.message(), severity="warning" if done.must_trim else "information", markup=False)
         if self.current is not None and self.current.kind is FileKind.MEMORY:
             self.current = None
         self.load_files(select=None)
@@ -689,7 +691,7 @@ class FilesScreen(BotScreen):
         try:
             await self.in_thread(lambda bot: bot.store.create_topic(name, text, PERSON))
         except MemoryInputError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self.current = None
         self.show_file(f"memory/{name}")
@@ -704,7 +706,7 @@ class FilesScreen(BotScreen):
         rel = self._highlighted_in_list() or self.current.rel  # in the list, the highlighted topic
         old, is_open = rel.removeprefix("memory/"), rel == self.current.rel
         if is_open and self.modified:
-            self.notify("Save or reload the topic before renaming it.", severity="warning")
+            self.notify("Save or reload the topic before renaming it.", severity="warning", markup=False)
             return
         pointing = await self.in_thread(lambda bot: pointers_to(bot.store, old))
         count = sum(update.count for update in pointing)
@@ -720,7 +722,7 @@ class FilesScreen(BotScreen):
             else:
                 await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
         except MemoryInputError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         if not is_open:
             self.load_files(select=None)
@@ -773,7 +775,8 @@ class FilesScreen(BotScreen):
             self.show_file(MEMORY_FILE)
             return
         if target.kind is FileKind.ARCHIVE:
-            self.notify("The archive is not deleted here: it keeps what left MEMORY.md.", severity="warning")
+            self.notify("The archive is not deleted here: it keeps what left MEMORY.md.",
+                        severity="warning", markup=False)
             return
         if not await self.app.push_screen_wait(ConfirmDialog(f"Delete {rel}?{unsaved} (Undo is in the journal.)",
                                                              yes="Delete")):
@@ -781,9 +784,9 @@ class FilesScreen(BotScreen):
         try:
             await self.in_thread(lambda bot: bot.store.delete(rel, PERSON, expected_hash=target.hash))
         except MemoryInputError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
-        self.notify(f"Deleted {rel}.")
+        self.notify(f"Deleted {rel}.", markup=False)
         if is_open:
             self._discard_draft()
             self.current = None
@@ -799,7 +802,7 @@ class FilesScreen(BotScreen):
             return
         command = _editor_command()
         if command is None:
-            self.notify("Set $EDITOR (or $VISUAL) to open files in your editor.", severity="warning")
+            self.notify("Set $EDITOR (or $VISUAL) to open files in your editor.", severity="warning", markup=False)
             return
         opened = self.current
         # Untouched, the editor gets the file's own bytes (mixed line endings, bytes that are not UTF-8).
@@ -809,11 +812,12 @@ class FilesScreen(BotScreen):
                 with self.app.suspend():
                     exit_code = subprocess.call([*command, str(copy)])
             except OSError as exc:
-                self.notify(f"{command[0]} could not be started: {exc.strerror or exc}.", severity="error")
+                self.notify(f"{command[0]} could not be started: {exc.strerror or exc}.",
+                            severity="error", markup=False)
                 return
             if exit_code != 0:
                 self.notify(f"{command[0]} exited with an error (code {exit_code}); nothing was saved.",
-                            severity="warning")
+                            severity="warning", markup=False)
                 return
             returned = read_text(copy)
         if returned == opened.text:
@@ -821,7 +825,7 @@ class FilesScreen(BotScreen):
                 self._discard_draft()
                 self.current = None
                 self._show_snapshot(opened)
-            self.notify("No changes to save.", timeout=2)
+            self.notify("No changes to save.", timeout=2, markup=False)
             return
         if _editable_text(returned) and not self.editor.read_only:
             # In the editor first: if the save is refused or cancelled, the text stays there, unsaved.

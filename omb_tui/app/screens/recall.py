@@ -378,7 +378,7 @@ class RecallScreen(BotScreen):
     def _as_of_submitted(self) -> None:
         if self.as_of is None:
             self.notify(f"{self._not_a_day()} Give it as YYYY-MM-DD, or leave it empty for today.",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         self.query_one("#recall-view").focus()
 
@@ -390,7 +390,7 @@ class RecallScreen(BotScreen):
         said = self._not_a_day()
         shown = self._as_of_shown or date.today()
         self.query_one("#as-of", Input).value = "" if shown == date.today() else shown.isoformat()
-        self.notify(said, severity="warning")
+        self.notify(said, severity="warning", markup=False)
 
     def _not_a_day(self) -> str:
         value = self.query_one("#as-of", Input).value.strip()
@@ -464,7 +464,7 @@ class RecallScreen(BotScreen):
         if self.sending or not self.app.bot_id:
             return
         if not message:
-            self.notify("Type the message to send first.", severity="warning")
+            self.notify("Type the message to send first.", severity="warning", markup=False)
             return
         chat_id = self.chat_id or PREVIEW_CHAT_ID
         label = next((label for label, cid in self._chat_options if cid == chat_id), f'chat "{PREVIEW_CHAT_TITLE}"')

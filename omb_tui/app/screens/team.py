@@ -479,12 +479,12 @@ class TeamScreen(AreaScreen):
         try:
             result = await asyncio.to_thread(call, home, key)
         except (MemoryInputError, OSError) as exc:
-            self.notify(str(exc), title="Not changed", severity="warning", timeout=8)
+            self.notify(str(exc), title="Not changed", severity="warning", timeout=8, markup=False)
             return False
         finally:
             self.busy = False
             self.load_team(self.team_key)
-        self.notify(done(result), timeout=4)
+        self.notify(done(result), timeout=4, markup=False)
         return True
 
     @work(exit_on_error=False, group="team-change")
@@ -643,13 +643,13 @@ class TeamScreen(AreaScreen):
         try:
             note = await asyncio.to_thread(call)
         except StaleRevision as exc:
-            self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
+            self.notify(str(exc), title="Not saved", severity="warning", timeout=8, markup=False)
             state = await asyncio.to_thread(read_state, home, team)
             self.on_team_read(TeamRead(state))
             self._show_current_beside(after_refusal=True)
             return
         except (MemoryInputError, OSError) as exc:
-            self.notify(str(exc), title="Not saved", severity="warning", timeout=8)
+            self.notify(str(exc), title="Not saved", severity="warning", timeout=8, markup=False)
             return
         finally:
             self.busy = False
@@ -658,7 +658,7 @@ class TeamScreen(AreaScreen):
         self.tabs.active = NOTES
         self.select_note = note.key
         done = "Accepted as edited" if kind == "card" else "Saved"
-        self.notify(f"{done}: {note.key} is at revision {note.revision}.", timeout=4)
+        self.notify(f"{done}: {note.key} is at revision {note.revision}.", timeout=4, markup=False)
         self.load_team(self.team_key)
 
     @work(exclusive=True, exit_on_error=False, group="team-ask")

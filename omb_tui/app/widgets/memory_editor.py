@@ -70,7 +70,7 @@ class MemoryEditor(TextArea):
 
     def action_toggle_wrap(self) -> None:
         self.soft_wrap = not self.soft_wrap
-        self.notify(f"Soft wrap {'on' if self.soft_wrap else 'off'} (F4).", timeout=2)
+        self.notify(f"Soft wrap {'on' if self.soft_wrap else 'off'} (F4).", timeout=2, markup=False)
 
     def find(self, query: str, step: int) -> tuple[int, int]:
         """Select a match of query and scroll to it: with step 0 the first from where the selection starts (so
