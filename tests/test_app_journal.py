@@ -501,6 +501,8 @@ async def test_help_lists_the_screens_own_keys_first(home, changes):
         app_keys = does.index("Quit omb-tui")
         widget_keys = does.index("The newer row")
         assert max(own) < app_keys < widget_keys
+        assert does[0].startswith("Undo the selected")  # not Textual's generic Tab or copy before them
+        assert does.index("Focus Next") > app_keys
 
 
 async def test_undo_of_about_me_changed_by_another_bot_says_so_and_goes_ahead_on_yes(home, store):

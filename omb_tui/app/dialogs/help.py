@@ -33,9 +33,17 @@ class HelpDialog(ModalScreen[None]):
         table.add_column("Key", no_wrap=True)
         table.add_column("Does", ratio=1)
         self.rows: list[tuple[str, str]] = []
-        # The screen's own keys first, then the app's, then the focused widget's (cursor movement and such).
-        rank = {self.under: 0, self.app: 1}
-        ordered = sorted(self.under.active_bindings.values(), key=lambda active: rank.get(active.node, 2))
+        # The screen's own keys first, then the app's, then Textual's generic ones (Tab, copy) and the focused
+        # widget's (cursor movement and such).
+        own = _declared_here(type(self.under))
+        rank = {self.app: 1}
+
+        def order(active) -> int:
+            if active.node is self.under:
+                return 0 if (active.binding.key, active.binding.action) in own else 2
+            return rank.get(active.node, 3)
+
+        ordered = sorted(self.under.active_bindings.values(), key=order)
         for active in ordered:
             binding = active.binding
             if binding.system and not binding.description:
@@ -52,3 +60,15 @@ class HelpDialog(ModalScreen[None]):
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
+
+
+def _declared_here(screen_class: type) -> set[tuple[str, str]]:
+    """(key, action) of the bindings this project's screen classes declare, not Textual's own Screen's."""
+    declared = set()
+    for cls in screen_class.__mro__:
+        if cls.__module__.startswith("omb_tui."):
+            for binding in cls.__dict__.get("BINDINGS", []):
+                if isinstance(binding, Binding):
+                    for key in binding.key.split(","):
+                        declared.add((key.strip(), binding.action))
+    return declared
