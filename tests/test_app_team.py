@@ -107,7 +107,9 @@ async def test_accepting_a_card_loads_it_into_every_members_prompt(crew, run_cli
 async def test_rejecting_a_card_asks_once_then_drops_it(crew):
     async with make_app(crew, watch=False).run_test(size=(80, 24)) as pilot:
         screen = await open_team(pilot)
-        await pilot.press("n", "x")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: "Card 1 of 1" in shown(screen, "#card-detail"))
+        await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
         await pilot.press("y")
         await reread(pilot, screen)
@@ -118,7 +120,9 @@ async def test_rejecting_a_card_asks_once_then_drops_it(crew):
 async def test_editing_a_card_before_accepting_it_saves_the_persons_words(crew, run_cli):
     async with make_app(crew, watch=False).run_test(size=(80, 24)) as pilot:
         screen = await open_team(pilot)
-        await pilot.press("n", "e")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: "Card 1 of 1" in shown(screen, "#card-detail"))
+        await pilot.press("e")
         assert screen.editor.has_focus and screen.editor.text == "Titles are set in Inter Tight."
         await pilot.press("end", *" Body in Inter.")
         await pilot.press("ctrl+s")
