@@ -585,12 +585,7 @@ class MemoryStore:
         actor = actor or Actor(WHO_PERSON, HOW_UNDO)
         with self.locked():
             self.sync_outside_changes()
-            row = self.journal.find(row_id)
-            if row is None:
-                raise NotFound(f"There is no journal row {row_id} for {self.bot_id}.")
-            if not row.undoable:
-                raise NotUndoable(f"Row {row_id} cannot be undone: {row.not_undoable_reason}.")
-            later = self.journal.later_rows_for_file(row)
+            row, later = self._row_to_take_back(row_id, "undone")
             confirmed = confirmed_later is not None and [r.id for r in later] == list(confirmed_later)
             force = force or (confirmed and bool(later))
             if later and not force:
@@ -611,6 +606,16 @@ class MemoryStore:
             result = self._apply(mp, current, target, undo_actor, undo_of=row.id)
             return UndoResult(row, result, later)
 
+    def _row_to_take_back(self, row_id: str, done: str) -> tuple[JournalRow, list[JournalRow]]:
+        """The row an undo or a revert takes back, and the later rows on its file (newest first); NotFound or
+        NotUndoable (`done`: "undone", "reverted") says why not. Called under the lock."""
+        row = self.journal.find(row_id)
+        if row is None:
+            raise NotFound(f"There is no journal row {row_id} for {self.bot_id}.")
+        if not row.undoable:
+            raise NotUndoable(f"Row {row_id} cannot be {done}: {row.not_undoable_reason}.")
+        return row, self.journal.later_rows_for_file(row)
+
     def revert(self, row_id: str, actor: Actor | None = None) -> UndoResult:
         """Take back one row's change alone, keeping every change made to the file since (as `git revert`):
         its reverse is merged into the file as it is now. RevertConflict (nothing written) when changes since
@@ -620,12 +625,7 @@ class MemoryStore:
         actor = actor or Actor(WHO_PERSON, HOW_REVERT)
         with self.locked():
             self.sync_outside_changes()
-            row = self.journal.find(row_id)
-            if row is None:
-                raise NotFound(f"There is no journal row {row_id} for {self.bot_id}.")
-            if not row.undoable:
-                raise NotUndoable(f"Row {row_id} cannot be reverted: {row.not_undoable_reason}.")
-            later = self.journal.later_rows_for_file(row)
+            row, later = self._row_to_take_back(row_id, "reverted")
             taken_back = next((r for r in later if r.undo_of == row.id), None)
             if taken_back is not None:
                 raise NotUndoable(f"Row {row_id} was already taken back by row {taken_back.id}.")
