@@ -509,3 +509,153 @@ def test_sample_messages_today_are_moved_before_now(tmp_path):
     for bot in ("scout", "ledger"):
         for conversation in conv.list_conversations(home, bot, with_messages=True):
             assert all(m.at <= now for m in conversation.messages)
+
+
+# ----- last night: the upkeep pass a person reviews in the morning (omb_tui/demo/night.py) -----
+def _cli_json(home: Home, capsys, *argv: str) -> tuple[int, object]:
+    import json
+
+    from omb_tui.cli import main
+
+    capsys.readouterr()
+    code = main(["--home", str(home.root), *argv])
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if out.strip() and "--json" in argv else out)
+
+
+def _last_night(home: Home) -> dict:
+    """Every bot's runs and proposals since last night began, as `omb-tui review --since` finds them."""
+    from omb_tui.core.review.runs import review
+
+    since = datetime.combine(TODAY - timedelta(days=1), time(18)).astimezone()
+    return {bot.bot: bot for bot in review(home, since=since).bots}
+
+
+def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
+    """`omb-tui review --json` on a demo written today: two bots' runs with their steps, categories, reasons and
+    quotes, and a third bot's proposals waiting."""
+    from omb_tui.core.memory.journal import HOW_UPKEEP
+    from omb_tui.core.upkeep.capture_checks import norm
+    from omb_tui.demo.night import SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_QUOTES
+
+    home, _ = demo_now
+    code, listing = _cli_json(home, capsys, "review", "--json")
+    assert code == 0
+    bots = {bot["bot"]: bot for bot in listing["bots"]}
+    assert set(bots) == {"scout", "ledger", "harbor"}
+    (scout,) = bots["scout"]["runs"]
+    assert scout["steps"] == ["capture", "tidy-up"] and scout["files"] == ["MEMORY.md", "memory/archive.md"]
+    captured = scout["changes"][0]
+    assert (captured["chat"], captured["quotes"]) == (SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_QUOTES)
+    assert "+- " in captured["diff"] and "Dana in finance" in captured["diff"]
+    # Nadia's own words in that chat, which went quiet yesterday: captured last night.
+    (chat,) = [c for c in conv.list_conversations(home, "scout", with_messages=True) if c.title == captured["chat"]]
+    said = [norm(m.text) for m in chat.messages if m.author_kind == "person"]
+    assert all(any(norm(quote) in line for line in said) for quote in captured["quotes"])
+    assert chat.messages[-1].at.date() == _local(captured["at"]).date()
+    assert [c["reason"] for c in scout["changes"][1:]] == ["tidy-up: 1 expired entry from MEMORY.md",
+                                                           "tidy-up: 1 expired entry moved to the archive"]
+    (ledger,) = bots["ledger"]["runs"]
+    assert ledger["steps"] == ["tidy-up", "compact"]
+    compacted = [c for c in ledger["changes"] if c["step"] == "compact"]
+    assert [c["category"] for c in compacted] == ["detail", "ephemeral"]
+    assert compacted[0]["reason"].startswith("The chart of accounts lives in Moneybird")
+    assert all(c["undoable"] and not c["undone"] and not c["reviewed"] for c in scout["changes"] + ledger["changes"])
+    harbor = bots["harbor"]
+    assert harbor["runs"] == [] and harbor["pending"] == 2
+    assert [p["category"] for p in harbor["proposals"]] == ["superseded", "merge"]
+    assert harbor["proposals"][0]["original"] in (home.workspace("harbor") / "MEMORY.md").read_text(encoding="utf-8")
+    # Written as upkeep writes: Memory upkeep's rows, each run's id the UTC moment it began, so runs sort by time.
+    for run in (scout, ledger):
+        assert {(c["who"], c["how"]) for c in run["changes"]} == {(WHO_UPKEEP, HOW_UPKEEP)}
+        began = datetime.fromisoformat(run["changes"][0]["at"])
+        assert run["id"].startswith(f"{began:%Y%m%dT%H%M%S}-")
+    assert scout["id"] > ledger["id"] > harbor["proposals"][0]["run"]  # one pass, through the bots by id
+
+
+@pytest.mark.parametrize("written_at", [time(0, 20), time(7, 30)], ids=["just-after-midnight", "morning"])
+def test_the_bots_screen_counts_last_night_whenever_the_demo_is_written(tmp_path, written_at):
+    """The Night column (`overnight`) counts the runs on a demo written early in the morning too: they stay
+    after 18:00 yesterday and before the moment the demo was written."""
+    from omb_tui.core.review.runs import BotOvernight, last_night_start, overnight
+
+    now = datetime.combine(TODAY, written_at).astimezone()
+    home = Home(tmp_path / "home")
+    write_demo_home(home, TODAY, now=now)
+    counts = overnight(home, now)
+    assert counts["scout"] == BotOvernight(changes=3, runs=1, pending=0, unreviewed=3)
+    assert counts["ledger"] == BotOvernight(changes=5, runs=1, pending=0, unreviewed=5)
+    assert counts["harbor"] == BotOvernight(changes=0, runs=0, pending=2, unreviewed=0)
+    assert counts["quill"] == counts["atlas"] == BotOvernight(0, 0, 0, 0)
+    for bot_id in ("scout", "ledger"):
+        run_times = [_local(r["at"]) for r in _file_rows(home, bot_id) if r.get("run")]
+        assert run_times and all(last_night_start(now) <= at <= now for at in run_times)
+    # Last night all of today; the next morning it is the night before and no longer counted.
+    assert overnight(home, now.replace(hour=21))["ledger"].changes == 5
+    assert overnight(home, now + timedelta(days=1))["ledger"].changes == 0
+
+
+def test_one_compaction_change_reverts_then_the_whole_run_undoes(demo_copy, capsys):
+    """Review's two ways back, from the command line, on ledger's night: revert the chart of accounts' removal
+    alone (the other compaction stays), then undo the whole run (every file back as before the night)."""
+    memory = demo_copy.workspace("ledger") / "MEMORY.md"
+    archive = demo_copy.workspace("ledger") / "memory" / "archive.md"
+    (run,) = _last_night(demo_copy)["ledger"].runs
+    detail, ephemeral = [c for c in run.changes if c.step == "compact"]
+    removed_paid = next(line[1:] for line in ephemeral.diff.splitlines() if line.startswith("-- "))
+    assert "Ledger accounts:" not in memory.read_text(encoding="utf-8")
+
+    code, out = _cli_json(demo_copy, capsys, "revert", "ledger", detail.id)
+    assert code == 0 and "1 later change(s) kept" in out
+    text = memory.read_text(encoding="utf-8")
+    assert "- Ledger accounts: 8000 revenue" in text and removed_paid not in text
+
+    store = MemoryStore(demo_copy, "ledger")
+    first = {rel: next(row for row in store.journal.rows()[::-1] if row.run == run.id and row.file == rel)
+             for rel in ("MEMORY.md", "memory/archive.md")}
+    code, out = _cli_json(demo_copy, capsys, "undo-run", "ledger", run.id)  # the revert is the run's own: no --yes
+    assert code == 0, out
+    assert memory.read_text(encoding="utf-8") == first["MEMORY.md"].before_text
+    assert archive.read_text(encoding="utf-8") == first["memory/archive.md"].before_text
+    assert "Kroonfiets deposit invoice on hold" in memory.read_text(encoding="utf-8")
+    assert _last_night(demo_copy)["ledger"].runs[0].undone
+
+
+def test_undoing_scouts_night_names_this_mornings_note_first(demo_copy, capsys):
+    from omb_tui.demo.night import SCOUT_CAPTURE_FACT
+
+    memory = demo_copy.workspace("scout") / "MEMORY.md"
+    (run,) = _last_night(demo_copy)["scout"].runs
+    before = memory.read_text(encoding="utf-8")
+    code, _ = _cli_json(demo_copy, capsys, "undo-run", "scout", run.id)
+    assert code == 4 and memory.read_text(encoding="utf-8") == before  # today's note came after: asked first
+    code, _ = _cli_json(demo_copy, capsys, "undo-run", "scout", run.id, "--yes")
+    assert code == 0
+    text = memory.read_text(encoding="utf-8")
+    assert SCOUT_CAPTURE_FACT not in text and "Tom is in Berlin" in text
+
+
+def test_harbors_proposals_can_be_accepted(demo_copy, capsys):
+    code, outcome = _cli_json(demo_copy, capsys, "proposals", "harbor", "accept", "--all", "--json")
+    assert code == 0 and outcome["applied"] == ["1", "2"] and not outcome["refused"]
+    text = (demo_copy.workspace("harbor") / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Extras, Details, Pay." not in text and "the whole card is the target, one link inside at most" in text
+
+
+def test_the_nightly_compaction_left_its_traces(demo):
+    """Ledger's applied run left what a nightly run leaves (attempt log, backup, memory-clean.log), all private;
+    harbor's first-week run only proposed."""
+    from omb_tui.core.compact.records import compact_files
+    from omb_tui.core.memory.settings import load_bot_settings as settings_of
+
+    ledger, harbor = compact_files(demo, "ledger"), compact_files(demo, "harbor")
+    (run,) = _last_night(demo)["ledger"].runs
+    (backup,) = ledger.backup_dir.iterdir()
+    assert "- Ledger accounts: 8000 revenue" in backup.read_text(encoding="utf-8")
+    clean = ledger.clean_log.read_text(encoding="utf-8").splitlines()
+    assert [line.split(" · ")[1:3] for line in clean] == [[run.id, "detail"], [run.id, "ephemeral"]]
+    assert "errors: none" in ledger.attempts_log.read_text(encoding="utf-8")
+    assert not harbor.backup_dir.exists() and harbor.pending.exists()
+    for path in [*ledger.folder.rglob("*"), *harbor.folder.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
+    assert settings_of(demo, "ledger").compact_nightly and settings_of(demo, "harbor").compact_nightly

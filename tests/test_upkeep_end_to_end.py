@@ -44,6 +44,7 @@ def test_upkeep_due_on_the_demo_home_with_a_model(tmp_path, run_exe, fake_llm): 
     home.config_path.write_text(json.dumps(config))
     env.pop("OMB_HELPER_INSTANCE")  # the helper of config.json is the model here
     step_shaped(fake_llm)
+    demo_rows = len(home.journal_path("scout").read_text().splitlines())  # the demo's own, last night's run too
     bots = lines(run_exe("upkeep", "--due", "--json", env=env))
     scout = bots["scout"]
     assert scout["capture"]["turns_read"] > 0 and "reason" not in scout["capture"]
@@ -51,7 +52,7 @@ def test_upkeep_due_on_the_demo_home_with_a_model(tmp_path, run_exe, fake_llm): 
     jobs = {json.dumps(r.body) for r in fake_llm.requests}
     assert any("facts" in job for job in jobs) and any("pairs" in job for job in jobs)
     rows = [json.loads(r) for r in home.journal_path("scout").read_text().splitlines()]
-    this_run = [r for r in rows if r.get("run")]  # the demo's own history has upkeep rows with no run
+    this_run = [r for r in rows[demo_rows:] if r.get("run")]
     assert {r["run"] for r in this_run} <= {scout["run"]}
     assert all(r["who"] == "Memory upkeep" for r in this_run)
     again = lines(run_exe("upkeep", "--due", "--json", env=env))

@@ -14,6 +14,10 @@ Spec: memory.md as a whole. Five bots between them show every part of it:
 Scout and Ledger share the team "Launch crew" (demo/team.py): accepted notes, one pinned, and a card Scout
 proposed.
 
+Last night (demo/night.py) one `upkeep --due` pass ran at 23:40 for the Review area and the bots screen's Night
+column: Scout's capture (with its quotes) and tidy-up, Ledger's tidy-up and nightly compaction (two changes
+applied), Harbor's first-week compaction kept as proposals.
+
 Nothing is faked: every change goes through the core the way the app makes it (MemoryStore: atomic, 0600,
 redacted, journaled; MemoryUpdate: archive overflow, forget, prefer), by the actor who would have made it.
 The dates inside the files are relative to `today`, so the demo always looks current. Each step's journal rows
@@ -38,6 +42,7 @@ from ..core.memory.settings import BotSettings, save_bot_settings
 from ..core.memory.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
 from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
 from .conversations import write_sample_conversations
+from .night import harbor_night, ledger_night, scout_night
 from .team import write_demo_team
 
 DEMO_BOT_IDS = ("scout", "ledger", "harbor", "quill", "atlas")
@@ -49,8 +54,8 @@ PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 IMPORT = Actor(WHO_IMPORT, HOW_SETTINGS)
 ROOMS = {"Studio standup"}
 # When in its day a step happens: the nightly tidy-up first, routine turns open and close the day, everything
-# else comes between.
-NIGHT, MORNING, DAYTIME, EVENING = -1, 0, 1, 2
+# else comes between; last night's upkeep pass (demo/night.py) after everything else of its day.
+NIGHT, MORNING, DAYTIME, EVENING, LATE = -1, 0, 1, 2, 3
 TIDY_HOUR = 3  # the demo config's tidyHour: the nightly tidy-up's steps are journaled at this hour
 # Where a phase's steps without a clock time of their own begin, local time (see _Story.moments).
 PHASE_START = {NIGHT: time(TIDY_HOUR), MORNING: time(8, 30), DAYTIME: time(10), EVENING: time(18)}
@@ -245,6 +250,10 @@ class _Story:
     def _at(self, ago: int, action: Callable[..., object], *args: object, _phase: int = DAYTIME,
             _clock: time | None = None, **kwargs: object) -> None:
         self._steps.append(_Step(ago, _phase, len(self._steps), _clock, partial(action, *args, **kwargs)))
+
+    def at_clock(self, ago: int, clock: time, action: Callable[[], object]) -> None:
+        """A step at its own time of day, after every other step of its day (last night's pass, demo/night.py)."""
+        self._at(ago, action, _phase=LATE, _clock=clock)
 
     def _update(self, chat: str) -> MemoryUpdate:
         """memory_update by the bot during a task in `chat`, through this story's store (and so its clock)."""
@@ -589,6 +598,8 @@ def _scout(s: _Story) -> None:
         "travel.md": ("prefers the train",),
     })
     s.remember(3, "Weekly planning", "Friday's admin block starts with Ledger's open items")
+    # Still in MEMORY.md today, expired: last night's tidy-up ran before its last day was over.
+    s.remember(3, "Weekend", f"Eva, Noor and Daan stay with Nadia until {_short(s.day(1))}", until=1)
     s.notice(2, "Lina's school", f"Parent-teacher evening at De Klimop on {_short(s.day(-6))}", until=-6)
     s.remember(1, "Lisbon talk", f"Slides for Forms that forgive go to the organisers by {_short(s.day(-4))}", until=-4)
     s.remember(0, "Morning brief", f"Nadia's mother arrives from Leeds on {_short(s.day(-7))} for a week", until=-14)
@@ -599,6 +610,7 @@ def _scout(s: _Story) -> None:
     _scout_routine_turns(s)
     for ago in (AUTO_LOG_DAYS[-1], AUTO_LOG_DAYS[-2], AUTO_LOG_DAYS[-3]):
         s.delete(1, f"memory/log/{s.day(ago).isoformat()}.md")  # Nadia clears out the oldest logs
+    scout_night(s)
 
 
 _STANDUPS = (
@@ -852,6 +864,7 @@ def _ledger(s: _Story) -> None:
     s.log(1, "16:30", "Receipts inbox", "Filed five receipts; the Coolblue dock receipt matched at last.",
           "email.search, moneybird.attach")
     s.log(0, "09:05", "Invoice reconciliation", "No new payments overnight.", "bank.list")
+    ledger_night(s)
 
 
 # ----- Harbor: a project bot whose hand-written rules fill the budget (red) -----
@@ -1008,6 +1021,7 @@ def _harbor(s: _Story) -> None:
     s.log(6, "15:20", "Hollandia readout",
           "Saved the five-step decision. MEMORY.md is over its budget with lines that never move: please trim it.",
           "memory_update")
+    harbor_night(s)
 
 
 # ----- Quill: memory switched off, its files kept for review -----
