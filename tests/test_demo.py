@@ -571,6 +571,9 @@ def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
         began = datetime.fromisoformat(run["changes"][0]["at"])
         assert run["id"].startswith(f"{began:%Y%m%dT%H%M%S}-")
     assert scout["id"] > ledger["id"] > harbor["proposals"][0]["run"]  # one pass, through the bots by id
+    proposed = datetime.fromisoformat(harbor["proposals"][0]["at"])  # at the night's time, not when the demo ran
+    run_began = datetime.strptime(harbor["proposals"][0]["run"].split("-")[0], "%Y%m%dT%H%M%S")
+    assert timedelta(0) <= proposed.replace(tzinfo=None) - run_began < timedelta(minutes=1)
 
 
 @pytest.mark.parametrize("written_at", [time(0, 20), time(7, 30)], ids=["just-after-midnight", "morning"])

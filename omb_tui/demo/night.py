@@ -38,10 +38,9 @@ from ..core.memory.store import text_hash
 from ..core.upkeep.capture import STEP as CAPTURE_STEP
 from ..core.upkeep.capture import quotes_note
 from ..core.upkeep.run import UpkeepRun, new_run_id
-from ..core.upkeep.tidy import STEP as TIDY_STEP
 # The tidy-up's own steps (private in the core: `tidy` itself makes its own store, with no clock to set), so the
 # demo's tidy rows are written by the same code as a real night's, never imitated.
-from ..core.upkeep.tidy import TidyReport, _move_expired, _remove_duplicates, _tidied_files
+from ..core.upkeep.tidy import tidy_by_rule
 
 if TYPE_CHECKING:
     from .home import _Story
@@ -97,16 +96,7 @@ class NightRun:
     def tidy(self) -> None:
         """The tidy-up's steps 1 and 2 as `tidy.tidy` runs them: expired entries to the archive, older duplicates out."""
         def run() -> None:
-            actor = self.run.actor(TIDY_STEP)
-            report = TidyReport(bot=self.bot_id, run=self.run.id)
-            with self.store.locked():
-                self.store.sync_outside_changes()
-                files = _tidied_files(self.home, self.bot_id)
-                archive = MemoryUpdate(self.home, self.bot_id, actor, store=self.store)
-                for rel in files:
-                    _move_expired(self.store, archive, actor, rel, self.day, report)
-                for rel in files:
-                    _remove_duplicates(self.store, actor, rel, report)
+            tidy_by_rule(self.store, self.run, self.day)
         self._queue(run)
 
     def compact(self, answer: Callable[[str], list[dict]]) -> None:
@@ -122,7 +112,7 @@ class NightRun:
             append_attempt(self.home, self.bot_id, self.run.id, 1, json.dumps(changes, ensure_ascii=False, indent=2),
                            [], now=moment)
             if propose_only_now(load_bot_settings(self.home, self.bot_id), self.day):
-                add_pending(self.home, self.bot_id, self.run.id, validation.changes)
+                add_pending(self.home, self.bot_id, self.run.id, validation.changes, at=moment)
                 return
             backup_memory(self.home, self.bot_id, text, now=moment)
             written = apply_change_set(self.store, validation.read_hash, validation.changes,

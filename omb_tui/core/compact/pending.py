@@ -102,16 +102,20 @@ def _when(at: str) -> datetime:
 
 
 # ----- the API -----
-def add_pending(home: Home, bot_id: str, run_id: str, changes: list[Change]) -> list[PendingChange]:
-    """Keep a validated change-set as pending (texts redacted); the new items, ids numbered on from the last."""
+def add_pending(home: Home, bot_id: str, run_id: str, changes: list[Change], *,
+                at: datetime | None = None) -> list[PendingChange]:
+    """Keep a validated change-set as pending (texts redacted); the new items, ids numbered on from the last.
+    `at`: when it was proposed (now by default)."""
     store = MemoryStore(home, bot_id)
     with store.locked():  # one writer of pending.json at a time, the same lock as MEMORY.md's
         data = _load(home, bot_id)
-        items, next_id, at = _items(data), data["next"], now_iso()
+        items, next_id = _items(data), data["next"]
+        proposed = at
+        at_text = now_iso(None if proposed is None else (lambda: proposed))
         added = []
         for change in changes:
             merged = None if change.merged is None else redact(change.merged).text
-            added.append(PendingChange(str(next_id), bot_id, run_id, at, change.category,
+            added.append(PendingChange(str(next_id), bot_id, run_id, at_text, change.category,
                                        redact(change.original).text, merged, redact(change.reason).text, PENDING))
             next_id += 1
         _save(home, bot_id, next_id, items + added)

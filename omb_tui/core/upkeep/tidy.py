@@ -147,6 +147,16 @@ def tidy(home: Home | str, bot_id: str, *, today: date | None = None, run: Upkee
     run = run or UpkeepRun(bot_id)
     store = MemoryStore(home, bot_id)
     actor = run.actor(STEP)
+    report, files = tidy_by_rule(store, run, today)
+    checked = _reconcile_contradictions(home, bot_id, store, actor, files, today, report)
+    _record(home, bot_id, store, report, checked)
+    return report
+
+
+def tidy_by_rule(store: MemoryStore, run: UpkeepRun, today: date) -> tuple[TidyReport, list[str]]:
+    """The tidy-up's steps that need no model, under the bot's lock: expired entries to the archive, then the
+    older of exact duplicates out. Returns the report so far and the files it looked at."""
+    home, bot_id, actor = store.home, store.bot_id, run.actor(STEP)
     report = TidyReport(bot=bot_id, run=run.id)
     with store.locked():
         store.sync_outside_changes()
@@ -156,9 +166,7 @@ def tidy(home: Home | str, bot_id: str, *, today: date | None = None, run: Upkee
             _move_expired(store, archive, actor, rel, today, report)
         for rel in files:
             _remove_duplicates(store, actor, rel, report)
-    checked = _reconcile_contradictions(home, bot_id, store, actor, files, today, report)
-    _record(home, bot_id, store, report, checked)
-    return report
+    return report, files
 
 
 def _tidied_files(home: Home, bot_id: str) -> list[str]:
