@@ -86,6 +86,12 @@ def idf(total: int, found_in: int) -> float:
     return math.log(1.0 + (total - found_in + 0.5) / (found_in + 0.5))
 
 
+def weight_of(matched: Iterable[str], weights: dict[str, float]) -> float:
+    """The weights of the words a hit holds, summed exactly: the same in every process, whatever order a set
+    of words comes in (Python's hash seed orders it, and a plain sum's last bit follows the order)."""
+    return math.fsum(weights[term] for term in matched)
+
+
 def _fts_query(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -267,7 +273,7 @@ class IndexSearch(IndexDatabase):
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
             names = self.name_matches(query_terms)
             if len(names) > NAME_TOPICS_MAX:
-                best = sorted(names, key=lambda f: sum(weights[t] for t in names[f]), reverse=True)
+                best = sorted(names, key=lambda f: weight_of(names[f], weights), reverse=True)
                 names = {f: names[f] for f in best[:NAME_TOPICS_MAX]}
             most = pool or SEARCH_POOL
             where, params = _day_window("day", since, until)
@@ -292,7 +298,7 @@ class IndexSearch(IndexDatabase):
                     continue
                 if skip_expired and expires and date.fromisoformat(expires) < today:
                     continue
-                score = (sum(weights[t] for t in own) + NAME_ONLY_WEIGHT * sum(weights[t] for t in by_name))
+                score = weight_of(own, weights) + NAME_ONLY_WEIGHT * weight_of(by_name, weights)
                 score *= recency_factor(note_day, today)
                 with_own_match.add(file)
                 # the NoteHit itself is made for the ones kept (see below)
@@ -306,7 +312,7 @@ class IndexSearch(IndexDatabase):
                 topic_id, opening, topic_day = found
                 if not _in_window(topic_day, since, until):
                     continue
-                score = NAME_ONLY_WEIGHT * sum(weights[t] for t in matched) * recency_factor(topic_day, today)
+                score = NAME_ONLY_WEIGHT * weight_of(matched, weights) * recency_factor(topic_day, today)
                 hits.append((-topic_id, file, "topic", None, topic_day, 1, opening, matched, score))
             # best first; openings after notes of the same score; newer first; then by place (a stable sort)
             hits.sort(key=lambda hit: (-hit[8], hit[0] < 0, -(hit[4].toordinal() if hit[4] else 0), hit[1], hit[5]))
@@ -515,7 +521,7 @@ class IndexSearch(IndexDatabase):
                 own = query.intersection(message_terms.split())
                 if len(own) < need:
                     continue
-                score = sum(weights[t] for t in own) * recency_factor(datetime.fromtimestamp(ts).date(), today)
+                score = weight_of(own, weights) * recency_factor(datetime.fromtimestamp(ts).date(), today)
                 scored.append((-score, -ts, message_id, row, own, hit))
             scored.sort(key=lambda item: item[:3])
             hits = []
