@@ -24,7 +24,15 @@ from ..memory.entries import parse_entries
 from ..memory.paths import FileKind
 from ..memory.store import decode
 from . import conversations as conv
-from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
+from .index_schema import (
+    IndexDatabase,
+    is_conversation_key,
+    key_group,
+    memory_kind,
+    message_day,
+    note_day,
+    time_terms,
+)
 from .words import terms
 
 RACY_NS = 2_000_000_000  # a folder changed this recently is looked at again (mtime ticks are coarse)
@@ -203,7 +211,9 @@ class IndexRows(IndexDatabase):
             "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
+        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)",
+                       [(row[0], row[-1] + time_terms(note_day(row[4]))) for row in rows])
+        db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", [(row[0], row[4]) for row in rows])
         if kind == "topic":
             # the opening itself is built when recalled (RecallIndex.opening): which entries have
             # expired depends on the day of the recall, not the day the file was read
@@ -221,10 +231,12 @@ class IndexRows(IndexDatabase):
         for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
             db.executemany(
                 f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",
-                db.execute(f"SELECT id, terms FROM notes WHERE file=? AND {kinds}", (key,)).fetchall(),
+                [(note_id, note_terms + time_terms(note_day(day))) for note_id, note_terms, day
+                 in db.execute(f"SELECT id, terms, day FROM notes WHERE file=? AND {kinds}", (key,)).fetchall()],
             )
         for kind, n in db.execute("SELECT kind, count(*) FROM notes WHERE file=? GROUP BY kind", (key,)).fetchall():
             _bump(db, "topic" if kind == "topic" else "memo", -n)
+        db.execute("DELETE FROM note_days WHERE id IN (SELECT id FROM notes WHERE file=?)", (key,))
         db.execute("DELETE FROM notes WHERE file=?", (key,))
         for topic_id, name_terms in db.execute("SELECT id, name_terms FROM topics WHERE file=?", (key,)).fetchall():
             db.execute("INSERT INTO topic_names(topic_names, rowid, name_terms) VALUES('delete', ?, ?)", (topic_id, name_terms))
@@ -292,7 +304,8 @@ class IndexRows(IndexDatabase):
                 "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
-            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
+            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)",
+                           [(row[0], row[-1] + time_terms(message_day(row[3]))) for row in rows])
             db.executemany("INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows])
             self._messages_appended([(row[0], row[-1]) for row in rows])
         tail = _read_tail(path, read_to)
@@ -300,10 +313,11 @@ class IndexRows(IndexDatabase):
         return True
 
     def _drop_messages(self, db: sqlite3.Connection, key: str) -> None:
-        dropped = db.execute("SELECT id, terms FROM messages WHERE conv=?", (key,)).fetchall()
+        dropped = db.execute("SELECT id, terms, ts FROM messages WHERE conv=?", (key,)).fetchall()
         if dropped:
             self._postings_changed("message_fts")
-        db.executemany("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)", dropped)
+        db.executemany("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)",
+                       [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped])
         db.executemany("DELETE FROM message_times WHERE id=?", [(row[0],) for row in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)
