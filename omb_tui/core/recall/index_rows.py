@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..memory.entries import parse_entries
+from ..memory.entries import Entry, parse_entries
 from ..memory.paths import FileKind
 from ..memory.store import decode
 from . import conversations as conv
@@ -56,8 +56,9 @@ def _day_of(ts: float) -> str:
     return datetime.fromtimestamp(ts).date().isoformat()
 
 
-def memory_chunks(text: str, file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
-    """A memory file split into notes: each bullet with its lines, each paragraph; superseded entries left out.
+def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
+    """A memory file (its entries, parsed) split into notes: each bullet with its lines, each paragraph;
+    superseded entries left out.
 
     Spec: "Current topic search excludes superseded entries; their text remains in the file".
     """
@@ -76,7 +77,7 @@ def memory_chunks(text: str, file_day: str | None, log_day: str | None = None) -
                     chunks.append(NoteChunk(section, log_day or file_day, log_day is not None, None, paragraph_line, piece))
         paragraph = []
 
-    for entry in parse_entries(text):
+    for entry in entries:
         start = line_number
         line_number += entry.line_count
         if entry.kind in ("frontmatter", "blank"):
@@ -132,11 +133,14 @@ def _split_long(text: str) -> list[str]:
     return [piece.strip() for piece in pieces if piece.strip()]
 
 
-def topic_name(name: str, text: str) -> tuple[str, str]:
-    """(name terms, description) of a topic: its file name, title and aliases; its frontmatter's description."""
+def topic_name(name: str, entries: list[Entry]) -> tuple[str, str]:
+    """(name terms, description) of a topic (its entries, parsed): its file name, title and aliases; its
+    frontmatter's description."""
     from ..memory.budget import read_topic_info  # frontmatter's YAML loads only when a topic is indexed
 
-    info = read_topic_info(name, text)
+    # the frontmatter alone: read_topic_info would parse the whole file again to find it
+    frontmatter = "".join(entries[0].lines) if entries and entries[0].kind == "frontmatter" else ""
+    info = read_topic_info(name, frontmatter)
     stem = re.sub(r"[-_.]+", " ", name[: -len(".md")])
     name_words = " ".join([stem, info.title or "", *info.aliases])
     return " ".join(terms(name_words)), info.description or ""
@@ -199,7 +203,8 @@ class IndexRows(IndexDatabase):
         kind = file_kind.value  # memory | topic | archive | log
         file_day = _day_of(st.st_mtime)
         log_day = key.rsplit("/", 1)[-1][: -len(".md")] if file_kind is FileKind.LOG else None  # YYYY-MM-DD
-        chunks = memory_chunks(text, file_day, log_day)
+        entries = parse_entries(text)
+        chunks = memory_chunks(entries, file_day, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
         rows = []
@@ -217,7 +222,7 @@ class IndexRows(IndexDatabase):
         if kind == "topic":
             # the opening itself is built when recalled (RecallIndex.opening): which entries have
             # expired depends on the day of the recall, not the day the file was read
-            name_terms, description = topic_name(key.split("/", 1)[1], text)
+            name_terms, description = topic_name(key.split("/", 1)[1], entries)
             cursor = db.execute(
                 "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
                 (key, name_terms, sql_text(description), file_day),
