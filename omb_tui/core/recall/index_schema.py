@@ -28,17 +28,19 @@ log = logging.getLogger("omb_tui.recall_index")
 # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted; 5: FTS5 without
 # column sizes (nothing ranks by them), message_times (a time window or a chat left out is checked there)
 # 6: a message's text is read from its conversation file (where its line is, and the line's crc32), not kept
-# 7: the FTS tables of notes and messages also hold each one's day and 32-day block (time terms), for windows
-SCHEMA_VERSION = 7
+# 7: the FTS tables of notes and messages also hold each one's day and 32-day block (time terms), for windows;
+# 8: its aligned spans of 4, 16 and 64 days instead of the 32-day block
+SCHEMA_VERSION = 8
 WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
 
 # A time window is looked up a few days at a time, newest first (IndexSearch._postings_in_window): each note
-# and message also holds, in its FTS table, the term of its day and of its block of BLOCK_DAYS days, so a word's
-# notes or messages of some days are found by FTS5 itself, without looking at the word's others.
+# and message also holds, in its FTS table, a term for its day and for its aligned spans of 4, 16 and 64 days,
+# so a word's notes or messages of some days are found by FTS5 itself, without looking at the word's others,
+# and any run of days is named by a few terms.
 DAY_SECONDS = 86400
-BLOCK_DAYS = 32
+SPAN_DAYS = (64, 16, 4, 1)  # longest first
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 
@@ -61,22 +63,24 @@ def day_iso(day: int) -> str:
     return date.fromordinal(day + _EPOCH_ORDINAL).isoformat()
 
 
+def span_term(days: int, day: int) -> str:
+    """The term of the aligned span of `days` days that holds a day: `_1s20716` for the day itself."""
+    return f"_{days}s{day // days}"
+
+
 def time_terms(day: int | None) -> str:
-    """The terms a day adds to a note's or message's terms in its FTS table: its day's and its block's."""
-    return "" if day is None else f" _d{day} _b{day // BLOCK_DAYS}"
+    """The terms a day adds to a note's or message's terms in its FTS table: one for each span that holds it."""
+    return "" if day is None else "".join(f" {span_term(days, day)}" for days in SPAN_DAYS)
 
 
 def days_terms(first: int, last: int) -> list[str]:
-    """The fewest time terms that name the days first..last: whole blocks by their term, the rest day by day."""
+    """The fewest time terms that name the days first..last: from the first, each time the longest aligned span
+    that starts there and ends by the last."""
     found, day = [], first
     while day <= last:
-        block = day // BLOCK_DAYS
-        if day % BLOCK_DAYS == 0 and (block + 1) * BLOCK_DAYS - 1 <= last:
-            found.append(f"_b{block}")
-            day += BLOCK_DAYS
-        else:
-            found.append(f"_d{day}")
-            day += 1
+        days = next(days for days in SPAN_DAYS if day % days == 0 and day + days - 1 <= last)
+        found.append(span_term(days, day))
+        day += days
     return found
 
 

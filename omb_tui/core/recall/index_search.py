@@ -20,7 +20,7 @@ from typing import Any
 
 from . import conversations as conv
 from .index_rows import sql_text
-from .index_schema import IndexDatabase, day_iso, days_terms, message_day, note_day
+from .index_schema import IndexDatabase, day_iso, days_terms, message_day, note_day, span_term
 
 OPENING_MAX_CHARS = 600
 
@@ -130,6 +130,8 @@ class _Window:
     last: Any
     day_of: Callable[[Any], int]  # the day (index_schema.time_terms) of a time in `column`
     before: Callable[[Any], Any]  # the time just before one, in `column`'s terms
+    after: Callable[[Any], Any] | None = None  # the time just after one
+    by_day: bool = False  # times are days (notes): rows of one day come newest first by id
     condition: str = ""  # more conditions on the row `t`, and their parameters
     params: tuple = ()
     sizes: dict[Any, int] = field(default_factory=dict)  # how many rows it holds from a time on, once counted
@@ -239,7 +241,8 @@ class IndexSearch(IndexDatabase):
         first = max(since.isoformat(), counts["day_min"]) if since is not None else counts["day_min"]
         last = min(until.isoformat(), counts["day_max"]) if until is not None else counts["day_max"]
         return _Window("", "note_days", "notes", "day", first, last, _note_day_number,
-                       lambda day: day_iso(_note_day_number(day) - 1))
+                       lambda day: day_iso(_note_day_number(day) - 1), lambda day: day_iso(_note_day_number(day) + 1),
+                       by_day=True)
 
     def _window_size(self, window: _Window, since: Any = None) -> int:
         """How many rows (holding any word) the window holds; with `since`, only those that new."""
@@ -276,21 +279,26 @@ class IndexSearch(IndexDatabase):
         Read some rows at a time from the newest, by the index on time: FTS5 finds the word's rows of those
         days by their time terms, and only the last part read, when it gives more than is missing, is
         sorted by time. First `cap` rows, then as many as the word's rate so far says will give what
-        is missing (and a quarter more), at most three times as many as were read; a table of few rows
-        is read whole.
+        is missing (and a quarter more), at most three times as many as were read; a table of few rows,
+        or a word held by fewer than `cap` rows in all, is read whole. Notes have a date, not a time: the oldest day of a part (often a pile, the undated
+        notes of every file changed that day) is read from FTS5 alone, its rows newest first by id, as far
+        as is missing.
         """
         found: list[tuple] = []
-        query = (f"SELECT t.{window.column}, t.id FROM {window.fts} f JOIN {window.table} t ON t.id = f.rowid "
-                 f"WHERE {window.fts} MATCH ? AND t.{window.column} BETWEEN ? AND ?{window.condition}")
         high, read, step = window.last, 0, cap
-        whole = window.rows <= WINDOW_READ_WHOLE * cap
+        whole = window.rows <= WINDOW_READ_WHOLE * cap or self._fewer_than(window.fts, term, cap)
         while high >= window.first and len(found) < cap:
             low = window.first if whole else self._window_boundary(window, high, step)
-            days = " OR ".join(_fts_query(day) for day in days_terms(window.day_of(low), window.day_of(high)))
-            rows = self.db.execute(query, (f"{_fts_query(term)} AND ({days})", low, high, *window.params)).fetchall()
             missing = cap - len(found)
-            if len(rows) > missing:
+            if window.by_day and not whole:
+                rows = self._rows_between(window, term, window.after(low), high) if low < high else []
                 rows.sort(reverse=True)
+                if len(rows) < missing:
+                    rows += self._rows_of_day(window, term, low, missing - len(rows))
+            else:
+                rows = self._rows_between(window, term, low, high)
+                rows.sort(reverse=True)
+            if len(rows) >= missing:
                 return found + rows[:missing]
             found += rows
             read += step
@@ -300,6 +308,29 @@ class IndexSearch(IndexDatabase):
             rate = len(found) / read
             step = read * 3 if not found else min(read * 3, math.ceil((cap - len(found)) * 1.25 / rate))
         return found
+
+    def _fewer_than(self, fts: str, term: str, most: int) -> bool:
+        """Whether fewer than `most` rows hold a word (in the whole table): then its window is read in one go."""
+        query = f"SELECT count(*) FROM (SELECT rowid FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
+        return self.db.execute(query, (_fts_query(term), most)).fetchone()[0] < most
+
+    def _rows_between(self, window: _Window, term: str, low: Any, high: Any) -> list[tuple]:
+        """(time, id) of the rows holding a word from `low` to `high`, in no order."""
+        days = " OR ".join(_fts_query(day) for day in days_terms(window.day_of(low), window.day_of(high)))
+        return self.db.execute(
+            f"SELECT t.{window.column}, t.id FROM {window.fts} f JOIN {window.table} t ON t.id = f.rowid "
+            f"WHERE {window.fts} MATCH ? AND t.{window.column} BETWEEN ? AND ?{window.condition}",
+            (f"{_fts_query(term)} AND ({days})", low, high, *window.params),
+        ).fetchall()
+
+    def _rows_of_day(self, window: _Window, term: str, day: Any, most: int) -> list[tuple]:
+        """(day, id) of the newest `most` rows holding a word on one day (a window by day), newest first by id."""
+        found = self.db.execute(
+            f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {window.fts} WHERE {window.fts} MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?)",
+            (f"{_fts_query(term)} AND {_fts_query(span_term(1, window.day_of(day)))}", most),
+        ).fetchone()[0]
+        return [(day, rowid) for rowid in sorted(map(int, found.split(",")), reverse=True)] if found else []
 
     def _window_boundary(self, window: _Window, high: Any, step: int) -> Any:
         """The time of the `step`-th newest row (of every word) no newer than `high`, or the window's first."""
