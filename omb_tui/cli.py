@@ -359,11 +359,28 @@ def cmd_review(args: argparse.Namespace) -> int:
     return 0
 
 
+INDEX_PROGRESS_FROM_FILES = 200  # an index update reading this many files (a build from nothing) shows its progress
+
+
+def _index_progress(args: argparse.Namespace, bot_id: str) -> Callable[[int, int], None] | None:
+    """On a terminal, a line on stderr while the bot's recall index reads many files (a build from nothing)."""
+    if args.json or not sys.stderr.isatty():
+        return None
+
+    def progress(done: int, total: int) -> None:
+        if total >= INDEX_PROGRESS_FROM_FILES:
+            print(f"\rIndexing {bot_id}: {done:,} of {total:,} files…", end="\n" if done == total else "",
+                  file=sys.stderr, flush=True)
+
+    return progress
+
+
 def cmd_recall(args: argparse.Namespace) -> int:
     from .core.recall.recall import recall
 
     bot = _bot(args)
-    result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind)  # logs auto-recall: …
+    result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind,
+                    progress=_index_progress(args, bot.id))  # logs auto-recall: …
     if args.json:
         _print_json(result.to_json())
     elif result.block:
@@ -383,7 +400,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CliError("--limit must be 1 or more.")
     result = session_search(bot.home, bot.id, query, since=args.since, until=args.until,
-                            chat_id=args.chat, limit=args.limit, scope=args.scope)
+                            chat_id=args.chat, limit=args.limit, scope=args.scope, progress=_index_progress(args, bot.id))
     if args.json:
         _print_json(result.to_json())
         return 0

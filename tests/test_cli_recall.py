@@ -95,3 +95,29 @@ def test_brief_never_lists_the_current_chat(demo_home, capsys):
 def test_search_limit_must_be_positive(demo_home, capsys):
     code, _, err = run(capsys, demo_home, "search", "scout", "launch", "--limit", "0")
     assert code == 2 and "--limit" in err
+
+
+@pytest.mark.parametrize("command", [["recall", "scout", "what did we decide about the launch date"],
+                                     ["search", "scout", "launch"]])
+def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(tmp_path, capsys, monkeypatch, command):
+    import sys
+
+    from omb_tui import cli
+    from omb_tui.core.recall.recall_index import close_all
+
+    monkeypatch.setattr(cli, "INDEX_PROGRESS_FROM_FILES", 5, raising=False)  # the demo home holds a few dozen files
+    for terminal in (False, True):
+        home = Home(tmp_path / f"home-{terminal}")
+        write_demo_home(home)
+        close_all()
+        monkeypatch.setattr(sys.stderr, "isatty", lambda terminal=terminal: terminal)
+        code, out, err = run(capsys, home, *command)
+        assert code == 0 and "launch" in out.lower()
+        if terminal:
+            line = err.split("\r")[-1]
+            assert line.startswith("Indexing scout: ") and line.endswith(" files…\n")
+            done, _, total = line[len("Indexing scout: "):-len(" files…\n")].partition(" of ")
+            assert done == total and int(total) >= 5
+        else:
+            assert "Indexing" not in err
+    close_all()

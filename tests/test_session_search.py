@@ -160,3 +160,22 @@ def test_parse_when():
     assert parse_when(None, now=NOW, end=False) is None
     with pytest.raises(MemoryInputError):
         parse_when("last tuesday", now=NOW, end=False)
+
+
+def test_within_a_window_a_word_is_looked_up_in_its_newest_messages_and_notes_by_time(home, monkeypatch):
+    # A word is looked up in at most a capped number of messages (and notes): within a time window these
+    # are the newest by time, whatever order the index read them in. Here the recent ones are read first.
+    from omb_tui.core.recall import index_search
+
+    monkeypatch.setattr(index_search, "POSTINGS_CAP_WINDOW", 3, raising=False)
+    monkeypatch.setattr(index_search, "POSTINGS_CAP_SEARCH", 3)
+    conversation(home, "recent", [("person", f"the zeppelin hangar, note {n}", hours_ago(24 + n)) for n in range(3)])
+    write(home, "memory/recent.md", "".join(f"- 2026-09-1{n} · the zeppelin hangar, entry {n}\n" for n in range(3)))
+    assert search(home, "zeppelin", since="90d").hits  # both read into the index now
+    conversation(home, "older", [("person", f"the zeppelin museum, visit {n}", hours_ago(24 * 40 + n)) for n in range(3)])
+    write(home, "memory/older.md", "".join(f"- 2026-08-0{n + 1} · the zeppelin museum, entry {n}\n" for n in range(3)))
+
+    found = search(home, "zeppelin", since="90d", limit=6)
+    assert sorted(hit.text for hit in found.hits) == sorted(
+        [f"the zeppelin hangar, note {n}" for n in range(3)] + [f"- 2026-09-1{n} · the zeppelin hangar, entry {n}" for n in range(3)]
+    )

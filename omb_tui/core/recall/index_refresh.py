@@ -276,6 +276,7 @@ class IndexRefresh(IndexRows):
         stat'ed (present as None: as it was): a folder changes when a file is created, renamed over (a new
         inode) or deleted, and an edit in place is named by a feed or seen by the full check."""
         prefix = {"topics": f"{MEMORY_DIR}/", "logs": f"{MEMORY_DIR}/{LOG_DIR}/"}.get(group)
+        as_it_was = ("", None, group)  # a file not stat'ed: its path is not needed
         for entry in _scandir(folder):
             name = entry.name
             if prefix is not None:
@@ -287,8 +288,8 @@ class IndexRefresh(IndexRows):
             if not stat_all and key not in named:
                 seen = known.get(key)  # a known key passed the naming rules when it was first read
                 # mtime -1: read just after a change, so looked at again (see IndexRows._set_file)
-                if seen is not None and seen[1] != -1 and seen[2] == entry.inode() and entry.is_file(follow_symlinks=False):
-                    present[key] = (entry.path, None, group)
+                if seen is not None and seen[2] == entry.inode() and seen[1] != -1 and entry.is_file(follow_symlinks=False):
+                    present[key] = as_it_was
                     continue
             if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):
                 continue

@@ -20,11 +20,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..memory.entries import parse_entries
+from ..memory.entries import Entry, parse_entries
 from ..memory.paths import FileKind
 from ..memory.store import decode
 from . import conversations as conv
-from .index_schema import IndexDatabase, is_conversation_key, key_group, memory_kind
+from .index_schema import (
+    IndexDatabase,
+    is_conversation_key,
+    key_group,
+    memory_kind,
+    message_day,
+    note_day,
+    time_terms,
+)
 from .words import terms
 
 RACY_NS = 2_000_000_000  # a folder changed this recently is looked at again (mtime ticks are coarse)
@@ -48,8 +56,9 @@ def _day_of(ts: float) -> str:
     return datetime.fromtimestamp(ts).date().isoformat()
 
 
-def memory_chunks(text: str, file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
-    """A memory file split into notes: each bullet with its lines, each paragraph; superseded entries left out.
+def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
+    """A memory file (its entries, parsed) split into notes: each bullet with its lines, each paragraph;
+    superseded entries left out.
 
     Spec: "Current topic search excludes superseded entries; their text remains in the file".
     """
@@ -68,7 +77,7 @@ def memory_chunks(text: str, file_day: str | None, log_day: str | None = None) -
                     chunks.append(NoteChunk(section, log_day or file_day, log_day is not None, None, paragraph_line, piece))
         paragraph = []
 
-    for entry in parse_entries(text):
+    for entry in entries:
         start = line_number
         line_number += entry.line_count
         if entry.kind in ("frontmatter", "blank"):
@@ -124,11 +133,14 @@ def _split_long(text: str) -> list[str]:
     return [piece.strip() for piece in pieces if piece.strip()]
 
 
-def topic_name(name: str, text: str) -> tuple[str, str]:
-    """(name terms, description) of a topic: its file name, title and aliases; its frontmatter's description."""
+def topic_name(name: str, entries: list[Entry]) -> tuple[str, str]:
+    """(name terms, description) of a topic (its entries, parsed): its file name, title and aliases; its
+    frontmatter's description."""
     from ..memory.budget import read_topic_info  # frontmatter's YAML loads only when a topic is indexed
 
-    info = read_topic_info(name, text)
+    # the frontmatter alone: read_topic_info would parse the whole file again to find it
+    frontmatter = "".join(entries[0].lines) if entries and entries[0].kind == "frontmatter" else ""
+    info = read_topic_info(name, frontmatter)
     stem = re.sub(r"[-_.]+", " ", name[: -len(".md")])
     name_words = " ".join([stem, info.title or "", *info.aliases])
     return " ".join(terms(name_words)), info.description or ""
@@ -191,7 +203,8 @@ class IndexRows(IndexDatabase):
         kind = file_kind.value  # memory | topic | archive | log
         file_day = _day_of(st.st_mtime)
         log_day = key.rsplit("/", 1)[-1][: -len(".md")] if file_kind is FileKind.LOG else None  # YYYY-MM-DD
-        chunks = memory_chunks(text, file_day, log_day)
+        entries = parse_entries(text)
+        chunks = memory_chunks(entries, file_day, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
         rows = []
@@ -203,11 +216,13 @@ class IndexRows(IndexDatabase):
             "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
+        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)",
+                       [(row[0], row[-1] + time_terms(note_day(row[4]))) for row in rows])
+        db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", [(row[0], row[4]) for row in rows])
         if kind == "topic":
             # the opening itself is built when recalled (RecallIndex.opening): which entries have
             # expired depends on the day of the recall, not the day the file was read
-            name_terms, description = topic_name(key.split("/", 1)[1], text)
+            name_terms, description = topic_name(key.split("/", 1)[1], entries)
             cursor = db.execute(
                 "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
                 (key, name_terms, sql_text(description), file_day),
@@ -221,10 +236,12 @@ class IndexRows(IndexDatabase):
         for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
             db.executemany(
                 f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",
-                db.execute(f"SELECT id, terms FROM notes WHERE file=? AND {kinds}", (key,)).fetchall(),
+                [(note_id, note_terms + time_terms(note_day(day))) for note_id, note_terms, day
+                 in db.execute(f"SELECT id, terms, day FROM notes WHERE file=? AND {kinds}", (key,)).fetchall()],
             )
         for kind, n in db.execute("SELECT kind, count(*) FROM notes WHERE file=? GROUP BY kind", (key,)).fetchall():
             _bump(db, "topic" if kind == "topic" else "memo", -n)
+        db.execute("DELETE FROM note_days WHERE id IN (SELECT id FROM notes WHERE file=?)", (key,))
         db.execute("DELETE FROM notes WHERE file=?", (key,))
         for topic_id, name_terms in db.execute("SELECT id, name_terms FROM topics WHERE file=?", (key,)).fetchall():
             db.execute("INSERT INTO topic_names(topic_names, rowid, name_terms) VALUES('delete', ?, ?)", (topic_id, name_terms))
@@ -292,7 +309,8 @@ class IndexRows(IndexDatabase):
                 "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
-            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", [(row[0], row[-1]) for row in rows])
+            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)",
+                           [(row[0], row[-1] + time_terms(message_day(row[3]))) for row in rows])
             db.executemany("INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows])
             self._messages_appended([(row[0], row[-1]) for row in rows])
         tail = _read_tail(path, read_to)
@@ -300,10 +318,11 @@ class IndexRows(IndexDatabase):
         return True
 
     def _drop_messages(self, db: sqlite3.Connection, key: str) -> None:
-        dropped = db.execute("SELECT id, terms FROM messages WHERE conv=?", (key,)).fetchall()
+        dropped = db.execute("SELECT id, terms, ts FROM messages WHERE conv=?", (key,)).fetchall()
         if dropped:
             self._postings_changed("message_fts")
-        db.executemany("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)", dropped)
+        db.executemany("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)",
+                       [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped])
         db.executemany("DELETE FROM message_times WHERE id=?", [(row[0],) for row in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)

@@ -14,8 +14,9 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
 from ..memory.store import make_private_dirs
@@ -27,9 +28,60 @@ log = logging.getLogger("omb_tui.recall_index")
 # 3: a topic's opening is built when recalled, without expired entries; 4: text redacted; 5: FTS5 without
 # column sizes (nothing ranks by them), message_times (a time window or a chat left out is checked there)
 # 6: a message's text is read from its conversation file (where its line is, and the line's crc32), not kept
-SCHEMA_VERSION = 6
+# 7: the FTS tables of notes and messages also hold each one's day and 32-day block (time terms), for windows;
+# 8: its aligned spans of 4, 16 and 64 days instead of the 32-day block
+SCHEMA_VERSION = 8
 WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
+
+
+# A time window is looked up a few days at a time, newest first (IndexSearch._postings_in_window): each note
+# and message also holds, in its FTS table, a term for its day and for its aligned spans of 4, 16 and 64 days,
+# so a word's notes or messages of some days are found by FTS5 itself, without looking at the word's others,
+# and any run of days is named by a few terms.
+DAY_SECONDS = 86400
+SPAN_DAYS = (64, 16, 4, 1)  # longest first
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+def message_day(ts: int) -> int:
+    """The day (UTC, from 1970) a message's time term names; 0 for anything before 1970."""
+    return max(0, ts // DAY_SECONDS)
+
+
+def note_day(day: str | None) -> int | None:
+    """The day (from 1970) a note's time term names (its ISO date); None for a note without one (or a log named
+    for a day that does not exist), which no window holds."""
+    try:
+        return max(0, date.fromisoformat(day).toordinal() - _EPOCH_ORDINAL) if day else None
+    except ValueError:
+        return None
+
+
+def day_iso(day: int) -> str:
+    """A day (from 1970) as a note's ISO date."""
+    return date.fromordinal(day + _EPOCH_ORDINAL).isoformat()
+
+
+def span_term(days: int, day: int) -> str:
+    """The term of the aligned span of `days` days that holds a day: `_1s20716` for the day itself."""
+    return f"_{days}s{day // days}"
+
+
+def time_terms(day: int | None) -> str:
+    """The terms a day adds to a note's or message's terms in its FTS table: one for each span that holds it."""
+    return "" if day is None else "".join(f" {span_term(days, day)}" for days in SPAN_DAYS)
+
+
+def days_terms(first: int, last: int) -> list[str]:
+    """The fewest time terms that name the days first..last: from the first, each time the longest aligned span
+    that starts there and ends by the last."""
+    found, day = [], first
+    while day <= last:
+        days = next(days for days in SPAN_DAYS if day % days == 0 and day + days - 1 <= last)
+        found.append(span_term(days, day))
+        day += days
+    return found
 
 
 def index_path(home: Home, bot_id: str) -> Path:
@@ -60,8 +112,14 @@ CREATE TABLE notes(
 );
 CREATE INDEX notes_file ON notes(file);
 CREATE INDEX notes_day ON notes(day);
-CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
-CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
+-- each note's day alone: a time window reads it for a word's notes rather than their rows with their text
+CREATE TABLE note_days(
+    id INTEGER PRIMARY KEY,         -- notes.id
+    day TEXT
+);
+-- a note's terms, then the time terms of its day (note_time_terms)
+CREATE VIRTUAL TABLE topic_fts USING fts5(terms, content='notes', content_rowid='id', tokenize="ascii tokenchars '_'", detail='none', columnsize=0);
+CREATE VIRTUAL TABLE memo_fts USING fts5(terms, content='notes', content_rowid='id', tokenize="ascii tokenchars '_'", detail='none', columnsize=0);
 CREATE TABLE topics(
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
@@ -101,7 +159,8 @@ CREATE TABLE message_times(
     ts INTEGER NOT NULL,
     conv TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
+-- a message's terms, then its time_terms ('_' is in no word, so no word can match those)
+CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize="ascii tokenchars '_'", detail='none', columnsize=0);
 -- how many topic notes, other notes and messages there are (names: topic, memo, message)
 CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
@@ -123,7 +182,7 @@ class IndexDatabase:
         self._sweeps: dict[str, tuple[int, int, int]] = {}  # folder -> (mtime_ns, size, when looked at, ns)
         self._feeds: dict[str, tuple[int | None, int]] = {}  # journal or .changes -> (inode, bytes read)
         self._last_full_check = 0.0
-        self._counts: dict[str, int] | None = None
+        self._counts: dict[str, Any] | None = None
         self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
         self._folders: tuple[str, str] | None = None  # the bot's chats and the rooms, for conversation_file

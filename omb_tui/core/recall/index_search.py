@@ -16,10 +16,11 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from typing import Any
 
 from . import conversations as conv
 from .index_rows import sql_text
-from .index_schema import IndexDatabase
+from .index_schema import IndexDatabase, day_iso, days_terms, message_day, note_day, span_term
 
 OPENING_MAX_CHARS = 600
 
@@ -32,9 +33,11 @@ NAME_ONLY_WEIGHT = 0.5  # a word matched only by the topic's name, title or alia
 # in more places says little by itself; the rarer words of the same message are looked up whole.
 POSTINGS_CAP_RECALL = 500
 POSTINGS_CAP_SEARCH = 5000
+POSTINGS_CAP_WINDOW = 500  # session_search within a time window: a word's newest messages by time
 EXACT_POOL = 40  # candidates scored exactly (by their stored terms) for recall
 SEARCH_POOL = 1000  # the same for session_search
-PREFILTER_FACTOR = 5  # candidates looked at to find EXACT_POOL that pass the filters (another chat, a window)
+WINDOW_POOL = 300  # the same for session_search within a time window (every candidate is in the window)
+WINDOW_READ_WHOLE = 8  # a table of at most this many times a word's cap is looked up in a window in one go
 NAME_TOPICS_MAX = 6  # topics whose name matches that are looked into
 NAME_TOPIC_NOTES = 6  # the newest notes holding one of the words taken from each
 
@@ -86,6 +89,12 @@ def idf(total: int, found_in: int) -> float:
     return math.log(1.0 + (total - found_in + 0.5) / (found_in + 0.5))
 
 
+def weight_of(matched: Iterable[str], weights: dict[str, float]) -> float:
+    """The weights of the words a hit holds, summed exactly: the same in every process, whatever order a set
+    of words comes in (Python's hash seed orders it, and a plain sum's last bit follows the order)."""
+    return math.fsum(map(weights.__getitem__, matched))
+
+
 def _fts_query(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -109,12 +118,35 @@ def topic_opening(description: str, notes: Iterable[str]) -> str:
     return opening
 
 
+@dataclass
+class _Window:
+    """A time window over an FTS table's rows: their time `column` from `first` to `last`."""
+
+    fts: str
+    table: str  # joined to the FTS table by id for the time
+    timed: str  # the table with an index on `column`: where the window's rows are counted
+    column: str
+    first: Any
+    last: Any
+    day_of: Callable[[Any], int]  # the day (index_schema.time_terms) of a time in `column`
+    before: Callable[[Any], Any]  # the time just before one, in `column`'s terms
+    after: Callable[[Any], Any] | None = None  # the time just after one
+    by_day: bool = False  # times are days (notes): rows of one day come newest first by id
+    condition: str = ""  # more conditions on the row `t`, and their parameters
+    params: tuple = ()
+    sizes: dict[Any, int] = field(default_factory=dict)  # how many rows it holds from a time on, once counted
+    rows: int = 0  # how many rows the FTS table holds (in or out of the window)
+    times: dict[int, Any] = field(default_factory=dict)  # the time of each row looked up, by id
+    boundaries: dict[tuple, Any] = field(default_factory=dict)  # (time, rows) -> the time that many rows before
+
+
 class IndexSearch(IndexDatabase):
     """Finds notes and messages in the index, best first."""
 
     # ----- reading -----
-    def counts(self) -> dict[str, int]:
-        """How many topic notes, other memory notes and messages the index holds (the N of idf)."""
+    def counts(self) -> dict[str, Any]:
+        """How many topic notes, other memory notes and messages the index holds (the N of idf), and the
+        span of their ids, dates and times."""
         with self._lock:
             if self._counts is None:
                 counts = {"topic": 0, "memo": 0, "message": 0}
@@ -125,6 +157,11 @@ class IndexSearch(IndexDatabase):
                     high = self.db.execute(f"SELECT max(id) FROM {table}").fetchone()[0]
                     counts[f"{table}_span"] = (high - low + 1) if high is not None else 0
                     counts[f"{table}_max"] = high or 0
+                # the notes' first and last dates, the messages' first and last times: a window is looked up within them
+                counts["day_min"] = self.db.execute("SELECT min(day) FROM notes").fetchone()[0] or ""
+                counts["day_max"] = self.db.execute("SELECT max(day) FROM notes").fetchone()[0] or ""
+                counts["ts_min"] = self.db.execute("SELECT min(ts) FROM messages").fetchone()[0] or 0
+                counts["ts_max"] = self.db.execute("SELECT max(ts) FROM messages").fetchone()[0] or 0
                 self._counts = counts
             return dict(self._counts)
 
@@ -139,8 +176,10 @@ class IndexSearch(IndexDatabase):
         key = (fts, term, cap)
         rows = self._kept_postings.get(key)
         if rows is None:
-            query = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?"
-            rows = [row[0] for row in self.db.execute(query, (_fts_query(term), cap))]
+            # one string from SQLite rather than a row per id (most of the lookup's time was making those rows)
+            query = f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?)"
+            found = self.db.execute(query, (_fts_query(term), cap)).fetchone()[0]
+            rows = sorted(map(int, found.split(",")), reverse=True) if found else []  # (group_concat's order is not promised)
             self._keep_postings(key, rows)
         return rows
 
@@ -187,9 +226,129 @@ class IndexSearch(IndexDatabase):
                 frequency[term] = int(cap * span / max(1, high - rows[-1] + 1))
         return postings, frequency
 
+    def _message_window(self, since_ts: float | None, until_ts: float | None, chat_left_out: str | None) -> _Window:
+        counts = self.counts()
+        first = max(int(math.floor(since_ts)), counts["ts_min"]) if since_ts is not None else counts["ts_min"]
+        last = min(int(math.ceil(until_ts)), counts["ts_max"]) if until_ts is not None else counts["ts_max"]
+        window = _Window("message_fts", "message_times", "messages", "ts", first, last, message_day, lambda ts: ts - 1,
+                         rows=counts["message"])
+        if chat_left_out is not None:
+            window.condition, window.params = " AND t.conv != ?", (chat_left_out,)
+        return window
+
+    def _note_window(self, since: date | None, until: date | None) -> _Window:
+        counts = self.counts()
+        first = max(since.isoformat(), counts["day_min"]) if since is not None else counts["day_min"]
+        last = min(until.isoformat(), counts["day_max"]) if until is not None else counts["day_max"]
+        return _Window("", "note_days", "notes", "day", first, last, _note_day_number,
+                       lambda day: day_iso(_note_day_number(day) - 1), lambda day: day_iso(_note_day_number(day) + 1),
+                       by_day=True)
+
+    def _window_size(self, window: _Window, since: Any = None) -> int:
+        """How many rows (holding any word) the window holds; with `since`, only those that new."""
+        first = window.first if since is None else since
+        if first not in window.sizes:
+            window.sizes[first] = 0 if first > window.last else self.db.execute(
+                f"SELECT count(*) FROM {window.timed} WHERE {window.column} BETWEEN ? AND ?", (first, window.last)
+            ).fetchone()[0]
+        return window.sizes[first]
+
+    def _lookup_in_window(
+        self, window: _Window, query_terms: list[str], cap: int
+    ) -> tuple[dict[str, list[int]], dict[str, int]]:
+        """Each word's newest `cap` rows by time within the window (newest first), and how many hold it there.
+
+        Up to `cap` the count is exact; past it, it is estimated from how much of the window's rows the
+        newest `cap` reach back over (a word in every tenth row reaches back ten times `cap`).
+        """
+        postings, frequency = {}, {}
+        for term in query_terms:
+            rows = self._postings_in_window(window, term, cap) if window.first <= window.last else []
+            postings[term] = [rowid for _, rowid in rows]
+            window.times.update((rowid, time) for time, rowid in rows)
+            if len(rows) < cap:
+                frequency[term] = len(rows)
+            else:
+                reached = self._window_size(window, since=rows[-1][0])
+                frequency[term] = int(cap * self._window_size(window) / max(1, reached))
+        return postings, frequency
+
+    def _postings_in_window(self, window: _Window, term: str, cap: int) -> list[tuple]:
+        """The newest `cap` (time, id) holding a word within a window, newest first by time (then by id).
+
+        Read some rows at a time from the newest, by the index on time: FTS5 finds the word's rows of those
+        days by their time terms, and only the last part read, when it gives more than is missing, is
+        sorted by time. First `cap` rows, then as many as the word's rate so far says will give what
+        is missing (and a quarter more), at most three times as many as were read; a table of few rows,
+        or a word held by fewer than `cap` rows in all, is read whole. Notes have a date, not a time: the oldest day of a part (often a pile, the undated
+        notes of every file changed that day) is read from FTS5 alone, its rows newest first by id, as far
+        as is missing.
+        """
+        found: list[tuple] = []
+        high, read, step = window.last, 0, cap
+        whole = window.rows <= WINDOW_READ_WHOLE * cap or self._fewer_than(window.fts, term, cap)
+        while high >= window.first and len(found) < cap:
+            low = window.first if whole else self._window_boundary(window, high, step)
+            missing = cap - len(found)
+            if window.by_day and not whole:
+                rows = self._rows_between(window, term, window.after(low), high) if low < high else []
+                rows.sort(reverse=True)
+                if len(rows) < missing:
+                    rows += self._rows_of_day(window, term, low, missing - len(rows))
+            else:
+                rows = self._rows_between(window, term, low, high)
+                rows.sort(reverse=True)
+            if len(rows) >= missing:
+                return found + rows[:missing]
+            found += rows
+            read += step
+            if low == window.first:
+                break
+            high = window.before(low)
+            rate = len(found) / read
+            step = read * 3 if not found else min(read * 3, math.ceil((cap - len(found)) * 1.25 / rate))
+        return found
+
+    def _fewer_than(self, fts: str, term: str, most: int) -> bool:
+        """Whether fewer than `most` rows hold a word (in the whole table): then its window is read in one go."""
+        query = f"SELECT count(*) FROM (SELECT rowid FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
+        return self.db.execute(query, (_fts_query(term), most)).fetchone()[0] < most
+
+    def _rows_between(self, window: _Window, term: str, low: Any, high: Any) -> list[tuple]:
+        """(time, id) of the rows holding a word from `low` to `high`, in no order."""
+        days = " OR ".join(_fts_query(day) for day in days_terms(window.day_of(low), window.day_of(high)))
+        return self.db.execute(
+            f"SELECT t.{window.column}, t.id FROM {window.fts} f JOIN {window.table} t ON t.id = f.rowid "
+            f"WHERE {window.fts} MATCH ? AND t.{window.column} BETWEEN ? AND ?{window.condition}",
+            (f"{_fts_query(term)} AND ({days})", low, high, *window.params),
+        ).fetchall()
+
+    def _rows_of_day(self, window: _Window, term: str, day: Any, most: int) -> list[tuple]:
+        """(day, id) of the newest `most` rows holding a word on one day (a window by day), newest first by id."""
+        found = self.db.execute(
+            f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {window.fts} WHERE {window.fts} MATCH ? "
+            "ORDER BY rowid DESC LIMIT ?)",
+            (f"{_fts_query(term)} AND {_fts_query(span_term(1, window.day_of(day)))}", most),
+        ).fetchone()[0]
+        return [(day, rowid) for rowid in sorted(map(int, found.split(",")), reverse=True)] if found else []
+
+    def _window_boundary(self, window: _Window, high: Any, step: int) -> Any:
+        """The time of the `step`-th newest row (of every word) no newer than `high`, or the window's first."""
+        key = (high, step)
+        if key not in window.boundaries:  # the same for every word's first part
+            end = self.db.execute(
+                f"SELECT {window.column} FROM {window.timed} WHERE {window.column} BETWEEN ? AND ? "
+                f"ORDER BY {window.column} DESC LIMIT 1 OFFSET ?", (window.first, high, step - 1)
+            ).fetchone()
+            window.boundaries[key] = window.first if end is None else end[0]
+        return window.boundaries[key]
+
     @staticmethod
-    def _candidates(postings: dict[str, list[int]], weights: dict[str, float], most: int) -> list[int]:
-        """Up to `most` row ids that hold any of the words, best first by the words' weight summed (newest first on ties)."""
+    def _candidates(
+        postings: dict[str, list[int]], weights: dict[str, float], most: int, times: dict[int, Any] | None = None
+    ) -> list[int]:
+        """Up to `most` row ids that hold any of the words, best first by the words' weight summed, newest first on
+        ties: by their `times` when given (a window), else by id."""
         partial: dict[int, float] = {}
         for term, rows in postings.items():
             weight = weights[term]
@@ -200,21 +359,10 @@ class IndexSearch(IndexDatabase):
             for rowid, score in earlier.items():
                 partial[rowid] = score + weight
         # (score, rowid) pairs compare as the key (score, rowid) would, without a call per row
+        if times is not None:
+            best = heapq.nlargest(most, zip(partial.values(), map(times.__getitem__, partial.keys()), partial.keys()))
+            return [rowid for *_, rowid in best]
         return [rowid for _, rowid in heapq.nlargest(most, zip(partial.values(), partial.keys()))]
-
-    def _keep(self, table: str, ordered: list[int], where: str, params: tuple, most: int) -> list[int]:
-        """The first `most` of `ordered` (best first) whose row passes `where`; the order is kept."""
-        if not where:
-            return ordered[:most]
-        kept: list[int] = []
-        for chunk in _chunks(ordered, 500):
-            marks = ",".join("?" * len(chunk))
-            passing = {row[0] for row in self.db.execute(f"SELECT id FROM {table} WHERE id IN ({marks}) AND {where}",
-                                                         (*chunk, *params))}
-            kept += [rowid for rowid in chunk if rowid in passing]
-            if len(kept) >= most:
-                break
-        return kept[:most]
 
     def name_matches(self, query_terms: list[str]) -> dict[str, set[str]]:
         """Topics whose file name, title or aliases hold one of the words: {file: words}."""
@@ -260,21 +408,28 @@ class IndexSearch(IndexDatabase):
             cap = POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL
             frequency: dict[str, int] = defaultdict(int)
             postings = {}
+            window = self._note_window(since, until) if since is not None or until is not None else None
             for fts in sources:
-                postings[fts], found_in = self._lookup(fts, "notes", query_terms, cap)
+                if window is None:
+                    postings[fts], found_in = self._lookup(fts, "notes", query_terms, cap)
+                else:
+                    window.fts, window.rows = fts, counts["topic" if fts == "topic_fts" else "memo"]
+                    # (its boundaries and sizes count notes of every kind: the same for both tables)
+                    postings[fts], found_in = self._lookup_in_window(window, query_terms, POSTINGS_CAP_WINDOW)
+                    # a word's count is of all notes, as without a window: scaled from the window's notes
+                    scale = total / max(1, self._window_size(window))
+                    found_in = {term: int(n * scale) for term, n in found_in.items()}
                 for term, n in found_in.items():
                     frequency[term] += n
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
             names = self.name_matches(query_terms)
             if len(names) > NAME_TOPICS_MAX:
-                best = sorted(names, key=lambda f: sum(weights[t] for t in names[f]), reverse=True)
+                best = sorted(names, key=lambda f: weight_of(names[f], weights), reverse=True)
                 names = {f: names[f] for f in best[:NAME_TOPICS_MAX]}
-            most = pool or SEARCH_POOL
-            where, params = _day_window("day", since, until)
+            most = pool or (SEARCH_POOL if window is None else WINDOW_POOL)
             candidate_ids: set[int] = set()
-            for fts in sources:
-                ordered = self._candidates(postings[fts], weights, most * PREFILTER_FACTOR)
-                candidate_ids.update(self._keep("notes", ordered, where, params, most))
+            for fts in sources:  # within a window, every row looked up is in it
+                candidate_ids.update(self._candidates(postings[fts], weights, most, window and window.times))
             rows = self._note_rows(candidate_ids, names, query_terms)
             hits: list[tuple] = []
             with_own_match: set[str] = set()
@@ -292,7 +447,7 @@ class IndexSearch(IndexDatabase):
                     continue
                 if skip_expired and expires and date.fromisoformat(expires) < today:
                     continue
-                score = (sum(weights[t] for t in own) + NAME_ONLY_WEIGHT * sum(weights[t] for t in by_name))
+                score = weight_of(own, weights) + NAME_ONLY_WEIGHT * weight_of(by_name, weights)
                 score *= recency_factor(note_day, today)
                 with_own_match.add(file)
                 # the NoteHit itself is made for the ones kept (see below)
@@ -306,7 +461,7 @@ class IndexSearch(IndexDatabase):
                 topic_id, opening, topic_day = found
                 if not _in_window(topic_day, since, until):
                     continue
-                score = NAME_ONLY_WEIGHT * sum(weights[t] for t in matched) * recency_factor(topic_day, today)
+                score = NAME_ONLY_WEIGHT * weight_of(matched, weights) * recency_factor(topic_day, today)
                 hits.append((-topic_id, file, "topic", None, topic_day, 1, opening, matched, score))
             # best first; openings after notes of the same score; newer first; then by place (a stable sort)
             hits.sort(key=lambda hit: (-hit[8], hit[0] < 0, -(hit[4].toordinal() if hit[4] else 0), hit[1], hit[5]))
@@ -469,28 +624,25 @@ class IndexSearch(IndexDatabase):
         """
         with self._lock:
             total = self.counts()["message"]
-            cap = POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL
-            most = pool or SEARCH_POOL
-            conditions, params = [], []
-            if since_ts is not None:
-                conditions.append("ts >= ?")
-                params.append(int(math.floor(since_ts)))
-            if until_ts is not None:
-                conditions.append("ts <= ?")
-                params.append(int(math.ceil(until_ts)))
-            leave_out = None
-            if other_than is not None:
-                conditions.append("conv != ?")
-                params.append(conversation_key(other_than))
-                if since_ts is None and until_ts is None:  # usually cheaper than joining every word's rows
-                    leave_out = {row[0] for row in self.db.execute(
-                        "SELECT id FROM messages WHERE conv = ?", (conversation_key(other_than),))}
-            where = " AND ".join(f"t.{c}" for c in conditions)
-            postings, frequency = self._lookup(
-                "message_fts", "messages", query_terms, cap, where, tuple(params), leave_out
-            )
+            chat_left_out = conversation_key(other_than) if other_than is not None else None
+            if since_ts is not None or until_ts is not None:
+                # a word's newest messages by time in the window (docs/recall.md, "session_search")
+                window = self._message_window(since_ts, until_ts, chat_left_out)
+                postings, frequency = self._lookup_in_window(
+                    window, query_terms, POSTINGS_CAP_WINDOW if pool is None else POSTINGS_CAP_RECALL)
+                most = pool or WINDOW_POOL
+            else:
+                window, leave_out = None, None
+                if chat_left_out is not None:  # usually cheaper than joining every word's rows
+                    leave_out = {row[0] for row in self.db.execute("SELECT id FROM messages WHERE conv = ?",
+                                                                  (chat_left_out,))}
+                postings, frequency = self._lookup(
+                    "message_fts", "messages", query_terms, POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL,
+                    "t.conv != ?" if chat_left_out else "", (chat_left_out,) if chat_left_out else (), leave_out
+                )
+                most = pool or SEARCH_POOL
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
-            candidate_ids = self._candidates(postings, weights, most)
+            candidate_ids = self._candidates(postings, weights, most, window.times if window else None)
             query = set(query_terms)
             rows = self._candidate_rows(candidate_ids)
             conversations = self._conversations_for({row[1] for row in rows})
@@ -515,7 +667,7 @@ class IndexSearch(IndexDatabase):
                 own = query.intersection(message_terms.split())
                 if len(own) < need:
                     continue
-                score = sum(weights[t] for t in own) * recency_factor(datetime.fromtimestamp(ts).date(), today)
+                score = weight_of(own, weights) * recency_factor(datetime.fromtimestamp(ts).date(), today)
                 scored.append((-score, -ts, message_id, row, own, hit))
             scored.sort(key=lambda item: item[:3])
             hits = []
@@ -617,15 +769,9 @@ def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> Mes
                       terms=message_terms.split())
 
 
-def _day_window(column: str, since: date | None, until: date | None) -> tuple[str, tuple]:
-    conditions, params = [], []
-    if since is not None:
-        conditions.append(f"{column} >= ?")
-        params.append(since.isoformat())
-    if until is not None:
-        conditions.append(f"{column} <= ?")
-        params.append(until.isoformat())
-    return " AND ".join(conditions), tuple(params)
+def _note_day_number(day: str) -> int:
+    """A note's day (index_schema.note_day), 0 for one that is not a date."""
+    return note_day(day) or 0
 
 
 def _in_window(day: date | None, since: date | None, until: date | None) -> bool:

@@ -28,7 +28,7 @@ from datetime import date
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
 from . import conversations as conv
-from .recall_index import MessageHit, NoteHit, RecallIndex, conversation_key, open_index
+from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from .words import Word, matches_needed, terms, word_spans, words
 
 log = logging.getLogger("omb_tui.recall")
@@ -193,13 +193,15 @@ def recall(
     today: date | None = None,
     index: RecallIndex | None = None,
     refresh: bool = True,
+    progress: Progress | None = None,
 ) -> RecallResult:
     """The recall block for one message, by the rules of the spec's "Recall before each turn".
 
     `chat_id` names the conversation the message arrives in (its data decides who started the turn:
     its header, and the `origin` of its newest message, the one being answered; it is never recalled
     into itself); without it, `kind` says who started the turn (default `person`, a 1:1 chat the
-    person started). The index is brought up to date first unless `refresh` is False.
+    person started). The index is brought up to date first unless `refresh` is False (`progress(files done,
+    files to read)` is told how far a long update, a build from nothing, has gone).
     """
     validate_bot_id(bot_id)
     today = today or date.today()
@@ -220,7 +222,7 @@ def recall(
         try:
             index = index or open_index(home, bot_id)
             if refresh:
-                index.refresh()
+                index.refresh(progress=progress)
             query = [word.term for word in message_words]
             notes = index.search_notes(query, need=result.matches_needed, today=today, topics_only=True,
                                        limit=MAX_NOTES * 3)

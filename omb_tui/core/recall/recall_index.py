@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 
 from ..memory.paths import Home
-from .index_refresh import IndexRefresh, RefreshReport
+from .index_refresh import IndexRefresh, Progress, RefreshReport
 from .index_schema import index_path
 from .index_search import IndexSearch, MessageFilter, MessageHit, NoteHit, conversation_key
 
@@ -27,6 +27,7 @@ __all__ = [
     "MessageFilter",
     "MessageHit",
     "NoteHit",
+    "Progress",
     "RecallIndex",
     "RefreshReport",
     "close_all",

@@ -17,7 +17,7 @@ from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
 from . import conversations as conv
-from .recall_index import MessageHit, NoteHit, RecallIndex, open_index
+from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
 from .words import matches_needed, words
 
 DEFAULT_LIMIT = 20
@@ -143,6 +143,7 @@ def session_search(
     now: datetime | None = None,
     index: RecallIndex | None = None,
     scope: str = "all",
+    progress: Progress | None = None,
 ) -> SearchResult:
     """Search the bot's 1:1 chats, the rooms it is a member of and (memory on) its memory files.
 
@@ -150,7 +151,8 @@ def session_search(
     any of them (two, for five or more content words) and come best first; with only `since`/`until`,
     everything in that window comes newest first. `chat_id` is the conversation searching: from a
     room, hits from private 1:1 chats are marked and listed in `disclosed_private_chats`. Accepted notes of
-    the bot's teams are found too (memory on); scope "team" searches only those.
+    the bot's teams are found too (memory on); scope "team" searches only those. `progress(files done, files
+    to read)` is told how far a long update of the index (a build from nothing) has gone.
     """
     validate_bot_id(bot_id)
     now = (now or datetime.now()).astimezone()
@@ -171,7 +173,7 @@ def session_search(
         result.hits = team_hits
         return result
     index = index or open_index(home, bot_id)
-    index.refresh()
+    index.refresh(progress=progress)
     today = now.date()
     since_ts = start.timestamp() if start else None
     until_ts = end.timestamp() if end else None
