@@ -80,10 +80,14 @@ class Bot:
             infos.append(read_topic_info(path.name, text))
         return infos
 
-    def loaded_prompt(self, as_of: date | None = None) -> LoadedPrompt:
-        """What loads into the system prompt on that date, with the memory switch read once to decide it."""
+    def loaded_prompt(self, as_of: date | None = None, *, memory_text: str | None = None,
+                      topics: list[TopicInfo] | None = None) -> LoadedPrompt:
+        """What loads into the system prompt on that date, with the memory switch read once to decide it.
+        `memory_text` and `topics`: MEMORY.md and the topics when the caller has read them already."""
         memory_on = self.settings.memory
-        block = prompt_block_if_enabled(memory_on, self.memory_text(), self.topics(), as_of or date.today())
+        memory_text = self.memory_text() if memory_text is None else memory_text
+        topics = self.topics() if topics is None else topics
+        block = prompt_block_if_enabled(memory_on, memory_text, topics, as_of or date.today())
         if memory_on:  # the blocks of the teams the bot is a member of load after its own memory
             from .team.prompt import team_blocks
 

@@ -257,9 +257,11 @@ class RecallScreen(BotScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-memory")
     def load_memory(self, as_of: date) -> None:
         bot = self.bot
-        loaded = bot.loaded_prompt(as_of)  # exactly what `omb-tui prompt` prints: memory, topic index, team blocks
-        load = memory_load(bot.memory_text(), as_of, memory_on=loaded.memory_on)
-        index = topic_index(bot.topics())
+        text, topics = bot.memory_text(), bot.topics()  # read once, for the preview and the prompt alike
+        # exactly what `omb-tui prompt` prints: memory, topic index, team blocks
+        loaded = bot.loaded_prompt(as_of, memory_text=text, topics=topics)
+        load = memory_load(text, as_of, memory_on=loaded.memory_on)
+        index = topic_index(topics)
         if not get_current_worker().is_cancelled:
             self.post_message(MemoryRead(bot.id, load, index, loaded.block))
 
