@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from rich.cells import cell_len
-from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 
 from ...core.memory.when import when_text
-from .row_list import RowList, fit, printable
+from .row_list import RowList, columns_strip, printable
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Last change")
 LEVEL_COLUMN = COLUMNS.index("Gauge")
@@ -175,13 +174,7 @@ class BotList(RowList):
                                        for name in names if name)).rich_style
 
     def _line(self, texts: Sequence[str], styles: Sequence[Style], width: int, line_style: Style) -> Strip:
-        last = len(COLUMNS) - 1
-        segments = [Segment(" ", line_style)]
-        for column, (text, style) in enumerate(zip(texts, styles)):
-            segments.append(Segment(fit(text, self._widths[column]), style))
-            if column < last:
-                segments.append(Segment(" " * GAP, line_style))
-        return Strip(segments).crop_extend(0, width, line_style)
+        return columns_strip(texts, self._widths, styles, width, line_style, GAP)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width

@@ -10,9 +10,11 @@ scroll (a column header).
 from __future__ import annotations
 
 import unicodedata
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -186,3 +188,14 @@ def fit(text: str, width: int) -> str:
     if cell_len(text) > width:
         return set_cell_size(text, width - 1) + "…"
     return set_cell_size(text, width)
+
+
+def columns_strip(texts: Sequence[str], widths: Sequence[int], styles: Sequence[Style], width: int,
+                  line_style: Style, gap: int) -> Strip:
+    """One row of a column list: a space, then each text fitted to its column, `gap` cells apart."""
+    segments = [Segment(" ", line_style)]
+    for column, (text, cell_width, style) in enumerate(zip(texts, widths, styles)):
+        if column:
+            segments.append(Segment(" " * gap, line_style))
+        segments.append(Segment(fit(text, cell_width), style))
+    return Strip(segments).crop_extend(0, width, line_style)

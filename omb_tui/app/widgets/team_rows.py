@@ -14,7 +14,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 
-from .row_list import RowList, fit, printable
+from .row_list import RowList, columns_strip, fit, printable
 
 GAP = 1  # cells between columns
 
@@ -108,12 +108,8 @@ class TeamRows(RowList):
         return [c.width if c.width is not None else max(4, width - fixed) for c in self.columns]
 
     def _line(self, cells: Sequence[str], styles: Sequence[Style], width: int, line_style: Style) -> Strip:
-        segments = [Segment(" ", line_style)]
-        for column, (text, cell_width, style) in enumerate(zip(cells, self._widths(width), styles)):
-            if column:
-                segments.append(Segment(" " * GAP, line_style))
-            segments.append(Segment(fit(printable(text), cell_width), style))
-        return Strip(segments).crop_extend(0, width, line_style)
+        return columns_strip([printable(text) for text in cells], self._widths(width), styles, width, line_style,
+                             GAP)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
