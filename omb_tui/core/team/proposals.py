@@ -16,7 +16,7 @@ from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
 from ..recall import conversations as conv
 from ..upkeep import capture_checks as checks
-from ..upkeep.capture_state import _line, _role, bot_people
+from ..upkeep.capture_state import as_line, bot_people, role_of
 from .model import Card, Team, by_bot
 from .storage import change_team, teams_of_bot
 
@@ -61,7 +61,7 @@ def _person_lines(home: Home, bot_id: str, conversation: conv.Conversation) -> l
     else:
         own = {conversation.started_by.name} if conversation.started_by.kind == "person" else set()
     messages = conversation.messages[-CONVERSATION_LINES:]
-    return [_line(m, role) for m in messages if not m.failed and (role := _role(m, bot_id, own))]
+    return [as_line(m, role) for m in messages if not m.failed and (role := role_of(m, bot_id, own))]
 
 
 def shape_problem(key: object, title: object, text: object, quotes: object) -> str | None:

@@ -198,11 +198,13 @@ def conversations_to_read(home: Home, bot_id: str, chat_id: str | None = None) -
     return found
 
 
-def _line(message: conv.Message, role: str) -> Line:
+def as_line(message: conv.Message, role: str) -> Line:
+    """A message as the model reads it in a batch: its role, author and text (cut to LINE_MAX_CHARS)."""
     return Line(message.seq, role, message.author, message.text[:LINE_MAX_CHARS])
 
 
-def _role(message: conv.Message, bot_id: str, own_people: set[str]) -> str | None:
+def role_of(message: conv.Message, bot_id: str, own_people: set[str]) -> str | None:
+    """Whose words a message is, as capture's rules tell them apart (the person, another person, this bot...)."""
     if message.author_kind == "person":
         return PERSON if message.author in own_people else OTHER_PERSON
     if message.author_kind == "bot":
@@ -234,7 +236,7 @@ def chat_turns(chat: conv.Conversation, bot_id: str, start: int) -> list[Turn]:
         first = group[0]
         origin = first.origin or ("person" if first.author_kind == "person" else chat.started_by.kind)
         eligible = origin == "person" and not any(m.failed for m in group)
-        lines = [_line(m, role) for m in group if (role := _role(m, bot_id, own))]
+        lines = [as_line(m, role) for m in group if (role := role_of(m, bot_id, own))]
         turns.append(Turn(lines, first.seq, group[-1].seq, eligible and bool(lines)))
     return turns
 
@@ -246,7 +248,7 @@ def room_turns(room: conv.Conversation, bot_id: str, start: int, own_people: set
         stretch.append(message)
         if message.author_kind == "bot" and message.author == bot_id:
             heard = [m for m in stretch if not m.failed]  # another bot's failed line is not something it said
-            lines = [_line(m, role) for m in heard if (role := _role(m, bot_id, own_people))]
+            lines = [as_line(m, role) for m in heard if (role := role_of(m, bot_id, own_people))]
             eligible = (any(line.role in (PERSON, OTHER_PERSON) for line in lines)
                         and all(m.origin in (None, "person") for m in stretch) and not message.failed)
             turns.append(Turn(lines, stretch[0].seq, message.seq, eligible))
