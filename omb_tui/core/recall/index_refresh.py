@@ -95,7 +95,7 @@ class IndexRefresh(IndexRows):
             self._known = known
             self._data_version = version
             self._invalidate()
-            self._kept_postings.clear()
+            self._forget_kept()
         return self._known
 
     def _groups(self) -> list[tuple[str, Path]]:

@@ -232,7 +232,7 @@ class IndexRows(IndexDatabase):
         return True
 
     def _drop_notes(self, db: sqlite3.Connection, key: str) -> None:
-        self._postings_changed("topic_fts", "memo_fts", "topic_names")
+        self._postings_changed("topic_fts", "memo_fts", "topic_names", "topic_notes")
         for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
             db.executemany(
                 f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",

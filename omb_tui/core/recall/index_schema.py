@@ -9,11 +9,12 @@ another process reading the index never sees half of one.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any, Self
@@ -189,7 +190,11 @@ class IndexDatabase:
         # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
         # newest first. Kept right across writes: appended messages are put in front of the words they hold,
         # any other change to a table drops its entries, another process's commit drops them all.
-        self._kept_postings: dict[tuple[str, str, int], list] = {}  # topic_names: the topics' files
+        # Also (topic_names, term, cap) -> the topics' files, and (topic_notes, file, 0) -> a topic's notes' rows.
+        self._kept_postings: dict[tuple[str, str, int], list] = {}
+        # The rows of candidates already read (recall's next message often meets the same notes and messages), by
+        # table and id: a table's are dropped with its words' rows, whenever one of its rows may have changed.
+        self._kept_rows: dict[str, dict[int, tuple]] = {"notes": {}, "messages": {}}
         self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
         self._changed_fts: set[str] = set()
 
@@ -251,7 +256,7 @@ class IndexDatabase:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
         self._known = None
-        self._kept_postings.clear()
+        self._forget_kept()
         self._sweeps.clear()
         self._feeds.clear()
         self._invalidate()
@@ -266,13 +271,27 @@ class IndexDatabase:
         except BaseException:
             db.execute("ROLLBACK")
             self._known = None  # the in-memory copy may hold rows that were rolled back
-            self._kept_postings.clear()
+            self._forget_kept()
             raise
         db.execute("COMMIT")
         self._update_postings()
 
-    # ----- the postings kept between lookups (see self._kept_postings) -----
+    # ----- the postings and rows kept between lookups (see self._kept_postings, self._kept_rows) -----
     POSTINGS_KEPT = 512  # words whose rows are kept
+    ROWS_KEPT = 20_000  # rows of each table kept (past it, the half kept longest is dropped)
+
+    def _forget_kept(self) -> None:
+        """Drop every word's rows and every row kept: what the index holds may have changed in any way."""
+        self._kept_postings.clear()
+        for rows in self._kept_rows.values():
+            rows.clear()
+
+    def _keep_rows(self, table: str, rows: Iterable[tuple]) -> None:
+        kept = self._kept_rows[table]
+        kept.update((row[0], row) for row in rows)
+        if len(kept) > self.ROWS_KEPT:
+            for row_id in list(itertools.islice(kept, len(kept) - self.ROWS_KEPT // 2)):
+                del kept[row_id]
     APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
 
     def _messages_appended(self, rows: list[tuple[int, str]]) -> None:
@@ -291,6 +310,10 @@ class IndexDatabase:
             self._changed_fts.add("message_fts")
         for key in [key for key in self._kept_postings if key[0] in self._changed_fts]:
             del self._kept_postings[key]
+        if self._changed_fts & {"topic_fts", "memo_fts"}:
+            self._kept_rows["notes"].clear()  # a file's notes are written again under new ids (maybe ids used before)
+        if "message_fts" in self._changed_fts:
+            self._kept_rows["messages"].clear()  # appended messages change no row already written
         if appends and "message_fts" not in self._changed_fts:
             newest_first = [(message_id, set(terms.split())) for message_id, terms in reversed(appends)]
             for (fts, term, cap), rows in self._kept_postings.items():

@@ -8,9 +8,10 @@ most a capped number of rows, the newest first; only the best candidates are sco
 from __future__ import annotations
 
 import contextlib
-import heapq
+import itertools
 import json
 import math
+import re
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +41,11 @@ WINDOW_POOL = 300  # the same for session_search within a time window (every can
 WINDOW_READ_WHOLE = 8  # a table of at most this many times a word's cap is looked up in a window in one go
 NAME_TOPICS_MAX = 6  # topics whose name matches that are looked into
 NAME_TOPIC_NOTES = 6  # the newest notes holding one of the words taken from each
+# A candidate note's row, without its text (read for the hits kept): its terms between spaces, so that whether it
+# holds a word is one substring test (" word " in " a word b ") rather than a split.
+NOTE_COLUMNS = "id, file, kind, section, day, until, line, '', ' ' || terms || ' '"
+# The same for a candidate message, as _message_hit takes it, then its ts.
+MESSAGE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, '', ' ' || terms || ' ', ts"
 
 
 @dataclass
@@ -70,10 +76,9 @@ class MessageHit:
     text: str
     matched: list[str] = field(default_factory=list)
     score: float = 0.0
-    terms: list[str] = field(default_factory=list, repr=False)
 
 
-MessageFilter = Callable[[MessageHit], bool]  # sees a candidate before its text is read (text is "")
+ConversationFilter = Callable[[conv.Conversation], bool]  # which conversations' messages a search may give
 
 
 def recency_factor(day: date | None, today: date) -> float:
@@ -350,6 +355,7 @@ class IndexSearch(IndexDatabase):
         """Up to `most` row ids that hold any of the words, best first by the words' weight summed, newest first on
         ties: by their `times` when given (a window), else by id."""
         partial: dict[int, float] = {}
+        several: set[int] = set()  # rows holding more than one of the words
         for term, rows in postings.items():
             weight = weights[term]
             # the same sums, in the same order, as adding each row's weights one by one (0.0 + w is w): only the
@@ -358,11 +364,21 @@ class IndexSearch(IndexDatabase):
             partial.update(dict.fromkeys(rows, weight))
             for rowid, score in earlier.items():
                 partial[rowid] = score + weight
-        # (score, rowid) pairs compare as the key (score, rowid) would, without a call per row
+            several.update(earlier)
+        # The best `most` are among the rows holding several words and, of each word's other rows, the first
+        # `most` in its list: those come best first already (one weight; newest first, by time in a window,
+        # else by id). So only those are compared, not every row; (score, [time,] rowid) tuples compare as
+        # the key would, without a call per row.
+        pool: list[tuple] = []
+        for term, rows in postings.items():
+            weight = weights[term]
+            alone = (rowid for rowid in rows if rowid not in several)
+            pool += ((weight, rowid) for rowid in itertools.islice(alone, most))
+        pool += ((partial[rowid], rowid) for rowid in several)
         if times is not None:
-            best = heapq.nlargest(most, zip(partial.values(), map(times.__getitem__, partial.keys()), partial.keys()))
-            return [rowid for *_, rowid in best]
-        return [rowid for _, rowid in heapq.nlargest(most, zip(partial.values(), partial.keys()))]
+            pool = [(score, times[rowid], rowid) for score, rowid in pool]
+        pool.sort(reverse=True)  # (what heapq.nlargest gives, in C)
+        return [item[-1] for item in pool[:most]]
 
     def name_matches(self, query_terms: list[str]) -> dict[str, set[str]]:
         """Topics whose file name, title or aliases hold one of the words: {file: words}."""
@@ -433,10 +449,10 @@ class IndexSearch(IndexDatabase):
             rows = self._note_rows(candidate_ids, names, query_terms)
             hits: list[tuple] = []
             with_own_match: set[str] = set()
-            query = set(query_terms)
+            padded = [(term, f" {term} ") for term in query_terms]
             for row in rows:
-                note_id, file, kind, section, day, expires, line, text, note_terms = row
-                own = query.intersection(note_terms.split())
+                note_id, file, kind, section, day, expires, line, text, spaced_terms = row
+                own = {term for term, spaced in padded if spaced in spaced_terms}
                 by_name = names.get(file, set()) - own
                 if not own:
                     continue  # a note matched by its topic's name alone: the opening stands in
@@ -541,30 +557,44 @@ class IndexSearch(IndexDatabase):
             return topic_id, opening, date.fromisoformat(day) if day else None
 
     def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[tuple]:
-        """The candidates' rows, without their text (read for the hits kept, by _with_texts)."""
-        columns = "id, file, kind, section, day, until, line, '', terms"
-        rows: dict[int, tuple] = {}
-        for chunk in _chunks(sorted(ids), 500):
-            marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT {columns} FROM notes WHERE id IN ({marks})", chunk):
-                rows[row[0]] = row
+        """The candidates' rows (NOTE_COLUMNS), without their text (read for the hits kept, by _with_texts)."""
+        rows = {row[0]: row for row in self._rows_by_id("notes", NOTE_COLUMNS, ids)}
         if not names:
             return list(rows.values())
-        # the newest notes of each topic whose name matched that hold one of the words themselves, in one query:
-        # each topic's, in id order, then by day, newest first (Python's sort keeps ties in id order, as
-        # SQLite's ORDER BY day DESC did for each topic alone)
-        holds = " OR ".join("instr(' ' || terms || ' ', ?) > 0" for _ in query_terms)
-        words = tuple(f" {term} " for term in query_terms)
-        marks = ",".join("?" * len(names))
-        query = f"SELECT {columns} FROM notes WHERE file IN ({marks}) AND ({holds}) ORDER BY id"
-        by_file: dict[str, list[tuple]] = defaultdict(list)
-        for row in self.db.execute(query, (*names, *words)):
-            by_file[row[1]].append(row)
-        for file in names:
-            newest = sorted(by_file[file], key=lambda row: row[4] or "", reverse=True)
-            for row in newest[:NAME_TOPIC_NOTES]:
+        # the newest notes of each topic whose name matched that hold one of the words themselves: each topic's,
+        # in id order, then by day, newest first (Python's sort keeps ties in id order)
+        holds = re.compile("|".join(re.escape(f" {term} ") for term in query_terms)).search  # a word, between spaces
+        for notes in self._topic_notes(list(names)).values():
+            holding = [row for row in notes if holds(row[8])]
+            holding.sort(key=lambda row: row[4] or "", reverse=True)
+            for row in holding[:NAME_TOPIC_NOTES]:
                 rows[row[0]] = row
         return list(rows.values())
+
+    def _topic_notes(self, files: list[str]) -> dict[str, list[tuple]]:
+        """Every note of these topic files (NOTE_COLUMNS), in id order, by file.
+
+        Kept between lookups like a word's rows (the same topics' names keep matching): any change to a
+        memory file drops them, and so does another process's commit (see RecallIndex._kept_postings).
+        """
+        found: dict[str, list[tuple]] = {}
+        missing = []
+        for file in files:
+            kept = self._kept_postings.get(("topic_notes", file, 0))
+            if kept is None:
+                missing.append(file)
+            else:
+                found[file] = kept
+        if missing:
+            by_file: dict[str, list[tuple]] = {file: [] for file in missing}
+            marks = ",".join("?" * len(missing))
+            for row in self.db.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE file IN ({marks}) ORDER BY id", missing):
+                by_file[row[1]].append(row)
+            for file, notes in by_file.items():
+                self._keep_postings(("topic_notes", file, 0), notes)
+                self._keep_rows("notes", notes)
+                found[file] = notes
+        return {file: found[file] for file in files}
 
     def recent_notes(self, *, since: date | None, until: date | None, topics_only: bool, limit: int) -> list[NoteHit]:
         """Notes dated in a window, newest first: `session_search` by time alone."""
@@ -606,7 +636,7 @@ class IndexSearch(IndexDatabase):
         need: int,
         today: date,
         limit: int,
-        accept: MessageFilter | None = None,
+        accept: ConversationFilter | None = None,
         since_ts: float | None = None,
         until_ts: float | None = None,
         other_than: conv.Conversation | None = None,
@@ -616,7 +646,8 @@ class IndexSearch(IndexDatabase):
     ) -> list[MessageHit]:
         """Messages of the bot's conversations holding at least `need` of the words, best first.
 
-        Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps).
+        Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps). `accept`
+        says which conversations may give them (asked once per conversation).
 
         `other_than` leaves a conversation out and `replies_only` keeps only what a person or a bot
         said in a turn that did not fail; both, and the time window, are applied before the best are
@@ -643,14 +674,15 @@ class IndexSearch(IndexDatabase):
                 most = pool or SEARCH_POOL
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
             candidate_ids = self._candidates(postings, weights, most, window.times if window else None)
-            query = set(query_terms)
+            padded = [(term, f" {term} ") for term in query_terms]
             rows = self._candidate_rows(candidate_ids)
             conversations = self._conversations_for({row[1] for row in rows})
+            accepted: dict[str, bool] = {}
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
-            # a MessageHit is made for the ones kept, or for `accept` to look at
+            # a MessageHit is made for the ones kept
             scored = []
             for row in rows:
-                message_id, key, _, _, author_kind, _, failed, _, message_terms, ts = row
+                message_id, key, _, _, author_kind, _, failed, _, spaced_terms, ts = row
                 if key not in conversations:
                     continue
                 if since_ts is not None and ts < since_ts:
@@ -659,20 +691,20 @@ class IndexSearch(IndexDatabase):
                     continue
                 if replies_only and (author_kind not in ("person", "bot") or failed):
                     continue
-                hit = None
                 if accept is not None:
-                    hit = _message_hit(row, conversations)
-                    if hit is None or not accept(hit):
+                    if key not in accepted:
+                        accepted[key] = accept(conversations[key])
+                    if not accepted[key]:
                         continue
-                own = query.intersection(message_terms.split())
+                own = {term for term, spaced in padded if spaced in spaced_terms}
                 if len(own) < need:
                     continue
                 score = weight_of(own, weights) * recency_factor(datetime.fromtimestamp(ts).date(), today)
-                scored.append((-score, -ts, message_id, row, own, hit))
+                scored.append((-score, -ts, message_id, row, own))
             scored.sort(key=lambda item: item[:3])
             hits = []
-            for negative_score, _, _, row, own, hit in scored[:limit] if limit else scored:
-                hit = hit or _message_hit(row, conversations)
+            for negative_score, _, _, row, own in scored[:limit] if limit else scored:
+                hit = _message_hit(row, conversations)
                 assert hit is not None  # its conversation is known
                 hit.matched = _ordered(query_terms, own)
                 hit.score = -negative_score
@@ -680,15 +712,20 @@ class IndexSearch(IndexDatabase):
             return self.message_texts(hits) if texts else hits
 
     def _candidate_rows(self, ids: Iterable[int]) -> list[tuple]:
-        """The candidates' rows as _message_hit takes them, then their ts; without their text."""
-        rows: list[tuple] = []
-        for chunk in _chunks(sorted(ids), 500):
+        """The candidates' rows (MESSAGE_COLUMNS), without their text."""
+        return self._rows_by_id("messages", MESSAGE_COLUMNS, ids)
+
+    def _rows_by_id(self, table: str, columns: str, ids: Iterable[int]) -> list[tuple]:
+        """Rows of a table by id, in id order: those kept from earlier lookups, the rest read (and kept)."""
+        kept = self._kept_rows[table]
+        wanted = sorted(ids)
+        read: dict[int, tuple] = {}
+        for chunk in _chunks([row_id for row_id in wanted if row_id not in kept], 500):
             marks = ",".join("?" * len(chunk))
-            rows += self.db.execute(
-                f"SELECT id, conv, seq, at, author_kind, author, failed, '', terms, ts FROM messages WHERE id IN ({marks})",
-                chunk,
-            ).fetchall()
-        return rows
+            read.update((row[0], row) for row in self.db.execute(f"SELECT {columns} FROM {table} WHERE id IN ({marks})", chunk))
+        if read:
+            self._keep_rows(table, read.values())
+        return [row for row in (kept.get(row_id) or read.get(row_id) for row_id in wanted) if row is not None]
 
     def _hits(self, rows: list[tuple]) -> list[MessageHit]:
         conversations = self._conversations_for({row[1] for row in rows})
@@ -729,7 +766,7 @@ class IndexSearch(IndexDatabase):
                 where.append("author_kind='bot' AND author=?")
                 params.append(author)
             rows = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages "
+                "SELECT id, conv, seq, at, author_kind, author, failed, '' FROM messages "
                 f"WHERE {' AND '.join(where)} ORDER BY ts DESC, id DESC" + (" LIMIT ?" if limit else ""),
                 (*params, limit) if limit else tuple(params),
             ).fetchall()
@@ -741,7 +778,7 @@ class IndexSearch(IndexDatabase):
         with self._lock:
             key = _conversation_key(hit.conversation)
             row = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, '', terms FROM messages WHERE conv=? AND seq=?",
+                "SELECT id, conv, seq, at, author_kind, author, failed, '' FROM messages WHERE conv=? AND seq=?",
                 (key, hit.seq + offset),
             ).fetchone()
             found = _message_hit(row, {key: hit.conversation}) if row else None
@@ -760,13 +797,12 @@ def conversation_key(conversation: conv.Conversation) -> str:
 
 
 def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> MessageHit | None:
-    message_id, key, seq, at, author_kind, author, failed, text, message_terms = row[:9]
+    message_id, key, seq, at, author_kind, author, failed, text = row[:8]
     conversation = conversations.get(key)
     if conversation is None:
         return None
     moment = conv.parse_time(at) or datetime.fromtimestamp(0, timezone.utc)
-    return MessageHit(message_id, conversation, seq, moment, author_kind, author, bool(failed), text,
-                      terms=message_terms.split())
+    return MessageHit(message_id, conversation, seq, moment, author_kind, author, bool(failed), text)
 
 
 def _note_day_number(day: str) -> int:

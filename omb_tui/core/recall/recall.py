@@ -267,9 +267,9 @@ def _passages(
     """Ranked messages of other conversations, each with the message answering it (or that it answers)."""
     people = set(current.people()) if current else set()
 
-    def accept(hit: MessageHit) -> bool:
+    def accept(conversation: conv.Conversation) -> bool:
         # what one person said to the bot is not recalled into another person's chat
-        return not people or bool(people & set(hit.conversation.people()))
+        return not people or bool(people & set(conversation.people()))
 
     hits = index.search_messages(query, need=need, today=today, limit=MAX_PASSAGES * 6, accept=accept,
                                  other_than=current, replies_only=True, texts=False)

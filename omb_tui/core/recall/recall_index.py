@@ -21,10 +21,10 @@ import threading
 from ..memory.paths import Home
 from .index_refresh import IndexRefresh, Progress, RefreshReport
 from .index_schema import index_path
-from .index_search import IndexSearch, MessageFilter, MessageHit, NoteHit, conversation_key
+from .index_search import ConversationFilter, IndexSearch, MessageHit, NoteHit, conversation_key
 
 __all__ = [
-    "MessageFilter",
+    "ConversationFilter",
     "MessageHit",
     "NoteHit",
     "Progress",
