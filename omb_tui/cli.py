@@ -14,6 +14,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .cli_output import one_line, print_json, write_text
 from .core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
@@ -31,11 +32,6 @@ class OneSentenceParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"omb-tui: {sentence}. See: {self.prog} --help\n")
 
 
-def one_line(message: str) -> str:
-    """A message as one line: a newline or other control character in a name it holds is escaped, not printed."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
-
-
 def _print_error(message: str) -> None:
     print(f"omb-tui: {one_line(message)}", file=sys.stderr)
 
@@ -44,26 +40,6 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
         super().__init__(message)
         self.code = code
-
-
-def _print_json(data: object) -> None:
-    import json  # here: the app's start-up never needs it
-
-    text = json.dumps(data, ensure_ascii=False, indent=2)
-    if _has_surrogates(text):  # bytes that are not UTF-8 in a file: escape them so the JSON stays valid
-        text = json.dumps(data, ensure_ascii=True, indent=2)
-    print(text)
-
-
-def _has_surrogates(text: str) -> bool:
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
-
-
-def _write_text(text: str) -> None:
-    """Write file text byte for byte, whatever the terminal's encoding."""
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
-    sys.stdout.buffer.flush()
 
 
 def _day(value: str) -> date:
@@ -97,7 +73,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
         bot.look()
         summaries.append(bot.summary())
     if args.json:
-        _print_json([s.as_dict() for s in summaries])
+        print_json([s.as_dict() for s in summaries])
         return 0
     if not summaries:
         print(f"No bots in {home.root}. Try: omb-tui demo --home DIR")
@@ -116,7 +92,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
     if not loaded.memory_on:
         print(f"Memory is switched off for {bot.id}: nothing loads.", file=sys.stderr)
         return 0
-    _write_text(loaded.block)
+    write_text(loaded.block)
     return 0
 
 
@@ -126,7 +102,7 @@ def cmd_gauge(args: argparse.Namespace) -> int:
     bot = _bot(args)
     g = bot.gauge()
     if args.json:
-        _print_json(g.as_dict())
+        print_json(g.as_dict())
         return 0
     sizes = f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes"
     if not _memory_on(bot):  # as `omb-tui prompt` says it
@@ -150,7 +126,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
-    _print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.as_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -166,7 +142,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
-    _print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.as_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -176,7 +152,7 @@ def cmd_prefer(args: argparse.Namespace) -> int:
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
-    _print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.as_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -187,9 +163,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not snapshot.exists:
         raise CliError(f"{snapshot.rel} does not exist for {bot.id}.")
     if args.json:
-        _print_json({"path": snapshot.rel, "kind": snapshot.kind.value, "hash": snapshot.hash, "text": snapshot.text})
+        print_json({"path": snapshot.rel, "kind": snapshot.kind.value, "hash": snapshot.hash, "text": snapshot.text})
     else:
-        _write_text(snapshot.text)
+        write_text(snapshot.text)
     return 0
 
 
@@ -208,13 +184,13 @@ def cmd_write(args: argparse.Namespace) -> int:
         result = bot.store.write(args.path, text, Actor(WHO_PERSON, HOW_COMMAND_LINE), **kwargs)
     except StaleHash as exc:
         if args.json:
-            _print_json({"error": "stale", "path": exc.rel, "current_hash": exc.current_hash})
+            print_json({"error": "stale", "path": exc.rel, "current_hash": exc.current_hash})
         else:
             print(exc.current_hash or "", file=sys.stdout)
         why = "already exists" if create_only else "changed since it was read"
         raise CliError(f"{exc.rel} {why}; nothing was written (current hash printed).", EXIT_STALE) from None
     if args.json:
-        _print_json({"path": result.rel, "hash": result.hash, "changed": result.changed,
+        print_json({"path": result.rel, "hash": result.hash, "changed": result.changed,
                      "redactions": result.redactions, "row_id": result.row_id})
     else:
         note = f" ({result.redactions} credential(s) redacted)" if result.redactions else ""
@@ -266,7 +242,7 @@ def cmd_make_room(args: argparse.Namespace) -> int:
     else:
         plan = plan_room(bot.store.read(MEMORY_FILE))
     if args.json:
-        _print_json(plan.as_dict())
+        print_json(plan.as_dict())
     else:
         print(plan.message())
         for entry in plan.moving:
@@ -294,7 +270,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     bot = _bot(args)
     rows = journal_filter.rows(bot.store.journal, limit=args.limit)
     if args.json:
-        _print_json([row.summary() for row in rows])
+        print_json([row.summary() for row in rows])
         return 0
     if not rows:
         print(f"The journal of {bot.id} is empty." if journal_filter.empty else
@@ -324,7 +300,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
     bot = _bot(args)
     done = revert_change(bot.home, bot.id, args.row_id)
-    _print_json(done.as_dict()) if args.json else print(done.message())
+    print_json(done.as_dict()) if args.json else print(done.message())
     return 0
 
 
@@ -336,7 +312,7 @@ def cmd_undo_run(args: argparse.Namespace) -> int:
         done = undo_run(bot.home, bot.id, args.run_id, yes=args.yes)
     except RunHasLaterChanges as exc:
         raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
-    _print_json(done.as_dict()) if args.json else print(done.message())
+    print_json(done.as_dict()) if args.json else print(done.message())
     return 0
 
 
@@ -351,7 +327,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     for bot_id, run_ids in marked.items():
         mark_reviewed(Home(args.home), bot_id, run_ids)
     if args.json:
-        _print_json({**found.as_dict(), "marked": marked})
+        print_json({**found.as_dict(), "marked": marked})
     else:
         print("\n".join(found.lines()))
         if marked:
@@ -382,9 +358,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind,
                     progress=_index_progress(args, bot.id))  # logs auto-recall: …
     if args.json:
-        _print_json(result.to_json())
+        print_json(result.to_json())
     elif result.block:
-        _write_text(result.block if result.block.endswith("\n") else result.block + "\n")
+        write_text(result.block if result.block.endswith("\n") else result.block + "\n")
     else:
         print(f"Nothing recalled: {result.skipped}" if result.skipped else "Nothing recalled.", file=sys.stderr)
     return 0
@@ -402,7 +378,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     result = session_search(bot.home, bot.id, query, since=args.since, until=args.until,
                             chat_id=args.chat, limit=args.limit, scope=args.scope, progress=_index_progress(args, bot.id))
     if args.json:
-        _print_json(result.to_json())
+        print_json(result.to_json())
         return 0
     if not result.hits:
         print("Nothing found.")
@@ -421,9 +397,9 @@ def cmd_brief(args: argparse.Namespace) -> int:
     bot = _bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
     if args.json:
-        _print_json(brief.to_json())
+        print_json(brief.to_json())
     elif brief.text:
-        _write_text(brief.text if brief.text.endswith("\n") else brief.text + "\n")
+        write_text(brief.text if brief.text.endswith("\n") else brief.text + "\n")
         if brief.chip:
             print(f"({brief.chip})", file=sys.stderr)
     else:
@@ -501,7 +477,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
     described = describe_models(Home(args.home))
     if args.json:
-        _print_json(described)
+        print_json(described)
         return 0
     print("Instances:" if described["instances"] else "No instances in config.json (README, \"Models\").")
     for instance in described["instances"]:
@@ -541,7 +517,7 @@ def cmd_models_test(args: argparse.Namespace) -> int:
         raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
     checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
     if getattr(args, "json", False):  # --json may come before or after `test`
-        _print_json([check.as_dict() for check in checks])
+        print_json([check.as_dict() for check in checks])
     else:
         for check in checks:
             said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem
@@ -558,11 +534,11 @@ def cmd_usage(args: argparse.Namespace) -> int:
     month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
     report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
     if args.json:
-        _print_json({"rows": report["rows"], "totals": report["totals"],
+        print_json({"rows": report["rows"], "totals": report["totals"],
                      "total_cost_usd": report["total_cost_usd"]})
         return 0
     if args.csv:
-        _write_text(usage_csv(report["rows"]))
+        write_text(usage_csv(report["rows"]))
         return 0
     if not report["rows"]:
         print(f"No model calls in {month}" + (f" for {args.bot}." if args.bot else "."))
@@ -589,7 +565,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
     result = capture(bot.home, bot.id, chat=args.chat)
     if args.json:
-        _print_json(result.as_dict())
+        print_json(result.as_dict())
     else:
         for line in result.lines():
             print(one_line(line))
@@ -613,7 +589,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     report = upkeep_due(home, concurrency=args.concurrency, progress=progress if on_terminal else None)
     if args.json:
         if report.busy:
-            _print_json(report.as_dict())
+            print_json(report.as_dict())
         for bot in report.bots:  # one line per bot
             print(json.dumps(bot.as_dict(), ensure_ascii=False))
         return 0
@@ -631,7 +607,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
     bot = _bot(args)
     result = organize(bot.home, bot.id)
     if args.json:
-        _print_json(result.as_dict())
+        print_json(result.as_dict())
         return 0
     if result.reason:
         print(result.reason)
@@ -654,13 +630,13 @@ def cmd_about_me(args: argparse.Namespace) -> int:
     if getattr(args, "about_me_command", None) == "remove":
         removed = remove_learned(home, args.learned_id)
         if getattr(args, "json", False):
-            _print_json(removed.as_dict())
+            print_json(removed.as_dict())
         else:
             print(one_line(removed.message()))
         return 0
     learned = list_learned(home)
     if getattr(args, "json", False):
-        _print_json([line.as_dict() for line in learned])
+        print_json([line.as_dict() for line in learned])
         return 0
     if not learned:
         print("No bot has added a line to About me.")
@@ -679,7 +655,7 @@ def cmd_tidy(args: argparse.Namespace) -> int:
             raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
         report = tidy(bot.home, bot.id)
     if args.json:
-        _print_json(report.as_dict())
+        print_json(report.as_dict())
         return 0
     for line in report.message().split("\n"):  # a control character in a quoted note is escaped, not printed
         print(one_line(line))
@@ -698,7 +674,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         return _compact_nightly(bot, args)
     proposal = propose(bot.home, bot.id)
     if args.json:
-        _print_json(proposal.as_dict())
+        print_json(proposal.as_dict())
         return 1 if proposal.error else 0
     if proposal.error:
         raise CliError(proposal.error, 1)
@@ -734,9 +710,9 @@ def _compact_nightly(bot, args: argparse.Namespace) -> int:
             raise CliError(f"{bot.id} is in a turn now; compact once it has finished.", code=1)
         outcome = compact_nightly(bot.home, bot.id)
     if args.json:
-        _print_json(outcome.as_dict())
+        print_json(outcome.as_dict())
     else:
-        _write_text(outcome.report.text)
+        write_text(outcome.report.text)
         if outcome.sink and outcome.sink["error"]:
             _print_error(outcome.sink["error"])
     if outcome.report.error:
@@ -751,7 +727,7 @@ def _compact_settings(bot, args: argparse.Namespace) -> int:
     propose_only = {"on": True, "off": False, "auto": None, None: "unchanged"}[args.propose_only]
     settings = switch_nightly(bot.home, bot.id, on, propose_only)
     if args.json:
-        _print_json({"bot": bot.id, "compactNightly": settings.compact_nightly,
+        print_json({"bot": bot.id, "compactNightly": settings.compact_nightly,
                      "compactProposeOnly": settings.compact_propose_only,
                      "compactNightlySince": settings.compact_nightly_since,
                      "propose_only_now": propose_only_now(settings, date.today())})
@@ -771,7 +747,7 @@ def cmd_proposals(args: argparse.Namespace) -> int:
     if action is None:
         waiting = pending_changes(bot.home, bot.id)
         if args.json:
-            _print_json([item.as_dict() for item in waiting])
+            print_json([item.as_dict() for item in waiting])
         elif not waiting:
             print(f"No proposed change of {bot.id} is waiting.")
         for item in [] if args.json else waiting:
@@ -786,13 +762,13 @@ def cmd_proposals(args: argparse.Namespace) -> int:
     if action == "reject":
         reject(bot.home, bot.id, ids)
         if getattr(args, "json", False):
-            _print_json({"rejected": list(dict.fromkeys(ids))})
+            print_json({"rejected": list(dict.fromkeys(ids))})
         else:
             print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
         return 0
     outcome = accept(bot.home, bot.id, ids)
     if getattr(args, "json", False):
-        _print_json(outcome.as_dict())
+        print_json(outcome.as_dict())
     else:
         if outcome.applied:
             print(f"Applied {', '.join(outcome.applied)} to MEMORY.md (run {outcome.run}; rows "

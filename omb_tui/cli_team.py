@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .cli_output import one_line, print_json, write_text
+
 
 def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.ArgumentParser,
                       parser_class: type[argparse.ArgumentParser]) -> None:
@@ -68,18 +70,6 @@ def run_team_command(args: argparse.Namespace) -> int:
         if args.json:  # scripts get the current revision without parsing the sentence
             print_json({"error": str(exc), "current_revision": exc.current})
         raise
-
-
-def print_json(data: object) -> None:
-    from .cli import _print_json
-
-    _print_json(data)
-
-
-def one_line(text: str) -> str:
-    from .cli import one_line as escaped
-
-    return escaped(text)
 
 
 def _create(home, args) -> int:
@@ -248,9 +238,7 @@ def _prompt(home, args) -> int:
     if args.json:
         print_json({"block": block})
     else:
-        from .cli import _write_text
-
-        _write_text(block)
+        write_text(block)
     return 0
 
 

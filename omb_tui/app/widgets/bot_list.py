@@ -7,6 +7,7 @@ Drawn with the line API (RowList) rather than a DataTable: it paints at once and
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Sequence
 
 from rich.cells import cell_len
@@ -15,7 +16,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from ...core.memory.when import when_text
-from .row_list import RowList, columns_strip, printable
+from .row_list import RowHighlighted, RowList, columns_strip, printable
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Last change")
 LEVEL_COLUMN = COLUMNS.index("Gauge")
@@ -88,17 +89,11 @@ class BotList(RowList):
         def control(self) -> "BotList":
             return self.bot_list
 
-    class Highlighted(Message):
+    class Highlighted(RowHighlighted):
         """The cursor is on another bot (None when there are none)."""
 
-        def __init__(self, bot_list: "BotList", summary) -> None:
-            super().__init__()
-            self.bot_list = bot_list
-            self.summary = summary
-
-        @property
-        def control(self) -> "BotList":
-            return self.bot_list
+        bot_list = property(attrgetter("row_list"))
+        summary = property(attrgetter("current"))
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)

@@ -15,6 +15,7 @@ import os
 import textwrap
 import time
 from array import array
+from operator import attrgetter
 from pathlib import Path
 from typing import BinaryIO, Union
 
@@ -44,7 +45,7 @@ from ...core.memory.journal import (
 from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
 from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
 from ..worker_errors import NotifyWorkerErrors
-from .row_list import RowList, fit, printable, when_text
+from .row_list import RowHighlighted, RowList, fit, printable, when_text
 
 FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the background scan
 SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
@@ -97,17 +98,11 @@ class JournalList(NotifyWorkerErrors, RowList):
     }
     """
 
-    class Highlighted(Message):
+    class Highlighted(RowHighlighted):
         """The row under the cursor changed; `offset` is None when nothing is shown."""
 
-        def __init__(self, journal_list: "JournalList", offset: int | None) -> None:
-            super().__init__()
-            self.journal_list = journal_list
-            self.offset = offset
-
-        @property
-        def control(self) -> "JournalList":
-            return self.journal_list
+        journal_list = property(attrgetter("row_list"))
+        offset = property(attrgetter("current"))
 
     class Counted(Message):
         """How many rows there are and are shown, and whether reading or filtering is still going on."""

@@ -8,16 +8,16 @@ line, so the morning starts at what is new. Enter on a run folds or opens it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Sequence
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.message import Message
 from textual.strip import Strip
 
 from ...core.memory.when import when_text
 from ...core.review.runs import Change, Review, Run
-from .row_list import RowList, fit, printable
+from .row_list import RowHighlighted, RowList, fit, printable
 
 BOT, RUN, CHANGE, PROPOSAL = "bot", "run", "change", "proposal"
 STEP_WIDTH = 9  # "organize", "tidy-up", "capture", "compact"
@@ -130,17 +130,11 @@ class ReviewTree(RowList):
     }
     """
 
-    class Highlighted(Message):
+    class Highlighted(RowHighlighted):
         """The cursor is on another line (None when the tree is empty)."""
 
-        def __init__(self, tree: "ReviewTree", line: TreeLine | None) -> None:
-            super().__init__()
-            self.tree = tree
-            self.line = line
-
-        @property
-        def control(self) -> "ReviewTree":
-            return self.tree
+        tree = property(attrgetter("row_list"))
+        line = property(attrgetter("current"))
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)

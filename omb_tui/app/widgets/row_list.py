@@ -19,6 +19,7 @@ from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -151,6 +152,23 @@ class RowList(ScrollView, can_focus=True, inherit_bindings=False):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self.forget_drawn()
+
+
+class RowHighlighted(Message):
+    """The cursor is on another row; `current` is what it is on (None when the list is empty).
+
+    Each list nests a subclass named `Highlighted`, so its handler is `on_<list>_highlighted` (Textual names it
+    from the last two parts of the class's qualified name), and may give `row_list` and `current` its own names.
+    """
+
+    def __init__(self, row_list: RowList, current: object) -> None:
+        super().__init__()
+        self.row_list = row_list
+        self.current = current
+
+    @property
+    def control(self) -> RowList:
+        return self.row_list
 
 
 def has_undecodable_bytes(text: str) -> bool:

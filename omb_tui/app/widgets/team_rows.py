@@ -7,14 +7,14 @@ Drawn with the line API (RowList). Each row may carry a tone that colours its fi
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import NamedTuple, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.message import Message
 from textual.strip import Strip
 
-from .row_list import RowList, columns_strip, fit, printable
+from .row_list import RowHighlighted, RowList, columns_strip, fit, printable
 
 GAP = 1  # cells between columns
 
@@ -53,17 +53,11 @@ class TeamRows(RowList):
     }
     """
 
-    class Highlighted(Message):
+    class Highlighted(RowHighlighted):
         """The cursor is on another row (None when the list is empty)."""
 
-        def __init__(self, rows: "TeamRows", row: Row | None) -> None:
-            super().__init__()
-            self.rows = rows
-            self.row = row
-
-        @property
-        def control(self) -> "TeamRows":
-            return self.rows
+        rows = property(attrgetter("row_list"))
+        row = property(attrgetter("current"))
 
     def __init__(self, columns: Sequence[Column], *, empty: str = "", id: str | None = None) -> None:
         super().__init__(id=id)

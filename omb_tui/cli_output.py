@@ -1,0 +1,30 @@
+"""What the command line prints: one-line sentences, JSON and file text byte for byte (`omb-tui` and `omb-tui team`)."""
+
+from __future__ import annotations
+
+import sys
+
+
+def one_line(message: str) -> str:
+    """A message as one line: a newline or other control character in a name it holds is escaped, not printed."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+
+
+def print_json(data: object) -> None:
+    import json  # here: the app's start-up never needs it
+
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    if _has_surrogates(text):  # bytes that are not UTF-8 in a file: escape them so the JSON stays valid
+        text = json.dumps(data, ensure_ascii=True, indent=2)
+    print(text)
+
+
+def _has_surrogates(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def write_text(text: str) -> None:
+    """Write file text byte for byte, whatever the terminal's encoding."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+    sys.stdout.buffer.flush()
