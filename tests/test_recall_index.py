@@ -544,3 +544,65 @@ def test_a_message_is_shown_from_its_file_redacted_and_never_once_its_line_chang
     index.refresh(full=True)
     assert [hit.text.split(",")[0] for hit in index.search_messages(["guava"], need=1, today=TODAY, limit=0)] == [
         "the guava ORDER"]
+
+
+def _notes(index: RecallIndex, word: str) -> list[tuple]:
+    hits = index.search_notes([word], need=1, today=TODAY, topics_only=True, limit=0)
+    return sorted((hit.file, hit.day.isoformat() if hit.day else None, hit.text.split(" · ", 1)[-1], hit.opening)
+                  for hit in hits)
+
+
+def by_name(index: RecallIndex) -> list:
+    """The orchard topic's notes that hold "kiwi", found through its name (the topic's notes are looked into)."""
+    hits = index.search_notes(["orchard", "kiwi"], need=2, today=TODAY, topics_only=True, limit=0)
+    return [hit for hit in hits if hit.file == "memory/orchard.md"]
+
+
+def test_a_row_kept_from_a_lookup_is_never_shown_once_its_file_changed(tmp_path):
+    """Candidates' rows and a matched topic's notes are kept between lookups (docs/recall.md, "The index"). A file
+    written again gets new rows, which may take the ids of the rows it had: the next lookup shows the new ones,
+    whether this process wrote them or another one did."""
+    home = Home(tmp_path)
+    write(home, "memory/plants.md", "- 2026-08-01 · kiwi seedlings\n")
+    write(home, "memory/orchard.md", "- 2026-09-01 · kiwi harvest plan\n- 2026-09-02 · mango tree\n")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    ids_before = [row[0] for row in index.db.execute("SELECT id FROM notes WHERE file='memory/orchard.md' ORDER BY id")]
+    assert ("memory/orchard.md", "2026-09-01", "kiwi harvest plan", False) in _notes(index, "kiwi")
+    assert [hit[2] for hit in _notes(index, "mango")] == ["mango tree"]
+    assert [hit.day.isoformat() for hit in by_name(index)] == ["2026-09-01"]  # the topic's notes, kept
+
+    write(home, "memory/orchard.md", "- 2026-09-05 · kiwi export numbers\n- 2026-09-06 · papaya crate\n")
+    index.refresh()
+    ids_after = [row[0] for row in index.db.execute("SELECT id FROM notes WHERE file='memory/orchard.md' ORDER BY id")]
+    assert ids_after == ids_before  # the same ids, other notes: what makes a kept row wrong
+    assert _notes(index, "kiwi") == [("memory/orchard.md", "2026-09-05", "kiwi export numbers", False),
+                                     ("memory/plants.md", "2026-08-01", "kiwi seedlings", False)]
+    assert _notes(index, "mango") == []
+    assert [hit[2] for hit in _notes(index, "papaya")] == ["papaya crate"]
+    assert [hit.day.isoformat() for hit in by_name(index)] == ["2026-09-05"]
+
+    write(home, "memory/orchard.md", "- 2026-09-07 · kiwi freight booked\n- 2026-09-08 · guava jam\n")
+    RecallIndex(home, "scout").refresh()  # another process writes the new rows
+    index.refresh()
+    assert ("memory/orchard.md", "2026-09-07", "kiwi freight booked", False) in _notes(index, "kiwi")
+    assert _notes(index, "papaya") == []
+
+
+def test_a_message_row_kept_from_a_lookup_is_never_used_once_its_conversation_was_rewritten(tmp_path):
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "kiwi one")
+    say(chat, "kiwi two", author_kind="bot")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert message_texts(index, "kiwi") == ["kiwi one", "kiwi two"]
+    ids_before = [row[0] for row in index.db.execute("SELECT id FROM messages ORDER BY id")]
+    chat.messages = [conv.Message("bot", "scout", datetime(2026, 9, 12, tzinfo=UTC), "papaya one"),
+                     conv.Message("person", "Milind", datetime(2026, 9, 13, tzinfo=UTC), "kiwi three")]
+    conv.write_conversation(chat.path, chat)  # read again whole: new rows under the same ids
+    index.refresh()
+    assert [row[0] for row in index.db.execute("SELECT id FROM messages ORDER BY id")] == ids_before
+    found = index.search_messages(["papaya"], need=1, today=TODAY, limit=0)
+    assert [(hit.text, hit.author_kind, hit.at.day) for hit in found] == [("papaya one", "bot", 12)]
+    assert message_texts(index, "kiwi") == ["kiwi three"]

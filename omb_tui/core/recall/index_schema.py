@@ -278,7 +278,7 @@ class IndexDatabase:
 
     # ----- the postings and rows kept between lookups (see self._kept_postings, self._kept_rows) -----
     POSTINGS_KEPT = 512  # words whose rows are kept
-    ROWS_KEPT = 20_000  # rows of each table kept (past it, the half kept longest is dropped)
+    ROWS_KEPT = 8_000  # rows of each table kept (past it, the half kept longest is dropped)
 
     def _forget_kept(self) -> None:
         """Drop every word's rows and every row kept: what the index holds may have changed in any way."""
