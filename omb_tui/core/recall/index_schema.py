@@ -187,6 +187,8 @@ class IndexDatabase:
         self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
         self._folders: tuple[str, str] | None = None  # the bot's chats and the rooms, for conversation_file
+        self._group_paths: list[tuple[str, Path, Path | None]] | None = None  # IndexRefresh._groups, built once
+        self._memory_and_journal: tuple[Path, Path] | None = None  # MEMORY.md and the bot's journal, likewise
         # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
         # newest first. Kept right across writes: appended messages are put in front of the words they hold,
         # any other change to a table drops its entries, another process's commit drops them all.
