@@ -564,9 +564,10 @@ def test_a_row_kept_from_a_lookup_is_never_shown_once_its_file_changed(tmp_path)
     whether this process wrote them or another one did."""
     home = Home(tmp_path)
     write(home, "memory/plants.md", "- 2026-08-01 · kiwi seedlings\n")
-    write(home, "memory/orchard.md", "- 2026-09-01 · kiwi harvest plan\n- 2026-09-02 · mango tree\n")
     index = RecallIndex(home, "scout")
     index.refresh()
+    write(home, "memory/orchard.md", "- 2026-09-01 · kiwi harvest plan\n- 2026-09-02 · mango tree\n")
+    index.refresh()  # indexed last: its notes have the highest ids
     ids_before = [row[0] for row in index.db.execute("SELECT id FROM notes WHERE file='memory/orchard.md' ORDER BY id")]
     assert ("memory/orchard.md", "2026-09-01", "kiwi harvest plan", False) in _notes(index, "kiwi")
     assert [hit[2] for hit in _notes(index, "mango")] == ["mango tree"]
@@ -583,8 +584,7 @@ def test_a_row_kept_from_a_lookup_is_never_shown_once_its_file_changed(tmp_path)
     assert [hit.day.isoformat() for hit in by_name(index)] == ["2026-09-05"]
 
     write(home, "memory/orchard.md", "- 2026-09-07 · kiwi freight booked\n- 2026-09-08 · guava jam\n")
-    RecallIndex(home, "scout").refresh()  # another process writes the new rows
-    index.refresh()
+    RecallIndex(home, "scout").refresh()  # another process writes the new rows; this one looks without a refresh
     assert ("memory/orchard.md", "2026-09-07", "kiwi freight booked", False) in _notes(index, "kiwi")
     assert _notes(index, "papaya") == []
 
@@ -606,3 +606,19 @@ def test_a_message_row_kept_from_a_lookup_is_never_used_once_its_conversation_wa
     found = index.search_messages(["papaya"], need=1, today=TODAY, limit=0)
     assert [(hit.text, hit.author_kind, hit.at.day) for hit in found] == [("papaya one", "bot", 12)]
     assert message_texts(index, "kiwi") == ["kiwi three"]
+
+
+def test_keeping_more_rows_than_it_may_never_loses_a_candidate(tmp_path, monkeypatch):
+    """Past ROWS_KEPT the rows kept longest are dropped: never the ones the lookup under way is using."""
+    home = Home(tmp_path)
+    write(home, "memory/crops.md", "".join(f"- 2026-09-{day:02d} · kiwi row {day}{' fig' if day % 2 else ''}\n"
+                                           for day in range(1, 11)))
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    everything = _notes(index, "kiwi")
+    assert len(everything) == 10
+    small = RecallIndex(home, "scout")
+    monkeypatch.setattr(small, "ROWS_KEPT", 6)
+    assert len(_notes(small, "fig")) == 5  # five rows kept
+    assert _notes(small, "kiwi") == everything  # five kept, five read: keeping them drops the oldest
+    assert _notes(small, "kiwi") == everything

@@ -86,16 +86,12 @@ class IndexRefresh(IndexRows):
 
     def _load_known(self) -> dict[str, dict[str, tuple[int, int, int]]]:
         """What each indexed file looked like when it was read, by group (see key_group)."""
-        version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        if self._known is None or version != self._data_version:
-            # another connection committed: our copy of the file states may be old
+        self._see_other_writers()  # another connection committed: our copy of the file states may be old
+        if self._known is None:
             known: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
             for key, size, mtime, ino in self.db.execute("SELECT key, size, mtime_ns, ino FROM files"):
                 known[key_group(key)][key] = (size, mtime, ino)
             self._known = known
-            self._data_version = version
-            self._invalidate()
-            self._forget_kept()
         return self._known
 
     def _groups(self) -> list[tuple[str, Path, Path | None]]:
@@ -183,7 +179,9 @@ class IndexRefresh(IndexRows):
             if len(changed) >= OPTIMIZE_AFTER_FILES:
                 for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
                     db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
-        self._data_version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        # another connection may have committed between this refresh's first look and its write (its rows may
+        # have taken ids kept here): then nothing kept is trusted, and the files' states are read again next time
+        self._see_other_writers()
         self._counts = None  # the parsed headers of the conversations written were dropped as they were written
         self._trim_wal()
         return report

@@ -205,6 +205,10 @@ class IndexDatabase:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            # a connection opened again counts data_version from its own start: nothing kept can be trusted
+            self._data_version = None
+            self._known = None
+            self._forget_kept()
 
     def __enter__(self) -> Self:
         return self
@@ -281,6 +285,7 @@ class IndexDatabase:
     # ----- the postings and rows kept between lookups (see self._kept_postings, self._kept_rows) -----
     POSTINGS_KEPT = 512  # words whose rows are kept
     ROWS_KEPT = 8_000  # rows of each table kept (past it, the half kept longest is dropped)
+    APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
 
     def _forget_kept(self) -> None:
         """Drop every word's rows and every row kept: what the index holds may have changed in any way."""
@@ -288,17 +293,33 @@ class IndexDatabase:
         for rows in self._kept_rows.values():
             rows.clear()
 
+    def _see_other_writers(self) -> bool:
+        """Whether another connection committed since this one last looked; if so, nothing kept is trusted (its
+        rows may have taken the ids of rows kept here) and the files' states are read again at the next refresh.
+
+        (SQLite's `data_version` moves only for another connection's commits, never for this one's.)
+        """
+        version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        self._known = None
+        self._invalidate()
+        self._forget_kept()
+        return True
+
     def _keep_rows(self, table: str, rows: Iterable[tuple]) -> None:
         kept = self._kept_rows[table]
         kept.update((row[0], row) for row in rows)
         if len(kept) > self.ROWS_KEPT:
             for row_id in list(itertools.islice(kept, len(kept) - self.ROWS_KEPT // 2)):
                 del kept[row_id]
-    APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
 
     def _messages_appended(self, rows: list[tuple[int, str]]) -> None:
         """Messages (id, terms) just written, every id above the ones before: they go in front of their words' rows."""
-        if self._appends is not None and self._kept_postings and len(self._appends) + len(rows) <= self.APPENDS_FOLLOWED:
+        if not self._kept_postings:
+            return  # no word's rows to put them in front of (and an append changes no row already written)
+        if self._appends is not None and len(self._appends) + len(rows) <= self.APPENDS_FOLLOWED:
             self._appends.extend(rows)
         else:
             self._appends = None

@@ -418,6 +418,7 @@ class IndexSearch(IndexDatabase):
         none of its notes match by their own words, its opening stands in for it, ranked as such.
         """
         with self._lock:
+            self._see_other_writers()  # rows another process wrote may have taken the ids of rows kept here
             counts = self.counts()
             sources = ["topic_fts"] if topics_only else ["topic_fts", "memo_fts"]
             total = counts["topic"] + (0 if topics_only else counts["memo"])
@@ -654,6 +655,7 @@ class IndexSearch(IndexDatabase):
         chosen, so a busy current chat cannot crowd the others out.
         """
         with self._lock:
+            self._see_other_writers()  # (as in search_notes)
             total = self.counts()["message"]
             chat_left_out = conversation_key(other_than) if other_than is not None else None
             if since_ts is not None or until_ts is not None:
@@ -718,14 +720,16 @@ class IndexSearch(IndexDatabase):
     def _rows_by_id(self, table: str, columns: str, ids: Iterable[int]) -> list[tuple]:
         """Rows of a table by id, in id order: those kept from earlier lookups, the rest read (and kept)."""
         kept = self._kept_rows[table]
-        wanted = sorted(ids)
+        wanted = sorted(set(ids))
+        found = {row_id: kept[row_id] for row_id in wanted if row_id in kept}  # (before keeping more drops some)
         read: dict[int, tuple] = {}
-        for chunk in _chunks([row_id for row_id in wanted if row_id not in kept], 500):
+        for chunk in _chunks([row_id for row_id in wanted if row_id not in found], 500):
             marks = ",".join("?" * len(chunk))
             read.update((row[0], row) for row in self.db.execute(f"SELECT {columns} FROM {table} WHERE id IN ({marks})", chunk))
         if read:
             self._keep_rows(table, read.values())
-        return [row for row in (kept.get(row_id) or read.get(row_id) for row_id in wanted) if row is not None]
+            found.update(read)
+        return [found[row_id] for row_id in wanted if row_id in found]
 
     def _hits(self, rows: list[tuple]) -> list[MessageHit]:
         conversations = self._conversations_for({row[1] for row in rows})
