@@ -622,3 +622,32 @@ def test_keeping_more_rows_than_it_may_never_loses_a_candidate(tmp_path, monkeyp
     assert len(_notes(small, "fig")) == 5  # five rows kept
     assert _notes(small, "kiwi") == everything  # five kept, five read: keeping them drops the oldest
     assert _notes(small, "kiwi") == everything
+
+
+def test_a_word_looked_up_past_the_current_chat_gives_the_newest_rows_of_the_others(tmp_path):
+    """Recall leaves the current chat out; when its rows fill part of a word's newest `cap`, the word is looked up
+    past them: the answer is the word's newest `cap` rows of the other conversations, and its count from them."""
+    home = Home(tmp_path)
+    other, mine, busy = make_chat(home, "other"), make_chat(home, "mine"), make_chat(home, "busy")
+    for n in range(30):
+        say(other, f"durian {n}", day=1 + n % 9)
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    for n in range(40):
+        say(busy, f"durian busy {n}")
+    index.refresh()  # (each read in its turn: ids in this order)
+    for n in range(8):
+        say(mine, f"durian mine {n}")
+    index.refresh()
+    say(other, "durian newest")
+    index.refresh()
+    for chat_key, size in (("chat:mine", 8), ("chat:busy", 40)):
+        leave_out = {row[0] for row in index.db.execute("SELECT id FROM messages WHERE conv=?", (chat_key,))}
+        assert len(leave_out) == size
+        others = [row[0] for row in index.db.execute(
+            "SELECT id FROM messages WHERE conv != ? AND terms LIKE '%durian%' ORDER BY id DESC", (chat_key,))]
+        for cap in (10, 20):  # the 8-row chat fits in the cap (looked up further), the 40-row one does not
+            postings, counts = index._lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,),
+                                             leave_out)
+            assert postings["durian"] == others[:cap]
+            assert counts == index._lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,))[1]

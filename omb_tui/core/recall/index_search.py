@@ -209,7 +209,9 @@ class IndexSearch(IndexDatabase):
         reach in the table's row ids (a word in every tenth row reaches back ten times `cap` rows).
         With `where`, the count is of the rows that pass, which is what the ranking needs to compare.
         `leave_out` rows (the current chat's) are dropped; when they filled the cap, the word is looked
-        up again past them (with `where`, which must leave them out too).
+        up again past them: its newest `cap` and as many more as there are rows to leave out (rounded up, so
+        that the next turns find it kept), which hold its newest `cap` of the others; for a chat of more rows
+        than `cap`, with `where`, which must leave them out too.
         """
         counts = self.counts()
         span, high = counts[f"{table}_span"], counts[f"{table}_max"]
@@ -221,7 +223,11 @@ class IndexSearch(IndexDatabase):
                 rows = self._postings(fts, term, cap)
                 kept = [rowid for rowid in rows if rowid not in leave_out]
                 if len(rows) == cap and len(kept) < cap:
-                    rows = self._postings(fts, term, cap, table, where, params)
+                    if len(leave_out) <= cap:
+                        more = cap + -(-len(leave_out) // 64) * 64
+                        rows = [rowid for rowid in self._postings(fts, term, more) if rowid not in leave_out][:cap]
+                    else:
+                        rows = self._postings(fts, term, cap, table, where, params)
                 else:
                     rows = kept
             postings[term] = rows
