@@ -911,3 +911,27 @@ async def test_f2_in_the_list_renames_the_highlighted_topic(home):
         await settle(pilot)
         assert (home.workspace("scout") / "memory/customers.md").exists()
         assert screen.current.rel == "MEMORY.md"
+
+
+async def test_keys_typed_ahead_after_enter_go_into_the_note_not_to_the_areas(home):
+    # Over a slow link the terminal delivers Enter and the words after it in one read: every key is queued before
+    # the first is handled. Enter in the list must hand the keys to the editor at once, or "typed" would run t
+    # (topics) and r (recall) instead of being typed.
+    from textual import events
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        assert screen.focused is screen.query_one("#file-list")
+        for key, character in [("enter", "\r"), *((c if c != " " else "space", c) for c in "typed fast")]:
+            app.post_message(events.Key(key, character))
+        await wait_for(pilot, lambda: "typed fast" in screen.editor.text)
+        await settle(pilot)
+        assert app.screen is screen and screen.focused is screen.editor
+        assert "modified" in str(screen.query_one("#file-status", Static).render())
+        # And back: Escape and an area's letter in one read leave the note and open the area.
+        before = screen.editor.text
+        for key, character in [("escape", "\x1b"), ("j", "j")]:
+            app.post_message(events.Key(key, character))
+        await wait_for(pilot, lambda: app.screen is not screen)
+        assert type(app.screen).__name__ == "JournalScreen" and screen.editor.text == before

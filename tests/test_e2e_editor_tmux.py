@@ -43,9 +43,8 @@ def app_in_tmux(tmp_path):
     pane.wait_for("1 bot(s) in")
     pane.keys("Enter")  # open scout
     pane.wait_for("only the first 200 lines load each turn")
-    pane.keys("Enter")  # into MEMORY.md's editor
+    pane.keys("Enter")  # into MEMORY.md's editor: it has the keys at once, so the test's first keys need no pause
     pane.wait_for("Folder:")
-    time.sleep(0.3)
     yield pane, home
     subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
 
@@ -89,8 +88,7 @@ def test_coming_back_to_files_gives_the_keys_to_the_list(app_in_tmux):
     pane.keys("f")
     pane.wait_for("MEMORY.md · saved")
     pane.type("x")  # the list has the keys: nothing is typed
-    pane.keys("Enter")  # into the editor, as the person chooses
-    time.sleep(0.3)  # the editor takes the keys once the list's choice is handled, as in the fixture
+    pane.keys("Enter")  # into the editor, as the person chooses; the key typed right after goes into it
     pane.type("y")
     pane.wait_for("modified")
     pane.keys("C-s")

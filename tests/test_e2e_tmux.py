@@ -84,8 +84,7 @@ def test_open_a_bot_edit_save_and_quit(pane):
     pane.keys("Enter")  # open scout
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("Enter")  # the file list has the keys; Enter goes into MEMORY.md's editor
-    pane.wait_for("Folder:")
-    time.sleep(0.3)
+    # No pause: Enter and the words after it may reach the app in one read, as over a slow link.
     pane.type("- typed in a real terminal")
     pane.keys("Enter")
     pane.wait_for("modified")
@@ -113,8 +112,7 @@ def test_quitting_with_unsaved_changes_asks_and_keeps_the_file_as_it_was(pane):
     pane.wait_for("1 bot(s) in")
     pane.keys("Enter")
     pane.wait_for("only the first 200 lines load each turn")
-    pane.keys("Enter")  # into the editor
-    time.sleep(0.3)
+    pane.keys("Enter")  # into the editor; the words typed at once go into it
     pane.type("- never saved")
     pane.wait_for("modified")
     pane.keys("C-q")

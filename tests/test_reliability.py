@@ -13,6 +13,8 @@ import random
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -252,12 +254,12 @@ os.fsync = slow_fsync
 update = MemoryUpdate(Home(sys.argv[1]), "scout")
 gave_up = 0
 for number in range(int(sys.argv[2])):
+    sys.stdin.readline()  # the test's go-ahead: it paces its appends by these adds, not by the clock
     try:
         update.add(f"remembered {number:04d}", today=date(2026, 11, 30))
     except StaleHash:  # exit 3 from the command line
         gave_up += 1
-    if number == 0:
-        print("ready", flush=True)
+    print("added", flush=True)
 print(gave_up)
 """
 
@@ -265,27 +267,46 @@ print(gave_up)
 def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tmp_path, request):
     """The concurrency run: a writer process adds notes (each an overflow) while this process appends lines to
     MEMORY.md the way a lock-free editor does. Every appended line ends in MEMORY.md, the archive, or at least a
-    journal row; `--appends 150 -s` is the full run."""
+    journal row; `--appends 150 -s` is the full run.
+
+    The appends are paced by the adds, not by the clock: one append during every second add, at a random moment
+    within the time the add before took. So a loaded machine, where every add is slower, meets as many appends
+    per add as a quiet one (a clock-paced editor met an add's every retry there, and the add gave up)."""
     appends = request.config.getoption("--appends")
     workspace_file(home, "MEMORY.md").write_text(full_memory())
     Bot(home, BOT).look()
     script = tmp_path / "writer.py"
     script.write_text(LOCK_FREE_WRITER)
     writer = subprocess.Popen([sys.executable, str(script), str(home.root), str(appends * 2)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     rng = random.Random(8)
     appended = []
+    add_took = 0.05
+
+    def one_add(then: Callable[[], None] | None = None) -> None:
+        nonlocal add_took
+        started = time.monotonic()
+        writer.stdin.write(b"go\n")
+        writer.stdin.flush()
+        if then is not None:
+            then()
+        assert writer.stdout.readline() == b"added\n", "the writer stopped before its adds were done"
+        add_took = time.monotonic() - started
+
+    def append(number: int) -> None:
+        threading.Event().wait(rng.uniform(0, add_took))  # somewhere inside the add under way
+        line = f"- 2026-05-{1 + number % 28:02d} · appended outside {number:04d}\n"
+        fd = os.open(workspace_file(home, "MEMORY.md"), os.O_WRONLY | os.O_APPEND)  # no lock, as `echo >>`
+        os.write(fd, line.encode())
+        os.close(fd)
+        appended.append(f"appended outside {number:04d}")
+
     try:
-        assert writer.stdout.readline() == b"ready\n", "the writer never finished its first add"
         for number in range(appends):
-            line = f"- 2026-05-{1 + number % 28:02d} · appended outside {number:04d}\n"
-            fd = os.open(workspace_file(home, "MEMORY.md"), os.O_WRONLY | os.O_APPEND)  # no lock, as `echo >>`
-            os.write(fd, line.encode())
-            os.close(fd)
-            appended.append(f"appended outside {number:04d}")
-            threading.Event().wait(rng.uniform(0, 0.05))
+            one_add()
+            one_add(lambda: append(number))
     finally:
-        out, err = writer.communicate(timeout=300)
+        out, err = writer.communicate(timeout=300)  # (closes stdin: a writer stopped early ends too)
     assert writer.returncode == 0, err.decode()
     gave_up = int(out)
     Bot(home, BOT).look()

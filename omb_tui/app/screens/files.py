@@ -99,7 +99,12 @@ class FilesScreen(BotScreen):
         Binding("f5", "kept_draft", "Your draft", show=False, priority=True, id="kept-draft",
                 tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
                         "or back to the editor"),
-        Binding("escape", "focus_list", "Files", show=False, id="focus-list", tooltip="Back to the file list"),
+        # Enter in the list and Escape in the editor move the keys too, and are priority for the same reason: over a
+        # slow link, Enter and the words typed after it arrive in one read, and the words belong in the note.
+        Binding("enter", "enter_file", "Edit", show=False, priority=True, id="enter-file",
+                tooltip="Into the highlighted file's editor"),
+        Binding("escape", "focus_list", "Files", show=False, priority=True, id="focus-list",
+                tooltip="Back to the file list"),
         # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
         Binding("m", "make_room", "Make room", show=False, id="make-room",
                 tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
@@ -204,6 +209,10 @@ class FilesScreen(BotScreen):
             return self.set_aside_draft is not None or None
         if action == "make_room":
             return self._lines_cut or None
+        if action == "enter_file":  # (a priority key: anywhere else Enter is the focused widget's own)
+            return self._highlighted_in_list() is not None
+        if action == "focus_list":
+            return self.focused is self.editor
         if action == "delete_file":
             return self._target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
@@ -393,11 +402,16 @@ class FilesScreen(BotScreen):
 
     # ----- events -----
     @on(OptionList.OptionSelected, "#file-list")
-    def _file_chosen(self, event: OptionList.OptionSelected) -> None:
-        rel = event.option.id
+    def _file_chosen(self, event: OptionList.OptionSelected) -> None:  # a click, or Enter while the list loads
+        self._enter(event.option.id)
+
+    def action_enter_file(self) -> None:
+        self._enter(self._highlighted_in_list())
+
+    def _enter(self, rel: str | None) -> None:
         if rel and (self.current is None or rel != self.current.rel):
             self.open_file(rel)
-        self.editor.focus()
+        self.set_focus(self.editor)  # at once: the keys typed right after Enter go into the note
 
     @work(exclusive=True, exit_on_error=False, group="open")
     async def open_file(self, rel: str) -> None:
@@ -539,7 +553,7 @@ class FilesScreen(BotScreen):
 
     # ----- actions -----
     def action_focus_list(self) -> None:
-        self.query_one("#file-list", OptionList).focus()
+        self.set_focus(self.query_one("#file-list", OptionList))  # at once, as Enter: the next letter is a key
 
     def action_find(self) -> None:
         self.query_one(FindBar).open()
