@@ -26,11 +26,57 @@ LOG_TEXT = "- 09:00 · answered a question about trains\n"
 
 
 def pytest_addoption(parser):
-    """The reliability runs have a short mode for CI and a full one by hand (README, "Reliability")."""
+    """The reliability runs have a short mode for CI and a full one by hand (README, "Reliability"); `--busy`
+    runs the suite while other processes keep every core busy, as on a loaded CI machine (README, "Testing")."""
     group = parser.getgroup("omb-tui reliability")
     group.addoption("--kills", type=int, default=40, help="SIGKILLs in the kill loop (full run: 500)")
     group.addoption("--appends", type=int, default=60,
                     help="lock-free outside appends in the concurrency run (full run: 150)")
+    group.addoption("--busy", action="store_true",
+                    help="keep every core busy with a spinning process each while the tests run")
+
+
+# The tiers (README, "Testing"): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
+# pick tiers. A file no rule names is a core test.
+TIERS = {
+    "e2e": ("test_e2e_",),
+    "snapshot": ("test_snapshots",),
+    "app": ("test_app_", "test_safe_to_draw"),
+    "http": ("test_serve_",),
+    "stress": ("test_crash_safety", "test_reliability"),
+    "cli": ("test_cli", "test_bad_inputs", "test_damaged_files", "test_models_commands", "test_compact_cli",
+            "test_review_cli", "test_team_cli", "test_serve_cli"),
+}
+
+
+def tier_of(module_name: str) -> str:
+    for tier, prefixes in TIERS.items():
+        if module_name.startswith(prefixes):
+            return tier
+    return "core"
+
+
+def pytest_configure(config):
+    for tier in (*TIERS, "core"):
+        config.addinivalue_line("markers", f"{tier}: the {tier} tier (assigned by file name in conftest.TIERS)")
+    if config.getoption("--busy") and not os.environ.get("PYTEST_XDIST_WORKER"):
+        config._omb_busy = _start_spinners(os.cpu_count() or 2)
+
+
+def pytest_unconfigure(config):
+    for spinner in getattr(config, "_omb_busy", []):
+        spinner.kill()
+        spinner.wait()
+
+
+def _start_spinners(count: int) -> list[subprocess.Popen]:
+    """Processes that only spin, one a core, at normal priority: the tests share the machine as on a busy CI host."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        item.add_marker(tier_of(item.module.__name__.rpartition(".")[2]))
 
 
 @pytest.fixture(autouse=True)
