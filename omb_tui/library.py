@@ -31,7 +31,7 @@ from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, Pr
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.settings import BrokenFile
 from .core.memory.store import Actor, MemoryStore, StaleHash
-from .core.models.tools import TurnStart, turn_start
+from .core.models.tools import TurnStart, note_source, turn_start
 from .core.models.turn import BotTurn, bot_turn
 from .core.recall.brief import Brief, recent_work_brief
 from .core.recall.recall import RecallResult, recall
@@ -226,7 +226,7 @@ class Turn:
         """As the bot's `memory_update` add: the note says `from chat "<the conversation's title>"` (the chat's id
         when the home holds no such conversation), and its row names the bot, during a task, in this chat."""
         start = self._start()
-        source = _note_source(start.title) if start is not None and start.title is not None else None
+        source = note_source(start.title) if start is not None and start.title is not None else None
         return self.bot._update(self.actor, self.core.store).add(text, chat=source, until=until)
 
     def forget(self, words: str, *, include_about_me: bool | None = None) -> ForgetResult:
@@ -249,8 +249,3 @@ class Turn:
             return turn_start(self.bot.home, self.bot.id, self.chat)
         except NotFound:
             return None
-
-
-def _note_source(title: str) -> str:
-    """A conversation's title as a note names it: quotes and line breaks cannot be in it (as the bot's tool)."""
-    return " ".join(title.replace('"', "'").split()) or "chat"

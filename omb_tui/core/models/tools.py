@@ -240,7 +240,7 @@ def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, sto
     if action == "add":
         until_text = _text_argument(args, "until", required=False)
         until = _until(until_text) if until_text else None
-        source = _note_source(start.title) if start.title is not None else None
+        source = note_source(start.title) if start.title is not None else None
         return update.add(text, chat=source, until=until, today=today).message()
     if action == "forget":
         return update.forget(text, include_about_me=start.own_chat, today=today).message()
@@ -267,7 +267,7 @@ def _until(value: str) -> date:
         raise MemoryInputError(f"'until' must be a date as YYYY-MM-DD, not {_clip(value, 40)!r}.") from None
 
 
-def _note_source(title: str) -> str:
+def note_source(title: str) -> str:
     """The chat's title as a note names it (`from chat "Plans"`): quotes and line breaks cannot be in it."""
     return " ".join(title.replace('"', "'").split()) or "chat"
 
