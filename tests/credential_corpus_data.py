@@ -315,6 +315,27 @@ KNOWN_FALSE_HITS: dict[str, str] = {
 }
 
 
+def escaped_forms(credential: Credential) -> dict[str, str]:
+    """The note as a JSON or YAML string literal would hold it, each escape a way to hide the secret from a
+    detector that reads the encoded text: quotes as \\", slashes as \\/, letters as \\u00XX (the first one
+    only, as in \\u0041KIA…, or every fifth), YAML's \\x41, and JSON inside JSON (escaped twice)."""
+    quoted = json.dumps(credential.note)[1:-1]  # \" for a quote, \n for a line break
+    secret = credential.secret
+
+    def letters(every: int, form: str) -> str:
+        hidden = "".join(form % ord(c) if i % every == 0 and c.isascii() else c for i, c in enumerate(secret))
+        return json.dumps(credential.before)[1:-1] + hidden + json.dumps(credential.after)[1:-1]
+
+    return {
+        "quotes": quoted,
+        "slashes": quoted.replace("/", "\\/"),
+        "first-letter": letters(len(secret) + 1, "\\u%04x"),
+        "every-fifth-letter": letters(5, "\\u%04X"),
+        "yaml-hex": letters(4, "\\x%02x"),
+        "twice": json.dumps(quoted)[1:-1],
+    }
+
+
 @dataclass(frozen=True)
 class Score:
     leaked: list[Credential]  # a secret (or part of one) still in the text after redaction

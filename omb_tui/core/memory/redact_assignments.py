@@ -92,7 +92,7 @@ _BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at 
 _BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
 _QUOTES = "\"'`"
 # Where a pass phrase's clause ends: "passphrase: correct horse battery staple, keep it safe".
-_CLAUSE_END_RE = re.compile(r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"'](?=\s*[,:}\]])")
+_CLAUSE_END_RE = re.compile(r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"`](?=\s|\Z)|[\"'`](?=\s*[,:;.}\]])")
 
 
 def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Match[str]]]:

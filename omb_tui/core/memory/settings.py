@@ -165,7 +165,7 @@ def save_bot_settings(home: Home, settings: BotSettings) -> None:
         existing = _read_json(path) if path.exists() else None
         merged = dict(existing) if isinstance(existing, dict) else {}
         merged.update(settings.to_json())
-        write_private_json(path, merged)
+        write_private_json(path, merged, redacted=False)  # the person's own settings, kept as they wrote them
 
 
 def update_bot_settings(home: Home, bot_id: str, **changes: object) -> BotSettings:
@@ -188,7 +188,7 @@ def update_config_features(home: Home, **features: bool) -> AppConfig:
         load_config(home)  # the whole file must read before any of it is written back
         data = _read_json(home.config_path) or {}
         data["features"] = {**_object(data, "features", home.config_path), **features}
-        write_private_json(home.config_path, data)
+        write_private_json(home.config_path, data, redacted=False)  # as in save_bot_settings
     return load_config(home)
 
 
