@@ -518,3 +518,14 @@ def test_a_quoted_secret_in_a_new_topics_title_or_aliases_never_reaches_its_fron
     family = (llm_home.workspace("scout") / "memory" / "family.md").read_text(encoding="utf-8")
     assert secret not in family and secret.replace("/", "\\/") not in family
     assert family.startswith('---\ntitle: "aws_secret_access_key = \\"«redacted 39 chars»\\""\n')
+
+
+def test_a_target_shaped_like_a_credential_is_skipped_and_reaches_no_file(llm_home, fake_llm):
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+    make_chat(llm_home, [VEG])
+    fake_llm.script(answer(fact("The person is vegetarian", ["I'm vegetarian"], target=f"memory/{key}.md")))
+    result = capture(llm_home, "scout")
+    assert result.saved == [] and [s.reason for s in result.skipped] == [
+        "its target is a topic name that looks like a credential"]
+    found = [p for p in llm_home.root.rglob("*") if p.is_file() and key.encode() in p.read_bytes() + p.name.encode()]
+    assert found == []
