@@ -5,7 +5,7 @@ Part of credential redaction (spec "Where it lives": credentials are redacted be
 (``\\u0041KIA…``, ``\\"`` inside a quoted AWS secret, ``\\/`` inside a key), so:
 
 * :func:`redact_data` redacts a JSON-able value after it is decoded and before it is encoded: every string,
-  keys too. Every JSON file the project keeps goes through it (:func:`omb_tui.core.memory.store.write_private_json`,
+  keys too, each as :func:`redact_answer` does (a decoded string may still hold escapes). Every JSON file the project keeps goes through it (:func:`omb_tui.core.memory.store.write_private_json`,
   the journal's rows, conversation lines, usage rows).
 * :func:`redact_answer` redacts a model's raw answer that is logged as text (it may not be JSON at all): as
   text, and again with its escapes decoded, layer after layer; where the decoded text holds a credential, the
@@ -21,7 +21,7 @@ import functools
 import logging
 import re
 
-__all__ = ["RedactLogRecords", "redact_answer", "redact_data", "redact_message"]
+__all__ = ["RedactLogRecords", "redact_answer", "redact_data", "redact_log_handlers", "redact_message"]
 
 # A value under one of these keys is judged with its key, as "password: hunter2" is in a note.
 _SECRET_KEY_RE = re.compile(r"pass|pwd|token|secret|auth|key", re.IGNORECASE)
@@ -54,7 +54,7 @@ def redact_data(value: object) -> object:
     its key, so ``{"password": "hunter2"}`` loses its value as ``password: hunter2`` does in a note.
     """
     if isinstance(value, str):
-        return _redacted(value)
+        return redact_answer(value)  # a text may itself hold escapes (a model's "\\u0041KIA…" inside a string)
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
@@ -62,7 +62,7 @@ def redact_data(value: object) -> object:
                 item = _value_with_its_key(key, item)
             else:
                 item = redact_data(item)
-            out[_redacted(key) if isinstance(key, str) else key] = item
+            out[redact_answer(key) if isinstance(key, str) else key] = item
         return out
     if isinstance(value, (list, tuple)):
         return [redact_data(item) for item in value]
@@ -73,8 +73,8 @@ def _value_with_its_key(key: str, value: str) -> str:
     prefix = f"{key}: "
     together = _redacted(prefix + value)
     if together.startswith(prefix):
-        return together[len(prefix):]
-    return _redacted(value)  # the key itself was taken for a secret: the value is judged alone
+        return redact_answer(together[len(prefix):])
+    return redact_answer(value)  # the key itself was taken for a secret: the value is judged alone
 
 
 def _decode_escape(found: re.Match[str]) -> str:
@@ -134,3 +134,11 @@ class RedactLogRecords(logging.Filter):
             # The traceback's last line repeats the exception's message: format it here, redacted.
             record.exc_text = redact_message(logging.Formatter().formatException(record.exc_info))
         return True
+
+
+def redact_log_handlers(logger: logging.Logger | None = None) -> None:
+    """Put RedactLogRecords on every handler of `logger` (the root logger by default), once each: what the command
+    line, the server and the app set up to write log lines."""
+    for handler in (logger or logging.getLogger()).handlers:
+        if not any(isinstance(existing, RedactLogRecords) for existing in handler.filters):
+            handler.addFilter(RedactLogRecords())
