@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 from .cli_output import one_line, print_json, write_text
 from .core.memory.paths import MEMORY_FILE, Home, MemoryInputError
+from .core.memory.redact_data import redact_log_handlers
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
 RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
@@ -575,6 +576,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
 def cmd_upkeep(args: argparse.Namespace) -> int:
     import json
 
+    from .core.memory.redact_data import redact_data
     from .core.upkeep.schedule import upkeep_due
 
     if args.concurrency < 1:
@@ -590,8 +592,8 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     if args.json:
         if report.busy:
             print_json(report.as_dict())
-        for bot in report.bots:  # one line per bot
-            print(json.dumps(bot.as_dict(), ensure_ascii=False))
+        for bot in report.bots:  # one line per bot, redacted like every message (an error may echo a key)
+            print(json.dumps(redact_data(bot.as_dict()), ensure_ascii=False))
         return 0
     if report.busy:
         print(f"Nothing done: {report.busy}.", file=sys.stderr)
@@ -968,6 +970,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
+    redact_log_handlers()  # every log line, ours or a library's, is redacted on its way out
     logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the auto-recall log line
     args = _app_only(sys.argv[1:] if argv is None else list(argv))
     if args is None:  # a command, --help or a mistake: the full parser says what to do

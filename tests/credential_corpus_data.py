@@ -155,6 +155,12 @@ CREDENTIALS: list[Credential] = [
     Credential("password", '{"user": "bob", "password": "', "pa ss:w0rd", '"}'),
     Credential("password", "  passwd: '", "letmein", "'\n"),
     Credential("passphrase", "passphrase: ", "correct horse battery staple", ""),
+    Credential("passphrase", "Your new wifi passphrase: ", "orbit lantern meadow fig", ", keep it safe."),
+    Credential("passphrase", "my passphrase is ", "purple monkey dishwasher lamp", ""),
+    Credential("passphrase", "The pass phrase is: ", "tangerine rocket velvet harbor", ". Anything else?"),
+    Credential("passphrase", "pass phrase: ", "correct horse battery staple", " (from the vault)"),
+    Credential("passphrase", "GPG_PASSPHRASE = ", "seven quiet owls dancing", "\n"),
+    Credential("passphrase", '{"text": "passphrase: ', "correct horse battery staple", '", "failed": false}'),
     Credential("password", "My password is ", "hunter2", ""),
     Credential("password", "the admin password is now ", "Tulip77", " for guests"),
     Credential("password", "the password for the router is ", "Kx9-fake-77", ""),
@@ -272,6 +278,16 @@ LOOKALIKES: list[str] = [
     "password: (none)",
     "Password: Required (min 8 chars)",
     "passphrase: seven random words",
+    "passphrase: ask reception",
+    "passphrase rules: at least 4 words",
+    "pass phrase: at least four words, no names",
+    "the passphrase is long enough",
+    "the pass phrase is case sensitive",
+    "passphrase: see the team vault, entry Wi-Fi",
+    "Passphrase: required for the SSH key",
+    "the passphrase is changed every month",
+    "my passphrase is the one on the sticky note",
+    "passphrase: $GPG_PASSPHRASE",
     "secret: 007 fan club",
     "the password hint is \"first pet\"",
     "the secret ingredient is cardamom",
@@ -297,6 +313,27 @@ KNOWN_FALSE_HITS: dict[str, str] = {
         "(\"correct horse\"); telling them apart needs a meaning, not a pattern"
     ),
 }
+
+
+def escaped_forms(credential: Credential) -> dict[str, str]:
+    """The note as a JSON or YAML string literal would hold it, each escape a way to hide the secret from a
+    detector that reads the encoded text: quotes as \\", slashes as \\/, letters as \\u00XX (the first one
+    only, as in \\u0041KIA…, or every fifth), YAML's \\x41, and JSON inside JSON (escaped twice)."""
+    quoted = json.dumps(credential.note)[1:-1]  # \" for a quote, \n for a line break
+    secret = credential.secret
+
+    def letters(every: int, form: str) -> str:
+        hidden = "".join(form % ord(c) if i % every == 0 and c.isascii() else c for i, c in enumerate(secret))
+        return json.dumps(credential.before)[1:-1] + hidden + json.dumps(credential.after)[1:-1]
+
+    return {
+        "quotes": quoted,
+        "slashes": quoted.replace("/", "\\/"),
+        "first-letter": letters(len(secret) + 1, "\\u%04x"),
+        "every-fifth-letter": letters(5, "\\u%04X"),
+        "yaml-hex": letters(4, "\\x%02x"),
+        "twice": json.dumps(quoted)[1:-1],
+    }
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ empty. A reply is a dict:
     {"delay": 2.0, "content": "late"}               an answer that takes its time
     {"drop": True}                                  the connection closes with no answer
     {"status": 401, "echo_key": True}               an error that repeats the key it got, as some providers do
+    {"status": 400, "message": "text"}              an error whose message is that text (a provider echoing a request)
     {"model": "gpt-4o-mini", "usage": (10, 5)}      what the answer says it was (model, prompt/completion tokens)
 
 Every request is recorded (`requests`: path, headers, parsed body) so a test can check what was sent, and
@@ -131,7 +132,7 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             if status == 200:
                 payload = _answer(reply, body)
             else:
-                text = ERROR_TEXTS.get(status, "error")
+                text = reply.get("message") or ERROR_TEXTS.get(status, "error")
                 if reply.get("echo_key"):
                     text += f" You sent: {self.headers.get('Authorization', '').removeprefix('Bearer ')}"
                 payload = {"error": {"message": text, "type": "fake_error", "code": status}}

@@ -110,3 +110,22 @@ async def test_a_failed_journal_scan_is_said_not_dropped(home, monkeypatch):
         await pilot.press("j")
         await settle(pilot)
     assert "the journal cannot be read" in said
+
+
+async def test_a_failure_that_echoes_a_key_is_notified_redacted(home, monkeypatch):
+    from omb_tui.core.bot import Bot
+
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+
+    def provider_echo(self):
+        raise OSError(f'the provider answered 400: {{"input": "\\u0041KIA{key[4:]}", "key": "{key}"}}')
+
+    monkeypatch.setattr(Bot, "topics", provider_echo)
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")  # the topics screen reads its topics in a worker, which fails
+        await settle(pilot)
+        shown = [(n.title, n.message) for n in app._notifications]
+    assert len(shown) == 1 and shown[0][1].startswith("the provider answered 400: ")
+    assert not any(key[4:] in title + message for title, message in shown)

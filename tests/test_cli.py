@@ -739,3 +739,10 @@ def test_bots_shows_the_last_change_in_local_time_like_the_app(run_cli, home, lo
     text = run_cli("bots")
     assert text.code == 0 and "2026-11-30 09:12" in text.out  # 08:12 UTC, shown as the app's bots list does
     assert run_cli("bots", "--json").out.count("2026-11-30T08:12:41.000+00:00") == 1
+
+
+def test_an_error_sentence_never_prints_a_credential(run_cli):
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+    out = run_cli("show", f"x/{key}", "MEMORY.md")
+    assert out.code == 2 and out.err.startswith("omb-tui: ") and "is not a valid bot id" in out.err
+    assert key not in out.err and "«redacted 20 chars»" in out.err

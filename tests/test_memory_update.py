@@ -172,7 +172,8 @@ def test_forget_whole_words_every_file_keeps_headers(home):
     assert (ws / "memory" / "archive.md").read_text() == ""
     assert home.about_me_path.read_text() == "# About me\n"
     assert result.count == 4
-    assert [f["words"] for f in load_profile_learned(home).forgotten] == ["IST"]
+    assert [(f["count"], f["at"]) for f in load_profile_learned(home).forgotten] == [(1, date.today().isoformat())]
+    assert "IST" not in home.profile_learned_path.read_text()
 
 
 def test_forget_removes_a_note_whole_never_leaving_a_date(home):

@@ -124,3 +124,25 @@ def test_config_defaults_and_broken(tmp_path):
     home.config_path.write_text('{"memory": {"tidyHour": 25}}')
     with pytest.raises(BrokenFile, match="tidyHour"):
         load_config(home, environ={})
+
+
+@pytest.mark.parametrize("name", ["AK" + "IA" + "FAKEEXAMPLE01234.md", "gh" + "p_FAKE0example1NOT2real3token4FAKE0exa.md",
+                                  "password is Tulip77x.md"])
+def test_a_topic_name_shaped_like_a_credential_is_refused_in_one_sentence(home, run_cli, name):
+    from omb_tui.core.memory.paths import CredentialName, validate_topic_name
+
+    with pytest.raises(CredentialName):
+        validate_topic_name(name)
+    out = run_cli("write", "scout", f"memory/{name}", stdin=b"- a note\n")
+    assert (out.code, out.err) == (2, "omb-tui: That topic name looks like it holds a credential; choose a name "
+                                      "without one.\n")
+    secret = name[:-3].split()[-1]
+    assert not any(secret in p.name or secret.encode() in p.read_bytes() for p in home.root.rglob("*") if p.is_file())
+
+
+def test_a_file_made_outside_with_a_credential_as_its_name_is_never_listed_nor_journaled(home, run_cli):
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+    home.workspace("scout").joinpath("memory", f"{key}.md").write_text("- made by hand\n")
+    assert run_cli("journal", "scout").code == 0 and run_cli("remember", "scout", "a note").code == 0
+    assert all(key.encode() not in p.read_bytes() for p in home.journal_dir.rglob("*") if p.is_file())
+    assert all(key not in mp.rel for mp in home.memory_files("scout"))

@@ -28,6 +28,8 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore, StaleHash
 
+from fake_llm import fake_llm  # noqa: F401 - a fixture
+
 TODAY = date(2026, 11, 30)
 BOT = "scout"
 AWS_KEY = "AKIAJPJOMKEFOIUC3LGT"
@@ -369,13 +371,38 @@ def test_prefer_keeps_no_credential_in_profile_learned(home, run_cli):
     assert "Deploy with key «redacted" in load_profile_learned(home).learned[0]["text"]
 
 
+@pytest.mark.parametrize("bare", ["Tulip369", "x2eZRwN/Ks9+Qe1Lm", GITHUB_TOKEN])
+def test_every_forgotten_word_is_kept_only_as_a_hash(home, run_cli, bare):
+    # "forget Tulip369" names a password by itself: no detector can tell it from a word, so no word is kept.
+    result = run_cli("forget", BOT, bare, "--json")
+    assert result.code == 0 and GITHUB_TOKEN not in result.out
+    on_disk = home.profile_learned_path.read_text()
+    assert bare not in on_disk and bare.lower() not in on_disk
+    [forgotten] = load_profile_learned(home).forgotten
+    assert forgotten["count"] == 1 and "words" not in forgotten
+    assert forgotten_matches(forgotten, f"the wifi is {bare}, ask Ana")
+    assert not forgotten_matches(forgotten, f"the wifi is {bare}x")
+
+
+def test_plain_forgotten_words_of_an_earlier_version_are_hashed_when_read(home, run_cli):
+    home.profile_learned_path.write_text(json.dumps(
+        {"learned": [], "forgotten": [{"words": "wifi Tulip369", "at": "2026-01-02"}]}))
+    [forgotten] = load_profile_learned(home).forgotten
+    assert forgotten["count"] == 2 and forgotten["at"] == "2026-01-02"
+    assert "Tulip369" not in home.profile_learned_path.read_text()  # saved back as hashes at once
+    assert forgotten_matches(forgotten, "- 2026-02-01 · the wifi password is Tulip369.")
+    assert not forgotten_matches(forgotten, "- 2026-02-01 · the wifi is slow")
+    assert run_cli("remember", BOT, "the wifi needs Tulip369 now").code == 0  # remembering it again lifts it
+    assert load_profile_learned(home).forgotten == []
+
+
 def test_forgotten_words_that_look_like_a_secret_are_kept_as_a_hash(home, run_cli):
     result = run_cli("forget", BOT, "deploy", GITHUB_TOKEN, "--json")
     assert result.code == 0 and GITHUB_TOKEN not in result.out
     on_disk = home.profile_learned_path.read_text()
-    assert GITHUB_TOKEN not in on_disk and GITHUB_TOKEN.lower() not in on_disk
+    assert GITHUB_TOKEN not in on_disk and GITHUB_TOKEN.lower() not in on_disk and "deploy" not in on_disk
     forgotten = load_profile_learned(home).forgotten[0]
-    assert forgotten["words"] == "deploy" and len(forgotten["hashed_words"]) == 1
+    assert forgotten["count"] == 2 and len(forgotten["hashed_words"]) == 2
     # The hash still tells when a note mentions the forgotten words again.
     assert forgotten_matches(forgotten, f"Deploy uses {GITHUB_TOKEN}.")
     assert not forgotten_matches(forgotten, "Deploy uses ghp_another.")
@@ -459,4 +486,58 @@ def test_no_credential_reaches_any_file_through_the_writing_commands(home, run_c
     run_cli("undo", BOT, rows[-1]["id"], "--yes")
     leaks = [(str(p.relative_to(home.root)), s[:8]) for p in home.root.rglob("*") if p.is_file()
              for s in secrets if s.encode() in p.read_bytes()]
+    assert leaks == []
+
+
+def test_a_providers_error_echoing_the_corpus_reaches_neither_the_output_nor_a_file(home, fake_llm, run_exe):
+    """A 400 whose message echoes the request (so every credential of the corpus, as typed and JSON-escaped),
+    one instance per credential, all tested by one run of the installed command: stdout, stderr and every file
+    under the home are searched for every secret."""
+    from credential_corpus_data import CREDENTIALS, escaped_forms
+    from fake_llm import write_llm_config
+
+    instances = {f"c{n}": {"model": "openai/x", "api_base": fake_llm.api_base} for n in range(len(CREDENTIALS))}
+    write_llm_config(home, fake_llm, instances=instances)
+    fake_llm.script({"status": 400})  # instance "local" is tested first
+    for credential in CREDENTIALS:  # then c0, c1, … in order
+        request = json.dumps({"messages": [{"role": "user", "content": credential.note}]})
+        hidden = escaped_forms(credential)["first-letter"]
+        fake_llm.script({"status": 400, "message": f"Invalid request: {request} (bad value '{hidden}')"})
+    done = run_exe("models", "test")
+    assert done.returncode == 1 and done.stdout.count(b"refused the request (400)") == len(CREDENTIALS) + 1
+    printed = (done.stdout + done.stderr).decode("utf-8")
+    assert [c.kind for c in CREDENTIALS if c.secret in printed] == []
+    files = [p for p in home.root.rglob("*") if p.is_file()]
+    assert [(c.kind, p.name) for p in files for c in CREDENTIALS if c.secret.encode() in p.read_bytes()] == []
+
+
+def test_the_corpus_as_bare_forgotten_words_and_escaped_chat_lines_reaches_no_file(home, run_cli):
+    """Every secret of the corpus forgotten by itself ("forget Tulip369"), and said in a chat in each escaped form
+    JSON or YAML gives it (\\u0041KIA…, \\", \\/, \\x41, escaped twice); then every file under the home, and what
+    any number of JSON parses of it would show, is searched for every secret."""
+    from datetime import datetime, timezone
+
+    from credential_corpus_data import CREDENTIALS, escaped_forms
+    from test_redact_data import fully_decoded
+
+    from omb_tui.core.recall.conversations import Conversation, Member, Message, Starter, append_message
+    from omb_tui.core.recall.conversations import create_conversation
+    from omb_tui.core.recall.recall_index import open_index
+
+    for credential in CREDENTIALS:
+        assert run_cli("forget", BOT, "--", *credential.secret.split()).code == 0, credential.kind
+    chat = Conversation(id="keys", title="Keys", kind="1:1", started_by=Starter("person", "Ana"),
+                        members=[Member("person", "Ana"), Member("bot", BOT)], created=datetime.now(timezone.utc))
+    path = create_conversation(home, chat, BOT)
+    for credential in CREDENTIALS:
+        for escaped in escaped_forms(credential).values():
+            append_message(path, Message("person", "Ana", datetime.now(timezone.utc), escaped, origin="person"))
+    with open_index(home, BOT) as index:
+        index.refresh()
+    forgotten = load_profile_learned(home).forgotten  # each still tells when a note mentions its words
+    assert [c.kind for c in CREDENTIALS if not any(forgotten_matches(f, f"a note: {c.secret}") for f in forgotten)] == []
+    leaks = []
+    for item in (p for p in home.root.rglob("*") if p.is_file()):
+        text = item.read_bytes().decode("utf-8", "replace")
+        leaks += [(c.kind, item.name) for c in CREDENTIALS if c.secret in text or c.secret in fully_decoded(text)]
     assert leaks == []

@@ -77,3 +77,16 @@ def test_undo_run_asks_for_yes_naming_later_changes_then_goes(home, run_cli):
     assert done.code == 0 and data["later"] == [later] and data["files"][0]["undo_of"] == row
     assert (home.workspace("scout") / "MEMORY.md").read_text() == MEMORY_TEXT
     assert run_cli("undo-run", "scout", "20200101T000000-000000").code == 2
+
+
+def test_a_token_in_a_rows_note_chat_or_step_is_never_kept_nor_printed_by_review(home, run_cli):
+    # Compaction writes the model's reason into `note`: a key in a reason is a key on disk.
+    key = "gh" + "p_" + "FAKE0example1NOT2real3token4FAKE0exa"
+    run = UpkeepRun("scout")
+    MemoryStore(home, "scout").write("MEMORY.md", MEMORY_TEXT + "- tea\n", run.actor(f"compact {key}", f"deploy {key}"),
+                                     note=f"merged: the old one said {key}")
+    on_disk = home.journal_path("scout").read_text(encoding="utf-8")
+    assert key not in on_disk and "merged: the old one said «redacted" in on_disk
+    for argv in (("review",), ("review", "--json"), ("journal", "scout"), ("journal", "scout", "--json")):
+        out = run_cli(*argv)
+        assert out.code == 0 and key not in out.out + out.err, argv

@@ -287,3 +287,11 @@ def test_learned_lines_are_listed_and_removed_for_good(server, home):
     assert (row.file, row.who, row.how) == ("about-me.md", WHO_PERSON, HOW_API)
     assert server.get("/api/profile/learned").data == {"learned": []}
     assert server.request("POST", f"/api/profile/learned/{line['id']}/remove").status == 404
+
+
+def test_a_topic_name_shaped_like_a_credential_is_400_in_one_sentence_and_reaches_no_file(server, home):
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+    reply = server.request("PUT", f"{API}/file", {"path": f"memory/{key}.md", "text": "x", "expectedHash": None})
+    assert reply.status == 400
+    assert reply.error == "That topic name looks like it holds a credential; choose a name without one."
+    assert [p for p in home.root.rglob("*") if p.is_file() and key.encode() in p.read_bytes() + p.name.encode()] == []

@@ -504,3 +504,28 @@ def test_until_dates():
     assert checks.until_date("2026-09-30", "Birthday on 30 September", today) == (None, None)
     assert "before today" in checks.until_date("2026-09-01", "in Lisbon", today)[1]
     assert "not a date" in checks.until_date("next week", "in Lisbon", today)[1]
+
+
+def test_a_quoted_secret_in_a_new_topics_title_or_aliases_never_reaches_its_frontmatter(llm_home, fake_llm):
+    # JSON quoting turns the quotes into \" and would split the secret from its key, hiding it from redaction.
+    secret = "FAKEkey0example1NOT2real3wJalrXUtn/K7MD"
+    make_chat(llm_home, [("My sister Asha lives in Goa.", "Lovely.")])
+    fake_llm.script(answer(fact("The person's sister Asha lives in Goa", ["My sister Asha lives in Goa"],
+                                target="memory/family.md", topic_title=f'aws_secret_access_key = "{secret}"',
+                                aliases=[f'aws_secret_access_key: "{secret}"', "sister"])))
+    result = capture(llm_home, "scout")
+    assert [s.target for s in result.saved] == ["memory/family.md"]
+    family = (llm_home.workspace("scout") / "memory" / "family.md").read_text(encoding="utf-8")
+    assert secret not in family and secret.replace("/", "\\/") not in family
+    assert family.startswith('---\ntitle: "aws_secret_access_key = \\"«redacted 39 chars»\\""\n')
+
+
+def test_a_target_shaped_like_a_credential_is_skipped_and_reaches_no_file(llm_home, fake_llm):
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+    make_chat(llm_home, [VEG])
+    fake_llm.script(answer(fact("The person is vegetarian", ["I'm vegetarian"], target=f"memory/{key}.md")))
+    result = capture(llm_home, "scout")
+    assert result.saved == [] and [s.reason for s in result.skipped] == [
+        "its target is a topic name that looks like a credential"]
+    found = [p for p in llm_home.root.rglob("*") if p.is_file() and key.encode() in p.read_bytes() + p.name.encode()]
+    assert found == []

@@ -242,3 +242,14 @@ def test_the_command_says_why_with_no_model(home, run_cli):
     write_memory(home, MEMORY)
     out = run_cli("organize", BOT)
     assert out.code == 0 and "No model could organize" in out.out
+
+
+def test_a_topic_shaped_like_a_credential_is_refused_and_reaches_no_file(organized_home, fake_llm):
+    key = "AK" + "IA" + "FAKEEXAMPLE01234"
+    answer(fake_llm, moves=[{"line": ACME_1, "topic": f"{key}.md"}])
+    result = organize(organized_home, BOT)
+    assert result.moved == [] and [s.reason for s in result.skipped] == [
+        "That topic name looks like it holds a credential; choose a name without one."]
+    assert memory_text(organized_home) == MEMORY
+    found = [p for p in organized_home.root.rglob("*") if p.is_file() and key.encode() in p.read_bytes() + p.name.encode()]
+    assert found == []

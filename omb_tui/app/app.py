@@ -148,6 +148,13 @@ class OmbApp(NotifyWorkerErrors, App[None]):
 
         return BotsScreen()
 
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options) -> None:  # type: ignore[override]
+        """Every notification, from any screen or widget, is redacted first: an error may echo a key. Its text is
+        shown as written (every caller passes markup=False: a redaction mark or a quoted line is not markup)."""
+        from ..core.memory.redact_data import redact_message
+
+        super().notify(redact_message(message), title=redact_message(title), markup=False, **options)
+
     def on_mount(self) -> None:
         self.sub_title = str(self.home.root)
         if self._initial_bot:
@@ -299,10 +306,13 @@ def _log_into_textual() -> None:
 
     from textual.logging import TextualHandler
 
+    from ..core.memory.redact_data import redact_log_handlers
+
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
     root.addHandler(TextualHandler())
+    redact_log_handlers(root)
 
 
 def run_app(home: Home) -> int:

@@ -36,4 +36,4 @@ def save_user_setting(path: Path, key: str, value: object) -> None:
     if settings.get(key) == value:
         return
     settings[key] = value
-    write_private_json(path, settings, durable=False)
+    write_private_json(path, settings, durable=False, redacted=False)  # the person's own choices (a theme)

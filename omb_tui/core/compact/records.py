@@ -37,6 +37,7 @@ from typing import Iterable
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
 from ..memory.redact import redact
+from ..memory.redact_data import redact_answer, redact_message
 from ..memory.store import encode, fsync_dir, make_private_dirs
 from .report import change_fields, shorten
 
@@ -225,16 +226,16 @@ def append_attempt(
     errors: Iterable[str],
     now: datetime | None = None,
 ) -> None:
-    """Append one attempt to attempts.log: a header line, the model's answer (redacted, at most
+    """Append one attempt to attempts.log: a header line, the model's answer (redacted, its escapes decoded, at most
     ATTEMPT_ANSWER_MAX_CHARS characters) and the validator's errors, each indented four spaces so a line of
     the answer can never pass for a header. answer_text None: the model gave no answer.
     """
-    errors = [" ".join(error.split()) for error in errors]
+    errors = [" ".join(redact_message(error).split()) for error in errors]
     lines = [f"--- {_local_stamp(now)} · run {' '.join(run_id.split())} · attempt {attempt_no} ---"]
     if answer_text is None:
         lines.append("answer: none")
     else:
-        answer = redact(answer_text).text
+        answer = redact_answer(answer_text)  # escapes decoded too: `\u0041KIA…` is a key once parsed
         if len(answer) > ATTEMPT_ANSWER_MAX_CHARS:
             lines.append(f"answer ({len(answer)} characters, the first {ATTEMPT_ANSWER_MAX_CHARS} kept):")
             answer = answer[:ATTEMPT_ANSWER_MAX_CHARS]

@@ -29,7 +29,7 @@ from urllib.parse import quote
 from .journal import Clock, now_iso
 from .paths import Home, classify, validate_bot_id
 from .redact import redact
-from .store import atomic_write_bytes, encode, read_text
+from .store import atomic_write_bytes, read_text, write_private_json
 
 log = logging.getLogger("omb_tui.drafts")
 
@@ -57,7 +57,7 @@ class Drafts:
         """Write the draft of rel (redacted, atomic, 0600, in a 0700 folder), replacing an older one."""
         draft = Draft(classify(rel)[0], redact(text).text, based_on, now_iso(self.clock))
         record = {"file": draft.rel, "basedOn": draft.based_on, "savedAt": draft.saved_at, "text": draft.text}
-        atomic_write_bytes(self.path(rel), encode(json.dumps(record, ensure_ascii=False) + "\n"))
+        write_private_json(self.path(rel), record)
         return draft
 
     def find(self, rel: str) -> Draft | None:

@@ -240,8 +240,10 @@ def make_row(
     run: str | None = None,
     clock: Clock | None = None,
 ) -> JournalRow:
-    """Build a row; everything it keeps passes through redaction first. Its time is `clock`'s (default: now)."""
+    """Build a row; every text it keeps passes through redaction first (a reason in `note`, a chat's name, a
+    step), the earlier text and the diff included. Its time is `clock`'s (default: now)."""
     from .redact import redact
+    from .redact_data import redact_data
 
     undoable, reason = True, None
     kept = None
@@ -255,24 +257,18 @@ def make_row(
         undoable, reason, kept = False, REASON_TOO_LARGE, None
     elif before_hash is not None and kept is None and undoable:
         undoable, reason = False, not_kept_reason or REASON_NOT_KEPT
+    texts = redact_data({"bot": bot, "who": who, "how": how, "file": file, "chat": chat, "undo_of": undo_of,
+                         "step": step, "note": note, "run": run})
     return JournalRow(
         id=new_row_id(),
         at=now_iso(clock),
-        bot=bot,
-        who=who,
-        how=how,
-        file=file,
         before_hash=before_hash,
         after_hash=after_hash,
         diff=redact(short_diff(before_text or "", after_text or "", file)).text,
         before_text=kept,
         undoable=undoable,
         not_undoable_reason=reason,
-        chat=chat,
-        undo_of=undo_of,
-        step=step,
-        note=note,
-        run=run,
+        **texts,  # type: ignore[arg-type]
     )
 
 

@@ -31,6 +31,7 @@ from .entries import (
     render_entries,
     split_lines,
 )
+from .forgotten import forgotten_entry, forgotten_matches, same_forgotten
 from .journal import HOW_COMMAND_LINE, WHO_PERSON
 from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
@@ -349,7 +350,7 @@ class MemoryUpdate:
                     result.journaled = result.journaled and write.journaled
             profile = load_profile_learned(self.home)
             forgotten = forgotten_entry(words, today or date.today())
-            if not any(_same_forgotten(f, forgotten) for f in profile.forgotten):
+            if not any(same_forgotten(f, forgotten) for f in profile.forgotten):
                 profile.forgotten.append(forgotten)
                 save_profile_learned(self.home, profile)
         return result
@@ -467,48 +468,6 @@ def words_pattern(words: str) -> WordsPattern:
     if not parts:
         raise MemoryInputError("Say which words name the note to forget.")
     return WordsPattern(parts)
-
-
-# ----- words the person asked to forget (profile-learned.json "forgotten") -----
-# Each is {"words": the plain words, "hashed_words": [sha256 of each word that looks like a secret], "at"}:
-# a forgotten key is kept only as its hash, which still tells when a note mentions it again.
-_WORD_EDGES = "\"'`()[]{}<>.,;:!?«»“”‘’"
-
-
-def _hash_word(word: str) -> str:
-    return hashlib.sha256(encode(word.strip(_WORD_EDGES).lower())).hexdigest()
-
-
-def forgotten_entry(words: str, day: date) -> dict:
-    """What profile-learned.json keeps of `forget WORDS`: every word that redaction would hide, as a hash."""
-    from .redact import redact
-
-    parts = words.split()
-    surviving = set(redact(" ".join(parts)).text.split())
-    entry: dict = {"words": " ".join(w for w in parts if w in surviving), "at": day.isoformat()}
-    secret = sorted({_hash_word(w) for w in parts if w not in surviving})
-    if secret:
-        entry["hashed_words"] = secret
-    return entry
-
-
-def forgotten_matches(forgotten: dict, text: str) -> bool:
-    """Does text mention all the forgotten words (each plain one as a whole word, each hashed one as a word)?"""
-    plain = str(forgotten.get("words") or "").split()
-    hashed = [h for h in forgotten.get("hashed_words") or [] if isinstance(h, str)]
-    if not plain and not hashed:
-        return False
-    if plain and not WordsPattern(plain).search_all(text):
-        return False
-    if hashed:
-        tokens = {_hash_word(token) for token in text.split()}
-        return all(h in tokens for h in hashed)
-    return True
-
-
-def _same_forgotten(a: dict, b: dict) -> bool:
-    return (str(a.get("words") or "").lower() == str(b.get("words") or "").lower()
-            and sorted(a.get("hashed_words") or []) == sorted(b.get("hashed_words") or []))
 
 
 def remove_matching(entries: list[Entry], pattern: WordsPattern) -> tuple[list[Entry], list[str]]:

@@ -41,6 +41,10 @@ class InvalidName(MemoryInputError):
     pass
 
 
+class CredentialName(InvalidName):
+    """A name shaped like a credential: refused so it never reaches a file name, the journal or a state file."""
+
+
 class OutsideWorkspace(MemoryInputError):
     pass
 
@@ -91,7 +95,11 @@ def validate_bot_id(bot_id: str) -> str:
 
 
 def validate_topic_name(name: str) -> str:
-    """A topic is one file name under memory/: letters, numbers, spaces, dots, dashes, ending in .md."""
+    """A topic is one file name under memory/: letters, numbers, spaces, dots, dashes, ending in .md; never a name
+    shaped like a credential (spec "Where it lives": credentials never reach disk, and a name is on disk)."""
+    if isinstance(name, str) and _looks_like_a_credential(name):
+        # Checked first and never quoted back: the name would carry the secret into every message and file.
+        raise CredentialName("That topic name looks like it holds a credential; choose a name without one.")
     if (
         not isinstance(name, str)
         or "\x00" in name
@@ -108,6 +116,13 @@ def validate_topic_name(name: str) -> str:
     if name == ARCHIVE_NAME:
         raise InvalidName("'archive.md' is the archive, not a topic: choose another name.")
     return name
+
+
+def _looks_like_a_credential(name: str) -> bool:
+    """A topic name (``AKIA….md``, ``password is Tulip77.md``) that redaction would change, with or without .md."""
+    from .redact import contains_credential  # here: path checks are imported where redaction is not needed
+
+    return contains_credential(name) or contains_credential(name[: -len(".md")])
 
 
 @dataclass(frozen=True)

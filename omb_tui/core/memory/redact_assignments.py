@@ -60,7 +60,7 @@ __all__ = ["assignment_spans"]
 
 _LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
-_PASSWORD_KEYS = r"pass(?:word|wd|phrase)"
+_PASSWORD_KEYS = r"pass(?:word|wd|phrase)|pass[ \t]phrase"
 # Keys whose value may be short and plain ("secret: hunter2") but is one word, never
 # a multi-word pass phrase ("secret: she hates cilantro" is a note, not a secret).
 _SHORT_KEYS = r"secret|(?<![A-Za-z])pwd"
@@ -91,6 +91,8 @@ _AUTH_SCHEME_RE = re.compile(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECA
 _BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
 _BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
 _QUOTES = "\"'`"
+# Where a pass phrase's clause ends: "passphrase: correct horse battery staple, keep it safe".
+_CLAUSE_END_RE = re.compile(r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"`](?=\s|\Z)|[\"'`](?=\s*[,:;.}\]])")
 
 
 def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Match[str]]]:
@@ -408,6 +410,26 @@ def _line_value_spans(scan: _Scan, start: int, end: int, mode: str) -> Iterator[
         mode = "strict"
 
 
+def _is_passphrase(m: re.Match[str]) -> bool:
+    """Whether the key is "passphrase" or "pass phrase": its value may be several plain words."""
+    key = m.group("pw")
+    return key is not None and "phrase" in key.lower()
+
+
+def _passphrase_spans(scan: _Scan, start: int, end: int) -> Iterator[Span]:
+    """The words after a passphrase key up to the end of their clause ("passphrase: correct horse battery
+    staple, keep it safe"), judged as a ``password: …`` value is (:func:`_line_value`, ``"phrase"``): so
+    "four random words", "ask reception" and "at least 4 words" stay."""
+    clause = _CLAUSE_END_RE.search(scan.text, start, end)
+    stop = end if clause is None else clause.start()
+    while stop > start and scan.text[stop - 1] in " \t":
+        stop -= 1
+    for span in _line_value_spans(scan, start, stop, "phrase"):
+        value = scan.text[span[0] : span[1]]
+        if not (_ordinary_word(value) or _is_path(value) or is_reference(value)):  # "the passphrase is long"
+            yield span
+
+
 def _letters_token(value: str, scan: _Scan, end: int) -> bool:
     """``token=abcdefghij``: 8+ ASCII letters after a token key, unless the value is a
     lower-case word with more words after it ("token: regenerated monthly")."""
@@ -432,6 +454,9 @@ def _phrase_spans(scan: _Scan, m: re.Match[str]) -> Iterator[Span]:
             value = text[inside[0] : inside[1]]
             if not is_reference(value) and (not m.group("tok") or random_token(value, 16)):
                 yield inside
+        return
+    if _is_passphrase(m):  # "my passphrase is correct horse battery staple"
+        yield from _passphrase_spans(scan, pos, scan.limit(pos))
         return
     word = _WORD_RE.match(text, pos)
     if word is None or m.group("tok") and len(word.group()) < 16:
@@ -495,13 +520,16 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
             if inside is None:
                 continue
             spans = (inside,)
-        elif group != "tok" and m.group("sep") == ":":
+        elif group != "tok" and m.group("sep") == ":" or _is_passphrase(m):
             # The value also ends where the next key on its line begins.
             following = bisect.bisect_left(starts, pos)
             end = scan.limit(pos, starts[following] if following < len(starts) else None)
             while end > pos and text[end - 1] in " \t":
                 end -= 1
-            spans = _line_value_spans(scan, pos, end, "phrase" if group == "pw" else "word")
+            if _is_passphrase(m):
+                spans = _passphrase_spans(scan, pos, end)
+            else:
+                spans = _line_value_spans(scan, pos, end, "phrase" if group == "pw" else "word")
         else:
             bare = (_BARE_VALUE_RE if group == "tok" else _BARE_PASSWORD_RE).match(text, pos)
             if not bare:

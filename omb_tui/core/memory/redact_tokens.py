@@ -62,6 +62,9 @@ or matches them in a way that does not fit prose notes):
   a table cell's " |", a closing ~~ or a «redacted N chars» mark; a value that
   describes the secret stays ("ask reception", "12 characters minimum",
   "four random words", "42 is the answer")
+- Pass phrases after "passphrase" or "pass phrase" (with ":", "=" or "is"):
+  every word up to the end of its clause ("my passphrase is correct horse
+  battery staple, keep it safe"), unless they describe one ("at least 4 words")
 - "my password is X" phrases, also "the password for the router is X" and "our
   wifi pass is X" (X one word that is not an ordinary English word; after "pass"
   it must look like a password), and "the API key is X", "the token is X" (X must

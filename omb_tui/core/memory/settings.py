@@ -11,6 +11,7 @@ reach each connected model) and `limits.monthlySpendUsd` are read here too (issu
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from dataclasses import asdict, dataclass, field, replace
@@ -18,8 +19,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from .forgotten import hashed_entry
 from .paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
 from .store import home_lock, read_text, write_private_json
+
+log = logging.getLogger("omb_tui.settings")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
 DEFAULT_TIDY_HOUR = 3
@@ -165,7 +170,7 @@ def save_bot_settings(home: Home, settings: BotSettings) -> None:
         existing = _read_json(path) if path.exists() else None
         merged = dict(existing) if isinstance(existing, dict) else {}
         merged.update(settings.to_json())
-        write_private_json(path, merged)
+        write_private_json(path, merged, redacted=False)  # the person's own settings, kept as they wrote them
 
 
 def update_bot_settings(home: Home, bot_id: str, **changes: object) -> BotSettings:
@@ -188,7 +193,7 @@ def update_config_features(home: Home, **features: bool) -> AppConfig:
         load_config(home)  # the whole file must read before any of it is written back
         data = _read_json(home.config_path) or {}
         data["features"] = {**_object(data, "features", home.config_path), **features}
-        write_private_json(home.config_path, data)
+        write_private_json(home.config_path, data, redacted=False)  # as in save_bot_settings
     return load_config(home)
 
 
@@ -310,7 +315,7 @@ class ProfileLearned:
     """profile-learned.json: facts bots added to About me, and words the person asked to forget."""
 
     learned: list[dict] = field(default_factory=list)  # {id, text, bot, at, removed}
-    forgotten: list[dict] = field(default_factory=list)  # {words, at}
+    forgotten: list[dict] = field(default_factory=list)  # {hashed_words, count, at}: see forgotten.py
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -318,7 +323,6 @@ class ProfileLearned:
 
 # Each list of profile-learned.json: the field every item must have, its other text fields, its flags.
 _LEARNED_FIELDS = ("text", ("id", "bot", "at"), ("removed",))
-_FORGOTTEN_FIELDS = ("words", ("at",), ())
 
 
 def load_profile_learned(home: Home) -> ProfileLearned:
@@ -333,17 +337,55 @@ def load_profile_learned(home: Home) -> ProfileLearned:
         return ProfileLearned()
     if not isinstance(data, dict):
         raise BrokenFile(f"{path} must hold a JSON object.")
-    return ProfileLearned(_items(data, "learned", _LEARNED_FIELDS, path),
-                          _items(data, "forgotten", _FORGOTTEN_FIELDS, path))
+    profile = ProfileLearned(_items(data, "learned", _LEARNED_FIELDS, path), _forgotten_items(data, path))
+    if any("words" in entry for entry in profile.forgotten):
+        _hash_plain_forgotten_words(home)
+        profile.forgotten = [hashed_entry(entry) for entry in profile.forgotten]
+    return profile
 
 
-def _items(data: dict, key: str, shape: tuple, path: Path) -> list[dict]:
-    required, texts, flags = shape
+def _forgotten_items(data: dict, path: Path) -> list[dict]:
+    """The forgotten entries, each checked: hashes (and, written by an earlier version, plain words), a day."""
+    items = _list_of(data, "forgotten", path)
+    for number, item in enumerate(items, 1):
+        where = f"forgotten item {number}: "
+        hashed = item.get("hashed_words", []) if isinstance(item, dict) else None
+        if not isinstance(hashed, list) or not all(isinstance(h, str) and _SHA256.fullmatch(h) for h in hashed):
+            raise BrokenFile(f"{path}: {where}must be an object whose 'hashed_words' is a list of sha256 hashes.")
+        _text_or_null(item, "words", path, where)
+        _text_or_null(item, "at", path, where)
+        if not hashed and not (item.get("words") or "").strip():
+            raise BrokenFile(f"{path}: {where}names no words (no 'hashed_words').")
+    return items
+
+
+def _list_of(data: dict, key: str, path: Path) -> list:
+    """A list of profile-learned.json (a copy); missing or null is an empty one."""
     items = data.get(key)
     if items is None:
         return []
     if not isinstance(items, list):
         raise BrokenFile(f"{path}: '{key}' must be a list.")
+    return list(items)
+
+
+def _hash_plain_forgotten_words(home: Home) -> None:
+    """Save profile-learned.json with the plain forgotten words an earlier version kept turned into hashes. Read
+    again under the home lock (re-entrant: a caller may hold it), so no change made meanwhile is lost."""
+    path = home.profile_learned_path
+    try:
+        with home_lock(home):
+            data = _read_json(path)
+            if isinstance(data, dict) and isinstance(data.get("forgotten"), list):
+                data["forgotten"] = [hashed_entry(e) if isinstance(e, dict) else e for e in data["forgotten"]]
+                write_private_json(path, data)
+    except OSError as exc:  # a home that cannot be written: the words are hashed in memory, and at the next save
+        log.warning("could not hash the forgotten words kept in %s: %s", quoted(path), exc)
+
+
+def _items(data: dict, key: str, shape: tuple, path: Path) -> list[dict]:
+    required, texts, flags = shape
+    items = _list_of(data, key, path)
     for number, item in enumerate(items, 1):
         where = f"{key} item {number}: "
         if not isinstance(item, dict) or not isinstance(item.get(required), str):

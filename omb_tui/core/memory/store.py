@@ -188,7 +188,13 @@ def fsync_dir(folder: Path) -> None:
             os.close(dir_fd)
 
 
-def write_private_json(path: Path, data: object, *, durable: bool = True) -> None:
+def write_private_json(path: Path, data: object, *, durable: bool = True, redacted: bool = True) -> None:
+    """A JSON file of the project's, atomic and 0600, every text in it redacted once decoded (redact_data).
+
+    redacted=False only for the person's own settings files, written back with what they hold."""
+    from .redact_data import redact_data
+
+    data = redact_data(data) if redacted else data
     atomic_write_bytes(path, (utf8_json(data, indent=2) + "\n").encode("utf-8"), durable=durable)
 
 

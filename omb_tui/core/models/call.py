@@ -300,7 +300,10 @@ def _provider_message(exc: BaseException, key: str) -> str:
     text = " ".join(text.split())
     if key and key != NO_KEY:
         text = text.replace(key, "«key»")
-    return text[:200].rstrip(".") or type(exc).__name__
+    from ..memory.redact_data import redact_message
+
+    # Redacted whole before it is cut: a provider may echo the request, any key in it; a cut key may not look like one.
+    return redact_message(text)[:200].rstrip(".") or type(exc).__name__
 
 
 # ----- the answer -----

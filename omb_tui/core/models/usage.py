@@ -55,9 +55,9 @@ def check_month(text: str) -> str:
 def record_usage(home: Home, row: dict) -> bool:
     """Append one row (its text redacted) to its month's file; False, logged, when it could not be written.
     A usage row that cannot be written never fails the call it describes."""
-    from ..memory.redact import redact
+    from ..memory.redact_data import redact_data
 
-    clean = {name: redact(value).text if isinstance(value, str) else value for name, value in row.items()}
+    clean = redact_data(row)
     path = usage_path(home, clean["at"][:7])
     try:
         make_private_dirs(path.parent)

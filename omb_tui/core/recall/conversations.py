@@ -435,8 +435,11 @@ def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_mes
 
 
 def _encode_line(data: dict) -> bytes:
-    # Valid UTF-8 always: a byte that was not UTF-8 is written as its \udcXX escape (as in the journal).
-    return (utf8_json(data, separators=(",", ":")) + "\n").encode("utf-8")
+    """A line as it reaches disk: every text redacted (what was said, a title, a name), as in every file.
+    Valid UTF-8 always: a byte that was not UTF-8 is written as its \\udcXX escape (as in the journal)."""
+    from ..memory.redact_data import redact_data
+
+    return (utf8_json(redact_data(data), separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def create_conversation(home: Home, conversation: Conversation, bot_id: str | None = None) -> Path:
@@ -499,13 +502,6 @@ def note_change(path: Path) -> None:
         log.warning("could not note a change to %s: %s", path, exc)
 
 
-def _encode_message(message: Message) -> bytes:
-    """A message line as it reaches disk: a credential in what was said is redacted, as in every file."""
-    from ..memory.redact import redact
-
-    return _encode_line(dataclasses.replace(message, text=redact(message.text).text).to_json())
-
-
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # the last part of a path: a link there fails to open
 
 
@@ -517,7 +513,7 @@ def append_message(path: Path, message: Message) -> None:
         raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
     if message.at.tzinfo is None:
         message = dataclasses.replace(message, at=message.at.astimezone())
-    _append(path, _encode_message(message))
+    _append(path, _encode_line(message.to_json()))
 
 
 def set_members(path: Path, members: Iterable[Member], at: datetime | None = None) -> None:
@@ -530,7 +526,7 @@ def set_members(path: Path, members: Iterable[Member], at: datetime | None = Non
 def write_conversation(path: Path, conversation: Conversation) -> None:
     """Write a whole conversation at once (atomically): the header, then its messages."""
     lines = [_encode_line(conversation.header_json())]
-    lines += [_encode_message(m) for m in conversation.messages]
+    lines += [_encode_line(m.to_json()) for m in conversation.messages]
     atomic_write_bytes(path, b"".join(lines))
     conversation.path = path
     note_change(path)

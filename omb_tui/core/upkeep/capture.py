@@ -22,6 +22,7 @@ from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
+from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings, load_profile_learned
 from ..memory.store import MemoryStore, StaleHash
 from ..models.call import complete
@@ -277,7 +278,7 @@ class _Capture:
         text = " ".join(item["text"].split()) if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
         problem = checks.shape_problem(item)
         if problem:
-            self._skip(text or json.dumps(item, ensure_ascii=False)[:120], problem)
+            self._skip(text or json.dumps(redact_data(item), ensure_ascii=False)[:120], problem)
             return
         kind, target = item["kind"], item["target"]
         quotes = [q for q in item.get("quotes") or [] if q.strip()]
@@ -428,8 +429,9 @@ def _new_topic(rel: str, item: dict) -> str:
     """A new topic's header: frontmatter with its title and aliases (JSON strings are YAML strings too)."""
     stem = rel[len("memory/"):-len(".md")]
     title = item.get("topic_title") if isinstance(item.get("topic_title"), str) else None
-    title = " ".join((title or stem.replace("-", " ").capitalize()).split())
-    aliases = [" ".join(a.split()) for a in item.get("aliases") or [] if isinstance(a, str) and a.strip()]
+    # Redacted before JSON quotes them: in `"… = \"FAKEkey…\""` the escaped quotes would hide a secret.
+    title = " ".join(str(redact_data(title or stem.replace("-", " ").capitalize())).split())
+    aliases = [" ".join(str(redact_data(a)).split()) for a in item.get("aliases") or [] if isinstance(a, str) and a.strip()]
     aliases = list(dict.fromkeys(aliases))[:ALIASES_MAX]
     header = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n"
     header += f"aliases: [{', '.join(json.dumps(a, ensure_ascii=False) for a in aliases)}]\n---\n"

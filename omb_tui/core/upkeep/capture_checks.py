@@ -11,7 +11,7 @@ import re
 from datetime import date
 
 from ..memory.memory_update import forgotten_matches, same_fact
-from ..memory.paths import ARCHIVE_NAME, MEMORY_FILE, InvalidName, validate_topic_name
+from ..memory.paths import ARCHIVE_NAME, MEMORY_FILE, CredentialName, InvalidName, validate_topic_name
 from ..memory.redact import contains_credential
 from .capture_state import BOT, OTHER_BOT, OTHER_PERSON, PERSON, Line
 
@@ -37,6 +37,8 @@ def target_problem(target: object) -> str | None:
         return "the archive holds older notes, not new ones"
     try:
         validate_topic_name(name)
+    except CredentialName:
+        return "its target is a topic name that looks like a credential"
     except InvalidName:
         return f"{target!r} is not a valid topic name (letters, numbers, spaces, dots and dashes, ending in .md)"
     return None

@@ -31,6 +31,7 @@ from ..memory.entries import (
 from ..memory.memory_update import newline_of
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
 from ..memory.redact import redact
+from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore, StaleHash, encode, read_text, write_private_json
 from ..models.call import ModelUnavailable, complete
@@ -229,6 +230,8 @@ def _one_line(value: object, limit: int) -> str:
 def topic_header(rel: str, title: str, aliases: list[str], newline: str) -> str:
     """The frontmatter and heading a new topic starts with (title and aliases, as the topic index reads them)."""
     stem = rel.rsplit("/", 1)[-1][: -len(".md")]
+    # Redacted before they are quoted for YAML: an escaped quote would hide a secret from the store's redaction.
+    title, aliases = redact_data(title), redact_data(aliases)
     title = _one_line(title, TITLE_MAX_CHARS) or stem.replace("-", " ").replace("_", " ").strip().capitalize()
     kept: list[str] = []
     for alias in aliases:
