@@ -308,7 +308,10 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
             one_add()
             one_add(lambda: append(number))
     finally:
-        out, err = writer.communicate(timeout=300)  # (closes stdin: a writer stopped early ends too)
+        writer.stdin.close()  # a writer stopped early ends too
+        # Read through the buffered stdout that readline used (communicate() would miss what it holds already).
+        out, err = writer.stdout.read(), writer.stderr.read()
+        writer.wait(timeout=300)
     assert writer.returncode == 0, err.decode()
     gave_up = int(out)
     Bot(home, BOT).look()
