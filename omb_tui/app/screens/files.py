@@ -18,7 +18,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import threading
 from typing import Callable
 
 from textual import on, work
@@ -31,7 +30,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
-from ...core.memory.drafts import Draft, Drafts, private_copy
+from ...core.memory.drafts import Draft, private_copy
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
@@ -43,6 +42,7 @@ from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
 from .base import BotGone, BotScreen
+from .files_drafts import RecoveryDrafts, UnsavedText
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
@@ -128,14 +128,7 @@ class FilesScreen(BotScreen):
         self._keep_place_of: str | None = None  # the file shown again next (Ctrl+R, a save): cursor and scroll stay
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
         self._editor = MemoryEditor(id="editor")  # held, so the draft can still be read while the app closes
-        # Recovery drafts: the one this screen keeps on disk (bot id, file), the pending write, and a serial
-        # that every keystroke, save and discard bumps, so a slow write never lands after a newer decision.
-        self._draft_of: tuple[str, str] | None = None
-        self._draft_timer = None
-        self._draft_serial = 0
-        self._draft_lock = threading.Lock()
-        self._draft_kept_at: dict[tuple[str, str], int] = {}  # (bot id, file) -> serial of its newest kept draft
-        self._offered: set[tuple[str, str, str]] = set()  # drafts offered already (bot, file, saved at)
+        self.recovery_drafts = RecoveryDrafts(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -165,15 +158,10 @@ class FilesScreen(BotScreen):
         if not self.modified:
             return  # (a draft kept beside the editor after Reload stays on disk: it is offered next time)
         # The app is closing, so the recovery file is kept or removed here and now: a worker would not outlive it.
-        self._cancel_pending_draft()
         if self.app.return_code == 0:
-            if self._draft_of is not None:
-                self._remove_recovery_file(self._draft_serial, *self._draft_of)
-            return
-        try:
-            Drafts(self.app.home, self.app.bot_id).keep(self.current.rel, self.editor.text, self.current.hash)
-        except (OSError, MemoryInputError):
-            pass  # the draft written a moment after the last keystroke is on disk already
+            self.recovery_drafts.discard_now()
+        else:
+            self.recovery_drafts.keep_now(self._unsaved_text())
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def save_then(self, then: Callable[[], object]) -> None:
@@ -221,8 +209,8 @@ class FilesScreen(BotScreen):
     def reload(self, *, bot_changed: bool) -> None:
         if bot_changed:
             if self.modified:  # the person was asked, and chose to lose the draft
-                self._discard_draft()
-            self._forget_draft()
+                self.recovery_drafts.discard()
+            self.recovery_drafts.forget()
             # Nothing of the previous bot stays on screen while this one is read (or if it cannot be).
             self._show_nothing(f"Reading {self.app.bot_id}…")
         self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
@@ -377,8 +365,8 @@ class FilesScreen(BotScreen):
         return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
 
     def _hide_set_aside_draft(self) -> None:
-        if self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
-            self._forget_draft()  # its recovery file stays, and is offered when the file opens again
+        if self.recovery_drafts.keeps(self.set_aside_draft_rel):
+            self.recovery_drafts.forget()  # its recovery file stays, and is offered when the file opens again
         self.set_aside_draft = self.set_aside_draft_rel = None
         self.query_one(KeptDraft).display = False
         self.refresh_bindings()
@@ -425,7 +413,7 @@ class FilesScreen(BotScreen):
                 if self.modified:  # not saved (a conflict left open, a refusal): stay on the file
                     return
             elif choice == "discard":
-                self._discard_draft()
+                self.recovery_drafts.discard()
             else:
                 return
         snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
@@ -448,82 +436,29 @@ class FilesScreen(BotScreen):
     # ----- recovery drafts: typing is on disk (outside the workspace) before anything can lose it -----
     def _follow_draft(self) -> None:
         """After each change: keep the draft a moment after typing stops, or drop it once back to the file."""
-        self._cancel_pending_draft()
         if self.modified:
-            self._draft_timer = self.set_timer(self.DRAFT_DELAY, self._keep_draft)
-        elif (self.current and self.set_aside_draft is None
-              and self._draft_of == (self.app.bot_id, self.current.rel)):
-            self._discard_draft()  # undone back to the file's own text: nothing left to recover
+            self.recovery_drafts.keep_later(self.DRAFT_DELAY, self._unsaved_text)
+        elif self.current and self.set_aside_draft is None and self.recovery_drafts.keeps(self.current.rel):
+            self.recovery_drafts.discard()  # undone back to the file's own text: nothing left to recover
+        else:
+            self.recovery_drafts.cancel_pending()
 
-    def _cancel_pending_draft(self) -> None:
-        self._draft_serial += 1
-        if self._draft_timer is not None:
-            self._draft_timer.stop()
-            self._draft_timer = None
-
-    def _keep_draft(self) -> None:
-        self._draft_timer = None
-        if self.modified:
-            self._draft_of = (self.app.bot_id, self.current.rel)
-            self._write_draft(self._draft_serial, self.app.bot_id, self.current.rel, self.editor.text,
-                              self.current.hash)
-
-    @work(thread=True, exit_on_error=False, group="draft")
-    def _write_draft(self, serial: int, bot_id: str, rel: str, text: str, based_on: str | None) -> None:
-        with self._draft_lock:
-            if serial != self._draft_serial:  # typed on, saved or discarded meanwhile: this text is old
-                return
-            try:
-                Drafts(self.app.home, bot_id).keep(rel, text, based_on)
-            except OSError as exc:  # (App.notify is thread-safe)
-                self.app.notify(f"Your draft could not be kept for recovery: {exc.strerror or exc}.",
-                                severity="warning", markup=False)
-                return
-            self._draft_kept_at[(bot_id, rel)] = serial
-
-    def _discard_draft(self) -> None:
-        """The draft was saved, or the person chose to lose it: its recovery file goes too."""
-        self._cancel_pending_draft()
-        if self._draft_of is None:
-            return
-        bot_id, rel = self._draft_of
-        self._draft_of = None
-        self._remove_recovery_file_in_thread(self._draft_serial, bot_id, rel)
-
-    @work(thread=True, exit_on_error=False, group="draft")
-    def _remove_recovery_file_in_thread(self, serial: int, bot_id: str, rel: str) -> None:
-        self._remove_recovery_file(serial, bot_id, rel)
-
-    def _remove_recovery_file(self, serial: int, bot_id: str, rel: str) -> None:
-        """Remove a recovery draft, unless a draft typed after this decision (a newer serial) was kept since."""
-        with self._draft_lock:  # after a draft being written, never before it
-            if self._draft_kept_at.get((bot_id, rel), -1) > serial:
-                return
-            try:
-                Drafts(self.app.home, bot_id).discard(rel)
-            except OSError as exc:
-                self.app.notify(f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
-                                severity="warning", markup=False)
-
-    def _forget_draft(self) -> None:
-        """Stop keeping the draft, leaving its recovery file to be offered when the file opens again."""
-        self._cancel_pending_draft()
-        self._draft_of = None
+    def _unsaved_text(self) -> UnsavedText | None:
+        """What a recovery draft keeps now: the editor's text, if it differs from the open file's."""
+        return UnsavedText(self.current.rel, self.editor.text, self.current.hash) if self.modified else None
 
     def _find_draft(self, snapshot: FileSnapshot) -> Draft | None:
         if snapshot.kind not in EDITABLE_KINDS:
             return None
-        return Drafts(self.app.home, self.app.bot_id).find(snapshot.rel)
+        return self.recovery_drafts.find(snapshot.rel)
 
     def _offer_draft_once(self, draft: Draft) -> None:
-        bot_id = self.app.bot_id
-        key = (bot_id, draft.rel, draft.saved_at)
-        if key in self._offered or self._draft_of == (bot_id, draft.rel) or self.current.rel != draft.rel:
+        if self.recovery_drafts.seen(draft) or self.current.rel != draft.rel:
             return  # asked already this session, or the draft is this screen's own, still on show
         if draft.text in (self.current.text, self.editor.text):
-            self._remove_recovery_file_in_thread(self._draft_serial, bot_id, draft.rel)  # the file holds it already
+            self.recovery_drafts.remove(draft.rel)  # the file holds it already
             return
-        self._offered.add(key)
+        self.recovery_drafts.mark_offered(draft)
         self.offer_draft(draft)
 
     @work(exclusive=True, exit_on_error=False, group="offer-draft")
@@ -537,7 +472,7 @@ class FilesScreen(BotScreen):
             f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
             note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
         if choice == "discard":
-            self._remove_recovery_file_in_thread(self._draft_serial, self.app.bot_id, draft.rel)
+            self.recovery_drafts.remove(draft.rel)
         elif choice == "restore":
             if self.current is None or self.current.rel != draft.rel or self.modified or self.editor.read_only:
                 self.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
@@ -547,7 +482,7 @@ class FilesScreen(BotScreen):
                 self.current = dataclasses.replace(self.current, hash=draft.based_on)
                 self._banner(f"{self.bot_name} changed this file since your draft was kept. "
                              "Save to choose: Reload or Overwrite with mine.")
-            self._draft_of = (self.app.bot_id, draft.rel)
+            self.recovery_drafts.own(draft.rel)
             self.editor.replace(draft.text, (0, 0), self.editor.document.end)  # undoable, like typing
             self.editor.focus()
 
@@ -592,8 +527,8 @@ class FilesScreen(BotScreen):
         if not await self.app.push_screen_wait(ConfirmDialog(
                 "Close your kept draft? It is not kept anywhere else.", yes="Close draft")):
             return
-        if not self.modified and self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
-            self._discard_draft()  # its recovery file holds the closed draft (typing since would have replaced it)
+        if not self.modified and self.recovery_drafts.keeps(self.set_aside_draft_rel):
+            self.recovery_drafts.discard()  # its recovery file holds the closed draft (typing since would have replaced it)
         self.set_aside_draft = self.set_aside_draft_rel = None
         self.query_one(KeptDraft).display = False
         self.refresh_bindings()
@@ -637,7 +572,7 @@ class FilesScreen(BotScreen):
         may wait for the bot's lock): what was typed meanwhile stays in the editor, unsaved."""
         if self.current is None or self.current.rel != saved.rel:
             return  # another file or bot was opened meanwhile, after its own question
-        self._discard_draft()
+        self.recovery_drafts.discard()
         if self.editor.text != typed:
             self.current, self._as_loaded = saved, typed
             self._banner(None)
@@ -784,7 +719,7 @@ class FilesScreen(BotScreen):
                 return
             await self.in_thread(lambda bot: bot.store.write(rel, "", PERSON, expected_hash=target.hash))
             if is_open:
-                self._discard_draft()
+                self.recovery_drafts.discard()
             self.current = None
             self.show_file(MEMORY_FILE)
             return
@@ -802,7 +737,7 @@ class FilesScreen(BotScreen):
             return
         self.notify(f"Deleted {rel}.", markup=False)
         if is_open:
-            self._discard_draft()
+            self.recovery_drafts.discard()
             self.current = None
             self.show_file(MEMORY_FILE)
         else:
@@ -836,7 +771,7 @@ class FilesScreen(BotScreen):
             returned = read_text(copy)
         if returned == opened.text:
             if self.modified:  # the unsaved changes were taken out in the editor
-                self._discard_draft()
+                self.recovery_drafts.discard()
                 self.current = None
                 self._show_snapshot(opened)
             self.notify("No changes to save.", timeout=2, markup=False)
@@ -857,7 +792,7 @@ class FilesScreen(BotScreen):
                 ConfirmDialog("Throw away your unsaved changes and read the file again?", yes="Reload")
             ):
                 return
-            self._discard_draft()
+            self.recovery_drafts.discard()
         rel = self.current.rel
         self.current, self._keep_place_of = None, rel
         self.load_files(select=rel)
