@@ -50,22 +50,27 @@ EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
 
+@dataclasses.dataclass(frozen=True)
+class BotFiles:
+    """A bot's memory files as one read found them: the list, the file to show, and what is said around them."""
+
+    files: list[tuple[str, FileKind]]  # (path, kind) in the list's order
+    snapshot: FileSnapshot  # the file to show
+    memory_text: str  # MEMORY.md's text, for the gauge
+    bot_name: str
+    folder: str  # the workspace's path, shown under the editor
+    draft: Draft | None  # the shown file's recovery draft, if one is kept
+    memory_on: bool  # "Let this bot use memory"
+    broken_topics: frozenset[str]  # topics whose frontmatter the index cannot read, marked in the list
+    workspace_exists: bool
+
+
 class FilesRead(Message, bubble=False):
     """What `load_files` read in its thread: the bot's files and the one to show."""
 
-    def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
-                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool,
-                 broken_topics: frozenset[str], workspace_exists: bool) -> None:
+    def __init__(self, bot_files: BotFiles) -> None:
         super().__init__()
-        self.workspace_exists = workspace_exists
-        self.broken_topics = broken_topics
-        self.memory_on = memory_on
-        self.files = files
-        self.snapshot = snapshot
-        self.memory_text = memory_text
-        self.bot_name = bot_name
-        self.folder = folder
-        self.draft = draft
+        self.bot_files = bot_files
 
 
 def _label(rel: str, kind: FileKind, broken: bool = False) -> str:
@@ -263,25 +268,28 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
-                                    _memory_switch(bot), _broken_topics(bot), bot.store.workspace.is_dir()))
+        self.post_message(FilesRead(BotFiles(
+            files=files, snapshot=snapshot, memory_text=memory_text, bot_name=bot.name,
+            folder=str(bot.store.workspace), draft=draft, memory_on=_memory_switch(bot),
+            broken_topics=_broken_topics(bot), workspace_exists=bot.store.workspace.is_dir())))
 
     def on_files_read(self, message: FilesRead) -> None:
-        files, snapshot = message.files, message.snapshot
-        self.bot_name = message.bot_name
-        self._workspace_seen = self.app.bot_id if message.workspace_exists else None
-        self.memory_on = message.memory_on
-        self.folder = message.folder
+        read = message.bot_files
+        files, snapshot = read.files, read.snapshot
+        self.bot_name = read.bot_name
+        self._workspace_seen = self.app.bot_id if read.workspace_exists else None
+        self.memory_on = read.memory_on
+        self.folder = read.folder
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(_label(rel, kind, rel in message.broken_topics), id=rel)
+        option_list.add_options([Option(_label(rel, kind, rel in read.broken_topics), id=rel)
                                  for rel, kind in files])
         if snapshot.rel == self._requested:
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
-        self._show_snapshot(snapshot, message.memory_text, message.draft)
+        self._show_snapshot(snapshot, read.memory_text, read.draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
             option_list.focus()
