@@ -40,29 +40,21 @@ from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
 from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
-from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
+from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
 from .files_drafts import RecoveryDrafts, UnsavedText
+from .files_listing import (
+    EDITABLE_KINDS,
+    BotFiles,
+    broken_topics,
+    editable_text,
+    list_label,
+    listed_files,
+    memory_switch,
+)
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
-LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
-EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
-
-
-@dataclasses.dataclass(frozen=True)
-class BotFiles:
-    """A bot's memory files as one read found them: the list, the file to show, and what is said around them."""
-
-    files: list[tuple[str, FileKind]]  # (path, kind) in the list's order
-    snapshot: FileSnapshot  # the file to show
-    memory_text: str  # MEMORY.md's text, for the gauge
-    bot_name: str
-    folder: str  # the workspace's path, shown under the editor
-    draft: Draft | None  # the shown file's recovery draft, if one is kept
-    memory_on: bool  # "Let this bot use memory"
-    broken_topics: frozenset[str]  # topics whose frontmatter the index cannot read, marked in the list
-    workspace_exists: bool
 
 
 class FilesRead(Message, bubble=False):
@@ -71,14 +63,6 @@ class FilesRead(Message, bubble=False):
     def __init__(self, bot_files: BotFiles) -> None:
         super().__init__()
         self.bot_files = bot_files
-
-
-def _label(rel: str, kind: FileKind, broken: bool = False) -> str:
-    if kind is FileKind.TOPIC:
-        return f"  {rel.removeprefix('memory/')}{' ⚠' if broken else ''}"
-    if kind is FileKind.LOG:
-        return f"  log {rel.removeprefix('memory/log/').removesuffix('.md')}"
-    return rel.removeprefix("memory/")
 
 
 class FilesScreen(BotScreen):
@@ -255,13 +239,7 @@ class FilesScreen(BotScreen):
         bot.look()  # journal edits made outside the app before showing anything
         if self._workspace_seen == bot.id and not bot.store.workspace.is_dir():
             raise BotGone(bot.id, bot.store.workspace)  # deleted while open (a new bot's is made by its first save)
-        files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
-        if not any(rel == MEMORY_FILE for rel, _ in files):
-            files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
-        order = {kind: position for position, kind in enumerate(LISTED_KINDS)}
-        files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
-        logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
-        files = [f for f in files if f[1] is not FileKind.LOG] + logs
+        files = listed_files(self.app.home, bot.id)
         target = select or self._requested or (self.current.rel if self.current else MEMORY_FILE)
         snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
         memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
@@ -270,8 +248,8 @@ class FilesScreen(BotScreen):
             return
         self.post_message(FilesRead(BotFiles(
             files=files, snapshot=snapshot, memory_text=memory_text, bot_name=bot.name,
-            folder=str(bot.store.workspace), draft=draft, memory_on=_memory_switch(bot),
-            broken_topics=_broken_topics(bot), workspace_exists=bot.store.workspace.is_dir())))
+            folder=str(bot.store.workspace), draft=draft, memory_on=memory_switch(bot),
+            broken_topics=broken_topics(bot), workspace_exists=bot.store.workspace.is_dir())))
 
     def on_files_read(self, message: FilesRead) -> None:
         read = message.bot_files
@@ -283,7 +261,7 @@ class FilesScreen(BotScreen):
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(_label(rel, kind, rel in read.broken_topics), id=rel)
+        option_list.add_options([Option(list_label(rel, kind, rel in read.broken_topics), id=rel)
                                  for rel, kind in files])
         if snapshot.rel == self._requested:
             self._requested = None
@@ -311,7 +289,7 @@ class FilesScreen(BotScreen):
             self._hide_set_aside_draft()  # the draft set aside after Reload belongs to the file it was typed in
         self.current = snapshot
         editor = self.editor
-        editor.read_only = snapshot.kind.read_only or not _editable_text(snapshot.text)
+        editor.read_only = snapshot.kind.read_only or not editable_text(snapshot.text)
         shown = without_undecodable_bytes(snapshot.text)
         if editor.text != shown and keep_place:
             editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
@@ -347,7 +325,7 @@ class FilesScreen(BotScreen):
         if self.current is None:
             return
         kind = self.current.kind
-        if not _editable_text(self.current.text):
+        if not editable_text(self.current.text):
             state = "holds bytes that are not UTF-8: shown read-only; Ctrl+O edits it in $EDITOR"
         elif kind is FileKind.LOG:
             state = "daily log: read-only (the bot's own record); F8 deletes it"
@@ -784,7 +762,7 @@ class FilesScreen(BotScreen):
                 self._show_snapshot(opened)
             self.notify("No changes to save.", timeout=2, markup=False)
             return
-        if _editable_text(returned) and not self.editor.read_only:
+        if editable_text(returned) and not self.editor.read_only:
             # In the editor first: if the save is refused or cancelled, the text stays there, unsaved.
             self.editor.replace(returned, (0, 0), self.editor.document.end)
         await self._save(returned)
@@ -810,29 +788,6 @@ def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tup
     """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
     result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
     return result, bot.store.read(rel)
-
-
-def _memory_switch(bot) -> bool:
-    """(In a thread) "Let this bot use memory"; a settings file that cannot be read counts as on (Settings says
-    why), so the gauge never claims nothing loads without knowing."""
-    try:
-        return bot.settings.memory
-    except (MemoryInputError, OSError, ValueError):
-        return True
-
-
-def _broken_topics(bot) -> frozenset[str]:
-    """(In a thread) the topics whose frontmatter the index cannot read, to mark in the list; a topic folder
-    that cannot be read marks none (the topic index says why), and never stops the files showing."""
-    try:
-        return frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
-    except (OSError, MemoryInputError):
-        return frozenset()
-
-
-def _editable_text(text: str) -> bool:
-    """Bytes that are not UTF-8 (kept as surrogate escapes) cannot be edited here without loss."""
-    return not has_undecodable_bytes(text)
 
 
 def _editor_command() -> list[str] | None:
