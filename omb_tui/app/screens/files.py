@@ -14,10 +14,6 @@ and what comes back is saved like Ctrl+S: redacted, hash-checked, journaled as t
 from __future__ import annotations
 
 import dataclasses
-import os
-import shlex
-import shutil
-import subprocess
 from typing import Callable
 
 from textual import on, work
@@ -30,10 +26,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
-from ...core.memory.drafts import Draft, private_copy
-from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from ...core.memory.drafts import Draft
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
+from ...core.memory.store import FileSnapshot, StaleHash, WriteResult
 from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
@@ -52,9 +47,15 @@ from .files_listing import (
     listed_files,
     memory_switch,
 )
+from .files_operations import (
+    PERSON,
+    delete_file,
+    edit_in_external_editor,
+    make_room_in_memory,
+    new_topic,
+    rename_topic,
+)
 
-PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
-NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
 
 class FilesRead(Message, bubble=False):
@@ -156,7 +157,7 @@ class FilesScreen(BotScreen):
     async def save_then(self, then: Callable[[], object]) -> None:
         """Save the unsaved changes (asked about before quitting or opening another bot), then go on if saved."""
         if self.current is not None and self.modified:
-            await self._save(self.editor.text)
+            await self.save_text(self.editor.text)
         if not self.modified:
             then()
 
@@ -181,17 +182,17 @@ class FilesScreen(BotScreen):
         if action in ("save", "external_editor"):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
-            return self._target_kind() is FileKind.TOPIC or None
+            return self.target_kind() is FileKind.TOPIC or None
         if action == "kept_draft":
             return self.set_aside_draft is not None or None
         if action == "make_room":
             return self._lines_cut or None
         if action == "enter_file":  # (a priority key: anywhere else Enter is the focused widget's own)
-            return self._highlighted_in_list() is not None
+            return self.highlighted_in_list() is not None
         if action == "focus_list":
             return self.focused is self.editor
         if action == "delete_file":
-            return self._target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
+            return self.target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
 
     # ----- loading -----
@@ -267,13 +268,13 @@ class FilesScreen(BotScreen):
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
-        self._show_snapshot(snapshot, read.memory_text, read.draft)
+        self.show_snapshot(snapshot, read.memory_text, read.draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
             option_list.focus()
             self._focus_list = False
 
-    def _show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
+    def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
                        draft: Draft | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
@@ -347,9 +348,6 @@ class FilesScreen(BotScreen):
                        if problem else "")
         warning.display = problem is not None
 
-    def _topic_names(self) -> frozenset[str]:
-        return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
-
     def _hide_set_aside_draft(self) -> None:
         if self.recovery_drafts.keeps(self.set_aside_draft_rel):
             self.recovery_drafts.forget()  # its recovery file stays, and is offered when the file opens again
@@ -380,7 +378,7 @@ class FilesScreen(BotScreen):
         self._enter(event.option.id)
 
     def action_enter_file(self) -> None:
-        self._enter(self._highlighted_in_list())
+        self._enter(self.highlighted_in_list())
 
     def _enter(self, rel: str | None) -> None:
         if rel and (self.current is None or rel != self.current.rel):
@@ -395,7 +393,7 @@ class FilesScreen(BotScreen):
             choice = await self.app.push_screen_wait(
                 SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?"))
             if choice == "save":
-                await self._save(self.editor.text)
+                await self.save_text(self.editor.text)
                 if self.modified:  # not saved (a conflict left open, a refusal): stay on the file
                     return
             elif choice == "discard":
@@ -404,7 +402,7 @@ class FilesScreen(BotScreen):
                 return
         snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
         self.current = None
-        self._show_snapshot(snapshot, memory_text, draft)
+        self.show_snapshot(snapshot, memory_text, draft)
 
     def _read_file(self, bot, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
         """(In a thread) the file, MEMORY.md's text for the gauge, and the file's recovery draft if one is kept."""
@@ -534,9 +532,9 @@ class FilesScreen(BotScreen):
         if not self.modified:
             self.notify("No changes to save.", timeout=2, markup=False)
             return
-        await self._save(self.editor.text)
+        await self.save_text(self.editor.text)
 
-    async def _save(self, text: str) -> None:
+    async def save_text(self, text: str) -> None:
         """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
         rel, opened_hash, typed = self.current.rel, self.current.hash, self.editor.text
         try:
@@ -567,7 +565,7 @@ class FilesScreen(BotScreen):
             self._follow_draft()  # the newer typing gets its own recovery draft
             return
         self.current, self._keep_place_of = None, saved.rel
-        self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+        self.show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
     async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
         from ..dialogs.conflict import ConflictDialog, who_changed
@@ -586,186 +584,47 @@ class FilesScreen(BotScreen):
             self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
             self.query_one(KeptDraft).keep(draft, stale.rel)
             self.current = None
-            self._show_snapshot(theirs)
+            self.show_snapshot(theirs)
             self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).", markup=False)
 
-    @work(exclusive=True, exit_on_error=False, group="dialog")
-    async def action_make_room(self) -> None:
-        """Show what the overflow rule would move until everything loads; move it once the person agrees."""
-        from ...core.memory.make_room import make_room, plan_room
-        from ..dialogs.make_room import MakeRoomDialog
-
-        if self.current is not None and self.current.kind is FileKind.MEMORY and self.modified:
-            self.notify("Save or reload MEMORY.md before making room.", severity="warning", markup=False)
-            return
-        plan = await self.in_thread(lambda bot: plan_room(bot.store.read(MEMORY_FILE)))
-        if not plan.moving:
-            self.notify(plan.message(), severity="warning" if plan.must_trim else "information", markup=False)
-            return
-        if not await self.app.push_screen_wait(MakeRoomDialog(plan)):
-            return
-        try:
-            done = await self.in_thread(
-                lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
-        except MemoryInputError as exc:  # MEMORY.md changed since the plan was shown: nothing moved
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.notify(done.message(), severity="warning" if done.must_trim else "information", markup=False)
-        if self.current is not None and self.current.kind is FileKind.MEMORY:
-            self.current = None
-        self.load_files(select=None)
-
-    @work(exclusive=True, exit_on_error=False, group="dialog")
-    async def action_new_topic(self) -> None:
-        from ..dialogs.topic_name import TopicNameDialog
-
-        name = await self.app.push_screen_wait(TopicNameDialog("New topic name", taken=self._topic_names()))
-        if not name:
-            return
-        text = NEW_TOPIC_TEMPLATE.format(title=name.removesuffix(".md"))
-        try:
-            await self.in_thread(lambda bot: bot.store.create_topic(name, text, PERSON))
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.current = None
-        self.show_file(f"memory/{name}")
-
-    @work(exclusive=True, exit_on_error=False, group="dialog")
-    async def action_rename_topic(self) -> None:
-        from ...core.memory.topic_links import pointers_to, rename_topic_with_links
-        from ..dialogs.topic_name import RenameTopicDialog
-
-        if self.current is None or self._target_kind() is not FileKind.TOPIC:
-            return
-        rel = self._highlighted_in_list() or self.current.rel  # in the list, the highlighted topic
-        old, is_open = rel.removeprefix("memory/"), rel == self.current.rel
-        if is_open and self.modified:
-            self.notify("Save or reload the topic before renaming it.", severity="warning", markup=False)
-            return
-        pointing = await self.in_thread(lambda bot: pointers_to(bot.store, old))
-        count = sum(update.count for update in pointing)
-        pointers = (f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}"
-                    if pointing else None)
-        answer = await self.app.push_screen_wait(RenameTopicDialog(old, self._topic_names(), pointers))
-        if not answer or answer[0] == old:
-            return
-        new, update_links = answer
-        try:
-            if update_links:
-                await self.in_thread(lambda bot: rename_topic_with_links(bot.store, old, new, PERSON))
-            else:
-                await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        if not is_open:
-            self.load_files(select=None)
-            return
-        self.current = None
-        self.show_file(f"memory/{new}")
-
-    def _highlighted_in_list(self) -> str | None:
+    def highlighted_in_list(self) -> str | None:
         """The file highlighted in the list while the list has the keys, else None."""
         option_list = self.query_one("#file-list", OptionList)
         if self.focused is option_list and option_list.highlighted is not None and self.current is not None:
             return option_list.get_option_at_index(option_list.highlighted).id
         return None
 
-    def _target_kind(self) -> FileKind | None:
-        rel = self._highlighted_in_list()
+    def target_kind(self) -> FileKind | None:
+        """The kind of the file a key acts on: in the list, the highlighted one; anywhere else, the open one."""
+        rel = self.highlighted_in_list()
         if rel is not None:
             return next((kind for name, kind in self.files if name == rel), None)
         return self.current.kind if self.current else None
-
-    async def _delete_target(self) -> FileSnapshot | None:
-        """In the list, the highlighted file; anywhere else, the open one."""
-        rel = self._highlighted_in_list()
-        if rel is not None and self.current is not None and rel != self.current.rel:
-            return await self.in_thread(lambda bot: bot.store.read(rel))
-        return self.current
 
     @on(OptionList.OptionHighlighted, "#file-list")
     def _file_highlighted(self) -> None:
         self.refresh_bindings()  # Delete acts on the highlighted file
 
+    # ----- whole files: the flows are in files_operations; their workers, and which exclude which, are here -----
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_new_topic(self) -> None:
+        await new_topic(self)
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_rename_topic(self) -> None:
+        await rename_topic(self)
+
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_delete_file(self) -> None:
-        from ..dialogs.confirm import ConfirmDialog
+        await delete_file(self)
 
-        target = await self._delete_target()
-        if target is None:
-            return
-        rel, is_open = target.rel, self.current is not None and target.rel == self.current.rel
-        unsaved = " Your unsaved changes to it are lost." if is_open and self.modified else ""
-        if target.kind is FileKind.MEMORY:
-            if not await self.app.push_screen_wait(
-                ConfirmDialog(f"MEMORY.md can be emptied but never deleted. Empty it?{unsaved} "
-                              "(Undo is in the journal.)", yes="Empty MEMORY.md")):
-                return
-            await self.in_thread(lambda bot: bot.store.write(rel, "", PERSON, expected_hash=target.hash))
-            if is_open:
-                self.recovery_drafts.discard()
-            self.current = None
-            self.show_file(MEMORY_FILE)
-            return
-        if target.kind is FileKind.ARCHIVE:
-            self.notify("The archive is not deleted here: it keeps what left MEMORY.md.",
-                        severity="warning", markup=False)
-            return
-        if not await self.app.push_screen_wait(ConfirmDialog(f"Delete {rel}?{unsaved} (Undo is in the journal.)",
-                                                             yes="Delete")):
-            return
-        try:
-            await self.in_thread(lambda bot: bot.store.delete(rel, PERSON, expected_hash=target.hash))
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.notify(f"Deleted {rel}.", markup=False)
-        if is_open:
-            self.recovery_drafts.discard()
-            self.current = None
-            self.show_file(MEMORY_FILE)
-        else:
-            self.load_files(select=None)
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_make_room(self) -> None:
+        await make_room_in_memory(self)
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_external_editor(self) -> None:
-        """$EDITOR edits a private copy of the draft (never the file itself); what comes back is saved
-        like Ctrl+S, so it is redacted, hash-checked and journaled as the person's edit."""
-        if self.current is None or self.current.kind not in EDITABLE_KINDS:
-            return
-        command = _editor_command()
-        if command is None:
-            self.notify("Set $EDITOR (or $VISUAL) to open files in your editor.", severity="warning", markup=False)
-            return
-        opened = self.current
-        # Untouched, the editor gets the file's own bytes (mixed line endings, bytes that are not UTF-8).
-        sent = self.editor.text if self.modified else opened.text
-        with private_copy(opened.rel, encode(sent)) as copy:
-            try:
-                with self.app.suspend():
-                    exit_code = subprocess.call([*command, str(copy)])
-            except OSError as exc:
-                self.notify(f"{command[0]} could not be started: {exc.strerror or exc}.",
-                            severity="error", markup=False)
-                return
-            if exit_code != 0:
-                self.notify(f"{command[0]} exited with an error (code {exit_code}); nothing was saved.",
-                            severity="warning", markup=False)
-                return
-            returned = read_text(copy)
-        if returned == opened.text:
-            if self.modified:  # the unsaved changes were taken out in the editor
-                self.recovery_drafts.discard()
-                self.current = None
-                self._show_snapshot(opened)
-            self.notify("No changes to save.", timeout=2, markup=False)
-            return
-        if editable_text(returned) and not self.editor.read_only:
-            # In the editor first: if the save is refused or cancelled, the text stays there, unsaved.
-            self.editor.replace(returned, (0, 0), self.editor.document.end)
-        await self._save(returned)
+        await edit_in_external_editor(self)
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_reload_file(self) -> None:
@@ -788,14 +647,3 @@ def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tup
     """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
     result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
     return result, bot.store.read(rel)
-
-
-def _editor_command() -> list[str] | None:
-    for variable in ("VISUAL", "EDITOR"):
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return shlex.split(value)
-    for fallback in ("nano", "vi"):
-        if shutil.which(fallback):
-            return [fallback]
-    return None
