@@ -13,7 +13,6 @@ and what comes back is saved like Ctrl+S: redacted, hash-checked, journaled as t
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
 
 from textual import on, work
@@ -29,7 +28,6 @@ from ...core.memory.budget import gauge, read_topic_info
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.memory.store import FileSnapshot, StaleHash, WriteResult
-from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
@@ -37,7 +35,7 @@ from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
-from .files_drafts import RecoveryDrafts, UnsavedText
+from .files_drafts import RecoveryDrafts, UnsavedText, offer_back
 from .files_listing import (
     EDITABLE_KINDS,
     BotFiles,
@@ -216,7 +214,7 @@ class FilesScreen(BotScreen):
         self.editor.load_text("")
         self._as_loaded = ""
         self._hide_set_aside_draft()
-        self._banner(None)
+        self.show_banner(None)
         self._check_frontmatter()
         self.query_one("#file-status", Static).update(status)
         self.refresh_bindings()
@@ -227,7 +225,7 @@ class FilesScreen(BotScreen):
         if isinstance(worker.error, BotGone):
             self._workspace_seen = None
             if self.modified:  # typing is never dropped: it stays, and so does its recovery draft
-                self._banner(f"{error} Your unsaved text stays here.")
+                self.show_banner(f"{error} Your unsaved text stays here.")
                 return
             self._show_nothing(f"{error}\nCtrl+R reads again.")
         elif self.current is None:  # the bot's files could not be read at all
@@ -282,8 +280,8 @@ class FilesScreen(BotScreen):
         self._keep_place_of = None
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
-                self._banner(f"{self.bot_name} changed this file while you were editing. "
-                             "Save to choose: Reload or Overwrite with mine.")
+                self.show_banner(f"{self.bot_name} changed this file while you were editing. "
+                                 "Save to choose: Reload or Overwrite with mine.")
             self._update_gauge(memory_text)
             return
         if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
@@ -300,13 +298,13 @@ class FilesScreen(BotScreen):
         elif editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
-        self._banner(None)
+        self.show_banner(None)
         self._update_gauge(memory_text)
         self._status()
         self._check_frontmatter()
         self.refresh_bindings()
-        if draft is not None:
-            self._offer_draft_once(draft)
+        if draft is not None and self.recovery_drafts.offer_once(draft, self.current, self.editor.text):
+            self.offer_draft(draft)
 
     def _update_gauge(self, memory_text: str | None) -> None:
         editing_memory = self.current is not None and self.current.kind is FileKind.MEMORY
@@ -355,7 +353,8 @@ class FilesScreen(BotScreen):
         self.query_one(KeptDraft).display = False
         self.refresh_bindings()
 
-    def _banner(self, text: str | None) -> None:
+    def show_banner(self, text: str | None) -> None:
+        """The line above the editor that says the bot changed the file (or is gone); None hides it."""
         banner = self.query_one("#conflict-banner", Static)
         banner.update(text or "")
         banner.display = bool(text)
@@ -436,39 +435,9 @@ class FilesScreen(BotScreen):
             return None
         return self.recovery_drafts.find(snapshot.rel)
 
-    def _offer_draft_once(self, draft: Draft) -> None:
-        if self.recovery_drafts.seen(draft) or self.current.rel != draft.rel:
-            return  # asked already this session, or the draft is this screen's own, still on show
-        if draft.text in (self.current.text, self.editor.text):
-            self.recovery_drafts.remove(draft.rel)  # the file holds it already
-            return
-        self.recovery_drafts.mark_offered(draft)
-        self.offer_draft(draft)
-
     @work(exclusive=True, exit_on_error=False, group="offer-draft")
     async def offer_draft(self, draft: Draft) -> None:
-        from ..dialogs.draft_found import DraftFoundDialog
-
-        changed = draft.based_on != self.current.hash
-        note = (f"{self.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
-                if changed else "")
-        choice = await self.app.push_screen_wait(DraftFoundDialog(
-            f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
-            note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
-        if choice == "discard":
-            self.recovery_drafts.remove(draft.rel)
-        elif choice == "restore":
-            if self.current is None or self.current.rel != draft.rel or self.modified or self.editor.read_only:
-                self.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
-                            severity="warning", markup=False)
-                return
-            if changed:  # saved with the hash it was typed over, so the usual conflict decides
-                self.current = dataclasses.replace(self.current, hash=draft.based_on)
-                self._banner(f"{self.bot_name} changed this file since your draft was kept. "
-                             "Save to choose: Reload or Overwrite with mine.")
-            self.recovery_drafts.own(draft.rel)
-            self.editor.replace(draft.text, (0, 0), self.editor.document.end)  # undoable, like typing
-            self.editor.focus()
+        await offer_back(self, draft)
 
     # ----- actions -----
     def action_focus_list(self) -> None:
@@ -559,7 +528,7 @@ class FilesScreen(BotScreen):
         self.recovery_drafts.discard()
         if self.editor.text != typed:
             self.current, self._as_loaded = saved, typed
-            self._banner(None)
+            self.show_banner(None)
             self._update_gauge(None)
             self._status()
             self._follow_draft()  # the newer typing gets its own recovery draft

@@ -1,21 +1,28 @@
 """The Files screen's recovery drafts: typing is on disk, outside the workspace, before anything can lose it.
 
-Spec: memory.md, "Editing" (nothing typed is lost). core.memory.drafts keeps the files; this object decides
+Spec: memory.md, "Editing" (nothing typed is lost). core.memory.drafts keeps the files; RecoveryDrafts decides
 when the screen's draft is written and when it goes: written in a thread a moment after typing stops, removed
-once saved or thrown away, left on disk (to be offered again) when the person only looks elsewhere.
+once saved or thrown away, left on disk (to be offered again) when the person only looks elsewhere. When a file
+opens with a draft kept of it, `offer_back` asks once whether to restore it, discard it, or leave it for later.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from functools import partial
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from textual.screen import Screen
 from textual.timer import Timer
 
 from ...core.memory.drafts import Draft, Drafts
 from ...core.memory.paths import MemoryInputError
+from ...core.memory.store import FileSnapshot
+from ...core.memory.when import when_text
+
+if TYPE_CHECKING:
+    from .files import FilesScreen
 
 
 class UnsavedText(NamedTuple):
@@ -84,13 +91,18 @@ class RecoveryDrafts:
         """(In a thread) the open bot's recovery draft of rel, if one is kept."""
         return Drafts(self._screen.app.home, self._screen.app.bot_id).find(rel)
 
-    def seen(self, draft: Draft) -> bool:
-        """Offered already this session, or the screen's own draft, still on show."""
+    def offer_once(self, draft: Draft, shown: FileSnapshot, editor_text: str) -> bool:
+        """Whether to offer the draft back now, shown beside the editor holding editor_text (and remember it was):
+        never twice a session, nor the screen's own draft still on show; a draft the file holds already goes."""
         bot_id = self._screen.app.bot_id
-        return (bot_id, draft.rel, draft.saved_at) in self._offered or self._keeping == (bot_id, draft.rel)
-
-    def mark_offered(self, draft: Draft) -> None:
-        self._offered.add((self._screen.app.bot_id, draft.rel, draft.saved_at))
+        key = (bot_id, draft.rel, draft.saved_at)
+        if key in self._offered or self._keeping == (bot_id, draft.rel) or shown.rel != draft.rel:
+            return False
+        if draft.text in (shown.text, editor_text):
+            self.remove(draft.rel)
+            return False
+        self._offered.add(key)
+        return True
 
     def discard_now(self) -> None:
         """The app is closing after the person agreed to lose the draft: its recovery file goes here and now
@@ -142,3 +154,29 @@ class RecoveryDrafts:
                 self._screen.app.notify(
                     f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
                     severity="warning", markup=False)
+
+
+async def offer_back(screen: FilesScreen, draft: Draft) -> None:
+    """Ask whether to restore the draft kept of the open file, discard it, or leave it for later."""
+    from ..dialogs.draft_found import DraftFoundDialog
+
+    changed = draft.based_on != screen.current.hash
+    note = (f"{screen.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
+            if changed else "")
+    choice = await screen.app.push_screen_wait(DraftFoundDialog(
+        f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
+        note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
+    if choice == "discard":
+        screen.recovery_drafts.remove(draft.rel)
+    elif choice == "restore":
+        if screen.current is None or screen.current.rel != draft.rel or screen.modified or screen.editor.read_only:
+            screen.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
+                          severity="warning", markup=False)
+            return
+        if changed:  # saved with the hash it was typed over, so the usual conflict decides
+            screen.current = dataclasses.replace(screen.current, hash=draft.based_on)
+            screen.show_banner(f"{screen.bot_name} changed this file since your draft was kept. "
+                               "Save to choose: Reload or Overwrite with mine.")
+        screen.recovery_drafts.own(draft.rel)
+        screen.editor.replace(draft.text, (0, 0), screen.editor.document.end)  # undoable, like typing
+        screen.editor.focus()
