@@ -26,8 +26,8 @@ from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
 from ...core.memory.drafts import Draft
-from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.memory.store import FileSnapshot, StaleHash, WriteResult
+from ...core.memory.paths import MEMORY_FILE, FileKind
+from ...core.memory.store import FileSnapshot
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
@@ -46,14 +46,13 @@ from .files_listing import (
     memory_switch,
 )
 from .files_operations import (
-    PERSON,
     delete_file,
     edit_in_external_editor,
     make_room_in_memory,
     new_topic,
     rename_topic,
 )
-
+from .files_saving import close_kept_draft_once_agreed, save_edits, save_text
 
 
 class FilesRead(Message, bubble=False):
@@ -155,7 +154,7 @@ class FilesScreen(BotScreen):
     async def save_then(self, then: Callable[[], object]) -> None:
         """Save the unsaved changes (asked about before quitting or opening another bot), then go on if saved."""
         if self.current is not None and self.modified:
-            await self.save_text(self.editor.text)
+            await save_text(self, self.editor.text)
         if not self.modified:
             then()
 
@@ -392,7 +391,7 @@ class FilesScreen(BotScreen):
             choice = await self.app.push_screen_wait(
                 SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?"))
             if choice == "save":
-                await self.save_text(self.editor.text)
+                await save_text(self, self.editor.text)
                 if self.modified:  # not saved (a conflict left open, a refusal): stay on the file
                     return
             elif choice == "discard":
@@ -474,18 +473,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def close_kept_draft(self) -> None:
-        """Close the draft kept after Reload, once the person agrees: nothing else keeps it."""
-        from ..dialogs.confirm import ConfirmDialog
-
-        if not await self.app.push_screen_wait(ConfirmDialog(
-                "Close your kept draft? It is not kept anywhere else.", yes="Close draft")):
-            return
-        if not self.modified and self.recovery_drafts.keeps(self.set_aside_draft_rel):
-            self.recovery_drafts.discard()  # its recovery file holds the closed draft (typing since would have replaced it)
-        self.set_aside_draft = self.set_aside_draft_rel = None
-        self.query_one(KeptDraft).display = False
-        self.refresh_bindings()
-        self.editor.focus()
+        await close_kept_draft_once_agreed(self)
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
@@ -493,34 +481,9 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_save(self) -> None:
-        if self.current is None:
-            return
-        if self.current.kind.read_only:
-            self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning", markup=False)
-            return
-        if not self.modified:
-            self.notify("No changes to save.", timeout=2, markup=False)
-            return
-        await self.save_text(self.editor.text)
+        await save_edits(self)
 
-    async def save_text(self, text: str) -> None:
-        """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
-        rel, opened_hash, typed = self.current.rel, self.current.hash, self.editor.text
-        try:
-            result, saved = await self.in_thread(lambda bot: _write_then_read(bot, rel, text, opened_hash))
-        except StaleHash as stale:
-            await self._resolve_conflict(stale, text)
-            return
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        if result.redactions:
-            self.notify(f"{result.redactions} credential(s) were redacted before saving.",
-                        severity="warning", markup=False)
-        self._show_saved(saved, typed)
-        self.notify(f"Saved {saved.rel}.", timeout=2, markup=False)
-
-    def _show_saved(self, saved: FileSnapshot, typed: str) -> None:
+    def show_saved(self, saved: FileSnapshot, typed: str) -> None:
         """The file as saved from the editor holding `typed`. The editor stays live while the store writes (it
         may wait for the bot's lock): what was typed meanwhile stays in the editor, unsaved."""
         if self.current is None or self.current.rel != saved.rel:
@@ -535,26 +498,6 @@ class FilesScreen(BotScreen):
             return
         self.current, self._keep_place_of = None, saved.rel
         self.show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
-
-    async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
-        from ..dialogs.conflict import ConflictDialog, who_changed
-
-        newest = await self.in_thread(lambda bot: bot.store.journal.newest_for_file(stale.rel))
-        made_it = newest if newest is not None and newest.after_hash == stale.current_hash else None
-        choice = await self.app.push_screen_wait(ConflictDialog(who_changed(made_it, self.bot_name)))
-        if choice == "overwrite":
-            typed = self.editor.text
-            _, saved = await self.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
-            self._show_saved(saved, typed)
-            self.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).",
-                        markup=False)
-        elif choice == "reload":
-            theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
-            self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
-            self.query_one(KeptDraft).keep(draft, stale.rel)
-            self.current = None
-            self.show_snapshot(theirs)
-            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).", markup=False)
 
     def highlighted_in_list(self) -> str | None:
         """The file highlighted in the list while the list has the keys, else None."""
@@ -610,9 +553,3 @@ class FilesScreen(BotScreen):
         rel = self.current.rel
         self.current, self._keep_place_of = None, rel
         self.load_files(select=rel)
-
-
-def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tuple[WriteResult, FileSnapshot]:
-    """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
-    result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
-    return result, bot.store.read(rel)

@@ -20,15 +20,14 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from ...core.memory.drafts import private_copy
-from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.memory.store import Actor, FileSnapshot, encode, read_text
+from ...core.memory.store import FileSnapshot, encode, read_text
 from .files_listing import EDITABLE_KINDS, editable_text
+from .files_saving import PERSON, save_text
 
 if TYPE_CHECKING:
     from .files import FilesScreen
 
-PERSON = Actor(WHO_PERSON, HOW_SETTINGS)  # every write from the Files screen is journaled as the person's
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
 
@@ -191,7 +190,7 @@ async def edit_in_external_editor(screen: FilesScreen) -> None:
     if editable_text(returned) and not screen.editor.read_only:
         # In the editor first: if the save is refused or cancelled, the text stays there, unsaved.
         screen.editor.replace(returned, (0, 0), screen.editor.document.end)
-    await screen.save_text(returned)
+    await save_text(screen, returned)
 
 
 def topic_names(files: list[tuple[str, FileKind]]) -> frozenset[str]:
