@@ -6,9 +6,10 @@ Reload and Overwrite with mine; logs read-only but deletable; MEMORY.md emptied,
 created, renamed and deleted under the name rules), and "Where it lives" (the folder's path is shown,
 since over SSH no file manager can be opened; nothing unredacted is ever written to the workspace).
 
-Nothing typed is lost: an unsaved draft is kept in a recovery file outside the workspace (core.drafts) a
-moment after typing stops, and offered back when the file is next opened. $EDITOR edits a private copy,
-and what comes back is saved like Ctrl+S: redacted, hash-checked, journaled as the person's edit.
+The screen shows the list and the open file, and owns the keys and their workers; beside it, one job each:
+files_listing (what the list reads), files_saving (a save with the hash, and the conflict), files_drafts
+(nothing typed is lost: recovery drafts outside the workspace, offered back when the file next opens) and
+files_operations (new topic, rename, delete, make room, and $EDITOR on a private copy).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ class RecoveryDrafts:
 
     Every keystroke, save and discard bumps a serial, so a slow write never lands after a newer decision; writes
     and removals take one lock, and a removal leaves a draft kept after it was decided. Both run as thread
-    workers of the screen (group "draft"); the timer is the screen's too, so both end with it.
+    workers of the screen (group "draft"), and the timer is the screen's.
     """
 
     def __init__(self, screen: Screen) -> None:
