@@ -6,19 +6,14 @@ Reload and Overwrite with mine; logs read-only but deletable; MEMORY.md emptied,
 created, renamed and deleted under the name rules), and "Where it lives" (the folder's path is shown,
 since over SSH no file manager can be opened; nothing unredacted is ever written to the workspace).
 
-Nothing typed is lost: an unsaved draft is kept in a recovery file outside the workspace (core.drafts) a
-moment after typing stops, and offered back when the file is next opened. $EDITOR edits a private copy,
-and what comes back is saved like Ctrl+S: redacted, hash-checked, journaled as the person's edit.
+The screen shows the list and the open file, and owns the keys and their workers; beside it, one job each:
+files_listing (what the list reads), files_saving (a save with the hash, and the conflict), files_drafts
+(nothing typed is lost: recovery drafts outside the workspace, offered back when the file next opens) and
+files_operations (new topic, rename, delete, make room, and $EDITOR on a private copy).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import shlex
-import shutil
-import subprocess
-import threading
 from typing import Callable
 
 from textual import on, work
@@ -31,49 +26,42 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
-from ...core.memory.drafts import Draft, Drafts, private_copy
-from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult, encode, read_text
-from ...core.memory.when import when_text
+from ...core.memory.drafts import Draft
+from ...core.memory.paths import MEMORY_FILE, FileKind
+from ...core.memory.store import FileSnapshot
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
 from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
-from ..widgets.row_list import has_undecodable_bytes, without_undecodable_bytes
+from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
-
-PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
-LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
-EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
-NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
+from .files_drafts import RecoveryDrafts, UnsavedText, offer_back
+from .files_listing import (
+    EDITABLE_KINDS,
+    BotFiles,
+    broken_topics,
+    editable_text,
+    list_label,
+    listed_files,
+    memory_switch,
+)
+from .files_operations import (
+    delete_file,
+    edit_in_external_editor,
+    make_room_in_memory,
+    new_topic,
+    rename_topic,
+)
+from .files_saving import close_kept_draft_once_agreed, save_edits, save_text
 
 
 class FilesRead(Message, bubble=False):
     """What `load_files` read in its thread: the bot's files and the one to show."""
 
-    def __init__(self, files: list[tuple[str, FileKind]], snapshot: FileSnapshot, memory_text: str,
-                 bot_name: str, folder: str, draft: Draft | None, memory_on: bool,
-                 broken_topics: frozenset[str], workspace_exists: bool) -> None:
+    def __init__(self, bot_files: BotFiles) -> None:
         super().__init__()
-        self.workspace_exists = workspace_exists
-        self.broken_topics = broken_topics
-        self.memory_on = memory_on
-        self.files = files
-        self.snapshot = snapshot
-        self.memory_text = memory_text
-        self.bot_name = bot_name
-        self.folder = folder
-        self.draft = draft
-
-
-def _label(rel: str, kind: FileKind, broken: bool = False) -> str:
-    if kind is FileKind.TOPIC:
-        return f"  {rel.removeprefix('memory/')}{' ⚠' if broken else ''}"
-    if kind is FileKind.LOG:
-        return f"  log {rel.removeprefix('memory/log/').removesuffix('.md')}"
-    return rel.removeprefix("memory/")
+        self.bot_files = bot_files
 
 
 class FilesScreen(BotScreen):
@@ -128,14 +116,7 @@ class FilesScreen(BotScreen):
         self._keep_place_of: str | None = None  # the file shown again next (Ctrl+R, a save): cursor and scroll stay
         self._as_loaded = ""  # the open file's text as the editor holds it right after loading
         self._editor = MemoryEditor(id="editor")  # held, so the draft can still be read while the app closes
-        # Recovery drafts: the one this screen keeps on disk (bot id, file), the pending write, and a serial
-        # that every keystroke, save and discard bumps, so a slow write never lands after a newer decision.
-        self._draft_of: tuple[str, str] | None = None
-        self._draft_timer = None
-        self._draft_serial = 0
-        self._draft_lock = threading.Lock()
-        self._draft_kept_at: dict[tuple[str, str], int] = {}  # (bot id, file) -> serial of its newest kept draft
-        self._offered: set[tuple[str, str, str]] = set()  # drafts offered already (bot, file, saved at)
+        self.recovery_drafts = RecoveryDrafts(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -165,21 +146,16 @@ class FilesScreen(BotScreen):
         if not self.modified:
             return  # (a draft kept beside the editor after Reload stays on disk: it is offered next time)
         # The app is closing, so the recovery file is kept or removed here and now: a worker would not outlive it.
-        self._cancel_pending_draft()
         if self.app.return_code == 0:
-            if self._draft_of is not None:
-                self._remove_recovery_file(self._draft_serial, *self._draft_of)
-            return
-        try:
-            Drafts(self.app.home, self.app.bot_id).keep(self.current.rel, self.editor.text, self.current.hash)
-        except (OSError, MemoryInputError):
-            pass  # the draft written a moment after the last keystroke is on disk already
+            self.recovery_drafts.discard_now()
+        else:
+            self.recovery_drafts.keep_now(self._unsaved_text())
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def save_then(self, then: Callable[[], object]) -> None:
         """Save the unsaved changes (asked about before quitting or opening another bot), then go on if saved."""
         if self.current is not None and self.modified:
-            await self._save(self.editor.text)
+            await save_text(self, self.editor.text)
         if not self.modified:
             then()
 
@@ -204,25 +180,25 @@ class FilesScreen(BotScreen):
         if action in ("save", "external_editor"):
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
-            return self._target_kind() is FileKind.TOPIC or None
+            return self.target_kind() is FileKind.TOPIC or None
         if action == "kept_draft":
             return self.set_aside_draft is not None or None
         if action == "make_room":
             return self._lines_cut or None
         if action == "enter_file":  # (a priority key: anywhere else Enter is the focused widget's own)
-            return self._highlighted_in_list() is not None
+            return self.highlighted_in_list() is not None
         if action == "focus_list":
             return self.focused is self.editor
         if action == "delete_file":
-            return self._target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
+            return self.target_kind() in (FileKind.MEMORY, FileKind.TOPIC, FileKind.LOG) or None
         return True
 
     # ----- loading -----
     def reload(self, *, bot_changed: bool) -> None:
         if bot_changed:
             if self.modified:  # the person was asked, and chose to lose the draft
-                self._discard_draft()
-            self._forget_draft()
+                self.recovery_drafts.discard()
+            self.recovery_drafts.forget()
             # Nothing of the previous bot stays on screen while this one is read (or if it cannot be).
             self._show_nothing(f"Reading {self.app.bot_id}…")
         self.load_files(select=None if not bot_changed else self._requested or MEMORY_FILE)
@@ -238,7 +214,7 @@ class FilesScreen(BotScreen):
         self.editor.load_text("")
         self._as_loaded = ""
         self._hide_set_aside_draft()
-        self._banner(None)
+        self.show_banner(None)
         self._check_frontmatter()
         self.query_one("#file-status", Static).update(status)
         self.refresh_bindings()
@@ -249,7 +225,7 @@ class FilesScreen(BotScreen):
         if isinstance(worker.error, BotGone):
             self._workspace_seen = None
             if self.modified:  # typing is never dropped: it stays, and so does its recovery draft
-                self._banner(f"{error} Your unsaved text stays here.")
+                self.show_banner(f"{error} Your unsaved text stays here.")
                 return
             self._show_nothing(f"{error}\nCtrl+R reads again.")
         elif self.current is None:  # the bot's files could not be read at all
@@ -262,44 +238,41 @@ class FilesScreen(BotScreen):
         bot.look()  # journal edits made outside the app before showing anything
         if self._workspace_seen == bot.id and not bot.store.workspace.is_dir():
             raise BotGone(bot.id, bot.store.workspace)  # deleted while open (a new bot's is made by its first save)
-        files = [(mp.rel, mp.kind) for mp in self.app.home.memory_files(bot.id)]
-        if not any(rel == MEMORY_FILE for rel, _ in files):
-            files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
-        order = {kind: position for position, kind in enumerate(LISTED_KINDS)}
-        files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
-        logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
-        files = [f for f in files if f[1] is not FileKind.LOG] + logs
+        files = listed_files(self.app.home, bot.id)
         target = select or self._requested or (self.current.rel if self.current else MEMORY_FILE)
         snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
         memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.post_message(FilesRead(files, snapshot, memory_text, bot.name, str(bot.store.workspace), draft,
-                                    _memory_switch(bot), _broken_topics(bot), bot.store.workspace.is_dir()))
+        self.post_message(FilesRead(BotFiles(
+            files=files, snapshot=snapshot, memory_text=memory_text, bot_name=bot.name,
+            folder=str(bot.store.workspace), draft=draft, memory_on=memory_switch(bot),
+            broken_topics=broken_topics(bot), workspace_exists=bot.store.workspace.is_dir())))
 
     def on_files_read(self, message: FilesRead) -> None:
-        files, snapshot = message.files, message.snapshot
-        self.bot_name = message.bot_name
-        self._workspace_seen = self.app.bot_id if message.workspace_exists else None
-        self.memory_on = message.memory_on
-        self.folder = message.folder
+        read = message.bot_files
+        files, snapshot = read.files, read.snapshot
+        self.bot_name = read.bot_name
+        self._workspace_seen = self.app.bot_id if read.workspace_exists else None
+        self.memory_on = read.memory_on
+        self.folder = read.folder
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(_label(rel, kind, rel in message.broken_topics), id=rel)
+        option_list.add_options([Option(list_label(rel, kind, rel in read.broken_topics), id=rel)
                                  for rel, kind in files])
         if snapshot.rel == self._requested:
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
         option_list.highlighted = index
-        self._show_snapshot(snapshot, message.memory_text, message.draft)
+        self.show_snapshot(snapshot, read.memory_text, read.draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
             option_list.focus()
             self._focus_list = False
 
-    def _show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
+    def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
                        draft: Draft | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
@@ -307,15 +280,15 @@ class FilesScreen(BotScreen):
         self._keep_place_of = None
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
-                self._banner(f"{self.bot_name} changed this file while you were editing. "
-                             "Save to choose: Reload or Overwrite with mine.")
+                self.show_banner(f"{self.bot_name} changed this file while you were editing. "
+                                 "Save to choose: Reload or Overwrite with mine.")
             self._update_gauge(memory_text)
             return
         if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
             self._hide_set_aside_draft()  # the draft set aside after Reload belongs to the file it was typed in
         self.current = snapshot
         editor = self.editor
-        editor.read_only = snapshot.kind.read_only or not _editable_text(snapshot.text)
+        editor.read_only = snapshot.kind.read_only or not editable_text(snapshot.text)
         shown = without_undecodable_bytes(snapshot.text)
         if editor.text != shown and keep_place:
             editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
@@ -325,13 +298,13 @@ class FilesScreen(BotScreen):
         elif editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
-        self._banner(None)
+        self.show_banner(None)
         self._update_gauge(memory_text)
         self._status()
         self._check_frontmatter()
         self.refresh_bindings()
-        if draft is not None:
-            self._offer_draft_once(draft)
+        if draft is not None and self.recovery_drafts.offer_once(draft, self.current, self.editor.text):
+            self.offer_draft(draft)
 
     def _update_gauge(self, memory_text: str | None) -> None:
         editing_memory = self.current is not None and self.current.kind is FileKind.MEMORY
@@ -351,7 +324,7 @@ class FilesScreen(BotScreen):
         if self.current is None:
             return
         kind = self.current.kind
-        if not _editable_text(self.current.text):
+        if not editable_text(self.current.text):
             state = "holds bytes that are not UTF-8: shown read-only; Ctrl+O edits it in $EDITOR"
         elif kind is FileKind.LOG:
             state = "daily log: read-only (the bot's own record); F8 deletes it"
@@ -373,17 +346,15 @@ class FilesScreen(BotScreen):
                        if problem else "")
         warning.display = problem is not None
 
-    def _topic_names(self) -> frozenset[str]:
-        return frozenset(rel.removeprefix("memory/") for rel, kind in self.files if kind is FileKind.TOPIC)
-
     def _hide_set_aside_draft(self) -> None:
-        if self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
-            self._forget_draft()  # its recovery file stays, and is offered when the file opens again
+        if self.recovery_drafts.keeps(self.set_aside_draft_rel):
+            self.recovery_drafts.forget()  # its recovery file stays, and is offered when the file opens again
         self.set_aside_draft = self.set_aside_draft_rel = None
         self.query_one(KeptDraft).display = False
         self.refresh_bindings()
 
-    def _banner(self, text: str | None) -> None:
+    def show_banner(self, text: str | None) -> None:
+        """The line above the editor that says the bot changed the file (or is gone); None hides it."""
         banner = self.query_one("#conflict-banner", Static)
         banner.update(text or "")
         banner.display = bool(text)
@@ -406,7 +377,7 @@ class FilesScreen(BotScreen):
         self._enter(event.option.id)
 
     def action_enter_file(self) -> None:
-        self._enter(self._highlighted_in_list())
+        self._enter(self.highlighted_in_list())
 
     def _enter(self, rel: str | None) -> None:
         if rel and (self.current is None or rel != self.current.rel):
@@ -421,16 +392,16 @@ class FilesScreen(BotScreen):
             choice = await self.app.push_screen_wait(
                 SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?"))
             if choice == "save":
-                await self._save(self.editor.text)
+                await save_text(self, self.editor.text)
                 if self.modified:  # not saved (a conflict left open, a refusal): stay on the file
                     return
             elif choice == "discard":
-                self._discard_draft()
+                self.recovery_drafts.discard()
             else:
                 return
         snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
         self.current = None
-        self._show_snapshot(snapshot, memory_text, draft)
+        self.show_snapshot(snapshot, memory_text, draft)
 
     def _read_file(self, bot, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
         """(In a thread) the file, MEMORY.md's text for the gauge, and the file's recovery draft if one is kept."""
@@ -448,108 +419,25 @@ class FilesScreen(BotScreen):
     # ----- recovery drafts: typing is on disk (outside the workspace) before anything can lose it -----
     def _follow_draft(self) -> None:
         """After each change: keep the draft a moment after typing stops, or drop it once back to the file."""
-        self._cancel_pending_draft()
         if self.modified:
-            self._draft_timer = self.set_timer(self.DRAFT_DELAY, self._keep_draft)
-        elif (self.current and self.set_aside_draft is None
-              and self._draft_of == (self.app.bot_id, self.current.rel)):
-            self._discard_draft()  # undone back to the file's own text: nothing left to recover
+            self.recovery_drafts.keep_later(self.DRAFT_DELAY, self._unsaved_text)
+        elif self.current and self.set_aside_draft is None and self.recovery_drafts.keeps(self.current.rel):
+            self.recovery_drafts.discard()  # undone back to the file's own text: nothing left to recover
+        else:
+            self.recovery_drafts.cancel_pending()
 
-    def _cancel_pending_draft(self) -> None:
-        self._draft_serial += 1
-        if self._draft_timer is not None:
-            self._draft_timer.stop()
-            self._draft_timer = None
-
-    def _keep_draft(self) -> None:
-        self._draft_timer = None
-        if self.modified:
-            self._draft_of = (self.app.bot_id, self.current.rel)
-            self._write_draft(self._draft_serial, self.app.bot_id, self.current.rel, self.editor.text,
-                              self.current.hash)
-
-    @work(thread=True, exit_on_error=False, group="draft")
-    def _write_draft(self, serial: int, bot_id: str, rel: str, text: str, based_on: str | None) -> None:
-        with self._draft_lock:
-            if serial != self._draft_serial:  # typed on, saved or discarded meanwhile: this text is old
-                return
-            try:
-                Drafts(self.app.home, bot_id).keep(rel, text, based_on)
-            except OSError as exc:  # (App.notify is thread-safe)
-                self.app.notify(f"Your draft could not be kept for recovery: {exc.strerror or exc}.",
-                                severity="warning", markup=False)
-                return
-            self._draft_kept_at[(bot_id, rel)] = serial
-
-    def _discard_draft(self) -> None:
-        """The draft was saved, or the person chose to lose it: its recovery file goes too."""
-        self._cancel_pending_draft()
-        if self._draft_of is None:
-            return
-        bot_id, rel = self._draft_of
-        self._draft_of = None
-        self._remove_recovery_file_in_thread(self._draft_serial, bot_id, rel)
-
-    @work(thread=True, exit_on_error=False, group="draft")
-    def _remove_recovery_file_in_thread(self, serial: int, bot_id: str, rel: str) -> None:
-        self._remove_recovery_file(serial, bot_id, rel)
-
-    def _remove_recovery_file(self, serial: int, bot_id: str, rel: str) -> None:
-        """Remove a recovery draft, unless a draft typed after this decision (a newer serial) was kept since."""
-        with self._draft_lock:  # after a draft being written, never before it
-            if self._draft_kept_at.get((bot_id, rel), -1) > serial:
-                return
-            try:
-                Drafts(self.app.home, bot_id).discard(rel)
-            except OSError as exc:
-                self.app.notify(f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
-                                severity="warning", markup=False)
-
-    def _forget_draft(self) -> None:
-        """Stop keeping the draft, leaving its recovery file to be offered when the file opens again."""
-        self._cancel_pending_draft()
-        self._draft_of = None
+    def _unsaved_text(self) -> UnsavedText | None:
+        """What a recovery draft keeps now: the editor's text, if it differs from the open file's."""
+        return UnsavedText(self.current.rel, self.editor.text, self.current.hash) if self.modified else None
 
     def _find_draft(self, snapshot: FileSnapshot) -> Draft | None:
         if snapshot.kind not in EDITABLE_KINDS:
             return None
-        return Drafts(self.app.home, self.app.bot_id).find(snapshot.rel)
-
-    def _offer_draft_once(self, draft: Draft) -> None:
-        bot_id = self.app.bot_id
-        key = (bot_id, draft.rel, draft.saved_at)
-        if key in self._offered or self._draft_of == (bot_id, draft.rel) or self.current.rel != draft.rel:
-            return  # asked already this session, or the draft is this screen's own, still on show
-        if draft.text in (self.current.text, self.editor.text):
-            self._remove_recovery_file_in_thread(self._draft_serial, bot_id, draft.rel)  # the file holds it already
-            return
-        self._offered.add(key)
-        self.offer_draft(draft)
+        return self.recovery_drafts.find(snapshot.rel)
 
     @work(exclusive=True, exit_on_error=False, group="offer-draft")
     async def offer_draft(self, draft: Draft) -> None:
-        from ..dialogs.draft_found import DraftFoundDialog
-
-        changed = draft.based_on != self.current.hash
-        note = (f"{self.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
-                if changed else "")
-        choice = await self.app.push_screen_wait(DraftFoundDialog(
-            f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
-            note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
-        if choice == "discard":
-            self._remove_recovery_file_in_thread(self._draft_serial, self.app.bot_id, draft.rel)
-        elif choice == "restore":
-            if self.current is None or self.current.rel != draft.rel or self.modified or self.editor.read_only:
-                self.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
-                            severity="warning", markup=False)
-                return
-            if changed:  # saved with the hash it was typed over, so the usual conflict decides
-                self.current = dataclasses.replace(self.current, hash=draft.based_on)
-                self._banner(f"{self.bot_name} changed this file since your draft was kept. "
-                             "Save to choose: Reload or Overwrite with mine.")
-            self._draft_of = (self.app.bot_id, draft.rel)
-            self.editor.replace(draft.text, (0, 0), self.editor.document.end)  # undoable, like typing
-            self.editor.focus()
+        await offer_back(self, draft)
 
     # ----- actions -----
     def action_focus_list(self) -> None:
@@ -586,18 +474,7 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def close_kept_draft(self) -> None:
-        """Close the draft kept after Reload, once the person agrees: nothing else keeps it."""
-        from ..dialogs.confirm import ConfirmDialog
-
-        if not await self.app.push_screen_wait(ConfirmDialog(
-                "Close your kept draft? It is not kept anywhere else.", yes="Close draft")):
-            return
-        if not self.modified and self._draft_of == (self.app.bot_id, self.set_aside_draft_rel):
-            self._discard_draft()  # its recovery file holds the closed draft (typing since would have replaced it)
-        self.set_aside_draft = self.set_aside_draft_rel = None
-        self.query_one(KeptDraft).display = False
-        self.refresh_bindings()
-        self.editor.focus()
+        await close_kept_draft_once_agreed(self)
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
@@ -605,246 +482,62 @@ class FilesScreen(BotScreen):
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_save(self) -> None:
-        if self.current is None:
-            return
-        if self.current.kind.read_only:
-            self.notify("Daily logs are read-only: they are the bot's own record.", severity="warning", markup=False)
-            return
-        if not self.modified:
-            self.notify("No changes to save.", timeout=2, markup=False)
-            return
-        await self._save(self.editor.text)
+        await save_edits(self)
 
-    async def _save(self, text: str) -> None:
-        """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
-        rel, opened_hash, typed = self.current.rel, self.current.hash, self.editor.text
-        try:
-            result, saved = await self.in_thread(lambda bot: _write_then_read(bot, rel, text, opened_hash))
-        except StaleHash as stale:
-            await self._resolve_conflict(stale, text)
-            return
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        if result.redactions:
-            self.notify(f"{result.redactions} credential(s) were redacted before saving.",
-                        severity="warning", markup=False)
-        self._show_saved(saved, typed)
-        self.notify(f"Saved {saved.rel}.", timeout=2, markup=False)
-
-    def _show_saved(self, saved: FileSnapshot, typed: str) -> None:
+    def show_saved(self, saved: FileSnapshot, typed: str) -> None:
         """The file as saved from the editor holding `typed`. The editor stays live while the store writes (it
         may wait for the bot's lock): what was typed meanwhile stays in the editor, unsaved."""
         if self.current is None or self.current.rel != saved.rel:
             return  # another file or bot was opened meanwhile, after its own question
-        self._discard_draft()
+        self.recovery_drafts.discard()
         if self.editor.text != typed:
             self.current, self._as_loaded = saved, typed
-            self._banner(None)
+            self.show_banner(None)
             self._update_gauge(None)
             self._status()
             self._follow_draft()  # the newer typing gets its own recovery draft
             return
         self.current, self._keep_place_of = None, saved.rel
-        self._show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
+        self.show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)
 
-    async def _resolve_conflict(self, stale: StaleHash, draft: str) -> None:
-        from ..dialogs.conflict import ConflictDialog, who_changed
-
-        newest = await self.in_thread(lambda bot: bot.store.journal.newest_for_file(stale.rel))
-        made_it = newest if newest is not None and newest.after_hash == stale.current_hash else None
-        choice = await self.app.push_screen_wait(ConflictDialog(who_changed(made_it, self.bot_name)))
-        if choice == "overwrite":
-            typed = self.editor.text
-            _, saved = await self.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
-            self._show_saved(saved, typed)
-            self.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).",
-                        markup=False)
-        elif choice == "reload":
-            theirs = await self.in_thread(lambda bot: bot.store.read(stale.rel))
-            self.set_aside_draft, self.set_aside_draft_rel = draft, stale.rel
-            self.query_one(KeptDraft).keep(draft, stale.rel)
-            self.current = None
-            self._show_snapshot(theirs)
-            self.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).", markup=False)
-
-    @work(exclusive=True, exit_on_error=False, group="dialog")
-    async def action_make_room(self) -> None:
-        """Show what the overflow rule would move until everything loads; move it once the person agrees."""
-        from ...core.memory.make_room import make_room, plan_room
-        from ..dialogs.make_room import MakeRoomDialog
-
-        if self.current is not None and self.current.kind is FileKind.MEMORY and self.modified:
-            self.notify("Save or reload MEMORY.md before making room.", severity="warning", markup=False)
-            return
-        plan = await self.in_thread(lambda bot: plan_room(bot.store.read(MEMORY_FILE)))
-        if not plan.moving:
-            self.notify(plan.message(), severity="warning" if plan.must_trim else "information", markup=False)
-            return
-        if not await self.app.push_screen_wait(MakeRoomDialog(plan)):
-            return
-        try:
-            done = await self.in_thread(
-                lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
-        except MemoryInputError as exc:  # MEMORY.md changed since the plan was shown: nothing moved
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.notify(done.message(), severity="warning" if done.must_trim else "information", markup=False)
-        if self.current is not None and self.current.kind is FileKind.MEMORY:
-            self.current = None
-        self.load_files(select=None)
-
-    @work(exclusive=True, exit_on_error=False, group="dialog")
-    async def action_new_topic(self) -> None:
-        from ..dialogs.topic_name import TopicNameDialog
-
-        name = await self.app.push_screen_wait(TopicNameDialog("New topic name", taken=self._topic_names()))
-        if not name:
-            return
-        text = NEW_TOPIC_TEMPLATE.format(title=name.removesuffix(".md"))
-        try:
-            await self.in_thread(lambda bot: bot.store.create_topic(name, text, PERSON))
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.current = None
-        self.show_file(f"memory/{name}")
-
-    @work(exclusive=True, exit_on_error=False, group="dialog")
-    async def action_rename_topic(self) -> None:
-        from ...core.memory.topic_links import pointers_to, rename_topic_with_links
-        from ..dialogs.topic_name import RenameTopicDialog
-
-        if self.current is None or self._target_kind() is not FileKind.TOPIC:
-            return
-        rel = self._highlighted_in_list() or self.current.rel  # in the list, the highlighted topic
-        old, is_open = rel.removeprefix("memory/"), rel == self.current.rel
-        if is_open and self.modified:
-            self.notify("Save or reload the topic before renaming it.", severity="warning", markup=False)
-            return
-        pointing = await self.in_thread(lambda bot: pointers_to(bot.store, old))
-        count = sum(update.count for update in pointing)
-        pointers = (f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}"
-                    if pointing else None)
-        answer = await self.app.push_screen_wait(RenameTopicDialog(old, self._topic_names(), pointers))
-        if not answer or answer[0] == old:
-            return
-        new, update_links = answer
-        try:
-            if update_links:
-                await self.in_thread(lambda bot: rename_topic_with_links(bot.store, old, new, PERSON))
-            else:
-                await self.in_thread(lambda bot: bot.store.rename_topic(old, new, PERSON))
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        if not is_open:
-            self.load_files(select=None)
-            return
-        self.current = None
-        self.show_file(f"memory/{new}")
-
-    def _highlighted_in_list(self) -> str | None:
+    def highlighted_in_list(self) -> str | None:
         """The file highlighted in the list while the list has the keys, else None."""
         option_list = self.query_one("#file-list", OptionList)
         if self.focused is option_list and option_list.highlighted is not None and self.current is not None:
             return option_list.get_option_at_index(option_list.highlighted).id
         return None
 
-    def _target_kind(self) -> FileKind | None:
-        rel = self._highlighted_in_list()
+    def target_kind(self) -> FileKind | None:
+        """The kind of the file a key acts on: in the list, the highlighted one; anywhere else, the open one."""
+        rel = self.highlighted_in_list()
         if rel is not None:
             return next((kind for name, kind in self.files if name == rel), None)
         return self.current.kind if self.current else None
-
-    async def _delete_target(self) -> FileSnapshot | None:
-        """In the list, the highlighted file; anywhere else, the open one."""
-        rel = self._highlighted_in_list()
-        if rel is not None and self.current is not None and rel != self.current.rel:
-            return await self.in_thread(lambda bot: bot.store.read(rel))
-        return self.current
 
     @on(OptionList.OptionHighlighted, "#file-list")
     def _file_highlighted(self) -> None:
         self.refresh_bindings()  # Delete acts on the highlighted file
 
+    # ----- whole files: the flows are in files_operations; their workers, and which exclude which, are here -----
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_new_topic(self) -> None:
+        await new_topic(self)
+
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_rename_topic(self) -> None:
+        await rename_topic(self)
+
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_delete_file(self) -> None:
-        from ..dialogs.confirm import ConfirmDialog
+        await delete_file(self)
 
-        target = await self._delete_target()
-        if target is None:
-            return
-        rel, is_open = target.rel, self.current is not None and target.rel == self.current.rel
-        unsaved = " Your unsaved changes to it are lost." if is_open and self.modified else ""
-        if target.kind is FileKind.MEMORY:
-            if not await self.app.push_screen_wait(
-                ConfirmDialog(f"MEMORY.md can be emptied but never deleted. Empty it?{unsaved} "
-                              "(Undo is in the journal.)", yes="Empty MEMORY.md")):
-                return
-            await self.in_thread(lambda bot: bot.store.write(rel, "", PERSON, expected_hash=target.hash))
-            if is_open:
-                self._discard_draft()
-            self.current = None
-            self.show_file(MEMORY_FILE)
-            return
-        if target.kind is FileKind.ARCHIVE:
-            self.notify("The archive is not deleted here: it keeps what left MEMORY.md.",
-                        severity="warning", markup=False)
-            return
-        if not await self.app.push_screen_wait(ConfirmDialog(f"Delete {rel}?{unsaved} (Undo is in the journal.)",
-                                                             yes="Delete")):
-            return
-        try:
-            await self.in_thread(lambda bot: bot.store.delete(rel, PERSON, expected_hash=target.hash))
-        except MemoryInputError as exc:
-            self.notify(str(exc), severity="error", markup=False)
-            return
-        self.notify(f"Deleted {rel}.", markup=False)
-        if is_open:
-            self._discard_draft()
-            self.current = None
-            self.show_file(MEMORY_FILE)
-        else:
-            self.load_files(select=None)
+    @work(exclusive=True, exit_on_error=False, group="dialog")
+    async def action_make_room(self) -> None:
+        await make_room_in_memory(self)
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def action_external_editor(self) -> None:
-        """$EDITOR edits a private copy of the draft (never the file itself); what comes back is saved
-        like Ctrl+S, so it is redacted, hash-checked and journaled as the person's edit."""
-        if self.current is None or self.current.kind not in EDITABLE_KINDS:
-            return
-        command = _editor_command()
-        if command is None:
-            self.notify("Set $EDITOR (or $VISUAL) to open files in your editor.", severity="warning", markup=False)
-            return
-        opened = self.current
-        # Untouched, the editor gets the file's own bytes (mixed line endings, bytes that are not UTF-8).
-        sent = self.editor.text if self.modified else opened.text
-        with private_copy(opened.rel, encode(sent)) as copy:
-            try:
-                with self.app.suspend():
-                    exit_code = subprocess.call([*command, str(copy)])
-            except OSError as exc:
-                self.notify(f"{command[0]} could not be started: {exc.strerror or exc}.",
-                            severity="error", markup=False)
-                return
-            if exit_code != 0:
-                self.notify(f"{command[0]} exited with an error (code {exit_code}); nothing was saved.",
-                            severity="warning", markup=False)
-                return
-            returned = read_text(copy)
-        if returned == opened.text:
-            if self.modified:  # the unsaved changes were taken out in the editor
-                self._discard_draft()
-                self.current = None
-                self._show_snapshot(opened)
-            self.notify("No changes to save.", timeout=2, markup=False)
-            return
-        if _editable_text(returned) and not self.editor.read_only:
-            # In the editor first: if the save is refused or cancelled, the text stays there, unsaved.
-            self.editor.replace(returned, (0, 0), self.editor.document.end)
-        await self._save(returned)
+        await edit_in_external_editor(self)
 
     @work(exclusive=True, exit_on_error=False, group="dialog")
     async def action_reload_file(self) -> None:
@@ -857,47 +550,7 @@ class FilesScreen(BotScreen):
                 ConfirmDialog("Throw away your unsaved changes and read the file again?", yes="Reload")
             ):
                 return
-            self._discard_draft()
+            self.recovery_drafts.discard()
         rel = self.current.rel
         self.current, self._keep_place_of = None, rel
         self.load_files(select=rel)
-
-
-def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tuple[WriteResult, FileSnapshot]:
-    """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
-    result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
-    return result, bot.store.read(rel)
-
-
-def _memory_switch(bot) -> bool:
-    """(In a thread) "Let this bot use memory"; a settings file that cannot be read counts as on (Settings says
-    why), so the gauge never claims nothing loads without knowing."""
-    try:
-        return bot.settings.memory
-    except (MemoryInputError, OSError, ValueError):
-        return True
-
-
-def _broken_topics(bot) -> frozenset[str]:
-    """(In a thread) the topics whose frontmatter the index cannot read, to mark in the list; a topic folder
-    that cannot be read marks none (the topic index says why), and never stops the files showing."""
-    try:
-        return frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
-    except (OSError, MemoryInputError):
-        return frozenset()
-
-
-def _editable_text(text: str) -> bool:
-    """Bytes that are not UTF-8 (kept as surrogate escapes) cannot be edited here without loss."""
-    return not has_undecodable_bytes(text)
-
-
-def _editor_command() -> list[str] | None:
-    for variable in ("VISUAL", "EDITOR"):
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return shlex.split(value)
-    for fallback in ("nano", "vi"):
-        if shutil.which(fallback):
-            return [fallback]
-    return None

@@ -1,0 +1,77 @@
+"""The Files screen's list: which of a bot's memory files it shows, in which order, how each is labelled, which
+of them the person may edit, and what one read of them found.
+
+Spec: memory.md, "Where it lives" (MEMORY.md, topics under memory/, the archive and daily logs; the folder's
+path is shown), "Editing" (daily logs are read-only) and "What loads, and the budget" (MEMORY.md's text for
+the gauge, and whether the bot uses memory at all). The reads here run in the screen's worker thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.memory.drafts import Draft
+from ...core.memory.paths import MEMORY_FILE, FileKind, Home, MemoryInputError
+from ...core.memory.store import FileSnapshot
+from ..widgets.row_list import has_undecodable_bytes
+
+LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
+EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
+
+
+@dataclass(frozen=True)
+class BotFiles:
+    """A bot's memory files as one read found them: the list, the file to show, and what is said around them."""
+
+    files: list[tuple[str, FileKind]]  # (path, kind) in the list's order
+    snapshot: FileSnapshot  # the file to show
+    memory_text: str  # MEMORY.md's text, for the gauge
+    bot_name: str
+    folder: str  # the workspace's path, shown under the editor
+    draft: Draft | None  # the shown file's recovery draft, if one is kept
+    memory_on: bool  # "Let this bot use memory"
+    broken_topics: frozenset[str]  # topics whose frontmatter the index cannot read, marked in the list
+    workspace_exists: bool
+
+
+def listed_files(home: Home, bot_id: str) -> list[tuple[str, FileKind]]:
+    """(In a thread) the bot's memory files in the list's order, MEMORY.md first even before it exists, the
+    newest daily log first."""
+    files = [(mp.rel, mp.kind) for mp in home.memory_files(bot_id)]
+    if not any(rel == MEMORY_FILE for rel, _ in files):
+        files.insert(0, (MEMORY_FILE, FileKind.MEMORY))
+    order = {kind: position for position, kind in enumerate(LISTED_KINDS)}
+    files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
+    logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
+    return [f for f in files if f[1] is not FileKind.LOG] + logs
+
+
+def list_label(rel: str, kind: FileKind, broken: bool = False) -> str:
+    if kind is FileKind.TOPIC:
+        return f"  {rel.removeprefix('memory/')}{' ⚠' if broken else ''}"
+    if kind is FileKind.LOG:
+        return f"  log {rel.removeprefix('memory/log/').removesuffix('.md')}"
+    return rel.removeprefix("memory/")
+
+
+def memory_switch(bot) -> bool:
+    """(In a thread) "Let this bot use memory"; a settings file that cannot be read counts as on (Settings says
+    why), so the gauge never claims nothing loads without knowing."""
+    try:
+        return bot.settings.memory
+    except (MemoryInputError, OSError, ValueError):
+        return True
+
+
+def broken_topics(bot) -> frozenset[str]:
+    """(In a thread) the topics whose frontmatter the index cannot read, to mark in the list; a topic folder
+    that cannot be read marks none (the topic index says why), and never stops the files showing."""
+    try:
+        return frozenset(f"memory/{topic.name}" for topic in bot.topics() if not topic.frontmatter_ok)
+    except (OSError, MemoryInputError):
+        return frozenset()
+
+
+def editable_text(text: str) -> bool:
+    """Bytes that are not UTF-8 (kept as surrogate escapes) cannot be edited here without loss."""
+    return not has_undecodable_bytes(text)
