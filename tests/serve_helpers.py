@@ -13,6 +13,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
+import pytest
+
 from omb_tui.core.memory.paths import Home
 from omb_tui.server.app import build_app
 from omb_tui.server.run import start
@@ -74,3 +76,15 @@ class LiveServer:
 
     def get(self, path: str, **options) -> Reply:
         return self.request("GET", path, **options)
+
+
+@pytest.fixture
+def server(home):
+    """A LiveServer on the test's home (import it into a test module to use it there)."""
+    with LiveServer(home) as server:
+        yield server
+
+
+def memory_file(home: Home, rel: str = "MEMORY.md"):
+    """A file of scout's workspace, by its path as the routes name it."""
+    return home.workspace("scout").joinpath(*rel.split("/"))

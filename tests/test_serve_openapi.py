@@ -7,7 +7,7 @@ import json
 
 import jsonschema
 import pytest
-from serve_helpers import LiveServer
+from serve_helpers import server  # noqa: F401 (server: a fixture)
 
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
@@ -41,12 +41,6 @@ def test_the_description_covers_the_spec_table():
              ("POST", "/api/bots/{id}/memory/tidy"), ("GET", "/api/profile/learned"),
              ("POST", "/api/profile/learned/{id}/remove")}
     assert table <= described()
-
-
-@pytest.fixture
-def server(home):
-    with LiveServer(home) as server:
-        yield server
 
 
 BODIES = {

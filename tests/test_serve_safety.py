@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from conftest import MEMORY_TEXT, make_bot
-from serve_helpers import LiveServer
+from serve_helpers import LiveServer, memory_file, server  # noqa: F401 (server: a fixture)
 
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import MemoryStore
@@ -18,16 +18,6 @@ from omb_tui.server.app import MAX_BODY_BYTES, is_loopback_peer
 from omb_tui.server.token import load_or_create_token, token_path
 
 API = "/api/bots/scout/memory"
-
-
-@pytest.fixture
-def server(home):
-    with LiveServer(home) as server:
-        yield server
-
-
-def memory_file(home, rel="MEMORY.md"):
-    return home.workspace("scout").joinpath(*rel.split("/"))
 
 
 # ----- the owner's token -----

@@ -9,6 +9,7 @@ through the store, which redacts, writes atomically and journals it, here as the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ipaddress
 import json
@@ -37,6 +38,7 @@ API_ACTOR = Actor(WHO_PERSON, HOW_API)
 MAX_BODY_BYTES = 2 * 1024 * 1024  # one request's body; a memory file's earlier text is kept up to 1 MB
 JOURNAL_DEFAULT_LIMIT = 50
 JOURNAL_MAX_LIMIT = 1000
+MAX_BODY_DEPTH = 32  # levels of a JSON body; every route's body has two at most
 WORKER_THREADS = 32  # core calls at once; more wait their turn, none runs on the event loop
 DEPRECATED_SINCE = 1796083200  # 2026-12-01 00:00 UTC: the whole-file PUT without a hash check (RFC 9745's date)
 OPENAPI_PATH = Path(__file__).with_name("openapi.json")
@@ -47,7 +49,6 @@ HOME = web.AppKey("home", Home)
 TOKEN = web.AppKey("token", str)
 OPENER = web.AppKey("opener", object)
 EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
-BOT_TURNS = web.AppKey("bot_turns", dict)
 
 
 class ApiError(Exception):
@@ -89,11 +90,41 @@ async def json_body(request: web.Request, *, optional: bool = False) -> dict:
         raise ApiError(400, "The body is empty; send a JSON object.")
     try:
         data = json.loads(raw.decode("utf-8"))  # a \udcXX escape comes back as the byte it stands for
+    except RecursionError:  # json's decoder stops near 1,000 levels; the check below says the limit
+        raise ApiError(400, TOO_DEEP) from None
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "The body is not valid JSON.") from None
     if not isinstance(data, dict):
         raise ApiError(400, "The body must be a JSON object.")
+    refuse_what_no_file_can_hold(data)
     return data
+
+
+TOO_DEEP = f"The body is nested more than {MAX_BODY_DEPTH} levels deep; no route takes that."
+
+
+def refuse_what_no_file_can_hold(body: dict) -> None:
+    """Every string of the body (keys too) must be text a file can hold, at most MAX_BODY_DEPTH levels down.
+
+    A \udc80-\udcff escape stands for a byte that is not UTF-8 (as a file's text is read), so it passes; any other
+    lone surrogate (\ud800) is half of a UTF-16 pair and no character at all. Walked with a list, not recursion."""
+    pending: list[tuple[object, int]] = [(body, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_BODY_DEPTH:
+            raise ApiError(400, TOO_DEEP)
+        if isinstance(value, dict):
+            pending.extend((key, depth) for key in value)
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError as exc:
+                lone = value[exc.start]
+                raise ApiError(400, f"The body holds \\u{ord(lone):04x}, half of a UTF-16 pair that is no "
+                               "character on its own; send text as UTF-8.") from None
 
 
 def text_field(body: dict, name: str) -> str:
@@ -170,17 +201,42 @@ async def in_thread(request: web.Request, func: Callable, *args, **kwargs):
     return await loop.run_in_executor(request.app[EXECUTOR], functools.partial(func, *args, **kwargs))
 
 
+class Turns:
+    """One asyncio lock per name, kept only while a request holds or waits for it.
+
+    An entry counts its users and goes with the last one, so requests naming bots that do not exist (any number
+    of them) leave nothing behind."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def turn(self, name: str):
+        lock = self._locks.setdefault(name, asyncio.Lock())
+        self._users[name] = self._users.get(name, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._users[name] -= 1
+            if not self._users[name]:
+                del self._users[name], self._locks[name]
+
+
+BOT_TURNS = web.AppKey("bot_turns", Turns)
+
+
 async def in_thread_for_bot(request: web.Request, func: Callable, *args):
     """in_thread, one call at a time for the bot the route names.
 
     The store lets one writer at a time into a bot anyway. Waiting here, on the event loop, rather than on the
     store's lock, means a bot whose lock is held elsewhere (the app saving, upkeep) holds at most one thread however
     many requests wait for it, and the other threads stay free for the other bots."""
-    turns, bot_id = request.app[BOT_TURNS], bot_id_of(request)
-    turn = turns.get(bot_id)
-    if turn is None:
-        turn = turns[bot_id] = asyncio.Lock()
-    async with turn:
+    async with request.app[BOT_TURNS].turn(bot_id_of(request)):
         return await in_thread(request, func, *args)
 
 
@@ -456,7 +512,7 @@ def build_app(home: Home, token: str, *, opener: Opener | None = None) -> web.Ap
     app[HOME], app[TOKEN], app[OPENER] = home, token, opener or system_opener
     executor = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="omb-serve")
     app[EXECUTOR] = executor
-    app[BOT_TURNS] = {}
+    app[BOT_TURNS] = Turns()
 
     async def stop_threads(_app: web.Application) -> None:
         executor.shutdown(wait=False, cancel_futures=True)
