@@ -17,6 +17,7 @@ import pytest
 
 from omb_tui.core.memory.paths import Home
 from omb_tui.server.app import build_app
+from omb_tui.server.connections import ServeLimits
 from omb_tui.server.run import start
 from omb_tui.server.token import load_or_create_token
 
@@ -35,21 +36,22 @@ class Reply:
 
 
 class LiveServer:
-    def __init__(self, home: Home, host: str = "127.0.0.1") -> None:
+    def __init__(self, home: Home, host: str = "127.0.0.1", limits: ServeLimits | None = None) -> None:
         self.home, self.host = home, host
         self.token = load_or_create_token(home)
         self.opened: list[str] = []
-        self.app = build_app(home, self.token, opener=self.opened.append)
+        self.app = build_app(home, self.token, opener=self.opened.append, limits=limits)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="test-server", daemon=True)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        self.runner, self.port = asyncio.run_coroutine_threadsafe(start(self.app, self.host, 0), self.loop).result(30)
+        self.listening = asyncio.run_coroutine_threadsafe(start(self.app, self.host, 0), self.loop).result(30)
+        self.port = self.listening.port
         return self
 
     def __exit__(self, *exc_info) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
+        asyncio.run_coroutine_threadsafe(self.listening.stop(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(30)
         self.loop.close()

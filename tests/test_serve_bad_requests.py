@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import socket
 
 import pytest
 from conftest import MEMORY_TEXT
@@ -91,6 +92,29 @@ def test_without_the_token_a_malformed_body_is_401_and_nothing_is_logged(server,
     for raw in (nested(100_000), b'{"text": "\\ud800"}', b"\xff\xfe not json"):
         assert server.request("PUT", f"{API}/file", raw=raw, token=None).status == 401
     assert caplog.records == []
+
+
+def raw_exchange(server, data: bytes) -> bytes:
+    with socket.create_connection((server.host, server.port), timeout=30) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("data", [
+    b"GET /api/bots/scout/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n",
+    b"GET /api/bots/scout/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 20_000 + b"\r\n\r\n",
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 a TLS hello to a plain HTTP port\r\n\r\n",
+    b"GET /api/bots/scout/memory HTTP/9.9\r\n\r\n",
+], ids=["a header without a colon", "a header of 20,000 bytes", "a TLS hello", "HTTP/9.9"])
+def test_a_request_that_is_not_http_is_refused_without_a_traceback(server, caplog, data):
+    with caplog.at_level(logging.DEBUG):
+        answer = raw_exchange(server, data)
+    assert answer.split(b"\r\n", 1)[0].endswith(b" 400 Bad Request")
+    assert tracebacks(caplog) == []
+    assert server.get(API).status == 200
 
 
 # ----- the bots' turns -----

@@ -30,6 +30,7 @@ from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.memory.store import Actor, LaterChanges, StaleHash
 from ..core.upkeep.tidy import UpkeepOff
+from .connections import ConnectionGuard, ServeLimits
 from .token import token_matches
 
 log = logging.getLogger("omb_tui.server")
@@ -49,6 +50,7 @@ HOME = web.AppKey("home", Home)
 TOKEN = web.AppKey("token", str)
 OPENER = web.AppKey("opener", object)
 EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
+GUARD = web.AppKey("guard", ConnectionGuard)
 
 
 class ApiError(Exception):
@@ -83,7 +85,14 @@ def error_response(status: int, message: str, extra: dict | None = None, headers
 
 
 async def json_body(request: web.Request, *, optional: bool = False) -> dict:
-    raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
+    guard = request.app[GUARD]
+    try:
+        async with asyncio.timeout(guard.limits.body_seconds):
+            raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
+    except TimeoutError:
+        guard.events.add("slow body")
+        raise ApiError(408, f"The body did not arrive within {guard.limits.body_seconds:g} s; nothing was read or "
+                       "changed.") from None
     if not raw.strip():
         if optional:
             return {}
@@ -159,12 +168,22 @@ def status_of(exc: MemoryInputError) -> int:
 
 
 @web.middleware
+async def in_progress(request: web.Request, handler) -> web.StreamResponse:
+    """While a route answers, its connection is busy: neither the idle deadline nor the cap closes it."""
+    with request.app[GUARD].request(request.transport):
+        return await handler(request)
+
+
+@web.middleware
 async def json_errors(request: web.Request, handler) -> web.StreamResponse:
     """Every refusal as {"error": one sentence} with its status; never a traceback, never HTML."""
     try:
         return await handler(request)
     except ApiError as exc:
-        return error_response(exc.status, exc.message, exc.extra, exc.headers)
+        response = error_response(exc.status, exc.message, exc.extra, exc.headers)
+        if exc.status == 408:  # the rest of a body that came too slowly is not waited for
+            response.force_close()
+        return response
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -505,11 +524,14 @@ ROUTES: list[tuple[str, str, Handler]] = [
 ]
 
 
-def build_app(home: Home, token: str, *, opener: Opener | None = None) -> web.Application:
+def build_app(home: Home, token: str, *, opener: Opener | None = None,
+              limits: ServeLimits | None = None) -> web.Application:
     """The server's application on one home. `opener` opens a folder or an obsidian:// address (tests pass their
-    own, so nothing opens); by default the desktop's."""
-    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[json_errors, owner_only])
+    own, so nothing opens); by default the desktop's. `limits`: the deadlines and the connection cap (tests pass
+    small ones); `run.start` puts every connection behind them."""
+    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[in_progress, json_errors, owner_only])
     app[HOME], app[TOKEN], app[OPENER] = home, token, opener or system_opener
+    app[GUARD] = ConnectionGuard(limits or ServeLimits())
     executor = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="omb-serve")
     app[EXECUTOR] = executor
     app[BOT_TURNS] = Turns()
