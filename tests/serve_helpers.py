@@ -36,11 +36,12 @@ class Reply:
 
 
 class LiveServer:
-    def __init__(self, home: Home, host: str = "127.0.0.1", limits: ServeLimits | None = None) -> None:
+    def __init__(self, home: Home, host: str = "127.0.0.1", limits: ServeLimits | None = None,
+                 allow_hosts: tuple[str, ...] | list[str] = ()) -> None:
         self.home, self.host = home, host
         self.token = load_or_create_token(home)
         self.opened: list[str] = []
-        self.app = build_app(home, self.token, opener=self.opened.append, limits=limits)
+        self.app = build_app(home, self.token, opener=self.opened.append, limits=limits, allow_hosts=allow_hosts)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="test-server", daemon=True)
 

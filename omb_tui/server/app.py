@@ -21,7 +21,7 @@ import sys
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
@@ -31,6 +31,7 @@ from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, Mem
 from ..core.memory.store import Actor, LaterChanges, StaleHash
 from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits
+from .hosts import AllowedHosts
 from .token import token_matches
 
 log = logging.getLogger("omb_tui.server")
@@ -51,6 +52,7 @@ TOKEN = web.AppKey("token", str)
 OPENER = web.AppKey("opener", object)
 EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
 GUARD = web.AppKey("guard", ConnectionGuard)
+HOSTS = web.AppKey("hosts", AllowedHosts)
 
 
 class ApiError(Exception):
@@ -198,6 +200,15 @@ async def json_errors(request: web.Request, handler) -> web.StreamResponse:
     except Exception:  # a bug: the log has the traceback, the client one sentence
         log.exception("%s %s failed", request.method, request.path)
         return error_response(500, "The server failed on this request; its log says why.")
+
+
+@web.middleware
+async def own_host_only(request: web.Request, handler) -> web.StreamResponse:
+    """A Host that is not the server's address is 421 before anything else (hosts.py: DNS rebinding)."""
+    host = request.headers.get("Host")
+    if not request.app[HOSTS].allows(host):
+        raise ApiError(421, request.app[HOSTS].refusal(host))
+    return await handler(request)
 
 
 @web.middleware
@@ -524,14 +535,17 @@ ROUTES: list[tuple[str, str, Handler]] = [
 ]
 
 
-def build_app(home: Home, token: str, *, opener: Opener | None = None,
-              limits: ServeLimits | None = None) -> web.Application:
+def build_app(home: Home, token: str, *, opener: Opener | None = None, limits: ServeLimits | None = None,
+              allow_hosts: Iterable[str] = ()) -> web.Application:
     """The server's application on one home. `opener` opens a folder or an obsidian:// address (tests pass their
     own, so nothing opens); by default the desktop's. `limits`: the deadlines and the connection cap (tests pass
-    small ones); `run.start` puts every connection behind them."""
-    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[in_progress, json_errors, owner_only])
+    small ones); `run.start` puts every connection behind them. `allow_hosts`: Host names answered besides the
+    server's own address (--allow-host)."""
+    app = web.Application(client_max_size=MAX_BODY_BYTES,
+                          middlewares=[in_progress, json_errors, own_host_only, owner_only])
     app[HOME], app[TOKEN], app[OPENER] = home, token, opener or system_opener
     app[GUARD] = ConnectionGuard(limits or ServeLimits())
+    app[HOSTS] = AllowedHosts(allow_hosts)
     executor = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="omb-serve")
     app[EXECUTOR] = executor
     app[BOT_TURNS] = Turns()

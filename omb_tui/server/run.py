@@ -6,12 +6,12 @@ import asyncio
 import ipaddress
 import signal
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from aiohttp import web
 
 from ..core.memory.paths import Home, MemoryInputError, quoted
-from .app import GUARD, Opener, build_app
+from .app import GUARD, HOSTS, Opener, build_app
 from .connections import BACKLOG, HttpParserLog, count_accept_failures
 from .log import log_off_the_event_loop
 from .token import load_or_create_token, token_path
@@ -60,11 +60,13 @@ async def start(app: web.Application, host: str, port: int) -> Listening:
         await runner.cleanup()
         raise MemoryInputError(f"Cannot listen on {quoted(host)} port {port}: "
                                f"{(exc.strerror or str(exc)).rstrip('.').lower()}.") from None
-    return Listening(runner, server, server.sockets[0].getsockname()[1])
+    bound = server.sockets[0].getsockname()[1]
+    app[HOSTS].listening_on(host, bound)
+    return Listening(runner, server, bound)
 
 
-def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, show_token: bool = False,
-          say: Callable[[str], None] | None = None, opener: Opener | None = None) -> int:
+def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, allow_hosts: Iterable[str] = (),
+          show_token: bool = False, say: Callable[[str], None] | None = None, opener: Opener | None = None) -> int:
     """`omb-tui serve`: runs until Ctrl-C or SIGTERM. With show_token, prints the token (making it) and returns."""
     say = say or (lambda line: print(line, flush=True))
     if not 0 <= port <= 65535:
@@ -77,7 +79,8 @@ def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, show_
         say(token)
         return 0
     with log_off_the_event_loop():
-        return asyncio.run(_serve(build_app(home, token, opener=opener), home, host, port, say))
+        app = build_app(home, token, opener=opener, allow_hosts=allow_hosts)
+        return asyncio.run(_serve(app, home, host, port, say))
 
 
 async def _serve(app: web.Application, home: Home, host: str, port: int, say: Callable[[str], None]) -> int:
