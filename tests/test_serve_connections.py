@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import socket
 import subprocess
 import sys
@@ -161,17 +160,15 @@ async def test_the_log_line_comes_once_a_second_with_every_count():
 
 
 # ----- the installed command -----
-def start_serve(home, tmp_path, *, code: str | None = None, descriptors: int | None = None, stderr=None):
-    """`omb-tui serve --port 0` in its own process (or `code` run before the command line's main); its port."""
-    program = [sys.executable, "-c", (code or "") + "\nimport sys\nfrom omb_tui.cli import main\n"
+def start_serve(home, tmp_path, *, code: str = "", descriptors: int | None = None, stderr=None):
+    """`omb-tui serve --port 0` in its own process (after `code`, and with at most `descriptors` open files); its
+    port. The limit is set by the child itself: a preexec_fn could deadlock in a forked copy of this threaded one."""
+    if descriptors:
+        code = ("import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, "
+                f"({descriptors}, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n") + code
+    program = [sys.executable, "-c", code + "\nimport sys\nfrom omb_tui.cli import main\n"
                "sys.exit(main(['serve', '--port', '0']))"]
-
-    def lower_the_descriptor_limit():
-        if descriptors:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-
-    server = subprocess.Popen(program, env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=stderr,
-                              preexec_fn=lower_the_descriptor_limit)
+    server = subprocess.Popen(program, env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=stderr)
     line = server.stdout.readline().decode()
     address = re.search(r"http://127\.0\.0\.1:(\d+)/api", line)
     assert address, line
