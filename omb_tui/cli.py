@@ -790,7 +790,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server.run import serve
 
     return serve(Home(args.home), host=args.host, port=args.port, allow_remote=args.allow_remote,
-                 show_token=args.show_token)
+                 allow_hosts=args.allow_host, show_token=args.show_token)
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -963,6 +963,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "only)")
     p.add_argument("--port", type=int, default=8767, metavar="N", help="the port (default 8767; 0: any free port)")
     p.add_argument("--allow-remote", action="store_true", help="allow a --host other computers can reach")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                   help="answer requests whose Host header is NAME (a proxy's or a LAN name; any port unless given), "
+                   "besides this server's own address; repeatable")
     p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
     add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     return parser

@@ -13,8 +13,11 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
+import pytest
+
 from omb_tui.core.memory.paths import Home
 from omb_tui.server.app import build_app
+from omb_tui.server.connections import ServeLimits
 from omb_tui.server.run import start
 from omb_tui.server.token import load_or_create_token
 
@@ -33,21 +36,23 @@ class Reply:
 
 
 class LiveServer:
-    def __init__(self, home: Home, host: str = "127.0.0.1") -> None:
+    def __init__(self, home: Home, host: str = "127.0.0.1", limits: ServeLimits | None = None,
+                 allow_hosts: tuple[str, ...] | list[str] = ()) -> None:
         self.home, self.host = home, host
         self.token = load_or_create_token(home)
         self.opened: list[str] = []
-        self.app = build_app(home, self.token, opener=self.opened.append)
+        self.app = build_app(home, self.token, opener=self.opened.append, limits=limits, allow_hosts=allow_hosts)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="test-server", daemon=True)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        self.runner, self.port = asyncio.run_coroutine_threadsafe(start(self.app, self.host, 0), self.loop).result(30)
+        self.listening = asyncio.run_coroutine_threadsafe(start(self.app, self.host, 0), self.loop).result(30)
+        self.port = self.listening.port
         return self
 
     def __exit__(self, *exc_info) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
+        asyncio.run_coroutine_threadsafe(self.listening.stop(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(30)
         self.loop.close()
@@ -74,3 +79,15 @@ class LiveServer:
 
     def get(self, path: str, **options) -> Reply:
         return self.request("GET", path, **options)
+
+
+@pytest.fixture
+def server(home):
+    """A LiveServer on the test's home (import it into a test module to use it there)."""
+    with LiveServer(home) as server:
+        yield server
+
+
+def memory_file(home: Home, rel: str = "MEMORY.md"):
+    """A file of scout's workspace, by its path as the routes name it."""
+    return home.workspace("scout").joinpath(*rel.split("/"))

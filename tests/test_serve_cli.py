@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 from conftest import omb_tui_command
@@ -25,18 +26,27 @@ def serve_env(home, tmp_path) -> dict:
 
 
 def test_serve_listens_on_loopback_answers_with_the_token_and_stops_on_sigterm(home, tmp_path):
-    server = subprocess.Popen(omb_tui_command() + ["serve", "--port", "0"], env=serve_env(home, tmp_path),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(omb_tui_command() + ["serve", "--port", "0", "--allow-host", "omb.test"],
+                              env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
         address = re.search(r"http://127\.0\.0\.1:(\d+)/api", line)
         assert address, line + server.stderr.read()
         assert str(token_path(home)) in line
         token = token_path(home).read_text().strip()
-        request = urllib.request.Request(f"http://127.0.0.1:{address.group(1)}/api/bots/scout/memory",
-                                         headers={"Authorization": f"Bearer {token}"})
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            assert json.loads(answer.read())["name"] == "Scout"
+
+        def status_for(host: str | None) -> int:
+            headers = {"Authorization": f"Bearer {token}", **({"Host": host} if host else {})}
+            request = urllib.request.Request(f"http://127.0.0.1:{address.group(1)}/api/bots/scout/memory",
+                                             headers=headers)
+            try:
+                with urllib.request.urlopen(request, timeout=30) as answer:
+                    assert json.loads(answer.read())["name"] == "Scout"
+                    return answer.status
+            except urllib.error.HTTPError as refused:
+                return refused.code
+
+        assert (status_for(None), status_for("omb.test"), status_for("evil.example")) == (200, 200, 421)
     finally:
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=30)

@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 from conftest import LOG_NAME, LOG_TEXT, MEMORY_TEXT, TOPIC_TEXT
-from serve_helpers import LiveServer
+from serve_helpers import memory_file, server  # noqa: F401 (server: a fixture)
 
 from omb_tui.core.bot import Bot
 from omb_tui.core.memory.journal import HOW_API, HOW_TASK, HOW_UNDO, WHO_BOT, WHO_PERSON
@@ -15,16 +15,6 @@ from omb_tui.core.memory.store import Actor, MemoryStore, text_hash
 
 API = "/api/bots/scout/memory"
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Plans")
-
-
-@pytest.fixture
-def server(home):
-    with LiveServer(home) as server:
-        yield server
-
-
-def memory_file(home, rel="MEMORY.md"):
-    return home.workspace("scout").joinpath(*rel.split("/"))
 
 
 def newest_row(home):

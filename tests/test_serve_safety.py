@@ -3,6 +3,7 @@ one slow bot never holding up another, and the open route from this computer onl
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import threading
@@ -10,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from conftest import MEMORY_TEXT, make_bot
-from serve_helpers import LiveServer
+from serve_helpers import LiveServer, memory_file, server  # noqa: F401 (server: a fixture)
 
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import MemoryStore
@@ -18,16 +19,6 @@ from omb_tui.server.app import MAX_BODY_BYTES, is_loopback_peer
 from omb_tui.server.token import load_or_create_token, token_path
 
 API = "/api/bots/scout/memory"
-
-
-@pytest.fixture
-def server(home):
-    with LiveServer(home) as server:
-        yield server
-
-
-def memory_file(home, rel="MEMORY.md"):
-    return home.workspace("scout").joinpath(*rel.split("/"))
 
 
 # ----- the owner's token -----
@@ -98,8 +89,9 @@ def raw_request(server, head: str, body: bytes = b"") -> tuple[int, bytes]:
 
 
 def test_a_body_announced_over_the_limit_is_413_before_it_is_read(server, home):
-    head = (f"PUT {API}/file HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {server.token}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {MAX_BODY_BYTES + 1}\r\nConnection: close\r\n")
+    head = (f"PUT {API}/file HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {MAX_BODY_BYTES + 1}\r\nConnection: close\r\n")
     status, body = raw_request(server, head)  # not a byte of the body is sent: the answer comes first
     assert status == 413 and b"2 MiB" in body
     assert memory_file(home).read_text() == MEMORY_TEXT
@@ -113,8 +105,9 @@ def test_a_chunked_body_over_the_limit_is_413_and_writes_nothing(server, home):
     payload = json.dumps({"path": "MEMORY.md", "text": text, "expectedHash": read_hash}).encode()
     chunked = b"".join(b"%x\r\n%s\r\n" % (len(part), part)
                        for part in (payload[i:i + 65536] for i in range(0, len(payload), 65536))) + b"0\r\n\r\n"
-    head = (f"PUT {API}/file HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {server.token}\r\n"
-            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n")
+    head = (f"PUT {API}/file HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\nConnection: close\r\n")
     status, _ = raw_request(server, head, chunked)
     assert status == 413
     assert memory_file(home).read_text() == MEMORY_TEXT
@@ -233,3 +226,50 @@ def test_open_from_another_address_is_403_and_opens_nothing(home):
                                             ("::ffff:10.0.0.1", False), (None, False), ("", False)])
 def test_loopback_peers(peer, loopback):
     assert is_loopback_peer(peer) is loopback
+
+
+# ----- the Host header: no DNS rebinding -----
+def raw_get(server, host_header: str | None) -> tuple[int, bytes]:
+    host_line = "" if host_header is None else f"Host: {host_header}\r\n"
+    head = f"GET {API} HTTP/1.1\r\n{host_line}Authorization: Bearer {server.token}\r\nConnection: close\r\n"
+    return raw_request(server, head)
+
+
+@pytest.mark.parametrize("host", ["evil.example:{port}", "evil.example", "localhost.evil.example:{port}",
+                                  "127.0.0.1:{other}", "localhost:{other}", "127.0.0.1", ""])
+def test_a_host_header_that_is_not_the_servers_address_is_421_even_with_the_token(server, host):
+    status, body = raw_get(server, host.format(port=server.port, other=server.port + 1))
+    assert status == 421
+    error = json.loads(body)["error"]
+    assert error.startswith(f"This server answers to localhost:{server.port}, 127.0.0.1:{server.port} or "
+                            f"[::1]:{server.port}, not to ") and error.endswith("--allow-host.")
+    assert "Scout" not in body.decode()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST:{port}", "[::1]:{port}"])
+def test_the_servers_own_address_is_answered(server, host):
+    status, body = raw_get(server, host.format(port=server.port))
+    assert status == 200 and json.loads(body)["name"] == "Scout"
+
+
+def test_a_name_given_with_allow_host_is_answered_on_any_port(home):
+    with LiveServer(home, allow_hosts=["memory.example", "panel.example:8443"]) as server:
+        assert raw_get(server, "memory.example")[0] == 200
+        assert raw_get(server, "Memory.Example:443")[0] == 200
+        assert raw_get(server, "panel.example:8443")[0] == 200
+        assert raw_get(server, "panel.example:9000")[0] == 421
+        assert raw_get(server, "other.example")[0] == 421
+
+
+@pytest.mark.parametrize("listening, host, answered", [
+    ("0.0.0.0", "192.168.1.5:8767", True), ("0.0.0.0", "[fe80::1]:8767", True),
+    ("0.0.0.0", "192.168.1.5:80", False), ("0.0.0.0", "box.lan:8767", False),
+    ("192.168.1.5", "192.168.1.5:8767", True), ("192.168.1.5", "192.168.1.6:8767", False),
+    ("127.0.0.1", "192.168.1.5:8767", False), ("localhost", "localhost:8767", True),
+])
+def test_which_hosts_a_server_answers_to(listening, host, answered):
+    from omb_tui.server.hosts import AllowedHosts
+
+    allowed = AllowedHosts()
+    allowed.listening_on(listening, 8767)
+    assert allowed.allows(host) is answered

@@ -9,6 +9,7 @@ through the store, which redacts, writes atomically and journals it, here as the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ipaddress
 import json
@@ -20,7 +21,7 @@ import sys
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
@@ -29,6 +30,8 @@ from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.memory.store import Actor, LaterChanges, StaleHash
 from ..core.upkeep.tidy import UpkeepOff
+from .connections import ConnectionGuard, ServeLimits
+from .hosts import AllowedHosts
 from .token import token_matches
 
 log = logging.getLogger("omb_tui.server")
@@ -37,6 +40,7 @@ API_ACTOR = Actor(WHO_PERSON, HOW_API)
 MAX_BODY_BYTES = 2 * 1024 * 1024  # one request's body; a memory file's earlier text is kept up to 1 MB
 JOURNAL_DEFAULT_LIMIT = 50
 JOURNAL_MAX_LIMIT = 1000
+MAX_BODY_DEPTH = 32  # levels of a JSON body; every route's body has two at most
 WORKER_THREADS = 32  # core calls at once; more wait their turn, none runs on the event loop
 DEPRECATED_SINCE = 1796083200  # 2026-12-01 00:00 UTC: the whole-file PUT without a hash check (RFC 9745's date)
 OPENAPI_PATH = Path(__file__).with_name("openapi.json")
@@ -47,7 +51,8 @@ HOME = web.AppKey("home", Home)
 TOKEN = web.AppKey("token", str)
 OPENER = web.AppKey("opener", object)
 EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
-BOT_TURNS = web.AppKey("bot_turns", dict)
+GUARD = web.AppKey("guard", ConnectionGuard)
+HOSTS = web.AppKey("hosts", AllowedHosts)
 
 
 class ApiError(Exception):
@@ -82,18 +87,55 @@ def error_response(status: int, message: str, extra: dict | None = None, headers
 
 
 async def json_body(request: web.Request, *, optional: bool = False) -> dict:
-    raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
+    guard = request.app[GUARD]
+    try:
+        async with asyncio.timeout(guard.limits.body_seconds):
+            raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
+    except TimeoutError:
+        guard.events.add("slow body")
+        raise ApiError(408, f"The body did not arrive within {guard.limits.body_seconds:g} s; nothing was read or "
+                       "changed.") from None
     if not raw.strip():
         if optional:
             return {}
         raise ApiError(400, "The body is empty; send a JSON object.")
     try:
         data = json.loads(raw.decode("utf-8"))  # a \udcXX escape comes back as the byte it stands for
+    except RecursionError:  # json's decoder stops near 1,000 levels; the check below says the limit
+        raise ApiError(400, TOO_DEEP) from None
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "The body is not valid JSON.") from None
     if not isinstance(data, dict):
         raise ApiError(400, "The body must be a JSON object.")
+    refuse_what_no_file_can_hold(data)
     return data
+
+
+TOO_DEEP = f"The body is nested more than {MAX_BODY_DEPTH} levels deep; no route takes that."
+
+
+def refuse_what_no_file_can_hold(body: dict) -> None:
+    """Every string of the body (keys too) must be text a file can hold, at most MAX_BODY_DEPTH levels down.
+
+    A \udc80-\udcff escape stands for a byte that is not UTF-8 (as a file's text is read), so it passes; any other
+    lone surrogate (\ud800) is half of a UTF-16 pair and no character at all. Walked with a list, not recursion."""
+    pending: list[tuple[object, int]] = [(body, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_BODY_DEPTH:
+            raise ApiError(400, TOO_DEEP)
+        if isinstance(value, dict):
+            pending.extend((key, depth) for key in value)
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError as exc:
+                lone = value[exc.start]
+                raise ApiError(400, f"The body holds \\u{ord(lone):04x}, half of a UTF-16 pair that is no "
+                               "character on its own; send text as UTF-8.") from None
 
 
 def text_field(body: dict, name: str) -> str:
@@ -128,12 +170,22 @@ def status_of(exc: MemoryInputError) -> int:
 
 
 @web.middleware
+async def in_progress(request: web.Request, handler) -> web.StreamResponse:
+    """While a route answers, its connection is busy: neither the idle deadline nor the cap closes it."""
+    with request.app[GUARD].request(request.transport):
+        return await handler(request)
+
+
+@web.middleware
 async def json_errors(request: web.Request, handler) -> web.StreamResponse:
     """Every refusal as {"error": one sentence} with its status; never a traceback, never HTML."""
     try:
         return await handler(request)
     except ApiError as exc:
-        return error_response(exc.status, exc.message, exc.extra, exc.headers)
+        response = error_response(exc.status, exc.message, exc.extra, exc.headers)
+        if exc.status == 408:  # the rest of a body that came too slowly is not waited for
+            response.force_close()
+        return response
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
@@ -148,6 +200,15 @@ async def json_errors(request: web.Request, handler) -> web.StreamResponse:
     except Exception:  # a bug: the log has the traceback, the client one sentence
         log.exception("%s %s failed", request.method, request.path)
         return error_response(500, "The server failed on this request; its log says why.")
+
+
+@web.middleware
+async def own_host_only(request: web.Request, handler) -> web.StreamResponse:
+    """A Host that is not the server's address is 421 before anything else (hosts.py: DNS rebinding)."""
+    host = request.headers.get("Host")
+    if not request.app[HOSTS].allows(host):
+        raise ApiError(421, request.app[HOSTS].refusal(host))
+    return await handler(request)
 
 
 @web.middleware
@@ -170,17 +231,42 @@ async def in_thread(request: web.Request, func: Callable, *args, **kwargs):
     return await loop.run_in_executor(request.app[EXECUTOR], functools.partial(func, *args, **kwargs))
 
 
+class Turns:
+    """One asyncio lock per name, kept only while a request holds or waits for it.
+
+    An entry counts its users and goes with the last one, so requests naming bots that do not exist (any number
+    of them) leave nothing behind."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def turn(self, name: str):
+        lock = self._locks.setdefault(name, asyncio.Lock())
+        self._users[name] = self._users.get(name, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._users[name] -= 1
+            if not self._users[name]:
+                del self._users[name], self._locks[name]
+
+
+BOT_TURNS = web.AppKey("bot_turns", Turns)
+
+
 async def in_thread_for_bot(request: web.Request, func: Callable, *args):
     """in_thread, one call at a time for the bot the route names.
 
     The store lets one writer at a time into a bot anyway. Waiting here, on the event loop, rather than on the
     store's lock, means a bot whose lock is held elsewhere (the app saving, upkeep) holds at most one thread however
     many requests wait for it, and the other threads stay free for the other bots."""
-    turns, bot_id = request.app[BOT_TURNS], bot_id_of(request)
-    turn = turns.get(bot_id)
-    if turn is None:
-        turn = turns[bot_id] = asyncio.Lock()
-    async with turn:
+    async with request.app[BOT_TURNS].turn(bot_id_of(request)):
         return await in_thread(request, func, *args)
 
 
@@ -449,14 +535,20 @@ ROUTES: list[tuple[str, str, Handler]] = [
 ]
 
 
-def build_app(home: Home, token: str, *, opener: Opener | None = None) -> web.Application:
+def build_app(home: Home, token: str, *, opener: Opener | None = None, limits: ServeLimits | None = None,
+              allow_hosts: Iterable[str] = ()) -> web.Application:
     """The server's application on one home. `opener` opens a folder or an obsidian:// address (tests pass their
-    own, so nothing opens); by default the desktop's."""
-    app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[json_errors, owner_only])
+    own, so nothing opens); by default the desktop's. `limits`: the deadlines and the connection cap (tests pass
+    small ones); `run.start` puts every connection behind them. `allow_hosts`: Host names answered besides the
+    server's own address (--allow-host)."""
+    app = web.Application(client_max_size=MAX_BODY_BYTES,
+                          middlewares=[in_progress, json_errors, own_host_only, owner_only])
     app[HOME], app[TOKEN], app[OPENER] = home, token, opener or system_opener
+    app[GUARD] = ConnectionGuard(limits or ServeLimits())
+    app[HOSTS] = AllowedHosts(allow_hosts)
     executor = ThreadPoolExecutor(WORKER_THREADS, thread_name_prefix="omb-serve")
     app[EXECUTOR] = executor
-    app[BOT_TURNS] = {}
+    app[BOT_TURNS] = Turns()
 
     async def stop_threads(_app: web.Application) -> None:
         executor.shutdown(wait=False, cancel_futures=True)

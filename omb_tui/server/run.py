@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import signal
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
 from aiohttp import web
 
 from ..core.memory.paths import Home, MemoryInputError, quoted
-from .app import Opener, build_app
+from .app import GUARD, HOSTS, Opener, build_app
+from .connections import BACKLOG, HttpParserLog, count_accept_failures
+from .log import log_off_the_event_loop
 from .token import load_or_create_token, token_path
 
 DEFAULT_PORT = 8767
@@ -31,22 +34,39 @@ def remote_warning(host: str, port: int) -> str:
             "TLS): use this only on a network you trust, or behind a TLS proxy.")
 
 
-async def start(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, int]:
-    """Listen on host:port (0: any free port); the runner to stop it and the port it got."""
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+@dataclass
+class Listening:
+    """A started server: the port it got, and how to stop it."""
+
+    runner: web.AppRunner
+    server: asyncio.AbstractServer
+    port: int
+
+    async def stop(self) -> None:
+        self.server.close()
+        await self.runner.cleanup()
+
+
+async def start(app: web.Application, host: str, port: int) -> Listening:
+    """Listen on host:port (0: any free port), every connection behind the app's guard (connections.py)."""
+    guard = app[GUARD]
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, logger=HttpParserLog(guard.events))
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(count_accept_failures(guard.events))
     try:
-        await site.start()
+        server = await loop.create_server(guard.protocol_factory(runner.server), host, port, backlog=BACKLOG)
     except OSError as exc:
         await runner.cleanup()
         raise MemoryInputError(f"Cannot listen on {quoted(host)} port {port}: "
                                f"{(exc.strerror or str(exc)).rstrip('.').lower()}.") from None
-    return runner, runner.addresses[0][1]
+    bound = server.sockets[0].getsockname()[1]
+    app[HOSTS].listening_on(host, bound)
+    return Listening(runner, server, bound)
 
 
-def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, show_token: bool = False,
-          say: Callable[[str], None] | None = None, opener: Opener | None = None) -> int:
+def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, allow_hosts: Iterable[str] = (),
+          show_token: bool = False, say: Callable[[str], None] | None = None, opener: Opener | None = None) -> int:
     """`omb-tui serve`: runs until Ctrl-C or SIGTERM. With show_token, prints the token (making it) and returns."""
     say = say or (lambda line: print(line, flush=True))
     if not 0 <= port <= 65535:
@@ -58,11 +78,14 @@ def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, show_
     if show_token:
         say(token)
         return 0
-    return asyncio.run(_serve(build_app(home, token, opener=opener), home, host, port, say))
+    with log_off_the_event_loop():
+        app = build_app(home, token, opener=opener, allow_hosts=allow_hosts)
+        return asyncio.run(_serve(app, home, host, port, say))
 
 
 async def _serve(app: web.Application, home: Home, host: str, port: int, say: Callable[[str], None]) -> int:
-    runner, bound = await start(app, host, port)
+    listening = await start(app, host, port)
+    bound = listening.port
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -78,5 +101,5 @@ async def _serve(app: web.Application, home: Home, host: str, port: int, say: Ca
     try:
         await stop.wait()
     finally:
-        await runner.cleanup()
+        await listening.stop()
     return 0

@@ -127,8 +127,11 @@ def key_of(request: web.Request) -> str:
 
 
 def whole_number(body: dict, name: str) -> int | None:
-    """The field as a whole number; None when it is absent or null (the core then says what is missing)."""
+    """The field as a whole number; None when it is absent or null (the core then says what is missing). 3.0 is
+    the whole number 3, as JSON Schema's "integer" reads it."""
     value = body.get(name)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise ApiError(400, f"{name} must be a whole number.")
     return value

@@ -31,6 +31,7 @@ _BOT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 # Spec: letters, numbers, spaces, dots and dashes, ending in .md; nothing nested, nothing starting with a dot.
 _TOPIC = re.compile(r"^[^\W_](?:[^\W_]|[ .-])*\.md$")
 _LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+MAX_TOPIC_NAME_BYTES = 200  # a file name may have 255 bytes; the store adds a dot and a temp suffix (14 bytes)
 
 
 class MemoryInputError(ValueError):
@@ -115,6 +116,9 @@ def validate_topic_name(name: str) -> str:
         )
     if name == ARCHIVE_NAME:
         raise InvalidName("'archive.md' is the archive, not a topic: choose another name.")
+    if len(name.encode("utf-8")) > MAX_TOPIC_NAME_BYTES:
+        raise InvalidName(f"{quoted(name[:40] + '…')} is too long for a topic name: at most {MAX_TOPIC_NAME_BYTES} "
+                          "bytes, ending in .md (a letter outside ASCII takes two to four).")
     return name
 
 
