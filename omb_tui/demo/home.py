@@ -18,50 +18,44 @@ Last night (demo/night.py) one `upkeep --due` pass ran at 23:40 for the Review a
 column: Scout's capture (with its quotes) and tidy-up, Ledger's tidy-up and nightly compaction (two changes
 applied), Harbor's first-week compaction kept as proposals.
 
-Nothing is faked: every change goes through the core the way the app makes it (MemoryStore: atomic, 0600,
-redacted, journaled; MemoryUpdate: archive overflow, forget, prefer), by the actor who would have made it.
-The dates inside the files are relative to `today`, so the demo always looks current. Each step's journal rows
-carry the simulated moment of that step (its day, at a time of day that follows its phase; a log line's step at
-the line's own clock time), so the journal shows what changed on which day; no row is later than the moment
-the demo ran (steps of today still ahead of the clock are moved to just before it, in order).
+Nothing is faked: each bot's history is a Story (demo/story.py), every change made through the core the way
+the app makes it, by the actor who would have made it. The dates inside the files are relative to `today`, so the
+demo always looks current; each journal row carries the simulated moment of its step, never later than the moment
+the demo ran.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
-from functools import partial
-from typing import Callable, NamedTuple
+from datetime import date, datetime, timezone
 
-from ..core.memory.entries import format_dated_entry, mark_moved, parse_entries, render_entries
-from ..core.memory.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
-from ..core.memory.memory_update import ARCHIVE_REL, MemoryUpdate
+from ..core.memory.entries import format_dated_entry
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.settings import BotSettings, save_bot_settings
-from ..core.memory.store import ABOUT_ME_REL, Actor, MemoryStore, atomic_write_bytes, encode, write_private_json
-from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
+from ..core.memory.store import ABOUT_ME_REL, write_private_json
 from .conversations import write_sample_conversations
 from .night import harbor_night, ledger_night, scout_night
+from .story import (
+    AUTO_LOG_DAYS,
+    EVENING,
+    IMPORT,
+    MORNING,
+    ROOMS,
+    TIDY_HOUR,
+    Story,
+    Topic,
+    is_weekend,
+    plural,
+    short,
+    topic_header,
+    with_line,
+)
 from .team import write_demo_team
 
 DEMO_BOT_IDS = ("scout", "ledger", "harbor", "quill", "atlas")
 # The bots with sample conversations.
 CONVERSATION_BOT_IDS = ("scout", "ledger", "atlas")
 PERSON_NAME = "Nadia"  # the person every demo bot works for, as About me names her
-
-PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
-IMPORT = Actor(WHO_IMPORT, HOW_SETTINGS)
-ROOMS = {"Studio standup"}
-# When in its day a step happens: the nightly tidy-up first, routine turns open and close the day, everything
-# else comes between; last night's upkeep pass (demo/night.py) after everything else of its day.
-NIGHT, MORNING, DAYTIME, EVENING, LATE = -1, 0, 1, 2, 3
-TIDY_HOUR = 3  # the demo config's tidyHour: the nightly tidy-up's steps are journaled at this hour
-# Where a phase's steps without a clock time of their own begin, local time (see _Story.moments).
-PHASE_START = {NIGHT: time(TIDY_HOUR), MORNING: time(8, 30), DAYTIME: time(10), EVENING: time(18)}
-# Turns in which the bot saved a note get a log line of their own this many days back (later days are written
-# out by hand in _SCOUT_LOG).
-AUTO_LOG_DAYS = range(14, 28)
 
 
 def write_demo_home(home: Home, today: date | None = None, *, now: datetime | None = None) -> list[str]:
@@ -79,7 +73,7 @@ def write_demo_home(home: Home, today: date | None = None, *, now: datetime | No
     for settings in demo_settings():
         save_bot_settings(home, settings)
     for tell in (_scout, _ledger, _harbor, _quill, _atlas):
-        story = _Story(home, tell.__name__.lstrip("_"), today)
+        story = Story(home, tell.__name__.lstrip("_"), today)
         tell(story)
         story.tell(now)
     _write_conversations(home, today)
@@ -116,304 +110,20 @@ def _write_conversations(home: Home, today: date) -> None:
     write_sample_conversations(home, {role: role for role in CONVERSATION_BOT_IDS}, today, person=PERSON_NAME)
 
 
-# ----- telling a bot's history, one real change at a time -----
-def _bot(chat: str) -> Actor:
-    return Actor(WHO_BOT, HOW_TASK, chat)
-
-
-def _upkeep(step: str, chat: str | None = None) -> Actor:
-    return Actor(WHO_UPKEEP, HOW_UPKEEP, chat, step)
-
-
-def _with_line(text: str, line: str) -> str:
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return f"{text}{line}\n"
-
-
-def _source(chat: str) -> str:
-    """How a note or a log line names the demo chat or room it came from (the turn log's one format)."""
-    return turn_log_source(chat, chat in ROOMS)
-
-
-def _topic_header(title: str, description: str, aliases: tuple[str, ...]) -> str:
-    return f"---\ntitle: {title}\ndescription: {description}\naliases: [{', '.join(aliases)}]\n---\n# {title}\n\n"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _weekend(day: date) -> bool:
-    return day.weekday() >= 5
-
-
-def _short(day: date) -> str:
-    """'14 March', as a person writes a date in a note."""
-    return f"{day.day} {day:%B}"
-
-
-@dataclass(frozen=True)
-class _Topic:
-    title: str
-    description: str
-    aliases: tuple[str, ...]
-
-    @property
-    def header(self) -> str:
-        return _topic_header(self.title, self.description, self.aliases)
-
-
-class _Step(NamedTuple):
-    ago: int
-    phase: int
-    order: int  # when it was queued: the order of steps of one day and phase
-    clock: time | None  # the step's own time of day (a log line's), local time; None: placed by its phase
-    action: Callable[[], object]
-
-
-class _Story:
-    """One bot's history. Steps are collected with the day they happened (days ago) and told oldest first,
-    so the journal reads in the order a person would have seen the changes, each at its own moment."""
-
-    def __init__(self, home: Home, bot_id: str, today: date) -> None:
-        self.home = home
-        self.bot_id = bot_id
-        self.today = today
-        self.store = MemoryStore(home, bot_id)
-        self.topics: dict[str, _Topic] = {}
-        self._steps: list[_Step] = []
-        self._turn_times: dict[int, int] = {}
-
-    def day(self, ago: int) -> date:
-        """The date `ago` days before today (negative: after today)."""
-        return self.today - timedelta(days=ago)
-
-    def tell(self, now: datetime | None = None) -> None:
-        """Run the steps in order; each step's journal rows carry its moment (see moments)."""
-        steps = sorted(self._steps, key=lambda step: (-step.ago, step.phase, step.order))
-        try:
-            for step, moment in zip(steps, self.moments(steps, now or datetime.now(timezone.utc))):
-                self.store.clock = lambda moment=moment: moment
-                step.action()
-        finally:
-            self.store.clock = None
-        self._steps.clear()
-
-    def moments(self, steps: list[_Step], now: datetime) -> list[datetime]:
-        """When each step (in telling order) happened, in UTC, strictly increasing and never after `now`.
-
-        A step with a clock time (a log line's turn) happens at it. A step without one, followed on its day and
-        in its phase by one with a clock time, happens in the minutes just before it (the note a turn saved,
-        just before the turn's log line); any other starts its phase (PHASE_START, a little later on some days)
-        or comes a few minutes after the step before. Steps of today still ahead of `now` move to just before it.
-        """
-        second = timedelta(seconds=1)
-        anchors: list[tuple[datetime, int] | None] = [None] * len(steps)  # next clock time of the day and phase
-        following: tuple[datetime, int] | None = None
-        for i in range(len(steps) - 1, -1, -1):
-            step = steps[i]
-            if step.clock is not None:
-                following = (datetime.combine(self.day(step.ago), step.clock), 0)
-            elif following is not None and (steps[i + 1].ago, steps[i + 1].phase) == (step.ago, step.phase):
-                following = (following[0], following[1] + 1)  # this many steps, itself included, before it
-            else:
-                following = None
-            anchors[i] = following if step.clock is None else None
-        local: list[datetime] = []
-        for step, anchor in zip(steps, anchors):
-            day = self.day(step.ago)
-            before = local[-1] if local and local[-1].date() == day else datetime.combine(day, time())
-            if step.clock is not None:
-                moment = datetime.combine(day, step.clock)
-            elif anchor is not None:
-                clock, count = anchor
-                moment = max(clock - count * timedelta(minutes=1), before + (clock - before) / (count + 1))
-            else:
-                start = datetime.combine(day, PHASE_START[step.phase])
-                if step.phase != NIGHT:
-                    start += timedelta(minutes=step.ago * 37 % 50)
-                moment = max(start, before + timedelta(minutes=4 + step.order * 7 % 23))
-            local.append(moment.replace(microsecond=0))
-        out: list[datetime] = []
-        for moment in local:  # naive local time to UTC, then strictly increasing whatever the zone did
-            moment = moment.astimezone(timezone.utc)
-            out.append(max(moment, out[-1] + second) if out else moment)
-        limit = now.astimezone(timezone.utc)
-        for i in range(len(out) - 1, -1, -1):  # nothing later than now, keeping the order
-            if out[i] <= limit:
-                break
-            out[i] = limit
-            limit -= second
-        return out
-
-    def _at(self, ago: int, action: Callable[..., object], *args: object, _phase: int = DAYTIME,
-            _clock: time | None = None, **kwargs: object) -> None:
-        self._steps.append(_Step(ago, _phase, len(self._steps), _clock, partial(action, *args, **kwargs)))
-
-    def at_clock(self, ago: int, clock: time, action: Callable[[], object]) -> None:
-        """A step at its own time of day, after every other step of its day (last night's pass, demo/night.py)."""
-        self._at(ago, action, _phase=LATE, _clock=clock)
-
-    def _update(self, chat: str) -> MemoryUpdate:
-        """memory_update by the bot during a task in `chat`, through this story's store (and so its clock)."""
-        return MemoryUpdate(self.home, self.bot_id, _bot(chat), store=self.store)
-
-    # -- the steps --
-    def write(self, ago: int, rel: str, text: str, actor: Actor = PERSON) -> None:
-        self._at(ago, self.store.write, rel, text, actor)
-
-    def edit(self, ago: int, rel: str, change: Callable[[str], str], actor: Actor = PERSON) -> None:
-        def run() -> None:
-            current = self.store.read(rel)
-            self.store.write(rel, change(current.text), actor, expected_hash=current.hash)
-        self._at(ago, run)
-
-    def outside(self, ago: int, rel: str, change: Callable[[str], str]) -> None:
-        """A change made in another editor (Obsidian, say): written straight to disk, then seen by the app."""
-        def run() -> None:
-            mp = self.store.resolve(rel)
-            atomic_write_bytes(mp.path, encode(change(self.store.read(rel).text)))
-            self.store.sync_outside_changes()
-        self._at(ago, run)
-
-    def remember(self, ago: int, chat: str, fact: str, until: int | None = None) -> None:
-        """memory_update add during a task (until: the last day, in days ago; negative is in the future)."""
-        self._at(ago, self._remember, ago, chat, fact, until)
-        self._log_turn(ago, chat, fact)
-
-    def _remember(self, ago: int, chat: str, fact: str, until: int | None) -> None:
-        update = self._update(chat)
-        update.add(fact, today=self.day(ago), until=None if until is None else self.day(until))
-
-    def notice(self, ago: int, chat: str, fact: str, *, topic: str | None = None, until: int | None = None) -> None:
-        """Memory upkeep noticing a fact in a quiet chat: core facts to MEMORY.md, the rest to a topic."""
-        line = format_dated_entry(self.day(ago), fact, source=_source(chat), noticed=True,
-                                  until=None if until is None else self.day(until))
-        rel = MEMORY_FILE if topic is None else f"memory/{topic}"
-        self._at(ago, self._append_line, rel, line, _upkeep("noticed facts", chat))
-
-    def note(self, ago: int, chat: str, topic: str, fact: str) -> None:
-        """The bot keeping a longer note in a topic file during a task."""
-        line = format_dated_entry(self.day(ago), fact, source=_source(chat))
-        self._at(ago, self._append_line, f"memory/{topic}", line, _bot(chat))
-        self._log_turn(ago, chat, fact)
-
-    def _append_line(self, rel: str, line: str, actor: Actor) -> None:
-        current = self.store.read(rel)
-        base = current.text if current.exists else self._new_file_text(rel)
-        self.store.write(rel, _with_line(base, line), actor, expected_hash=current.hash)
-
-    def _new_file_text(self, rel: str) -> str:
-        name = rel.removeprefix("memory/")
-        return self.topics[name].header if name in self.topics else ""
-
-    def supersede(self, ago: int, chat: str, old: str, new_fact: str) -> None:
-        """The bot replacing a fact: the old bullet is struck through and dated, the new one added."""
-        def run() -> None:
-            current = self.store.read(MEMORY_FILE)
-            entries = parse_entries(current.text)
-            (entry,) = [e for e in entries if e.kind == "dated" and old in e.fact]
-            body = entry.lines[0].rstrip("\n")[2:]
-            entry.lines[0] = f"- ~~{body}~~ · superseded {self.day(ago).isoformat()}\n"
-            text = _with_line(render_entries(entries), format_dated_entry(self.day(ago), new_fact,
-                                                                          source=_source(chat)))
-            self.store.write(MEMORY_FILE, text, _bot(chat), expected_hash=current.hash)
-        self._at(ago, run)
-
-    def file_into_topics(self, ago: int, moves: dict[str, tuple[str, ...]]) -> None:
-        """Memory upkeep organizing: detail lines move unchanged from MEMORY.md into their subject's topic.
-        Each topic is written before MEMORY.md, so a line is never out of one without being in the other."""
-        def run() -> None:
-            actor = _upkeep("filed into topics")
-            current = self.store.read(MEMORY_FILE)
-            entries = parse_entries(current.text)
-            moved: set[int] = set()
-            for topic, fragments in moves.items():
-                chosen = [i for i, e in enumerate(entries) if e.kind == "dated" and any(f in e.fact for f in fragments)]
-                missing = [f for f in fragments if not any(f in entries[i].fact for i in chosen)]
-                if missing:
-                    raise ValueError(f"demo: nothing in {self.bot_id}'s MEMORY.md matches {missing}")
-                rel = f"memory/{topic}"
-                target = self.store.read(rel)
-                base = target.text if target.exists else self._new_file_text(rel)
-                for i in chosen:
-                    base = _with_line(base, entries[i].raw.rstrip("\n"))
-                self.store.write(rel, base, actor, expected_hash=target.hash)
-                moved.update(chosen)
-            kept = [e for i, e in enumerate(entries) if i not in moved]
-            self.store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash)
-        self._at(ago, run)
-
-    def tidy(self, ago: int) -> None:
-        """The nightly tidy-up: expired entries move to the archive, marked `· moved DATE`, archive first."""
-        def run() -> None:
-            actor = _upkeep("tidy-up: moved expired notes")
-            day = self.day(ago)
-            current = self.store.read(MEMORY_FILE)
-            entries = parse_entries(current.text)
-            expired = {i for i, e in enumerate(entries) if e.kind == "dated" and e.expired(day)}
-            if not expired:
-                return
-            archive = self.store.read(ARCHIVE_REL)
-            text = archive.text
-            for i in sorted(expired):
-                text = _with_line(text, mark_moved(entries[i], day).raw.rstrip("\n"))
-            self.store.write(ARCHIVE_REL, text, actor, expected_hash=archive.hash)
-            kept = [e for i, e in enumerate(entries) if i not in expired]
-            self.store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash)
-        self._at(ago, run, _phase=NIGHT)
-
-    def _log_turn(self, ago: int, chat: str, fact: str) -> None:
-        """The log line of the turn in which the bot saved a note: it confirms in one plain line."""
-        if ago not in AUTO_LOG_DAYS:
-            return
-        minutes = self._turn_times.get(ago, 10 * 60 + 5)
-        self._turn_times[ago] = minutes + 47
-        said = f"Got it: {fact}" + ("" if fact.endswith(("?", ".")) else ".")
-        self.log(ago, f"{minutes // 60:02d}:{minutes % 60:02d}", chat, said, "memory_update")
-
-    def log(self, ago: int, clock: str, chat: str, said: str, tools: str = "", failed: bool = False,
-            phase: int = DAYTIME) -> None:
-        """The harness's line for one finished turn in memory/log/YYYY-MM-DD.md, written by the turn log itself
-        (turn_log_line and append_log_line), so the demo's logs read exactly like the ones real turns leave.
-        `clock` is "HH:MM"; `tools` is comma-separated; a failed turn's `said` is what the person was told."""
-        day = self.day(ago)
-        at = time(*(int(part) for part in clock.split(":")))
-        line = turn_log_line(_source(chat), said, [tool.strip() for tool in tools.split(",") if tool.strip()],
-                             failed, datetime.combine(day, at))
-        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase, _clock=at)
-
-    def delete(self, ago: int, rel: str, actor: Actor = PERSON) -> None:
-        self._at(ago, self.store.delete, rel, actor)
-
-    def forget(self, ago: int, chat: str, words: str) -> None:
-        self._at(ago, lambda: self._update(chat).forget(words, today=self.day(ago)))
-
-    def prefer(self, ago: int, chat: str, preference: str) -> None:
-        self._at(ago, lambda: self._update(chat).prefer(preference, today=self.day(ago)))
-
-    def undo_latest(self, ago: int) -> None:
-        """The person pressing Undo in Settings on the change just made."""
-        def run() -> None:
-            (row,) = self.store.journal.rows(limit=1)
-            self.store.undo(row.id, PERSON)
-        self._at(ago, run)
-
 
 # ----- Scout: Nadia's personal assistant -----
 _SCOUT_TOPICS = {
-    "travel.md": _Topic("Travel", "Trips, bookings and how Nadia likes to travel",
+    "travel.md": Topic("Travel", "Trips, bookings and how Nadia likes to travel",
                         ("trips", "flights", "trains", "hotels", "Lisbon", "London")),
-    "clients.md": _Topic("Clients", "Rahman Studio's clients, their people and how they like to work",
+    "clients.md": Topic("Clients", "Rahman Studio's clients, their people and how they like to work",
                          ("customers", "Hollandia", "Kroonfiets", "Delft", "proposals")),
-    "projects.md": _Topic("Projects", "Studio work beyond client projects, such as the portfolio site, talks and workshops",
+    "projects.md": Topic("Projects", "Studio work beyond client projects, such as the portfolio site, talks and workshops",
                           ("portfolio", "talk", "workshops", "website")),
-    "people.md": _Topic("People", "Family, friends and collaborators",
+    "people.md": Topic("People", "Family, friends and collaborators",
                         ("family", "friends", "Tom", "Lina", "Joost", "birthdays", "gifts")),
-    "home.md": _Topic("Home", "The flat, the kitchen renovation and the studio desk",
+    "home.md": Topic("Home", "The flat, the kitchen renovation and the studio desk",
                       ("flat", "apartment", "renovation", "builders", "Hofplein")),
-    "work-log.md": _Topic("Work log", "Finished and stale status notes, filed by Memory upkeep",
+    "work-log.md": Topic("Work log", "Finished and stale status notes, filed by Memory upkeep",
                           ("done", "status", "history")),
 }
 
@@ -436,7 +146,7 @@ _ABOUT_ME = """# About me
 - My partner is Tom, our daughter Lina is eight.
 """
 
-_FOOD_IMPORT = _topic_header("Food", "Restaurants, cooking and what Nadia likes to eat",
+_FOOD_IMPORT = topic_header("Food", "Restaurants, cooking and what Nadia likes to eat",
                              ("restaurants", "dinner", "recipes", "lunch", "cooking")) + """## Places
 - Héroine on Witte de Withstraat: client dinners, ask for the window table
 - Ayam Lemongrass: Indonesian, Tom's favourite, good for birthdays
@@ -463,7 +173,7 @@ Written by hand in Obsidian; Scout reads it when I ask for a book.
 """
 
 
-def _scout(s: _Story) -> None:
+def _scout(s: Story) -> None:
     s.topics = dict(_SCOUT_TOPICS)
     lisbon, back = s.day(-10), s.day(-13)
 
@@ -555,17 +265,17 @@ def _scout(s: _Story) -> None:
     s.note(25, "Rates", "clients.md", "Delft pays per fixed-price phase; the others by the day")
     # Nadia pastes the co-working Wi-Fi into home.md in Obsidian (made up for the demo); the next day she takes
     # the password out in Settings, and that row cannot be undone: its earlier text held a credential.
-    s.outside(24, "memory/home.md", lambda t: _with_line(
+    s.outside(24, "memory/home.md", lambda t: with_line(
         t, "- Hofplein Wi-Fi: network Hofplein-Members, password: Tulpen-Haven-2231"))
     s.edit(23, "memory/home.md", lambda t: t.replace(
         "- Hofplein Wi-Fi: network Hofplein-Members, password: Tulpen-Haven-2231\n",
         "- Hofplein Wi-Fi: network Hofplein-Members, the password is on the card at the front desk\n"))
-    s.remember(22, "Lisbon trip", f"Lisbon trip {_short(lisbon)} to {_short(back)} for the conference: "
+    s.remember(22, "Lisbon trip", f"Lisbon trip {short(lisbon)} to {short(back)} for the conference: "
                "bookings and contacts, see memory/travel.md", until=-13)
-    s.note(22, "Lisbon trip", "travel.md", f"Lisbon: out on KL1693, Amsterdam 07:25 to Lisbon 09:40 on {_short(lisbon)}")
+    s.note(22, "Lisbon trip", "travel.md", f"Lisbon: out on KL1693, Amsterdam 07:25 to Lisbon 09:40 on {short(lisbon)}")
     s.note(22, "Lisbon trip", "travel.md",
-           f"Lisbon: hotel Memmo Príncipe Real, {_short(lisbon)} to {_short(back)}, booked under Rahman Studio")
-    s.note(21, "Lisbon trip", "travel.md", f"Lisbon: back on TP664 at 18:10 on {_short(back)}; the venue is LX Factory")
+           f"Lisbon: hotel Memmo Príncipe Real, {short(lisbon)} to {short(back)}, booked under Rahman Studio")
+    s.note(21, "Lisbon trip", "travel.md", f"Lisbon: back on TP664 at 18:10 on {short(back)}; the venue is LX Factory")
     s.note(21, "Lisbon trip", "travel.md",
            "Conference contact: Inês Carvalho, speaker coordination; Lisbon friends are in [[people]]")
     s.remember(20, "Weekly planning", "From now on, put travel days in the weekly plan too")
@@ -584,10 +294,10 @@ def _scout(s: _Story) -> None:
     s.note(13, "Client dinner", "food.md", "Booked Héroine for the Hollandia team dinner; they noted the cashew allergy")
     s.forget(12, "Old clients", "Hendrik")
     s.notice(11, "Swimming", "Lina's swimming lesson moved to 16:30 on Fridays")
-    s.note(10, "Lisbon talk", "projects.md", f"Rehearsal with Joost on {_short(s.day(3))}; Nadia wants a timer and honest notes")
+    s.note(10, "Lisbon talk", "projects.md", f"Rehearsal with Joost on {short(s.day(3))}; Nadia wants a timer and honest notes")
     s.remember(9, "Lisbon trip", "Nadia's talk in Lisbon is on the Tuesday")  # a misunderstanding…
     s.undo_latest(9)  # …that Nadia undid in Settings
-    s.remember(8, "Kroonfiets proposal", f"Kroonfiets signed the proposal; kickoff on {_short(s.day(-5))}")
+    s.remember(8, "Kroonfiets proposal", f"Kroonfiets signed the proposal; kickoff on {short(s.day(-5))}")
     s.note(8, "Kroonfiets proposal", "clients.md", "Kroonfiets: three-month engagement, invoiced monthly, Sem signs off")
     s.note(7, "Lisbon trip", "travel.md", "Lisbon: the conference shuttle meets the 09:40 arrival at the airport")
     s.note(6, "Gift ideas", "people.md", "Gift ideas for Tom: the new Cascadia expansion, dinner at Ayam Lemongrass")
@@ -599,13 +309,13 @@ def _scout(s: _Story) -> None:
     })
     s.remember(3, "Weekly planning", "Friday's admin block starts with Ledger's open items")
     # Still in MEMORY.md today, expired: last night's tidy-up ran before its last day was over.
-    s.remember(3, "Weekend", f"Eva, Noor and Daan stay with Nadia until {_short(s.day(1))}", until=1)
-    s.notice(2, "Lina's school", f"Parent-teacher evening at De Klimop on {_short(s.day(-6))}", until=-6)
-    s.remember(1, "Lisbon talk", f"Slides for Forms that forgive go to the organisers by {_short(s.day(-4))}", until=-4)
-    s.remember(0, "Morning brief", f"Nadia's mother arrives from Leeds on {_short(s.day(-7))} for a week", until=-14)
+    s.remember(3, "Weekend", f"Eva, Noor and Daan stay with Nadia until {short(s.day(1))}", until=1)
+    s.notice(2, "Lina's school", f"Parent-teacher evening at De Klimop on {short(s.day(-6))}", until=-6)
+    s.remember(1, "Lisbon talk", f"Slides for Forms that forgive go to the organisers by {short(s.day(-4))}", until=-4)
+    s.remember(0, "Morning brief", f"Nadia's mother arrives from Leeds on {short(s.day(-7))} for a week", until=-14)
     s.outside(2, "memory/books.md", lambda t: _BOOKS)
     for entry in _SCOUT_LOG:
-        if not (entry[2] in ROOMS and _weekend(s.day(entry[0]))):  # the standup is a weekday routine
+        if not (entry[2] in ROOMS and is_weekend(s.day(entry[0]))):  # the standup is a weekday routine
             s.log(*entry)
     _scout_routine_turns(s)
     for ago in (AUTO_LOG_DAYS[-1], AUTO_LOG_DAYS[-2], AUTO_LOG_DAYS[-3]):
@@ -624,15 +334,15 @@ _STANDUPS = (
 )
 
 
-def _scout_routine_turns(s: _Story) -> None:
+def _scout_routine_turns(s: Story) -> None:
     """The turns of every day before the hand-written fortnight: morning brief, standup, email triage."""
     rng = random.Random(95)
     for ago in AUTO_LOG_DAYS:
-        weekend = _weekend(s.day(ago))
+        weekend = is_weekend(s.day(ago))
         meetings = 0 if weekend else rng.randint(1, 4)
         first = "" if not meetings else f", the first at {rng.choice(('09:30', '10:00', '11:00', '13:30'))}"
         s.log(ago, "08:45", "Morning brief",
-              f"{_plural(rng.randint(4, 19), 'new email')}, {_plural(meetings, 'meeting')}{first}.",
+              f"{plural(rng.randint(4, 19), 'new email')}, {plural(meetings, 'meeting')}{first}.",
               "calendar.list, email.search", phase=MORNING)
         if weekend:
             continue
@@ -774,7 +484,7 @@ def _money(amount: float) -> str:
     return f"€{amount:,.2f}"
 
 
-def _ledger_history(s: _Story, first: int, last: int, count: int) -> list[tuple[date, str]]:
+def _ledger_history(s: Story, first: int, last: int, count: int) -> list[tuple[date, str]]:
     """`count` bookkeeping notes from `first` towards `last` days ago, as Ledger wrote them, oldest first."""
     rng = random.Random(4412)  # fixed, so every demo home holds the same amounts
     notes: list[tuple[date, str]] = []
@@ -828,7 +538,7 @@ def _ledger_history(s: _Story, first: int, last: int, count: int) -> list[tuple[
     return notes[:count]
 
 
-def _ledger_memory(s: _Story) -> str:
+def _ledger_memory(s: Story) -> str:
     """Ledger's notes from before this home: the standing facts and months of dated notes."""
     struck = [
         (s.day(221), f'- ~~{s.day(221).isoformat()} · from chat "Cards" · Figma is billed to the personal Visa~~'
@@ -841,8 +551,8 @@ def _ledger_memory(s: _Story) -> str:
     return _LEDGER_START + "".join(f"{line}\n" for _, line in notes)
 
 
-def _ledger(s: _Story) -> None:
-    s.topics = {"monthly-close.md": _Topic("Monthly close", "Each month's reconciliation, filed from MEMORY.md",
+def _ledger(s: Story) -> None:
+    s.topics = {"monthly-close.md": Topic("Monthly close", "Each month's reconciliation, filed from MEMORY.md",
                                            ("reconciliation", "month end", "bank", "close"))}
     s.write(42, MEMORY_FILE, _ledger_memory(s), IMPORT)
     s.remember(38, "Receipts inbox", "Nadia forwards receipts by the 5th; chase her on the 6th if anything is missing")
@@ -1015,7 +725,7 @@ def _harbor_rules() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _harbor(s: _Story) -> None:
+def _harbor(s: Story) -> None:
     s.write(20, MEMORY_FILE, _harbor_rules())
     s.remember(6, "Hollandia readout", "The board wants the booking flow in five steps, not seven: merge Extras into Details")
     s.log(6, "15:20", "Hollandia readout",
@@ -1025,8 +735,8 @@ def _harbor(s: _Story) -> None:
 
 
 # ----- Quill: memory switched off, its files kept for review -----
-def _quill(s: _Story) -> None:
-    s.topics = {"style-guide.md": _Topic("Style guide", "How Nadia writes for the studio newsletter and blog",
+def _quill(s: Story) -> None:
+    s.topics = {"style-guide.md": Topic("Style guide", "How Nadia writes for the studio newsletter and blog",
                                          ("writing", "tone", "newsletter", "blog", "spelling"))}
     s.write(70, MEMORY_FILE, "# Quill\n\n- Quill drafts Nadia's newsletter and blog posts.\n"
             "- British spelling, sentence-case headings, no exclamation marks.\n")
@@ -1039,8 +749,8 @@ def _quill(s: _Story) -> None:
 
 
 # ----- Atlas: small, on a local model, kept off the helper -----
-def _atlas(s: _Story) -> None:
-    s.topics = {"sources.md": _Topic("Sources", "Where Atlas looks first, and what Nadia trusts",
+def _atlas(s: Story) -> None:
+    s.topics = {"sources.md": Topic("Sources", "Where Atlas looks first, and what Nadia trusts",
                                      ("references", "reading", "research", "papers"))}
     s.remember(20, "Reading list", "Nadia wants papers summarised in five bullets, with the method first")
     s.note(15, "Reading list", "sources.md", "Trusted on accessibility: WebAIM, the GOV.UK service manual, Nielsen Norman Group")
