@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, time, timedelta, timezone
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..core.compact.apply import apply_change_set
 from ..core.compact.nightly import STEP as COMPACT_STEP
@@ -41,9 +41,7 @@ from ..core.upkeep.run import UpkeepRun, new_run_id
 # The tidy-up's own steps (private in the core: `tidy` itself makes its own store, with no clock to set), so the
 # demo's tidy rows are written by the same code as a real night's, never imitated.
 from ..core.upkeep.tidy import tidy_by_rule
-
-if TYPE_CHECKING:
-    from .home import _Story
+from .story import Story
 
 NIGHT_PASS = time(23, 40)  # when last night's pass began, local time, on the day before today
 PASS_ORDER = ("harbor", "ledger", "scout")  # `upkeep --due` goes through the bots by id, one after the other
@@ -62,7 +60,7 @@ class NightRun:
     """One bot's run in last night's pass: its steps, queued on the bot's story a few seconds apart, each told at
     its moment through the story's store (whose clock is that moment while the step runs)."""
 
-    def __init__(self, story: _Story) -> None:
+    def __init__(self, story: Story) -> None:
         self.story = story
         self.home, self.bot_id, self.store = story.home, story.bot_id, story.store
         self.day = story.day(1)  # the pass ran before midnight: its steps' "today"
@@ -123,20 +121,20 @@ class NightRun:
 
 
 # ----- each bot's night -----
-def scout_night(story: _Story) -> None:
+def scout_night(story: Story) -> None:
     night = NightRun(story)
     night.capture(SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_FACT, SCOUT_CAPTURE_QUOTES)
     night.tidy()
 
 
-def ledger_night(story: _Story) -> None:
+def ledger_night(story: Story) -> None:
     switch_nightly(story.home, story.bot_id, on=True, today=story.day(LEDGER_NIGHTLY_SINCE))
     night = NightRun(story)
     night.tidy()
     night.compact(_ledger_changes)
 
 
-def harbor_night(story: _Story) -> None:
+def harbor_night(story: Story) -> None:
     switch_nightly(story.home, story.bot_id, on=True, today=story.day(HARBOR_NIGHTLY_SINCE))
     night = NightRun(story)
     night.tidy()
