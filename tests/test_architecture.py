@@ -7,7 +7,6 @@ import ast
 import pkgutil
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -97,21 +96,7 @@ def test_every_notification_of_the_app_shows_its_text_as_written():
     assert parsing == []
 
 
-# ----- no two modules import each other -----
-# Circles still to be removed. Each is an expected failure of test_a_known_circle_is_gone, so the change that
-# removes one fails that test until it deletes the entry here too.
-KNOWN_CIRCLES = {
-    # server/teams.py takes ApiError, HOME, in_thread and json_body from server/app.py, which imports teams.py
-    # inside create_app; another change moves what the route modules share into server/http.py and removes it.
-    frozenset({"omb_tui.server.app", "omb_tui.server.teams"}),
-    # The Files screen's helper modules import FilesScreen for their annotations (under TYPE_CHECKING), and the
-    # screen imports them.
-    frozenset({"omb_tui.app.screens.files", "omb_tui.app.screens.files_drafts"}),
-    frozenset({"omb_tui.app.screens.files", "omb_tui.app.screens.files_operations"}),
-    frozenset({"omb_tui.app.screens.files", "omb_tui.app.screens.files_saving"}),
-}
-
-
+# ----- no import circles -----
 def module_imports(root: Path) -> dict[str, set[str]]:
     """Every module of the package in `root` and the modules of that package it imports: at the top, under
     TYPE_CHECKING or inside a function alike. `from package import name` counts as importing the submodule when
@@ -135,24 +120,53 @@ def module_imports(root: Path) -> dict[str, set[str]]:
     return imports
 
 
-def mutual_imports(root: Path) -> set[frozenset[str]]:
+def import_circles(root: Path) -> set[frozenset[str]]:
+    """The groups of modules that import one another round a circle, of any length: the strongly connected
+    components of more than one module (Tarjan's walk, kept iterative)."""
     imports = module_imports(root)
-    return {frozenset({a, b}) for a, targets in imports.items() for b in targets if a in imports.get(b, ())}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: set[frozenset[str]] = set()
+    for start in sorted(imports):
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        walk = [(start, iter(sorted(imports[start])))]
+        while walk:
+            node, targets = walk[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    walk.append((target, iter(sorted(imports[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                walk.pop()
+                if walk:
+                    low[walk[-1][0]] = min(low[walk[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.add(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        circles.add(frozenset(group))
+    return circles
 
 
-@cache
-def circles_in_omb_tui() -> set[frozenset[str]]:
-    return mutual_imports(Path(omb_tui.__file__).parent)
-
-
-def test_no_two_modules_import_each_other():
-    assert sorted(map(sorted, circles_in_omb_tui() - KNOWN_CIRCLES)) == []
-
-
-@pytest.mark.xfail(strict=True, reason="a known circle, still to be removed")
-@pytest.mark.parametrize("circle", sorted(KNOWN_CIRCLES, key=sorted), ids=lambda c: " <-> ".join(sorted(c)))
-def test_a_known_circle_is_gone(circle):
-    assert circle not in circles_in_omb_tui()
+def test_no_modules_import_each_other_round_a_circle():
+    circles = import_circles(Path(omb_tui.__file__).parent)
+    assert sorted(map(sorted, circles)) == []
 
 
 def test_a_circle_counts_imports_under_type_checking_and_inside_functions(tmp_path):
@@ -163,4 +177,7 @@ def test_a_circle_counts_imports_under_type_checking_and_inside_functions(tmp_pa
     (package / "sub" / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..b import B\n")
     (package / "b.py").write_text("def make():\n    from .sub import a\n")
     (package / "c.py").write_text("import pkg.b\n")
-    assert mutual_imports(package) == {frozenset({"pkg.sub.a", "pkg.b"})}
+    (package / "d.py").write_text("from . import e\n")
+    (package / "e.py").write_text("from . import f\n")
+    (package / "f.py").write_text("import pkg.d\n")
+    assert import_circles(package) == {frozenset({"pkg.sub.a", "pkg.b"}), frozenset({"pkg.d", "pkg.e", "pkg.f"})}

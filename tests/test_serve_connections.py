@@ -20,7 +20,7 @@ from serve_helpers import LiveServer
 from test_serve_cli import serve_env
 
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.server.app import GUARD
+from omb_tui.server.http import GUARD
 from omb_tui.server.connections import ConnectionEvents, ServeLimits
 from omb_tui.server.token import load_or_create_token
 

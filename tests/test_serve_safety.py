@@ -15,7 +15,8 @@ from serve_helpers import LiveServer, memory_file, server  # noqa: F401 (server:
 
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.server.app import MAX_BODY_BYTES, is_loopback_peer
+from omb_tui.server.app import is_loopback_peer
+from omb_tui.server.http import MAX_BODY_BYTES
 from omb_tui.server.token import load_or_create_token, token_path
 
 API = "/api/bots/scout/memory"

@@ -31,118 +31,38 @@ from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, Mem
 from ..core.memory.store import Actor, LaterChanges, StaleHash
 from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits
+from .http import (
+    EXECUTOR,
+    OPENER,
+    TOKEN,
+    GUARD,
+    HOME,
+    MAX_BODY_BYTES,
+    ApiError,
+    Handler,
+    camel_keys,
+    error_response,
+    in_thread,
+    json_body,
+    json_response,
+    text_field,
+)
 from .hosts import AllowedHosts
+from .teams import add_team_routes
 from .token import token_matches
 
 log = logging.getLogger("omb_tui.server")
 
 API_ACTOR = Actor(WHO_PERSON, HOW_API)
-MAX_BODY_BYTES = 2 * 1024 * 1024  # one request's body; a memory file's earlier text is kept up to 1 MB
 JOURNAL_DEFAULT_LIMIT = 50
 JOURNAL_MAX_LIMIT = 1000
-MAX_BODY_DEPTH = 32  # levels of a JSON body; every route's body has two at most
 WORKER_THREADS = 32  # core calls at once; more wait their turn, none runs on the event loop
 DEPRECATED_SINCE = 1796083200  # 2026-12-01 00:00 UTC: the whole-file PUT without a hash check (RFC 9745's date)
 OPENAPI_PATH = Path(__file__).with_name("openapi.json")
 TOKEN_HINT = "omb-tui serve --show-token prints it"
 
 Opener = Callable[[str], None]
-HOME = web.AppKey("home", Home)
-TOKEN = web.AppKey("token", str)
-OPENER = web.AppKey("opener", object)
-EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
-GUARD = web.AppKey("guard", ConnectionGuard)
 HOSTS = web.AppKey("hosts", AllowedHosts)
-
-
-class ApiError(Exception):
-    """A request the server refuses: its status, one sentence, and any fields the client needs to go on."""
-
-    def __init__(self, status: int, message: str, extra: dict | None = None, headers: dict | None = None) -> None:
-        super().__init__(message)
-        self.status, self.message, self.extra, self.headers = status, message, extra or {}, headers or {}
-
-
-# ----- JSON in and out -----
-def camel_keys(value: object) -> object:
-    """The core's snake_case keys as the API's camelCase (max_lines -> maxLines), all the way down."""
-    if isinstance(value, dict):
-        return {re.sub(r"_([a-z])", lambda m: m.group(1).upper(), str(k)): camel_keys(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [camel_keys(item) for item in value]
-    return value
-
-
-def json_response(data: object, status: int = 200, headers: dict | None = None) -> web.Response:
-    try:
-        body = json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # a byte of a file that is not UTF-8 (a lone surrogate): sent as its \udcXX escape
-        body = json.dumps(data, ensure_ascii=True).encode("ascii")
-    return web.Response(body=body, status=status, headers=headers, content_type="application/json",
-                        charset="utf-8")
-
-
-def error_response(status: int, message: str, extra: dict | None = None, headers: dict | None = None):
-    return json_response({"error": message, **(extra or {})}, status, headers)
-
-
-async def json_body(request: web.Request, *, optional: bool = False) -> dict:
-    guard = request.app[GUARD]
-    try:
-        async with asyncio.timeout(guard.limits.body_seconds):
-            raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
-    except TimeoutError:
-        guard.events.add("slow body")
-        raise ApiError(408, f"The body did not arrive within {guard.limits.body_seconds:g} s; nothing was read or "
-                       "changed.") from None
-    if not raw.strip():
-        if optional:
-            return {}
-        raise ApiError(400, "The body is empty; send a JSON object.")
-    try:
-        data = json.loads(raw.decode("utf-8"))  # a \udcXX escape comes back as the byte it stands for
-    except RecursionError:  # json's decoder stops near 1,000 levels; the check below says the limit
-        raise ApiError(400, TOO_DEEP) from None
-    except (UnicodeDecodeError, ValueError):
-        raise ApiError(400, "The body is not valid JSON.") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "The body must be a JSON object.")
-    refuse_what_no_file_can_hold(data)
-    return data
-
-
-TOO_DEEP = f"The body is nested more than {MAX_BODY_DEPTH} levels deep; no route takes that."
-
-
-def refuse_what_no_file_can_hold(body: dict) -> None:
-    """Every string of the body (keys too) must be text a file can hold, at most MAX_BODY_DEPTH levels down.
-
-    A \udc80-\udcff escape stands for a byte that is not UTF-8 (as a file's text is read), so it passes; any other
-    lone surrogate (\ud800) is half of a UTF-16 pair and no character at all. Walked with a list, not recursion."""
-    pending: list[tuple[object, int]] = [(body, 1)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > MAX_BODY_DEPTH:
-            raise ApiError(400, TOO_DEEP)
-        if isinstance(value, dict):
-            pending.extend((key, depth) for key in value)
-            pending.extend((item, depth + 1) for item in value.values())
-        elif isinstance(value, list):
-            pending.extend((item, depth + 1) for item in value)
-        elif isinstance(value, str):
-            try:
-                value.encode("utf-8", "surrogateescape")
-            except UnicodeEncodeError as exc:
-                lone = value[exc.start]
-                raise ApiError(400, f"The body holds \\u{ord(lone):04x}, half of a UTF-16 pair that is no "
-                               "character on its own; send text as UTF-8.") from None
-
-
-def text_field(body: dict, name: str) -> str:
-    value = body.get(name)
-    if not isinstance(value, str):
-        raise ApiError(400, f"The body needs '{name}' as a string.")
-    return value
 
 
 def query_path(request: web.Request) -> str:
@@ -223,12 +143,6 @@ async def owner_only(request: web.Request, handler) -> web.StreamResponse:
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         raise ApiError(413, HTTP_SENTENCES[413])  # refused before a byte of it is read
     return await handler(request)
-
-
-async def in_thread(request: web.Request, func: Callable, *args, **kwargs):
-    """A blocking core call on the server's worker threads; the event loop goes on serving other requests."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(request.app[EXECUTOR], functools.partial(func, *args, **kwargs))
 
 
 class Turns:
@@ -517,7 +431,6 @@ async def get_openapi(request: web.Request) -> web.Response:
     return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json", charset="utf-8")
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", "/api/bots/{id}/memory", get_overview),
     ("PUT", "/api/bots/{id}/memory", put_memory_unchecked),
@@ -556,7 +469,5 @@ def build_app(home: Home, token: str, *, opener: Opener | None = None, limits: S
     app.on_cleanup.append(stop_threads)
     for method, path, handler in ROUTES:
         app.router.add_route(method, path, handler)
-    from .teams import add_team_routes  # here, not at the top: teams.py uses this module's helpers
-
     add_team_routes(app)
     return app

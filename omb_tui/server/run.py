@@ -11,7 +11,8 @@ from typing import Callable, Iterable
 from aiohttp import web
 
 from ..core.memory.paths import Home, MemoryInputError, quoted
-from .app import GUARD, HOSTS, Opener, build_app
+from .app import HOSTS, Opener, build_app
+from .http import GUARD
 from .connections import BACKLOG, HttpParserLog, count_accept_failures
 from .log import log_off_the_event_loop
 from .token import load_or_create_token, token_path

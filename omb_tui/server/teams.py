@@ -20,7 +20,7 @@ from ..core.team import api
 from ..core.team.model import DamagedTeamFile
 from ..core.team.notes import RevisionMissing, StaleRevision
 from ..core.team.storage import create_team, delete_team, get_team, list_teams, rename_team
-from .app import HOME, ApiError, Handler, camel_keys, in_thread, json_body, json_response, text_field
+from .http import HOME, ApiError, Handler, camel_keys, in_thread, json_body, json_response, text_field
 
 TEAM_TURN = web.AppKey("team_turn", asyncio.Lock)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from functools import partial
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Protocol
 
 from textual.screen import Screen
 from textual.timer import Timer
@@ -20,10 +20,6 @@ from ...core.memory.drafts import Draft, Drafts
 from ...core.memory.paths import MemoryInputError
 from ...core.memory.store import FileSnapshot
 from ...core.memory.when import when_text
-
-if TYPE_CHECKING:
-    from .files import FilesScreen
-
 
 class UnsavedText(NamedTuple):
     """What the editor holds and the file does not: kept as the open bot's recovery draft of rel."""
@@ -156,7 +152,25 @@ class RecoveryDrafts:
                     severity="warning", markup=False)
 
 
-async def offer_back(screen: FilesScreen, draft: Draft) -> None:
+class DraftsScreen(Protocol):
+    """What offering a draft back uses of the Files screen (a Protocol, so this module never imports the screen)."""
+
+    app: Any
+    bot_name: str
+    current: FileSnapshot | None
+    recovery_drafts: RecoveryDrafts
+
+    @property
+    def editor(self) -> Any: ...
+    @property
+    def modified(self) -> bool: ...
+    def notify(self, message: str, **options: Any) -> None: ...
+    def run_worker(self, work: Any, **options: Any) -> Any: ...
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer: ...
+    def show_banner(self, text: str | None) -> None: ...
+
+
+async def offer_back(screen: DraftsScreen, draft: Draft) -> None:
     """Ask whether to restore the draft kept of the open file, discard it, or leave it for later."""
     from ..dialogs.draft_found import DraftFoundDialog
 

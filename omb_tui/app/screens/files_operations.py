@@ -17,7 +17,6 @@ import os
 import shlex
 import shutil
 import subprocess
-from typing import TYPE_CHECKING
 
 from ...core.memory.drafts import private_copy
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
@@ -25,13 +24,12 @@ from ...core.memory.store import FileSnapshot, encode, read_text
 from .files_listing import EDITABLE_KINDS, editable_text
 from .files_saving import PERSON, save_text
 
-if TYPE_CHECKING:
-    from .files import FilesScreen
+from .files_parts import FilesScreenParts
 
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
 
-async def new_topic(screen: FilesScreen) -> None:
+async def new_topic(screen: FilesScreenParts) -> None:
     from ..dialogs.topic_name import TopicNameDialog
 
     name = await screen.app.push_screen_wait(TopicNameDialog("New topic name", taken=topic_names(screen.files)))
@@ -47,7 +45,7 @@ async def new_topic(screen: FilesScreen) -> None:
     screen.show_file(f"memory/{name}")
 
 
-async def rename_topic(screen: FilesScreen) -> None:
+async def rename_topic(screen: FilesScreenParts) -> None:
     from ...core.memory.topic_links import pointers_to, rename_topic_with_links
     from ..dialogs.topic_name import RenameTopicDialog
 
@@ -81,7 +79,7 @@ async def rename_topic(screen: FilesScreen) -> None:
     screen.show_file(f"memory/{new}")
 
 
-async def delete_file(screen: FilesScreen) -> None:
+async def delete_file(screen: FilesScreenParts) -> None:
     from ..dialogs.confirm import ConfirmDialog
 
     target = await _delete_target(screen)
@@ -121,7 +119,7 @@ async def delete_file(screen: FilesScreen) -> None:
         screen.load_files(select=None)
 
 
-async def _delete_target(screen: FilesScreen) -> FileSnapshot | None:
+async def _delete_target(screen: FilesScreenParts) -> FileSnapshot | None:
     """In the list, the highlighted file; anywhere else, the open one."""
     rel = screen.highlighted_in_list()
     if rel is not None and screen.current is not None and rel != screen.current.rel:
@@ -129,7 +127,7 @@ async def _delete_target(screen: FilesScreen) -> FileSnapshot | None:
     return screen.current
 
 
-async def make_room_in_memory(screen: FilesScreen) -> None:
+async def make_room_in_memory(screen: FilesScreenParts) -> None:
     """Show what the overflow rule would move until everything loads; move it once the person agrees."""
     from ...core.memory.make_room import make_room, plan_room
     from ..dialogs.make_room import MakeRoomDialog
@@ -155,7 +153,7 @@ async def make_room_in_memory(screen: FilesScreen) -> None:
     screen.load_files(select=None)
 
 
-async def edit_in_external_editor(screen: FilesScreen) -> None:
+async def edit_in_external_editor(screen: FilesScreenParts) -> None:
     """$EDITOR edits a private copy of the draft (never the file itself); what comes back is saved
     like Ctrl+S, so it is redacted, hash-checked and journaled as the person's edit."""
     if screen.current is None or screen.current.kind not in EDITABLE_KINDS:

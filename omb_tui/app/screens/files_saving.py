@@ -9,20 +9,18 @@ anything is written). Every write is the store's, journaled as the person's edit
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MemoryInputError
 from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult
 from ..widgets.kept_draft import KeptDraft
 
-if TYPE_CHECKING:
-    from .files import FilesScreen
+from .files_parts import FilesScreenParts
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)  # every write from the Files screen is journaled as the person's
 
 
-async def save_edits(screen: FilesScreen) -> None:
+async def save_edits(screen: FilesScreenParts) -> None:
     """Ctrl+S: save the open file's unsaved changes, saying why not when there is nothing to save."""
     if screen.current is None:
         return
@@ -35,7 +33,7 @@ async def save_edits(screen: FilesScreen) -> None:
     await save_text(screen, screen.editor.text)
 
 
-async def save_text(screen: FilesScreen, text: str) -> None:
+async def save_text(screen: FilesScreenParts, text: str) -> None:
     """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
     rel, opened_hash, typed = screen.current.rel, screen.current.hash, screen.editor.text
     try:
@@ -53,7 +51,7 @@ async def save_text(screen: FilesScreen, text: str) -> None:
     screen.notify(f"Saved {saved.rel}.", timeout=2, markup=False)
 
 
-async def _resolve_conflict(screen: FilesScreen, stale: StaleHash, draft: str) -> None:
+async def _resolve_conflict(screen: FilesScreenParts, stale: StaleHash, draft: str) -> None:
     from ..dialogs.conflict import ConflictDialog, who_changed
 
     newest = await screen.in_thread(lambda bot: bot.store.journal.newest_for_file(stale.rel))
@@ -74,7 +72,7 @@ async def _resolve_conflict(screen: FilesScreen, stale: StaleHash, draft: str) -
         screen.notify(f"Showing {stale.rel} as it is now; your draft is kept below it (F5 goes to it).", markup=False)
 
 
-async def close_kept_draft_once_agreed(screen: FilesScreen) -> None:
+async def close_kept_draft_once_agreed(screen: FilesScreenParts) -> None:
     """Close the draft kept after Reload, once the person agrees: nothing else keeps it."""
     from ..dialogs.confirm import ConfirmDialog
 

@@ -1,0 +1,36 @@
+"""What the Files screen's parts (saving, whole-file operations) use of the screen, as a Protocol: the parts are
+modules of their own that never import the screen, and the screen is what satisfies it.
+
+Spec: memory.md, "Editing".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+
+from ...core.memory.drafts import Draft
+from ...core.memory.paths import FileKind
+from ...core.memory.store import FileSnapshot
+from .files_drafts import DraftsScreen
+
+if TYPE_CHECKING:
+    from ...core.bot import Bot  # (the engine loads in a worker, not when the screen's module does)
+
+T = TypeVar("T")
+
+
+class FilesScreenParts(DraftsScreen, Protocol):
+    files: list[tuple[str, FileKind]]
+    set_aside_draft: str | None
+    set_aside_draft_rel: str | None
+
+    async def in_thread(self, call: Callable[[Bot], T]) -> T: ...
+    def load_files(self, select: str | None) -> Any: ...
+    def show_file(self, rel: str) -> None: ...
+    def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
+                      draft: Draft | None = None) -> None: ...
+    def show_saved(self, saved: FileSnapshot, typed: str) -> None: ...
+    def highlighted_in_list(self) -> str | None: ...
+    def target_kind(self) -> FileKind | None: ...
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+    def refresh_bindings(self) -> None: ...
