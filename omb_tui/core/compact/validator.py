@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..memory.entries import Entry, is_health_or_safety, is_person_rule, line_content, parse_entries, split_lines
+from ..memory.paths import MEMORY_FILE
 from ..memory.store import StaleHash, encode, text_hash
 from ..models.structured import NotJson, parse_json_answer
 
@@ -19,7 +20,6 @@ CATEGORIES = ("superseded", "detail", "duplicate", "ephemeral", "stale-section",
 REASON_MAX_CHARS = 200  # "one short sentence" (spec: the exact numbers live in the script's constants)
 MAX_DELETED_SHARE = 0.5  # a change-set may not delete more than half of the file (spec)
 SUBSECTION_LEVEL = 3  # a merge stays inside one `###` subsection (spec)
-MEMORY_REL = "memory/MEMORY.md"
 
 CHANGESET_SCHEMA = {
     "type": "object",
@@ -50,8 +50,8 @@ class FileChangedMeanwhile(StaleHash):
     """MEMORY.md is no longer the text the model read; nothing is applied."""
 
     def __init__(self, current_text: str) -> None:
-        super().__init__(MEMORY_REL, current_text, text_hash(current_text),
-                         message=f"{MEMORY_REL} changed since the model read it; nothing was applied.")
+        super().__init__(MEMORY_FILE, current_text, text_hash(current_text),
+                         message=f"{MEMORY_FILE} changed since the model read it; nothing was applied.")
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def validate(text: str, answer: object, *, keep_lines: list[str], read_hash: str
     """Check a change-set against `text` (MEMORY.md as it is now); `read_hash` is the sha256 the model read."""
     changes, errors = read_changes(answer)
     if text_hash(text) != read_hash:
-        errors.insert(0, f"{MEMORY_REL} changed since it was read, so none of these changes can be applied.")
+        errors.insert(0, f"{MEMORY_FILE} changed since it was read, so none of these changes can be applied.")
     lines = _index_lines(text)
     keep = [_normal(item) for item in keep_lines if _normal(item)]
     located: list[Change] = []
