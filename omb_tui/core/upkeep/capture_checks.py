@@ -160,7 +160,9 @@ def not_a_statement_problem(quotes: list[str], lines: list[Line]) -> str | None:
 
 # ----- numbers, paths and URLs -----
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'“”«»]+", re.IGNORECASE)
-_PATH = re.compile(r"(?:~|\.{1,2})?(?:[\w.-]*[/\\][\w.-]+)+[/\\]?|(?:~|\.{1,2})[/\\]")
+# A path starts where no word character, dot or dash comes before it: a match is tried once per run of such
+# characters, not at each of them, so a long run without a slash costs its length once (linear, not quadratic).
+_PATH = re.compile(r"(?<![\w.-])(?:(?:~|\.{1,2})?(?:[\w.-]*[/\\][\w.-]+)+[/\\]?|(?:~|\.{1,2})[/\\])")
 _NUMBER = re.compile(r"(?<![\w.,-])-?\d+(?:[.,:/-]\d+)*")
 _TRAILING = ".,;:!?)]}\"'"
 
