@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from ..memory.entries import Entry, is_health_or_safety, is_person_rule, line_content, parse_entries, split_lines
 from ..memory.paths import MEMORY_FILE
 from ..memory.store import StaleHash, encode, text_hash
-from ..models.structured import NotJson, parse_json_answer
+from ..memory.text_checks import text_problem
+from ..models.structured import UnusableAnswer, parse_json_answer
 
 CATEGORIES = ("superseded", "detail", "duplicate", "ephemeral", "stale-section", "merge")
 REASON_MAX_CHARS = 200  # "one short sentence" (spec: the exact numbers live in the script's constants)
@@ -121,8 +122,8 @@ def read_changes(answer: object) -> tuple[list[Change], list[str]]:
     if isinstance(answer, str):
         try:
             answer = parse_json_answer(answer, CHANGESET_SCHEMA)
-        except NotJson:
-            return [], ['The answer holds no JSON object; answer with one object {"changes": [...]} and nothing else.']
+        except UnusableAnswer as exc:
+            return [], [unusable_answer_error(str(exc))]
     if not isinstance(answer, dict) or not isinstance(answer.get("changes"), list):
         return [], ['The answer must be one JSON object with a list under "changes".']
     changes, errors = [], []
@@ -139,6 +140,11 @@ def read_changes(answer: object) -> tuple[list[Change], list[str]]:
         changes.append(Change(category=item["category"], original=item["original"], reason=item["reason"],
                               merged=item.get("merged")))
     return changes, errors
+
+
+def unusable_answer_error(why: str) -> str:
+    """The error for an answer that cannot be read at all, from the phrase that says why."""
+    return f'{why[:1].upper()}{why[1:]}; answer with one JSON object {{"changes": [...]}} and nothing else.'
 
 
 # ----- validating -----
@@ -167,6 +173,10 @@ def _check_change(text: str, change: Change, lines: list[_Line], keep: list[str]
         problems.append('a merge must give the "merged" text that replaces its original.')
     if change.category != "merge" and change.merged is not None:
         problems.append(f'only a merge gives "merged"; a {change.category} change deletes its original.')
+    # The model's own words are written (the journal's note, the clean log, the report, MEMORY.md): each must be
+    # text that may be kept. The original is the file's own text, checked against it below.
+    problems += [f"{problem}." for problem in (text_problem(change.reason, "the reason"),
+                                              text_problem(change.merged or "", "the merged text")) if problem]
     if not change.reason.strip() or "\n" in change.reason or "\r" in change.reason:
         problems.append("the reason must be one short sentence on one line.")
     elif len(change.reason) > REASON_MAX_CHARS:
