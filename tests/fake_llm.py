@@ -5,6 +5,7 @@ empty. A reply is a dict:
 
     {"content": "text"}                             a plain answer
     {"tool_calls": [("memory_update", {...})]}      an answer that only calls tools
+    {"raw_tool_calls": [("memory_update", "[[[")]}  the same, with the arguments text as given (not JSON-encoded)
     {"status": 429} / {"status": 500}               an error answer (OpenAI's error shape)
     {"delay": 2.0, "content": "late"}               an answer that takes its time
     {"drop": True}                                  the connection closes with no answer
@@ -75,11 +76,11 @@ class FakeLLM:
 
 def _answer(reply: dict, request: dict) -> dict:
     message: dict = {"role": "assistant", "content": reply.get("content")}
-    calls = reply.get("tool_calls") or []
+    calls = [(name, json.dumps(arguments)) for name, arguments in reply.get("tool_calls") or []]
+    calls += list(reply.get("raw_tool_calls") or [])
     if calls:
         message["tool_calls"] = [
-            {"id": f"call_{n}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(arguments)}}
+            {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": arguments}}
             for n, (name, arguments) in enumerate(calls, 1)
         ]
     prompt_tokens, completion_tokens = reply.get("usage", (12, 3))

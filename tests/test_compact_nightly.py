@@ -99,21 +99,27 @@ def test_a_file_changed_meanwhile_is_an_error_and_nothing_is_applied(nightly_hom
     outcome = compact_nightly(nightly_home, BOT, propose_only=False)
 
     assert outcome.changed_meanwhile and read_memory(nightly_home) == edited and compact_rows(nightly_home) == []
-    assert outcome.report.text.startswith("Memory compact: ERROR — memory/MEMORY.md changed since the model read it")
+    assert outcome.report.text.startswith("Memory compact: ERROR — MEMORY.md changed since the model read it")
 
 
-def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposals(nightly_home, fake_llm, monkeypatch):
-    fake_llm.script(VALID)
+@pytest.fixture
+def editor_saves_midway(nightly_home, monkeypatch):
+    """An editor that takes no lock saves MEMORY.md between the run's first and second write."""
     real_write = MemoryStore.write
     writes = []
 
     def an_editor_saves_before_the_second_write(self, rel, text, *args, **kwargs):
         writes.append(rel)
-        if len(writes) == 2:  # an editor that takes no lock saves between two of the run's writes
+        if len(writes) == 2:
             write_memory(nightly_home, read_memory(nightly_home) + "- 2026-03-01 · from chat · typed meanwhile\n")
         return real_write(self, rel, text, *args, **kwargs)
 
     monkeypatch.setattr(MemoryStore, "write", an_editor_saves_before_the_second_write)
+
+
+def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposals(nightly_home, fake_llm,
+                                                                                   editor_saves_midway):
+    fake_llm.script(VALID)
     outcome = compact_nightly(nightly_home, BOT, propose_only=False)
 
     assert len(outcome.rows) == 1 and "typed meanwhile" in read_memory(nightly_home)
@@ -121,6 +127,28 @@ def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposal
     waiting = pending_changes(nightly_home, BOT)
     assert [item.id for item in waiting] == outcome.pending and len(waiting) == 2
     assert {item.run for item in waiting} == {outcome.report.run}
+
+
+def test_auto_json_after_a_partial_apply_prints_the_report_and_sends_it_to_the_webhook(nightly_home, fake_llm, run_cli,
+                                                                                       editor_saves_midway,
+                                                                                       monkeypatch):
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)  # urllib would send the webhook through a proxy
+    hook = fake_llm.api_base + "/chat/completions"  # the fake model's server records the webhook's JSON as well
+    write_llm_config(nightly_home, fake_llm, compact={"report": {"webhook": hook}})
+    update_bot_settings(nightly_home, BOT, compact_propose_only=False)
+    fake_llm.script(VALID)
+
+    result = run_cli("compact", BOT, "--auto", "--json")
+
+    assert result.code == 0 and result.err == ""
+    report = json.loads(result.out)
+    assert report["applied"] is True and report["error"] is None and len(report["rows"]) == 1
+    assert [change["category"] for change in report["changes"]] == ["superseded"] and len(report["pending"]) == 2
+    assert report["sink"] == {"sink": "webhook", "sent": True, "error": None}
+    sent = fake_llm.requests[-1].body
+    assert sent["changes"] == report["changes"]
+    assert "2 changes not applied: MEMORY.md changed meanwhile; kept as proposals" in sent["text"]
 
 
 def test_a_slow_model_past_the_limit_is_an_error(nightly_home, fake_llm):

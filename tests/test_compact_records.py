@@ -271,6 +271,22 @@ def test_report_of_a_failed_run_starts_with_the_error_line():
                                 "attempts": 3}
 
 
+@pytest.mark.parametrize("not_kept, said", [
+    (None, "2 changes not applied: MEMORY.md changed meanwhile; kept as proposals to accept or reject in the Review "
+           "area."),
+    ("pending.json is damaged", "2 changes not applied: MEMORY.md changed meanwhile; they could not be kept as "
+                                "proposals: pending.json is damaged."),
+])
+def test_report_of_a_partly_applied_run_keeps_its_changes_and_says_what_was_not_applied(not_kept, said):
+    report = compose_report(BOT, RUN, CHANGES[:1], not_applied=2, not_kept=not_kept)
+
+    assert report.text.splitlines()[-1] == said
+    data = report.as_dict()
+    assert data["applied"] is True and data["counts"] == {"duplicate": 1}
+    assert data["changes"] == [{"category": "duplicate", "original": CHANGES[0]["original"], "merged": None,
+                                "reason": CHANGES[0]["reason"]}]
+
+
 def test_report_of_a_night_with_nothing_to_compact_is_not_an_error():
     report = compose_report(BOT, RUN, [])
     assert report.text == "Memory compact: scout — no changes\n"

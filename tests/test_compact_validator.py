@@ -171,14 +171,14 @@ def test_applying_refuses_when_the_file_changed_since_the_model_read_it():
     with pytest.raises(FileChangedMeanwhile) as refused:
         apply_validation(edited, validation)
     assert isinstance(refused.value, MemoryInputError)
-    assert str(refused.value) == "memory/MEMORY.md changed since the model read it; nothing was applied."
+    assert str(refused.value) == "MEMORY.md changed since the model read it; nothing was applied."
     with pytest.raises(FileChangedMeanwhile):
         check_unchanged(edited, validation.read_hash)
 
 
 def test_validating_against_a_file_other_than_the_one_read_is_an_error():
     validation = check(change("superseded", LAUNCH_OLD), read_hash=text_hash("something else"))
-    assert only_error(validation).startswith("memory/MEMORY.md changed since it was read")
+    assert only_error(validation).startswith("MEMORY.md changed since it was read")
 
 
 # ----- the keep list -----

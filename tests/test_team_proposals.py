@@ -63,6 +63,17 @@ def test_a_proposal_resting_on_the_persons_words_becomes_a_pending_card_not_a_no
     assert api.show(crew, TEAM).as_dict()["notes"] == [] and "3200K" not in api.gauge(crew, TEAM).block
 
 
+@pytest.mark.parametrize("field", ["text", "title"])
+@pytest.mark.parametrize("character, code", [("\x1b", "U+001B"), ("\x00", "U+0000"), ("\ud800", "U+D800")])
+def test_a_proposal_with_a_character_that_is_not_text_never_becomes_a_card(crew, field, character, code):
+    arguments = {"title": "Sequence 02 colour", "text": "Sequence 02 is warm amber at 3200K, never teal.",
+                 "quotes": ["Sequence 02 is graded warm amber, 3200K, never teal"]}
+    arguments[field] += character
+    answer = team_note(crew, **arguments)
+    assert answer.startswith(f"Nothing was done: the arguments.{field} holds a ") and f"({code})" in answer
+    assert pending(crew) == []
+
+
 @pytest.mark.parametrize(("arguments", "reason"), [
     ({"text": "It is warm amber.", "quotes": []}, "needs the words it rests on"),
     ({"text": "It is warm amber at 4400K.", "quotes": ["warm amber at 4400K"]}, "the bot's own words"),

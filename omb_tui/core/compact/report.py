@@ -165,9 +165,9 @@ def compose_report(
         lines.append(f"Run {run_id}: undo it all with `omb-tui undo-run {bot_id} {run_id}`.")
     if not_applied:
         noun = "change" if not_applied == 1 else "changes"
-        kept = ("kept as proposals to accept or reject in the Review area." if not_kept is None
-                else f"they could not be kept as proposals: {_one_sentence(not_kept)}")
-        lines.append(f"{not_applied} {noun} not applied: MEMORY.md changed meanwhile; {kept}")
+        where = ("kept as proposals to accept or reject in the Review area." if not_kept is None
+                 else f"they could not be kept as proposals: {_one_sentence(not_kept)}")
+        lines.append(f"{not_applied} {noun} not applied: MEMORY.md changed meanwhile; {where}")
     applied = bool(kept) and not proposed
     return Report(bot_id, run_id, applied, proposed and bool(kept), counts, kept, None, attempts,
                   "\n".join(lines) + "\n")

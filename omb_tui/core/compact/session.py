@@ -17,8 +17,19 @@ from typing import Callable
 
 from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore, read_text, text_hash
+from ..memory.text_checks import escaped
 from ..models.call import ModelUnavailable, complete
-from .validator import CATEGORIES, CHANGESET_SCHEMA, REASON_MAX_CHARS, Change, keep_lines, validate
+from .records import ATTEMPT_ANSWER_MAX_CHARS
+from .validator import (
+    CATEGORIES,
+    CHANGESET_SCHEMA,
+    REASON_MAX_CHARS,
+    Change,
+    Validation,
+    keep_lines,
+    unusable_answer_error,
+    validate,
+)
 
 JOB = "compact-memory"  # the usage row's job
 MAX_ATTEMPTS = 3  # spec: a rejected change-set is retried in the same session, at most 3 attempts in all
@@ -179,6 +190,7 @@ def propose(home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S,
         if left <= 0:
             proposal.error = _out_of_time(deadline_s, number - 1)
             return proposal
+        refused = None  # why the call refused the answer, when it did
         try:
             answer = complete(home, bot_id, JOB, messages, schema=CHANGESET_SCHEMA, timeout=left).text
         except ModelUnavailable as problem:
@@ -189,13 +201,17 @@ def propose(home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S,
                     proposal.error = f"No model answered: {problem.reason.rstrip('.')}."
                     proposal.model_unreachable = not proposal.attempts
                 return proposal
-            answer = problem.raw  # an answer that broke the JSON schema: the validator says how, for the retry
+            answer, refused = problem.raw, problem.refusal  # unusable: the validator says how, for the retry
         validation = validate(text, answer, keep_lines=proposal.keep, read_hash=proposal.read_hash)
-        proposal.attempts.append(Attempt(answer, list(validation.errors)))
+        if refused and (validation.ok or not answer.strip()):  # what only the call saw: tool calls, no text
+            validation = Validation([], [unusable_answer_error(refused)], validation.read_hash)
+        shown = escaped(answer)  # as the log and the retry show it: a character that is not text, as its escape
+        proposal.attempts.append(Attempt(shown, list(validation.errors)))
         if validation.ok:
             proposal.changes = validation.changes
             return proposal
-        messages = [*messages, {"role": "assistant", "content": answer}, retry_message(validation.errors)]
+        messages = [*messages, {"role": "assistant", "content": shown[:ATTEMPT_ANSWER_MAX_CHARS]},
+                    retry_message(validation.errors)]
     proposal.error = (f"the model's change-set was rejected {MAX_ATTEMPTS} times; the last time: "
                       f"{proposal.attempts[-1].errors[0].rstrip('.')}.")
     proposal.error = proposal.error[0].upper() + proposal.error[1:]

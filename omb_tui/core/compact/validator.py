@@ -12,14 +12,15 @@ import re
 from dataclasses import dataclass, field
 
 from ..memory.entries import Entry, is_health_or_safety, is_person_rule, line_content, parse_entries, split_lines
+from ..memory.paths import MEMORY_FILE
 from ..memory.store import StaleHash, encode, text_hash
-from ..models.structured import NotJson, parse_json_answer
+from ..memory.text_checks import text_problem
+from ..models.structured import UnusableAnswer, parse_json_answer
 
 CATEGORIES = ("superseded", "detail", "duplicate", "ephemeral", "stale-section", "merge")
 REASON_MAX_CHARS = 200  # "one short sentence" (spec: the exact numbers live in the script's constants)
 MAX_DELETED_SHARE = 0.5  # a change-set may not delete more than half of the file (spec)
 SUBSECTION_LEVEL = 3  # a merge stays inside one `###` subsection (spec)
-MEMORY_REL = "memory/MEMORY.md"
 
 CHANGESET_SCHEMA = {
     "type": "object",
@@ -50,8 +51,8 @@ class FileChangedMeanwhile(StaleHash):
     """MEMORY.md is no longer the text the model read; nothing is applied."""
 
     def __init__(self, current_text: str) -> None:
-        super().__init__(MEMORY_REL, current_text, text_hash(current_text),
-                         message=f"{MEMORY_REL} changed since the model read it; nothing was applied.")
+        super().__init__(MEMORY_FILE, current_text, text_hash(current_text),
+                         message=f"{MEMORY_FILE} changed since the model read it; nothing was applied.")
 
 
 @dataclass(frozen=True)
@@ -121,8 +122,8 @@ def read_changes(answer: object) -> tuple[list[Change], list[str]]:
     if isinstance(answer, str):
         try:
             answer = parse_json_answer(answer, CHANGESET_SCHEMA)
-        except NotJson:
-            return [], ['The answer holds no JSON object; answer with one object {"changes": [...]} and nothing else.']
+        except UnusableAnswer as exc:
+            return [], [unusable_answer_error(str(exc))]
     if not isinstance(answer, dict) or not isinstance(answer.get("changes"), list):
         return [], ['The answer must be one JSON object with a list under "changes".']
     changes, errors = [], []
@@ -141,12 +142,17 @@ def read_changes(answer: object) -> tuple[list[Change], list[str]]:
     return changes, errors
 
 
+def unusable_answer_error(why: str) -> str:
+    """The error for an answer that cannot be read at all, from the phrase that says why."""
+    return f'{why[:1].upper()}{why[1:]}; answer with one JSON object {{"changes": [...]}} and nothing else.'
+
+
 # ----- validating -----
 def validate(text: str, answer: object, *, keep_lines: list[str], read_hash: str) -> Validation:
     """Check a change-set against `text` (MEMORY.md as it is now); `read_hash` is the sha256 the model read."""
     changes, errors = read_changes(answer)
     if text_hash(text) != read_hash:
-        errors.insert(0, f"{MEMORY_REL} changed since it was read, so none of these changes can be applied.")
+        errors.insert(0, f"{MEMORY_FILE} changed since it was read, so none of these changes can be applied.")
     lines = _index_lines(text)
     keep = [_normal(item) for item in keep_lines if _normal(item)]
     located: list[Change] = []
@@ -167,6 +173,10 @@ def _check_change(text: str, change: Change, lines: list[_Line], keep: list[str]
         problems.append('a merge must give the "merged" text that replaces its original.')
     if change.category != "merge" and change.merged is not None:
         problems.append(f'only a merge gives "merged"; a {change.category} change deletes its original.')
+    # The model's own words are written (the journal's note, the clean log, the report, MEMORY.md): each must be
+    # text that may be kept. The original is the file's own text, checked against it below.
+    problems += [f"{problem}." for problem in (text_problem(change.reason, "the reason"),
+                                              text_problem(change.merged or "", "the merged text")) if problem]
     if not change.reason.strip() or "\n" in change.reason or "\r" in change.reason:
         problems.append("the reason must be one short sentence on one line.")
     elif len(change.reason) > REASON_MAX_CHARS:

@@ -56,7 +56,7 @@ _MARKER = re.compile(rf"[ \t]+(?P<name>until|superseded|moved)[ \t]+(?P<day>{_DA
 _LEADING_DATE = re.compile(rf"(?P<day>{_DATE})[ \t]+·[ \t]+")
 _SOURCE = re.compile(
     r"(?:from[ \t]+(?P<origin>(?:chat|room)[ \t]+\".*\"|\w[\w-]*)"
-    r"|(?P<learned>learned[ \t]+by[ \t]+\S.*?))?"
+    r"|(?P<learned>learned[ \t]+by[ \t]+\S.*?(?<![ \t])))?"  # the lookbehind: one try per run of spaces
     r"(?P<noticed>[ \t]*\(noticed\))?\Z",
     re.DOTALL,
 )

@@ -24,6 +24,7 @@ from typing import Any, Iterator
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import ModelInstance
+from ..memory.text_checks import text_problem
 from .instances import (
     ModelUnavailable,
     Route,
@@ -33,7 +34,7 @@ from .instances import (
     say_once,
 )
 from .litellm_setup import litellm_module
-from .structured import NotJson, json_instruction, parse_json_answer, schema_problem
+from .structured import MAX_ANSWER_CHARS, UnusableAnswer, json_instruction, parse_json_answer, schema_problem, too_long
 from .usage import COST_NO_ANSWER, COST_PRICED, COST_UNKNOWN, LIMIT_REACHED, limit_reached, record_usage
 
 __all__ = ["ModelAnswer", "ModelUnavailable", "acomplete", "check_instance", "complete"]
@@ -134,12 +135,11 @@ def call_route(home: Home, route: Route, job: str, messages: list[dict], *, sche
     row.update(_tokens(response))
     row["cost_usd"], row["cost"] = _cost(litellm, response)
     answer = _answer(response, row)
-    if schema is not None and not answer.tool_calls:
-        problem = _data_problem(answer, schema)
-        if problem:
-            row.update(ok=False, error=f"{_name(route)} answered, but {problem}")
-            record_usage(home, row)
-            raise ModelUnavailable(row["error"], via_helper=route.via_helper, raw=answer.text)
+    problem = _answer_problem(answer, schema)
+    if problem:
+        row.update(ok=False, error=f"{_name(route)} answered, but {problem}")
+        record_usage(home, row)
+        raise ModelUnavailable(row["error"], via_helper=route.via_helper, raw=answer.text, refusal=problem)
     row["ok"] = True
     record_usage(home, row)
     return answer
@@ -270,6 +270,8 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
         return False, f"{name} answered 404: it does not know the model {quoted(route.model)}, or 'api_base' is wrong"
     if isinstance(exc, litellm.ContextWindowExceededError):
         return False, f"the messages are longer than the context window of {quoted(route.model)}"
+    if "Invalid response object" in str(exc):  # litellm could not read the answer (content or tool calls)
+        return False, f"{name} answered, but the answer is not in the shape of an OpenAI chat answer"
     if any(isinstance(link, openai.APIConnectionError) for link in chain):
         return True, f"the connection to {name} at {where} dropped before an answer"
     if isinstance(status, int) and status >= 500:
@@ -323,7 +325,7 @@ def _cost(litellm: Any, response: Any) -> tuple[float | None, str]:
 
 def _answer(response: Any, row: dict) -> ModelAnswer:
     message = response.choices[0].message
-    content = message.content if isinstance(message.content, str) else ""
+    content = _text(message.content)  # a list of parts, or anything else but text, is no text
     tool_calls = [
         {"id": call.id, "type": "function",
          "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"}}
@@ -335,11 +337,24 @@ def _answer(response: Any, row: dict) -> ModelAnswer:
     return ModelAnswer(text=content, tool_calls=tool_calls, data=None, message=assistant, usage_row=row)
 
 
-def _data_problem(answer: ModelAnswer, schema: dict) -> str | None:
-    """Reads the JSON into answer.data; the problem as a phrase when it cannot be read or breaks the schema."""
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _answer_problem(answer: ModelAnswer, schema: dict | None) -> str | None:
+    """Why the answer cannot be used, as a phrase to follow "answered, but"; None when it can, and then
+    answer.data holds the JSON asked for. The size is bounded before anything reads the answer; a tool call's
+    arguments are checked by the tool that runs them (tools.run_tool), the text here."""
+    size = len(answer.text) + sum(len(_text(call["function"]["arguments"])) for call in answer.tool_calls)
+    if size > MAX_ANSWER_CHARS:
+        return too_long("the answer", size)
+    if schema is None:  # an empty answer is the caller's to word (a chat turn with nothing said, `models test`)
+        return text_problem(answer.text)
+    if answer.tool_calls:
+        return "the answer called tools instead of answering with JSON"
     try:
         data = parse_json_answer(answer.text, schema)
-    except NotJson as exc:
+    except UnusableAnswer as exc:
         return str(exc)
     problem = schema_problem(data, schema)
     if problem is None:

@@ -31,11 +31,13 @@ class ModelUnavailable(Exception):
     """No model answers this job: no instance for the bot, the helper off or missing, the spend limit reached,
     or the call failed after its retries. `reason` is one sentence for the log; the caller falls back."""
 
-    def __init__(self, reason: str, *, via_helper: bool = False, raw: str | None = None) -> None:
+    def __init__(self, reason: str, *, via_helper: bool = False, raw: str | None = None,
+                 refusal: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.via_helper = via_helper
         self.raw = raw  # the model's answer, when there was one that could not be used
+        self.refusal = refusal  # then why, as a phrase: "the answer holds no JSON object that can be read"
 
 
 @dataclass(frozen=True)

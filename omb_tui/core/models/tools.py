@@ -10,7 +10,6 @@ redacted, and never an exception (a bad argument is a sentence back to the model
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from datetime import date
@@ -22,6 +21,7 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, MemoryStore
 from ..memory.when import parse_day
 from ..recall import conversations as conv
+from .structured import UnusableAnswer, read_json_object, strings_problem
 
 log = logging.getLogger("omb_tui.models.tools")
 
@@ -201,18 +201,20 @@ def run_tool(
 
 
 def _arguments(arguments: str | dict | None) -> dict:
+    """The call's arguments as an object, read within an answer's bounds and with every text in them checked
+    (structured.read_json_object): a bad one is a sentence back to the model, and nothing is done."""
     if arguments is None or arguments == "":
         return {}
-    if isinstance(arguments, dict):
-        return arguments
     try:
-        parsed = json.loads(arguments)
-    except (TypeError, ValueError):
-        raise MemoryInputError("the arguments are not valid JSON; send an object such as "
-                               '{"action": "add", "text": "…"}.') from None
-    if not isinstance(parsed, dict):
-        raise MemoryInputError("the arguments must be a JSON object.")
-    return parsed
+        if isinstance(arguments, dict):
+            problem = strings_problem(arguments, "the arguments")
+            if problem:
+                raise UnusableAnswer(problem)
+            return arguments
+        return read_json_object(arguments if isinstance(arguments, str) else "", "the arguments")
+    except UnusableAnswer as exc:
+        hint = ' (send an object such as {"action": "add", "text": "…"})' if "valid JSON" in str(exc) else ""
+        raise MemoryInputError(f"{exc}{hint}.") from None
 
 
 def _text_argument(args: dict, key: str, *, required: bool) -> str | None:

@@ -43,6 +43,7 @@ MAX_TOOL_ROUNDS = 5  # rounds of tool calls in one turn; the model is then asked
 HISTORY_MAX_MESSAGES = 40  # earlier messages of the conversation sent with a turn, newest kept
 HISTORY_MAX_CHARS = 24_000
 NO_ANSWER = f"The bot kept calling tools for {MAX_TOOL_ROUNDS} rounds without answering."
+EMPTY_ANSWER = "The model answered with no text."
 
 
 # ----- the per-bot turn lock -----
@@ -301,7 +302,7 @@ def _in_a_team(home: Home, bot_id: str) -> bool:
 def _tool_loop(turn: BotTurn, complete: Complete, messages: list[dict], tools: list[dict], result: TurnResult,
                today: date | None) -> None:
     """Ask the model; run the tools it calls and ask again, at most MAX_TOOL_ROUNDS times; keep its answer."""
-    answer = None
+    answer, calls = None, []
     for round_number in range(MAX_TOOL_ROUNDS + 1):
         try:
             answer = complete(turn.home, turn.bot_id, CHAT_JOB, messages, tools=tools)
@@ -323,7 +324,7 @@ def _tool_loop(turn: BotTurn, complete: Complete, messages: list[dict], tools: l
             result.tool_calls.append(ToolCallRecord(name, arguments, text))
             messages.append({"role": "tool", "tool_call_id": str(call.get("id") or ""), "content": text})
     text = (getattr(answer, "text", None) or "").strip()
-    result.answer = text or NO_ANSWER
+    result.answer = text or (NO_ANSWER if calls else EMPTY_ANSWER)
     result.failed = not text
 
 

@@ -13,6 +13,7 @@ from datetime import date
 from ..memory.memory_update import forgotten_matches, same_fact
 from ..memory.paths import ARCHIVE_NAME, MEMORY_FILE, CredentialName, InvalidName, validate_topic_name
 from ..memory.redact import contains_credential
+from ..memory.text_checks import first_text_problem
 from .capture_state import BOT, OTHER_BOT, OTHER_PERSON, PERSON, Line
 
 KINDS = ("fact", "preference", "decision", "outcome")
@@ -54,7 +55,16 @@ def shape_problem(item: object) -> str | None:
     quotes = item.get("quotes", [])
     if not isinstance(quotes, list) or not all(isinstance(q, str) for q in quotes):
         return "its quotes are not a list of text"
-    return target_problem(item.get("target"))
+    return target_problem(item.get("target")) or words_problem(item)
+
+
+def words_problem(item: dict) -> str | None:
+    """A text the fact would be written with, in the model's own words (not a quote, which must be the person's),
+    that may not be kept: a control character or a lone surrogate (memory.text_checks)."""
+    aliases = item.get("aliases") if isinstance(item.get("aliases"), list) else []
+    return first_text_problem([("its text", item.get("text")), ("its topic title", item.get("topic_title")),
+                               ("its team title", item.get("team_title")),
+                               *(("an alias", alias) for alias in aliases)])
 
 
 # ----- secrets and forgotten words -----
@@ -162,7 +172,9 @@ def not_a_statement_problem(quotes: list[str], lines: list[Line]) -> str | None:
 
 # ----- numbers, paths and URLs -----
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'“”«»]+", re.IGNORECASE)
-_PATH = re.compile(r"(?:~|\.{1,2})?(?:[\w.-]*[/\\][\w.-]+)+[/\\]?|(?:~|\.{1,2})[/\\]")
+# A path starts where no word character, dot or dash comes before it: a match is tried once per run of such
+# characters, not at each of them, so a long run without a slash costs its length once (linear, not quadratic).
+_PATH = re.compile(r"(?<![\w.-])(?:(?:~|\.{1,2})?(?:[\w.-]*[/\\][\w.-]+)+[/\\]?|(?:~|\.{1,2})[/\\])")
 _NUMBER = re.compile(r"(?<![\w.,-])-?\d+(?:[.,:/-]\d+)*")
 _TRAILING = ".,;:!?)]}\"'"
 

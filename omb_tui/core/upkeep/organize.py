@@ -34,6 +34,7 @@ from ..memory.redact import redact
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore, StaleHash, encode, read_text, write_private_json
+from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
 from .run import Skipped, UpkeepRun
 
@@ -299,6 +300,8 @@ def _checked_moves(answer: dict, entries: list[Entry], judged: JudgedLines, toda
                 rel = topic_rel(str(proposal.get("topic") or ""))
             except MemoryInputError as exc:
                 reason = str(exc)
+        if reason is None:
+            reason = _words_problem(proposal)
         if reason is not None:
             result.skipped.append(_skip(line, reason))
             continue
@@ -307,6 +310,13 @@ def _checked_moves(answer: dict, entries: list[Entry], judged: JudgedLines, toda
         moves.append(_Move(entry, rel, str(proposal.get("title") or ""),
                            [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []))
     return moves
+
+
+def _words_problem(proposal: dict) -> str | None:
+    """The new topic's title or an alias, in the model's own words, that may not be kept (memory.text_checks)."""
+    aliases = proposal.get("aliases") if isinstance(proposal.get("aliases"), list) else []
+    problem = first_text_problem([("its title", proposal.get("title")), *(("an alias", a) for a in aliases)])
+    return f"{problem[:1].upper()}{problem[1:]}; the line stays in MEMORY.md." if problem else None
 
 
 def _skip(text: str, reason: str) -> Skipped:

@@ -29,6 +29,7 @@ from ..memory.memory_update import ENTRY_MAX_CHARS, MemoryUpdate, newline_of, sa
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, FileSnapshot, MemoryStore, StaleHash
+from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
 from .run import Skipped, UpkeepRun
 from .record import last_of, read_part, write_part
@@ -414,6 +415,9 @@ def _find_entry(entries: list[Entry], text: str) -> int | None:
 def _still_true_problem(still_true: str, older: Entry, entries: list[Entry]) -> str | None:
     """A still-true part must be one line of the older entry's own words, and less than all of it."""
     text = still_true.strip()
+    problem = text_problem(text, "the part still true")  # the model's own words, written as an entry
+    if problem:
+        return problem
     if "\n" in text or "\r" in text:
         return "the part still true is more than one line"
     if len(text) > ENTRY_MAX_CHARS:
