@@ -10,6 +10,7 @@ proposals (read with the listing; a damaged pending file is named in the status 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
@@ -51,6 +52,29 @@ class ReviewWritten(Message, bubble=False):
     """Marks, an undo or a decision on a proposal were written: every screen reads again."""
 
 
+@dataclass(frozen=True)
+class ApplicableKeys:
+    """Which of the Review area's keys act on the line under the cursor (the footer is rebuilt when this changes)."""
+
+    change: bool  # a change of a run: u undoes it
+    run: bool  # anything inside a run: U undoes the whole run
+    proposal: bool  # a waiting proposal: a accepts, x rejects
+    proposals: bool  # a group with proposals: A and X decide them all
+    markable: bool  # a bot, or a line of a run not yet marked reviewed: m marks it
+
+    @classmethod
+    def at(cls, line: TreeLine | None) -> ApplicableKeys:
+        if line is None:
+            return cls(False, False, False, False, False)
+        group = line.group
+        in_run = group is not None and group.run is not None
+        return cls(change=line.kind == CHANGE,
+                   run=in_run,
+                   proposal=line.kind == PROPOSAL,
+                   proposals=group is not None and bool(group.proposals),
+                   markable=line.kind == BOT or (in_run and not group.run.reviewed))
+
+
 class ReviewScreen(AreaScreen):
     CSS_PATH = style_path("review.tcss")
     AUTO_FOCUS = "#review-tree"
@@ -86,7 +110,7 @@ class ReviewScreen(AreaScreen):
         self._marking: set[str] = set()  # runs being marked reviewed (each marked once)
         self._since: datetime | None = None
         self._unread: list[str] = []
-        self._keys_shown: tuple = ()
+        self._keys_shown: ApplicableKeys | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -158,20 +182,14 @@ class ReviewScreen(AreaScreen):
             self._keys_shown = keys
             self.refresh_bindings()
 
-    def _applicable(self, line: TreeLine | None) -> tuple:
-        group = line.group if line is not None else None
-        return (line is not None and line.kind == CHANGE,
-                group is not None and group.run is not None,
-                line is not None and line.kind == PROPOSAL,
-                group is not None and bool(group.proposals),
-                line is not None and line.kind != BOT and group is not None and group.run is not None
-                and not group.run.reviewed or line is not None and line.kind == BOT)
+    def _applicable(self, line: TreeLine | None) -> ApplicableKeys:
+        return ApplicableKeys.at(line)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         line = self.tree.line_at_cursor()
-        change, run, proposal, proposals, markable = self._applicable(line)
-        allowed = {"undo_change": change, "undo_run": run, "accept": proposal, "reject": proposal,
-                   "accept_all": proposals, "reject_all": proposals, "mark": markable,
+        keys = self._applicable(line)
+        allowed = {"undo_change": keys.change, "undo_run": keys.run, "accept": keys.proposal, "reject": keys.proposal,
+                   "accept_all": keys.proposals, "reject_all": keys.proposals, "mark": keys.markable,
                    "open": line is not None and line.kind != BOT}.get(action, True)
         if not allowed and action in PROPOSAL_ACTIONS and not any(bot.proposals for bot in self.tree.bots):
             return False  # no proposal anywhere: out of the footer, which then fits 80 columns
