@@ -648,7 +648,7 @@ def cmd_about_me(args: argparse.Namespace) -> int:
 
 
 def cmd_tidy(args: argparse.Namespace) -> int:
-    from .core.models.turn import no_turn_running
+    from .core.memory.locks import no_turn_running
     from .core.upkeep.tidy import tidy
 
     bot = _bot(args)
@@ -705,7 +705,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 def _compact_nightly(bot, args: argparse.Namespace) -> int:
     from .core.compact.nightly import compact_nightly
-    from .core.models.turn import no_turn_running
+    from .core.memory.locks import no_turn_running
 
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
         if not free:

@@ -444,8 +444,8 @@ class UpkeepScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="upkeep-tidy")
     def tidy_now(self, bot_id: str) -> None:
+        from ...core.memory.locks import no_turn_running
         from ...core.memory.paths import MemoryInputError
-        from ...core.models.turn import no_turn_running
         from ...core.upkeep.tidy import tidy
 
         home = self.app.home

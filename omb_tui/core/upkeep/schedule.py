@@ -19,7 +19,7 @@ from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
 
-from ..memory.locks import held_exclusively
+from ..memory.locks import held_exclusively, no_turn_running
 from ..memory.paths import Home
 
 DEFAULT_CONCURRENCY = 8
@@ -164,7 +164,6 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
 def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
     from ..compact.nightly import compact_nightly, last_compaction_at
     from ..memory.settings import load_bot_settings, load_config
-    from ..models.turn import no_turn_running
     from .capture import capture
     from .capture_state import capture_due
     from .organize import organize
