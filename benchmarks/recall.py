@@ -46,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from omb_tui.core.recall import conversations as conv  # noqa: E402
+from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.recall.brief import recent_work_brief  # noqa: E402
 from omb_tui.core.recall.recall import recall  # noqa: E402

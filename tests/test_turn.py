@@ -16,6 +16,7 @@ from datetime import date, datetime
 
 import pytest
 
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
 from omb_tui.core.memory.settings import update_bot_settings
@@ -23,7 +24,6 @@ from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.models import turn as turn_module
 from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.models.turn import MAX_TOOL_ROUNDS, NO_ANSWER, bot_turn, chat_turn
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.recall.recall import OPENING_LINE
 
 

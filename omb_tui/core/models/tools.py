@@ -14,13 +14,13 @@ import logging
 from dataclasses import dataclass
 from datetime import date
 
+from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
 from ..memory.paths import Home, MemoryInputError
 from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, MemoryStore
 from ..memory.when import parse_day
-from ..recall import conversations as conv
 from .structured import UnusableAnswer, read_json_object, strings_problem
 
 log = logging.getLogger("omb_tui.models.tools")

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Callable, Iterator
 
+from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
 from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.store import Actor, MemoryStore, make_private_dirs
-from ..recall import conversations as conv
 from .tools import run_tool, tools_for
 
 log = logging.getLogger("omb_tui.models.turn")

@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
+from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
-from . import conversations as conv
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
 from .words import matches_needed, words
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
-from ..recall import conversations as conv
 from ..upkeep import capture_checks as checks
 from ..upkeep.capture_state import as_line, bot_people, role_of
 from .model import Card, Team, by_bot

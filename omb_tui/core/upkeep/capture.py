@@ -17,13 +17,14 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..memory import conversations as conv
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.redact_data import redact_data
-from ..memory.settings import load_bot_settings, load_profile_learned
+from ..memory.settings import load_bot_settings, load_config, load_profile_learned
 from ..memory.store import MemoryStore, StaleHash
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
@@ -208,13 +209,9 @@ def last_capture(home: Home | str, bot_id: str) -> dict | None:
 
 
 def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:
-    from ..recall import conversations as conv
-
     conversation = conv.find_conversation(home, bot_id, chat_id)  # NotFound for a chat it does not have
     if not conversation.is_room:
         return f"the chat '{chat_id}' was not started by a person, and only such chats are read"
-    from ..memory.settings import load_config
-
     if not load_config(home).room_memory_capture:
         return "rooms are read only with Learn from group chats (features.roomMemoryCapture)"
     refusal = room_refusal(conversation, bot_people(home, bot_id))

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..memory import conversations as conv
 from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_config
 from ..memory.store import read_text, write_private_json
-from ..recall import conversations as conv
 
 LINE_MAX_CHARS = 4_000  # one message as the model sees it (a quote is checked against the same text)
 BATCH_MAX_CHARS = 24_000  # the turns of one model call; a longer backlog is read in several calls
