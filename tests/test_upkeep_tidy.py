@@ -15,8 +15,8 @@ import pytest
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep import tidy as tidy_module
-from omb_tui.core.upkeep.run import UpkeepRun
 from omb_tui.core.upkeep.tidy import UpkeepOff, last_tidy, tidy
 
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures

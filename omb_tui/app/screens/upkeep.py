@@ -209,7 +209,7 @@ def capture_text(last: dict | None) -> str:
 
 
 def tidy_text(last: dict | None) -> str:
-    from ...core.upkeep.run import Skipped
+    from ...core.runs.run import Skipped
     from ...core.upkeep.tidy import TidyReport
 
     if not last:

@@ -20,7 +20,7 @@ from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.settings import BotSettings, load_bot_settings, update_bot_settings
 from ..memory.store import MemoryStore
-from ..upkeep.run import UpkeepRun
+from ..runs.run import UpkeepRun
 from .apply import apply_change_set
 from .pending import add_pending
 from .records import append_attempt, append_clean_log, backup_memory, clean_log_lines, compact_files

@@ -46,7 +46,7 @@ from .capture_state import (
     room_refusal,
     unread_turns,
 )
-from .run import Skipped, UpkeepRun
+from ..runs.run import Skipped, UpkeepRun
 from .record import last_of, write_part
 
 JOB = "capture"  # the usage rows' job

@@ -36,7 +36,7 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore, StaleHash, encode, read_text, write_private_json
 from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
-from .run import Skipped, UpkeepRun
+from ..runs.run import Skipped, UpkeepRun
 
 JOB = "organize"
 STEP = "organize"

@@ -164,10 +164,10 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
 def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
     from ..compact.nightly import compact_nightly, last_compaction_at
     from ..memory.settings import load_bot_settings, load_config
+    from ..runs.run import UpkeepRun
     from .capture import capture
     from .capture_state import capture_due
     from .organize import organize
-    from .run import UpkeepRun
     from .tidy import last_tidy, tidy
 
     done = BotUpkeep(bot_id)
