@@ -3,6 +3,6 @@
 Spec: memory.md, "Memory upkeep", "Checks before a dream saves a fact", "Remember and forget, in chat".
 The model proposes, code decides: every step asks for JSON of a documented shape through
 `omb_tui.core.models.call.complete`, then checks each item against the files before anything is written.
-Every change is a journal row by Memory upkeep carrying its run's id (`run.UpkeepRun`), so a night's
+Every change is a journal row by Memory upkeep carrying its run's id (`runs.run.UpkeepRun`), so a night's
 changes can be reviewed and undone together.
 """

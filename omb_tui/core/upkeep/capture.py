@@ -28,6 +28,8 @@ from ..memory.settings import load_bot_settings, load_config, load_profile_learn
 from ..memory.store import MemoryStore, StaleHash
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
+from ..runs.record import last_of, write_part
+from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
 from ..team.model import Team
 from . import capture_checks as checks
@@ -46,8 +48,6 @@ from .capture_state import (
     room_refusal,
     unread_turns,
 )
-from ..runs.run import Skipped, UpkeepRun
-from .record import last_of, write_part
 
 JOB = "capture"  # the usage rows' job
 STEP = "capture"  # the journal rows' step
