@@ -110,7 +110,7 @@ PATTERN_PROBE = textwrap.dedent("""
     from omb_tui.core.models import structured
     from omb_tui.core.team import model as team_model
     from omb_tui.core.upkeep import capture_checks as checks, organize, tidy
-    from omb_tui.core.upkeep.capture_state import PERSON, Line
+    from omb_tui.core.facts.lines import PERSON, Line
 
     N = int(sys.argv[1])
     spaces = " " * N

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..facts.lines import as_line, bot_people, role_of
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
 from ..upkeep import capture_checks as checks
-from ..upkeep.capture_state import as_line, bot_people, role_of
 from .model import Card, Team, by_bot
 from .storage import change_team, teams_of_bot
 

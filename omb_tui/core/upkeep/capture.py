@@ -2,8 +2,8 @@
 
 Spec: memory.md, "Memory upkeep" ("Noticing facts", "Learning from group chats", "About me"), "Checks before
 a dream saves a fact" and "Remember and forget, in chat" (forgotten words are never learned again). Which
-turns are read, and where reading stopped, is capture_state; the checks are capture_checks; every decision
-made where the spec is silent is in docs/upkeep-capture.md.
+turns are read, and where reading stopped, is capture_state; who said what is facts/lines.py; the checks are
+capture_checks; every decision made where the spec is silent is in docs/upkeep-capture.md.
 
 The model proposes, code decides: an item that fails a check is skipped with one sentence, never half
 saved. Core facts go to MEMORY.md through MemoryUpdate.add (so the archive overflow applies), the rest to
@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
 from ..memory import conversations as conv
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
@@ -34,18 +35,12 @@ from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_
 from ..team.model import Team
 from . import capture_checks as checks
 from .capture_state import (
-    BOT,
-    OTHER_BOT,
-    OTHER_PERSON,
-    PERSON,
     Batch,
     ReadPositions,
     batches,
-    bot_people,
     conversations_to_read,
     drop_pending,
     read_pending,
-    room_refusal,
     unread_turns,
 )
 
