@@ -534,8 +534,8 @@ def _last_night(home: Home) -> dict:
 def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
     """`omb-tui review --json` on a demo written today: two bots' runs with their steps, categories, reasons and
     quotes, and a third bot's proposals waiting."""
+    from omb_tui.core.facts.checks import norm
     from omb_tui.core.memory.journal import HOW_UPKEEP
-    from omb_tui.core.upkeep.capture_checks import norm
     from omb_tui.demo.night import SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_QUOTES
 
     home, _ = demo_now

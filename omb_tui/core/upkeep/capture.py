@@ -3,7 +3,7 @@
 Spec: memory.md, "Memory upkeep" ("Noticing facts", "Learning from group chats", "About me"), "Checks before
 a dream saves a fact" and "Remember and forget, in chat" (forgotten words are never learned again). Which
 turns are read, and where reading stopped, is capture_state; who said what is facts/lines.py; the checks are
-capture_checks; every decision made where the spec is silent is in docs/upkeep-capture.md.
+facts/checks.py; every decision made where the spec is silent is in docs/upkeep-capture.md.
 
 The model proposes, code decides: an item that fails a check is skipped with one sentence, never half
 saved. Core facts go to MEMORY.md through MemoryUpdate.add (so the archive overflow applies), the rest to
@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..facts import checks
 from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
 from ..memory import conversations as conv
 from ..memory.entries import format_dated_entry, parse_entries
@@ -33,7 +34,6 @@ from ..runs.record import last_of, write_part
 from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
 from ..team.model import Team
-from . import capture_checks as checks
 from .capture_state import (
     Batch,
     ReadPositions,
