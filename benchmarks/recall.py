@@ -51,7 +51,7 @@ from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.recall.brief import recent_work_brief  # noqa: E402
 from omb_tui.core.recall.recall import recall  # noqa: E402
 from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
-from omb_tui.core.recall.session_search import session_search  # noqa: E402
+from omb_tui.core.search.session_search import session_search  # noqa: E402
 from omb_tui.core.memory.store import atomic_write_bytes  # noqa: E402
 from omb_tui.core.recall.words import terms  # noqa: E402
 

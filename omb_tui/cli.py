@@ -265,7 +265,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     if problem:
         raise CliError(problem)
     if args.since is not None:
-        from .core.recall.session_search import parse_when
+        from .core.search.session_search import parse_when
 
         journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(timezone.utc), end=False))
     bot = _bot(args)
@@ -318,9 +318,9 @@ def cmd_undo_run(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .core.recall.session_search import parse_when
     from .core.review.marks import mark_reviewed
     from .core.review.runs import review
+    from .core.search.session_search import parse_when
 
     since = parse_when(args.since, now=datetime.now(timezone.utc), end=False) if args.since else None
     found = review(Home(args.home), since=since, bot_ids=[args.bot] if args.bot else None)
@@ -368,7 +368,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .core.recall.session_search import session_search
+    from .core.search.session_search import session_search
 
     bot = _bot(args)
     query = " ".join(args.words) or None

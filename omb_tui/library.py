@@ -35,7 +35,7 @@ from .core.models.tools import TurnStart, note_source, turn_start
 from .core.models.turn import BotTurn, bot_turn
 from .core.recall.brief import Brief, recent_work_brief
 from .core.recall.recall import RecallResult, recall
-from .core.recall.session_search import DEFAULT_LIMIT, SearchResult, session_search
+from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search
 
 __all__ = [
     "Memory",

@@ -12,7 +12,7 @@ import pytest
 from omb_tui.core.bot import parse_day as recall_as_of_day
 from omb_tui.core.memory.journal_filter import JournalFilter
 from omb_tui.core.memory.when import parse_day
-from omb_tui.core.recall.session_search import parse_when
+from omb_tui.core.search.session_search import parse_when
 
 TODAY = date(2026, 11, 30)
 

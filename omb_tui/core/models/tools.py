@@ -275,7 +275,7 @@ def note_source(title: str) -> str:
 
 
 def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
-    from ..recall.session_search import session_search
+    from ..search.session_search import session_search
 
     query = _text_argument(args, "query", required=False)
     since = _text_argument(args, "since", required=False)

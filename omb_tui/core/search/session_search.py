@@ -17,8 +17,8 @@ from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
-from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
-from .words import matches_needed, words
+from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
+from ..recall.words import matches_needed, words
 
 DEFAULT_LIMIT = 20
 SCOPES = ("all", "team")  # "team": only the accepted notes of the bot's teams (docs/team.md)
