@@ -393,7 +393,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
-    from .core.recall.brief import recent_work_brief
+    from .core.search.brief import recent_work_brief
 
     bot = _bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)

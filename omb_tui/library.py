@@ -33,8 +33,8 @@ from .core.memory.settings import BrokenFile
 from .core.memory.store import Actor, MemoryStore, StaleHash
 from .core.models.tools import TurnStart, note_source, turn_start
 from .core.models.turn import BotTurn, bot_turn
-from .core.recall.brief import Brief, recent_work_brief
 from .core.recall.recall import RecallResult, recall
+from .core.search.brief import Brief, recent_work_brief
 from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search
 
 __all__ = [

@@ -139,7 +139,7 @@ def open_chat(home: Home, bot_id: str, chat_id: str, *, person: str | None = Non
 def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:
     """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief."""
     from ..bot import Bot
-    from ..recall.brief import recent_work_brief
+    from ..search.brief import recent_work_brief
 
     today = today or date.today()
     bot = Bot(home, bot_id, must_exist=False)
