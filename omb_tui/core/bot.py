@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from .memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic_info
+from .memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topics
 from .memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
 from .memory.settings import BotSettings, load_bot_settings
-from .memory.store import MemoryStore, read_text
+from .memory.store import MemoryStore
 from .memory.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
 
 
@@ -71,14 +71,7 @@ class Bot:
         return gauge(self.memory_text())
 
     def topics(self) -> list[TopicInfo]:
-        infos = []
-        for path in self.home.topic_paths(self.id):
-            try:
-                text = read_text(path)
-            except OSError:
-                continue
-            infos.append(read_topic_info(path.name, text))
-        return infos
+        return read_topics(self.home, self.id)
 
     def loaded_prompt(self, as_of: date | None = None, *, memory_text: str | None = None,
                       topics: list[TopicInfo] | None = None) -> LoadedPrompt:
