@@ -15,7 +15,7 @@ from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.models.tools import (
+from omb_tui.core.turn.tools import (
     MEMORY_UPDATE,
     MEMORY_UPDATE_TOOL,
     SESSION_SEARCH,

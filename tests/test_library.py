@@ -26,8 +26,8 @@ from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_TASK, WHO_BOT, WHO
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.models.turn import open_chat
+from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
 from omb_tui.demo.home import write_demo_home
 
 from conftest import make_bot

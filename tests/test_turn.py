@@ -22,9 +22,9 @@ from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.models import turn as turn_module
-from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.models.turn import MAX_TOOL_ROUNDS, NO_ANSWER, bot_turn, chat_turn
 from omb_tui.core.recall.recall import OPENING_LINE
+from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
 
 
 def rows(home, n=None):

@@ -29,7 +29,7 @@ from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
 from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.store import Actor, MemoryStore, make_private_dirs
-from .tools import run_tool, tools_for
+from ..turn.tools import run_tool, tools_for
 
 log = logging.getLogger("omb_tui.models.turn")
 
