@@ -409,7 +409,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from .core.models.turn import chat_turn, open_chat
+    from .core.turn.turn import chat_turn, open_chat
 
     bot = _bot(args)
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat

@@ -31,11 +31,11 @@ from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, Pr
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.settings import BrokenFile
 from .core.memory.store import Actor, MemoryStore, StaleHash
-from .core.models.turn import BotTurn, bot_turn
 from .core.recall.recall import RecallResult, recall
 from .core.search.brief import Brief, recent_work_brief
 from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search
 from .core.turn.tools import TurnStart, note_source, turn_start
+from .core.turn.turn import BotTurn, bot_turn
 
 __all__ = [
     "Memory",

@@ -251,7 +251,7 @@ def test_tidy_is_409_when_upkeep_is_off(server, home):
 
 
 def test_tidy_is_409_while_the_bot_is_in_a_turn(server, home):
-    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.turn.turn import bot_turn
 
     expire_a_note(home)
     with bot_turn(home, "scout", chat="Plans"):

@@ -131,7 +131,7 @@ def upkeep_home(tmp_path):
 def test_upkeep_due_runs_the_rule_steps_and_leaves_bots_alone_as_it_should(tmp_path, run_exe, monkeypatch):
     import json as jsonlib
 
-    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.turn.turn import bot_turn
     from omb_tui.core.upkeep.tidy import last_tidy
 
     home = upkeep_home(tmp_path)

@@ -332,7 +332,7 @@ def test_no_tidy_up_when_upkeep_is_off(home, run_cli):
 
 
 def test_the_command_leaves_a_bot_in_a_turn_alone(home, run_cli):
-    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.turn.turn import bot_turn
 
     write(home, "MEMORY.md", "- 2026-11-01 · Dentist · until 2026-11-02\n")
     with bot_turn(home, BOT, chat="plans"):

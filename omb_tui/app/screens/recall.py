@@ -479,7 +479,7 @@ class RecallScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-send")
     def send_turn(self, bot_id: str, message: str, chat_id: str) -> None:
-        from ...core.models.turn import chat_turn, open_chat  # the model layer loads only when a turn is sent
+        from ...core.turn.turn import chat_turn, open_chat  # the model layer loads only when a turn is sent
 
         open_chat(self.app.home, bot_id, chat_id, title=PREVIEW_CHAT_TITLE if chat_id == PREVIEW_CHAT_ID else None)
         result = chat_turn(self.app.home, bot_id, message, chat=chat_id)

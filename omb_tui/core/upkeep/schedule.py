@@ -7,7 +7,7 @@ Locks, all advisory flocks under the home, so a cron job, the app and a harness 
 - `upkeep.lock`: held by a run of `omb-tui upkeep --due`; a second run finds it held and exits at once.
 - `backup.lock`: a backup script holds it while it copies the home (`flock ~/.openmausbot/backup.lock tar …`);
   upkeep runs nothing while it is held.
-- a bot's turn lock (`omb_tui.core.models.turn`): upkeep skips a bot that is in a turn, and holds the lock
+- a bot's turn lock (`omb_tui.core.memory.locks`): upkeep skips a bot that is in a turn, and holds the lock
   while it works on the bot, so a turn starting meanwhile waits for it.
 """
 

@@ -24,12 +24,18 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Callable, Iterator
 
+from ..bot import Bot
 from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
 from ..memory.paths import Home, NotFound, validate_bot_id
+from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, MemoryStore, make_private_dirs
-from ..turn.tools import run_tool, tools_for
+from ..recall.recall import recall
+from ..recall.turn_log import append_turn_log
+from ..search.brief import recent_work_brief
+from ..team.storage import teams_of_bot
+from .tools import run_tool, tools_for
 
 log = logging.getLogger("omb_tui.models.turn")
 
@@ -138,9 +144,6 @@ def open_chat(home: Home, bot_id: str, chat_id: str, *, person: str | None = Non
 
 def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:
     """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief."""
-    from ..bot import Bot
-    from ..search.brief import recent_work_brief
-
     today = today or date.today()
     bot = Bot(home, bot_id, must_exist=False)
     loaded = bot.loaded_prompt(today)
@@ -196,8 +199,6 @@ def history_messages(conversation: conv.Conversation, bot_id: str) -> list[dict]
 
 
 def _recall_block(home: Home, bot_id: str, message: str, chat_id: str) -> str:
-    from ..recall.recall import recall
-
     try:
         return recall(home, bot_id, message, chat_id=chat_id).block
     except Exception as exc:  # recall never fails a turn (spec): the turn goes ahead without it
@@ -206,7 +207,7 @@ def _recall_block(home: Home, bot_id: str, message: str, chat_id: str) -> str:
 
 
 def _default_complete() -> Complete:
-    from .call import complete  # only when a call is about to be made: it brings litellm
+    from ..models.call import complete  # a harness that only wraps turns never loads the model layer
 
     return complete
 
@@ -229,8 +230,6 @@ def chat_turn(
     ends, logged in the daily turn log. A model that cannot be reached makes a failed turn whose answer is the
     reason in one sentence (`model_unavailable`). `complete` is call.complete unless given (tests script it).
     """
-    from ..memory.settings import load_bot_settings
-
     complete = complete or _default_complete()
     conversation = open_chat(home, bot_id, chat, person=person)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
@@ -253,8 +252,6 @@ def chat_turn(
 
 
 def _in_a_team(home: Home, bot_id: str) -> bool:
-    from ..team.storage import teams_of_bot
-
     return bool(teams_of_bot(home, bot_id))
 
 
@@ -308,8 +305,6 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
 
 def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult) -> None:
     """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
-    from ..recall.turn_log import append_turn_log
-
     reply = conv.Message("bot", bot_id, datetime.now().astimezone(), result.answer, failed=result.failed)
     conv.append_message(conversation.path, reply)
     try:
