@@ -54,7 +54,7 @@ def _day(value: str) -> date:
 
 
 def _bot(args: argparse.Namespace):
-    from .core.bot import Bot
+    from .core.turn.bot import Bot
 
     bot = Bot(Home(args.home), args.bot)
     bot.look()
@@ -63,9 +63,9 @@ def _bot(args: argparse.Namespace):
 
 # ----- commands -----
 def cmd_bots(args: argparse.Namespace) -> int:
-    from .core.bot import all_bots
     from .core.memory.settings import load_config
     from .core.memory.when import when_text
+    from .core.turn.bot import all_bots
 
     home = Home(args.home)
     load_config(home)  # a broken config.json is reported, not ignored

@@ -24,7 +24,6 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .core.bot import Bot
 from .core.memory.budget import Gauge
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
 from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
@@ -34,6 +33,7 @@ from .core.memory.store import Actor, MemoryStore, StaleHash
 from .core.recall.recall import RecallResult, recall
 from .core.search.brief import Brief, recent_work_brief
 from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search
+from .core.turn.bot import Bot
 from .core.turn.tools import TurnStart, note_source, turn_start
 from .core.turn.turn import BotTurn, bot_turn
 

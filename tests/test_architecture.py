@@ -73,7 +73,7 @@ def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(t
     loaded = set(report.read_text().split())
     assert "omb_tui.app.screens.bots" in loaded  # the probe did reach the first frame
     assert "Scout" in listed.read_text()  # the bot's name is in that frame
-    late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.bot",
+    late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.turn.bot",
             "omb_tui.core.memory.store", "omb_tui.core.memory.budget", "omb_tui.core.recall.recall"}
     assert not late & loaded
 

@@ -16,11 +16,11 @@ from typing import Callable
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
 from omb_tui.core.memory.paths import Home, LinkRefused
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore, home_lock, validate_seen
+from omb_tui.core.turn.bot import Bot
 
 from conftest import BOT_ID, MEMORY_TEXT
 from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.budget import read_topic_info
 from omb_tui.core.memory.entries import parse_entries
@@ -27,6 +26,7 @@ from omb_tui.core.memory.paths import Home, MemoryInputError
 from omb_tui.core.memory.settings import load_bot_settings, load_config, load_profile_learned
 from omb_tui.core.memory.store import MemoryStore, NotUndoable
 from omb_tui.core.recall.turn_log import turn_log_heading, turn_log_line
+from omb_tui.core.turn.bot import Bot
 from omb_tui.demo.conversations import write_sample_conversations
 from omb_tui.demo.home import DEMO_BOT_IDS, write_demo_home
 

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.memory_update import ARCHIVE_REL, MemoryUpdate, forgotten_matches
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore, StaleHash
+from omb_tui.core.turn.bot import Bot
 
 from fake_llm import fake_llm  # noqa: F401 - a fixture
 

@@ -25,7 +25,7 @@ from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from ..core.bot import Bot
+from ..core.turn.bot import Bot
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.memory.store import Actor, LaterChanges, StaleHash

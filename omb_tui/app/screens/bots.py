@@ -66,8 +66,8 @@ class BotsScreen(AreaScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
     def load_bots(self) -> None:
-        from ...core.bot import all_bots  # imported here so the screen paints before the engine loads
         from ...core.review.runs import overnight
+        from ...core.turn.bot import all_bots  # imported here so the screen paints before the engine loads
 
         summaries = []
         for bot in all_bots(self.app.home):

@@ -26,10 +26,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
 from textual.worker import Worker, get_current_worker
 
-from ...core.bot import parse_day
 from ...core.memory.budget import TopicIndex, topic_index
 from ...core.memory.conversations import list_conversations
 from ...core.recall.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
+from ...core.turn.bot import parse_day
 from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sentence, why_lines, words_line
 from ..styles import style_path
 from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load

@@ -121,9 +121,9 @@ def _local(at: object) -> str:
 
 # ----- reading (in a worker thread) -----
 def read_view(home, bot_id: str) -> UpkeepView:
-    from ...core.bot import Bot
     from ...core.memory.paths import MemoryInputError
     from ...core.memory.settings import load_bot_settings, load_config
+    from ...core.turn.bot import Bot
     from ...core.upkeep.about_me import list_learned
     from ...core.upkeep.capture import last_capture
     from ...core.upkeep.heavy import loaded_every_turn

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Callable, Iterator
 
-from ..bot import Bot
 from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
@@ -35,6 +34,7 @@ from ..recall.recall import recall
 from ..recall.turn_log import append_turn_log
 from ..search.brief import recent_work_brief
 from ..team.storage import teams_of_bot
+from .bot import Bot
 from .tools import run_tool, tools_for
 
 log = logging.getLogger("omb_tui.models.turn")
