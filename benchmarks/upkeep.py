@@ -91,7 +91,7 @@ def main() -> int:
     fake, stop = start(StepShapedAnswers())
     from omb_tui.core.models import call
     from omb_tui.core.models.litellm_setup import litellm_module  # imported before the clock starts
-    from omb_tui.core.upkeep.schedule import upkeep_due
+    from omb_tui.core.schedule import upkeep_due
 
     litellm_module()
     try:

@@ -577,7 +577,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     import json
 
     from .core.memory.redact_data import redact_data
-    from .core.upkeep.schedule import upkeep_due
+    from .core.schedule import upkeep_due
 
     if args.concurrency < 1:
         raise CliError("--concurrency must be 1 or more.")

@@ -1,4 +1,5 @@
-"""Memory upkeep: capture with checked quotes, organizing, About me, the nightly tidy-up, and scheduling.
+"""Memory upkeep: capture with checked quotes, organizing, About me and the nightly tidy-up (what runs them
+when they are due, with nightly compaction, is core/schedule.py, the floor above upkeep and compact).
 
 Spec: memory.md, "Memory upkeep", "Checks before a dream saves a fact", "Remember and forget, in chat".
 The model proposes, code decides: every step asks for JSON of a documented shape through
