@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omb_tui.core.bot_names import bot_names
+from omb_tui.core.memory.bot_names import bot_names
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.turn.bot import all_bots
 

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
-from ...core.bot_names import bot_names
+from ...core.memory.bot_names import bot_names
 from ..widgets.bot_list import BotList
 from .base import AreaScreen
 
