@@ -1,5 +1,5 @@
-"""The core never imports the UI, nothing heavy (litellm) is imported at start-up, and no two modules import
-each other."""
+"""The core never imports the UI, nothing heavy (litellm) is imported at start-up, no two modules import
+each other, and the core stands on its floors (pyproject.toml's import-linter contracts, docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,18 @@ def imported_after(statement: str) -> set[str]:
     code = f"import sys; {statement}; print('\\n'.join(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(out.stdout.split())
+
+
+def test_the_import_contracts_hold_the_floors_among_them():
+    """import-linter's contracts in pyproject.toml: a floor of the core imports only the floors below it (at the
+    top of a module or inside a function alike), peers never import each other, every module stands on one."""
+    lint = Path(sys.executable).parent / "lint-imports"
+    if not lint.exists():
+        pytest.skip("import-linter is not installed (the dev extra)")
+    root = Path(omb_tui.__file__).resolve().parents[1]
+    result = subprocess.run([str(lint), "--no-cache", "--no-logo"], cwd=root, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_core_modules_exist():
