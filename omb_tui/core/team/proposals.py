@@ -18,6 +18,7 @@ from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
 from .model import Card, Team, by_bot
+from .notes import propose
 from .storage import change_team, teams_of_bot
 
 CONVERSATION_LINES = 400  # the newest messages of the conversation a quote may come from
@@ -90,8 +91,6 @@ def evidence_problem(title: str, text: str, quotes: list[str], lines: list, *, i
 def make_card(home: Home, team: Team, bot_id: str, key: str, title: str, text: str, quotes: list[str], *,
               chat: str) -> Proposal:
     """The checked proposal becomes the team's pending card (never an accepted note)."""
-    from .notes import propose
-
     try:
         card = change_team(home, team.key, lambda current: propose(current, key, title, text, by=by_bot(bot_id),
                                                                    quotes=quotes, chat=chat))

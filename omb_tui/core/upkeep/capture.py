@@ -20,10 +20,11 @@ from datetime import date
 from ..facts import checks
 from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
 from ..memory import conversations as conv
+from ..memory.budget import read_topic_info
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
-from ..memory.memory_update import MemoryUpdate
+from ..memory.memory_update import MemoryUpdate, same_fact
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
@@ -257,8 +258,6 @@ class _Capture:
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def _topics(self) -> list[tuple[str, str | None]]:
-        from ..memory.budget import read_topic_info
-
         found = []
         for path in self.home.topic_paths(self.bot_id):
             info = read_topic_info(path.name, self.store.read(f"memory/{path.name}").text)
@@ -406,8 +405,6 @@ def quotes_note(quotes: list[str]) -> str | None:
 
 
 def _was_removed(home: Home, text: str) -> bool:
-    from ..memory.memory_update import same_fact
-
     return any(item.get("removed") is True and same_fact(str(item.get("text") or ""), text)
                for item in load_profile_learned(home).learned)
 
