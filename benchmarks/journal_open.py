@@ -50,9 +50,9 @@ def _diff(rng: random.Random, file: str) -> str:
 
 def make_home(root: Path, rows: int, seed: int = 4) -> int:
     """A home with one bot and a journal of `rows` rows, written the way the core writes them."""
-    from omb_tui.core.bot import Bot
     from omb_tui.core.memory.journal import REASON_CREDENTIAL
     from omb_tui.core.memory.paths import Home
+    from omb_tui.core.turn.bot import Bot
 
     home = Home(root)
     workspace = home.workspace(BOT_ID)

@@ -46,14 +46,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from omb_tui.core.recall import conversations as conv  # noqa: E402
+from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
-from omb_tui.core.recall.brief import recent_work_brief  # noqa: E402
+from omb_tui.core.memory.store import atomic_write_bytes  # noqa: E402
 from omb_tui.core.recall.recall import recall  # noqa: E402
 from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
-from omb_tui.core.recall.session_search import session_search  # noqa: E402
-from omb_tui.core.memory.store import atomic_write_bytes  # noqa: E402
 from omb_tui.core.recall.words import terms  # noqa: E402
+from omb_tui.core.search.brief import recent_work_brief  # noqa: E402
+from omb_tui.core.search.session_search import session_search  # noqa: E402
 
 BOT = "bench"
 TODAY = date(2026, 9, 20)

@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted server lives with the te
 
 from fake_llm import FakeLLM, start  # noqa: E402
 
+from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings  # noqa: E402
-from omb_tui.core.recall import conversations as conv  # noqa: E402
 
 
 class StepShapedAnswers(FakeLLM):
@@ -91,7 +91,7 @@ def main() -> int:
     fake, stop = start(StepShapedAnswers())
     from omb_tui.core.models import call
     from omb_tui.core.models.litellm_setup import litellm_module  # imported before the clock starts
-    from omb_tui.core.upkeep.schedule import upkeep_due
+    from omb_tui.core.schedule import upkeep_due
 
     litellm_module()
     try:

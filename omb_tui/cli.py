@@ -54,7 +54,7 @@ def _day(value: str) -> date:
 
 
 def _bot(args: argparse.Namespace):
-    from .core.bot import Bot
+    from .core.turn.bot import Bot
 
     bot = Bot(Home(args.home), args.bot)
     bot.look()
@@ -63,9 +63,9 @@ def _bot(args: argparse.Namespace):
 
 # ----- commands -----
 def cmd_bots(args: argparse.Namespace) -> int:
-    from .core.bot import all_bots
     from .core.memory.settings import load_config
     from .core.memory.when import when_text
+    from .core.turn.bot import all_bots
 
     home = Home(args.home)
     load_config(home)  # a broken config.json is reported, not ignored
@@ -265,7 +265,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     if problem:
         raise CliError(problem)
     if args.since is not None:
-        from .core.recall.session_search import parse_when
+        from .core.search.session_search import parse_when
 
         journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(timezone.utc), end=False))
     bot = _bot(args)
@@ -318,9 +318,9 @@ def cmd_undo_run(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .core.recall.session_search import parse_when
     from .core.review.marks import mark_reviewed
     from .core.review.runs import review
+    from .core.search.session_search import parse_when
 
     since = parse_when(args.since, now=datetime.now(timezone.utc), end=False) if args.since else None
     found = review(Home(args.home), since=since, bot_ids=[args.bot] if args.bot else None)
@@ -368,7 +368,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .core.recall.session_search import session_search
+    from .core.search.session_search import session_search
 
     bot = _bot(args)
     query = " ".join(args.words) or None
@@ -393,7 +393,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
-    from .core.recall.brief import recent_work_brief
+    from .core.search.brief import recent_work_brief
 
     bot = _bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
@@ -409,7 +409,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from .core.models.turn import chat_turn, open_chat
+    from .core.turn.turn import chat_turn, open_chat
 
     bot = _bot(args)
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
@@ -577,7 +577,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     import json
 
     from .core.memory.redact_data import redact_data
-    from .core.upkeep.schedule import upkeep_due
+    from .core.schedule import upkeep_due
 
     if args.concurrency < 1:
         raise CliError("--concurrency must be 1 or more.")
@@ -648,7 +648,7 @@ def cmd_about_me(args: argparse.Namespace) -> int:
 
 
 def cmd_tidy(args: argparse.Namespace) -> int:
-    from .core.models.turn import no_turn_running
+    from .core.memory.locks import no_turn_running
     from .core.upkeep.tidy import tidy
 
     bot = _bot(args)
@@ -705,7 +705,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 def _compact_nightly(bot, args: argparse.Namespace) -> int:
     from .core.compact.nightly import compact_nightly
-    from .core.models.turn import no_turn_running
+    from .core.memory.locks import no_turn_running
 
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
         if not free:

@@ -24,18 +24,18 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .core.bot import Bot
 from .core.memory.budget import Gauge
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
 from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.settings import BrokenFile
 from .core.memory.store import Actor, MemoryStore, StaleHash
-from .core.models.tools import TurnStart, note_source, turn_start
-from .core.models.turn import BotTurn, bot_turn
-from .core.recall.brief import Brief, recent_work_brief
 from .core.recall.recall import RecallResult, recall
-from .core.recall.session_search import DEFAULT_LIMIT, SearchResult, session_search
+from .core.search.brief import Brief, recent_work_brief
+from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search
+from .core.turn.bot import Bot
+from .core.turn.tools import TurnStart, note_source, turn_start
+from .core.turn.turn import BotTurn, bot_turn
 
 __all__ = [
     "Memory",

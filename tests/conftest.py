@@ -113,7 +113,7 @@ def _close_recall_indexes():
 
 def make_bot(home: Home, bot_id: str = BOT_ID, name: str = "Scout") -> Path:
     """One bot: settings, MEMORY.md, a topic with frontmatter and a daily log; then a first look."""
-    from omb_tui.core.bot import Bot
+    from omb_tui.core.turn.bot import Bot
 
     workspace = home.workspace(bot_id)
     (workspace / "memory" / "log").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""A scripted `complete` for the chat turn (`omb_tui.core.models.turn`), shared by the chat command's and the
+"""A scripted `complete` for the chat turn (`omb_tui.core.turn.turn`), shared by the chat command's and the
 recall preview's Send tests: it answers from a list and keeps the messages of every request.
 
 Use the `model` fixture (`from scripted_model import Answer, Unavailable, model`), then
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from omb_tui.core.models import turn as turn_module
+from omb_tui.core.turn import turn as turn_module
 
 
 class Answer:

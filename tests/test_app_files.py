@@ -609,7 +609,7 @@ def test_the_bots_last_change_is_local_time_like_the_journal(monkeypatch):
     import time as time_module
 
     from omb_tui.app.widgets.bot_list import bot_cells
-    from omb_tui.core.bot import BotSummary
+    from omb_tui.core.turn.bot import BotSummary
 
     monkeypatch.setenv("TZ", "Europe/Amsterdam")
     time_module.tzset()

@@ -14,9 +14,9 @@ import pytest
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.journal import JournalScreen
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory.store import Actor
+from omb_tui.core.turn.bot import Bot
 
 from app_helpers import open_journal, wait_for
 from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT

@@ -12,12 +12,8 @@ from omb_tui.app.recall_sentences import skip_sentence
 from omb_tui.app.screens.recall import TYPING_PAUSE_SECONDS, RecallScreen
 from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
 from omb_tui.app.widgets.recall_block import RecallBlock
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES, loaded_memory
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.paths import Home
-from omb_tui.core.memory.store import Actor, MemoryStore
-from omb_tui.core.recall.conversations import (
+from omb_tui.core.memory.conversations import (
     KIND_CHAT,
     Conversation,
     Member,
@@ -26,6 +22,9 @@ from omb_tui.core.recall.conversations import (
     append_message,
     create_conversation,
 )
+from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.recall.recall import (
     MAX_BLOCK_CHARS,
     SKIP_AUTO_RECALL_OFF,
@@ -35,6 +34,7 @@ from omb_tui.core.recall.recall import (
 )
 from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team
+from omb_tui.core.turn.bot import Bot
 
 from app_helpers import add_bot, open_recall, settle
 

@@ -13,7 +13,7 @@ import pytest
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review.marks import load_marks
-from omb_tui.core.upkeep.run import UpkeepRun
+from omb_tui.core.runs.run import UpkeepRun
 
 from app_helpers import add_bot, listed_bots, settle, wait_for
 

@@ -9,9 +9,9 @@ from textual.widgets import Input, Select
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.recall import PREVIEW_CHAT_ID, RecallScreen
 from omb_tui.app.widgets.turn_answer import TurnAnswer
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.recall import conversations as conv
 
 from app_helpers import settle
 from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)

@@ -6,7 +6,7 @@ import json
 import stat
 
 from omb_tui.app.app import make_app
-from omb_tui.core.user_settings import user_settings_path
+from omb_tui.core.memory.user_settings import user_settings_path
 
 from app_helpers import listed_bots, settle, wait_for
 

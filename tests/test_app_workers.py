@@ -75,7 +75,7 @@ async def test_a_save_waiting_for_the_bots_lock_leaves_the_editor_live_and_keeps
 
 
 async def test_a_failed_worker_is_one_notification_and_a_log_line_with_its_traceback(home, monkeypatch, caplog):
-    from omb_tui.core.bot import Bot
+    from omb_tui.core.turn.bot import Bot
 
     def broken_disk(self):
         raise OSError("the topics folder cannot be read")
@@ -113,7 +113,7 @@ async def test_a_failed_journal_scan_is_said_not_dropped(home, monkeypatch):
 
 
 async def test_a_failure_that_echoes_a_key_is_notified_redacted(home, monkeypatch):
-    from omb_tui.core.bot import Bot
+    from omb_tui.core.turn.bot import Bot
 
     key = "AK" + "IA" + "FAKEEXAMPLE01234"
 

@@ -1,5 +1,5 @@
-"""The core never imports the UI, nothing heavy (litellm) is imported at start-up, and no two modules import
-each other."""
+"""The core never imports the UI, nothing heavy (litellm) is imported at start-up, no two modules import
+each other, and the core stands on its floors (pyproject.toml's import-linter contracts, docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,18 @@ def imported_after(statement: str) -> set[str]:
     code = f"import sys; {statement}; print('\\n'.join(sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(out.stdout.split())
+
+
+def test_the_import_contracts_hold_the_floors_among_them():
+    """import-linter's contracts in pyproject.toml: a floor of the core imports only the floors below it (at the
+    top of a module or inside a function alike), peers never import each other, every module stands on one."""
+    lint = Path(sys.executable).parent / "lint-imports"
+    if not lint.exists():
+        pytest.skip("import-linter is not installed (the dev extra)")
+    root = Path(omb_tui.__file__).resolve().parents[1]
+    result = subprocess.run([str(lint), "--no-cache", "--no-logo"], cwd=root, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_core_modules_exist():
@@ -73,7 +85,7 @@ def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(t
     loaded = set(report.read_text().split())
     assert "omb_tui.app.screens.bots" in loaded  # the probe did reach the first frame
     assert "Scout" in listed.read_text()  # the bot's name is in that frame
-    late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.bot",
+    late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.turn.bot",
             "omb_tui.core.memory.store", "omb_tui.core.memory.budget", "omb_tui.core.recall.recall"}
     assert not late & loaded
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.paths import Home
+from omb_tui.core.turn.bot import Bot
 
 from conftest import BOT_ID, MEMORY_TEXT
 

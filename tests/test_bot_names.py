@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from omb_tui.core.bot import all_bots
-from omb_tui.core.bot_names import bot_names
+from omb_tui.core.memory.bot_names import bot_names
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+from omb_tui.core.turn.bot import all_bots
 
 
 def test_the_first_look_names_each_bot_as_the_full_read_does(home):

@@ -11,10 +11,11 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.models.tools import (
+from omb_tui.core.turn.tools import (
     MEMORY_UPDATE,
     MEMORY_UPDATE_TOOL,
     SESSION_SEARCH,
@@ -22,7 +23,6 @@ from omb_tui.core.models.tools import (
     run_tool,
     tools_for,
 )
-from omb_tui.core.recall import conversations as conv
 
 TODAY = date(2026, 11, 30)
 ANTHROPIC_KEY = "sk-" + "ant-" + "api03-" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz" * 3 + "-" + "AbC1" + "AA"

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
-from omb_tui.core.recall import conversations as conv
-from omb_tui.core.recall.brief import BRIEF_HEADING, BRIEF_MAX_CHARS, BRIEF_MAX_LINES, recent_work_brief, when_label
+from omb_tui.core.search.brief import BRIEF_HEADING, BRIEF_MAX_CHARS, BRIEF_MAX_LINES, recent_work_brief, when_label
 
 NOW = datetime(2026, 9, 20, 15, 0).astimezone()
 LINE = re.compile(r'^(today|yesterday|\w{3} \d{2} \w{3}) \d{2}:\d{2} · .+ · you said: ".+"$')

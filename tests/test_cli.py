@@ -15,9 +15,9 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from omb_tui.core.bot import Bot, LoadedPrompt
 from omb_tui.core.memory.journal import Journal, JournalRow
 from omb_tui.core.memory.paths import Home
+from omb_tui.core.turn.bot import Bot, LoadedPrompt
 
 from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 

@@ -11,7 +11,7 @@ from omb_tui.core.compact.apply import apply_change_set
 from omb_tui.core.compact.validator import FileChangedMeanwhile, validate
 from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
 from omb_tui.core.memory.store import MemoryStore, text_hash
-from omb_tui.core.upkeep.run import UpkeepRun
+from omb_tui.core.runs.run import UpkeepRun
 
 from compact_helpers import (
     ADA,

@@ -20,7 +20,7 @@ from omb_tui.core.compact.records import compact_files
 from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
 from omb_tui.core.memory.settings import load_bot_settings, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.upkeep.schedule import upkeep_due
+from omb_tui.core.schedule import upkeep_due
 
 from compact_helpers import (
     AFTER_VALID,
@@ -226,14 +226,14 @@ def test_the_report_goes_to_the_configured_command_on_stdin(nightly_home, fake_l
 @pytest.fixture
 def other_steps_quiet(monkeypatch):
     """Organizing and the tidy-up have their own tests; here they do nothing and call no model."""
-    from omb_tui.core.upkeep import organize, tidy
+    from omb_tui.core import schedule
 
     class Done:
         def as_dict(self):
             return {}
 
-    monkeypatch.setattr(organize, "organize", lambda *args, **kwargs: Done())
-    monkeypatch.setattr(tidy, "tidy", lambda *args, **kwargs: Done())
+    monkeypatch.setattr(schedule, "organize", lambda *args, **kwargs: Done())  # the names the scheduler calls
+    monkeypatch.setattr(schedule, "tidy", lambda *args, **kwargs: Done())
 
 
 def test_upkeep_due_compacts_once_a_day_where_nightly_is_on(nightly_home, fake_llm, other_steps_quiet):

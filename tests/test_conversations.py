@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 
 import pytest
 
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.paths import Home, InvalidName, MemoryInputError, NotFound
-from omb_tui.core.recall import conversations as conv
 
 UTC = timezone.utc
 

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.journal import Journal
 from omb_tui.core.memory.paths import Home
+from omb_tui.core.turn.bot import Bot
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 

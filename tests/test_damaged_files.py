@@ -16,11 +16,11 @@ from typing import Callable
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
 from omb_tui.core.memory.paths import Home, LinkRefused
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore, home_lock, validate_seen
+from omb_tui.core.turn.bot import Bot
 
 from conftest import BOT_ID, MEMORY_TEXT
 from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
@@ -366,7 +366,7 @@ def test_a_damaged_conversation_never_stops_search_or_brief(run_exe, home, damag
 def test_conversation_lines_are_valid_utf8_and_keep_their_bytes(home):
     from datetime import datetime, timezone
 
-    from omb_tui.core.recall.conversations import Message, append_message, read_conversation
+    from omb_tui.core.memory.conversations import Message, append_message, read_conversation
 
     path = _chat_file(home)
     odd = b"caf\xc3\xa9 \xff\xfe end".decode("utf-8", "surrogateescape")
@@ -379,7 +379,7 @@ def test_conversation_lines_are_valid_utf8_and_keep_their_bytes(home):
 def test_no_conversation_or_index_write_through_a_link(home, tmp_path):
     from datetime import datetime, timezone
 
-    from omb_tui.core.recall.conversations import Message, append_message
+    from omb_tui.core.memory.conversations import Message, append_message
     from omb_tui.core.recall.recall_index import RecallIndex, index_path
 
     path = _chat_file(home)

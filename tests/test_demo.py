@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.bot import Bot
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.budget import read_topic_info
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.journal import (
@@ -25,8 +25,8 @@ from omb_tui.core.memory.journal import (
 from omb_tui.core.memory.paths import Home, MemoryInputError
 from omb_tui.core.memory.settings import load_bot_settings, load_config, load_profile_learned
 from omb_tui.core.memory.store import MemoryStore, NotUndoable
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.recall.turn_log import turn_log_heading, turn_log_line
+from omb_tui.core.turn.bot import Bot
 from omb_tui.demo.conversations import write_sample_conversations
 from omb_tui.demo.home import DEMO_BOT_IDS, write_demo_home
 
@@ -534,8 +534,8 @@ def _last_night(home: Home) -> dict:
 def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
     """`omb-tui review --json` on a demo written today: two bots' runs with their steps, categories, reasons and
     quotes, and a third bot's proposals waiting."""
+    from omb_tui.core.facts.checks import norm
     from omb_tui.core.memory.journal import HOW_UPKEEP
-    from omb_tui.core.upkeep.capture_checks import norm
     from omb_tui.demo.night import SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_QUOTES
 
     home, _ = demo_now

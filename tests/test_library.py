@@ -21,13 +21,13 @@ import pytest
 import omb_tui
 from omb_tui import library
 from omb_tui.cli import main
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
-from omb_tui.core.models.turn import open_chat
-from omb_tui.core.recall import conversations as conv
+from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
+from omb_tui.core.turn.turn import open_chat
 from omb_tui.demo.home import write_demo_home
 
 from conftest import make_bot
@@ -93,7 +93,7 @@ def test_importing_the_package_loads_neither_the_engine_nor_any_heavy_library():
 
 def test_the_front_door_loads_the_engine_but_never_litellm_textual_or_rich():
     loaded = modules_after("from omb_tui import Memory")
-    assert {"omb_tui.library", "omb_tui.core.models.turn"} <= loaded
+    assert {"omb_tui.library", "omb_tui.core.turn.turn"} <= loaded
     assert not HEAVY & loaded
 
 

@@ -106,11 +106,12 @@ def test_tool_arguments_nested_deeper_than_the_limit_are_refused_before_json_loa
 PATTERN_PROBE = textwrap.dedent("""
     import sys
     from omb_tui.core.compact import validator
+    from omb_tui.core.facts import checks
+    from omb_tui.core.facts.lines import PERSON, Line
     from omb_tui.core.memory import entries, memory_update
     from omb_tui.core.models import structured
     from omb_tui.core.team import model as team_model
-    from omb_tui.core.upkeep import capture_checks as checks, organize, tidy
-    from omb_tui.core.upkeep.capture_state import PERSON, Line
+    from omb_tui.core.upkeep import organize, tidy
 
     N = int(sys.argv[1])
     spaces = " " * N

@@ -7,10 +7,10 @@ import sqlite3
 import stat
 from datetime import date, datetime, timezone
 
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.recall import index_refresh, index_rows, index_search
 from omb_tui.core.recall.recall_index import RecallIndex, index_path
 

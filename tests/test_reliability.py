@@ -20,13 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.memory_update import ARCHIVE_REL, MemoryUpdate, forgotten_matches
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore, StaleHash
+from omb_tui.core.turn.bot import Bot
 
 from fake_llm import fake_llm  # noqa: F401 - a fixture
 
@@ -428,7 +428,7 @@ def test_the_recall_index_never_holds_a_credential(home):
 def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
     from datetime import datetime, timezone
 
-    from omb_tui.core.recall.conversations import (
+    from omb_tui.core.memory.conversations import (
         Conversation,
         Member,
         Message,
@@ -523,8 +523,8 @@ def test_the_corpus_as_bare_forgotten_words_and_escaped_chat_lines_reaches_no_fi
     from credential_corpus_data import CREDENTIALS, escaped_forms
     from test_redact_data import fully_decoded
 
-    from omb_tui.core.recall.conversations import Conversation, Member, Message, Starter, append_message
-    from omb_tui.core.recall.conversations import create_conversation
+    from omb_tui.core.memory.conversations import Conversation, Member, Message, Starter, append_message
+    from omb_tui.core.memory.conversations import create_conversation
     from omb_tui.core.recall.recall_index import open_index
 
     for credential in CREDENTIALS:

@@ -6,7 +6,7 @@ import json
 
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
-from omb_tui.core.upkeep.run import UpkeepRun
+from omb_tui.core.runs.run import UpkeepRun
 
 from conftest import MEMORY_TEXT
 

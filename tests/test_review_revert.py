@@ -12,7 +12,7 @@ from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import Actor, MemoryStore, NotUndoable, RevertConflict
 from omb_tui.core.review.revert import run_undo_later, RunHasLaterChanges, revert_change, undo_run
 from omb_tui.core.review.runs import review
-from omb_tui.core.upkeep.run import UpkeepRun
+from omb_tui.core.runs.run import UpkeepRun
 
 from conftest import MEMORY_TEXT, TOPIC_TEXT
 

@@ -12,7 +12,7 @@ from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review import marks
 from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, overnight, parse_quotes, review
-from omb_tui.core.upkeep.run import UpkeepRun
+from omb_tui.core.runs.run import UpkeepRun
 
 from conftest import MEMORY_TEXT, make_bot
 

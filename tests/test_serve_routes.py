@@ -8,10 +8,10 @@ import pytest
 from conftest import LOG_NAME, LOG_TEXT, MEMORY_TEXT, TOPIC_TEXT
 from serve_helpers import memory_file, server  # noqa: F401 (server: a fixture)
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.journal import HOW_API, HOW_TASK, HOW_UNDO, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore, text_hash
+from omb_tui.core.turn.bot import Bot
 
 API = "/api/bots/scout/memory"
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Plans")
@@ -251,7 +251,7 @@ def test_tidy_is_409_when_upkeep_is_off(server, home):
 
 
 def test_tidy_is_409_while_the_bot_is_in_a_turn(server, home):
-    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.turn.turn import bot_turn
 
     expire_a_note(home)
     with bot_turn(home, "scout", chat="Plans"):

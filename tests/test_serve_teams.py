@@ -14,9 +14,9 @@ import pytest
 from conftest import make_bot
 from serve_helpers import LiveServer
 
-from omb_tui.core.bot import Bot
 from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team, team_path, teams_locked
+from omb_tui.core.turn.bot import Bot
 from omb_tui.server.app import OPENAPI_PATH, WORKER_THREADS
 
 KEY = "tapa/sequence-02/colour"

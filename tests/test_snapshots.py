@@ -111,7 +111,7 @@ def review_snapshot_home(monkeypatch, utc_zone):
     from datetime import datetime
 
     from omb_tui.app.screens import review
-    from omb_tui.core.upkeep.run import UpkeepRun
+    from omb_tui.core.runs.run import UpkeepRun
 
     monkeypatch.setattr(review, "clock", lambda: datetime.fromisoformat(REVIEW_NOW))
     with PicturedHome("/tmp/omb-tui-snapshots/review") as pictured:

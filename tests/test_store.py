@@ -430,7 +430,7 @@ def test_a_store_without_a_clock_uses_the_real_time(store):
 
 
 def test_an_upkeep_runs_rows_carry_its_run_id(store):
-    from omb_tui.core.upkeep.run import UpkeepRun
+    from omb_tui.core.runs.run import UpkeepRun
 
     run = UpkeepRun("scout")
     store.write("MEMORY.md", "- one\n", run.actor("capture"))

@@ -13,7 +13,7 @@ from datetime import datetime
 import pytest
 
 from conftest import make_bot
-from omb_tui.core.recall import conversations as conv
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team
 from omb_tui.core.upkeep.capture import capture

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from conftest import make_bot
-from omb_tui.core.models import turn as turn_module
-from omb_tui.core.models.turn import chat_turn
+from omb_tui.core.turn import turn as turn_module
+from omb_tui.core.turn.turn import chat_turn
 from scripted_model import Answer, model  # noqa: F401 (the fixture)
 
 KEY = "tapa/sequence-02/colour"

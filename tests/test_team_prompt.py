@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import make_bot
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api
 from omb_tui.core.team.prompt import TEAM_BLOCK_MAX_BYTES, utf8_size
 from omb_tui.core.team.storage import create_team
+from omb_tui.core.turn.bot import Bot
 
 TEAM = "Tapa crew"
 

@@ -9,11 +9,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from conftest import make_bot
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
-from omb_tui.core.models.tools import MEMORY_UPDATE, SESSION_SEARCH, TEAM_NOTE, run_tool, tools_for
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team
+from omb_tui.core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH, TEAM_NOTE, run_tool, tools_for
 
 TEAM = "Tapa crew"
 KEY = "tapa/sequence-02/colour"

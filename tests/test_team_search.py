@@ -10,10 +10,10 @@ import pytest
 from conftest import make_bot
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.settings import update_bot_settings
-from omb_tui.core.models.tools import SESSION_SEARCH, run_tool
-from omb_tui.core.recall.session_search import session_search
+from omb_tui.core.search.session_search import session_search
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team
+from omb_tui.core.turn.tools import SESSION_SEARCH, run_tool
 
 TEAM = "Tapa crew"
 

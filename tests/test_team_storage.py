@@ -13,10 +13,10 @@ import textwrap
 import pytest
 
 from conftest import make_bot
-from omb_tui.core.bot import Bot
 from omb_tui.core.memory.paths import MemoryInputError, NotFound
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team, delete_team, list_teams, rename_team, team_path, teams_dir
+from omb_tui.core.turn.bot import Bot
 
 KEY = "tapa/sequence-02/colour"
 

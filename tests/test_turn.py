@@ -16,21 +16,15 @@ from datetime import date, datetime
 
 import pytest
 
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
-from omb_tui.core.models import turn as turn_module
-from omb_tui.core.models.tools import MEMORY_UPDATE, run_tool
-from omb_tui.core.models.turn import (
-    MAX_TOOL_ROUNDS,
-    NO_ANSWER,
-    bot_turn,
-    chat_turn,
-    no_turn_running,
-    turn_in_progress,
-)
-from omb_tui.core.recall import conversations as conv
 from omb_tui.core.recall.recall import OPENING_LINE
+from omb_tui.core.turn import turn as turn_module
+from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
+from omb_tui.core.turn.turn import MAX_TOOL_ROUNDS, NO_ANSWER, bot_turn, chat_turn
 
 
 def rows(home, n=None):
@@ -124,7 +118,7 @@ def test_the_bots_changes_are_journaled_even_when_the_turn_raises(home):
 TURN_IN_ANOTHER_PROCESS = """
 import sys
 from omb_tui.core.memory.paths import Home
-from omb_tui.core.models.turn import bot_turn
+from omb_tui.core.turn.turn import bot_turn
 with bot_turn(Home(sys.argv[1]), "scout", chat="plans"):
     print("in the turn", flush=True)
     sys.stdin.readline()
@@ -134,7 +128,7 @@ print("turn over", flush=True)
 CHECK_IN_ANOTHER_PROCESS = """
 import sys
 from omb_tui.core.memory.paths import Home
-from omb_tui.core.models.turn import no_turn_running, turn_in_progress
+from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
 home = Home(sys.argv[1])
 with no_turn_running(home, "scout") as free:
     print(turn_in_progress(home, "ledger"), free)

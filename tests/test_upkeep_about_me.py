@@ -12,8 +12,8 @@ from omb_tui.core.memory.memory_update import MemoryUpdate
 from omb_tui.core.memory.paths import NotFound
 from omb_tui.core.memory.settings import load_profile_learned
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep.about_me import add_learned, list_learned, remove_learned, was_removed
-from omb_tui.core.upkeep.run import UpkeepRun
 
 BOT = "scout"
 DAY = date(2026, 11, 30)

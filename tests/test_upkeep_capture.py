@@ -11,14 +11,14 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from omb_tui.core.facts import checks
+from omb_tui.core.facts.lines import BOT, OTHER_PERSON, PERSON, Line
+from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import Journal
 from omb_tui.core.memory.memory_update import MemoryUpdate
 from omb_tui.core.memory.settings import load_profile_learned, save_profile_learned, update_bot_settings
-from omb_tui.core.recall import conversations as conv
-from omb_tui.core.upkeep import capture_checks as checks
 from omb_tui.core.upkeep import capture_state as state
 from omb_tui.core.upkeep.capture import capture
-from omb_tui.core.upkeep.capture_state import PERSON, BOT, OTHER_PERSON, Line
 
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 

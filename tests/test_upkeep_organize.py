@@ -18,7 +18,7 @@ from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.upkeep import organize as organize_module
 from omb_tui.core.upkeep.organize import MAX_MOVES, NOTE, judged_lines_path, organize
-from omb_tui.core.upkeep.run import UpkeepRun
+from omb_tui.core.runs.run import UpkeepRun
 
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 

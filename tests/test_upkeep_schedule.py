@@ -1,4 +1,4 @@
-"""Scheduling upkeep (omb_tui/core/upkeep/schedule.py): when the tidy-up is due, the locks a cron run
+"""Scheduling upkeep (omb_tui/core/schedule.py): when the tidy-up is due, the locks a cron run
 respects, and bots run with a bound. Spec: memory.md, "Memory upkeep"."""
 
 from __future__ import annotations
@@ -11,13 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from omb_tui.core.memory.locks import held_exclusively
-from omb_tui.core.upkeep.schedule import (
-    backup_lock_path,
-    backup_running,
-    run_bounded,
-    tidy_due,
-    upkeep_lock_path,
-)
+from omb_tui.core.schedule import backup_lock_path, backup_running, run_bounded, tidy_due, upkeep_lock_path
 
 HOUR = 3
 
@@ -131,7 +125,7 @@ def upkeep_home(tmp_path):
 def test_upkeep_due_runs_the_rule_steps_and_leaves_bots_alone_as_it_should(tmp_path, run_exe, monkeypatch):
     import json as jsonlib
 
-    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.turn.turn import bot_turn
     from omb_tui.core.upkeep.tidy import last_tidy
 
     home = upkeep_home(tmp_path)
@@ -177,7 +171,7 @@ def test_a_second_run_or_a_backup_makes_upkeep_do_nothing_and_say_so(tmp_path, r
 def test_a_run_s_call_bound_lasts_for_the_run_only(tmp_path):
     """A library caller's process keeps its own bound of calls in flight after upkeep_due with another."""
     from omb_tui.core.memory.paths import Home
-    from omb_tui.core.upkeep.schedule import upkeep_due
+    from omb_tui.core.schedule import upkeep_due
     from omb_tui.core.models import call
 
     home = Home(tmp_path / "home")

@@ -15,8 +15,8 @@ import pytest
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep import tidy as tidy_module
-from omb_tui.core.upkeep.run import UpkeepRun
 from omb_tui.core.upkeep.tidy import UpkeepOff, last_tidy, tidy
 
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
@@ -332,7 +332,7 @@ def test_no_tidy_up_when_upkeep_is_off(home, run_cli):
 
 
 def test_the_command_leaves_a_bot_in_a_turn_alone(home, run_cli):
-    from omb_tui.core.models.turn import bot_turn
+    from omb_tui.core.turn.turn import bot_turn
 
     write(home, "MEMORY.md", "- 2026-11-01 · Dentist · until 2026-11-02\n")
     with bot_turn(home, BOT, chat="plans"):

@@ -9,10 +9,10 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from omb_tui.core.bot import parse_day as recall_as_of_day
 from omb_tui.core.memory.journal_filter import JournalFilter
 from omb_tui.core.memory.when import parse_day
-from omb_tui.core.recall.session_search import parse_when
+from omb_tui.core.search.session_search import parse_when
+from omb_tui.core.turn.bot import parse_day as recall_as_of_day
 
 TODAY = date(2026, 11, 30)
 

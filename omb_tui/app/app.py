@@ -125,7 +125,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         self.home = home
         self.user_settings = user_settings  # where the theme chosen is remembered (per user, never in the home)
         if user_settings is not None:
-            from ..core.user_settings import load_user_settings
+            from ..core.memory.user_settings import load_user_settings
 
             theme = load_user_settings(user_settings).get("theme")
             if isinstance(theme, str) and theme in self.available_themes:
@@ -175,7 +175,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
 
     @work(thread=True, exclusive=True, group="user-settings", exit_on_error=False)
     def remember_theme(self, theme: str) -> None:
-        from ..core.user_settings import save_user_setting
+        from ..core.memory.user_settings import save_user_setting
 
         assert self.user_settings is not None
         save_user_setting(self.user_settings, "theme", theme)
@@ -318,7 +318,7 @@ def _log_into_textual() -> None:
 def run_app(home: Home) -> int:
     _log_into_textual()
     # OMB_TUI_NO_WATCH=1 turns file watching off (e.g. on a network filesystem where it is costly).
-    from ..core.user_settings import user_settings_path
+    from ..core.memory.user_settings import user_settings_path
 
     make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH"), user_settings=user_settings_path()).run()
     return 0

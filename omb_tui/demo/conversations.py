@@ -10,8 +10,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Mapping
 
-from ..core.memory.paths import Home, validate_bot_id
-from ..core.recall.conversations import (
+from ..core.memory.conversations import (
     KIND_CHAT,
     KIND_ROOM,
     Conversation,
@@ -22,6 +21,7 @@ from ..core.recall.conversations import (
     rooms_dir,
     write_conversation,
 )
+from ..core.memory.paths import Home, validate_bot_id
 
 # Each script: (id, title, days before today, [(minutes after 09:00, author, text)]), author "p" or "b".
 _SCOUT_CHATS = [

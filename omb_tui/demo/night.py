@@ -35,9 +35,9 @@ from ..core.memory.memory_update import MemoryUpdate
 from ..core.memory.paths import MEMORY_FILE, MemoryInputError
 from ..core.memory.settings import load_bot_settings
 from ..core.memory.store import text_hash
+from ..core.runs.run import UpkeepRun, new_run_id
 from ..core.upkeep.capture import STEP as CAPTURE_STEP
 from ..core.upkeep.capture import quotes_note
-from ..core.upkeep.run import UpkeepRun, new_run_id
 # The tidy-up's own steps (private in the core: `tidy` itself makes its own store, with no clock to set), so the
 # demo's tidy rows are written by the same code as a real night's, never imitated.
 from ..core.upkeep.tidy import tidy_by_rule

@@ -25,7 +25,7 @@ from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from ..core.bot import Bot
+from ..core.turn.bot import Bot
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.memory.store import Actor, LaterChanges, StaleHash
@@ -290,7 +290,7 @@ def model_steps(home: Home, bot_id: str) -> dict:
 
 def run_tidy(home: Home, bot_id: str) -> dict:
     """As `omb-tui tidy`: never while the bot is in a turn; 409 when its memory or upkeep is off."""
-    from ..core.models.turn import no_turn_running
+    from ..core.memory.locks import no_turn_running
     from ..core.upkeep.tidy import tidy
 
     open_bot(home, bot_id, look=False)

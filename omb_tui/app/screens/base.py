@@ -11,7 +11,7 @@ from ...core.memory.paths import NotFound  # (light: the app imports paths befor
 from ..worker_errors import NotifyWorkerErrors
 
 if TYPE_CHECKING:
-    from ...core.bot import Bot
+    from ...core.turn.bot import Bot
 
 T = TypeVar("T")
 
@@ -73,7 +73,7 @@ class BotScreen(AreaScreen):
         """The open bot, built once: again when another bot opens, or after files change (it may be gone)."""
         bot, version = self._open_bot, self.app.memory_version
         if bot is None or bot.id != self.app.bot_id or self._open_bot_version != version:
-            from ...core.bot import Bot  # the bots screen shares this module and paints before the engine loads
+            from ...core.turn.bot import Bot  # the bots screen shares this module and paints before the engine loads
 
             try:
                 bot = self._open_bot = Bot(self.app.home, self.app.bot_id)

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
-from ...core.bot_names import bot_names
+from ...core.memory.bot_names import bot_names
 from ..widgets.bot_list import BotList
 from .base import AreaScreen
 
@@ -66,8 +66,8 @@ class BotsScreen(AreaScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
     def load_bots(self) -> None:
-        from ...core.bot import all_bots  # imported here so the screen paints before the engine loads
         from ...core.review.runs import overnight
+        from ...core.turn.bot import all_bots  # imported here so the screen paints before the engine loads
 
         summaries = []
         for bot in all_bots(self.app.home):

@@ -14,7 +14,7 @@ from ...core.memory.store import FileSnapshot
 from .files_drafts import DraftsScreen
 
 if TYPE_CHECKING:
-    from ...core.bot import Bot  # (the engine loads in a worker, not when the screen's module does)
+    from ...core.turn.bot import Bot  # (the engine loads in a worker, not when the screen's module does)
 
 T = TypeVar("T")
 

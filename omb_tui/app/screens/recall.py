@@ -26,10 +26,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
 from textual.worker import Worker, get_current_worker
 
-from ...core.bot import parse_day
 from ...core.memory.budget import TopicIndex, topic_index
-from ...core.recall.conversations import list_conversations
+from ...core.memory.conversations import list_conversations
 from ...core.recall.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
+from ...core.turn.bot import parse_day
 from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sentence, why_lines, words_line
 from ..styles import style_path
 from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load
@@ -479,7 +479,7 @@ class RecallScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-send")
     def send_turn(self, bot_id: str, message: str, chat_id: str) -> None:
-        from ...core.models.turn import chat_turn, open_chat  # the model layer loads only when a turn is sent
+        from ...core.turn.turn import chat_turn, open_chat  # the model layer loads only when a turn is sent
 
         open_chat(self.app.home, bot_id, chat_id, title=PREVIEW_CHAT_TITLE if chat_id == PREVIEW_CHAT_ID else None)
         result = chat_turn(self.app.home, bot_id, message, chat=chat_id)

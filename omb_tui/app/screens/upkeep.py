@@ -121,9 +121,9 @@ def _local(at: object) -> str:
 
 # ----- reading (in a worker thread) -----
 def read_view(home, bot_id: str) -> UpkeepView:
-    from ...core.bot import Bot
     from ...core.memory.paths import MemoryInputError
     from ...core.memory.settings import load_bot_settings, load_config
+    from ...core.turn.bot import Bot
     from ...core.upkeep.about_me import list_learned
     from ...core.upkeep.capture import last_capture
     from ...core.upkeep.heavy import loaded_every_turn
@@ -209,7 +209,7 @@ def capture_text(last: dict | None) -> str:
 
 
 def tidy_text(last: dict | None) -> str:
-    from ...core.upkeep.run import Skipped
+    from ...core.runs.run import Skipped
     from ...core.upkeep.tidy import TidyReport
 
     if not last:
@@ -444,8 +444,8 @@ class UpkeepScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="upkeep-tidy")
     def tidy_now(self, bot_id: str) -> None:
+        from ...core.memory.locks import no_turn_running
         from ...core.memory.paths import MemoryInputError
-        from ...core.models.turn import no_turn_running
         from ...core.upkeep.tidy import tidy
 
         home = self.app.home

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from ..memory.paths import Home, MemoryInputError
 from ..memory.store import Actor, MemoryStore
-from ..upkeep.run import new_run_id
+from ..runs.run import new_run_id
 from .apply import ApplyOutcome, apply_change_set
 from .records import append_clean_log, clean_log_lines
 from .session import Proposal

@@ -20,14 +20,14 @@ from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.settings import BotSettings, load_bot_settings, update_bot_settings
 from ..memory.store import MemoryStore
-from ..upkeep.run import UpkeepRun
+from ..runs.record import last_of, write_part
+from ..runs.run import UpkeepRun
 from .apply import apply_change_set
 from .pending import add_pending
 from .records import append_attempt, append_clean_log, backup_memory, clean_log_lines, compact_files
 from .report import Report, compose_report
 from .session import DEADLINE_S, MAX_ATTEMPTS, Proposal, propose
 from .validator import FileChangedMeanwhile
-from ..upkeep.record import last_of, write_part
 
 STEP = "compact"  # the journal rows' step, and this step's key in memory-journal/<bot>.upkeep.json
 

@@ -18,7 +18,7 @@ from ..memory.paths import MEMORY_FILE, Home, NotFound
 from ..memory.redact import redact
 from ..memory.settings import BrokenFile
 from ..memory.store import MemoryStore, read_text, text_hash, write_private_json
-from ..upkeep.run import new_run_id
+from ..runs.run import new_run_id
 from .apply import apply_change_set
 from .interactive import you
 from .records import compact_files

@@ -12,6 +12,9 @@ from datetime import date
 
 from omb_tui.core.memory.entries import parse_entries, split_lines
 
+from .paths import Home
+from .store import read_text
+
 MEMORY_MAX_LINES = 200
 MEMORY_MAX_BYTES = 24 * 1024  # UTF-8 bytes, line endings included
 AMBER_FRACTION = 0.8
@@ -244,6 +247,19 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
         aliases=tuple(alias for alias in (_one_line(value) for value in aliases or []) if alias),
         size_bytes=size,
     )
+
+
+def read_topics(home: Home, bot_id: str) -> list[TopicInfo]:
+    """Each topic of the bot (every memory/<topic>.md but the archive, by name), read for its header; a file that
+    cannot be read is left out."""
+    infos = []
+    for path in home.topic_paths(bot_id):
+        try:
+            text = read_text(path)
+        except OSError:
+            continue
+        infos.append(read_topic_info(path.name, text))
+    return infos
 
 
 def _yaml_problem(error: Exception) -> str:

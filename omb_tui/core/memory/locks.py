@@ -1,6 +1,10 @@
 """Advisory locks other processes respect (flock on a file under the home), for steps that must not overlap:
 a bot's turn and upkeep on that bot, two upkeep runs, upkeep and a backup. The store's own per-bot write lock is
 `store._BotLock` (re-entrant, blocking); these never wait unless they say so.
+
+Spec: memory.md, "Memory upkeep" (upkeep never works on a bot in a turn). The per-bot turn lock is here, below
+everything that takes it: the turn (turn/turn.py) holds it shared; upkeep, the command line and the server check
+it and hold it exclusively. docs/turns.md, "The turn lock".
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from .paths import refuse_links
+from .paths import Home, refuse_links, validate_bot_id
 from .store import make_private_dirs
 
 try:
@@ -73,3 +77,39 @@ def _held_waiting(path: Path, mode: int) -> Iterator[None]:
     finally:
         if fd is not None:
             os.close(fd)
+
+
+# ----- the per-bot turn lock -----
+def turn_lock_path(home: Home, bot_id: str) -> Path:
+    """`memory-journal/<bot>.turn.lock`: held shared by every turn of the bot, by any process.
+
+    Not the store's write lock (`<bot>.lock`): holding that for a whole turn would block the person's saves.
+    """
+    return home.journal_dir / f"{validate_bot_id(bot_id)}.turn.lock"
+
+
+@contextlib.contextmanager
+def turn_lock(home: Home, bot_id: str) -> Iterator[None]:
+    """Hold the bot's turn lock shared for the turn: turns of one bot run side by side, upkeep waits.
+
+    A turn that starts while upkeep holds the lock waits for that upkeep step to end.
+    """
+    with held_shared(turn_lock_path(home, bot_id)):
+        yield
+
+
+def turn_in_progress(home: Home, bot_id: str) -> bool:
+    """Is the bot in a turn now, in this process or another? Never waits (for upkeep to check first)."""
+    path = turn_lock_path(home, bot_id)
+    if not path.exists():
+        return False
+    with held_exclusively(path) as held:
+        return not held
+
+
+@contextlib.contextmanager
+def no_turn_running(home: Home, bot_id: str) -> Iterator[bool]:
+    """For upkeep: yields True while holding the bot's turn lock exclusively (no turn can start until the
+    block ends), or False at once, holding nothing, when the bot is in a turn. Never waits."""
+    with held_exclusively(turn_lock_path(home, bot_id)) as held:
+        yield held

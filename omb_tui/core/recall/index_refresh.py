@@ -36,9 +36,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..memory import conversations as conv
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
 from ..memory.store import decode
-from . import conversations as conv
 from .index_rows import RACY_NS, IndexRows
 from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
 

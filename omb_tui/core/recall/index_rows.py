@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..memory import conversations as conv
 from ..memory.entries import Entry, parse_entries
 from ..memory.paths import FileKind
 from ..memory.redact_data import redact_data
 from ..memory.store import decode
-from . import conversations as conv
 from .index_schema import (
     IndexDatabase,
     is_conversation_key,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
-from . import conversations as conv
+from ..memory import conversations as conv
 from .index_rows import sql_text
 from .index_schema import IndexDatabase, day_iso, days_terms, message_day, note_day, span_term
 

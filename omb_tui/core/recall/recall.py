@@ -25,9 +25,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
-from . import conversations as conv
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from .words import Word, matches_needed, terms, word_spans, words
 

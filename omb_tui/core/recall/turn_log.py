@@ -16,11 +16,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Sequence
 
+from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, MemoryStore, WriteResult
-from . import conversations as conv
 
 SAID_MAX_CHARS = 280
 TOOLS_MAX = 12

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..facts.lines import Line, bot_people, room_refusal
+from ..memory import conversations as conv
 from ..memory.paths import Home, quoted
 from ..memory.settings import load_profile_learned
-from ..recall import conversations as conv
-from ..upkeep.capture_state import Line, bot_people, room_refusal
 from . import proposals
 from .model import TITLE_MAX_CHARS, Team
 from .storage import teams_of_bot

@@ -2,7 +2,7 @@
 it becomes a pending card, and one that fails never becomes a card (the reason goes back to the model).
 
 Spec: memory.md, "Shared team memory integrity" and "Checks before a dream saves a fact", which apply to a bot's
-proposal too. The checks are capture's (upkeep/capture_checks.py), taken as for a fact: the quotes must be the
+proposal too. The checks are the ones capture runs (facts/checks.py), taken as for a fact: the quotes must be the
 person's own words in the conversation the turn is in (in a room, a fact may rest on another person's words
 about the shared work), not a question, a task or a supposition; every number, path and URL of the title and
 the text must be in the quotes; nothing that looks like a secret; nothing the person asked to forget.
@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..facts import checks
+from ..facts.lines import as_line, bot_people, role_of
+from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
-from ..recall import conversations as conv
-from ..upkeep import capture_checks as checks
-from ..upkeep.capture_state import as_line, bot_people, role_of
 from .model import Card, Team, by_bot
+from .notes import propose
 from .storage import change_team, teams_of_bot
 
 CONVERSATION_LINES = 400  # the newest messages of the conversation a quote may come from
@@ -90,8 +91,6 @@ def evidence_problem(title: str, text: str, quotes: list[str], lines: list, *, i
 def make_card(home: Home, team: Team, bot_id: str, key: str, title: str, text: str, quotes: list[str], *,
               chat: str) -> Proposal:
     """The checked proposal becomes the team's pending card (never an accepted note)."""
-    from .notes import propose
-
     try:
         card = change_team(home, team.key, lambda current: propose(current, key, title, text, by=by_bot(bot_id),
                                                                    quotes=quotes, chat=chat))

@@ -2,8 +2,8 @@
 
 Spec: memory.md, "Memory upkeep" ("Noticing facts", "Learning from group chats", "About me"), "Checks before
 a dream saves a fact" and "Remember and forget, in chat" (forgotten words are never learned again). Which
-turns are read, and where reading stopped, is capture_state; the checks are capture_checks; every decision
-made where the spec is silent is in docs/upkeep-capture.md.
+turns are read, and where reading stopped, is capture_state; who said what is facts/lines.py; the checks are
+facts/checks.py; every decision made where the spec is silent is in docs/upkeep-capture.md.
 
 The model proposes, code decides: an item that fails a check is skipped with one sentence, never half
 saved. Core facts go to MEMORY.md through MemoryUpdate.add (so the archive overflow applies), the rest to
@@ -17,36 +17,33 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..facts import checks
+from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
+from ..memory import conversations as conv
+from ..memory.budget import read_topic_info
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
-from ..memory.memory_update import MemoryUpdate
+from ..memory.memory_update import MemoryUpdate, same_fact
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.redact_data import redact_data
-from ..memory.settings import load_bot_settings, load_profile_learned
+from ..memory.settings import load_bot_settings, load_config, load_profile_learned
 from ..memory.store import MemoryStore, StaleHash
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
+from ..runs.record import last_of, write_part
+from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
 from ..team.model import Team
-from . import capture_checks as checks
 from .capture_state import (
-    BOT,
-    OTHER_BOT,
-    OTHER_PERSON,
-    PERSON,
     Batch,
     ReadPositions,
     batches,
-    bot_people,
     conversations_to_read,
     drop_pending,
     read_pending,
-    room_refusal,
     unread_turns,
 )
-from .run import Skipped, UpkeepRun
-from .record import last_of, write_part
 
 JOB = "capture"  # the usage rows' job
 STEP = "capture"  # the journal rows' step
@@ -208,13 +205,9 @@ def last_capture(home: Home | str, bot_id: str) -> dict | None:
 
 
 def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:
-    from ..recall import conversations as conv
-
     conversation = conv.find_conversation(home, bot_id, chat_id)  # NotFound for a chat it does not have
     if not conversation.is_room:
         return f"the chat '{chat_id}' was not started by a person, and only such chats are read"
-    from ..memory.settings import load_config
-
     if not load_config(home).room_memory_capture:
         return "rooms are read only with Learn from group chats (features.roomMemoryCapture)"
     refusal = room_refusal(conversation, bot_people(home, bot_id))
@@ -265,8 +258,6 @@ class _Capture:
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def _topics(self) -> list[tuple[str, str | None]]:
-        from ..memory.budget import read_topic_info
-
         found = []
         for path in self.home.topic_paths(self.bot_id):
             info = read_topic_info(path.name, self.store.read(f"memory/{path.name}").text)
@@ -414,8 +405,6 @@ def quotes_note(quotes: list[str]) -> str | None:
 
 
 def _was_removed(home: Home, text: str) -> bool:
-    from ..memory.memory_update import same_fact
-
     return any(item.get("removed") is True and same_fact(str(item.get("text") or ""), text)
                for item in load_profile_learned(home).learned)
 

@@ -29,27 +29,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..facts.lines import OTHER_PERSON, PERSON, Line, as_line, bot_people, role_of, room_refusal
+from ..memory import conversations as conv
 from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_config
 from ..memory.store import read_text, write_private_json
-from ..recall import conversations as conv
 
-LINE_MAX_CHARS = 4_000  # one message as the model sees it (a quote is checked against the same text)
 BATCH_MAX_CHARS = 24_000  # the turns of one model call; a longer backlog is read in several calls
 TURNS_BEFORE_DUE = 6  # "or after six turns"
 PENDING_MAX_CHATS = 50
 PENDING_FILE = "memory-capture-pending.json"
-
-# What a line is to the batch: the person's own words, this bot's, another person's, another bot's.
-PERSON, BOT, OTHER_PERSON, OTHER_BOT = "person", "bot", "other person", "other bot"
-
-
-@dataclass(frozen=True)
-class Line:
-    seq: int
-    role: str  # PERSON, BOT, OTHER_PERSON or OTHER_BOT
-    author: str
-    text: str  # as the model is shown it (at most LINE_MAX_CHARS)
 
 
 @dataclass
@@ -155,26 +144,6 @@ class ReadPositions:
 
 
 # ----- which conversations, which turns -----
-def bot_people(home: Home, bot_id: str) -> set[str]:
-    """The people who talk with the bot in 1:1 chats they started: whose words are "the person's" in a room."""
-    people = set()
-    for path in conv.chat_paths(home, bot_id):
-        chat = conv.read_conversation(path, header_only=True)
-        if chat is not None and chat.started_by.kind == "person" and chat.started_by.name:
-            people.add(chat.started_by.name)
-    return people
-
-
-def room_refusal(room: conv.Conversation, people: set[str]) -> str | None:
-    """Why a room never feeds capture, or None when it may."""
-    members = set(room.people())
-    if not members:
-        return "no person is in it (a bot-to-bot channel)"
-    if not people <= members:
-        return "fewer people can see it than the bot"
-    return None
-
-
 def conversations_to_read(home: Home, bot_id: str, chat_id: str | None = None) -> list[conv.Conversation]:
     """The bot's 1:1 chats the person started, and its rooms when Learn from group chats is on; with messages."""
     found = []
@@ -196,20 +165,6 @@ def conversations_to_read(home: Home, bot_id: str, chat_id: str | None = None) -
                 if room is not None and room.has_bot(bot_id):
                     found.append(room)
     return found
-
-
-def as_line(message: conv.Message, role: str) -> Line:
-    """A message as the model reads it in a batch: its role, author and text (cut to LINE_MAX_CHARS)."""
-    return Line(message.seq, role, message.author, message.text[:LINE_MAX_CHARS])
-
-
-def role_of(message: conv.Message, bot_id: str, own_people: set[str]) -> str | None:
-    """Whose words a message is, as capture's rules tell them apart (the person, another person, this bot...)."""
-    if message.author_kind == "person":
-        return PERSON if message.author in own_people else OTHER_PERSON
-    if message.author_kind == "bot":
-        return BOT if message.author == bot_id else OTHER_BOT
-    return None  # a notice from the harness is no one's words
 
 
 def _starts_turn(message: conv.Message, previous: conv.Message | None) -> bool:

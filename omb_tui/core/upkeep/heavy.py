@@ -36,7 +36,7 @@ class LoadedEveryTurn:
 
 
 def loaded_every_turn(bot, today: date | None = None) -> LoadedEveryTurn:
-    """Measure `bot` (a core.bot.Bot); a settings file that cannot be read raises, as Bot.settings does."""
+    """Measure `bot` (a core.turn.bot.Bot); a settings file that cannot be read raises, as Bot.settings does."""
     settings = bot.settings
     try:
         about_me = utf8_size(read_text(bot.home.about_me_path))

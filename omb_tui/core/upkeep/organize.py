@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from ..memory.budget import topic_index_line
+from ..memory.budget import read_topics, topic_index_line
 from ..memory.entries import (
     Entry,
     is_health_or_safety,
@@ -36,7 +36,7 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore, StaleHash, encode, read_text, write_private_json
 from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
-from .run import Skipped, UpkeepRun
+from ..runs.run import Skipped, UpkeepRun
 
 JOB = "organize"
 STEP = "organize"
@@ -345,9 +345,7 @@ def organize(home: Home, bot_id: str, *, run: UpkeepRun | None = None, today: da
     if not offered:
         result.reason = "No line of MEMORY.md is waiting to be judged: nothing was asked."
         return result
-    from ..bot import Bot
-
-    topics = [topic_index_line(info) for info in Bot(home, bot_id).topics()]
+    topics = [topic_index_line(info) for info in read_topics(home, bot_id)]
     try:
         answer = complete(home, bot_id, JOB, build_messages(offered, topics, today), schema=ORGANIZE_SCHEMA)
     except ModelUnavailable as exc:

@@ -31,8 +31,8 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, FileSnapshot, MemoryStore, StaleHash
 from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
-from .run import Skipped, UpkeepRun
-from .record import last_of, read_part, write_part
+from ..runs.record import last_of, read_part, write_part
+from ..runs.run import Skipped, UpkeepRun
 
 STEP = "tidy-up"  # the step the journal rows name, and the source of a still-true entry (`from tidy-up`)
 JOB = "tidy-up"  # the usage row's job

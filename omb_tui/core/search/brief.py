@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from ..memory import conversations as conv
 from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_bot_settings
-from . import conversations as conv
-from .recall_index import MessageHit, RecallIndex, conversation_key, open_index
+from ..recall.recall_index import MessageHit, RecallIndex, conversation_key, open_index
 
 BRIEF_WINDOW = timedelta(days=2)
 BRIEF_MAX_LINES = 10

@@ -14,14 +14,16 @@ import logging
 from dataclasses import dataclass
 from datetime import date
 
+from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
 from ..memory.paths import Home, MemoryInputError
 from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, MemoryStore
 from ..memory.when import parse_day
-from ..recall import conversations as conv
-from .structured import UnusableAnswer, read_json_object, strings_problem
+from ..models.structured import UnusableAnswer, read_json_object, strings_problem
+from ..search.session_search import session_search
+from ..team.proposals import propose_from_bot
 
 log = logging.getLogger("omb_tui.models.tools")
 
@@ -179,7 +181,7 @@ def run_tool(
     rows and notes name it). `store`: the store of the turn the call is part of (see turn.bot_turn), so that a
     change found before a write is journaled as the bot's work in this turn.
     """
-    from ..memory.redact import redact
+    from ..memory.redact import redact  # compiled when a tool first runs, not when a harness imports the library
 
     try:
         args = _arguments(arguments)
@@ -253,8 +255,6 @@ def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, sto
 
 
 def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
-    from ..team.proposals import propose_from_bot
-
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was proposed."
     team = _text_argument(args, "team", required=False)
@@ -275,8 +275,6 @@ def note_source(title: str) -> str:
 
 
 def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
-    from ..recall.session_search import session_search
-
     query = _text_argument(args, "query", required=False)
     since = _text_argument(args, "since", required=False)
     until = _text_argument(args, "until", required=False)

@@ -1,8 +1,10 @@
 """Every bot's id, name and memory switch, read fast from the settings files alone (json and the paths).
 
 For the app's first frame, which lists the bots before the engine (the store, redaction, the journal) is
-imported: a few milliseconds against ~40 ms of imports. The full summary (`core.bot`, `Bot.summary`) follows
+imported: a few milliseconds against ~40 ms of imports. The full summary (`core.turn.bot`, `Bot.summary`) follows
 and has the last word, on a broken settings file too; so here anything unreadable simply shows the id.
+Spec: memory.md, "Where it lives" (each bot's settings file). On the memory floor: it reads files, and the app
+imports it before anything else of the core.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .memory.paths import Home
+from .paths import Home
 
 
 @dataclass(frozen=True)

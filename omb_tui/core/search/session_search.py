@@ -13,12 +13,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
+from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
-from . import conversations as conv
-from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
-from .words import matches_needed, words
+from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
+from ..recall.words import matches_needed, words
+from .team_notes import search_team_notes
 
 DEFAULT_LIMIT = 20
 SCOPES = ("all", "team")  # "team": only the accepted notes of the bot's teams (docs/team.md)
@@ -254,8 +255,6 @@ def _note_hit(hit: NoteHit, surface: dict[str, str]) -> SearchHit:
 
 def _team_hits(home: Home, bot_id: str, query: str | None, start: datetime | None, end: datetime | None,
                limit: int) -> list[SearchHit]:
-    from ..team.search import search_team_notes
-
     found = search_team_notes(home, bot_id, query, since=start, until=end, limit=limit)
     return [SearchHit(source="team", where=f'team "{hit.team.name}" · note {hit.note.key}',
                       text=f"{hit.note.title}: {' '.join(hit.note.text.split())}"[:TEXT_MAX], matched=hit.matched,

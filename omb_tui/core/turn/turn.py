@@ -1,4 +1,4 @@
-"""A bot's turn with its memory: the turn boundary, the per-bot turn lock, and one chat turn through a model.
+"""A bot's turn with its memory: the turn boundary and one chat turn through a model.
 
 Spec: memory.md, "The journal" (bot writes are caught at the turn boundary: when a turn starts, what every
 memory file says is noted; when it ends, whatever differs is the bot's work for that chat; a file changed
@@ -6,7 +6,8 @@ between turns is the person's, changed outside the app; journaling never fails a
 turn" (the recall block goes in front of the message, not into the system prompt), "What loads, and the
 budget" (the memory block in the system prompt), "What a bot knows about its other conversations" (the
 recent-work brief in the system prompt, one log line per finished turn) and "Remember and forget, in chat"
-(the tools, see tools.py). docs/turns.md describes it for people.
+(the tools, see tools.py). The per-bot turn lock every turn holds is memory/locks.py's. docs/turns.md describes it
+for people.
 
     with bot_turn(home, "scout", chat="plans") as turn:      # a harness wraps each turn in this
         ...                                                  # the bot works; its file tools write as they like
@@ -21,20 +22,20 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from pathlib import Path
 from typing import Callable, Iterator
 
+from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
-from ..memory.locks import held_exclusively, held_shared
+from ..memory.locks import turn_lock
 from ..memory.paths import Home, NotFound, validate_bot_id
+from ..memory.settings import load_bot_settings
 from ..memory.store import Actor, MemoryStore, make_private_dirs
-from ..recall import conversations as conv
+from ..recall.recall import recall
+from ..recall.turn_log import append_turn_log
+from ..search.brief import recent_work_brief
+from ..team.storage import teams_of_bot
+from .bot import Bot
 from .tools import run_tool, tools_for
-
-try:  # POSIX advisory locks: the turn lock is seen by every process on the machine
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: turns still run, upkeep cannot see them
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("omb_tui.models.turn")
 
@@ -44,42 +45,6 @@ HISTORY_MAX_MESSAGES = 40  # earlier messages of the conversation sent with a tu
 HISTORY_MAX_CHARS = 24_000
 NO_ANSWER = f"The bot kept calling tools for {MAX_TOOL_ROUNDS} rounds without answering."
 EMPTY_ANSWER = "The model answered with no text."
-
-
-# ----- the per-bot turn lock -----
-def turn_lock_path(home: Home, bot_id: str) -> Path:
-    """`memory-journal/<bot>.turn.lock`: held shared by every turn of the bot, by any process.
-
-    Not the store's write lock (`<bot>.lock`): holding that for a whole turn would block the person's saves.
-    """
-    return home.journal_dir / f"{validate_bot_id(bot_id)}.turn.lock"
-
-
-@contextlib.contextmanager
-def _turn_lock(home: Home, bot_id: str) -> Iterator[None]:
-    """Hold the bot's turn lock shared for the turn: turns of one bot run side by side, upkeep waits.
-
-    A turn that starts while upkeep holds the lock waits for that upkeep step to end.
-    """
-    with held_shared(turn_lock_path(home, bot_id)):
-        yield
-
-
-def turn_in_progress(home: Home, bot_id: str) -> bool:
-    """Is the bot in a turn now, in this process or another? Never waits (for upkeep to check first)."""
-    path = turn_lock_path(home, bot_id)
-    if not path.exists():
-        return False
-    with held_exclusively(path) as held:
-        return not held
-
-
-@contextlib.contextmanager
-def no_turn_running(home: Home, bot_id: str) -> Iterator[bool]:
-    """For upkeep: yields True while holding the bot's turn lock exclusively (no turn can start until the
-    block ends), or False at once, holding nothing, when the bot is in a turn. Never waits."""
-    with held_exclusively(turn_lock_path(home, bot_id)) as held:
-        yield held
 
 
 # ----- the turn boundary -----
@@ -106,7 +71,7 @@ def bot_turn(home: Home, bot_id: str, *, chat: str | None = None) -> Iterator[Bo
     """
     validate_bot_id(bot_id)
     actor = Actor(WHO_BOT, HOW_TASK, chat=chat)
-    with _turn_lock(home, bot_id):
+    with turn_lock(home, bot_id):
         try:
             make_private_dirs(home.workspace(bot_id))  # spec: the workspace is made the first time the bot runs a turn
             MemoryStore(home, bot_id).sync_outside_changes()
@@ -179,9 +144,6 @@ def open_chat(home: Home, bot_id: str, chat_id: str, *, person: str | None = Non
 
 def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:
     """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief."""
-    from ..bot import Bot
-    from ..recall.brief import recent_work_brief
-
     today = today or date.today()
     bot = Bot(home, bot_id, must_exist=False)
     loaded = bot.loaded_prompt(today)
@@ -237,8 +199,6 @@ def history_messages(conversation: conv.Conversation, bot_id: str) -> list[dict]
 
 
 def _recall_block(home: Home, bot_id: str, message: str, chat_id: str) -> str:
-    from ..recall.recall import recall
-
     try:
         return recall(home, bot_id, message, chat_id=chat_id).block
     except Exception as exc:  # recall never fails a turn (spec): the turn goes ahead without it
@@ -247,7 +207,7 @@ def _recall_block(home: Home, bot_id: str, message: str, chat_id: str) -> str:
 
 
 def _default_complete() -> Complete:
-    from .call import complete  # only when a call is about to be made: it brings litellm
+    from ..models.call import complete  # a harness that only wraps turns never loads the model layer
 
     return complete
 
@@ -270,8 +230,6 @@ def chat_turn(
     ends, logged in the daily turn log. A model that cannot be reached makes a failed turn whose answer is the
     reason in one sentence (`model_unavailable`). `complete` is call.complete unless given (tests script it).
     """
-    from ..memory.settings import load_bot_settings
-
     complete = complete or _default_complete()
     conversation = open_chat(home, bot_id, chat, person=person)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
@@ -294,8 +252,6 @@ def chat_turn(
 
 
 def _in_a_team(home: Home, bot_id: str) -> bool:
-    from ..team.storage import teams_of_bot
-
     return bool(teams_of_bot(home, bot_id))
 
 
@@ -349,8 +305,6 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
 
 def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult) -> None:
     """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
-    from ..recall.turn_log import append_turn_log
-
     reply = conv.Message("bot", bot_id, datetime.now().astimezone(), result.answer, failed=result.failed)
     conv.append_message(conversation.path, reply)
     try:

@@ -14,8 +14,8 @@ from datetime import datetime
 from ..memory.paths import Home
 from ..recall.index_search import idf
 from ..recall.words import matches_needed, terms
-from .model import Note, Team
-from .storage import teams_of_bot
+from ..team.model import Note, Team
+from ..team.storage import teams_of_bot
 
 
 @dataclass(frozen=True)

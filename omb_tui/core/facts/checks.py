@@ -14,7 +14,7 @@ from ..memory.memory_update import forgotten_matches, same_fact
 from ..memory.paths import ARCHIVE_NAME, MEMORY_FILE, CredentialName, InvalidName, validate_topic_name
 from ..memory.redact import contains_credential
 from ..memory.text_checks import first_text_problem
-from .capture_state import BOT, OTHER_BOT, OTHER_PERSON, PERSON, Line
+from .lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, Line
 
 KINDS = ("fact", "preference", "decision", "outcome")
 NEEDS_QUOTE = ("fact", "preference")  # about the person: kept only with the words it rests on

@@ -1,4 +1,5 @@
-"""Scheduling upkeep: what is due, the locks it respects, and running many bots with a bound.
+"""Scheduling upkeep: what is due, the locks it respects, and running many bots with a bound. It drives upkeep's
+steps and nightly compaction, so it sits on the floor above both (neither imports it).
 
 Spec: memory.md, "Memory upkeep" (the nightly tidy-up "once a day after 3 am (`memory.tidyHour`), or at the
 next check if the computer was asleep, never while the bot is working"; "Upkeep pauses while a backup runs").
@@ -7,7 +8,7 @@ Locks, all advisory flocks under the home, so a cron job, the app and a harness 
 - `upkeep.lock`: held by a run of `omb-tui upkeep --due`; a second run finds it held and exits at once.
 - `backup.lock`: a backup script holds it while it copies the home (`flock ~/.openmausbot/backup.lock tar …`);
   upkeep runs nothing while it is held.
-- a bot's turn lock (`omb_tui.core.models.turn`): upkeep skips a bot that is in a turn, and holds the lock
+- a bot's turn lock (`omb_tui.core.memory.locks`): upkeep skips a bot that is in a turn, and holds the lock
   while it works on the bot, so a turn starting meanwhile waits for it.
 """
 
@@ -19,8 +20,16 @@ from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Callable, Iterable, TypeVar
 
-from ..memory.locks import held_exclusively
-from ..memory.paths import Home
+from .compact.nightly import compact_nightly, last_compaction_at
+from .memory.locks import held_exclusively, no_turn_running
+from .memory.paths import Home
+from .memory.settings import load_bot_settings, load_config
+from .models.call import concurrent_calls
+from .runs.run import UpkeepRun
+from .upkeep.capture import capture
+from .upkeep.capture_state import capture_due
+from .upkeep.organize import organize
+from .upkeep.tidy import last_tidy, tidy
 
 DEFAULT_CONCURRENCY = 8
 UPKEEP_LOCK = "upkeep.lock"
@@ -131,8 +140,6 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
     turns waiting, or left pending at a shutdown), organizing after it, the daily tidy-up (with organizing
     first), and nightly compaction after it where it is switched on. Never while a backup runs, never on a bot
     in a turn, never twice at once."""
-    from ..models.call import concurrent_calls
-
     now = (now or datetime.now()).astimezone()
     report = UpkeepRunReport()
     # bots at a time is also calls at a time, for this run only
@@ -162,15 +169,6 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
 
 
 def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
-    from ..compact.nightly import compact_nightly, last_compaction_at
-    from ..memory.settings import load_bot_settings, load_config
-    from ..models.turn import no_turn_running
-    from .capture import capture
-    from .capture_state import capture_due
-    from .organize import organize
-    from .run import UpkeepRun
-    from .tidy import last_tidy, tidy
-
     done = BotUpkeep(bot_id)
     settings = load_bot_settings(home, bot_id)
     if not settings.memory or not settings.upkeep:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from .memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topic_info
-from .memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
-from .memory.settings import BotSettings, load_bot_settings
-from .memory.store import MemoryStore, read_text
-from .memory.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
+from ..memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topics
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
+from ..memory.settings import BotSettings, load_bot_settings
+from ..memory.store import MemoryStore
+from ..memory.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
+from ..team.prompt import team_blocks
 
 
 @dataclass(frozen=True)
@@ -71,14 +72,7 @@ class Bot:
         return gauge(self.memory_text())
 
     def topics(self) -> list[TopicInfo]:
-        infos = []
-        for path in self.home.topic_paths(self.id):
-            try:
-                text = read_text(path)
-            except OSError:
-                continue
-            infos.append(read_topic_info(path.name, text))
-        return infos
+        return read_topics(self.home, self.id)
 
     def loaded_prompt(self, as_of: date | None = None, *, memory_text: str | None = None,
                       topics: list[TopicInfo] | None = None) -> LoadedPrompt:
@@ -89,8 +83,6 @@ class Bot:
         topics = self.topics() if topics is None else topics
         block = prompt_block_if_enabled(memory_on, memory_text, topics, as_of or date.today())
         if memory_on:  # the blocks of the teams the bot is a member of load after its own memory
-            from .team.prompt import team_blocks
-
             teams = team_blocks(self.home, self.id)
             block = f"{block}\n{teams}" if teams else block
         return LoadedPrompt(memory_on, block)

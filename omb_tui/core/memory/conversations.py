@@ -29,9 +29,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterable
 
-from ..memory.journal import utf8_json
-from ..memory.paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
-from ..memory.store import atomic_write_bytes, make_private_dirs
+from .journal import utf8_json
+from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
+from .store import atomic_write_bytes, make_private_dirs
 
 log = logging.getLogger("omb_tui.conversations")
 
@@ -437,7 +437,7 @@ def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_mes
 def _encode_line(data: dict) -> bytes:
     """A line as it reaches disk: every text redacted (what was said, a title, a name), as in every file.
     Valid UTF-8 always: a byte that was not UTF-8 is written as its \\udcXX escape (as in the journal)."""
-    from ..memory.redact_data import redact_data
+    from .redact_data import redact_data
 
     return (utf8_json(redact_data(data), separators=(",", ":")) + "\n").encode("utf-8")
 
