@@ -53,8 +53,12 @@ def _decoded(text: str) -> str:
 def _escaped_leaks(redact_text) -> tuple[int, set[str]]:
     """How many escaped forms (tests/credential_corpus_data.escaped_forms, inside a JSON answer) still show their
     secret once decoded, and of how many kinds."""
-    leaked = [(c.kind, form) for c in CREDENTIALS for form, escaped in escaped_forms(c).items()
-              if c.secret in _decoded(redact_text(f'{{"reason": "{escaped}"}}'))]
+    leaked = [
+        (c.kind, form)
+        for c in CREDENTIALS
+        for form, escaped in escaped_forms(c).items()
+        if c.secret in _decoded(redact_text(f'{{"reason": "{escaped}"}}'))
+    ]
     return len(leaked), {kind for kind, _ in leaked}
 
 
@@ -68,8 +72,10 @@ def main() -> None:
     print(f"redact on 24 KB of lookalikes: {_millis(harmless):.2f} ms")
     print(f"redact on 24 KB of lookalikes and credentials: {_millis(mixed):.2f} ms")
     forms = sum(len(escaped_forms(c)) for c in CREDENTIALS)
-    for name, redact_text in (("redact on the JSON text", lambda text: redact(text).text),
-                              ("redact_answer (escapes decoded)", redact_answer)):
+    for name, redact_text in (
+        ("redact on the JSON text", lambda text: redact(text).text),
+        ("redact_answer (escapes decoded)", redact_answer),
+    ):
         count, kinds = _escaped_leaks(redact_text)
         print(f"escaped forms, {name}: {count} of {forms} leaked, {len(kinds)} kinds")
     answer = _note([f'{{"reason": "{escaped_forms(c)["quotes"]}"}}' for c in CREDENTIALS], 24_000)

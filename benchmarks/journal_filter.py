@@ -96,17 +96,19 @@ def main() -> None:
         print(f"{'filter':28s} {'app scan':>10s} {'CLI rows':>10s} {'json.loads':>11s}  matches")
         for text in FILTERS:
             journal_filter = JournalFilter.parse(text)
-            scan_s, matches = best_of(args.runs, lambda: app_scan(path, journal_filter))
-            rows_s, rows = best_of(args.runs, lambda: journal_filter.rows(journal))
-            json_s, baseline = best_of(args.runs, lambda: json_baseline(path, text))
+            scan_s, matches = best_of(args.runs, lambda f=journal_filter: app_scan(path, f))
+            rows_s, rows = best_of(args.runs, lambda f=journal_filter: f.rows(journal))
+            json_s, baseline = best_of(args.runs, lambda t=text: json_baseline(path, t))
             assert matches == len(rows) == baseline, (text, matches, len(rows), baseline)
-            print(f"{text:28s} {scan_s:9.2f}s {rows_s:9.2f}s {json_s:10.2f}s  {matches:,}"
-                  f"  (app scan {json_s / scan_s:.1f}x faster than json.loads)")
+            print(
+                f"{text:28s} {scan_s:9.2f}s {rows_s:9.2f}s {json_s:10.2f}s  {matches:,}"
+                f"  (app scan {json_s / scan_s:.1f}x faster than json.loads)"
+            )
         tool = shutil.which("rg") or shutil.which("grep")
         if tool:
             command = [tool, "-c", '"who":"person"', str(path)]
             grep_s, _ = best_of(args.runs, lambda: subprocess.run(command, capture_output=True, check=False))
-            print(f"\n{Path(tool).name} -c '\"who\":\"person\"' (reading the file, no filter logic): {grep_s:.2f}s")
+            print(f'\n{Path(tool).name} -c \'"who":"person"\' (reading the file, no filter logic): {grep_s:.2f}s')
 
 
 if __name__ == "__main__":

@@ -22,20 +22,25 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 BOT_ID = "bench"
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = ("the person prefers short replies lives in Pune likes window seats trains office project deadline "
-         "friday notes invoice client meeting Berlin tea coffee report draft weekly review plan").split()
+WORDS = (
+    "the person prefers short replies lives in Pune likes window seats trains office project deadline "
+    "friday notes invoice client meeting Berlin tea coffee report draft weekly review plan"
+).split()
 
 
 def _text(rng: random.Random, size: int) -> str:
     lines, total = [], 0
     while total < size:
-        line = f"- 2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} · " + " ".join(
-            rng.choice(WORDS) for _ in range(rng.randint(4, 14))) + "\n"
+        line = (
+            f"- 2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} · "
+            + " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 14)))
+            + "\n"
+        )
         lines.append(line)
         total += len(line)
     return "".join(lines)
@@ -44,8 +49,10 @@ def _text(rng: random.Random, size: int) -> str:
 def _diff(rng: random.Random, file: str) -> str:
     removed = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
     added = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9)))
-    return (f"--- a/{file}\n+++ b/{file}\n@@ -{rng.randint(1, 80)},3 +{rng.randint(1, 80)},3 @@\n"
-            f" - context line\n-- {removed}\n+- {added}\n - context line\n")
+    return (
+        f"--- a/{file}\n+++ b/{file}\n@@ -{rng.randint(1, 80)},3 +{rng.randint(1, 80)},3 @@\n"
+        f" - context line\n-- {removed}\n+- {added}\n - context line\n"
+    )
 
 
 def make_home(root: Path, rows: int, seed: int = 4) -> int:
@@ -66,17 +73,29 @@ def make_home(root: Path, rows: int, seed: int = 4) -> int:
     small = [_text(rng, rng.randint(150, 900)) for _ in range(64)]
     large = [_text(rng, rng.randint(2000, 6000)) for _ in range(64)]
     topics = [f"memory/{name}.md" for name in ("travel", "clients", "health", "projects", "family", "food")]
-    kinds = [("bot", "during a task"), ("bot", "during a task"), ("bot", "during a task"),
-             ("person", "in Settings"), ("person", "changed outside the app"), ("import", "command line"),
-             ("Memory upkeep", "upkeep step"), ("person", "undo")]
-    start = datetime(2025, 12, 1, tzinfo=timezone.utc)
+    kinds = [
+        ("bot", "during a task"),
+        ("bot", "during a task"),
+        ("bot", "during a task"),
+        ("person", "in Settings"),
+        ("person", "changed outside the app"),
+        ("import", "command line"),
+        ("Memory upkeep", "upkeep step"),
+        ("person", "undo"),
+    ]
+    start = datetime(2025, 12, 1, tzinfo=UTC)
     path = home.journal_path(BOT_ID)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as journal:
         for number in range(rows):
             roll = rng.random()
-            file = "MEMORY.md" if roll < 0.55 else rng.choice(topics) if roll < 0.85 else \
-                f"memory/log/2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}.md"
+            file = (
+                "MEMORY.md"
+                if roll < 0.55
+                else rng.choice(topics)
+                if roll < 0.85
+                else f"memory/log/2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}.md"
+            )
             who, how = rng.choice(kinds)
             before = rng.choice(large) if rng.random() < 0.2 else rng.choice(small)
             undoable = rng.random() > 0.01
@@ -85,14 +104,20 @@ def make_home(root: Path, rows: int, seed: int = 4) -> int:
             row = {
                 "id": f"{int(at.timestamp() * 1e6):x}-{number % 0xFFFF:04x}",
                 "at": at.isoformat(timespec="milliseconds"),
-                "bot": BOT_ID, "who": who, "how": how, "file": file,
-                "before_hash": f"{rng.getrandbits(256):064x}", "after_hash": f"{rng.getrandbits(256):064x}",
+                "bot": BOT_ID,
+                "who": who,
+                "how": how,
+                "file": file,
+                "before_hash": f"{rng.getrandbits(256):064x}",
+                "after_hash": f"{rng.getrandbits(256):064x}",
                 "diff": _diff(rng, file),
                 "before_text": before if undoable else None,
                 "undoable": undoable,
                 "not_undoable_reason": None if undoable else REASON_CREDENTIAL,
                 "chat": rng.choice(["Plans", "Follow-up", "Invoices", None]) if who == "bot" else None,
-                "undo_of": None, "step": None, "note": None,
+                "undo_of": None,
+                "step": None,
+                "note": None,
             }
             journal.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
     return path.stat().st_size
@@ -226,27 +251,43 @@ def main() -> None:
             results[rows] = figures
             print(f"\n{rows:,} rows · journal {figures['journal_mb']:.1f} MB (generated in {made:.1f} s)")
             print(f"  first rows drawn, from the key press : {figures['first_rows_from_key_s'] * 1000:7.1f} ms")
-            print(f"    switching to the new screen         : {figures['screen_switch_s'] * 1000:7.1f} ms"
-                  f"  (import, compose, first-time CSS; the same for any journal)")
+            print(
+                f"    switching to the new screen         : {figures['screen_switch_s'] * 1000:7.1f} ms"
+                f"  (import, compose, first-time CSS; the same for any journal)"
+            )
             print(f"    the list: first rows read and drawn : {figures['list_first_rows_s'] * 1000:7.1f} ms")
-            print(f"  first rows drawn, from app start     : {figures['first_rows_from_start_s'] * 1000:7.1f} ms"
-                  f"  (app ready {figures['app_ready_s'] * 1000:.0f} ms)")
-            print(f"  every row indexed, from the key press: {figures['all_rows_indexed_from_key_s'] * 1000:7.1f} ms"
-                  f"  ({figures['rows']:,} rows)")
-            print(f"  read again (Ctrl+R): first rows drawn : {figures['reread_first_rows_s'] * 1000:7.1f} ms"
-                  f"  (every row {figures['reread_all_rows_s'] * 1000:.0f} ms)")
-            print(f"  filter who:person day:2025-12        : {figures['filter_s'] * 1000:7.1f} ms"
-                  f"  ({figures['filter_matches']:,} match)")
+            print(
+                f"  first rows drawn, from app start     : {figures['first_rows_from_start_s'] * 1000:7.1f} ms"
+                f"  (app ready {figures['app_ready_s'] * 1000:.0f} ms)"
+            )
+            print(
+                f"  every row indexed, from the key press: {figures['all_rows_indexed_from_key_s'] * 1000:7.1f} ms"
+                f"  ({figures['rows']:,} rows)"
+            )
+            print(
+                f"  read again (Ctrl+R): first rows drawn : {figures['reread_first_rows_s'] * 1000:7.1f} ms"
+                f"  (every row {figures['reread_all_rows_s'] * 1000:.0f} ms)"
+            )
+            print(
+                f"  filter who:person day:2025-12        : {figures['filter_s'] * 1000:7.1f} ms"
+                f"  ({figures['filter_matches']:,} match)"
+            )
             print(f"  tracemalloc peak                     : {figures['tracemalloc_peak_mb']:7.1f} MB")
-            print(f"  maxrss (whole process)               : {figures['maxrss_mb']:7.1f} MB"
-                  f"  (+{figures['maxrss_growth_mb']:.1f} MB while on the journal)")
+            print(
+                f"  maxrss (whole process)               : {figures['maxrss_mb']:7.1f} MB"
+                f"  (+{figures['maxrss_growth_mb']:.1f} MB while on the journal)"
+            )
             print(f"  widgets on the journal screen        : {figures['widgets_on_screen']:7d}")
     big, small = results[args.rows], results[args.small]
     print(f"\nratio {args.rows:,} / {args.small:,} rows:")
-    for key, label in (("first_rows_from_key_s", "first rows from the key"), ("list_first_rows_s", "the list's part"),
-                       ("reread_first_rows_s", "first rows, read again"),
-                       ("reread_all_rows_s", "every row, read again"),
-                       ("tracemalloc_peak_mb", "tracemalloc peak"), ("maxrss_mb", "maxrss")):
+    for key, label in (
+        ("first_rows_from_key_s", "first rows from the key"),
+        ("list_first_rows_s", "the list's part"),
+        ("reread_first_rows_s", "first rows, read again"),
+        ("reread_all_rows_s", "every row, read again"),
+        ("tracemalloc_peak_mb", "tracemalloc peak"),
+        ("maxrss_mb", "maxrss"),
+    ):
         print(f"  {label:24s} {big[key] / small[key]:.2f}x")
     print("\ntargets: under 0.3 s and 150 MB")
 

@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -57,10 +57,14 @@ from omb_tui.core.search.session_search import session_search  # noqa: E402
 
 BOT = "bench"
 TODAY = date(2026, 9, 20)
-STOP = ("the and of to a in is that for it with as was on be at by this we you are from or have an they "
-        "which one had not but what all were when there can more if will about would their").split()
-SYLLABLES = ("ka ri to na me lo su vi de ra po li ne ta mo ku sa te ni ro da fi ze ba lu go he ja ke "
-             "ma no pe qu ru se ti vo wa xe yo zu an el in on un ar er or ir ur").split()
+STOP = (
+    "the and of to a in is that for it with as was on be at by this we you are from or have an they "
+    "which one had not but what all were when there can more if will about would their"
+).split()
+SYLLABLES = (
+    "ka ri to na me lo su vi de ra po li ne ta mo ku sa te ni ro da fi ze ba lu go he ja ke "
+    "ma no pe qu ru se ti vo wa xe yo zu an el in on un ar er or ir ur"
+).split()
 
 
 def make_vocabulary(rng: random.Random, size: int) -> tuple[list[str], list[float]]:
@@ -115,7 +119,7 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
         ]
         for e in range(rng.randint(16, 30)):
             day = TODAY - timedelta(days=rng.randint(0, 700))
-            line = f"- {day.isoformat()} · from chat \"{' '.join(maker.content(2))}\" · {maker.sentence(20, 45)}"
+            line = f'- {day.isoformat()} · from chat "{" ".join(maker.content(2))}" · {maker.sentence(20, 45)}'
             if rng.random() < 0.05:
                 line = f"- ~~{day.isoformat()} · {maker.sentence()}~~ · superseded {TODAY.isoformat()}"
             lines.append(line)
@@ -128,7 +132,9 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
     log.mkdir()
     for n in range(120):
         day = TODAY - timedelta(days=n)
-        data = ("\n".join(f"- 09:{m:02d} · from chat \"x\" · said: \"{maker.sentence()}\"" for m in range(20)) + "\n").encode()
+        data = (
+            "\n".join(f'- 09:{m:02d} · from chat "x" · said: "{maker.sentence()}"' for m in range(20)) + "\n"
+        ).encode()
         (log / f"{day.isoformat()}.md").write_bytes(data)
         written += len(data)
     chats = conv.chats_dir(home, BOT)
@@ -137,13 +143,17 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
     rooms.mkdir(parents=True)
     for folder in (chats, rooms):  # as conversations.create_conversation leaves them
         (folder / conv.CHANGES_FILE).write_bytes(b"")
-    start = datetime(2026, 9, 20, 12, 0, tzinfo=timezone.utc)
+    start = datetime(2026, 9, 20, 12, 0, tzinfo=UTC)
     for n in range(conversations):
         room = n % 50 == 0
         created = start - timedelta(days=rng.randint(0, 700), minutes=rng.randint(0, 1000))
         header = {
-            "type": "conversation", "version": 1, "id": f"c{n:05d}", "title": " ".join(maker.content(3)),
-            "kind": "room" if room else "1:1", "started_by": {"kind": "person", "name": "Milind"},
+            "type": "conversation",
+            "version": 1,
+            "id": f"c{n:05d}",
+            "title": " ".join(maker.content(3)),
+            "kind": "room" if room else "1:1",
+            "started_by": {"kind": "person", "name": "Milind"},
             "members": [{"kind": "person", "name": "Milind"}, {"kind": "bot", "name": BOT}],
             "created": created.isoformat(timespec="seconds"),
         }
@@ -151,18 +161,26 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
         for m in range(rng.randint(30, 50)):
             person = m % 2 == 0
             text = " ".join(maker.sentence() for _ in range(rng.randint(1, 3) if person else rng.randint(2, 6)))
-            lines.append(json.dumps({
-                "type": "message", "at": (created + timedelta(minutes=3 * m)).isoformat(timespec="seconds"),
-                "author_kind": "person" if person else "bot", "author": "Milind" if person else BOT,
-                "text": text, "failed": False,
-            }, separators=(",", ":")))  # as the app writes a line
+            lines.append(
+                json.dumps(
+                    {
+                        "type": "message",
+                        "at": (created + timedelta(minutes=3 * m)).isoformat(timespec="seconds"),
+                        "author_kind": "person" if person else "bot",
+                        "author": "Milind" if person else BOT,
+                        "text": text,
+                        "failed": False,
+                    },
+                    separators=(",", ":"),
+                )
+            )  # as the app writes a line
         data = ("\n".join(lines) + "\n").encode()
         ((rooms if room else chats) / f"c{n:05d}.ndjson").write_bytes(data)
         written += len(data)
     return written
 
 
-FILE_TIME = datetime(2026, 9, 20, 6, 0, tzinfo=timezone.utc).timestamp()
+FILE_TIME = datetime(2026, 9, 20, 6, 0, tzinfo=UTC).timestamp()
 
 
 def settle_times(home: Home) -> None:
@@ -212,7 +230,7 @@ SAMPLE_ROOM = "c00000"  # every fiftieth conversation is a room
 
 def take_sample(home: Home, index: RecallIndex, messages: list[str], chat_for: list[str | None]) -> list[dict]:
     """What recall and session_search give on the benchmark's messages, each as canonical JSON."""
-    now = datetime(2026, 9, 20, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 9, 20, 12, 0, tzinfo=UTC)
     items = []
     for message, chat in list(zip(messages, chat_for))[:SAMPLE_RECALLS]:
         result = recall(home, BOT, message, chat_id=chat, today=TODAY, index=index, refresh=False)
@@ -254,8 +272,9 @@ def compare_sample(items: list[dict], path: Path) -> list[str]:
         if hashlib.sha256(_canonical(item).encode()).hexdigest() == entry["sha256"]:
             continue
         if "item" in entry:
-            differences.append(f"item {number} ({item['what']}): was {_canonical(entry['item'])[:600]}\n"
-                               f"  now {_canonical(item)[:600]}")
+            differences.append(
+                f"item {number} ({item['what']}): was {_canonical(entry['item'])[:600]}\n  now {_canonical(item)[:600]}"
+            )
         else:
             differences.append(f"item {number} ({item['what']} {item.get('message', '')!r}) differs")
     return differences
@@ -297,8 +316,12 @@ def fts5_floor(files: list[Path], folder: Path) -> tuple[float, int]:
     """What SQLite's own FTS5 takes to index the files' lines, handed over as ready strings in one transaction
     (its C tokenizer, detail=none, columnsize=0: nothing in Python but the strings): the least any build with
     SQLite as the store can take. Returns the seconds and the lines."""
-    lines = [line for path in files for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
-             if line.strip()]
+    lines = [
+        line
+        for path in files
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if line.strip()
+    ]
     path = folder / "fts5-floor.sqlite"
     db = sqlite3.connect(path)
     try:
@@ -320,7 +343,9 @@ def load_average() -> str:
 def show_progress(done: int, total: int) -> None:
     """A progress line while the index is built, on a terminal only."""
     if sys.stderr.isatty():
-        print(f"\rindexing: {done:,} of {total:,} files", end="\n" if done == total else "", file=sys.stderr, flush=True)
+        print(
+            f"\rindexing: {done:,} of {total:,} files", end="\n" if done == total else "", file=sys.stderr, flush=True
+        )
 
 
 def ms(seconds: float) -> str:
@@ -333,18 +358,31 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--scans", type=int, default=10, help="messages to time the plain scan on")
     parser.add_argument("--keep", action="store_true", help="keep the generated folder")
-    parser.add_argument("--record", action="store_true",
-                        help="record recall's blocks and session_search's hits as the sample later runs compare with")
-    parser.add_argument("--sample-only", action="store_true",
-                        help="build, compare with (or --record) the sample, and stop: exit 1 when it differs")
-    parser.add_argument("--hash-seed", type=int, default=0,
-                        help="Python's hash seed for the run (the results must not depend on it; default 0)")
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="record recall's blocks and session_search's hits as the sample later runs compare with",
+    )
+    parser.add_argument(
+        "--sample-only",
+        action="store_true",
+        help="build, compare with (or --record) the sample, and stop: exit 1 when it differs",
+    )
+    parser.add_argument(
+        "--hash-seed",
+        type=int,
+        default=0,
+        help="Python's hash seed for the run (the results must not depend on it; default 0)",
+    )
     args = parser.parse_args()
     if os.environ.get("PYTHONHASHSEED") != str(args.hash_seed) or os.environ.get("TZ") != "UTC":
         # The same run every time: the sample's days are UTC days, and the seed is the one asked for (no result
         # may depend on it: tests/test_recall_sample.py runs two seeds against one sample).
-        os.execve(sys.executable, [sys.executable, __file__, *sys.argv[1:]],
-                  {**os.environ, "PYTHONHASHSEED": str(args.hash_seed), "TZ": "UTC"})
+        os.execve(
+            sys.executable,
+            [sys.executable, __file__, *sys.argv[1:]],
+            {**os.environ, "PYTHONHASHSEED": str(args.hash_seed), "TZ": "UTC"},
+        )
     topics = max(10, int(2000 * args.scale))
     conversations = max(10, int(5000 * args.scale))
     folder = Path(tempfile.mkdtemp(prefix="omb-recall-bench-"))
@@ -354,10 +392,14 @@ def main() -> int:
         started = time.perf_counter()
         size = generate(home, topics, conversations, maker)
         settle_times(home)
-        print(f"generated {topics} topic files, {conversations} conversations, 120 daily logs: "
-              f"{size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
-        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-              f"SQLite {sqlite3.sqlite_version}, {date.today().isoformat()}")
+        print(
+            f"generated {topics} topic files, {conversations} conversations, 120 daily logs: "
+            f"{size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s"
+        )
+        print(
+            f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"SQLite {sqlite3.sqlite_version}, {date.today().isoformat()}"
+        )
 
         load_at_start = load_average()
         index = RecallIndex(home, BOT)
@@ -369,8 +411,10 @@ def main() -> int:
         build = time.perf_counter() - started
         counts = index.counts()
         index_mb = sum(p.stat().st_size for p in index.path.parent.glob(index.path.name + "*")) / 1e6
-        print(f"index: {counts['topic']} topic notes, {counts['memo']} other notes, {counts['message']} messages, "
-              f"{index_mb:.0f} MB on disk (the log included)")
+        print(
+            f"index: {counts['topic']} topic notes, {counts['memo']} other notes, {counts['message']} messages, "
+            f"{index_mb:.0f} MB on disk (the log included)"
+        )
         messages = make_messages(maker, args.queries)
         chats = [f"c{n:05d}" for n in range(conversations) if n % 50]
         chat_for = chats_for(conversations, len(messages))
@@ -382,8 +426,10 @@ def main() -> int:
             print(f"sample recorded in {sample_file}")
         elif sample_file.exists():
             differences = compare_sample(sample, sample_file)
-            print(f"sample: {len(sample)} recalls and searches, "
-                  + ("byte for byte as recorded" if not differences else f"{len(differences)} DIFFER"))
+            print(
+                f"sample: {len(sample)} recalls and searches, "
+                + ("byte for byte as recorded" if not differences else f"{len(differences)} DIFFER")
+            )
             for line in differences[:5]:
                 print("  " + line)
         else:
@@ -405,7 +451,7 @@ def main() -> int:
             t = time.perf_counter()
             rg_scan(scan_roots, words) if use_rg else python_scan(files, words)
             scans.append(time.perf_counter() - t)
-            for message, chat in list(zip(messages, chat_for))[round_start:round_start + per_round]:
+            for message, chat in list(zip(messages, chat_for))[round_start : round_start + per_round]:
                 t = time.perf_counter()
                 result = recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
                 with_check.append(time.perf_counter() - t)
@@ -417,7 +463,7 @@ def main() -> int:
         in_turn = []
         for message, chat in list(zip(make_messages(maker, 60), chats_for(conversations, 60)))[1::2]:
             path = conv.conversation_path(home, BOT, chat)
-            conv.append_message(path, conv.Message("person", "Milind", datetime.now(timezone.utc), message))
+            conv.append_message(path, conv.Message("person", "Milind", datetime.now(UTC), message))
             t = time.perf_counter()
             recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
             in_turn.append(time.perf_counter() - t)
@@ -443,12 +489,12 @@ def main() -> int:
         chat_files = sorted(conv.chats_dir(home, BOT).glob("*.ndjson"))
         for n in range(20):
             path = chat_files[(n * 89) % len(chat_files)]
-            conv.append_message(path, conv.Message("person", "Milind", datetime.now(timezone.utc), maker.sentence()))
+            conv.append_message(path, conv.Message("person", "Milind", datetime.now(UTC), maker.sentence()))
             t = time.perf_counter()
             index.refresh()
             appends.append(time.perf_counter() - t)
 
-        bench_now = datetime(2026, 9, 20, 12, 0, tzinfo=timezone.utc)
+        bench_now = datetime(2026, 9, 20, 12, 0, tzinfo=UTC)
         searches = []
         for message in messages[:30]:
             t = time.perf_counter()
@@ -469,32 +515,54 @@ def main() -> int:
         scan_name = "ripgrep" if use_rg else "Python, ripgrep is not installed"
         print()
         print(f"load: {load_at_start} at the start, {load_average()} at the end")
-        print(f"recall, as before a turn (freshness check included), {len(messages)} messages in {len(scans)} rounds, "
-              f"each with one plain scan ({scan_name}, {len(files)} files):")
-        print(f"  median {ms(median_recall)}, p95 {ms(p95_recall)}, {hits / len(messages):.1f} items per recall; "
-              f"the scan's median {ms(median_scan)}: recall's median is 1/{median_scan / median_recall:.0f} of it "
-              f"(target 1/50), its p95 1/{median_scan / p95_recall:.0f} (target 1/20)")
-        print(f"recall, query only (the same message again, index known fresh): median "
-              f"{ms(statistics.median(query_only))}, p95 {ms(percentile(query_only, 0.95))}")
-        print(f"recall in a live chat (the person's message just appended to it, {len(in_turn)} turns): median "
-              f"{ms(statistics.median(in_turn))}, p95 {ms(percentile(in_turn, 0.95))}")
-        print(f"index up to date after one topic file changed: median {ms(statistics.median(updates))}, "
-              f"p95 {ms(percentile(updates, 0.95))} (target 10 ms)")
-        print(f"index up to date after one message appended: median {ms(statistics.median(appends))}, "
-              f"p95 {ms(percentile(appends, 0.95))}")
-        print(f"session_search, words and since 90d, {len(searches)} messages: median {ms(statistics.median(searches))}, "
-              f"p95 {ms(percentile(searches, 0.95))} (target 20 ms; {len(found.hits)} hits for the last)")
-        print(f"session_search by time alone, {len(by_time)} windows: median {ms(statistics.median(by_time))}, "
-              f"p95 {ms(percentile(by_time, 0.95))} (target 10 ms; {len(window.hits)} hits for the last)")
+        print(
+            f"recall, as before a turn (freshness check included), {len(messages)} messages in {len(scans)} rounds, "
+            f"each with one plain scan ({scan_name}, {len(files)} files):"
+        )
+        print(
+            f"  median {ms(median_recall)}, p95 {ms(p95_recall)}, {hits / len(messages):.1f} items per recall; "
+            f"the scan's median {ms(median_scan)}: recall's median is 1/{median_scan / median_recall:.0f} of it "
+            f"(target 1/50), its p95 1/{median_scan / p95_recall:.0f} (target 1/20)"
+        )
+        print(
+            f"recall, query only (the same message again, index known fresh): median "
+            f"{ms(statistics.median(query_only))}, p95 {ms(percentile(query_only, 0.95))}"
+        )
+        print(
+            f"recall in a live chat (the person's message just appended to it, {len(in_turn)} turns): median "
+            f"{ms(statistics.median(in_turn))}, p95 {ms(percentile(in_turn, 0.95))}"
+        )
+        print(
+            f"index up to date after one topic file changed: median {ms(statistics.median(updates))}, "
+            f"p95 {ms(percentile(updates, 0.95))} (target 10 ms)"
+        )
+        print(
+            f"index up to date after one message appended: median {ms(statistics.median(appends))}, "
+            f"p95 {ms(percentile(appends, 0.95))}"
+        )
+        print(
+            f"session_search, words and since 90d, {len(searches)} messages: median {ms(statistics.median(searches))}, "
+            f"p95 {ms(percentile(searches, 0.95))} (target 20 ms; {len(found.hits)} hits for the last)"
+        )
+        print(
+            f"session_search by time alone, {len(by_time)} windows: median {ms(statistics.median(by_time))}, "
+            f"p95 {ms(percentile(by_time, 0.95))} (target 10 ms; {len(window.hits)} hits for the last)"
+        )
         print(f"recent-work brief: {ms(brief_seconds)} ({len(brief.lines)} lines, {len(brief.text)} characters)")
         read_seconds = statistics.median(read_once)
-        print(f"index built from nothing: {build:.1f} s; {scan_name} reading every file once: {ms(read_seconds)}: "
-              f"{build / read_seconds:.0f}× (target 3×)")
+        print(
+            f"index built from nothing: {build:.1f} s; {scan_name} reading every file once: {ms(read_seconds)}: "
+            f"{build / read_seconds:.0f}× (target 3×)"
+        )
         floor, floor_lines = fts5_floor(files, folder)
-        print(f"  SQLite's FTS5 alone indexing the same {floor_lines} lines, handed over as strings: {floor:.1f} s, "
-              f"{floor / read_seconds:.0f}× {scan_name} (the least a build with SQLite as the store can take)")
-        print(f"index on disk after the build: {index_mb:.1f} MB for {size / 1e6:.1f} MB of text: "
-              f"{index_mb / (size / 1e6):.2f}× (target 1.5×)")
+        print(
+            f"  SQLite's FTS5 alone indexing the same {floor_lines} lines, handed over as strings: {floor:.1f} s, "
+            f"{floor / read_seconds:.0f}× {scan_name} (the least a build with SQLite as the store can take)"
+        )
+        print(
+            f"index on disk after the build: {index_mb:.1f} MB for {size / 1e6:.1f} MB of text: "
+            f"{index_mb / (size / 1e6):.2f}× (target 1.5×)"
+        )
     finally:
         if args.keep:
             print(f"kept {folder}")

@@ -121,14 +121,17 @@ async def run(hello: str, api: str, token: str, args) -> dict[str, Figures]:
     def save_request(number, state):
         state["n"] = state.get("n", 0) + 1
         text = f"# Bench {number}\n\n- 2026-12-01 · save {state['n']} of client {number}\n"
-        return "PUT", f"{api}/api/bots/{SAVES_BOT}/memory/file", {"path": f"memory/bench-{number}.md", "text": text,
-                                                                 "expectedHash": state.get("hash")}
+        return (
+            "PUT",
+            f"{api}/api/bots/{SAVES_BOT}/memory/file",
+            {"path": f"memory/bench-{number}.md", "text": text, "expectedHash": state.get("hash")},
+        )
 
     connector = aiohttp.TCPConnector(limit=args.clients)
     async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
         # Warm-up: connections open, the first requests' imports done, every client's topic created.
         states = [{} for _ in range(args.clients)]  # each client's last hash, from run to run
-        for name, request_of in zip(totals, (hello_request, overview_request, save_request)):
+        for _name, request_of in zip(totals, (hello_request, overview_request, save_request)):
             await drive(session, states, 0.5, request_of)
         for _ in range(args.rounds):
             for name, request_of in zip(totals, (hello_request, overview_request, save_request)):
@@ -175,14 +178,24 @@ def main() -> int:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder) / "home"
-        subprocess.run([sys.executable, "-m", "omb_tui.cli", "demo", "--home", str(home)], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "omb_tui.cli", "demo", "--home", str(home)],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         add_saves_bot(home)
-        token = subprocess.run([sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--show-token"],
-                               env=env, check=True, capture_output=True, text=True).stdout.strip()
+        token = subprocess.run(
+            [sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--show-token"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         hello_process, hello = start_server([sys.executable, "-c", HELLO_SERVER], env)
-        api_process, api = start_server([sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve",
-                                         "--port", "0"], env)
+        api_process, api = start_server(
+            [sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--port", "0"], env
+        )
         try:
             totals = asyncio.run(run(hello, api, token, args))
         finally:
@@ -190,21 +203,32 @@ def main() -> int:
                 process.terminate()
                 process.wait(timeout=30)
         alone = core_alone(home)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"aiohttp {aiohttp.__version__}; {args.clients} concurrent clients on loopback, "
-          f"{args.rounds} interleaved rounds of {args.seconds:g} s each")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"aiohttp {aiohttp.__version__}; {args.clients} concurrent clients on loopback, "
+        f"{args.rounds} interleaved rounds of {args.seconds:g} s each"
+    )
     floor = totals["bare aiohttp GET /hello"]
     for name, figures in totals.items():
         refused = f", {figures.refused} not 200" if figures.refused else ""
-        ratio = "" if figures is floor else (
-            f"  ({figures.per_second / floor.per_second:.2f}× the bare route's rate, "
-            f"p95 {figures.percentile(0.95) / floor.percentile(0.95):.1f}× its p95)")
+        ratio = (
+            ""
+            if figures is floor
+            else (
+                f"  ({figures.per_second / floor.per_second:.2f}× the bare route's rate, "
+                f"p95 {figures.percentile(0.95) / floor.percentile(0.95):.1f}× its p95)"
+            )
+        )
         median = statistics.median(figures.latencies)
-        print(f"{name:<26} {figures.per_second:>7,.0f} req/s  median {median * 1000:6.1f} ms"
-              f"  p95 {figures.percentile(0.95) * 1000:6.1f} ms  ({len(figures.latencies):,} requests{refused}){ratio}")
+        print(
+            f"{name:<26} {figures.per_second:>7,.0f} req/s  median {median * 1000:6.1f} ms"
+            f"  p95 {figures.percentile(0.95) * 1000:6.1f} ms  ({len(figures.latencies):,} requests{refused}){ratio}"
+        )
     for name, seconds, figures in zip(("overview", "hash-checked save"), alone, list(totals.values())[1:]):
-        print(f"the core alone, one thread, no HTTP: {name} {seconds * 1000:.1f} ms a call "
-              f"({1 / seconds:,.0f} a second); the server answers {figures.per_second * seconds:.2f}× that rate")
+        print(
+            f"the core alone, one thread, no HTTP: {name} {seconds * 1000:.1f} ms a call "
+            f"({1 / seconds:,.0f} a second); the server answers {figures.per_second * seconds:.2f}× that rate"
+        )
     return 0
 
 

@@ -35,9 +35,14 @@ def start_server(home: Path, env: dict, descriptors: int) -> tuple[subprocess.Po
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(descriptors, hard), hard))
 
-    process = subprocess.Popen([sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--port", "0"],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                               preexec_fn=limit)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=limit,
+    )
     line = process.stdout.readline()
     address = re.search(r"http://127\.0\.0\.1:(\d+)", line)
     if not address:
@@ -84,8 +89,7 @@ def one_run(port: int, token: str, count: int, args) -> str:
                 break
         times = [owner_request(port, token, args.timeout) for _ in range(args.requests)]
         answered = [t for t in times if t is not None]
-        said = (f"{len(slow):>5,} half-sent connections: {len(answered)} of {args.requests} owner's requests "
-                f"answered")
+        said = f"{len(slow):>5,} half-sent connections: {len(answered)} of {args.requests} owner's requests answered"
         if answered:
             said += f", median {statistics.median(answered) * 1000:.1f} ms, slowest {max(answered) * 1000:.1f} ms"
         if slow:
@@ -110,15 +114,26 @@ def main() -> int:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(wanted, hard), hard))
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMB_")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; the server "
-          f"may have {args.descriptors:,} descriptors; {args.requests} owner's requests a run, each allowed "
-          f"{args.timeout:g} s")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; the server "
+        f"may have {args.descriptors:,} descriptors; {args.requests} owner's requests a run, each allowed "
+        f"{args.timeout:g} s"
+    )
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder) / "home"
-        subprocess.run([sys.executable, "-m", "omb_tui.cli", "demo", "--home", str(home)], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        token = subprocess.run([sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--show-token"],
-                               env=env, check=True, capture_output=True, text=True).stdout.strip()
+        subprocess.run(
+            [sys.executable, "-m", "omb_tui.cli", "demo", "--home", str(home)],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        token = subprocess.run(
+            [sys.executable, "-m", "omb_tui.cli", "--home", str(home), "serve", "--show-token"],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
         for count in [0, *args.half_open]:
             process, port = start_server(home, env, args.descriptors)  # a fresh server for each run
             try:

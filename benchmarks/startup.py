@@ -29,7 +29,7 @@ import termios
 import time
 from pathlib import Path
 
-BARE_APP = '''
+BARE_APP = """
 from textual.app import App
 from textual.widgets import Footer, Header, Static
 class Bare(App):
@@ -38,7 +38,7 @@ class Bare(App):
         yield Static("bare textual app ready")
         yield Footer()
 Bare().run()
-'''
+"""
 
 
 def time_to_text(command: list[str], expected: bytes, timeout: float = 30.0) -> tuple[float, float]:
@@ -84,8 +84,9 @@ def main() -> int:
     args = parser.parse_args()
     omb = Path(sys.executable).with_name("omb-tui")
     # Measured as installed: pip byte-compiles a wheel, an editable checkout may not be (PYTHONDONTWRITEBYTECODE).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "omb_tui")],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "omb_tui")], check=True
+    )
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         subprocess.run([str(omb), "demo", "--home", str(home)], check=True, capture_output=True)
@@ -117,8 +118,10 @@ def main() -> int:
         line = f"{name:<30}: median {wall * 1000:6.1f} ms (quartiles {low * 1000:.0f}-{high * 1000:.0f})"
         if name != "bare Textual app":
             paired = statistics.median(mine / bare for mine, bare in zip(times[name], bare_times))
-            line += (f"  ratio of medians {wall / bare_wall:.2f}x, per round {paired:.2f}x"
-                     f"  cpu {statistics.median(cpu[name]) / bare_cpu:.2f}x")
+            line += (
+                f"  ratio of medians {wall / bare_wall:.2f}x, per round {paired:.2f}x"
+                f"  cpu {statistics.median(cpu[name]) / bare_cpu:.2f}x"
+            )
             if name != "omb-tui, every column read":  # the target is the first screen as a person sees it
                 line += "  (target <= 1.2x)"
         print(line)

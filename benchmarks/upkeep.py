@@ -17,7 +17,7 @@ import os
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,8 @@ class StepShapedAnswers(FakeLLM):
     def next_reply(self) -> dict:
         body = self.requests[-1].body  # the request just recorded (under the server's lock)
         asked = json.dumps(body.get("response_format")) + " ".join(
-            str(message.get("content")) for message in body.get("messages", []))
+            str(message.get("content")) for message in body.get("messages", [])
+        )
 
         def names(key: str) -> bool:  # a key of the answer's shape, in a schema or in the prompt's words
             return f'"{key}"' in asked or f"'{key}'" in asked or f"`{key}`" in asked
@@ -56,7 +57,7 @@ class StepShapedAnswers(FakeLLM):
 
 def build_home(root: Path, bots: int, api_base: str) -> Home:
     home = Home(root)
-    hour_ago = datetime.now(timezone.utc) - timedelta(hours=1)
+    hour_ago = datetime.now(UTC) - timedelta(hours=1)
     for number in range(bots):
         bot_id = f"bot{number:03d}"
         workspace = home.workspace(bot_id)
@@ -64,18 +65,27 @@ def build_home(root: Path, bots: int, api_base: str) -> Home:
         save_bot_settings(home, BotSettings(id=bot_id, name=f"Bot {number}"))
         notes = [f"- 2026-0{1 + day % 9}-1{day % 10} · note {day} about project {number}\n" for day in range(8)]
         (workspace / "MEMORY.md").write_text("".join(notes) + "- 2026-01-01 · a trip · until 2026-01-05\n")
-        conversation = conv.Conversation(id="plans", title="Plans", kind=conv.KIND_CHAT,
-                                         started_by=conv.Starter("person", "Ana"),
-                                         members=[conv.Member("person", "Ana"), conv.Member("bot", bot_id)],
-                                         created=hour_ago)
+        conversation = conv.Conversation(
+            id="plans",
+            title="Plans",
+            kind=conv.KIND_CHAT,
+            started_by=conv.Starter("person", "Ana"),
+            members=[conv.Member("person", "Ana"), conv.Member("bot", bot_id)],
+            created=hour_ago,
+        )
         path = conv.create_conversation(home, conversation, bot_id)
-        conv.append_message(path, conv.Message("person", "Ana", hour_ago, "I moved to Porto last week.",
-                                               origin="person"))
+        conv.append_message(
+            path, conv.Message("person", "Ana", hour_ago, "I moved to Porto last week.", origin="person")
+        )
         conv.append_message(path, conv.Message("bot", bot_id, hour_ago + timedelta(seconds=5), "Noted, Porto."))
-    home.config_path.write_text(json.dumps({
-        "instances": {"local": {"model": "openai/qwen3-8b", "api_base": api_base, "timeout": 60}},
-        "helper": {"instanceId": "local"},
-    }))
+    home.config_path.write_text(
+        json.dumps(
+            {
+                "instances": {"local": {"model": "openai/qwen3-8b", "api_base": api_base, "timeout": 60}},
+                "helper": {"instanceId": "local"},
+            }
+        )
+    )
     return home
 
 
@@ -109,10 +119,16 @@ def main() -> int:
     failed = [bot.bot for bot in report.bots if bot.left_alone]
     tidied = sum(1 for bot in report.bots if bot.tidy)
     captured = sum(1 for bot in report.bots if bot.capture and not bot.capture.get("reason"))
-    print(f"{args.bots} bots, concurrency {args.concurrency}, answers after {args.delay:.2f} s: "
-          f"{calls} calls ({captured} captures, {tidied} tidy-ups), at most {fake.most_at_once} at once")
-    print(f"wall {wall:.2f} s; ideal (calls ÷ concurrency × answer time) {ideal:.2f} s; ratio {wall / ideal:.2f}× "
-          f"(goal ≤ 1.5×)" if ideal else f"wall {wall:.2f} s; no calls were made")
+    print(
+        f"{args.bots} bots, concurrency {args.concurrency}, answers after {args.delay:.2f} s: "
+        f"{calls} calls ({captured} captures, {tidied} tidy-ups), at most {fake.most_at_once} at once"
+    )
+    print(
+        f"wall {wall:.2f} s; ideal (calls ÷ concurrency × answer time) {ideal:.2f} s; ratio {wall / ideal:.2f}× "
+        f"(goal ≤ 1.5×)"
+        if ideal
+        else f"wall {wall:.2f} s; no calls were made"
+    )
     if failed:
         print(f"left alone: {', '.join(failed[:5])}{' …' if len(failed) > 5 else ''}")
     return 0

@@ -5,22 +5,53 @@ on first use (PEP 562's module `__getattr__`): the command line and the app impo
 and must not pay for the engine then.
 """
 
-
 __version__ = "0.1.0"
 
 # omb_tui.library.__all__, named here so that listing them does not import the engine (a test keeps them equal).
 FRONT_DOOR = (
-    "Memory", "BotMemory", "Turn", "Actor",
-    "AddResult", "ForgetResult", "PreferResult", "Gauge", "RecallResult", "SearchResult", "Brief", "JournalRow",
-    "MemoryInputError", "InvalidName", "NotFound", "OutsideWorkspace", "LinkRefused", "BrokenFile", "StaleHash",
+    "Memory",
+    "BotMemory",
+    "Turn",
+    "Actor",
+    "AddResult",
+    "ForgetResult",
+    "PreferResult",
+    "Gauge",
+    "RecallResult",
+    "SearchResult",
+    "Brief",
+    "JournalRow",
+    "MemoryInputError",
+    "InvalidName",
+    "NotFound",
+    "OutsideWorkspace",
+    "LinkRefused",
+    "BrokenFile",
+    "StaleHash",
 )
 __all__ = ["__version__", *FRONT_DOOR]
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; type checkers read the name as True
 if TYPE_CHECKING:
     from .library import (
-        Actor, AddResult, BotMemory, Brief, BrokenFile, ForgetResult, Gauge, InvalidName, JournalRow, LinkRefused,
-        Memory, MemoryInputError, NotFound, OutsideWorkspace, PreferResult, RecallResult, SearchResult, StaleHash,
+        Actor,
+        AddResult,
+        BotMemory,
+        Brief,
+        BrokenFile,
+        ForgetResult,
+        Gauge,
+        InvalidName,
+        JournalRow,
+        LinkRefused,
+        Memory,
+        MemoryInputError,
+        NotFound,
+        OutsideWorkspace,
+        PreferResult,
+        RecallResult,
+        SearchResult,
+        StaleHash,
         Turn,
     )
 

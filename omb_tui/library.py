@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .core.memory.budget import Gauge
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
@@ -111,7 +111,7 @@ class BotMemory:
 
     @property
     def memory_on(self) -> bool:
-        """"Let this bot use memory": off, nothing loads, recall is skipped and search leaves memory files out."""
+        """ "Let this bot use memory": off, nothing loads, recall is skipped and search leaves memory files out."""
         return self.core.settings.memory
 
     # ----- what loads -----
@@ -125,8 +125,9 @@ class BotMemory:
         return self.core.gauge()
 
     # ----- remember, forget, prefer -----
-    def remember(self, text: str, *, until: date | None = None, chat: str | None = None,
-                 actor: Actor | None = None) -> AddResult:
+    def remember(
+        self, text: str, *, until: date | None = None, chat: str | None = None, actor: Actor | None = None
+    ) -> AddResult:
         """One dated note into MEMORY.md, as `omb-tui remember BOT TEXT [--until DATE] [--chat NAME]`: older
         notes move to the archive when the budget needs it. `chat` is where the note came from (`from chat
         "NAME"`); `actor` who the journal row names (default: the person, from the command line)."""
@@ -145,23 +146,41 @@ class BotMemory:
         return MemoryUpdate(self.home, self.id, actor or COMMAND_LINE, store=store)
 
     # ----- recall and search -----
-    def recall(self, message: str, *, chat: str | None = None, kind: str | None = None,
-               progress: Progress | None = None) -> RecallResult:
+    def recall(
+        self, message: str, *, chat: str | None = None, kind: str | None = None, progress: Progress | None = None
+    ) -> RecallResult:
         """What recall puts in front of `message`, as `omb-tui recall BOT MESSAGE [--chat ID] [--kind KIND]`:
         `.block` is that text ("" when nothing). `chat` names the conversation the message arrives in (its own
         data then decides who started the turn); without it `kind` does (default `person`, a 1:1 chat)."""
         return recall(self.home, self.id, message, chat_id=chat, kind=kind, progress=progress)
 
-    def search(self, words: str | None = None, *, since: str | date | datetime | None = None,
-               until: str | date | datetime | None = None, chat: str | None = None, limit: int = DEFAULT_LIMIT,
-               scope: str = "all", progress: Progress | None = None) -> SearchResult:
+    def search(
+        self,
+        words: str | None = None,
+        *,
+        since: str | date | datetime | None = None,
+        until: str | date | datetime | None = None,
+        chat: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        scope: str = "all",
+        progress: Progress | None = None,
+    ) -> SearchResult:
         """`session_search` over the bot's chats, rooms, memory files and team notes, as `omb-tui search`.
         `since`/`until`: `24h`, `3d`, `yesterday`, a date or a datetime; `chat`: the conversation searching
         (from a room, hits from private chats are marked); `scope` "team": only the teams' accepted notes."""
         if limit < 1:
             raise MemoryInputError("The limit must be 1 or more.")
-        return session_search(self.home, self.id, words or None, since=since, until=until, chat_id=chat,
-                              limit=limit, scope=scope, progress=progress)
+        return session_search(
+            self.home,
+            self.id,
+            words or None,
+            since=since,
+            until=until,
+            chat_id=chat,
+            limit=limit,
+            scope=scope,
+            progress=progress,
+        )
 
     def brief(self, chat: str | None = None) -> Brief:
         """The recent-work brief for the system prompt, as `omb-tui brief BOT [--chat ID]`: the bot's other
@@ -214,9 +233,15 @@ class Turn:
         conversation)."""
         return self.bot.recall(message, chat=self.chat, kind=kind)
 
-    def search(self, words: str | None = None, *, since: str | date | datetime | None = None,
-               until: str | date | datetime | None = None, limit: int = DEFAULT_LIMIT,
-               scope: str = "all") -> SearchResult:
+    def search(
+        self,
+        words: str | None = None,
+        *,
+        since: str | date | datetime | None = None,
+        until: str | date | datetime | None = None,
+        limit: int = DEFAULT_LIMIT,
+        scope: str = "all",
+    ) -> SearchResult:
         return self.bot.search(words, since=since, until=until, chat=self.chat, limit=limit, scope=scope)
 
     def brief(self) -> Brief:

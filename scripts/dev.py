@@ -58,6 +58,30 @@ def byte_compile() -> None:
     subprocess.run([str(_bin("python")), "-m", "compileall", "-q", str(ROOT / "omb_tui")], check=True)
 
 
+# The checks that run before the tests, each failing the command when it fails (README, "Testing").
+CHECKS = (
+    ("ruff format", ["ruff", "format", "--check", "--quiet", "."]),
+    ("ruff check", ["ruff", "check", "--quiet", "."]),
+    ("import contracts", ["lint-imports", "--no-cache"]),
+)
+
+
+def run_checks_then_tests(pytest_args: list[str]) -> int:
+    """The formatter, the linter and the import contracts, then the suite on every core.
+
+    `--no-checks` skips them (to run a few tests quickly); `-n 0` runs the tests in one process."""
+    if "--no-checks" in pytest_args:
+        pytest_args = [arg for arg in pytest_args if arg != "--no-checks"]
+    else:
+        for name, command in CHECKS:
+            print(f"{name}…", flush=True)
+            if subprocess.call([str(_bin(command[0])), *command[1:]], cwd=ROOT) != 0:
+                print(f"{name} failed: the tests were not run.", flush=True)
+                return 1
+    workers = [] if any(arg == "-n" or arg.startswith("-n") for arg in pytest_args) else ["-n", "auto"]
+    return subprocess.call([str(_bin("python")), "-m", "pytest", *workers, *pytest_args], cwd=ROOT)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in {"demo", "test", "setup"}:
         print(__doc__)
@@ -67,7 +91,7 @@ def main(argv: list[str]) -> int:
     if command == "setup":
         return 0
     if command == "test":
-        return subprocess.call([str(_bin("python")), "-m", "pytest", *rest], cwd=ROOT)
+        return run_checks_then_tests(rest)
     # demo: write the sample home once, then open the app on it.
     byte_compile()
     omb = str(_bin("omb-tui"))

@@ -67,8 +67,15 @@ def _new_folder_beside(folder: Path) -> Path:
         return candidate
 
 
-def add_bot(home: Home, bot_id: str = "scout", *, name: str | None = None, memory: bool = True,
-            files: Mapping[str, str] | None = None, actor: Actor = PERSON) -> MemoryStore:
+def add_bot(
+    home: Home,
+    bot_id: str = "scout",
+    *,
+    name: str | None = None,
+    memory: bool = True,
+    files: Mapping[str, str] | None = None,
+    actor: Actor = PERSON,
+) -> MemoryStore:
     """A bot with its settings and its files (workspace-relative path -> text), each written through the store."""
     home.workspace(bot_id).mkdir(parents=True)
     save_bot_settings(home, BotSettings(id=bot_id, name=name or bot_id.title(), memory=memory))

@@ -33,8 +33,7 @@ MEMORY = """# Memory
 
 LAUNCH_OLD = "- 2026-01-05 · from chat · the launch moved to March\n"
 DEPLOY = "- 2026-02-02 · from chat · run `make deploy --force` from /srv/app to deploy\n"
-ADA = ("- 2026-02-03 · from chat · Ada leads the launch\n"
-       "- 2026-02-04 · from chat · Ada leads the launch team too\n")
+ADA = "- 2026-02-03 · from chat · Ada leads the launch\n- 2026-02-04 · from chat · Ada leads the launch team too\n"
 ADA_MERGED = "- 2026-02-04 · from chat · Ada leads the launch team\n"
 FLAKY = "- 2026-02-10 · from chat · the flaky test was fixed by a retry on Tuesday\n"
 TEA = "- 2026-01-03 · from chat · likes green tea in the morning\n"
@@ -52,9 +51,11 @@ def answer(*changes: dict) -> str:
     return json.dumps({"changes": list(changes)})
 
 
-VALID = answer(change("superseded", LAUNCH_OLD, "The launch date is now set."),
-               change("detail", DEPLOY, "A command belongs in a skill."),
-               change("merge", ADA, "Two lines say the same of Ada.", merged=ADA_MERGED))
+VALID = answer(
+    change("superseded", LAUNCH_OLD, "The launch date is now set."),
+    change("detail", DEPLOY, "A command belongs in a skill."),
+    change("merge", ADA, "Two lines say the same of Ada.", merged=ADA_MERGED),
+)
 AFTER_VALID = MEMORY.replace(LAUNCH_OLD, "").replace(DEPLOY, "").replace(ADA, ADA_MERGED)
 
 

@@ -14,12 +14,7 @@ import pytest
 from omb_tui.core.memory.paths import Home
 
 BOT_ID = "scout"
-MEMORY_TEXT = (
-    "# Memory\n"
-    "\n"
-    '- 2026-01-05 · from chat "Plans" · The person lives in Pune\n'
-    "- short replies, always\n"
-)
+MEMORY_TEXT = '# Memory\n\n- 2026-01-05 · from chat "Plans" · The person lives in Pune\n- short replies, always\n'
 TOPIC_TEXT = "---\ntitle: Travel\naliases: [trips, flights]\n---\n# Travel\n\n- 2026-01-06 · likes window seats\n"
 LOG_NAME = "2026-01-05.md"
 LOG_TEXT = "- 09:00 · answered a question about trains\n"
@@ -30,10 +25,12 @@ def pytest_addoption(parser):
     runs the suite while other processes keep every core busy, as on a loaded CI machine (README, "Testing")."""
     group = parser.getgroup("omb-tui reliability")
     group.addoption("--kills", type=int, default=40, help="SIGKILLs in the kill loop (full run: 500)")
-    group.addoption("--appends", type=int, default=60,
-                    help="lock-free outside appends in the concurrency run (full run: 150)")
-    group.addoption("--busy", action="store_true",
-                    help="keep every core busy with a spinning process each while the tests run")
+    group.addoption(
+        "--appends", type=int, default=60, help="lock-free outside appends in the concurrency run (full run: 150)"
+    )
+    group.addoption(
+        "--busy", action="store_true", help="keep every core busy with a spinning process each while the tests run"
+    )
 
 
 # The tiers (README, "Testing"): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
@@ -44,8 +41,16 @@ TIERS = {
     "app": ("test_app_", "test_safe_to_draw"),
     "http": ("test_serve_",),
     "stress": ("test_crash_safety", "test_reliability"),
-    "cli": ("test_cli", "test_bad_inputs", "test_damaged_files", "test_models_commands", "test_compact_cli",
-            "test_review_cli", "test_team_cli", "test_serve_cli"),
+    "cli": (
+        "test_cli",
+        "test_bad_inputs",
+        "test_damaged_files",
+        "test_models_commands",
+        "test_compact_cli",
+        "test_review_cli",
+        "test_team_cli",
+        "test_serve_cli",
+    ),
 }
 
 
@@ -181,13 +186,13 @@ def omb_tui_command() -> list[str]:
 def run_exe(home, tmp_path):
     """Run the installed command in a subprocess with OMB_HOME set; output stays bytes."""
 
-    def run(*argv: str, stdin: bytes = b"", env: dict[str, str] | None = None,
-            module: bool = False) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        *argv: str, stdin: bytes = b"", env: dict[str, str] | None = None, module: bool = False
+    ) -> subprocess.CompletedProcess[bytes]:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OMB_", "PYTHONIOENCODING"))}
         full_env.update({"OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"})
         full_env.update(env or {})
         command = [sys.executable, "-m", "omb_tui.cli"] if module else omb_tui_command()
-        return subprocess.run(command + list(argv), input=stdin, capture_output=True, env=full_env,
-                              timeout=120)
+        return subprocess.run(command + list(argv), input=stdin, capture_output=True, env=full_env, timeout=120)
 
     return run

@@ -289,7 +289,7 @@ LOOKALIKES: list[str] = [
     "my passphrase is the one on the sticky note",
     "passphrase: $GPG_PASSPHRASE",
     "secret: 007 fan club",
-    "the password hint is \"first pet\"",
+    'the password hint is "first pet"',
     "the secret ingredient is cardamom",
     "password: Google account",
     # --- public things that look like keys
@@ -310,7 +310,7 @@ LOOKALIKES: list[str] = [
 KNOWN_FALSE_HITS: dict[str, str] = {
     "password: Google account": (
         "two ordinary nouns after a password key read the same as a two-word pass phrase "
-        "(\"correct horse\"); telling them apart needs a meaning, not a pattern"
+        '("correct horse"); telling them apart needs a meaning, not a pattern'
     ),
 }
 

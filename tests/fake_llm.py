@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 import pytest
 
@@ -90,8 +90,11 @@ def _answer(reply: dict, request: dict) -> dict:
         "created": 1_700_000_000,
         "model": reply.get("model", request.get("model", "fake")),
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 
@@ -198,8 +201,10 @@ def llm_home(home, fake_llm, monkeypatch):
 def write_llm_config(home, fake: FakeLLM, *, instances: dict | None = None, **fields) -> None:
     """config.json with instance "local" (openai/qwen3-8b on the fake server) and the helper on it."""
     config = {
-        "instances": {"local": {"model": "openai/qwen3-8b", "api_base": fake.api_base, "timeout": 5},
-                      **(instances or {})},
+        "instances": {
+            "local": {"model": "openai/qwen3-8b", "api_base": fake.api_base, "timeout": 5},
+            **(instances or {}),
+        },
         "helper": {"instanceId": "local"},
         **fields,
     }

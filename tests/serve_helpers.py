@@ -36,8 +36,13 @@ class Reply:
 
 
 class LiveServer:
-    def __init__(self, home: Home, host: str = "127.0.0.1", limits: ServeLimits | None = None,
-                 allow_hosts: tuple[str, ...] | list[str] = ()) -> None:
+    def __init__(
+        self,
+        home: Home,
+        host: str = "127.0.0.1",
+        limits: ServeLimits | None = None,
+        allow_hosts: tuple[str, ...] | list[str] = (),
+    ) -> None:
         self.home, self.host = home, host
         self.token = load_or_create_token(home)
         self.opened: list[str] = []
@@ -61,8 +66,16 @@ class LiveServer:
     def base(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def request(self, method: str, path: str, body: object = None, *, token: object = OWNER,
-                raw: bytes | None = None, headers: dict | None = None) -> Reply:
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        token: object = OWNER,
+        raw: bytes | None = None,
+        headers: dict | None = None,
+    ) -> Reply:
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode("utf-8"))
         sent = dict(headers or {})
         if token is not None:

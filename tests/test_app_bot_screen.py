@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from app_helpers import settle
 
 from omb_tui.app.app import make_app
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home, NotFound
 from omb_tui.core.memory.store import Actor, MemoryStore
-
-from app_helpers import settle
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
@@ -33,4 +32,4 @@ async def test_the_open_bot_is_built_once_and_again_for_another_bot_or_after_a_c
         app.memory_version += 1
         await settle(pilot)
         with pytest.raises(NotFound):
-            screen.bot
+            _ = screen.bot

@@ -12,6 +12,7 @@ import sys
 import textwrap
 
 import pytest
+from app_helpers import add_bot, open_files, settle
 from textual import events
 
 from omb_tui.app.app import OmbApp, make_app
@@ -20,8 +21,6 @@ from omb_tui.app.screens.files import FilesScreen
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
-
-from app_helpers import add_bot, open_files, settle
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 ORIGINAL = "- 2026-11-01 · likes short replies\n"
@@ -46,6 +45,7 @@ def everything_under(folder) -> str:
 
 # ----- paste, then undo -----
 
+
 @pytest.mark.parametrize(("pasted_lines", "undos"), [(30, 3), (250, 2)])
 async def test_undoing_a_paste_at_the_end_keeps_the_app_and_the_draft(home, pasted_lines, undos):
     app = make_app(home, watch=False, bot_id="scout")
@@ -67,6 +67,7 @@ async def test_undoing_a_paste_at_the_end_keeps_the_app_and_the_draft(home, past
 
 
 # ----- recovery drafts -----
+
 
 @pytest.fixture
 def quick_drafts(monkeypatch):
@@ -128,6 +129,7 @@ async def test_undoing_back_to_the_file_removes_the_draft(home, quick_drafts):
 
 def crash(app) -> None:
     """An unexpected error in the app, as a bug would raise it."""
+
     def fail() -> None:
         raise RuntimeError("an unexpected bug")
 
@@ -243,7 +245,7 @@ async def test_opening_another_file_and_discarding_removes_the_draft(home, quick
 
 # ----- $EDITOR edits a private copy; what comes back is saved like Ctrl+S -----
 
-EDITOR_SCRIPT = textwrap.dedent('''\
+EDITOR_SCRIPT = textwrap.dedent("""\
     import json, os, stat, sys
     path = sys.argv[1]
     report = {"path": path, "mode": stat.S_IMODE(os.stat(path).st_mode),
@@ -257,7 +259,7 @@ EDITOR_SCRIPT = textwrap.dedent('''\
     with open(os.environ["EDIT_REPORT"], "w", encoding="utf-8") as handle:
         json.dump(report, handle)
     sys.exit(int(os.environ.get("EDIT_EXIT", "0")))
-''')
+""")
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import shutil
 from datetime import date, timedelta
 
 import pytest
+from app_helpers import add_bot, listed_bots, open_files, settle, wait_for
 from textual.widgets import OptionList, Static, TextArea
 
 from omb_tui.app.app import make_app
@@ -19,8 +20,6 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
 
-from app_helpers import add_bot, listed_bots, open_files, settle, wait_for
-
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
@@ -28,11 +27,15 @@ PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 @pytest.fixture
 def home(tmp_path):
     home = Home(tmp_path / "home")
-    add_bot(home, actor=BOT, files={
-        "MEMORY.md": "- 2026-11-01 · from chat \"Plans\" · likes short replies\n",
-        "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
-        "memory/log/2026-11-29.md": "- said hello\n",
-    })
+    add_bot(
+        home,
+        actor=BOT,
+        files={
+            "MEMORY.md": '- 2026-11-01 · from chat "Plans" · likes short replies\n',
+            "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
+            "memory/log/2026-11-29.md": "- said hello\n",
+        },
+    )
     add_bot(home, "quill", memory=False)
     return home
 
@@ -151,7 +154,8 @@ async def test_conflict_reload_keeps_the_draft_beside(home):
         dialog = app.screen
         assert isinstance(dialog, ConflictDialog)
         assert "Scout changed this file while you were editing." in str(
-            dialog.query_one(".dialog-question", Static).render())
+            dialog.query_one(".dialog-question", Static).render()
+        )
         await pilot.press("r")
         await settle(pilot)
         assert screen.editor.text == "- the bot's new version\n"
@@ -440,6 +444,7 @@ async def test_opening_straight_on_a_bot_reads_no_bots_until_they_are_shown(home
 
 # ----- drafts are never lost without a question; another bot's files never stay on screen -----
 
+
 async def test_an_opened_bot_gives_the_keys_to_the_list_so_area_letters_type_nothing(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -614,8 +619,16 @@ def test_the_bots_last_change_is_local_time_like_the_journal(monkeypatch):
     monkeypatch.setenv("TZ", "Europe/Amsterdam")
     time_module.tzset()
     try:
-        summary = BotSummary(id="scout", name="Scout", memory=True, upkeep=True, level="ok", lines=3, bytes=40,
-                             last_change="2026-11-30T08:12:00.000+00:00")
+        summary = BotSummary(
+            id="scout",
+            name="Scout",
+            memory=True,
+            upkeep=True,
+            level="ok",
+            lines=3,
+            bytes=40,
+            last_change="2026-11-30T08:12:00.000+00:00",
+        )
         assert bot_cells(summary)[-1] == "2026-11-30 09:12"  # the row was written at 08:12 UTC
     finally:
         monkeypatch.undo()
@@ -660,15 +673,27 @@ async def test_memory_switched_off_says_nothing_loads_instead_of_the_first_200_l
         assert "first 200 lines" not in shown and "not loaded" not in shown
 
 
-@pytest.mark.parametrize("change, named", [
-    (lambda home: MemoryStore(home, "scout").write("MEMORY.md", "- from the shell\n",
-                                                   Actor(WHO_PERSON, "command line")),
-     "You changed this file from the command line while you were editing it here."),
-    (lambda home: memory_path(home).write_text("- from another editor\n"),
-     "The file was changed outside the app while you were editing."),
-    (lambda home: MemoryStore(home, "scout").write("MEMORY.md", "- tidied\n", Actor("Memory upkeep", "upkeep step")),
-     "Memory upkeep changed this file while you were editing."),
-])
+@pytest.mark.parametrize(
+    "change, named",
+    [
+        (
+            lambda home: MemoryStore(home, "scout").write(
+                "MEMORY.md", "- from the shell\n", Actor(WHO_PERSON, "command line")
+            ),
+            "You changed this file from the command line while you were editing it here.",
+        ),
+        (
+            lambda home: memory_path(home).write_text("- from another editor\n"),
+            "The file was changed outside the app while you were editing.",
+        ),
+        (
+            lambda home: MemoryStore(home, "scout").write(
+                "MEMORY.md", "- tidied\n", Actor("Memory upkeep", "upkeep step")
+            ),
+            "Memory upkeep changed this file while you were editing.",
+        ),
+    ],
+)
 async def test_the_conflict_names_who_changed_the_file_from_its_journal_row(home, change, named):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -724,8 +749,7 @@ async def test_renaming_a_topic_offers_to_update_the_pointers_to_it(home):
 
 
 async def test_a_broken_frontmatter_is_flagged_in_the_list_and_says_what_is_wrong(home):
-    MemoryStore(home, "scout").write("memory/trips.md", "---\ntitle: Trips\ndescription: abroad: twice\n---\n",
-                                     PERSON)
+    MemoryStore(home, "scout").write("memory/trips.md", "---\ntitle: Trips\ndescription: abroad: twice\n---\n", PERSON)
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_files(pilot)
@@ -774,6 +798,7 @@ async def test_unsaved_typing_stays_when_the_workspace_is_deleted(home):
 
 # ----- the editor: wrap, delete line, the divider at the cut, the place kept on reload -----
 
+
 async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home):
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -787,8 +812,9 @@ async def test_soft_wrap_is_on_and_f4_turns_it_off_and_f9_deletes_the_line(home)
 
 
 async def test_ctrl_f_finds_in_the_file_and_escape_leaves_the_editor_at_the_match(home):
-    memory_path(home).write_text("".join(f"- 2026-11-01 · note {i}\n" for i in range(60))
-                                 + "- Tom likes tea\n- 2026-11-02 · tom's birthday\n")
+    memory_path(home).write_text(
+        "".join(f"- 2026-11-01 · note {i}\n" for i in range(60)) + "- Tom likes tea\n- 2026-11-02 · tom's birthday\n"
+    )
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_files(pilot)
@@ -817,8 +843,11 @@ async def test_the_last_line_that_loads_is_underlined_as_a_divider(home):
         screen.editor.load_text("".join(f"- line {i}\n" for i in range(205)))
         screen.editor.move_cursor((199, 0), center=True)
         await pilot.pause()
-        underlined = [y for y in range(screen.editor.size.height)
-                      if any(seg.style and seg.style.underline for seg in screen.editor.render_line(y))]
+        underlined = [
+            y
+            for y in range(screen.editor.size.height)
+            if any(seg.style and seg.style.underline for seg in screen.editor.render_line(y))
+        ]
         assert len(underlined) == 1
         assert "- line 199" in screen.editor.render_line(underlined[0]).text
 
@@ -849,6 +878,7 @@ async def test_the_cursor_and_scroll_stay_when_the_file_is_read_again_or_saved_r
 
 
 # ----- dialogs: y / n and first letters, Save offered before leaving, F2 and F8 on the highlighted file -----
+
 
 async def test_dialogs_answer_n_and_the_first_letter_of_a_button(home):
     log = home.workspace("scout") / "memory/log/2026-11-29.md"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from app_helpers import open_journal, wait_for
+from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT
 
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
@@ -17,9 +19,6 @@ from omb_tui.app.screens.journal import JournalScreen
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory.store import Actor
 from omb_tui.core.turn.bot import Bot
-
-from app_helpers import open_journal, wait_for
-from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Plans")
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -79,10 +78,20 @@ def capture_notes(app) -> list[str]:
 
 
 def fixed_row(number: int, at: str, **fields) -> JournalRow:
-    values = dict(id=f"{number:08x}-0001", at=at, bot=BOT_ID, who=WHO_BOT, how=HOW_TASK, file="MEMORY.md",
-                  before_hash="a" * 64, after_hash="b" * 64,
-                  diff="--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1,2 +1,2 @@\n # Memory\n-- likes tea\n+- likes coffee\n",
-                  before_text="# Memory\n- likes tea\n", undoable=True, chat="Plans")
+    values = dict(
+        id=f"{number:08x}-0001",
+        at=at,
+        bot=BOT_ID,
+        who=WHO_BOT,
+        how=HOW_TASK,
+        file="MEMORY.md",
+        before_hash="a" * 64,
+        after_hash="b" * 64,
+        diff="--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1,2 +1,2 @@\n # Memory\n-- likes tea\n+- likes coffee\n",
+        before_text="# Memory\n- likes tea\n",
+        undoable=True,
+        chat="Plans",
+    )
     values.update(fields)
     return JournalRow(**values)
 
@@ -120,9 +129,14 @@ async def test_each_row_says_what_it_did_to_the_file(home, store):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_journal(pilot)
         lines = list_lines(screen)
-        expected = [("deleted", "memory/plans.md"), ("emptied", "MEMORY.md"),
-                    ("renamed", "memory/ideas.md → plans.md"), ("renamed", "memory/plans.md ← ideas.md"),
-                    ("created", "memory/ideas.md"), ("edited", "MEMORY.md")]
+        expected = [
+            ("deleted", "memory/plans.md"),
+            ("emptied", "MEMORY.md"),
+            ("renamed", "memory/ideas.md → plans.md"),
+            ("renamed", "memory/plans.md ← ideas.md"),
+            ("created", "memory/ideas.md"),
+            ("edited", "MEMORY.md"),
+        ]
         for line, (action, file) in zip(lines, expected):
             assert " ".join(line.split()).endswith(f"person in Settings {action} {file}"), line
         await pilot.press("down", "down", "down")
@@ -194,7 +208,7 @@ async def test_undo_names_later_changes_and_waits_for_yes(home, changes):
 async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store):
     memory = home.workspace(BOT_ID) / "MEMORY.md"
     store.write("MEMORY.md", MEMORY_TEXT, PERSON)
-    store.write("MEMORY.md", "# Memory\n- likes tea\n" + MEMORY_TEXT[len("# Memory\n"):], PERSON)
+    store.write("MEMORY.md", "# Memory\n- likes tea\n" + MEMORY_TEXT[len("# Memory\n") :], PERSON)
     store.write("MEMORY.md", memory.read_text(encoding="utf-8") + "- likes jazz\n", BOT)
     app = make_app(home, watch=False, bot_id=BOT_ID)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -222,11 +236,19 @@ async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store
         await pilot.press("down", "R")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "alone" in app.screen.question
-                       and "touched the same lines of MEMORY.md" in app.screen.question)
+        await wait_for(
+            pilot,
+            lambda: (
+                isinstance(app.screen, ConfirmDialog)
+                and "alone" in app.screen.question
+                and "touched the same lines of MEMORY.md" in app.screen.question
+            ),
+        )
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT.replace("short replies", "very brief replies")
         await pilot.press("y")  # undo instead: the undo's own question names the later change
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.question)
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.question
+        )
         assert "1 later change to it will be undone too" in app.screen.question
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
@@ -273,8 +295,12 @@ async def test_a_damaged_line_is_shown_not_raised(home, changes):
 
 
 async def test_odd_bytes_and_control_characters_are_drawn_safely(home):
-    odd = fixed_row(1, "2026-11-29T09:00:00.000+00:00", file="memory/\x1b[31mred\udc80.md",
-                    diff="--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\x07bell\n+caf\udce9\n")
+    odd = fixed_row(
+        1,
+        "2026-11-29T09:00:00.000+00:00",
+        file="memory/\x1b[31mred\udc80.md",
+        diff="--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\x07bell\n+caf\udce9\n",
+    )
     path = home.journal_path(BOT_ID)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes((odd.to_json() + "\n").encode("utf-8", "surrogateescape"))
@@ -323,11 +349,14 @@ async def test_typing_in_the_filter_box_filters_after_a_pause(home, changes):
 
 
 async def test_filter_by_day(home):
-    write_journal(home, [
-        fixed_row(1, "2026-11-29T09:00:00.000+00:00"),
-        fixed_row(2, "2026-11-29T23:30:00.000+00:00", file="memory/travel.md"),
-        fixed_row(3, "2026-11-30T08:15:00.000+00:00", who=WHO_PERSON, how=HOW_SETTINGS),
-    ])
+    write_journal(
+        home,
+        [
+            fixed_row(1, "2026-11-29T09:00:00.000+00:00"),
+            fixed_row(2, "2026-11-29T23:30:00.000+00:00", file="memory/travel.md"),
+            fixed_row(3, "2026-11-30T08:15:00.000+00:00", who=WHO_PERSON, how=HOW_SETTINGS),
+        ],
+    )
     app = make_app(home, watch=False, bot_id=BOT_ID)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_journal(pilot)
@@ -380,8 +409,13 @@ async def test_new_rows_while_reading_old_ones_are_announced_and_the_selected_ro
             await pilot.press("down")
         selected = listing.row_at_cursor().id
         assert listing.scroll_offset.y > 0
-        append_rows(home, [fixed_row(100, "2026-11-30T08:00:00.000+00:00", file="memory/new-a.md"),
-                           fixed_row(101, "2026-11-30T08:01:00.000+00:00", file="memory/new-b.md")])
+        append_rows(
+            home,
+            [
+                fixed_row(100, "2026-11-30T08:00:00.000+00:00", file="memory/new-a.md"),
+                fixed_row(101, "2026-11-30T08:01:00.000+00:00", file="memory/new-b.md"),
+            ],
+        )
         app.note_disk_change()
         await wait_for(pilot, lambda: listing.total == 42)
         status = str(screen.query_one("#journal-status").render())
@@ -437,8 +471,11 @@ async def test_a_100000_row_journal_opens_without_a_widget_per_row(home):
     count = 100_000
     files = ["MEMORY.md", "memory/travel.md", "memory/log/2026-11-29.md", "memory/clients.md"]
     # one real row per kind, with the id and time filled in per line: a second or two for 100,000 rows
-    templates = {(file, who): fixed_row(0, "@AT@", id="@ID@", file=file, who=who).to_json() + "\n"
-                 for file in files for who in (WHO_PERSON, WHO_BOT)}
+    templates = {
+        (file, who): fixed_row(0, "@AT@", id="@ID@", file=file, who=who).to_json() + "\n"
+        for file in files
+        for who in (WHO_PERSON, WHO_BOT)
+    }
     path = home.journal_path(BOT_ID)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as journal:
@@ -467,19 +504,40 @@ async def test_a_100000_row_journal_opens_without_a_widget_per_row(home):
 
 
 def test_journal_screen_snapshot(home, snap_compare):
-    write_journal(home, [
-        fixed_row(1, "2026-11-28T16:40:00.000+00:00", who=WHO_PERSON, how=HOW_SETTINGS, chat=None,
-                  file="memory/travel.md",
-                  diff="--- a/memory/travel.md\n+++ b/memory/travel.md\n@@ -3 +3 @@\n"
-                       "-- window seats\n+- aisle seats\n"),
-        fixed_row(2, "2026-11-29T09:00:00.000+00:00", file="memory/log/2026-11-29.md", before_hash=None,
-                  before_text=None, diff="--- a/memory/log/2026-11-29.md\n+++ b/memory/log/2026-11-29.md\n"
-                  "@@ -0,0 +1 @@\n+- 09:00 · answered a question about trains\n"),
-        fixed_row(3, "2026-11-29T18:20:00.000+00:00", who=WHO_PERSON, how="changed outside the app", chat=None,
-                  undoable=False, before_text="# Memory\n- key [redacted]\n",
-                  not_undoable_reason="its earlier text held a credential, and the kept copy is redacted"),
-        fixed_row(4, "2026-11-30T08:15:00.000+00:00"),
-    ])
+    write_journal(
+        home,
+        [
+            fixed_row(
+                1,
+                "2026-11-28T16:40:00.000+00:00",
+                who=WHO_PERSON,
+                how=HOW_SETTINGS,
+                chat=None,
+                file="memory/travel.md",
+                diff="--- a/memory/travel.md\n+++ b/memory/travel.md\n@@ -3 +3 @@\n-- window seats\n+- aisle seats\n",
+            ),
+            fixed_row(
+                2,
+                "2026-11-29T09:00:00.000+00:00",
+                file="memory/log/2026-11-29.md",
+                before_hash=None,
+                before_text=None,
+                diff="--- a/memory/log/2026-11-29.md\n+++ b/memory/log/2026-11-29.md\n"
+                "@@ -0,0 +1 @@\n+- 09:00 · answered a question about trains\n",
+            ),
+            fixed_row(
+                3,
+                "2026-11-29T18:20:00.000+00:00",
+                who=WHO_PERSON,
+                how="changed outside the app",
+                chat=None,
+                undoable=False,
+                before_text="# Memory\n- key [redacted]\n",
+                not_undoable_reason="its earlier text held a credential, and the kept copy is redacted",
+            ),
+            fixed_row(4, "2026-11-30T08:15:00.000+00:00"),
+        ],
+    )
     app = make_app(home, watch=False, bot_id=BOT_ID)
 
     async def opened(pilot):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
+from app_helpers import add_bot, open_recall, settle
 from textual.widgets import Input, Select, Static
 
 from omb_tui.app.app import make_app
@@ -36,15 +37,13 @@ from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team
 from omb_tui.core.turn.bot import Bot
 
-from app_helpers import add_bot, open_recall, settle
-
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 TRAVEL = (
     "---\ntitle: Travel\naliases: [trips, flights]\n---\n# Travel\n\n"
     '- 2026-11-01 · from chat "Plans" · Lisbon flights booked with TAP, seat 14C\n'
     '- 2026-11-02 · from chat "Plans" · Hotel Baixa Rio in Lisbon for the offsite, 14 rooms\n'
 )
-FOOD = "---\ntitle: Food\n---\n# Food\n\n- 2026-10-20 · from chat \"Plans\" · Vegetarian dinner on the first night\n"
+FOOD = '---\ntitle: Food\n---\n# Food\n\n- 2026-10-20 · from chat "Plans" · Vegetarian dinner on the first night\n'
 MESSAGE = "Lisbon hotel for the offsite"
 AS_OF = date(2026, 11, 30)
 
@@ -61,18 +60,37 @@ def memory_text(until: date) -> str:
 
 def build_home(root, *, until: date, memory: bool = True) -> Home:
     home = Home(root)
-    add_bot(home, memory=memory, files={"MEMORY.md": memory_text(until), "memory/travel.md": TRAVEL,
-                                        "memory/food.md": FOOD})
+    add_bot(
+        home, memory=memory, files={"MEMORY.md": memory_text(until), "memory/travel.md": TRAVEL, "memory/food.md": FOOD}
+    )
     chat = Conversation(
-        id="lisbon-plans", title="Lisbon plans", kind=KIND_CHAT, started_by=Starter("person", "Milind"),
+        id="lisbon-plans",
+        title="Lisbon plans",
+        kind=KIND_CHAT,
+        started_by=Starter("person", "Milind"),
         members=[Member("person", "Milind"), Member("bot", "scout")],
-        created=datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc),
+        created=datetime(2026, 11, 20, 12, 0, tzinfo=UTC),
     )
     path = create_conversation(home, chat, "scout")
-    append_message(path, Message("person", "Milind", datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc),
-                                 "Please book the Baixa Rio hotel in Lisbon for the offsite.", origin="person"))
-    append_message(path, Message("bot", "scout", datetime(2026, 11, 20, 12, 5, tzinfo=timezone.utc),
-                                 "Booked Hotel Baixa Rio in Lisbon, 14 rooms, confirmation BR-55812."))
+    append_message(
+        path,
+        Message(
+            "person",
+            "Milind",
+            datetime(2026, 11, 20, 12, 0, tzinfo=UTC),
+            "Please book the Baixa Rio hotel in Lisbon for the offsite.",
+            origin="person",
+        ),
+    )
+    append_message(
+        path,
+        Message(
+            "bot",
+            "scout",
+            datetime(2026, 11, 20, 12, 5, tzinfo=UTC),
+            "Booked Hotel Baixa Rio in Lisbon, 14 rooms, confirmation BR-55812.",
+        ),
+    )
     return home
 
 
@@ -120,7 +138,7 @@ async def test_matched_words_are_highlighted_as_whole_words(home):
         await type_message(pilot, screen, MESSAGE)
         block = screen.query_one(RecallBlock)
         match = block.match_style
-        marked = [block.text.plain[span.start:span.end] for span in block.text.spans if span.style == match]
+        marked = [block.text.plain[span.start : span.end] for span in block.text.spans if span.style == match]
         assert marked
         assert {word.casefold() for word in marked} <= {"lisbon", "hotel", "offsite"}
         assert "Lisbon" in marked and "Hotel" in marked  # case does not matter
@@ -131,14 +149,17 @@ async def test_matched_words_are_highlighted_as_whole_words(home):
 
 def test_each_reason_recall_did_not_run_has_its_sentence():
     def skipped(code: str, reason: str) -> RecallResult:
-        return RecallResult(bot="scout", message="m", kind="person", chat=None, passages_allowed=True,
-                            skipped=reason, skip_code=code)
+        return RecallResult(
+            bot="scout", message="m", kind="person", chat=None, passages_allowed=True, skipped=reason, skip_code=code
+        )
 
     assert skip_sentence(skipped(SKIP_AUTO_RECALL_OFF, "features.autoRecall is false")) == (
-        "Recall is off: features.autoRecall is false in config.json.")
+        "Recall is off: features.autoRecall is false in config.json."
+    )
     # no sentence of its own: the core's, which names what went wrong
     assert skip_sentence(skipped(SKIP_INDEX_UNREADABLE, "the index could not be read (disk I/O error)")) == (
-        "Not recalled: the index could not be read (disk I/O error).")
+        "Not recalled: the index could not be read (disk I/O error)."
+    )
 
 
 async def test_short_message_says_why_and_shows_no_block(home):

@@ -9,13 +9,12 @@ Every home is written through the core: the person's edits as the person, the up
 from __future__ import annotations
 
 import pytest
+from app_helpers import add_bot, listed_bots, settle, wait_for
 
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review.marks import load_marks
 from omb_tui.core.runs.run import UpkeepRun
-
-from app_helpers import add_bot, listed_bots, settle, wait_for
 
 
 async def question(pilot) -> str:
@@ -31,6 +30,7 @@ async def answer(pilot, key: str, screen) -> None:
     await pilot.press(key)
     await wait_for(pilot, lambda: pilot.app.screen is screen)
     await settle(pilot)
+
 
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)
 MEMORY = "# Memory\n\n- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n- likes tea\n- old note\n"
@@ -50,18 +50,27 @@ def review_home(home):
     scout.write("MEMORY.md", MEMORY, PERSON)
     compact = UpkeepRun("scout").actor("compact")
     rows = {
-        "merge": edit(scout, "- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n",
-                      "- flies to Lisbon on 2026-12-03, seat 12A\n", compact,
-                      "merge: two lines on the same trip"),
+        "merge": edit(
+            scout,
+            "- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n",
+            "- flies to Lisbon on 2026-12-03, seat 12A\n",
+            compact,
+            "merge: two lines on the same trip",
+        ),
         "stale": edit(scout, "- old note\n", "", compact, "ephemeral: a note for a day that is over"),
     }
     rows["person"] = edit(scout, "- likes tea\n", "- likes green tea\n", PERSON)
     quill = add_bot(home, "quill", files={"MEMORY.md": "# Memory\n"})
     capture = UpkeepRun("quill").actor("capture")
-    rows["capture"] = quill.write("MEMORY.md", "# Memory\n\n- lives in Porto\n", capture,
-                                  note='quotes: "I moved to Porto last spring" · "Porto is home now"').row_id
-    rows["capture2"] = quill.write("memory/people.md", "# People\n\n- Rui, a neighbour\n", capture,
-                                   note='quotes: "my neighbour Rui"').row_id
+    rows["capture"] = quill.write(
+        "MEMORY.md",
+        "# Memory\n\n- lives in Porto\n",
+        capture,
+        note='quotes: "I moved to Porto last spring" · "Porto is home now"',
+    ).row_id
+    rows["capture2"] = quill.write(
+        "memory/people.md", "# People\n\n- Rui, a neighbour\n", capture, note='quotes: "my neighbour Rui"'
+    ).row_id
     home.rows = rows
     return home
 
@@ -95,8 +104,16 @@ async def test_review_opens_with_v_on_the_first_new_change(review_home):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(pilot)
         kinds = [(line.kind, line.bot.bot) for line in screen.tree.lines]
-        assert kinds == [("bot", "quill"), ("run", "quill"), ("change", "quill"), ("change", "quill"),
-                         ("bot", "scout"), ("run", "scout"), ("change", "scout"), ("change", "scout")]
+        assert kinds == [
+            ("bot", "quill"),
+            ("run", "quill"),
+            ("change", "quill"),
+            ("change", "quill"),
+            ("bot", "scout"),
+            ("run", "scout"),
+            ("change", "scout"),
+            ("change", "scout"),
+        ]
         assert screen.tree.line_at_cursor().change.id == review_home.rows["capture"]
         status = str(screen.query_one("#review-status").render())
         assert "2 runs, 4 changes (4 new)" in status
@@ -262,8 +279,10 @@ async def test_the_bots_screen_counts_last_nights_changes_per_bot(review_home):
 # ----- compaction proposals waiting (propose-only) -----
 
 PROPOSED_RUN = "20261129T031500-abcdef"
-SECTIONED = ("# Memory\n\n### Travel\n- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n\n"
-             "### Other\n- likes tea\n- old note\n")
+SECTIONED = (
+    "# Memory\n\n### Travel\n- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n\n"
+    "### Other\n- likes tea\n- old note\n"
+)
 
 
 @pytest.fixture
@@ -273,11 +292,20 @@ def proposals_home(home):
     from omb_tui.core.compact.validator import Change as Proposed
 
     MemoryStore(home, "scout").write("MEMORY.md", SECTIONED, PERSON)
-    add_pending(home, "scout", PROPOSED_RUN, [
-        Proposed("merge", "- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n",
-                 "two lines on the same trip", "- flies to Lisbon on 2026-12-03, seat 12A\n"),
-        Proposed("ephemeral", "- old note\n", "a note for a day that is over"),
-    ])
+    add_pending(
+        home,
+        "scout",
+        PROPOSED_RUN,
+        [
+            Proposed(
+                "merge",
+                "- flies to Lisbon on 2026-12-03\n- flight to Lisbon booked, seat 12A\n",
+                "two lines on the same trip",
+                "- flies to Lisbon on 2026-12-03, seat 12A\n",
+            ),
+            Proposed("ephemeral", "- old note\n", "a note for a day that is over"),
+        ],
+    )
     return home
 
 
@@ -328,7 +356,8 @@ async def test_A_accepts_every_proposal_of_the_run_after_asking_and_one_that_no_
         assert waiting(proposals_home) == ["ephemeral"]
         assert "Its original is no longer in MEMORY.md, so it cannot be applied." in notes
         assert memory(proposals_home) == SECTIONED.replace(
-            "2026-12-03\n- flight to Lisbon booked,", "2026-12-03,").replace("old note", "old note, kept")
+            "2026-12-03\n- flight to Lisbon booked,", "2026-12-03,"
+        ).replace("old note", "old note, kept")
 
 
 async def test_the_bots_screen_says_how_many_proposals_wait(proposals_home):
@@ -339,7 +368,7 @@ async def test_the_bots_screen_says_how_many_proposals_wait(proposals_home):
         bot_list = await listed_bots(pilot)
         header = "".join(segment.text for segment in bot_list.render_line(0))
         line = "".join(segment.text for segment in bot_list.render_line(1))
-        assert line[header.index("Night"):].startswith("2 wait")
+        assert line[header.index("Night") :].startswith("2 wait")
         intro = str(pilot.app.screen.query_one("#bots-intro").render())
         assert intro == "scout, last night: 2 proposals waiting. v reviews them."
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from app_helpers import settle
+from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
 from textual.widgets import Input, Select
 
 from omb_tui.app.app import make_app
@@ -13,11 +15,11 @@ from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
 
-from app_helpers import settle
-from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
-
-REMEMBER = {"id": "c1", "type": "function",
-            "function": {"name": "memory_update", "arguments": '{"action": "add", "text": "Short answers"}'}}
+REMEMBER = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "memory_update", "arguments": '{"action": "add", "text": "Short answers"}'},
+}
 
 
 async def open_recall_with(pilot, message: str) -> RecallScreen:
@@ -53,21 +55,30 @@ async def test_send_shows_the_answer_and_each_tool_call_and_memory_changes(home,
         assert "→ Saved to MEMORY.md." in text
         # the chat list now holds the preview chat the turn went into
         assert PREVIEW_CHAT_ID in screen.chat_ids
-    assert 'from chat "Sent from the recall preview" · Short answers' in (
-        home.workspace("scout") / "MEMORY.md").read_text()
+    assert (
+        'from chat "Sent from the recall preview" · Short answers'
+        in (home.workspace("scout") / "MEMORY.md").read_text()
+    )
     row = next(r for r in MemoryStore(home, "scout").journal.rows() if r.file == "MEMORY.md")
     assert (row.who, row.how, row.chat) == (WHO_BOT, HOW_TASK, PREVIEW_CHAT_ID)
     messages = conv.find_conversation(home, "scout", PREVIEW_CHAT_ID, with_messages=True).messages
     assert [(m.author_kind, m.text) for m in messages] == [
-        ("person", "Remember: short answers, please"), ("bot", "Got it: short answers.")]
+        ("person", "Remember: short answers, please"),
+        ("bot", "Got it: short answers."),
+    ]
     system = model.requests[0][0]["content"]
     assert "The person lives in Pune" in system  # the memory block as it is now
 
 
 async def test_send_goes_into_the_chosen_chat(home, model):
-    chat = conv.Conversation(id="plans", title="Plans", kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Milind"),
-                             members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
-                             created=conv.parse_time("2026-11-01T09:00:00+00:00"))
+    chat = conv.Conversation(
+        id="plans",
+        title="Plans",
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
+        created=conv.parse_time("2026-11-01T09:00:00+00:00"),
+    )
     conv.create_conversation(home, chat, "scout")
     model.answers.append(Answer("Window seats it is."))
     app = make_app(home, watch=False, bot_id="scout")
@@ -93,7 +104,8 @@ async def test_an_unavailable_model_says_why_on_the_screen(home, model):
         await settle(pilot)
         await settle(pilot)
         assert shown(screen) == (
-            "Scout could not answer\nNo model is set up for scout: give it an instance or set the helper.")
+            "Scout could not answer\nNo model is set up for scout: give it an instance or set the helper."
+        )
         assert screen.sending is False
 
 

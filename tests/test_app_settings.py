@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from app_helpers import PicturedHome, add_bot, open_settings, settle
 from rich.console import Console
 from rich.text import Text
 from textual.widgets import Static
@@ -15,13 +16,19 @@ from omb_tui.app.app import make_app
 from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS
 from omb_tui.core.memory.paths import Home
 
-from app_helpers import PicturedHome, add_bot, open_settings, settle
-
-SETTINGS = {"name": "Scout", "engine": "claude", "instance": "claude", "avatar": "owl.png",
-            "schedule": {"standup": "09:00"}}
-CONFIG = {"helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
-          "features": {"autoRecall": False, "roomMemoryCapture": True},
-          "memory": {"captureQuietMs": 90000, "tidyHour": 4}, "theme": "dark"}
+SETTINGS = {
+    "name": "Scout",
+    "engine": "claude",
+    "instance": "claude",
+    "avatar": "owl.png",
+    "schedule": {"standup": "09:00"},
+}
+CONFIG = {
+    "helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
+    "features": {"autoRecall": False, "roomMemoryCapture": True},
+    "memory": {"captureQuietMs": 90000, "tidyHour": 4},
+    "theme": "dark",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -33,8 +40,9 @@ def _no_helper_from_environment(monkeypatch):
 def build_home(root: Path, settings: dict | str = SETTINGS, config: dict | str | None = CONFIG) -> Home:
     home = Home(root)
     add_bot(home, files={"MEMORY.md": "- short replies, always\n"})
-    home.settings_path("scout").write_text(settings if isinstance(settings, str) else json.dumps(settings),
-                                           encoding="utf-8")
+    home.settings_path("scout").write_text(
+        settings if isinstance(settings, str) else json.dumps(settings), encoding="utf-8"
+    )
     if config is not None:
         home.config_path.write_text(config if isinstance(config, str) else json.dumps(config), encoding="utf-8")
     return home
@@ -62,11 +70,14 @@ def saved(home: Home) -> dict:
     return json.loads(home.settings_path("scout").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("field, key, press", [
-    ("memory", "memory", "space"),
-    ("upkeep", "upkeep", "enter"),
-    ("helper_model", "helperModel", "space"),
-])
+@pytest.mark.parametrize(
+    "field, key, press",
+    [
+        ("memory", "memory", "space"),
+        ("upkeep", "upkeep", "enter"),
+        ("helper_model", "helperModel", "space"),
+    ],
+)
 async def test_each_switch_saves_its_key_and_keeps_unknown_keys(tmp_path, field, key, press):
     home = build_home(tmp_path / "home")
     app = make_app(home, watch=False, bot_id="scout")
@@ -124,7 +135,8 @@ async def test_c_switches_nightly_compaction_on_and_says_its_first_week_only_pro
         assert data["compactNightly"] is True and data["compactNightlySince"] == date.today().isoformat()
         until = (date.today() + timedelta(days=7)).isoformat()
         assert text_of(screen, "#label-switch-compact-nightly") == (
-            f"Nightly compaction: on (only proposes until {until})")
+            f"Nightly compaction: on (only proposes until {until})"
+        )
         await pilot.press("c")
         await settle(pilot)
         assert saved(home)["compactNightly"] is False
@@ -148,8 +160,12 @@ async def test_the_screen_shows_the_bot_and_the_app_wide_config(tmp_path):
         assert "after 4:00  · memory.tidyHour" in config
         labels = [str(label.content) for label in screen.query(".switch-label").results(Static)]
         # each state in words as well as colour (SETTINGS has every switch on)
-        assert labels == ["Let this bot use memory: on", "Memory upkeep: on",
-                          "Use the helper model for this bot's jobs: on", "Nightly compaction: off"]
+        assert labels == [
+            "Let this bot use memory: on",
+            "Memory upkeep: on",
+            "Use the helper model for this bot's jobs: on",
+            "Nightly compaction: off",
+        ]
         await pilot.press("u")
         await settle(pilot)
         assert str(screen.query_one("#label-switch-upkeep", Static).content) == "Memory upkeep: off"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from app_helpers import settle, wait_for
+from conftest import make_bot
 from textual.widgets import Static
 
 from omb_tui.app.app import make_app
@@ -17,9 +19,6 @@ from omb_tui.core.team.prompt import team_load
 from omb_tui.core.team.proposals import propose_from_bot
 from omb_tui.core.team.storage import create_team, get_team
 
-from app_helpers import settle, wait_for
-from conftest import make_bot
-
 TEAM = "Tapa crew"
 COLOUR = "tapa/sequence-02/colour"
 
@@ -29,8 +28,10 @@ def crew(home: Home):
     """scout and ledger in one team: two accepted notes and a card for a new key."""
     make_bot(home, "ledger", "Ledger")
     create_team(home, TEAM, ["scout", "ledger"])
-    for key, title, text in ((COLOUR, "Sequence 02 colour", "Warm amber, never teal."),
-                             ("tapa/fps", "Frame rate", "24 frames a second.")):
+    for key, title, text in (
+        (COLOUR, "Sequence 02 colour", "Warm amber, never teal."),
+        ("tapa/fps", "Frame rate", "24 frames a second."),
+    ):
         api.accept(home, TEAM, key, api.propose(home, TEAM, key, title, text).revision)
     api.propose(home, TEAM, "tapa/font", "Title font", "Titles are set in Inter Tight.", by="bot:scout")
     return home
@@ -79,10 +80,12 @@ async def test_the_notes_say_which_load_within_6000_bytes_pinned_first_like_the_
         assert rows[0].id == "tapa/long-7" and rows[0].cells[1] == "▲"  # the pin loads first
         loaded = {note.key for note in load.loaded}
         assert [(row.id, row.cells[0]) for row in rows] == [
-            (row.id, "✓ yes" if row.id in loaded else "✗ no") for row in rows]
+            (row.id, "✓ yes" if row.id in loaded else "✗ no") for row in rows
+        ]
         assert [row.id for row in rows if row.cells[0] == "✗ no"] == [note.key for note in load.not_loaded]
-        assert (f"{load.bytes:,}/6,000 bytes · {len(load.loaded)} notes load · {len(load.not_loaded)} do not"
-                in shown(screen, "#team-gauge"))
+        assert f"{load.bytes:,}/6,000 bytes · {len(load.loaded)} notes load · {len(load.not_loaded)} do not" in shown(
+            screen, "#team-gauge"
+        )
         not_loaded = rows.index(next(row for row in rows if row.cells[0] == "✗ no"))
         screen.notes_list.move_cursor(not_loaded)
         await pilot.pause()
@@ -165,8 +168,7 @@ async def test_history_restores_an_earlier_version_as_a_new_revision(crew, run_c
     assert "Warm amber, never teal." in run_cli("prompt", "scout").out
 
 
-async def test_an_edit_made_stale_from_the_command_line_is_refused_and_the_draft_stays_beside_the_note(
-        crew, run_cli):
+async def test_an_edit_made_stale_from_the_command_line_is_refused_and_the_draft_stays_beside_the_note(crew, run_cli):
     async with make_app(crew, watch=False).run_test(size=(80, 24)) as pilot:
         screen = await open_team(pilot)
         await pilot.press("e")
@@ -236,12 +238,10 @@ async def test_several_teams_one_is_picked_with_c(crew):
 async def test_a_home_without_teams_says_how_to_make_one(home):
     async with make_app(home, watch=False).run_test(size=(80, 24)) as pilot:
         screen = await open_team(pilot)
-        assert "No teams in this home. Create one: omb-tui team create NAME --bots ID,ID" in shown(
-            screen, "#team-line")
+        assert "No teams in this home. Create one: omb-tui team create NAME --bots ID,ID" in shown(screen, "#team-line")
 
 
-async def test_done_when_on_the_demo_home_a_bots_note_accepted_here_loads_for_every_member(tmp_path, run_cli,
-                                                                                          run_exe):
+async def test_done_when_on_the_demo_home_a_bots_note_accepted_here_loads_for_every_member(tmp_path, run_cli, run_exe):
     """Issue 15's "done when": on the demo home a bot proposes a team note (the team_note tool's path), a person
     accepts it on this screen, every member's prompt block carries it, and a stale edit from the command line is
     refused while the app has it open."""
@@ -256,8 +256,7 @@ async def test_done_when_on_the_demo_home_a_bots_note_accepted_here_loads_for_ev
 
     said = "We are doing the team offsite in Lisbon in October, 14 people, three nights"
     text = "The team offsite is in Lisbon in October: 14 people, three nights."
-    proposal = propose_from_bot(demo, "scout", "offsite/lisbon", "Lisbon offsite", text, [said],
-                                chat="lisbon-offsite")
+    proposal = propose_from_bot(demo, "scout", "offsite/lisbon", "Lisbon offsite", text, [said], chat="lisbon-offsite")
     assert proposal.card is not None, proposal.reason
     for bot in TEAM_BOTS:
         assert text not in cli("prompt", bot).out
@@ -282,8 +281,18 @@ async def test_done_when_on_the_demo_home_a_bots_note_accepted_here_loads_for_ev
         await pilot.press("ctrl+s")
         await reread(pilot, screen)
         now = get_team(demo, TEAM_NAME).notes["offsite/lisbon"]
-        stale = run_exe("--home", str(demo.root), "team", "edit", TEAM_NAME, "offsite/lisbon", "--revision",
-                        str(accepted.revision), "--json", stdin=b"Porto instead.")
+        stale = run_exe(
+            "--home",
+            str(demo.root),
+            "team",
+            "edit",
+            TEAM_NAME,
+            "offsite/lisbon",
+            "--revision",
+            str(accepted.revision),
+            "--json",
+            stdin=b"Porto instead.",
+        )
         assert stale.returncode == 3 and json.loads(stale.stdout)["current_revision"] == now.revision
         assert get_team(demo, TEAM_NAME).notes["offsite/lisbon"].text == f"{text} Hotel Baixa Rio."
         assert screen.highlighted_note().text == f"{text} Hotel Baixa Rio."

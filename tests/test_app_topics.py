@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_helpers import add_bot, open_topics, settle
 from textual.widgets import DataTable, Input, Static, TextArea
 
 from omb_tui.app.app import make_app
@@ -15,8 +16,6 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.turn.bot import Bot
 
-from app_helpers import add_bot, open_topics, settle
-
 TRAVEL = "---\ntitle: Travel\ndescription: trips and bookings\naliases: [trips, flights]\n---\n# Travel\n"
 CLIENTS = "---\ntitle: Clients\ndescription: who pays for what\n---\n# Clients\n"
 BROKEN = "---\ntitle: [unclosed\n---\n# Broken\n"
@@ -24,8 +23,10 @@ BROKEN = "---\ntitle: [unclosed\n---\n# Broken\n"
 
 def build_home(root: Path, topics: dict[str, str]) -> Home:
     home = Home(root)
-    add_bot(home, files={"MEMORY.md": "- short replies, always\n",
-                         **{f"memory/{name}": text for name, text in topics.items()}})
+    add_bot(
+        home,
+        files={"MEMORY.md": "- short replies, always\n", **{f"memory/{name}": text for name, text in topics.items()}},
+    )
     return home
 
 
@@ -58,12 +59,19 @@ async def test_topics_are_listed_with_title_description_aliases_and_size(tmp_pat
         screen = await open_topics(pilot)
         rows = table_rows(screen)
         assert row_order(screen) == ["clients.md", "travel.md"]  # the index's order
-        assert rows["travel.md"] == ["2", "travel", "Travel", "trips and bookings", "trips, flights",
-                                     f"{len(TRAVEL.encode())} B"]
+        assert rows["travel.md"] == [
+            "2",
+            "travel",
+            "Travel",
+            "trips and bookings",
+            "trips, flights",
+            f"{len(TRAVEL.encode())} B",
+        ]
         assert rows["clients.md"][:5] == ["1", "clients", "Clients", "who pays for what", ""]
         text = len(bot_index(home).text)
         assert summary(screen).startswith(
-            f"The index lists 2 of 2 topics ({text:,} of 2,000 characters); none are left out.")
+            f"The index lists 2 of 2 topics ({text:,} of 2,000 characters); none are left out."
+        )
         assert CUT_ROW_KEY not in rows
         detail = str(screen.query_one("#topic-detail", Static).render())
         assert "- memory/clients.md — Clients: who pays for what" in detail  # the line the bot gets
@@ -79,7 +87,8 @@ async def test_forty_five_topics_cut_at_forty_and_exactly_the_last_five_are_not_
         screen = await open_topics(pilot)
         assert summary(screen).startswith(
             f"The index lists 40 of 45 topics ({len(index.text):,} of 2,000 characters); 5 are left out.\n"
-            "The cut falls after topic 40: at most 40 topics are listed.")
+            "The cut falls after topic 40: at most 40 topics are listed."
+        )
         rows = table_rows(screen)
         assert row_order(screen) == names[:40] + [CUT_ROW_KEY] + names[40:]
         for position, name in enumerate(names[:40], start=1):
@@ -93,8 +102,9 @@ async def test_forty_five_topics_cut_at_forty_and_exactly_the_last_five_are_not_
 
 
 async def test_long_descriptions_cut_at_two_thousand_characters(tmp_path):
-    topics = {f"note-{number}.md": f"---\ntitle: Note {number}\ndescription: {'word ' * 60}\n---\n"
-              for number in range(12)}
+    topics = {
+        f"note-{number}.md": f"---\ntitle: Note {number}\ndescription: {'word ' * 60}\n---\n" for number in range(12)
+    }
     home = build_home(tmp_path / "home", topics)
     index = bot_index(home)
     assert index.listed < TOPIC_INDEX_MAX_TOPICS and index.omitted > 0  # the characters cut first
@@ -104,16 +114,21 @@ async def test_long_descriptions_cut_at_two_thousand_characters(tmp_path):
         assert summary(screen).startswith(
             f"The index lists {index.listed} of 12 topics ({len(index.text):,} of 2,000 characters); "
             f"{index.omitted} {'is' if index.omitted == 1 else 'are'} left out.\n"
-            f"The cut falls after topic {index.listed}: one more line would pass 2,000 characters.")
+            f"The cut falls after topic {index.listed}: one more line would pass 2,000 characters."
+        )
         assert len(index.text) <= 2000
         rows = table_rows(screen)
         order = [key for key in row_order(screen) if key != CUT_ROW_KEY]
         assert row_order(screen).index(CUT_ROW_KEY) == index.listed
         assert [rows[name][0] for name in order] == (
-            [str(n) for n in range(1, index.listed + 1)] + [NOT_LISTED] * index.omitted)
+            [str(n) for n in range(1, index.listed + 1)] + [NOT_LISTED] * index.omitted
+        )
         # every listed row's line is the bot's own line, in the bot's order
-        listed = [screen.shown[i].index_line for i in range(len(screen.shown)) if screen.shown[i] is not None
-                  and screen.shown[i].listed]
+        listed = [
+            screen.shown[i].index_line
+            for i in range(len(screen.shown))
+            if screen.shown[i] is not None and screen.shown[i].listed
+        ]
         assert tuple(listed) == index.lines
 
 
@@ -125,8 +140,9 @@ async def test_broken_frontmatter_is_flagged(tmp_path):
         rows = table_rows(screen)
         assert rows["broken.md"][0] == "1"  # still listed, by name
         assert rows["broken.md"][2].startswith("⚠")
-        assert "frontmatter could not be read" in rows["broken.md"][3].replace("…", "") or \
-            rows["broken.md"][3].startswith("frontmatter")
+        assert "frontmatter could not be read" in rows["broken.md"][3].replace("…", "") or rows["broken.md"][
+            3
+        ].startswith("frontmatter")
         assert "1 topic has frontmatter that could not be read: listed by name only." in summary(screen)
         detail = str(screen.query_one("#topic-detail", Static).render())
         assert "listed by name only: frontmatter could not be read: line 2: did not find expected" in detail
@@ -163,11 +179,14 @@ async def test_filter_narrows_rows_as_you_type_and_the_cut_stays(tmp_path):
 
 
 async def test_the_filter_matches_the_start_of_words_not_letters_inside_them(tmp_path):
-    home = build_home(tmp_path / "home", {
-        "clients.md": "---\ntitle: Clients\ndescription: our customers and what they pay\n---\n",
-        "tom.md": "---\ntitle: Tom Hale\ndescription: the neighbour\n---\n",
-        "cafes.md": "---\ntitle: Cafés\n---\n",
-    })
+    home = build_home(
+        tmp_path / "home",
+        {
+            "clients.md": "---\ntitle: Clients\ndescription: our customers and what they pay\n---\n",
+            "tom.md": "---\ntitle: Tom Hale\ndescription: the neighbour\n---\n",
+            "cafes.md": "---\ntitle: Cafés\n---\n",
+        },
+    )
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_topics(pilot)

@@ -7,6 +7,8 @@ import json
 from datetime import date, timedelta
 
 import pytest
+from app_helpers import PERSON, add_bot, open_area, settle, wait_for
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 from textual.widgets import Static
 
 from omb_tui.app.app import make_app
@@ -17,11 +19,8 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.models.usage import record_usage
 from omb_tui.core.upkeep.about_me import list_learned
 
-from app_helpers import PERSON, add_bot, open_area, settle, wait_for
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
-
 YESTERDAY = (date.today() - timedelta(days=1)).isoformat()
-EXPIRED = f"- 2026-01-02 · from chat \"Plans\" · The trip is booked · until {YESTERDAY}\n"
+EXPIRED = f'- 2026-01-02 · from chat "Plans" · The trip is booked · until {YESTERDAY}\n'
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +49,7 @@ def memory_of(home: Home) -> str:
 
 def no_model_home(root) -> Home:
     home = Home(root)
-    add_bot(home, files={"MEMORY.md": "- 2026-01-01 · from chat \"Plans\" · short replies, always\n"})
+    add_bot(home, files={"MEMORY.md": '- 2026-01-01 · from chat "Plans" · short replies, always\n'})
     return home
 
 
@@ -78,8 +77,8 @@ async def test_the_switches_save_upkeep_and_learn_from_group_chats_at_once(tmp_p
 
 async def test_tidy_up_now_changes_memory_and_shows_the_counts(tmp_path):
     home = no_model_home(tmp_path / "home")
-    duplicate = "- 2026-01-01 · from chat \"Plans\" · short replies, always\n"
-    add = "- 2026-01-05 · from chat \"Plans\" · short replies, always\n"
+    duplicate = '- 2026-01-01 · from chat "Plans" · short replies, always\n'
+    add = '- 2026-01-05 · from chat "Plans" · short replies, always\n'
     home.workspace("scout").joinpath("MEMORY.md").write_text(duplicate + EXPIRED + add, encoding="utf-8")
     async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
@@ -111,19 +110,22 @@ async def test_tidy_up_now_is_off_with_upkeep_off(tmp_path):
 def heavy_home(root, *, memory_kb: int, about_me_kb: int) -> Home:
     """MEMORY.md of about memory_kb KB (within its 24 KB load limit) and About me of about_me_kb KB."""
     home = no_model_home(root)
-    line = "- 2026-01-01 · from chat \"Plans\" · " + "a note that takes room " * 3 + "\n"
+    line = '- 2026-01-01 · from chat "Plans" · ' + "a note that takes room " * 3 + "\n"
     home.workspace("scout").joinpath("MEMORY.md").write_text(
-        "".join(line.replace("room", f"room {n}", 1) for n in range(memory_kb * 1024 // len(line))),
-        encoding="utf-8")
+        "".join(line.replace("room", f"room {n}", 1) for n in range(memory_kb * 1024 // len(line))), encoding="utf-8"
+    )
     home.about_me_path.write_text("- lives in Pune\n" + "x" * (about_me_kb * 1024), encoding="utf-8")
     return home
 
 
-@pytest.mark.parametrize("memory_kb, about_me_kb, heavy", [
-    (12, 14, True),  # over 24 KB in all, at least 8 KB of it memory
-    (6, 20, False),  # over 24 KB, but memory is under 8 KB
-    (12, 8, False),  # memory over 8 KB, but under 24 KB in all
-])
+@pytest.mark.parametrize(
+    "memory_kb, about_me_kb, heavy",
+    [
+        (12, 14, True),  # over 24 KB in all, at least 8 KB of it memory
+        (6, 20, False),  # over 24 KB, but memory is under 8 KB
+        (12, 8, False),  # memory over 8 KB, but under 24 KB in all
+    ],
+)
 async def test_the_heavy_bot_line_shows_only_under_the_specs_conditions(tmp_path, memory_kb, about_me_kb, heavy):
     home = heavy_home(tmp_path / "home", memory_kb=memory_kb, about_me_kb=about_me_kb)
     async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
@@ -176,8 +178,16 @@ async def test_remove_asks_once_then_takes_the_learned_line_out_of_about_me(tmp_
 
 
 async def test_the_usage_line_counts_this_months_calls_of_the_bot(llm_home):
-    add_bot_row = {"at": now_iso(), "instance": "local", "model": "openai/qwen3-8b", "prompt_tokens": 1200,
-                   "completion_tokens": 80, "cost_usd": 0.0125, "ok": True, "cost": "litellm"}
+    add_bot_row = {
+        "at": now_iso(),
+        "instance": "local",
+        "model": "openai/qwen3-8b",
+        "prompt_tokens": 1200,
+        "completion_tokens": 80,
+        "cost_usd": 0.0125,
+        "ok": True,
+        "cost": "litellm",
+    }
     record_usage(llm_home, {**add_bot_row, "bot": "scout", "job": "capture"})
     record_usage(llm_home, {**add_bot_row, "bot": "scout", "job": "tidy-up", "ok": False})
     record_usage(llm_home, {**add_bot_row, "bot": "quill", "job": "capture"})  # another bot's
@@ -203,8 +213,9 @@ async def test_a_bot_the_helper_serves_says_so_and_a_bot_with_no_model_gets_the_
 
 
 async def test_the_last_capture_is_shown_with_what_it_did(llm_home, fake_llm):
-    from omb_tui.core.upkeep.capture import capture
     from test_upkeep_capture import VEG, answer, fact, make_chat
+
+    from omb_tui.core.upkeep.capture import capture
 
     make_chat(llm_home, [VEG])
     fake_llm.script(answer(fact("The person is vegetarian", ["I'm vegetarian"])))
@@ -228,8 +239,9 @@ async def test_a_learned_line_with_square_brackets_is_asked_about_and_removed_as
         screen.learned_list.focus()
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
-        assert "The person keeps [x] lists and edits [/etc/hosts]" in str(pilot.app.screen.query_one(
-            ".dialog-question", Static).render())
+        assert "The person keeps [x] lists and edits [/etc/hosts]" in str(
+            pilot.app.screen.query_one(".dialog-question", Static).render()
+        )
         await pilot.press("y")
         await wait_for(pilot, lambda: pilot.app.screen is screen and len(screen.query(Toast)) > 0)
         toast = str(screen.query(Toast).last().render())

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import stat
 
+from app_helpers import listed_bots, settle, wait_for
+
 from omb_tui.app.app import make_app
 from omb_tui.core.memory.user_settings import user_settings_path
-
-from app_helpers import listed_bots, settle, wait_for
 
 
 async def test_the_theme_chosen_is_remembered_per_user_not_in_the_home(home, tmp_path):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from app_helpers import settle
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.files import FilesScreen
@@ -15,8 +16,6 @@ from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
-
-from app_helpers import settle
 
 BOT = Actor(WHO_BOT, HOW_TASK)
 ORIGINAL = "- 2026-11-01 · likes short replies\n"
@@ -44,7 +43,7 @@ class BotBusy:
             self.release.wait(timeout=10)  # never for ever: an app that froze on the lock gets it back
         self.let_go.set()
 
-    def __enter__(self) -> "BotBusy":
+    def __enter__(self) -> BotBusy:
         self.thread.start()
         self.holding.wait()
         return self

@@ -32,8 +32,9 @@ def test_the_import_contracts_hold_the_floors_among_them():
     if not lint.exists():
         pytest.skip("import-linter is not installed (the dev extra)")
     root = Path(omb_tui.__file__).resolve().parents[1]
-    result = subprocess.run([str(lint), "--no-cache", "--no-logo"], cwd=root, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [str(lint), "--no-cache", "--no-logo"], cwd=root, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -59,7 +60,7 @@ def test_cli_recall_kinds_match_the_core():
     assert tuple(RECALL_KINDS_HELP) == tuple(RECALL_KINDS)
 
 
-FIRST_FRAME_PROBE = '''
+FIRST_FRAME_PROBE = """
 import sys
 from pathlib import Path
 from omb_tui.app.app import OmbApp
@@ -75,7 +76,7 @@ class FirstFrame(OmbApp):
         self.exit()
 
 FirstFrame(Home(sys.argv[1]), watch=False).run(headless=True, size=(80, 24))
-'''
+"""
 
 
 def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(tmp_path, home):
@@ -85,8 +86,17 @@ def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(t
     loaded = set(report.read_text().split())
     assert "omb_tui.app.screens.bots" in loaded  # the probe did reach the first frame
     assert "Scout" in listed.read_text()  # the bot's name is in that frame
-    late = {"litellm", "watchfiles", "frontmatter", "detect_secrets", "sqlite3", "omb_tui.core.turn.bot",
-            "omb_tui.core.memory.store", "omb_tui.core.memory.budget", "omb_tui.core.recall.recall"}
+    late = {
+        "litellm",
+        "watchfiles",
+        "frontmatter",
+        "detect_secrets",
+        "sqlite3",
+        "omb_tui.core.turn.bot",
+        "omb_tui.core.memory.store",
+        "omb_tui.core.memory.budget",
+        "omb_tui.core.recall.recall",
+    }
     assert not late & loaded
 
 
@@ -101,9 +111,15 @@ def test_every_notification_of_the_app_shows_its_text_as_written():
     parsing = []
     for path in Path(omb_tui.app.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "notify"
-                    and not any(k.arg == "markup" and isinstance(k.value, ast.Constant) and k.value.value is False
-                                for k in node.keywords)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "notify"
+                and not any(
+                    k.arg == "markup" and isinstance(k.value, ast.Constant) and k.value.value is False
+                    for k in node.keywords
+                )
+            ):
                 parsing.append(f"{path.name}:{node.lineno}")
     assert parsing == []
 
@@ -186,7 +202,9 @@ def test_a_circle_counts_imports_under_type_checking_and_inside_functions(tmp_pa
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("")
     (package / "sub" / "__init__.py").write_text("")
-    (package / "sub" / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..b import B\n")
+    (package / "sub" / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..b import B\n"
+    )
     (package / "b.py").write_text("def make():\n    from .sub import a\n")
     (package / "c.py").write_text("import pkg.b\n")
     (package / "d.py").write_text("from . import e\n")

@@ -11,11 +11,13 @@ answer comes from the scripted OpenAI-compatible server in tests/fake_llm.py on 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from compact_helpers import BOT, LAUNCH_OLD, MEMORY, write_memory
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.compact import nightly as nightly_module
 from omb_tui.core.compact import session as session_module
@@ -26,11 +28,8 @@ from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.models.structured import MAX_ANSWER_CHARS, MAX_JSON_DEPTH
 from omb_tui.core.models.usage import read_usage
 
-from compact_helpers import BOT, LAUNCH_OLD, MEMORY, write_memory
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
-
 PUNE = '- 2026-01-05 · from chat "Plans" · The person lives in Pune'
-WORK_TOPIC = ("# Work\n\n- 2026-01-02 · works at Acme and likes tea\n- 2026-02-01 · works at Globex now\n")
+WORK_TOPIC = "# Work\n\n- 2026-01-02 · works at Acme and likes tea\n- 2026-02-01 · works at Globex now\n"
 OLDER, NEWER = "- 2026-01-02 · works at Acme and likes tea", "- 2026-02-01 · works at Globex now"
 VEGETARIAN = "I'm vegetarian, by the way."
 
@@ -40,8 +39,11 @@ BAD_CHARACTERS = {"lone surrogate": ("\ud800", "U+D800"), "NUL": ("\x00", "U+000
 
 # ----- what each step is asked, and a right answer it would apply -----
 def capture_answer(text: str = "The person is vegetarian", quote: object = "I'm vegetarian") -> dict:
-    return {"facts": [{"text": text, "kind": "fact", "quotes": [quote], "target": "MEMORY.md", "until": None,
-                       "about_me": False}]}
+    return {
+        "facts": [
+            {"text": text, "kind": "fact", "quotes": [quote], "target": "MEMORY.md", "until": None, "about_me": False}
+        ]
+    }
 
 
 def organize_answer(title: object = "Places") -> dict:
@@ -56,16 +58,25 @@ def compact_answer(reason: object = "The launch date is now set.") -> dict:
     return {"changes": [{"category": "superseded", "original": LAUNCH_OLD, "reason": reason}]}
 
 
-RIGHT = {"capture": capture_answer, "organize": organize_answer, "tidy": tidy_answer,
-         "compact": compact_answer, "compact --auto": compact_answer}
+RIGHT = {
+    "capture": capture_answer,
+    "organize": organize_answer,
+    "tidy": tidy_answer,
+    "compact": compact_answer,
+    "compact --auto": compact_answer,
+}
 WRONG_TYPES = {  # JSON of the asked-for object, with numbers where text belongs
-    "capture": capture_answer(text=5), "organize": organize_answer(title=7),
+    "capture": capture_answer(text=5),
+    "organize": organize_answer(title=7),
     "tidy": {"pairs": [{"older": 1, "newer": 2, "still_true": None}]},
-    "compact": compact_answer(reason=3), "compact --auto": compact_answer(reason=3),
+    "compact": compact_answer(reason=3),
+    "compact --auto": compact_answer(reason=3),
 }
 WRONG_TYPE_SENTENCES = {
-    "capture": "the answer.facts[0].text must be text", "organize": "the answer.moves[0].title must be text",
-    "tidy": "the answer.pairs[0].older must be text", "compact": "Change 1 lacks 'reason' as text",
+    "capture": "the answer.facts[0].text must be text",
+    "organize": "the answer.moves[0].title must be text",
+    "tidy": "the answer.pairs[0].older must be text",
+    "compact": "Change 1 lacks 'reason' as text",
     "compact --auto": "Change 1 lacks 'reason' as text",
 }
 
@@ -93,29 +104,44 @@ def bad_answers(step: str) -> list[BadAnswer]:
     deep = '{"x": ' + "[{" * 5_000 + "}]" * 5_000 + "}"  # 20 KB of brackets
     huge = json.dumps(RIGHT[step]())[:-1] + ', "pad": "' + "x" * MAX_ANSWER_CHARS + '"}'
     cases = [
-        BadAnswer("garbage", {"content": "I am sorry, I cannot do that today."},
-                  "holds no JSON object that can be read"),
+        BadAnswer(
+            "garbage", {"content": "I am sorry, I cannot do that today."}, "holds no JSON object that can be read"
+        ),
         BadAnswer("deep nesting", {"content": deep}, f"nested more than {MAX_JSON_DEPTH} levels deep"),
         BadAnswer("huge", {"content": huge}, f"more than the {MAX_ANSWER_CHARS:,} characters"),
-        BadAnswer("tool calls", {"content": None, "tool_calls": [("memory_update", {"action": "add", "text": "x"})]},
-                  "called tools instead of answering with JSON"),
+        BadAnswer(
+            "tool calls",
+            {"content": None, "tool_calls": [("memory_update", {"action": "add", "text": "x"})]},
+            "called tools instead of answering with JSON",
+        ),
         BadAnswer("content null", {"content": None}, "the answer holds no text"),
-        BadAnswer("content a list", {"content": [{"type": "text", "text": json.dumps(RIGHT[step]())}]},
-                  "not in the shape of an OpenAI chat answer"),
+        BadAnswer(
+            "content a list",
+            {"content": [{"type": "text", "text": json.dumps(RIGHT[step]())}]},
+            "not in the shape of an OpenAI chat answer",
+        ),
         BadAnswer("a list, not an object", {"content": "[1, 2, 3]"}, "holds no JSON object that can be read"),
         BadAnswer("numbers for text", {"content": json.dumps(WRONG_TYPES[step])}, WRONG_TYPE_SENTENCES[step]),
     ]
     for name, (character, code) in BAD_CHARACTERS.items():
-        what = f"a lone surrogate ({code}), which is not text" if name == "lone surrogate" else \
-            f"a control character ({code})"
+        what = (
+            f"a lone surrogate ({code}), which is not text"
+            if name == "lone surrogate"
+            else f"a control character ({code})"
+        )
         for escapes, label in ((True, name), (False, f"{name}, unescaped")):  # as a JSON escape, or the character
             reply = {"content": json.dumps(with_bad_character(step, character), ensure_ascii=escapes)}
             cases.append(BadAnswer(label, reply, f"{WHERE[step]} holds {what}", call_refuses=False))
     return cases
 
 
-WHERE = {"capture": "its text", "organize": "its title", "tidy": "the part still true", "compact": "the reason",
-         "compact --auto": "the reason"}  # the text each step names when the model's own words may not be kept
+WHERE = {
+    "capture": "its text",
+    "organize": "its title",
+    "tidy": "the part still true",
+    "compact": "the reason",
+    "compact --auto": "the reason",
+}  # the text each step names when the model's own words may not be kept
 
 
 def matrix(*steps: str) -> list:
@@ -125,24 +151,29 @@ def matrix(*steps: str) -> list:
 # ----- the home each step works on -----
 def snapshot(home) -> dict[str, bytes]:
     """Every file of the bot's workspace and its journal, as bytes."""
-    files = {str(path.relative_to(home.root)): path.read_bytes()
-             for path in home.workspace(BOT).rglob("*") if path.is_file()}
+    files = {
+        str(path.relative_to(home.root)): path.read_bytes() for path in home.workspace(BOT).rglob("*") if path.is_file()
+    }
     journal = Path(home.journal_path(BOT))
     files["journal"] = journal.read_bytes() if journal.exists() else b""
     return files
 
 
 def usage_rows(home) -> list[dict]:
-    return read_usage(home, datetime.now(timezone.utc).strftime("%Y-%m"))
+    return read_usage(home, datetime.now(UTC).strftime("%Y-%m"))
 
 
 def make_chat(home, person_text: str = VEGETARIAN) -> None:
     """A 1:1 chat the person started five hours ago, with one turn for capture to read."""
     at = datetime.now().astimezone() - timedelta(hours=5)
-    chat = conv.Conversation(id="plans", title="Plans", kind=conv.KIND_CHAT,
-                             started_by=conv.Starter("person", "Milind"),
-                             members=[conv.Member("person", "Milind"), conv.Member("bot", BOT)],
-                             created=at - timedelta(hours=1))
+    chat = conv.Conversation(
+        id="plans",
+        title="Plans",
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", BOT)],
+        created=at - timedelta(hours=1),
+    )
     path = conv.create_conversation(home, chat, BOT)
     conv.append_message(path, conv.Message("person", "Milind", at, person_text, origin="person"))
     conv.append_message(path, conv.Message("bot", BOT, at + timedelta(seconds=30), "Noted."))
@@ -159,8 +190,11 @@ def step_home(llm_home, monkeypatch):
 
 
 COMMANDS = {
-    "capture": (["capture", BOT], 0), "organize": (["organize", BOT], 0), "tidy": (["tidy", BOT], 0),
-    "compact": (["compact", BOT, "--json"], 1), "compact --auto": (["compact", BOT, "--auto", "--json"], 1),
+    "capture": (["capture", BOT], 0),
+    "organize": (["organize", BOT], 0),
+    "tidy": (["tidy", BOT], 0),
+    "compact": (["compact", BOT, "--json"], 1),
+    "compact --auto": (["compact", BOT, "--auto", "--json"], 1),
 }
 
 
@@ -198,10 +232,11 @@ def test_a_bad_answer_changes_no_file_and_is_one_sentence(step, case, step_home,
 
 
 def test_an_answer_refused_by_the_call_is_one_sentence_naming_the_instance(step_home, fake_llm, run_cli):
-    fake_llm.script({"content": "{\"facts\": " + "[" * 20_000})
+    fake_llm.script({"content": '{"facts": ' + "[" * 20_000})
     result = run_cli("capture", BOT)
-    assert result.out.splitlines()[-1] == ("Nothing was read: instance 'local' answered, but the answer is nested more "
-                                           f"than {MAX_JSON_DEPTH} levels deep.")
+    assert result.out.splitlines()[-1] == (
+        f"Nothing was read: instance 'local' answered, but the answer is nested more than {MAX_JSON_DEPTH} levels deep."
+    )
 
 
 def test_a_partly_valid_answer_applies_and_records_the_valid_part_wholly(step_home, fake_llm, run_cli):
@@ -214,8 +249,9 @@ def test_a_partly_valid_answer_applies_and_records_the_valid_part_wholly(step_ho
 
     report = json.loads(result.out)
     assert [saved["text"] for saved in report["saved"]] == ["The person is vegetarian"]
-    assert report["skipped"] == [{"text": "The person is vegetarian\x1b[2J",
-                                  "reason": "its text holds a control character (U+001B)"}]
+    assert report["skipped"] == [
+        {"text": "The person is vegetarian\x1b[2J", "reason": "its text holds a control character (U+001B)"}
+    ]
     memory = (step_home.workspace(BOT) / "MEMORY.md").read_text(encoding="utf-8")
     assert memory.endswith("(noticed) · The person is vegetarian\n") and "\x1b" not in memory
     assert not (step_home.workspace(BOT) / "memory" / "food.md").exists()
@@ -225,8 +261,11 @@ def test_a_partly_valid_answer_applies_and_records_the_valid_part_wholly(step_ho
 
 @pytest.mark.parametrize("step", ["capture", "organize", "tidy", "compact", "compact --auto"])
 def test_a_slow_answer_past_the_call_timeout_changes_nothing(step, step_home, fake_llm, run_cli, monkeypatch):
-    write_llm_config(step_home, fake_llm,
-                     instances={"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "timeout": 0.5}})
+    write_llm_config(
+        step_home,
+        fake_llm,
+        instances={"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "timeout": 0.5}},
+    )
     # Compaction bounds its calls by its own deadline (10 minutes), not the instance's timeout: 1 s here.
     real_propose = session_module.propose
     monkeypatch.setattr(session_module, "propose", lambda home, bot, **_: real_propose(home, bot, deadline_s=1))
@@ -263,17 +302,24 @@ def memory_files(home) -> dict[str, bytes]:
 CHAT_REFUSED = [
     ("huge", {"content": "x" * (MAX_ANSWER_CHARS + 1)}, f"more than the {MAX_ANSWER_CHARS:,} characters"),
     ("content a list", {"content": [{"type": "text", "text": "hello"}]}, "not in the shape of an OpenAI chat answer"),
-    ("huge tool arguments", {"raw_tool_calls": [("memory_update", json.dumps({"text": "x" * MAX_ANSWER_CHARS}))]},
-     f"more than the {MAX_ANSWER_CHARS:,} characters"),
-    ("deep tool arguments", {"raw_tool_calls": [("memory_update", "[" * 10_000 + "]" * 10_000)]},
-     "not in the shape of an OpenAI chat answer"),
+    (
+        "huge tool arguments",
+        {"raw_tool_calls": [("memory_update", json.dumps({"text": "x" * MAX_ANSWER_CHARS}))]},
+        f"more than the {MAX_ANSWER_CHARS:,} characters",
+    ),
+    (
+        "deep tool arguments",
+        {"raw_tool_calls": [("memory_update", "[" * 10_000 + "]" * 10_000)]},
+        "not in the shape of an OpenAI chat answer",
+    ),
     *[(name, {"content": f"Hello{character}"}, code) for name, (character, code) in BAD_CHARACTERS.items()],
 ]
 
 
 @pytest.mark.parametrize("reply, sentence", [pytest.param(r, s, id=n) for n, r, s in CHAT_REFUSED])
-def test_a_chat_answer_that_cannot_be_shown_fails_the_turn_in_one_sentence(reply, sentence, step_home, fake_llm,
-                                                                          run_cli):
+def test_a_chat_answer_that_cannot_be_shown_fails_the_turn_in_one_sentence(
+    reply, sentence, step_home, fake_llm, run_cli
+):
     prepare("chat", step_home)
     before = memory_files(step_home)
     fake_llm.script(reply)
@@ -301,14 +347,17 @@ def test_text_that_only_looks_odd_is_a_chat_answer(content, step_home, fake_llm,
 BAD_ARGUMENTS = [
     ("a list", "[1, 2]", "must be a JSON object"),
     ("garbage", "add likes tea", "not valid JSON"),
-    *[(name, json.dumps({"action": "add", "text": f"likes tea{character}"}), code)
-      for name, (character, code) in BAD_CHARACTERS.items()],
+    *[
+        (name, json.dumps({"action": "add", "text": f"likes tea{character}"}), code)
+        for name, (character, code) in BAD_CHARACTERS.items()
+    ],
 ]
 
 
 @pytest.mark.parametrize("arguments, sentence", [pytest.param(a, s, id=n) for n, a, s in BAD_ARGUMENTS])
-def test_a_tool_call_with_bad_arguments_does_nothing_and_tells_the_model(arguments, sentence, step_home, fake_llm,
-                                                                         run_cli):
+def test_a_tool_call_with_bad_arguments_does_nothing_and_tells_the_model(
+    arguments, sentence, step_home, fake_llm, run_cli
+):
     prepare("chat", step_home)
     before = memory_files(step_home)
     fake_llm.script({"raw_tool_calls": [("memory_update", arguments)]}, "I could not save it.")

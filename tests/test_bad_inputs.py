@@ -14,11 +14,10 @@ import stat
 from pathlib import Path
 
 import pytest
+from conftest import BOT_ID, MEMORY_TEXT
 
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.turn.bot import Bot
-
-from conftest import BOT_ID, MEMORY_TEXT
 
 OUTSIDE_TEXT = b"kept outside the workspace\n"
 
@@ -70,10 +69,24 @@ def refused_without_change(run_cli, roots: list[Path], *argv: str, stdin: bytes 
 
 
 # ----- paths that lead out of the workspace, or are not memory files -----
-LEADS_OUT = ["../x", "memory/../../x", "../../config.json", "memory/../MEMORY.md/../../../x.md",
-             "memory\\..\\..\\x.md", "C:/x.md"]
-NOT_A_MEMORY_FILE = ["memory/a/b.md", ".hidden.md", "memory/.hidden.md", "memory/x.txt", "memory/log/notes.md",
-                     "memory/log/2026-02-30.md", "memory", "notes.md"]
+LEADS_OUT = [
+    "../x",
+    "memory/../../x",
+    "../../config.json",
+    "memory/../MEMORY.md/../../../x.md",
+    "memory\\..\\..\\x.md",
+    "C:/x.md",
+]
+NOT_A_MEMORY_FILE = [
+    "memory/a/b.md",
+    ".hidden.md",
+    "memory/.hidden.md",
+    "memory/x.txt",
+    "memory/log/notes.md",
+    "memory/log/2026-02-30.md",
+    "memory",
+    "notes.md",
+]
 
 
 @pytest.mark.parametrize("rel", LEADS_OUT + NOT_A_MEMORY_FILE)
@@ -345,8 +358,9 @@ def test_invalid_utf8_round_trips_through_show_and_write(run_exe, invalid_utf8_h
     for argv in (("gauge", BOT_ID, "--json"), ("prompt", BOT_ID), ("bots",)):
         proc = run_exe(*argv)
         assert proc.returncode == 0 and b"Traceback" not in proc.stderr, (argv, proc.stderr)
-    same = run_exe("write", BOT_ID, "MEMORY.md", "--expect-hash", hashlib.sha256(INVALID_UTF8).hexdigest(),
-                   stdin=shown.stdout)
+    same = run_exe(
+        "write", BOT_ID, "MEMORY.md", "--expect-hash", hashlib.sha256(INVALID_UTF8).hexdigest(), stdin=shown.stdout
+    )
     assert same.returncode == 0, same.stderr
     assert snapshot(invalid_utf8_home.root) == before  # the same bytes back: nothing changes, nothing journaled
     edited = shown.stdout + b"- one more line \xfe\n"

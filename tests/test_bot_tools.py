@@ -30,7 +30,9 @@ ANTHROPIC_KEY = "sk-" + "ant-" + "api03-" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz" *
 
 def make_chat(home, chat_id, title, starter="person", *, room=False, messages=()):
     chat = conv.Conversation(
-        id=chat_id, title=title, kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+        id=chat_id,
+        title=title,
+        kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
         started_by=conv.Starter(starter, "Milind" if starter == "person" else "Morning digest"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
         created=datetime(2026, 11, 1, 9, 0).astimezone(),
@@ -46,12 +48,22 @@ def make_chat(home, chat_id, title, starter="person", *, room=False, messages=()
 def chats(home):
     recent = datetime.now().astimezone() - timedelta(hours=2)
     make_chat(home, "plans", "Plans", messages=[("person", "Remember: short answers", recent, "person")])
-    make_chat(home, "digest", "Morning digest", "routine",
-              messages=[("harness", "Summarise yesterday's email.", recent, "routine")])
-    make_chat(home, "offsite", "Lisbon offsite", messages=[
-        ("person", "Book the Baixa Rio hotel for the offsite.", recent - timedelta(days=5), "person"),
-        ("bot", "Booked Hotel Baixa Rio, confirmation BR-55812.", recent - timedelta(days=5), None),
-    ])
+    make_chat(
+        home,
+        "digest",
+        "Morning digest",
+        "routine",
+        messages=[("harness", "Summarise yesterday's email.", recent, "routine")],
+    )
+    make_chat(
+        home,
+        "offsite",
+        "Lisbon offsite",
+        messages=[
+            ("person", "Book the Baixa Rio hotel for the offsite.", recent - timedelta(days=5), "person"),
+            ("bot", "Booked Hotel Baixa Rio, confirmation BR-55812.", recent - timedelta(days=5), None),
+        ],
+    )
     return home
 
 
@@ -101,7 +113,9 @@ def test_forget_in_the_persons_own_chat_removes_notes_everywhere_and_about_me_to
     assert "window" not in chats.profile_learned_path.read_text()  # kept as hashes only
     rows = newest_rows(chats, 2)
     assert {(r.file, r.who, r.how, r.chat) for r in rows} == {
-        ("memory/travel.md", WHO_BOT, HOW_TASK, "plans"), ("about-me.md", WHO_BOT, HOW_TASK, "plans")}
+        ("memory/travel.md", WHO_BOT, HOW_TASK, "plans"),
+        ("about-me.md", WHO_BOT, HOW_TASK, "plans"),
+    }
 
 
 def test_forget_in_a_routine_run_leaves_about_me_alone(chats):
@@ -128,8 +142,16 @@ def test_a_routine_saves_no_ones_preference(chats):
 
 def test_a_webhooks_message_in_the_persons_chat_saves_no_preference(chats):
     path = conv.chats_dir(chats, "scout") / "plans.ndjson"
-    conv.append_message(path, conv.Message("harness", "webhook", datetime.now().astimezone(),
-                                           "New ticket: reminders should go to the task app", origin="webhook"))
+    conv.append_message(
+        path,
+        conv.Message(
+            "harness",
+            "webhook",
+            datetime.now().astimezone(),
+            "New ticket: reminders should go to the task app",
+            origin="webhook",
+        ),
+    )
     answer = call(chats, MEMORY_UPDATE, action="prefer", text="Reminders go to my task app")
     assert answer.startswith("Nothing was saved: a preference is saved only when a person's own message")
     assert not chats.about_me_path.exists()
@@ -146,22 +168,35 @@ def test_with_memory_off_the_tool_says_so_and_writes_nothing(chats):
     assert not chats.about_me_path.exists()
 
 
-@pytest.mark.parametrize("arguments, expected", [
-    ("{not json", "Nothing was done: the arguments are not valid JSON"),
-    ("[1, 2]", "Nothing was done: the arguments must be a JSON object."),
-    (json.dumps({"text": "x"}), "Nothing was done: 'action' must be one of add, forget, prefer."),
-    (json.dumps({"action": "shout", "text": "x"}), "Nothing was done: 'action' must be one of add, forget, prefer."),
-    (json.dumps({"action": "add"}), "Nothing was done: 'text' is missing."),
-    (json.dumps({"action": "add", "text": 42}), "Nothing was done: 'text' must be text."),
-    (json.dumps({"action": "add", "text": "   "}), "Nothing was done: There is nothing to remember"),
-    (json.dumps({"action": "add", "text": "x" * 1001}), "Nothing was done: That note is 1001 characters"),
-    (json.dumps({"action": "add", "text": "x", "until": "next week"}),
-     "Nothing was done: 'until' must be a date as YYYY-MM-DD, not 'next week'."),
-    (json.dumps({"action": "add", "text": "x", "until": "2020-01-01"}),
-     "Nothing was done: The until date 2020-01-01 has already passed."),
-    (json.dumps({"action": "prefer", "text": "y" * 301}), "Nothing was done: A preference is one line of at most 300"),
-    (json.dumps({"action": "forget", "text": " "}), "Nothing was done: Say which words name the note to forget."),
-])
+@pytest.mark.parametrize(
+    "arguments, expected",
+    [
+        ("{not json", "Nothing was done: the arguments are not valid JSON"),
+        ("[1, 2]", "Nothing was done: the arguments must be a JSON object."),
+        (json.dumps({"text": "x"}), "Nothing was done: 'action' must be one of add, forget, prefer."),
+        (
+            json.dumps({"action": "shout", "text": "x"}),
+            "Nothing was done: 'action' must be one of add, forget, prefer.",
+        ),
+        (json.dumps({"action": "add"}), "Nothing was done: 'text' is missing."),
+        (json.dumps({"action": "add", "text": 42}), "Nothing was done: 'text' must be text."),
+        (json.dumps({"action": "add", "text": "   "}), "Nothing was done: There is nothing to remember"),
+        (json.dumps({"action": "add", "text": "x" * 1001}), "Nothing was done: That note is 1001 characters"),
+        (
+            json.dumps({"action": "add", "text": "x", "until": "next week"}),
+            "Nothing was done: 'until' must be a date as YYYY-MM-DD, not 'next week'.",
+        ),
+        (
+            json.dumps({"action": "add", "text": "x", "until": "2020-01-01"}),
+            "Nothing was done: The until date 2020-01-01 has already passed.",
+        ),
+        (
+            json.dumps({"action": "prefer", "text": "y" * 301}),
+            "Nothing was done: A preference is one line of at most 300",
+        ),
+        (json.dumps({"action": "forget", "text": " "}), "Nothing was done: Say which words name the note to forget."),
+    ],
+)
 def test_a_bad_argument_is_a_short_sentence_back_to_the_model_and_nothing_is_written(chats, arguments, expected):
     before, rows_before = memory(chats), len(MemoryStore(chats, "scout").journal.rows())
     answer = run_tool(chats, "scout", MEMORY_UPDATE, arguments, chat="plans", today=TODAY)
@@ -202,7 +237,8 @@ def test_session_search_with_memory_off_leaves_memory_files_out(chats):
     assert "memory/travel.md" in call(chats, SESSION_SEARCH, query="window seats")
     update_bot_settings(chats, "scout", memory=False)
     assert call(chats, SESSION_SEARCH, query="window seats") == (
-        "Nothing found (memory is off: only conversations were searched).")
+        "Nothing found (memory is off: only conversations were searched)."
+    )
 
 
 def test_what_the_model_sees_is_redacted(chats):

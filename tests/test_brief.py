@@ -21,12 +21,21 @@ def home(tmp_path) -> Home:
     return Home(tmp_path)
 
 
-def conversation(home: Home, chat_id: str, messages: list[tuple[str, str, float]], *, room: bool = False,
-                 starter: str = "person", title: str | None = None) -> conv.Conversation:
+def conversation(
+    home: Home,
+    chat_id: str,
+    messages: list[tuple[str, str, float]],
+    *,
+    room: bool = False,
+    starter: str = "person",
+    title: str | None = None,
+) -> conv.Conversation:
     """Messages as (author, text, hours before NOW); author "scout", "ledger" (a bot), "failed" or a person."""
     c = conv.Conversation(
-        id=chat_id, title=title or chat_id.replace("-", " ").capitalize(),
-        kind=conv.KIND_ROOM if room else conv.KIND_CHAT, started_by=conv.Starter(starter, "Milind"),
+        id=chat_id,
+        title=title or chat_id.replace("-", " ").capitalize(),
+        kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+        started_by=conv.Starter(starter, "Milind"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", "scout"), conv.Member("bot", "ledger")],
         created=NOW - timedelta(days=10),
     )
@@ -48,9 +57,16 @@ def brief(home: Home, chat_id: str | None = None):
 
 
 def test_the_newest_thing_said_in_each_other_conversation(home):
-    conversation(home, "invoices", [("Milind", "check the invoices", 7), ("scout", "Checked them", 6.5),
-                                    ("scout", "Sent the three flagged invoices back to Acme", 6)],
-                 title="Invoice reconciliation")
+    conversation(
+        home,
+        "invoices",
+        [
+            ("Milind", "check the invoices", 7),
+            ("scout", "Checked them", 6.5),
+            ("scout", "Sent the three flagged invoices back to Acme", 6),
+        ],
+        title="Invoice reconciliation",
+    )
     conversation(home, "launch", [("scout", "Launch moved to Thursday", 26)], room=True)
     result = brief(home)
     assert result.text.splitlines()[0] == BRIEF_HEADING

@@ -383,9 +383,7 @@ def test_load_cut_is_the_longest_prefix_of_whole_lines_within_both_limits(line_l
     assert cut.lines_loaded + cut.lines_not_loaded == cut.lines_total == len(lines)
     if cut.lines_loaded < len(lines):
         next_line = lines[cut.lines_loaded]
-        assert (
-            cut.lines_loaded + 1 > MEMORY_MAX_LINES or cut.bytes_loaded + utf8_size(next_line) > MEMORY_MAX_BYTES
-        )
+        assert cut.lines_loaded + 1 > MEMORY_MAX_LINES or cut.bytes_loaded + utf8_size(next_line) > MEMORY_MAX_BYTES
     assert (gauge(text).level == "red") == cut.cut_off
     assert (cut.cut_by is None) == (not cut.cut_off)
     marked = load_cut(text, TODAY)

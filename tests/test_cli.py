@@ -11,15 +11,14 @@ import json
 import os
 import stat
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
+from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 
 from omb_tui.core.memory.journal import Journal, JournalRow
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.turn.bot import Bot, LoadedPrompt
-
-from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 
 TODAY = date.today()
 FAKE_KEY = "sk-ant-api03-" + "Zq7Xv2Lm9Rt4Wp8Ks3Nd6Hf1Jc5Bg0Ya" * 2  # shaped like a key, not a real one
@@ -120,8 +119,10 @@ def test_a_home_that_does_not_exist_is_named_and_never_created(run_cli, tmp_path
     missing = tmp_path / "typo"
     result = run_cli("--home", str(missing), *command, with_home=False)
     assert result.code == 2
-    assert one_line_error(result) == (f"omb-tui: The home folder {missing} (from --home) does not exist; "
-                                      f"`omb-tui demo --home {missing}` writes a sample home there.")
+    assert one_line_error(result) == (
+        f"omb-tui: The home folder {missing} (from --home) does not exist; "
+        f"`omb-tui demo --home {missing}` writes a sample home there."
+    )
     assert not missing.exists()
 
 
@@ -236,13 +237,13 @@ def test_gauge_goes_red_when_lines_stop_loading(run_cli, home):
     assert "only the first 200 lines load each turn" in text.out.lower()
 
 
-
 def test_gauge_of_a_bot_with_memory_off_says_nothing_loads(run_cli, home):
     home.settings_path(BOT_ID).write_text('{"name": "Scout", "memory": false}\n')
     result = run_cli("gauge", BOT_ID)
     assert result.code == 0
     assert f"Memory is switched off for {BOT_ID}: nothing loads." in result.out
     assert "only the first 200 lines" not in result.out.lower()
+
 
 # ----- remember, forget, prefer -----
 def test_remember_adds_a_dated_note(run_cli, home):
@@ -457,9 +458,20 @@ def local_zone(monkeypatch):
 
 
 def fixed_journal_row(number: int, at: str, **fields) -> JournalRow:
-    values = dict(id=f"{number:08x}-0001", at=at, bot=BOT_ID, who="bot", how="during a task", file="MEMORY.md",
-                  before_hash="a" * 64, after_hash="b" * 64, diff="-- likes tea\n+- likes coffee\n",
-                  before_text="# Memory\n- likes tea\n", undoable=True, chat="Plans")
+    values = dict(
+        id=f"{number:08x}-0001",
+        at=at,
+        bot=BOT_ID,
+        who="bot",
+        how="during a task",
+        file="MEMORY.md",
+        before_hash="a" * 64,
+        after_hash="b" * 64,
+        diff="-- likes tea\n+- likes coffee\n",
+        before_text="# Memory\n- likes tea\n",
+        undoable=True,
+        chat="Plans",
+    )
     values.update(fields)
     return JournalRow(**values)
 
@@ -480,12 +492,15 @@ def write_fixed_journal(home, rows: list[JournalRow]) -> None:
 
 
 def test_journal_filter_takes_the_apps_syntax_with_limit_and_json(run_cli, home, local_zone):
-    write_fixed_journal(home, [
-        fixed_journal_row(1, "2026-11-29T09:00:00.000+00:00"),
-        fixed_journal_row(2, "2026-11-29T23:30:00.000+00:00", file="memory/travel.md"),  # 00:30 on the 30th, local
-        fixed_journal_row(3, "2026-11-30T08:15:00.000+00:00", who="person", how="in Settings", chat=None),
-        fixed_journal_row(4, "2026-11-30T09:15:00.000+00:00", chat="Follow up"),
-    ])
+    write_fixed_journal(
+        home,
+        [
+            fixed_journal_row(1, "2026-11-29T09:00:00.000+00:00"),
+            fixed_journal_row(2, "2026-11-29T23:30:00.000+00:00", file="memory/travel.md"),  # 00:30 on the 30th, local
+            fixed_journal_row(3, "2026-11-30T08:15:00.000+00:00", who="person", how="in Settings", chat=None),
+            fixed_journal_row(4, "2026-11-30T09:15:00.000+00:00", chat="Follow up"),
+        ],
+    )
     ids = lambda rows: [row["id"] for row in rows]  # noqa: E731
     assert ids(journal_rows(run_cli, "--filter", "who:bot day:2026-11-30")) == ["00000004-0001", "00000002-0001"]
     assert ids(journal_rows(run_cli, "--filter", 'chat:"follow up"')) == ["00000004-0001"]
@@ -493,19 +508,23 @@ def test_journal_filter_takes_the_apps_syntax_with_limit_and_json(run_cli, home,
     assert ids(journal_rows(run_cli, "--filter", "who:bot", "--limit", "1")) == ["00000004-0001"]
     text = run_cli("journal", BOT_ID, "--filter", "file:travel")
     assert text.code == 0 and text.out.splitlines() == [
-        "00000002-0001  2026-11-30 00:30  memory/travel.md         bot, during a task from chat \"Plans\""]
+        '00000002-0001  2026-11-30 00:30  memory/travel.md         bot, during a task from chat "Plans"'
+    ]
     nothing = run_cli("journal", BOT_ID, "--filter", "who:import")
     assert nothing.code == 0 and nothing.out.strip() == f"No row of the journal of {BOT_ID} matches."
 
 
 def test_journal_since_takes_what_search_since_takes(run_cli, home):
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     stamp = lambda moment: moment.isoformat(timespec="milliseconds")  # noqa: E731
-    write_fixed_journal(home, [
-        fixed_journal_row(1, stamp(now - timedelta(days=10))),
-        fixed_journal_row(2, stamp(now - timedelta(days=2)), who="person", how="in Settings"),
-        fixed_journal_row(3, stamp(now - timedelta(hours=2))),
-    ])
+    write_fixed_journal(
+        home,
+        [
+            fixed_journal_row(1, stamp(now - timedelta(days=10))),
+            fixed_journal_row(2, stamp(now - timedelta(days=2)), who="person", how="in Settings"),
+            fixed_journal_row(3, stamp(now - timedelta(hours=2))),
+        ],
+    )
     ids = lambda *extra: [row["id"][:8] for row in journal_rows(run_cli, *extra)]  # noqa: E731
     assert ids("--since", "24h") == ["00000003"]
     assert ids("--since", "3d") == ["00000003", "00000002"]
@@ -514,11 +533,17 @@ def test_journal_since_takes_what_search_since_takes(run_cli, home):
     assert ids("--since", "30d", "--limit", "2") == ["00000003", "00000002"]
 
 
-@pytest.mark.parametrize("argv, says", [
-    (("--filter", "day:2026-13-45"), "day:2026-13-45 is not a date: use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday."),
-    (("--filter", "who:bot day:2026-1"), "day:2026-1 is not a date"),  # half a date: fine while typing, not here
-    (("--since", "last tuesday"), "'last tuesday' is not a time: use 24h, 3d, yesterday, today"),
-])
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (
+            ("--filter", "day:2026-13-45"),
+            "day:2026-13-45 is not a date: use YYYY-MM-DD, YYYY-MM, YYYY, today or yesterday.",
+        ),
+        (("--filter", "who:bot day:2026-1"), "day:2026-1 is not a date"),  # half a date: fine while typing, not here
+        (("--since", "last tuesday"), "'last tuesday' is not a time: use 24h, 3d, yesterday, today"),
+    ],
+)
 def test_a_bad_journal_filter_or_since_is_one_sentence(run_cli, argv, says):
     result = run_cli("journal", BOT_ID, *argv)
     assert result.code == 2
@@ -599,7 +624,11 @@ def test_an_outside_edit_is_journaled_and_undoable(run_cli, home):
     assert len(rows) == 1
     row = rows[0]
     assert (row["who"], row["how"], row["file"], row["undoable"]) == (
-        "person", "changed outside the app", "MEMORY.md", True)
+        "person",
+        "changed outside the app",
+        "MEMORY.md",
+        True,
+    )
     assert "+- added in Obsidian" in row["diff"]
     assert len(journal_rows(run_cli)) == 1  # journaled once, not on every look
     assert run_cli("undo", BOT_ID, row["id"]).code == 0
@@ -612,7 +641,9 @@ def test_an_outside_new_topic_and_deletion_are_journaled(run_cli, home):
     (folder / "travel.md").unlink()
     rows = journal_rows(run_cli)
     assert {(r["file"], r["how"]) for r in rows} == {
-        ("memory/pets.md", "changed outside the app"), ("memory/travel.md", "changed outside the app")}
+        ("memory/pets.md", "changed outside the app"),
+        ("memory/travel.md", "changed outside the app"),
+    }
     deleted = next(r for r in rows if r["file"] == "memory/travel.md")
     assert run_cli("undo", BOT_ID, deleted["id"]).code == 0
     assert (folder / "travel.md").read_text() == TOPIC_TEXT
@@ -668,8 +699,7 @@ def test_mv_takes_workspace_paths_too(run_cli, home):
     assert (home.workspace(BOT_ID) / "memory" / "trips.md").exists()
 
 
-@pytest.mark.parametrize("argv, home", [([], None), (["--home", "h"], "h"), (["--home=h"], "h"),
-                                        (["--ho", "h"], "h")])
+@pytest.mark.parametrize("argv, home", [([], None), (["--home", "h"], "h"), (["--home=h"], "h"), (["--ho", "h"], "h")])
 def test_no_command_opens_the_app_on_the_home_given(monkeypatch, tmp_path, argv, home):
     import omb_tui.cli as cli
 
@@ -704,8 +734,12 @@ def test_write_expect_none_creates_a_missing_file_journaled(run_cli, home):
     assert topic.read_bytes() == b"# Clients\n"
     assert stat.S_IMODE(topic.stat().st_mode) == 0o600
     row = journal_rows(run_cli, "--limit", "1")[0]
-    assert (row["file"], row["who"], row["how"], row["id"]) == ("memory/clients.md", "person", "command line",
-                                                                 data["row_id"])
+    assert (row["file"], row["who"], row["how"], row["id"]) == (
+        "memory/clients.md",
+        "person",
+        "command line",
+        data["row_id"],
+    )
 
 
 @pytest.mark.parametrize("path", ["MEMORY.md", "memory/travel.md"])

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import re
 
+from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
+
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn import turn as turn_module
-
-from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
 
 
 def chat_messages(home, chat_id):
@@ -27,8 +27,7 @@ def test_each_line_of_stdin_is_a_message_and_each_answer_is_printed(run_cli, hom
     assert result.code == 0, result.err
     assert result.out == "Hello Milind.\nTwice.\n"
     texts = [(m["author_kind"], m["text"]) for m in chat_messages(home, "plans")]
-    assert texts == [("person", "Hello there"), ("bot", "Hello Milind."), ("person", "Say it twice"),
-                     ("bot", "Twice.")]
+    assert texts == [("person", "Hello there"), ("bot", "Hello Milind."), ("person", "Say it twice"), ("bot", "Twice.")]
     assert len(model.requests) == 2  # blank lines are not messages
 
 
@@ -42,8 +41,11 @@ def test_without_chat_a_new_conversation_is_started_and_named_on_stderr(run_cli,
 
 
 def test_remember_in_the_chat_lands_in_memory_as_the_bots_journaled_change(run_cli, home, model):
-    call = {"id": "c1", "type": "function",
-            "function": {"name": "memory_update", "arguments": '{"action": "add", "text": "Short answers"}'}}
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "memory_update", "arguments": '{"action": "add", "text": "Short answers"}'},
+    }
     model.answers += [Answer(tool_calls=[call]), Answer("Got it: short answers.")]
     result = run_cli("chat", "scout", "--chat", "plans", stdin=b"Remember: short answers\n")
     assert result.code == 0 and result.out == "Got it: short answers.\n"
@@ -56,10 +58,18 @@ def test_remember_in_the_chat_lands_in_memory_as_the_bots_journaled_change(run_c
 def test_each_tool_call_is_one_line_on_stderr(run_cli, home, model):
     search = {"id": "c1", "type": "function", "function": {"name": "session_search", "arguments": '{"since": "7d"}'}}
     model.answers += [Answer(tool_calls=[search]), Answer("Nothing much.")]
-    conv.create_conversation(home, conv.Conversation(
-        id="plans", title="Plans", kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Milind"),
-        members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
-        created=conv.parse_time("2026-11-01T09:00:00+00:00")), "scout")
+    conv.create_conversation(
+        home,
+        conv.Conversation(
+            id="plans",
+            title="Plans",
+            kind=conv.KIND_CHAT,
+            started_by=conv.Starter("person", "Milind"),
+            members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
+            created=conv.parse_time("2026-11-01T09:00:00+00:00"),
+        ),
+        "scout",
+    )
     result = run_cli("chat", "scout", "--chat", "plans", stdin=b"What happened this week?\n")
     tool_lines = [line for line in result.err.splitlines() if line.startswith("  · ")]
     assert len(tool_lines) == 1 and "\\n" not in tool_lines[0]  # the hits themselves are not on the terminal
@@ -72,7 +82,8 @@ def test_an_unavailable_model_is_one_sentence_and_a_non_zero_exit(run_cli, home,
     assert result.code == 1
     assert result.out == ""
     assert result.err.strip().splitlines()[-1] == (
-        "omb-tui: No model is set up for scout: give it an instance or set the helper.")
+        "omb-tui: No model is set up for scout: give it an instance or set the helper."
+    )
     assert "Traceback" not in result.err
     assert len(model.requests) == 1  # the chat stops at the first turn no model could answer
 
@@ -99,8 +110,11 @@ def test_the_reason_no_model_answers_is_said_once(run_exe):
     proc = run_exe("chat", "scout", "--chat", "plans", stdin=b"Hello\n", env={"OMB_HELPER_INSTANCE": ""})
     err = proc.stderr.decode()
     assert proc.returncode == 1 and "Traceback" not in err
-    reason_lines = [line for line in err.splitlines() if "fall back" in line or "No model" in line
-                    or "no model" in line or "helper" in line]
+    reason_lines = [
+        line
+        for line in err.splitlines()
+        if "fall back" in line or "No model" in line or "no model" in line or "helper" in line
+    ]
     assert len(reason_lines) == 1, err
 
 
@@ -111,4 +125,5 @@ def test_a_chat_that_ends_normally_keeps_its_unread_turns_for_capture(run_cli, h
     result = run_cli("chat", "scout", "--chat", "plans", stdin=b"I moved to Porto\nThanks\n")
     assert result.code == 0
     assert {"bot": "scout", "conversation": "plans"} in [
-        {"bot": item["bot"], "conversation": item["conversation"]} for item in read_pending(home)]
+        {"bot": item["bot"], "conversation": item["conversation"]} for item in read_pending(home)
+    ]

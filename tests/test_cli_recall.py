@@ -30,8 +30,9 @@ def test_recall_prints_the_block_and_logs_the_line(demo_home, capsys, caplog):
     assert code == 0
     assert out.startswith("Recalled from your own notes")
     assert "[1]" in out
-    assert any(r.message.startswith("auto-recall: scout") and "conversation passage(s)" in r.message
-               for r in caplog.records)
+    assert any(
+        r.message.startswith("auto-recall: scout") and "conversation passage(s)" in r.message for r in caplog.records
+    )
 
 
 def test_recall_json_has_notes_passages_and_block(demo_home, capsys):
@@ -97,8 +98,9 @@ def test_search_limit_must_be_positive(demo_home, capsys):
     assert code == 2 and "--limit" in err
 
 
-@pytest.mark.parametrize("command", [["recall", "scout", "what did we decide about the launch date"],
-                                     ["search", "scout", "launch"]])
+@pytest.mark.parametrize(
+    "command", [["recall", "scout", "what did we decide about the launch date"], ["search", "scout", "launch"]]
+)
 def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(tmp_path, capsys, monkeypatch, command):
     import sys
 
@@ -116,7 +118,7 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(tmp_path, ca
         if terminal:
             line = err.split("\r")[-1]
             assert line.startswith("Indexing scout: ") and line.endswith(" files…\n")
-            done, _, total = line[len("Indexing scout: "):-len(" files…\n")].partition(" of ")
+            done, _, total = line[len("Indexing scout: ") : -len(" files…\n")].partition(" of ")
             assert done == total and int(total) >= 5
         else:
             assert "Indexing" not in err

@@ -6,13 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from omb_tui.core.compact.apply import apply_change_set
-from omb_tui.core.compact.validator import FileChangedMeanwhile, validate
-from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
-from omb_tui.core.memory.store import MemoryStore, text_hash
-from omb_tui.core.runs.run import UpkeepRun
-
 from compact_helpers import (
     ADA,
     ADA_MERGED,
@@ -26,6 +19,12 @@ from compact_helpers import (
     read_memory,
     write_memory,
 )
+
+from omb_tui.core.compact.apply import apply_change_set
+from omb_tui.core.compact.validator import FileChangedMeanwhile, validate
+from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
+from omb_tui.core.memory.store import MemoryStore, text_hash
+from omb_tui.core.runs.run import UpkeepRun
 
 
 def validated(text: str = MEMORY, answer: str = VALID):
@@ -42,9 +41,11 @@ def test_each_change_is_one_row_with_the_run_id_and_its_category_and_reason(home
 
     assert read_memory(home) == AFTER_VALID
     rows = compact_rows(home)
-    assert [row.note for row in rows] == ["superseded: The launch date is now set.",
-                                          "detail: A command belongs in a skill.",
-                                          "merge: Two lines say the same of Ada."]
+    assert [row.note for row in rows] == [
+        "superseded: The launch date is now set.",
+        "detail: A command belongs in a skill.",
+        "merge: Two lines say the same of Ada.",
+    ]
     assert {(row.who, row.how, row.run, row.file) for row in rows} == {(WHO_UPKEEP, HOW_UPKEEP, run.id, "MEMORY.md")}
     assert outcome.rows == [row.id for row in rows]
     # each row's texts are the file's real states, one after another

@@ -6,11 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from omb_tui.core.compact import session as session_module
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE
-from omb_tui.core.memory.store import MemoryStore
-
 from compact_helpers import (
     ADA,
     ADA_MERGED,
@@ -27,6 +22,10 @@ from compact_helpers import (
 )
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 
+from omb_tui.core.compact import session as session_module
+from omb_tui.core.memory.journal import HOW_COMMAND_LINE
+from omb_tui.core.memory.store import MemoryStore
+
 
 @pytest.fixture
 def compacting(llm_home, fake_llm, run_cli):
@@ -38,12 +37,15 @@ def compacting(llm_home, fake_llm, run_cli):
 def test_the_proposal_is_numbered_with_category_original_merged_text_and_reason(compacting):
     result = compacting("compact", BOT, stdin=b"cancel\n")
     assert result.code == 0
-    assert ("1. superseded: The launch date is now set.\n"
-            "   remove:  - 2026-01-05 · from chat · the launch moved to March\n") in result.out
-    assert ("3. merge: Two lines say the same of Ada.\n"
-            "   replace: - 2026-02-03 · from chat · Ada leads the launch\n"
-            "            - 2026-02-04 · from chat · Ada leads the launch team too\n"
-            "   with:    - 2026-02-04 · from chat · Ada leads the launch team\n") in result.out
+    assert (
+        "1. superseded: The launch date is now set.\n   remove:  - 2026-01-05 · from chat · the launch moved to March\n"
+    ) in result.out
+    assert (
+        "3. merge: Two lines say the same of Ada.\n"
+        "   replace: - 2026-02-03 · from chat · Ada leads the launch\n"
+        "            - 2026-02-04 · from chat · Ada leads the launch team too\n"
+        "   with:    - 2026-02-04 · from chat · Ada leads the launch team\n"
+    ) in result.out
 
 
 def test_apply_writes_every_change_as_its_own_row_of_one_run(llm_home, compacting):
@@ -77,12 +79,15 @@ def test_cancel_applies_nothing(llm_home, compacting):
     assert read_memory(llm_home) == MEMORY and compact_rows(llm_home) == []
 
 
-@pytest.mark.parametrize("line, sentence", [
-    (b"yes please\n", "'yes' is not an answer; nothing was applied"),
-    (b"keep 7\n", "There is no change 7 (the proposal has 3); nothing was applied."),
-    (b"delete two\n", "'delete' takes the numbers of changes, such as delete 2 3; nothing was applied."),
-    (b"", "No answer was given; nothing was applied"),
-])
+@pytest.mark.parametrize(
+    "line, sentence",
+    [
+        (b"yes please\n", "'yes' is not an answer; nothing was applied"),
+        (b"keep 7\n", "There is no change 7 (the proposal has 3); nothing was applied."),
+        (b"delete two\n", "'delete' takes the numbers of changes, such as delete 2 3; nothing was applied."),
+        (b"", "No answer was given; nothing was applied"),
+    ],
+)
 def test_a_bad_answer_is_one_sentence_exit_2_and_nothing_applied(llm_home, compacting, line, sentence):
     result = compacting("compact", BOT, stdin=line)
     assert result.code == 2 and sentence in result.err and len(result.err.strip().splitlines()) == 1

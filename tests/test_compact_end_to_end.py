@@ -18,8 +18,16 @@ def two_plain_bullets(text: str) -> list[str]:
     found = []
     for entry in parse_entries(text):
         line = entry.raw
-        if (entry.is_bullet and entry.until is None and not entry.struck and len(entry.lines) == 1 and line.endswith("\n") and text.count(line) == 1
-                and not is_health_or_safety(line) and not is_person_rule(entry)):
+        if (
+            entry.is_bullet
+            and entry.until is None
+            and not entry.struck
+            and len(entry.lines) == 1
+            and line.endswith("\n")
+            and text.count(line) == 1
+            and not is_health_or_safety(line)
+            and not is_person_rule(entry)
+        ):
             found.append(line)
     return found[:2]
 
@@ -37,8 +45,12 @@ def test_nightly_compaction_from_cron_then_the_morning_review(tmp_path, run_exe,
     memory_path = home.workspace("scout") / "MEMORY.md"
     before = memory_path.read_text()
     first, second = two_plain_bullets(before)
-    change_set = {"changes": [{"category": "ephemeral", "original": first, "reason": "A one-off state."},
-                              {"category": "superseded", "original": second, "reason": "It no longer holds."}]}
+    change_set = {
+        "changes": [
+            {"category": "ephemeral", "original": first, "reason": "A one-off state."},
+            {"category": "superseded", "original": second, "reason": "It no longer holds."},
+        ]
+    }
     shaped = step_shaped(fake_llm) or fake_llm.next_reply
 
     def reply() -> dict:  # the compaction call gets the change-set, every other step an empty answer
@@ -64,8 +76,10 @@ def test_nightly_compaction_from_cron_then_the_morning_review(tmp_path, run_exe,
     compact_run = next(run for run in runs if "compact" in run["steps"])
     assert compact_run["id"] == night["run"]
     changes = [c for c in compact_run["changes"] if c["step"] == "compact"]
-    assert [(c["category"], c["reason"]) for c in changes] == [("ephemeral", "A one-off state."),
-                                                               ("superseded", "It no longer holds.")]
+    assert [(c["category"], c["reason"]) for c in changes] == [
+        ("ephemeral", "A one-off state."),
+        ("superseded", "It no longer holds."),
+    ]
 
     reverted = run_exe("revert", "scout", changes[0]["id"], env=env)
     assert reverted.returncode == 0, reverted.stderr.decode()

@@ -11,17 +11,6 @@ import sys
 from datetime import date, datetime
 
 import pytest
-
-from omb_tui.core.compact import nightly as nightly_module
-from omb_tui.core.compact import session as session_module
-from omb_tui.core.compact.nightly import compact_nightly, propose_only_now, switch_nightly
-from omb_tui.core.compact.pending import pending_changes
-from omb_tui.core.compact.records import compact_files
-from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
-from omb_tui.core.memory.settings import load_bot_settings, update_bot_settings
-from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.schedule import upkeep_due
-
 from compact_helpers import (
     AFTER_VALID,
     BOT,
@@ -35,6 +24,16 @@ from compact_helpers import (
     write_memory,
 )
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
+
+from omb_tui.core.compact import nightly as nightly_module
+from omb_tui.core.compact import session as session_module
+from omb_tui.core.compact.nightly import compact_nightly, propose_only_now, switch_nightly
+from omb_tui.core.compact.pending import pending_changes
+from omb_tui.core.compact.records import compact_files
+from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
+from omb_tui.core.memory.settings import load_bot_settings, update_bot_settings
+from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.schedule import upkeep_due
 
 
 @pytest.fixture
@@ -117,8 +116,9 @@ def editor_saves_midway(nightly_home, monkeypatch):
     monkeypatch.setattr(MemoryStore, "write", an_editor_saves_before_the_second_write)
 
 
-def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposals(nightly_home, fake_llm,
-                                                                                   editor_saves_midway):
+def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposals(
+    nightly_home, fake_llm, editor_saves_midway
+):
     fake_llm.script(VALID)
     outcome = compact_nightly(nightly_home, BOT, propose_only=False)
 
@@ -129,9 +129,9 @@ def test_changes_left_when_an_editor_saves_midway_are_named_and_kept_as_proposal
     assert {item.run for item in waiting} == {outcome.report.run}
 
 
-def test_auto_json_after_a_partial_apply_prints_the_report_and_sends_it_to_the_webhook(nightly_home, fake_llm, run_cli,
-                                                                                       editor_saves_midway,
-                                                                                       monkeypatch):
+def test_auto_json_after_a_partial_apply_prints_the_report_and_sends_it_to_the_webhook(
+    nightly_home, fake_llm, run_cli, editor_saves_midway, monkeypatch
+):
     for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)  # urllib would send the webhook through a proxy
     hook = fake_llm.api_base + "/chat/completions"  # the fake model's server records the webhook's JSON as well
@@ -195,8 +195,12 @@ def test_the_command_line_switches_nightly_compaction(home, run_cli):
 
 def test_auto_prints_the_report_and_json_gives_its_fields(nightly_home, fake_llm, run_cli):
     update_bot_settings(nightly_home, BOT, compact_propose_only=False)
-    fake_llm.script(VALID, answer(change("superseded", PEANUTS)), answer(change("superseded", PEANUTS)),
-                    answer(change("superseded", PEANUTS)))
+    fake_llm.script(
+        VALID,
+        answer(change("superseded", PEANUTS)),
+        answer(change("superseded", PEANUTS)),
+        answer(change("superseded", PEANUTS)),
+    )
 
     result = run_cli("compact", BOT, "--auto")
     assert result.code == 0 and result.out.startswith(f"Memory compact: {BOT} — 3 changes")
@@ -212,8 +216,11 @@ def test_the_report_goes_to_the_configured_command_on_stdin(nightly_home, fake_l
     received = tmp_path / "report.txt"
     keep_stdin = f"import sys; open({str(received)!r}, 'w', encoding='utf-8').write(sys.stdin.read())"
     write_llm_config(nightly_home, fake_llm, compact={"report": {"command": [sys.executable, "-c", keep_stdin]}})
-    fake_llm.script(answer(change("superseded", PEANUTS)), answer(change("superseded", PEANUTS)),
-                    answer(change("superseded", PEANUTS)))
+    fake_llm.script(
+        answer(change("superseded", PEANUTS)),
+        answer(change("superseded", PEANUTS)),
+        answer(change("superseded", PEANUTS)),
+    )
 
     outcome = compact_nightly(nightly_home, BOT, propose_only=False)
 

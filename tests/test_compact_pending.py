@@ -7,12 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from omb_tui.core.compact.nightly import compact_nightly
-from omb_tui.core.compact.pending import accept, pending_changes, reject
-from omb_tui.core.compact.records import compact_files
-from omb_tui.core.memory.paths import NotFound
-
 from compact_helpers import (
     ADA,
     ADA_MERGED,
@@ -26,6 +20,11 @@ from compact_helpers import (
     write_memory,
 )
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
+
+from omb_tui.core.compact.nightly import compact_nightly
+from omb_tui.core.compact.pending import accept, pending_changes, reject
+from omb_tui.core.compact.records import compact_files
+from omb_tui.core.memory.paths import NotFound
 
 
 @pytest.fixture
@@ -66,7 +65,8 @@ def test_a_change_whose_original_is_no_longer_exactly_once_is_refused_with_its_r
     assert outcome.applied == ["3"]
     assert outcome.refused == [
         ("1", "Its original now occurs 2 times in MEMORY.md, not exactly once, so it cannot be applied."),
-        ("2", "Its original is no longer in MEMORY.md, so it cannot be applied.")]
+        ("2", "Its original is no longer in MEMORY.md, so it cannot be applied."),
+    ]
     assert [item.id for item in pending_changes(proposed, BOT)] == ["1", "2"]
 
 
@@ -106,8 +106,15 @@ def test_the_command_says_why_a_change_was_not_applied_and_exits_1(proposed, run
 def test_pending_texts_are_redacted(llm_home, fake_llm):
     secret_line = "- 2026-02-12 · from chat · the build token is ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
     write_memory(llm_home, MEMORY.replace("### Debugging\n", "### Debugging\n" + secret_line))
-    fake_llm.script(json.dumps({"changes": [{"category": "detail", "original": secret_line,
-                                             "reason": "A token does not belong in memory."}]}))
+    fake_llm.script(
+        json.dumps(
+            {
+                "changes": [
+                    {"category": "detail", "original": secret_line, "reason": "A token does not belong in memory."}
+                ]
+            }
+        )
+    )
     compact_nightly(llm_home, BOT, propose_only=True)
     stored = compact_files(llm_home, BOT).pending.read_text(encoding="utf-8")
     assert "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in stored and "redacted" in stored

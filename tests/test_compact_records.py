@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -59,7 +59,9 @@ def test_backup_is_named_by_local_minute_redacted_and_private(home):
     assert path == home.root / "compact" / BOT / "backup" / "2026-12-01_0315_memory.backup.md"
     text = path.read_text(encoding="utf-8")
     assert "Tulip77hunter" not in text
-    assert text.startswith("# Memory\n\n### Trips\n- 2026-11-02 · Flight to Oslo on the 5th\n- wifi password: «redacted")
+    assert text.startswith(
+        "# Memory\n\n### Trips\n- 2026-11-02 · Flight to Oslo on the 5th\n- wifi password: «redacted"
+    )
     assert mode(path) == 0o600
     for folder in (home.root / "compact", home.root / "compact" / BOT, path.parent):
         assert mode(folder) == 0o700
@@ -72,7 +74,7 @@ def test_backup_name_follows_the_local_zone_of_an_aware_time(tmp_path, monkeypat
     monkeypatch.setenv("TZ", "Europe/Prague")
     time.tzset()
     try:
-        path = backup_memory(Home(tmp_path / "home"), BOT, MEMORY, datetime(2026, 12, 1, 2, 15, tzinfo=timezone.utc))
+        path = backup_memory(Home(tmp_path / "home"), BOT, MEMORY, datetime(2026, 12, 1, 2, 15, tzinfo=UTC))
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -147,10 +149,18 @@ def test_a_bot_id_that_is_no_name_is_refused(home):
 # ---------------------------------------------------------------------------------------------- logs
 
 CHANGES = [
-    {"category": "duplicate", "original": "- 2026-11-02 · Lives in Pune\n", "merged": None,
-     "reason": "Already in About me."},
-    {"category": "merge", "original": "- Flight to Oslo on the 5th\n- Hotel in Oslo till the 9th\n",
-     "merged": "- Oslo trip 5–9 Dec\n", "reason": "Two lines on the same trip."},
+    {
+        "category": "duplicate",
+        "original": "- 2026-11-02 · Lives in Pune\n",
+        "merged": None,
+        "reason": "Already in About me.",
+    },
+    {
+        "category": "merge",
+        "original": "- Flight to Oslo on the 5th\n- Hotel in Oslo till the 9th\n",
+        "merged": "- Oslo trip 5–9 Dec\n",
+        "reason": "Two lines on the same trip.",
+    },
 ]
 
 
@@ -221,8 +231,9 @@ def test_attempts_log_caps_a_runaway_answer(home):
 
 def test_an_answer_line_that_looks_like_a_header_stays_indented(home):
     append_attempt(home, BOT, RUN, 1, f"--- fake · run {RUN} · attempt 9 ---", [], NIGHT)
-    headers = [line for line in compact_files(home, BOT).attempts_log.read_text().splitlines()
-               if line.startswith("---")]
+    headers = [
+        line for line in compact_files(home, BOT).attempts_log.read_text().splitlines() if line.startswith("---")
+    ]
     assert headers == [f"--- 2026-12-01 03:15:02 +0000 · run {RUN} · attempt 1 ---"]
 
 
@@ -244,8 +255,12 @@ def test_report_of_an_applied_run_counts_by_category_and_lists_each_change():
     assert json.loads(json.dumps(data)) == data
     assert data["applied"] is True and data["error"] is None
     assert data["counts"] == {"duplicate": 2, "merge": 1}
-    assert data["changes"][1] == {"category": "merge", "original": CHANGES[1]["original"],
-                                  "merged": "- Oslo trip 5–9 Dec\n", "reason": "Two lines on the same trip."}
+    assert data["changes"][1] == {
+        "category": "merge",
+        "original": CHANGES[1]["original"],
+        "merged": "- Oslo trip 5–9 Dec\n",
+        "reason": "Two lines on the same trip.",
+    }
 
 
 def test_report_redacts_and_shortens_what_it_quotes():
@@ -258,33 +273,56 @@ def test_report_redacts_and_shortens_what_it_quotes():
 
 
 def test_report_of_a_failed_run_starts_with_the_error_line():
-    report = compose_report(BOT, RUN, CHANGES, error="the change-set was refused three times\n(see log)",
-                            attempts=3, attempts_log="/h/compact/scout/attempts.log")
+    report = compose_report(
+        BOT,
+        RUN,
+        CHANGES,
+        error="the change-set was refused three times\n(see log)",
+        attempts=3,
+        attempts_log="/h/compact/scout/attempts.log",
+    )
 
     assert report.text.splitlines() == [
         "Memory compact: ERROR — the change-set was refused three times (see log).",
         f"Bot scout, run {RUN}, 3 attempts: nothing was applied.",
         "The model's answers and the validator's errors are in /h/compact/scout/attempts.log.",
     ]
-    assert report.as_dict() == {"bot": BOT, "run": RUN, "applied": False, "proposed": False, "counts": {},
-                                "changes": [], "error": "the change-set was refused three times (see log).",
-                                "attempts": 3}
+    assert report.as_dict() == {
+        "bot": BOT,
+        "run": RUN,
+        "applied": False,
+        "proposed": False,
+        "counts": {},
+        "changes": [],
+        "error": "the change-set was refused three times (see log).",
+        "attempts": 3,
+    }
 
 
-@pytest.mark.parametrize("not_kept, said", [
-    (None, "2 changes not applied: MEMORY.md changed meanwhile; kept as proposals to accept or reject in the Review "
-           "area."),
-    ("pending.json is damaged", "2 changes not applied: MEMORY.md changed meanwhile; they could not be kept as "
-                                "proposals: pending.json is damaged."),
-])
+@pytest.mark.parametrize(
+    "not_kept, said",
+    [
+        (
+            None,
+            "2 changes not applied: MEMORY.md changed meanwhile; kept as proposals to accept or reject in the Review "
+            "area.",
+        ),
+        (
+            "pending.json is damaged",
+            "2 changes not applied: MEMORY.md changed meanwhile; they could not be kept as "
+            "proposals: pending.json is damaged.",
+        ),
+    ],
+)
 def test_report_of_a_partly_applied_run_keeps_its_changes_and_says_what_was_not_applied(not_kept, said):
     report = compose_report(BOT, RUN, CHANGES[:1], not_applied=2, not_kept=not_kept)
 
     assert report.text.splitlines()[-1] == said
     data = report.as_dict()
     assert data["applied"] is True and data["counts"] == {"duplicate": 1}
-    assert data["changes"] == [{"category": "duplicate", "original": CHANGES[0]["original"], "merged": None,
-                                "reason": CHANGES[0]["reason"]}]
+    assert data["changes"] == [
+        {"category": "duplicate", "original": CHANGES[0]["original"], "merged": None, "reason": CHANGES[0]["reason"]}
+    ]
 
 
 def test_report_of_a_night_with_nothing_to_compact_is_not_an_error():

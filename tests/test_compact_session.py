@@ -5,9 +5,6 @@ with the validator's errors sent back, the deadline, and a model that cannot be 
 from __future__ import annotations
 
 import pytest
-
-from omb_tui.core.compact.session import MAX_ATTEMPTS, numbered, propose
-
 from compact_helpers import (
     ADA,
     ADA_MERGED,
@@ -27,6 +24,8 @@ from compact_helpers import (
 )
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 
+from omb_tui.core.compact.session import MAX_ATTEMPTS, numbered, propose
+
 
 @pytest.fixture
 def memory_home(llm_home):
@@ -40,7 +39,10 @@ def test_a_valid_change_set_is_accepted_in_one_attempt_and_nothing_is_written(me
 
     assert proposal.ok and len(proposal.attempts) == 1 and proposal.attempts[0].errors == []
     assert [(c.category, c.original) for c in proposal.changes] == [
-        ("superseded", LAUNCH_OLD), ("detail", DEPLOY), ("merge", ADA)]
+        ("superseded", LAUNCH_OLD),
+        ("detail", DEPLOY),
+        ("merge", ADA),
+    ]
     assert proposal.changes[2].merged == ADA_MERGED
     assert read_memory(memory_home) == MEMORY  # the session only proposes
 
@@ -71,11 +73,17 @@ def test_lines_are_numbered_without_changing_them():
 INVALID = {
     "not verbatim": (change("superseded", LAUNCH_OLD.replace("March", "march")), "is not in the file"),
     "found twice": (change("detail", "Ada leads the launch"), "occurs 2 times in the file"),
-    "overlapping": (answer(change("superseded", LAUNCH_OLD),
-                           change("ephemeral", "the launch moved to March\n- 2026")), "overlaps"),
+    "overlapping": (
+        answer(change("superseded", LAUNCH_OLD), change("ephemeral", "the launch moved to March\n- 2026")),
+        "overlaps",
+    ),
     "merge longer": (change("merge", ADA, merged=ADA + "- and more\n"), "must be shorter"),
-    "merge across subsections": (change("merge", "- 2026-02-04 · from chat · Ada leads the launch team too\n\n"
-                                        "### Debugging\n", merged="- Ada\n"), "may not include a heading line"),
+    "merge across subsections": (
+        change(
+            "merge", "- 2026-02-04 · from chat · Ada leads the launch team too\n\n### Debugging\n", merged="- Ada\n"
+        ),
+        "may not include a heading line",
+    ),
     "over half deleted": (change("stale-section", MEMORY.split("## Person")[0]), "more than half"),
     "health line": (change("superseded", PEANUTS), "about health, diet or allergies"),
     "broken JSON": ('{"changes": [', "holds no JSON object"),
@@ -84,8 +92,7 @@ INVALID = {
 
 
 @pytest.mark.parametrize("kind", list(INVALID))
-def test_each_invalid_kind_goes_back_with_its_errors_and_the_second_attempt_is_accepted(memory_home, fake_llm,
-                                                                                          kind):
+def test_each_invalid_kind_goes_back_with_its_errors_and_the_second_attempt_is_accepted(memory_home, fake_llm, kind):
     first, expected = INVALID[kind]
     first_answer = first if isinstance(first, str) else answer(first)
     fake_llm.script(first_answer, answer(change("ephemeral", FLAKY, "A resolved incident.")))

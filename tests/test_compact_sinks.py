@@ -62,8 +62,9 @@ class LocalServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 (http.server's name)
                 body = self.rfile.read(int(self.headers["Content-Length"]))
-                server.requests.append({"path": self.path, "type": self.headers["Content-Type"],
-                                        "body": json.loads(body)})
+                server.requests.append(
+                    {"path": self.path, "type": self.headers["Content-Type"], "body": json.loads(body)}
+                )
                 if server.hold:
                     server.release.wait(30)
                 self.send_response(server.status)
@@ -113,17 +114,20 @@ def test_no_sink_configured_sends_nothing_and_is_no_error(home):
     assert send_report(home, REPORT) == SinkResult(False, None, None)
 
 
-@pytest.mark.parametrize("value, words", [
-    ("notify me", "must be an object"),
-    ({}, "exactly one of"),
-    ({"command": ["x"], "telegram": True}, "exactly one of"),
-    ({"command": ""}, "command is empty"),
-    ({"command": "say 'unclosed"}, "cannot be split"),
-    ({"command": ["ok", 3]}, "text or a list of words"),
-    ({"webhook": "ftp://example.org/x"}, "http:// or https://"),
-    ({"telegram": "yes"}, "must be true"),
-    ({"telegram": True, "timeout": 0}, "timeout must be a number"),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("notify me", "must be an object"),
+        ({}, "exactly one of"),
+        ({"command": ["x"], "telegram": True}, "exactly one of"),
+        ({"command": ""}, "command is empty"),
+        ({"command": "say 'unclosed"}, "cannot be split"),
+        ({"command": ["ok", 3]}, "text or a list of words"),
+        ({"webhook": "ftp://example.org/x"}, "http:// or https://"),
+        ({"telegram": "yes"}, "must be true"),
+        ({"telegram": True, "timeout": 0}, "timeout must be a number"),
+    ],
+)
 def test_a_broken_sink_value_is_refused_in_one_sentence_and_the_run_goes_on(home, value, words):
     configure(home, value)
     with pytest.raises(BrokenFile, match=words):
@@ -135,8 +139,9 @@ def test_a_broken_sink_value_is_refused_in_one_sentence_and_the_run_goes_on(home
 
 def test_a_command_string_is_split_like_a_shell_would(home, tmp_path):
     configure(home, {"command": "notify-send 'Memory compact' --urgency=low", "timeout": 5})
-    assert load_report_sink(home) == ReportSink("command", command=("notify-send", "Memory compact",
-                                                                     "--urgency=low"), timeout=5.0)
+    assert load_report_sink(home) == ReportSink(
+        "command", command=("notify-send", "Memory compact", "--urgency=low"), timeout=5.0
+    )
 
 
 # ---------------------------------------------------------------------------------------------- command
@@ -157,8 +162,9 @@ def test_a_command_that_fails_is_reported_with_its_status_and_what_it_said(home,
 
     result = send_report(home, REPORT)
 
-    assert result == SinkResult(False, "command",
-                                f"The report command {sys.executable!r} exited with status 1 (no display).")
+    assert result == SinkResult(
+        False, "command", f"The report command {sys.executable!r} exited with status 1 (no display)."
+    )
 
 
 def test_a_command_that_hangs_is_stopped_at_its_timeout(home, tmp_path):
@@ -220,8 +226,9 @@ def test_a_webhook_that_does_not_answer_in_time_is_reported(home, server):
     server.hold = True
     configure(home, {"webhook": server.base + "/hook", "timeout": 0.5})
 
-    assert send_report(home, REPORT) == SinkResult(False, "webhook",
-                                                   "The report webhook at 127.0.0.1 did not answer in time.")
+    assert send_report(home, REPORT) == SinkResult(
+        False, "webhook", "The report webhook at 127.0.0.1 did not answer in time."
+    )
 
 
 # ---------------------------------------------------------------------------------------------- telegram
@@ -246,8 +253,10 @@ def test_telegram_reads_its_token_from_the_process_environment_by_default(home, 
 
 
 def test_a_long_report_is_cut_to_what_telegram_accepts(home, server, telegram_env):
-    many = [{"category": "detail", "original": f"- command number {n} " + "x" * 50, "reason": "A command."}
-            for n in range(200)]
+    many = [
+        {"category": "detail", "original": f"- command number {n} " + "x" * 50, "reason": "A command."}
+        for n in range(200)
+    ]
     long_report = compose_report(BOT, RUN, many)
     assert len(long_report.text) > TELEGRAM_MAX_CHARS
     configure(home, {"telegram": True})

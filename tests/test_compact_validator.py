@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from compact_helpers import ADA, ADA_MERGED, DEPLOY, LAUNCH_OLD, MEMORY  # noqa: E402 (the shared MEMORY.md)
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -18,8 +19,6 @@ from omb_tui.core.compact.validator import (
 )
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import text_hash
-
-from compact_helpers import ADA, ADA_MERGED, DEPLOY, LAUNCH_OLD, MEMORY  # noqa: E402 (the shared MEMORY.md)
 
 
 def change(category: str, original: str, reason: str = "It no longer holds.", merged: str | None = None) -> dict:
@@ -42,14 +41,15 @@ def only_error(validation) -> str:
 
 # ----- a valid change-set -----
 def test_a_valid_change_set_is_applied_exactly():
-    validation = check(change("superseded", LAUNCH_OLD, "The launch date is now set."),
-                       change("detail", DEPLOY, "A command belongs in a skill."),
-                       change("merge", ADA, "Two lines say the same of Ada.", merged=ADA_MERGED))
+    validation = check(
+        change("superseded", LAUNCH_OLD, "The launch date is now set."),
+        change("detail", DEPLOY, "A command belongs in a skill."),
+        change("merge", ADA, "Two lines say the same of Ada.", merged=ADA_MERGED),
+    )
     assert validation.ok, validation.errors
     expected = MEMORY.replace(LAUNCH_OLD, "").replace(DEPLOY, "").replace(ADA, ADA_MERGED)
     assert apply_validation(MEMORY, validation) == expected
-    assert [c.start for c in validation.changes] == [MEMORY.index(LAUNCH_OLD), MEMORY.index(DEPLOY),
-                                                      MEMORY.index(ADA)]
+    assert [c.start for c in validation.changes] == [MEMORY.index(LAUNCH_OLD), MEMORY.index(DEPLOY), MEMORY.index(ADA)]
 
 
 def test_prose_and_a_code_fence_around_the_json_are_tolerated():
@@ -71,8 +71,9 @@ def test_broken_json_is_one_error():
 # ----- each kind of invalid change -----
 def test_an_original_not_copied_verbatim_is_refused():
     error = only_error(check(change("superseded", LAUNCH_OLD.replace("March", "march"))))
-    assert error == ("Change 1: the original is not in the file; copy one block character for character "
-                     "so it occurs exactly once.")
+    assert error == (
+        "Change 1: the original is not in the file; copy one block character for character so it occurs exactly once."
+    )
 
 
 def test_an_original_found_twice_is_refused():
@@ -81,7 +82,9 @@ def test_an_original_found_twice_is_refused():
 
 
 def test_overlapping_changes_are_refused():
-    error = only_error(check(change("superseded", LAUNCH_OLD), change("ephemeral", "the launch moved to March\n- 2026")))
+    error = only_error(
+        check(change("superseded", LAUNCH_OLD), change("ephemeral", "the launch moved to March\n- 2026"))
+    )
     assert error == "Change 2: its original overlaps the original of change 1; no two may overlap."
 
 
@@ -97,7 +100,9 @@ def test_a_merge_across_subsections_is_refused():
 
 
 def test_a_merge_outside_a_subsection_is_refused():
-    lines = "- 2026-01-03 · from chat · likes green tea in the morning\n- 2026-01-04 · from chat · prefers short replies\n"
+    lines = (
+        "- 2026-01-03 · from chat · likes green tea in the morning\n- 2026-01-04 · from chat · prefers short replies\n"
+    )
     error = only_error(check(change("merge", lines, merged="- 2026-01-04 · likes tea, short replies\n")))
     assert error == "Change 1: a merge must stay inside one ### subsection."
 
@@ -112,8 +117,10 @@ def test_a_keep_list_line_may_not_be_removed():
     keep = keep_lines("# Keep\n\n- likes green tea in the morning\n")
     tea = "- 2026-01-03 · from chat · likes green tea in the morning\n"
     error = only_error(check(change("ephemeral", tea), keep=keep))
-    assert error == ("Change 1: the line '- 2026-01-03 · from chat · likes green tea in the morning' is on the keep "
-                     "list and may not be removed or rewritten.")
+    assert error == (
+        "Change 1: the line '- 2026-01-03 · from chat · likes green tea in the morning' is on the keep "
+        "list and may not be removed or rewritten."
+    )
 
 
 def test_a_health_line_may_not_be_removed():
@@ -133,8 +140,10 @@ def test_a_protected_line_may_not_be_trimmed_either():
 
 def test_an_unknown_category_is_refused():
     error = only_error(check(change("obsolete", LAUNCH_OLD)))
-    assert error == ("Change 1: the category 'obsolete' is not one of superseded, detail, duplicate, ephemeral, "
-                     "stale-section, merge.")
+    assert error == (
+        "Change 1: the category 'obsolete' is not one of superseded, detail, duplicate, ephemeral, "
+        "stale-section, merge."
+    )
 
 
 def test_a_reason_too_long_is_refused():
@@ -158,8 +167,7 @@ def test_a_merge_without_merged_text_is_refused():
 
 
 def test_errors_are_numbered_by_change():
-    validation = check(change("superseded", LAUNCH_OLD), change("detail", "not in the file"),
-                       change("bogus", DEPLOY))
+    validation = check(change("superseded", LAUNCH_OLD), change("detail", "not in the file"), change("bogus", DEPLOY))
     assert [e.split(":")[0] for e in validation.errors] == ["Change 2", "Change 3"]
 
 
@@ -183,14 +191,16 @@ def test_validating_against_a_file_other_than_the_one_read_is_an_error():
 
 # ----- the keep list -----
 def test_keep_lines_reads_bullets_and_plain_lines_and_ignores_headings():
-    keep = keep_lines("# Keep these\n\n- likes green tea\n* 2026-01-01 · from chat · the dog is Rex\nplain line\n"
-                      "## More\n   \n")
+    keep = keep_lines(
+        "# Keep these\n\n- likes green tea\n* 2026-01-01 · from chat · the dog is Rex\nplain line\n## More\n   \n"
+    )
     assert keep == ["likes green tea", "the dog is Rex", "plain line"]
 
 
 # ----- property: a single valid deletion removes exactly its span -----
-line_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n#"),
-                    min_size=1, max_size=30)
+line_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n#"), min_size=1, max_size=30
+)
 
 
 @given(st.lists(line_text, min_size=2, max_size=12), st.data())
@@ -199,8 +209,7 @@ def test_a_single_valid_deletion_removes_exactly_its_span(lines, data):
     start = data.draw(st.integers(0, len(text) - 1))
     end = data.draw(st.integers(start + 1, min(len(text), start + len(text) // 2)))
     original = text[start:end]
-    validation = validate(text, {"changes": [change("ephemeral", original)]}, keep_lines=[],
-                          read_hash=text_hash(text))
+    validation = validate(text, {"changes": [change("ephemeral", original)]}, keep_lines=[], read_hash=text_hash(text))
     assume(text.find(original, text.find(original) + 1) == -1)  # found exactly once (refusal tested above)
     assume(len(original.encode()) * 2 <= len(text.encode()))  # at most half the bytes (refusal tested above)
     assert validation.ok, validation.errors
@@ -210,18 +219,25 @@ def test_a_single_valid_deletion_removes_exactly_its_span(lines, data):
 
 def test_every_change_inside_a_longer_one_is_an_overlap():
     both = LAUNCH_OLD + "- 2026-02-01 · from chat · the launch is on March 14\n"
-    validation = check(change("superseded", both), change("detail", "the launch is on"), change("ephemeral", "moved to"))
-    assert validation.errors == ["Change 2: its original overlaps the original of change 1; no two may overlap.",
-                                 "Change 3: its original overlaps the original of change 1; no two may overlap."]
+    validation = check(
+        change("superseded", both), change("detail", "the launch is on"), change("ephemeral", "moved to")
+    )
+    assert validation.errors == [
+        "Change 2: its original overlaps the original of change 1; no two may overlap.",
+        "Change 3: its original overlaps the original of change 1; no two may overlap.",
+    ]
 
 
 def test_a_merge_may_touch_a_health_line_only_when_it_carries_the_fact_over_unchanged():
-    text = ("### Food\n- 2026-01-01 · from chat · allergic to peanuts\n"
-            "- 2026-01-02 · from chat · allergic to peanuts, says so often\n")
+    text = (
+        "### Food\n- 2026-01-01 · from chat · allergic to peanuts\n"
+        "- 2026-01-02 · from chat · allergic to peanuts, says so often\n"
+    )
     both = text.split("\n", 1)[1]
     text += "### Other\n" + "- 2026-01-03 · from chat · a line that keeps the file long enough\n" * 3
-    kept = check(change("merge", both, merged="- 2026-01-02 · from chat · allergic to peanuts, says so often\n"),
-                 text=text)
+    kept = check(
+        change("merge", both, merged="- 2026-01-02 · from chat · allergic to peanuts, says so often\n"), text=text
+    )
     assert kept.ok, kept.errors
     reworded = check(change("merge", both, merged="- 2026-01-02 · from chat · a peanut allergy\n"), text=text)
     assert only_error(reworded).endswith("is about health, diet or allergies and may not be removed or rewritten.")

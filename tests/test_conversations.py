@@ -5,18 +5,19 @@ from __future__ import annotations
 import json
 import os
 import stat
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 import pytest
 
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.paths import Home, InvalidName, MemoryInputError, NotFound
 
-UTC = timezone.utc
+UTC = UTC
 
 
-def make_chat(home: Home, bot: str = "scout", chat_id: str = "plans", *, starter: str = "person",
-              person: str = "Milind") -> conv.Conversation:
+def make_chat(
+    home: Home, bot: str = "scout", chat_id: str = "plans", *, starter: str = "person", person: str = "Milind"
+) -> conv.Conversation:
     conversation = conv.Conversation(
         id=chat_id,
         title="Plans",
@@ -33,15 +34,20 @@ def test_round_trip_of_header_and_messages(tmp_path):
     home = Home(tmp_path)
     conversation = make_chat(home)
     at = datetime(2026, 9, 1, 9, 5, tzinfo=UTC)
-    conv.append_message(conversation.path, conv.Message("person", "Milind", at, "Book the Lisbon hotel", origin="person"))
+    conv.append_message(
+        conversation.path, conv.Message("person", "Milind", at, "Book the Lisbon hotel", origin="person")
+    )
     conv.append_message(conversation.path, conv.Message("bot", "scout", at, "Booked: Baixa Rio.\nConfirmation BR-1"))
     conv.append_message(conversation.path, conv.Message("bot", "scout", at, "The API timed out", failed=True))
     back = conv.read_conversation(conversation.path)
     assert back.id == "plans" and back.kind == "1:1" and back.title == "Plans"
     assert back.started_by == conv.Starter("person", "Milind")
     assert back.members == [conv.Member("person", "Milind"), conv.Member("bot", "scout")]
-    assert [m.text for m in back.messages] == ["Book the Lisbon hotel", "Booked: Baixa Rio.\nConfirmation BR-1",
-                                               "The API timed out"]
+    assert [m.text for m in back.messages] == [
+        "Book the Lisbon hotel",
+        "Booked: Baixa Rio.\nConfirmation BR-1",
+        "The API timed out",
+    ]
     assert [m.seq for m in back.messages] == [0, 1, 2]
     assert back.messages[0].origin == "person" and back.messages[2].failed
     assert back.messages[1].at == at
@@ -96,7 +102,10 @@ def test_a_file_without_a_header_is_not_a_conversation(tmp_path):
 def test_rooms_are_seen_by_their_member_bots_only(tmp_path):
     home = Home(tmp_path)
     room = conv.Conversation(
-        id="launch", title="Launch", kind=conv.KIND_ROOM, started_by=conv.Starter("person", "Milind"),
+        id="launch",
+        title="Launch",
+        kind=conv.KIND_ROOM,
+        started_by=conv.Starter("person", "Milind"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
         created=datetime(2026, 9, 1, tzinfo=UTC),
     )
@@ -149,8 +158,12 @@ def test_naive_times_are_written_with_an_offset(tmp_path):
 def test_reading_without_messages_still_sees_members_and_titles(tmp_path):
     home = Home(tmp_path)
     room = conv.Conversation(
-        id="launch", title="Launch", kind=conv.KIND_ROOM, started_by=conv.Starter("person", "Milind"),
-        members=[conv.Member("bot", "scout")], created=datetime(2026, 9, 1, tzinfo=UTC),
+        id="launch",
+        title="Launch",
+        kind=conv.KIND_ROOM,
+        started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("bot", "scout")],
+        created=datetime(2026, 9, 1, tzinfo=UTC),
     )
     path = conv.create_conversation(home, room)
     conv.append_message(path, conv.Message("person", "Milind", datetime(2026, 9, 2, tzinfo=UTC), "hi"))

@@ -174,7 +174,8 @@ def test_killed_writer_never_tears_a_file_or_loses_a_line(tmp_path, request):
         with open(err_path, "wb") as err:
             proc = subprocess.Popen(
                 [sys.executable, str(script), str(home.root), str(next_number), str(next_number + 100_000)],
-                stdout=subprocess.PIPE, stderr=err,
+                stdout=subprocess.PIPE,
+                stderr=err,
             )
         try:
             # Wait (as a hang guard, not a timing check) for the first add, so every kill lands mid-loop.
@@ -206,7 +207,8 @@ def test_killed_writer_never_tears_a_file_or_loses_a_line(tmp_path, request):
     # A writer that is left alone afterwards still works, and everything is still there.
     finish = subprocess.run(
         [sys.executable, str(script), str(home.root), str(next_number), str(next_number + 3)],
-        capture_output=True, timeout=120,
+        capture_output=True,
+        timeout=120,
     )
     assert finish.returncode == 0, finish.stderr.decode()
     reported.update(numbers_in(finish.stdout))
@@ -216,9 +218,11 @@ def test_killed_writer_never_tears_a_file_or_loses_a_line(tmp_path, request):
     assert checker.in_both == 0, "an interrupted move was not finished by the next write"
     leftovers = [p.name for p in workspace.rglob("*.tmp")]
     assert Journal(home.journal_path(BOT)).rows(), "the journal cannot be read after the kills"
-    print(f"\n{kills} kills, {len(reported)} notes acknowledged: 0 torn files, 0 lost, 0 twice in the archive, "
-          f"at most {most_in_both} in both files between a kill and the next write, 0 after it; "
-          f"{len(leftovers)} temp files left; {checker.torn_journal_lines} journal lines torn by a kill (skipped by "
-          f"readers, each change journaled again by the next look)")
+    print(
+        f"\n{kills} kills, {len(reported)} notes acknowledged: 0 torn files, 0 lost, 0 twice in the archive, "
+        f"at most {most_in_both} in both files between a kill and the next write, 0 after it; "
+        f"{len(leftovers)} temp files left; {checker.torn_journal_lines} journal lines torn by a kill (skipped by "
+        f"readers, each change journaled again by the next look)"
+    )
     prompt = Bot(home, BOT).prompt()
     assert "planted" not in prompt and "half a li" not in prompt and "- torn" not in prompt

@@ -8,10 +8,9 @@ benchmarks/credential_corpus.py prints the same figures.
 from __future__ import annotations
 
 import pytest
+from credential_corpus_data import CREDENTIALS, KNOWN_FALSE_HITS, LOOKALIKES, Credential, score
 
 from omb_tui.core.memory.redact import Redaction, mark, redact
-
-from credential_corpus_data import CREDENTIALS, KNOWN_FALSE_HITS, LOOKALIKES, Credential, score
 
 
 def _redacted(text: str) -> str:

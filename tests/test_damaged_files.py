@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict
+from datetime import UTC
 from pathlib import Path
-from typing import Callable
 
 import pytest
+from conftest import BOT_ID, MEMORY_TEXT
+from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
 
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
 from omb_tui.core.memory.paths import Home, LinkRefused
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore, home_lock, validate_seen
 from omb_tui.core.turn.bot import Bot
-
-from conftest import BOT_ID, MEMORY_TEXT
-from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
@@ -36,8 +36,16 @@ def journal_with(home: Home, *lines: bytes) -> None:
 
 def good_row(home: Home, **changes: object) -> bytes:
     """A good row of the bot with some fields changed: damage in one field only."""
-    row = make_row(bot=BOT_ID, who=WHO_PERSON, how=HOW_SETTINGS, file="MEMORY.md", before_text=MEMORY_TEXT,
-                   after_text=MEMORY_TEXT + "- more\n", before_hash="a" * 64, after_hash="b" * 64)
+    row = make_row(
+        bot=BOT_ID,
+        who=WHO_PERSON,
+        how=HOW_SETTINGS,
+        file="MEMORY.md",
+        before_text=MEMORY_TEXT,
+        after_text=MEMORY_TEXT + "- more\n",
+        before_hash="a" * 64,
+        after_hash="b" * 64,
+    )
     data = asdict(row)
     data.update({"id": "f" * 13 + "-0001", **changes})
     return json.dumps(data, separators=(",", ":")).encode()  # as the journal writes it, so undo can find it
@@ -79,50 +87,146 @@ CASES = [
     ("journal", "null", journal_line(b"null"), ("bots", "--json"), 0, "not a JSON object"),
     ("journal", '"at": 5', journal_line(lambda h: good_row(h, at=5)), ("journal", BOT_ID), 0, "'at' is not text"),
     ("journal", '"at": 5', journal_line(lambda h: good_row(h, at=5)), ("bots",), 0, "'at' is not text"),
-    ("journal", "a time that is not one", journal_line(lambda h: good_row(h, at="yesterday")), ("bots",), 0,
-     "not an ISO time"),
+    (
+        "journal",
+        "a time that is not one",
+        journal_line(lambda h: good_row(h, at="yesterday")),
+        ("bots",),
+        0,
+        "not an ISO time",
+    ),
     ("journal", "an empty id", journal_line(lambda h: good_row(h, id="")), ("journal", BOT_ID), 0, "'id' is empty"),
-    ("journal", "file a number", journal_line(lambda h: good_row(h, file=7)), ("journal", BOT_ID), 0,
-     "'file' is not text"),
-    ("journal", "undoable a word", journal_line(lambda h: good_row(h, undoable="yes")), ("journal", BOT_ID), 0,
-     "'undoable' is not true or false"),
-    ("journal", "before_text a list", journal_line(lambda h: good_row(h, before_text=["x"])),
-     ("undo", BOT_ID, "f" * 13 + "-0001"), 2, "no journal row"),
-    ("journal", "chat an object", journal_line(lambda h: good_row(h, chat={"a": 1})), ("journal", BOT_ID), 0,
-     "'chat' is not text or null"),
-    ("journal", "no who", journal_line(b'{"id":"1-1","at":"2026-01-01T00:00:00+00:00"}'), ("bots",), 0,
-     "has no 'bot'"),
-    ("profile-learned.json", '{"learned": 5}', put(profile_file, b'{"learned": 5}'), ("remember", BOT_ID, "a fact"),
-     2, "'learned' must be a list"),
-    ("profile-learned.json", "an item that is a number", put(profile_file, b'{"learned": [5]}'),
-     ("prefer", BOT_ID, "short replies"), 2, "learned item 1"),
-    ("profile-learned.json", "removed a word", put(profile_file, b'{"learned": [{"text": "x", "removed": "no"}]}'),
-     ("remember", BOT_ID, "a fact"), 2, "'removed' must be true or false"),
-    ("profile-learned.json", "learned at a number", put(profile_file, b'{"learned": [{"text": "x", "at": 5}]}'),
-     ("forget", BOT_ID, "Pune"), 2, "'at' must be text"),
-    ("profile-learned.json", "forgotten words a number", put(profile_file, b'{"forgotten": [{"words": 5}]}'),
-     ("forget", BOT_ID, "Pune"), 2, "forgotten item 1"),
-    ("profile-learned.json", "forgotten a string", put(profile_file, b'{"forgotten": "Pune"}'),
-     ("remember", BOT_ID, "a fact"), 2, "'forgotten' must be a list"),
-    ("config.json", "features a number", put(config_file, b'{"features": 5}'), ("bots",), 2,
-     "'features' must be an object"),
-    ("config.json", "helper a string", put(config_file, b'{"helper": "gpt"}'), ("bots",), 2,
-     "'helper' must be an object"),
-    ("config.json", "helper instanceId a number", put(config_file, b'{"helper": {"instanceId": 5}}'), ("bots",), 2,
-     "'instanceId' must be text"),
-    ("config.json", "tidyHour true", put(config_file, b'{"memory": {"tidyHour": true}}'), ("bots",), 2,
-     "tidyHour"),
-    ("bots/scout.json", "name a number", put(settings_file, b'{"name": 5}'), ("prompt", BOT_ID), 2,
-     "'name' must be text"),
-    ("bots/scout.json", "engine an object", put(settings_file, b'{"engine": {}}'), ("prompt", BOT_ID), 2,
-     "'engine' must be text"),
+    (
+        "journal",
+        "file a number",
+        journal_line(lambda h: good_row(h, file=7)),
+        ("journal", BOT_ID),
+        0,
+        "'file' is not text",
+    ),
+    (
+        "journal",
+        "undoable a word",
+        journal_line(lambda h: good_row(h, undoable="yes")),
+        ("journal", BOT_ID),
+        0,
+        "'undoable' is not true or false",
+    ),
+    (
+        "journal",
+        "before_text a list",
+        journal_line(lambda h: good_row(h, before_text=["x"])),
+        ("undo", BOT_ID, "f" * 13 + "-0001"),
+        2,
+        "no journal row",
+    ),
+    (
+        "journal",
+        "chat an object",
+        journal_line(lambda h: good_row(h, chat={"a": 1})),
+        ("journal", BOT_ID),
+        0,
+        "'chat' is not text or null",
+    ),
+    ("journal", "no who", journal_line(b'{"id":"1-1","at":"2026-01-01T00:00:00+00:00"}'), ("bots",), 0, "has no 'bot'"),
+    (
+        "profile-learned.json",
+        '{"learned": 5}',
+        put(profile_file, b'{"learned": 5}'),
+        ("remember", BOT_ID, "a fact"),
+        2,
+        "'learned' must be a list",
+    ),
+    (
+        "profile-learned.json",
+        "an item that is a number",
+        put(profile_file, b'{"learned": [5]}'),
+        ("prefer", BOT_ID, "short replies"),
+        2,
+        "learned item 1",
+    ),
+    (
+        "profile-learned.json",
+        "removed a word",
+        put(profile_file, b'{"learned": [{"text": "x", "removed": "no"}]}'),
+        ("remember", BOT_ID, "a fact"),
+        2,
+        "'removed' must be true or false",
+    ),
+    (
+        "profile-learned.json",
+        "learned at a number",
+        put(profile_file, b'{"learned": [{"text": "x", "at": 5}]}'),
+        ("forget", BOT_ID, "Pune"),
+        2,
+        "'at' must be text",
+    ),
+    (
+        "profile-learned.json",
+        "forgotten words a number",
+        put(profile_file, b'{"forgotten": [{"words": 5}]}'),
+        ("forget", BOT_ID, "Pune"),
+        2,
+        "forgotten item 1",
+    ),
+    (
+        "profile-learned.json",
+        "forgotten a string",
+        put(profile_file, b'{"forgotten": "Pune"}'),
+        ("remember", BOT_ID, "a fact"),
+        2,
+        "'forgotten' must be a list",
+    ),
+    (
+        "config.json",
+        "features a number",
+        put(config_file, b'{"features": 5}'),
+        ("bots",),
+        2,
+        "'features' must be an object",
+    ),
+    (
+        "config.json",
+        "helper a string",
+        put(config_file, b'{"helper": "gpt"}'),
+        ("bots",),
+        2,
+        "'helper' must be an object",
+    ),
+    (
+        "config.json",
+        "helper instanceId a number",
+        put(config_file, b'{"helper": {"instanceId": 5}}'),
+        ("bots",),
+        2,
+        "'instanceId' must be text",
+    ),
+    ("config.json", "tidyHour true", put(config_file, b'{"memory": {"tidyHour": true}}'), ("bots",), 2, "tidyHour"),
+    (
+        "bots/scout.json",
+        "name a number",
+        put(settings_file, b'{"name": 5}'),
+        ("prompt", BOT_ID),
+        2,
+        "'name' must be text",
+    ),
+    (
+        "bots/scout.json",
+        "engine an object",
+        put(settings_file, b'{"engine": {}}'),
+        ("prompt", BOT_ID),
+        2,
+        "'engine' must be text",
+    ),
 ]
 
 
 @pytest.mark.parametrize(
     "file, damage, argv, code, words",
-    [pytest.param(file, damage, argv, code, words, id=f"{file}: {what}: {' '.join(argv[:1])}")
-     for file, what, damage, argv, code, words in CASES],
+    [
+        pytest.param(file, damage, argv, code, words, id=f"{file}: {what}: {' '.join(argv[:1])}")
+        for file, what, damage, argv, code, words in CASES
+    ],
 )
 def test_damaged_file_through_the_command(run_exe, home, file, damage, argv, code, words):
     damage(home)
@@ -166,7 +270,9 @@ def test_seen_state_validation():
     good = {"files": {"MEMORY.md": {"hash": digest, "size": 3, "mtime_ns": 5, "credential": False}}}
     assert validate_seen(good) == good
     for damaged in (
-        [], {"files": 5}, {"files": {"MEMORY.md": 5}},
+        [],
+        {"files": 5},
+        {"files": {"MEMORY.md": 5}},
         {"files": {"MEMORY.md": {"hash": "../../../etc/passwd", "size": 3, "mtime_ns": 5}}},  # it names a file read
         {"files": {"MEMORY.md": {"hash": digest, "size": "3", "mtime_ns": 5}}},
         {"files": {"MEMORY.md": {"hash": digest, "size": True, "mtime_ns": 5}}},
@@ -202,15 +308,22 @@ def test_rows_of_a_non_ascii_topic_are_found_for_undo(home):
     first = store.write("memory/café.md", "- one \udcff\n", PERSON)
     store.write("memory/café.md", "- two\n", PERSON)
     assert [row.file for row in store.journal.later_rows_for_file(store.journal.find(first.row_id))] == [
-        "memory/café.md"]
+        "memory/café.md"
+    ]
 
 
 # ----- names that would split the sentence -----
 @pytest.mark.parametrize(
     "argv",
-    [("show", "bad\nid", "MEMORY.md"), ("show", "scout\n", "MEMORY.md"), ("show", BOT_ID, "memory/a\nb.md"),
-     ("show", BOT_ID, "memory/log/2026-01-05.md\n"), ("mv", BOT_ID, "travel.md", "x\ny.md"),
-     ("undo", BOT_ID, "a\nb"), ("show", BOT_ID, "/etc/\rpasswd")],
+    [
+        ("show", "bad\nid", "MEMORY.md"),
+        ("show", "scout\n", "MEMORY.md"),
+        ("show", BOT_ID, "memory/a\nb.md"),
+        ("show", BOT_ID, "memory/log/2026-01-05.md\n"),
+        ("mv", BOT_ID, "travel.md", "x\ny.md"),
+        ("undo", BOT_ID, "a\nb"),
+        ("show", BOT_ID, "/etc/\rpasswd"),
+    ],
 )
 def test_a_name_with_a_newline_is_quoted_in_one_line(run_exe, home, argv):
     before = snapshot(home.root)
@@ -244,8 +357,9 @@ LINKED = [  # what is linked, the command, and the exit code: each refused befor
 ]
 
 
-@pytest.mark.parametrize("path_of, argv, code", [pytest.param(p, a, c, id=f"{what}: {a[0]}")
-                                                 for what, p, a, c in LINKED])
+@pytest.mark.parametrize(
+    "path_of, argv, code", [pytest.param(p, a, c, id=f"{what}: {a[0]}") for what, p, a, c in LINKED]
+)
 def test_nothing_is_written_through_a_symbolic_link(run_exe, home, outside, path_of, argv, code):
     path = path_of(home)
     if not path.exists():
@@ -292,8 +406,9 @@ def test_the_journal_refuses_a_linked_file_on_its_own(home, outside):
     assert snapshot(outside) == before
 
 
-@pytest.mark.parametrize("argv", [("write", BOT_ID, "MEMORY.md"), ("remember", BOT_ID, "a new fact"),
-                                  ("forget", BOT_ID, "Pune")])
+@pytest.mark.parametrize(
+    "argv", [("write", BOT_ID, "MEMORY.md"), ("remember", BOT_ID, "a new fact"), ("forget", BOT_ID, "Pune")]
+)
 def test_a_hard_linked_memory_file_is_not_written(run_exe, home, outside, argv):
     memory = home.workspace(BOT_ID) / "MEMORY.md"
     memory.unlink()
@@ -321,11 +436,10 @@ def test_the_home_itself_may_be_a_link(run_exe, home, tmp_path):
 
 # ----- the app over a damaged journal -----
 async def test_the_app_lists_bots_and_opens_a_journal_with_damaged_lines(home):
+    from app_helpers import listed_bots, open_journal, settle
     from test_app_journal import list_lines
 
     from omb_tui.app.app import make_app
-
-    from app_helpers import listed_bots, open_journal, settle
 
     MemoryStore(home, BOT_ID).write("MEMORY.md", "- one good row\n", PERSON)
     journal_with(home, good_row(home, at=5), b"[1,2,3]")
@@ -344,17 +458,21 @@ async def test_the_app_lists_bots_and_opens_a_journal_with_damaged_lines(home):
 
 # ----- conversations and the recall index (files other tools write too) -----
 
+
 def _chat_file(home: Home) -> Path:
     from test_conversations import make_chat
 
     return make_chat(home, BOT_ID, "plans").path
 
 
-@pytest.mark.parametrize("damage", [
-    lambda text: text.replace('"members":[', '"members":5,"x":[', 1),  # the header's members not a list
-    lambda text: text + '{"type":"members","at":"2026-11-30T10:00:00+00:00","members":5}\n',
-    lambda text: text + '{"type":"members","at":"2026-11-30T10:00:00+00:00","members":[5,"x",{"kind":1}]}\n',
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda text: text.replace('"members":[', '"members":5,"x":[', 1),  # the header's members not a list
+        lambda text: text + '{"type":"members","at":"2026-11-30T10:00:00+00:00","members":5}\n',
+        lambda text: text + '{"type":"members","at":"2026-11-30T10:00:00+00:00","members":[5,"x",{"kind":1}]}\n',
+    ],
+)
 def test_a_damaged_conversation_never_stops_search_or_brief(run_exe, home, damage):
     path = _chat_file(home)
     path.write_text(damage(path.read_text()))
@@ -370,7 +488,7 @@ def test_conversation_lines_are_valid_utf8_and_keep_their_bytes(home):
 
     path = _chat_file(home)
     odd = b"caf\xc3\xa9 \xff\xfe end".decode("utf-8", "surrogateescape")
-    append_message(path, Message("person", "Ana", datetime(2026, 11, 30, 9, tzinfo=timezone.utc), odd))
+    append_message(path, Message("person", "Ana", datetime(2026, 11, 30, 9, tzinfo=UTC), odd))
     for line in path.read_bytes().splitlines():
         json.loads(line.decode("utf-8"))  # strict: every line is valid UTF-8 JSON
     assert read_conversation(path).messages[-1].text == odd
@@ -389,7 +507,7 @@ def test_no_conversation_or_index_write_through_a_link(home, tmp_path):
     path.symlink_to(target)
     before = target.read_bytes()
     with pytest.raises(LinkRefused):
-        append_message(path, Message("person", "Ana", datetime.now(timezone.utc), "hello"))
+        append_message(path, Message("person", "Ana", datetime.now(UTC), "hello"))
     assert target.read_bytes() == before
 
     index_file = index_path(home, BOT_ID)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import stat
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -172,7 +172,8 @@ def test_no_credential_reached_the_files(demo):
 def test_an_undoable_row_really_undoes(demo_copy):
     store = MemoryStore(demo_copy, "scout")
     row = next(
-        r for r in store.journal.rows()
+        r
+        for r in store.journal.rows()
         if r.file == "MEMORY.md" and r.undoable and r.before_text and not store.journal.later_rows_for_file(r)
     )
     assert store.read(row.file).text != row.before_text
@@ -249,7 +250,7 @@ def test_every_demo_log_reads_as_the_turn_log_writes_it(demo):
             day = date.fromisoformat(path.stem)
             text = path.read_text(encoding="utf-8")
             assert text.startswith(turn_log_heading(day)), path
-            for line in text[len(turn_log_heading(day)):].splitlines():
+            for line in text[len(turn_log_heading(day)) :].splitlines():
                 match = TURN_LINE.fullmatch(line)
                 assert match, f"{path.name}: {line}"
                 tools = match["tools"].split(", ") if match["tools"] else []
@@ -265,13 +266,23 @@ def test_every_demo_log_reads_as_the_turn_log_writes_it(demo):
 def test_a_demo_log_is_exactly_what_the_turn_log_writes(demo):
     yesterday = TODAY - timedelta(days=1)
     at = datetime.combine(yesterday, time(10, 12))
-    expected = turn_log_heading(yesterday) + turn_log_line(
-        'chat "Invoice reconciliation"', "Matched 14 bank lines; one Delft invoice still open, not yet due.",
-        ["moneybird.list", "bank.list"], at=at,
-    ) + "\n" + turn_log_line(
-        'chat "Receipts inbox"', "Filed five receipts; the Coolblue dock receipt matched at last.",
-        ["email.search", "moneybird.attach"], at=at.replace(hour=16, minute=30),
-    ) + "\n"
+    expected = (
+        turn_log_heading(yesterday)
+        + turn_log_line(
+            'chat "Invoice reconciliation"',
+            "Matched 14 bank lines; one Delft invoice still open, not yet due.",
+            ["moneybird.list", "bank.list"],
+            at=at,
+        )
+        + "\n"
+        + turn_log_line(
+            'chat "Receipts inbox"',
+            "Filed five receipts; the Coolblue dock receipt matched at last.",
+            ["email.search", "moneybird.attach"],
+            at=at.replace(hour=16, minute=30),
+        )
+        + "\n"
+    )
     assert MemoryStore(demo, "ledger").read(f"memory/log/{yesterday.isoformat()}.md").text == expected
     rows = [r for r in MemoryStore(demo, "ledger").journal.rows() if r.file == f"memory/log/{yesterday.isoformat()}.md"]
     assert [(r.who, r.chat) for r in rows] == [(WHO_BOT, "Receipts inbox"), (WHO_BOT, "Invoice reconciliation")]
@@ -324,7 +335,7 @@ def _log_rows(home: Home, bot_id: str) -> list[tuple[dict, date, str]]:
         if row["file"].startswith("memory/log/") and row["after_hash"] is not None:
             added = [line for line in row["diff"].splitlines() if line.startswith("+- ")]
             assert len(added) == 1, row["diff"]
-            out.append((row, date.fromisoformat(row["file"][len("memory/log/"):-3]), added[0][3:8]))
+            out.append((row, date.fromisoformat(row["file"][len("memory/log/") : -3]), added[0][3:8]))
     return out
 
 
@@ -335,7 +346,7 @@ def demo_now(tmp_path_factory) -> tuple[Home, datetime]:
 
     home = Home(tmp_path_factory.mktemp("demo-now") / "home")
     write_demo_home(home)
-    return home, datetime.now(timezone.utc)
+    return home, datetime.now(UTC)
 
 
 @pytest.fixture(scope="module")
@@ -364,7 +375,7 @@ def test_journal_times_never_go_back_nor_past_the_demos_end(which, request):
     home, finished = (request.getfixturevalue("demo"), None) if which == "demo" else request.getfixturevalue(which)
     from datetime import timezone
 
-    finished = finished or datetime.now(timezone.utc)
+    finished = finished or datetime.now(UTC)
     for bot_id in DEMO_BOT_IDS:
         times = [datetime.fromisoformat(r["at"]) for r in _file_rows(home, bot_id)]
         assert times, bot_id
@@ -453,8 +464,9 @@ def test_the_apps_day_filter_finds_a_past_day_of_the_demo(demo):
         day = TODAY - timedelta(days=ago)
         wanted = JournalFilter.parse(f"day:{day.isoformat()}")
         found = [data[a:b] for a, b in lines if wanted.matches_line(data, a, b, chat=wanted.needs_chat)]
-        expected = [data[a:b] for a, b in lines
-                    if _local(json.loads(data[a:b])["at"]).date() == day]  # the day in local time
+        expected = [
+            data[a:b] for a, b in lines if _local(json.loads(data[a:b])["at"]).date() == day
+        ]  # the day in local time
         assert found and found == expected, day
 
 
@@ -553,8 +565,10 @@ def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
     said = [norm(m.text) for m in chat.messages if m.author_kind == "person"]
     assert all(any(norm(quote) in line for line in said) for quote in captured["quotes"])
     assert chat.messages[-1].at.date() == _local(captured["at"]).date()
-    assert [c["reason"] for c in scout["changes"][1:]] == ["tidy-up: 1 expired entry from MEMORY.md",
-                                                           "tidy-up: 1 expired entry moved to the archive"]
+    assert [c["reason"] for c in scout["changes"][1:]] == [
+        "tidy-up: 1 expired entry from MEMORY.md",
+        "tidy-up: 1 expired entry moved to the archive",
+    ]
     (ledger,) = bots["ledger"]["runs"]
     assert ledger["steps"] == ["tidy-up", "compact"]
     compacted = [c for c in ledger["changes"] if c["step"] == "compact"]
@@ -614,8 +628,10 @@ def test_one_compaction_change_reverts_then_the_whole_run_undoes(demo_copy, caps
     assert "- Ledger accounts: 8000 revenue" in text and removed_paid not in text
 
     store = MemoryStore(demo_copy, "ledger")
-    first = {rel: next(row for row in store.journal.rows()[::-1] if row.run == run.id and row.file == rel)
-             for rel in ("MEMORY.md", "memory/archive.md")}
+    first = {
+        rel: next(row for row in store.journal.rows()[::-1] if row.run == run.id and row.file == rel)
+        for rel in ("MEMORY.md", "memory/archive.md")
+    }
     code, out = _cli_json(demo_copy, capsys, "undo-run", "ledger", run.id)  # the revert is the run's own: no --yes
     assert code == 0, out
     assert memory.read_text(encoding="utf-8") == first["MEMORY.md"].before_text

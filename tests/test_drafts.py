@@ -79,13 +79,14 @@ def test_a_damaged_draft_is_skipped_not_fatal(home):
     drafts.keep("MEMORY.md", "- draft\n", None)
     drafts.path("MEMORY.md").write_text("{ not json")
     assert drafts.find("MEMORY.md") is None
-    drafts.path("MEMORY.md").write_text(json.dumps({"file": "memory/travel.md", "text": "x", "basedOn": None,
-                                                    "savedAt": "2026-01-01T00:00:00+00:00"}))
+    drafts.path("MEMORY.md").write_text(
+        json.dumps({"file": "memory/travel.md", "text": "x", "basedOn": None, "savedAt": "2026-01-01T00:00:00+00:00"})
+    )
     assert drafts.find("MEMORY.md") is None  # a draft of another file is never offered for this one
 
 
 def test_the_private_copy_is_0600_in_a_0700_folder_and_gone_afterwards(home):
-    with private_copy("memory/travel.md", "- a\n".encode()) as path:
+    with private_copy("memory/travel.md", b"- a\n") as path:
         assert path.name == "travel.md"  # the editor sees a .md file
         assert path.read_text() == "- a\n"
         assert mode(path) == 0o600 and mode(path.parent) == 0o700

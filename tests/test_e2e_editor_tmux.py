@@ -11,12 +11,11 @@ import sys
 import time
 
 import pytest
+from app_helpers import add_bot
 from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)
 
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
-
-from app_helpers import add_bot
 
 ORIGINAL = "- 2026-11-01 · likes short replies\n"
 PASSWORD = "hunter2-Quokka-77"
@@ -36,9 +35,30 @@ def app_in_tmux(tmp_path):
     script = tmp_path / "editor.py"
     script.write_text(EDITOR_SCRIPT)
     editor = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-                    "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=1", "VISUAL=", f"EDITOR={editor}",
-                    str(OMB), "--home", str(home.root)], check=True)
+    subprocess.run(
+        [
+            "tmux",
+            "-S",
+            str(socket),
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "env",
+            "TERM=xterm-256color",
+            "OMB_TUI_NO_WATCH=1",
+            "VISUAL=",
+            f"EDITOR={editor}",
+            str(OMB),
+            "--home",
+            str(home.root),
+        ],
+        check=True,
+    )
     pane = Pane(session, socket)
     pane.wait_for("1 bot(s) in")
     pane.keys("Enter")  # open scout

@@ -9,13 +9,12 @@ import shutil
 import subprocess
 
 import pytest
+from app_helpers import add_bot
+from test_e2e_tmux import OMB, Pane
 
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.upkeep.tidy import tidy
-
-from app_helpers import add_bot
-from test_e2e_tmux import OMB, Pane
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -31,8 +30,26 @@ def pane(tmp_path):
     report = tidy(home, "scout")  # no model configured: the expired note goes to the archive, a real run
     assert report.expired
     command = f"{OMB} --home {home.root}"
-    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-                    "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=", *command.split()], check=True)
+    subprocess.run(
+        [
+            "tmux",
+            "-S",
+            str(socket),
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "env",
+            "TERM=xterm-256color",
+            "OMB_TUI_NO_WATCH=",
+            *command.split(),
+        ],
+        check=True,
+    )
     yield Pane(session, socket), home
     subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
 

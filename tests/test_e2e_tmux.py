@@ -14,11 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from app_helpers import add_bot
 
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
-
-from app_helpers import add_bot
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -47,8 +46,9 @@ class Pane:
         """The app quit: its session (and with it the private tmux server) is gone."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            alive = subprocess.run(["tmux", "-S", str(self.socket), "has-session", "-t", self.session],
-                                   capture_output=True)
+            alive = subprocess.run(
+                ["tmux", "-S", str(self.socket), "has-session", "-t", self.session], capture_output=True
+            )
             if alive.returncode != 0:
                 return True
             time.sleep(0.1)
@@ -69,11 +69,32 @@ def pane(tmp_path):
     socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
     session = "omb-e2e"
     home = Home(tmp_path / "home")
-    add_bot(home, files={"MEMORY.md": "- 2026-11-01 · from chat \"Plans\" · likes short replies\n"},
-            actor=Actor("bot", "during a task"))
+    add_bot(
+        home,
+        files={"MEMORY.md": '- 2026-11-01 · from chat "Plans" · likes short replies\n'},
+        actor=Actor("bot", "during a task"),
+    )
     command = f"{OMB} --home {home.root}"
-    subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
-                    "env", "TERM=xterm-256color", "OMB_TUI_NO_WATCH=", *command.split()], check=True)
+    subprocess.run(
+        [
+            "tmux",
+            "-S",
+            str(socket),
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "env",
+            "TERM=xterm-256color",
+            "OMB_TUI_NO_WATCH=",
+            *command.split(),
+        ],
+        check=True,
+    )
     yield Pane(session, socket), home
     subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
 
@@ -154,8 +175,11 @@ def test_revert_one_change_in_the_journal_keeps_the_later_one(pane):
 def test_make_room_from_the_files_list_moves_the_oldest_lines_to_the_archive(pane):
     pane, home = pane
     memory = home.workspace("scout") / "MEMORY.md"
-    full = "# Notes\n" + "".join(f"- 2026-01-{day:02d} · fact number {day}\n" for day in range(1, 29)) + "".join(
-        f"- 2026-03-01 · later fact {n}\n" for n in range(176))  # 205 lines: 5 past the cut
+    full = (
+        "# Notes\n"
+        + "".join(f"- 2026-01-{day:02d} · fact number {day}\n" for day in range(1, 29))
+        + "".join(f"- 2026-03-01 · later fact {n}\n" for n in range(176))
+    )  # 205 lines: 5 past the cut
     MemoryStore(home, "scout").write("MEMORY.md", full, Actor("bot", "during a task"))
     pane.wait_for("1 bot(s) in")
     pane.keys("Enter")

@@ -66,7 +66,7 @@ def test_a_fact_that_merely_starts_like_a_source_keeps_its_words():
 
 
 def test_until_date():
-    entry = only("- 2026-09-20 · from chat \"Trip\" · is in Rome · until 2026-09-28\n")
+    entry = only('- 2026-09-20 · from chat "Trip" · is in Rome · until 2026-09-28\n')
     assert entry.until == date(2026, 9, 28)
     assert entry.fact == "is in Rome"
     assert not entry.expired(date(2026, 9, 28))
@@ -355,8 +355,8 @@ fragments = st.sampled_from(
         "2026-09-28",
         " · ",
         "·",
-        "from chat \"Follow-up\"",
-        "from room \"Launch\"",
+        'from chat "Follow-up"',
+        'from room "Launch"',
         "from tidy-up",
         "learned by Scout",
         " (noticed)",

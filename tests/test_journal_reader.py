@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 import pytest
 
@@ -16,15 +16,25 @@ from omb_tui.core.memory.journal import WHO_BOT, DamagedLine, Journal, JournalRo
 from omb_tui.core.memory.journal_filter import JournalFilter, summarize
 from omb_tui.core.memory.journal_reader import RowOrder, complete_end, lines_backward, lines_forward
 
-
 # Days are local days; the tests fix the zone so they do not depend on the machine.
 pytestmark = pytest.mark.usefixtures("utc_zone")
 
 
 def journal_row(number: int, at: str = "2026-11-30T08:15:00.000+00:00", **fields) -> JournalRow:
-    values = dict(id=f"{number:08x}-0001", at=at, bot="scout", who=WHO_BOT, how="during a task", file="MEMORY.md",
-                  before_hash="a" * 64, after_hash="b" * 64, diff="-- likes tea\n+- likes coffee\n",
-                  before_text="# Memory\n- likes tea\n", undoable=True, chat="Plans")
+    values = dict(
+        id=f"{number:08x}-0001",
+        at=at,
+        bot="scout",
+        who=WHO_BOT,
+        how="during a task",
+        file="MEMORY.md",
+        before_hash="a" * 64,
+        after_hash="b" * 64,
+        diff="-- likes tea\n+- likes coffee\n",
+        before_text="# Memory\n- likes tea\n",
+        undoable=True,
+        chat="Plans",
+    )
     values.update(fields)
     return JournalRow(**values)
 
@@ -35,15 +45,17 @@ def journal_row(number: int, at: str = "2026-11-30T08:15:00.000+00:00", **fields
 def backward(data: bytes, end: int | None = None, chunk: int = 7) -> list[tuple[int, bytes]]:
     handle = io.BytesIO(data)
     end = len(data) if end is None else end
-    return [(offset, block[start:stop])
-            for offset, block, start, stop in lines_backward(handle, end, first_chunk=chunk, chunk=chunk)]
+    return [
+        (offset, block[start:stop])
+        for offset, block, start, stop in lines_backward(handle, end, first_chunk=chunk, chunk=chunk)
+    ]
 
 
 def test_lines_backward_names_each_line_by_where_it_starts_newest_first():
     data = b"first line\n\nsecond\nthe third, longer than a chunk\n"
     found = backward(data)
     assert [line for _, line in found] == [b"the third, longer than a chunk", b"second", b"first line"]
-    assert all(data[offset:offset + len(line)] == line for offset, line in found)  # the offsets point at them
+    assert all(data[offset : offset + len(line)] == line for offset, line in found)  # the offsets point at them
     assert backward(data, chunk=1 << 16) == found  # the chunk size changes nothing
 
 
@@ -64,7 +76,7 @@ def test_the_journal_reads_its_rows_with_the_same_reader(tmp_path):
     assert [row.id for row in journal.iter_newest_first(chunk_size=50)] == [row.id for row in reversed(rows)]
     offsets = [offset for offset, *_ in journal.lines_newest_first()]
     data = journal.path.read_bytes()
-    assert data[offsets[0]:] == b"not a row\n" and data[offsets[1]:].startswith(rows[-1].to_json().encode())
+    assert data[offsets[0] :] == b"not a row\n" and data[offsets[1] :].startswith(rows[-1].to_json().encode())
 
 
 def test_a_damaged_line_says_what_is_wrong():
@@ -97,16 +109,31 @@ def test_a_row_written_in_another_key_order_is_still_summarized_right():
     shuffled = json.dumps(dict(reversed(list(json.loads(row.to_json()).items())))).encode()
     summary = summarize(shuffled)
     assert (summary.at, summary.who, summary.how, summary.file, summary.chat) == (
-        row.at, "person", "in Settings", "MEMORY.md", "Follow up")
+        row.at,
+        "person",
+        "in Settings",
+        "MEMORY.md",
+        "Follow up",
+    )
 
 
 # ----- the filter syntax -----
 
 
-@pytest.mark.parametrize("value, sensible", [
-    ("2026", True), ("2026-1", True), ("2026-11-0", True), ("2026-11-30", True), ("today", True),
-    ("2026-13", False), ("2026-02-30", False), ("26-11", False), ("yesterdy", False),
-])
+@pytest.mark.parametrize(
+    "value, sensible",
+    [
+        ("2026", True),
+        ("2026-1", True),
+        ("2026-11-0", True),
+        ("2026-11-30", True),
+        ("today", True),
+        ("2026-13", False),
+        ("2026-02-30", False),
+        ("26-11", False),
+        ("yesterdy", False),
+    ],
+)
 def test_a_day_that_is_no_date_is_named_as_you_type(value, sensible):
     assert (JournalFilter.parse(f"day:{value}").problem is None) is sensible
 
@@ -121,16 +148,26 @@ def test_filter_syntax():
 
 def test_a_filter_matches_on_every_term():
     line = journal_row(9, at="2026-11-30T23:30:00.000+00:00", file="memory/travel.md").to_json().encode()
-    for text, wanted in (("who:bot day:2026-11-30", True), ("travel plans", True), ("day:2026-11-29", False),
-                         ("who:person", False), ("day:2026-11 file:travel", True), ("chat:follow", False)):
+    for text, wanted in (
+        ("who:bot day:2026-11-30", True),
+        ("travel plans", True),
+        ("day:2026-11-29", False),
+        ("who:person", False),
+        ("day:2026-11 file:travel", True),
+        ("chat:follow", False),
+    ):
         assert JournalFilter.parse(text).matches_line(line, 0, len(line)) is wanted, text
 
 
 def test_since_keeps_rows_written_at_that_moment_or_later():
-    since = datetime(2026, 11, 30, 8, 15, 0, 500, tzinfo=timezone.utc)  # half a millisecond after 08:15:00.000
+    since = datetime(2026, 11, 30, 8, 15, 0, 500, tzinfo=UTC)  # half a millisecond after 08:15:00.000
     journal_filter = JournalFilter().with_since(since)
-    for at, wanted in (("2026-11-30T08:15:00.000+00:00", False), ("2026-11-30T08:15:00.001+00:00", True),
-                       ("2026-11-30T09:15:00.000+01:00", False), ("2026-11-30T09:15:01+01:00", True)):
+    for at, wanted in (
+        ("2026-11-30T08:15:00.000+00:00", False),
+        ("2026-11-30T08:15:00.001+00:00", True),
+        ("2026-11-30T09:15:00.000+01:00", False),
+        ("2026-11-30T09:15:01+01:00", True),
+    ):
         line = journal_row(1, at=at).to_json().encode()
         assert journal_filter.matches_line(line, 0, len(line)) is wanted, at
     assert not journal_filter.empty and JournalFilter().with_since(None).empty
@@ -141,5 +178,8 @@ def test_filtered_rows_are_read_newest_first_up_to_the_limit(tmp_path):
     for number in range(1, 8):
         journal.append(journal_row(number, who="person" if number % 2 else WHO_BOT))
     assert [row.id[:8] for row in JournalFilter.parse("who:person").rows(journal, limit=3)] == [
-        "00000007", "00000005", "00000003"]
+        "00000007",
+        "00000005",
+        "00000003",
+    ]
     assert len(JournalFilter().rows(journal)) == 7

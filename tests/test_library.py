@@ -17,6 +17,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import make_bot
 
 import omb_tui
 from omb_tui import library
@@ -29,8 +30,6 @@ from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.turn.turn import open_chat
 from omb_tui.demo.home import write_demo_home
-
-from conftest import make_bot
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "library.md"
 HEAVY = {"litellm", "textual", "rich"}
@@ -111,7 +110,11 @@ def test_the_errors_are_the_cores_own():
     from omb_tui.core.memory.store import StaleHash
 
     assert (omb_tui.MemoryInputError, omb_tui.NotFound, omb_tui.InvalidName, omb_tui.StaleHash) == (
-        MemoryInputError, NotFound, InvalidName, StaleHash)
+        MemoryInputError,
+        NotFound,
+        InvalidName,
+        StaleHash,
+    )
 
 
 # ----- the home and the bot -----
@@ -175,10 +178,14 @@ def test_reading_journals_nothing(home):
 
 # ----- remember, forget, prefer: as the commands, on twin homes -----
 def test_remember_is_omb_tui_remember(run_cli, home, twin):
-    by_cli = cli_json(run_cli, "remember", "scout", "Flies to Lisbon on Friday", "--until", "2099-01-01",
-                      "--chat", "Plans")
-    added = omb_tui.Memory(twin.root).bot("scout").remember("Flies to Lisbon on Friday", until=date(2099, 1, 1),
-                                                            chat="Plans")
+    by_cli = cli_json(
+        run_cli, "remember", "scout", "Flies to Lisbon on Friday", "--until", "2099-01-01", "--chat", "Plans"
+    )
+    added = (
+        omb_tui.Memory(twin.root)
+        .bot("scout")
+        .remember("Flies to Lisbon on Friday", until=date(2099, 1, 1), chat="Plans")
+    )
     assert isinstance(added, omb_tui.AddResult)
     assert {**added.as_dict(), "row_id": None} == {**by_cli, "row_id": None}
     assert memory_text(twin) == memory_text(home)
@@ -232,11 +239,14 @@ def test_a_bad_input_is_the_cores_error_with_its_sentence(run_cli, home):
 
 
 # ----- recall, search, brief: as the commands, on the demo home -----
-@pytest.mark.parametrize("argv", [
-    ("what did we decide about the launch date",),
-    ("launch date moved", "--chat", "launch-room"),
-    ("which hotel for the Lisbon trip", "--kind", "routine"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("what did we decide about the launch date",),
+        ("launch date moved", "--chat", "launch-room"),
+        ("which hotel for the Lisbon trip", "--kind", "routine"),
+    ],
+)
 def test_recall_is_omb_tui_recall(demo_home, capsys, argv):
     message, *options = argv
     chat = options[1] if options[:1] == ["--chat"] else None
@@ -246,12 +256,15 @@ def test_recall_is_omb_tui_recall(demo_home, capsys, argv):
     assert recalled.block and recalled.block in run_on(capsys, demo_home, "recall", "scout", *argv)
 
 
-@pytest.mark.parametrize(("words", "options", "argv"), [
-    ("launch", {}, ("launch",)),
-    ("Lisbon hotel", {"limit": 3}, ("Lisbon", "hotel", "--limit", "3")),
-    (None, {"since": THREE_DAYS_AGO}, ("--since", THREE_DAYS_AGO)),  # a date: "3d" moves between the two calls
-    ("invoice", {"chat": "launch-room"}, ("invoice", "--chat", "launch-room")),
-])
+@pytest.mark.parametrize(
+    ("words", "options", "argv"),
+    [
+        ("launch", {}, ("launch",)),
+        ("Lisbon hotel", {"limit": 3}, ("Lisbon", "hotel", "--limit", "3")),
+        (None, {"since": THREE_DAYS_AGO}, ("--since", THREE_DAYS_AGO)),  # a date: "3d" moves between the two calls
+        ("invoice", {"chat": "launch-room"}, ("invoice", "--chat", "launch-room")),
+    ],
+)
 def test_search_is_omb_tui_search(demo_home, capsys, words, options, argv):
     found = omb_tui.Memory(demo_home.root).bot("scout").search(words, **options)
     assert found.hits
@@ -262,7 +275,8 @@ def test_brief_is_omb_tui_brief(demo_home, capsys):
     brief = omb_tui.Memory(demo_home.root).bot("scout").brief("launch-room")
     assert brief.text
     assert round_trip(brief.to_json()) == json.loads(
-        run_on(capsys, demo_home, "brief", "scout", "--chat", "launch-room", "--json"))
+        run_on(capsys, demo_home, "brief", "scout", "--chat", "launch-room", "--json")
+    )
 
 
 # ----- the turn -----
@@ -275,8 +289,14 @@ def test_a_turn_writes_as_the_bot_during_a_task_in_its_chat_as_the_bots_own_tool
     assert (row.id, row.file, row.who, row.how, row.chat) == (added.row_id, "MEMORY.md", WHO_BOT, HOW_TASK, "plans")
     assert '· from chat "Trip plans" · Prefers the window seat · until 2099-01-01' in memory_text(home)
     with omb_tui.Memory(twin.root).bot("scout").turn(chat="plans") as core_turn:  # the bot's own tool, on the twin
-        run_tool(twin, "scout", MEMORY_UPDATE, {"action": "add", "text": "Prefers the window seat",
-                                                "until": "2099-01-01"}, chat="plans", store=core_turn.core.store)
+        run_tool(
+            twin,
+            "scout",
+            MEMORY_UPDATE,
+            {"action": "add", "text": "Prefers the window seat", "until": "2099-01-01"},
+            chat="plans",
+            store=core_turn.core.store,
+        )
     assert memory_text(twin) == memory_text(home)
     assert turn.rows == []  # the note's row was written by the note itself, not found at the end
 
@@ -300,15 +320,29 @@ def test_a_turn_with_a_chat_the_home_does_not_hold_names_the_chat_itself(home):
 
 
 def room(home: Home, chat_id: str) -> None:
-    conv.create_conversation(home, conv.Conversation(
-        id=chat_id, title="Launch", kind=conv.KIND_ROOM, started_by=conv.Starter("person", "Nadia"),
-        members=[conv.Member("person", "Nadia"), conv.Member("bot", "scout")],
-        created=datetime.now().astimezone() - timedelta(hours=1)), None)
+    conv.create_conversation(
+        home,
+        conv.Conversation(
+            id=chat_id,
+            title="Launch",
+            kind=conv.KIND_ROOM,
+            started_by=conv.Starter("person", "Nadia"),
+            members=[conv.Member("person", "Nadia"), conv.Member("bot", "scout")],
+            created=datetime.now().astimezone() - timedelta(hours=1),
+        ),
+        None,
+    )
 
 
-@pytest.mark.parametrize(("chat", "reaches_about_me"), [
-    (None, True), ("plans", True), ("launch", False), ("elsewhere", False),
-])
+@pytest.mark.parametrize(
+    ("chat", "reaches_about_me"),
+    [
+        (None, True),
+        ("plans", True),
+        ("launch", False),
+        ("elsewhere", False),
+    ],
+)
 def test_forget_in_a_turn_reaches_about_me_only_where_the_bots_own_tool_would(home, chat, reaches_about_me):
     open_chat(home, "scout", "plans", person="Nadia")
     room(home, "launch")
@@ -341,8 +375,9 @@ def doc_blocks() -> list[str]:
 
 def run_doc_block(code: str, home: Home, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
 
 
 def test_the_example_in_the_doc_runs_as_written(tmp_path):
@@ -354,8 +389,10 @@ def test_the_example_in_the_doc_runs_as_written(tmp_path):
     assert done.returncode == 0, done.stderr
     saved, found = done.stdout.splitlines()
     assert saved == "Saved to MEMORY.md."
-    note = f'{date.today().isoformat()} · from chat "Lisbon offsite planning" · Nadia wants a quiet room at the ' \
-           f"Lisbon hotel"
+    note = (
+        f'{date.today().isoformat()} · from chat "Lisbon offsite planning" · Nadia wants a quiet room at the '
+        f"Lisbon hotel"
+    )
     assert re.fullmatch(rf"MEMORY\.md:\d+ - {re.escape(note)}", found)
     assert note in memory_text(home)
     row = newest_row(home)

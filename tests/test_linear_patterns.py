@@ -87,11 +87,14 @@ def test_the_json_reader_looks_at_each_character_a_bounded_number_of_times(answe
     assert counted() <= 2 * SCAN_BUDGET * len(answer)
 
 
-@pytest.mark.parametrize("answer", [
-    'Use { and [ freely.\n\n{"facts": []}',  # brackets that never close cost a scan each, within the budget
-    'Use {curly} braces: {"facts": []} and "}" alone.',
-    '<think>{"facts": ["a draft"]}</think>\n```json\n{"facts": []}\n```',
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'Use { and [ freely.\n\n{"facts": []}',  # brackets that never close cost a scan each, within the budget
+        'Use {curly} braces: {"facts": []} and "}" alone.',
+        '<think>{"facts": ["a draft"]}</think>\n```json\n{"facts": []}\n```',
+    ],
+)
 def test_prose_around_the_value_is_still_read(answer, counted):
     assert parse_json_answer(answer, {"type": "object"}) == {"facts": []}
     assert counted() <= 2 * SCAN_BUDGET * len(answer)
@@ -147,8 +150,13 @@ PATTERN_PROBE = textwrap.dedent("""
 
 def test_every_pattern_run_on_model_text_finishes_on_adversarial_input():
     try:
-        done = subprocess.run([sys.executable, "-c", PATTERN_PROBE, str(PATTERN_SIZE)], capture_output=True, text=True,
-                              timeout=DEADLINE_S, check=True).stdout.splitlines()
+        done = subprocess.run(
+            [sys.executable, "-c", PATTERN_PROBE, str(PATTERN_SIZE)],
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE_S,
+            check=True,
+        ).stdout.splitlines()
     except subprocess.TimeoutExpired as stuck:
         finished = (stuck.stdout or b"").decode().splitlines()
         pytest.fail(f"a pattern did not finish within {DEADLINE_S} s; the last to finish: {finished[-1:]}")

@@ -50,8 +50,12 @@ def test_the_plan_moves_struck_then_expired_then_oldest_until_everything_loads_a
     store = MemoryStore(home, "scout")
     plan = plan_room(store.read("MEMORY.md"), TODAY)
     assert [entry.text for entry in plan.moving] == [
-        "- 2026-02-01 · fact number 0", "- 2026-02-02 · fact number 1", "- 2026-02-03 · fact number 2",
-        "- 2026-10-01 · trip ends · until 2026-10-05", "- ~~the office is in Pune~~ · superseded 2026-09-10"]
+        "- 2026-02-01 · fact number 0",
+        "- 2026-02-02 · fact number 1",
+        "- 2026-02-03 · fact number 2",
+        "- 2026-10-01 · trip ends · until 2026-10-05",
+        "- ~~the office is in Pune~~ · superseded 2026-09-10",
+    ]
     assert plan.moving[0].line == 4 and (plan.lines_before, plan.lines_after) == (205, 200)
     assert "Would move 5 entries to memory/archive.md" in plan.message()
     assert memory_path(home).read_text() == overfull() and archive(home) == ""

@@ -40,7 +40,7 @@ def write_memory(home, text: str) -> None:
 
 
 def dated(i: int, day: date, fact: str | None = None) -> str:
-    return f"- {day.isoformat()} · from chat \"Old\" · fact number {i}{'' if fact is None else ' ' + fact}\n"
+    return f'- {day.isoformat()} · from chat "Old" · fact number {i}{"" if fact is None else " " + fact}\n'
 
 
 def full_memory(n: int = MEMORY_MAX_LINES, start: date = date(2026, 1, 1)) -> str:
@@ -118,7 +118,7 @@ def test_when_unmovable_lines_fill_the_budget_entry_still_saved_and_person_asked
 
 
 def test_moved_entry_takes_its_owned_lines_along(home):
-    block = '- 2020-01-01 · old with code\n  ```\n  make deploy\n  ```\n'
+    block = "- 2020-01-01 · old with code\n  ```\n  make deploy\n  ```\n"
     write_memory(home, block + full_memory(MEMORY_MAX_LINES - 4, start=date(2026, 1, 1)))
     MemoryUpdate(home, "scout").add("newer", today=TODAY)
     assert "make deploy" in archive(home) and "make deploy" not in memory(home)
@@ -161,13 +161,17 @@ def test_crlf_file_stays_crlf(home):
 # ----- forget -----
 def test_forget_whole_words_every_file_keeps_headers(home):
     ws = home.workspace("scout")
-    write_memory(home, "# Notes\n- 2026-01-01 · from chat \"IST\" · sees the dentist on Friday\n- 2026-01-02 · works in IST\n")
+    write_memory(
+        home, '# Notes\n- 2026-01-01 · from chat "IST" · sees the dentist on Friday\n- 2026-01-02 · works in IST\n'
+    )
     (ws / "memory").mkdir()
-    (ws / "memory" / "travel.md").write_text("---\ntitle: IST travel\n---\n# IST trips\n- 2026-02-01 · IST office visit\n- other\n")
+    (ws / "memory" / "travel.md").write_text(
+        "---\ntitle: IST travel\n---\n# IST trips\n- 2026-02-01 · IST office visit\n- other\n"
+    )
     (ws / "memory" / "archive.md").write_text("- 2025-01-01 · old IST note · moved 2026-01-01\n")
     home.about_me_path.write_text("# About me\n- I am in IST\n")
     result = MemoryUpdate(home, "scout").forget("IST")
-    assert memory(home) == "# Notes\n- 2026-01-01 · from chat \"IST\" · sees the dentist on Friday\n"
+    assert memory(home) == '# Notes\n- 2026-01-01 · from chat "IST" · sees the dentist on Friday\n'
     assert (ws / "memory" / "travel.md").read_text() == "---\ntitle: IST travel\n---\n# IST trips\n- other\n"
     assert (ws / "memory" / "archive.md").read_text() == ""
     assert home.about_me_path.read_text() == "# About me\n"
@@ -177,7 +181,7 @@ def test_forget_whole_words_every_file_keeps_headers(home):
 
 
 def test_forget_removes_a_note_whole_never_leaving_a_date(home):
-    write_memory(home, "- 2026-01-01 · from chat \"X\" · Bob's phone\n  is 555 1234\n- keep\n")
+    write_memory(home, '- 2026-01-01 · from chat "X" · Bob\'s phone\n  is 555 1234\n- keep\n')
     MemoryUpdate(home, "scout").forget("phone")
     assert memory(home) == "- keep\n"
 

@@ -12,16 +12,16 @@ import logging
 import subprocess
 import sys
 import textwrap
+from datetime import UTC
 from pathlib import Path
 
 import pytest
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models import call
 from omb_tui.core.models.call import ModelUnavailable, acomplete, complete
 from omb_tui.core.models.usage import read_usage
-
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 HELLO = [{"role": "system", "content": "You are Scout."}, {"role": "user", "content": "hello"}]
 SCHEMA = {
@@ -36,7 +36,7 @@ KEY = "sk-test-NOTAREALKEY0123456789abcdef"
 def rows(home):
     from datetime import datetime, timezone
 
-    return read_usage(home, datetime.now(timezone.utc).strftime("%Y-%m"))
+    return read_usage(home, datetime.now(UTC).strftime("%Y-%m"))
 
 
 def helper_lines(caplog) -> list[str]:
@@ -58,18 +58,26 @@ def test_tool_calls_come_back_in_openai_shape(llm_home, fake_llm):
     fake_llm.script({"tool_calls": [("memory_update", {"action": "add", "text": "likes tea"})]})
     answer = complete(llm_home, "scout", "chat", HELLO, tools=tools)
     assert answer.text == ""
-    assert answer.tool_calls == [{"id": "call_1", "type": "function", "function": {
-        "name": "memory_update", "arguments": json.dumps({"action": "add", "text": "likes tea"})}}]
+    assert answer.tool_calls == [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "memory_update", "arguments": json.dumps({"action": "add", "text": "likes tea"})},
+        }
+    ]
     assert answer.message["tool_calls"] == answer.tool_calls and answer.message["content"] is None
     assert fake_llm.requests[-1].body["tools"] == tools
 
 
-@pytest.mark.parametrize("reply", [
-    '{"notes": ["tea", "Pune"]}',
-    'Here you are:\n```json\n{"notes": ["tea", "Pune"]}\n```\nAnything else?',
-    'Sure. The notes are {"notes": ["tea", "Pune"]} as asked.',
-    '<think>the person said {maybe}</think>\n{"notes": ["tea", "Pune"]}',
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"notes": ["tea", "Pune"]}',
+        'Here you are:\n```json\n{"notes": ["tea", "Pune"]}\n```\nAnything else?',
+        'Sure. The notes are {"notes": ["tea", "Pune"]} as asked.',
+        '<think>the person said {maybe}</think>\n{"notes": ["tea", "Pune"]}',
+    ],
+)
 def test_json_with_prose_or_fences_around_it_is_read(llm_home, fake_llm, reply):
     fake_llm.script(reply)
     answer = complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA)
@@ -103,8 +111,12 @@ def test_json_mode_and_the_prompt_where_json_schema_is_not_supported(llm_home, f
 
 
 def test_json_schema_where_litellm_says_the_model_supports_it(llm_home, fake_llm):
-    write_llm_config(llm_home, fake_llm, helper={"instanceId": "mini"},
-                     instances={"mini": {"model": "openai/gpt-4o-mini", "api_base": fake_llm.api_base}})
+    write_llm_config(
+        llm_home,
+        fake_llm,
+        helper={"instanceId": "mini"},
+        instances={"mini": {"model": "openai/gpt-4o-mini", "api_base": fake_llm.api_base}},
+    )
     fake_llm.script('{"notes": []}')
     assert complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA).data == {"notes": []}
     sent = fake_llm.requests[-1].body
@@ -142,11 +154,14 @@ def test_500s_are_retried_a_bounded_number_of_times_then_the_call_gives_up(llm_h
     assert (row["ok"], row["attempts"], row["cost"]) == (False, 3, "no answer")
 
 
-@pytest.mark.parametrize("status, words", [
-    (400, "refused the request (400): bad request"),
-    (401, "asks for a key (401)"),
-    (404, "does not know the model 'openai/qwen3-8b', or 'api_base' is wrong"),
-])
+@pytest.mark.parametrize(
+    "status, words",
+    [
+        (400, "refused the request (400): bad request"),
+        (401, "asks for a key (401)"),
+        (404, "does not know the model 'openai/qwen3-8b', or 'api_base' is wrong"),
+    ],
+)
 def test_what_is_not_transient_is_not_retried(llm_home, fake_llm, status, words):
     fake_llm.script({"status": status}, "never reached")
     with pytest.raises(ModelUnavailable) as caught:
@@ -167,23 +182,33 @@ def test_a_refused_connection_says_so(llm_home, fake_llm):
     with socket.socket() as spare:  # a port nothing listens on
         spare.bind(("127.0.0.1", 0))
         port = spare.getsockname()[1]
-    write_llm_config(llm_home, fake_llm, helper={"instanceId": "gone"},
-                     instances={"gone": {"model": "openai/x", "api_base": f"http://127.0.0.1:{port}/v1"}})
+    write_llm_config(
+        llm_home,
+        fake_llm,
+        helper={"instanceId": "gone"},
+        instances={"gone": {"model": "openai/x", "api_base": f"http://127.0.0.1:{port}/v1"}},
+    )
     with pytest.raises(ModelUnavailable, match="refused the connection"):
         complete(llm_home, "scout", "chat", HELLO)
 
 
 def test_a_missing_key_variable_sends_nothing(llm_home, fake_llm, monkeypatch):
     monkeypatch.delenv("OMB_TEST_KEY", raising=False)
-    write_llm_config(llm_home, fake_llm, helper={"instanceId": "keyed"}, instances={
-        "keyed": {"model": "openai/x", "api_base": fake_llm.api_base, "api_key_env": "OMB_TEST_KEY"}})
+    write_llm_config(
+        llm_home,
+        fake_llm,
+        helper={"instanceId": "keyed"},
+        instances={"keyed": {"model": "openai/x", "api_base": fake_llm.api_base, "api_key_env": "OMB_TEST_KEY"}},
+    )
     with pytest.raises(ModelUnavailable, match="the variable OMB_TEST_KEY is not set"):
         complete(llm_home, "scout", "chat", HELLO)
     assert fake_llm.requests == []
 
 
 def test_a_bot_with_its_own_instance_is_never_answered_by_the_helper(llm_home, fake_llm):
-    write_llm_config(llm_home, fake_llm, instances={"own": {"model": "openai/own-model", "api_base": fake_llm.api_base}})
+    write_llm_config(
+        llm_home, fake_llm, instances={"own": {"model": "openai/own-model", "api_base": fake_llm.api_base}}
+    )
     update_bot_settings(llm_home, "scout", instance="own")
     fake_llm.script({"status": 500}, {"status": 500}, {"status": 500})
     with pytest.raises(ModelUnavailable) as caught:
@@ -199,8 +224,9 @@ def test_a_missing_or_failing_helper_is_logged_once_not_at_every_call(llm_home, 
     for _ in range(3):
         with pytest.raises(ModelUnavailable, match="no helper model is set"):
             complete(llm_home, "scout", "capture", HELLO)
-    assert helper_lines(caplog) == ["the helper model is not used: no helper model is set (config.json's "
-                                    "'helper' or OMB_HELPER_INSTANCE)."]
+    assert helper_lines(caplog) == [
+        "the helper model is not used: no helper model is set (config.json's 'helper' or OMB_HELPER_INSTANCE)."
+    ]
     write_llm_config(llm_home, fake_llm)  # the helper is back, and failing
     fake_llm.script(*[{"status": 503}] * 6)
     for _ in range(2):
@@ -214,8 +240,12 @@ def test_a_missing_or_failing_helper_is_logged_once_not_at_every_call(llm_home, 
 def test_the_key_is_sent_but_never_written_under_the_home(llm_home, fake_llm, monkeypatch, caplog):
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("OMB_TEST_KEY", KEY)
-    write_llm_config(llm_home, fake_llm, helper={"instanceId": "keyed"}, instances={
-        "keyed": {"model": "openai/x", "api_base": fake_llm.api_base, "api_key_env": "OMB_TEST_KEY"}})
+    write_llm_config(
+        llm_home,
+        fake_llm,
+        helper={"instanceId": "keyed"},
+        instances={"keyed": {"model": "openai/x", "api_base": fake_llm.api_base, "api_key_env": "OMB_TEST_KEY"}},
+    )
     fake_llm.script("fine", {"status": 400, "echo_key": True}, {"status": 401, "echo_key": True})
     complete(llm_home, "scout", "chat", HELLO)
     for _ in range(2):
@@ -242,7 +272,7 @@ async def test_acomplete_bounds_the_calls_in_flight(llm_home, fake_llm):
     assert fake_llm.most_at_once <= call.MAX_CONCURRENT_CALLS
 
 
-NETWORK_GUARD = textwrap.dedent('''
+NETWORK_GUARD = textwrap.dedent("""
     import json, os, socket, sys, threading, urllib.request
     sys.path.insert(0, sys.argv[2])
     tried = []
@@ -289,15 +319,16 @@ NETWORK_GUARD = textwrap.dedent('''
     except ModelUnavailable:
         pass  # the fake speaks OpenAI's protocol, not Anthropic's: what matters is where litellm went
     print(json.dumps({"guard_works": guard_works, "tried": sorted(set(tried)), "requests": len(fake.requests)}))
-''')
+""")
 
 
 def test_nothing_but_the_configured_instance_is_contacted(home, tmp_path):
     script = tmp_path / "guard.py"
     script.write_text(NETWORK_GUARD)
     tests = str(Path(__file__).parent)
-    out = subprocess.run([sys.executable, str(script), str(home.root), tests], capture_output=True, text=True,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, str(script), str(home.root), tests], capture_output=True, text=True, timeout=120, check=True
+    )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["guard_works"] and report["requests"] == 2
     assert report["tried"] == ["127.0.0.1"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
-from omb_tui.core.memory.paths import Home
-
 from fake_llm import fake_llm  # noqa: F401 (the fixture)
+
+from omb_tui.core.memory.paths import Home
 
 
 def test_models_test_chat_with_remember_and_usage_on_the_demo_home(tmp_path, run_exe, fake_llm):  # noqa: F811
@@ -33,11 +33,19 @@ def test_models_test_chat_with_remember_and_usage_on_the_demo_home(tmp_path, run
         "Noted: your dog is Biscuit.",
         "You told me your dog is called Biscuit.",
     )
-    chat = run_exe("chat", "scout", "--chat", "pets", stdin=b"Remember that my dog is called Biscuit\n"
-                                                              b"What is my dog called?\n", env=env)
+    chat = run_exe(
+        "chat",
+        "scout",
+        "--chat",
+        "pets",
+        stdin=b"Remember that my dog is called Biscuit\nWhat is my dog called?\n",
+        env=env,
+    )
     assert chat.returncode == 0, chat.stderr.decode()
-    assert chat.stdout.decode().splitlines() == ["Noted: your dog is Biscuit.",
-                                                 "You told me your dog is called Biscuit."]
+    assert chat.stdout.decode().splitlines() == [
+        "Noted: your dog is Biscuit.",
+        "You told me your dog is called Biscuit.",
+    ]
     memory = (home.workspace("scout") / "MEMORY.md").read_text()
     assert "The person's dog is called Biscuit" in memory
     rows = [json.loads(line) for line in home.journal_path("scout").read_text().splitlines()]

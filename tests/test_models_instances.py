@@ -42,13 +42,16 @@ def test_config_instances_and_the_spend_limit_are_read(home):
     assert config.monthly_spend_usd == 20
 
 
-@pytest.mark.parametrize("instance, words", [
-    ({"api_key_env": "X"}, "needs a 'model'"),
-    ({"model": "openai/x", "timeout": 0}, "'timeout' must be a number of seconds"),
-    ({"model": "openai/x", "api_base": "127.0.0.1:8080"}, "http:// or https://"),
-    ({"model": "openai/x", "api_key_env": "sk-ant-abc123secretvalue"}, "not the key itself"),
-    ({"model": "openai/x", "api_key": "sk-ant-abc123secretvalue"}, "keys are read only from the environment"),
-])
+@pytest.mark.parametrize(
+    "instance, words",
+    [
+        ({"api_key_env": "X"}, "needs a 'model'"),
+        ({"model": "openai/x", "timeout": 0}, "'timeout' must be a number of seconds"),
+        ({"model": "openai/x", "api_base": "127.0.0.1:8080"}, "http:// or https://"),
+        ({"model": "openai/x", "api_key_env": "sk-ant-abc123secretvalue"}, "not the key itself"),
+        ({"model": "openai/x", "api_key": "sk-ant-abc123secretvalue"}, "keys are read only from the environment"),
+    ],
+)
 def test_a_wrong_instance_is_one_sentence_that_never_repeats_a_key(home, instance, words):
     write_config(home, instances={"bad": instance})
     with pytest.raises(BrokenFile) as caught:
@@ -67,7 +70,11 @@ def test_a_bot_with_an_instance_uses_it_and_never_the_helper(home):
     update_bot_settings(home, "scout", instance="local")
     route = choose_route(home, "scout")
     assert (route.instance.id, route.model, route.via_helper, route.triggered_by) == (
-        "local", "openai/qwen3-8b", False, "scout")
+        "local",
+        "openai/qwen3-8b",
+        False,
+        "scout",
+    )
 
 
 def test_a_bot_without_an_instance_uses_the_helper_from_the_file(home):
@@ -161,11 +168,14 @@ def test_models_command_json_and_text(run_cli, home, monkeypatch):
     assert result.code == 0
     data = json.loads(result.out)
     assert {i["id"]: i["key"] for i in data["instances"]} == {"claude": "missing", "local": "none needed"}
-    assert data["helper"]["source"] == "env" and data["bots"] == [{"id": "scout", "uses": "helper",
-                                                                    "instance": "local"}]
+    assert data["helper"]["source"] == "env" and data["bots"] == [
+        {"id": "scout", "uses": "helper", "instance": "local"}
+    ]
     text = run_cli("models")
     assert text.code == 0
-    assert "key missing (OMB_TEST_CLAUDE_KEY)" in text.out and "Helper model: local (from OMB_HELPER_INSTANCE)" in text.out
+    assert (
+        "key missing (OMB_TEST_CLAUDE_KEY)" in text.out and "Helper model: local (from OMB_HELPER_INSTANCE)" in text.out
+    )
     assert "scout" in text.out and "helper → local" in text.out
 
 

@@ -15,10 +15,16 @@ from omb_tui.core.models.structured import (
     strings_problem,
 )
 
-ITEMS = {"type": "array", "minItems": 1, "maxItems": 2,
-         "items": {"type": "object", "required": ["action"],
-                   "properties": {"action": {"enum": ["add", "forget"]}, "score": {"type": "number",
-                                                                                "minimum": 0, "maximum": 1}}}}
+ITEMS = {
+    "type": "array",
+    "minItems": 1,
+    "maxItems": 2,
+    "items": {
+        "type": "object",
+        "required": ["action"],
+        "properties": {"action": {"enum": ["add", "forget"]}, "score": {"type": "number", "minimum": 0, "maximum": 1}},
+    },
+}
 
 
 def test_an_array_schema_reads_the_array_in_prose():
@@ -26,7 +32,7 @@ def test_an_array_schema_reads_the_array_in_prose():
 
 
 def test_a_fence_without_a_language_and_a_one_line_fence():
-    assert parse_json_answer("```\n{\"a\": 1}\n```") == {"a": 1}
+    assert parse_json_answer('```\n{"a": 1}\n```') == {"a": 1}
     assert parse_json_answer('```json {"a": 2}```') == {"a": 2}
 
 
@@ -40,15 +46,18 @@ def test_no_readable_json_is_not_json(text):
         parse_json_answer(text, {"type": "object"})
 
 
-@pytest.mark.parametrize("value, problem", [
-    ([], "the answer must have at least 1 items"),
-    ([{}, {}, {}], "the answer must have at most 2 items"),
-    ([{"action": "add", "score": 2}], "the answer[0].score must be at most 1"),
-    ([{"action": "delete"}], 'the answer[0].action must be one of "add", "forget"'),
-    ([{"score": 0.5}], "the answer[0] lacks 'action'"),
-    ({"action": "add"}, "the answer must be a list"),
-    ([{"action": "add", "score": True}], "the answer[0].score must be a number"),
-])
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        ([], "the answer must have at least 1 items"),
+        ([{}, {}, {}], "the answer must have at most 2 items"),
+        ([{"action": "add", "score": 2}], "the answer[0].score must be at most 1"),
+        ([{"action": "delete"}], 'the answer[0].action must be one of "add", "forget"'),
+        ([{"score": 0.5}], "the answer[0] lacks 'action'"),
+        ({"action": "add"}, "the answer must be a list"),
+        ([{"action": "add", "score": True}], "the answer[0].score must be a number"),
+    ],
+)
 def test_schema_problems_name_the_place(value, problem):
     assert schema_problem(value, ITEMS) == problem
 
@@ -63,8 +72,10 @@ def test_an_answer_past_the_bound_is_refused_unread():
     answer = '{"facts": []}' + " " * (8 * 1024 * 1024)  # 8 MB: valid JSON, with room to spare
     with pytest.raises(UnusableAnswer) as refused:
         parse_json_answer(answer, {"type": "object"})
-    assert str(refused.value) == (f"the answer is {len(answer):,} characters long, more than the "
-                                  f"{MAX_ANSWER_CHARS:,} characters a model's answer may have")
+    assert str(refused.value) == (
+        f"the answer is {len(answer):,} characters long, more than the "
+        f"{MAX_ANSWER_CHARS:,} characters a model's answer may have"
+    )
 
 
 def test_an_answer_at_the_bound_is_read():
@@ -72,8 +83,14 @@ def test_an_answer_at_the_bound_is_read():
     assert len(answer) == MAX_ANSWER_CHARS and parse_json_answer(answer, {"type": "object"})["facts"] == []
 
 
-@pytest.mark.parametrize("answer", ["[{" * 5_000 + "}]" * 5_000, '{"facts": ' + "[" * 10_000 + "]" * 10_000 + "}",
-                                    '{"a": ' + "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1) + "}"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "[{" * 5_000 + "}]" * 5_000,
+        '{"facts": ' + "[" * 10_000 + "]" * 10_000 + "}",
+        '{"a": ' + "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1) + "}",
+    ],
+)
 def test_json_nested_past_the_limit_is_refused_without_recursing(answer):
     with pytest.raises(UnusableAnswer, match=f"^the answer is nested more than {MAX_JSON_DEPTH} levels deep$"):
         parse_json_answer(answer, {"type": "object"})
@@ -94,16 +111,19 @@ def test_brackets_inside_strings_do_not_count():
     assert parse_json_answer('{"a": "}]{[", "b": "\\"}"}', {"type": "object"}) == {"a": "}]{[", "b": '"}'}
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("fine\ttext\nand\r\nlines", None),
-    ("NUL\x00", "the answer holds a control character (U+0000)"),
-    ("ESC\x1b[2J", "the answer holds a control character (U+001B)"),
-    ("a lone CR\rhere", "the answer holds a control character (U+000D)"),
-    ("DEL\x7f", "the answer holds a control character (U+007F)"),
-    ("C1\x9b", "the answer holds a control character (U+009B)"),
-    ("half\ud800", "the answer holds a lone surrogate (U+D800), which is not text"),
-    ("emoji \U0001F600 and accents é", None),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("fine\ttext\nand\r\nlines", None),
+        ("NUL\x00", "the answer holds a control character (U+0000)"),
+        ("ESC\x1b[2J", "the answer holds a control character (U+001B)"),
+        ("a lone CR\rhere", "the answer holds a control character (U+000D)"),
+        ("DEL\x7f", "the answer holds a control character (U+007F)"),
+        ("C1\x9b", "the answer holds a control character (U+009B)"),
+        ("half\ud800", "the answer holds a lone surrogate (U+D800), which is not text"),
+        ("emoji \U0001f600 and accents é", None),
+    ],
+)
 def test_text_may_have_line_breaks_and_tabs_but_no_other_control_character(text, problem):
     assert text_problem(text) == problem
 
@@ -122,13 +142,16 @@ def test_a_value_built_in_code_deeper_than_the_limit_is_refused_without_recursin
     assert strings_problem(value, "the arguments") == f"the arguments are nested more than {MAX_JSON_DEPTH} levels deep"
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("[1, 2]", "the arguments must be a JSON object"),
-    ("add tea", "the arguments are not valid JSON"),
-    ('{"a": 1} trailing', "the arguments are not valid JSON"),
-    ('{"text": "tea\\ud800"}', "the arguments.text holds a lone surrogate (U+D800), which is not text"),
-    ("[" * 10_000, f"the arguments are nested more than {MAX_JSON_DEPTH} levels deep"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("[1, 2]", "the arguments must be a JSON object"),
+        ("add tea", "the arguments are not valid JSON"),
+        ('{"a": 1} trailing', "the arguments are not valid JSON"),
+        ('{"text": "tea\\ud800"}', "the arguments.text holds a lone surrogate (U+D800), which is not text"),
+        ("[" * 10_000, f"the arguments are nested more than {MAX_JSON_DEPTH} levels deep"),
+    ],
+)
 def test_tool_arguments_are_exactly_one_object_of_text_that_may_be_kept(text, problem):
     with pytest.raises(UnusableAnswer) as refused:
         read_json_object(text)

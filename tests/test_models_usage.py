@@ -6,37 +6,64 @@ import csv
 import io
 import json
 import stat
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 import pytest
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import ModelUnavailable, complete
 from omb_tui.core.models.usage import ROW_FIELDS, read_usage, usage_path
 
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
-
 HELLO = [{"role": "user", "content": "hello"}]
-ISSUE_ROW_FIELDS = ["at", "bot", "job", "instance", "model", "prompt_tokens", "completion_tokens", "cost_usd", "ok",
-                    "triggered_by"]
+ISSUE_ROW_FIELDS = [
+    "at",
+    "bot",
+    "job",
+    "instance",
+    "model",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "ok",
+    "triggered_by",
+]
 
 
 def this_month() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m")
+    return datetime.now(UTC).strftime("%Y-%m")
 
 
 def priced_helper(home, fake, **fields):
     """The helper on a model litellm has a price for (gpt-4o-mini), served by the fake."""
-    write_llm_config(home, fake, helper={"instanceId": "mini"},
-                     instances={"mini": {"model": "openai/gpt-4o-mini", "api_base": fake.api_base}}, **fields)
+    write_llm_config(
+        home,
+        fake,
+        helper={"instanceId": "mini"},
+        instances={"mini": {"model": "openai/gpt-4o-mini", "api_base": fake.api_base}},
+        **fields,
+    )
 
 
 def seed_row(home, month: str, cost: float) -> None:
     path = usage_path(home, month)
     path.parent.mkdir(parents=True, exist_ok=True)
-    row = {"at": f"{month}-01T00:00:00.000+00:00", "bot": "scout", "job": "capture", "instance": "mini",
-           "model": "openai/gpt-4o-mini", "prompt_tokens": 1, "completion_tokens": 1, "cost_usd": cost, "ok": True,
-           "triggered_by": "Helper model", "cost": "litellm", "duration_ms": 1, "attempts": 1, "error": None}
+    row = {
+        "at": f"{month}-01T00:00:00.000+00:00",
+        "bot": "scout",
+        "job": "capture",
+        "instance": "mini",
+        "model": "openai/gpt-4o-mini",
+        "prompt_tokens": 1,
+        "completion_tokens": 1,
+        "cost_usd": cost,
+        "ok": True,
+        "triggered_by": "Helper model",
+        "cost": "litellm",
+        "duration_ms": 1,
+        "attempts": 1,
+        "error": None,
+    }
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(row) + "\n")
 
@@ -51,7 +78,11 @@ def test_every_call_failed_ones_included_is_one_private_row(llm_home, fake_llm):
     first, failed = rows
     assert list(first) == list(ROW_FIELDS)
     assert (first["bot"], first["instance"], first["model"], first["triggered_by"]) == (
-        "scout", "local", "openai/qwen3-8b", "Helper model")
+        "scout",
+        "local",
+        "openai/qwen3-8b",
+        "Helper model",
+    )
     assert (first["prompt_tokens"], first["completion_tokens"]) == (12, 3)
     assert first["cost_usd"] is None and first["cost"] == "unknown"  # litellm has no price for a local model
     assert "401" in failed["error"] and failed["cost_usd"] == 0
@@ -103,9 +134,18 @@ def test_usage_json_has_the_rows_and_the_total(run_cli, llm_home, fake_llm):
     data = json.loads(result.out)
     assert list(data["rows"][0])[:10] == ISSUE_ROW_FIELDS
     assert data["total_cost_usd"] == pytest.approx(1.5 + data["rows"][0]["cost_usd"])
-    assert data["totals"] == [{"bot": "scout", "model": "openai/gpt-4o-mini", "calls": 2, "failed": 0,
-                               "prompt_tokens": 13, "completion_tokens": 4,
-                               "cost_usd": pytest.approx(data["total_cost_usd"]), "unknown_cost": 0}]
+    assert data["totals"] == [
+        {
+            "bot": "scout",
+            "model": "openai/gpt-4o-mini",
+            "calls": 2,
+            "failed": 0,
+            "prompt_tokens": 13,
+            "completion_tokens": 4,
+            "cost_usd": pytest.approx(data["total_cost_usd"]),
+            "unknown_cost": 0,
+        }
+    ]
 
 
 def test_usage_csv_has_the_same_columns(run_cli, llm_home, fake_llm):
@@ -117,7 +157,9 @@ def test_usage_csv_has_the_same_columns(run_cli, llm_home, fake_llm):
     table = list(csv.DictReader(io.StringIO(result.out)))
     assert list(table[0]) == list(ROW_FIELDS) and list(ROW_FIELDS)[:10] == ISSUE_ROW_FIELDS
     assert [(r["ok"], r["cost_usd"], r["cost"], r["triggered_by"]) for r in table] == [
-        ("true", "", "unknown", "Helper model"), ("false", "0.0", "no answer", "Helper model")]
+        ("true", "", "unknown", "Helper model"),
+        ("false", "0.0", "no answer", "Helper model"),
+    ]
 
 
 def test_usage_text_filters_by_bot_and_month(run_cli, llm_home, fake_llm):
@@ -132,8 +174,9 @@ def test_usage_text_filters_by_bot_and_month(run_cli, llm_home, fake_llm):
     assert "No model calls in 2001-02." in run_cli("usage", "--month", "2001-02").out
 
 
-@pytest.mark.parametrize("argv", [("usage", "--month", "2026-13"), ("usage", "--json", "--csv"),
-                                  ("usage", "--bot", "not a bot id")])
+@pytest.mark.parametrize(
+    "argv", [("usage", "--month", "2026-13"), ("usage", "--json", "--csv"), ("usage", "--bot", "not a bot id")]
+)
 def test_usage_bad_input_is_one_sentence(run_cli, argv):
     result = run_cli(*argv)
     assert result.code == 2 and len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err

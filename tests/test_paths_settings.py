@@ -111,7 +111,11 @@ def test_config_keys_and_helper_environment(tmp_path):
     config = load_config(home, environ={})
     assert (config.helper.instance_id, config.helper.model) == ("claude", "claude-haiku-4-5")
     assert (config.auto_recall, config.room_memory_capture, config.capture_quiet_ms, config.tidy_hour) == (
-        False, True, 60000, 4)
+        False,
+        True,
+        60000,
+        4,
+    )
     assert load_config(home, environ={"OMB_HELPER_INSTANCE": "openai"}).helper.instance_id == "openai"
     assert load_config(home, environ={"OMB_HELPER_INSTANCE": ""}).helper is None
 
@@ -126,16 +130,24 @@ def test_config_defaults_and_broken(tmp_path):
         load_config(home, environ={})
 
 
-@pytest.mark.parametrize("name", ["AK" + "IA" + "FAKEEXAMPLE01234.md", "gh" + "p_FAKE0example1NOT2real3token4FAKE0exa.md",
-                                  "password is Tulip77x.md"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "AK" + "IA" + "FAKEEXAMPLE01234.md",
+        "gh" + "p_FAKE0example1NOT2real3token4FAKE0exa.md",
+        "password is Tulip77x.md",
+    ],
+)
 def test_a_topic_name_shaped_like_a_credential_is_refused_in_one_sentence(home, run_cli, name):
     from omb_tui.core.memory.paths import CredentialName, validate_topic_name
 
     with pytest.raises(CredentialName):
         validate_topic_name(name)
     out = run_cli("write", "scout", f"memory/{name}", stdin=b"- a note\n")
-    assert (out.code, out.err) == (2, "omb-tui: That topic name looks like it holds a credential; choose a name "
-                                      "without one.\n")
+    assert (out.code, out.err) == (
+        2,
+        "omb-tui: That topic name looks like it holds a credential; choose a name without one.\n",
+    )
     secret = name[:-3].split()[-1]
     assert not any(secret in p.name or secret.encode() in p.read_bytes() for p in home.root.rglob("*") if p.is_file())
 

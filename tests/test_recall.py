@@ -6,7 +6,7 @@ import json
 import logging
 import re
 import sqlite3
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -32,7 +32,7 @@ from omb_tui.core.recall.words import terms
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)
-UTC = timezone.utc
+UTC = UTC
 HEADER = re.compile(r"^\[(\d+)\] (\d{4}-\d{2}-\d{2}) · ", re.MULTILINE)
 
 
@@ -58,15 +58,24 @@ def chat(
     """A conversation with (author kind, text, day of September 2026) messages."""
     members = [conv.Member("person", person), conv.Member("bot", bot)]
     conversation = conv.Conversation(
-        id=chat_id, title=chat_id.replace("-", " ").title(), kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
-        started_by=conv.Starter(starter, person), members=members, created=datetime(2026, 9, 1, tzinfo=UTC),
+        id=chat_id,
+        title=chat_id.replace("-", " ").title(),
+        kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+        started_by=conv.Starter(starter, person),
+        members=members,
+        created=datetime(2026, 9, 1, tzinfo=UTC),
     )
     for n, (author_kind, text, day) in enumerate(messages):
         author = {"person": person, "bot": bot, "harness": "routine"}.get(author_kind, author_kind)
         failed = author_kind == "failed"
         conversation.messages.append(
-            conv.Message("bot" if failed else author_kind, bot if failed else author,
-                         datetime(2026, 9, day, 9, tzinfo=UTC) + timedelta(minutes=n), text, failed=failed)
+            conv.Message(
+                "bot" if failed else author_kind,
+                bot if failed else author,
+                datetime(2026, 9, day, 9, tzinfo=UTC) + timedelta(minutes=n),
+                text,
+                failed=failed,
+            )
         )
     folder = conv.rooms_dir(home) if room else conv.chats_dir(home, bot)
     conv.write_conversation(folder / f"{chat_id}.ndjson", conversation)
@@ -83,6 +92,7 @@ def numbers(block: str) -> list[int]:
 
 # ----- the eight-character floor -----
 
+
 def test_a_message_shorter_than_eight_characters_recalls_nothing(home):
     write(home, "memory/fruit.md", "- kiwi smoothie every morning\n")
     for short in ("kiwi", "kiwis!!", "   kiwi!   "):
@@ -95,6 +105,7 @@ def test_a_message_shorter_than_eight_characters_recalls_nothing(home):
 
 
 # ----- any word; five or more content words need two per hit -----
+
 
 def test_any_matching_word_counts_in_a_short_message(home):
     write(home, "memory/a.md", "- the lisbon hotel has a rooftop\n")
@@ -119,6 +130,7 @@ def test_five_content_words_need_two_per_hit(home):
 
 # ----- the limits -----
 
+
 def test_at_most_four_notes_and_four_passages(home):
     for n in range(7):
         write(home, f"memory/t{n}.md", f"- mango note number {n}\n")
@@ -141,7 +153,7 @@ def test_the_block_is_at_most_6000_characters(home):
 
 
 def test_items_are_numbered_and_dated_notes_first(home):
-    write(home, "memory/a.md", "- 2026-09-12 · from chat \"X\" · guava jam recipe\n")
+    write(home, "memory/a.md", '- 2026-09-12 · from chat "X" · guava jam recipe\n')
     chat(home, "jam", [("person", "guava jam for the party", 15), ("bot", "I will buy guava", 15)])
     result = run(home, "guava jam please")
     assert [n.number for n in result.notes] == [1] and [p.number for p in result.passages] == [2]
@@ -165,7 +177,7 @@ def test_nothing_found_means_no_block(home):
 
 
 def test_each_item_says_where_it_stands_in_the_block(home):
-    write(home, "memory/a.md", "# Jams\n\n- 2026-09-12 · from chat \"X\" · guava jam recipe\n")
+    write(home, "memory/a.md", '# Jams\n\n- 2026-09-12 · from chat "X" · guava jam recipe\n')
     chat(home, "jam", [("person", "guava jam for the party", 15), ("bot", "I will buy guava", 15)])
     write(home, "memory/guava.md", "# Guava\n\nThe guava tree in the garden.\n")
     result = run(home, "guava jam please")
@@ -183,7 +195,7 @@ def test_each_item_says_where_it_stands_in_the_block(home):
 
 
 def test_block_marks_pick_out_the_opening_the_headers_and_the_matched_words(home):
-    write(home, "memory/a.md", "- 2026-09-12 · from chat \"X\" · Guava jams and a guava tree\n")
+    write(home, "memory/a.md", '- 2026-09-12 · from chat "X" · Guava jams and a guava tree\n')
     chat(home, "jam", [("person", "a jam for the party", 15), ("bot", "I will buy it", 15)])
     result = run(home, "guava jam please")
     marks = block_marks(result)
@@ -206,15 +218,19 @@ def test_match_ranges_follow_recall_folding():
 
 # ----- what is never recalled -----
 
+
 def test_memory_archive_logs_superseded_and_expired_notes_are_never_recalled(home):
     write(home, "MEMORY.md", "- 2026-09-01 · zebra in MEMORY.md\n")
     write(home, "memory/archive.md", "- 2026-01-01 · zebra moved to the archive · moved 2026-09-01\n")
-    write(home, "memory/log/2026-09-19.md", "- 09:00 · from chat \"Zoo\" · said: \"zebra in the log\"\n")
-    write(home, "memory/animals.md",
-          "- ~~2026-08-01 · zebra struck~~ · superseded 2026-09-01\n"
-          "- 2026-09-01 · zebra until last week · until 2026-09-13\n"
-          "- 2026-09-01 · zebra until today · until 2026-09-20\n"
-          "- 2026-09-02 · zebra still true\n")
+    write(home, "memory/log/2026-09-19.md", '- 09:00 · from chat "Zoo" · said: "zebra in the log"\n')
+    write(
+        home,
+        "memory/animals.md",
+        "- ~~2026-08-01 · zebra struck~~ · superseded 2026-09-01\n"
+        "- 2026-09-01 · zebra until last week · until 2026-09-13\n"
+        "- 2026-09-01 · zebra until today · until 2026-09-20\n"
+        "- 2026-09-02 · zebra still true\n",
+    )
     result = run(home, "tell me about the zebra")
     texts = [n.text for n in result.notes]
     assert texts == ["- 2026-09-02 · zebra still true", "- 2026-09-01 · zebra until today · until 2026-09-20"]
@@ -230,6 +246,7 @@ def test_failed_turns_and_harness_lines_are_not_recalled(home):
 
 
 # ----- who gets conversation passages -----
+
 
 @pytest.mark.parametrize("kind", ["room", "routine", "bot", "webhook", "handoff"])
 def test_only_a_persons_1to1_chat_recalls_other_conversations(home, kind):
@@ -262,17 +279,29 @@ def test_the_chat_decides_who_started_the_turn(home):
     assert run(home, "the durian order", chat_id="mine", kind="webhook").passages == []
 
 
-def arrive(conversation: conv.Conversation, origin: str | None, text: str = "the durian order", *,
-           author_kind: str = "person", author: str = "Milind") -> None:
+def arrive(
+    conversation: conv.Conversation,
+    origin: str | None,
+    text: str = "the durian order",
+    *,
+    author_kind: str = "person",
+    author: str = "Milind",
+) -> None:
     """A message appended to a conversation the way the harness records an incoming one."""
-    conv.append_message(conversation.path, conv.Message(author_kind, author, datetime(2026, 9, 20, 9, tzinfo=UTC),
-                                                        text, origin=origin))
+    conv.append_message(
+        conversation.path, conv.Message(author_kind, author, datetime(2026, 9, 20, 9, tzinfo=UTC), text, origin=origin)
+    )
 
 
-@pytest.mark.parametrize("origin, author_kind, author", [
-    ("webhook", "harness", "webhook"), ("handoff", "person", "Dana"), ("bot", "bot", "ledger"),
-    ("routine", "harness", "routine"),
-])
+@pytest.mark.parametrize(
+    "origin, author_kind, author",
+    [
+        ("webhook", "harness", "webhook"),
+        ("handoff", "person", "Dana"),
+        ("bot", "bot", "ledger"),
+        ("routine", "harness", "routine"),
+    ],
+)
 def test_a_turn_started_inside_a_persons_chat_by_something_else_recalls_notes_only(home, origin, author_kind, author):
     # spec: turns started by another bot, a webhook or a hand-off recall notes only; the message being
     # answered (the newest one) records who started the turn in its origin
@@ -372,8 +401,10 @@ def test_openings_rank_after_notes_and_passages_in_one_numbering(home):
     write(home, "memory/trips.md", "- 2025-01-01 · the zanzibar flight, long ago\n")
     chat(home, "island", [("person", "zanzibar ferry", 12)])
     result = run(home, "what about zanzibar")
-    kinds = sorted([(n.number, "opening" if n.opening else "note") for n in result.notes]
-                   + [(p.number, "passage") for p in result.passages])
+    kinds = sorted(
+        [(n.number, "opening" if n.opening else "note") for n in result.notes]
+        + [(p.number, "passage") for p in result.passages]
+    )
     assert kinds == [(1, "note"), (2, "passage"), (3, "opening"), (4, "opening")]
 
 
@@ -395,7 +426,11 @@ def test_openings_give_way_to_passages_at_the_limit(home):
     for n in range(3):
         write(home, f"memory/t{n}.md", f"- 2026-09-1{n} · zanzibar note {n} {LONG}\n")
     for n in range(4):
-        chat(home, f"chat-{n}", [("person", f"zanzibar question {n} {LONG}", 10 + n), ("bot", f"answer {n} {LONG}", 10 + n)])
+        chat(
+            home,
+            f"chat-{n}",
+            [("person", f"zanzibar question {n} {LONG}", 10 + n), ("bot", f"answer {n} {LONG}", 10 + n)],
+        )
     result = run(home, "what about zanzibar")
     assert not any(n.opening for n in result.notes) and "memory/zanzibar.md" not in result.block
     assert [n.number for n in result.notes] == [1, 2, 3]
@@ -407,7 +442,11 @@ def test_an_opening_gets_only_the_room_the_passages_leave(home):
     write(home, "memory/zanzibar.md", "# Plans\n\n" + " ".join(f"island plan {n}." for n in range(60)) + "\n")
     write(home, "memory/short.md", "- 2026-09-10 · zanzibar visa " + "x" * 280 + "\n")
     for n in range(4):
-        chat(home, f"chat-{n}", [("person", f"zanzibar question {n} {LONG}", 10 + n), ("bot", f"answer {n} {LONG}", 10 + n)])
+        chat(
+            home,
+            f"chat-{n}",
+            [("person", f"zanzibar question {n} {LONG}", 10 + n), ("bot", f"answer {n} {LONG}", 10 + n)],
+        )
     result = run(home, "what about zanzibar")
     opening = [n for n in result.notes if n.opening]
     assert [n.number for n in opening] == [6] and [p.number for p in result.passages] == [2, 3, 4, 5]
@@ -429,12 +468,16 @@ def test_at_four_notes_an_opening_has_no_place(home):
 
 # ----- openings as of the day of the recall -----
 
+
 def test_an_opening_leaves_out_expired_and_superseded_entries(home):
-    write(home, "memory/zanzibar.md",
-          "---\ndescription: the island trip\n---\n"
-          "- ~~2026-09-02 · ferry from Mombasa~~ · superseded 2026-09-04\n"
-          "- 2026-09-15 · ferry to Stone Town at seven · until 2026-09-18\n"
-          "- 2026-09-03 · spice tour booked\n")
+    write(
+        home,
+        "memory/zanzibar.md",
+        "---\ndescription: the island trip\n---\n"
+        "- ~~2026-09-02 · ferry from Mombasa~~ · superseded 2026-09-04\n"
+        "- 2026-09-15 · ferry to Stone Town at seven · until 2026-09-18\n"
+        "- 2026-09-03 · spice tour booked\n",
+    )
     result = run(home, "what about zanzibar")  # 2026-09-20: the ferry entry has expired
     [opening] = result.notes
     assert opening.opening and opening.text == "the island trip\n- 2026-09-03 · spice tour booked"
@@ -460,6 +503,7 @@ def test_aliases_find_a_topic_by_another_word(home):
 
 # ----- off switches -----
 
+
 def test_off_when_the_bots_memory_is_off(home):
     write(home, "memory/a.md", "- durian notes\n")
     chat(home, "other", [("person", "durian shipment", 10)])
@@ -481,6 +525,7 @@ def test_off_when_auto_recall_is_false(home):
 
 # ----- the log line -----
 
+
 def test_every_recall_is_logged(home, caplog):
     write(home, "memory/a.md", "- durian notes\n")
     chat(home, "other", [("person", "durian shipment", 10)])
@@ -497,6 +542,7 @@ def test_every_recall_is_logged(home, caplog):
 
 
 # ----- ranking -----
+
 
 def test_more_matching_words_rank_higher(home):
     write(home, "memory/one.md", "- 2026-09-10 · the alpaca farm\n")
@@ -533,6 +579,7 @@ def test_ranking_is_not_the_order_files_were_found_in(home):
 
 # ----- other languages -----
 
+
 def test_text_in_other_languages_is_recalled(home):
     write(home, "memory/ru.md", "- Встреча в Москве в пятницу\n")
     write(home, "memory/fr.md", "- Réunion au café de la gare à midi\n")
@@ -548,6 +595,7 @@ def test_text_in_other_languages_is_recalled(home):
 
 
 # ----- the result -----
+
 
 def test_json_has_notes_passages_and_the_block(home):
     write(home, "memory/a.md", "# Fruit\n\n- 2026-09-12 · feijoa season\n")

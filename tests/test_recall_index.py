@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime, timezone
 
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
@@ -16,7 +16,7 @@ from omb_tui.core.recall.recall_index import RecallIndex, index_path
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)
-UTC = timezone.utc
+UTC = UTC
 
 
 def write(home: Home, rel: str, text: str, bot: str = "scout") -> None:
@@ -34,7 +34,10 @@ def message_texts(index: RecallIndex, word: str) -> list[str]:
 
 def make_chat(home: Home, chat_id: str = "plans", bot: str = "scout") -> conv.Conversation:
     conversation = conv.Conversation(
-        id=chat_id, title=chat_id.title(), kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Milind"),
+        id=chat_id,
+        title=chat_id.title(),
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", "Milind"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", bot)],
         created=datetime(2026, 9, 1, tzinfo=UTC),
     )
@@ -44,7 +47,9 @@ def make_chat(home: Home, chat_id: str = "plans", bot: str = "scout") -> conv.Co
 
 def say(conversation: conv.Conversation, text: str, author_kind: str = "person", day: int = 10) -> None:
     author = "Milind" if author_kind == "person" else "scout"
-    conv.append_message(conversation.path, conv.Message(author_kind, author, datetime(2026, 9, day, 9, 0, tzinfo=UTC), text))
+    conv.append_message(
+        conversation.path, conv.Message(author_kind, author, datetime(2026, 9, day, 9, 0, tzinfo=UTC), text)
+    )
 
 
 def test_index_lives_outside_the_workspace_and_is_private(tmp_path):
@@ -60,14 +65,21 @@ def test_index_lives_outside_the_workspace_and_is_private(tmp_path):
 def test_every_memory_file_is_indexed_but_superseded_entries_never(tmp_path):
     home = Home(tmp_path)
     write(home, "MEMORY.md", "- 2026-09-01 · the person likes lisbon\n")
-    write(home, "memory/travel.md", "# Trips\n\n- 2026-09-10 · Lisbon flights booked\n- ~~Porto trip~~ · superseded 2026-09-11\n")
+    write(
+        home,
+        "memory/travel.md",
+        "# Trips\n\n- 2026-09-10 · Lisbon flights booked\n- ~~Porto trip~~ · superseded 2026-09-11\n",
+    )
     write(home, "memory/archive.md", "- 2026-01-01 · Lisbon in January · moved 2026-09-01\n")
-    write(home, "memory/log/2026-09-12.md", "- 09:00 · from chat \"X\" · said: \"lisbon\"\n")
+    write(home, "memory/log/2026-09-12.md", '- 09:00 · from chat "X" · said: "lisbon"\n')
     index = RecallIndex(home, "scout")
     index.refresh()
     assert note_files(index, "lisbon") == ["memory/travel.md"]
     assert note_files(index, "lisbon", topics_only=False) == [
-        "MEMORY.md", "memory/archive.md", "memory/log/2026-09-12.md", "memory/travel.md"
+        "MEMORY.md",
+        "memory/archive.md",
+        "memory/log/2026-09-12.md",
+        "memory/travel.md",
     ]
     assert note_files(index, "porto", topics_only=False) == []
     log_hit = index.search_notes(["lisbon"], need=1, today=TODAY, topics_only=False, limit=0)
@@ -229,7 +241,10 @@ def test_a_conversation_line_still_being_written_waits(tmp_path):
 def test_room_membership_decides_what_is_indexed(tmp_path):
     home = Home(tmp_path)
     room = conv.Conversation(
-        id="launch", title="Launch", kind=conv.KIND_ROOM, started_by=conv.Starter("person", "Milind"),
+        id="launch",
+        title="Launch",
+        kind=conv.KIND_ROOM,
+        started_by=conv.Starter("person", "Milind"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", "ledger")],
         created=datetime(2026, 9, 1, tzinfo=UTC),
     )
@@ -321,11 +336,14 @@ def test_topic_names_titles_and_aliases_are_searchable(tmp_path):
 def test_a_topics_opening_is_built_as_of_the_day_asked(tmp_path):
     # the opening is not stored when the file is read: which entries have expired depends on the day
     home = Home(tmp_path)
-    write(home, "memory/zanzibar.md",
-          "---\ndescription: the island trip\n---\n"
-          "- ~~2026-09-02 · ferry from Mombasa~~ · superseded 2026-09-04\n"
-          "- 2026-09-15 · ferry to Stone Town · until 2026-09-18\n"
-          "- 2026-09-03 · spice tour booked\n")
+    write(
+        home,
+        "memory/zanzibar.md",
+        "---\ndescription: the island trip\n---\n"
+        "- ~~2026-09-02 · ferry from Mombasa~~ · superseded 2026-09-04\n"
+        "- 2026-09-15 · ferry to Stone Town · until 2026-09-18\n"
+        "- 2026-09-03 · spice tour booked\n",
+    )
     index = RecallIndex(home, "scout")
     index.refresh()
     _, text, day = index.opening("memory/zanzibar.md", TODAY)
@@ -344,7 +362,11 @@ def test_a_topics_opening_is_built_as_of_the_day_asked(tmp_path):
 
 def test_an_opening_is_at_most_600_characters_and_cut_at_a_word(tmp_path):
     home = Home(tmp_path)
-    write(home, "memory/zanzibar.md", "".join(f"- 2026-09-0{n % 9 + 1} · island fact number {n} of many\n" for n in range(40)))
+    write(
+        home,
+        "memory/zanzibar.md",
+        "".join(f"- 2026-09-0{n % 9 + 1} · island fact number {n} of many\n" for n in range(40)),
+    )
     index = RecallIndex(home, "scout")
     index.refresh()
     _, text, _ = index.opening("memory/zanzibar.md", TODAY)
@@ -353,6 +375,7 @@ def test_an_opening_is_at_most_600_characters_and_cut_at_a_word(tmp_path):
 
 
 # ----- knowing what changed without looking at every file -----
+
 
 def quiet(*paths) -> None:
     """Date files and folders ten seconds back, as if nothing had changed lately."""
@@ -449,8 +472,10 @@ def test_bytes_that_are_not_utf8_and_lone_surrogates_never_break_the_index(tmp_p
     (home.workspace("scout") / "memory" / "bad.md").write_bytes(b"- plum \xff\xfe broken bytes\n")
     chat = make_chat(home)
     with open(chat.path, "ab") as handle:
-        handle.write(b'{"type":"message","at":"2026-09-03T09:00:00+00:00","author_kind":"person",'
-                     b'"author":"\\ud800","text":"plum \\udcff tart"}\n')
+        handle.write(
+            b'{"type":"message","at":"2026-09-03T09:00:00+00:00","author_kind":"person",'
+            b'"author":"\\ud800","text":"plum \\udcff tart"}\n'
+        )
     index = RecallIndex(home, "scout")
     index.refresh()
     assert note_files(index, "plum") == ["memory/bad.md", "memory/ok.md"]
@@ -489,8 +514,10 @@ def test_a_word_looked_up_before_finds_what_was_written_after(tmp_path, monkeypa
     say(other, "kiwi four")
     index.refresh()
     assert message_texts(index, "kiwi") == ["kiwi four", "kiwi three"]
-    chat.messages = [conv.Message("person", "Milind", datetime(2026, 9, 2, tzinfo=UTC), text)
-                     for text in ("kiwi replaced", "kiwi again")]
+    chat.messages = [
+        conv.Message("person", "Milind", datetime(2026, 9, 2, tzinfo=UTC), text)
+        for text in ("kiwi replaced", "kiwi again")
+    ]
     conv.write_conversation(chat.path, chat)  # read again whole: its messages are the newest rows now
     index.refresh()
     assert message_texts(index, "kiwi") == ["kiwi again", "kiwi replaced"]
@@ -543,13 +570,15 @@ def test_a_message_is_shown_from_its_file_redacted_and_never_once_its_line_chang
     assert index.search_messages(["guava"], need=1, today=TODAY, limit=0) == []
     index.refresh(full=True)
     assert [hit.text.split(",")[0] for hit in index.search_messages(["guava"], need=1, today=TODAY, limit=0)] == [
-        "the guava ORDER"]
+        "the guava ORDER"
+    ]
 
 
 def _notes(index: RecallIndex, word: str) -> list[tuple]:
     hits = index.search_notes([word], need=1, today=TODAY, topics_only=True, limit=0)
-    return sorted((hit.file, hit.day.isoformat() if hit.day else None, hit.text.split(" · ", 1)[-1], hit.opening)
-                  for hit in hits)
+    return sorted(
+        (hit.file, hit.day.isoformat() if hit.day else None, hit.text.split(" · ", 1)[-1], hit.opening) for hit in hits
+    )
 
 
 def by_name(index: RecallIndex) -> list:
@@ -577,8 +606,10 @@ def test_a_row_kept_from_a_lookup_is_never_shown_once_its_file_changed(tmp_path)
     index.refresh()
     ids_after = [row[0] for row in index.db.execute("SELECT id FROM notes WHERE file='memory/orchard.md' ORDER BY id")]
     assert ids_after == ids_before  # the same ids, other notes: what makes a kept row wrong
-    assert _notes(index, "kiwi") == [("memory/orchard.md", "2026-09-05", "kiwi export numbers", False),
-                                     ("memory/plants.md", "2026-08-01", "kiwi seedlings", False)]
+    assert _notes(index, "kiwi") == [
+        ("memory/orchard.md", "2026-09-05", "kiwi export numbers", False),
+        ("memory/plants.md", "2026-08-01", "kiwi seedlings", False),
+    ]
     assert _notes(index, "mango") == []
     assert [hit[2] for hit in _notes(index, "papaya")] == ["papaya crate"]
     assert [hit.day.isoformat() for hit in by_name(index)] == ["2026-09-05"]
@@ -598,8 +629,10 @@ def test_a_message_row_kept_from_a_lookup_is_never_used_once_its_conversation_wa
     index.refresh()
     assert message_texts(index, "kiwi") == ["kiwi one", "kiwi two"]
     ids_before = [row[0] for row in index.db.execute("SELECT id FROM messages ORDER BY id")]
-    chat.messages = [conv.Message("bot", "scout", datetime(2026, 9, 12, tzinfo=UTC), "papaya one"),
-                     conv.Message("person", "Milind", datetime(2026, 9, 13, tzinfo=UTC), "kiwi three")]
+    chat.messages = [
+        conv.Message("bot", "scout", datetime(2026, 9, 12, tzinfo=UTC), "papaya one"),
+        conv.Message("person", "Milind", datetime(2026, 9, 13, tzinfo=UTC), "kiwi three"),
+    ]
     conv.write_conversation(chat.path, chat)  # read again whole: new rows under the same ids
     index.refresh()
     assert [row[0] for row in index.db.execute("SELECT id FROM messages ORDER BY id")] == ids_before
@@ -611,8 +644,11 @@ def test_a_message_row_kept_from_a_lookup_is_never_used_once_its_conversation_wa
 def test_keeping_more_rows_than_it_may_never_loses_a_candidate(tmp_path, monkeypatch):
     """Past ROWS_KEPT the rows kept longest are dropped: never the ones the lookup under way is using."""
     home = Home(tmp_path)
-    write(home, "memory/crops.md", "".join(f"- 2026-09-{day:02d} · kiwi row {day}{' fig' if day % 2 else ''}\n"
-                                           for day in range(1, 11)))
+    write(
+        home,
+        "memory/crops.md",
+        "".join(f"- 2026-09-{day:02d} · kiwi row {day}{' fig' if day % 2 else ''}\n" for day in range(1, 11)),
+    )
     index = RecallIndex(home, "scout")
     index.refresh()
     everything = _notes(index, "kiwi")
@@ -644,10 +680,15 @@ def test_a_word_looked_up_past_the_current_chat_gives_the_newest_rows_of_the_oth
     for chat_key, size in (("chat:mine", 8), ("chat:busy", 40)):
         leave_out = {row[0] for row in index.db.execute("SELECT id FROM messages WHERE conv=?", (chat_key,))}
         assert len(leave_out) == size
-        others = [row[0] for row in index.db.execute(
-            "SELECT id FROM messages WHERE conv != ? AND terms LIKE '%durian%' ORDER BY id DESC", (chat_key,))]
+        others = [
+            row[0]
+            for row in index.db.execute(
+                "SELECT id FROM messages WHERE conv != ? AND terms LIKE '%durian%' ORDER BY id DESC", (chat_key,)
+            )
+        ]
         for cap in (10, 20):  # the 8-row chat fits in the cap (looked up further), the 40-row one does not
-            postings, counts = index._lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,),
-                                             leave_out)
+            postings, counts = index._lookup(
+                "message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,), leave_out
+            )
             assert postings["durian"] == others[:cap]
             assert counts == index._lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,))[1]

@@ -24,9 +24,19 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("hash_seed", [0, 2])
 def test_recall_and_search_give_the_recorded_sample_byte_for_byte_whatever_the_hash_seed(hash_seed):
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "recall.py"), "--scale", "0.1", "--sample-only",
-         "--hash-seed", str(hash_seed)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "recall.py"),
+            "--scale",
+            "0.1",
+            "--sample-only",
+            "--hash-seed",
+            str(hash_seed),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert "byte for byte as recorded" in done.stdout, done.stdout + done.stderr
     assert done.returncode == 0

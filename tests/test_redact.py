@@ -48,9 +48,7 @@ GITHUB_OAUTH = "gh" + "o_" + "Zy9X" * 9
 GITHUB_FINE = "github" + "_pat_" + "11ABCDEFG0" + "aBcD1234eF" + "gh_" + "Kl5m" * 14 + "Nop"
 GITLAB = "gl" + "pat-" + "xY7z" * 5
 SLACK_BOT = "xo" + "xb-" + "123456789012-" + "1234567890123-" + "AbCd1234" * 3
-SLACK_WEBHOOK = (
-    "https://hooks." + "slack.com/services/T" + "0ABC1234" + "/B" + "0DEF5678" + "/" + "xYz1" * 6
-)
+SLACK_WEBHOOK = "https://hooks." + "slack.com/services/T" + "0ABC1234" + "/B" + "0DEF5678" + "/" + "xYz1" * 6
 STRIPE_LIVE = "sk" + "_live_" + "4eC3" * 6 + "Xy9Z" * 16
 STRIPE_TEST = "sk" + "_test_" + "4eC3" * 6
 GOOGLE_API = "AI" + "za" + "SyD1" * 8 + "a-_"
@@ -69,9 +67,7 @@ RSA_BODY = [
     "VTLw7onLRnrq0" + "/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gn",
     "TxKLxoS2tFczGkPLPgizskuemMghRniWaoLcyeh" + "kd3qqGElvW/VDL5AaWTg0nLV",
 ]
-RSA_BLOCK = "\n".join(
-    ["-----BEGIN " + "RSA PRIVATE KEY-----", *RSA_BODY, "-----END " + "RSA PRIVATE KEY-----"]
-)
+RSA_BLOCK = "\n".join(["-----BEGIN " + "RSA PRIVATE KEY-----", *RSA_BODY, "-----END " + "RSA PRIVATE KEY-----"])
 OPENSSH_BLOCK = "\n".join(
     [
         "-----BEGIN " + "OPENSSH PRIVATE KEY-----",
@@ -154,10 +150,7 @@ def test_password_line_keeps_key_name() -> None:
 
 
 def test_url_keeps_user_and_host() -> None:
-    assert (
-        redact("https://bob:s3cret@example.com/x").text
-        == "https://bob:«redacted 6 chars»@example.com/x"
-    )
+    assert redact("https://bob:s3cret@example.com/x").text == "https://bob:«redacted 6 chars»@example.com/x"
 
 
 def test_bearer_keeps_scheme() -> None:
@@ -238,9 +231,7 @@ def test_several_secrets_counted() -> None:
     text = f"a {GITHUB_CLASSIC}\nb {AWS_KEY_ID}\npassword: hunter2\n"
     result = redact(text)
     assert result.count == 3
-    assert result.text == (
-        f"a {mark(len(GITHUB_CLASSIC))}\nb {mark(len(AWS_KEY_ID))}\npassword: {mark(7)}\n"
-    )
+    assert result.text == (f"a {mark(len(GITHUB_CLASSIC))}\nb {mark(len(AWS_KEY_ID))}\npassword: {mark(7)}\n")
 
 
 def test_password_line_that_reads_as_a_sentence() -> None:
@@ -324,7 +315,7 @@ def test_no_leftovers_for_detect_secrets() -> None:
 
 ORDINARY = [
     "# What I know about the user",
-    "- 2026-09-10 · from chat \"X\" · the user prefers short replies",
+    '- 2026-09-10 · from chat "X" · the user prefers short replies',
     "- 2026-09-11 · the password reset flow was discussed; they want magic links",
     "- the token economy of their game is unbalanced",
     "- fixed in commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f809a1b2c3, see the PR",
@@ -457,12 +448,53 @@ def test_only_whole_spans_are_replaced(text: str) -> None:
 # Pieces of secrets, key names, separators, quotes and marks glued together at
 # random: the nastiest neighbourhoods for boundaries, extensions and marks.
 FRAGMENTS = [
-    "password", "Password", "pass", "pwd", "token", "secret", "api_key", "Authorization",
-    ":", "=", ": ", '"', "'", "`", " ", "\n", "\r\n", "\t", "**", "&", "@", "://", "https://",
-    "«redacted 3 chars»", "«redacted ", "»", "sk-", "proj-", "AK" + "IA", "Q7X2" * 4,
-    "abc123def456", "gh" + "p_", "aB3d" * 9, "eyJ", "Bearer ", "bob", "x", "1", "_", "-", ".",
-    "-----BEGIN " + "RSA PRIVATE KEY-----", "-----END " + "RSA PRIVATE KEY-----",
-    "PuTTY-User-Key-File-" + "2:", "é", "\u2028", *SECRETS,
+    "password",
+    "Password",
+    "pass",
+    "pwd",
+    "token",
+    "secret",
+    "api_key",
+    "Authorization",
+    ":",
+    "=",
+    ": ",
+    '"',
+    "'",
+    "`",
+    " ",
+    "\n",
+    "\r\n",
+    "\t",
+    "**",
+    "&",
+    "@",
+    "://",
+    "https://",
+    "«redacted 3 chars»",
+    "«redacted ",
+    "»",
+    "sk-",
+    "proj-",
+    "AK" + "IA",
+    "Q7X2" * 4,
+    "abc123def456",
+    "gh" + "p_",
+    "aB3d" * 9,
+    "eyJ",
+    "Bearer ",
+    "bob",
+    "x",
+    "1",
+    "_",
+    "-",
+    ".",
+    "-----BEGIN " + "RSA PRIVATE KEY-----",
+    "-----END " + "RSA PRIVATE KEY-----",
+    "PuTTY-User-Key-File-" + "2:",
+    "é",
+    "\u2028",
+    *SECRETS,
 ]
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=25).map("".join)
 
@@ -574,23 +606,27 @@ def test_password_value_stops_at_a_later_mark() -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("- 2026-11-30 · passphrase: correct horse battery · until 2026-12-05",
-         f"- 2026-11-30 · passphrase: {mark(21)} · until 2026-12-05"),
-        ("- 2026-11-30 · password=Tulip77 · until 2026-12-05",
-         f"- 2026-11-30 · password={mark(7)} · until 2026-12-05"),
-        ("- ~~password=Tulip77~~ · superseded 2026-11-01",
-         f"- ~~password={mark(7)}~~ · superseded 2026-11-01"),
-        ("- ~~token=abc123def456~~ · superseded 2026-11-01",
-         f"- ~~token={mark(12)}~~ · superseded 2026-11-01"),
-        ("- ~~api_key: Zx81kQp0Lm3Nv7Rt~~ · superseded 2026-11-01",
-         f"- ~~api_key: {mark(16)}~~ · superseded 2026-11-01"),
-        ("- ~~secret=q9Xz7Lm2Np4~~ · superseded 2026-11-01",
-         f"- ~~secret={mark(11)}~~ · superseded 2026-11-01"),
-        ("- ~~the password is hunter2~~ · superseded 2026-11-01",
-         f"- ~~the password is {mark(7)}~~ · superseded 2026-11-01"),
+        (
+            "- 2026-11-30 · passphrase: correct horse battery · until 2026-12-05",
+            f"- 2026-11-30 · passphrase: {mark(21)} · until 2026-12-05",
+        ),
+        ("- 2026-11-30 · password=Tulip77 · until 2026-12-05", f"- 2026-11-30 · password={mark(7)} · until 2026-12-05"),
+        ("- ~~password=Tulip77~~ · superseded 2026-11-01", f"- ~~password={mark(7)}~~ · superseded 2026-11-01"),
+        ("- ~~token=abc123def456~~ · superseded 2026-11-01", f"- ~~token={mark(12)}~~ · superseded 2026-11-01"),
+        (
+            "- ~~api_key: Zx81kQp0Lm3Nv7Rt~~ · superseded 2026-11-01",
+            f"- ~~api_key: {mark(16)}~~ · superseded 2026-11-01",
+        ),
+        ("- ~~secret=q9Xz7Lm2Np4~~ · superseded 2026-11-01", f"- ~~secret={mark(11)}~~ · superseded 2026-11-01"),
+        (
+            "- ~~the password is hunter2~~ · superseded 2026-11-01",
+            f"- ~~the password is {mark(7)}~~ · superseded 2026-11-01",
+        ),
         ("| db | password=Tulip77| x |", f"| db | password={mark(7)}| x |"),
-        ("- 2026-11-01 · password: 'Tulip77' · moved 2026-11-30",
-         f"- 2026-11-01 · password: '{mark(7)}' · moved 2026-11-30"),
+        (
+            "- 2026-11-01 · password: 'Tulip77' · moved 2026-11-30",
+            f"- 2026-11-01 · password: '{mark(7)}' · moved 2026-11-30",
+        ),
     ],
 )
 def test_every_assignment_stops_at_line_conventions(line: str, expected: str) -> None:

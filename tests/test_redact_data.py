@@ -11,13 +11,12 @@ import json
 import logging
 
 import pytest
+from credential_corpus_data import CREDENTIALS, Credential, escaped_forms
 
 from omb_tui.core.compact.records import append_attempt, compact_files
 from omb_tui.core.memory.redact import mark
 from omb_tui.core.memory.redact_data import RedactLogRecords, decode_escapes, redact_answer, redact_data
 from omb_tui.core.memory.store import write_private_json
-
-from credential_corpus_data import CREDENTIALS, Credential, escaped_forms
 
 AWS_KEY = "AK" + "IA" + "FAKEEXAMPLE01234"
 IDS = [f"{i}-{c.kind}" for i, c in enumerate(CREDENTIALS)]
@@ -37,15 +36,21 @@ def leaks(credential: Credential, out: str) -> bool:
     """The secret, or any 8 characters of it (that the note's own words do not hold), in the text as written or
     as decoded."""
     secret, context = credential.secret, credential.before + "\n" + credential.after
-    pieces = {secret} | {secret[i:i + 8] for i in range(len(secret) - 7)}
+    pieces = {secret} | {secret[i : i + 8] for i in range(len(secret) - 7)}
     pieces = {piece for piece in pieces if piece not in context}
     return any(piece in text for piece in pieces for text in (out, fully_decoded(out)))
 
 
 # ----- decoded values -----
 def test_every_text_of_a_structure_is_redacted_keys_too_and_nothing_else_changes():
-    data = {"note": f"merged, the key {AWS_KEY} was old", AWS_KEY: 1, "n": 3, "ok": True, "none": None,
-            "list": ["plain", f"use {AWS_KEY}", {"deep": [AWS_KEY]}]}
+    data = {
+        "note": f"merged, the key {AWS_KEY} was old",
+        AWS_KEY: 1,
+        "n": 3,
+        "ok": True,
+        "none": None,
+        "list": ["plain", f"use {AWS_KEY}", {"deep": [AWS_KEY]}],
+    }
     out = redact_data(data)
     assert AWS_KEY not in json.dumps(out)
     assert out["note"] == f"merged, the key {mark(20)} was old"

@@ -15,10 +15,11 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 from pathlib import Path
 
 import pytest
+from fake_llm import fake_llm  # noqa: F401 - a fixture
 
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
 from omb_tui.core.memory.entries import parse_entries
@@ -27,8 +28,6 @@ from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore, StaleHash
 from omb_tui.core.turn.bot import Bot
-
-from fake_llm import fake_llm  # noqa: F401 - a fixture
 
 TODAY = date(2026, 11, 30)
 BOT = "scout"
@@ -70,6 +69,7 @@ def journal_rows(home: Home) -> list[dict]:
 
 # ----- a move to the archive that stops half way -----
 
+
 def test_a_note_already_in_the_archive_is_not_appended_again(home):
     """A kill between the archive write and the MEMORY.md write leaves the moved note in both files; the next
     overflow must not append it to the archive a second time, and it takes it out of MEMORY.md."""
@@ -77,7 +77,9 @@ def test_a_note_already_in_the_archive_is_not_appended_again(home):
     MemoryUpdate(home, BOT).add("first new note", today=TODAY)  # fact number 0 moved
     archived = read(home, ARCHIVE_REL)
     # What a kill right after the archive write leaves: the moved entry back in MEMORY.md.
-    workspace_file(home, "MEMORY.md").write_text(full_memory()[: full_memory().index("\n") + 1] + read(home, "MEMORY.md"))
+    workspace_file(home, "MEMORY.md").write_text(
+        full_memory()[: full_memory().index("\n") + 1] + read(home, "MEMORY.md")
+    )
     Bot(home, BOT).look()
     MemoryUpdate(home, BOT).add("second new note", today=TODAY)
     assert facts(read(home, ARCHIVE_REL)).count("fact number 0") == 1
@@ -125,6 +127,7 @@ def test_a_note_put_back_by_hand_is_never_taken_out_again(home):
 
 
 # ----- a lock-free editor saving between the two writes -----
+
 
 def test_a_conflict_between_the_two_writes_retries_the_add_on_the_new_text(home, monkeypatch, run_cli):
     workspace_file(home, "MEMORY.md").write_text(full_memory())
@@ -279,8 +282,12 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
     Bot(home, BOT).look()
     script = tmp_path / "writer.py"
     script.write_text(LOCK_FREE_WRITER)
-    writer = subprocess.Popen([sys.executable, str(script), str(home.root), str(appends * 2)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    writer = subprocess.Popen(
+        [sys.executable, str(script), str(home.root), str(appends * 2)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     rng = random.Random(8)
     appended = []
     add_took = 0.05
@@ -306,7 +313,7 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
     try:
         for number in range(appends):
             one_add()
-            one_add(lambda: append(number))
+            one_add(lambda number=number: append(number))
     finally:
         writer.stdin.close()  # a writer stopped early ends too
         # Read through the buffered stdout that readline used (communicate() would miss what it holds already).
@@ -319,8 +326,10 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
     journaled = " ".join((r.get("diff") or "") + (r.get("before_text") or "") for r in journal_rows(home))
     lost = [a for a in appended if a not in on_disk]
     unrecorded = [a for a in lost if a not in journaled]
-    print(f"\n{appends} lock-free appends during {appends * 2} adds: {len(lost)} not in the files, "
-          f"{len(unrecorded)} of them without a journal row; {gave_up} adds gave up (exit 3)")
+    print(
+        f"\n{appends} lock-free appends during {appends * 2} adds: {len(lost)} not in the files, "
+        f"{len(unrecorded)} of them without a journal row; {gave_up} adds gave up (exit 3)"
+    )
     assert unrecorded == []
     assert gave_up == 0, "an add gave up although a retry could succeed"
     archived = facts(read(home, ARCHIVE_REL))
@@ -328,6 +337,7 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
 
 
 # ----- the journal cannot be written -----
+
 
 def test_a_change_the_journal_could_not_record_is_journaled_by_the_next_look(home, run_cli):
     workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
@@ -351,6 +361,7 @@ def test_a_change_the_journal_could_not_record_is_journaled_by_the_next_look(hom
 
 # ----- temp files of dead writers -----
 
+
 def test_the_next_write_removes_temp_files_of_dead_writers(home, run_cli):
     workspace_file(home, "memory").mkdir()
     stale = [workspace_file(home, ".MEMORY.md.k2j4h5x1.tmp"), workspace_file(home, "memory/.archive.md.a8d7f6s5.tmp")]
@@ -364,6 +375,7 @@ def test_the_next_write_removes_temp_files_of_dead_writers(home, run_cli):
 
 
 # ----- credentials in the files around memory -----
+
 
 def test_prefer_keeps_no_credential_in_profile_learned(home, run_cli):
     result = run_cli("prefer", BOT, f"Deploy with key {AWS_KEY} please", "--json")
@@ -388,8 +400,9 @@ def test_every_forgotten_word_is_kept_only_as_a_hash(home, run_cli, bare):
 
 
 def test_plain_forgotten_words_of_an_earlier_version_are_hashed_when_read(home, run_cli):
-    home.profile_learned_path.write_text(json.dumps(
-        {"learned": [], "forgotten": [{"words": "wifi Tulip369", "at": "2026-01-02"}]}))
+    home.profile_learned_path.write_text(
+        json.dumps({"learned": [], "forgotten": [{"words": "wifi Tulip369", "at": "2026-01-02"}]})
+    )
     [forgotten] = load_profile_learned(home).forgotten
     assert forgotten["count"] == 2 and forgotten["at"] == "2026-01-02"
     assert "Tulip369" not in home.profile_learned_path.read_text()  # saved back as hashes at once
@@ -438,12 +451,16 @@ def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
     )
     from omb_tui.core.recall.recall_index import open_index
 
-    conversation = Conversation(id="deploys", title="Deploys", kind="1:1", started_by=Starter("person", "Ana"),
-                                members=[Member("person", "Ana"), Member("bot", BOT)],
-                                created=datetime.now(timezone.utc))
+    conversation = Conversation(
+        id="deploys",
+        title="Deploys",
+        kind="1:1",
+        started_by=Starter("person", "Ana"),
+        members=[Member("person", "Ana"), Member("bot", BOT)],
+        created=datetime.now(UTC),
+    )
     path = create_conversation(home, conversation, BOT)
-    append_message(path, Message("person", "Ana", datetime.now(timezone.utc), f"use {AWS_KEY} for the deploy",
-                                 origin="person"))
+    append_message(path, Message("person", "Ana", datetime.now(UTC), f"use {AWS_KEY} for the deploy", origin="person"))
     assert AWS_KEY not in path.read_text()
     with open_index(home, BOT) as index:
         index.refresh()
@@ -471,8 +488,12 @@ def test_the_credential_corpus_reaches_no_file_through_any_writing_command(home,
     run_cli("undo", BOT, rows[len(rows) // 2]["id"], "--yes")
     files = [p for p in home.root.rglob("*") if p.is_file()]
     assert len(files) > 5
-    leaks = [(c.kind, str(p.relative_to(home.root))) for p in files for c in CREDENTIALS
-             if c.secret.encode() in p.read_bytes()]
+    leaks = [
+        (c.kind, str(p.relative_to(home.root)))
+        for p in files
+        for c in CREDENTIALS
+        if c.secret.encode() in p.read_bytes()
+    ]
     assert leaks == []
 
 
@@ -487,8 +508,13 @@ def test_no_credential_reaches_any_file_through_the_writing_commands(home, run_c
     run_cli("forget", BOT, "github", secrets[1])
     rows = journal_rows(home)
     run_cli("undo", BOT, rows[-1]["id"], "--yes")
-    leaks = [(str(p.relative_to(home.root)), s[:8]) for p in home.root.rglob("*") if p.is_file()
-             for s in secrets if s.encode() in p.read_bytes()]
+    leaks = [
+        (str(p.relative_to(home.root)), s[:8])
+        for p in home.root.rglob("*")
+        if p.is_file()
+        for s in secrets
+        if s.encode() in p.read_bytes()
+    ]
     assert leaks == []
 
 
@@ -523,22 +549,36 @@ def test_the_corpus_as_bare_forgotten_words_and_escaped_chat_lines_reaches_no_fi
     from credential_corpus_data import CREDENTIALS, escaped_forms
     from test_redact_data import fully_decoded
 
-    from omb_tui.core.memory.conversations import Conversation, Member, Message, Starter, append_message
-    from omb_tui.core.memory.conversations import create_conversation
+    from omb_tui.core.memory.conversations import (
+        Conversation,
+        Member,
+        Message,
+        Starter,
+        append_message,
+        create_conversation,
+    )
     from omb_tui.core.recall.recall_index import open_index
 
     for credential in CREDENTIALS:
         assert run_cli("forget", BOT, "--", *credential.secret.split()).code == 0, credential.kind
-    chat = Conversation(id="keys", title="Keys", kind="1:1", started_by=Starter("person", "Ana"),
-                        members=[Member("person", "Ana"), Member("bot", BOT)], created=datetime.now(timezone.utc))
+    chat = Conversation(
+        id="keys",
+        title="Keys",
+        kind="1:1",
+        started_by=Starter("person", "Ana"),
+        members=[Member("person", "Ana"), Member("bot", BOT)],
+        created=datetime.now(UTC),
+    )
     path = create_conversation(home, chat, BOT)
     for credential in CREDENTIALS:
         for escaped in escaped_forms(credential).values():
-            append_message(path, Message("person", "Ana", datetime.now(timezone.utc), escaped, origin="person"))
+            append_message(path, Message("person", "Ana", datetime.now(UTC), escaped, origin="person"))
     with open_index(home, BOT) as index:
         index.refresh()
     forgotten = load_profile_learned(home).forgotten  # each still tells when a note mentions its words
-    assert [c.kind for c in CREDENTIALS if not any(forgotten_matches(f, f"a note: {c.secret}") for f in forgotten)] == []
+    assert [
+        c.kind for c in CREDENTIALS if not any(forgotten_matches(f, f"a note: {c.secret}") for f in forgotten)
+    ] == []
     leaks = []
     for item in (p for p in home.root.rglob("*") if p.is_file()):
         text = item.read_bytes().decode("utf-8", "replace")

@@ -4,22 +4,26 @@ own words. Model answers come from the scripted server in tests/fake_llm.py on 1
 
 from __future__ import annotations
 
+from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
+from test_upkeep_capture import VEG, answer, fact, make_chat
+
 from omb_tui.core.memory.journal import Journal
 from omb_tui.core.review.runs import review
 from omb_tui.core.upkeep.capture import capture, quotes_note
 
-from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
-from test_upkeep_capture import VEG, answer, fact, make_chat
-
 
 def test_each_captured_row_notes_its_quotes_and_review_shows_them(llm_home, fake_llm):
-    make_chat(llm_home, [VEG, ("My sister Asha lives in Goa.", "Lovely."),
-                         ("Let's go with the Friday launch then.", "Friday it is.")])
-    fake_llm.script(answer(
-        fact("The person is vegetarian", ["I'm vegetarian", "by the way"]),
-        fact("The person's sister Asha lives in Goa", ["My sister Asha lives in Goa"], target="memory/family.md"),
-        fact("The launch is on Friday", kind="decision", target="memory/travel.md"),
-    ))
+    make_chat(
+        llm_home,
+        [VEG, ("My sister Asha lives in Goa.", "Lovely."), ("Let's go with the Friday launch then.", "Friday it is.")],
+    )
+    fake_llm.script(
+        answer(
+            fact("The person is vegetarian", ["I'm vegetarian", "by the way"]),
+            fact("The person's sister Asha lives in Goa", ["My sister Asha lives in Goa"], target="memory/family.md"),
+            fact("The launch is on Friday", kind="decision", target="memory/travel.md"),
+        )
+    )
     result = capture(llm_home, "scout")
     rows = {r.file: r for r in Journal(llm_home.journal_path("scout")).rows() if r.run == result.run}
     assert rows["MEMORY.md"].note == 'quotes: "I\'m vegetarian" · "by the way"'

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from conftest import MEMORY_TEXT
+
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
-
-from conftest import MEMORY_TEXT
 
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)
 
@@ -17,8 +17,9 @@ def a_run(home):
     """A capture run with one MEMORY.md row noting its quotes; returns (run id, row id)."""
     run = UpkeepRun("scout")
     store = MemoryStore(home, "scout")
-    row = store.write("MEMORY.md", MEMORY_TEXT + "- vegetarian\n", run.actor("capture"),
-                      note='quotes: "I\'m vegetarian"').row_id
+    row = store.write(
+        "MEMORY.md", MEMORY_TEXT + "- vegetarian\n", run.actor("capture"), note='quotes: "I\'m vegetarian"'
+    ).row_id
     return run.id, row
 
 
@@ -29,12 +30,16 @@ def test_review_lists_runs_as_json_and_lines_and_mark_leaves_nothing_new(home, r
     assert out.code == 0 and data["only_new"] is True and data["marked"] == {}
     change = data["bots"][0]["runs"][0]["changes"][0]
     assert (data["bots"][0]["bot"], change["id"], change["quotes"], change["undone"]) == (
-        "scout", row, ["I'm vegetarian"], False)
+        "scout",
+        row,
+        ["I'm vegetarian"],
+        False,
+    )
 
     plain = run_cli("review", "--mark").out.splitlines()
     assert plain[0] == "scout: 1 run(s), 1 change(s)"
     assert plain[1].startswith(f"  run {run}  ") and plain[1].endswith("  capture")
-    assert plain[2].startswith(f"    {row}  ") and plain[2].endswith("  MEMORY.md  capture: \"I'm vegetarian\"")
+    assert plain[2].startswith(f"    {row}  ") and plain[2].endswith('  MEMORY.md  capture: "I\'m vegetarian"')
     assert plain[-1] == "Marked 1 run(s) reviewed."
 
     assert run_cli("review").out.startswith("Nothing new to review since ")
@@ -83,8 +88,12 @@ def test_a_token_in_a_rows_note_chat_or_step_is_never_kept_nor_printed_by_review
     # Compaction writes the model's reason into `note`: a key in a reason is a key on disk.
     key = "gh" + "p_" + "FAKE0example1NOT2real3token4FAKE0exa"
     run = UpkeepRun("scout")
-    MemoryStore(home, "scout").write("MEMORY.md", MEMORY_TEXT + "- tea\n", run.actor(f"compact {key}", f"deploy {key}"),
-                                     note=f"merged: the old one said {key}")
+    MemoryStore(home, "scout").write(
+        "MEMORY.md",
+        MEMORY_TEXT + "- tea\n",
+        run.actor(f"compact {key}", f"deploy {key}"),
+        note=f"merged: the old one said {key}",
+    )
     on_disk = home.journal_path("scout").read_text(encoding="utf-8")
     assert key not in on_disk and "merged: the old one said «redacted" in on_disk
     for argv in (("review",), ("review", "--json"), ("journal", "scout"), ("journal", "scout", "--json")):

@@ -4,17 +4,16 @@ says why and writes nothing, and a whole run undone (refusing, naming them, when
 from __future__ import annotations
 
 import pytest
+from conftest import MEMORY_TEXT, TOPIC_TEXT
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import Actor, MemoryStore, NotUndoable, RevertConflict
-from omb_tui.core.review.revert import run_undo_later, RunHasLaterChanges, revert_change, undo_run
+from omb_tui.core.review.revert import RunHasLaterChanges, revert_change, run_undo_later, undo_run
 from omb_tui.core.review.runs import review
 from omb_tui.core.runs.run import UpkeepRun
-
-from conftest import MEMORY_TEXT, TOPIC_TEXT
 
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)
 RUN = UpkeepRun("scout", "20260310T020000-abcdef")
@@ -51,9 +50,9 @@ def test_a_change_reverted_alone_keeps_the_later_edit(home):
 def test_a_change_in_the_middle_of_a_file_goes_while_edits_above_and_below_stay(home):
     store = MemoryStore(home, "scout")
     changed = store.write("MEMORY.md", MEMORY_TEXT.replace("Pune", "Mumbai"), CAPTURE).row_id
-    store.write("MEMORY.md", "# Notes\n" + store.read("MEMORY.md").text[len("# Memory\n"):] + "- tea\n", PERSON)
+    store.write("MEMORY.md", "# Notes\n" + store.read("MEMORY.md").text[len("# Memory\n") :] + "- tea\n", PERSON)
     revert_change(home, "scout", changed)
-    assert text(home) == "# Notes\n" + MEMORY_TEXT[len("# Memory\n"):] + "- tea\n"
+    assert text(home) == "# Notes\n" + MEMORY_TEXT[len("# Memory\n") :] + "- tea\n"
 
 
 def test_a_revert_that_conflicts_says_why_and_leaves_the_file_as_it_is(home):
@@ -64,8 +63,10 @@ def test_a_revert_that_conflicts_says_why_and_leaves_the_file_as_it_is(home):
     count = len(rows(store))
     with pytest.raises(RevertConflict) as raised:
         revert_change(home, "scout", changed)
-    assert str(raised.value) == (f"Row {changed} cannot be reverted alone: 1 later change(s) ({later}) touched the "
-                                 "same lines of MEMORY.md; undo puts the whole file back as it was before it instead.")
+    assert str(raised.value) == (
+        f"Row {changed} cannot be reverted alone: 1 later change(s) ({later}) touched the "
+        "same lines of MEMORY.md; undo puts the whole file back as it was before it instead."
+    )
     assert raised.value.exit_code == 3
     assert text(home) == before and len(rows(store)) == count
 
@@ -82,8 +83,7 @@ def night_run(home):
     store = MemoryStore(home, "scout")
     first = append(store, "MEMORY.md", "- vegetarian\n", CAPTURE)
     travel = append(store, "memory/travel.md", "- Goa in March\n", CAPTURE)
-    tidy = store.write("MEMORY.md", store.read("MEMORY.md").text.replace("short", "brief"),
-                       RUN.actor("tidy-up")).row_id
+    tidy = store.write("MEMORY.md", store.read("MEMORY.md").text.replace("short", "brief"), RUN.actor("tidy-up")).row_id
     return store, first, travel, tidy
 
 
@@ -193,6 +193,7 @@ def test_an_about_me_change_reverts_alone_after_another_bot_added_a_line(home):
 def test_a_change_whose_after_text_cannot_be_rebuilt_says_the_file_changed_elsewhere(home, monkeypatch):
     """A diff cut short for size cannot rebuild the text; the sentence then says what happened, truly."""
     from conftest import make_bot
+
     from omb_tui.core.memory import journal
 
     make_bot(home, "nova", "Nova")
@@ -220,8 +221,9 @@ def test_agreeing_to_an_unseen_about_me_change_does_not_agree_to_a_later_row(hom
     with pytest.raises(RunHasLaterChanges):
         undo_run(home, "scout", RUN.id, agreed=[], unseen_ok=True)
     assert "rain" in home.about_me_path.read_text(encoding="utf-8")
-    undo_run(home, "scout", RUN.id, agreed=[row.id for row in run_undo_later(home, "scout", RUN.id).later],
-             unseen_ok=True)
+    undo_run(
+        home, "scout", RUN.id, agreed=[row.id for row in run_undo_later(home, "scout", RUN.id).later], unseen_ok=True
+    )
     assert not home.about_me_path.exists()
 
 
@@ -239,8 +241,12 @@ REVERT_LINES = st.sampled_from(["a\n", "b\n", "\n", "- tea\n", "a\n"])
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(REVERT_LINES, max_size=9), st.lists(st.sampled_from(["x\n", "a\n", "\n"]), max_size=3),
-       st.lists(st.sampled_from(["y\n", "a\n", "\n"]), max_size=3), st.data())
+@given(
+    st.lists(REVERT_LINES, max_size=9),
+    st.lists(st.sampled_from(["x\n", "a\n", "\n"]), max_size=3),
+    st.lists(st.sampled_from(["y\n", "a\n", "\n"]), max_size=3),
+    st.data(),
+)
 def test_a_revert_gives_the_later_change_alone_or_refuses(lines, change, later, data):
     """A row changed one place of a file and a later change another: reverting the row leaves exactly the file
     with the later change alone (built here from where each change was made), or refuses; never a guess."""

@@ -8,13 +8,13 @@ import os
 import stat
 from datetime import datetime, timedelta
 
+from conftest import MEMORY_TEXT, make_bot
+
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review import marks
 from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, overnight, parse_quotes, review
 from omb_tui.core.runs.run import UpkeepRun
-
-from conftest import MEMORY_TEXT, make_bot
 
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)
 NOW = datetime(2026, 3, 10, 7, 30).astimezone()  # a Tuesday morning, local time
@@ -41,16 +41,46 @@ def night(home):
     old = UpkeepRun("scout", "20260305T020000-aaaaaa")
     add_line(home, "scout", "MEMORY.md", "- old fact\n", old.actor("capture"), 24 * 5)
     run = UpkeepRun("scout", "20260310T020000-bbbbbb")
-    ids = [add_line(home, "scout", "MEMORY.md", "- vegetarian\n", run.actor("capture"), 5.5,
-                    note='quotes: "I\'m vegetarian" · "no meat, please"'),
-           add_line(home, "scout", "memory/travel.md", "- Goa in March\n", run.actor("capture"), 5.4,
-                    note='quotes: "we go to Goa every March"'),
-           write(home, "scout", "MEMORY.md", MEMORY_TEXT + "- vegetarian\n", run.actor("tidy-up"), 5.3,
-                 note="tidy-up: 1 from MEMORY.md")]
+    ids = [
+        add_line(
+            home,
+            "scout",
+            "MEMORY.md",
+            "- vegetarian\n",
+            run.actor("capture"),
+            5.5,
+            note='quotes: "I\'m vegetarian" · "no meat, please"',
+        ),
+        add_line(
+            home,
+            "scout",
+            "memory/travel.md",
+            "- Goa in March\n",
+            run.actor("capture"),
+            5.4,
+            note='quotes: "we go to Goa every March"',
+        ),
+        write(
+            home,
+            "scout",
+            "MEMORY.md",
+            MEMORY_TEXT + "- vegetarian\n",
+            run.actor("tidy-up"),
+            5.3,
+            note="tidy-up: 1 from MEMORY.md",
+        ),
+    ]
     add_line(home, "scout", "MEMORY.md", "- by hand\n", PERSON, 2)
     nova = UpkeepRun("nova", "20260310T030000-cccccc")
-    add_line(home, "nova", "MEMORY.md", "- tea, not coffee\n", nova.actor("compact"), 4,
-             note="merge: two lines on the same drink")
+    add_line(
+        home,
+        "nova",
+        "MEMORY.md",
+        "- tea, not coffee\n",
+        nova.actor("compact"),
+        4,
+        note="merge: two lines on the same drink",
+    )
     return run, nova, ids
 
 
@@ -62,8 +92,11 @@ def test_runs_are_grouped_bot_run_change_oldest_first_with_their_notes(home):
     assert [r.id for r in scout.runs] == [run.id]  # the run of five nights ago is outside the default window
     changes = scout.runs[0].changes
     assert [c.id for c in changes] == ids
-    assert [(c.step, c.file) for c in changes] == [("capture", "MEMORY.md"), ("capture", "memory/travel.md"),
-                                                     ("tidy-up", "MEMORY.md")]
+    assert [(c.step, c.file) for c in changes] == [
+        ("capture", "MEMORY.md"),
+        ("capture", "memory/travel.md"),
+        ("tidy-up", "MEMORY.md"),
+    ]
     assert changes[0].quotes == ["I'm vegetarian", "no meat, please"] and changes[0].reason is None
     assert changes[2].reason == "tidy-up: 1 from MEMORY.md" and changes[2].quotes == []
     assert "+- vegetarian" in changes[0].diff and changes[0].undoable and not changes[0].undone
@@ -145,7 +178,9 @@ def test_last_night_counts_per_bot_for_the_bots_screen(home):
     assert last_night_start(NOW) == datetime(2026, 3, 9, 18, 0).astimezone()
     counts = overnight(home, NOW)
     assert {bot: (c.changes, c.runs, c.pending, c.unreviewed) for bot, c in counts.items()} == {
-        "scout": (3, 1, 0, 3), "nova": (1, 1, 0, 1)}
+        "scout": (3, 1, 0, 3),
+        "nova": (1, 1, 0, 1),
+    }
     marks.mark_reviewed(home, "scout", [run.id])
     assert overnight(home, NOW)["scout"].unreviewed == 0
 
@@ -157,6 +192,7 @@ def test_quotes_read_back_from_a_capture_note():
 
 def test_an_unknown_bot_is_one_sentence(home):
     import pytest
+
     from omb_tui.core.memory.paths import MemoryInputError
 
     with pytest.raises(MemoryInputError, match="There is no bot 'ghost'"):
@@ -168,8 +204,12 @@ def test_waiting_compaction_proposals_are_listed_and_counted_until_decided(home)
     from omb_tui.core.compact.validator import Change
 
     night(home)
-    proposed = pending.add_pending(home, "nova", "20260310T030000-dddddd",
-                                   [Change("duplicate", "- tea, not coffee\n", "About me says it already.")])
+    proposed = pending.add_pending(
+        home,
+        "nova",
+        "20260310T030000-dddddd",
+        [Change("duplicate", "- tea, not coffee\n", "About me says it already.")],
+    )
     bot = next(b for b in review(home, now=NOW).bots if b.bot == "nova")
     assert bot.pending == 1 and bot.as_dict()["proposals"][0]["original"] == "- tea, not coffee\n"
     assert "1 proposal(s) waiting" in "\n".join(review(home, now=NOW).lines())

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from app_helpers import open_files, settle, wait_for
 from serve_helpers import LiveServer
 from textual.widgets import Static
 
-from app_helpers import open_files, settle, wait_for
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.core.memory.journal import HOW_API
@@ -18,8 +18,9 @@ FILE = "/api/bots/scout/memory/file"
 
 async def save_through_the_api(server: LiveServer, text: str) -> None:
     read = await asyncio.to_thread(server.get, f"{FILE}?path=MEMORY.md")
-    saved = await asyncio.to_thread(server.request, "PUT", FILE, {"path": "MEMORY.md", "text": text,
-                                                                  "expectedHash": read.data["hash"]})
+    saved = await asyncio.to_thread(
+        server.request, "PUT", FILE, {"path": "MEMORY.md", "text": text, "expectedHash": read.data["hash"]}
+    )
     assert saved.status == 200
 
 
@@ -36,7 +37,8 @@ async def test_a_save_from_the_api_meets_the_apps_conflict_dialog(home):
             await pilot.pause()
             assert isinstance(app.screen, ConflictDialog)
             assert "saved through the HTTP routes (omb-tui serve) while you were editing." in str(
-                app.screen.query_one(".dialog-question", Static).render())
+                app.screen.query_one(".dialog-question", Static).render()
+            )
             await pilot.press("r")  # Reload: the API's version in the editor, the draft kept beside it
             await settle(pilot)
             assert screen.editor.text == "- saved from the API\n"

@@ -47,12 +47,16 @@ def test_a_body_just_within_the_depth_limit_is_read(server, home):
     assert memory_file(home, "memory/deep.md").read_text() == "# Deep\n"
 
 
-@pytest.mark.parametrize("route, raw", [
-    (f"PUT {API}/file", b'{"path": "memory/a.md", "text": "half \\ud800 a pair", "expectedHash": null}'),
-    (f"PUT {API}", b'{"text": "- \\udbff\\n"}'),
-    (f"PUT {API}/file", b'{"path": "memory/\\ud800.md", "text": "x", "expectedHash": null}'),
-    ("POST /api/teams", b'{"name": "Crew", "bots": ["scout\\udfff"]}'),
-], ids=["file text", "whole-file text", "topic name", "team's bot"])
+@pytest.mark.parametrize(
+    "route, raw",
+    [
+        (f"PUT {API}/file", b'{"path": "memory/a.md", "text": "half \\ud800 a pair", "expectedHash": null}'),
+        (f"PUT {API}", b'{"text": "- \\udbff\\n"}'),
+        (f"PUT {API}/file", b'{"path": "memory/\\ud800.md", "text": "x", "expectedHash": null}'),
+        ("POST /api/teams", b'{"name": "Crew", "bots": ["scout\\udfff"]}'),
+    ],
+    ids=["file text", "whole-file text", "topic name", "team's bot"],
+)
 def test_a_lone_surrogate_in_a_text_is_400_and_writes_nothing(server, home, caplog, route, raw):
     method, path = route.split(" ", 1)
     reply = server.request(method, path, raw=raw)
@@ -64,8 +68,11 @@ def test_a_lone_surrogate_in_a_text_is_400_and_writes_nothing(server, home, capl
 def test_a_byte_that_is_not_utf8_still_goes_back_as_the_escape_it_was_read_as(server, home):
     memory_file(home, "memory/latin.md").write_bytes(b"- caf\xe9\n")
     read = server.get(f"{API}/file?path=memory/latin.md").data
-    saved = server.request("PUT", f"{API}/file", {"path": "memory/latin.md", "text": read["text"] + "- more\n",
-                                                  "expectedHash": read["hash"]})
+    saved = server.request(
+        "PUT",
+        f"{API}/file",
+        {"path": "memory/latin.md", "text": read["text"] + "- more\n", "expectedHash": read["hash"]},
+    )
     assert saved.status == 200 and memory_file(home, "memory/latin.md").read_bytes() == b"- caf\xe9\n- more\n"
 
 
@@ -104,12 +111,16 @@ def raw_exchange(server, data: bytes) -> bytes:
     return answer
 
 
-@pytest.mark.parametrize("data", [
-    b"GET /api/bots/scout/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n",
-    b"GET /api/bots/scout/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 20_000 + b"\r\n\r\n",
-    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 a TLS hello to a plain HTTP port\r\n\r\n",
-    b"GET /api/bots/scout/memory HTTP/9.9\r\n\r\n",
-], ids=["a header without a colon", "a header of 20,000 bytes", "a TLS hello", "HTTP/9.9"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"GET /api/bots/scout/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nNo colon here\r\n\r\n",
+        b"GET /api/bots/scout/memory HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + b"a" * 20_000 + b"\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 a TLS hello to a plain HTTP port\r\n\r\n",
+        b"GET /api/bots/scout/memory HTTP/9.9\r\n\r\n",
+    ],
+    ids=["a header without a colon", "a header of 20,000 bytes", "a TLS hello", "HTTP/9.9"],
+)
 def test_a_request_that_is_not_http_is_refused_without_a_traceback(server, caplog, data):
     with caplog.at_level(logging.DEBUG):
         answer = raw_exchange(server, data)

@@ -26,8 +26,13 @@ def serve_env(home, tmp_path) -> dict:
 
 
 def test_serve_listens_on_loopback_answers_with_the_token_and_stops_on_sigterm(home, tmp_path):
-    server = subprocess.Popen(omb_tui_command() + ["serve", "--port", "0", "--allow-host", "omb.test"],
-                              env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        omb_tui_command() + ["serve", "--port", "0", "--allow-host", "omb.test"],
+        env=serve_env(home, tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = server.stdout.readline()
         address = re.search(r"http://127\.0\.0\.1:(\d+)/api", line)
@@ -37,8 +42,9 @@ def test_serve_listens_on_loopback_answers_with_the_token_and_stops_on_sigterm(h
 
         def status_for(host: str | None) -> int:
             headers = {"Authorization": f"Bearer {token}", **({"Host": host} if host else {})}
-            request = urllib.request.Request(f"http://127.0.0.1:{address.group(1)}/api/bots/scout/memory",
-                                             headers=headers)
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{address.group(1)}/api/bots/scout/memory", headers=headers
+            )
             try:
                 with urllib.request.urlopen(request, timeout=30) as answer:
                     assert json.loads(answer.read())["name"] == "Scout"
@@ -70,8 +76,13 @@ def test_an_address_other_computers_reach_needs_allow_remote(run_exe):
 
 
 def test_allow_remote_says_what_it_exposes(home, tmp_path):
-    server = subprocess.Popen(omb_tui_command() + ["serve", "--host", "0.0.0.0", "--port", "0", "--allow-remote"],
-                              env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        omb_tui_command() + ["serve", "--host", "0.0.0.0", "--port", "0", "--allow-remote"],
+        env=serve_env(home, tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         warning = server.stdout.readline()
         assert "every bot's memory" in warning and "clear text" in warning

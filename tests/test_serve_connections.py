@@ -12,16 +12,16 @@ import sys
 import time
 import urllib.request
 from collections import Counter
-from contextlib import ExitStack
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 
 import pytest
 from serve_helpers import LiveServer
 from test_serve_cli import serve_env
 
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.server.http import GUARD
 from omb_tui.server.connections import ConnectionEvents, ServeLimits
+from omb_tui.server.http import GUARD
 from omb_tui.server.token import load_or_create_token
 
 API = "/api/bots/scout/memory"
@@ -105,8 +105,11 @@ def test_a_body_that_stops_arriving_is_408_and_writes_nothing(home):
         before = (home.workspace("scout") / "MEMORY.md").read_bytes()
         with socket.create_connection(("127.0.0.1", server.port), timeout=DEADLINE) as sock:
             body = b'{"text": "- only the start'
-            sock.sendall(f"PUT {API} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer "
-                         f"{server.token}\r\nContent-Length: 100\r\n\r\n".encode("ascii") + body)
+            sock.sendall(
+                f"PUT {API} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer "
+                f"{server.token}\r\nContent-Length: 100\r\n\r\n".encode("ascii")
+                + body
+            )
             answer = b""
             while not answer.endswith(b"}"):  # the whole answer, a JSON object; then the server closes
                 answer += sock.recv(65536)
@@ -121,24 +124,34 @@ def test_when_every_open_connection_is_busy_a_new_one_is_503_at_once(home):
     with LiveServer(home, limits=limits) as server, ThreadPoolExecutor(3) as pool:
         read_hash = server.get(f"{API}/file?path=MEMORY.md").data["hash"]
         with MemoryStore(home, "scout").locked():  # the three saves wait for the bot's lock: three busy connections
-            saves = [pool.submit(server.request, "PUT", f"{API}/file", {"path": "MEMORY.md", "text": f"- {n}\n",
-                                                                         "expectedHash": read_hash})
-                     for n in range(3)]
+            saves = [
+                pool.submit(
+                    server.request,
+                    "PUT",
+                    f"{API}/file",
+                    {"path": "MEMORY.md", "text": f"- {n}\n", "expectedHash": read_hash},
+                )
+                for n in range(3)
+            ]
             guard = server.app[GUARD]
-            wait_for(lambda: len(guard.open) == 3 and sum(c.requests for c in guard.open.values()) == 3,
-                     "three saves waiting, and no other connection open")
+            wait_for(
+                lambda: len(guard.open) == 3 and sum(c.requests for c in guard.open.values()) == 3,
+                "three saves waiting, and no other connection open",
+            )
             refused = server.get(API)
             assert refused.status == 503 and refused.headers["Retry-After"] == "1"
-            assert refused.error == ("The server has 3 connections open, its limit, each with a request in "
-                                     "progress; try again in a moment.")
+            assert refused.error == (
+                "The server has 3 connections open, its limit, each with a request in progress; try again in a moment."
+            )
         assert sorted(save.result(DEADLINE).status for save in saves) == [200, 409, 409]
         assert server.get(API).status == 200
 
 
 async def test_the_log_line_comes_once_a_second_with_every_count():
     clock, scheduled, said = [100.0], [], []
-    events = ConnectionEvents(ServeLimits(), 500, clock=lambda: clock[0],
-                              later=lambda delay, call: scheduled.append((clock[0] + delay, call)))
+    events = ConnectionEvents(
+        ServeLimits(), 500, clock=lambda: clock[0], later=lambda delay, call: scheduled.append((clock[0] + delay, call))
+    )
     import logging
 
     handler = logging.Handler()
@@ -151,8 +164,10 @@ async def test_the_log_line_comes_once_a_second_with_every_count():
         assert said == ["Connections closed with no request within 10 s: 1."] and len(scheduled) == 1
         clock[0], call = scheduled[0]
         call()
-        assert said[1] == "Connections closed with no request within 10 s: 999; connections refused, all 500 open " \
-                          "ones busy: 3."
+        assert (
+            said[1] == "Connections closed with no request within 10 s: 999; connections refused, all 500 open "
+            "ones busy: 3."
+        )
         call()  # nothing new since: no line
         assert len(said) == 2 and events.total == Counter({"no request": 1000, "refused": 3})
     finally:
@@ -164,10 +179,15 @@ def start_serve(home, tmp_path, *, code: str = "", descriptors: int | None = Non
     """`omb-tui serve --port 0` in its own process (after `code`, and with at most `descriptors` open files); its
     port. The limit is set by the child itself: a preexec_fn could deadlock in a forked copy of this threaded one."""
     if descriptors:
-        code = ("import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, "
-                f"({descriptors}, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n") + code
-    program = [sys.executable, "-c", code + "\nimport sys\nfrom omb_tui.cli import main\n"
-               "sys.exit(main(['serve', '--port', '0']))"]
+        code = (
+            "import resource\nresource.setrlimit(resource.RLIMIT_NOFILE, "
+            f"({descriptors}, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        ) + code
+    program = [
+        sys.executable,
+        "-c",
+        code + "\nimport sys\nfrom omb_tui.cli import main\nsys.exit(main(['serve', '--port', '0']))",
+    ]
     server = subprocess.Popen(program, env=serve_env(home, tmp_path), stdout=subprocess.PIPE, stderr=stderr)
     line = server.stdout.readline().decode()
     address = re.search(r"http://127\.0\.0\.1:(\d+)/api", line)
@@ -258,5 +278,10 @@ def test_lines_dropped_while_stderr_is_stuck_are_counted_and_told():
     handler.handle(logging.makeLogRecord({"msg": "line 10", "levelno": logging.ERROR}))
     lines.put(STOP)
     writer.join(DEADLINE)
-    assert written == ["line 0", "7 log lines were dropped: stderr was not being read fast enough.", "line 1",
-                       "line 2", "line 10"]
+    assert written == [
+        "line 0",
+        "7 log lines were dropped: stderr was not being read fast enough.",
+        "line 1",
+        "line 2",
+        "line 10",
+    ]

@@ -35,12 +35,19 @@ def test_the_description_lists_exactly_the_routes_the_server_has():
 
 
 def test_the_description_covers_the_spec_table():
-    table = {("GET", "/api/bots/{id}/memory"), ("GET", "/api/bots/{id}/memory/file"),
-             ("PUT", "/api/bots/{id}/memory/file"), ("DELETE", "/api/bots/{id}/memory/file"),
-             ("GET", "/api/bots/{id}/memory/journal"), ("POST", "/api/bots/{id}/memory/journal/{entryId}/revert"),
-             ("POST", "/api/bots/{id}/memory/open"), ("GET", "/api/bots/{id}/memory/upkeep"),
-             ("POST", "/api/bots/{id}/memory/tidy"), ("GET", "/api/profile/learned"),
-             ("POST", "/api/profile/learned/{id}/remove")}
+    table = {
+        ("GET", "/api/bots/{id}/memory"),
+        ("GET", "/api/bots/{id}/memory/file"),
+        ("PUT", "/api/bots/{id}/memory/file"),
+        ("DELETE", "/api/bots/{id}/memory/file"),
+        ("GET", "/api/bots/{id}/memory/journal"),
+        ("POST", "/api/bots/{id}/memory/journal/{entryId}/revert"),
+        ("POST", "/api/bots/{id}/memory/open"),
+        ("GET", "/api/bots/{id}/memory/upkeep"),
+        ("POST", "/api/bots/{id}/memory/tidy"),
+        ("GET", "/api/profile/learned"),
+        ("POST", "/api/profile/learned/{id}/remove"),
+    }
     assert table <= described()
 
 
@@ -73,8 +80,7 @@ def a_team_with_a_note_and_a_card(home):
 @pytest.mark.parametrize("method, path", sorted(described()))
 def test_every_described_route_answers(server, home, method, path):
     row = MemoryStore(home, "scout").write("MEMORY.md", "- 2026-01-05 · likes tea\n", Actor(WHO_BOT, HOW_TASK))
-    learned = add_learned(home, "scout", "The person is vegetarian", Actor(WHO_PERSON, HOW_SETTINGS),
-                          owners_words=True)
+    learned = add_learned(home, "scout", "The person is vegetarian", Actor(WHO_PERSON, HOW_SETTINGS), owners_words=True)
     assert learned.added
     url = path.replace("/api/profile/learned/{id}", f"/api/profile/learned/{learned.id}")
     url = url.replace("{id}", "scout").replace("{entryId}", row.row_id)
@@ -95,7 +101,6 @@ def test_every_described_route_answers(server, home, method, path):
 def test_the_description_is_served_to_the_owner(server):
     reply = server.get("/api/openapi.json")
     assert reply.status == 200 and reply.data["openapi"].startswith("3.1")
-
 
 
 # ----- the description and the server agree: every refusal described, every constraint the server's -----
@@ -148,11 +153,15 @@ def test_the_descriptions_limits_are_the_servers():
     assert parameters["key"]["schema"]["pattern"] == model.NOTE_KEY.pattern
     assert parameters["key"]["schema"]["maxLength"] == model.KEY_MAX_CHARS
     assert (parameters["limit"]["schema"]["minimum"], parameters["limit"]["schema"]["maximum"]) == (
-        1, JOURNAL_MAX_LIMIT)
+        1,
+        JOURNAL_MAX_LIMIT,
+    )
     assert body_schema("POST", "/api/teams")["properties"]["name"]["maxLength"] == model.NAME_MAX_CHARS
     propose = body_schema("POST", "/api/teams/{team}/propose")["properties"]
-    assert (propose["title"]["maxLength"], propose["text"]["maxLength"]) == (model.TITLE_MAX_CHARS,
-                                                                             model.TEXT_MAX_CHARS)
+    assert (propose["title"]["maxLength"], propose["text"]["maxLength"]) == (
+        model.TITLE_MAX_CHARS,
+        model.TEXT_MAX_CHARS,
+    )
     for method, path, operation, _ in operations():
         if "requestBody" in operation and "revision" in body_schema(method, path).get("properties", {}):
             assert operation["requestBody"]["required"], f"{method} {path}: revision needs a body"
@@ -166,10 +175,26 @@ def query_schema(method: str, path: str, name: str) -> dict:
     return next(p for m, pa, _o, p in operations() if (m, pa) == (method, path))[name]["schema"]
 
 
-FILE_PATHS = ["MEMORY.md", "memory/travel.md", "memory/Über uns.md", "memory/archive.md", "memory/log/2026-01-05.md",
-              "memory/log/2024-02-29.md", "", "memory/", "memory/.hidden.md", "memory/x", "../MEMORY.md",
-              "/etc/passwd", "memory/log/2026-02-30.md", "memory/log/0000-01-01.md", "memory/sub/x.md",
-              "memory/" + "a" * 197 + ".md", "memory/" + "a" * 198 + ".md", "memory/ leading.md"]
+FILE_PATHS = [
+    "MEMORY.md",
+    "memory/travel.md",
+    "memory/Über uns.md",
+    "memory/archive.md",
+    "memory/log/2026-01-05.md",
+    "memory/log/2024-02-29.md",
+    "",
+    "memory/",
+    "memory/.hidden.md",
+    "memory/x",
+    "../MEMORY.md",
+    "/etc/passwd",
+    "memory/log/2026-02-30.md",
+    "memory/log/0000-01-01.md",
+    "memory/sub/x.md",
+    "memory/" + "a" * 197 + ".md",
+    "memory/" + "a" * 198 + ".md",
+    "memory/ leading.md",
+]
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
@@ -203,13 +228,26 @@ def test_a_team_name_is_refused_by_the_server_exactly_when_the_description_refus
 def test_a_note_is_refused_by_the_server_exactly_when_the_description_refuses_it(server, home):
     create_team(home, "Crew", ["scout"])
     schema = body_schema("POST", "/api/teams/{team}/propose")
-    bodies = [{"key": f"crew/k{n}", "title": title, "text": text}
-              for n, (title, text) in enumerate([("Colour", "Amber."), ("", "Amber."), ("Colour", ""),
-                                                 ("  ", "Amber."), ("Colour", " \n "), ("t" * 120, "Amber."),
-                                                 ("t" * 121, "Amber."), ("Colour", "x" * 2000),
-                                                 ("Colour", "x" * 2001)])]
-    bodies += [{"key": "Crew/Upper", "title": "Colour", "text": "Amber."}, {"key": "k" * 121, "title": "T",
-                                                                           "text": "Amber."}]
+    bodies = [
+        {"key": f"crew/k{n}", "title": title, "text": text}
+        for n, (title, text) in enumerate(
+            [
+                ("Colour", "Amber."),
+                ("", "Amber."),
+                ("Colour", ""),
+                ("  ", "Amber."),
+                ("Colour", " \n "),
+                ("t" * 120, "Amber."),
+                ("t" * 121, "Amber."),
+                ("Colour", "x" * 2000),
+                ("Colour", "x" * 2001),
+            ]
+        )
+    ]
+    bodies += [
+        {"key": "Crew/Upper", "title": "Colour", "text": "Amber."},
+        {"key": "k" * 121, "title": "T", "text": "Amber."},
+    ]
     for body in bodies:
         reply = server.request("POST", "/api/teams/Crew/propose", body)
         assert (reply.status != 400) is schema_allows(schema, body), (body, reply.status, reply.error)
@@ -221,8 +259,12 @@ def test_a_team_reference_of_spaces_is_400_and_the_description_says_so(server, t
 
     schema = resolved(SPEC["components"]["parameters"]["team"])["schema"]
     assert not schema_allows(schema, urllib.parse.unquote(team))
-    for method, url in [("GET", f"/api/teams/{team}"), ("DELETE", f"/api/teams/{team}"),
-                        ("GET", f"/api/teams/{team}/gauge"), ("GET", f"/api/teams/{team}/prompt")]:
+    for method, url in [
+        ("GET", f"/api/teams/{team}"),
+        ("DELETE", f"/api/teams/{team}"),
+        ("GET", f"/api/teams/{team}/gauge"),
+        ("GET", f"/api/teams/{team}/prompt"),
+    ]:
         assert server.request(method, url).status == 400
 
 

@@ -26,12 +26,20 @@ def test_the_overview_gives_the_gauge_the_topics_the_logs_and_the_folder(server,
     reply = server.get(API)
     assert reply.status == 200
     gauge = Bot(home, "scout").gauge()
-    assert reply.data["gauge"] == {"lines": gauge.lines, "bytes": gauge.bytes, "maxLines": 200,
-                                   "maxBytes": gauge.max_bytes, "level": "ok", "linesNotLoaded": 0}
+    assert reply.data["gauge"] == {
+        "lines": gauge.lines,
+        "bytes": gauge.bytes,
+        "maxLines": 200,
+        "maxBytes": gauge.max_bytes,
+        "level": "ok",
+        "linesNotLoaded": 0,
+    }
     assert [(t["path"], t["title"], t["aliases"]) for t in reply.data["topics"]] == [
-        ("memory/travel.md", "Travel", ["trips", "flights"])]
-    assert reply.data["logs"] == [{"path": f"memory/log/{LOG_NAME}", "day": LOG_NAME[:-3],
-                                   "bytes": len(LOG_TEXT.encode())}]
+        ("memory/travel.md", "Travel", ["trips", "flights"])
+    ]
+    assert reply.data["logs"] == [
+        {"path": f"memory/log/{LOG_NAME}", "day": LOG_NAME[:-3], "bytes": len(LOG_TEXT.encode())}
+    ]
     assert reply.data["folder"] == str(home.workspace("scout"))
     assert (reply.data["name"], reply.data["memory"], reply.data["archive"]["exists"]) == ("Scout", True, False)
 
@@ -51,8 +59,13 @@ def test_an_unknown_bot_is_404_and_a_bad_id_400(server):
 def test_one_file_gives_its_text_and_hash(server, home):
     reply = server.get(f"{API}/file?path=memory/travel.md")
     assert reply.status == 200
-    assert reply.data == {"path": "memory/travel.md", "kind": "topic", "readOnly": False,
-                          "hash": text_hash(TOPIC_TEXT), "text": TOPIC_TEXT}
+    assert reply.data == {
+        "path": "memory/travel.md",
+        "kind": "topic",
+        "readOnly": False,
+        "hash": text_hash(TOPIC_TEXT),
+        "text": TOPIC_TEXT,
+    }
     assert server.get(f"{API}/file?path=memory/log/{LOG_NAME}").data["readOnly"] is True
 
 
@@ -66,8 +79,11 @@ def test_bytes_that_are_not_utf8_come_back_and_go_back_unchanged(server, home):
     memory_file(home).write_bytes(b"- caf\xe9 in Latin-1\n")
     read = server.get(f"{API}/file?path=MEMORY.md")
     assert read.data["text"] == "- caf\udce9 in Latin-1\n"
-    saved = server.request("PUT", f"{API}/file", {"path": "MEMORY.md", "text": read.data["text"] + "- more\n",
-                                                  "expectedHash": read.data["hash"]})
+    saved = server.request(
+        "PUT",
+        f"{API}/file",
+        {"path": "MEMORY.md", "text": read.data["text"] + "- more\n", "expectedHash": read.data["hash"]},
+    )
     assert saved.status == 200
     assert memory_file(home).read_bytes() == b"- caf\xe9 in Latin-1\n- more\n"
 
@@ -92,8 +108,12 @@ def test_a_stale_save_is_409_with_the_current_text_and_writes_nothing(server, ho
     rows_before = len(MemoryStore(home, "scout").journal.rows())
     reply = server.request("PUT", f"{API}/file", {"path": "MEMORY.md", "text": "- mine\n", "expectedHash": opened})
     assert reply.status == 409
-    assert reply.data == {"error": "MEMORY.md changed since it was read; nothing was written.", "path": "MEMORY.md",
-                          "currentHash": text_hash("- the bot's version\n"), "currentText": "- the bot's version\n"}
+    assert reply.data == {
+        "error": "MEMORY.md changed since it was read; nothing was written.",
+        "path": "MEMORY.md",
+        "currentHash": text_hash("- the bot's version\n"),
+        "currentText": "- the bot's version\n",
+    }
     assert memory_file(home).read_text() == "- the bot's version\n"
     assert len(MemoryStore(home, "scout").journal.rows()) == rows_before
 
@@ -105,30 +125,34 @@ def test_a_save_without_expected_hash_is_428(server, home):
 
 
 def test_expected_hash_null_creates_a_new_file_only(server, home):
-    created = server.request("PUT", f"{API}/file", {"path": "memory/people.md", "text": "# People\n",
-                                                    "expectedHash": None})
+    created = server.request(
+        "PUT", f"{API}/file", {"path": "memory/people.md", "text": "# People\n", "expectedHash": None}
+    )
     assert created.status == 200 and memory_file(home, "memory/people.md").read_text() == "# People\n"
-    again = server.request("PUT", f"{API}/file", {"path": "memory/people.md", "text": "# Other\n",
-                                                  "expectedHash": None})
+    again = server.request(
+        "PUT", f"{API}/file", {"path": "memory/people.md", "text": "# Other\n", "expectedHash": None}
+    )
     assert again.status == 409 and again.error == "memory/people.md already exists; nothing was written."
     assert again.data["currentText"] == "# People\n"
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"text": "x", "expectedHash": None}, "'path'"),
-    ({"path": "MEMORY.md", "text": 5, "expectedHash": None}, "'text'"),
-    ({"path": "MEMORY.md", "text": "x", "expectedHash": 7}, "expectedHash must be a string"),
-    ({"path": "memory/log/2026-01-05.md", "text": "x", "expectedHash": text_hash(LOG_TEXT)}, "read-only"),
-    ({"path": "memory/_bad.md", "text": "x", "expectedHash": None}, "not a valid topic name"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"text": "x", "expectedHash": None}, "'path'"),
+        ({"path": "MEMORY.md", "text": 5, "expectedHash": None}, "'text'"),
+        ({"path": "MEMORY.md", "text": "x", "expectedHash": 7}, "expectedHash must be a string"),
+        ({"path": "memory/log/2026-01-05.md", "text": "x", "expectedHash": text_hash(LOG_TEXT)}, "read-only"),
+        ({"path": "memory/_bad.md", "text": "x", "expectedHash": None}, "not a valid topic name"),
+    ],
+)
 def test_a_bad_save_is_400_in_one_sentence(server, home, body, words):
     reply = server.request("PUT", f"{API}/file", body)
     assert reply.status == 400 and words in reply.error
     assert memory_file(home, f"memory/log/{LOG_NAME}").read_text() == LOG_TEXT
 
 
-@pytest.mark.parametrize("raw, words", [(b"{not json", "not valid JSON"), (b"[1, 2]", "a JSON object"),
-                                        (b"", "empty")])
+@pytest.mark.parametrize("raw, words", [(b"{not json", "not valid JSON"), (b"[1, 2]", "a JSON object"), (b"", "empty")])
 def test_a_body_that_is_not_a_json_object_is_400(server, raw, words):
     reply = server.request("PUT", f"{API}/file", raw=raw)
     assert reply.status == 400 and words in reply.error
@@ -218,8 +242,9 @@ def test_open_opens_the_folder_or_obsidian_on_this_computer(server, home):
 
 # ----- upkeep and the tidy-up -----
 def expire_a_note(home):
-    MemoryStore(home, "scout").write("MEMORY.md", MEMORY_TEXT + "- 2020-01-01 · Conference pass · until 2020-01-03\n",
-                                     BOT)
+    MemoryStore(home, "scout").write(
+        "MEMORY.md", MEMORY_TEXT + "- 2020-01-01 · Conference pass · until 2020-01-03\n", BOT
+    )
 
 
 def test_upkeep_says_what_is_on_what_can_run_and_what_ran_last(server, home):

@@ -35,8 +35,10 @@ def test_a_wrong_token_is_403_even_one_character_off(server):
     one_off = server.token[:-1] + ("A" if server.token[-1] != "A" else "B")
     for token in ("nope", one_off):
         reply = server.get(API, token=token)
-        assert (reply.status, reply.data) == (403, {"error": "That token is not the owner's; nothing was read or "
-                                                             "changed."})
+        assert (reply.status, reply.data) == (
+            403,
+            {"error": "That token is not the owner's; nothing was read or changed."},
+        )
 
 
 def test_a_refused_request_changes_nothing(server, home):
@@ -90,9 +92,11 @@ def raw_request(server, head: str, body: bytes = b"") -> tuple[int, bytes]:
 
 
 def test_a_body_announced_over_the_limit_is_413_before_it_is_read(server, home):
-    head = (f"PUT {API}/file HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-            f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {MAX_BODY_BYTES + 1}\r\nConnection: close\r\n")
+    head = (
+        f"PUT {API}/file HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {MAX_BODY_BYTES + 1}\r\nConnection: close\r\n"
+    )
     status, body = raw_request(server, head)  # not a byte of the body is sent: the answer comes first
     assert status == 413 and b"2 MiB" in body
     assert memory_file(home).read_text() == MEMORY_TEXT
@@ -104,11 +108,18 @@ def test_a_chunked_body_over_the_limit_is_413_and_writes_nothing(server, home):
     text = "- a long note\n" * (MAX_BODY_BYTES // 14 + 10)
     read_hash = server.get(f"{API}/file?path=MEMORY.md").data["hash"]
     payload = json.dumps({"path": "MEMORY.md", "text": text, "expectedHash": read_hash}).encode()
-    chunked = b"".join(b"%x\r\n%s\r\n" % (len(part), part)
-                       for part in (payload[i:i + 65536] for i in range(0, len(payload), 65536))) + b"0\r\n\r\n"
-    head = (f"PUT {API}/file HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-            f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
-            "Transfer-Encoding: chunked\r\nConnection: close\r\n")
+    chunked = (
+        b"".join(
+            b"%x\r\n%s\r\n" % (len(part), part)
+            for part in (payload[i : i + 65536] for i in range(0, len(payload), 65536))
+        )
+        + b"0\r\n\r\n"
+    )
+    head = (
+        f"PUT {API}/file HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\nConnection: close\r\n"
+    )
     status, _ = raw_request(server, head, chunked)
     assert status == 413
     assert memory_file(home).read_text() == MEMORY_TEXT
@@ -122,8 +133,17 @@ def test_a_body_just_under_the_limit_is_saved(server, home):
 
 
 # ----- paths that lead out -----
-@pytest.mark.parametrize("rel", ["../MEMORY.md", "../../config.json", "memory/../../other/MEMORY.md", "/etc/passwd",
-                                 "memory/log/../../../x.md", "..%2Fsecret.md"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "../MEMORY.md",
+        "../../config.json",
+        "memory/../../other/MEMORY.md",
+        "/etc/passwd",
+        "memory/log/../../../x.md",
+        "..%2Fsecret.md",
+    ],
+)
 def test_a_path_that_leads_out_is_400_for_every_file_route(server, home, rel):
     quoted = rel.replace("/", "%2F") if rel.startswith("..%") else rel
     assert server.get(f"{API}/file?path={quoted}").status == 400
@@ -139,8 +159,9 @@ def test_a_topic_linked_outside_the_workspace_is_never_read_or_written(server, h
     memory_file(home, "memory/leak.md").symlink_to(secret)
     read = server.get(f"{API}/file?path=memory/leak.md")
     assert read.status == 400 and "4321" not in str(read.data)
-    put = server.request("PUT", f"{API}/file", {"path": "memory/leak.md", "text": "overwritten\n",
-                                                "expectedHash": None})
+    put = server.request(
+        "PUT", f"{API}/file", {"path": "memory/leak.md", "text": "overwritten\n", "expectedHash": None}
+    )
     assert put.status == 400
     assert secret.read_text() == "the bank PIN is 4321\n"
     assert "4321" not in str(server.get(API).data)
@@ -158,8 +179,9 @@ def test_concurrent_saves_with_the_same_hash_exactly_one_wins(server, home):
 
     def save(n: int):
         start.wait()
-        return server.request("PUT", f"{API}/file", {"path": "MEMORY.md", "text": f"- writer {n}\n",
-                                                     "expectedHash": read_hash})
+        return server.request(
+            "PUT", f"{API}/file", {"path": "MEMORY.md", "text": f"- writer {n}\n", "expectedHash": read_hash}
+        )
 
     with ThreadPoolExecutor(8) as pool:
         replies = list(pool.map(save, range(8)))
@@ -177,8 +199,12 @@ def test_a_bot_waiting_for_its_lock_does_not_hold_up_another_bot(server, home):
     read_hash = server.get(f"{API}/file?path=MEMORY.md").data["hash"]
     with ThreadPoolExecutor(1) as pool:
         with store.locked():  # scout's save waits for this lock on a worker thread
-            waiting = pool.submit(server.request, "PUT", f"{API}/file",
-                                  {"path": "MEMORY.md", "text": "- later\n", "expectedHash": read_hash})
+            waiting = pool.submit(
+                server.request,
+                "PUT",
+                f"{API}/file",
+                {"path": "MEMORY.md", "text": "- later\n", "expectedHash": read_hash},
+            )
             other = server.get("/api/bots/quill/memory")
             assert other.status == 200 and other.data["name"] == "Quill"
             assert not waiting.done()
@@ -222,9 +248,19 @@ def test_open_from_another_address_is_403_and_opens_nothing(home):
         assert server.get(API).status == 200  # the other routes answer there
 
 
-@pytest.mark.parametrize("peer, loopback", [("127.0.0.1", True), ("127.8.9.1", True), ("::1", True),
-                                            ("::ffff:127.0.0.1", True), ("192.168.1.5", False),
-                                            ("::ffff:10.0.0.1", False), (None, False), ("", False)])
+@pytest.mark.parametrize(
+    "peer, loopback",
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.1", True),
+        ("::1", True),
+        ("::ffff:127.0.0.1", True),
+        ("192.168.1.5", False),
+        ("::ffff:10.0.0.1", False),
+        (None, False),
+        ("", False),
+    ],
+)
 def test_loopback_peers(peer, loopback):
     assert is_loopback_peer(peer) is loopback
 
@@ -236,14 +272,25 @@ def raw_get(server, host_header: str | None) -> tuple[int, bytes]:
     return raw_request(server, head)
 
 
-@pytest.mark.parametrize("host", ["evil.example:{port}", "evil.example", "localhost.evil.example:{port}",
-                                  "127.0.0.1:{other}", "localhost:{other}", "127.0.0.1", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example:{port}",
+        "evil.example",
+        "localhost.evil.example:{port}",
+        "127.0.0.1:{other}",
+        "localhost:{other}",
+        "127.0.0.1",
+        "",
+    ],
+)
 def test_a_host_header_that_is_not_the_servers_address_is_421_even_with_the_token(server, host):
     status, body = raw_get(server, host.format(port=server.port, other=server.port + 1))
     assert status == 421
     error = json.loads(body)["error"]
-    assert error.startswith(f"This server answers to localhost:{server.port}, 127.0.0.1:{server.port} or "
-                            f"[::1]:{server.port}, not to ") and error.endswith("--allow-host.")
+    assert error.startswith(
+        f"This server answers to localhost:{server.port}, 127.0.0.1:{server.port} or [::1]:{server.port}, not to "
+    ) and error.endswith("--allow-host.")
     assert "Scout" not in body.decode()
 
 
@@ -262,12 +309,19 @@ def test_a_name_given_with_allow_host_is_answered_on_any_port(home):
         assert raw_get(server, "other.example")[0] == 421
 
 
-@pytest.mark.parametrize("listening, host, answered", [
-    ("0.0.0.0", "192.168.1.5:8767", True), ("0.0.0.0", "[fe80::1]:8767", True),
-    ("0.0.0.0", "192.168.1.5:80", False), ("0.0.0.0", "box.lan:8767", False),
-    ("192.168.1.5", "192.168.1.5:8767", True), ("192.168.1.5", "192.168.1.6:8767", False),
-    ("127.0.0.1", "192.168.1.5:8767", False), ("localhost", "localhost:8767", True),
-])
+@pytest.mark.parametrize(
+    "listening, host, answered",
+    [
+        ("0.0.0.0", "192.168.1.5:8767", True),
+        ("0.0.0.0", "[fe80::1]:8767", True),
+        ("0.0.0.0", "192.168.1.5:80", False),
+        ("0.0.0.0", "box.lan:8767", False),
+        ("192.168.1.5", "192.168.1.5:8767", True),
+        ("192.168.1.5", "192.168.1.6:8767", False),
+        ("127.0.0.1", "192.168.1.5:8767", False),
+        ("localhost", "localhost:8767", True),
+    ],
+)
 def test_which_hosts_a_server_answers_to(listening, host, answered):
     from omb_tui.server.hosts import AllowedHosts
 

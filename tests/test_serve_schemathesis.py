@@ -43,8 +43,13 @@ from omb_tui.server.app import OPENAPI_PATH
 pytestmark = pytest.mark.schemathesis
 
 EXAMPLES = 15
-REFUSED_FOR_WHAT_IS_STORED = ("There is already a team named", "is another team's key", "already says exactly this",
-                              "restore it first", "There is no bot")
+REFUSED_FOR_WHAT_IS_STORED = (
+    "There is already a team named",
+    "is another team's key",
+    "already says exactly this",
+    "restore it first",
+    "There is no bot",
+)
 SCHEMA = schemathesis.openapi.from_dict(json.loads(OPENAPI_PATH.read_text()), config=SchemathesisConfig())
 
 
@@ -58,10 +63,20 @@ def accepted_unless_what_is_stored_refuses(ctx, response, case):
 
 
 CHECKS = {
-    GenerationMode.POSITIVE: [not_a_server_error, status_code_conformance, content_type_conformance,
-                              response_schema_conformance, accepted_unless_what_is_stored_refuses],
-    GenerationMode.NEGATIVE: [not_a_server_error, status_code_conformance, content_type_conformance,
-                              response_schema_conformance, negative_data_rejection],
+    GenerationMode.POSITIVE: [
+        not_a_server_error,
+        status_code_conformance,
+        content_type_conformance,
+        response_schema_conformance,
+        accepted_unless_what_is_stored_refuses,
+    ],
+    GenerationMode.NEGATIVE: [
+        not_a_server_error,
+        status_code_conformance,
+        content_type_conformance,
+        response_schema_conformance,
+        negative_data_rejection,
+    ],
 }
 
 
@@ -71,8 +86,7 @@ def live(tmp_path_factory):
     home = Home(tmp_path_factory.mktemp("schemathesis") / "home")
     make_bot(home)
     row = MemoryStore(home, "scout").write("MEMORY.md", "- 2026-01-05 · likes tea\n", Actor(WHO_BOT, HOW_TASK))
-    learned = add_learned(home, "scout", "The person is vegetarian", Actor(WHO_PERSON, HOW_SETTINGS),
-                          owners_words=True)
+    learned = add_learned(home, "scout", "The person is vegetarian", Actor(WHO_PERSON, HOW_SETTINGS), owners_words=True)
     a_team_with_a_note_and_a_card(home)
     known = {"id": "scout", "team": "Crew", "key": "crew/colour", "entryId": row.row_id, "learned": learned.id}
     with LiveServer(home) as server:
@@ -92,8 +106,9 @@ def test_generated_requests_get_the_answers_the_description_gives(live, method, 
     operation = SCHEMA[path][method]
     auth = {"Authorization": f"Bearer {server.token}"}
 
-    @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(case=operation.as_strategy(generation_mode=mode), use_known=st.booleans())
     def request(case, use_known):
         if mode is GenerationMode.POSITIVE:

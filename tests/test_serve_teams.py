@@ -85,15 +85,18 @@ def test_a_renamed_team_keeps_its_notes_and_a_new_team_of_a_deleted_name_sees_no
     assert (shown["notes"], shown["pending"]) == ([], [])
 
 
-@pytest.mark.parametrize("body, says", [
-    ({"bots": ["scout"]}, "'name'"),
-    ({"name": 7}, "'name'"),
-    ({"name": "Crew", "bots": "scout"}, '"bots"'),
-    ({"name": "Crew", "bots": ["nobody"]}, "no bot 'nobody'"),
-    ({"name": "Crew", "bots": ["../x"]}, "not a valid bot id"),
-    ({"name": "   "}, "needs a name"),
-    ({"name": "x" * 61}, "not a team name"),
-])
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        ({"bots": ["scout"]}, "'name'"),
+        ({"name": 7}, "'name'"),
+        ({"name": "Crew", "bots": "scout"}, '"bots"'),
+        ({"name": "Crew", "bots": ["nobody"]}, "no bot 'nobody'"),
+        ({"name": "Crew", "bots": ["../x"]}, "not a valid bot id"),
+        ({"name": "   "}, "needs a name"),
+        ({"name": "x" * 61}, "not a team name"),
+    ],
+)
 def test_create_refuses_a_bad_body_with_400(server, home, body, says):
     reply = server.request("POST", "/api/teams", body)
     assert reply.status == 400 and says in reply.error
@@ -109,24 +112,32 @@ def test_create_and_rename_refuse_a_name_in_use(server, crew):
 
 
 def test_a_team_that_does_not_exist_is_404_on_every_team_route(server, crew):
-    for method, path, body in [("GET", "/api/teams/nope", None), ("DELETE", "/api/teams/nope", None),
-                               ("POST", "/api/teams/nope/rename", {"name": "x"}),
-                               ("POST", "/api/teams/nope/propose", {"key": "a", "title": "A", "text": "a"}),
-                               ("GET", "/api/teams/nope/gauge", None), ("GET", "/api/teams/nope/prompt", None),
-                               ("GET", f"/api/teams/nope/notes/{KEY}/history", None),
-                               ("POST", f"/api/teams/nope/notes/{KEY}/accept", {"revision": 1})]:
+    for method, path, body in [
+        ("GET", "/api/teams/nope", None),
+        ("DELETE", "/api/teams/nope", None),
+        ("POST", "/api/teams/nope/rename", {"name": "x"}),
+        ("POST", "/api/teams/nope/propose", {"key": "a", "title": "A", "text": "a"}),
+        ("GET", "/api/teams/nope/gauge", None),
+        ("GET", "/api/teams/nope/prompt", None),
+        ("GET", f"/api/teams/nope/notes/{KEY}/history", None),
+        ("POST", f"/api/teams/nope/notes/{KEY}/accept", {"revision": 1}),
+    ]:
         reply = server.request(method, path, body)
         assert reply.status == 404 and "no team 'nope'" in reply.error, (method, path)
 
 
 # ----- show, propose, accept -----
 def test_propose_then_accept_and_every_members_prompt_carries_it(server, home, crew):
-    card = ok(server.request("POST", f"{CREW}/propose", {"key": "tapa/fps", "title": "Frame rate",
-                                                          "text": "24 frames a second."}))
+    card = ok(
+        server.request(
+            "POST", f"{CREW}/propose", {"key": "tapa/fps", "title": "Frame rate", "text": "24 frames a second."}
+        )
+    )
     assert (card["status"], card["basedOn"], card["by"]) == ("proposed", None, "person")
     shown = ok(server.get(CREW))
     assert [(c["key"], c["title"], c["text"], c["pinned"], c["status"], c["revision"]) for c in shown["pending"]] == [
-        ("tapa/fps", "Frame rate", "24 frames a second.", False, "proposed", card["revision"])]
+        ("tapa/fps", "Frame rate", "24 frames a second.", False, "proposed", card["revision"])
+    ]
     assert matches(server.get(CREW), "get", "/api/teams/{team}")
 
     note = ok(server.request("POST", f"{CREW}/notes/tapa/fps/accept", {"revision": card["revision"]}))
@@ -144,13 +155,16 @@ def test_a_key_with_slashes_can_be_sent_encoded(server, crew):
     assert ok(server.get(f"{CREW}/notes/{encoded}/history"))["note"]["key"] == KEY
 
 
-@pytest.mark.parametrize("body, says", [
-    ({"title": "T", "text": "t"}, "'key'"),
-    ({"key": "Bad Key", "title": "T", "text": "t"}, "not a note key"),
-    ({"key": "a", "title": "", "text": "t"}, "needs a title"),
-    ({"key": "a", "title": "T", "text": "x" * 2001}, "longer than 2,000"),
-    ({"key": KEY, "title": "Sequence 02 colour", "text": "Warm amber, never teal."}, "already says exactly this"),
-])
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        ({"title": "T", "text": "t"}, "'key'"),
+        ({"key": "Bad Key", "title": "T", "text": "t"}, "not a note key"),
+        ({"key": "a", "title": "", "text": "t"}, "needs a title"),
+        ({"key": "a", "title": "T", "text": "x" * 2001}, "longer than 2,000"),
+        ({"key": KEY, "title": "Sequence 02 colour", "text": "Warm amber, never teal."}, "already says exactly this"),
+    ],
+)
 def test_propose_refuses_a_bad_card_with_400(server, crew, body, says):
     reply = server.request("POST", f"{CREW}/propose", body)
     assert reply.status == 400 and says in reply.error
@@ -158,16 +172,24 @@ def test_propose_refuses_a_bad_card_with_400(server, crew, body, says):
 
 
 def test_a_proposal_is_redacted_in_the_answer_and_on_disk(server, home, crew):
-    card = ok(server.request("POST", f"{CREW}/propose", {"key": "deploy", "title": "Deploy",
-                                                          "text": f"The deploy key is {FAKE_KEY}."}))
+    card = ok(
+        server.request(
+            "POST", f"{CREW}/propose", {"key": "deploy", "title": "Deploy", "text": f"The deploy key is {FAKE_KEY}."}
+        )
+    )
     assert FAKE_KEY not in card["text"] and "redacted" in card["text"]
     assert FAKE_KEY.encode() not in team_path(home, crew.key).read_bytes()
 
 
 # ----- a revision: missing 428, stale 409 -----
 CHANGES = [  # (action, what the revision is of, the body's other fields)
-    ("accept", "card", {}), ("reject", "card", {}), ("edit", "note", {"text": "Warm amber, softer."}),
-    ("delete", "note", {}), ("pin", "note", {}), ("unpin", "note", {}), ("restore", "note", {"version": 2}),
+    ("accept", "card", {}),
+    ("reject", "card", {}),
+    ("edit", "note", {"text": "Warm amber, softer."}),
+    ("delete", "note", {}),
+    ("pin", "note", {}),
+    ("unpin", "note", {}),
+    ("restore", "note", {"version": 2}),
 ]
 
 
@@ -180,8 +202,9 @@ def crew_with_history_and_card(home, crew):
 
 
 @pytest.mark.parametrize("action, what, extra", CHANGES)
-def test_every_change_without_a_revision_is_428_naming_it(server, home, crew_with_history_and_card, action, what,
-                                                            extra):
+def test_every_change_without_a_revision_is_428_naming_it(
+    server, home, crew_with_history_and_card, action, what, extra
+):
     before = team_path(home, crew_with_history_and_card.key).read_bytes()
     reply = server.request("POST", f"{NOTE}/{action}", extra or None)
     assert reply.status == 428 and '"revision"' in reply.error and f"of the {what}" in reply.error
@@ -189,15 +212,17 @@ def test_every_change_without_a_revision_is_428_naming_it(server, home, crew_wit
 
 
 @pytest.mark.parametrize("action, what, extra", CHANGES)
-def test_a_change_without_a_revision_is_428_even_where_there_is_nothing_to_change(server, home, crew, action,
-                                                                                  what, extra):
+def test_a_change_without_a_revision_is_428_even_where_there_is_nothing_to_change(
+    server, home, crew, action, what, extra
+):
     reply = server.request("POST", f"{CREW}/notes/nothing-here/{action}", extra or None)
     assert reply.status == 428 and f"of the {what}" in reply.error
 
 
 @pytest.mark.parametrize("action, what, extra", CHANGES)
 def test_every_change_with_a_stale_revision_is_409_with_the_current_one_and_the_note(
-        server, home, crew_with_history_and_card, action, what, extra):
+    server, home, crew_with_history_and_card, action, what, extra
+):
     before = team_path(home, crew_with_history_and_card.key).read_bytes()
     reply = server.request("POST", f"{NOTE}/{action}", {"revision": 1, **extra})
     assert reply.status == 409 and "not 1" in reply.error
@@ -239,11 +264,14 @@ def test_a_card_is_stale_when_the_note_changed_since_it_was_proposed(server, hom
     assert ok(server.get(CREW))["notes"][0]["text"] == "Warm amber, never teal."
 
 
-@pytest.mark.parametrize("body, says", [
-    ({"revision": "2"}, "revision must be a whole number"),
-    ({"revision": True}, "revision must be a whole number"),
-    ({"revision": 2.5}, "revision must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        ({"revision": "2"}, "revision must be a whole number"),
+        ({"revision": True}, "revision must be a whole number"),
+        ({"revision": 2.5}, "revision must be a whole number"),
+    ],
+)
 def test_a_revision_that_is_not_a_whole_number_is_400(server, crew, body, says):
     reply = server.request("POST", f"{NOTE}/pin", body)
     assert reply.status == 400 and says in reply.error
@@ -281,8 +309,9 @@ def test_editing_a_deleted_note_is_400_until_it_is_restored(server, crew):
 def test_two_accepts_of_one_card_at_once_exactly_one_wins(server, home, crew):
     card = team_api.propose(home, crew.key, KEY, "Sequence 02 colour", "Deep amber.")
     with ThreadPoolExecutor(2) as pool:
-        replies = list(pool.map(lambda _: server.request("POST", f"{NOTE}/accept", {"revision": card.revision}),
-                                range(2)))
+        replies = list(
+            pool.map(lambda _: server.request("POST", f"{NOTE}/accept", {"revision": card.revision}), range(2))
+        )
     assert sorted(reply.status for reply in replies) == [200, 409]
     loser = next(reply for reply in replies if reply.status == 409)
     assert loser.data["card"] is None and loser.data["note"]["text"] == "Deep amber."
@@ -295,7 +324,8 @@ def test_history_lists_the_earlier_versions_newest_first(server, crew_with_histo
     history = ok(server.get(f"{NOTE}/history"))
     assert (history["note"]["revision"], history["note"]["text"]) == (3, "Warm amber.")
     assert [(v["revision"], v["status"], v["text"]) for v in history["versions"]] == [
-        (2, "superseded", "Warm amber, never teal.")]
+        (2, "superseded", "Warm amber, never teal.")
+    ]
 
 
 def test_gauge_and_prompt_give_what_every_member_loads(server, crew):
@@ -316,8 +346,10 @@ def test_a_damaged_team_file_is_500_naming_it(server, home, crew):
 
 
 # ----- the owner, and room for the bots -----
-@pytest.mark.parametrize("method, path", [("GET", "/api/teams"), ("POST", "/api/teams"), ("GET", CREW),
-                                          ("POST", f"{NOTE}/accept"), ("DELETE", CREW)])
+@pytest.mark.parametrize(
+    "method, path",
+    [("GET", "/api/teams"), ("POST", "/api/teams"), ("GET", CREW), ("POST", f"{NOTE}/accept"), ("DELETE", CREW)],
+)
 def test_every_team_route_needs_the_owners_token(server, home, crew, method, path):
     before = team_path(home, crew.key).read_bytes()
     assert server.request(method, path, {"name": "x", "revision": 1}, token=None).status == 401

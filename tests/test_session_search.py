@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -27,12 +27,23 @@ def write(home: Home, rel: str, text: str) -> None:
     MemoryStore(home, "scout").write(rel, text, ACTOR, allow_log=True)
 
 
-def conversation(home: Home, chat_id: str, messages: list[tuple[str, str, datetime]], *, room: bool = False,
-                 bot_member: bool = True, starter: str = "person") -> conv.Conversation:
+def conversation(
+    home: Home,
+    chat_id: str,
+    messages: list[tuple[str, str, datetime]],
+    *,
+    room: bool = False,
+    bot_member: bool = True,
+    starter: str = "person",
+) -> conv.Conversation:
     members = [conv.Member("person", "Milind")] + ([conv.Member("bot", "scout")] if bot_member else [])
     c = conv.Conversation(
-        id=chat_id, title=chat_id.title(), kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
-        started_by=conv.Starter(starter, "Milind"), members=members, created=NOW - timedelta(days=30),
+        id=chat_id,
+        title=chat_id.title(),
+        kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+        started_by=conv.Starter(starter, "Milind"),
+        members=members,
+        created=NOW - timedelta(days=30),
     )
     for author_kind, text, at in messages:
         c.messages.append(conv.Message(author_kind, "Milind" if author_kind == "person" else "scout", at, text))
@@ -51,25 +62,40 @@ def search(home: Home, query: str | None = None, **kwargs):
 
 @pytest.fixture
 def filled(home):
-    write(home, "memory/clients.md", "- 2026-09-19 · Acme pays invoices late\n- ~~Acme is in Pune~~ · superseded 2026-09-01\n")
+    write(
+        home,
+        "memory/clients.md",
+        "- 2026-09-19 · Acme pays invoices late\n- ~~Acme is in Pune~~ · superseded 2026-09-01\n",
+    )
     write(home, "memory/archive.md", "- 2026-01-03 · Acme moved offices · moved 2026-09-01\n")
-    write(home, "memory/log/2026-09-18.md", "- 10:00 · from chat \"Invoices\" · said: \"Sent the Acme reminders\"\n")
+    write(home, "memory/log/2026-09-18.md", '- 10:00 · from chat "Invoices" · said: "Sent the Acme reminders"\n')
     write(home, "MEMORY.md", "- 2026-09-10 · Acme is the biggest client\n")
-    conversation(home, "invoices", [("person", "chase Acme about the invoices", hours_ago(30)),
-                                    ("bot", "Sent Acme a reminder", hours_ago(29))])
+    conversation(
+        home,
+        "invoices",
+        [("person", "chase Acme about the invoices", hours_ago(30)), ("bot", "Sent Acme a reminder", hours_ago(29))],
+    )
     conversation(home, "launch", [("person", "Acme joins the launch call", hours_ago(2))], room=True)
-    conversation(home, "others-room", [("person", "Acme secret from another room", hours_ago(1))], room=True,
-                 bot_member=False)
+    conversation(
+        home, "others-room", [("person", "Acme secret from another room", hours_ago(1))], room=True, bot_member=False
+    )
     return home
 
 
 def test_words_find_chats_rooms_and_every_memory_file(filled):
     result = search(filled, "Acme")
     where = sorted(hit.where for hit in result.hits)
-    assert where == sorted([
-        '1:1 with Milind · "Invoices"', '1:1 with Milind · "Invoices"', 'room "Launch"',
-        "memory/clients.md:1", "memory/archive.md:1", "memory/log/2026-09-18.md:1", "MEMORY.md:1",
-    ])
+    assert where == sorted(
+        [
+            '1:1 with Milind · "Invoices"',
+            '1:1 with Milind · "Invoices"',
+            'room "Launch"',
+            "memory/clients.md:1",
+            "memory/archive.md:1",
+            "memory/log/2026-09-18.md:1",
+            "MEMORY.md:1",
+        ]
+    )
     assert all(hit.matched == ["acme"] for hit in result.hits)
     assert "Pune" not in json.dumps(result.to_json())  # superseded entries are not searched
     assert "another room" not in json.dumps(result.to_json())  # nor rooms the bot is not in
@@ -88,8 +114,12 @@ def test_since_alone_lists_everything_newest_first(filled):
     result = search(filled, since="3d")
     texts = [hit.text for hit in result.hits]
     # within a day, messages (which have a time) come before notes (which have only a date)
-    assert texts[:4] == ["Acme joins the launch call", "Sent Acme a reminder", "chase Acme about the invoices",
-                         "- 2026-09-19 · Acme pays invoices late"]
+    assert texts[:4] == [
+        "Acme joins the launch call",
+        "Sent Acme a reminder",
+        "chase Acme about the invoices",
+        "- 2026-09-19 · Acme pays invoices late",
+    ]
     assert "MEMORY.md:1" not in [h.where for h in result.hits]
     assert any(hit.where.startswith("memory/log/2026-09-18.md") for hit in result.hits)
 
@@ -97,7 +127,9 @@ def test_since_alone_lists_everything_newest_first(filled):
 def test_words_and_time_together(filled):
     result = search(filled, "Acme", since="yesterday", until="yesterday")
     assert sorted(hit.text for hit in result.hits) == [
-        "- 2026-09-19 · Acme pays invoices late", "Sent Acme a reminder", "chase Acme about the invoices",
+        "- 2026-09-19 · Acme pays invoices late",
+        "Sent Acme a reminder",
+        "chase Acme about the invoices",
     ]
     result = search(filled, "Acme", until="2026-09-10")
     assert sorted(hit.where for hit in result.hits) == ["MEMORY.md:1", "memory/archive.md:1"]
@@ -156,7 +188,7 @@ def test_parse_when():
     assert (yesterday_start.hour, yesterday_end.hour) == (0, 23)
     assert parse_when("2026-09-10", now=NOW, end=False).date() == date(2026, 9, 10)
     assert parse_when("2026-09-10", now=NOW, end=True).hour == 23
-    assert parse_when("2026-09-10T08:30:00+00:00", now=NOW, end=False) == datetime(2026, 9, 10, 8, 30, tzinfo=timezone.utc)
+    assert parse_when("2026-09-10T08:30:00+00:00", now=NOW, end=False) == datetime(2026, 9, 10, 8, 30, tzinfo=UTC)
     assert parse_when(None, now=NOW, end=False) is None
     with pytest.raises(MemoryInputError):
         parse_when("last tuesday", now=NOW, end=False)
@@ -172,10 +204,13 @@ def test_within_a_window_a_word_is_looked_up_in_its_newest_messages_and_notes_by
     conversation(home, "recent", [("person", f"the zeppelin hangar, note {n}", hours_ago(24 + n)) for n in range(3)])
     write(home, "memory/recent.md", "".join(f"- 2026-09-1{n} · the zeppelin hangar, entry {n}\n" for n in range(3)))
     assert search(home, "zeppelin", since="90d").hits  # both read into the index now
-    conversation(home, "older", [("person", f"the zeppelin museum, visit {n}", hours_ago(24 * 40 + n)) for n in range(3)])
+    conversation(
+        home, "older", [("person", f"the zeppelin museum, visit {n}", hours_ago(24 * 40 + n)) for n in range(3)]
+    )
     write(home, "memory/older.md", "".join(f"- 2026-08-0{n + 1} · the zeppelin museum, entry {n}\n" for n in range(3)))
 
     found = search(home, "zeppelin", since="90d", limit=6)
     assert sorted(hit.text for hit in found.hits) == sorted(
-        [f"the zeppelin hangar, note {n}" for n in range(3)] + [f"- 2026-09-1{n} · the zeppelin hangar, entry {n}" for n in range(3)]
+        [f"the zeppelin hangar, note {n}" for n in range(3)]
+        + [f"- 2026-09-1{n} · the zeppelin hangar, entry {n}" for n in range(3)]
     )

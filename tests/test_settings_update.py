@@ -46,10 +46,12 @@ def test_two_processes_switching_different_switches_at_once_both_keep_their_chan
     home = _home(tmp_path)
     context = multiprocessing.get_context("fork")
     first_has_read, second_done = context.Event(), context.Event()
-    first = context.Process(target=_switch_off_reading_first,
-                            args=(str(home.root), "memory", first_has_read, second_done))
-    second = context.Process(target=_switch_off_after_the_other_reads,
-                             args=(str(home.root), "upkeep", first_has_read, second_done))
+    first = context.Process(
+        target=_switch_off_reading_first, args=(str(home.root), "memory", first_has_read, second_done)
+    )
+    second = context.Process(
+        target=_switch_off_after_the_other_reads, args=(str(home.root), "upkeep", first_has_read, second_done)
+    )
     first.start()
     second.start()
     first.join(60)
@@ -76,11 +78,14 @@ def test_an_update_never_writes_a_broken_file(tmp_path):
     assert home.settings_path("scout").read_text(encoding="utf-8") == '{"memory": "yes"}'
 
 
-@pytest.mark.parametrize("environ, instance, from_environment", [
-    ({}, "claude", False),
-    ({"OMB_HELPER_INSTANCE": "openai"}, "openai", True),
-    ({"OMB_HELPER_INSTANCE": "  "}, None, True),  # set and empty switches the saved helper off
-])
+@pytest.mark.parametrize(
+    "environ, instance, from_environment",
+    [
+        ({}, "claude", False),
+        ({"OMB_HELPER_INSTANCE": "openai"}, "openai", True),
+        ({"OMB_HELPER_INSTANCE": "  "}, None, True),  # set and empty switches the saved helper off
+    ],
+)
 def test_the_config_says_when_the_helper_comes_from_the_environment(tmp_path, environ, instance, from_environment):
     home = _home(tmp_path)
     home.config_path.write_text('{"helper": {"instanceId": "claude"}}', encoding="utf-8")

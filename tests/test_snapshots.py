@@ -10,10 +10,9 @@ import re
 from datetime import date
 
 import pytest
+from app_helpers import PicturedHome, add_bot, listed_bots, open_files, settle
 
 from omb_tui.core.memory.store import Actor
-
-from app_helpers import PicturedHome, add_bot, listed_bots, open_files, settle
 
 BOT = Actor("bot", "during a task", chat="Plans")
 
@@ -21,12 +20,16 @@ BOT = Actor("bot", "during a task", chat="Plans")
 @pytest.fixture
 def snapshot_home():
     with PicturedHome("/tmp/omb-tui-snapshots/home") as pictured:
-        lines = [f"- 2026-10-{day:02d} · from chat \"Plans\" · note number {day}\n" for day in range(1, 29)]
-        store = add_bot(pictured.home, actor=BOT, files={
-            "MEMORY.md": "# Scout's notes\n\n" + "".join(lines),
-            "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
-            "memory/log/2026-11-29.md": "- said hello\n",
-        })
+        lines = [f'- 2026-10-{day:02d} · from chat "Plans" · note number {day}\n' for day in range(1, 29)]
+        store = add_bot(
+            pictured.home,
+            actor=BOT,
+            files={
+                "MEMORY.md": "# Scout's notes\n\n" + "".join(lines),
+                "memory/travel.md": "---\ntitle: Travel\n---\n# Travel\n",
+                "memory/log/2026-11-29.md": "- said hello\n",
+            },
+        )
         add_bot(pictured.home, "quill", memory=False)
         journal = store.journal.path
         journal.write_text(re.sub(r'"at":"[^"]+"', '"at":"2026-11-29T09:00:00.000+00:00"', journal.read_text()))
@@ -70,8 +73,9 @@ def test_upkeep_screen(snap_compare, snapshot_home):
     from omb_tui.app.screens.upkeep import UpkeepScreen
     from omb_tui.core.upkeep.about_me import add_learned
 
-    add_learned(snapshot_home.home, "scout", "The person is vegetarian", BOT, owners_words=True,
-                today=date(2026, 11, 29))
+    add_learned(
+        snapshot_home.home, "scout", "The person is vegetarian", BOT, owners_words=True, today=date(2026, 11, 29)
+    )
 
     async def open_upkeep(pilot):
         await files_screen_with_a_still_cursor(pilot)
@@ -116,19 +120,30 @@ def review_snapshot_home(monkeypatch, utc_zone):
     monkeypatch.setattr(review, "clock", lambda: datetime.fromisoformat(REVIEW_NOW))
     with PicturedHome("/tmp/omb-tui-snapshots/review") as pictured:
         home = pictured.home
-        scout = add_bot(home, actor=BOT, files={"MEMORY.md": "# Memory\n\n- flies to Lisbon on 2026-12-03\n"
-                                                "- flight to Lisbon booked, seat 12A\n- likes tea\n- old note\n"})
+        scout = add_bot(
+            home,
+            actor=BOT,
+            files={
+                "MEMORY.md": "# Memory\n\n- flies to Lisbon on 2026-12-03\n"
+                "- flight to Lisbon booked, seat 12A\n- likes tea\n- old note\n"
+            },
+        )
         compact = UpkeepRun("scout", "20261129T031000-aaaaaa").actor("compact")
         text = scout.read("MEMORY.md").text
         text = text.replace("2026-12-03\n- flight to Lisbon booked,", "2026-12-03,")
         scout.write("MEMORY.md", text, compact, note="merge: two lines on the same trip")
-        scout.write("MEMORY.md", text.replace("- old note\n", ""), compact,
-                    note="ephemeral: a note for a day that is over")
+        scout.write(
+            "MEMORY.md", text.replace("- old note\n", ""), compact, note="ephemeral: a note for a day that is over"
+        )
         _fix_rows(scout, 0)
         quill = add_bot(home, "quill", actor=BOT, files={"MEMORY.md": "# Memory\n"})
         capture = UpkeepRun("quill", "20261129T032000-bbbbbb").actor("capture")
-        quill.write("MEMORY.md", "# Memory\n\n- lives in Porto\n", capture,
-                    note='quotes: "I moved to Porto last spring" · "Porto is home now"')
+        quill.write(
+            "MEMORY.md",
+            "# Memory\n\n- lives in Porto\n",
+            capture,
+            note='quotes: "I moved to Porto last spring" · "Porto is home now"',
+        )
         quill.write("memory/people.md", "# People\n\n- Rui, a neighbour\n", capture, note='quotes: "my neighbour Rui"')
         _fix_rows(quill, 20)
         yield pictured
@@ -171,16 +186,27 @@ def team_home(snapshot_home, monkeypatch, utc_zone):
         monkeypatch.setattr(module, "now_iso", lambda: "2026-11-29T09:00:00+00:00")
     home, team = snapshot_home.home, "Tapa crew"
     storage.create_team(home, team, ["scout", "quill"])
-    texts = [("tapa/colour", "Sequence 02 colour", "Warm amber, never teal."),
-             ("tapa/fps", "Frame rate", "24 frames a second."),
-             *((f"tapa/shot-list-{n}", f"Shot list {n}", f"Shot list {n}: " + "wide, close, insert; " * 45)
-               for n in range(1, 7))]
+    texts = [
+        ("tapa/colour", "Sequence 02 colour", "Warm amber, never teal."),
+        ("tapa/fps", "Frame rate", "24 frames a second."),
+        *(
+            (f"tapa/shot-list-{n}", f"Shot list {n}", f"Shot list {n}: " + "wide, close, insert; " * 45)
+            for n in range(1, 7)
+        ),
+    ]
     for key, title, text in texts:
         api.accept(home, team, key, api.propose(home, team, key, title, text).revision)
     fps = api.show(home, team).team.notes["tapa/fps"]
     api.set_pinned(home, team, "tapa/fps", fps.revision, True)
-    api.propose(home, team, "tapa/colour", "Sequence 02 colour", "Amber, a little warmer.", by="bot:scout",
-                quotes=["sequence 02 should be a little warmer"])
+    api.propose(
+        home,
+        team,
+        "tapa/colour",
+        "Sequence 02 colour",
+        "Amber, a little warmer.",
+        by="bot:scout",
+        quotes=["sequence 02 should be a little warmer"],
+    )
     colour = api.show(home, team).team.notes["tapa/colour"]
     api.edit(home, team, "tapa/colour", colour.revision, "Warm amber; teal only at night.")
     return snapshot_home

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from datetime import UTC
 
 import pytest
 
@@ -245,7 +246,10 @@ def test_outside_edit_while_nothing_ran_is_caught_by_a_new_store(store):
     (store.workspace / "memory/new.md").write_text("# New\n")
     fresh = MemoryStore(store.home, "scout")  # a later run of the program
     rows = fresh.sync_outside_changes()
-    assert sorted((r.file, r.after_hash is None) for r in rows) == [("memory/new.md", False), ("memory/travel.md", True)]
+    assert sorted((r.file, r.after_hash is None) for r in rows) == [
+        ("memory/new.md", False),
+        ("memory/travel.md", True),
+    ]
     deleted = next(r for r in rows if r.file == "memory/travel.md")
     fresh.undo(deleted.id)
     assert (store.workspace / "memory/travel.md").read_text() == "# Travel\n"
@@ -292,8 +296,16 @@ def test_journal_reads_newest_first_across_chunks(tmp_path):
     journal = Journal(tmp_path / "j.ndjson")
     ids = []
     for i in range(300):
-        row = make_row(bot="b", who="bot", how="x", file="MEMORY.md", before_text=f"{i}\n" * 50,
-                       after_text="", before_hash=None, after_hash=None)
+        row = make_row(
+            bot="b",
+            who="bot",
+            how="x",
+            file="MEMORY.md",
+            before_text=f"{i}\n" * 50,
+            after_text="",
+            before_hash=None,
+            after_hash=None,
+        )
         journal.append(row)
         ids.append(row.id)
     got = [r.id for r in journal.iter_newest_first(chunk_size=97)]
@@ -388,8 +400,9 @@ def test_a_store_with_a_clock_stamps_every_row_with_its_time(store):
     """Write, delete, undo and a change found outside the app: each row carries the clock's time, in UTC."""
     from datetime import datetime, timedelta, timezone
 
-    moments = iter(datetime(2026, 3, 1, 9, 0, tzinfo=timezone(timedelta(hours=1))) + timedelta(minutes=m)
-                   for m in range(100))
+    moments = iter(
+        datetime(2026, 3, 1, 9, 0, tzinfo=timezone(timedelta(hours=1))) + timedelta(minutes=m) for m in range(100)
+    )
     store.clock = lambda: next(moments)
     store.write("MEMORY.md", "- one\n", PERSON)
     store.write("memory/travel.md", "# Travel\n", BOT)
@@ -399,7 +412,12 @@ def test_a_store_with_a_clock_stamps_every_row_with_its_time(store):
     undone = store.undo(outside.id)
     rows = store.journal.rows()[::-1]
     assert [(r.how, r.after_hash is None) for r in rows] == [
-        (HOW_SETTINGS, False), (HOW_TASK, False), (HOW_SETTINGS, True), (HOW_OUTSIDE, False), (HOW_UNDO, False)]
+        (HOW_SETTINGS, False),
+        (HOW_TASK, False),
+        (HOW_SETTINGS, True),
+        (HOW_OUTSIDE, False),
+        (HOW_UNDO, False),
+    ]
     assert undone.write.row_id == rows[-1].id
     assert [r.at for r in rows] == [f"2026-03-01T08:0{m}:00.000+00:00" for m in range(5)]  # 09:0m at UTC+1
 
@@ -409,7 +427,7 @@ def test_a_clock_given_to_the_store_names_the_rows_time(tmp_path):
 
     home = Home(tmp_path / "home")
     home.workspace("scout").mkdir(parents=True)
-    clocked = MemoryStore(home, "scout", clock=lambda: datetime(2025, 12, 31, 23, 59, 59, 999_999, timezone.utc))
+    clocked = MemoryStore(home, "scout", clock=lambda: datetime(2025, 12, 31, 23, 59, 59, 999_999, UTC))
     clocked.write("MEMORY.md", "- one\n", PERSON)
     assert clocked.journal.rows()[0].at == "2025-12-31T23:59:59.999+00:00"
 
@@ -418,11 +436,11 @@ def test_a_store_without_a_clock_uses_the_real_time(store):
     from datetime import datetime, timezone
 
     assert store.clock is None
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     store.write("MEMORY.md", "- one\n", PERSON)
     (store.workspace / "MEMORY.md").write_text("- two\n")
     store.sync_outside_changes()
-    after = datetime.now(timezone.utc)
+    after = datetime.now(UTC)
     for row in store.journal.rows():
         at = datetime.fromisoformat(row.at)
         assert at.utcoffset().total_seconds() == 0 and len(row.at) == 29

@@ -11,20 +11,23 @@ import json
 from datetime import datetime
 
 import pytest
-
 from conftest import make_bot
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
+from test_upkeep_capture import answer, fact, make_chat, make_room
+
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team
 from omb_tui.core.upkeep.capture import capture
 
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
-from test_upkeep_capture import answer, fact, make_chat, make_room
-
 TEAM = "Tapa crew"
 TRAILER = "The trailer locks on 12 December."
-ROOM = [("person", "Anna", TRAILER), ("person", "Milind", "Sequence 02 is graded warm amber, never teal."),
-        ("bot", "ledger", "I guess the budget is 9000."), ("bot", "scout", "Noted: trailer and grade.")]
+ROOM = [
+    ("person", "Anna", TRAILER),
+    ("person", "Milind", "Sequence 02 is graded warm amber, never teal."),
+    ("bot", "ledger", "I guess the budget is 9000."),
+    ("bot", "scout", "Noted: trailer and grade."),
+]
 
 
 def team_fact(text, quotes, **more):
@@ -58,11 +61,17 @@ def test_a_room_fact_for_the_team_becomes_a_pending_card_with_its_quotes(crew, f
     data = json.loads(run_cli("capture", "scout", "--chat", "launch", "--json").out)
 
     assert [(p["team_name"], p["key"], p["conversation"]) for p in data["proposed"]] == [
-        (TEAM, "tapa/trailer", "launch")]
+        (TEAM, "tapa/trailer", "launch")
+    ]
     [card] = pending(crew)
     assert (card["key"], card["title"], card["text"], card["by"], card["chat"], card["quotes"]) == (
-        "tapa/trailer", "Trailer lock", "The trailer locks on 12 December", "bot:scout", "launch",
-        ["The trailer locks on 12 December"])
+        "tapa/trailer",
+        "Trailer lock",
+        "The trailer locks on 12 December",
+        "bot:scout",
+        "launch",
+        ["The trailer locks on 12 December"],
+    )
     # nothing is accepted on its own: no note, nothing in any member's prompt, and not the bot's own note either
     assert api.show(crew, TEAM).as_dict()["notes"] == [] and "trailer" not in api.gauge(crew, TEAM).block
     assert data["saved"] == [] and not (crew.workspace("scout") / "memory" / "launch.md").exists()
@@ -73,18 +82,25 @@ def test_a_room_fact_for_the_team_becomes_a_pending_card_with_its_quotes(crew, f
 def test_the_plain_report_says_what_was_proposed_for_review(crew, fake_llm, run_cli):
     fake_llm.script(answer(team_fact("The trailer locks on 12 December", ["The trailer locks on 12 December"])))
     first = run_cli("capture", "scout", "--chat", "launch").out.splitlines()[0]
-    assert first == ("proposed to the team 'Tapa crew' as tapa/trailer, for a person to review: "
-                     "The trailer locks on 12 December")
+    assert first == (
+        "proposed to the team 'Tapa crew' as tapa/trailer, for a person to review: The trailer locks on 12 December"
+    )
 
 
-@pytest.mark.parametrize(("text", "quotes", "reason"), [
-    ("The trailer locks on 14 December", ["The trailer locks on 12 December"], "“14” is not in the quotes"),
-    ("The trailer token is ghp_abcdefghijklmnopqrstuvwxyz0123456789", ["The trailer locks on 12 December"],
-     "holds a secret"),
-    ("The trailer locks in December", ["The trailer locks in December"], "is not in what was said"),
-    ("The budget is 9000", ["the budget is 9000"], "another bot's words"),
-    ("The trailer locks in December", [], "needs the words it rests on"),
-])
+@pytest.mark.parametrize(
+    ("text", "quotes", "reason"),
+    [
+        ("The trailer locks on 14 December", ["The trailer locks on 12 December"], "“14” is not in the quotes"),
+        (
+            "The trailer token is ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            ["The trailer locks on 12 December"],
+            "holds a secret",
+        ),
+        ("The trailer locks in December", ["The trailer locks in December"], "is not in what was said"),
+        ("The budget is 9000", ["the budget is 9000"], "another bot's words"),
+        ("The trailer locks in December", [], "needs the words it rests on"),
+    ],
+)
 def test_a_team_fact_failing_the_checks_never_becomes_a_card_and_is_reported(crew, fake_llm, text, quotes, reason):
     fake_llm.script(answer(team_fact(text, quotes)))
     result = capture(crew, "scout", chat="launch")
@@ -94,8 +110,9 @@ def test_a_team_fact_failing_the_checks_never_becomes_a_card_and_is_reported(cre
 
 
 def test_a_fact_for_the_team_from_a_one_to_one_chat_is_never_proposed(crew, fake_llm):
-    make_chat(crew, [("The trailer locks on 12 December, for the record.", "Noted.")], chat_id="plans-2",
-              title="Plans 2")
+    make_chat(
+        crew, [("The trailer locks on 12 December, for the record.", "Noted.")], chat_id="plans-2", title="Plans 2"
+    )
     fake_llm.script(answer(team_fact("The trailer locks on 12 December", ["The trailer locks on 12 December"])))
     result = capture(crew, "scout", chat="plans-2")
 
@@ -106,12 +123,16 @@ def test_a_fact_for_the_team_from_a_one_to_one_chat_is_never_proposed(crew, fake
     assert [s.target for s in result.saved] == ["memory/launch.md"]
 
 
-def test_a_room_is_the_teams_only_when_every_member_is_in_it_and_everyone_they_talk_with_can_see_it(
-        crew, fake_llm):
+def test_a_room_is_the_teams_only_when_every_member_is_in_it_and_everyone_they_talk_with_can_see_it(crew, fake_llm):
     # Rosa talks with Ledger alone: the room leaves her out, so a note from it would reach her bot unseen
-    rosa = conv.Conversation(id="rosa", title="Rosa", kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Rosa"),
-                             members=[conv.Member("person", "Rosa"), conv.Member("bot", "ledger")],
-                             created=datetime.now().astimezone())
+    rosa = conv.Conversation(
+        id="rosa",
+        title="Rosa",
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", "Rosa"),
+        members=[conv.Member("person", "Rosa"), conv.Member("bot", "ledger")],
+        created=datetime.now().astimezone(),
+    )
     conv.create_conversation(crew, rosa, "ledger")
     fake_llm.script(answer(team_fact("The trailer locks on 12 December", ["The trailer locks on 12 December"])))
     result = capture(crew, "scout", chat="launch")

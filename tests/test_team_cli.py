@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import make_bot
 
 KEY = "tapa/sequence-02/colour"
@@ -26,8 +25,19 @@ def as_json(done):
 
 
 def test_propose_accept_and_every_members_prompt_carries_it(run_cli, crew):
-    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Sequence 02 colour",
-                           "Warm amber grade, never teal.", "--json"))
+    card = as_json(
+        run_cli(
+            "team",
+            "propose",
+            "Tapa crew",
+            "--key",
+            KEY,
+            "--title",
+            "Sequence 02 colour",
+            "Warm amber grade, never teal.",
+            "--json",
+        )
+    )
     assert (card["status"], card["based_on"]) == ("proposed", None)
     note = as_json(run_cli("team", "accept", crew["key"], KEY, "--revision", str(card["revision"]), "--json"))
     assert note["status"] == "accepted"
@@ -35,18 +45,28 @@ def test_propose_accept_and_every_members_prompt_carries_it(run_cli, crew):
         assert "Warm amber grade, never teal." in run_cli("prompt", bot).out
     shown = as_json(run_cli("team", "show", "tapa crew", "--json"))
     assert [(n["key"], n["title"], n["pinned"], n["status"], n["revision"]) for n in shown["notes"]] == [
-        (KEY, "Sequence 02 colour", False, "accepted", note["revision"])]
+        (KEY, "Sequence 02 colour", False, "accepted", note["revision"])
+    ]
     assert run_cli("team", "prompt", "Tapa crew").out.startswith("## Team memory: Tapa crew")
     gauge = as_json(run_cli("team", "gauge", "Tapa crew", "--json"))
     assert (gauge["max_bytes"], gauge["loaded"], gauge["not_loaded"]) == (6000, 1, 0) and gauge["bytes"] > 0
 
 
 def test_a_stale_revision_exits_3_printing_the_current_one(run_cli, crew):
-    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.",
-                           "--json"))
+    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.", "--json"))
     note = as_json(run_cli("team", "accept", "Tapa crew", KEY, "--revision", str(card["revision"]), "--json"))
-    edited = as_json(run_cli("team", "edit", "Tapa crew", KEY, "--revision", str(note["revision"]), "--json",
-                             stdin="Warm amber, softer.\n".encode()))
+    edited = as_json(
+        run_cli(
+            "team",
+            "edit",
+            "Tapa crew",
+            KEY,
+            "--revision",
+            str(note["revision"]),
+            "--json",
+            stdin=b"Warm amber, softer.\n",
+        )
+    )
     done = run_cli("team", "edit", "Tapa crew", KEY, "--revision", str(note["revision"]), stdin=b"mine")
     assert done.code == 3 and f"revision {edited['revision']} now" in done.err and done.err.count("\n") == 1
     done = run_cli("team", "delete-note", "Tapa crew", KEY, "--revision", str(note["revision"]), "--json")
@@ -54,8 +74,9 @@ def test_a_stale_revision_exits_3_printing_the_current_one(run_cli, crew):
     assert as_json(run_cli("team", "show", "Tapa crew", "--json"))["notes"][0]["text"] == "Warm amber, softer."
 
 
-@pytest.mark.parametrize("command", [["accept"], ["reject"], ["edit"], ["delete-note"], ["pin"], ["unpin"],
-                                     ["restore", "1"]])
+@pytest.mark.parametrize(
+    "command", [["accept"], ["reject"], ["edit"], ["delete-note"], ["pin"], ["unpin"], ["restore", "1"]]
+)
 def test_a_missing_revision_exits_2_naming_the_flag(run_cli, crew, command):
     run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.")
     done = run_cli("team", command[0], "Tapa crew", KEY, *command[1:])
@@ -63,16 +84,20 @@ def test_a_missing_revision_exits_2_naming_the_flag(run_cli, crew, command):
 
 
 def test_rename_delete_list_history_restore_pin(run_cli, crew):
-    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.",
-                           "--json"))
+    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.", "--json"))
     note = as_json(run_cli("team", "accept", "Tapa crew", KEY, "--revision", str(card["revision"]), "--json"))
-    edited = as_json(run_cli("team", "edit", "Tapa crew", KEY, "--revision", str(note["revision"]), "--json",
-                             stdin=b"Cool blue."))
+    edited = as_json(
+        run_cli("team", "edit", "Tapa crew", KEY, "--revision", str(note["revision"]), "--json", stdin=b"Cool blue.")
+    )
     history = as_json(run_cli("team", "history", "Tapa crew", KEY, "--json"))
     assert [(v["revision"], v["text"], v["status"]) for v in history["versions"]] == [
-        (note["revision"], "Warm amber.", "superseded")]
-    restored = as_json(run_cli("team", "restore", "Tapa crew", KEY, str(note["revision"]), "--revision",
-                               str(edited["revision"]), "--json"))
+        (note["revision"], "Warm amber.", "superseded")
+    ]
+    restored = as_json(
+        run_cli(
+            "team", "restore", "Tapa crew", KEY, str(note["revision"]), "--revision", str(edited["revision"]), "--json"
+        )
+    )
     assert restored["text"] == "Warm amber." and restored["revision"] == edited["revision"] + 1
     pinned = as_json(run_cli("team", "pin", "Tapa crew", KEY, "--revision", str(restored["revision"]), "--json"))
     assert pinned["pinned"]
@@ -86,17 +111,18 @@ def test_rename_delete_list_history_restore_pin(run_cli, crew):
 
 
 def test_reject_drops_the_card(run_cli, crew):
-    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.",
-                           "--json"))
+    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.", "--json"))
     assert run_cli("team", "reject", "Tapa crew", KEY, "--revision", str(card["revision"])).code == 0
     assert as_json(run_cli("team", "show", "Tapa crew", "--json"))["pending"] == []
 
 
 def test_bad_inputs_are_one_sentence(run_cli, crew):
-    for argv, words in ((["team", "show", "Nobody"], "no team"),
-                        (["team", "create", "Other", "--bots", "ghost"], "no bot"),
-                        (["team", "propose", "Tapa crew", "--key", "Bad Key", "--title", "t", "x"], "not a note key"),
-                        (["team", "accept", "Tapa crew", KEY, "--revision", "1"], "no pending card")):
+    for argv, words in (
+        (["team", "show", "Nobody"], "no team"),
+        (["team", "create", "Other", "--bots", "ghost"], "no bot"),
+        (["team", "propose", "Tapa crew", "--key", "Bad Key", "--title", "t", "x"], "not a note key"),
+        (["team", "accept", "Tapa crew", KEY, "--revision", "1"], "no pending card"),
+    ):
         done = run_cli(*argv)
         assert done.code == 2 and words in done.err and done.err.count("\n") == 1, (argv, done.err)
 
@@ -107,8 +133,7 @@ def test_the_installed_command_runs_a_team_command(run_exe, crew):
 
 
 def test_a_card_reviewed_meanwhile_exits_3_as_the_routes_answer_409(run_cli, crew):
-    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.",
-                           "--json"))
+    card = as_json(run_cli("team", "propose", "Tapa crew", "--key", KEY, "--title", "Colour", "Warm amber.", "--json"))
     assert run_cli("team", "accept", "Tapa crew", KEY, "--revision", str(card["revision"])).code == 0
     late = run_cli("team", "reject", "Tapa crew", KEY, "--revision", str(card["revision"]))
     assert late.code == 3 and "no longer pending" in late.err

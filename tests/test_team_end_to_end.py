@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 from conftest import make_bot
+from scripted_model import Answer, model  # noqa: F401 (the fixture)
+
 from omb_tui.core.turn import turn as turn_module
 from omb_tui.core.turn.turn import chat_turn
-from scripted_model import Answer, model  # noqa: F401 (the fixture)
 
 KEY = "tapa/sequence-02/colour"
 SAID = "For the record: sequence 02 is graded warm amber, never teal."
@@ -18,8 +19,12 @@ def tool_call(name, arguments):
     return {"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
 
 
-def test_a_bot_proposes_a_person_accepts_every_member_loads_it_and_a_stale_edit_is_refused(home, run_cli, model,  # noqa: F811
-                                                                                             monkeypatch):
+def test_a_bot_proposes_a_person_accepts_every_member_loads_it_and_a_stale_edit_is_refused(
+    home,
+    run_cli,
+    model,  # noqa: F811
+    monkeypatch,
+):
     offered = []
 
     def recording(*args, tools=None, **kwargs):  # the scripted model, noting the tools each request offers
@@ -31,21 +36,31 @@ def test_a_bot_proposes_a_person_accepts_every_member_loads_it_and_a_stale_edit_
     make_bot(home, "outsider", "Outsider")
     assert run_cli("team", "create", "Tapa crew", "--bots", "scout,ledger").code == 0
     model.answers += [
-        Answer(tool_calls=[tool_call("team_note", {
-            "key": KEY, "title": "Sequence colour", "text": "Sequence 02 is warm amber, never teal.",
-            "quotes": ["sequence 02 is graded warm amber, never teal"]})]),
+        Answer(
+            tool_calls=[
+                tool_call(
+                    "team_note",
+                    {
+                        "key": KEY,
+                        "title": "Sequence colour",
+                        "text": "Sequence 02 is warm amber, never teal.",
+                        "quotes": ["sequence 02 is graded warm amber, never teal"],
+                    },
+                )
+            ]
+        ),
         Answer("I proposed it to the team."),
     ]
     result = chat_turn(home, "scout", SAID, chat="grading", person="Milind")
     assert offered[0] == ["memory_update", "session_search", "team_note"]
     assert [(call.name, call.result.split(" as ")[0]) for call in result.tool_calls] == [
-        ("team_note", "Proposed to the team 'Tapa crew'")]
+        ("team_note", "Proposed to the team 'Tapa crew'")
+    ]
     card = json.loads(run_cli("team", "show", "Tapa crew", "--json").out)["pending"][0]
     assert card["by"] == "bot:scout"
     assert "warm amber" not in run_cli("prompt", "ledger").out  # a card never loads
 
-    note = json.loads(run_cli("team", "accept", "Tapa crew", KEY, "--revision", str(card["revision"]),
-                              "--json").out)
+    note = json.loads(run_cli("team", "accept", "Tapa crew", KEY, "--revision", str(card["revision"]), "--json").out)
     for bot in ("scout", "ledger"):
         assert "Sequence 02 is warm amber, never teal." in run_cli("prompt", bot).out
     model.answers += [Answer("Warm amber.")]

@@ -19,11 +19,21 @@ def test_adding_and_removing_members_changes_who_loads_the_block(home, run_cli):
     make_bot(home, "ledger", "Ledger")
     make_bot(home, "harbor", "Harbor")
     as_json(run_cli("team", "create", "Launch crew", "--bots", "scout,ledger", "--json"))
-    card = as_json(run_cli("team", "propose", "Launch crew", "--key", KEY, "--title", "Launch day",
-                           "The launch is on Thursday.", "--json"))
+    card = as_json(
+        run_cli(
+            "team",
+            "propose",
+            "Launch crew",
+            "--key",
+            KEY,
+            "--title",
+            "Launch day",
+            "The launch is on Thursday.",
+            "--json",
+        )
+    )
     run_cli("team", "accept", "Launch crew", KEY, "--revision", str(card["revision"]))
-    as_json(run_cli("team", "propose", "Launch crew", "--key", "launch/time", "--title", "Time", "At ten.",
-                    "--json"))
+    as_json(run_cli("team", "propose", "Launch crew", "--key", "launch/time", "--title", "Time", "At ten.", "--json"))
 
     team = as_json(run_cli("team", "members", "Launch crew", "--add", "harbor", "--remove", "ledger", "--json"))
     assert team["bots"] == ["scout", "harbor"]
@@ -31,7 +41,8 @@ def test_adding_and_removing_members_changes_who_loads_the_block(home, run_cli):
     assert "The launch is on Thursday." in run_cli("prompt", "harbor").out
     assert "The launch is on Thursday." not in run_cli("prompt", "ledger").out
     assert run_cli("team", "members", "Launch crew").out.strip() == (
-        f"The team 'Launch crew' ({team['key']}): scout, harbor.")
+        f"The team 'Launch crew' ({team['key']}): scout, harbor."
+    )
 
 
 def test_membership_mistakes_are_one_sentence_and_change_nothing(home, run_cli):

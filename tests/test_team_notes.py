@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import make_bot
+
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.team import api
 from omb_tui.core.team.model import HISTORY_MAX
@@ -44,22 +44,26 @@ def test_a_correction_with_the_same_key_replaces_the_fact_even_with_a_new_title_
     note = api.accept(home, TEAM, KEY, card.revision)
     view = api.show(home, TEAM).as_dict()
     assert [(n["key"], n["title"], n["text"]) for n in view["notes"]] == [
-        (KEY, "Seq 02 grade", "Cool blue grade after the reshoot.")]
+        (KEY, "Seq 02 grade", "Cool blue grade after the reshoot.")
+    ]
     block = api.gauge(home, TEAM).block
     assert "Cool blue" in block and "Warm amber" not in block
     current, versions = api.history(home, TEAM, KEY)
     assert current.revision == note.revision
     assert [(v.revision, v.title, v.text, v.status) for v in versions] == [
-        (first.revision, "Sequence 02 colour", "Warm amber grade, never teal.", "superseded")]
+        (first.revision, "Sequence 02 colour", "Warm amber grade, never teal.", "superseded")
+    ]
 
 
 def test_a_stale_revision_is_refused_and_names_the_current_one(home, crew):
     note = accepted(home)
     api.edit(home, TEAM, KEY, note.revision, "Warm amber, softer.")
-    for change in (lambda r: api.edit(home, TEAM, KEY, r, "mine"),
-                   lambda r: api.delete_note(home, TEAM, KEY, r),
-                   lambda r: api.set_pinned(home, TEAM, KEY, r, True),
-                   lambda r: api.restore(home, TEAM, KEY, note.revision, r)):
+    for change in (
+        lambda r: api.edit(home, TEAM, KEY, r, "mine"),
+        lambda r: api.delete_note(home, TEAM, KEY, r),
+        lambda r: api.set_pinned(home, TEAM, KEY, r, True),
+        lambda r: api.restore(home, TEAM, KEY, note.revision, r),
+    ):
         with pytest.raises(StaleRevision, match=f"revision {note.revision + 1} now, not {note.revision}") as refused:
             change(note.revision)
         assert refused.value.current == note.revision + 1 and refused.value.exit_code == 3

@@ -4,8 +4,8 @@ accepted; the gauge; and every member bot's prompt carries it (spec: "Shared tea
 from __future__ import annotations
 
 import pytest
-
 from conftest import make_bot
+
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api
 from omb_tui.core.team.prompt import TEAM_BLOCK_MAX_BYTES, utf8_size
@@ -75,8 +75,11 @@ def test_a_note_too_long_for_the_room_left_is_passed_over_for_a_shorter_one(home
 def test_the_gauge_reports_bytes_max_loaded_and_not_loaded(home, crew):
     accept(home, "tapa/colour", "Warm amber grade.")
     gauge = api.gauge(home, TEAM).gauge()
-    assert {k: gauge[k] for k in ("max_bytes", "loaded", "not_loaded")} == {"max_bytes": 6000, "loaded": 1,
-                                                                            "not_loaded": 0}
+    assert {k: gauge[k] for k in ("max_bytes", "loaded", "not_loaded")} == {
+        "max_bytes": 6000,
+        "loaded": 1,
+        "not_loaded": 0,
+    }
     assert gauge["bytes"] == utf8_size(api.gauge(home, TEAM).block) > 0
 
 

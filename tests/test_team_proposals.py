@@ -7,8 +7,8 @@ import json
 from datetime import datetime, timedelta
 
 import pytest
-
 from conftest import make_bot
+
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api
@@ -22,7 +22,9 @@ SAID = "Sequence 02 is graded warm amber, 3200K, never teal."
 
 def make_chat(home, chat_id="grading", *, room=False, lines=()):
     chat = conv.Conversation(
-        id=chat_id, title="Grading", kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+        id=chat_id,
+        title="Grading",
+        kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
         started_by=conv.Starter("person", "Milind"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
         created=datetime(2026, 11, 1, 9, 0).astimezone(),
@@ -38,8 +40,14 @@ def make_chat(home, chat_id="grading", *, room=False, lines=()):
 def crew(home):
     make_bot(home, "ledger", "Ledger")
     create_team(home, TEAM, ["scout", "ledger"])
-    make_chat(home, lines=[("person", "Milind", SAID), ("bot", "scout", "Noted: warm amber at 4400K."),
-                           ("person", "Milind", "Could you check whether reel 7 is at /mnt/reels/07?")])
+    make_chat(
+        home,
+        lines=[
+            ("person", "Milind", SAID),
+            ("bot", "scout", "Noted: warm amber at 4400K."),
+            ("person", "Milind", "Could you check whether reel 7 is at /mnt/reels/07?"),
+        ],
+    )
     return home
 
 
@@ -54,37 +62,53 @@ def pending(home):
 
 
 def test_a_proposal_resting_on_the_persons_words_becomes_a_pending_card_not_a_note(crew):
-    answer = team_note(crew, title="Sequence 02 colour", text="Sequence 02 is warm amber at 3200K, never teal.",
-                       quotes=["Sequence 02 is graded warm amber, 3200K, never teal"])
+    answer = team_note(
+        crew,
+        title="Sequence 02 colour",
+        text="Sequence 02 is warm amber at 3200K, never teal.",
+        quotes=["Sequence 02 is graded warm amber, 3200K, never teal"],
+    )
     assert answer.startswith("Proposed to the team 'Tapa crew'")
     [card] = pending(crew)
     assert (card["key"], card["by"], card["chat"], card["quotes"]) == (
-        KEY, "bot:scout", "grading", ["Sequence 02 is graded warm amber, 3200K, never teal"])
+        KEY,
+        "bot:scout",
+        "grading",
+        ["Sequence 02 is graded warm amber, 3200K, never teal"],
+    )
     assert api.show(crew, TEAM).as_dict()["notes"] == [] and "3200K" not in api.gauge(crew, TEAM).block
 
 
 @pytest.mark.parametrize("field", ["text", "title"])
 @pytest.mark.parametrize("character, code", [("\x1b", "U+001B"), ("\x00", "U+0000"), ("\ud800", "U+D800")])
 def test_a_proposal_with_a_character_that_is_not_text_never_becomes_a_card(crew, field, character, code):
-    arguments = {"title": "Sequence 02 colour", "text": "Sequence 02 is warm amber at 3200K, never teal.",
-                 "quotes": ["Sequence 02 is graded warm amber, 3200K, never teal"]}
+    arguments = {
+        "title": "Sequence 02 colour",
+        "text": "Sequence 02 is warm amber at 3200K, never teal.",
+        "quotes": ["Sequence 02 is graded warm amber, 3200K, never teal"],
+    }
     arguments[field] += character
     answer = team_note(crew, **arguments)
     assert answer.startswith(f"Nothing was done: the arguments.{field} holds a ") and f"({code})" in answer
     assert pending(crew) == []
 
 
-@pytest.mark.parametrize(("arguments", "reason"), [
-    ({"text": "It is warm amber.", "quotes": []}, "needs the words it rests on"),
-    ({"text": "It is warm amber at 4400K.", "quotes": ["warm amber at 4400K"]}, "the bot's own words"),
-    ({"text": "It is warm amber.", "quotes": ["graded cool blue"]}, "not in what was said"),
-    ({"text": "It is warm amber at 5600K.", "quotes": ["graded warm amber, 3200K"]}, "“5600” is not in the quotes"),
-    ({"title": "Sequence 02", "text": "Warm amber.", "quotes": ["graded warm amber"]}, "“02” is not in the quotes"),
-    ({"text": "Reel 7 is at /mnt/reels/07.", "quotes": ["whether reel 7 is at /mnt/reels/07"]}, "a question"),
-    ({"text": "Grade token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "quotes": ["graded warm amber"]},
-     "holds a secret"),
-    ({"key": "Tapa/Colour", "text": "Warm amber.", "quotes": ["graded warm amber"]}, "not a note key"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        ({"text": "It is warm amber.", "quotes": []}, "needs the words it rests on"),
+        ({"text": "It is warm amber at 4400K.", "quotes": ["warm amber at 4400K"]}, "the bot's own words"),
+        ({"text": "It is warm amber.", "quotes": ["graded cool blue"]}, "not in what was said"),
+        ({"text": "It is warm amber at 5600K.", "quotes": ["graded warm amber, 3200K"]}, "“5600” is not in the quotes"),
+        ({"title": "Sequence 02", "text": "Warm amber.", "quotes": ["graded warm amber"]}, "“02” is not in the quotes"),
+        ({"text": "Reel 7 is at /mnt/reels/07.", "quotes": ["whether reel 7 is at /mnt/reels/07"]}, "a question"),
+        (
+            {"text": "Grade token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "quotes": ["graded warm amber"]},
+            "holds a secret",
+        ),
+        ({"key": "Tapa/Colour", "text": "Warm amber.", "quotes": ["graded warm amber"]}, "not a note key"),
+    ],
+)
 def test_a_proposal_failing_a_check_never_becomes_a_card(crew, arguments, reason):
     answer = team_note(crew, **arguments)
     assert answer.startswith("Not proposed:") and reason in answer, answer
@@ -99,8 +123,14 @@ def test_words_the_person_asked_to_forget_are_never_proposed(crew, run_cli):
 
 def test_a_room_fact_may_rest_on_another_persons_words(crew):
     make_chat(crew, "launch", room=True, lines=[("person", "Anna", "The trailer locks on 12 December.")])
-    answer = team_note(crew, chat="launch", key="tapa/trailer", title="Trailer lock",
-                       text="The trailer locks on 12 December.", quotes=["The trailer locks on 12 December"])
+    answer = team_note(
+        crew,
+        chat="launch",
+        key="tapa/trailer",
+        title="Trailer lock",
+        text="The trailer locks on 12 December.",
+        quotes=["The trailer locks on 12 December"],
+    )
     assert answer.startswith("Proposed"), answer
 
 

@@ -11,8 +11,8 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import make_bot
+
 from omb_tui.core.memory.paths import MemoryInputError, NotFound
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team, delete_team, list_teams, rename_team, team_path, teams_dir
@@ -42,7 +42,9 @@ def test_a_team_is_one_private_file_named_by_its_key_outside_every_workspace(hom
 
 
 def test_secrets_never_reach_the_team_file(home, crew):
-    api.propose(home, "Tapa crew", "deploy/access", "Deploy key", "Deploy with ghp_abcdefghijklmnopqrstuvwxyz0123456789")
+    api.propose(
+        home, "Tapa crew", "deploy/access", "Deploy key", "Deploy with ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    )
     text = team_path(home, crew.key).read_text()
     assert "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in text and "«redacted" in text
 
@@ -89,8 +91,12 @@ def test_a_team_is_found_by_its_key_as_well_as_its_name(home, crew):
 
 
 # ----- version 1 -----
-V1 = {"version": 1, "name": "Tapa crew", "bots": ["scout"],
-      "notes": [{"title": "Sequence 02 colour", "text": "Warm amber grade."}, {"title": "Frame rate", "text": "24 fps"}]}
+V1 = {
+    "version": 1,
+    "name": "Tapa crew",
+    "bots": ["scout"],
+    "notes": [{"title": "Sequence 02 colour", "text": "Warm amber grade."}, {"title": "Frame rate", "text": "24 fps"}],
+}
 
 
 def write_v1(home, key="tapa-crew", data=V1) -> bytes:
@@ -104,7 +110,9 @@ def test_a_version_1_file_migrates_on_first_read_keeping_a_copy(home):
     raw = write_v1(home)
     view = api.show(home, "Tapa crew").as_dict()
     assert [(n["key"], n["revision"], n["status"]) for n in view["notes"]] == [
-        ("sequence-02-colour", 1, "accepted"), ("frame-rate", 1, "accepted")]
+        ("sequence-02-colour", 1, "accepted"),
+        ("frame-rate", 1, "accepted"),
+    ]
     assert json.loads(team_path(home, "tapa-crew").read_text())["version"] == 2
     assert (teams_dir(home) / "tapa-crew.json.v1").read_bytes() == raw
     assert os.stat(team_path(home, "tapa-crew")).st_mode & 0o777 == 0o600

@@ -11,9 +11,11 @@ from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.memory.topic_links import LinkUpdate, pointers_to, rename_topic_with_links
 
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)
-MEMORY = ("- 2026-11-01 · flights: see memory/travel.md\n"
-          "- 2026-11-02 · trips in [[travel]] and [[travel.md|the travel notes]], seats in [[travel#Seats]]\n"
-          "- 2026-11-03 · not a pointer: memory/travel.md.bak, [[travelling]], memory/old-travel.md\n")
+MEMORY = (
+    "- 2026-11-01 · flights: see memory/travel.md\n"
+    "- 2026-11-02 · trips in [[travel]] and [[travel.md|the travel notes]], seats in [[travel#Seats]]\n"
+    "- 2026-11-03 · not a pointer: memory/travel.md.bak, [[travelling]], memory/old-travel.md\n"
+)
 PLANS = "---\ntitle: Plans\n---\n- Lisbon in May, booked as in [[travel]]\n"
 
 
@@ -23,8 +25,12 @@ def home(tmp_path):
     home.workspace("scout").mkdir(parents=True)
     save_bot_settings(home, BotSettings(id="scout", name="Scout"))
     store = MemoryStore(home, "scout")
-    for rel, text in {"MEMORY.md": MEMORY, "memory/travel.md": "# Travel\n", "memory/plans.md": PLANS,
-                      "memory/archive.md": "- 2025-01-01 · see memory/travel.md · moved 2026-01-01\n"}.items():
+    for rel, text in {
+        "MEMORY.md": MEMORY,
+        "memory/travel.md": "# Travel\n",
+        "memory/plans.md": PLANS,
+        "memory/archive.md": "- 2025-01-01 · see memory/travel.md · moved 2026-01-01\n",
+    }.items():
         store.write(rel, text, PERSON)
     return home
 
@@ -39,7 +45,8 @@ def test_the_pointers_are_found_and_renamed_with_the_topic_each_file_one_row(hom
     created, updated = rename_topic_with_links(store, "travel.md", "trips.md", PERSON)
     assert created.rel == "memory/trips.md" and len(updated) == 2
     assert read(home, "MEMORY.md") == MEMORY.replace("see memory/travel.md", "see memory/trips.md").replace(
-        "[[travel]]", "[[trips]]").replace("[[travel.md|", "[[trips.md|").replace("[[travel#", "[[trips#")
+        "[[travel]]", "[[trips]]"
+    ).replace("[[travel.md|", "[[trips.md|").replace("[[travel#", "[[trips#")
     assert "memory/travel.md.bak, [[travelling]], memory/old-travel.md" in read(home, "MEMORY.md")
     assert "[[trips]]" in read(home, "memory/plans.md")
     assert "see memory/travel.md" in read(home, "memory/archive.md")  # the archive is a record: left alone

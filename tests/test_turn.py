@@ -66,8 +66,9 @@ def test_a_file_tool_edit_before_memory_update_in_the_same_turn_is_the_bots(home
     memory = home.workspace("scout") / "MEMORY.md"
     with bot_turn(home, "scout", chat="plans") as turn:
         memory.write_text(memory.read_text() + "- 2026-11-30 · written with a file tool\n")
-        answer = run_tool(home, "scout", MEMORY_UPDATE, '{"action": "add", "text": "Short answers"}',
-                          chat=None, store=turn.store)
+        answer = run_tool(
+            home, "scout", MEMORY_UPDATE, '{"action": "add", "text": "Short answers"}', chat=None, store=turn.store
+        )
     assert answer == "Saved to MEMORY.md."
     newest = rows(home, 2)
     assert [(r.who, r.how) for r in newest] == [(WHO_BOT, HOW_TASK), (WHO_BOT, HOW_TASK)]
@@ -78,8 +79,12 @@ def test_the_persons_save_during_a_turn_stays_the_persons(home):
     with bot_turn(home, "scout", chat="plans") as turn:
         store = MemoryStore(home, "scout")
         current = store.read("MEMORY.md")
-        store.write("MEMORY.md", current.text + "- saved in the app\n", Actor(WHO_PERSON, HOW_COMMAND_LINE),
-                    expected_hash=current.hash)
+        store.write(
+            "MEMORY.md",
+            current.text + "- saved in the app\n",
+            Actor(WHO_PERSON, HOW_COMMAND_LINE),
+            expected_hash=current.hash,
+        )
     assert turn.rows == []
     assert (rows(home, 1)[0].who, rows(home, 1)[0].how) == (WHO_PERSON, HOW_COMMAND_LINE)
 
@@ -137,8 +142,12 @@ with no_turn_running(home, "scout") as free:
 
 def test_another_process_sees_the_bot_in_a_turn_and_the_persons_saves_go_on(home):
     assert turn_in_progress(home, "scout") is False
-    turn = subprocess.Popen([sys.executable, "-c", TURN_IN_ANOTHER_PROCESS, str(home.root)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    turn = subprocess.Popen(
+        [sys.executable, "-c", TURN_IN_ANOTHER_PROCESS, str(home.root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert turn.stdout.readline() == "in the turn\n"
         assert turn_in_progress(home, "scout") is True
@@ -160,8 +169,9 @@ def test_another_process_sees_the_bot_in_a_turn_and_the_persons_saves_go_on(home
 
 def test_a_turn_in_this_process_is_seen_by_another_one(home):
     def check() -> str:
-        return subprocess.run([sys.executable, "-c", CHECK_IN_ANOTHER_PROCESS, str(home.root)],
-                              capture_output=True, text=True, check=True).stdout
+        return subprocess.run(
+            [sys.executable, "-c", CHECK_IN_ANOTHER_PROCESS, str(home.root)], capture_output=True, text=True, check=True
+        ).stdout
 
     with bot_turn(home, "scout", chat="plans"):
         assert check() == "False False\n"  # ledger is not in a turn; scout is, so upkeep may not hold it
@@ -192,8 +202,14 @@ class ScriptedModel:
         self.requests = []
 
     def __call__(self, home, bot_id, job, messages, *, schema=None, tools=None, timeout=None):
-        self.requests.append({"bot": bot_id, "job": job, "messages": json.loads(json.dumps(messages)),
-                              "tools": [t["function"]["name"] for t in tools or []]})
+        self.requests.append(
+            {
+                "bot": bot_id,
+                "job": job,
+                "messages": json.loads(json.dumps(messages)),
+                "tools": [t["function"]["name"] for t in tools or []],
+            }
+        )
         answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
         if isinstance(answer, Exception):
             raise answer
@@ -222,19 +238,32 @@ def turn_log(home):
 
 def test_a_plain_turn_creates_the_chat_and_records_both_messages_and_the_log_line(home):
     model = ScriptedModel(Answer("Window seats, as always."))
-    result = chat_turn(home, "scout", "Book me window seats on the train to Lisbon", chat="plans",
-                       person="Milind", complete=model)
+    result = chat_turn(
+        home, "scout", "Book me window seats on the train to Lisbon", chat="plans", person="Milind", complete=model
+    )
     assert (result.answer, result.failed, result.tool_calls) == ("Window seats, as always.", False, [])
     header, asked, answered = chat_lines(home)
-    assert (header["kind"], header["started_by"], header["id"]) == ("1:1", {"kind": "person", "name": "Milind"}, "plans")
+    assert (header["kind"], header["started_by"], header["id"]) == (
+        "1:1",
+        {"kind": "person", "name": "Milind"},
+        "plans",
+    )
     assert (asked["author_kind"], asked["author"], asked["origin"]) == ("person", "Milind", "person")
     assert asked["text"] == "Book me window seats on the train to Lisbon"
     assert (answered["author_kind"], answered["author"], answered["text"], answered["failed"]) == (
-        "bot", "scout", "Window seats, as always.", False)
+        "bot",
+        "scout",
+        "Window seats, as always.",
+        False,
+    )
     assert 'from chat "plans" · no tools · said: "Window seats, as always."' in turn_log(home)
     log_row = rows(home, 1)[0]
     assert (log_row.file.startswith("memory/log/"), log_row.who, log_row.how, log_row.chat) == (
-        True, WHO_BOT, HOW_TASK, "plans")
+        True,
+        WHO_BOT,
+        HOW_TASK,
+        "plans",
+    )
 
 
 def test_the_model_gets_the_memory_block_in_the_system_prompt_and_recall_in_front_of_the_message(home):
@@ -267,7 +296,7 @@ def test_remember_in_chat_lands_in_memory_as_a_journaled_bot_change(home):
     second = model.requests[1]["messages"]
     assert second[-2]["role"] == "assistant" and second[-2]["tool_calls"][0]["function"]["name"] == "memory_update"
     assert second[-1] == {"role": "tool", "tool_call_id": "call_1", "content": "Saved to MEMORY.md."}
-    assert "tools: memory_update · said: \"Got it: short answers, and times in India time.\"" in turn_log(home)
+    assert 'tools: memory_update · said: "Got it: short answers, and times in India time."' in turn_log(home)
 
 
 def test_the_tool_loop_is_bounded(home):
@@ -310,9 +339,14 @@ def test_the_next_turn_sees_the_conversation_so_far(home):
 
 
 def test_a_turn_in_an_existing_chat_uses_its_person(home):
-    chat = conv.Conversation(id="plans", title="Plans", kind=conv.KIND_CHAT, started_by=conv.Starter("person", "Dana"),
-                             members=[conv.Member("person", "Dana"), conv.Member("bot", "scout")],
-                             created=datetime(2026, 11, 1).astimezone())
+    chat = conv.Conversation(
+        id="plans",
+        title="Plans",
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", "Dana"),
+        members=[conv.Member("person", "Dana"), conv.Member("bot", "scout")],
+        created=datetime(2026, 11, 1).astimezone(),
+    )
     conv.create_conversation(home, chat, "scout")
     chat_turn(home, "scout", "Hello again", chat="plans", complete=ScriptedModel(Answer("Hi Dana.")))
     assert chat_lines(home)[1]["author"] == "Dana"

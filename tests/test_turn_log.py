@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -29,10 +29,12 @@ def home(tmp_path) -> Home:
     home = Home(tmp_path)
     for chat_id, title, room in (("invoices", "Invoice reconciliation", False), ("launch", "Launch", True)):
         c = conv.Conversation(
-            id=chat_id, title=title, kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
+            id=chat_id,
+            title=title,
+            kind=conv.KIND_ROOM if room else conv.KIND_CHAT,
             started_by=conv.Starter("person", "Milind"),
             members=[conv.Member("person", "Milind"), conv.Member("bot", "scout")],
-            created=datetime(2026, 9, 1, tzinfo=timezone.utc),
+            created=datetime(2026, 9, 1, tzinfo=UTC),
         )
         conv.create_conversation(home, c, None if room else "scout")
     return home
@@ -43,8 +45,14 @@ def log_text(home: Home, day: str = "2026-09-20") -> str:
 
 
 def test_a_finished_turn_appends_one_line_to_the_days_log(home):
-    result = append_turn_log(home, "scout", "invoices", "Sent the three flagged invoices back to Acme.",
-                             tools=["read_file", "send_email"], at=AT)
+    result = append_turn_log(
+        home,
+        "scout",
+        "invoices",
+        "Sent the three flagged invoices back to Acme.",
+        tools=["read_file", "send_email"],
+        at=AT,
+    )
     assert result is not None and result.rel == "memory/log/2026-09-20.md"
     assert log_text(home) == (
         "# 2026-09-20\n\n"
@@ -110,8 +118,10 @@ def test_a_file_without_a_final_newline_still_gets_its_own_line(home):
     (home.workspace("scout") / "memory" / "log").mkdir(parents=True)
     (home.workspace("scout") / "memory" / "log" / "2026-09-20.md").write_text("# 2026-09-20\n\n- by hand")
     append_turn_log(home, "scout", "invoices", "Done.", at=AT)
-    assert log_text(home).splitlines()[-2:] == ["- by hand", '- 09:05 · from chat "Invoice reconciliation" · '
-                                                "no tools · said: \"Done.\""]
+    assert log_text(home).splitlines()[-2:] == [
+        "- by hand",
+        '- 09:05 · from chat "Invoice reconciliation" · no tools · said: "Done."',
+    ]
 
 
 def test_sources_flatten_quotes_and_whitespace(home):

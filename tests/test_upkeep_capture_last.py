@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 
-from omb_tui.core.upkeep.capture import capture, last_capture
-from omb_tui.core.upkeep.tidy import last_tidy, tidy
-
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from test_upkeep_capture import VEG, answer, fact, make_chat
+
+from omb_tui.core.upkeep.capture import capture, last_capture
+from omb_tui.core.upkeep.tidy import last_tidy, tidy
 
 
 def test_the_last_capture_is_recorded_with_its_counts_and_no_fact_text(llm_home, fake_llm):
     assert last_capture(llm_home, "scout") is None
     make_chat(llm_home, [VEG, ("What should I cook tonight?", "Try a dal.")])
-    fake_llm.script(answer(fact("The person is vegetarian", ["I'm vegetarian"]),
-                           fact("The person likes dal", ["I love dal"])))
+    fake_llm.script(
+        answer(fact("The person is vegetarian", ["I'm vegetarian"]), fact("The person likes dal", ["I love dal"]))
+    )
     result = capture(llm_home, "scout")
     last = last_capture(llm_home, "scout")
     assert last["run"] == result.run and last["turns_read"] == 2

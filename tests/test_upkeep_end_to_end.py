@@ -13,6 +13,7 @@ from omb_tui.core.memory.paths import Home
 
 def step_shaped(fake) -> None:
     """Answer every call with an empty answer of the shape its step asks for."""
+
     def next_reply() -> dict:
         body = fake.requests[-1].body
         asked = json.dumps(body.get("response_format")) + json.dumps(body.get("messages"))

@@ -11,16 +11,15 @@ import os
 import stat
 
 import pytest
+from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 
 from omb_tui.core.memory.budget import read_topic_info
 from omb_tui.core.memory.journal import WHO_UPKEEP
-from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.memory.settings import update_bot_settings
+from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep import organize as organize_module
 from omb_tui.core.upkeep.organize import MAX_MOVES, NOTE, judged_lines_path, organize
-from omb_tui.core.runs.run import UpkeepRun
-
-from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 
 BOT = "scout"
 CORE = '- 2026-01-05 · from chat "Plans" · The person lives in Pune'
@@ -28,7 +27,7 @@ ACME_1 = '- 2026-01-06 · from chat "Work" · Acme Corp pays invoices on the 15t
 ACME_2 = "- 2026-01-07 · Acme's contact is Priya, who prefers email"
 ACME_2_OWNED = "  she answers within a day"
 HEALTH = "- 2026-01-08 · The person is allergic to peanuts"
-RULE = "- 2026-01-09 · from chat \"Plans\" · Never book flights before 9 am"
+RULE = '- 2026-01-09 · from chat "Plans" · Never book flights before 9 am'
 MEMORY = "\n".join(["# Memory", "", CORE, ACME_1, ACME_2, ACME_2_OWNED, HEALTH, RULE]) + "\n"
 
 
@@ -59,13 +58,16 @@ def organized_home(llm_home):
     return llm_home
 
 
-def test_moves_are_applied_exactly_with_a_header_and_rows_of_the_run_and_undo_puts_them_back(organized_home,
-                                                                                              fake_llm):
+def test_moves_are_applied_exactly_with_a_header_and_rows_of_the_run_and_undo_puts_them_back(organized_home, fake_llm):
     home = organized_home
-    answer(fake_llm, moves=[
-        {"line": ACME_1, "topic": "acme.md", "title": "Acme Corp", "aliases": ["client", "Acme Inc: the client"]},
-        {"line": ACME_2, "topic": "acme.md"},
-    ], core=[CORE])
+    answer(
+        fake_llm,
+        moves=[
+            {"line": ACME_1, "topic": "acme.md", "title": "Acme Corp", "aliases": ["client", "Acme Inc: the client"]},
+            {"line": ACME_2, "topic": "acme.md"},
+        ],
+        core=[CORE],
+    )
     run = UpkeepRun(BOT)
     result = organize(home, BOT, run=run)
 
@@ -108,7 +110,7 @@ def test_health_lines_and_rules_are_never_offered_and_a_move_of_one_is_refused(o
 
 @pytest.mark.parametrize("opening", ["Always", "don't", "Don’t", "From now on", "Every time", "whenever", "NEVER"])
 def test_each_opening_of_a_rule_keeps_the_line_out_of_the_request(llm_home, fake_llm, opening):
-    rule = f"- 2026-02-01 · from chat \"Plans\" · {opening} reply in English"
+    rule = f'- 2026-02-01 · from chat "Plans" · {opening} reply in English'
     write_memory(llm_home, f"{ACME_1}\n{rule}\n- Neverland trip is in May\n")
     answer(fake_llm)
     organize(llm_home, BOT)
@@ -158,7 +160,8 @@ def test_a_line_judged_core_is_never_offered_again_and_cannot_be_moved(organized
     result = organize(organized_home, BOT)
     assert CORE not in sent_text(fake_llm) and ACME_1 in sent_text(fake_llm)
     assert [(s.text, s.reason) for s in result.skipped] == [
-        (CORE, "This line was judged core before; it stays in MEMORY.md.")]
+        (CORE, "This line was judged core before; it stays in MEMORY.md.")
+    ]
     assert CORE in memory_text(organized_home)
 
 
@@ -228,8 +231,11 @@ def test_upkeep_switched_off_asks_nothing(organized_home, fake_llm):
 
 
 def test_the_command_prints_json_with_the_run(organized_home, fake_llm, run_cli):
-    answer(fake_llm, moves=[{"line": ACME_1, "topic": "acme.md", "title": "Acme"},
-                            {"line": "- invented", "topic": "x.md"}], core=[CORE])
+    answer(
+        fake_llm,
+        moves=[{"line": ACME_1, "topic": "acme.md", "title": "Acme"}, {"line": "- invented", "topic": "x.md"}],
+        core=[CORE],
+    )
     out = run_cli("organize", BOT, "--json")
     assert out.code == 0, out.err
     data = json.loads(out.out)
@@ -249,7 +255,10 @@ def test_a_topic_shaped_like_a_credential_is_refused_and_reaches_no_file(organiz
     answer(fake_llm, moves=[{"line": ACME_1, "topic": f"{key}.md"}])
     result = organize(organized_home, BOT)
     assert result.moved == [] and [s.reason for s in result.skipped] == [
-        "That topic name looks like it holds a credential; choose a name without one."]
+        "That topic name looks like it holds a credential; choose a name without one."
+    ]
     assert memory_text(organized_home) == MEMORY
-    found = [p for p in organized_home.root.rglob("*") if p.is_file() and key.encode() in p.read_bytes() + p.name.encode()]
+    found = [
+        p for p in organized_home.root.rglob("*") if p.is_file() and key.encode() in p.read_bytes() + p.name.encode()
+    ]
     assert found == []

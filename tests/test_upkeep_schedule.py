@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -20,21 +20,24 @@ def local(year, month, day, hour, minute=0) -> datetime:
     return datetime(year, month, day, hour, minute).astimezone()
 
 
-@pytest.mark.parametrize("last, now, due", [
-    (None, local(2026, 12, 1, 1), True),  # never tidied
-    (local(2026, 11, 30, 3, 5), local(2026, 12, 1, 2, 59), False),  # tidied after yesterday's 3 am; not 3 yet
-    (local(2026, 11, 30, 3, 5), local(2026, 12, 1, 3, 0), True),  # today's 3 am has come
-    (local(2026, 12, 1, 3, 1), local(2026, 12, 1, 23, 0), False),  # once a day
-    (local(2026, 11, 27, 4), local(2026, 12, 1, 9, 0), True),  # the machine slept: the next check tidies
-    (local(2026, 12, 1, 2, 0), local(2026, 12, 1, 2, 30), False),  # before 3 am, tidied since yesterday's 3 am
-])
+@pytest.mark.parametrize(
+    "last, now, due",
+    [
+        (None, local(2026, 12, 1, 1), True),  # never tidied
+        (local(2026, 11, 30, 3, 5), local(2026, 12, 1, 2, 59), False),  # tidied after yesterday's 3 am; not 3 yet
+        (local(2026, 11, 30, 3, 5), local(2026, 12, 1, 3, 0), True),  # today's 3 am has come
+        (local(2026, 12, 1, 3, 1), local(2026, 12, 1, 23, 0), False),  # once a day
+        (local(2026, 11, 27, 4), local(2026, 12, 1, 9, 0), True),  # the machine slept: the next check tidies
+        (local(2026, 12, 1, 2, 0), local(2026, 12, 1, 2, 30), False),  # before 3 am, tidied since yesterday's 3 am
+    ],
+)
 def test_the_tidy_up_is_due_once_a_day_after_its_hour(last, now, due):
     assert tidy_due(last, now, HOUR) is due
 
 
 def test_a_utc_time_is_compared_in_local_time():
     now = local(2026, 12, 1, 9)
-    assert tidy_due((now - timedelta(hours=1)).astimezone(timezone.utc), now, HOUR) is False
+    assert tidy_due((now - timedelta(hours=1)).astimezone(UTC), now, HOUR) is False
 
 
 HOLDER = """
@@ -97,8 +100,9 @@ def test_bots_run_at_most_the_bound_at_once_and_a_failure_stays_with_its_bot():
         return f"{bot} done"
 
     seen = []
-    results = dict(run_bounded([f"bot-{n}" for n in range(20)], work, concurrency=4,
-                               done=lambda bot, outcome: seen.append(bot)))
+    results = dict(
+        run_bounded([f"bot-{n}" for n in range(20)], work, concurrency=4, done=lambda bot, outcome: seen.append(bot))
+    )
     assert most == 4
     assert len(results) == len(seen) == 20
     assert isinstance(results["bot-3"], RuntimeError) and results["bot-4"] == "bot-4 done"
@@ -117,8 +121,8 @@ def upkeep_home(tmp_path):
         home.workspace(bot_id).mkdir(parents=True)
         save_bot_settings(home, BotSettings(id=bot_id, name=bot_id.title(), upkeep=upkeep))
         (home.workspace(bot_id) / "MEMORY.md").write_text(
-            "- 2026-01-01 · flight to Lisbon · until 2026-01-05\n"
-            "- 2026-02-01 · likes tea\n- 2026-03-01 · likes tea\n")
+            "- 2026-01-01 · flight to Lisbon · until 2026-01-05\n- 2026-02-01 · likes tea\n- 2026-03-01 · likes tea\n"
+        )
     return home
 
 
@@ -171,8 +175,8 @@ def test_a_second_run_or_a_backup_makes_upkeep_do_nothing_and_say_so(tmp_path, r
 def test_a_run_s_call_bound_lasts_for_the_run_only(tmp_path):
     """A library caller's process keeps its own bound of calls in flight after upkeep_due with another."""
     from omb_tui.core.memory.paths import Home
-    from omb_tui.core.schedule import upkeep_due
     from omb_tui.core.models import call
+    from omb_tui.core.schedule import upkeep_due
 
     home = Home(tmp_path / "home")
     home.root.mkdir()

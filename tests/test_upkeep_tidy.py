@@ -11,6 +11,7 @@ import stat
 from datetime import date
 
 import pytest
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
@@ -18,8 +19,6 @@ from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep import tidy as tidy_module
 from omb_tui.core.upkeep.tidy import UpkeepOff, last_tidy, tidy
-
-from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 BOT = "scout"
 TODAY = date(2026, 11, 30)
@@ -64,21 +63,31 @@ EXPIRED_AND_DUPLICATE = "- 2026-11-01 · Dentist · until 2026-11-02\n- 2026-10-
 
 # ----- step 1: expiry -----
 def test_expired_entries_move_to_the_archive_from_memory_and_topics(home):
-    write(home, "MEMORY.md", "# Memory\n\n"
-          "- 2026-11-01 · Dentist on Friday · until 2026-11-20\n"
-          "- 2026-11-01 · Guests stay over · until 2026-11-30\n"
-          "- short replies, always\n")
-    write(home, "memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n\n"
-          "- 2026-10-01 · Flight to Lisbon, seat 14A · until 2026-10-12\n"
-          "- 2026-01-06 · likes window seats\n")
+    write(
+        home,
+        "MEMORY.md",
+        "# Memory\n\n"
+        "- 2026-11-01 · Dentist on Friday · until 2026-11-20\n"
+        "- 2026-11-01 · Guests stay over · until 2026-11-30\n"
+        "- short replies, always\n",
+    )
+    write(
+        home,
+        "memory/travel.md",
+        "---\ntitle: Travel\n---\n# Travel\n\n"
+        "- 2026-10-01 · Flight to Lisbon, seat 14A · until 2026-10-12\n"
+        "- 2026-01-06 · likes window seats\n",
+    )
 
     report = tidy(home, BOT, today=TODAY)
 
     assert report.expired == 2
-    assert read(home, "MEMORY.md") == ("# Memory\n\n- 2026-11-01 · Guests stay over · until 2026-11-30\n"
-                                       "- short replies, always\n")  # until today still holds today
-    assert read(home, "memory/travel.md") == ("---\ntitle: Travel\n---\n# Travel\n\n"
-                                              "- 2026-01-06 · likes window seats\n")
+    assert read(home, "MEMORY.md") == (
+        "# Memory\n\n- 2026-11-01 · Guests stay over · until 2026-11-30\n- short replies, always\n"
+    )  # until today still holds today
+    assert read(home, "memory/travel.md") == (
+        "---\ntitle: Travel\n---\n# Travel\n\n- 2026-01-06 · likes window seats\n"
+    )
     archive = read(home, "memory/archive.md")
     assert "- 2026-11-01 · Dentist on Friday · until 2026-11-20 · moved 2026-11-30\n" in archive
     assert "- 2026-10-01 · Flight to Lisbon, seat 14A · until 2026-10-12 · moved 2026-11-30\n" in archive
@@ -90,8 +99,11 @@ def test_expired_entries_move_to_the_archive_from_memory_and_topics(home):
 def test_an_entry_already_in_the_archive_is_not_appended_again(home):
     expired = "- 2026-11-01 · Dentist on Friday · until 2026-11-20\n"
     write(home, "MEMORY.md", "# Memory\n\n" + expired)
-    write(home, "memory/archive.md", "# Archive\n\n- 2026-11-01 · Dentist on Friday · until 2026-11-20 · moved "
-          "2026-11-29\n")  # a move interrupted after the archive was written
+    write(
+        home,
+        "memory/archive.md",
+        "# Archive\n\n- 2026-11-01 · Dentist on Friday · until 2026-11-20 · moved 2026-11-29\n",
+    )  # a move interrupted after the archive was written
 
     report = tidy(home, BOT, today=TODAY)
 
@@ -101,31 +113,41 @@ def test_an_entry_already_in_the_archive_is_not_appended_again(home):
 
 # ----- step 2: exact duplicates -----
 def test_of_two_entries_with_the_same_fact_the_newer_stays(home):
-    write(home, "MEMORY.md", "# Memory\n\n"
-          '- 2026-05-01 · from chat "A" · Likes green tea.\n'
-          "- 2026-02-01 · Likes   green tea\n"
-          "- 2026-03-01 · Balance is -10\n"
-          "- 2026-03-01 · Balance is 10\n"
-          "- 2026-04-01 · Uses C++\n"
-          "- 2026-04-01 · Uses C\n"
-          "- walks at 7\n"
-          "- walks at 7.\n")
+    write(
+        home,
+        "MEMORY.md",
+        "# Memory\n\n"
+        '- 2026-05-01 · from chat "A" · Likes green tea.\n'
+        "- 2026-02-01 · Likes   green tea\n"
+        "- 2026-03-01 · Balance is -10\n"
+        "- 2026-03-01 · Balance is 10\n"
+        "- 2026-04-01 · Uses C++\n"
+        "- 2026-04-01 · Uses C\n"
+        "- walks at 7\n"
+        "- walks at 7.\n",
+    )
     report = tidy(home, BOT, today=TODAY)
 
     assert report.duplicates == 2
-    assert read(home, "MEMORY.md") == ("# Memory\n\n"
-                                       '- 2026-05-01 · from chat "A" · Likes green tea.\n'
-                                       "- 2026-03-01 · Balance is -10\n"
-                                       "- 2026-03-01 · Balance is 10\n"
-                                       "- 2026-04-01 · Uses C++\n"
-                                       "- 2026-04-01 · Uses C\n"
-                                       "- walks at 7.\n")  # no dates: the later line is the newer
+    assert read(home, "MEMORY.md") == (
+        "# Memory\n\n"
+        '- 2026-05-01 · from chat "A" · Likes green tea.\n'
+        "- 2026-03-01 · Balance is -10\n"
+        "- 2026-03-01 · Balance is 10\n"
+        "- 2026-04-01 · Uses C++\n"
+        "- 2026-04-01 · Uses C\n"
+        "- walks at 7.\n"
+    )  # no dates: the later line is the newer
 
 
 def test_equal_dates_keep_the_later_line_and_topics_are_tidied_too(home):
-    write(home, "memory/travel.md", "# Travel\n\n"
-          '- 2026-01-06 · from chat "A" · likes window seats\n'
-          '- 2026-01-06 · from chat "B" · likes window seats\n')
+    write(
+        home,
+        "memory/travel.md",
+        "# Travel\n\n"
+        '- 2026-01-06 · from chat "A" · likes window seats\n'
+        '- 2026-01-06 · from chat "B" · likes window seats\n',
+    )
     report = tidy(home, BOT, today=TODAY)
     assert report.duplicates == 1
     assert read(home, "memory/travel.md") == '# Travel\n\n- 2026-01-06 · from chat "B" · likes window seats\n'
@@ -153,8 +175,10 @@ def test_a_contradiction_is_struck_through_and_the_part_still_true_kept(llm_home
 
     assert report.model == "used" and report.superseded == 1 and report.still_true_added == 1
     text = read(llm_home, "MEMORY.md")
-    assert ('- ~~2026-03-01 · from chat "Plans" · The person lives in Pune and prefers short replies~~'
-            f" · superseded {STRUCK_DAY}\n- {STRUCK_DAY} · from tidy-up · prefers short replies\n") in text
+    assert (
+        '- ~~2026-03-01 · from chat "Plans" · The person lives in Pune and prefers short replies~~'
+        f" · superseded {STRUCK_DAY}\n- {STRUCK_DAY} · from tidy-up · prefers short replies\n"
+    ) in text
     assert DELHI + "\n" in text
     struck = [e for e in parse_entries(text) if e.struck]
     assert len(struck) == 1 and struck[0].superseded == TODAY and struck[0].day == date(2026, 3, 1)
@@ -176,18 +200,20 @@ def test_the_model_only_finds_what_code_accepts_a_still_true_part_with_new_words
 def test_pairs_over_a_fifth_of_a_core_file_are_skipped(llm_home, fake_llm):
     lines = [f"- 2026-0{month}-01 · Fact number {month}" for month in range(1, 10)]
     write(llm_home, "MEMORY.md", "# Memory\n\n" + "\n".join(lines) + "\n- 2026-10-01 · Fact number 10\n")
-    fake_llm.script(pairs(
-        (lines[0], "- 2026-10-01 · Fact number 10", None),
-        (lines[1], lines[8], None),
-        (lines[2], lines[7], None),
-    ))
+    fake_llm.script(
+        pairs(
+            (lines[0], "- 2026-10-01 · Fact number 10", None),
+            (lines[1], lines[8], None),
+            (lines[2], lines[7], None),
+        )
+    )
     report = tidy(llm_home, BOT, today=TODAY)
 
     assert report.superseded == 2  # ten entries: at most two struck in one pass
     assert [s.text for s in report.skipped] == [lines[2]]
     assert "at most 2 of the 10 entries" in report.skipped[0].reason
     text = read(llm_home, "MEMORY.md")
-    assert text.count("~~") == 4 and f"- ~~2026-03-01 · Fact number 3~~" not in text
+    assert text.count("~~") == 4 and "- ~~2026-03-01 · Fact number 3~~" not in text
 
 
 def test_a_core_file_of_four_entries_is_never_struck_and_not_even_sent(llm_home, fake_llm):
@@ -201,25 +227,31 @@ def test_a_core_file_of_four_entries_is_never_struck_and_not_even_sent(llm_home,
 
 def test_a_topic_of_two_entries_may_reconcile_one_pair(llm_home, fake_llm):
     write(llm_home, "MEMORY.md", "# Memory\n")
-    write(llm_home, "memory/travel.md", "---\ntitle: Travel\n---\n"
-          "- 2026-01-06 · prefers window seats\n- 2026-09-01 · prefers aisle seats now\n")
+    write(
+        llm_home,
+        "memory/travel.md",
+        "---\ntitle: Travel\n---\n- 2026-01-06 · prefers window seats\n- 2026-09-01 · prefers aisle seats now\n",
+    )
     fake_llm.script(pairs(("- 2026-01-06 · prefers window seats", "- 2026-09-01 · prefers aisle seats now", None)))
     report = tidy(llm_home, BOT, today=TODAY)
     assert report.superseded == 1 and len(fake_llm.requests) == 1
     struck = f"- ~~2026-01-06 · prefers window seats~~ · superseded {STRUCK_DAY}\n"
-    assert read(llm_home, "memory/travel.md") == ("---\ntitle: Travel\n---\n" + struck
-                                                  + "- 2026-09-01 · prefers aisle seats now\n")
+    assert read(llm_home, "memory/travel.md") == (
+        "---\ntitle: Travel\n---\n" + struck + "- 2026-09-01 · prefers aisle seats now\n"
+    )
 
 
 def test_pairs_not_exactly_in_the_file_or_wrong_way_round_are_skipped_with_reasons(llm_home, fake_llm):
     write(llm_home, "MEMORY.md", CORE + "- ~~2026-02-01 · Lives in Mumbai~~ · superseded 2026-03-01\n")
-    fake_llm.script(pairs(
-        ("- 2026-03-01 · The person lives in Pune", DELHI, None),  # not the whole entry
-        (PUNE, "- 2026-10-05 · The person moved to delhi", None),  # case changed
-        (DELHI, DELHI, None),
-        ("- ~~2026-02-01 · Lives in Mumbai~~ · superseded 2026-03-01", DELHI, None),
-        (DELHI, PUNE, None),  # the older is the newer by date
-    ))
+    fake_llm.script(
+        pairs(
+            ("- 2026-03-01 · The person lives in Pune", DELHI, None),  # not the whole entry
+            (PUNE, "- 2026-10-05 · The person moved to delhi", None),  # case changed
+            (DELHI, DELHI, None),
+            ("- ~~2026-02-01 · Lives in Mumbai~~ · superseded 2026-03-01", DELHI, None),
+            (DELHI, PUNE, None),  # the older is the newer by date
+        )
+    )
     before = read(llm_home, "MEMORY.md")
     report = tidy(llm_home, BOT, today=TODAY)
     assert report.superseded == 0 and read(llm_home, "MEMORY.md") == before
@@ -251,8 +283,11 @@ def test_broken_json_skips_contradictions_but_expiry_and_duplicates_are_done(llm
 
 @pytest.mark.parametrize("reply", [{"status": 500}, {"delay": 3, "content": '{"pairs": []}'}])
 def test_a_failing_or_slow_model_leaves_expiry_and_duplicates_done(llm_home, fake_llm, reply):
-    write_llm_config(llm_home, fake_llm, instances={
-        "local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "timeout": 0.5}})
+    write_llm_config(
+        llm_home,
+        fake_llm,
+        instances={"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "timeout": 0.5}},
+    )
     write(llm_home, "MEMORY.md", CORE + EXPIRED_AND_DUPLICATE)
     write(llm_home, "memory/travel.md", "- 2026-01-06 · window seats\n- 2026-09-01 · aisle seats\n")
     fake_llm.script(reply, reply, reply)
@@ -267,12 +302,13 @@ def test_a_failing_or_slow_model_leaves_expiry_and_duplicates_done(llm_home, fak
     assert len(fake_llm.requests) == calls + 2
 
 
-def test_a_file_edited_while_the_call_was_out_keeps_the_edit_and_its_pairs_are_skipped(llm_home, fake_llm,
-                                                                                       monkeypatch):
+def test_a_file_edited_while_the_call_was_out_keeps_the_edit_and_its_pairs_are_skipped(llm_home, fake_llm, monkeypatch):
     write(llm_home, "MEMORY.md", CORE)
     write(llm_home, "memory/travel.md", "- 2026-01-06 · prefers window seats\n- 2026-09-01 · prefers aisle seats\n")
-    fake_llm.script(pairs((PUNE, DELHI, None)),
-                    pairs(("- 2026-01-06 · prefers window seats", "- 2026-09-01 · prefers aisle seats", None)))
+    fake_llm.script(
+        pairs((PUNE, DELHI, None)),
+        pairs(("- 2026-01-06 · prefers window seats", "- 2026-09-01 · prefers aisle seats", None)),
+    )
     real_complete = tidy_module.complete
     edited = CORE + "- 2026-11-30 · typed by the person while the model was thinking\n"
 
@@ -308,8 +344,7 @@ def test_every_row_carries_the_run_id_and_undo_puts_the_file_back(llm_home, fake
     assert read(llm_home, "MEMORY.md") == CORE + "- 2026-11-01 · Dentist · until 2026-11-02\n"
 
 
-def test_the_last_tidy_is_recorded_outside_the_workspace_and_an_unchanged_file_is_not_asked_again(llm_home,
-                                                                                                 fake_llm):
+def test_the_last_tidy_is_recorded_outside_the_workspace_and_an_unchanged_file_is_not_asked_again(llm_home, fake_llm):
     write(llm_home, "MEMORY.md", CORE)
     fake_llm.script(pairs((PUNE, DELHI, None)))
     report = tidy(llm_home, BOT, today=TODAY)

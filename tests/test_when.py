@@ -5,7 +5,7 @@ Spec: memory.md, "The journal" (rows in UTC, shown in local time) and "Recall by
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime, timezone
 
 import pytest
 
@@ -28,7 +28,7 @@ def test_one_day_parser_reads_dates_and_only_given_a_today_the_words():
 
 
 def test_every_caller_reads_days_the_same_way():
-    now = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     assert recall_as_of_day("2026-11-29") == date(2026, 11, 29)
     assert parse_when("yesterday", now=now, end=False).date() == parse_day("yesterday", today=now.astimezone().date())
     assert parse_when("2026-11-29", now=now, end=True).date() == date(2026, 11, 29)
@@ -38,5 +38,6 @@ def test_every_caller_reads_days_the_same_way():
 def test_the_command_line_says_a_bad_day_in_one_sentence(run_cli):
     result = run_cli("prompt", "scout", "--as-of", "2026-13-01")
     assert result.code == 2
-    assert result.err.strip() == ("omb-tui: Argument --as-of: '2026-13-01' is not a date; use YYYY-MM-DD. "
-                                  "See: omb-tui prompt --help")
+    assert result.err.strip() == (
+        "omb-tui: Argument --as-of: '2026-13-01' is not a date; use YYYY-MM-DD. See: omb-tui prompt --help"
+    )

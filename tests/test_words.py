@@ -25,7 +25,12 @@ def test_stop_words_and_one_letter_words_are_not_content_words():
 
 def test_english_plurals_fold_to_one_term():
     assert terms("invoices companies classes boxes matches flights") == [
-        "invoice", "company", "class", "box", "match", "flight"
+        "invoice",
+        "company",
+        "class",
+        "box",
+        "match",
+        "flight",
     ]
     assert terms("invoice") == terms("Invoices")
     # short words and words that only look plural stay as they are

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -59,8 +60,17 @@ BOT_AREAS = ("files", "topics", "journal", "recall", "settings", "upkeep")
 # Upkeep is `e`: `u` is taken on the journal (undo) and settings (the upkeep switch) screens, `k` on recall's.
 # Review (every bot's overnight runs, no bot need be open) is `v`: `r` is recall's.
 # Team memory is `w`: `m` is the memory switch on settings, and `t` is topics.
-AREA_KEYS = {"bots": "b", "files": "f", "topics": "t", "journal": "j", "recall": "r", "settings": "s",
-             "upkeep": "e", "review": "v", "team": "w"}
+AREA_KEYS = {
+    "bots": "b",
+    "files": "f",
+    "topics": "t",
+    "journal": "j",
+    "recall": "r",
+    "settings": "s",
+    "upkeep": "e",
+    "review": "v",
+    "team": "w",
+}
 AREA_TIPS = {
     "bots": "All bots",
     "files": "The bot's memory files",
@@ -84,13 +94,23 @@ def _area_bindings() -> list[Binding]:
     bindings = []
     for area, key in AREA_KEYS.items():
         name = area.capitalize()
-        bindings.append(Binding(key, f"open_area('{area}')", name, show=False, id=f"area-{area}",
-                                tooltip=AREA_TIPS[area]))
+        bindings.append(
+            Binding(key, f"open_area('{area}')", name, show=False, id=f"area-{area}", tooltip=AREA_TIPS[area])
+        )
         tip = f"{AREA_TIPS[area]} (from anywhere)"
         if key in ALT_AS_WORD_MOVEMENT:
             tip += f"; where the terminal sends Alt+{key.upper()} as a word move, Escape then {key}"
-        bindings.append(Binding(f"alt+{key}", f"open_area('{area}')", name, show=False, priority=True,
-                                id=f"area-{area}-alt", tooltip=tip))
+        bindings.append(
+            Binding(
+                f"alt+{key}",
+                f"open_area('{area}')",
+                name,
+                show=False,
+                priority=True,
+                id=f"area-{area}-alt",
+                tooltip=tip,
+            )
+        )
     return bindings
 
 
@@ -109,8 +129,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     CSS_PATH = [style_path("app.tcss"), style_path("bots.tcss")]
     MODES = {name: _lazy_screen(*where) for name, where in AREAS.items()}
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-now",
-                tooltip="Quit from anywhere"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit-now", tooltip="Quit from anywhere"),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit omb-tui"),
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Every key of this screen"),
         *_area_bindings(),
@@ -119,8 +138,9 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     bot_id: reactive[str | None] = reactive(None)
     memory_version: reactive[int] = reactive(0)
 
-    def __init__(self, home: Home, *, watch: bool = True, bot_id: str | None = None,
-                 user_settings: Path | None = None) -> None:
+    def __init__(
+        self, home: Home, *, watch: bool = True, bot_id: str | None = None, user_settings: Path | None = None
+    ) -> None:
         super().__init__()
         self.home = home
         self.user_settings = user_settings  # where the theme chosen is remembered (per user, never in the home)
@@ -194,14 +214,21 @@ class OmbApp(NotifyWorkerErrors, App[None]):
 
         worker = get_current_worker()
         self.home.root.mkdir(parents=True, exist_ok=True)
-        for changes in watch(self.home.root, watch_filter=_worth_watching, debounce=200, step=50,
-                             rust_timeout=250, yield_on_timeout=True, stop_event=self._watch_stop):
+        for changes in watch(
+            self.home.root,
+            watch_filter=_worth_watching,
+            debounce=200,
+            step=50,
+            rust_timeout=250,
+            yield_on_timeout=True,
+            stop_event=self._watch_stop,
+        ):
             if worker.is_cancelled:
                 return
             if changes:  # post_message never blocks, so a watcher can never hang the app's exit
                 self.post_message(DiskChanged(frozenset(Path(path) for _, path in changes)))
 
-    def on_disk_changed(self, message: "DiskChanged") -> None:
+    def on_disk_changed(self, message: DiskChanged) -> None:
         self.note_disk_change(message.paths)
 
     def on_unmount(self) -> None:
@@ -212,7 +239,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         self.memory_version += 1
 
     # ----- unsaved drafts: never lost without a question -----
-    def hold_drafts(self, screen: "DraftHolder") -> None:
+    def hold_drafts(self, screen: DraftHolder) -> None:
         """A screen with an editor registers here, so quitting or opening another bot asks first."""
         self._draft_holders.append(screen)
 
@@ -236,15 +263,20 @@ class OmbApp(NotifyWorkerErrors, App[None]):
             self.exit()
             return
         self._quit_question = self._after_asking(
-            f"{unsaved} has unsaved changes. Quit and lose them? (Ctrl+Q again quits.)", "Quit without saving",
-            self.exit)
+            f"{unsaved} has unsaved changes. Quit and lose them? (Ctrl+Q again quits.)",
+            "Quit without saving",
+            self.exit,
+        )
 
     # ----- navigation -----
     def open_bot(self, bot_id: str) -> None:
         unsaved = self.unsaved_draft() if bot_id != self.bot_id else None
         if unsaved is not None:
-            self._after_asking(f"{unsaved} has unsaved changes. Open {bot_id} and lose them?",
-                               "Discard changes", lambda: self._open_bot(bot_id))
+            self._after_asking(
+                f"{unsaved} has unsaved changes. Open {bot_id} and lose them?",
+                "Discard changes",
+                lambda: self._open_bot(bot_id),
+            )
             return
         self._open_bot(bot_id)
 
@@ -282,8 +314,11 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         yield SystemCommand("Team memory", AREA_TIPS["team"], lambda: self.action_open_area("team"))
         if self.bot_id:
             for area in BOT_AREAS:
-                yield SystemCommand(area.capitalize(), f"{area.capitalize()} of {self.bot_id}",
-                                    lambda area=area: self.action_open_area(area))
+                yield SystemCommand(
+                    area.capitalize(),
+                    f"{area.capitalize()} of {self.bot_id}",
+                    lambda area=area: self.action_open_area(area),
+                )
 
 
 def _worth_watching(change: object, path: str) -> bool:
@@ -293,8 +328,7 @@ def _worth_watching(change: object, path: str) -> bool:
     return not (name.endswith((".tmp", ".lock")) or name.startswith(".") or ".seen" in path or "index" in parts)
 
 
-def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None,
-             user_settings: Path | None = None) -> OmbApp:
+def make_app(home: Home, *, watch: bool = True, bot_id: str | None = None, user_settings: Path | None = None) -> OmbApp:
     """The one factory used by the command line and by the tests (which remember no theme unless given a file)."""
     return OmbApp(home, watch=watch, bot_id=bot_id, user_settings=user_settings)
 

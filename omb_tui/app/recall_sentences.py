@@ -51,8 +51,10 @@ def _plural(count: int, word: str) -> str:
 
 def size_line(result: RecallResult) -> str:
     """`1,931 / 6,000 characters · 4 notes · 3 passages · 1:1 started by the person`."""
-    line = (f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {_plural(len(result.notes), 'note')} · "
-            f"{_plural(len(result.passages), 'passage')} · {KIND_LABELS.get(result.kind, result.kind)}")
+    line = (
+        f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {_plural(len(result.notes), 'note')} · "
+        f"{_plural(len(result.passages), 'passage')} · {KIND_LABELS.get(result.kind, result.kind)}"
+    )
     return line if result.passages_allowed else line + ": notes only"
 
 
@@ -60,8 +62,11 @@ def words_line(result: RecallResult) -> str:
     """The words recall looked up, and how many of them each hit needed (the two-word rule)."""
     if not result.words:
         return "No content words in this message (only short or common words): nothing to look up."
-    rule = ("any one of them is enough" if result.matches_needed < 2
-            else f"each hit needs {result.matches_needed} of them (5 or more content words)")
+    rule = (
+        "any one of them is enough"
+        if result.matches_needed < 2
+        else f"each hit needs {result.matches_needed} of them (5 or more content words)"
+    )
     return f"Words: {', '.join(result.words)} · {rule}"
 
 
@@ -80,14 +85,16 @@ def why_lines(result: RecallResult) -> list[str]:
 
 def memory_summary(load: MemoryLoad, index: TopicIndex) -> str:
     if not load.memory_on:
-        return ("Memory is off for this bot: nothing of MEMORY.md or the topic index loads into its "
-                "system prompt.")
+        return "Memory is off for this bot: nothing of MEMORY.md or the topic index loads into its system prompt."
     loading = load.count(LINE_LOADS)
     parts = [f"As of {load.as_of.isoformat()}: {loading:,} of {_plural(len(load.lines), 'line')} load"]
     if load.count(LINE_EXPIRED):
         parts.append(f"{load.count(LINE_EXPIRED):,} expired")
     if load.count(LINE_PAST_CUT):
         parts.append(f"{load.count(LINE_PAST_CUT):,} past the {load.cut_name}")
-    listed = (f"topic index: {_plural(index.listed, 'topic')}, {len(index.text):,} / "
-              f"{TOPIC_INDEX_MAX_CHARS:,} characters" if index.text else "no topic files")
+    listed = (
+        f"topic index: {_plural(index.listed, 'topic')}, {len(index.text):,} / {TOPIC_INDEX_MAX_CHARS:,} characters"
+        if index.text
+        else "no topic files"
+    )
     return " · ".join(parts) + f"\n✓ loads  ✗ does not · {listed}"

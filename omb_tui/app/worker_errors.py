@@ -17,7 +17,7 @@ SENTENCE_MAX = 300  # characters of an error shown in a notification
 def failure_sentence(error: BaseException) -> str:
     """What a person reads about an error: its message (or its kind), cut to fit a notification."""
     text = str(error) or error.__class__.__name__
-    return text if len(text) < SENTENCE_MAX else text[:SENTENCE_MAX - 3] + "…"
+    return text if len(text) < SENTENCE_MAX else text[: SENTENCE_MAX - 3] + "…"
 
 
 class NotifyWorkerErrors:

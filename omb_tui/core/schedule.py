@@ -14,11 +14,12 @@ Locks, all advisory flocks under the home, so a cron job, the app and a harness 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from pathlib import Path
-from typing import Callable, Iterable, TypeVar
+from typing import TypeVar
 
 from .compact.nightly import compact_nightly, last_compaction_at
 from .memory.locks import held_exclusively, no_turn_running
@@ -66,8 +67,13 @@ def tidy_due(last_tidy: datetime | None, now: datetime, tidy_hour: int) -> bool:
     return last_tidy is None or last_tidy.astimezone() < latest_slot
 
 
-def run_bounded(items: Iterable[T], work: Callable[[T], R], *, concurrency: int = DEFAULT_CONCURRENCY,
-                done: Callable[[T, R | BaseException], None] | None = None) -> list[tuple[T, R | BaseException]]:
+def run_bounded(
+    items: Iterable[T],
+    work: Callable[[T], R],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    done: Callable[[T, R | BaseException], None] | None = None,
+) -> list[tuple[T, R | BaseException]]:
     """Run work over items, at most `concurrency` at a time (model calls wait on the network, so threads
     overlap them); an item's exception is its result, never the run's end. `done` is told as each finishes."""
     if concurrency < 1:
@@ -101,27 +107,43 @@ class BotUpkeep:
     left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
 
     def as_dict(self) -> dict:
-        return {"bot": self.bot, "run": self.run, "capture": self.capture, "organize": self.organize,
-                "tidy": self.tidy, "compact": self.compact, "left_alone": self.left_alone}
+        return {
+            "bot": self.bot,
+            "run": self.run,
+            "capture": self.capture,
+            "organize": self.organize,
+            "tidy": self.tidy,
+            "compact": self.compact,
+            "left_alone": self.left_alone,
+        }
 
     def line(self) -> str:
         if self.left_alone:
             return f"{self.bot}: left alone: {self.left_alone}"
         done = []
         if self.capture is not None:
-            done.append(f"capture {len(self.capture.get('saved', []))} saved, "
-                        f"{len(self.capture.get('skipped', []))} skipped"
-                        + (f" ({self.capture['reason']})" if self.capture.get("reason") else ""))
+            done.append(
+                f"capture {len(self.capture.get('saved', []))} saved, "
+                f"{len(self.capture.get('skipped', []))} skipped"
+                + (f" ({self.capture['reason']})" if self.capture.get("reason") else "")
+            )
         if self.organize is not None:
-            done.append(f"organize {len(self.organize.get('moved', []))} moved"
-                        + (f" ({self.organize['reason']})" if self.organize.get("reason") else ""))
+            done.append(
+                f"organize {len(self.organize.get('moved', []))} moved"
+                + (f" ({self.organize['reason']})" if self.organize.get("reason") else "")
+            )
         if self.tidy is not None:
-            done.append(f"tidy-up {self.tidy.get('expired', 0)} expired, {self.tidy.get('duplicates', 0)} duplicates, "
-                        f"{self.tidy.get('superseded', 0)} superseded (model: {self.tidy.get('model')})")
+            done.append(
+                f"tidy-up {self.tidy.get('expired', 0)} expired, {self.tidy.get('duplicates', 0)} duplicates, "
+                f"{self.tidy.get('superseded', 0)} superseded (model: {self.tidy.get('model')})"
+            )
         if self.compact is not None:
-            done.append(f"compaction: {self.compact['error']}" if self.compact.get("error") else
-                        f"compaction {len(self.compact.get('rows', []))} applied, "
-                        f"{len(self.compact.get('pending', []))} proposed")
+            done.append(
+                f"compaction: {self.compact['error']}"
+                if self.compact.get("error")
+                else f"compaction {len(self.compact.get('rows', []))} applied, "
+                f"{len(self.compact.get('pending', []))} proposed"
+            )
         return f"{self.bot}: " + ("; ".join(done) if done else "nothing due")
 
 
@@ -134,8 +156,13 @@ class UpkeepRunReport:
         return {"busy": self.busy, "bots": [bot.as_dict() for bot in self.bots]}
 
 
-def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DEFAULT_CONCURRENCY,
-               progress: Callable[[int, int], None] | None = None) -> UpkeepRunReport:
+def upkeep_due(
+    home: Home,
+    *,
+    now: datetime | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: Callable[[int, int], None] | None = None,
+) -> UpkeepRunReport:
     """Run what is due for every bot whose memory and upkeep are on: capture (a chat quiet long enough, six
     turns waiting, or left pending at a shutdown), organizing after it, the daily tidy-up (with organizing
     first), and nightly compaction after it where it is switched on. Never while a backup runs, never on a bot
@@ -159,8 +186,9 @@ def upkeep_due(home: Home, *, now: datetime | None = None, concurrency: int = DE
             if progress is not None:
                 progress(finished, len(bots))
 
-        for bot_id, outcome in run_bounded(bots, lambda bot_id: _upkeep_bot(home, bot_id, now),
-                                           concurrency=concurrency, done=one_done):
+        for bot_id, outcome in run_bounded(
+            bots, lambda bot_id: _upkeep_bot(home, bot_id, now), concurrency=concurrency, done=one_done
+        ):
             if isinstance(outcome, BaseException):
                 outcome = BotUpkeep(bot_id, left_alone=f"failed: {outcome}")
             report.bots.append(outcome)

@@ -29,8 +29,8 @@ the demo ran.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, date, datetime
 
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.settings import BotSettings, save_bot_settings
@@ -53,13 +53,16 @@ def write_demo_home(home: Home, today: date | None = None, *, now: datetime | No
 
     `now` (default: the real time) is the latest moment a journal row may carry."""
     today = today or date.today()
-    now = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    now = (now or datetime.now(UTC)).astimezone(UTC)
     refuse_to_overwrite(home)
-    write_private_json(home.config_path, {
-        "helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
-        "features": {"autoRecall": True, "roomMemoryCapture": False},
-        "memory": {"captureQuietMs": 120_000, "tidyHour": TIDY_HOUR},
-    })
+    write_private_json(
+        home.config_path,
+        {
+            "helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
+            "features": {"autoRecall": True, "roomMemoryCapture": False},
+            "memory": {"captureQuietMs": 120_000, "tidyHour": TIDY_HOUR},
+        },
+    )
     for settings in demo_settings():
         save_bot_settings(home, settings)
     for bot_id in DEMO_BOT_IDS:
@@ -80,9 +83,7 @@ def refuse_to_overwrite(home: Home) -> None:
             )
     for path in (home.config_path, home.about_me_path, home.profile_learned_path):
         if path.exists():
-            raise MemoryInputError(
-                f"{home.root} already has its own {path.name}; choose an empty folder with --home."
-            )
+            raise MemoryInputError(f"{home.root} already has its own {path.name}; choose an empty folder with --home.")
 
 
 def demo_settings() -> list[BotSettings]:
@@ -102,12 +103,28 @@ def _write_conversations(home: Home, today: date) -> None:
 
 # ----- Quill: memory switched off, its files kept for review -----
 def _quill(s: Story) -> None:
-    s.topics = {"style-guide.md": Topic("Style guide", "How Nadia writes for the studio newsletter and blog",
-                                         ("writing", "tone", "newsletter", "blog", "spelling"))}
-    s.write(70, MEMORY_FILE, "# Quill\n\n- Quill drafts Nadia's newsletter and blog posts.\n"
-            "- British spelling, sentence-case headings, no exclamation marks.\n")
-    s.remember(65, "Newsletter", "The studio newsletter goes out on the first Tuesday of the month to about 420 readers")
-    s.note(60, "Newsletter", "style-guide.md", "Open with one concrete story from a project, never with news about the studio")
+    s.topics = {
+        "style-guide.md": Topic(
+            "Style guide",
+            "How Nadia writes for the studio newsletter and blog",
+            ("writing", "tone", "newsletter", "blog", "spelling"),
+        )
+    }
+    s.write(
+        70,
+        MEMORY_FILE,
+        "# Quill\n\n- Quill drafts Nadia's newsletter and blog posts.\n"
+        "- British spelling, sentence-case headings, no exclamation marks.\n",
+    )
+    s.remember(
+        65, "Newsletter", "The studio newsletter goes out on the first Tuesday of the month to about 420 readers"
+    )
+    s.note(
+        60,
+        "Newsletter",
+        "style-guide.md",
+        "Open with one concrete story from a project, never with news about the studio",
+    )
     s.note(60, "Newsletter", "style-guide.md", "Links as plain words, never click here; at most five links an issue")
     s.remember(45, "Blog", "Nadia's posts run 600 to 900 words and end with one question to the reader")
     s.log(45, "11:40", "Blog", "Draft of the forgiving forms post: 840 words, three examples.", "docs.create")
@@ -116,15 +133,27 @@ def _quill(s: Story) -> None:
 
 # ----- Atlas: small, on a local model, kept off the helper -----
 def _atlas(s: Story) -> None:
-    s.topics = {"sources.md": Topic("Sources", "Where Atlas looks first, and what Nadia trusts",
-                                     ("references", "reading", "research", "papers"))}
+    s.topics = {
+        "sources.md": Topic(
+            "Sources", "Where Atlas looks first, and what Nadia trusts", ("references", "reading", "research", "papers")
+        )
+    }
     s.remember(20, "Reading list", "Nadia wants papers summarised in five bullets, with the method first")
-    s.note(15, "Reading list", "sources.md", "Trusted on accessibility: WebAIM, the GOV.UK service manual, Nielsen Norman Group")
+    s.note(
+        15,
+        "Reading list",
+        "sources.md",
+        "Trusted on accessibility: WebAIM, the GOV.UK service manual, Nielsen Norman Group",
+    )
     s.remember(10, "Studio standup", "Atlas posts the research digest in the standup on Mondays")
     s.remember(4, "Reading list", "Current question: how do ferry and airline apps handle changes after booking?")
 
 
 # Each demo bot's history, told in the order of DEMO_BOT_IDS.
 _HISTORIES: dict[str, Callable[[Story], None]] = {
-    "scout": scout_history, "ledger": ledger_history, "harbor": harbor_history, "quill": _quill, "atlas": _atlas,
+    "scout": scout_history,
+    "ledger": ledger_history,
+    "harbor": harbor_history,
+    "quill": _quill,
+    "atlas": _atlas,
 }

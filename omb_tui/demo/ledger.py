@@ -44,10 +44,14 @@ _CLIENTS = (
     ("Hollandia Ferries", 85, 0, (4000, 4800, 5600)),
     ("Gemeente Delft", 62, 0, (6750, 9000)),
 )
-_TRAIN_TRIPS = {"Museum Rotterdam": None, "Havenlicht Energie": None, "Stichting Leeszaal": None,
-                "Hollandia Ferries": ("Hoek van Holland", 9.60), "Gemeente Delft": ("Delft", 7.40)}
-_SUBSCRIPTIONS = ("Hofplein desk €395.00 (4100), KPN €32.50 (4300), Figma €16.94, Adobe €71.99 "
-                  "and Notion €9.68 (4510)")
+_TRAIN_TRIPS = {
+    "Museum Rotterdam": None,
+    "Havenlicht Energie": None,
+    "Stichting Leeszaal": None,
+    "Hollandia Ferries": ("Hoek van Holland", 9.60),
+    "Gemeente Delft": ("Delft", 7.40),
+}
+_SUBSCRIPTIONS = "Hofplein desk €395.00 (4100), KPN €32.50 (4300), Figma €16.94, Adobe €71.99 and Notion €9.68 (4510)"
 _RECEIPTS = (  # (what, category and account, low and high amount in cents)
     ("NS Business Card, train tickets", "travel (4600)", 1460, 6800),
     ("Bol.com, design books", "training (4800)", 1999, 6450),
@@ -56,10 +60,27 @@ _RECEIPTS = (  # (what, category and account, low and high amount in cents)
     ("Drukkerij Maas, workshop posters", "client costs (4900)", 3800, 9200),
     ("Dille & Kamille, sticky notes and markers", "office (4200)", 1450, 3800),
 )
-_EQUIPMENT = ("Coolblue, USB-C dock, €189.00", "Coolblue, 27-inch monitor, €329.00",
-              "Apple, Magic Keyboard, €119.00", "Bol.com, laptop stand, €45.95", "MediaMarkt, webcam, €89.99")
-_KINDS = ("receipt", "invoice", "receipt", "paid", "travel", "receipt", "paid", "invoice", "receipt", "paid",
-          "equipment", "travel")
+_EQUIPMENT = (
+    "Coolblue, USB-C dock, €189.00",
+    "Coolblue, 27-inch monitor, €329.00",
+    "Apple, Magic Keyboard, €119.00",
+    "Bol.com, laptop stand, €45.95",
+    "MediaMarkt, webcam, €89.99",
+)
+_KINDS = (
+    "receipt",
+    "invoice",
+    "receipt",
+    "paid",
+    "travel",
+    "receipt",
+    "paid",
+    "invoice",
+    "receipt",
+    "paid",
+    "equipment",
+    "travel",
+)
 
 
 def _money(amount: float) -> str:
@@ -79,26 +100,34 @@ def _bookkeeping_notes(s: Story, first: int, last: int, count: int) -> list[tupl
         ago = first - round(index * (first - last) / max(count - 1, 1))
         day = s.day(ago)
 
-        def add(chat: str, fact: str) -> None:
+        def add(chat: str, fact: str, day: date = day) -> None:
             notes.append((day, format_dated_entry(day, fact, source=f'chat "{chat}"')))
 
         if (day.year, day.month) != month:
             if month is not None:
                 closed = date(*month, 1)
-                add("Monthly close", f"Closed {closed:%B}: {rng.randint(38, 71)} bank lines matched, "
-                    f"{rng.randint(0, 4)} without a receipt (under open items)")
+                add(
+                    "Monthly close",
+                    f"Closed {closed:%B}: {rng.randint(38, 71)} bank lines matched, "
+                    f"{rng.randint(0, 4)} without a receipt (under open items)",
+                )
                 if closed.month % 3 == 0:
                     charged, deductible = rng.randint(5200, 8800), rng.randint(600, 1400)
-                    add("BTW", f"BTW Q{closed.month // 3} {closed.year} filed: {_money(charged)} charged, "
-                        f"{_money(deductible)} deductible, {_money(charged - deductible)} paid from the reserve")
+                    add(
+                        "BTW",
+                        f"BTW Q{closed.month // 3} {closed.year} filed: {_money(charged)} charged, "
+                        f"{_money(deductible)} deductible, {_money(charged - deductible)} paid from the reserve",
+                    )
             add("Receipts inbox", f"Monthly receipts filed: {_SUBSCRIPTIONS}")
             month = (day.year, day.month)
         active = [c for c in _CLIENTS if c[1] >= ago >= c[2]]
         kind = _KINDS[index % len(_KINDS)]
         if kind == "paid" and unpaid and (day - unpaid[0][0]).days >= 14:
             _, number, client, gross = unpaid.pop(0)
-            add("Bank sync", f"{number} paid by {client}, {_money(gross)}; moved {_money(gross - gross / 1.21)} "
-                "to the BTW reserve")
+            add(
+                "Bank sync",
+                f"{number} paid by {client}, {_money(gross)}; moved {_money(gross - gross / 1.21)} to the BTW reserve",
+            )
         elif kind == "invoice" and active:
             client, _, _, sizes = active[invoiced % len(active)]
             invoiced += 1
@@ -111,7 +140,10 @@ def _bookkeeping_notes(s: Story, first: int, last: int, count: int) -> list[tupl
             client = [c[0] for c in active if _TRAIN_TRIPS[c[0]]][trips % 2 if len(active) > 1 else 0]
             place, fare = _TRAIN_TRIPS[client]
             trips += 1
-            add("Receipts inbox", f"Train to {place} and back for {client}, {_money(fare)} on the NS card, travel (4600)")
+            add(
+                "Receipts inbox",
+                f"Train to {place} and back for {client}, {_money(fare)} on the NS card, travel (4600)",
+            )
         elif kind == "equipment" and equipment:
             add("Receipts inbox", f"Receipt filed: {equipment.pop(0)} incl. BTW, equipment (4700)")
         else:
@@ -123,10 +155,16 @@ def _bookkeeping_notes(s: Story, first: int, last: int, count: int) -> list[tupl
 def _ledger_memory(s: Story) -> str:
     """Ledger's notes from before this home: the standing facts and months of dated notes."""
     struck = [
-        (s.day(221), f'- ~~{s.day(221).isoformat()} · from chat "Cards" · Figma is billed to the personal Visa~~'
-                     f" · superseded {s.day(200).isoformat()}"),
-        (s.day(190), f'- ~~{s.day(190).isoformat()} · from chat "Pension" · No pension savings through the studio'
-                     f" yet~~ · superseded {s.day(150).isoformat()}"),
+        (
+            s.day(221),
+            f'- ~~{s.day(221).isoformat()} · from chat "Cards" · Figma is billed to the personal Visa~~'
+            f" · superseded {s.day(200).isoformat()}",
+        ),
+        (
+            s.day(190),
+            f'- ~~{s.day(190).isoformat()} · from chat "Pension" · No pension savings through the studio'
+            f" yet~~ · superseded {s.day(150).isoformat()}",
+        ),
     ]
     count = _LEDGER_LINES - _LEDGER_START.count("\n") - len(struck)
     notes = sorted(_bookkeeping_notes(s, 240, 43, count) + struck, key=lambda note: note[0])
@@ -134,26 +172,51 @@ def _ledger_memory(s: Story) -> str:
 
 
 def ledger_history(s: Story) -> None:
-    s.topics = {"monthly-close.md": Topic("Monthly close", "Each month's reconciliation, filed from MEMORY.md",
-                                           ("reconciliation", "month end", "bank", "close"))}
+    s.topics = {
+        "monthly-close.md": Topic(
+            "Monthly close",
+            "Each month's reconciliation, filed from MEMORY.md",
+            ("reconciliation", "month end", "bank", "close"),
+        )
+    }
     s.write(42, MEMORY_FILE, _ledger_memory(s), IMPORT)
     s.remember(38, "Receipts inbox", "Nadia forwards receipts by the 5th; chase her on the 6th if anything is missing")
-    s.remember(35, "Invoice reconciliation", "Hollandia pays about 12 days late; send the reminder 3 days after the due date")
-    s.remember(32, "Q3 BTW return", "The quarterly BTW return is checked with Nadia; she submits it herself on the portal")
+    s.remember(
+        35, "Invoice reconciliation", "Hollandia pays about 12 days late; send the reminder 3 days after the due date"
+    )
+    s.remember(
+        32, "Q3 BTW return", "The quarterly BTW return is checked with Nadia; she submits it herself on the portal"
+    )
     s.remember(29, "Pension", "Nadia moves €300 a month to her pension (Brand New Day) from the studio account")
     s.remember(26, "Kroonfiets contract", "Kroonfiets deposit invoice on hold until the contract is signed", until=8)
     s.remember(23, "Software audit", "Adobe Creative Cloud cancelled from next month; Figma and Affinity cover it")
     s.prefer(20, "Invoice layout", "Invoices and statements show amounts excluding BTW first, then BTW, then the total")
-    s.remember(17, "Lisbon trip", "Lisbon conference flights and hotel are business travel (4600); keep the boarding passes")
-    s.remember(14, "Invoice reconciliation", "Museum Rotterdam pays through Coupa; their PO number must be on the invoice")
-    s.remember(11, "Q4 planning", "Expected revenue this quarter: €38,600 excluding BTW from Hollandia, Delft and Kroonfiets")
+    s.remember(
+        17, "Lisbon trip", "Lisbon conference flights and hotel are business travel (4600); keep the boarding passes"
+    )
+    s.remember(
+        14, "Invoice reconciliation", "Museum Rotterdam pays through Coupa; their PO number must be on the invoice"
+    )
+    s.remember(
+        11, "Q4 planning", "Expected revenue this quarter: €38,600 excluding BTW from Hollandia, Delft and Kroonfiets"
+    )
     s.remember(8, "Kroonfiets contract", "Kroonfiets signed; send the deposit invoice, €3,600 + BTW, this week")
     s.file_into_topics(3, {"monthly-close.md": ("Closed ",)})
     s.remember(2, "Receipts inbox", "Emma wants the quarter's receipts as one PDF per month, not loose files")
     s.remember(1, "Invoice reconciliation", "Every invoice of last month is paid except Delft phase 2, due in 12 days")
-    s.log(1, "10:12", "Invoice reconciliation", "Matched 14 bank lines; one Delft invoice still open, not yet due.",
-          "moneybird.list, bank.list")
-    s.log(1, "16:30", "Receipts inbox", "Filed five receipts; the Coolblue dock receipt matched at last.",
-          "email.search, moneybird.attach")
+    s.log(
+        1,
+        "10:12",
+        "Invoice reconciliation",
+        "Matched 14 bank lines; one Delft invoice still open, not yet due.",
+        "moneybird.list, bank.list",
+    )
+    s.log(
+        1,
+        "16:30",
+        "Receipts inbox",
+        "Filed five receipts; the Coolblue dock receipt matched at last.",
+        "email.search, moneybird.attach",
+    )
     s.log(0, "09:05", "Invoice reconciliation", "No new payments overnight.", "bank.list")
     ledger_night(s)

@@ -20,8 +20,8 @@ propose only. No journal line is written by hand.
 from __future__ import annotations
 
 import json
-from datetime import datetime, time, timedelta, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime, time, timedelta
 
 from ..core.compact.apply import apply_change_set
 from ..core.compact.nightly import STEP as COMPACT_STEP
@@ -38,6 +38,7 @@ from ..core.memory.store import text_hash
 from ..core.runs.run import UpkeepRun, new_run_id
 from ..core.upkeep.capture import STEP as CAPTURE_STEP
 from ..core.upkeep.capture import quotes_note
+
 # The tidy-up's own steps (private in the core: `tidy` itself makes its own store, with no clock to set), so the
 # demo's tidy rows are written by the same code as a real night's, never imitated.
 from ..core.upkeep.tidy import tidy_by_rule
@@ -75,7 +76,7 @@ class NightRun:
         return self._run
 
     def _now(self) -> datetime:
-        return self.store.clock() if self.store.clock else datetime.now(timezone.utc)
+        return self.store.clock() if self.store.clock else datetime.now(UTC)
 
     def _queue(self, action: Callable[[], object]) -> None:
         seconds = PASS_ORDER.index(self.bot_id) * BOT_SECONDS + self._steps * STEP_SECONDS
@@ -86,19 +87,24 @@ class NightRun:
     # -- the steps, in the order upkeep runs them --
     def capture(self, chat: str, fact: str, quotes: list[str]) -> None:
         """Capture saving a fact noticed in a quiet chat to MEMORY.md, its row's note the quotes it rests on."""
+
         def run() -> None:
             update = MemoryUpdate(self.home, self.bot_id, self.run.actor(CAPTURE_STEP, chat=chat), store=self.store)
             update.add(fact, today=self.day, chat=chat, noticed=True, note=quotes_note(quotes))
+
         self._queue(run)
 
     def tidy(self) -> None:
         """The tidy-up's steps 1 and 2 as `tidy.tidy` runs them: expired entries to the archive, older duplicates out."""
+
         def run() -> None:
             tidy_by_rule(self.store, self.run, self.day)
+
         self._queue(run)
 
     def compact(self, answer: Callable[[str], list[dict]]) -> None:
         """Nightly compaction of MEMORY.md; `answer` gives the change-set the model answered, from the text it read."""
+
         def run() -> None:
             moment = self._now()
             text = self.store.read(MEMORY_FILE).text
@@ -107,16 +113,25 @@ class NightRun:
             validation = validate(text, changes, keep_lines=keep, read_hash=text_hash(text))
             if not validation.ok:  # the sample change-set and the sample memory are written together: say which drifted
                 raise MemoryInputError(f"The demo's compaction of {self.bot_id} was refused: {validation.errors[0]}")
-            append_attempt(self.home, self.bot_id, self.run.id, 1, json.dumps(changes, ensure_ascii=False, indent=2),
-                           [], now=moment)
+            append_attempt(
+                self.home,
+                self.bot_id,
+                self.run.id,
+                1,
+                json.dumps(changes, ensure_ascii=False, indent=2),
+                [],
+                now=moment,
+            )
             if propose_only_now(load_bot_settings(self.home, self.bot_id), self.day):
                 add_pending(self.home, self.bot_id, self.run.id, validation.changes, at=moment)
                 return
             backup_memory(self.home, self.bot_id, text, now=moment)
-            written = apply_change_set(self.store, validation.read_hash, validation.changes,
-                                       self.run.actor(COMPACT_STEP))
+            written = apply_change_set(
+                self.store, validation.read_hash, validation.changes, self.run.actor(COMPACT_STEP)
+            )
             applied = [item.change for item in written.applied]
             append_clean_log(self.home, self.bot_id, clean_log_lines(self.run.id, applied, now=moment))
+
         self._queue(run)
 
 
@@ -155,10 +170,16 @@ def _ledger_changes(text: str) -> list[dict]:
     accounts = _first(entries, lambda e: e.fact.startswith("Ledger accounts:"), "chart of accounts")
     paid = _first(entries, lambda e: e.day is not None and " paid by " in e.fact, "paid invoice")
     return [
-        {"category": "detail", "original": accounts.raw,
-         "reason": "The chart of accounts lives in Moneybird, and every note already names its account."},
-        {"category": "ephemeral", "original": paid.raw,
-         "reason": "The invoice is paid and its BTW is in the reserve, so nothing about it is left to do."},
+        {
+            "category": "detail",
+            "original": accounts.raw,
+            "reason": "The chart of accounts lives in Moneybird, and every note already names its account.",
+        },
+        {
+            "category": "ephemeral",
+            "original": paid.raw,
+            "reason": "The invoice is paid and its BTW is in the reserve, so nothing about it is left to do.",
+        },
     ]
 
 
@@ -166,10 +187,15 @@ def _harbor_changes(text: str) -> list[dict]:
     """Harbor's change-set: the seven steps the board's five-step decision overtook, and the two card rules as one."""
     _first(parse_entries(text), lambda e: "five steps, not seven" in e.fact, "five-step decision")  # what overtook them
     return [
-        {"category": "superseded", "original": "- Steps: Route, Date, Passengers, Vehicle, Extras, Details, Pay.\n",
-         "reason": "The board's later decision makes it five steps, with Extras merged into Details."},
-        {"category": "merge",
-         "original": "- Cards are for choices, not for layout.\n- The whole card is the target; one link inside at most.",
-         "merged": "- Cards are for choices, not layout: the whole card is the target, one link inside at most.",
-         "reason": "Two short rules about the same cards read as one."},
+        {
+            "category": "superseded",
+            "original": "- Steps: Route, Date, Passengers, Vehicle, Extras, Details, Pay.\n",
+            "reason": "The board's later decision makes it five steps, with Extras merged into Details.",
+        },
+        {
+            "category": "merge",
+            "original": "- Cards are for choices, not for layout.\n- The whole card is the target; one link inside at most.",
+            "merged": "- Cards are for choices, not layout: the whole card is the target, one link inside at most.",
+            "reason": "Two short rules about the same cards read as one.",
+        },
     ]

@@ -10,10 +10,11 @@ ahead of the clock are moved to just before it, in order).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from ..core.memory.entries import format_dated_entry, mark_moved, parse_entries, render_entries
 from ..core.memory.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
@@ -113,7 +114,7 @@ class Story:
         """Run the steps in order; each step's journal rows carry its moment (see moments)."""
         steps = sorted(self._steps, key=lambda step: (-step.ago, step.phase, step.order))
         try:
-            for step, moment in zip(steps, self.moments(steps, now or datetime.now(timezone.utc))):
+            for step, moment in zip(steps, self.moments(steps, now or datetime.now(UTC))):
                 self.store.clock = lambda moment=moment: moment
                 step.action()
         finally:
@@ -157,9 +158,9 @@ class Story:
             local.append(moment.replace(microsecond=0))
         out: list[datetime] = []
         for moment in local:  # naive local time to UTC, then strictly increasing whatever the zone did
-            moment = moment.astimezone(timezone.utc)
+            moment = moment.astimezone(UTC)
             out.append(max(moment, out[-1] + second) if out else moment)
-        limit = now.astimezone(timezone.utc)
+        limit = now.astimezone(UTC)
         for i in range(len(out) - 1, -1, -1):  # nothing later than now, keeping the order
             if out[i] <= limit:
                 break
@@ -167,8 +168,15 @@ class Story:
             limit -= second
         return out
 
-    def _at(self, ago: int, action: Callable[..., object], *args: object, _phase: int = DAYTIME,
-            _clock: time | None = None, **kwargs: object) -> None:
+    def _at(
+        self,
+        ago: int,
+        action: Callable[..., object],
+        *args: object,
+        _phase: int = DAYTIME,
+        _clock: time | None = None,
+        **kwargs: object,
+    ) -> None:
         self._steps.append(Step(ago, _phase, len(self._steps), _clock, partial(action, *args, **kwargs)))
 
     def at_clock(self, ago: int, clock: time, action: Callable[[], object]) -> None:
@@ -187,14 +195,17 @@ class Story:
         def run() -> None:
             current = self.store.read(rel)
             self.store.write(rel, change(current.text), actor, expected_hash=current.hash)
+
         self._at(ago, run)
 
     def outside(self, ago: int, rel: str, change: Callable[[str], str]) -> None:
         """A change made in another editor (Obsidian, say): written straight to disk, then seen by the app."""
+
         def run() -> None:
             mp = self.store.resolve(rel)
             atomic_write_bytes(mp.path, encode(change(self.store.read(rel).text)))
             self.store.sync_outside_changes()
+
         self._at(ago, run)
 
     def remember(self, ago: int, chat: str, fact: str, until: int | None = None) -> None:
@@ -208,8 +219,9 @@ class Story:
 
     def notice(self, ago: int, chat: str, fact: str, *, topic: str | None = None, until: int | None = None) -> None:
         """Memory upkeep noticing a fact in a quiet chat: core facts to MEMORY.md, the rest to a topic."""
-        line = format_dated_entry(self.day(ago), fact, source=_source(chat), noticed=True,
-                                  until=None if until is None else self.day(until))
+        line = format_dated_entry(
+            self.day(ago), fact, source=_source(chat), noticed=True, until=None if until is None else self.day(until)
+        )
         rel = MEMORY_FILE if topic is None else f"memory/{topic}"
         self._at(ago, self._append_line, rel, line, _upkeep("noticed facts", chat))
 
@@ -230,20 +242,22 @@ class Story:
 
     def supersede(self, ago: int, chat: str, old: str, new_fact: str) -> None:
         """The bot replacing a fact: the old bullet is struck through and dated, the new one added."""
+
         def run() -> None:
             current = self.store.read(MEMORY_FILE)
             entries = parse_entries(current.text)
             (entry,) = [e for e in entries if e.kind == "dated" and old in e.fact]
             body = entry.lines[0].rstrip("\n")[2:]
             entry.lines[0] = f"- ~~{body}~~ · superseded {self.day(ago).isoformat()}\n"
-            text = with_line(render_entries(entries), format_dated_entry(self.day(ago), new_fact,
-                                                                          source=_source(chat)))
+            text = with_line(render_entries(entries), format_dated_entry(self.day(ago), new_fact, source=_source(chat)))
             self.store.write(MEMORY_FILE, text, _bot(chat), expected_hash=current.hash)
+
         self._at(ago, run)
 
     def file_into_topics(self, ago: int, moves: dict[str, tuple[str, ...]]) -> None:
         """Memory upkeep organizing: detail lines move unchanged from MEMORY.md into their subject's topic.
         Each topic is written before MEMORY.md, so a line is never out of one without being in the other."""
+
         def run() -> None:
             actor = _upkeep("filed into topics")
             current = self.store.read(MEMORY_FILE)
@@ -263,10 +277,12 @@ class Story:
                 moved.update(chosen)
             kept = [e for i, e in enumerate(entries) if i not in moved]
             self.store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash)
+
         self._at(ago, run)
 
     def tidy(self, ago: int) -> None:
         """The nightly tidy-up: expired entries move to the archive, marked `· moved DATE`, archive first."""
+
         def run() -> None:
             actor = _upkeep("tidy-up: moved expired notes")
             day = self.day(ago)
@@ -282,6 +298,7 @@ class Story:
             self.store.write(ARCHIVE_REL, text, actor, expected_hash=archive.hash)
             kept = [e for i, e in enumerate(entries) if i not in expired]
             self.store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash)
+
         self._at(ago, run, _phase=NIGHT)
 
     def _log_turn(self, ago: int, chat: str, fact: str) -> None:
@@ -293,15 +310,21 @@ class Story:
         said = f"Got it: {fact}" + ("" if fact.endswith(("?", ".")) else ".")
         self.log(ago, f"{minutes // 60:02d}:{minutes % 60:02d}", chat, said, "memory_update")
 
-    def log(self, ago: int, clock: str, chat: str, said: str, tools: str = "", failed: bool = False,
-            phase: int = DAYTIME) -> None:
+    def log(
+        self, ago: int, clock: str, chat: str, said: str, tools: str = "", failed: bool = False, phase: int = DAYTIME
+    ) -> None:
         """The harness's line for one finished turn in memory/log/YYYY-MM-DD.md, written by the turn log itself
         (turn_log_line and append_log_line), so the demo's logs read exactly like the ones real turns leave.
         `clock` is "HH:MM"; `tools` is comma-separated; a failed turn's `said` is what the person was told."""
         day = self.day(ago)
         at = time(*(int(part) for part in clock.split(":")))
-        line = turn_log_line(_source(chat), said, [tool.strip() for tool in tools.split(",") if tool.strip()],
-                             failed, datetime.combine(day, at))
+        line = turn_log_line(
+            _source(chat),
+            said,
+            [tool.strip() for tool in tools.split(",") if tool.strip()],
+            failed,
+            datetime.combine(day, at),
+        )
         self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase, _clock=at)
 
     def delete(self, ago: int, rel: str, actor: Actor = PERSON) -> None:
@@ -315,8 +338,9 @@ class Story:
 
     def undo_latest(self, ago: int) -> None:
         """The person pressing Undo in Settings on the change just made."""
+
         def run() -> None:
             (row,) = self.store.journal.rows(limit=1)
             self.store.undo(row.id, PERSON)
-        self._at(ago, run)
 
+        self._at(ago, run)

@@ -25,12 +25,18 @@ _NOTES = (
     ("pricing/team-plan", "Team plan price", "Team plans cost 12 euro a seat, single sign-on included."),
     (CORRECTED_KEY, "Announcement", "The launch announcement email goes out at 09:00."),
 )
-_CORRECTION = (CORRECTED_KEY, "Announcement time",
-               "The announcement email and the blog post go out at 10:00 on launch day.")
+_CORRECTION = (
+    CORRECTED_KEY,
+    "Announcement time",
+    "The announcement email and the blog post go out at 10:00 on launch day.",
+)
 # Scout's proposal rests on what Nadia said in the room (demo/conversations.py).
-_PROPOSAL = dict(key=PENDING_KEY, title="Launch day", text="The launch moved from Tuesday to Thursday because of "
-                 "the app store review.",
-                 quotes=["the launch date moved from Tuesday to Thursday because of the app store review"])
+_PROPOSAL = dict(
+    key=PENDING_KEY,
+    title="Launch day",
+    text="The launch moved from Tuesday to Thursday because of the app store review.",
+    quotes=["the launch date moved from Tuesday to Thursday because of the app store review"],
+)
 
 
 def write_demo_team(home: Home) -> str:

@@ -10,34 +10,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import ipaddress
-import json
 import logging
-import re
 import shutil
 import subprocess
 import sys
 import urllib.parse
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Awaitable, Callable, Iterable
 
 from aiohttp import web
 
-from ..core.turn.bot import Bot
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.memory.store import Actor, LaterChanges, StaleHash
+from ..core.turn.bot import Bot
 from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits
+from .hosts import AllowedHosts
 from .http import (
     EXECUTOR,
-    OPENER,
-    TOKEN,
     GUARD,
     HOME,
     MAX_BODY_BYTES,
+    OPENER,
+    TOKEN,
     ApiError,
     Handler,
     camel_keys,
@@ -47,7 +45,6 @@ from .http import (
     json_response,
     text_field,
 )
-from .hosts import AllowedHosts
 from .teams import add_team_routes
 from .token import token_matches
 
@@ -77,7 +74,7 @@ HTTP_SENTENCES = {
     404: "There is no such route; GET /api/openapi.json lists every route.",
     405: "That route does not take this method; GET /api/openapi.json lists what it takes.",
     413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB ({MAX_BODY_BYTES:,} bytes), the limit "
-         "for one request; nothing was read or changed.",
+    "for one request; nothing was read or changed.",
 }
 
 
@@ -136,8 +133,11 @@ async def owner_only(request: web.Request, handler) -> web.StreamResponse:
     """The owner's session: no bearer token 401, a wrong one 403 (compared in constant time)."""
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given.strip():
-        raise ApiError(401, f"This needs the owner's token as 'Authorization: Bearer <token>' ({TOKEN_HINT}).",
-                       headers={"WWW-Authenticate": 'Bearer realm="omb-tui"'})
+        raise ApiError(
+            401,
+            f"This needs the owner's token as 'Authorization: Bearer <token>' ({TOKEN_HINT}).",
+            headers={"WWW-Authenticate": 'Bearer realm="omb-tui"'},
+        )
     if not token_matches(given.strip(), request.app[TOKEN]):
         raise ApiError(403, "That token is not the owner's; nothing was read or changed.")
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
@@ -196,18 +196,35 @@ def open_bot(home: Home, bot_id: str, *, look: bool = True) -> Bot:
 def read_overview(home: Home, bot_id: str) -> dict:
     bot = open_bot(home, bot_id)
     summary = bot.summary()
-    topics = [{"path": f"{MEMORY_DIR}/{t.name}", "name": t.name, "title": t.title, "description": t.description,
-               "aliases": list(t.aliases), "bytes": t.size_bytes, "headerOk": t.frontmatter_ok}
-              for t in bot.topics()]
-    logs = [{"path": f"{MEMORY_DIR}/log/{p.name}", "day": p.stem, "bytes": p.stat().st_size}
-            for p in reversed(home.log_paths(bot_id))]  # newest first
+    topics = [
+        {
+            "path": f"{MEMORY_DIR}/{t.name}",
+            "name": t.name,
+            "title": t.title,
+            "description": t.description,
+            "aliases": list(t.aliases),
+            "bytes": t.size_bytes,
+            "headerOk": t.frontmatter_ok,
+        }
+        for t in bot.topics()
+    ]
+    logs = [
+        {"path": f"{MEMORY_DIR}/log/{p.name}", "day": p.stem, "bytes": p.stat().st_size}
+        for p in reversed(home.log_paths(bot_id))
+    ]  # newest first
     archive = home.memory_path(bot_id, f"{MEMORY_DIR}/{ARCHIVE_NAME}").path
     return {
-        "bot": bot_id, "name": summary.name, "memory": summary.memory, "upkeep": summary.upkeep,
-        "folder": str(bot.store.workspace), "gauge": camel_keys(bot.gauge().as_dict()),
-        "topics": topics, "logs": logs,
+        "bot": bot_id,
+        "name": summary.name,
+        "memory": summary.memory,
+        "upkeep": summary.upkeep,
+        "folder": str(bot.store.workspace),
+        "gauge": camel_keys(bot.gauge().as_dict()),
+        "topics": topics,
+        "logs": logs,
         "archive": {"path": f"{MEMORY_DIR}/{ARCHIVE_NAME}", "exists": archive.is_file()},
-        "lastChange": summary.last_change, "problem": summary.error,
+        "lastChange": summary.last_change,
+        "problem": summary.error,
     }
 
 
@@ -215,13 +232,24 @@ def read_file(home: Home, bot_id: str, rel: str) -> dict:
     snapshot = open_bot(home, bot_id).store.read(rel)
     if not snapshot.exists:
         raise NotFound(f"{snapshot.rel} does not exist for {bot_id}.")
-    return {"path": snapshot.rel, "kind": snapshot.kind.value, "readOnly": snapshot.kind.read_only,
-            "hash": snapshot.hash, "text": snapshot.text}
+    return {
+        "path": snapshot.rel,
+        "kind": snapshot.kind.value,
+        "readOnly": snapshot.kind.read_only,
+        "hash": snapshot.hash,
+        "text": snapshot.text,
+    }
 
 
 def written(result) -> dict:
-    return {"path": result.rel, "hash": result.hash, "changed": result.changed, "redactions": result.redactions,
-            "rowId": result.row_id, "journaled": result.journaled}
+    return {
+        "path": result.rel,
+        "hash": result.hash,
+        "changed": result.changed,
+        "redactions": result.redactions,
+        "rowId": result.row_id,
+        "journaled": result.journaled,
+    }
 
 
 def save_file(home: Home, bot_id: str, rel: str, text: str, expected_hash: str | None) -> dict:
@@ -231,8 +259,11 @@ def save_file(home: Home, bot_id: str, rel: str, text: str, expected_hash: str |
         return written(bot.store.write(rel, text, API_ACTOR, expected_hash=expected_hash))
     except StaleHash as exc:
         why = "already exists" if expected_hash is None else "changed since it was read"
-        raise ApiError(409, f"{exc.rel} {why}; nothing was written.",
-                       {"path": exc.rel, "currentHash": exc.current_hash, "currentText": exc.current_text}) from None
+        raise ApiError(
+            409,
+            f"{exc.rel} {why}; nothing was written.",
+            {"path": exc.rel, "currentHash": exc.current_hash, "currentText": exc.current_text},
+        ) from None
 
 
 def save_memory_unchecked(home: Home, bot_id: str, text: str) -> dict:
@@ -256,8 +287,11 @@ def revert_row(home: Home, bot_id: str, entry_id: str, force: bool) -> dict:
     try:
         result = bot.store.undo(entry_id, API_ACTOR, force=force)
     except LaterChanges as exc:
-        raise ApiError(409, f'{exc} Send {{"force": true}} to revert anyway.',
-                       {"later": [camel_keys(row.summary()) for row in exc.later]}) from None
+        raise ApiError(
+            409,
+            f'{exc} Send {{"force": true}} to revert anyway.',
+            {"later": [camel_keys(row.summary()) for row in exc.later]},
+        ) from None
     return {"reverted": entry_id, **written(result.write), "later": [row.id for row in result.later]}
 
 
@@ -268,10 +302,13 @@ def upkeep_state(home: Home, bot_id: str) -> dict:
 
     settings = open_bot(home, bot_id, look=False).settings
     return {
-        "bot": bot_id, "memory": settings.memory, "upkeep": settings.upkeep,
+        "bot": bot_id,
+        "memory": settings.memory,
+        "upkeep": settings.upkeep,
         "learnFromGroupChats": load_config(home).room_memory_capture,
         "modelSteps": model_steps(home, bot_id),
-        "lastTidy": camel_keys(last_tidy(home, bot_id)), "lastCapture": camel_keys(last_capture(home, bot_id)),
+        "lastTidy": camel_keys(last_tidy(home, bot_id)),
+        "lastCapture": camel_keys(last_capture(home, bot_id)),
     }
 
 
@@ -331,8 +368,13 @@ def system_opener(what: str) -> None:
     program = shutil.which("open") if sys.platform == "darwin" else shutil.which("xdg-open")
     if program is None:
         raise ApiError(501, "Nothing on this computer opens folders (no xdg-open); open the folder yourself.")
-    subprocess.Popen([program, what], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True)
+    subprocess.Popen(
+        [program, what],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def is_loopback_peer(remote: str | None) -> bool:
@@ -358,8 +400,9 @@ async def put_memory_unchecked(request: web.Request) -> web.Response:
     text = text_field(await json_body(request), "text")
     result = await in_thread_for_bot(request, save_memory_unchecked, request.app[HOME], bot_id_of(request), text)
     successor = f"/api/bots/{bot_id_of(request)}/memory/file"
-    return json_response(result, headers={"Deprecation": f"@{DEPRECATED_SINCE}",
-                                          "Link": f'<{successor}>; rel="successor-version"'})
+    return json_response(
+        result, headers={"Deprecation": f"@{DEPRECATED_SINCE}", "Link": f'<{successor}>; rel="successor-version"'}
+    )
 
 
 async def get_file(request: web.Request) -> web.Response:
@@ -371,13 +414,17 @@ async def put_file(request: web.Request) -> web.Response:
     body = await json_body(request)
     rel, text = text_field(body, "path"), text_field(body, "text")
     if "expectedHash" not in body:
-        raise ApiError(428, "Send expectedHash, the hash of the text you opened (null to create a new file), so "
-                       "a change made meanwhile is never overwritten.")
+        raise ApiError(
+            428,
+            "Send expectedHash, the hash of the text you opened (null to create a new file), so "
+            "a change made meanwhile is never overwritten.",
+        )
     expected = body["expectedHash"]
     if expected is not None and not isinstance(expected, str):
         raise ApiError(400, "expectedHash must be a string, or null to create a new file.")
-    return json_response(await in_thread_for_bot(request, save_file, request.app[HOME], bot_id_of(request), rel, text,
-                                         expected))
+    return json_response(
+        await in_thread_for_bot(request, save_file, request.app[HOME], bot_id_of(request), rel, text, expected)
+    )
 
 
 async def delete_file_route(request: web.Request) -> web.Response:
@@ -397,8 +444,11 @@ async def post_revert(request: web.Request) -> web.Response:
     force = (await json_body(request, optional=True)).get("force", False)
     if not isinstance(force, bool):
         raise ApiError(400, "force must be true or false.")
-    return json_response(await in_thread_for_bot(request, revert_row, request.app[HOME], bot_id_of(request),
-                                         request.match_info["entryId"], force))
+    return json_response(
+        await in_thread_for_bot(
+            request, revert_row, request.app[HOME], bot_id_of(request), request.match_info["entryId"], force
+        )
+    )
 
 
 async def post_open(request: web.Request) -> web.Response:
@@ -407,8 +457,9 @@ async def post_open(request: web.Request) -> web.Response:
     target = (await json_body(request, optional=True)).get("target", "folder")
     if target not in OPEN_TARGETS:
         raise ApiError(400, 'target must be "obsidian" or "folder".')
-    return json_response(await in_thread(request, open_target, request.app[HOME], bot_id_of(request), target,
-                                         request.app[OPENER]))
+    return json_response(
+        await in_thread(request, open_target, request.app[HOME], bot_id_of(request), target, request.app[OPENER])
+    )
 
 
 async def get_upkeep(request: web.Request) -> web.Response:
@@ -448,14 +499,21 @@ ROUTES: list[tuple[str, str, Handler]] = [
 ]
 
 
-def build_app(home: Home, token: str, *, opener: Opener | None = None, limits: ServeLimits | None = None,
-              allow_hosts: Iterable[str] = ()) -> web.Application:
+def build_app(
+    home: Home,
+    token: str,
+    *,
+    opener: Opener | None = None,
+    limits: ServeLimits | None = None,
+    allow_hosts: Iterable[str] = (),
+) -> web.Application:
     """The server's application on one home. `opener` opens a folder or an obsidian:// address (tests pass their
     own, so nothing opens); by default the desktop's. `limits`: the deadlines and the connection cap (tests pass
     small ones); `run.start` puts every connection behind them. `allow_hosts`: Host names answered besides the
     server's own address (--allow-host)."""
-    app = web.Application(client_max_size=MAX_BODY_BYTES,
-                          middlewares=[in_progress, json_errors, own_host_only, owner_only])
+    app = web.Application(
+        client_max_size=MAX_BODY_BYTES, middlewares=[in_progress, json_errors, own_host_only, owner_only]
+    )
     app[HOME], app[TOKEN], app[OPENER] = home, token, opener or system_opener
     app[GUARD] = ConnectionGuard(limits or ServeLimits())
     app[HOSTS] = AllowedHosts(allow_hosts)

@@ -24,8 +24,8 @@ import math
 import resource
 import time
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from aiohttp.http_exceptions import HttpProcessingError
 
@@ -57,9 +57,15 @@ class ConnectionEvents:
     """What happened to connections, said in one log line at most every `interval` seconds, with the counts since
     the last line; what happens meanwhile waits for the next one (none is lost, none repeats)."""
 
-    def __init__(self, limits: ServeLimits, cap: int, *, interval: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic,
-                 later: Callable[[float, Callable[[], None]], object] | None = None) -> None:
+    def __init__(
+        self,
+        limits: ServeLimits,
+        cap: int,
+        *,
+        interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        later: Callable[[float, Callable[[], None]], object] | None = None,
+    ) -> None:
         self.limits, self.cap, self.interval, self.clock = limits, cap, interval, clock
         self._later = later
         self.since_last_line: Counter[str] = Counter()
@@ -153,10 +159,16 @@ class ConnectionGuard:
         self.events = ConnectionEvents(limits, self.cap)
         self.open: dict[asyncio.BaseTransport, GuardedConnection] = {}
         self.idle: OrderedDict[GuardedConnection, None] = OrderedDict()
-        body = json.dumps({"error": f"The server has {self.cap:,} connections open, its limit, each with a request "
-                                    "in progress; try again in a moment."}).encode("utf-8")
-        self.refusal = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
-                        b"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        body = json.dumps(
+            {
+                "error": f"The server has {self.cap:,} connections open, its limit, each with a request "
+                "in progress; try again in a moment."
+            }
+        ).encode("utf-8")
+        self.refusal = (
+            b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+            b"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s" % (len(body), body)
+        )
 
     def protocol_factory(self, make_handler: Callable[[], asyncio.Protocol]) -> Callable[[], GuardedConnection]:
         return lambda: GuardedConnection(self, make_handler)

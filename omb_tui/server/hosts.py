@@ -11,7 +11,7 @@ needs --allow-host NAME (any port) or NAME:PORT.
 from __future__ import annotations
 
 import ipaddress
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..core.memory.paths import quoted
 

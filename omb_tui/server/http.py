@@ -12,8 +12,8 @@ import asyncio
 import functools
 import json
 import re
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Awaitable, Callable
 
 from aiohttp import web
 
@@ -53,8 +53,7 @@ def json_response(data: object, status: int = 200, headers: dict | None = None) 
         body = json.dumps(data, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:  # a byte of a file that is not UTF-8 (a lone surrogate): sent as its \udcXX escape
         body = json.dumps(data, ensure_ascii=True).encode("ascii")
-    return web.Response(body=body, status=status, headers=headers, content_type="application/json",
-                        charset="utf-8")
+    return web.Response(body=body, status=status, headers=headers, content_type="application/json", charset="utf-8")
 
 
 def error_response(status: int, message: str, extra: dict | None = None, headers: dict | None = None):
@@ -68,8 +67,9 @@ async def json_body(request: web.Request, *, optional: bool = False) -> dict:
             raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
     except TimeoutError:
         guard.events.add("slow body")
-        raise ApiError(408, f"The body did not arrive within {guard.limits.body_seconds:g} s; nothing was read or "
-                       "changed.") from None
+        raise ApiError(
+            408, f"The body did not arrive within {guard.limits.body_seconds:g} s; nothing was read or changed."
+        ) from None
     if not raw.strip():
         if optional:
             return {}
@@ -109,8 +109,11 @@ def refuse_what_no_file_can_hold(body: dict) -> None:
                 value.encode("utf-8", "surrogateescape")
             except UnicodeEncodeError as exc:
                 lone = value[exc.start]
-                raise ApiError(400, f"The body holds \\u{ord(lone):04x}, half of a UTF-16 pair that is no "
-                               "character on its own; send text as UTF-8.") from None
+                raise ApiError(
+                    400,
+                    f"The body holds \\u{ord(lone):04x}, half of a UTF-16 pair that is no "
+                    "character on its own; send text as UTF-8.",
+                ) from None
 
 
 def text_field(body: dict, name: str) -> str:

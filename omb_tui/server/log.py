@@ -46,9 +46,14 @@ def write_lines(lines: queue.Queue, handler: DroppingQueueHandler, targets: list
         record = lines.get()
         dropped = handler.take_dropped()
         if dropped:
-            note = logging.makeLogRecord({"name": "omb_tui.server", "levelno": logging.WARNING,
-                                          "levelname": "WARNING", "msg": f"{dropped:,} log lines were dropped: "
-                                          "stderr was not being read fast enough."})
+            note = logging.makeLogRecord(
+                {
+                    "name": "omb_tui.server",
+                    "levelno": logging.WARNING,
+                    "levelname": "WARNING",
+                    "msg": f"{dropped:,} log lines were dropped: stderr was not being read fast enough.",
+                }
+            )
             for target in targets:
                 write_record(target, note)
         if record is STOP:
@@ -69,7 +74,7 @@ def write_record(target: logging.Handler, record: logging.LogRecord) -> None:
     data = (target.format(record) + "\n").encode("utf-8", "backslashreplace")
     try:
         while data:
-            data = data[os.write(descriptor, data):]
+            data = data[os.write(descriptor, data) :]
     except OSError:  # the reader is gone (EPIPE): nothing more can be told there
         pass
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import signal
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from aiohttp import web
 
 from ..core.memory.paths import Home, MemoryInputError, quoted
 from .app import HOSTS, Opener, build_app
-from .http import GUARD
 from .connections import BACKLOG, HttpParserLog, count_accept_failures
+from .http import GUARD
 from .log import log_off_the_event_loop
 from .token import load_or_create_token, token_path
 
@@ -30,9 +30,11 @@ def is_loopback_host(host: str) -> bool:
 
 
 def remote_warning(host: str, port: int) -> str:
-    return (f"Listening on {host}:{port}, not only on this computer: anyone who can reach it and has the token can "
-            "read and change every bot's memory, its journal and About me. The token travels in clear text (no "
-            "TLS): use this only on a network you trust, or behind a TLS proxy.")
+    return (
+        f"Listening on {host}:{port}, not only on this computer: anyone who can reach it and has the token can "
+        "read and change every bot's memory, its journal and About me. The token travels in clear text (no "
+        "TLS): use this only on a network you trust, or behind a TLS proxy."
+    )
 
 
 @dataclass
@@ -59,22 +61,34 @@ async def start(app: web.Application, host: str, port: int) -> Listening:
         server = await loop.create_server(guard.protocol_factory(runner.server), host, port, backlog=BACKLOG)
     except OSError as exc:
         await runner.cleanup()
-        raise MemoryInputError(f"Cannot listen on {quoted(host)} port {port}: "
-                               f"{(exc.strerror or str(exc)).rstrip('.').lower()}.") from None
+        raise MemoryInputError(
+            f"Cannot listen on {quoted(host)} port {port}: {(exc.strerror or str(exc)).rstrip('.').lower()}."
+        ) from None
     bound = server.sockets[0].getsockname()[1]
     app[HOSTS].listening_on(host, bound)
     return Listening(runner, server, bound)
 
 
-def serve(home: Home, *, host: str, port: int, allow_remote: bool = False, allow_hosts: Iterable[str] = (),
-          show_token: bool = False, say: Callable[[str], None] | None = None, opener: Opener | None = None) -> int:
+def serve(
+    home: Home,
+    *,
+    host: str,
+    port: int,
+    allow_remote: bool = False,
+    allow_hosts: Iterable[str] = (),
+    show_token: bool = False,
+    say: Callable[[str], None] | None = None,
+    opener: Opener | None = None,
+) -> int:
     """`omb-tui serve`: runs until Ctrl-C or SIGTERM. With show_token, prints the token (making it) and returns."""
     say = say or (lambda line: print(line, flush=True))
     if not 0 <= port <= 65535:
         raise MemoryInputError(f"--port must be from 0 to 65535, not {port}.")
     if not is_loopback_host(host) and not allow_remote:
-        raise MemoryInputError(f"{quoted(host)} is not a loopback address: listening there lets other computers "
-                               "reach every bot's memory. Add --allow-remote if that is what you want.")
+        raise MemoryInputError(
+            f"{quoted(host)} is not a loopback address: listening there lets other computers "
+            "reach every bot's memory. Add --allow-remote if that is what you want."
+        )
     token = load_or_create_token(home)
     if show_token:
         say(token)
@@ -97,8 +111,10 @@ async def _serve(app: web.Application, home: Home, host: str, port: int, say: Ca
     shown = f"[{host}]" if ":" in host else host
     if not is_loopback_host(host):
         say(remote_warning(host, bound))
-    say(f"Serving {home.root} on http://{shown}:{bound}/api (the token is in {token_path(home)}; "
-        "omb-tui serve --show-token prints it). Ctrl-C stops.")
+    say(
+        f"Serving {home.root} on http://{shown}:{bound}/api (the token is in {token_path(home)}; "
+        "omb-tui serve --show-token prints it). Ctrl-C stops."
+    )
     try:
         await stop.wait()
     finally:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 from aiohttp import web
 
@@ -113,8 +113,11 @@ def change_note(home: Home, ref: str, key: str, what: str, change: Callable, rev
 
 
 def revision_missing(what: str) -> ApiError:
-    return ApiError(428, f'Send "revision", the revision of the {what} you read (GET /api/teams/<team> lists it), '
-                    "so a change made meanwhile is never overwritten; nothing was changed.")
+    return ApiError(
+        428,
+        f'Send "revision", the revision of the {what} you read (GET /api/teams/<team> lists it), '
+        "so a change made meanwhile is never overwritten; nothing was changed.",
+    )
 
 
 # ----- reading the request -----
@@ -237,12 +240,17 @@ TEAM_ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/api/teams/{team}/notes/{key}/reject", note_change_route("card", api.reject)),
     ("POST", "/api/teams/{team}/notes/{key}/edit", note_change_route("note", api.edit, needs=edited_text)),
     ("POST", "/api/teams/{team}/notes/{key}/delete", note_change_route("note", api.delete_note)),
-    ("POST", "/api/teams/{team}/notes/{key}/pin",
-     note_change_route("note", functools.partial(api.set_pinned, pinned=True))),
-    ("POST", "/api/teams/{team}/notes/{key}/unpin",
-     note_change_route("note", functools.partial(api.set_pinned, pinned=False))),
-    ("POST", "/api/teams/{team}/notes/{key}/restore",
-     note_change_route("note", api.restore, needs=restored_version)),
+    (
+        "POST",
+        "/api/teams/{team}/notes/{key}/pin",
+        note_change_route("note", functools.partial(api.set_pinned, pinned=True)),
+    ),
+    (
+        "POST",
+        "/api/teams/{team}/notes/{key}/unpin",
+        note_change_route("note", functools.partial(api.set_pinned, pinned=False)),
+    ),
+    ("POST", "/api/teams/{team}/notes/{key}/restore", note_change_route("note", api.restore, needs=restored_version)),
 ]
 
 

@@ -35,13 +35,17 @@ def load_or_create_token(home: Home) -> str:
     if not stat.S_ISREG(info.st_mode):
         raise MemoryInputError(f"{quoted(path)} is not a plain file; remove it and start again to make a new token.")
     if info.st_mode & 0o077:
-        raise MemoryInputError(f"{quoted(path)} can be read by others (mode {stat.S_IMODE(info.st_mode):o}); "
-                               "run chmod 600 on it, or remove it to make a new token.")
+        raise MemoryInputError(
+            f"{quoted(path)} can be read by others (mode {stat.S_IMODE(info.st_mode):o}); "
+            "run chmod 600 on it, or remove it to make a new token."
+        )
     with open(path, "rb") as handle:
         token = handle.read().decode("ascii", "replace").strip()
     if len(token) < MIN_TOKEN_CHARS or not token.isprintable() or " " in token:
-        raise MemoryInputError(f"The token in {quoted(path)} is not one of at least {MIN_TOKEN_CHARS} characters; "
-                               "remove the file to make a new one.")
+        raise MemoryInputError(
+            f"The token in {quoted(path)} is not one of at least {MIN_TOKEN_CHARS} characters; "
+            "remove the file to make a new one."
+        )
     return token
 
 

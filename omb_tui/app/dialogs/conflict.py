@@ -51,12 +51,23 @@ def who_changed(row: JournalRow | None, bot_name: str) -> str:
 class ConflictDialog(ModalScreen[str]):
     CSS_PATH = style_path("dialogs.tcss")
     BINDINGS = [
-        Binding("escape,c,n", "choose('cancel')", "Cancel", id="conflict-cancel",
-                tooltip="Keep editing; nothing saved"),
-        Binding("r", "choose('reload')", "Reload", id="conflict-reload",
-                tooltip="Show the file as it is now; your draft stays beside it"),
-        Binding("o", "choose('overwrite')", "Overwrite with mine", id="conflict-overwrite",
-                tooltip="Save your draft over the file as it is now (undoable in the journal)"),
+        Binding(
+            "escape,c,n", "choose('cancel')", "Cancel", id="conflict-cancel", tooltip="Keep editing; nothing saved"
+        ),
+        Binding(
+            "r",
+            "choose('reload')",
+            "Reload",
+            id="conflict-reload",
+            tooltip="Show the file as it is now; your draft stays beside it",
+        ),
+        Binding(
+            "o",
+            "choose('overwrite')",
+            "Overwrite with mine",
+            id="conflict-overwrite",
+            tooltip="Save your draft over the file as it is now (undoable in the journal)",
+        ),
     ]
 
     def __init__(self, question: str) -> None:
@@ -66,8 +77,11 @@ class ConflictDialog(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.question, classes="dialog-question")
-            yield Static("Reload shows their version and keeps your draft beside it. Overwrite saves yours; "
-                         "theirs stays in the journal, so undo brings it back.", classes="dialog-note")
+            yield Static(
+                "Reload shows their version and keeps your draft beside it. Overwrite saves yours; "
+                "theirs stays in the journal, so undo brings it back.",
+                classes="dialog-note",
+            )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Reload", id="reload", variant="primary")
                 yield Button("Overwrite with mine", id="overwrite", variant="warning")

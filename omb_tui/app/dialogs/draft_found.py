@@ -23,8 +23,9 @@ class DraftFoundDialog(ConfirmDialog):
     """
 
     BINDINGS = [
-        Binding("r", "choose('restore')", "Restore", id="draft-restore",
-                tooltip="Put the draft in the editor, unsaved"),
+        Binding(
+            "r", "choose('restore')", "Restore", id="draft-restore", tooltip="Put the draft in the editor, unsaved"
+        ),
         Binding("d", "choose('discard')", "Discard", id="draft-discard", tooltip="Delete the draft"),
     ]
     ANSWERS = {"yes": "restore", "discard": "discard", "no": "later"}

@@ -23,9 +23,11 @@ class MakeRoomDialog(ConfirmDialog):
             yield Static(self.question, classes="dialog-question")
             with VerticalScroll(id="moving-scroll"):
                 yield Static(listed, id="moving-list", markup=False)
-            yield Static("Struck first, then expired, then the oldest; undated lines and health facts never move. "
-                         "Undo is in the journal.",
-                         classes="dialog-note")
+            yield Static(
+                "Struck first, then expired, then the oldest; undated lines and health facts never move. "
+                "Undo is in the journal.",
+                classes="dialog-note",
+            )
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes_label, id="yes", variant="warning")
                 yield Button(self.no_label, id="no")

@@ -26,8 +26,9 @@ class TopicNameDialog(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-question")
             yield Input(self.value, placeholder="travel.md", id="topic-name")
-            yield Static("Letters, numbers, spaces, dots and dashes, ending in .md.", id="name-hint",
-                         classes="dialog-note")
+            yield Static(
+                "Letters, numbers, spaces, dots and dashes, ending in .md.", id="name-hint", classes="dialog-note"
+            )
             yield from self.more_options()
 
     def more_options(self) -> ComposeResult:

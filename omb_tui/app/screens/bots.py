@@ -12,7 +12,6 @@ from ...core.memory.bot_names import bot_names
 from ..widgets.bot_list import BotList
 from .base import AreaScreen
 
-
 # The first frame names this many bots at most (~30 µs each): far more than a screen holds; the rest come with
 # the engine's read.
 FIRST_LOOK_ROWS = 100
@@ -31,10 +30,20 @@ class BotsScreen(AreaScreen):
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     BINDINGS = [
         Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
-        Binding("v", "app.open_area('review')", "Review", id="bots-review",
-                tooltip="What the upkeep runs of the last nights changed, every bot"),
-        Binding("w", "app.open_area('team')", "Team", id="bots-team",
-                tooltip="Team memory: the notes a team of bots shares, and the cards to review"),
+        Binding(
+            "v",
+            "app.open_area('review')",
+            "Review",
+            id="bots-review",
+            tooltip="What the upkeep runs of the last nights changed, every bot",
+        ),
+        Binding(
+            "w",
+            "app.open_area('team')",
+            "Team",
+            id="bots-team",
+            tooltip="Team memory: the notes a team of bots shares, and the cards to review",
+        ),
         Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
     ]
 
@@ -105,13 +114,15 @@ class BotsScreen(AreaScreen):
 
 
 def overnight_words(night) -> str:
-    """"3 changes in 2 runs (1 not reviewed), 2 proposals waiting" for a core BotOvernight."""
+    """ "3 changes in 2 runs (1 not reviewed), 2 proposals waiting" for a core BotOvernight."""
     parts = []
     if night.changes:
         change = "change" if night.changes == 1 else "changes"
         run = "run" if night.runs == 1 else "runs"
-        parts.append(f"{night.changes} {change} in {night.runs} {run}"
-                     + (f" ({night.unreviewed} not reviewed)" if night.unreviewed else ""))
+        parts.append(
+            f"{night.changes} {change} in {night.runs} {run}"
+            + (f" ({night.unreviewed} not reviewed)" if night.unreviewed else "")
+        )
     if night.pending:
         parts.append(f"{night.pending} proposal{'' if night.pending == 1 else 's'} waiting")
     return ", ".join(parts)

@@ -14,7 +14,7 @@ files_operations (new topic, rename, delete, make room, and $EDITOR on a private
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -70,33 +70,82 @@ class FilesScreen(BotScreen):
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
         Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
         # Rename stays out of the footer so Quit and Help fit in 80 columns; F1 lists it.
-        Binding("f2", "rename_topic", "Rename", show=False, id="rename-topic",
-                tooltip="Rename the open topic, or in the list the highlighted one"),
-        Binding("f8,delete", "delete_file", "Delete", id="delete-file",
-                tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only "
-                        "be emptied)"),
-        Binding("ctrl+o", "external_editor", "$EDITOR", id="external-editor",
-                tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes"),
-        Binding("ctrl+r", "reload_file", "Reload", show=False, id="reload-file",
-                tooltip="Read the file again from disk (asks first if you have unsaved changes)"),
+        Binding(
+            "f2",
+            "rename_topic",
+            "Rename",
+            show=False,
+            id="rename-topic",
+            tooltip="Rename the open topic, or in the list the highlighted one",
+        ),
+        Binding(
+            "f8,delete",
+            "delete_file",
+            "Delete",
+            id="delete-file",
+            tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only be emptied)",
+        ),
+        Binding(
+            "ctrl+o",
+            "external_editor",
+            "$EDITOR",
+            id="external-editor",
+            tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes",
+        ),
+        Binding(
+            "ctrl+r",
+            "reload_file",
+            "Reload",
+            show=False,
+            id="reload-file",
+            tooltip="Read the file again from disk (asks first if you have unsaved changes)",
+        ),
         # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
         # Ctrl+F and F5 move the keys out of the editor: priority, so they act before the keys typed right
         # after them are handed to the editor (a key bound lower down is run only once the editor passes it on).
-        Binding("ctrl+f", "find", "Find", show=False, priority=True, id="find",
-                tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it"),
-        Binding("f5", "kept_draft", "Your draft", show=False, priority=True, id="kept-draft",
-                tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
-                        "or back to the editor"),
+        Binding(
+            "ctrl+f",
+            "find",
+            "Find",
+            show=False,
+            priority=True,
+            id="find",
+            tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it",
+        ),
+        Binding(
+            "f5",
+            "kept_draft",
+            "Your draft",
+            show=False,
+            priority=True,
+            id="kept-draft",
+            tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
+            "or back to the editor",
+        ),
         # Enter in the list and Escape in the editor move the keys too, and are priority for the same reason: over a
         # slow link, Enter and the words typed after it arrive in one read, and the words belong in the note.
-        Binding("enter", "enter_file", "Edit", show=False, priority=True, id="enter-file",
-                tooltip="Into the highlighted file's editor"),
-        Binding("escape", "focus_list", "Files", show=False, priority=True, id="focus-list",
-                tooltip="Back to the file list"),
+        Binding(
+            "enter",
+            "enter_file",
+            "Edit",
+            show=False,
+            priority=True,
+            id="enter-file",
+            tooltip="Into the highlighted file's editor",
+        ),
+        Binding(
+            "escape", "focus_list", "Files", show=False, priority=True, id="focus-list", tooltip="Back to the file list"
+        ),
         # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
-        Binding("m", "make_room", "Make room", show=False, id="make-room",
-                tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
-                        "everything loads; shows them first"),
+        Binding(
+            "m",
+            "make_room",
+            "Make room",
+            show=False,
+            id="make-room",
+            tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
+            "everything loads; shows them first",
+        ),
     ]
     DRAFT_DELAY = 1.0  # seconds after typing stops before the recovery draft is written
 
@@ -230,7 +279,8 @@ class FilesScreen(BotScreen):
             self._show_nothing(f"{error}\nCtrl+R reads again.")
         elif self.current is None:  # the bot's files could not be read at all
             self.query_one("#file-status", Static).update(
-                f"{self.app.bot_id}: its files cannot be shown. {error}\nCtrl+R tries again.")
+                f"{self.app.bot_id}: its files cannot be shown. {error}\nCtrl+R tries again."
+            )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="files")
     def load_files(self, select: str | None) -> None:
@@ -245,10 +295,21 @@ class FilesScreen(BotScreen):
         draft = self._find_draft(snapshot)
         if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
             return
-        self.post_message(FilesRead(BotFiles(
-            files=files, snapshot=snapshot, memory_text=memory_text, bot_name=bot.name,
-            folder=str(bot.store.workspace), draft=draft, memory_on=memory_switch(bot),
-            broken_topics=broken_topics(bot), workspace_exists=bot.store.workspace.is_dir())))
+        self.post_message(
+            FilesRead(
+                BotFiles(
+                    files=files,
+                    snapshot=snapshot,
+                    memory_text=memory_text,
+                    bot_name=bot.name,
+                    folder=str(bot.store.workspace),
+                    draft=draft,
+                    memory_on=memory_switch(bot),
+                    broken_topics=broken_topics(bot),
+                    workspace_exists=bot.store.workspace.is_dir(),
+                )
+            )
+        )
 
     def on_files_read(self, message: FilesRead) -> None:
         read = message.bot_files
@@ -260,8 +321,9 @@ class FilesScreen(BotScreen):
         self.files = files
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options([Option(list_label(rel, kind, rel in read.broken_topics), id=rel)
-                                 for rel, kind in files])
+        option_list.add_options(
+            [Option(list_label(rel, kind, rel in read.broken_topics), id=rel) for rel, kind in files]
+        )
         if snapshot.rel == self._requested:
             self._requested = None
         index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
@@ -272,16 +334,17 @@ class FilesScreen(BotScreen):
             option_list.focus()
             self._focus_list = False
 
-    def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None,
-                       draft: Draft | None = None) -> None:
+    def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None, draft: Draft | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
         keep_place = same_file or snapshot.rel == self._keep_place_of
         self._keep_place_of = None
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
-                self.show_banner(f"{self.bot_name} changed this file while you were editing. "
-                                 "Save to choose: Reload or Overwrite with mine.")
+                self.show_banner(
+                    f"{self.bot_name} changed this file while you were editing. "
+                    "Save to choose: Reload or Overwrite with mine."
+                )
             self._update_gauge(memory_text)
             return
         if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
@@ -293,8 +356,11 @@ class FilesScreen(BotScreen):
         if editor.text != shown and keep_place:
             editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
             if same_file:
-                self.notify(f"{snapshot.rel} changed on disk and was read again; your place in it is kept.",
-                            timeout=3, markup=False)
+                self.notify(
+                    f"{snapshot.rel} changed on disk and was read again; your place in it is kept.",
+                    timeout=3,
+                    markup=False,
+                )
         elif editor.text != shown:
             editor.load_text(shown)
         self._as_loaded = editor.text
@@ -312,8 +378,9 @@ class FilesScreen(BotScreen):
         if text is None:
             return
         g = gauge(text)  # one load cut per keystroke: the first line not loaded follows from the gauge
-        self.query_one(GaugeBar).show(g, draft=editing_memory and self.modified,
-                                      switched_off_for=None if self.memory_on else self.bot_name)
+        self.query_one(GaugeBar).show(
+            g, draft=editing_memory and self.modified, switched_off_for=None if self.memory_on else self.bot_name
+        )
         cut_off = editing_memory and g.lines_not_loaded > 0
         self.editor.set_cut_line(g.lines - g.lines_not_loaded if cut_off else None)
         if self._lines_cut != (g.lines_not_loaded > 0):
@@ -342,8 +409,9 @@ class FilesScreen(BotScreen):
         if self.current is not None and self.current.kind is FileKind.TOPIC:
             problem = read_topic_info(self.current.rel, self.editor.text).frontmatter_problem
         warning = self.query_one("#frontmatter-warning", Static)
-        warning.update(f"⚠ Its frontmatter cannot be read ({problem}): the topic index lists it by name only."
-                       if problem else "")
+        warning.update(
+            f"⚠ Its frontmatter cannot be read ({problem}): the topic index lists it by name only." if problem else ""
+        )
         warning.display = problem is not None
 
     def _hide_set_aside_draft(self) -> None:
@@ -390,7 +458,8 @@ class FilesScreen(BotScreen):
             from ..dialogs.save_choice import SaveChoiceDialog
 
             choice = await self.app.push_screen_wait(
-                SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?"))
+                SaveChoiceDialog(f"{self.current.rel} has unsaved changes. Leave it and lose them?")
+            )
             if choice == "save":
                 await save_text(self, self.editor.text)
                 if self.modified:  # not saved (a conflict left open, a refusal): stay on the file

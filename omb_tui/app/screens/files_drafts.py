@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from textual.screen import Screen
 from textual.timer import Timer
@@ -20,6 +21,7 @@ from ...core.memory.drafts import Draft, Drafts
 from ...core.memory.paths import MemoryInputError
 from ...core.memory.store import FileSnapshot
 from ...core.memory.when import when_text
+
 
 class UnsavedText(NamedTuple):
     """What the editor holds and the file does not: kept as the open bot's recovery draft of rel."""
@@ -120,8 +122,13 @@ class RecoveryDrafts:
         if unsaved is not None:
             bot_id = self._screen.app.bot_id
             self._keeping = (bot_id, unsaved.rel)
-            self._screen.run_worker(partial(self._write, self._serial, bot_id, unsaved), name="write_recovery_draft",
-                                    group="draft", thread=True, exit_on_error=False)
+            self._screen.run_worker(
+                partial(self._write, self._serial, bot_id, unsaved),
+                name="write_recovery_draft",
+                group="draft",
+                thread=True,
+                exit_on_error=False,
+            )
 
     def _write(self, serial: int, bot_id: str, unsaved: UnsavedText) -> None:
         with self._lock:
@@ -130,14 +137,22 @@ class RecoveryDrafts:
             try:
                 Drafts(self._screen.app.home, bot_id).keep(*unsaved)
             except OSError as exc:  # (App.notify is thread-safe)
-                self._screen.app.notify(f"Your draft could not be kept for recovery: {exc.strerror or exc}.",
-                                        severity="warning", markup=False)
+                self._screen.app.notify(
+                    f"Your draft could not be kept for recovery: {exc.strerror or exc}.",
+                    severity="warning",
+                    markup=False,
+                )
                 return
             self._kept_at[(bot_id, unsaved.rel)] = serial
 
     def _remove_in_thread(self, serial: int, bot_id: str, rel: str) -> None:
-        self._screen.run_worker(partial(self._remove, serial, bot_id, rel), name="remove_recovery_draft",
-                                group="draft", thread=True, exit_on_error=False)
+        self._screen.run_worker(
+            partial(self._remove, serial, bot_id, rel),
+            name="remove_recovery_draft",
+            group="draft",
+            thread=True,
+            exit_on_error=False,
+        )
 
     def _remove(self, serial: int, bot_id: str, rel: str) -> None:
         """Remove a recovery draft, unless a draft typed after this decision (a newer serial) was kept since."""
@@ -149,7 +164,9 @@ class RecoveryDrafts:
             except OSError as exc:
                 self._screen.app.notify(
                     f"The recovery draft of {rel} could not be removed: {exc.strerror or exc}.",
-                    severity="warning", markup=False)
+                    severity="warning",
+                    markup=False,
+                )
 
 
 class DraftsScreen(Protocol):
@@ -175,22 +192,31 @@ async def offer_back(screen: DraftsScreen, draft: Draft) -> None:
     from ..dialogs.draft_found import DraftFoundDialog
 
     changed = draft.based_on != screen.current.hash
-    note = (f"{screen.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. "
-            if changed else "")
-    choice = await screen.app.push_screen_wait(DraftFoundDialog(
-        f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
-        note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time."))
+    note = (
+        f"{screen.bot_name} changed the file since: saving it asks Reload or Overwrite with mine. " if changed else ""
+    )
+    choice = await screen.app.push_screen_wait(
+        DraftFoundDialog(
+            f"You have an unsaved draft of {draft.rel}, kept {when_text(draft.saved_at)}.",
+            note + "Restore puts it in the editor, unsaved; Discard deletes it; Later asks again next time.",
+        )
+    )
     if choice == "discard":
         screen.recovery_drafts.remove(draft.rel)
     elif choice == "restore":
         if screen.current is None or screen.current.rel != draft.rel or screen.modified or screen.editor.read_only:
-            screen.notify(f"The draft of {draft.rel} was not restored: another file or draft is open.",
-                          severity="warning", markup=False)
+            screen.notify(
+                f"The draft of {draft.rel} was not restored: another file or draft is open.",
+                severity="warning",
+                markup=False,
+            )
             return
         if changed:  # saved with the hash it was typed over, so the usual conflict decides
             screen.current = dataclasses.replace(screen.current, hash=draft.based_on)
-            screen.show_banner(f"{screen.bot_name} changed this file since your draft was kept. "
-                               "Save to choose: Reload or Overwrite with mine.")
+            screen.show_banner(
+                f"{screen.bot_name} changed this file since your draft was kept. "
+                "Save to choose: Reload or Overwrite with mine."
+            )
         screen.recovery_drafts.own(draft.rel)
         screen.editor.replace(draft.text, (0, 0), screen.editor.document.end)  # undoable, like typing
         screen.editor.focus()

@@ -22,9 +22,8 @@ from ...core.memory.drafts import private_copy
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
 from ...core.memory.store import FileSnapshot, encode, read_text
 from .files_listing import EDITABLE_KINDS, editable_text
-from .files_saving import PERSON, save_text
-
 from .files_parts import FilesScreenParts
+from .files_saving import PERSON, save_text
 
 NEW_TOPIC_TEMPLATE = "---\ntitle: {title}\ndescription:\naliases: []\n---\n\n# {title}\n"
 
@@ -58,8 +57,9 @@ async def rename_topic(screen: FilesScreenParts) -> None:
         return
     pointing = await screen.in_thread(lambda bot: pointers_to(bot.store, old))
     count = sum(update.count for update in pointing)
-    pointers = (f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}"
-                if pointing else None)
+    pointers = (
+        f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}" if pointing else None
+    )
     answer = await screen.app.push_screen_wait(RenameTopicDialog(old, topic_names(screen.files), pointers))
     if not answer or answer[0] == old:
         return
@@ -89,8 +89,11 @@ async def delete_file(screen: FilesScreenParts) -> None:
     unsaved = " Your unsaved changes to it are lost." if is_open and screen.modified else ""
     if target.kind is FileKind.MEMORY:
         if not await screen.app.push_screen_wait(
-            ConfirmDialog(f"MEMORY.md can be emptied but never deleted. Empty it?{unsaved} "
-                          "(Undo is in the journal.)", yes="Empty MEMORY.md")):
+            ConfirmDialog(
+                f"MEMORY.md can be emptied but never deleted. Empty it?{unsaved} (Undo is in the journal.)",
+                yes="Empty MEMORY.md",
+            )
+        ):
             return
         await screen.in_thread(lambda bot: bot.store.write(rel, "", PERSON, expected_hash=target.hash))
         if is_open:
@@ -99,11 +102,13 @@ async def delete_file(screen: FilesScreenParts) -> None:
         screen.show_file(MEMORY_FILE)
         return
     if target.kind is FileKind.ARCHIVE:
-        screen.notify("The archive is not deleted here: it keeps what left MEMORY.md.",
-                      severity="warning", markup=False)
+        screen.notify(
+            "The archive is not deleted here: it keeps what left MEMORY.md.", severity="warning", markup=False
+        )
         return
-    if not await screen.app.push_screen_wait(ConfirmDialog(f"Delete {rel}?{unsaved} (Undo is in the journal.)",
-                                                           yes="Delete")):
+    if not await screen.app.push_screen_wait(
+        ConfirmDialog(f"Delete {rel}?{unsaved} (Undo is in the journal.)", yes="Delete")
+    ):
         return
     try:
         await screen.in_thread(lambda bot: bot.store.delete(rel, PERSON, expected_hash=target.hash))
@@ -142,8 +147,7 @@ async def make_room_in_memory(screen: FilesScreenParts) -> None:
     if not await screen.app.push_screen_wait(MakeRoomDialog(plan)):
         return
     try:
-        done = await screen.in_thread(
-            lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
+        done = await screen.in_thread(lambda bot: make_room(bot.home, bot.id, PERSON, expected_hash=plan.based_on))
     except MemoryInputError as exc:  # MEMORY.md changed since the plan was shown: nothing moved
         screen.notify(str(exc), severity="error", markup=False)
         return
@@ -170,12 +174,14 @@ async def edit_in_external_editor(screen: FilesScreenParts) -> None:
             with screen.app.suspend():
                 exit_code = subprocess.call([*command, str(copy)])
         except OSError as exc:
-            screen.notify(f"{command[0]} could not be started: {exc.strerror or exc}.",
-                          severity="error", markup=False)
+            screen.notify(f"{command[0]} could not be started: {exc.strerror or exc}.", severity="error", markup=False)
             return
         if exit_code != 0:
-            screen.notify(f"{command[0]} exited with an error (code {exit_code}); nothing was saved.",
-                          severity="warning", markup=False)
+            screen.notify(
+                f"{command[0]} exited with an error (code {exit_code}); nothing was saved.",
+                severity="warning",
+                markup=False,
+            )
             return
         returned = read_text(copy)
     if returned == opened.text:

@@ -9,12 +9,10 @@ anything is written). Every write is the store's, journaled as the person's edit
 
 from __future__ import annotations
 
-
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MemoryInputError
 from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult
 from ..widgets.kept_draft import KeptDraft
-
 from .files_parts import FilesScreenParts
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)  # every write from the Files screen is journaled as the person's
@@ -45,8 +43,9 @@ async def save_text(screen: FilesScreenParts, text: str) -> None:
         screen.notify(str(exc), severity="error", markup=False)
         return
     if result.redactions:
-        screen.notify(f"{result.redactions} credential(s) were redacted before saving.",
-                      severity="warning", markup=False)
+        screen.notify(
+            f"{result.redactions} credential(s) were redacted before saving.", severity="warning", markup=False
+        )
     screen.show_saved(saved, typed)
     screen.notify(f"Saved {saved.rel}.", timeout=2, markup=False)
 
@@ -61,8 +60,7 @@ async def _resolve_conflict(screen: FilesScreenParts, stale: StaleHash, draft: s
         typed = screen.editor.text
         _, saved = await screen.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
         screen.show_saved(saved, typed)
-        screen.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).",
-                      markup=False)
+        screen.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).", markup=False)
     elif choice == "reload":
         theirs = await screen.in_thread(lambda bot: bot.store.read(stale.rel))
         screen.set_aside_draft, screen.set_aside_draft_rel = draft, stale.rel
@@ -76,8 +74,9 @@ async def close_kept_draft_once_agreed(screen: FilesScreenParts) -> None:
     """Close the draft kept after Reload, once the person agrees: nothing else keeps it."""
     from ..dialogs.confirm import ConfirmDialog
 
-    if not await screen.app.push_screen_wait(ConfirmDialog(
-            "Close your kept draft? It is not kept anywhere else.", yes="Close draft")):
+    if not await screen.app.push_screen_wait(
+        ConfirmDialog("Close your kept draft? It is not kept anywhere else.", yes="Close draft")
+    ):
         return
     if not screen.modified and screen.recovery_drafts.keeps(screen.set_aside_draft_rel):
         screen.recovery_drafts.discard()  # its recovery file holds the closed draft (typing since would have replaced it)

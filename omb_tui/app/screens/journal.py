@@ -47,17 +47,39 @@ class JournalScreen(BotScreen):
     # Side by side from 120 columns; below that the diff goes under the list so both stay readable.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
-        Binding("u", "undo", "Undo", id="journal-undo",
-                tooltip="Undo the selected change; asks first and names later changes to the same file"),
-        Binding("R", "revert", "Revert", id="journal-revert",
-                tooltip="Take back the selected change alone, keeping later changes to the file; asks first"),
+        Binding(
+            "u",
+            "undo",
+            "Undo",
+            id="journal-undo",
+            tooltip="Undo the selected change; asks first and names later changes to the same file",
+        ),
+        Binding(
+            "R",
+            "revert",
+            "Revert",
+            id="journal-revert",
+            tooltip="Take back the selected change alone, keeping later changes to the file; asks first",
+        ),
         Binding("slash", "focus_filter", "Filter", id="journal-filter", tooltip=FILTER_HELP),
-        Binding("enter", "show_diff", "Diff", id="journal-show-diff",
-                tooltip="Move into the selected row's diff to scroll it"),
-        Binding("escape", "back", "Back", show=False, id="journal-back",
-                tooltip="Clear the filter, or go back to the list"),
-        Binding("ctrl+r", "reread", "Re-read", show=False, id="journal-reread",
-                tooltip="Read the whole journal again from disk"),
+        Binding(
+            "enter",
+            "show_diff",
+            "Diff",
+            id="journal-show-diff",
+            tooltip="Move into the selected row's diff to scroll it",
+        ),
+        Binding(
+            "escape", "back", "Back", show=False, id="journal-back", tooltip="Clear the filter, or go back to the list"
+        ),
+        Binding(
+            "ctrl+r",
+            "reread",
+            "Re-read",
+            show=False,
+            id="journal-reread",
+            tooltip="Read the whole journal again from disk",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -67,8 +89,11 @@ class JournalScreen(BotScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        filter_box = Input(placeholder="/ filter: words  file:NAME  who:bot  how:undo  day:YYYY-MM-DD",
-                           id="journal-filter-box", compact=True)
+        filter_box = Input(
+            placeholder="/ filter: words  file:NAME  who:bot  how:undo  day:YYYY-MM-DD",
+            id="journal-filter-box",
+            compact=True,
+        )
         filter_box.tooltip = FILTER_HELP
         yield filter_box
         with Container(id="journal-body"):
@@ -193,8 +218,9 @@ class JournalScreen(BotScreen):
             return None
         if not row.undoable:
             reason = row.not_undoable_reason or "no earlier text was kept"
-            self.notify(f"This change to {row.file} cannot be {verb}: {reason}.", title=title,
-                        severity="warning", markup=False)
+            self.notify(
+                f"This change to {row.file} cannot be {verb}: {reason}.", title=title, severity="warning", markup=False
+            )
             return None
         return row
 
@@ -227,8 +253,13 @@ class JournalScreen(BotScreen):
             self.notify(str(exc), title="Not reverted", severity="error", markup=False)
             return
         kept = f"; {len(result.later)} later change(s) kept" if result.later else ""
-        self.notify(f"The change to {row.file} of {when_text(row.at)} is taken back{kept}. The revert is at the top "
-                    "of the journal.", title="Reverted", timeout=4, markup=False)
+        self.notify(
+            f"The change to {row.file} of {when_text(row.at)} is taken back{kept}. The revert is at the top "
+            "of the journal.",
+            title="Reverted",
+            timeout=4,
+            markup=False,
+        )
         self.journal_list.refresh_tail(select_newest=True)
         self.journal_list.focus()
 
@@ -273,8 +304,9 @@ async def ask_and_undo(screen: Screen, store: MemoryStore, row: JournalRow, why:
         return result
 
 
-def undo_confirmed(store: MemoryStore, row: JournalRow, confirmed_later: list[JournalRow], *,
-                   unseen_ok: bool = False) -> UndoResult:
+def undo_confirmed(
+    store: MemoryStore, row: JournalRow, confirmed_later: list[JournalRow], *, unseen_ok: bool = False
+) -> UndoResult:
     """Undo, throwing away exactly the later changes the person agreed to (the core checks them under the
     bot's lock); any other raises LaterChanges, and the person is asked again. `unseen_ok`: the person was
     told the file changed where this journal cannot see (another bot, outside the app) and said yes."""
@@ -292,8 +324,11 @@ def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") ->
     Kept short enough that the dialog and its buttons fit an 80x24 terminal.
     """
     if row.before_hash is None:
-        effect = ("The file did not exist before, so undoing empties it." if row.file == "MEMORY.md"
-                  else "The file did not exist before, so undoing deletes it.")
+        effect = (
+            "The file did not exist before, so undoing empties it."
+            if row.file == "MEMORY.md"
+            else "The file did not exist before, so undoing deletes it."
+        )
     else:
         effect = "The file goes back to what it said before."
     lines = [f"Undo this change to {row.file}?", f"  {_row_words(row)}", effect]
@@ -312,9 +347,12 @@ def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") ->
 
 def revert_question(row: JournalRow) -> str:
     """The revert confirmation (markup-escaped), short enough for 80x24."""
-    lines = [f"Revert this change to {row.file} alone?", f"  {_row_words(row)} · {row_action(row)}",
-             "Its lines go back as they were; later changes to the file stay.",
-             "The revert is journaled, so it can be undone in turn."]
+    lines = [
+        f"Revert this change to {row.file} alone?",
+        f"  {_row_words(row)} · {row_action(row)}",
+        "Its lines go back as they were; later changes to the file stay.",
+        "The revert is journaled, so it can be undone in turn.",
+    ]
     return escape("\n".join(lines))
 
 

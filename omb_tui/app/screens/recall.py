@@ -95,27 +95,82 @@ class RecallScreen(BotScreen):
     AUTO_FOCUS = "#message"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
-        Binding("ctrl+l,slash", "focus_message", "Message", id="recall-focus-message",
-                tooltip="Type the message recall looks up (/ when you are not typing)"),
-        Binding("k", "cycle_kind", "Kind", id="recall-cycle-kind",
-                tooltip="Next kind of turn: person, room, routine, bot, webhook, hand-off"),
-        Binding("K", "open_kind", "Kind list", show=False, id="recall-open-kind",
-                tooltip="Choose the kind of turn from the list"),
-        Binding("c", "open_chat", "Chat", show=False, id="recall-open-chat",
-                tooltip="Choose the conversation the message arrives in (it decides the kind)"),
-        Binding("a", "focus_as_of", "As of", show=False, id="recall-focus-as-of",
-                tooltip="See both blocks on another day (YYYY-MM-DD; empty is today)"),
-        Binding("tab", "next_panel", "Panel", id="recall-next-panel",
-                tooltip="The other block: recall block, system prompt (/ goes back into the message)"),
-        Binding("shift+tab", "previous_panel", "Previous panel", show=False, id="recall-previous-panel",
-                tooltip="Previous panel"),
-        Binding("p", "toggle_prompt", "Prompt text", id="recall-toggle-prompt",
-                tooltip="The memory block exactly as the system prompt gets it, or MEMORY.md line by line"),
-        Binding("escape", "leave_field", "Leave field", show=False, id="recall-leave-field",
-                tooltip="From a field to the recall block, so single keys work"),
-        Binding("ctrl+s", "send", "Send", id="recall-send",
-                tooltip="Send the message to the bot: a real turn in the chosen chat (or a preview chat), "
-                        "showing its answer and each tool call"),
+        Binding(
+            "ctrl+l,slash",
+            "focus_message",
+            "Message",
+            id="recall-focus-message",
+            tooltip="Type the message recall looks up (/ when you are not typing)",
+        ),
+        Binding(
+            "k",
+            "cycle_kind",
+            "Kind",
+            id="recall-cycle-kind",
+            tooltip="Next kind of turn: person, room, routine, bot, webhook, hand-off",
+        ),
+        Binding(
+            "K",
+            "open_kind",
+            "Kind list",
+            show=False,
+            id="recall-open-kind",
+            tooltip="Choose the kind of turn from the list",
+        ),
+        Binding(
+            "c",
+            "open_chat",
+            "Chat",
+            show=False,
+            id="recall-open-chat",
+            tooltip="Choose the conversation the message arrives in (it decides the kind)",
+        ),
+        Binding(
+            "a",
+            "focus_as_of",
+            "As of",
+            show=False,
+            id="recall-focus-as-of",
+            tooltip="See both blocks on another day (YYYY-MM-DD; empty is today)",
+        ),
+        Binding(
+            "tab",
+            "next_panel",
+            "Panel",
+            id="recall-next-panel",
+            tooltip="The other block: recall block, system prompt (/ goes back into the message)",
+        ),
+        Binding(
+            "shift+tab",
+            "previous_panel",
+            "Previous panel",
+            show=False,
+            id="recall-previous-panel",
+            tooltip="Previous panel",
+        ),
+        Binding(
+            "p",
+            "toggle_prompt",
+            "Prompt text",
+            id="recall-toggle-prompt",
+            tooltip="The memory block exactly as the system prompt gets it, or MEMORY.md line by line",
+        ),
+        Binding(
+            "escape",
+            "leave_field",
+            "Leave field",
+            show=False,
+            id="recall-leave-field",
+            tooltip="From a field to the recall block, so single keys work",
+        ),
+        Binding(
+            "ctrl+s",
+            "send",
+            "Send",
+            id="recall-send",
+            tooltip="Send the message to the bot: a real turn in the chosen chat (or a preview chat), "
+            "showing its answer and each tool call",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -137,20 +192,40 @@ class RecallScreen(BotScreen):
         with Horizontal(id="recall-message-row", classes="recall-row"):
             yield Label("Message", classes="recall-label")
             # select_on_focus off: coming back with Tab must not leave the message one keystroke from gone
-            yield Input(placeholder="type a message as the person would send it", id="message", compact=True,
-                        select_on_focus=False)
+            yield Input(
+                placeholder="type a message as the person would send it",
+                id="message",
+                compact=True,
+                select_on_focus=False,
+            )
             yield Label("As of", classes="recall-label")
-            yield Input(placeholder="today", id="as-of", compact=True, max_length=10, restrict=r"[0-9-]*",
-                        tooltip="The day both blocks are shown for: YYYY-MM-DD, empty for today")
+            yield Input(
+                placeholder="today",
+                id="as-of",
+                compact=True,
+                max_length=10,
+                restrict=r"[0-9-]*",
+                tooltip="The day both blocks are shown for: YYYY-MM-DD, empty for today",
+            )
         with Horizontal(id="recall-options-row", classes="recall-row"):
             yield Label("Kind", classes="recall-label")
-            yield Select([(label, kind) for kind, label in KIND_LABELS.items() if kind in RECALL_KINDS],
-                         value="person", allow_blank=False, compact=True, id="kind",
-                         tooltip="Who started the turn: only a 1:1 chat the person started recalls passages")
+            yield Select(
+                [(label, kind) for kind, label in KIND_LABELS.items() if kind in RECALL_KINDS],
+                value="person",
+                allow_blank=False,
+                compact=True,
+                id="kind",
+                tooltip="Who started the turn: only a 1:1 chat the person started recalls passages",
+            )
             yield Label("Chat", classes="recall-label")
-            yield Select([], prompt=NO_CHAT_PROMPT, compact=True, id="chat",
-                         tooltip="The conversation the message arrives in: its kind decides, and it is never "
-                                 "recalled into itself")
+            yield Select(
+                [],
+                prompt=NO_CHAT_PROMPT,
+                compact=True,
+                id="chat",
+                tooltip="The conversation the message arrives in: its kind decides, and it is never "
+                "recalled into itself",
+            )
         yield PaneTabs(Tab("Recall block", id="tab-recall"), Tab("System prompt", id="tab-memory"), id="pane-tabs")
         with Horizontal(id="panes", classes="-show-recall"):
             with Vertical(id="recall-pane"):
@@ -273,10 +348,14 @@ class RecallScreen(BotScreen):
         self.query_one("#memory-summary", Static).update(Text(memory_summary(load, index)))
         self.query_one(LoadPreview).show(load)
         self.query_one("#topic-index", Static).update(
-            Text(index.text.rstrip("\n") if index.text else "No topic files, so no topic index.",
-                 style="" if load.memory_on else "dim"))
+            Text(
+                index.text.rstrip("\n") if index.text else "No topic files, so no topic index.",
+                style="" if load.memory_on else "dim",
+            )
+        )
         self.query_one("#prompt-text", Static).update(
-            Text(prompt.rstrip("\n") if prompt else "Nothing: this bot's memory is off."))
+            Text(prompt.rstrip("\n") if prompt else "Nothing: this bot's memory is off.")
+        )
         self._show_prompt_or_lines()
         self.refresh_bindings()
 
@@ -298,8 +377,14 @@ class RecallScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall")
     def run_recall(self, request: RecallRequest) -> None:
-        result = recall(self.app.home, request.bot_id, request.message, chat_id=request.chat_id,
-                        kind=request.kind, today=request.as_of)
+        result = recall(
+            self.app.home,
+            request.bot_id,
+            request.message,
+            chat_id=request.chat_id,
+            kind=request.kind,
+            today=request.as_of,
+        )
         marks = block_marks(result)
         if not get_current_worker().is_cancelled:
             self.post_message(RecallPreviewed(request, result, marks))
@@ -322,17 +407,24 @@ class RecallScreen(BotScreen):
         summary.update(Text(f"{size_line(result)}\n{words_line(result)}"))
         block.show(result.block, marks)
         if not result.block:
-            why.update(Text("Nothing matches: there is no block, and nothing goes in front of this message.",
-                            style="italic"))
+            why.update(
+                Text("Nothing matches: there is no block, and nothing goes in front of this message.", style="italic")
+            )
             return
-        why.update(Text("\n".join(["", "Why each was recalled:", *why_lines(result), "",
-                                   f"The server log says: {result.log_line}"])))
+        why.update(
+            Text(
+                "\n".join(
+                    ["", "Why each was recalled:", *why_lines(result), "", f"The server log says: {result.log_line}"]
+                )
+            )
+        )
 
     def _show_hint(self) -> None:
         kind = self.kind
         what = "notes and passages from other conversations" if kind == "person" else "notes only"
         self.query_one("#recall-summary", Static).update(
-            Text(f"Type a message above: recall runs as you type.\n{KIND_LABELS[kind]}: {what}."))
+            Text(f"Type a message above: recall runs as you type.\n{KIND_LABELS[kind]}: {what}.")
+        )
         self.query_one(RecallBlock).show("", NO_MARKS)
         self.query_one("#recall-why", Static).update("")
 
@@ -379,8 +471,11 @@ class RecallScreen(BotScreen):
     @on(Input.Submitted, "#as-of")
     def _as_of_submitted(self) -> None:
         if self.as_of is None:
-            self.notify(f"{self._not_a_day()} Give it as YYYY-MM-DD, or leave it empty for today.",
-                        severity="warning", markup=False)
+            self.notify(
+                f"{self._not_a_day()} Give it as YYYY-MM-DD, or leave it empty for today.",
+                severity="warning",
+                markup=False,
+            )
             return
         self.query_one("#recall-view").focus()
 

@@ -10,9 +10,9 @@ proposals (read with the listing; a damaged pending file is named in the status 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -68,11 +68,13 @@ class ApplicableKeys:
             return cls(False, False, False, False, False)
         group = line.group
         in_run = group is not None and group.run is not None
-        return cls(change=line.kind == CHANGE,
-                   run=in_run,
-                   proposal=line.kind == PROPOSAL,
-                   proposals=group is not None and bool(group.proposals),
-                   markable=line.kind == BOT or (in_run and not group.run.reviewed))
+        return cls(
+            change=line.kind == CHANGE,
+            run=in_run,
+            proposal=line.kind == PROPOSAL,
+            proposals=group is not None and bool(group.proposals),
+            markable=line.kind == BOT or (in_run and not group.run.reviewed),
+        )
 
 
 class ReviewScreen(AreaScreen):
@@ -82,24 +84,64 @@ class ReviewScreen(AreaScreen):
     BINDINGS = [
         Binding("j", "move(1)", "Down", show=False, id="review-down", tooltip="The line below"),
         Binding("k", "move(-1)", "Up", show=False, id="review-up", tooltip="The line above"),
-        Binding("enter", "open", "Diff", id="review-open",
-                tooltip="On a change or a proposal: into its diff, to scroll it; on a run: fold or open it"),
-        Binding("u", "undo_change", "Undo", id="review-undo",
-                tooltip="Undo the change under the cursor alone (later changes kept); asks first"),
-        Binding("U", "undo_run", "Undo run", id="review-undo-run",
-                tooltip="Undo the whole run under the cursor; asks first, naming later changes that would go too"),
+        Binding(
+            "enter",
+            "open",
+            "Diff",
+            id="review-open",
+            tooltip="On a change or a proposal: into its diff, to scroll it; on a run: fold or open it",
+        ),
+        Binding(
+            "u",
+            "undo_change",
+            "Undo",
+            id="review-undo",
+            tooltip="Undo the change under the cursor alone (later changes kept); asks first",
+        ),
+        Binding(
+            "U",
+            "undo_run",
+            "Undo run",
+            id="review-undo-run",
+            tooltip="Undo the whole run under the cursor; asks first, naming later changes that would go too",
+        ),
         Binding("a", "accept", "Accept", id="review-accept", tooltip="Accept the proposal under the cursor"),
         Binding("x", "reject", "Reject", id="review-reject", tooltip="Reject the proposal under the cursor"),
-        Binding("A", "accept_all", "Accept all", show=False, id="review-accept-all",
-                tooltip="Accept every proposal of the run under the cursor; asks first"),
-        Binding("X", "reject_all", "Reject all", show=False, id="review-reject-all",
-                tooltip="Reject every proposal of the run under the cursor; asks first"),
-        Binding("n", "next_bot(1)", "Next bot", id="review-next-bot",
-                tooltip="The next bot with something not yet reviewed"),
-        Binding("p", "next_bot(-1)", "Previous bot", show=False, id="review-previous-bot",
-                tooltip="The previous bot with something not yet reviewed"),
-        Binding("m", "mark", "Reviewed", show=False, id="review-mark",
-                tooltip="Mark the run under the cursor reviewed (on a bot's line: all its runs)"),
+        Binding(
+            "A",
+            "accept_all",
+            "Accept all",
+            show=False,
+            id="review-accept-all",
+            tooltip="Accept every proposal of the run under the cursor; asks first",
+        ),
+        Binding(
+            "X",
+            "reject_all",
+            "Reject all",
+            show=False,
+            id="review-reject-all",
+            tooltip="Reject every proposal of the run under the cursor; asks first",
+        ),
+        Binding(
+            "n", "next_bot(1)", "Next bot", id="review-next-bot", tooltip="The next bot with something not yet reviewed"
+        ),
+        Binding(
+            "p",
+            "next_bot(-1)",
+            "Previous bot",
+            show=False,
+            id="review-previous-bot",
+            tooltip="The previous bot with something not yet reviewed",
+        ),
+        Binding(
+            "m",
+            "mark",
+            "Reviewed",
+            show=False,
+            id="review-mark",
+            tooltip="Mark the run under the cursor reviewed (on a bot's line: all its runs)",
+        ),
         Binding("escape", "back", "Back", show=False, id="review-back", tooltip="Back to the tree"),
         Binding("ctrl+r", "reread", "Re-read", show=False, id="review-reread", tooltip="Read every journal again"),
     ]
@@ -188,9 +230,16 @@ class ReviewScreen(AreaScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         line = self.tree.line_at_cursor()
         keys = self._applicable(line)
-        allowed = {"undo_change": keys.change, "undo_run": keys.run, "accept": keys.proposal, "reject": keys.proposal,
-                   "accept_all": keys.proposals, "reject_all": keys.proposals, "mark": keys.markable,
-                   "open": line is not None and line.kind != BOT}.get(action, True)
+        allowed = {
+            "undo_change": keys.change,
+            "undo_run": keys.run,
+            "accept": keys.proposal,
+            "reject": keys.proposal,
+            "accept_all": keys.proposals,
+            "reject_all": keys.proposals,
+            "mark": keys.markable,
+            "open": line is not None and line.kind != BOT,
+        }.get(action, True)
         if not allowed and action in PROPOSAL_ACTIONS and not any(bot.proposals for bot in self.tree.bots):
             return False  # no proposal anywhere: out of the footer, which then fits 80 columns
         return True if allowed else None
@@ -217,9 +266,16 @@ class ReviewScreen(AreaScreen):
             self.notify("No other bot has anything new to review.", timeout=3, markup=False)
             return
         bot = self.tree.lines[found].bot
-        first_new = next((i for i in range(found + 1, len(self.tree.lines))
-                          if self.tree.lines[i].bot is bot and self.tree.lines[i].kind in (CHANGE, PROPOSAL)
-                          and self.tree.lines[i].group.is_new), found)
+        first_new = next(
+            (
+                i
+                for i in range(found + 1, len(self.tree.lines))
+                if self.tree.lines[i].bot is bot
+                and self.tree.lines[i].kind in (CHANGE, PROPOSAL)
+                and self.tree.lines[i].group.is_new
+            ),
+            found,
+        )
         self.tree.move_cursor(first_new)
         self.tree.focus()
 
@@ -281,13 +337,19 @@ class ReviewScreen(AreaScreen):
             return
         if not change.undoable:
             reason = change.not_undoable_reason or "no earlier text was kept"
-            self.notify(f"This change to {change.file} cannot be undone: {reason}.", title="Cannot undo",
-                        severity="warning", markup=False)
+            self.notify(
+                f"This change to {change.file} cannot be undone: {reason}.",
+                title="Cannot undo",
+                severity="warning",
+                markup=False,
+            )
             return
         said = change.category or change.step or change.how
-        question = (f"Undo this change to {change.file} of {change.bot} alone?\n"
-                    f"  {when_text(change.at)} · {said}\n"
-                    "Changes made to the file since are kept. The undo is journaled, so it can be undone in turn.")
+        question = (
+            f"Undo this change to {change.file} of {change.bot} alone?\n"
+            f"  {when_text(change.at)} · {said}\n"
+            "Changes made to the file since are kept. The undo is journaled, so it can be undone in turn."
+        )
         if not await self._ask(question, "Undo"):
             return
         try:
@@ -320,9 +382,11 @@ class ReviewScreen(AreaScreen):
         if line is None or line.group is None or line.group.run is None:
             return
         run, home = line.group.run, self.app.home
-        question = (f"Undo the whole run of {run.bot} from {when_text(run.started)}?\n"
-                    f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
-                    "Each file goes back as it was before the run. The undo is journaled.")
+        question = (
+            f"Undo the whole run of {run.bot} from {when_text(run.started)}?\n"
+            f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
+            "Each file goes back as it was before the run. The undo is journaled."
+        )
         try:
             later = await self._core(lambda: run_undo_later(home, run.bot, run.id))
             if later is not None:  # one question, naming what would go too
@@ -333,8 +397,12 @@ class ReviewScreen(AreaScreen):
             unseen = later is not None and bool(later.outside)  # named in the question, so agreed to
             done = await self._core(lambda: undo_run(home, run.bot, run.id, agreed=agreed, unseen_ok=unseen))
         except RunHasLaterChanges:  # a change came in while the question was open: nothing was undone
-            self.notify("The files changed while you were asked; nothing was undone. Press U again to see what "
-                        "would go now.", title="Not undone", severity="warning", markup=False)
+            self.notify(
+                "The files changed while you were asked; nothing was undone. Press U again to see what would go now.",
+                title="Not undone",
+                severity="warning",
+                markup=False,
+            )
             return
         except MemoryInputError as exc:
             self.notify(str(exc), title="Not undone", severity="error", markup=False)
@@ -369,11 +437,15 @@ class ReviewScreen(AreaScreen):
         home, ids = self.app.home, [proposal.id for proposal in proposals]
         verb = "Accept" if accept else "Reject"
         if ask:
-            effect = ("MEMORY.md changes as each proposes (journaled, undoable); one whose text is no longer "
-                      "in the file is refused and says why." if accept else "They are dropped; MEMORY.md stays "
-                      "as it is.")
-            if not await self._ask(f"{verb} {plural(len(ids), 'proposal')} of {bot_id}?\n{effect}",
-                                   f"{verb} {len(ids)}"):
+            effect = (
+                "MEMORY.md changes as each proposes (journaled, undoable); one whose text is no longer "
+                "in the file is refused and says why."
+                if accept
+                else "They are dropped; MEMORY.md stays as it is."
+            )
+            if not await self._ask(
+                f"{verb} {plural(len(ids), 'proposal')} of {bot_id}?\n{effect}", f"{verb} {len(ids)}"
+            ):
                 return
         try:
             if accept:
@@ -389,8 +461,9 @@ class ReviewScreen(AreaScreen):
             for _, reason in outcome.refused:
                 self.notify(reason, title="Not accepted", severity="warning", markup=False)
             if outcome.applied:
-                self.notify(f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3,
-                            markup=False)
+                self.notify(
+                    f"Accepted {plural(len(outcome.applied), 'proposal')}: MEMORY.md changed.", timeout=3, markup=False
+                )
         self.post_message(ReviewWritten())
 
 

@@ -39,18 +39,33 @@ class BotSwitch:
 
 
 SWITCHES = (
-    BotSwitch("memory", "memory", "Let this bot use memory",
-              "Off: MEMORY.md stops loading into new turns, with recall, upkeep, memory tools and daily "
-              "logs. The files stay for review."),
-    BotSwitch("upkeep", "upkeep", "Memory upkeep",
-              "Off: no facts noticed from chats, nothing filed into topics, no About me lines and no "
-              "nightly tidy-up for this bot."),
-    BotSwitch("helper_model", "helperModel", "Use the helper model for this bot's jobs",
-              "Off: the helper model writes none of this bot's own jobs (compaction summary, memory "
-              "upkeep, skill review)."),
-    BotSwitch("compact_nightly", "compactNightly", "Nightly compaction",
-              "On: once a day after the tidy-up, a model proposes deletions and merges in MEMORY.md that code "
-              "checks; for the first 7 days they wait in Review for you (omb-tui compact --propose-only)."),
+    BotSwitch(
+        "memory",
+        "memory",
+        "Let this bot use memory",
+        "Off: MEMORY.md stops loading into new turns, with recall, upkeep, memory tools and daily "
+        "logs. The files stay for review.",
+    ),
+    BotSwitch(
+        "upkeep",
+        "upkeep",
+        "Memory upkeep",
+        "Off: no facts noticed from chats, nothing filed into topics, no About me lines and no "
+        "nightly tidy-up for this bot.",
+    ),
+    BotSwitch(
+        "helper_model",
+        "helperModel",
+        "Use the helper model for this bot's jobs",
+        "Off: the helper model writes none of this bot's own jobs (compaction summary, memory upkeep, skill review).",
+    ),
+    BotSwitch(
+        "compact_nightly",
+        "compactNightly",
+        "Nightly compaction",
+        "On: once a day after the tidy-up, a model proposes deletions and merges in MEMORY.md that code "
+        "checks; for the first 7 days they wait in Review for you (omb-tui compact --propose-only).",
+    ),
 )
 SWITCH_BY_FIELD = {switch.field: switch for switch in SWITCHES}
 
@@ -136,16 +151,42 @@ class SettingsScreen(BotScreen):
     CSS_PATH = style_path("settings.tcss")
     AUTO_FOCUS = ""  # the first switch takes focus once the settings are read
     BINDINGS = [
-        Binding("m", "toggle('memory')", "Memory", id="toggle-memory",
-                tooltip="Switch Let this bot use memory on or off (saved at once)"),
-        Binding("u", "toggle('upkeep')", "Upkeep", id="toggle-upkeep",
-                tooltip="Switch Memory upkeep on or off (saved at once)"),
-        Binding("h", "toggle('helper_model')", "Helper", id="toggle-helper",
-                tooltip="Switch this bot's use of the helper model on or off (saved at once)"),
-        Binding("c", "toggle('compact_nightly')", "Compaction", id="toggle-compact",
-                tooltip="Switch nightly compaction on or off (saved at once)"),
-        Binding("ctrl+r", "refresh_settings", "Refresh", show=False, id="refresh-settings",
-                tooltip="Read the settings and config.json again"),
+        Binding(
+            "m",
+            "toggle('memory')",
+            "Memory",
+            id="toggle-memory",
+            tooltip="Switch Let this bot use memory on or off (saved at once)",
+        ),
+        Binding(
+            "u",
+            "toggle('upkeep')",
+            "Upkeep",
+            id="toggle-upkeep",
+            tooltip="Switch Memory upkeep on or off (saved at once)",
+        ),
+        Binding(
+            "h",
+            "toggle('helper_model')",
+            "Helper",
+            id="toggle-helper",
+            tooltip="Switch this bot's use of the helper model on or off (saved at once)",
+        ),
+        Binding(
+            "c",
+            "toggle('compact_nightly')",
+            "Compaction",
+            id="toggle-compact",
+            tooltip="Switch nightly compaction on or off (saved at once)",
+        ),
+        Binding(
+            "ctrl+r",
+            "refresh_settings",
+            "Refresh",
+            show=False,
+            id="refresh-settings",
+            tooltip="Read the settings and config.json again",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -166,8 +207,10 @@ class SettingsScreen(BotScreen):
             yield Static("", id="settings-stops")
             yield Static("This bot", classes="section-title")
             yield Static("", id="settings-facts")
-            yield Static("The workspace is on this computer's disk: open it with a file manager here, or use "
-                         "the path over SSH.", id="settings-folder-note")
+            yield Static(
+                "The workspace is on this computer's disk: open it with a file manager here, or use the path over SSH.",
+                id="settings-folder-note",
+            )
             yield Static("For every bot (config.json)", classes="section-title")
             yield Static("", id="settings-config")
         yield Footer()
@@ -218,8 +261,12 @@ class SettingsScreen(BotScreen):
         settings = view.settings
         error = self.query_one("#settings-error", Static)
         if view.settings_error:
-            error.update(Text(f"{view.settings_error}\nThe switches are locked until the file reads again; "
-                              "nothing is written to it."))
+            error.update(
+                Text(
+                    f"{view.settings_error}\nThe switches are locked until the file reads again; "
+                    "nothing is written to it."
+                )
+            )
         error.display = bool(view.settings_error)
         if view.settings_error:
             self.call_after_refresh(error.scroll_visible, animate=False)  # seen even when scrolled down
@@ -235,14 +282,18 @@ class SettingsScreen(BotScreen):
         if self.focused is None or self.focused.disabled:
             (self.switch(SWITCHES[0].field) if settings else self.query_one("#settings-body")).focus()
         self._show_stops()
-        self.query_one("#settings-facts", Static).update(_facts_table([
-            ("Name", name),
-            ("Engine", (settings.engine if settings else None) or "not set"),
-            ("Instance", (settings.instance if settings else None) or "not set"),
-            ("Workspace", view.workspace),
-            ("Journal", view.journal),
-            ("Settings file", view.settings_file),
-        ]))
+        self.query_one("#settings-facts", Static).update(
+            _facts_table(
+                [
+                    ("Name", name),
+                    ("Engine", (settings.engine if settings else None) or "not set"),
+                    ("Instance", (settings.instance if settings else None) or "not set"),
+                    ("Workspace", view.workspace),
+                    ("Journal", view.journal),
+                    ("Settings file", view.settings_file),
+                ]
+            )
+        )
         config_text = self.query_one("#settings-config", Static)
         config_text.update(self._config_text(view))
         config_text.set_class(view.config is None, "-error")
@@ -274,20 +325,25 @@ class SettingsScreen(BotScreen):
             helper = config.helper.instance_id + (f" · {config.helper.model}" if config.helper.model else "")
         if config.helper_from_environment:
             helper += " (from OMB_HELPER_INSTANCE, which wins over the file)"
-        return _facts_table([
-            ("Helper model", f"{helper}  · helper"),
-            ("Recall", f"{_on_off(config.auto_recall)}  · features.autoRecall"),
-            ("Learn from group chats", f"{_on_off(config.room_memory_capture)}  · features.roomMemoryCapture"),
-            ("Capture when quiet", f"{_duration(config.capture_quiet_ms)}  · memory.captureQuietMs"),
-            ("Nightly tidy-up", f"after {config.tidy_hour}:00  · memory.tidyHour"),
-        ])
+        return _facts_table(
+            [
+                ("Helper model", f"{helper}  · helper"),
+                ("Recall", f"{_on_off(config.auto_recall)}  · features.autoRecall"),
+                ("Learn from group chats", f"{_on_off(config.room_memory_capture)}  · features.roomMemoryCapture"),
+                ("Capture when quiet", f"{_duration(config.capture_quiet_ms)}  · memory.captureQuietMs"),
+                ("Nightly tidy-up", f"after {config.tidy_hour}:00  · memory.tidyHour"),
+            ]
+        )
 
     # ----- toggling -----
     def action_toggle(self, field: str) -> None:
         if not self.writable:  # the settings file cannot be read: say so where the key was pressed
             error = self.view.settings_error if self.view else None
-            self.notify(f"{error or 'The settings file cannot be read.'} Nothing is written until it reads.",
-                        severity="warning", markup=False)
+            self.notify(
+                f"{error or 'The settings file cannot be read.'} Nothing is written until it reads.",
+                severity="warning",
+                markup=False,
+            )
             return
         widget = self.switch(field)
         if not widget.disabled:
@@ -345,13 +401,15 @@ class SettingsScreen(BotScreen):
         self._show_stops()
         self._say_states()
         state = _on_off(getattr(settings, field))
-        self.notify(f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3,
-                    markup=False)
+        self.notify(
+            f"{switch.label}: {state}. Saved to {switch.key} in bots/{settings.id}.json.", timeout=3, markup=False
+        )
 
     def on_switch_refused(self, message: SwitchRefused) -> None:
         widget = self.switch(message.field)
         with widget.prevent(Switch.Changed):
             widget.value = not message.value
-        self.notify(f"Not saved: {message.error}", title=SWITCH_BY_FIELD[message.field].label, severity="error",
-                    markup=False)
+        self.notify(
+            f"Not saved: {message.error}", title=SWITCH_BY_FIELD[message.field].label, severity="error", markup=False
+        )
         self.load_settings()  # shows the error and locks the switches if the file is broken

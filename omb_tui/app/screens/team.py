@@ -11,16 +11,16 @@ edit refused so keeps the person's draft in the editor, with the note as it is n
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
 
 from rich.text import Text
-from textual.content import Content
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane, TextArea
 
@@ -32,11 +32,16 @@ from .base import AreaScreen
 BAR_WIDTH = 10
 NOTES, CARDS, HISTORY = "team-notes", "team-cards", "team-history"
 
-NOTE_COLUMNS = (Column("Loads", 5), Column("Pin", 3), Column("Key", 26), Column("Title", None),
-                Column("Rev", 4), Column("Bytes", 6))
+NOTE_COLUMNS = (
+    Column("Loads", 5),
+    Column("Pin", 3),
+    Column("Key", 26),
+    Column("Title", None),
+    Column("Rev", 4),
+    Column("Bytes", 6),
+)
 CARD_COLUMNS = (Column("State", 5), Column("Key", 26), Column("Title", None), Column("By", 12), Column("Rev", 4))
-VERSION_COLUMNS = (Column("Was", 10), Column("Rev", 4), Column("When", 16), Column("By", 12),
-                   Column("Title", None))
+VERSION_COLUMNS = (Column("Was", 10), Column("Rev", 4), Column("When", 16), Column("By", 12), Column("Title", None))
 
 
 # ----- what the screen read (in a worker) -----
@@ -98,18 +103,31 @@ def gauge_text(load) -> str:
 
     filled = round(min(1.0, load.bytes / TEAM_BLOCK_MAX_BYTES) * BAR_WIDTH)
     bar = "█" * filled + "░" * (BAR_WIDTH - filled)
-    return (f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {_count(len(load.loaded), 'note')} load · "
-            f"{len(load.not_loaded):,} do not")
+    return (
+        f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {_count(len(load.loaded), 'note')} load · "
+        f"{len(load.not_loaded):,} do not"
+    )
 
 
 def note_rows(view) -> list[Row]:
     from ...core.team.prompt import load_order, note_line, utf8_size
 
     loaded = {note.key for note in view.load.loaded}
-    return [Row(note.key, ("✓ yes" if note.key in loaded else "✗ no", "▲" if note.pinned else "", note.key,
-                           note.title, str(note.revision), f"{utf8_size(note_line(note)):,}"),
-                "loads" if note.key in loaded else "not-loaded")
-            for note in load_order(view.team)]
+    return [
+        Row(
+            note.key,
+            (
+                "✓ yes" if note.key in loaded else "✗ no",
+                "▲" if note.pinned else "",
+                note.key,
+                note.title,
+                str(note.revision),
+                f"{utf8_size(note_line(note)):,}",
+            ),
+            "loads" if note.key in loaded else "not-loaded",
+        )
+        for note in load_order(view.team)
+    ]
 
 
 def pending_cards(team) -> list:
@@ -127,14 +145,15 @@ def card_rows(team) -> list[Row]:
     for card in pending_cards(team):
         stale = card_is_stale(team, card)
         state = "stale" if stale else "new" if card.based_on is None else "fix"
-        rows.append(Row(card.key, (state, card.key, card.title, card.by, str(card.revision)),
-                        "stale" if stale else ""))
+        rows.append(Row(card.key, (state, card.key, card.title, card.by, str(card.revision)), "stale" if stale else ""))
     return rows
 
 
 def version_rows(note) -> list[Row]:
-    return [Row(str(v.revision), (v.status, str(v.revision), _local(v.at), v.by, v.title), "muted")
-            for v in reversed(note.history)]
+    return [
+        Row(str(v.revision), (v.status, str(v.revision), _local(v.at), v.by, v.title), "muted")
+        for v in reversed(note.history)
+    ]
 
 
 def what_changed(team, card) -> list[Content]:
@@ -159,11 +178,18 @@ def what_changed(team, card) -> list[Content]:
         return [head + Content("it was deleted.")]
     if (then.title, then.text) == (note.title, note.text):
         return [head + Content("its text is the same; it was pinned or unpinned, or changed and changed back.")]
-    what = "its title and text" if then.title != note.title and then.text != note.text else \
-        "its title" if then.title != note.title else "its text"
-    return [head + Content(f"{what} changed."),
-            Content.styled("- then: " + _said(then), "$text-error"),
-            Content.styled("+ now:  " + _said(note), "$text-success")]
+    what = (
+        "its title and text"
+        if then.title != note.title and then.text != note.text
+        else "its title"
+        if then.title != note.title
+        else "its text"
+    )
+    return [
+        head + Content(f"{what} changed."),
+        Content.styled("- then: " + _said(then), "$text-error"),
+        Content.styled("+ now:  " + _said(note), "$text-success"),
+    ]
 
 
 def card_detail(team, card, position: int, count: int) -> Content:
@@ -188,14 +214,21 @@ def note_detail(view, note) -> Content:
     from ...core.team.prompt import note_line, utf8_size
 
     loads = any(n.key == note.key for n in view.load.loaded)
-    state = (f"loads ({utf8_size(note_line(note)):,} bytes)" if loads else
-             "does not load: it is past the 6,000 bytes; session_search with scope team finds it")
+    state = (
+        f"loads ({utf8_size(note_line(note)):,} bytes)"
+        if loads
+        else "does not load: it is past the 6,000 bytes; session_search with scope team finds it"
+    )
     pin = " · pinned (loads first)" if note.pinned else ""
     earlier = _count(len(note.history), "earlier version")
-    return Content("\n").join([
-        Content.styled(f"{note.key} · revision {note.revision} · {state}{pin}", "bold"),
-        Content.styled(note.title, "bold"), Content(printable(note.text, keep="\n")),
-        Content.styled(f"by {note.by} · {_local(note.at)} · {earlier} (h)", "italic")])
+    return Content("\n").join(
+        [
+            Content.styled(f"{note.key} · revision {note.revision} · {state}{pin}", "bold"),
+            Content.styled(note.title, "bold"),
+            Content(printable(note.text, keep="\n")),
+            Content.styled(f"by {note.by} · {_local(note.at)} · {earlier} (h)", "italic"),
+        ]
+    )
 
 
 class TeamScreen(AreaScreen):
@@ -204,24 +237,51 @@ class TeamScreen(AreaScreen):
     BINDINGS = [
         Binding("a", "accept", "Accept", id="team-accept", tooltip="Accept the card shown: it loads for every member"),
         Binding("x", "reject", "Reject", id="team-reject", tooltip="Reject the card shown (asks first)"),
-        Binding("e", "edit", "Edit", id="team-edit",
-                tooltip="Edit the note; on a card, edit it before accepting it"),
+        Binding("e", "edit", "Edit", id="team-edit", tooltip="Edit the note; on a card, edit it before accepting it"),
         Binding("n", "next_card", "Next", id="team-next-card", tooltip="The next pending card"),
         Binding("p", "previous_card", "Prev", id="team-previous-card", tooltip="The previous pending card"),
         Binding("j", "move(1)", "Down", show=False, id="team-down", tooltip="The row below"),
         Binding("k", "move(-1)", "Up", show=False, id="team-up", tooltip="The row above"),
         Binding("i", "pin", "Pin", id="team-pin", tooltip="Pin or unpin the note: pinned notes load first"),
-        Binding("h", "history", "History", id="team-history-key",
-                tooltip="The note's earlier versions; Enter restores one as a new revision"),
-        Binding("enter", "restore", "Restore", id="team-restore",
-                tooltip="Restore the highlighted earlier version as a new revision (asks first)"),
-        Binding("d,delete", "delete_note", "Delete", show=False, id="team-delete",
-                tooltip="Delete the note (asks first; it stays in its history, restorable)"),
+        Binding(
+            "h",
+            "history",
+            "History",
+            id="team-history-key",
+            tooltip="The note's earlier versions; Enter restores one as a new revision",
+        ),
+        Binding(
+            "enter",
+            "restore",
+            "Restore",
+            id="team-restore",
+            tooltip="Restore the highlighted earlier version as a new revision (asks first)",
+        ),
+        Binding(
+            "d,delete",
+            "delete_note",
+            "Delete",
+            show=False,
+            id="team-delete",
+            tooltip="Delete the note (asks first; it stays in its history, restorable)",
+        ),
         Binding("c", "choose_team", "Team", id="team-choose", tooltip="Show another of the home's teams"),
-        Binding("ctrl+s", "save", "Save", id="team-save", priority=True,
-                tooltip="Save the edit (on a card: accept it as edited)"),
-        Binding("escape", "back", "Back", show=False, id="team-back",
-                tooltip="Leave the editor (asks if it has changes), or back to the notes"),
+        Binding(
+            "ctrl+s",
+            "save",
+            "Save",
+            id="team-save",
+            priority=True,
+            tooltip="Save the edit (on a card: accept it as edited)",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            show=False,
+            id="team-back",
+            tooltip="Leave the editor (asks if it has changes), or back to the notes",
+        ),
         Binding("ctrl+r", "read_again", "Refresh", show=False, id="team-refresh", tooltip="Read the team again"),
     ]
 
@@ -311,8 +371,14 @@ class TeamScreen(AreaScreen):
 
     # Which tab each key belongs to: elsewhere it is hidden from the footer (80 columns hold one tab's keys).
     TAB_ACTIONS = {
-        "accept": (CARDS,), "reject": (CARDS,), "edit": (NOTES, CARDS), "next_card": (NOTES, CARDS),
-        "previous_card": (NOTES, CARDS), "pin": (NOTES,), "history": (NOTES,), "delete_note": (NOTES,),
+        "accept": (CARDS,),
+        "reject": (CARDS,),
+        "edit": (NOTES, CARDS),
+        "next_card": (NOTES, CARDS),
+        "previous_card": (NOTES, CARDS),
+        "pin": (NOTES,),
+        "history": (NOTES,),
+        "delete_note": (NOTES,),
         "restore": (HISTORY,),
     }
 
@@ -392,7 +458,8 @@ class TeamScreen(AreaScreen):
             self.query_one("#card-detail", Static).update("")
             return
         self.query_one("#card-detail", Static).update(
-            card_detail(team, card, self.cards_list.cursor + 1, len(team.cards)))
+            card_detail(team, card, self.cards_list.cursor + 1, len(team.cards))
+        )
 
     def _show_history(self) -> None:
         note = self.history_note()
@@ -401,20 +468,26 @@ class TeamScreen(AreaScreen):
             title.update("Pick a note on Notes and press h.")
             self.versions_list.show([])
         else:
-            title.update(Text(f"{note.key} now: revision {note.revision}, {note.status} · {note.title}. "
-                              "Enter restores the highlighted version as a new revision."))
+            title.update(
+                Text(
+                    f"{note.key} now: revision {note.revision}, {note.status} · {note.title}. "
+                    "Enter restores the highlighted version as a new revision."
+                )
+            )
             self.versions_list.show(version_rows(note))
         self._show_version()
 
     def _show_version(self) -> None:
         version = self.highlighted_version()
         self.query_one("#version-detail", Static).update(
-            Content(f"{version.title}\n{printable(version.text, keep=chr(10))}") if version is not None else "")
+            Content(f"{version.title}\n{printable(version.text, keep=chr(10))}") if version is not None else ""
+        )
 
     @on(TeamRows.Highlighted)
     def _row_highlighted(self, event: TeamRows.Highlighted) -> None:
         {"note-list": self._show_note, "card-list": self._show_card, "version-list": self._show_version}[
-            event.rows.id]()
+            event.rows.id
+        ]()
         self.refresh_bindings()
 
     @on(TabbedContent.TabActivated)
@@ -460,8 +533,13 @@ class TeamScreen(AreaScreen):
     async def action_choose_team(self) -> None:
         from ..dialogs.team_pick import TeamPickDialog
 
-        teams = [(t.key, f"{t.name} · {', '.join(t.bots) or 'no members'} · {len(t.accepted())} notes, "
-                         f"{len(t.cards)} pending") for t in self.state.teams]
+        teams = [
+            (
+                t.key,
+                f"{t.name} · {', '.join(t.bots) or 'no members'} · {len(t.accepted())} notes, {len(t.cards)} pending",
+            )
+            for t in self.state.teams
+        ]
         chosen = await self.app.push_screen_wait(TeamPickDialog(teams, self.team_key))
         if chosen and chosen != self.team_key:
             self.history_key = None
@@ -494,8 +572,10 @@ class TeamScreen(AreaScreen):
         card = self.highlighted_card()
         if card is None:
             return
-        await self._change(lambda home, team: api.accept(home, team, card.key, card.revision),
-                           lambda note: f"Accepted {note.key}: every member loads it (revision {note.revision}).")
+        await self._change(
+            lambda home, team: api.accept(home, team, card.key, card.revision),
+            lambda note: f"Accepted {note.key}: every member loads it (revision {note.revision}).",
+        )
 
     @work(exit_on_error=False, group="team-change")
     async def action_reject(self) -> None:
@@ -508,8 +588,10 @@ class TeamScreen(AreaScreen):
         question = f"Reject the card for {card.key} (\u201c{card.title}\u201d)? Nothing of it is kept."
         if not await self.app.push_screen_wait(ConfirmDialog(question, yes="Reject")):
             return
-        await self._change(lambda home, team: api.reject(home, team, card.key, card.revision),
-                           lambda card: f"Rejected the card for {card.key}.")
+        await self._change(
+            lambda home, team: api.reject(home, team, card.key, card.revision),
+            lambda card: f"Rejected the card for {card.key}.",
+        )
 
     @work(exit_on_error=False, group="team-change")
     async def action_pin(self) -> None:
@@ -518,8 +600,10 @@ class TeamScreen(AreaScreen):
         note = self.highlighted_note()
         if note is None:
             return
-        await self._change(lambda home, team: api.set_pinned(home, team, note.key, note.revision, not note.pinned),
-                           lambda note: f"{note.key} {'pinned: it loads first' if note.pinned else 'unpinned'}.")
+        await self._change(
+            lambda home, team: api.set_pinned(home, team, note.key, note.revision, not note.pinned),
+            lambda note: f"{note.key} {'pinned: it loads first' if note.pinned else 'unpinned'}.",
+        )
 
     @work(exit_on_error=False, group="team-change")
     async def action_delete_note(self) -> None:
@@ -529,12 +613,15 @@ class TeamScreen(AreaScreen):
         note = self.highlighted_note()
         if note is None:
             return
-        question = (f"Delete the note {note.key}? No member loads it after this; its history keeps it, "
-                    "so it can be restored.")
+        question = (
+            f"Delete the note {note.key}? No member loads it after this; its history keeps it, so it can be restored."
+        )
         if not await self.app.push_screen_wait(ConfirmDialog(question, yes="Delete")):
             return
-        await self._change(lambda home, team: api.delete_note(home, team, note.key, note.revision),
-                           lambda note: f"Deleted {note.key} (restorable from its history).")
+        await self._change(
+            lambda home, team: api.delete_note(home, team, note.key, note.revision),
+            lambda note: f"Deleted {note.key} (restorable from its history).",
+        )
 
     @work(exit_on_error=False, group="team-change")
     async def action_restore(self) -> None:
@@ -544,12 +631,16 @@ class TeamScreen(AreaScreen):
         note, version = self.history_note(), self.highlighted_version()
         if note is None or version is None:
             return
-        question = (f"Restore version {version.revision} of {note.key} (\u201c{version.title}\u201d)? It becomes "
-                    f"a new revision; the text now goes into the history.")
+        question = (
+            f"Restore version {version.revision} of {note.key} (\u201c{version.title}\u201d)? It becomes "
+            f"a new revision; the text now goes into the history."
+        )
         if not await self.app.push_screen_wait(ConfirmDialog(question, yes="Restore")):
             return
-        await self._change(lambda home, team: api.restore(home, team, note.key, version.revision, note.revision),
-                           lambda note: f"Restored {note.key}: now at revision {note.revision}.")
+        await self._change(
+            lambda home, team: api.restore(home, team, note.key, version.revision, note.revision),
+            lambda note: f"Restored {note.key}: now at revision {note.revision}.",
+        )
 
     # ----- the editor: a note, or a card before accepting it -----
     def action_edit(self) -> None:
@@ -609,13 +700,19 @@ class TeamScreen(AreaScreen):
         if current is not None and current.revision == revision and not after_refusal:
             return
         if current is None:
-            text = Text(f"The {kind} {key} is no longer there ({'accepted or rejected' if kind == 'card' else 'gone'}"
-                        "); your draft stays here to copy from.")
+            text = Text(
+                f"The {kind} {key} is no longer there ({'accepted or rejected' if kind == 'card' else 'gone'}"
+                "); your draft stays here to copy from."
+            )
         else:
             label = "The card now" if kind == "card" else "The note now"
-            text = Content("\n").join([Content.styled(f"{label}: revision {current.revision}", "bold"),
-                                       Content.styled(current.title, "bold"),
-                                       Content(printable(current.text, keep="\n"))])
+            text = Content("\n").join(
+                [
+                    Content.styled(f"{label}: revision {current.revision}", "bold"),
+                    Content.styled(current.title, "bold"),
+                    Content(printable(current.text, keep="\n")),
+                ]
+            )
         self.query_one("#editor-current-text", Static).update(text)
         beside.display = True
         if after_refusal and current is not None:
@@ -666,8 +763,9 @@ class TeamScreen(AreaScreen):
         from ..dialogs.confirm import ConfirmDialog
 
         if self.unsaved_draft() is not None:
-            if not await self.app.push_screen_wait(ConfirmDialog("Leave the editor and lose your changes?",
-                                                                 yes="Discard changes")):
+            if not await self.app.push_screen_wait(
+                ConfirmDialog("Leave the editor and lose your changes?", yes="Discard changes")
+            ):
                 return
         self._close_editor()
 

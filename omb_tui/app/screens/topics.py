@@ -63,8 +63,7 @@ class TopicRow:
     def words(self) -> tuple[str, ...]:
         """The words of its name, title, description and aliases, folded as recall folds them."""
         topic = self.topic
-        return tuple(words_of(" ".join([topic.name, topic.title or "", topic.description or "",
-                                            *topic.aliases])))
+        return tuple(words_of(" ".join([topic.name, topic.title or "", topic.description or "", *topic.aliases])))
 
     def matches(self, words: list[str]) -> bool:
         """Each word typed begins a word of the topic: "cust" finds customers, "tom" does not."""
@@ -78,8 +77,10 @@ def words_of(text: str) -> list[str]:
 
 def index_rows(index: TopicIndex) -> list[TopicRow]:
     """The topics in the order the index lists them, then those past the cut, as the core's index gives them."""
-    rows = [TopicRow(topic, position, line)
-            for position, (topic, line) in enumerate(zip(index.listed_topics, index.lines), start=1)]
+    rows = [
+        TopicRow(topic, position, line)
+        for position, (topic, line) in enumerate(zip(index.listed_topics, index.lines), start=1)
+    ]
     rows.extend(TopicRow(topic, None, topic_index_line(topic)) for topic in index.omitted_topics)
     return rows
 
@@ -88,8 +89,10 @@ def cut_statement(index: TopicIndex) -> str:
     """The sentence above the table: how much of the index the bot gets, always about every topic."""
     total = index.listed + index.omitted
     left_out = "none are" if index.omitted == 0 else f"{index.omitted} {'is' if index.omitted == 1 else 'are'}"
-    return (f"The index lists {index.listed} of {total} topic{'' if total == 1 else 's'} "
-            f"({len(index.text):,} of {TOPIC_INDEX_MAX_CHARS:,} characters); {left_out} left out.")
+    return (
+        f"The index lists {index.listed} of {total} topic{'' if total == 1 else 's'} "
+        f"({len(index.text):,} of {TOPIC_INDEX_MAX_CHARS:,} characters); {left_out} left out."
+    )
 
 
 def cut_reason(index: TopicIndex) -> str:
@@ -97,8 +100,9 @@ def cut_reason(index: TopicIndex) -> str:
     if index.cut_by == INDEX_CUT_BY_TOPICS:
         return f"The cut falls after topic {index.listed}: at most {TOPIC_INDEX_MAX_TOPICS} topics are listed."
     if index.cut_by == INDEX_CUT_BY_CHARACTERS:
-        return (f"The cut falls after topic {index.listed}: one more line would pass "
-                f"{TOPIC_INDEX_MAX_CHARS:,} characters.")
+        return (
+            f"The cut falls after topic {index.listed}: one more line would pass {TOPIC_INDEX_MAX_CHARS:,} characters."
+        )
     return ""
 
 
@@ -137,8 +141,13 @@ class TopicTable(DataTable):
     """The topics table; Enter opens the highlighted topic, and the footer says so."""
 
     BINDINGS = [
-        Binding("enter", "select_cursor", "Open in Files", id="topics-open",
-                tooltip="Open the highlighted topic in the files screen"),
+        Binding(
+            "enter",
+            "select_cursor",
+            "Open in Files",
+            id="topics-open",
+            tooltip="Open the highlighted topic in the files screen",
+        ),
         Binding("home", "scroll_top", "First", show=False, id="topics-first", tooltip="First topic"),
         Binding("end", "scroll_bottom", "Last", show=False, id="topics-last", tooltip="Last topic"),
     ]
@@ -148,18 +157,45 @@ class TopicsScreen(BotScreen):
     CSS_PATH = style_path("topics.tcss")
     AUTO_FOCUS = "#topics-table"
     BINDINGS = [
-        Binding("enter", "open_topic", "Open in Files", show=False, id="open-topic",
-                tooltip="Open the highlighted topic in the files screen"),
-        Binding("slash", "focus_filter", "Filter", id="focus-filter",
-                tooltip="Filter by name, title, description or aliases as you type"),
-        Binding("i", "toggle_index_text", "Index text", id="toggle-index-text",
-                tooltip="Show the topic index exactly as the bot gets it"),
-        Binding("c", "jump_to_cut", "Cut", id="jump-to-cut",
-                tooltip="Move to where the index stops listing topics"),
-        Binding("escape", "back", "Back", show=False, id="topics-back",
-                tooltip="Leave the filter or the index text; in the table, clear the filter"),
-        Binding("ctrl+r", "refresh_topics", "Refresh", show=False, id="refresh-topics",
-                tooltip="Read every topic file again"),
+        Binding(
+            "enter",
+            "open_topic",
+            "Open in Files",
+            show=False,
+            id="open-topic",
+            tooltip="Open the highlighted topic in the files screen",
+        ),
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            id="focus-filter",
+            tooltip="Filter by name, title, description or aliases as you type",
+        ),
+        Binding(
+            "i",
+            "toggle_index_text",
+            "Index text",
+            id="toggle-index-text",
+            tooltip="Show the topic index exactly as the bot gets it",
+        ),
+        Binding("c", "jump_to_cut", "Cut", id="jump-to-cut", tooltip="Move to where the index stops listing topics"),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            show=False,
+            id="topics-back",
+            tooltip="Leave the filter or the index text; in the table, clear the filter",
+        ),
+        Binding(
+            "ctrl+r",
+            "refresh_topics",
+            "Refresh",
+            show=False,
+            id="refresh-topics",
+            tooltip="Read every topic file again",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -235,7 +271,8 @@ class TopicsScreen(BotScreen):
         self.query_one("#index-text", TextArea).load_text(index.text)
         self.query_one("#index-title", Static).update(
             f"The topic index exactly as the bot gets it ({len(index.text):,} characters). "
-            "i or Escape goes back to the table.")
+            "i or Escape goes back to the table."
+        )
         self._fill_table()
         self.refresh_bindings()
 
@@ -250,15 +287,19 @@ class TopicsScreen(BotScreen):
             reason = cut_reason(index)
             broken = sum(1 for row in self.rows if not row.topic.frontmatter_ok)
             if broken:
-                reason += (f" {broken} topic{' has' if broken == 1 else 's have'} frontmatter that could not"
-                           " be read: listed by name only.")
+                reason += (
+                    f" {broken} topic{' has' if broken == 1 else 's have'} frontmatter that could not"
+                    " be read: listed by name only."
+                )
             if reason.strip():
                 lines.append(reason.strip())
         if self.memory_on is False:
             lines.append("Memory is off for this bot: none of this loads into its turns.")
         if self.filter_words:
-            lines.append(f"Filter shows {sum(1 for r in self.shown if r is not None)} of {len(self.rows)}; "
-                         "the cut above is about the whole index.")
+            lines.append(
+                f"Filter shows {sum(1 for r in self.shown if r is not None)} of {len(self.rows)}; "
+                "the cut above is about the whole index."
+            )
         return "\n".join(lines)
 
     def _fill_table(self) -> None:
@@ -303,8 +344,10 @@ class TopicsScreen(BotScreen):
     def _cut_cells(widths: tuple[int, ...], warning: str) -> list[Text]:
         style = f"bold {warning}"
         words = [" cut ", "", "", " index stops here ", "", ""]
-        return [_cell(word.center(width, "─") if len(word) + 2 <= width else "─" * width, width, style)
-                for word, width in zip(words, widths)]
+        return [
+            _cell(word.center(width, "─") if len(word) + 2 <= width else "─" * width, width, style)
+            for word, width in zip(words, widths)
+        ]
 
     @staticmethod
     def _topic_cells(row: TopicRow, widths: tuple[int, ...], warning: str, error: str) -> list[Text]:
@@ -355,8 +398,12 @@ class TopicsScreen(BotScreen):
             detail.update(Text(f"Line {row.position} of the index{note}:\n{row.index_line}", no_wrap=False))
         else:
             note = f"; {BROKEN_NOTE}: {row.topic.frontmatter_problem}" if not row.topic.frontmatter_ok else ""
-            detail.update(Text(f"memory/{row.topic.name} is not listed: past the cut{note}.\n"
-                               f"The bot sees only: {self.index.more_line}"))
+            detail.update(
+                Text(
+                    f"memory/{row.topic.name} is not listed: past the cut{note}.\n"
+                    f"The bot sees only: {self.index.more_line}"
+                )
+            )
         self.refresh_bindings()
 
     # ----- filtering -----

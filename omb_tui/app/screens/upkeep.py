@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rich.text import Text
 from textual import on, work
@@ -31,14 +31,20 @@ from .base import BotScreen
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
-UPKEEP_HELP = ("Notices facts in chats, files lines into topics, adds About me lines and tidies up each night. "
-               "Off: none of that for this bot.")
-ROOMS_HELP = ("For every bot (features.roomMemoryCapture): what a bot reads in its group chats feeds its "
-              "capture, under room rules.")
+UPKEEP_HELP = (
+    "Notices facts in chats, files lines into topics, adds About me lines and tidies up each night. "
+    "Off: none of that for this bot."
+)
+ROOMS_HELP = (
+    "For every bot (features.roomMemoryCapture): what a bot reads in its group chats feeds its "
+    "capture, under room rules."
+)
 # The spec: on an engine with no quick text call "the panel says so — under Memory upkeep and under Learn from
 # group chats — and only the expiry and exact-duplicate steps run, unless a helper model is set."
-NO_MODEL = ("No model can run this bot's model steps, so only the expiry and exact-duplicate steps run, "
-            "unless a helper model is set.")
+NO_MODEL = (
+    "No model can run this bot's model steps, so only the expiry and exact-duplicate steps run, "
+    "unless a helper model is set."
+)
 NO_MODEL_ROOMS = "With no model for this bot, nothing is learned from its group chats either."
 HEAVY_LINE = "This bot loads a lot every turn."
 TIDYING = "Tidying up: expired entries, then duplicates, then contradictions (a model call per changed file)…"
@@ -153,10 +159,23 @@ def read_view(home, bot_id: str) -> UpkeepView:
         learned = list_learned(home)
     except (MemoryInputError, OSError) as exc:
         errors.append(f"About me cannot be read: {exc}")
-    return UpkeepView(bot_id=bot_id, name=name, upkeep=upkeep, memory=memory, rooms=rooms, errors=errors,
-                      model_ok=model_ok, model_line=model_line, heavy=heavy, loaded_bytes=loaded_bytes,
-                      memory_bytes=memory_bytes, last_capture=last_capture(home, bot_id),
-                      last_tidy=last_tidy(home, bot_id), learned=learned, usage=month_usage(home, bot_id))
+    return UpkeepView(
+        bot_id=bot_id,
+        name=name,
+        upkeep=upkeep,
+        memory=memory,
+        rooms=rooms,
+        errors=errors,
+        model_ok=model_ok,
+        model_line=model_line,
+        heavy=heavy,
+        loaded_bytes=loaded_bytes,
+        memory_bytes=memory_bytes,
+        last_capture=last_capture(home, bot_id),
+        last_tidy=last_tidy(home, bot_id),
+        learned=learned,
+        usage=month_usage(home, bot_id),
+    )
 
 
 def model_steps(home, bot_id: str) -> tuple[bool, str]:
@@ -181,7 +200,7 @@ def month_usage(home, bot_id: str) -> dict:
     """This month's model calls written for the bot (usage's month is UTC's, as `omb-tui usage` counts it)."""
     from ...core.models.usage import month_of, usage_report
 
-    month = month_of(datetime.now(timezone.utc))
+    month = month_of(datetime.now(UTC))
     rows = usage_report(home, month, bot_id)["rows"]
     return {
         "month": month,
@@ -201,8 +220,10 @@ def capture_text(last: dict | None) -> str:
     saved = f"{_plural(int(last.get('saved') or 0), 'fact')} saved"
     if last.get("about_me"):
         saved += f" ({last['about_me']} also to About me)"
-    text = (f"{_local(last.get('at'))} · {_plural(int(last.get('turns_read') or 0), 'turn')} read, {saved}, "
-            f"{int(last.get('skipped') or 0):,} skipped.")
+    text = (
+        f"{_local(last.get('at'))} · {_plural(int(last.get('turns_read') or 0), 'turn')} read, {saved}, "
+        f"{int(last.get('skipped') or 0):,} skipped."
+    )
     if last.get("reason"):
         text += f" Stopped: {str(last['reason']).rstrip('.')}."
     return text
@@ -215,11 +236,17 @@ def tidy_text(last: dict | None) -> str:
     if not last:
         return "No tidy-up has run for this bot yet."
     try:  # the report's own words, so the screen says what `omb-tui tidy` says
-        report = TidyReport(bot=str(last["bot"]), run=str(last["run"]), at=str(last["at"]),
-                            expired=int(last["expired"]), duplicates=int(last["duplicates"]),
-                            superseded=int(last["superseded"]), still_true_added=int(last["still_true_added"]),
-                            skipped=[Skipped(str(s["text"]), str(s["reason"])) for s in last.get("skipped") or []],
-                            model=str(last["model"]))
+        report = TidyReport(
+            bot=str(last["bot"]),
+            run=str(last["run"]),
+            at=str(last["at"]),
+            expired=int(last["expired"]),
+            duplicates=int(last["duplicates"]),
+            superseded=int(last["superseded"]),
+            still_true_added=int(last["still_true_added"]),
+            skipped=[Skipped(str(s["text"]), str(s["reason"])) for s in last.get("skipped") or []],
+            model=str(last["model"]),
+        )
     except (KeyError, TypeError, ValueError):
         return f"{_local(last.get('at'))} · the record of it cannot be read."
     return f"{_local(report.at)} · {report.message()}"
@@ -230,24 +257,52 @@ def usage_text(usage: dict) -> str:
         return f"No model calls for this bot this month ({usage.get('month')})."
     jobs = ", ".join(f"{job} {count}" for job, count in sorted(usage["jobs"].items()))
     failed = f", {usage['failed']:,} failed" if usage["failed"] else ""
-    return (f"{usage['month']}: {_plural(usage['calls'], 'call')}{failed} ({jobs}) · "
-            f"{usage['prompt_tokens']:,} tokens in, {usage['completion_tokens']:,} out · ${usage['cost_usd']:.4f}")
+    return (
+        f"{usage['month']}: {_plural(usage['calls'], 'call')}{failed} ({jobs}) · "
+        f"{usage['prompt_tokens']:,} tokens in, {usage['completion_tokens']:,} out · ${usage['cost_usd']:.4f}"
+    )
 
 
 class UpkeepScreen(BotScreen):
     CSS_PATH = style_path("upkeep.tcss")
     AUTO_FOCUS = ""
     BINDINGS = [
-        Binding("u", "toggle('upkeep')", "Upkeep", id="upkeep-toggle",
-                tooltip="Switch Memory upkeep for this bot on or off (saved at once)"),
-        Binding("g", "toggle('rooms')", "Group chats", id="upkeep-toggle-rooms",
-                tooltip="Switch Learn from group chats on or off, for every bot (saved at once to config.json)"),
-        Binding("n", "tidy_now", "Tidy up now", id="upkeep-tidy-now",
-                tooltip="Run the tidy-up now: expired entries, duplicates, contradictions"),
-        Binding("x,delete", "remove_learned", "Remove", id="upkeep-remove-learned",
-                tooltip="Remove the highlighted learned line from About me (asks first); no bot adds it again"),
-        Binding("ctrl+r", "refresh_upkeep", "Refresh", show=False, id="upkeep-refresh",
-                tooltip="Read everything on this screen again"),
+        Binding(
+            "u",
+            "toggle('upkeep')",
+            "Upkeep",
+            id="upkeep-toggle",
+            tooltip="Switch Memory upkeep for this bot on or off (saved at once)",
+        ),
+        Binding(
+            "g",
+            "toggle('rooms')",
+            "Group chats",
+            id="upkeep-toggle-rooms",
+            tooltip="Switch Learn from group chats on or off, for every bot (saved at once to config.json)",
+        ),
+        Binding(
+            "n",
+            "tidy_now",
+            "Tidy up now",
+            id="upkeep-tidy-now",
+            tooltip="Run the tidy-up now: expired entries, duplicates, contradictions",
+        ),
+        Binding(
+            "x,delete",
+            "remove_learned",
+            "Remove",
+            id="upkeep-remove-learned",
+            tooltip="Remove the highlighted learned line from About me (asks first); no bot adds it again",
+        ),
+        Binding(
+            "ctrl+r",
+            "refresh_upkeep",
+            "Refresh",
+            show=False,
+            id="upkeep-refresh",
+            tooltip="Read everything on this screen again",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -270,8 +325,9 @@ class UpkeepScreen(BotScreen):
             yield Static("", id="upkeep-model")
             with Horizontal(id="upkeep-heavy"):
                 yield Static(HEAVY_LINE, id="heavy-line")
-                yield Button("Tidy memory", id="heavy-tidy", compact=True, variant="warning",
-                             tooltip="Run the tidy-up now")
+                yield Button(
+                    "Tidy memory", id="heavy-tidy", compact=True, variant="warning", tooltip="Run the tidy-up now"
+                )
             yield Static("Last capture", classes="section-title")
             yield Static("", id="upkeep-capture")
             yield Static("Last tidy-up", classes="section-title")
@@ -338,7 +394,8 @@ class UpkeepScreen(BotScreen):
         self.query_one("#upkeep-heavy").display = view.heavy
         if view.heavy:
             self.query_one("#heavy-line", Static).update(
-                f"{HEAVY_LINE} ({view.loaded_bytes / 1024:.1f} KB, {view.memory_bytes / 1024:.1f} KB of it memory)")
+                f"{HEAVY_LINE} ({view.loaded_bytes / 1024:.1f} KB, {view.memory_bytes / 1024:.1f} KB of it memory)"
+            )
         self.query_one("#upkeep-capture", Static).update(Text(capture_text(view.last_capture)))
         self.query_one("#upkeep-tidy", Static).update(Text(tidy_text(view.last_tidy)))
         self._show_learned(view.learned)
@@ -352,14 +409,17 @@ class UpkeepScreen(BotScreen):
         options = self.learned_list
         highlighted = options.highlighted
         options.clear_options()
-        options.add_options([Option(Text(f"{line.at or '?'} · {line.bot} · {line.text}"), id=line.id)
-                             for line in learned])
+        options.add_options(
+            [Option(Text(f"{line.at or '?'} · {line.bot} · {line.text}"), id=line.id) for line in learned]
+        )
         options.display = bool(learned)
         if learned:
             options.highlighted = min(highlighted or 0, len(learned) - 1)
         self.query_one("#learned-note", Static).update(
-            "No bot has added a line to About me." if not learned else
-            "About me is shared by every bot. x or Delete removes the highlighted line; no bot adds it again.")
+            "No bot has added a line to About me."
+            if not learned
+            else "About me is shared by every bot. x or Delete removes the highlighted line; no bot adds it again."
+        )
 
     def _say_states(self) -> None:
         """Each switch's state in words too: a switch's colour alone is lost on a monochrome terminal."""
@@ -387,8 +447,11 @@ class UpkeepScreen(BotScreen):
     def action_toggle(self, name: str) -> None:
         widget = self.switch(name)
         if widget.disabled:
-            self.notify(f"{SWITCH_LABELS[name]} is locked: its file cannot be read (the error is at the top).",
-                        severity="warning", markup=False)
+            self.notify(
+                f"{SWITCH_LABELS[name]} is locked: its file cannot be read (the error is at the top).",
+                severity="warning",
+                markup=False,
+            )
             return
         widget.focus()
         widget.toggle()  # posts Switch.Changed, which saves
@@ -413,10 +476,14 @@ class UpkeepScreen(BotScreen):
         self.post_message(UpkeepSwitchSaved(name, value))
 
     def on_upkeep_switch_saved(self, message: UpkeepSwitchSaved) -> None:
-        where = f"upkeep in bots/{self.app.bot_id}.json" if message.field == "upkeep" else \
-            "features.roomMemoryCapture in config.json"
-        self.notify(f"{SWITCH_LABELS[message.field]}: {_on_off(message.value)}. Saved to {where}.", timeout=3,
-                    markup=False)
+        where = (
+            f"upkeep in bots/{self.app.bot_id}.json"
+            if message.field == "upkeep"
+            else "features.roomMemoryCapture in config.json"
+        )
+        self.notify(
+            f"{SWITCH_LABELS[message.field]}: {_on_off(message.value)}. Saved to {where}.", timeout=3, markup=False
+        )
         self.load_upkeep()  # the tidy-up's key and the heavy-bot line follow the switch
 
     def on_upkeep_switch_refused(self, message: UpkeepSwitchRefused) -> None:
@@ -424,8 +491,7 @@ class UpkeepScreen(BotScreen):
         with widget.prevent(Switch.Changed):
             widget.value = not message.value
         self._say_states()
-        self.notify(f"Not saved: {message.error}", title=SWITCH_LABELS[message.field], severity="error",
-                    markup=False)
+        self.notify(f"Not saved: {message.error}", title=SWITCH_LABELS[message.field], severity="error", markup=False)
         self.load_upkeep()
 
     # ----- Tidy up now (and Tidy memory) -----
@@ -452,8 +518,9 @@ class UpkeepScreen(BotScreen):
         try:
             with no_turn_running(home, bot_id) as free:  # upkeep never runs while the bot is working
                 if not free:
-                    self.post_message(TidyFinished(f"{bot_id} is in a turn now; tidy up once it has finished.",
-                                                   tidied=False))
+                    self.post_message(
+                        TidyFinished(f"{bot_id} is in a turn now; tidy up once it has finished.", tidied=False)
+                    )
                     return
                 report = tidy(home, bot_id)
         except MemoryInputError as exc:  # UpkeepOff, a bot that is gone, a file that cannot be read

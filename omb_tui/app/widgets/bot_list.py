@@ -7,8 +7,8 @@ Drawn with the line API (RowList) rather than a DataTable: it paints at once and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Sequence
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -31,8 +31,15 @@ def bot_cells(summary, night=None) -> tuple[str, ...]:
     """What each column says for one bot (a core BotSummary, and its core BotOvernight when read)."""
     last = when_text(summary.last_change) if summary.last_change else "never"
     level = "error" if summary.error else summary.level
-    return (printable(summary.id), printable(summary.name), "on" if summary.memory else "off", level,
-            str(summary.lines), night_cell(night), last)
+    return (
+        printable(summary.id),
+        printable(summary.name),
+        "on" if summary.memory else "off",
+        level,
+        str(summary.lines),
+        night_cell(night),
+        last,
+    )
 
 
 def first_look_cells(bot) -> tuple[str, ...]:
@@ -80,13 +87,13 @@ class BotList(RowList):
     class Chosen(Message):
         """A bot was chosen to be opened."""
 
-        def __init__(self, bot_list: "BotList", bot_id: str) -> None:
+        def __init__(self, bot_list: BotList, bot_id: str) -> None:
             super().__init__()
             self.bot_list = bot_list
             self.bot_id = bot_id
 
         @property
-        def control(self) -> "BotList":
+        def control(self) -> BotList:
             return self.bot_list
 
     class Highlighted(RowHighlighted):
@@ -124,8 +131,9 @@ class BotList(RowList):
         first time on `start_on` (the bot you came from)."""
         self.first_look = False
         self.overnight = dict(overnight or {})
-        self._show_rows(summaries, [bot_cells(summary, self.overnight.get(summary.id)) for summary in summaries],
-                        start_on=start_on)
+        self._show_rows(
+            summaries, [bot_cells(summary, self.overnight.get(summary.id)) for summary in summaries], start_on=start_on
+        )
 
     def _show_rows(self, summaries: Sequence, cells: list[tuple[str, ...]], *, start_on: str | None = None) -> None:
         current = self.highlighted
@@ -133,11 +141,16 @@ class BotList(RowList):
             current = next((summary for summary in summaries if summary.id == start_on), None)
         self.summaries = list(summaries)
         self._cells = cells
-        self._widths = [min(WIDEST, max([cell_len(title)] + [cell_len(row[i]) for row in self._cells]))
-                        for i, title in enumerate(COLUMNS)]
+        self._widths = [
+            min(WIDEST, max([cell_len(title)] + [cell_len(row[i]) for row in self._cells]))
+            for i, title in enumerate(COLUMNS)
+        ]
         ids = [summary.id for summary in self.summaries]
-        self.cursor = ids.index(current.id) if current is not None and current.id in ids else \
-            min(self.cursor, max(0, len(ids) - 1))
+        self.cursor = (
+            ids.index(current.id)
+            if current is not None and current.id in ids
+            else min(self.cursor, max(0, len(ids) - 1))
+        )
         self.forget_drawn()
         self.resize_virtual()
         self.scroll_to_cursor()
@@ -165,8 +178,9 @@ class BotList(RowList):
 
     # ----- drawing -----
     def _style(self, *names: str) -> Style:
-        return self.get_visual_style(*(f"{'row' if name == 'cursor' else 'bot'}-list--{name}"
-                                       for name in names if name)).rich_style
+        return self.get_visual_style(
+            *(f"{'row' if name == 'cursor' else 'bot'}-list--{name}" for name in names if name)
+        ).rich_style
 
     def _line(self, texts: Sequence[str], styles: Sequence[Style], width: int, line_style: Style) -> Strip:
         return columns_strip(texts, self._widths, styles, width, line_style, GAP)

@@ -20,10 +20,15 @@ class FindBar(Horizontal):
 
     BINDINGS = [
         Binding("f3,down", "step(1)", "Next", show=False, id="find-next", tooltip="The next match (Enter too)"),
-        Binding("shift+f3,up", "step(-1)", "Previous", show=False, id="find-previous",
-                tooltip="The previous match"),
-        Binding("escape", "close", "Close", show=False, id="find-close",
-                tooltip="Close the find box; the editor has the keys, at the match"),
+        Binding("shift+f3,up", "step(-1)", "Previous", show=False, id="find-previous", tooltip="The previous match"),
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            show=False,
+            id="find-close",
+            tooltip="Close the find box; the editor has the keys, at the match",
+        ),
     ]
 
     class Find(Message):

@@ -16,8 +16,10 @@ def gauge_text(g: Gauge, *, switched_off_for: str | None = None) -> str:
     bar = "█" * filled + "░" * (BAR_WIDTH - filled)
     size = f"{g.bytes / 1024:.1f}/{g.max_bytes // 1024} KB"
     if switched_off_for is not None:  # the same words as `omb-tui prompt`
-        return (f"{bar} {g.lines}/{g.max_lines} lines · {size} · memory off\n"
-                f"Memory is switched off for {switched_off_for}: nothing loads (Settings turns it on).")
+        return (
+            f"{bar} {g.lines}/{g.max_lines} lines · {size} · memory off\n"
+            f"Memory is switched off for {switched_off_for}: nothing loads (Settings turns it on)."
+        )
     not_loaded = f"{g.lines_not_loaded} line{'' if g.lines_not_loaded == 1 else 's'} not loaded"
     return (
         f"{bar} {g.lines}/{g.max_lines} lines · {size} · {g.level} · {not_loaded}\n"

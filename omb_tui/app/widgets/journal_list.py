@@ -17,7 +17,7 @@ import time
 from array import array
 from operator import attrgetter
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -35,8 +35,8 @@ from ...core.memory.journal import (
     HOW_SETTINGS,
     HOW_TASK,
     HOW_UPKEEP,
-    WHO_UPKEEP,
     RENAME_NOTES,
+    WHO_UPKEEP,
     DamagedLine,
     JournalRow,
     decode_line,
@@ -51,13 +51,18 @@ FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the bac
 SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
 BATCH_SECONDS = 0.1  # how often a scan hands what it found to the list
 # Shorter words for a narrow list; the diff beside it always says them in full.
-SHORT_HOW = {HOW_OUTSIDE: "outside app", HOW_TASK: "task", HOW_SETTINGS: "Settings", HOW_UPKEEP: "upkeep",
-             HOW_COMMAND_LINE: "command"}
+SHORT_HOW = {
+    HOW_OUTSIDE: "outside app",
+    HOW_TASK: "task",
+    HOW_SETTINGS: "Settings",
+    HOW_UPKEEP: "upkeep",
+    HOW_COMMAND_LINE: "command",
+}
 SHORT_WHO = {WHO_UPKEEP: "upkeep"}
 ROW_CACHE_SIZE = 1024
 FILTER_HELP = f"Filter the journal. {FILTER_SYNTAX} Escape clears it."
 
-ShownRow = Union[JournalRow, DamagedLine]
+ShownRow = JournalRow | DamagedLine
 
 
 class JournalList(NotifyWorkerErrors, RowList):
@@ -66,10 +71,17 @@ class JournalList(NotifyWorkerErrors, RowList):
     BINDINGS = [
         Binding("up", "cursor_up", "Up", show=False, id="journal-list-up", tooltip="The newer row"),
         Binding("down", "cursor_down", "Down", show=False, id="journal-list-down", tooltip="The older row"),
-        Binding("pageup", "page_up", "Page up", show=False, id="journal-list-page-up",
-                tooltip="One page of newer rows"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="journal-list-page-down",
-                tooltip="One page of older rows"),
+        Binding(
+            "pageup", "page_up", "Page up", show=False, id="journal-list-page-up", tooltip="One page of newer rows"
+        ),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            id="journal-list-page-down",
+            tooltip="One page of older rows",
+        ),
         Binding("home", "first", "Newest", show=False, id="journal-list-newest", tooltip="The newest row"),
         Binding("end", "last", "Oldest", show=False, id="journal-list-oldest", tooltip="The oldest row"),
     ]
@@ -107,12 +119,12 @@ class JournalList(NotifyWorkerErrors, RowList):
     class Counted(Message):
         """How many rows there are and are shown, and whether reading or filtering is still going on."""
 
-        def __init__(self, journal_list: "JournalList") -> None:
+        def __init__(self, journal_list: JournalList) -> None:
             super().__init__()
             self.journal_list = journal_list
 
         @property
-        def control(self) -> "JournalList":
+        def control(self) -> JournalList:
             return self.journal_list
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
@@ -255,8 +267,7 @@ class JournalList(NotifyWorkerErrors, RowList):
             self.cursor = 0
             self.scroll_to(y=0, animate=False)
             if self.path is not None:
-                self._filter_backward(self._generation, self._filter_run, self.path, self._scanned_to,
-                                      journal_filter)
+                self._filter_backward(self._generation, self._filter_run, self.path, self._scanned_to, journal_filter)
         self.resize_virtual()
         self.refresh()
         self._changed()
@@ -284,8 +295,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         self._call(self._index_done, generation)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="journal-filter")
-    def _filter_backward(self, generation: int, run: int, path: Path, end: int,
-                         journal_filter: JournalFilter) -> None:
+    def _filter_backward(self, generation: int, run: int, path: Path, end: int, journal_filter: JournalFilter) -> None:
         worker = get_current_worker()
         try:
             handle = open(path, "rb")
@@ -334,8 +344,14 @@ class JournalList(NotifyWorkerErrors, RowList):
                 self._call(self._add_newer, generation, start, start, [], None)
                 return
             lines, end = lines_forward(handle, start)
-            self._call(self._add_newer, generation, start, end, [(offset, summarize(data)) for offset, data in lines],
-                       (stat.st_dev, stat.st_ino))
+            self._call(
+                self._add_newer,
+                generation,
+                start,
+                end,
+                [(offset, summarize(data)) for offset, data in lines],
+                (stat.st_dev, stat.st_ino),
+            )
 
     def _call(self, callback, *args) -> None:
         """Hand results to the UI thread; a closing app just stops the scan."""
@@ -374,8 +390,14 @@ class JournalList(NotifyWorkerErrors, RowList):
             self.refresh()
             self._changed()
 
-    def _add_newer(self, generation: int, start: int, end: int,
-                   lines: list[tuple[int, RowSummary | None]], file_id: tuple[int, int] | None) -> None:
+    def _add_newer(
+        self,
+        generation: int,
+        start: int,
+        end: int,
+        lines: list[tuple[int, RowSummary | None]],
+        file_id: tuple[int, int] | None,
+    ) -> None:
         if generation != self._generation:
             return
         if start != self._scanned_to:
@@ -501,8 +523,10 @@ class JournalList(NotifyWorkerErrors, RowList):
 
         line_style = self.get_visual_style("row-list--cursor").rich_style if selected else base
         if isinstance(row, DamagedLine):
-            segments = [Segment(" ! ", style_of("damaged")),
-                        Segment(f"damaged row ({row.size} bytes): {row.error}", style_of("damaged"))]
+            segments = [
+                Segment(" ! ", style_of("damaged")),
+                Segment(f"damaged row ({row.size} bytes): {row.error}", style_of("damaged")),
+            ]
             return Strip(segments).crop_extend(0, width, line_style)
         mark = " ⊘ " if not row.undoable else "   "
         rest = max(0, width - 3 - 17)
@@ -525,7 +549,6 @@ class JournalList(NotifyWorkerErrors, RowList):
             Segment(fit(printable(file_words(row)), file_width), style_of("file")),
         ]
         return Strip(segments).crop_extend(0, width, line_style)
-
 
 
 def file_words(row: JournalRow) -> str:

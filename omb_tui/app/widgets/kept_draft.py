@@ -8,7 +8,7 @@ into it, PgUp/PgDn scroll it), compared with the editor as a unified diff (the e
 from __future__ import annotations
 
 import difflib
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,8 +25,14 @@ DIFF_TITLE = "Editor (-) vs your draft (+) · F5 · d text · x close"
 
 def draft_diff(editor_text: str, draft: str, rel: str) -> Content:
     """How the draft differs from the editor's text, coloured like the journal's diffs."""
-    lines = difflib.unified_diff(editor_text.splitlines(), draft.splitlines(), fromfile=f"{rel} in the editor",
-                                 tofile="your draft", lineterm="", n=2)
+    lines = difflib.unified_diff(
+        editor_text.splitlines(),
+        draft.splitlines(),
+        fromfile=f"{rel} in the editor",
+        tofile="your draft",
+        lineterm="",
+        n=2,
+    )
     drawn = diff_lines("\n".join(lines))
     if not drawn:
         return Content.styled("Your draft and the editor hold the same text.", MUTED)
@@ -37,11 +43,17 @@ class KeptDraft(Vertical):
     """Read-only: letters here are keys (d, x), never typing, and the area letters still switch areas."""
 
     BINDINGS = [
-        Binding("d", "toggle_diff", "Diff", show=False, id="draft-diff",
-                tooltip="Your draft, or how it differs from the editor (the file as it is now, with your "
-                        "changes since)"),
-        Binding("x", "close", "Close draft", show=False, id="draft-close",
-                tooltip="Close your kept draft (asks first)"),
+        Binding(
+            "d",
+            "toggle_diff",
+            "Diff",
+            show=False,
+            id="draft-diff",
+            tooltip="Your draft, or how it differs from the editor (the file as it is now, with your changes since)",
+        ),
+        Binding(
+            "x", "close", "Close draft", show=False, id="draft-close", tooltip="Close your kept draft (asks first)"
+        ),
         Binding("escape", "leave", "Editor", show=False, id="draft-leave", tooltip="Back to the editor"),
     ]
 

@@ -92,8 +92,13 @@ def memory_load(text: str, as_of: date, *, memory_on: bool = True) -> MemoryLoad
     """The core's line states on `as_of`, drawn as not loading at all when the bot's memory is off."""
     cut = load_cut(text, as_of)
     lines = tuple(
-        MemoryLine(line.number, printable(line_content(line.text), keep="\t", controls_only=True),
-                   line.state if memory_on else MEMORY_OFF, line.until, line.ends_entry)
+        MemoryLine(
+            line.number,
+            printable(line_content(line.text), keep="\t", controls_only=True),
+            line.state if memory_on else MEMORY_OFF,
+            line.until,
+            line.ends_entry,
+        )
         for line in cut.lines
     )
     return MemoryLoad(lines, cut, as_of, memory_on)
@@ -177,12 +182,20 @@ class LoadPreview(Static):
                     grid.add_row("", Text("✗", style=rule), Text(f"{load.reason(line)}: {below}", style=rule))
                 if past_cut_drawn == PAST_CUT_SHOWN:
                     more = len(load.lines) - index
-                    grid.add_row("", "", Text(f"… {more:,} more line{'s' if more != 1 else ''} past the cut, "
-                                              "not shown here", style=rule))
+                    grid.add_row(
+                        "",
+                        "",
+                        Text(
+                            f"… {more:,} more line{'s' if more != 1 else ''} past the cut, not shown here", style=rule
+                        ),
+                    )
                     break
                 past_cut_drawn += 1
-            grid.add_row(str(line.number), Text(MARKS[line.state], style=mark_styles[line.state]),
-                         Text(line.text, style=text_styles[line.state]))
+            grid.add_row(
+                str(line.number),
+                Text(MARKS[line.state], style=mark_styles[line.state]),
+                Text(line.text, style=text_styles[line.state]),
+            )
             next_state = load.lines[index + 1].state if index + 1 < len(load.lines) else None
             if line.state == EXPIRED and (line.ends_entry or next_state == PAST_CUT):
                 grid.add_row("", "", Text(f"└ {load.reason(line)}, and it is {load.as_of.isoformat()}", style=note))

@@ -19,8 +19,9 @@ CUT_STYLE = "strike dim"
 DIVIDER_STYLE = Style(underline=True)
 # Textual's "css" theme takes its colours from the app theme but keeps dark-theme syntax colours, which are
 # barely readable on a light background; in a light app theme the editor uses light syntax colours instead.
-LIGHT_CSS_THEME = TextAreaTheme(name="css_light",
-                                syntax_styles=TextAreaTheme.get_builtin_theme("github_light").syntax_styles)
+LIGHT_CSS_THEME = TextAreaTheme(
+    name="css_light", syntax_styles=TextAreaTheme.get_builtin_theme("github_light").syntax_styles
+)
 
 
 def find_matches(lines: Sequence[str], query: str) -> list[tuple[int, int, int]]:
@@ -36,15 +37,27 @@ class MemoryEditor(TextArea):
     """TextArea with markdown highlighting; lines from `cut_line` on are drawn struck and dim."""
 
     BINDINGS = [
-        Binding("ctrl+home", "document_start", "Start", show=False, id="editor-start",
-                tooltip="The first line of the file"),
-        Binding("ctrl+end", "document_end", "End", show=False, id="editor-end",
-                tooltip="The last line of the file"),
+        Binding(
+            "ctrl+home", "document_start", "Start", show=False, id="editor-start", tooltip="The first line of the file"
+        ),
+        Binding("ctrl+end", "document_end", "End", show=False, id="editor-end", tooltip="The last line of the file"),
         # Textual's own delete-line key is Ctrl+Shift+K, which xterm and tmux cannot send; F9 they can.
-        Binding("f9,ctrl+shift+k", "delete_line", "Delete line", show=False, id="editor-delete-line",
-                tooltip="Delete the line the cursor is on"),
-        Binding("f4", "toggle_wrap", "Wrap", show=False, id="editor-wrap",
-                tooltip="Soft wrap long lines on or off (on by default)"),
+        Binding(
+            "f9,ctrl+shift+k",
+            "delete_line",
+            "Delete line",
+            show=False,
+            id="editor-delete-line",
+            tooltip="Delete the line the cursor is on",
+        ),
+        Binding(
+            "f4",
+            "toggle_wrap",
+            "Wrap",
+            show=False,
+            id="editor-wrap",
+            tooltip="Soft wrap long lines on or off (on by default)",
+        ),
     ]
 
     def __init__(self, *args, **kwargs) -> None:

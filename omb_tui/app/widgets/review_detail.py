@@ -40,9 +40,13 @@ def line_content(line: TreeLine | None) -> Content:
 
 def bot_content(bot: BotGroup) -> Content:
     runs = [group for group in bot.runs if group.run is not None]
-    lines = [Content.styled(_clean(bot.bot), "bold"),
-             Content(f"{plural(len(runs), 'run')}, {plural(bot.changes, 'change')} in the last nights; "
-                     f"{bot.new_changes} not reviewed yet.")]
+    lines = [
+        Content.styled(_clean(bot.bot), "bold"),
+        Content(
+            f"{plural(len(runs), 'run')}, {plural(bot.changes, 'change')} in the last nights; "
+            f"{bot.new_changes} not reviewed yet."
+        ),
+    ]
     if bot.proposals:
         lines.append(Content.styled(f"{plural(bot.proposals, 'compaction proposal')} waiting for you.", WARN))
     lines.append(Content.styled("n / p: the next / previous bot with something new.", MUTED))
@@ -51,29 +55,43 @@ def bot_content(bot: BotGroup) -> Content:
 
 def run_content(group: RunGroup) -> Content:
     run = group.run
-    lines = [Content.assemble((f"Run {_clean(group.run_id)}", "bold"), ("  ", ""),
-                              (when_text(group.started), MUTED))]
+    lines = [Content.assemble((f"Run {_clean(group.run_id)}", "bold"), ("  ", ""), (when_text(group.started), MUTED))]
     if run is not None:
-        lines.append(Content(f"{plural(len(run.changes), 'change')} by {', '.join(run.steps)} to "
-                             f"{', '.join(_clean(file) for file in run.files)}"))
+        lines.append(
+            Content(
+                f"{plural(len(run.changes), 'change')} by {', '.join(run.steps)} to "
+                f"{', '.join(_clean(file) for file in run.files)}"
+            )
+        )
         if run.undone:
             lines.append(Content.styled("Every change of this run was undone.", MUTED))
         elif run.reviewed:
             lines.append(Content.styled("Reviewed.", MUTED))
         else:
-            lines.append(Content.styled("Not reviewed yet: it is marked once you have seen each change, or with m.",
-                                        "$text-accent"))
+            lines.append(
+                Content.styled(
+                    "Not reviewed yet: it is marked once you have seen each change, or with m.", "$text-accent"
+                )
+            )
         lines.append(Content.styled("U undoes the whole run (asks first); Enter folds or opens it.", MUTED))
     if group.proposals:
-        lines.append(Content.styled(
-            f"{plural(len(group.proposals), 'compaction proposal')} waiting: a accepts, x rejects the one under "
-            "the cursor; A / X all of this run's.", WARN))
+        lines.append(
+            Content.styled(
+                f"{plural(len(group.proposals), 'compaction proposal')} waiting: a accepts, x rejects the one under "
+                "the cursor; A / X all of this run's.",
+                WARN,
+            )
+        )
     return Content("\n").join(lines)
 
 
 def change_content(change: Change) -> Content:
-    parts: list[Content | str | tuple[str, str]] = [(_clean(change.file), "bold"), ("  ", ""),
-                                                      (when_text(change.at), MUTED), "\n"]
+    parts: list[Content | str | tuple[str, str]] = [
+        (_clean(change.file), "bold"),
+        ("  ", ""),
+        (when_text(change.at), MUTED),
+        "\n",
+    ]
     said = [_clean(change.who), f"step {_clean(change.step)}" if change.step else _clean(change.how)]
     if change.category:
         said.append(f"category {_clean(change.category)}")
@@ -101,11 +119,16 @@ def change_content(change: Change) -> Content:
 
 
 def proposal_content(proposal) -> Content:
-    lines = [Content.assemble(("Proposal", "bold $text-warning"), ("  ", ""),
-                              (f"{_clean(proposal.category)} · MEMORY.md · {when_text(proposal.at)}", MUTED)),
-             Content.styled(_clean(proposal.reason), "italic"),
-             Content.styled("a accepts it (MEMORY.md changes, journaled, undoable); x rejects it.", GOOD),
-             Content("")]
+    lines = [
+        Content.assemble(
+            ("Proposal", "bold $text-warning"),
+            ("  ", ""),
+            (f"{_clean(proposal.category)} · MEMORY.md · {when_text(proposal.at)}", MUTED),
+        ),
+        Content.styled(_clean(proposal.reason), "italic"),
+        Content.styled("a accepts it (MEMORY.md changes, journaled, undoable); x rejects it.", GOOD),
+        Content(""),
+    ]
     lines += [Content.styled(f"- {_clean(text)}", REMOVED) for text in proposal.original.splitlines()]
     if proposal.merged:
         lines += [Content.styled(f"+ {_clean(text)}", ADDED) for text in proposal.merged.splitlines()]

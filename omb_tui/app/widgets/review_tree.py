@@ -7,9 +7,9 @@ line, so the morning starts at what is new. Enter on a run folds or opens it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -163,8 +163,14 @@ class ReviewTree(RowList):
         self._lay_out()
         if not self._shown_once:
             self._shown_once = True
-            first_new = next((i for i, line in enumerate(self.lines)
-                              if line.kind in (CHANGE, PROPOSAL) and line.group is not None and line.group.is_new), 0)
+            first_new = next(
+                (
+                    i
+                    for i, line in enumerate(self.lines)
+                    if line.kind in (CHANGE, PROPOSAL) and line.group is not None and line.group.is_new
+                ),
+                0,
+            )
             self.cursor = first_new
         else:
             self.cursor = self._nearest(current)
@@ -180,8 +186,9 @@ class ReviewTree(RowList):
             return
         self._folded[line.group.run_id] = not self.folded(line.group)
         self._lay_out()
-        self.cursor = next(i for i, other in enumerate(self.lines)
-                           if other.kind == RUN and other.group.run_id == line.group.run_id)
+        self.cursor = next(
+            i for i, other in enumerate(self.lines) if other.kind == RUN and other.group.run_id == line.group.run_id
+        )
         self._redraw()
 
     def open_run(self, run_id: str) -> None:
@@ -242,8 +249,9 @@ class ReviewTree(RowList):
 
     # ----- drawing -----
     def _style(self, *names: str) -> Style:
-        return self.get_visual_style(*(f"{'row-list' if name == 'cursor' else 'review-tree'}--{name}"
-                                       for name in names if name)).rich_style
+        return self.get_visual_style(
+            *(f"{'row-list' if name == 'cursor' else 'review-tree'}--{name}" for name in names if name)
+        ).rich_style
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -256,8 +264,10 @@ class ReviewTree(RowList):
         if strip is None:
             cursor = "cursor" if selected else ""
             line_style = self._style(cursor)
-            segments = [Segment(text, self._style(cursor, *style.split()) if style else line_style)
-                        for text, style in self._parts(self.lines[index])]
+            segments = [
+                Segment(text, self._style(cursor, *style.split()) if style else line_style)
+                for text, style in self._parts(self.lines[index])
+            ]
             strip = Strip(segments).crop_extend(0, width, line_style)
             self._strips[key] = strip
         return strip
@@ -280,8 +290,10 @@ def plural(count: int, word: str) -> str:
 
 
 def bot_words(bot: BotGroup) -> list[tuple[str, str]]:
-    parts = [(printable(bot.bot), "bot"), (f"  {plural(len([g for g in bot.runs if g.run]), 'run')}, "
-                                           f"{plural(bot.changes, 'change')}", "muted")]
+    parts = [
+        (printable(bot.bot), "bot"),
+        (f"  {plural(len([g for g in bot.runs if g.run]), 'run')}, {plural(bot.changes, 'change')}", "muted"),
+    ]
     if bot.new_changes:
         parts.append((f" · {bot.new_changes} new", "new"))
     if bot.proposals:
@@ -310,9 +322,11 @@ def change_words(change: Change) -> list[tuple[str, str]]:
     said = change.category or change.step or change.how
     why = ("“" + "” “".join(change.quotes) + "”") if change.quotes else change.reason or ""
     state = "undone" if change.undone else ""
-    parts = [(fit(printable(said or ""), STEP_WIDTH) + " ", state or "muted"),
-             (fit(printable(change.file), FILE_WIDTH) + " ", state),
-             (printable(why), state or "")]
+    parts = [
+        (fit(printable(said or ""), STEP_WIDTH) + " ", state or "muted"),
+        (fit(printable(change.file), FILE_WIDTH) + " ", state),
+        (printable(why), state or ""),
+    ]
     if change.undone:
         parts.insert(0, ("↶ ", "muted"))
     elif not change.undoable:
@@ -323,5 +337,9 @@ def change_words(change: Change) -> list[tuple[str, str]]:
 
 
 def proposal_words(proposal) -> list[tuple[str, str]]:
-    return [("? ", "warning"), (fit(printable(proposal.category), STEP_WIDTH) + " ", "proposal"),
-            (fit("MEMORY.md", FILE_WIDTH) + " ", "proposal"), (printable(proposal.reason), "proposal")]
+    return [
+        ("? ", "warning"),
+        (fit(printable(proposal.category), STEP_WIDTH) + " ", "proposal"),
+        (fit("MEMORY.md", FILE_WIDTH) + " ", "proposal"),
+        (printable(proposal.reason), "proposal"),
+    ]

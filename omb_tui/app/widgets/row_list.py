@@ -10,7 +10,8 @@ scroll (a column header).
 from __future__ import annotations
 
 import unicodedata
-from typing import ClassVar, Sequence
+from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -58,8 +59,7 @@ class RowList(ScrollView, can_focus=True, inherit_bindings=False):
         Binding("up", "cursor_up", "Up", show=False, id="row-list-up", tooltip="The row above"),
         Binding("down", "cursor_down", "Down", show=False, id="row-list-down", tooltip="The row below"),
         Binding("pageup", "page_up", "Page up", show=False, id="row-list-page-up", tooltip="One page up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="row-list-page-down",
-                tooltip="One page down"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="row-list-page-down", tooltip="One page down"),
         Binding("home", "first", "First", show=False, id="row-list-first", tooltip="The first row"),
         Binding("end", "last", "Last", show=False, id="row-list-last", tooltip="The last row"),
     ]
@@ -208,8 +208,9 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width)
 
 
-def columns_strip(texts: Sequence[str], widths: Sequence[int], styles: Sequence[Style], width: int,
-                  line_style: Style, gap: int) -> Strip:
+def columns_strip(
+    texts: Sequence[str], widths: Sequence[int], styles: Sequence[Style], width: int, line_style: Style, gap: int
+) -> Strip:
     """One row of a column list: a space, then each text fitted to its column, `gap` cells apart."""
     segments = [Segment(" ", line_style)]
     for column, (text, cell_width, style) in enumerate(zip(texts, widths, styles)):

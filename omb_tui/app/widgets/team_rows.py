@@ -7,8 +7,9 @@ Drawn with the line API (RowList). Each row may carry a tone that colours its fi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from rich.segment import Segment
 from rich.style import Style
@@ -94,16 +95,16 @@ class TeamRows(RowList):
 
     # ----- drawing -----
     def _style(self, *names: str) -> Style:
-        return self.get_visual_style(*("row-list--cursor" if name == "cursor" else f"team-rows--{name}"
-                                       for name in names if name)).rich_style
+        return self.get_visual_style(
+            *("row-list--cursor" if name == "cursor" else f"team-rows--{name}" for name in names if name)
+        ).rich_style
 
     def _widths(self, width: int) -> list[int]:
         fixed = sum(c.width or 0 for c in self.columns) + GAP * (len(self.columns) - 1) + 1
         return [c.width if c.width is not None else max(4, width - fixed) for c in self.columns]
 
     def _line(self, cells: Sequence[str], styles: Sequence[Style], width: int, line_style: Style) -> Strip:
-        return columns_strip([printable(text) for text in cells], self._widths(width), styles, width, line_style,
-                             GAP)
+        return columns_strip([printable(text) for text in cells], self._widths(width), styles, width, line_style, GAP)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -129,4 +130,3 @@ class TeamRows(RowList):
             strip = self._line(row.cells, styles, width, line_style)
             self._strips[key] = strip
         return strip
-

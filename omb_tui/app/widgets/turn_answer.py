@@ -48,9 +48,12 @@ class TurnAnswer(Static):
 
     def show_sending(self, bot_name: str, message: str, chat_label: str) -> None:
         text = Text(f"Sending to {bot_name}…", style=self._style("title"), end="")
-        text.append(f"\n{chat_label}: “{_one_line(message, 120)}”\n"
-                    "A real turn: the message and the answer go into that conversation, and the bot may "
-                    "change its memory.", style=self._style("tool"))
+        text.append(
+            f"\n{chat_label}: “{_one_line(message, 120)}”\n"
+            "A real turn: the message and the answer go into that conversation, and the bot may "
+            "change its memory.",
+            style=self._style("tool"),
+        )
         self._draw(text)
 
     def show_result(self, bot_name: str, result) -> None:

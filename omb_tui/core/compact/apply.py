@@ -56,8 +56,7 @@ def apply_change_set(store: MemoryStore, read_hash: str, changes: list[Change], 
             end = start + len(change.original)
             new_text = current.text[:start] + change.replacement + current.text[end:]
             try:
-                write = store.write(MEMORY_FILE, new_text, actor, expected_hash=current.hash,
-                                    note=change_note(change))
+                write = store.write(MEMORY_FILE, new_text, actor, expected_hash=current.hash, note=change_note(change))
             except StaleHash:  # an editor that takes no lock saved the file between two of these writes
                 outcome.not_applied.extend(ordered[index:])
                 break
@@ -73,7 +72,7 @@ def apply_change_set(store: MemoryStore, read_hash: str, changes: list[Change], 
 
 def _locate(text: str, change: Change, expected: int) -> int | None:
     """Where the change's original is now: its shifted span when it still holds it, else its one occurrence."""
-    if text[expected:expected + len(change.original)] == change.original:
+    if text[expected : expected + len(change.original)] == change.original:
         return expected
     first = text.find(change.original)
     if first == -1 or text.find(change.original, first + 1) != -1:

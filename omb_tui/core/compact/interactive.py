@@ -21,8 +21,7 @@ from .session import Proposal
 from .validator import Change
 
 STEP = "compact"
-ANSWER_HELP = ("apply (all), keep <numbers> (apply all but those), delete <numbers> (apply only those) "
-               "or cancel")
+ANSWER_HELP = "apply (all), keep <numbers> (apply all but those), delete <numbers> (apply only those) or cancel"
 _NUMBERS = re.compile(r"\d+")
 
 
@@ -71,8 +70,9 @@ def _numbers(text: str, count: int, verb: str) -> set[int]:
     return numbers
 
 
-def apply_choice(home: Home, bot_id: str, proposal: Proposal, choice: Choice,
-                 actor: Actor | None = None) -> ApplyOutcome:
+def apply_choice(
+    home: Home, bot_id: str, proposal: Proposal, choice: Choice, actor: Actor | None = None
+) -> ApplyOutcome:
     """Write the chosen changes (each its own row), hash-checked against the text the model read."""
     if not choice.changes:
         return ApplyOutcome()

@@ -47,8 +47,13 @@ class NightlyOutcome:
     changed_meanwhile: bool = False  # MEMORY.md changed between the model's reading and the rewrite
 
     def as_dict(self) -> dict:
-        return self.report.as_dict() | {"propose_only": self.propose_only, "rows": self.rows,
-                                        "pending": self.pending, "backup": self.backup, "sink": self.sink}
+        return self.report.as_dict() | {
+            "propose_only": self.propose_only,
+            "rows": self.rows,
+            "pending": self.pending,
+            "backup": self.backup,
+            "sink": self.sink,
+        }
 
 
 def propose_only_now(settings: BotSettings, today: date) -> bool:
@@ -57,8 +62,13 @@ def propose_only_now(settings: BotSettings, today: date) -> bool:
     return settings.compact_propose_only_on(today)
 
 
-def switch_nightly(home: Home, bot_id: str, on: bool | None = None, propose_only: bool | None | str = "unchanged",
-                   today: date | None = None) -> BotSettings:
+def switch_nightly(
+    home: Home,
+    bot_id: str,
+    on: bool | None = None,
+    propose_only: bool | None | str = "unchanged",
+    today: date | None = None,
+) -> BotSettings:
     """Switch nightly compaction on or off and/or set propose-only (True, False, or None for the first-week rule).
     Switching it on notes the day, so the first week of proposals starts again."""
     if not home.has_bot(bot_id):
@@ -73,8 +83,16 @@ def switch_nightly(home: Home, bot_id: str, on: bool | None = None, propose_only
     return update_bot_settings(home, bot_id, **changes)
 
 
-def compact_nightly(home: Home | str, bot_id: str, *, run: UpkeepRun | None = None, deadline_s: float = DEADLINE_S,
-                    today: date | None = None, propose_only: bool | None = None, send: bool = True) -> NightlyOutcome:
+def compact_nightly(
+    home: Home | str,
+    bot_id: str,
+    *,
+    run: UpkeepRun | None = None,
+    deadline_s: float = DEADLINE_S,
+    today: date | None = None,
+    propose_only: bool | None = None,
+    send: bool = True,
+) -> NightlyOutcome:
     """One nightly run for one bot; `propose_only` None follows the bot's settings. Never raises for a model or a
     file changed meanwhile: the report's first line says `Memory compact: ERROR — <why>`."""
     home = home if isinstance(home, Home) else Home(home)
@@ -100,8 +118,9 @@ def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propo
     log = compact_files(home, bot_id).attempts_log
 
     def failed(why: str) -> NightlyOutcome:
-        return NightlyOutcome(compose_report(bot_id, run.id, [], error=why, attempts=max(attempts, 1),
-                                             attempts_log=log), only_propose)
+        return NightlyOutcome(
+            compose_report(bot_id, run.id, [], error=why, attempts=max(attempts, 1), attempts_log=log), only_propose
+        )
 
     if proposal.error:
         return failed(proposal.error)
@@ -113,8 +132,7 @@ def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propo
         return NightlyOutcome(report, True, pending=[item.id for item in kept])
     backup = backup_memory(home, bot_id, proposal.text)  # the text the model read: what the rewrite starts from
     try:
-        written = apply_change_set(MemoryStore(home, bot_id), proposal.read_hash, proposal.changes,
-                                   run.actor(STEP))
+        written = apply_change_set(MemoryStore(home, bot_id), proposal.read_hash, proposal.changes, run.actor(STEP))
     except FileChangedMeanwhile as changed:
         outcome = failed(str(changed))
         outcome.changed_meanwhile = True
@@ -122,8 +140,9 @@ def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propo
     applied = [item.change for item in written.applied]
     append_clean_log(home, bot_id, clean_log_lines(run.id, applied))
     kept, not_kept = _keep_not_applied(home, bot_id, run, written.not_applied)
-    report = compose_report(bot_id, run.id, applied, attempts=attempts, not_applied=len(written.not_applied),
-                            not_kept=not_kept)
+    report = compose_report(
+        bot_id, run.id, applied, attempts=attempts, not_applied=len(written.not_applied), not_kept=not_kept
+    )
     return NightlyOutcome(report, False, rows=written.rows, pending=kept, backup=str(backup))
 
 
@@ -172,6 +191,11 @@ def last_compaction_at(home: Home, bot_id: str) -> datetime | None:
 
 def _record(home: Home, bot_id: str, outcome: NightlyOutcome) -> None:
     """Keep the last run under "compact" in the upkeep record, every other part as it is."""
-    summary = {"at": now_iso(), "run": outcome.report.run, "applied": len(outcome.rows),
-               "proposed": len(outcome.pending), "error": outcome.report.error}
+    summary = {
+        "at": now_iso(),
+        "run": outcome.report.run,
+        "applied": len(outcome.rows),
+        "proposed": len(outcome.pending),
+        "error": outcome.report.error,
+    }
     write_part(home, bot_id, STEP, {"last": summary})

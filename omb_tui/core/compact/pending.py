@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from ..memory.journal import HOW_COMMAND_LINE, now_iso
 from ..memory.paths import MEMORY_FILE, Home, NotFound
@@ -58,8 +58,12 @@ class AcceptOutcome:
     run: str | None = None  # the run id every row of this accept carries
 
     def as_dict(self) -> dict:
-        return {"applied": self.applied, "refused": [{"id": id_, "reason": why} for id_, why in self.refused],
-                "rows": self.rows, "run": self.run}
+        return {
+            "applied": self.applied,
+            "refused": [{"id": id_, "reason": why} for id_, why in self.refused],
+            "rows": self.rows,
+            "run": self.run,
+        }
 
 
 # ----- the file -----
@@ -75,8 +79,9 @@ def _load(home: Home, bot_id: str) -> dict:
     if not isinstance(changes, list) or not isinstance(data.get("next"), int):
         raise BrokenFile(f"{path} must hold an object with 'next' (a number) and 'changes' (a list).")
     for number, item in enumerate(changes, 1):
-        texts_ok = isinstance(item, dict) and all(isinstance(item.get(name), str) for name in _FIELDS
-                                                  if name != "merged")
+        texts_ok = isinstance(item, dict) and all(
+            isinstance(item.get(name), str) for name in _FIELDS if name != "merged"
+        )
         if not texts_ok or not isinstance(item.get("merged"), (str, type(None))):
             raise BrokenFile(f"{path}: change {number} lacks one of {', '.join(_FIELDS)}.")
     return data
@@ -87,23 +92,25 @@ def _items(data: dict) -> list[PendingChange]:
 
 
 def _save(home: Home, bot_id: str, next_id: int, items: list[PendingChange]) -> None:
-    cutoff = datetime.now(timezone.utc) - timedelta(days=DECIDED_KEEP_DAYS)
+    cutoff = datetime.now(UTC) - timedelta(days=DECIDED_KEEP_DAYS)
     kept = [item for item in items if item.status == PENDING or _when(item.at) >= cutoff]
-    write_private_json(compact_files(home, bot_id).pending,
-                       {"next": next_id, "changes": [item.as_dict() for item in kept]})
+    write_private_json(
+        compact_files(home, bot_id).pending, {"next": next_id, "changes": [item.as_dict() for item in kept]}
+    )
 
 
 def _when(at: str) -> datetime:
     try:
         moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
     except ValueError:
-        return datetime.now(timezone.utc)  # an unreadable time is kept rather than dropped
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return datetime.now(UTC)  # an unreadable time is kept rather than dropped
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 # ----- the API -----
-def add_pending(home: Home, bot_id: str, run_id: str, changes: list[Change], *,
-                at: datetime | None = None) -> list[PendingChange]:
+def add_pending(
+    home: Home, bot_id: str, run_id: str, changes: list[Change], *, at: datetime | None = None
+) -> list[PendingChange]:
     """Keep a validated change-set as pending (texts redacted); the new items, ids numbered on from the last.
     `at`: when it was proposed (now by default)."""
     store = MemoryStore(home, bot_id)
@@ -115,8 +122,19 @@ def add_pending(home: Home, bot_id: str, run_id: str, changes: list[Change], *,
         added = []
         for change in changes:
             merged = None if change.merged is None else redact(change.merged).text
-            added.append(PendingChange(str(next_id), bot_id, run_id, at_text, change.category,
-                                       redact(change.original).text, merged, redact(change.reason).text, PENDING))
+            added.append(
+                PendingChange(
+                    str(next_id),
+                    bot_id,
+                    run_id,
+                    at_text,
+                    change.category,
+                    redact(change.original).text,
+                    merged,
+                    redact(change.reason).text,
+                    PENDING,
+                )
+            )
             next_id += 1
         _save(home, bot_id, next_id, items + added)
     return added
@@ -201,5 +219,4 @@ def for_a_person(error: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-__all__ = ["AcceptOutcome", "PendingChange", "accept", "add_pending", "pending_changes",
-           "reject"]
+__all__ = ["AcceptOutcome", "PendingChange", "accept", "add_pending", "pending_changes", "reject"]

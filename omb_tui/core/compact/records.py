@@ -29,10 +29,10 @@ import contextlib
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Iterable
 
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id

@@ -19,9 +19,9 @@ the report leaves the machine (a webhook, Telegram).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from os import PathLike
-from typing import Iterable
 
 from ..memory.redact import redact
 from .validator import CATEGORIES
@@ -64,8 +64,10 @@ def change_fields(change: object) -> dict:
     if isinstance(change, dict):
         get = change.get
     else:
+
         def get(name: str) -> object:
             return getattr(change, name, None)
+
     fields = {name: get(name) for name in ("category", "original", "merged", "reason")}
     for name in ("category", "original", "reason"):
         if not isinstance(fields[name], str):
@@ -165,9 +167,13 @@ def compose_report(
         lines.append(f"Run {run_id}: undo it all with `omb-tui undo-run {bot_id} {run_id}`.")
     if not_applied:
         noun = "change" if not_applied == 1 else "changes"
-        where = ("kept as proposals to accept or reject in the Review area." if not_kept is None
-                 else f"they could not be kept as proposals: {_one_sentence(not_kept)}")
+        where = (
+            "kept as proposals to accept or reject in the Review area."
+            if not_kept is None
+            else f"they could not be kept as proposals: {_one_sentence(not_kept)}"
+        )
         lines.append(f"{not_applied} {noun} not applied: MEMORY.md changed meanwhile; {where}")
     applied = bool(kept) and not proposed
-    return Report(bot_id, run_id, applied, proposed and bool(kept), counts, kept, None, attempts,
-                  "\n".join(lines) + "\n")
+    return Report(
+        bot_id, run_id, applied, proposed and bool(kept), counts, kept, None, attempts, "\n".join(lines) + "\n"
+    )

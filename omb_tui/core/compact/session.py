@@ -11,9 +11,9 @@ in all, and one deadline bounds them all. Nothing here writes: `apply.py` applie
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import UTC, datetime
 
 from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore, read_text, text_hash
@@ -43,7 +43,7 @@ CATEGORY_MEANINGS = {
     "superseded": "overtaken by a newer fact, finished work, no longer valid",
     "detail": "concrete commands, paths, numbers, links into code: it belongs in a skill or in code, not in memory",
     "duplicate": "the same fact is already in About me, the bot's instructions or the keep list (shown below, "
-                 "loaded every turn), or already elsewhere in MEMORY.md",
+    "loaded every turn), or already elsewhere in MEMORY.md",
     "ephemeral": "one-off debugging, temporary state, a resolved incident, progress of a run",
     "stale-section": "a whole ## or ### section whose content is entirely superseded or one-off (heading included)",
     "merge": "related bullets merged into one shorter bullet: only within the same ### subsection",
@@ -109,9 +109,16 @@ class Proposal:
         return self.error is None
 
     def as_dict(self) -> dict:
-        return {"bot": self.bot, "session": self.session, "read_hash": self.read_hash, "context": self.context,
-                "changes": [change.as_dict() for change in self.changes], "attempts": len(self.attempts),
-                "errors": [attempt.errors for attempt in self.attempts], "error": self.error}
+        return {
+            "bot": self.bot,
+            "session": self.session,
+            "read_hash": self.read_hash,
+            "context": self.context,
+            "changes": [change.as_dict() for change in self.changes],
+            "attempts": len(self.attempts),
+            "errors": [attempt.errors for attempt in self.attempts],
+            "error": self.error,
+        }
 
 
 def numbered(text: str) -> str:
@@ -130,8 +137,7 @@ def first_messages(memory_text: str, context: dict[str, str]) -> list[dict]:
         parts.append(f"<{name} — already loaded every turn; read only>\n{text.rstrip()}\n</{name}>")
     if not context:
         parts.append("(No About me, instructions or keep list: nothing else loads every turn.)")
-    parts.append(f"<MEMORY.md — numbered; the numbers are not part of the file>\n{numbered(memory_text)}\n"
-                 "</MEMORY.md>")
+    parts.append(f"<MEMORY.md — numbered; the numbers are not part of the file>\n{numbered(memory_text)}\n</MEMORY.md>")
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
@@ -167,8 +173,9 @@ def _cut(text: str) -> str:
     return text if len(text) <= CONTEXT_MAX_CHARS else text[:CONTEXT_MAX_CHARS] + "\n… (cut here)"
 
 
-def propose(home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S,
-            clock: Callable[[], float] = time.monotonic) -> Proposal:
+def propose(
+    home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S, clock: Callable[[], float] = time.monotonic
+) -> Proposal:
     """One fresh session: read MEMORY.md and the context, ask, validate, retry with the errors; never writes."""
     home = home if isinstance(home, Home) else Home(home)
     if not home.has_bot(bot_id):
@@ -179,9 +186,14 @@ def propose(home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S,
         store.sync_outside_changes()  # an edit made meanwhile is journaled as the person's before the model reads
         text = store.read(MEMORY_FILE).text
     context, keep_text = read_context(home, bot_id)
-    proposal = Proposal(bot=bot_id, text=text, read_hash=text_hash(text),
-                        session=f"{JOB}:{datetime.now(timezone.utc):%Y%m%dT%H%M%S}", context=list(context),
-                        keep=keep_lines(keep_text))
+    proposal = Proposal(
+        bot=bot_id,
+        text=text,
+        read_hash=text_hash(text),
+        session=f"{JOB}:{datetime.now(UTC):%Y%m%dT%H%M%S}",
+        context=list(context),
+        keep=keep_lines(keep_text),
+    )
     if not text.strip():
         return proposal  # an empty file: nothing to compact, no call
     messages = first_messages(text, context)
@@ -210,18 +222,22 @@ def propose(home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S,
         if validation.ok:
             proposal.changes = validation.changes
             return proposal
-        messages = [*messages, {"role": "assistant", "content": shown[:ATTEMPT_ANSWER_MAX_CHARS]},
-                    retry_message(validation.errors)]
-    proposal.error = (f"the model's change-set was rejected {MAX_ATTEMPTS} times; the last time: "
-                      f"{proposal.attempts[-1].errors[0].rstrip('.')}.")
+        messages = [
+            *messages,
+            {"role": "assistant", "content": shown[:ATTEMPT_ANSWER_MAX_CHARS]},
+            retry_message(validation.errors),
+        ]
+    proposal.error = (
+        f"the model's change-set was rejected {MAX_ATTEMPTS} times; the last time: "
+        f"{proposal.attempts[-1].errors[0].rstrip('.')}."
+    )
     proposal.error = proposal.error[0].upper() + proposal.error[1:]
     return proposal
 
 
 def _out_of_time(deadline_s: float, attempts: int) -> str:
     limit = f"{deadline_s / 60:g}-minute" if deadline_s >= 60 else f"{deadline_s:g}-second"
-    return (f"No valid change-set within the {limit} limit ({attempts} attempt{'' if attempts == 1 else 's'} "
-            "answered).")
+    return f"No valid change-set within the {limit} limit ({attempts} attempt{'' if attempts == 1 else 's'} answered)."
 
 
 __all__ = ["CATEGORIES", "Attempt", "Proposal", "propose"]

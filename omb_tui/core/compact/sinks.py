@@ -29,8 +29,8 @@ import signal
 import subprocess
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 from urllib.parse import urlsplit
 
 from ..memory.paths import Home, MemoryInputError
@@ -91,7 +91,11 @@ def load_report_sink(home: Home) -> ReportSink | None:
     if kind == SINK_COMMAND:
         return ReportSink(kind, command=_command(value, where), timeout=float(timeout))
     if kind == SINK_WEBHOOK:
-        if not isinstance(value, str) or urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).hostname:
+        if (
+            not isinstance(value, str)
+            or urlsplit(value).scheme not in ("http", "https")
+            or not urlsplit(value).hostname
+        ):
             raise BrokenFile(f"{where}.webhook must be an http:// or https:// address.")
         return ReportSink(kind, url=value, timeout=float(timeout))
     if value is not True:
@@ -159,8 +163,13 @@ def _run_command(sink: ReportSink, text: str) -> str | None:
     """Run the command with the text on stdin; its own session, so a timeout stops what it started too."""
     name = repr(sink.command[0])
     try:
-        process = subprocess.Popen(sink.command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            sink.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as exc:
         return f"The report command {name} could not be started: {_detail(exc.strerror or str(exc))}."
     try:
@@ -171,16 +180,23 @@ def _run_command(sink: ReportSink, text: str) -> str | None:
         return f"The report command {name} did not finish within {sink.timeout:g} seconds and was stopped."
     if process.returncode:
         said = _detail(stderr.decode("utf-8", "replace"))
-        status = (f"was stopped by signal {-process.returncode}" if process.returncode < 0
-                  else f"exited with status {process.returncode}")
+        status = (
+            f"was stopped by signal {-process.returncode}"
+            if process.returncode < 0
+            else f"exited with status {process.returncode}"
+        )
         return f"The report command {name} {status}" + (f" ({said})." if said else ".")
     return None
 
 
 def _post_json(url: str, body: dict, timeout: float) -> tuple[int, bytes]:
     """POST JSON; (status, the first bytes of the answer), HTTP errors included (not raised)."""
-    request = urllib.request.Request(url, data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
-                                     headers={"Content-Type": "application/json; charset=utf-8"}, method="POST")
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+        headers={"Content-Type": "application/json; charset=utf-8"},
+        method="POST",
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (http and https only)
             return answer.status, answer.read(ANSWER_READ_MAX_BYTES)
@@ -221,8 +237,9 @@ def _post_telegram(sink: ReportSink, text: str, environ: Mapping[str, str]) -> s
         return f"{TELEGRAM_API_ENV} must be an http:// or https:// address."
     what = "Telegram"
     try:
-        status, answer = _post_json(f"{base}/bot{token}/sendMessage",
-                                    {"chat_id": chat, "text": _fit(text, TELEGRAM_MAX_CHARS)}, sink.timeout)
+        status, answer = _post_json(
+            f"{base}/bot{token}/sendMessage", {"chat_id": chat, "text": _fit(text, TELEGRAM_MAX_CHARS)}, sink.timeout
+        )
     except (urllib.error.URLError, OSError) as exc:
         return _unreachable(what, exc)
     if 200 <= status < 300:

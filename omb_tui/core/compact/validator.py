@@ -51,8 +51,12 @@ class FileChangedMeanwhile(StaleHash):
     """MEMORY.md is no longer the text the model read; nothing is applied."""
 
     def __init__(self, current_text: str) -> None:
-        super().__init__(MEMORY_FILE, current_text, text_hash(current_text),
-                         message=f"{MEMORY_FILE} changed since the model read it; nothing was applied.")
+        super().__init__(
+            MEMORY_FILE,
+            current_text,
+            text_hash(current_text),
+            message=f"{MEMORY_FILE} changed since the model read it; nothing was applied.",
+        )
 
 
 @dataclass(frozen=True)
@@ -137,8 +141,11 @@ def read_changes(answer: object) -> tuple[list[Change], list[str]]:
         if missing:
             errors.append(f"Change {number} lacks {', '.join(repr(name) for name in missing)} as text.")
             continue
-        changes.append(Change(category=item["category"], original=item["original"], reason=item["reason"],
-                              merged=item.get("merged")))
+        changes.append(
+            Change(
+                category=item["category"], original=item["original"], reason=item["reason"], merged=item.get("merged")
+            )
+        )
     return changes, errors
 
 
@@ -175,8 +182,11 @@ def _check_change(text: str, change: Change, lines: list[_Line], keep: list[str]
         problems.append(f'only a merge gives "merged"; a {change.category} change deletes its original.')
     # The model's own words are written (the journal's note, the clean log, the report, MEMORY.md): each must be
     # text that may be kept. The original is the file's own text, checked against it below.
-    problems += [f"{problem}." for problem in (text_problem(change.reason, "the reason"),
-                                              text_problem(change.merged or "", "the merged text")) if problem]
+    problems += [
+        f"{problem}."
+        for problem in (text_problem(change.reason, "the reason"), text_problem(change.merged or "", "the merged text"))
+        if problem
+    ]
     if not change.reason.strip() or "\n" in change.reason or "\r" in change.reason:
         problems.append("the reason must be one short sentence on one line.")
     elif len(change.reason) > REASON_MAX_CHARS:
@@ -188,8 +198,14 @@ def _check_change(text: str, change: Change, lines: list[_Line], keep: list[str]
         found = "is not in the file" if not starts else f"occurs {len(starts)} times in the file"
         problems.append(f"the original {found}; copy one block character for character so it occurs exactly once.")
         return change, problems
-    change = Change(change.category, change.original, change.reason, change.merged,
-                    start=starts[0], end=starts[0] + len(change.original))
+    change = Change(
+        change.category,
+        change.original,
+        change.reason,
+        change.merged,
+        start=starts[0],
+        end=starts[0] + len(change.original),
+    )
     touched = [line for line in lines if line.start < change.end and change.start < line.end]
     if change.category == "merge":
         problems.extend(_subsection_problems(change, touched))
@@ -266,8 +282,11 @@ def _index_lines(text: str) -> list[_Line]:
             level = len(marks.group(1)) if marks else 0
             if level and level <= SUBSECTION_LEVEL:
                 section, section_level = len(lines), level
-            lines.append(_Line(at, at + len(content), at + len(raw), content, entry, position == 0, level,
-                               section, section_level))
+            lines.append(
+                _Line(
+                    at, at + len(content), at + len(raw), content, entry, position == 0, level, section, section_level
+                )
+            )
             at += len(raw)
     return lines
 
@@ -291,9 +310,9 @@ def check_unchanged(text: str, read_hash: str) -> None:
 def apply_changes(text: str, changes: list[Change]) -> str:
     """`text` with each validated change applied, from the end so earlier spans stay where they were found."""
     for change in sorted(changes, key=lambda c: c.start, reverse=True):
-        if change.start < 0 or text[change.start:change.end] != change.original:
+        if change.start < 0 or text[change.start : change.end] != change.original:
             raise FileChangedMeanwhile(text)  # a span that no longer holds its original: never cut blind
-        text = text[:change.start] + change.replacement + text[change.end:]
+        text = text[: change.start] + change.replacement + text[change.end :]
     return text
 
 

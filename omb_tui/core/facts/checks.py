@@ -33,7 +33,7 @@ def target_problem(target: object) -> str | None:
         return None
     if not isinstance(target, str) or not target.startswith("memory/"):
         return f"its target {target!r} is neither MEMORY.md nor memory/<topic>.md"
-    name = target[len("memory/"):]
+    name = target[len("memory/") :]
     if name == ARCHIVE_NAME:
         return "the archive holds older notes, not new ones"
     try:
@@ -62,9 +62,14 @@ def words_problem(item: dict) -> str | None:
     """A text the fact would be written with, in the model's own words (not a quote, which must be the person's),
     that may not be kept: a control character or a lone surrogate (memory.text_checks)."""
     aliases = item.get("aliases") if isinstance(item.get("aliases"), list) else []
-    return first_text_problem([("its text", item.get("text")), ("its topic title", item.get("topic_title")),
-                               ("its team title", item.get("team_title")),
-                               *(("an alias", alias) for alias in aliases)])
+    return first_text_problem(
+        [
+            ("its text", item.get("text")),
+            ("its topic title", item.get("topic_title")),
+            ("its team title", item.get("team_title")),
+            *(("an alias", alias) for alias in aliases),
+        ]
+    )
 
 
 # ----- secrets and forgotten words -----
@@ -153,7 +158,7 @@ def _sentences_around(line: str, start: int, end: int) -> str:
             after = min(after, found)
     while after < len(line) and line[after] in _SENTENCE_END:
         after += 1  # "?!" and "..." stay with the sentence
-    return line[before + 1: after].strip()
+    return line[before + 1 : after].strip()
 
 
 def not_a_statement_problem(quotes: list[str], lines: list[Line]) -> str | None:

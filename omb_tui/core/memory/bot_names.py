@@ -36,5 +36,6 @@ def _read_name(home: Home, bot_id: str) -> BotName:
     if not isinstance(data, dict):
         return BotName(bot_id, bot_id, True)
     name, memory = data.get("name"), data.get("memory", True)
-    return BotName(bot_id, name if isinstance(name, str) and name else bot_id,
-                   memory if isinstance(memory, bool) else True)
+    return BotName(
+        bot_id, name if isinstance(name, str) and name else bot_id, memory if isinstance(memory, bool) else True
+    )

@@ -131,8 +131,11 @@ def _line_states(text: str, lines_loaded: int, as_of: date) -> tuple[MemoryLine,
                 state = LINE_EXPIRED
             else:
                 state = LINE_LOADS
-            marked.append(MemoryLine(number, line, state, entry.until if expired else None,
-                                     ends_entry=position == entry.line_count))
+            marked.append(
+                MemoryLine(
+                    number, line, state, entry.until if expired else None, ends_entry=position == entry.line_count
+                )
+            )
     return tuple(marked)
 
 
@@ -229,8 +232,9 @@ def read_topic_info(name: str, text: str) -> TopicInfo:
     if metadata is None:
         return TopicInfo(name=name, size_bytes=size)
     if not isinstance(metadata, dict):
-        return TopicInfo(name=name, size_bytes=size,
-                         frontmatter_problem="it is not a list of fields (name: value lines)")
+        return TopicInfo(
+            name=name, size_bytes=size, frontmatter_problem="it is not a list of fields (name: value lines)"
+        )
     title = metadata.get("title")
     description = metadata.get("description")
     aliases = metadata.get("aliases")
@@ -359,8 +363,13 @@ def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
         cut_by = INDEX_CUT_BY_TOPICS
     else:
         cut_by = INDEX_CUT_BY_CHARACTERS
-    return TopicIndex(lines=listed_lines, text=_render_index(listed_lines, omitted),
-                      listed_topics=tuple(ordered[:best]), omitted_topics=tuple(ordered[best:]), cut_by=cut_by)
+    return TopicIndex(
+        lines=listed_lines,
+        text=_render_index(listed_lines, omitted),
+        listed_topics=tuple(ordered[:best]),
+        omitted_topics=tuple(ordered[best:]),
+        cut_by=cut_by,
+    )
 
 
 def _render_index(lines: Iterable[str], omitted: int) -> str:

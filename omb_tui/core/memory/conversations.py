@@ -24,10 +24,10 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable
 
 from .journal import utf8_json
 from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
@@ -86,7 +86,7 @@ class Member:
         return {"kind": self.kind, "name": self.name}
 
     @classmethod
-    def from_json(cls, data: object) -> "Member | None":
+    def from_json(cls, data: object) -> Member | None:
         if isinstance(data, dict) and isinstance(data.get("name"), str) and data.get("kind") in ("person", "bot"):
             return cls(data["kind"], data["name"])
         return None

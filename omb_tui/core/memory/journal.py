@@ -19,10 +19,10 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .journal_reader import FIRST_CHUNK, lines_backward
 from .paths import MemoryInputError, quoted, refuse_links
@@ -77,7 +77,7 @@ class JournalRow:
         return utf8_json(asdict(self), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: object) -> "JournalRow":
+    def from_dict(cls, data: object) -> JournalRow:
         """A row from a parsed journal line, every field checked; ValueError says which one is wrong.
 
         Keys this version does not know are ignored (a newer version may add some).
@@ -193,7 +193,7 @@ Clock = Callable[[], datetime]
 
 def now_iso(clock: Clock | None = None) -> str:
     """A row's `at`: now (or the clock's time) in UTC, to the millisecond. A naive clock time is local time."""
-    moment = datetime.now(timezone.utc) if clock is None else clock().astimezone(timezone.utc)
+    moment = datetime.now(UTC) if clock is None else clock().astimezone(UTC)
     return moment.isoformat(timespec="milliseconds")
 
 
@@ -257,8 +257,19 @@ def make_row(
         undoable, reason, kept = False, REASON_TOO_LARGE, None
     elif before_hash is not None and kept is None and undoable:
         undoable, reason = False, not_kept_reason or REASON_NOT_KEPT
-    texts = redact_data({"bot": bot, "who": who, "how": how, "file": file, "chat": chat, "undo_of": undo_of,
-                         "step": step, "note": note, "run": run})
+    texts = redact_data(
+        {
+            "bot": bot,
+            "who": who,
+            "how": how,
+            "file": file,
+            "chat": chat,
+            "undo_of": undo_of,
+            "step": step,
+            "note": note,
+            "run": run,
+        }
+    )
     return JournalRow(
         id=new_row_id(),
         at=now_iso(clock),
@@ -299,8 +310,9 @@ class Journal:
         except FileNotFoundError:
             return
         with handle:
-            yield from lines_backward(handle, os.fstat(handle.fileno()).st_size, first_chunk=chunk_size,
-                                      chunk=chunk_size)
+            yield from lines_backward(
+                handle, os.fstat(handle.fileno()).st_size, first_chunk=chunk_size, chunk=chunk_size
+            )
 
     def iter_raw_newest_first(self, chunk_size: int = FIRST_CHUNK) -> Iterator[bytes]:
         """The journal's lines, newest first, as bytes (not yet parsed)."""
@@ -374,7 +386,7 @@ class Journal:
 
 def _field_bytes(name: str, value: str) -> bytes:
     """How a field appears in a row written by JournalRow.to_json (compact separators, no ASCII escaping)."""
-    return f'"{name}":{utf8_json(value)}'.encode("utf-8")
+    return f'"{name}":{utf8_json(value)}'.encode()
 
 
 def append_line(path: Path, line: bytes) -> None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from itertools import islice
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
 
 from .journal import Journal, JournalRow, decode_line
 from .journal_reader import CHUNK
@@ -25,7 +26,7 @@ FILTER_SYNTAX = (
     "Plain words must each appear in the file, who, how or chat. "
     "file:NAME, who:NAME (bot, person, import, upkeep), how:WORD (task, Settings, outside, undo), "
     "chat:NAME and day:YYYY-MM-DD (or day:YYYY-MM, day:today, day:yesterday) narrow it; "
-    "quote values with spaces: chat:\"Follow up\". Case does not matter."
+    'quote values with spaces: chat:"Follow up". Case does not matter.'
 )
 
 
@@ -42,8 +43,11 @@ class RowSummary(NamedTuple):
 # ----- reading the summary fast ------------------------------------------------------------------
 
 _STRING_INSIDE = rb'[^"\\]*(?:\\.[^"\\]*)*'  # a JSON string's inside, unrolled so re stays fast
-_SKIP_VALUE = {"str": b'"' + _STRING_INSIDE + b'"', "str | None": b'(?:null|"' + _STRING_INSIDE + b'")',
-               "bool": b"(?:true|false)"}
+_SKIP_VALUE = {
+    "str": b'"' + _STRING_INSIDE + b'"',
+    "str | None": b'(?:null|"' + _STRING_INSIDE + b'")',
+    "bool": b"(?:true|false)",
+}
 _HEAD_FIELDS = ("at", "who", "how", "file")  # the summary's fields that sit at the start of a row
 _CHAT_VALUE = re.compile(rb'\s*(?:null|"(' + _STRING_INSIDE + rb')")')
 
@@ -58,10 +62,13 @@ def _head_pattern() -> tuple[re.Pattern[bytes], bool]:
     names = [spec.name for spec in row_fields]
     last = max(names.index(name) for name in _HEAD_FIELDS)
     parts = []
-    for spec in row_fields[:last + 1]:
+    for spec in row_fields[: last + 1]:
         name = spec.name.encode()
-        value = (b'"(?P<' + name + b">" + _STRING_INSIDE + b')"' if spec.name in _HEAD_FIELDS
-                 else _SKIP_VALUE[str(spec.type)])
+        value = (
+            b'"(?P<' + name + b">" + _STRING_INSIDE + b')"'
+            if spec.name in _HEAD_FIELDS
+            else _SKIP_VALUE[str(spec.type)]
+        )
         parts.append(b'"' + name + b'":' + value)
     return re.compile(rb"\s*\{" + b",".join(parts)), names.index("chat") > last
 
@@ -94,8 +101,13 @@ def summarize(data: bytes, start: int = 0, stop: int | None = None, *, chat: boo
                     raise ValueError("chat")
                 if value.group(1) is not None:
                     chat_text = _unescape(value.group(1))
-            return RowSummary(*(part.decode("utf-8", "surrogateescape") if b"\\" not in part else _unescape(part)
-                                for part in head.group(*_HEAD_FIELDS)), chat_text)
+            return RowSummary(
+                *(
+                    part.decode("utf-8", "surrogateescape") if b"\\" not in part else _unescape(part)
+                    for part in head.group(*_HEAD_FIELDS)
+                ),
+                chat_text,
+            )
         except ValueError:
             pass
     row = decode_line(data[start:stop])
@@ -120,7 +132,7 @@ class JournalFilter:
     since_text: str = field(default="", compare=False, repr=False)  # `since` in the UTC form rows are written in
 
     @classmethod
-    def parse(cls, text: str) -> "JournalFilter":
+    def parse(cls, text: str) -> JournalFilter:
         words: list[str] = []
         fields: list[tuple[str, str]] = []
         for token in _split(text):
@@ -135,7 +147,7 @@ class JournalFilter:
         day_range = _utc_range(days[0]) if len(days) == 1 else None
         return cls(text.strip(), tuple(words), tuple(fields), day_range)
 
-    def with_since(self, since: datetime | None) -> "JournalFilter":
+    def with_since(self, since: datetime | None) -> JournalFilter:
         """The same filter, keeping only rows written at `since` or later (an aware time; None: any time)."""
         return replace(self, since=since, since_text=_utc_text_rounded_up(since) if since is not None else "")
 
@@ -196,7 +208,6 @@ class JournalFilter:
             return all(day.startswith(wanted) for wanted in days)
         return True
 
-
     def _written_since(self, at: str) -> bool:
         if len(at) == 29 and at.endswith("+00:00"):  # as the core writes it: compare as text
             return at[:23] >= self.since_text
@@ -226,7 +237,7 @@ class JournalFilter:
 
 def _utc_text_rounded_up(moment: datetime) -> str:
     """An aware time as rows write it (UTC, to the millisecond), rounded up so `at >= text` is `at >= moment`."""
-    utc = moment.astimezone(timezone.utc)
+    utc = moment.astimezone(UTC)
     if utc.microsecond % 1000:
         utc += timedelta(microseconds=1000 - utc.microsecond % 1000)
     return utc.isoformat(timespec="milliseconds")[:23]
@@ -268,7 +279,7 @@ def _utc_range(day: str) -> tuple[str, str] | None:
             after = first.replace(year=first.year + 1)
         else:
             return None
-        utc = [moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000") for moment in (first, after)]
+        utc = [moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000") for moment in (first, after)]
     except (ValueError, OverflowError, OSError):
         return None
     return utc[0], utc[1]

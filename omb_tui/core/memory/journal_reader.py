@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections.abc import Iterator
 from operator import neg
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 CHUNK = 1 << 20  # bytes read per step when scanning
 FIRST_CHUNK = 1 << 16  # the first step is small so the newest rows come at once
@@ -31,8 +32,9 @@ def complete_end(handle: BinaryIO, size: int) -> int:
     return 0
 
 
-def lines_backward(handle: BinaryIO, end: int, *, first_chunk: int = FIRST_CHUNK,
-                   chunk: int = CHUNK) -> Iterator[tuple[int, bytes, int, int]]:
+def lines_backward(
+    handle: BinaryIO, end: int, *, first_chunk: int = FIRST_CHUNK, chunk: int = CHUNK
+) -> Iterator[tuple[int, bytes, int, int]]:
     """(offset, block, start, stop) for each non-blank line that starts before `end`, newest first.
 
     The line is block[start:stop], without its newline; blocks are shared between lines so nothing is

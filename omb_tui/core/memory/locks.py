@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .paths import Home, refuse_links, validate_bot_id
 from .store import make_private_dirs

@@ -15,7 +15,7 @@ from datetime import date
 
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .entries import Entry, parse_entries, render_entries, split_lines
-from .memory_update import ARCHIVE_REL, MemoryUpdate, over_budget, archive_overflow, newline_of
+from .memory_update import ARCHIVE_REL, MemoryUpdate, archive_overflow, newline_of, over_budget
 from .paths import MEMORY_FILE, Home
 from .store import Actor, FileSnapshot, StaleHash, encode
 
@@ -53,11 +53,15 @@ class RoomPlan:
         parts = []
         if count:
             verb = "Moved" if self.done else "Would move"
-            parts.append(f"{verb} {entries} to {ARCHIVE_REL}; MEMORY.md {'went' if self.done else 'would go'} "
-                         f"from {self.lines_before} to {self.lines_after} lines.")
+            parts.append(
+                f"{verb} {entries} to {ARCHIVE_REL}; MEMORY.md {'went' if self.done else 'would go'} "
+                f"from {self.lines_before} to {self.lines_after} lines."
+            )
         if self.must_trim:
-            parts.append(f"MEMORY.md is still over its budget ({MEMORY_MAX_LINES} lines or "
-                         f"{MEMORY_MAX_BYTES // 1024} KB) with only lines that never move: trim it by hand.")
+            parts.append(
+                f"MEMORY.md is still over its budget ({MEMORY_MAX_LINES} lines or "
+                f"{MEMORY_MAX_BYTES // 1024} KB) with only lines that never move: trim it by hand."
+            )
         return " ".join(parts)
 
     def as_dict(self) -> dict:
@@ -94,12 +98,14 @@ def plan_room(snapshot: FileSnapshot, today: date | None = None) -> RoomPlan:
 
 def _plan(snapshot: FileSnapshot, kept: list[Entry], shown: list[MovingEntry], *, done: bool = False) -> RoomPlan:
     after = render_entries(kept)
-    return RoomPlan(tuple(shown), snapshot.hash, len(split_lines(snapshot.text)), len(split_lines(after)),
-                    len(encode(after)), done)
+    return RoomPlan(
+        tuple(shown), snapshot.hash, len(split_lines(snapshot.text)), len(split_lines(after)), len(encode(after)), done
+    )
 
 
-def make_room(home: Home, bot_id: str, actor: Actor, *, expected_hash: str | None = None,
-              today: date | None = None) -> RoomPlan:
+def make_room(
+    home: Home, bot_id: str, actor: Actor, *, expected_hash: str | None = None, today: date | None = None
+) -> RoomPlan:
     """Move entries to the archive until everything loads, journaled as `actor`; returns what moved.
 
     With `expected_hash` (the plan's `based_on`), a MEMORY.md changed since the plan was shown raises
@@ -111,11 +117,21 @@ def make_room(home: Home, bot_id: str, actor: Actor, *, expected_hash: str | Non
         store.sync_outside_changes()
         current = store.read(MEMORY_FILE)
         if expected_hash is not None and current.hash != expected_hash:
-            raise StaleHash(MEMORY_FILE, current.text, current.hash, message=(
-                "MEMORY.md changed since what would move was shown; nothing was moved: look again."))
+            raise StaleHash(
+                MEMORY_FILE,
+                current.text,
+                current.hash,
+                message=("MEMORY.md changed since what would move was shown; nothing was moved: look again."),
+            )
         kept, moved, shown = _split(current.text, today)
         if moved:
             count = len(moved)
-            update.move_out(current, kept, moved, today, newline_of(current.text),
-                            note=f"make room: {count} entr{'y' if count == 1 else 'ies'} moved to {ARCHIVE_REL}")
+            update.move_out(
+                current,
+                kept,
+                moved,
+                today,
+                newline_of(current.text),
+                note=f"make room: {count} entr{'y' if count == 1 else 'ies'} moved to {ARCHIVE_REL}",
+            )
     return _plan(current, kept, shown, done=bool(moved))

@@ -73,8 +73,10 @@ class AddResult:
         if self.moved:
             named = "; ".join(_clip(fact) for fact in self.moved[:MOVED_NAMED])
             more = f" and {len(self.moved) - MOVED_NAMED} more" if len(self.moved) > MOVED_NAMED else ""
-            parts.append(f"Moved {len(self.moved)} older entr{'y' if len(self.moved) == 1 else 'ies'} "
-                         f"to {ARCHIVE_REL}: {named}{more}.")
+            parts.append(
+                f"Moved {len(self.moved)} older entr{'y' if len(self.moved) == 1 else 'ies'} "
+                f"to {ARCHIVE_REL}: {named}{more}."
+            )
         if not self.journaled:
             parts.append("The journal could not be written; the next look at this bot will journal the change.")
         if self.must_trim:
@@ -111,8 +113,16 @@ def newline_of(text: str) -> str:
     return "\n"
 
 
-def build_entry(fact: str, day: date, chat: str | None, until: date | None, newline: str = "\n",
-                *, noticed: bool = False, room: bool = False) -> str:
+def build_entry(
+    fact: str,
+    day: date,
+    chat: str | None,
+    until: date | None,
+    newline: str = "\n",
+    *,
+    noticed: bool = False,
+    room: bool = False,
+) -> str:
     """The entry text (with its final newline): one dated bullet, later lines indented under it."""
     if not isinstance(fact, str) or not fact.strip():
         raise MemoryInputError("There is nothing to remember: give the words of the note.")
@@ -150,9 +160,7 @@ def over_budget(lines: int, size: int) -> bool:
     return lines > MEMORY_MAX_LINES or size > MEMORY_MAX_BYTES
 
 
-def archive_overflow(
-    entries: list[Entry], protected: set[int], today: date
-) -> tuple[list[Entry], list[Entry]]:
+def archive_overflow(entries: list[Entry], protected: set[int], today: date) -> tuple[list[Entry], list[Entry]]:
     """Choose entries to move until the rest fits the budget: struck, then expired, then oldest live.
 
     Returns (kept entries in order, moved entries in file order). `protected` holds indices that never move.
@@ -166,8 +174,9 @@ def archive_overflow(
         return i not in protected and e.kind == "dated" and not is_health_or_safety(e.fact)
 
     candidates = [(i, e) for i, e in enumerate(entries) if movable(i, e)]
-    if over_budget(lines - sum(e.line_count for _, e in candidates),
-                    size - sum(len(encode(e.raw)) for _, e in candidates)):
+    if over_budget(
+        lines - sum(e.line_count for _, e in candidates), size - sum(len(encode(e.raw)) for _, e in candidates)
+    ):
         # The lines that never move fill the budget by themselves: moving live notes would only take
         # loaded facts away without bringing the file back within it. Struck and expired ones still go.
         candidates = [(i, e) for i, e in candidates if e.struck or e.expired(today)]
@@ -194,8 +203,9 @@ def archive_overflow(
 class MemoryUpdate:
     """memory_update for one bot: the function behind `remember`, `forget` and `prefer`."""
 
-    def __init__(self, home: Home, bot_id: str, actor: Actor | None = None, *,
-                 store: MemoryStore | None = None) -> None:
+    def __init__(
+        self, home: Home, bot_id: str, actor: Actor | None = None, *, store: MemoryStore | None = None
+    ) -> None:
         """`store`: the bot's store to write through (one with a clock, say); by default a new one."""
         self.home = home
         self.bot_id = bot_id
@@ -203,9 +213,17 @@ class MemoryUpdate:
         self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
         self._move_notes = MoveNotes(home.journal_dir / f"{bot_id}.moving.json")
 
-    def add(self, fact: str, *, today: date | None = None, chat: str | None = None,
-            until: date | None = None, noticed: bool = False, room: bool = False,
-            note: str | None = None) -> AddResult:
+    def add(
+        self,
+        fact: str,
+        *,
+        today: date | None = None,
+        chat: str | None = None,
+        until: date | None = None,
+        noticed: bool = False,
+        room: bool = False,
+        note: str | None = None,
+    ) -> AddResult:
         """`room`: `chat` names a room (`from room "Launch"`), as capture sources what it learned in a room.
         `note`: the MEMORY.md row's note (capture's quotes)."""
         today = today or date.today()
@@ -220,14 +238,28 @@ class MemoryUpdate:
                     # A lock-free editor saved MEMORY.md or the archive meanwhile: adding is an append, not a
                     # person's edit, so it is done again on top of what they saved.
                     if attempt == ADD_ATTEMPTS - 1:
-                        raise StaleHash(exc.rel, exc.current_text, exc.current_hash, message=(
-                            f"{exc.rel} kept changing while the note was being added (another editor is saving "
-                            f"it); the note was not saved, nothing was lost: try again.")) from None
+                        raise StaleHash(
+                            exc.rel,
+                            exc.current_text,
+                            exc.current_hash,
+                            message=(
+                                f"{exc.rel} kept changing while the note was being added (another editor is saving "
+                                f"it); the note was not saved, nothing was lost: try again."
+                            ),
+                        ) from None
                     self.store.sync_outside_changes(again=True)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _add_once(self, fact: str, today: date, chat: str | None, until: date | None,
-                  noticed: bool, room: bool = False, note: str | None = None) -> AddResult:
+    def _add_once(
+        self,
+        fact: str,
+        today: date,
+        chat: str | None,
+        until: date | None,
+        noticed: bool,
+        room: bool = False,
+        note: str | None = None,
+    ) -> AddResult:
         current = self.store.read(MEMORY_FILE)
         newline = newline_of(current.text)
         entry_text = build_entry(fact, today, chat or self.actor.chat, until, newline, noticed=noticed, room=room)
@@ -251,8 +283,17 @@ class MemoryUpdate:
         )
 
     # ----- moving to the archive, idempotently -----
-    def move_out(self, current: FileSnapshot, kept: list[Entry], moved: list[Entry], today: date, newline: str,
-                 *, note: str | None = None, memory_note: str | None = None) -> WriteResult:
+    def move_out(
+        self,
+        current: FileSnapshot,
+        kept: list[Entry],
+        moved: list[Entry],
+        today: date,
+        newline: str,
+        *,
+        note: str | None = None,
+        memory_note: str | None = None,
+    ) -> WriteResult:
         """Write MEMORY.md as `kept` (read as `current`), `moved` appended to the archive first (under the lock).
 
         A line is never out of MEMORY.md without already being in the archive; the move is noted before it
@@ -265,8 +306,9 @@ class MemoryUpdate:
             except Exception:
                 self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
                 raise
-        result = self.store.write(MEMORY_FILE, render_entries(kept), self.actor, expected_hash=current.hash,
-                                  note=memory_note or note)
+        result = self.store.write(
+            MEMORY_FILE, render_entries(kept), self.actor, expected_hash=current.hash, note=memory_note or note
+        )
         if moved or self._move_notes.path.exists():
             if self._move_notes.load() <= {_entry_key_hash(e) for e in moved}:
                 self._move_notes.clear()  # this write took out everything that was moving
@@ -283,20 +325,21 @@ class MemoryUpdate:
             notes.save(wanted)
         return noted
 
-    def append_to_archive(self, moved: list[Entry], today: date, newline: str, *,
-                          note: str | None = None) -> WriteResult | None:
+    def append_to_archive(
+        self, moved: list[Entry], today: date, newline: str, *, note: str | None = None
+    ) -> WriteResult | None:
         """Append the moved entries, each marked moved; an entry the archive already holds is not added again.
 
         Public for the tidy-up, which moves expired entries the same way (`note`: the journal row's note).
         Returns the archive's write, or None when it already held them all."""
         archive = self.store.read(ARCHIVE_REL)
         held = {_entry_key(e) for e in parse_entries(archive.text) if e.is_bullet}
-        marked = "".join(_ensure_newline(mark_moved(e, today).raw, newline)
-                         for e in moved if _entry_key(e) not in held)
+        marked = "".join(_ensure_newline(mark_moved(e, today).raw, newline) for e in moved if _entry_key(e) not in held)
         if not marked:
             return None
-        return self.store.write(ARCHIVE_REL, _append(archive.text, marked), self.actor, expected_hash=archive.hash,
-                                note=note)
+        return self.store.write(
+            ARCHIVE_REL, _append(archive.text, marked), self.actor, expected_hash=archive.hash, note=note
+        )
 
     def _try_to_finish_move(self) -> None:
         """Finish an interrupted move if the files hold still; if an editor is saving, the next write does it."""
@@ -317,17 +360,21 @@ class MemoryUpdate:
             archive = self.store.read(ARCHIVE_REL)
             held = {_entry_key(e) for e in parse_entries(archive.text) if e.is_bullet}
             entries = parse_entries(memory.text)
-            kept = [e for e in entries
-                    if not (e.is_bullet and _entry_key_hash(e) in pending and _entry_key(e) in held)]
+            kept = [e for e in entries if not (e.is_bullet and _entry_key_hash(e) in pending and _entry_key(e) in held)]
             finished = len(entries) - len(kept)
             if finished:
-                self.store.write(MEMORY_FILE, render_entries(kept), self.actor, expected_hash=memory.hash,
-                                 note=f"finished moving {finished} entr{'y' if finished == 1 else 'ies'} "
-                                      f"to {ARCHIVE_REL} (the move was interrupted)")
+                self.store.write(
+                    MEMORY_FILE,
+                    render_entries(kept),
+                    self.actor,
+                    expected_hash=memory.hash,
+                    note=f"finished moving {finished} entr{'y' if finished == 1 else 'ies'} "
+                    f"to {ARCHIVE_REL} (the move was interrupted)",
+                )
             notes.clear()
             return finished
 
-    def forget(self, words: str, *, include_about_me: bool = True, today: date | None = None) -> "ForgetResult":
+    def forget(self, words: str, *, include_about_me: bool = True, today: date | None = None) -> ForgetResult:
         """Remove every note that mentions all of the words as whole words, from every memory file."""
         pattern = words_pattern(words)
         profile = load_profile_learned(self.home)  # refused before anything is written when broken
@@ -355,7 +402,7 @@ class MemoryUpdate:
                 save_profile_learned(self.home, profile)
         return result
 
-    def prefer(self, preference: str, *, today: date | None = None) -> "PreferResult":
+    def prefer(self, preference: str, *, today: date | None = None) -> PreferResult:
         """A standing preference for all of the person's bots: one learned line in About me, once."""
         today = today or date.today()
         text = " ".join((preference or "").split())
@@ -376,15 +423,21 @@ class MemoryUpdate:
             except ValueError as exc:  # a preference that reads as an entry's own markers
                 raise MemoryInputError(str(exc)) from None
             base = about.text if about.exists else ABOUT_ME_HEADER
-            write = self.store.write(ABOUT_ME_REL, _append(base, line + newline_of(base)), self.actor,
-                                     expected_hash=about.hash)
+            write = self.store.write(
+                ABOUT_ME_REL, _append(base, line + newline_of(base)), self.actor, expected_hash=about.hash
+            )
             from .redact import redact
 
             saved = redact(text).text  # as About me holds it: a key in the preference is never kept
             profile = load_profile_learned(self.home)
             profile.learned.append(
-                {"id": uuid.uuid4().hex[:12], "text": saved, "bot": self.bot_id, "at": today.isoformat(),
-                 "removed": False}
+                {
+                    "id": uuid.uuid4().hex[:12],
+                    "text": saved,
+                    "bot": self.bot_id,
+                    "at": today.isoformat(),
+                    "removed": False,
+                }
             )
             save_profile_learned(self.home, profile)
             self._unforget(text)
@@ -447,8 +500,10 @@ def _ensure_newline(text: str, newline: str) -> str:
 
 def same_fact(a: str, b: str) -> bool:
     """Exactly the same fact: spacing, a bullet and a final full stop are ignored, nothing else."""
+
     def norm(s: str) -> str:
         return " ".join(s.split()).rstrip(".")
+
     return norm(a) == norm(b)
 
 

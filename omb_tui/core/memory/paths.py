@@ -117,8 +117,10 @@ def validate_topic_name(name: str) -> str:
     if name == ARCHIVE_NAME:
         raise InvalidName("'archive.md' is the archive, not a topic: choose another name.")
     if len(name.encode("utf-8")) > MAX_TOPIC_NAME_BYTES:
-        raise InvalidName(f"{quoted(name[:40] + '…')} is too long for a topic name: at most {MAX_TOPIC_NAME_BYTES} "
-                          "bytes, ending in .md (a letter outside ASCII takes two to four).")
+        raise InvalidName(
+            f"{quoted(name[:40] + '…')} is too long for a topic name: at most {MAX_TOPIC_NAME_BYTES} "
+            "bytes, ending in .md (a letter outside ASCII takes two to four)."
+        )
     return name
 
 
@@ -330,9 +332,7 @@ class Home:
         for p in self._files_in(bot_id, workspace / MEMORY_DIR, lambda n: n == ARCHIVE_NAME or _is_topic_name(n)):
             kind = FileKind.ARCHIVE if p.name == ARCHIVE_NAME else FileKind.TOPIC
             found.append(MemoryPath(f"{MEMORY_DIR}/{p.name}", p, kind))
-        found += [
-            MemoryPath(f"{MEMORY_DIR}/{LOG_DIR}/{p.name}", p, FileKind.LOG) for p in self.log_paths(bot_id)
-        ]
+        found += [MemoryPath(f"{MEMORY_DIR}/{LOG_DIR}/{p.name}", p, FileKind.LOG) for p in self.log_paths(bot_id)]
         return found
 
 

@@ -165,4 +165,3 @@ def redact(text: str) -> Redaction:
 def contains_credential(text: str) -> bool:
     """True when :func:`redact` would change ``text``."""
     return redact(text).changed
-

@@ -92,7 +92,9 @@ _BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at 
 _BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
 _QUOTES = "\"'`"
 # Where a pass phrase's clause ends: "passphrase: correct horse battery staple, keep it safe".
-_CLAUSE_END_RE = re.compile(r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"`](?=\s|\Z)|[\"'`](?=\s*[,:;.}\]])")
+_CLAUSE_END_RE = re.compile(
+    r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"`](?=\s|\Z)|[\"'`](?=\s*[,:;.}\]])"
+)
 
 
 def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Match[str]]]:
@@ -347,8 +349,7 @@ def _is_path(value: str) -> bool:
 def _looks_like_password(word: str) -> bool:
     """A single word that is not plain prose: has a digit, a symbol or a capital inside."""
     return any(
-        c.isdigit() or (c.isupper() and i > 0) or not (c.isalnum() or c in _PROSE_SYMBOLS)
-        for i, c in enumerate(word)
+        c.isdigit() or (c.isupper() and i > 0) or not (c.isalnum() or c in _PROSE_SYMBOLS) for i, c in enumerate(word)
     )
 
 

@@ -73,7 +73,7 @@ def _value_with_its_key(key: str, value: str) -> str:
     prefix = f"{key}: "
     together = _redacted(prefix + value)
     if together.startswith(prefix):
-        return redact_answer(together[len(prefix):])
+        return redact_answer(together[len(prefix) :])
     return redact_answer(value)  # the key itself was taken for a secret: the value is judged alone
 
 

@@ -70,11 +70,7 @@ def plausible(value: str) -> bool:
     has_digit = any(c.isdigit() for c in value)
     if has_alpha and has_digit:
         return True
-    return (
-        len(value) >= 24
-        and any(c.islower() for c in value)
-        and any(c.isupper() for c in value[1:])
-    )
+    return len(value) >= 24 and any(c.islower() for c in value) and any(c.isupper() for c in value[1:])
 
 
 _ALNUM_RUN_RE = re.compile(r"[A-Za-z0-9]{16,}")

@@ -40,14 +40,19 @@ def reverse_change(before: str, after: str, current: str) -> str | None:
 def _merge(before_lines: list[str], after_lines: list[str], current_lines: list[str]) -> list[str] | None:
     """`current_lines` with the hunks of `before_lines` to `after_lines` taken back; None on a conflict."""
     since = SequenceMatcher(None, after_lines, current_lines, autojunk=False).get_opcodes()
-    changed_since = [span for tag, i1, i2, j1, j2 in since if tag != "equal"
-                     for span in _slid(after_lines, current_lines[j1:j2], i1, i2)]
+    changed_since = [
+        span
+        for tag, i1, i2, j1, j2 in since
+        if tag != "equal"
+        for span in _slid(after_lines, current_lines[j1:j2], i1, i2)
+    ]
     edits = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, after_lines, before_lines, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        if any(_touch(hunk, other) for hunk in _slid(after_lines, before_lines[j1:j2], i1, i2)
-               for other in changed_since):
+        if any(
+            _touch(hunk, other) for hunk in _slid(after_lines, before_lines[j1:j2], i1, i2) for other in changed_since
+        ):
             return None
         if i1 < i2:  # lines the change wrote: where the first and the last of them are now
             start, last = _line_now(i1, since), _line_now(i2 - 1, since)

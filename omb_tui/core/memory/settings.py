@@ -276,21 +276,27 @@ def _instances(data: dict, path: Path) -> dict[str, ModelInstance]:
     instances = {}
     for instance_id, spec in _object(data, "instances", path).items():
         if not _INSTANCE_ID.fullmatch(instance_id):
-            raise BrokenFile(f"{path}: {quoted(instance_id)} is not a valid instance id: use letters, numbers, "
-                             "dots, dashes and underscores (at most 64).")
+            raise BrokenFile(
+                f"{path}: {quoted(instance_id)} is not a valid instance id: use letters, numbers, "
+                "dots, dashes and underscores (at most 64)."
+            )
         name = f"instance {quoted(instance_id)}"
         if not isinstance(spec, dict):
             raise BrokenFile(f"{path}: {name} must be an object.")
         if {"api_key", "apiKey", "key"} & spec.keys():
-            raise BrokenFile(f"{path}: {name} holds a key, and keys are read only from the environment: "
-                             "move it to a variable and name that variable in 'api_key_env'.")
+            raise BrokenFile(
+                f"{path}: {name} holds a key, and keys are read only from the environment: "
+                "move it to a variable and name that variable in 'api_key_env'."
+            )
         model = _text_or_null(spec, "model", path, f"{name}'s ")
         if not model:
             raise BrokenFile(f"{path}: {name} needs a 'model', such as 'openai/gpt-4o-mini'.")
         key_env = _text_or_null(spec, "api_key_env", path, f"{name}'s ")
         if key_env is not None and not _ENVIRONMENT_NAME.fullmatch(key_env):
-            raise BrokenFile(f"{path}: {name}'s 'api_key_env' must be the name of an environment variable "
-                             "(letters, digits and underscores), not the key itself.")
+            raise BrokenFile(
+                f"{path}: {name}'s 'api_key_env' must be the name of an environment variable "
+                "(letters, digits and underscores), not the key itself."
+            )
         api_base = _text_or_null(spec, "api_base", path, f"{name}'s ") or None
         if api_base is not None and not api_base.startswith(("http://", "https://")):
             raise BrokenFile(f"{path}: {name}'s 'api_base' must be an http:// or https:// address.")

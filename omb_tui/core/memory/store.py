@@ -19,9 +19,9 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 from .journal import (
     HOW_OUTSIDE,
@@ -90,8 +90,10 @@ class LaterChanges(MemoryInputError):
         if later:
             message = f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
         else:
-            message = (f"{row.file} changed after row {row.id} (by another bot or outside the app); "
-                       "undoing it would throw that change away.")
+            message = (
+                f"{row.file} changed after row {row.id} (by another bot or outside the app); "
+                "undoing it would throw that change away."
+            )
         super().__init__(message)
         self.row = row
         self.later = later
@@ -108,8 +110,9 @@ class RevertConflict(MemoryInputError):
             names = ", ".join(r.id for r in later[:5]) + (f" and {len(later) - 5} more" if len(later) > 5 else "")
             by = f"{len(later)} later change(s) ({names})" if later else "a change made since"
             why = f"{by} touched the same lines of {row.file}"
-        super().__init__(f"Row {row.id} cannot be reverted alone: {why}; undo puts the whole file back "
-                         "as it was before it instead.")
+        super().__init__(
+            f"Row {row.id} cannot be reverted alone: {why}; undo puts the whole file back as it was before it instead."
+        )
         self.row = row
         self.later = later
 
@@ -145,8 +148,9 @@ def make_private_dirs(folder: Path) -> None:
             item.mkdir(mode=0o700)
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True,
-                       before_replace: Callable[[], None] | None = None) -> None:
+def atomic_write_bytes(
+    path: Path, data: bytes, *, durable: bool = True, before_replace: Callable[[], None] | None = None
+) -> None:
     """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
 
     durable=False skips the fsyncs (still atomic): for caches that can be rebuilt, never for memory.
@@ -287,7 +291,7 @@ def _append_text(text: str, tail: str) -> str:
 
 
 # One lock per journal path for the whole process, re-entrant, plus flock across processes.
-_locks: dict[Path, "_BotLock"] = {}
+_locks: dict[Path, _BotLock] = {}
 _locks_guard = threading.Lock()
 
 
@@ -393,8 +397,9 @@ class MemoryStore:
     found outside the app); None, the default, is the real time. The demo sets it to tell a past week by week.
     """
 
-    def __init__(self, home: Home, bot_id: str, *, clock: Clock | None = None,
-                 changes_found_by: Actor | None = None) -> None:
+    def __init__(
+        self, home: Home, bot_id: str, *, clock: Clock | None = None, changes_found_by: Actor | None = None
+    ) -> None:
         """`changes_found_by`: who a change found since the last look is journaled as. None, the default, is
         the person, changed outside the app; during a bot's turn it is the bot (its own file tools wrote it)."""
         self.home = home
@@ -560,8 +565,7 @@ class MemoryStore:
         if not written:
             # What the project saw stays as it was, so the next look journals this change as one made outside
             # the app (as after a kill): a change is never unrecorded.
-            log.error("%s was saved, but its journal row could not be written; the next look will journal it.",
-                      mp.rel)
+            log.error("%s was saved, but its journal row could not be written; the next look will journal it.", mp.rel)
         elif mp.kind is not FileKind.ABOUT_ME:
             try:
                 self._remember_seen(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
@@ -571,8 +575,13 @@ class MemoryStore:
             # An editor that takes no lock appended to the old file between the last check and the rename:
             # what it wrote is put after the new text, journaled as its own change.
             ours = FileSnapshot(mp.rel, new_text, new_hash, mp.kind)
-            self._apply(mp, ours, _append_text(new_text, decode(late)), Actor(WHO_PERSON, HOW_OUTSIDE),
-                        note="appended by another editor while omb-tui was saving")
+            self._apply(
+                mp,
+                ours,
+                _append_text(new_text, decode(late)),
+                Actor(WHO_PERSON, HOW_OUTSIDE),
+                note="appended by another editor while omb-tui was saving",
+            )
         return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None, journaled=written)
 
     def _row(self, **fields: object) -> JournalRow:
@@ -580,8 +589,15 @@ class MemoryStore:
         return make_row(bot=self.bot_id, clock=self.clock, **fields)  # type: ignore[arg-type]
 
     # ----- undo -----
-    def undo(self, row_id: str, actor: Actor | None = None, *, force: bool = False,
-             confirmed_later: Sequence[str] | None = None, unseen_ok: bool = False) -> UndoResult:
+    def undo(
+        self,
+        row_id: str,
+        actor: Actor | None = None,
+        *,
+        force: bool = False,
+        confirmed_later: Sequence[str] | None = None,
+        unseen_ok: bool = False,
+    ) -> UndoResult:
         """Put the file back to the row's earlier text; refuses (LaterChanges) when later rows changed it.
 
         `confirmed_later`: the ids of the later rows the person agreed to undo too, newest first; the undo goes
@@ -655,8 +671,14 @@ class MemoryStore:
                     raise RevertConflict(row, later)
                 if row.before_hash is None and not target and mp.kind is not FileKind.MEMORY:
                     target = None  # the row created the file and nothing else is in it: it goes, as with undo
-            result = self._apply(mp, current, target, Actor(actor.who, HOW_REVERT, actor.chat), undo_of=row.id,
-                                 note="reverted this change alone; later changes kept")
+            result = self._apply(
+                mp,
+                current,
+                target,
+                Actor(actor.who, HOW_REVERT, actor.chat),
+                undo_of=row.id,
+                note="reverted this change alone; later changes kept",
+            )
             return UndoResult(row, result, later)
 
     def _text_after(self, row: JournalRow, later: list[JournalRow], current: FileSnapshot) -> str | None:
@@ -718,8 +740,9 @@ class MemoryStore:
                 with contextlib.suppress(OSError):
                     blob.unlink()
 
-    def _remember_seen(self, mp: MemoryPath, text: str | None, seen: dict | None = None,
-                       *, redacted: bool = False) -> None:
+    def _remember_seen(
+        self, mp: MemoryPath, text: str | None, seen: dict | None = None, *, redacted: bool = False
+    ) -> None:
         """Note what mp holds now; `redacted` says the text already went through redaction (our own writes)."""
         save = seen is None
         seen = seen if seen is not None else (self._load_seen() or {"files": {}})

@@ -11,7 +11,7 @@ docs/models.md, "Answers that are refused", lists the sentences.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 _NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]|\r(?!\n)")  # C0, DEL and C1; a bare CR
 

@@ -59,8 +59,9 @@ def pointers_to(store: MemoryStore, topic: str) -> list[LinkUpdate]:
     return found
 
 
-def rename_topic_with_links(store: MemoryStore, old: str, new: str,
-                            actor: Actor) -> tuple[WriteResult, list[LinkUpdate]]:
+def rename_topic_with_links(
+    store: MemoryStore, old: str, new: str, actor: Actor
+) -> tuple[WriteResult, list[LinkUpdate]]:
     """Rename memory/<old> to memory/<new> and point every pointer to it at the new name, in one locked step.
 
     Returns the new file's write and the files whose pointers were updated."""
@@ -72,7 +73,12 @@ def rename_topic_with_links(store: MemoryStore, old: str, new: str,
             snapshot = store.read(rel)
             text, count = _replaced(snapshot.text, old, new)
             if count:
-                store.write(rel, text, actor, expected_hash=snapshot.hash,
-                            note=f"pointers to {MEMORY_DIR}/{old} now name {MEMORY_DIR}/{new} (rename)")
+                store.write(
+                    rel,
+                    text,
+                    actor,
+                    expected_hash=snapshot.hash,
+                    note=f"pointers to {MEMORY_DIR}/{old} now name {MEMORY_DIR}/{new} (rename)",
+                )
                 updated.append(LinkUpdate(rel, count))
     return created, updated

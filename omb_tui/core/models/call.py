@@ -18,8 +18,9 @@ import functools
 import os
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
@@ -84,8 +85,16 @@ class ModelAnswer:
     usage_row: dict  # the row written to usage
 
 
-def complete(home: Home, bot_id: str, job: str, messages: list[dict], *, schema: dict | None = None,
-             tools: list[dict] | None = None, timeout: float | None = None) -> ModelAnswer:
+def complete(
+    home: Home,
+    bot_id: str,
+    job: str,
+    messages: list[dict],
+    *,
+    schema: dict | None = None,
+    tools: list[dict] | None = None,
+    timeout: float | None = None,
+) -> ModelAnswer:
     """One model call for a bot's job; ModelUnavailable (logged once per reason) when there is no answer.
 
     `schema`: a JSON schema the answer must match (ModelAnswer.data holds it, checked). `tools`: OpenAI-format
@@ -95,15 +104,31 @@ def complete(home: Home, bot_id: str, job: str, messages: list[dict], *, schema:
     try:
         config = config_for_calls(home)
         route = choose_route(home, bot_id, config)
-        return call_route(home, route, job, messages, schema=schema, tools=tools, timeout=timeout,
-                          monthly_spend_usd=config.monthly_spend_usd)
+        return call_route(
+            home,
+            route,
+            job,
+            messages,
+            schema=schema,
+            tools=tools,
+            timeout=timeout,
+            monthly_spend_usd=config.monthly_spend_usd,
+        )
     except ModelUnavailable as problem:
         say_once(bot_id, problem)
         raise
 
 
-async def acomplete(home: Home, bot_id: str, job: str, messages: list[dict], *, schema: dict | None = None,
-                    tools: list[dict] | None = None, timeout: float | None = None) -> ModelAnswer:
+async def acomplete(
+    home: Home,
+    bot_id: str,
+    job: str,
+    messages: list[dict],
+    *,
+    schema: dict | None = None,
+    tools: list[dict] | None = None,
+    timeout: float | None = None,
+) -> ModelAnswer:
     """`complete` from async code. It runs in a worker thread and shares the process-wide bound of
     MAX_CONCURRENT_CALLS calls in flight; a cancelled caller's call still ends within its timeout and is
     recorded."""
@@ -111,10 +136,19 @@ async def acomplete(home: Home, bot_id: str, job: str, messages: list[dict], *, 
     return await asyncio.to_thread(call)
 
 
-def call_route(home: Home, route: Route, job: str, messages: list[dict], *, schema: dict | None = None,
-               tools: list[dict] | None = None, timeout: float | None = None,
-               monthly_spend_usd: float | None = None, retry: RetryPolicy | None = None,
-               max_tokens: int | None = None) -> ModelAnswer:
+def call_route(
+    home: Home,
+    route: Route,
+    job: str,
+    messages: list[dict],
+    *,
+    schema: dict | None = None,
+    tools: list[dict] | None = None,
+    timeout: float | None = None,
+    monthly_spend_usd: float | None = None,
+    retry: RetryPolicy | None = None,
+    max_tokens: int | None = None,
+) -> ModelAnswer:
     """The call itself, once the route is known: refused before sending, sent, checked, recorded."""
     instance = route.instance
     key = _key(instance, route)
@@ -125,10 +159,22 @@ def call_route(home: Home, route: Route, job: str, messages: list[dict], *, sche
     request = _request(litellm, route, messages, schema, tools, timeout, key, max_tokens)
     at, started = now_iso(), time.monotonic()
     response, tries, failure = _send(litellm, request, route, timeout, retry or RETRY_POLICY, key)
-    row = {"at": at, "bot": route.bot_id, "job": job, "instance": instance.id, "model": route.model,
-           "prompt_tokens": None, "completion_tokens": None, "cost_usd": 0.0, "ok": False,
-           "triggered_by": route.triggered_by, "cost": COST_NO_ANSWER,
-           "duration_ms": round((time.monotonic() - started) * 1000), "attempts": tries, "error": failure}
+    row = {
+        "at": at,
+        "bot": route.bot_id,
+        "job": job,
+        "instance": instance.id,
+        "model": route.model,
+        "prompt_tokens": None,
+        "completion_tokens": None,
+        "cost_usd": 0.0,
+        "ok": False,
+        "triggered_by": route.triggered_by,
+        "cost": COST_NO_ANSWER,
+        "duration_ms": round((time.monotonic() - started) * 1000),
+        "attempts": tries,
+        "error": failure,
+    }
     if response is None:
         record_usage(home, row)
         raise ModelUnavailable(failure, via_helper=route.via_helper)
@@ -156,8 +202,7 @@ class InstanceCheck:
     problem: str | None
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "model": self.model, "ok": self.ok, "latency_ms": self.latency_ms,
-                "error": self.problem}
+        return {"id": self.id, "model": self.model, "ok": self.ok, "latency_ms": self.latency_ms, "error": self.problem}
 
 
 def check_instance(home: Home, instance: ModelInstance, monthly_spend_usd: float | None = None) -> InstanceCheck:
@@ -165,8 +210,9 @@ def check_instance(home: Home, instance: ModelInstance, monthly_spend_usd: float
     route = Route(None, instance, instance.model, via_helper=False)
     messages = [{"role": "user", "content": TEST_PROMPT}]
     try:
-        answer = call_route(home, route, "models test", messages, monthly_spend_usd=monthly_spend_usd,
-                            retry=NO_RETRIES, max_tokens=20)
+        answer = call_route(
+            home, route, "models test", messages, monthly_spend_usd=monthly_spend_usd, retry=NO_RETRIES, max_tokens=20
+        )
     except ModelUnavailable as problem:
         return InstanceCheck(instance.id, instance.model, False, None, problem.reason)
     return InstanceCheck(instance.id, instance.model, True, answer.usage_row["duration_ms"], None)
@@ -183,10 +229,24 @@ def _key(instance: ModelInstance, route: Route) -> str:
     return key
 
 
-def _request(litellm: Any, route: Route, messages: list[dict], schema: dict | None, tools: list[dict] | None,
-             timeout: float, key: str, max_tokens: int | None) -> dict:
-    request: dict = {"model": route.model, "messages": list(messages), "timeout": timeout, "api_key": key,
-                     "max_retries": 0, "num_retries": 0}  # the retries are ours, below
+def _request(
+    litellm: Any,
+    route: Route,
+    messages: list[dict],
+    schema: dict | None,
+    tools: list[dict] | None,
+    timeout: float,
+    key: str,
+    max_tokens: int | None,
+) -> dict:
+    request: dict = {
+        "model": route.model,
+        "messages": list(messages),
+        "timeout": timeout,
+        "api_key": key,
+        "max_retries": 0,
+        "num_retries": 0,
+    }  # the retries are ours, below
     if route.instance.api_base:
         request["api_base"] = route.instance.api_base
     if tools:
@@ -226,8 +286,9 @@ def _with_instruction(messages: list[dict], instruction: str) -> list[dict]:
 
 
 # ----- sending, with retries -----
-def _send(litellm: Any, request: dict, route: Route, timeout: float, policy: RetryPolicy,
-          key: str) -> tuple[Any, int, str | None]:
+def _send(
+    litellm: Any, request: dict, route: Route, timeout: float, policy: RetryPolicy, key: str
+) -> tuple[Any, int, str | None]:
     """(response, tries, None), or (None, tries, the sentence saying why there is no answer)."""
     tries = 0
     while True:
@@ -278,8 +339,10 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
         return True, f"{name} answered {status} (a server error)"
     message = _provider_message(exc, key)
     if "LLM Provider NOT provided" in message:
-        return False, (f"litellm does not know the provider of {quoted(route.model)}: write the model as "
-                       "provider/name, such as openai/qwen3-8b")
+        return False, (
+            f"litellm does not know the provider of {quoted(route.model)}: write the model as "
+            "provider/name, such as openai/qwen3-8b"
+        )
     if isinstance(exc, litellm.BadRequestError) or status == 400:
         return False, f"{name} refused the request (400): {message}"
     return False, f"{name} failed ({type(exc).__name__}): {message}"
@@ -311,8 +374,10 @@ def _provider_message(exc: BaseException, key: str) -> str:
 # ----- the answer -----
 def _tokens(response: Any) -> dict:
     usage = getattr(response, "usage", None)
-    return {"prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "completion_tokens": getattr(usage, "completion_tokens", None)}
+    return {
+        "prompt_tokens": getattr(usage, "prompt_tokens", None),
+        "completion_tokens": getattr(usage, "completion_tokens", None),
+    }
 
 
 def _cost(litellm: Any, response: Any) -> tuple[float | None, str]:
@@ -327,8 +392,11 @@ def _answer(response: Any, row: dict) -> ModelAnswer:
     message = response.choices[0].message
     content = _text(message.content)  # a list of parts, or anything else but text, is no text
     tool_calls = [
-        {"id": call.id, "type": "function",
-         "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"}}
+        {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.function.name, "arguments": call.function.arguments or "{}"},
+        }
         for call in (message.tool_calls or [])
     ]
     assistant: dict = {"role": "assistant", "content": content or None}

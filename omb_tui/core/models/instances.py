@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_bot_settings, load_config
@@ -31,8 +31,9 @@ class ModelUnavailable(Exception):
     """No model answers this job: no instance for the bot, the helper off or missing, the spend limit reached,
     or the call failed after its retries. `reason` is one sentence for the log; the caller falls back."""
 
-    def __init__(self, reason: str, *, via_helper: bool = False, raw: str | None = None,
-                 refusal: str | None = None) -> None:
+    def __init__(
+        self, reason: str, *, via_helper: bool = False, raw: str | None = None, refusal: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.via_helper = via_helper
@@ -65,8 +66,7 @@ def key_state(instance: ModelInstance, environ: Mapping[str, str] | None = None)
 
 
 def missing_key_sentence(instance: ModelInstance) -> str:
-    return (f"the variable {instance.api_key_env} is not set, and instance {quoted(instance.id)} reads its key "
-            "from it")
+    return f"the variable {instance.api_key_env} is not set, and instance {quoted(instance.id)} reads its key from it"
 
 
 def helper_source(config: AppConfig) -> str:
@@ -90,12 +90,14 @@ def _helper_route(config: AppConfig, bot_id: str) -> Route:
     if helper is None:
         if config.helper_from_environment:
             raise ModelUnavailable("the helper is switched off (OMB_HELPER_INSTANCE is empty)", via_helper=True)
-        raise ModelUnavailable("no helper model is set (config.json's 'helper' or OMB_HELPER_INSTANCE)",
-                               via_helper=True)
+        raise ModelUnavailable(
+            "no helper model is set (config.json's 'helper' or OMB_HELPER_INSTANCE)", via_helper=True
+        )
     instance = config.instances.get(helper.instance_id)
     if instance is None:
-        raise ModelUnavailable(f"the helper's instance {quoted(helper.instance_id)} is not among config.json's "
-                               "instances", via_helper=True)
+        raise ModelUnavailable(
+            f"the helper's instance {quoted(helper.instance_id)} is not among config.json's instances", via_helper=True
+        )
     return Route(bot_id, instance, helper_model_name(instance, helper.model), via_helper=True)
 
 
@@ -117,12 +119,15 @@ def choose_route(home: Home, bot_id: str, config: AppConfig | None = None) -> Ro
     if settings.instance:
         instance = config.instances.get(settings.instance)
         if instance is None:
-            raise ModelUnavailable(f"the instance {quoted(settings.instance)} of {quoted(bot_id)} is not among "
-                                   "config.json's instances")
+            raise ModelUnavailable(
+                f"the instance {quoted(settings.instance)} of {quoted(bot_id)} is not among config.json's instances"
+            )
         return Route(bot_id, instance, instance.model, via_helper=False)
     if not settings.helper_model:
-        raise ModelUnavailable(f"{quoted(bot_id)} has no instance of its own and is kept off the helper "
-                               "(helperModel: false)", via_helper=True)
+        raise ModelUnavailable(
+            f"{quoted(bot_id)} has no instance of its own and is kept off the helper (helperModel: false)",
+            via_helper=True,
+        )
     return _helper_route(config, bot_id)
 
 
@@ -155,8 +160,14 @@ def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dic
     """Instances, the helper and where each bot's jobs go, as `omb-tui models --json` prints them."""
     config = load_config(home, environ)
     instances = [
-        {"id": i.id, "model": i.model, "api_base": i.api_base, "key": key_state(i, environ),
-         "api_key_env": i.api_key_env, "timeout": i.timeout}
+        {
+            "id": i.id,
+            "model": i.model,
+            "api_base": i.api_base,
+            "key": key_state(i, environ),
+            "api_key_env": i.api_key_env,
+            "timeout": i.timeout,
+        }
         for i in config.instances.values()
     ]
     helper = config.helper
@@ -186,6 +197,7 @@ def _bot_route(home: Home, config: AppConfig, bot_id: str) -> dict:
     elif config.helper is not None:
         row.update(uses=USES_HELPER, instance=config.helper.instance_id)
         if config.helper.instance_id not in config.instances:
-            row["problem"] = (f"the helper's instance {quoted(config.helper.instance_id)} is not among "
-                              "config.json's instances.")
+            row["problem"] = (
+                f"the helper's instance {quoted(config.helper.instance_id)} is not among config.json's instances."
+            )
     return row

@@ -43,8 +43,10 @@ class UnusableAnswer(ValueError):
 
 def json_instruction(schema: dict) -> str:
     """What the prompt says when the provider cannot be asked for JSON by a parameter (or only for JSON mode)."""
-    return ("Answer with one JSON value and nothing else (no prose, no code fence). It must match this JSON "
-            f"schema:\n{json.dumps(schema, ensure_ascii=False)}")
+    return (
+        "Answer with one JSON value and nothing else (no prose, no code fence). It must match this JSON "
+        f"schema:\n{json.dumps(schema, ensure_ascii=False)}"
+    )
 
 
 # ----- bounds, and text that may be kept -----
@@ -76,8 +78,10 @@ def strings_problem(value: object, where: str = "the answer") -> str | None:
 
 
 def too_long(where: str, size: int) -> str:
-    return (f"{where} {_be(where)} {size:,} characters long, more than the {MAX_ANSWER_CHARS:,} characters a model's "
-            "answer may have")
+    return (
+        f"{where} {_be(where)} {size:,} characters long, more than the {MAX_ANSWER_CHARS:,} characters a model's "
+        "answer may have"
+    )
 
 
 def nested_too_deep(where: str) -> str:
@@ -112,8 +116,9 @@ def parse_json_answer(text: object, schema: dict | None = None) -> object:
     if found is None:
         if reader.too_deep:
             raise UnusableAnswer(nested_too_deep("the answer"))
-        raise UnusableAnswer(f"the answer holds no {'JSON list' if want == 'array' else 'JSON object'} that can be "
-                             "read")
+        raise UnusableAnswer(
+            f"the answer holds no {'JSON list' if want == 'array' else 'JSON object'} that can be read"
+        )
     return found
 
 
@@ -143,7 +148,7 @@ def _without_thinking(text: str) -> str:
         closing = _THINK_CLOSE.search(text, opening.end())
         if closing is None:
             break
-        kept.append(text[at:opening.start()])
+        kept.append(text[at : opening.start()])
         at = closing.end()
     kept.append(text[at:])
     return "".join(kept).strip()
@@ -156,9 +161,9 @@ def _fenced_blocks(text: str):
         end = text.find(_FENCE, at + len(_FENCE))
         if end == -1:
             return
-        block = text[at + len(_FENCE):end]
+        block = text[at + len(_FENCE) : end]
         info = _FENCE_INFO.match(block)
-        yield block[info.end():] if info else block
+        yield block[info.end() :] if info else block
         at = text.find(_FENCE, end + len(_FENCE))
 
 
@@ -274,8 +279,15 @@ def schema_problem(value: object, schema: dict, where: str = "the answer") -> st
     return None
 
 
-_TYPE_WORDS = {"object": "an object", "array": "a list", "string": "text", "integer": "a whole number",
-               "number": "a number", "boolean": "true or false", "null": "null"}
+_TYPE_WORDS = {
+    "object": "an object",
+    "array": "a list",
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
 
 
 def _size_problem(size: int, schema: dict, low: str, high: str, where: str, unit: str) -> str | None:

@@ -17,7 +17,7 @@ import re
 import threading
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..memory.journal import append_line, utf8_json
@@ -29,8 +29,22 @@ log = logging.getLogger("omb_tui.models")
 USAGE_DIR = "usage"
 LIMIT_REACHED = "the monthly spend limit is reached"
 # The fields `omb-tui usage --json` and --csv give, in this order (the issue's list, then duration and error).
-ROW_FIELDS = ("at", "bot", "job", "instance", "model", "prompt_tokens", "completion_tokens", "cost_usd", "ok",
-              "triggered_by", "cost", "duration_ms", "attempts", "error")
+ROW_FIELDS = (
+    "at",
+    "bot",
+    "job",
+    "instance",
+    "model",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "ok",
+    "triggered_by",
+    "cost",
+    "duration_ms",
+    "attempts",
+    "error",
+)
 # `cost`: how cost_usd was found.
 COST_PRICED = "litellm"  # litellm's own price list knows the model
 COST_UNKNOWN = "unknown"  # it does not: cost_usd is empty and counts as 0 toward the limit
@@ -39,7 +53,7 @@ _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
 
 def month_of(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m")
+    return moment.astimezone(UTC).strftime("%Y-%m")
 
 
 def usage_path(home: Home, month: str) -> Path:
@@ -104,7 +118,7 @@ def spent_this_month(home: Home, now: datetime | None = None) -> float:
 
     Read again only when the month's file changed, so checking the limit before every call stays cheap.
     """
-    month = month_of(now or datetime.now(timezone.utc))
+    month = month_of(now or datetime.now(UTC))
     path = usage_path(home, month)
     try:
         stat = path.stat()
@@ -134,8 +148,16 @@ def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
     """The month's rows (of one bot, when given), totals per bot and model, and the total cost."""
     rows = [row for row in read_usage(home, month) if bot_id is None or row.get("bot") == bot_id]
     shown = [{name: row.get(name) for name in ROW_FIELDS} for row in rows]
-    totals: dict[tuple, dict] = defaultdict(lambda: {"calls": 0, "failed": 0, "prompt_tokens": 0,
-                                                      "completion_tokens": 0, "cost_usd": 0.0, "unknown_cost": 0})
+    totals: dict[tuple, dict] = defaultdict(
+        lambda: {
+            "calls": 0,
+            "failed": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost_usd": 0.0,
+            "unknown_cost": 0,
+        }
+    )
     for row in shown:
         total = totals[(row["bot"] or "", row["model"] or "")]
         total["calls"] += 1
@@ -147,8 +169,9 @@ def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
     return {
         "month": month,
         "rows": shown,
-        "totals": [{"bot": bot or None, "model": model or None, **values}
-                   for (bot, model), values in sorted(totals.items())],
+        "totals": [
+            {"bot": bot or None, "model": model or None, **values} for (bot, model), values in sorted(totals.items())
+        ],
         "total_cost_usd": round(sum(_cost(row) for row in shown), 6),
     }
 

@@ -300,7 +300,12 @@ class IndexRefresh(IndexRows):
             if not stat_all and key not in named:
                 seen = known.get(key)  # a known key passed the naming rules when it was first read
                 # mtime -1: read just after a change, so looked at again (see IndexRows._set_file)
-                if seen is not None and seen[2] == entry.inode() and seen[1] != -1 and entry.is_file(follow_symlinks=False):
+                if (
+                    seen is not None
+                    and seen[2] == entry.inode()
+                    and seen[1] != -1
+                    and entry.is_file(follow_symlinks=False)
+                ):
                     present[key] = as_it_was
                     continue
             if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):

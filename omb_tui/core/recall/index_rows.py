@@ -75,7 +75,9 @@ def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | Non
             body = "".join(paragraph).strip()
             if body:
                 for piece in _split_long(body):
-                    chunks.append(NoteChunk(section, log_day or file_day, log_day is not None, None, paragraph_line, piece))
+                    chunks.append(
+                        NoteChunk(section, log_day or file_day, log_day is not None, None, paragraph_line, piece)
+                    )
         paragraph = []
 
     for entry in entries:
@@ -150,7 +152,9 @@ def topic_name(name: str, entries: list[Entry]) -> tuple[str, str]:
 class IndexRows(IndexDatabase):
     """Writes a file's rows into the index (always inside `_write`'s transaction)."""
 
-    def _set_file(self, db: sqlite3.Connection, key: str, st: os.stat_result, *, racy: bool = False, **values: object) -> None:
+    def _set_file(
+        self, db: sqlite3.Connection, key: str, st: os.stat_result, *, racy: bool = False, **values: object
+    ) -> None:
         # A file changed in the last moments could change again within the same mtime tick and size:
         # store no mtime for it, so the next refresh reads (and hashes) it again.
         mtime = -1 if racy and st.st_mtime_ns >= time.time_ns() - RACY_NS else st.st_mtime_ns
@@ -211,14 +215,28 @@ class IndexRows(IndexDatabase):
         rows = []
         for note_id, chunk in enumerate(chunks, _next_id(db, "notes")):  # the ids SQLite would give, one call for all
             chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
-            rows.append((note_id, key, kind, sql_text(chunk.section), chunk.day, int(chunk.dated), chunk.until,
-                         chunk.line, sql_text(chunk.text), chunk_terms))
+            rows.append(
+                (
+                    note_id,
+                    key,
+                    kind,
+                    sql_text(chunk.section),
+                    chunk.day,
+                    int(chunk.dated),
+                    chunk.until,
+                    chunk.line,
+                    sql_text(chunk.text),
+                    chunk_terms,
+                )
+            )
         db.executemany(
             "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)",
-                       [(row[0], row[-1] + time_terms(note_day(row[4]))) for row in rows])
+        db.executemany(
+            f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)",
+            [(row[0], row[-1] + time_terms(note_day(row[4]))) for row in rows],
+        )
         db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", [(row[0], row[4]) for row in rows])
         if kind == "topic":
             # the opening itself is built when recalled (RecallIndex.opening): which entries have
@@ -237,15 +255,21 @@ class IndexRows(IndexDatabase):
         for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
             db.executemany(
                 f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",
-                [(note_id, note_terms + time_terms(note_day(day))) for note_id, note_terms, day
-                 in db.execute(f"SELECT id, terms, day FROM notes WHERE file=? AND {kinds}", (key,)).fetchall()],
+                [
+                    (note_id, note_terms + time_terms(note_day(day)))
+                    for note_id, note_terms, day in db.execute(
+                        f"SELECT id, terms, day FROM notes WHERE file=? AND {kinds}", (key,)
+                    ).fetchall()
+                ],
             )
         for kind, n in db.execute("SELECT kind, count(*) FROM notes WHERE file=? GROUP BY kind", (key,)).fetchall():
             _bump(db, "topic" if kind == "topic" else "memo", -n)
         db.execute("DELETE FROM note_days WHERE id IN (SELECT id FROM notes WHERE file=?)", (key,))
         db.execute("DELETE FROM notes WHERE file=?", (key,))
         for topic_id, name_terms in db.execute("SELECT id, name_terms FROM topics WHERE file=?", (key,)).fetchall():
-            db.execute("INSERT INTO topic_names(topic_names, rowid, name_terms) VALUES('delete', ?, ?)", (topic_id, name_terms))
+            db.execute(
+                "INSERT INTO topic_names(topic_names, rowid, name_terms) VALUES('delete', ?, ?)", (topic_id, name_terms)
+            )
         db.execute("DELETE FROM topics WHERE file=?", (key,))
 
     # ----- conversations -----
@@ -302,18 +326,36 @@ class IndexRows(IndexDatabase):
             for message_id, (message, position, raw) in enumerate(messages, _next_id(db, "messages")):
                 # only the words of the redacted text are kept; the text itself is read from the file when shown
                 text = redact(message.text).text
-                rows.append((message_id, key, message.seq, int(message.at.timestamp()),
-                             message.at.isoformat(timespec="seconds"), message.author_kind, sql_text(message.author),
-                             int(message.failed), message.origin, position, len(raw), zlib.crc32(raw),
-                             int(text != message.text), " ".join(terms(text))))
+                rows.append(
+                    (
+                        message_id,
+                        key,
+                        message.seq,
+                        int(message.at.timestamp()),
+                        message.at.isoformat(timespec="seconds"),
+                        message.author_kind,
+                        sql_text(message.author),
+                        int(message.failed),
+                        message.origin,
+                        position,
+                        len(raw),
+                        zlib.crc32(raw),
+                        int(text != message.text),
+                        " ".join(terms(text)),
+                    )
+                )
             db.executemany(
                 "INSERT INTO messages(id, conv, seq, ts, at, author_kind, author, failed, origin, pos, size, crc, redacted, "
                 "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
-            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)",
-                           [(row[0], row[-1] + time_terms(message_day(row[3]))) for row in rows])
-            db.executemany("INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows])
+            db.executemany(
+                "INSERT INTO message_fts(rowid, terms) VALUES(?, ?)",
+                [(row[0], row[-1] + time_terms(message_day(row[3]))) for row in rows],
+            )
+            db.executemany(
+                "INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows]
+            )
             self._messages_appended([(row[0], row[-1]) for row in rows])
         tail = _read_tail(path, read_to)
         self._set_file(db, key, st, read_to=read_to, tail=tail, next_seq=reader.next_seq)
@@ -323,8 +365,10 @@ class IndexRows(IndexDatabase):
         dropped = db.execute("SELECT id, terms, ts FROM messages WHERE conv=?", (key,)).fetchall()
         if dropped:
             self._postings_changed("message_fts")
-        db.executemany("INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)",
-                       [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped])
+        db.executemany(
+            "INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)",
+            [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped],
+        )
         db.executemany("DELETE FROM message_times WHERE id=?", [(row[0],) for row in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)

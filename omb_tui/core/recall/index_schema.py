@@ -352,8 +352,8 @@ class IndexDatabase:
             self._folders = (str(conv.chats_dir(self.home, self.bot_id)), str(conv.rooms_dir(self.home)))
         chats, rooms = self._folders
         if key.startswith("chat:"):
-            return f"{chats}{os.sep}{key[len('chat:'):]}.ndjson"
-        return f"{rooms}{os.sep}{key[len('room:'):]}.ndjson"
+            return f"{chats}{os.sep}{key[len('chat:') :]}.ndjson"
+        return f"{rooms}{os.sep}{key[len('room:') :]}.ndjson"
 
     def _invalidate(self) -> None:
         self._counts = None
@@ -394,7 +394,7 @@ def valid_key(key: str) -> bool:
     group = key_group(key)
     if group in ("chat:", "room:"):
         try:
-            conv.validate_conversation_id(key[len(group):])
+            conv.validate_conversation_id(key[len(group) :])
         except MemoryInputError:
             return False
         return True

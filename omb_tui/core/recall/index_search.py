@@ -15,7 +15,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from ..memory import conversations as conv
@@ -169,13 +169,17 @@ class IndexSearch(IndexDatabase):
                 self._counts = counts
             return dict(self._counts)
 
-    def _postings(self, fts: str, term: str, cap: int, table: str = "", where: str = "", params: tuple = ()) -> list[int]:
+    def _postings(
+        self, fts: str, term: str, cap: int, table: str = "", where: str = "", params: tuple = ()
+    ) -> list[int]:
         """The newest `cap` row ids holding a word (passing `where`, a condition on `table`'s row as `t`)."""
         if where:  # only rows that pass: a busy chat left out cannot use up the cap
             # a message's time and chat are read from the narrow message_times, not the row with its text
             joined = "message_times" if table == "messages" else table
-            query = (f"SELECT f.rowid FROM {fts} f JOIN {joined} t ON t.id = f.rowid "
-                     f"WHERE {fts} MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?")
+            query = (
+                f"SELECT f.rowid FROM {fts} f JOIN {joined} t ON t.id = f.rowid "
+                f"WHERE {fts} MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?"
+            )
             return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
         key = (fts, term, cap)
         rows = self._kept_postings.get(key)
@@ -183,7 +187,9 @@ class IndexSearch(IndexDatabase):
             # one string from SQLite rather than a row per id (most of the lookup's time was making those rows)
             query = f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {fts} WHERE {fts} MATCH ? ORDER BY rowid DESC LIMIT ?)"
             found = self.db.execute(query, (_fts_query(term), cap)).fetchone()[0]
-            rows = sorted(map(int, found.split(",")), reverse=True) if found else []  # (group_concat's order is not promised)
+            rows = (
+                sorted(map(int, found.split(",")), reverse=True) if found else []
+            )  # (group_concat's order is not promised)
             self._keep_postings(key, rows)
         return rows
 
@@ -240,8 +246,17 @@ class IndexSearch(IndexDatabase):
         counts = self.counts()
         first = max(int(math.floor(since_ts)), counts["ts_min"]) if since_ts is not None else counts["ts_min"]
         last = min(int(math.ceil(until_ts)), counts["ts_max"]) if until_ts is not None else counts["ts_max"]
-        window = _Window("message_fts", "message_times", "messages", "ts", first, last, message_day, lambda ts: ts - 1,
-                         rows=counts["message"])
+        window = _Window(
+            "message_fts",
+            "message_times",
+            "messages",
+            "ts",
+            first,
+            last,
+            message_day,
+            lambda ts: ts - 1,
+            rows=counts["message"],
+        )
         if chat_left_out is not None:
             window.condition, window.params = " AND t.conv != ?", (chat_left_out,)
         return window
@@ -250,17 +265,30 @@ class IndexSearch(IndexDatabase):
         counts = self.counts()
         first = max(since.isoformat(), counts["day_min"]) if since is not None else counts["day_min"]
         last = min(until.isoformat(), counts["day_max"]) if until is not None else counts["day_max"]
-        return _Window("", "note_days", "notes", "day", first, last, _note_day_number,
-                       lambda day: day_iso(_note_day_number(day) - 1), lambda day: day_iso(_note_day_number(day) + 1),
-                       by_day=True)
+        return _Window(
+            "",
+            "note_days",
+            "notes",
+            "day",
+            first,
+            last,
+            _note_day_number,
+            lambda day: day_iso(_note_day_number(day) - 1),
+            lambda day: day_iso(_note_day_number(day) + 1),
+            by_day=True,
+        )
 
     def _window_size(self, window: _Window, since: Any = None) -> int:
         """How many rows (holding any word) the window holds; with `since`, only those that new."""
         first = window.first if since is None else since
         if first not in window.sizes:
-            window.sizes[first] = 0 if first > window.last else self.db.execute(
-                f"SELECT count(*) FROM {window.timed} WHERE {window.column} BETWEEN ? AND ?", (first, window.last)
-            ).fetchone()[0]
+            window.sizes[first] = (
+                0
+                if first > window.last
+                else self.db.execute(
+                    f"SELECT count(*) FROM {window.timed} WHERE {window.column} BETWEEN ? AND ?", (first, window.last)
+                ).fetchone()[0]
+            )
         return window.sizes[first]
 
     def _lookup_in_window(
@@ -348,7 +376,8 @@ class IndexSearch(IndexDatabase):
         if key not in window.boundaries:  # the same for every word's first part
             end = self.db.execute(
                 f"SELECT {window.column} FROM {window.timed} WHERE {window.column} BETWEEN ? AND ? "
-                f"ORDER BY {window.column} DESC LIMIT 1 OFFSET ?", (window.first, high, step - 1)
+                f"ORDER BY {window.column} DESC LIMIT 1 OFFSET ?",
+                (window.first, high, step - 1),
             ).fetchone()
             window.boundaries[key] = window.first if end is None else end[0]
         return window.boundaries[key]
@@ -393,11 +422,14 @@ class IndexSearch(IndexDatabase):
                 key = ("topic_names", term, NAME_TOPICS_MAX * 4)  # kept like a word's rows (see _postings)
                 files = self._kept_postings.get(key)
                 if files is None:
-                    files = [file for (file,) in self.db.execute(
-                        "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
-                        "WHERE topic_names MATCH ? LIMIT ?",
-                        (_fts_query(term), NAME_TOPICS_MAX * 4),
-                    )]
+                    files = [
+                        file
+                        for (file,) in self.db.execute(
+                            "SELECT t.file FROM topic_names JOIN topics t ON t.id = topic_names.rowid "
+                            "WHERE topic_names MATCH ? LIMIT ?",
+                            (_fts_query(term), NAME_TOPICS_MAX * 4),
+                        )
+                    ]
                     self._keep_postings(key, files)
                 for file in files:
                     found[file].add(term)
@@ -487,9 +519,21 @@ class IndexSearch(IndexDatabase):
                 hits.append((-topic_id, file, "topic", None, topic_day, 1, opening, matched, score))
             # best first; openings after notes of the same score; newer first; then by place (a stable sort)
             hits.sort(key=lambda hit: (-hit[8], hit[0] < 0, -(hit[4].toordinal() if hit[4] else 0), hit[1], hit[5]))
-            kept = [NoteHit(note_id, file, kind, section, day, line, text, _ordered(query_terms, matched), score,
-                            opening=note_id < 0)
-                    for note_id, file, kind, section, day, line, text, matched, score in (hits[:limit] if limit else hits)]
+            kept = [
+                NoteHit(
+                    note_id,
+                    file,
+                    kind,
+                    section,
+                    day,
+                    line,
+                    text,
+                    _ordered(query_terms, matched),
+                    score,
+                    opening=note_id < 0,
+                )
+                for note_id, file, kind, section, day, line, text, matched, score in (hits[:limit] if limit else hits)
+            ]
             return self._with_texts("notes", kept)
 
     def _with_texts(self, table: str, hits: list) -> list:
@@ -558,7 +602,9 @@ class IndexSearch(IndexDatabase):
                 rows.close()  # read only as far as the opening needs
             if not opening.strip():
                 return None
-            newest = self.db.execute(f"SELECT max(day) FROM notes WHERE file=? AND dated=1{current}", params).fetchone()[0]
+            newest = self.db.execute(
+                f"SELECT max(day) FROM notes WHERE file=? AND dated=1{current}", params
+            ).fetchone()[0]
             day = newest or file_day
             return topic_id, opening, date.fromisoformat(day) if day else None
 
@@ -594,7 +640,9 @@ class IndexSearch(IndexDatabase):
         if missing:
             by_file: dict[str, list[tuple]] = {file: [] for file in missing}
             marks = ",".join("?" * len(missing))
-            for row in self.db.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE file IN ({marks}) ORDER BY id", missing):
+            for row in self.db.execute(
+                f"SELECT {NOTE_COLUMNS} FROM notes WHERE file IN ({marks}) ORDER BY id", missing
+            ):
                 by_file[row[1]].append(row)
             for file, notes in by_file.items():
                 self._keep_postings(("topic_notes", file, 0), notes)
@@ -619,9 +667,7 @@ class IndexSearch(IndexDatabase):
                 "ORDER BY day DESC, file, line LIMIT ?",
                 (*params, limit),
             )
-            return [
-                NoteHit(r[0], r[1], r[2], r[3], date.fromisoformat(r[4]), r[5], r[6], [], 0.0) for r in rows
-            ]
+            return [NoteHit(r[0], r[1], r[2], r[3], date.fromisoformat(r[4]), r[5], r[6], [], 0.0) for r in rows]
 
     # ----- messages -----
     def conversations(self, *, members_only: bool = True) -> dict[str, conv.Conversation]:
@@ -667,16 +713,23 @@ class IndexSearch(IndexDatabase):
                 # a word's newest messages by time in the window (docs/recall.md, "session_search")
                 window = self._message_window(since_ts, until_ts, chat_left_out)
                 postings, frequency = self._lookup_in_window(
-                    window, query_terms, POSTINGS_CAP_WINDOW if pool is None else POSTINGS_CAP_RECALL)
+                    window, query_terms, POSTINGS_CAP_WINDOW if pool is None else POSTINGS_CAP_RECALL
+                )
                 most = pool or WINDOW_POOL
             else:
                 window, leave_out = None, None
                 if chat_left_out is not None:  # usually cheaper than joining every word's rows
-                    leave_out = {row[0] for row in self.db.execute("SELECT id FROM messages WHERE conv = ?",
-                                                                  (chat_left_out,))}
+                    leave_out = {
+                        row[0] for row in self.db.execute("SELECT id FROM messages WHERE conv = ?", (chat_left_out,))
+                    }
                 postings, frequency = self._lookup(
-                    "message_fts", "messages", query_terms, POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL,
-                    "t.conv != ?" if chat_left_out else "", (chat_left_out,) if chat_left_out else (), leave_out
+                    "message_fts",
+                    "messages",
+                    query_terms,
+                    POSTINGS_CAP_SEARCH if pool is None else POSTINGS_CAP_RECALL,
+                    "t.conv != ?" if chat_left_out else "",
+                    (chat_left_out,) if chat_left_out else (),
+                    leave_out,
                 )
                 most = pool or SEARCH_POOL
             weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
@@ -730,7 +783,9 @@ class IndexSearch(IndexDatabase):
         read: dict[int, tuple] = {}
         for chunk in _chunks([row_id for row_id in wanted if row_id not in found], 500):
             marks = ",".join("?" * len(chunk))
-            read.update((row[0], row) for row in self.db.execute(f"SELECT {columns} FROM {table} WHERE id IN ({marks})", chunk))
+            read.update(
+                (row[0], row) for row in self.db.execute(f"SELECT {columns} FROM {table} WHERE id IN ({marks})", chunk)
+            )
         if read:
             self._keep_rows(table, read.values())
             found.update(read)
@@ -810,7 +865,7 @@ def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> Mes
     conversation = conversations.get(key)
     if conversation is None:
         return None
-    moment = conv.parse_time(at) or datetime.fromtimestamp(0, timezone.utc)
+    moment = conv.parse_time(at) or datetime.fromtimestamp(0, UTC)
     return MessageHit(message_id, conversation, seq, moment, author_kind, author, bool(failed), text)
 
 

@@ -207,8 +207,9 @@ def recall(
     today = today or date.today()
     conversation = conv.find_conversation(home, bot_id, chat_id) if chat_id else None
     turn_kind = recall_kind(kind, conversation, _answered_origin(conversation))
-    result = RecallResult(bot=bot_id, message=message, kind=turn_kind, chat=chat_id,
-                          passages_allowed=turn_kind == "person")
+    result = RecallResult(
+        bot=bot_id, message=message, kind=turn_kind, chat=chat_id, passages_allowed=turn_kind == "person"
+    )
     if not load_bot_settings(home, bot_id).memory:
         return _skip(result, SKIP_MEMORY_OFF, "the bot's memory is off")
     if not load_config(home).auto_recall:
@@ -224,8 +225,9 @@ def recall(
             if refresh:
                 index.refresh(progress=progress)
             query = [word.term for word in message_words]
-            notes = index.search_notes(query, need=result.matches_needed, today=today, topics_only=True,
-                                       limit=MAX_NOTES * 3)
+            notes = index.search_notes(
+                query, need=result.matches_needed, today=today, topics_only=True, limit=MAX_NOTES * 3
+            )
             passages: list[list[MessageHit]] = []
             if result.passages_allowed:
                 passages = _passages(index, query, result.matches_needed, today, conversation)
@@ -271,8 +273,16 @@ def _passages(
         # what one person said to the bot is not recalled into another person's chat
         return not people or bool(people & set(conversation.people()))
 
-    hits = index.search_messages(query, need=need, today=today, limit=MAX_PASSAGES * 6, accept=accept,
-                                 other_than=current, replies_only=True, texts=False)
+    hits = index.search_messages(
+        query,
+        need=need,
+        today=today,
+        limit=MAX_PASSAGES * 6,
+        accept=accept,
+        other_than=current,
+        replies_only=True,
+        texts=False,
+    )
     chosen: list[list[MessageHit]] = []
     taken_seqs: dict[str, list[int]] = {}
     passages_from: dict[str, int] = {}
@@ -297,8 +307,11 @@ def _passages(
             break
     # the texts of the chosen ones only, read from their files; a line changed since the index read it is left out
     readable = {message.id for message in index.message_texts([message for pair in chosen for message in pair])}
-    return [[message for message in pair if message.id in readable] for pair in chosen
-            if any(message.id in readable and message.matched for message in pair)]
+    return [
+        [message for message in pair if message.id in readable]
+        for pair in chosen
+        if any(message.id in readable and message.matched for message in pair)
+    ]
 
 
 def _surface(terms: list[str], message_words: list[Word]) -> list[str]:
@@ -395,8 +408,16 @@ def _fill(
             hit: NoteHit = source  # type: ignore[assignment]
             body = _cut(text, cap)
             result.notes.append(
-                RecalledNote(number, hit.file, hit.section, hit.day, body,
-                             _surface(hit.matched, message_words), hit.opening, hit.score)
+                RecalledNote(
+                    number,
+                    hit.file,
+                    hit.section,
+                    hit.day,
+                    body,
+                    _surface(hit.matched, message_words),
+                    hit.opening,
+                    hit.score,
+                )
             )
         else:
             pair: list[MessageHit] = source  # type: ignore[assignment]
@@ -507,7 +528,7 @@ def match_ranges(text: str, wanted: set[str], start: int = 0) -> list[tuple[int,
         if len(found) > 1 and any(len(term) == 2 and term in wanted for term in found) and not token.isascii():
             # a CJK run: mark only the pieces that matched
             for offset in range(len(token) - 1):
-                piece = token[offset:offset + 2]
+                piece = token[offset : offset + 2]
                 if any(term in wanted for term in terms(piece)):
                     ranges.append((begin + offset, begin + offset + 2))
             continue

@@ -13,8 +13,8 @@ each line after it looks like:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Sequence
 
 from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT

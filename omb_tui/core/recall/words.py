@@ -296,4 +296,3 @@ def content_word_count(text: str) -> int:
 def matches_needed(text: str) -> int:
     """Spec, "Recall before each turn": any matching word counts; five or more content words need two per hit."""
     return 2 if content_word_count(text) >= LONG_MESSAGE_WORDS else 1
-

@@ -9,10 +9,10 @@ reads as nothing reviewed (the listing then shows more, never less).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Iterable
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, validate_bot_id
@@ -54,15 +54,16 @@ def _ids(value: object) -> dict[str, str]:
     return {key: at for key, at in value.items() if isinstance(key, str) and isinstance(at, str)}
 
 
-def mark_reviewed(home: Home, bot_id: str, run_ids: Iterable[str] = (), row_ids: Iterable[str] = (),
-                  *, now: datetime | None = None) -> ReviewedMarks:
+def mark_reviewed(
+    home: Home, bot_id: str, run_ids: Iterable[str] = (), row_ids: Iterable[str] = (), *, now: datetime | None = None
+) -> ReviewedMarks:
     """Mark runs (each whole) and single rows as reviewed; returns the marks as now kept."""
     at = now_iso((lambda: now) if now is not None else None)
     with MemoryStore(home, bot_id).locked():  # the app and a script marking at once: neither mark is lost
         marks = load_marks(home, bot_id)
         marks.runs.update(dict.fromkeys(run_ids, at))
         marks.rows.update(dict.fromkeys(row_ids, at))
-        _drop_old(marks, (now or datetime.now(timezone.utc)).astimezone(timezone.utc))
+        _drop_old(marks, (now or datetime.now(UTC)).astimezone(UTC))
         write_private_json(marks_path(home, bot_id), {"runs": marks.runs, "rows": marks.rows})
     return marks
 

@@ -8,8 +8,8 @@ go too, so they are named first and the undo waits for a yes. Decisions: docs/re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
@@ -31,8 +31,13 @@ class Reverted:
         return f"Reverted row {self.row} in {self.file} alone{kept}."
 
     def as_dict(self) -> dict:
-        return {"row": self.row, "file": self.file, "reverted_by": self.reverted_by, "kept_later": self.kept_later,
-                "message": self.message()}
+        return {
+            "row": self.row,
+            "file": self.file,
+            "reverted_by": self.reverted_by,
+            "kept_later": self.kept_later,
+            "message": self.message(),
+        }
 
 
 def revert_change(home: Home, bot_id: str, row_id: str, actor: Actor | None = None) -> Reverted:
@@ -54,8 +59,10 @@ class RunHasLaterChanges(MemoryInputError):
             more = f" and {len(later) - 5} more" if len(later) > 5 else ""
             parts.append(f"{len(later)} later change(s) would be undone too: {names}{more}")
         if outside:
-            parts.append(f"{', '.join(outside)} changed since where this journal cannot see (another bot, or "
-                         "outside the app), and that would go too")
+            parts.append(
+                f"{', '.join(outside)} changed since where this journal cannot see (another bot, or "
+                "outside the app), and that would go too"
+            )
         super().__init__(f"Undoing run {run_id}: " + "; ".join(parts) + ".")
         self.later = later
         self.outside = outside
@@ -97,8 +104,15 @@ def run_undo_later(home: Home, bot_id: str, run_id: str) -> RunHasLaterChanges |
     return RunHasLaterChanges(run_id, foreign, unseen) if foreign or unseen else None
 
 
-def undo_run(home: Home, bot_id: str, run_id: str, *, yes: bool = False,
-             agreed: Sequence[str] | None = None, unseen_ok: bool = False) -> RunUndo:
+def undo_run(
+    home: Home,
+    bot_id: str,
+    run_id: str,
+    *,
+    yes: bool = False,
+    agreed: Sequence[str] | None = None,
+    unseen_ok: bool = False,
+) -> RunUndo:
     """Put every file the run changed back as it was before the run's first change to it.
 
     Refuses (RunHasLaterChanges, nothing written) when other changes came after the run to those files,
@@ -121,8 +135,9 @@ def undo_run(home: Home, bot_id: str, run_id: str, *, yes: bool = False,
         return done
 
 
-def _checked_plan(home: Home, store: MemoryStore, bot_id: str,
-                  run_id: str) -> tuple[list[JournalRow], list[str], list[_FilePlan]]:
+def _checked_plan(
+    home: Home, store: MemoryStore, bot_id: str, run_id: str
+) -> tuple[list[JournalRow], list[str], list[_FilePlan]]:
     """The run's plan, every first row undoable: (later rows not the run's, files changed unseen, the plan)."""
     rows = find_run(home, bot_id, run_id)
     if not rows:
@@ -130,8 +145,10 @@ def _checked_plan(home: Home, store: MemoryStore, bot_id: str,
     plans = _plan(store, rows)
     for plan in plans:
         if not plan.first.undoable:
-            raise NotUndoable(f"Run {run_id} cannot be undone whole: its change to {plan.first.file} (row "
-                              f"{plan.first.id}) cannot be undone: {plan.first.not_undoable_reason}.")
+            raise NotUndoable(
+                f"Run {run_id} cannot be undone whole: its change to {plan.first.file} (row "
+                f"{plan.first.id}) cannot be undone: {plan.first.not_undoable_reason}."
+            )
     foreign = [row for plan in plans for row in plan.foreign]
     unseen = [plan.first.file for plan in plans if plan.changed_unseen]
     return foreign, unseen, plans
@@ -162,4 +179,3 @@ def _known_bot(home: Home, bot_id: str) -> str:
     if not home.has_bot(validate_bot_id(bot_id)):
         raise NotFound(f"There is no bot '{bot_id}'.")
     return bot_id
-

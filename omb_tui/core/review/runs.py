@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
@@ -101,11 +102,26 @@ class Change:
         return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "run": self.run, "at": self.at, "file": self.file, "step": self.step,
-                "who": self.who, "how": self.how, "diff": self.diff, "note": self.note, "chat": self.chat,
-                "category": self.category, "reason": self.reason, "quotes": self.quotes,
-                "undoable": self.undoable, "not_undoable_reason": self.not_undoable_reason,
-                "undone": self.undone, "undone_by": self.undone_by, "reviewed": self.reviewed}
+        return {
+            "id": self.id,
+            "run": self.run,
+            "at": self.at,
+            "file": self.file,
+            "step": self.step,
+            "who": self.who,
+            "how": self.how,
+            "diff": self.diff,
+            "note": self.note,
+            "chat": self.chat,
+            "category": self.category,
+            "reason": self.reason,
+            "quotes": self.quotes,
+            "undoable": self.undoable,
+            "not_undoable_reason": self.not_undoable_reason,
+            "undone": self.undone,
+            "undone_by": self.undone_by,
+            "reviewed": self.reviewed,
+        }
 
 
 @dataclass
@@ -135,8 +151,16 @@ class Run:
         return bool(self.changes) and all(c.undone for c in self.changes)
 
     def as_dict(self) -> dict:
-        return {"id": self.id, "bot": self.bot, "started": self.started, "steps": self.steps, "files": self.files,
-                "reviewed": self.reviewed, "undone": self.undone, "changes": [c.as_dict() for c in self.changes]}
+        return {
+            "id": self.id,
+            "bot": self.bot,
+            "started": self.started,
+            "steps": self.steps,
+            "files": self.files,
+            "reviewed": self.reviewed,
+            "undone": self.undone,
+            "changes": [c.as_dict() for c in self.changes],
+        }
 
 
 @dataclass
@@ -156,9 +180,13 @@ class BotReview:
         return sum(len(run.changes) for run in self.runs)
 
     def as_dict(self) -> dict:
-        return {"bot": self.bot, "pending": self.pending, "changes": self.changes,
-                "runs": [run.as_dict() for run in self.runs],
-                "proposals": [proposal.as_dict() for proposal in self.proposals]}
+        return {
+            "bot": self.bot,
+            "pending": self.pending,
+            "changes": self.changes,
+            "runs": [run.as_dict() for run in self.runs],
+            "proposals": [proposal.as_dict() for proposal in self.proposals],
+        }
 
 
 @dataclass
@@ -174,8 +202,9 @@ class Review:
         """The listing as the command line prints it: a bot's line, its runs, each run's changes indented."""
         out = [f"Not read: {why}" for why in self.unread]
         if not self.bots:
-            return out + [f"Nothing {'new ' if self.only_new else ''}to review since "
-                          f"{when_text(self.since.isoformat())}."]
+            return out + [
+                f"Nothing {'new ' if self.only_new else ''}to review since {when_text(self.since.isoformat())}."
+            ]
         for bot in self.bots:
             waiting = f", {bot.pending} proposal(s) waiting" if bot.pending else ""
             out.append(f"{bot.bot}: {len(bot.runs)} run(s), {bot.changes} change(s){waiting}")
@@ -186,8 +215,12 @@ class Review:
         return out
 
     def as_dict(self) -> dict:
-        return {"since": self.since.isoformat(), "only_new": self.only_new, "unread": self.unread,
-                "bots": [bot.as_dict() for bot in self.bots]}
+        return {
+            "since": self.since.isoformat(),
+            "only_new": self.only_new,
+            "unread": self.unread,
+            "bots": [bot.as_dict() for bot in self.bots],
+        }
 
 
 @dataclass(frozen=True)
@@ -207,11 +240,17 @@ def parse_quotes(note: str | None) -> list[str]:
     """The quotes of a capture row's note `quotes: "q1" · "q2"`; [] for any other note."""
     if not note or not note.startswith(_QUOTES_PREFIX + '"') or not note.endswith('"'):
         return []
-    return note[len(_QUOTES_PREFIX) + 1:-1].split(_QUOTE_SEPARATOR)
+    return note[len(_QUOTES_PREFIX) + 1 : -1].split(_QUOTE_SEPARATOR)
 
 
-def review(home: Home, *, since: datetime | None = None, bot_ids: Iterable[str] | None = None,
-           only_new: bool | None = None, now: datetime | None = None) -> Review:
+def review(
+    home: Home,
+    *,
+    since: datetime | None = None,
+    bot_ids: Iterable[str] | None = None,
+    only_new: bool | None = None,
+    now: datetime | None = None,
+) -> Review:
     """The runs to review across the home's bots (or `bot_ids`).
 
     Default: the runs not yet reviewed of the last DEFAULT_NIGHTS nights. With `since`, every run since then,
@@ -244,13 +283,17 @@ def overnight(home: Home, now: datetime | None = None) -> dict[str, BotOvernight
     for bot_id in home.bot_ids():
         runs = bot_runs(home, bot_id, since, load_marks(home, bot_id), whole_runs=False)
         counts[bot_id] = BotOvernight(
-            changes=sum(len(run.changes) for run in runs), runs=len(runs), pending=pending_count(home, bot_id),
-            unreviewed=sum(len(run.changes) for run in runs if not run.reviewed))
+            changes=sum(len(run.changes) for run in runs),
+            runs=len(runs),
+            pending=pending_count(home, bot_id),
+            unreviewed=sum(len(run.changes) for run in runs if not run.reviewed),
+        )
     return counts
 
 
-def bot_runs(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks | None = None, *,
-             whole_runs: bool = True) -> list[Run]:
+def bot_runs(
+    home: Home, bot_id: str, since: datetime, marks: ReviewedMarks | None = None, *, whole_runs: bool = True
+) -> list[Run]:
     """One bot's runs with a change since `since`, oldest first, each change marked undone when it was.
 
     Reads the journal newest first and stops at `since` (with `whole_runs`, at RUN_SLACK before it, taking
@@ -350,9 +393,23 @@ class _UndoneTracker:
 
 
 def _change(row: JournalRow, undone_by: str | None, reviewed: bool) -> Change:
-    return Change(id=row.id, bot=row.bot, run=row.run or "", at=row.at, file=row.file, step=row.step, who=row.who,
-                  how=row.how, diff=row.diff, note=row.note, chat=row.chat, undoable=row.undoable,
-                  not_undoable_reason=row.not_undoable_reason, undone_by=undone_by, reviewed=reviewed)
+    return Change(
+        id=row.id,
+        bot=row.bot,
+        run=row.run or "",
+        at=row.at,
+        file=row.file,
+        step=row.step,
+        who=row.who,
+        how=row.how,
+        diff=row.diff,
+        note=row.note,
+        chat=row.chat,
+        undoable=row.undoable,
+        not_undoable_reason=row.not_undoable_reason,
+        undone_by=undone_by,
+        reviewed=reviewed,
+    )
 
 
 def _bot_ids(home: Home, bot_ids: Iterable[str] | None) -> list[str]:
@@ -380,4 +437,3 @@ def _run_start(run_id: str) -> datetime | None:
         return datetime.strptime(run_id[:15] + "+0000", "%Y%m%dT%H%M%S%z")
     except ValueError:
         return None
-

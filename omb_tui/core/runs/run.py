@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..memory.journal import HOW_UPKEEP, WHO_UPKEEP
 from ..memory.store import Actor
@@ -12,7 +12,7 @@ from ..memory.store import Actor
 
 def new_run_id(now: datetime | None = None) -> str:
     """Sortable by time, unique: `20261201T031500-1a2b3c`."""
-    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
     return f"{moment:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 

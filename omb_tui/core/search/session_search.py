@@ -100,8 +100,14 @@ class SearchHit:
             "date": (self.at.date() if self.at else self.day).isoformat() if (self.at or self.day) else None,
         }
         if self.source == "conversation":
-            data.update(conversation=self.conversation, conversation_kind=self.conversation_kind,
-                        author=self.author, author_kind=self.author_kind, failed=self.failed, private=self.private)
+            data.update(
+                conversation=self.conversation,
+                conversation_kind=self.conversation_kind,
+                author=self.author,
+                author_kind=self.author_kind,
+                failed=self.failed,
+                private=self.private,
+            )
         elif self.source == "team":
             data.update(team=self.team, key=self.key)
         else:
@@ -185,11 +191,21 @@ def session_search(
     if query_words:
         terms = [w.term for w in query_words]
         need = matches_needed(query or "")
-        messages = index.search_messages(terms, need=need, today=today, limit=limit, since_ts=since_ts,
-                                         until_ts=until_ts, pool=None)
+        messages = index.search_messages(
+            terms, need=need, today=today, limit=limit, since_ts=since_ts, until_ts=until_ts, pool=None
+        )
         if memory_on:
-            notes = index.search_notes(terms, need=need, today=today, topics_only=False, limit=limit,
-                                       since=since_day, until=until_day, skip_expired=False, pool=None)
+            notes = index.search_notes(
+                terms,
+                need=need,
+                today=today,
+                topics_only=False,
+                limit=limit,
+                since=since_day,
+                until=until_day,
+                skip_expired=False,
+                pool=None,
+            )
     else:
         messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=limit)
         if memory_on:
@@ -252,10 +268,20 @@ def _note_hit(hit: NoteHit, surface: dict[str, str]) -> SearchHit:
     )
 
 
-
-def _team_hits(home: Home, bot_id: str, query: str | None, start: datetime | None, end: datetime | None,
-               limit: int) -> list[SearchHit]:
+def _team_hits(
+    home: Home, bot_id: str, query: str | None, start: datetime | None, end: datetime | None, limit: int
+) -> list[SearchHit]:
     found = search_team_notes(home, bot_id, query, since=start, until=end, limit=limit)
-    return [SearchHit(source="team", where=f'team "{hit.team.name}" · note {hit.note.key}',
-                      text=f"{hit.note.title}: {' '.join(hit.note.text.split())}"[:TEXT_MAX], matched=hit.matched,
-                      score=hit.score, at=hit.at, team=hit.team.key, key=hit.note.key) for hit in found]
+    return [
+        SearchHit(
+            source="team",
+            where=f'team "{hit.team.name}" · note {hit.note.key}',
+            text=f"{hit.note.title}: {' '.join(hit.note.text.split())}"[:TEXT_MAX],
+            matched=hit.matched,
+            score=hit.score,
+            at=hit.at,
+            team=hit.team.key,
+            key=hit.note.key,
+        )
+        for hit in found
+    ]

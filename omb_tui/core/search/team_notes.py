@@ -34,8 +34,15 @@ def _note_terms(note: Note) -> set[str]:
     return set(terms(f"{note.title} {note.key.replace('/', ' ')} {note.text}"))
 
 
-def search_team_notes(home: Home, bot_id: str, query: str | None, *, since: datetime | None = None,
-                      until: datetime | None = None, limit: int = 20) -> list[TeamHit]:
+def search_team_notes(
+    home: Home,
+    bot_id: str,
+    query: str | None,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = 20,
+) -> list[TeamHit]:
     """Accepted notes of the bot's active teams holding the query's words (best first), or, without words,
     those last changed between `since` and `until` (newest first)."""
     notes = [(team, note) for team in teams_of_bot(home, bot_id) for note in team.accepted()]

@@ -36,14 +36,25 @@ def show(home: Home, ref: str) -> TeamView:
     return TeamView(team, team_load(team))
 
 
-def propose(home: Home, ref: str, key: str, title: str, text: str, *, by: str = BY_PERSON,
-            quotes: list[str] | None = None, chat: str | None = None) -> Card:
-    return change_team(home, ref, lambda team: notes.propose(team, key, title, text, by=by, quotes=quotes or (),
-                                                             chat=chat))
+def propose(
+    home: Home,
+    ref: str,
+    key: str,
+    title: str,
+    text: str,
+    *,
+    by: str = BY_PERSON,
+    quotes: list[str] | None = None,
+    chat: str | None = None,
+) -> Card:
+    return change_team(
+        home, ref, lambda team: notes.propose(team, key, title, text, by=by, quotes=quotes or (), chat=chat)
+    )
 
 
-def accept(home: Home, ref: str, key: str, revision: int | None, *, title: str | None = None,
-           text: str | None = None) -> Note:
+def accept(
+    home: Home, ref: str, key: str, revision: int | None, *, title: str | None = None, text: str | None = None
+) -> Note:
     """Accept the card; with `title`/`text`, as the reviewer edited it (the app's edit-before-accepting)."""
     return change_team(home, ref, lambda team: notes.accept(team, key, revision, title=title, text=text))
 

@@ -68,15 +68,24 @@ class TeamProposed:
         return dict(self.__dict__)
 
 
-def propose_from_capture(home: Home, bot_id: str, item: dict, text: str, quotes: list[str], lines: list[Line],
-                         teams: list[Team], *, chat: str) -> tuple[list[TeamProposed], list[str]]:
+def propose_from_capture(
+    home: Home,
+    bot_id: str,
+    item: dict,
+    text: str,
+    quotes: list[str],
+    lines: list[Line],
+    teams: list[Team],
+    *,
+    chat: str,
+) -> tuple[list[TeamProposed], list[str]]:
     """Check one fact marked for the team against the batch's lines (`lines`, labelled by capture's room rules)
     and make it a pending card of each team of the room: (the cards made, why it was not proposed, one sentence
     each for capture's report)."""
     key, title = team_key_of(item), title_of(item, text)
-    problem = (proposals.shape_problem(key, title, text, quotes)
-               or proposals.evidence_problem(title, text, quotes, lines, in_room=True,
-                                             forgotten=load_profile_learned(home).forgotten))
+    problem = proposals.shape_problem(key, title, text, quotes) or proposals.evidence_problem(
+        title, text, quotes, lines, in_room=True, forgotten=load_profile_learned(home).forgotten
+    )
     if problem:
         return [], [f"not proposed to the team: {problem}"]
     made, refused = [], []
@@ -85,6 +94,9 @@ def propose_from_capture(home: Home, bot_id: str, item: dict, text: str, quotes:
         if proposal.card is None:
             refused.append(f"not proposed to the team {quoted(team.name)}: {proposal.reason}")
             continue
-        made.append(TeamProposed(text, team.key, team.name, proposal.card.key, proposal.card.title,
-                                 proposal.card.revision, chat))
+        made.append(
+            TeamProposed(
+                text, team.key, team.name, proposal.card.key, proposal.card.title, proposal.card.revision, chat
+            )
+        )
     return made, refused

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..memory.paths import MemoryInputError, quoted, validate_bot_id
 from ..memory.redact import redact
@@ -47,7 +47,7 @@ class DamagedTeamFile(MemoryInputError):
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def by_bot(bot_id: str) -> str:
@@ -134,8 +134,16 @@ class Note:
 
     def shown(self) -> dict:
         """What `team show` lists for it."""
-        return {"key": self.key, "title": self.title, "text": self.text, "pinned": self.pinned,
-                "status": self.status, "revision": self.revision, "at": self.at, "by": self.by}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "text": self.text,
+            "pinned": self.pinned,
+            "status": self.status,
+            "revision": self.revision,
+            "at": self.at,
+            "by": self.by,
+        }
 
     def keep_in_history(self, status: str) -> None:
         """Put the current text into the history (the newest HISTORY_MAX kept) before it is replaced."""
@@ -162,9 +170,19 @@ class Card:
         return dict(self.__dict__)
 
     def shown(self) -> dict:
-        return {"key": self.key, "title": self.title, "text": self.text, "pinned": False, "status": self.status,
-                "revision": self.revision, "based_on": self.based_on, "at": self.at, "by": self.by,
-                "quotes": list(self.quotes), "chat": self.chat}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "text": self.text,
+            "pinned": False,
+            "status": self.status,
+            "revision": self.revision,
+            "based_on": self.based_on,
+            "at": self.at,
+            "by": self.by,
+            "quotes": list(self.quotes),
+            "chat": self.chat,
+        }
 
 
 @dataclass
@@ -189,16 +207,28 @@ class Team:
 
     def to_json(self) -> dict:
         return {
-            "version": FORMAT_VERSION, "key": self.key, "name": self.name, "bots": list(self.bots),
-            "created": self.created, "retired": self.retired, "next_seq": self.next_seq,
+            "version": FORMAT_VERSION,
+            "key": self.key,
+            "name": self.name,
+            "bots": list(self.bots),
+            "created": self.created,
+            "retired": self.retired,
+            "next_seq": self.next_seq,
             "notes": [note.to_json() for note in self.notes.values()],
             "cards": [card.to_json() for card in self.cards.values()],
             "last_revisions": dict(self.last_revisions),
         }
 
     def summary(self) -> dict:
-        return {"key": self.key, "name": self.name, "bots": list(self.bots), "created": self.created,
-                "retired": self.retired, "accepted": len(self.accepted()), "pending": len(self.cards)}
+        return {
+            "key": self.key,
+            "name": self.name,
+            "bots": list(self.bots),
+            "created": self.created,
+            "retired": self.retired,
+            "accepted": len(self.accepted()),
+            "pending": len(self.cards),
+        }
 
 
 # ----- reading version 2, field by field -----
@@ -211,8 +241,9 @@ class _Fields:
         self.data, self.where, self.file = data, where, file
 
     def fail(self, name: str, wanted: str) -> DamagedTeamFile:
-        return DamagedTeamFile(f"The team file {quoted(self.file)} is damaged: {self.where}'s {name!r} is not "
-                               f"{wanted}.")
+        return DamagedTeamFile(
+            f"The team file {quoted(self.file)} is damaged: {self.where}'s {name!r} is not {wanted}."
+        )
 
     def text(self, name: str, *, optional: bool = False) -> str | None:
         value = self.data.get(name)
@@ -257,8 +288,14 @@ def team_from_json(data: object, file: str) -> Team:
     bots = fields.items("bots")
     if not all(isinstance(bot, str) for bot in bots):
         raise fields.fail("bots", "a list of bot ids")
-    team = Team(key=key, name=fields.text("name"), bots=bots, created=fields.text("created"),
-                retired=fields.text("retired", optional=True), next_seq=fields.number("next_seq"))
+    team = Team(
+        key=key,
+        name=fields.text("name"),
+        bots=bots,
+        created=fields.text("created"),
+        retired=fields.text("retired", optional=True),
+        next_seq=fields.number("next_seq"),
+    )
     for index, raw in enumerate(fields.items("notes")):
         note = _note_from_json(_Fields(raw, f"note {index + 1}", file))
         team.notes[note.key] = note
@@ -276,23 +313,46 @@ def _note_from_json(fields: _Fields) -> Note:
     history = []
     for index, raw in enumerate(fields.items("history")):
         version = _Fields(raw, f"{fields.where}'s version {index + 1}", fields.file)
-        history.append(Version(version.number("revision"), version.text("title"), version.text("text"),
-                               version.choice("status", (SUPERSEDED, DELETED)), version.text("at"),
-                               version.text("by")))
-    return Note(key=fields.text("key"), title=fields.text("title"), text=fields.text("text"),
-                pinned=fields.flag("pinned"), status=fields.choice("status", (ACCEPTED, DELETED)),
-                revision=fields.number("revision"), seq=fields.number("seq"), at=fields.text("at"),
-                by=fields.text("by"), history=history)
+        history.append(
+            Version(
+                version.number("revision"),
+                version.text("title"),
+                version.text("text"),
+                version.choice("status", (SUPERSEDED, DELETED)),
+                version.text("at"),
+                version.text("by"),
+            )
+        )
+    return Note(
+        key=fields.text("key"),
+        title=fields.text("title"),
+        text=fields.text("text"),
+        pinned=fields.flag("pinned"),
+        status=fields.choice("status", (ACCEPTED, DELETED)),
+        revision=fields.number("revision"),
+        seq=fields.number("seq"),
+        at=fields.text("at"),
+        by=fields.text("by"),
+        history=history,
+    )
 
 
 def _card_from_json(fields: _Fields) -> Card:
     quotes = fields.items("quotes")
     if not all(isinstance(quote, str) for quote in quotes):
         raise fields.fail("quotes", "a list of text")
-    return Card(key=fields.text("key"), title=fields.text("title"), text=fields.text("text"),
-                revision=fields.number("revision"), based_on=fields.number("based_on", optional=True),
-                at=fields.text("at"), by=fields.text("by"), quotes=quotes,
-                chat=fields.text("chat", optional=True), status=fields.choice("status", (PROPOSED,)))
+    return Card(
+        key=fields.text("key"),
+        title=fields.text("title"),
+        text=fields.text("text"),
+        revision=fields.number("revision"),
+        based_on=fields.number("based_on", optional=True),
+        at=fields.text("at"),
+        by=fields.text("by"),
+        quotes=quotes,
+        chat=fields.text("chat", optional=True),
+        status=fields.choice("status", (PROPOSED,)),
+    )
 
 
 # ----- version 1 -----
@@ -313,7 +373,9 @@ def team_from_version_1(data: object, key: str, file: str) -> Team:
         try:
             validate_bot_id(bot)
         except MemoryInputError:
-            raise DamagedTeamFile(f"The team file {quoted(file)} is damaged: {bot!r} in 'bots' is not a bot id.")
+            raise DamagedTeamFile(
+                f"The team file {quoted(file)} is damaged: {bot!r} in 'bots' is not a bot id."
+            ) from None
     at = now_iso()
     team = Team(key=key, name=" ".join(str(name).split()) or key, bots=list(bots), created=at)
     for index, raw in enumerate(notes):
@@ -327,8 +389,7 @@ def team_from_version_1(data: object, key: str, file: str) -> Team:
             continue
         title = " ".join(title.split())[:TITLE_MAX_CHARS]
         note_key = _unused_key(slug(title), team)
-        team.notes[note_key] = Note(note_key, title, text.strip(), pinned, ACCEPTED, 1, team.next_seq, at,
-                                    "version 1")
+        team.notes[note_key] = Note(note_key, title, text.strip(), pinned, ACCEPTED, 1, team.next_seq, at, "version 1")
         team.next_seq += 1
     return team
 

@@ -17,7 +17,7 @@ Spec: memory.md, "Shared team memory integrity". Decisions (docs/team.md):
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..memory.paths import MemoryInputError, NotFound, quoted
 from .model import (
@@ -61,11 +61,15 @@ def _next_revision(team: Team, key: str) -> int:
 
 def _check_revision(given: int | None, current: int, what: str) -> None:
     if given is None:
-        raise RevisionMissing(f"Say which revision of {what} this change is based on (--revision); "
-                              f"it is at revision {current}.")
+        raise RevisionMissing(
+            f"Say which revision of {what} this change is based on (--revision); it is at revision {current}."
+        )
     if given != current:
-        raise StaleRevision(f"{what[:1].upper()}{what[1:]} is at revision {current} now, not {given}: it changed "
-                            "since it was read; nothing was changed.", current)
+        raise StaleRevision(
+            f"{what[:1].upper()}{what[1:]} is at revision {current} now, not {given}: it changed "
+            "since it was read; nothing was changed.",
+            current,
+        )
 
 
 def _note(team: Team, key: str, *, live: bool = True) -> Note:
@@ -73,8 +77,9 @@ def _note(team: Team, key: str, *, live: bool = True) -> Note:
     if note is None:
         raise NotFound(f"The team {quoted(team.name)} has no note {quoted(key)}.")
     if live and note.status != ACCEPTED:
-        raise MemoryInputError(f"The note {quoted(key)} was deleted; restore it first (`team history` lists its "
-                               "versions).")
+        raise MemoryInputError(
+            f"The note {quoted(key)} was deleted; restore it first (`team history` lists its versions)."
+        )
     return note
 
 
@@ -88,30 +93,56 @@ def _card(team: Team, key: str, revision: int | None = None) -> Card:
         # the key moved past `revision`, or its last number went to a card that is gone (rejected)
         if revision is not None and 0 < revision and (revision < last or (revision == last and not note_has_last)):
             current = last
-            raise StaleRevision(f"The card for {quoted(key)} is no longer pending: it was accepted or rejected since "
-                                f"revision {revision} was read (the key is at revision {current} now); nothing was "
-                                "changed.", current)
+            raise StaleRevision(
+                f"The card for {quoted(key)} is no longer pending: it was accepted or rejected since "
+                f"revision {revision} was read (the key is at revision {current} now); nothing was "
+                "changed.",
+                current,
+            )
         raise NotFound(f"The team {quoted(team.name)} has no pending card for {quoted(key)}.")
     return card
 
 
 # ----- proposals -----
-def propose(team: Team, key: str, title: str, text: str, *, by: str = BY_PERSON,
-            quotes: Sequence[str] = (), chat: str | None = None) -> Card:
+def propose(
+    team: Team,
+    key: str,
+    title: str,
+    text: str,
+    *,
+    by: str = BY_PERSON,
+    quotes: Sequence[str] = (),
+    chat: str | None = None,
+) -> Card:
     """A pending card for the key; it replaces a pending card for the same key."""
     key = validate_note_key(key)
     note = team.notes.get(key)
-    card = Card(key=key, title=clean_title(title), text=clean_text(text), revision=_next_revision(team, key),
-                based_on=note.revision if note else None, at=now_iso(), by=by,
-                quotes=[" ".join(q.split()) for q in quotes][:QUOTES_MAX], chat=chat)
+    card = Card(
+        key=key,
+        title=clean_title(title),
+        text=clean_text(text),
+        revision=_next_revision(team, key),
+        based_on=note.revision if note else None,
+        at=now_iso(),
+        by=by,
+        quotes=[" ".join(q.split()) for q in quotes][:QUOTES_MAX],
+        chat=chat,
+    )
     if note is not None and note.status == ACCEPTED and (note.title, note.text) == (card.title, card.text):
         raise MemoryInputError(f"The team's note {quoted(key)} already says exactly this.")
     team.cards[key] = card
     return card
 
 
-def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PERSON, title: str | None = None,
-           text: str | None = None) -> Note:
+def accept(
+    team: Team,
+    key: str,
+    revision: int | None,
+    *,
+    reviewer: str = BY_PERSON,
+    title: str | None = None,
+    text: str | None = None,
+) -> Note:
     """The card becomes the accepted note (a correction keeps the key; the earlier text goes to the history).
     With `title` or `text` the reviewer edited the card before accepting it: the note is theirs (`by` the reviewer)."""
     card = _card(team, key, revision)
@@ -123,8 +154,11 @@ def accept(team: Team, key: str, revision: int | None, *, reviewer: str = BY_PER
     current = note.revision if note else None
     if card.based_on != current:
         then = "no note" if card.based_on is None else f"revision {card.based_on}"
-        raise StaleRevision(f"The note {quoted(key)} changed since this card was proposed ({then} then, revision "
-                            f"{current} now); nothing was changed: reject the card, or propose it again.", current)
+        raise StaleRevision(
+            f"The note {quoted(key)} changed since this card was proposed ({then} then, revision "
+            f"{current} now); nothing was changed: reject the card, or propose it again.",
+            current,
+        )
     revision_now = _next_revision(team, card.key)
     del team.cards[card.key]
     if note is None:

@@ -36,9 +36,16 @@ class TeamLoad:
         return utf8_size(self.block)
 
     def gauge(self) -> dict:
-        return {"team": self.team.key, "name": self.team.name, "bytes": self.bytes,
-                "max_bytes": TEAM_BLOCK_MAX_BYTES, "loaded": len(self.loaded), "not_loaded": len(self.not_loaded),
-                "loaded_keys": [n.key for n in self.loaded], "not_loaded_keys": [n.key for n in self.not_loaded]}
+        return {
+            "team": self.team.key,
+            "name": self.team.name,
+            "bytes": self.bytes,
+            "max_bytes": TEAM_BLOCK_MAX_BYTES,
+            "loaded": len(self.loaded),
+            "not_loaded": len(self.not_loaded),
+            "loaded_keys": [n.key for n in self.loaded],
+            "not_loaded_keys": [n.key for n in self.not_loaded],
+        }
 
 
 def load_order(team: Team) -> list[Note]:
@@ -53,14 +60,18 @@ def note_line(note: Note) -> str:
 
 
 def _heading(team: Team) -> str:
-    return (f"## Team memory: {team.name}\n\n"
-            f"Notes your team \"{team.name}\" shares with its other bots; a person reviewed each one.\n")
+    return (
+        f"## Team memory: {team.name}\n\n"
+        f'Notes your team "{team.name}" shares with its other bots; a person reviewed each one.\n'
+    )
 
 
 def _closing(left_out: int) -> str:
     notes = "note" if left_out == 1 else "notes"
-    return (f"\n{left_out} more team {notes} did not load: session_search with scope \"team\" finds "
-            f"{'it' if left_out == 1 else 'them'}.\n")
+    return (
+        f'\n{left_out} more team {notes} did not load: session_search with scope "team" finds '
+        f"{'it' if left_out == 1 else 'them'}.\n"
+    )
 
 
 def team_load(team: Team) -> TeamLoad:

@@ -36,8 +36,10 @@ class Proposal:
             return f"Not proposed: {self.reason}."
         assert self.team is not None
         replaces = "" if self.card.based_on is None else " (a correction of the team's note with that key)"
-        return (f"Proposed to the team {quoted(self.team.name)} as {self.card.key}{replaces}; a person reviews it "
-                "before it loads.")
+        return (
+            f"Proposed to the team {quoted(self.team.name)} as {self.card.key}{replaces}; a person reviews it "
+            "before it loads."
+        )
 
 
 def _team_for(home: Home, bot_id: str, team_ref: str | None) -> Team | str:
@@ -76,45 +78,65 @@ def shape_problem(key: object, title: object, text: object, quotes: object) -> s
     return None
 
 
-def evidence_problem(title: str, text: str, quotes: list[str], lines: list, *, in_room: bool,
-                     forgotten: list) -> str | None:
+def evidence_problem(
+    title: str, text: str, quotes: list[str], lines: list, *, in_room: bool, forgotten: list
+) -> str | None:
     """The first check the proposal fails against the conversation's lines, or None (the order is capture's).
     A team note is always taken as a fact: it rests on a person's quoted words, whatever its kind."""
     stated = f"{title}\n{text}"
-    return (checks.secret_problem(stated, quotes)
-            or checks.forgotten_problem(stated, quotes, forgotten)
-            or checks.quote_problem("fact", quotes, lines, in_room=in_room)
-            or checks.not_a_statement_problem(quotes, lines)
-            or checks.tokens_problem(stated, quotes, "the quotes"))
+    return (
+        checks.secret_problem(stated, quotes)
+        or checks.forgotten_problem(stated, quotes, forgotten)
+        or checks.quote_problem("fact", quotes, lines, in_room=in_room)
+        or checks.not_a_statement_problem(quotes, lines)
+        or checks.tokens_problem(stated, quotes, "the quotes")
+    )
 
 
-def make_card(home: Home, team: Team, bot_id: str, key: str, title: str, text: str, quotes: list[str], *,
-              chat: str) -> Proposal:
+def make_card(
+    home: Home, team: Team, bot_id: str, key: str, title: str, text: str, quotes: list[str], *, chat: str
+) -> Proposal:
     """The checked proposal becomes the team's pending card (never an accepted note)."""
     try:
-        card = change_team(home, team.key, lambda current: propose(current, key, title, text, by=by_bot(bot_id),
-                                                                   quotes=quotes, chat=chat))
+        card = change_team(
+            home,
+            team.key,
+            lambda current: propose(current, key, title, text, by=by_bot(bot_id), quotes=quotes, chat=chat),
+        )
     except MemoryInputError as exc:  # a bad key, an empty title, the same text as the note: said back
         return Proposal(None, team, str(exc).rstrip("."))
     return Proposal(card, team, None)
 
 
-def propose_from_bot(home: Home, bot_id: str, key: object, title: object, text: object, quotes: object, *,
-                     chat: str | None, team_ref: str | None = None) -> Proposal:
+def propose_from_bot(
+    home: Home,
+    bot_id: str,
+    key: object,
+    title: object,
+    text: object,
+    quotes: object,
+    *,
+    chat: str | None,
+    team_ref: str | None = None,
+) -> Proposal:
     """Check a bot's proposal and, when every check passes, make it a pending card of the team."""
     found = _team_for(home, bot_id, team_ref)
     if isinstance(found, str):
         return Proposal(None, None, found)
     if chat is None:
-        return Proposal(None, found, "a team note rests on what a person said in this conversation, and this turn "
-                                     "has no conversation")
+        return Proposal(
+            None,
+            found,
+            "a team note rests on what a person said in this conversation, and this turn has no conversation",
+        )
     problem = shape_problem(key, title, text, quotes)
     if problem:
         return Proposal(None, found, problem)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
     lines = _person_lines(home, bot_id, conversation)
-    problem = evidence_problem(title, text, quotes, lines, in_room=conversation.is_room,
-                               forgotten=load_profile_learned(home).forgotten)
+    problem = evidence_problem(
+        title, text, quotes, lines, in_room=conversation.is_room, forgotten=load_profile_learned(home).forgotten
+    )
     if problem:
         return Proposal(None, found, problem)
     return make_card(home, found, bot_id, key, title, text, quotes, chat=conversation.id)

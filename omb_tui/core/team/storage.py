@@ -15,8 +15,9 @@ import contextlib
 import json
 import logging
 import secrets
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import TypeVar
 
 from ..memory.locks import held_for_writing
 from ..memory.paths import Home, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
@@ -95,8 +96,9 @@ def _migrate(home: Home, path: Path, data: object) -> Team:
     if not copy.exists():
         atomic_write_bytes(copy, path.read_bytes())
     save(home, team)
-    log.warning("migrated the team file %s to version 2 (the old one is kept as %s)", quoted(path.name),
-                quoted(copy.name))
+    log.warning(
+        "migrated the team file %s to version 2 (the old one is kept as %s)", quoted(path.name), quoted(copy.name)
+    )
     return team
 
 
@@ -142,8 +144,10 @@ def _resolve(home: Home, ref: str) -> Team:
     if TEAM_KEY.fullmatch(ref) and team_path(home, ref).is_file():
         team = _load(home, team_path(home, ref))
         if not team.active:
-            raise NotFound(f"The team {quoted(ref)} was deleted on {team.retired[:10]}; its notes stay on disk "
-                           "but no bot loads them.")
+            raise NotFound(
+                f"The team {quoted(ref)} was deleted on {team.retired[:10]}; its notes stay on disk "
+                "but no bot loads them."
+            )
         return team
     wanted = " ".join(ref.split()).casefold()
     damaged: list[Exception] = []
@@ -255,4 +259,3 @@ def delete_team(home: Home, ref: str) -> Team:
         return team
 
     return change_team(home, ref, retire)
-

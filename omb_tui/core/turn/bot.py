@@ -74,8 +74,9 @@ class Bot:
     def topics(self) -> list[TopicInfo]:
         return read_topics(self.home, self.id)
 
-    def loaded_prompt(self, as_of: date | None = None, *, memory_text: str | None = None,
-                      topics: list[TopicInfo] | None = None) -> LoadedPrompt:
+    def loaded_prompt(
+        self, as_of: date | None = None, *, memory_text: str | None = None, topics: list[TopicInfo] | None = None
+    ) -> LoadedPrompt:
         """What loads into the system prompt on that date, with the memory switch read once to decide it.
         `memory_text` and `topics`: MEMORY.md and the topics when the caller has read them already."""
         memory_on = self.settings.memory
@@ -117,4 +118,3 @@ class Bot:
 
 def all_bots(home: Home) -> list[Bot]:
     return [Bot(home, bot_id, must_exist=False) for bot_id in home.bot_ids()]
-

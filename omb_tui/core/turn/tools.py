@@ -115,12 +115,18 @@ TEAM_NOTE_TOOL = {
         "parameters": {
             "type": "object",
             "properties": {
-                "key": {"type": "string", "description": "a stable key such as 'tapa/sequence-02/colour' "
-                        "(lower-case parts joined by '/'); the same key replaces the note it names"},
+                "key": {
+                    "type": "string",
+                    "description": "a stable key such as 'tapa/sequence-02/colour' "
+                    "(lower-case parts joined by '/'); the same key replaces the note it names",
+                },
                 "title": {"type": "string", "description": "a short title"},
                 "text": {"type": "string", "description": "the note, in plain words"},
-                "quotes": {"type": "array", "items": {"type": "string"},
-                           "description": "the person's own words it rests on, exactly as they said them"},
+                "quotes": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "the person's own words it rests on, exactly as they said them",
+                },
                 "team": {"type": "string", "description": "the team's name, when you are in more than one"},
             },
             "required": ["key", "title", "text", "quotes"],
@@ -192,8 +198,10 @@ def run_tool(
         elif name == TEAM_NOTE:
             answer = _team_note(home, bot_id, args, chat=chat)
         else:
-            answer = (f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE}, "
-                      f"{SESSION_SEARCH} and {TEAM_NOTE}.")
+            answer = (
+                f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE}, "
+                f"{SESSION_SEARCH} and {TEAM_NOTE}."
+            )
     except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
         answer = f"Nothing was done: {exc}"
     except Exception as exc:  # the tool failed; the turn goes on and the model is told
@@ -231,8 +239,9 @@ def _text_argument(args: dict, key: str, *, required: bool) -> str | None:
     return value if required or value.strip() else None
 
 
-def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, store: MemoryStore | None,
-                   today: date | None) -> str:
+def _memory_update(
+    home: Home, bot_id: str, args: dict, *, chat: str | None, store: MemoryStore | None, today: date | None
+) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was saved or removed."
     action = args.get("action")
@@ -249,8 +258,10 @@ def _memory_update(home: Home, bot_id: str, args: dict, *, chat: str | None, sto
     if action == "forget":
         return update.forget(text, include_about_me=start.own_chat, today=today).message()
     if not start.person_began_it:
-        return ("Nothing was saved: a preference is saved only when a person's own message began the work, "
-                "and this one did not.")
+        return (
+            "Nothing was saved: a preference is saved only when a person's own message began the work, "
+            "and this one did not."
+        )
     return update.prefer(text, today=today).message()
 
 
@@ -258,8 +269,16 @@ def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was proposed."
     team = _text_argument(args, "team", required=False)
-    return propose_from_bot(home, bot_id, args.get("key"), args.get("title"), args.get("text"),
-                            args.get("quotes", []), chat=chat, team_ref=team).message()
+    return propose_from_bot(
+        home,
+        bot_id,
+        args.get("key"),
+        args.get("title"),
+        args.get("text"),
+        args.get("quotes", []),
+        chat=chat,
+        team_ref=team,
+    ).message()
 
 
 def _until(value: str) -> date:

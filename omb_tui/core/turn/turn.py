@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Callable, Iterator
 
 from ..memory import conversations as conv
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
@@ -116,8 +116,11 @@ Complete = Callable[..., object]  # call.complete's signature: (home, bot_id, jo
 def default_person(home: Home, bot_id: str) -> str:
     """Who is talking, when the caller does not say: the person of the bot's newest 1:1 chat they started,
     else the login name (recall brings passages only from conversations that person is in)."""
-    chats = [c for c in conv.list_conversations(home, bot_id)
-             if not c.is_room and c.started_by.kind == "person" and c.people()]
+    chats = [
+        c
+        for c in conv.list_conversations(home, bot_id)
+        if not c.is_room and c.started_by.kind == "person" and c.people()
+    ]
     if chats:
         return max(chats, key=lambda c: c.created).people()[0]
     import getpass
@@ -127,16 +130,21 @@ def default_person(home: Home, bot_id: str) -> str:
     return "person"
 
 
-def open_chat(home: Home, bot_id: str, chat_id: str, *, person: str | None = None,
-              title: str | None = None) -> conv.Conversation:
+def open_chat(
+    home: Home, bot_id: str, chat_id: str, *, person: str | None = None, title: str | None = None
+) -> conv.Conversation:
     """The bot's conversation `chat_id`; created, when missing, as a 1:1 chat the person started."""
     conv.validate_conversation_id(chat_id)
     with contextlib.suppress(NotFound):
         return conv.find_conversation(home, bot_id, chat_id)
     person = person or default_person(home, bot_id)
     chat = conv.Conversation(
-        id=chat_id, title=title or chat_id, kind=conv.KIND_CHAT, started_by=conv.Starter("person", person),
-        members=[conv.Member("person", person), conv.Member("bot", bot_id)], created=datetime.now().astimezone(),
+        id=chat_id,
+        title=title or chat_id,
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", person),
+        members=[conv.Member("person", person), conv.Member("bot", bot_id)],
+        created=datetime.now().astimezone(),
     )
     conv.create_conversation(home, chat, bot_id)
     return chat
@@ -163,8 +171,7 @@ def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, t
         )
         parts.append(loaded.block.rstrip())
     else:
-        parts.append("Your memory is switched off: nothing is saved. session_search still finds earlier "
-                     "conversations.")
+        parts.append("Your memory is switched off: nothing is saved. session_search still finds earlier conversations.")
     try:
         brief = recent_work_brief(home, bot_id, chat_id=conversation.id).text
     except Exception as exc:  # the brief is a help, never a reason to fail a turn
@@ -242,8 +249,11 @@ def chat_turn(
     with bot_turn(home, bot_id, chat=chat) as turn:
         result.recall_block = _recall_block(home, bot_id, message, chat)
         user_text = f"{result.recall_block.rstrip()}\n\n{message}" if result.recall_block else message
-        messages = [{"role": "system", "content": system_prompt(home, bot_id, conversation, today=today)},
-                    *earlier, {"role": "user", "content": user_text}]
+        messages = [
+            {"role": "system", "content": system_prompt(home, bot_id, conversation, today=today)},
+            *earlier,
+            {"role": "user", "content": user_text},
+        ]
         tools = tools_for(load_bot_settings(home, bot_id).memory, in_team=_in_a_team(home, bot_id))
         _tool_loop(turn, complete, messages, tools, result, today)
     result.journal_rows = turn.rows
@@ -255,8 +265,9 @@ def _in_a_team(home: Home, bot_id: str) -> bool:
     return bool(teams_of_bot(home, bot_id))
 
 
-def _tool_loop(turn: BotTurn, complete: Complete, messages: list[dict], tools: list[dict], result: TurnResult,
-               today: date | None) -> None:
+def _tool_loop(
+    turn: BotTurn, complete: Complete, messages: list[dict], tools: list[dict], result: TurnResult, today: date | None
+) -> None:
     """Ask the model; run the tools it calls and ask again, at most MAX_TOOL_ROUNDS times; keep its answer."""
     answer, calls = None, []
     for round_number in range(MAX_TOOL_ROUNDS + 1):
@@ -308,7 +319,13 @@ def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, res
     reply = conv.Message("bot", bot_id, datetime.now().astimezone(), result.answer, failed=result.failed)
     conv.append_message(conversation.path, reply)
     try:
-        append_turn_log(home, bot_id, conversation, result.answer,
-                        tools=[call.name for call in result.tool_calls], failed=result.failed)
+        append_turn_log(
+            home,
+            bot_id,
+            conversation,
+            result.answer,
+            tools=[call.name for call in result.tool_calls],
+            failed=result.failed,
+        )
     except Exception as exc:  # the log is a record of the turn, never a reason to fail it
         log.error("%s: the turn log could not be written: %s", bot_id, exc)

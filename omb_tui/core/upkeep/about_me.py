@@ -71,22 +71,26 @@ def list_learned(home: Home) -> list[LearnedLine]:
             continue
         record = _record_for(entry.fact, records)
         bot = str(record.get("bot") or "") if record else ""
-        found.append(LearnedLine(
-            id=str(record.get("id") or "") if record and record.get("id") else _text_id(entry.fact),
-            text=entry.fact,
-            bot=bot or (entry.source or "")[len(LEARNED_BY):],
-            at=entry.day.isoformat() if entry.day else None,
-            line=entry.raw.rstrip("\r\n"),
-        ))
+        found.append(
+            LearnedLine(
+                id=str(record.get("id") or "") if record and record.get("id") else _text_id(entry.fact),
+                text=entry.fact,
+                bot=bot or (entry.source or "")[len(LEARNED_BY) :],
+                at=entry.day.isoformat() if entry.day else None,
+                line=entry.raw.rstrip("\r\n"),
+            )
+        )
     return sorted(found, key=lambda line: line.at or "", reverse=True)
 
 
 def was_removed(home: Home, text: str) -> bool:
     """Did the person remove this fact from About me (the exact-fact rule)? Then it is never added again."""
     saved = redact(text).text  # records keep the redacted text
-    return any(record.get("removed") and (same_fact(str(record.get("text") or ""), text)
-                                          or same_fact(str(record.get("text") or ""), saved))
-               for record in load_profile_learned(home).learned)
+    return any(
+        record.get("removed")
+        and (same_fact(str(record.get("text") or ""), text) or same_fact(str(record.get("text") or ""), saved))
+        for record in load_profile_learned(home).learned
+    )
 
 
 # ----- removing -----
@@ -126,15 +130,15 @@ def remove_learned(home: Home, learned_id: str, actor: Actor | None = None) -> R
         kept = [e for e in entries if not (_is_learned(e) and same_fact(e.fact, found.text))]
         if len(kept) == len(entries):
             raise NotFound(f"About me no longer holds the learned line {learned_id!r}.")
-        write = store.write(ABOUT_ME_REL, render_entries(kept), actor,
-                            expected_hash=about.hash, note=NOTE_REMOVED)
+        write = store.write(ABOUT_ME_REL, render_entries(kept), actor, expected_hash=about.hash, note=NOTE_REMOVED)
         profile = load_profile_learned(home)
         records = [r for r in profile.learned if same_fact(str(r.get("text") or ""), found.text)]
         for record in records:
             record["removed"] = True
         if not records:  # a line About me held with no record: recorded now, so it is never added again
-            profile.learned.append({"id": found.id, "text": found.text, "bot": found.bot, "at": found.at or "",
-                                    "removed": True})
+            profile.learned.append(
+                {"id": found.id, "text": found.text, "bot": found.bot, "at": found.at or "", "removed": True}
+            )
         save_profile_learned(home, profile)
     return RemoveResult(found, write.row_id, write.journaled)
 
@@ -151,8 +155,9 @@ class LearnResult:
         return {"text": self.text, "added": self.added, "id": self.id, "reason": self.reason}
 
 
-def add_learned(home: Home, bot_id: str, text: str, actor: Actor, *, owners_words: bool,
-                today: date | None = None) -> LearnResult:
+def add_learned(
+    home: Home, bot_id: str, text: str, actor: Actor, *, owners_words: bool, today: date | None = None
+) -> LearnResult:
     """Add a lasting fact about the person to About me as a learned line, unless a rule refuses it.
 
     `owners_words`: the caller says whether the fact rests on the words of the person whose About me it is
@@ -169,18 +174,21 @@ def add_learned(home: Home, bot_id: str, text: str, actor: Actor, *, owners_word
     store = MemoryStore(home, bot_id)
     with store.locked(), home_lock(home):  # checked and written under one hold: a Remove cannot slip in between
         if was_removed(home, text):
-            return LearnResult(shown, False, reason="The person removed this fact from About me; it is never "
-                                                     "added again.")
+            return LearnResult(
+                shown, False, reason="The person removed this fact from About me; it is never added again."
+            )
         try:
             result = MemoryUpdate(home, bot_id, actor, store=store).prefer(text, today=today)
         except MemoryInputError as exc:
             return LearnResult(shown, False, reason=str(exc))
         if not result.added:
             return LearnResult(result.text, False, reason="About me holds this fact already.")
-        record = next(r for r in reversed(load_profile_learned(home).learned)
-                      if r.get("text") == result.text and r.get("bot") == bot_id)
+        record = next(
+            r
+            for r in reversed(load_profile_learned(home).learned)
+            if r.get("text") == result.text and r.get("bot") == bot_id
+        )
         return LearnResult(result.text, True, id=str(record.get("id")))
 
 
-__all__ = ["LearnResult", "LearnedLine", "RemoveResult", "add_learned", "list_learned", "remove_learned",
-           "was_removed"]
+__all__ = ["LearnResult", "LearnedLine", "RemoveResult", "add_learned", "list_learned", "remove_learned", "was_removed"]

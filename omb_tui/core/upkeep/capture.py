@@ -120,8 +120,15 @@ class Saved:
     row_id: str | None = None
 
     def as_dict(self) -> dict:
-        return {"text": self.text, "kind": self.kind, "target": self.target, "entry": self.entry,
-                "conversation": self.conversation, "about_me": self.about_me, "row": self.row_id}
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "target": self.target,
+            "entry": self.entry,
+            "conversation": self.conversation,
+            "about_me": self.about_me,
+            "row": self.row_id,
+        }
 
 
 @dataclass
@@ -134,8 +141,13 @@ class CaptureResult:
     reason: str | None = None  # why nothing (more) was read: no model, memory off, another capture running
 
     def as_dict(self) -> dict:
-        data = {"saved": [s.as_dict() for s in self.saved], "skipped": [s.as_dict() for s in self.skipped],
-                "proposed": [p.as_dict() for p in self.proposed], "turns_read": self.turns_read, "run": self.run}
+        data = {
+            "saved": [s.as_dict() for s in self.saved],
+            "skipped": [s.as_dict() for s in self.skipped],
+            "proposed": [p.as_dict() for p in self.proposed],
+            "turns_read": self.turns_read,
+            "run": self.run,
+        }
         if self.reason:
             data["reason"] = self.reason
         return data
@@ -143,8 +155,10 @@ class CaptureResult:
     def lines(self) -> list[str]:
         """One line per saved or skipped item, then what was read (the command's plain output)."""
         out = [f"saved to {s.target}: {s.text}" + (" (and About me)" if s.about_me else "") for s in self.saved]
-        out += [f"proposed to the team {quoted(p.team_name)} as {p.key}, for a person to review: {p.text}"
-                for p in self.proposed]
+        out += [
+            f"proposed to the team {quoted(p.team_name)} as {p.key}, for a person to review: {p.text}"
+            for p in self.proposed
+        ]
         out += [f"skipped: {s.text}: {s.reason}" for s in self.skipped]
         out.append(f"{self.turns_read} turn(s) read; run {self.run}.")
         if self.reason:
@@ -152,8 +166,15 @@ class CaptureResult:
         return out
 
 
-def capture(home: Home, bot_id: str, *, chat: str | None = None, chats: list[str] | None = None,
-            today: date | None = None, run: UpkeepRun | None = None) -> CaptureResult:
+def capture(
+    home: Home,
+    bot_id: str,
+    *,
+    chat: str | None = None,
+    chats: list[str] | None = None,
+    today: date | None = None,
+    run: UpkeepRun | None = None,
+) -> CaptureResult:
     """Read the bot's unread turns (of `chat`, of `chats`, or of every chat and room it may learn from)."""
     home = home if isinstance(home, Home) else Home(home)
     validate_bot_id(bot_id)
@@ -191,10 +212,16 @@ def capture(home: Home, bot_id: str, *, chat: str | None = None, chats: list[str
 
 def _record(home: Home, bot_id: str, result: CaptureResult) -> None:
     """Keep the last capture under "capture" (counts and why it stopped, never a fact's text)."""
-    last = {"at": now_iso(), "run": result.run, "turns_read": result.turns_read, "saved": len(result.saved),
-            "about_me": sum(1 for saved in result.saved if saved.about_me), "skipped": len(result.skipped),
-            "proposed": len(result.proposed),
-            "reason": result.reason}
+    last = {
+        "at": now_iso(),
+        "run": result.run,
+        "turns_read": result.turns_read,
+        "saved": len(result.saved),
+        "about_me": sum(1 for saved in result.saved if saved.about_me),
+        "skipped": len(result.skipped),
+        "proposed": len(result.proposed),
+        "reason": result.reason,
+    }
     write_part(home, bot_id, "capture", {"last": last})
 
 
@@ -233,8 +260,7 @@ class _Capture:
             teams = room_teams(self.home, self.bot_id, conversation)  # checked again at every run, like the room
             for batch in batches(conversation, turns):
                 try:
-                    answer = complete(self.home, self.bot_id, JOB, self._messages(batch, teams),
-                                      schema=ANSWER_SCHEMA)
+                    answer = complete(self.home, self.bot_id, JOB, self._messages(batch, teams), schema=ANSWER_SCHEMA)
                 except ModelUnavailable as problem:
                     self.result.reason = problem.reason.rstrip(".")
                     return  # nothing of this batch is read: the next run reads it again
@@ -247,14 +273,21 @@ class _Capture:
     # ----- the call -----
     def _messages(self, batch: Batch, teams: list[Team]) -> list[dict]:
         conversation = batch.conversation
-        where = (f'room "{conversation.title}"' if conversation.is_room
-                 else f'1:1 chat "{conversation.title}" with {conversation.started_by.name or "the person"}')
+        where = (
+            f'room "{conversation.title}"'
+            if conversation.is_room
+            else f'1:1 chat "{conversation.title}" with {conversation.started_by.name or "the person"}'
+        )
         memory = self.store.read(MEMORY_FILE).text.strip() or "(empty)"
-        topics = "\n".join(f"- memory/{name}" + (f" — {title}" if title else "")
-                           for name, title in self._topics()) or "(none)"
+        topics = (
+            "\n".join(f"- memory/{name}" + (f" — {title}" if title else "") for name, title in self._topics())
+            or "(none)"
+        )
         turns = "\n".join(f"[{_LABELS[line.role]} {line.author}] {line.text}" for line in batch.lines)
-        user = (f"Today is {self.today.isoformat()}. The bot is {self.bot_name}. The conversation: {where}.\n\n"
-                f"## MEMORY.md\n{memory}\n\n## Topics\n{topics}\n\n{_team_section(teams)}## Turns\n{turns}\n")
+        user = (
+            f"Today is {self.today.isoformat()}. The bot is {self.bot_name}. The conversation: {where}.\n\n"
+            f"## MEMORY.md\n{memory}\n\n## Topics\n{topics}\n\n{_team_section(teams)}## Turns\n{turns}\n"
+        )
         return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
     def _topics(self) -> list[tuple[str, str | None]]:
@@ -278,8 +311,11 @@ class _Capture:
                 self._propose_to_teams(item, text, quotes, batch, teams)
                 return
             # A 1:1 chat (or a room no team of the bot's works in) never proposes: the fact stays the bot's own.
-            where = "this room is not a room of a team of the bot's" if batch.is_room else \
-                "a 1:1 chat is never proposed to a team"
+            where = (
+                "this room is not a room of a team of the bot's"
+                if batch.is_room
+                else "a 1:1 chat is never proposed to a team"
+            )
             self._skip(text, f"not proposed to a team: {where}")
         lines = batch.lines
         until, until_problem = checks.until_date(item.get("until"), text, self.today)
@@ -288,8 +324,11 @@ class _Capture:
             or checks.forgotten_problem(text, quotes, load_profile_learned(self.home).forgotten)
             or checks.quote_problem(kind, quotes, lines, in_room=batch.is_room)
             or (checks.not_a_statement_problem(quotes, lines) if kind in checks.NEEDS_QUOTE else None)
-            or (checks.tokens_problem(text, quotes, "the quoted words") if kind in checks.NEEDS_QUOTE
-                else checks.tokens_problem(text, [line.text for line in lines], "these turns"))
+            or (
+                checks.tokens_problem(text, quotes, "the quoted words")
+                if kind in checks.NEEDS_QUOTE
+                else checks.tokens_problem(text, [line.text for line in lines], "these turns")
+            )
             or until_problem
             or checks.duplicate_problem(text, self._known(target))
         )
@@ -306,8 +345,9 @@ class _Capture:
             self._about_me(saved, kind, batch)
 
     def _propose_to_teams(self, item: dict, text: str, quotes: list[str], batch: Batch, teams: list[Team]) -> None:
-        made, refused = propose_from_capture(self.home, self.bot_id, item, text, quotes, batch.lines, teams,
-                                             chat=batch.conversation.id)
+        made, refused = propose_from_capture(
+            self.home, self.bot_id, item, text, quotes, batch.lines, teams, chat=batch.conversation.id
+        )
         self.result.proposed += made
         for reason in refused:
             self._skip(text, reason)
@@ -323,16 +363,18 @@ class _Capture:
         return known
 
     # ----- saving -----
-    def _save(self, text: str, kind: str, target: str, until: date | None, item: dict, batch: Batch,
-              quotes: list[str]) -> Saved:
+    def _save(
+        self, text: str, kind: str, target: str, until: date | None, item: dict, batch: Batch, quotes: list[str]
+    ) -> Saved:
         conversation = batch.conversation
         title = _safe_title(conversation.title)
         actor = self.run.actor(STEP, chat=title)
         note = quotes_note(quotes)
         if target == MEMORY_FILE:
             update = MemoryUpdate(self.home, self.bot_id, actor, store=self.store)
-            added = update.add(text, today=self.today, chat=title, until=until, noticed=True,
-                               room=batch.is_room, note=note)
+            added = update.add(
+                text, today=self.today, chat=title, until=until, noticed=True, room=batch.is_room, note=note
+            )
             return Saved(text, kind, target, added.entry.rstrip("\r\n"), conversation.id, row_id=added.row_id)
         source = f'{"room" if batch.is_room else "chat"} "{title}"'
         line = format_dated_entry(self.today, text, source=source, until=until, noticed=True)
@@ -369,8 +411,9 @@ class _Capture:
         if reason:
             self._skip(saved.text, f"not added to About me: {reason}")
             return
-        update = MemoryUpdate(self.home, self.bot_id, self.run.actor(STEP, chat=_safe_title(batch.conversation.title)),
-                              store=self.store)
+        update = MemoryUpdate(
+            self.home, self.bot_id, self.run.actor(STEP, chat=_safe_title(batch.conversation.title)), store=self.store
+        )
         try:
             added = update.prefer(saved.text, today=self.today)
         except MemoryInputError as exc:
@@ -386,12 +429,14 @@ def _team_section(teams: list[Team]) -> str:
     if not teams:
         return ""
     names = ", ".join(f'"{team.name}"' for team in teams)
-    return (f"## Team\nThis room is where the team {names} works (its bots load the team's notes). A fact about "
-            "the team's shared work that every bot of the team should know (a decision the people made, a "
-            "convention, a date) may go to the team instead of this bot's memory: give it \"team_key\" (lower-case "
-            "words joined by \"/\" and \"-\", such as \"launch/date\") and \"team_title\" (a short title). It "
-            "needs quotes from PERSON or OTHER PERSON lines, like a fact, and a person reviews it before any bot "
-            "loads it. Never a fact about one person. Leave both out for the bot's own facts.\n\n")
+    return (
+        f"## Team\nThis room is where the team {names} works (its bots load the team's notes). A fact about "
+        "the team's shared work that every bot of the team should know (a decision the people made, a "
+        'convention, a date) may go to the team instead of this bot\'s memory: give it "team_key" (lower-case '
+        'words joined by "/" and "-", such as "launch/date") and "team_title" (a short title). It '
+        "needs quotes from PERSON or OTHER PERSON lines, like a fact, and a person reviews it before any bot "
+        "loads it. Never a fact about one person. Leave both out for the bot's own facts.\n\n"
+    )
 
 
 def quotes_note(quotes: list[str]) -> str | None:
@@ -405,8 +450,10 @@ def quotes_note(quotes: list[str]) -> str | None:
 
 
 def _was_removed(home: Home, text: str) -> bool:
-    return any(item.get("removed") is True and same_fact(str(item.get("text") or ""), text)
-               for item in load_profile_learned(home).learned)
+    return any(
+        item.get("removed") is True and same_fact(str(item.get("text") or ""), text)
+        for item in load_profile_learned(home).learned
+    )
 
 
 def _safe_title(title: str) -> str:
@@ -416,11 +463,13 @@ def _safe_title(title: str) -> str:
 
 def _new_topic(rel: str, item: dict) -> str:
     """A new topic's header: frontmatter with its title and aliases (JSON strings are YAML strings too)."""
-    stem = rel[len("memory/"):-len(".md")]
+    stem = rel[len("memory/") : -len(".md")]
     title = item.get("topic_title") if isinstance(item.get("topic_title"), str) else None
     # Redacted before JSON quotes them: in `"… = \"FAKEkey…\""` the escaped quotes would hide a secret.
     title = " ".join(str(redact_data(title or stem.replace("-", " ").capitalize())).split())
-    aliases = [" ".join(str(redact_data(a)).split()) for a in item.get("aliases") or [] if isinstance(a, str) and a.strip()]
+    aliases = [
+        " ".join(str(redact_data(a)).split()) for a in item.get("aliases") or [] if isinstance(a, str) and a.strip()
+    ]
     aliases = list(dict.fromkeys(aliases))[:ALIASES_MAX]
     header = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n"
     header += f"aliases: [{', '.join(json.dumps(a, ensure_ascii=False) for a in aliases)}]\n---\n"

@@ -101,8 +101,9 @@ class ReadPositions:
         positions = data.get("conversations") if isinstance(data, dict) else None
         if not isinstance(positions, dict):
             return {}
-        return {key: value for key, value in positions.items()
-                if isinstance(value, dict) and type(value.get("seq")) is int}
+        return {
+            key: value for key, value in positions.items() if isinstance(value, dict) and type(value.get("seq")) is int
+        }
 
     def start(self, conversation: conv.Conversation) -> int:
         """The index of the first message not read yet."""
@@ -138,7 +139,10 @@ class ReadPositions:
             with contextlib.suppress(OSError):
                 size = os.stat(conversation.path).st_size
         self.positions[position_key(conversation)] = {
-            "seq": last_seq + 1, "at": message.at.isoformat(), "hash": _message_hash(message), "size": size,
+            "seq": last_seq + 1,
+            "at": message.at.isoformat(),
+            "hash": _message_hash(message),
+            "size": size,
         }
         write_private_json(self.path, {"version": 1, "conversations": self.positions})
 
@@ -204,15 +208,23 @@ def room_turns(room: conv.Conversation, bot_id: str, start: int, own_people: set
         if message.author_kind == "bot" and message.author == bot_id:
             heard = [m for m in stretch if not m.failed]  # another bot's failed line is not something it said
             lines = [as_line(m, role) for m in heard if (role := role_of(m, bot_id, own_people))]
-            eligible = (any(line.role in (PERSON, OTHER_PERSON) for line in lines)
-                        and all(m.origin in (None, "person") for m in stretch) and not message.failed)
+            eligible = (
+                any(line.role in (PERSON, OTHER_PERSON) for line in lines)
+                and all(m.origin in (None, "person") for m in stretch)
+                and not message.failed
+            )
             turns.append(Turn(lines, stretch[0].seq, message.seq, eligible))
             stretch = []
     return turns
 
 
-def unread_turns(home: Home, bot_id: str, conversation: conv.Conversation,
-                 positions: ReadPositions, own_people: set[str] | None = None) -> list[Turn]:
+def unread_turns(
+    home: Home,
+    bot_id: str,
+    conversation: conv.Conversation,
+    positions: ReadPositions,
+    own_people: set[str] | None = None,
+) -> list[Turn]:
     start = positions.start(conversation)
     if conversation.is_room:
         people = bot_people(home, bot_id) if own_people is None else own_people
@@ -317,4 +329,3 @@ def drop_pending(home: Home, bot_id: str, conversation_id: str) -> None:
     kept = [i for i in items if (i["bot"], i["conversation"]) != (bot_id, conversation_id)]
     if len(kept) != len(items):
         write_pending(home, kept)
-

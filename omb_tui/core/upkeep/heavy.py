@@ -42,5 +42,6 @@ def loaded_every_turn(bot, today: date | None = None) -> LoadedEveryTurn:
         about_me = utf8_size(read_text(bot.home.about_me_path))
     except FileNotFoundError:
         about_me = 0
-    return LoadedEveryTurn(memory=utf8_size(bot.prompt(today)), about_me=about_me,
-                           upkeep_on=settings.memory and settings.upkeep)
+    return LoadedEveryTurn(
+        memory=utf8_size(bot.prompt(today)), about_me=about_me, upkeep_on=settings.memory and settings.upkeep
+    )

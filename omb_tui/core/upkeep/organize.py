@@ -204,15 +204,18 @@ def build_messages(offered: list[Entry], topics: list[str], today: date) -> list
     lines = "\n".join(_first_line(e) for e in offered)
     return [
         {"role": "system", "content": ORGANIZE_PROMPT.format(today=today.isoformat(), max_moves=MAX_MOVES)},
-        {"role": "user", "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line, "
-                                    f"exactly as written:\n{lines}"},
+        {
+            "role": "user",
+            "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line, "
+            f"exactly as written:\n{lines}",
+        },
     ]
 
 
 # ----- topics -----
 def topic_rel(name: str) -> str:
     """`memory/<name>.md` for a valid topic name (a leading `memory/` is accepted); InvalidName otherwise."""
-    name = name[len(MEMORY_DIR) + 1:] if name.startswith(f"{MEMORY_DIR}/") else name
+    name = name[len(MEMORY_DIR) + 1 :] if name.startswith(f"{MEMORY_DIR}/") else name
     return f"{MEMORY_DIR}/{validate_topic_name(name)}"
 
 
@@ -251,7 +254,7 @@ def _entry_text(entry: Entry, newline: str) -> str:
     return "".join(line_content(line) + newline for line in entry.lines)
 
 
-def _filed_text(current_text: str, exists: bool, rel: str, moves: list["_Move"]) -> str:
+def _filed_text(current_text: str, exists: bool, rel: str, moves: list[_Move]) -> str:
     newline = newline_of(current_text) if exists else "\n"
     text = current_text if exists else topic_header(rel, moves[0].title, moves[0].aliases, newline)
     if text and not text.endswith("\n"):
@@ -273,8 +276,9 @@ class _Move:
     aliases: list[str]
 
 
-def _checked_moves(answer: dict, entries: list[Entry], judged: JudgedLines, today: date,
-                   core_lines: set[str], result: OrganizeResult) -> list[_Move]:
+def _checked_moves(
+    answer: dict, entries: list[Entry], judged: JudgedLines, today: date, core_lines: set[str], result: OrganizeResult
+) -> list[_Move]:
     by_line: dict[str, Entry] = {}
     for entry in entries:
         if entry.is_bullet:
@@ -307,8 +311,14 @@ def _checked_moves(answer: dict, entries: list[Entry], judged: JudgedLines, toda
             continue
         taken.add(line)
         aliases = proposal.get("aliases")
-        moves.append(_Move(entry, rel, str(proposal.get("title") or ""),
-                           [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []))
+        moves.append(
+            _Move(
+                entry,
+                rel,
+                str(proposal.get("title") or ""),
+                [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else [],
+            )
+        )
     return moves
 
 
@@ -324,8 +334,14 @@ def _skip(text: str, reason: str) -> Skipped:
 
 
 # ----- the step -----
-def organize(home: Home, bot_id: str, *, run: UpkeepRun | None = None, today: date | None = None,
-             store: MemoryStore | None = None) -> OrganizeResult:
+def organize(
+    home: Home,
+    bot_id: str,
+    *,
+    run: UpkeepRun | None = None,
+    today: date | None = None,
+    store: MemoryStore | None = None,
+) -> OrganizeResult:
     """One organizing pass over the bot's MEMORY.md; every change is journaled with the run's id."""
     run = run or UpkeepRun(bot_id)
     today = today or date.today()
@@ -359,8 +375,9 @@ def organize(home: Home, bot_id: str, *, run: UpkeepRun | None = None, today: da
         now = store.read(MEMORY_FILE)
         if now.hash != before.hash:
             reason = "MEMORY.md changed while the model was answering; nothing moved (the next pass looks again)."
-            result.skipped += [_skip(str(m.get("line", "")), reason) for m in data.get("moves") or []
-                               if isinstance(m, dict)]
+            result.skipped += [
+                _skip(str(m.get("line", "")), reason) for m in data.get("moves") or [] if isinstance(m, dict)
+            ]
         else:
             moves = _checked_moves(data, parse_entries(now.text), judged, today, core_lines, result)
             _apply_moves(store, run, moves, result)
@@ -383,8 +400,13 @@ def _apply_moves(store: MemoryStore, run: UpkeepRun, moves: list[_Move], result:
     for rel, topic_moves in by_topic.items():
         try:
             current = store.read(rel)
-            store.write(rel, _filed_text(current.text, current.exists, rel, topic_moves), actor,
-                        expected_hash=current.hash, note=NOTE)
+            store.write(
+                rel,
+                _filed_text(current.text, current.exists, rel, topic_moves),
+                actor,
+                expected_hash=current.hash,
+                note=NOTE,
+            )
         except StaleHash:
             reason = f"{rel} changed while the lines were being filed; the line stays in MEMORY.md."
             result.skipped += [_skip(_first_line(m.entry), reason) for m in topic_moves]
@@ -400,9 +422,15 @@ def _apply_moves(store: MemoryStore, run: UpkeepRun, moves: list[_Move], result:
         if _first_line(move.entry) in taken_out:
             result.moved.append(Moved(_first_line(move.entry), move.rel))
         else:
-            result.skipped.append(_skip(_first_line(move.entry), (
-                "MEMORY.md kept changing while the line was being filed: it is now in both MEMORY.md and "
-                f"{move.rel}.")))
+            result.skipped.append(
+                _skip(
+                    _first_line(move.entry),
+                    (
+                        "MEMORY.md kept changing while the line was being filed: it is now in both MEMORY.md and "
+                        f"{move.rel}."
+                    ),
+                )
+            )
 
 
 def _take_out_of_memory(store: MemoryStore, actor, moved: list[Entry]) -> set[str]:

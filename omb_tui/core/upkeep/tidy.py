@@ -177,8 +177,9 @@ def _tidied_files(home: Home, bot_id: str) -> list[str]:
 
 
 # ----- step 1: expiry -----
-def _move_expired(store: MemoryStore, archive: MemoryUpdate, actor: Actor, rel: str, today: date,
-                  report: TidyReport) -> None:
+def _move_expired(
+    store: MemoryStore, archive: MemoryUpdate, actor: Actor, rel: str, today: date, report: TidyReport
+) -> None:
     snapshot = store.read(rel)
     entries = parse_entries(snapshot.text)
     expired = [entry for entry in entries if entry.is_bullet and entry.expired(today)]
@@ -188,15 +189,17 @@ def _move_expired(store: MemoryStore, archive: MemoryUpdate, actor: Actor, rel: 
     try:
         # The archive first: an entry is never out of its file without already being in the archive. An
         # interrupted move leaves it in both; the next tidy-up finds it expired again and appends it no twice.
-        archived = archive.append_to_archive(expired, today, newline_of(snapshot.text),
-                                             note=f"tidy-up: {count} from {rel}")
+        archived = archive.append_to_archive(
+            expired, today, newline_of(snapshot.text), note=f"tidy-up: {count} from {rel}"
+        )
         if archived is not None and archived.row_id:
             report.rows.append(archived.row_id)
         kept = [entry for entry in entries if not any(entry is gone for gone in expired)]
         _write(store, actor, snapshot, kept, f"tidy-up: {count} moved to the archive", report)
     except StaleHash as exc:
-        report.skipped.append(Skipped(exc.rel, f"{exc.rel} changed while expired entries were being moved; "
-                                               "the next tidy-up moves them"))
+        report.skipped.append(
+            Skipped(exc.rel, f"{exc.rel} changed while expired entries were being moved; the next tidy-up moves them")
+        )
         return
     report.expired += len(expired)
 
@@ -213,8 +216,9 @@ def _remove_duplicates(store: MemoryStore, actor: Actor, rel: str, report: TidyR
     try:
         _write(store, actor, snapshot, kept, f"tidy-up: {count} removed (the newer kept)", report)
     except StaleHash:
-        report.skipped.append(Skipped(rel, f"{rel} changed while duplicates were being removed; the next tidy-up "
-                                           "removes them"))
+        report.skipped.append(
+            Skipped(rel, f"{rel} changed while duplicates were being removed; the next tidy-up removes them")
+        )
         return
     report.duplicates += len(older)
 
@@ -258,8 +262,9 @@ def _is_newer(a: Entry, a_index: int, b: Entry, b_index: int) -> bool:
 
 
 # ----- step 3: contradictions -----
-def _reconcile_contradictions(home: Home, bot_id: str, store: MemoryStore, actor: Actor, files: list[str],
-                              today: date, report: TidyReport) -> dict[str, str]:
+def _reconcile_contradictions(
+    home: Home, bot_id: str, store: MemoryStore, actor: Actor, files: list[str], today: date, report: TidyReport
+) -> dict[str, str]:
     """One call per file that changed since it was last checked; returns {file: the hash now checked}."""
     checked = dict(_load_state(home, bot_id).get("checked") or {})
     for rel in files:
@@ -277,8 +282,11 @@ def _reconcile_contradictions(home: Home, bot_id: str, store: MemoryStore, actor
         except ModelUnavailable as problem:
             if problem.raw is None:  # no answer at all: the next files would wait the same way
                 if report.model_used:
-                    report.skipped.append(Skipped(rel, f"{rel} and the files after it were not checked for "
-                                                       f"contradictions: {problem.reason}"))
+                    report.skipped.append(
+                        Skipped(
+                            rel, f"{rel} and the files after it were not checked for contradictions: {problem.reason}"
+                        )
+                    )
                 else:
                     report.model = problem.reason
                 break
@@ -312,8 +320,15 @@ class _Accepted:
     still_true: Entry | None
 
 
-def _apply_pairs(store: MemoryStore, actor: Actor, snapshot: FileSnapshot, pairs: list[dict], limit: int,
-                 today: date, report: TidyReport) -> str | None:
+def _apply_pairs(
+    store: MemoryStore,
+    actor: Actor,
+    snapshot: FileSnapshot,
+    pairs: list[dict],
+    limit: int,
+    today: date,
+    report: TidyReport,
+) -> str | None:
     """Check every pair against the file as read, then write the accepted ones in one hash-checked write.
 
     Returns the file's hash afterwards, or None when the file changed meanwhile (nothing written)."""
@@ -327,8 +342,13 @@ def _apply_pairs(store: MemoryStore, actor: Actor, snapshot: FileSnapshot, pairs
         if isinstance(decision, str):
             refused.append(Skipped(pair["older"], decision))
         elif len(accepted) >= limit:
-            refused.append(Skipped(pair["older"], f"over the limit: at most {limit} of the {live_count} entries of "
-                                                  f"{rel} may be struck through in one tidy-up"))
+            refused.append(
+                Skipped(
+                    pair["older"],
+                    f"over the limit: at most {limit} of the {live_count} entries of "
+                    f"{rel} may be struck through in one tidy-up",
+                )
+            )
         else:
             accepted.append(decision)
     with store.locked():
@@ -348,8 +368,14 @@ def _apply_pairs(store: MemoryStore, actor: Actor, snapshot: FileSnapshot, pairs
                 new_entries.append(item.still_true)
         count = len(accepted)
         try:
-            write = _write(store, actor, snapshot, new_entries,
-                           f"tidy-up: {count} entr{_ies(count)} struck through as superseded", report)
+            write = _write(
+                store,
+                actor,
+                snapshot,
+                new_entries,
+                f"tidy-up: {count} entr{_ies(count)} struck through as superseded",
+                report,
+            )
         except StaleHash:  # a lock-free editor saved it between the check and the write
             report.skipped.append(_changed_meanwhile(rel, accepted, refused))
             return None
@@ -360,8 +386,11 @@ def _apply_pairs(store: MemoryStore, actor: Actor, snapshot: FileSnapshot, pairs
 
 def _changed_meanwhile(rel: str, accepted: list[_Accepted], refused: list[Skipped]) -> Skipped:
     proposed = len(accepted) + len(refused)
-    return Skipped(rel, f"{rel} changed while the model was reading it; its {proposed} proposed "
-                        f"pair{_s(proposed)} were not applied (the next tidy-up looks again)")
+    return Skipped(
+        rel,
+        f"{rel} changed while the model was reading it; its {proposed} proposed "
+        f"pair{_s(proposed)} were not applied (the next tidy-up looks again)",
+    )
 
 
 def _judge_pair(entries: list[Entry], pair: dict, accepted: list[_Accepted], today: date) -> _Accepted | str:
@@ -405,8 +434,11 @@ def _find_entry(entries: list[Entry], text: str) -> int | None:
     wanted = text.strip()
     if not wanted:
         return None
-    found = [index for index, entry in enumerate(entries)
-             if entry.is_bullet and wanted in (line_content(entry.lines[0]).strip(), entry.fact)]
+    found = [
+        index
+        for index, entry in enumerate(entries)
+        if entry.is_bullet and wanted in (line_content(entry.lines[0]).strip(), entry.fact)
+    ]
     if not found:
         return None
     return found[0] if len(found) == 1 else -1
@@ -450,8 +482,9 @@ def _strike(entry: Entry, today: date) -> Entry | None:
 
 
 # ----- writing and the record -----
-def _write(store: MemoryStore, actor: Actor, snapshot: FileSnapshot, entries: list[Entry], note: str,
-           report: TidyReport):
+def _write(
+    store: MemoryStore, actor: Actor, snapshot: FileSnapshot, entries: list[Entry], note: str, report: TidyReport
+):
     write = store.write(snapshot.rel, render_entries(entries), actor, expected_hash=snapshot.hash, note=note)
     if write.row_id:
         report.rows.append(write.row_id)
