@@ -1,6 +1,6 @@
 """Last night in the demo home: the nightly `upkeep --due` pass a person reviews in the morning.
 
-Issue 12, "Review: what changed overnight". At NIGHT_PASS on the day before today (after 18:00, so the bots
+docs/review.md. At NIGHT_PASS on the day before today (after 18:00, so the bots
 screen's Night column counts it whenever the demo is written, and never later than now; docs/review.md, "Last
 night") one pass ran over the bots with upkeep on:
 

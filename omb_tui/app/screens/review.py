@@ -1,6 +1,6 @@
 """Review: what the upkeep runs of the last nights changed, across every bot, with undo by the keyboard.
 
-Spec: issue 12, "Review: what changed overnight"; decisions in docs/app.md, "Review". The tree is bot → run
+Spec: memory.md, "The journal" (undo), and docs/review.md; decisions in docs/app.md, "Review". The tree is bot → run
 → change (capture, organizing, tidy-up, compaction), with the compaction proposals waiting under the run that
 made them. Everything shown comes from the core: the listing (`core.review.runs.review`), the reviewed marks
 (`mark_reviewed`), revert of one change alone and undo of a whole run (`core.review.revert`), and the pending

@@ -1,6 +1,6 @@
 """Compaction: the model proposes a change-set for MEMORY.md (delete or merge), code validates and applies it.
 
-Spec: /work/shared/spec/compact-memory.en.md ("compact-memory", its English rendering) and issue 12. The model
+Spec: compact-memory.en.md ("compact-memory", its English rendering), docs/compact.md and docs/compact-nightly.md. The model
 answers one JSON object of changes in six categories (superseded, detail, duplicate, ephemeral, stale-section,
 merge); `validator` checks each change against the file exactly as it is (verbatim, found once, no overlap, merges
 shorter and inside one `###` subsection, at most half the file deleted, the keep list, health lines and the person's

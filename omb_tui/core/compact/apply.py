@@ -1,6 +1,6 @@
 """Applying a validated change-set to MEMORY.md: one journal row per change, under the bot's lock.
 
-Spec: compact-memory.en.md, "The nightly run, step by step" 3 and 5; issue 12 ("the file's sha256 when applying
+Spec: compact-memory.en.md, "The nightly run, step by step" 3 and 5; docs/compact.md, "Applying" ("the file's sha256 when applying
 equals what the model read", "the rewrite atomic, journaled … undoable"). Each change is one atomic store write
 (temp file, fsync, rename) whose row's note is `<category>: <reason>`, so Review shows and reverts one change at a
 time. All the writes happen under one hold of the bot's lock, after one check that the file is still exactly the

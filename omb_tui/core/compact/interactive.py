@@ -1,7 +1,7 @@
 """Interactive compaction (`omb-tui compact BOT`): the numbered proposal and the person's one answer line.
 
 Spec: compact-memory.en.md, "Two modes" (interactive: a numbered proposal waiting for `apply` | `keep <numbers>` |
-`delete <numbers>` | `cancel`); issue 12, "Two modes". The person's answer chooses which of the validated changes
+`delete <numbers>` | `cancel`); docs/compact.md. The person's answer chooses which of the validated changes
 are written; each chosen change is one journal row by the person (who `you`, how `command line`, step `compact`)
 with a run id of its own, so the whole answer can be reviewed and undone as one. docs/compact.md.
 """

@@ -1,6 +1,6 @@
 """Nightly compaction (`omb-tui compact BOT --auto`, and a step of `omb-tui upkeep --due`).
 
-Spec: compact-memory.en.md, "The nightly run, step by step" and "When the nightly run fails"; issue 12, "Two modes"
+Spec: compact-memory.en.md, "The nightly run, step by step" and "When the nightly run fails"; docs/compact.md, "Nightly" and "Propose only"
 (nightly, propose only). One run: a fresh session (`session.propose`) with a 10-minute limit over every attempt;
 each attempt appended to attempts.log; then either nothing (an ERROR report: no valid change-set, no model, the file
 changed meanwhile), or, in propose-only, the validated changes kept as pending, or a backup of MEMORY.md, the

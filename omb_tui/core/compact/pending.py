@@ -1,6 +1,6 @@
 """Propose-only compaction: validated changes kept as pending, for a person to accept or reject one by one.
 
-Issue 12, "Propose only": the nightly change-set is validated and kept, not applied; in the morning each change is
+docs/compact.md, "Propose only": the nightly change-set is validated and kept, not applied; in the morning each change is
 accepted (checked again against MEMORY.md as it is then, and written as its own journal row) or rejected. A change
 whose `original` is no longer exactly once in the file, or that would now remove a protected line, is refused with
 one sentence saying why. Kept in `<home>/compact/<bot>/pending.json` (0600, redacted), outside the workspace so the

@@ -1,6 +1,6 @@
 """Compaction's own files outside the workspace: backups of MEMORY.md, the clean log, the attempts log; retention.
 
-Spec: compact-memory.en.md ("Paths", step 5 of "The nightly run"); issue 12. docs/compact-nightly.md, "Backups,
+Spec: compact-memory.en.md ("Paths", step 5 of "The nightly run"). docs/compact-nightly.md, "Backups,
 logs, report, sinks", gives the decisions. Layout, under `<home>/compact/<botId>/` (outside the workspace, so the
 bot's file tools cannot rewrite them; folders 0700, files 0600, every text redacted, nothing through a link):
 

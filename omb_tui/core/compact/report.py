@@ -1,7 +1,7 @@
 """The report of a compaction run, composed by code from what was applied (never written by the model).
 
 Spec: compact-memory.en.md, "The nightly run, step by step" (5: counts and one line per change with its reason)
-and "When the nightly run fails" (a first line `Memory compact: ERROR — …` means nothing was applied); issue 12.
+and "When the nightly run fails" (a first line `Memory compact: ERROR — …` means nothing was applied).
 docs/compact-nightly.md, "Backups, logs, report, sinks", gives the decisions.
 
 Public:

@@ -1,7 +1,7 @@
 """One compaction session: the prompt, the model's change-set, the validator, and up to three attempts.
 
-Spec: compact-memory.en.md ("What is deleted or merged", "The nightly run, step by step" 1-4); issue 12, "The
-change-set and its validator". A session starts fresh (nothing of a chat or an earlier run in it), shows the model
+Spec: compact-memory.en.md ("What is deleted or merged", "The nightly run, step by step" 1-4); docs/compact.md, "The
+session". A session starts fresh (nothing of a chat or an earlier run in it), shows the model
 MEMORY.md with its lines numbered and, read-only, what already loads every turn (About me, the bot's instructions,
 the keep list), so that `duplicate` means the same fact is already there. The model answers one JSON object; code
 validates it. A rejected set goes back in the same conversation with the validator's errors, at most three attempts

@@ -1,6 +1,6 @@
 """Where a compaction report goes besides stdout: a command, a webhook, or Telegram's Bot API.
 
-Spec: compact-memory.en.md ("a report message composed by the script (originally sent to Telegram)"); issue 12.
+Spec: compact-memory.en.md ("a report message composed by the script (originally sent to Telegram)").
 docs/compact-nightly.md, "Backups, logs, report, sinks", gives the decisions. Configured in `<home>/config.json`:
 
     "compact": {"report": {"command": ["notify-send", "omb"]}}      or a string, split like a shell would (shlex)

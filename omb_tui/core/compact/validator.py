@@ -1,7 +1,7 @@
 """The change-set validator: a compaction answer is accepted only when it fits MEMORY.md exactly.
 
-Spec: compact-memory.en.md, "Validation" and "What is deleted or merged"; issue 12, "The change-set and its
-validator". The model decides *what* goes; this module decides whether it may, and applies it by span. Every error
+Spec: compact-memory.en.md, "Validation" and "What is deleted or merged"; docs/compact.md, "The rules, and their
+numbers". The model decides *what* goes; this module decides whether it may, and applies it by span. Every error
 is one sentence numbered by change, written to be sent back to the model for a retry. docs/compact.md gives every
 decision (what counts as a removed line, how the keep list matches, why a merge must sit under a `###` heading).
 """

@@ -5,7 +5,7 @@ Spec: memory.md, the opening (the memory switch), "Memory upkeep" (the upkeep sw
 (`helper`, `OMB_HELPER_INSTANCE` / `OMB_HELPER_MODEL`, a bot's `helperModel: false`), "Recall before
 each turn" (`features.autoRecall`) and "Remember and forget, in chat" (`profile-learned.json`).
 A workspace with no settings file is still a bot, with defaults. config.json's `instances` (what litellm needs to
-reach each connected model) and `limits.monthlySpendUsd` are read here too (issue 10; docs/models.md).
+reach each connected model) and `limits.monthlySpendUsd` are read here too (docs/models.md).
 """
 
 from __future__ import annotations

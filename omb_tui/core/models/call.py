@@ -1,6 +1,6 @@
 """The one call path: every model call of the project goes through `complete` (or `acomplete`).
 
-Spec: memory.md, "The helper model"; issue 10, "One call path" and "Usage and the spend limit". A call:
+Spec: memory.md, "The helper model"; docs/models.md, "The call", "Usage" and "The spend limit". A call:
 picks the instance (the bot's, else the helper, else ModelUnavailable and the caller falls back); refuses
 before sending when the key's variable is unset or the monthly spend limit is reached; sends with a timeout;
 retries only what is transient (429, 5xx, a dropped connection) a bounded number of times with backoff;

@@ -1,6 +1,6 @@
 """Which connected instance a bot's job goes to: the bot's own, else the helper model, else none.
 
-Spec: memory.md, "The helper model"; issue 10, "Connected instances and the helper". config.json is read at
+Spec: memory.md, "The helper model"; docs/models.md, "Instances and selection". config.json is read at
 every selection, so adding, changing or removing the helper applies without a restart. A bot with an
 instance writes its own jobs through it (the helper never takes its place); a bot with none uses the helper
 unless it has `helperModel: false`; with neither, the caller is told (ModelUnavailable) and falls back.

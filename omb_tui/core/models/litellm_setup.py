@@ -1,6 +1,6 @@
 """The one place litellm is imported: lazily, at the first call, and set up once.
 
-Spec: issue 10, "One call path". Importing litellm costs seconds, so nothing imports it at start-up or for a
+Spec: docs/models.md, "litellm, set up once". Importing litellm costs seconds, so nothing imports it at start-up or for a
 command that makes no call. Before the import, every catalogue litellm would otherwise fetch on its own (the
 model price list, Anthropic's beta headers, blog posts, tokenizers) is switched to the copy it ships with, so
 the only host a call reaches is the configured instance. No telemetry, no "Give Feedback" banners and no

@@ -1,7 +1,7 @@
 """Usage: one row per model call, failed ones included, and the monthly spend limit.
 
 Spec: memory.md, "The helper model" (helper calls count toward the limit and stop at it; each is its own row,
-`triggered_by` "Helper model"); issue 10, "Usage and the spend limit". Rows live under the home, outside any
+`triggered_by` "Helper model"); docs/models.md, "Usage" and "The spend limit". Rows live under the home, outside any
 workspace: `usage/YYYY-MM.ndjson` (the month in UTC, as `at` is), one JSON line each, 0600, appended with one
 write, every text field redacted. A key is never part of a row: the call path removes it from any error
 sentence before the row is made.

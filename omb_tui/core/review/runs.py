@@ -1,6 +1,6 @@
 """The upkeep runs to review, across every bot of a home: grouped bot → run → change.
 
-Spec: issue 12, "Review: what changed overnight". A run is every journal row carrying the same `run` id
+Spec: memory.md, "The journal", and docs/review.md. A run is every journal row carrying the same `run` id
 (capture, organize, tidy-up and compact steps write them; an interactive compaction too). A change is one
 row: its file, step, diff and note (a capture's quotes, a compaction's category and reason, the note of
 the other steps), whether it can be undone, and whether it already was.

@@ -1,6 +1,6 @@
 """The nightly tidy-up: expired entries to the archive, exact duplicates, then contradictions.
 
-Spec: memory.md, "Memory upkeep" ("Nightly tidy-up" and "Exactly the same fact"); issue 11, "Tidy-up".
+Spec: memory.md, "Memory upkeep" ("Nightly tidy-up" and "Exactly the same fact"); docs/upkeep-tidy.md.
 Three steps, in order, under one run id: (1) every entry whose until date has passed moves from MEMORY.md and
 each topic to memory/archive.md, marked `· moved DATE`, the archive written first; (2) of two entries of one
 file with exactly the same fact (`memory_update.same_fact`) the newer stays; (3) per file, one model call
