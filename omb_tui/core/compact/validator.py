@@ -251,14 +251,17 @@ def _protected_problems(change: Change, touched: list[_Line], keep: list[str]) -
 
 def _overlaps(changes: list[Change]) -> list[str]:
     numbered = sorted((c.start, c.end, number) for number, c in enumerate(changes, 1) if c.start >= 0)
-    errors, reach, reacher = [], -1, 0  # the furthest end seen so far, and whose it is
+    found: list[tuple[int, str]] = []  # (the change the error is about, the error): said in the changes' order
+    reach, reacher = -1, 0  # the furthest end seen so far, and whose it is
     for start, end, number in numbered:
         if start < reach:
             low, high = sorted((reacher, number))
-            errors.append(f"Change {high}: its original overlaps the original of change {low}; no two may overlap.")
+            found.append(
+                (high, f"Change {high}: its original overlaps the original of change {low}; no two may overlap.")
+            )
         if end > reach:
             reach, reacher = end, number
-    return sorted(errors, key=lambda error: int(error.split()[1].rstrip(":")))
+    return [error for _, error in sorted(found)]
 
 
 def _too_much_deleted(text: str, changes: list[Change]) -> list[str]:
