@@ -14,9 +14,9 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .cli_output import one_line, print_json, write_text
-from .core.memory.paths import MEMORY_FILE, Home, MemoryInputError
-from .core.memory.redact_data import redact_log_handlers
+from .output import one_line, print_json, write_text
+from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
+from ..core.memory.redact_data import redact_log_handlers
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
 RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
@@ -45,7 +45,7 @@ class CliError(Exception):
 
 def _day(value: str) -> date:
     """The core's day parser for argparse, which shows only an ArgumentTypeError's words (and adds the period)."""
-    from .core.memory.when import parse_day
+    from ..core.memory.when import parse_day
 
     try:
         return parse_day(value)
@@ -54,7 +54,7 @@ def _day(value: str) -> date:
 
 
 def _bot(args: argparse.Namespace):
-    from .core.bot import Bot
+    from ..core.bot import Bot
 
     bot = Bot(Home(args.home), args.bot)
     bot.look()
@@ -63,9 +63,9 @@ def _bot(args: argparse.Namespace):
 
 # ----- commands -----
 def cmd_bots(args: argparse.Namespace) -> int:
-    from .core.bot import all_bots
-    from .core.memory.settings import load_config
-    from .core.memory.when import when_text
+    from ..core.bot import all_bots
+    from ..core.memory.settings import load_config
+    from ..core.memory.when import when_text
 
     home = Home(args.home)
     load_config(home)  # a broken config.json is reported, not ignored
@@ -98,7 +98,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 
 
 def cmd_gauge(args: argparse.Namespace) -> int:
-    from .core.memory.budget import MEMORY_MAX_LINES
+    from ..core.memory.budget import MEMORY_MAX_LINES
 
     bot = _bot(args)
     g = bot.gauge()
@@ -123,7 +123,7 @@ def _memory_on(bot) -> bool:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from .core.memory.memory_update import MemoryUpdate
+    from ..core.memory.memory_update import MemoryUpdate
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
@@ -139,7 +139,7 @@ def _warn_if_not_journaled(journaled: bool) -> None:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from .core.memory.memory_update import MemoryUpdate
+    from ..core.memory.memory_update import MemoryUpdate
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
@@ -149,7 +149,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
-    from .core.memory.memory_update import MemoryUpdate
+    from ..core.memory.memory_update import MemoryUpdate
 
     bot = _bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
@@ -171,8 +171,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_write(args: argparse.Namespace) -> int:
-    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.memory.store import Actor, StaleHash
+    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.memory.store import Actor, StaleHash
 
     bot = _bot(args)
     data = sys.stdin.buffer.read()
@@ -201,8 +201,8 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
-    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.memory.store import Actor
+    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.memory.store import Actor
 
     bot = _bot(args)
     result = bot.store.delete(args.path, Actor(WHO_PERSON, HOW_COMMAND_LINE))
@@ -211,8 +211,8 @@ def cmd_rm(args: argparse.Namespace) -> int:
 
 
 def cmd_mv(args: argparse.Namespace) -> int:
-    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.memory.store import Actor
+    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.memory.store import Actor
 
     bot = _bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
@@ -222,7 +222,7 @@ def cmd_mv(args: argparse.Namespace) -> int:
         created, _ = bot.store.rename_topic(old, new, actor)
         print(f"Renamed memory/{old} to {created.rel}.")
         return 0
-    from .core.memory.topic_links import rename_topic_with_links
+    from ..core.memory.topic_links import rename_topic_with_links
 
     created, updated = rename_topic_with_links(bot.store, old, new, actor)
     count = sum(update.count for update in updated)
@@ -233,9 +233,9 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 def cmd_make_room(args: argparse.Namespace) -> int:
     """Without --yes, shows what would move and exits 4 (as undo asks); with --yes, moves it."""
-    from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from .core.memory.make_room import make_room, plan_room
-    from .core.memory.store import Actor
+    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.memory.make_room import make_room, plan_room
+    from ..core.memory.store import Actor
 
     bot = _bot(args)
     if args.yes:
@@ -255,8 +255,8 @@ def cmd_make_room(args: argparse.Namespace) -> int:
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
-    from .core.memory.journal_filter import JournalFilter
-    from .core.memory.when import when_text
+    from ..core.memory.journal_filter import JournalFilter
+    from ..core.memory.when import when_text
 
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be 1 or more.")
@@ -265,7 +265,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     if problem:
         raise CliError(problem)
     if args.since is not None:
-        from .core.recall.session_search import parse_when
+        from ..core.recall.session_search import parse_when
 
         journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(timezone.utc), end=False))
     bot = _bot(args)
@@ -284,7 +284,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from .core.memory.store import LaterChanges
+    from ..core.memory.store import LaterChanges
 
     bot = _bot(args)
     try:
@@ -297,7 +297,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 
 def cmd_revert(args: argparse.Namespace) -> int:
-    from .core.review.revert import revert_change
+    from ..core.review.revert import revert_change
 
     bot = _bot(args)
     done = revert_change(bot.home, bot.id, args.row_id)
@@ -306,7 +306,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
 
 def cmd_undo_run(args: argparse.Namespace) -> int:
-    from .core.review.revert import RunHasLaterChanges, undo_run
+    from ..core.review.revert import RunHasLaterChanges, undo_run
 
     bot = _bot(args)
     try:
@@ -318,9 +318,9 @@ def cmd_undo_run(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from .core.recall.session_search import parse_when
-    from .core.review.marks import mark_reviewed
-    from .core.review.runs import review
+    from ..core.recall.session_search import parse_when
+    from ..core.review.marks import mark_reviewed
+    from ..core.review.runs import review
 
     since = parse_when(args.since, now=datetime.now(timezone.utc), end=False) if args.since else None
     found = review(Home(args.home), since=since, bot_ids=[args.bot] if args.bot else None)
@@ -353,7 +353,7 @@ def _index_progress(args: argparse.Namespace, bot_id: str) -> Callable[[int, int
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from .core.recall.recall import recall
+    from ..core.recall.recall import recall
 
     bot = _bot(args)
     result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind,
@@ -368,7 +368,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .core.recall.session_search import session_search
+    from ..core.recall.session_search import session_search
 
     bot = _bot(args)
     query = " ".join(args.words) or None
@@ -393,7 +393,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
-    from .core.recall.brief import recent_work_brief
+    from ..core.recall.brief import recent_work_brief
 
     bot = _bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
@@ -409,7 +409,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from .core.models.turn import chat_turn, open_chat
+    from ..core.models.turn import chat_turn, open_chat
 
     bot = _bot(args)
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
@@ -440,7 +440,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def _keep_waiting_turns(home: Home, bot_id: str) -> None:
     """A normal end of a chat: the turns capture has not read yet are kept as ids (memory-capture-pending.json),
     so the next `upkeep --due` reads them however soon it runs. Never fails the chat."""
-    from .core.upkeep.capture_state import note_pending_at_shutdown
+    from ..core.upkeep.capture_state import note_pending_at_shutdown
 
     try:
         note_pending_at_shutdown(home, [bot_id])
@@ -462,7 +462,7 @@ def _chat_lines(interactive: bool):
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo.home import write_demo_home
+    from ..demo.home import write_demo_home
 
     home = Home(args.home)
     bots = write_demo_home(home)
@@ -474,7 +474,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_models(args: argparse.Namespace) -> int:
     if getattr(args, "models_command", None) == "test":
         return cmd_models_test(args)
-    from .core.models.instances import describe_models
+    from ..core.models.instances import describe_models
 
     described = describe_models(Home(args.home))
     if args.json:
@@ -502,8 +502,8 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_models_test(args: argparse.Namespace) -> int:
-    from .core.memory.settings import load_config
-    from .core.models.call import check_instance
+    from ..core.memory.settings import load_config
+    from ..core.models.call import check_instance
 
     home = Home(args.home)
     config = load_config(home)
@@ -527,10 +527,10 @@ def cmd_models_test(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from .core.memory.when import when_text
-    from .core.models.usage import check_month, month_of, usage_csv, usage_report
+    from ..core.memory.when import when_text
+    from ..core.models.usage import check_month, month_of, usage_csv, usage_report
 
-    from .core.memory.paths import validate_bot_id
+    from ..core.memory.paths import validate_bot_id
 
     month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
     report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
@@ -560,7 +560,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
-    from .core.upkeep.capture import capture
+    from ..core.upkeep.capture import capture
 
     bot = _bot(args)
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
@@ -576,8 +576,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
 def cmd_upkeep(args: argparse.Namespace) -> int:
     import json
 
-    from .core.memory.redact_data import redact_data
-    from .core.upkeep.schedule import upkeep_due
+    from ..core.memory.redact_data import redact_data
+    from ..core.upkeep.schedule import upkeep_due
 
     if args.concurrency < 1:
         raise CliError("--concurrency must be 1 or more.")
@@ -604,7 +604,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
 
 
 def cmd_organize(args: argparse.Namespace) -> int:
-    from .core.upkeep.organize import organize
+    from ..core.upkeep.organize import organize
 
     bot = _bot(args)
     result = organize(bot.home, bot.id)
@@ -626,7 +626,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
 
 
 def cmd_about_me(args: argparse.Namespace) -> int:
-    from .core.upkeep.about_me import list_learned, remove_learned
+    from ..core.upkeep.about_me import list_learned, remove_learned
 
     home = Home(args.home)
     if getattr(args, "about_me_command", None) == "remove":
@@ -648,8 +648,8 @@ def cmd_about_me(args: argparse.Namespace) -> int:
 
 
 def cmd_tidy(args: argparse.Namespace) -> int:
-    from .core.models.turn import no_turn_running
-    from .core.upkeep.tidy import tidy
+    from ..core.models.turn import no_turn_running
+    from ..core.upkeep.tidy import tidy
 
     bot = _bot(args)
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
@@ -665,8 +665,8 @@ def cmd_tidy(args: argparse.Namespace) -> int:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
-    from .core.compact.interactive import ANSWER_HELP, apply_choice, choose, proposal_lines
-    from .core.compact.session import propose
+    from ..core.compact.interactive import ANSWER_HELP, apply_choice, choose, proposal_lines
+    from ..core.compact.session import propose
 
     bot = _bot(args)
     if args.nightly is not None or args.propose_only is not None:
@@ -704,8 +704,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 
 def _compact_nightly(bot, args: argparse.Namespace) -> int:
-    from .core.compact.nightly import compact_nightly
-    from .core.models.turn import no_turn_running
+    from ..core.compact.nightly import compact_nightly
+    from ..core.models.turn import no_turn_running
 
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
         if not free:
@@ -723,7 +723,7 @@ def _compact_nightly(bot, args: argparse.Namespace) -> int:
 
 
 def _compact_settings(bot, args: argparse.Namespace) -> int:
-    from .core.compact.nightly import propose_only_now, switch_nightly
+    from ..core.compact.nightly import propose_only_now, switch_nightly
 
     on = None if args.nightly is None else args.nightly == "on"
     propose_only = {"on": True, "off": False, "auto": None, None: "unchanged"}[args.propose_only]
@@ -742,7 +742,7 @@ def _compact_settings(bot, args: argparse.Namespace) -> int:
 
 
 def cmd_proposals(args: argparse.Namespace) -> int:
-    from .core.compact.pending import accept, pending_changes, reject
+    from ..core.compact.pending import accept, pending_changes, reject
 
     bot = _bot(args)
     action = getattr(args, "proposals_command", None)
@@ -781,20 +781,20 @@ def cmd_proposals(args: argparse.Namespace) -> int:
 
 
 def cmd_team(args: argparse.Namespace) -> int:
-    from .cli_team import run_team_command
+    from .team import run_team_command
 
     return run_team_command(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .server.run import serve
+    from ..server.run import serve
 
     return serve(Home(args.home), host=args.host, port=args.port, allow_remote=args.allow_remote,
                  allow_hosts=args.allow_host, show_token=args.show_token)
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from .app.app import run_app
+    from ..app.app import run_app
 
     return run_app(Home(args.home))
 
@@ -954,7 +954,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
     p = add("team", cmd_team, "Shared team memory: teams of bots, their reviewed notes and pending cards.", bot=False)
-    from .cli_team import add_team_commands  # argparse only: the core loads when a team command runs
+    from .team import add_team_commands  # argparse only: the core loads when a team command runs
 
     add_team_commands(p, common, OneSentenceParser)
     p = add("serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
@@ -1026,6 +1026,3 @@ def _oserror_sentence(exc: BaseException) -> str:
         return f"{exc.strerror or 'Could not use the file'}: {exc.filename}."
     return str(exc) or exc.__class__.__name__
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_output import one_line, print_json, write_text
+from .output import one_line, print_json, write_text
 
 
 def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.ArgumentParser,
@@ -61,8 +61,8 @@ def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.Arg
 
 def run_team_command(args: argparse.Namespace) -> int:
     """Run `team COMMAND`; errors go up to cli.main, which prints one sentence (a stale revision exits 3)."""
-    from .core.memory.paths import Home
-    from .core.team.notes import StaleRevision
+    from ..core.memory.paths import Home
+    from ..core.team.notes import StaleRevision
 
     try:
         return _COMMANDS[args.team_command](Home(args.home), args)
@@ -73,7 +73,7 @@ def run_team_command(args: argparse.Namespace) -> int:
 
 
 def _create(home, args) -> int:
-    from .core.team.storage import create_team
+    from ..core.team.storage import create_team
 
     bots = _bot_ids([args.bots])
     team = create_team(home, args.name, bots)
@@ -86,7 +86,7 @@ def _create(home, args) -> int:
 
 
 def _rename(home, args) -> int:
-    from .core.team.storage import rename_team
+    from ..core.team.storage import rename_team
 
     team = rename_team(home, args.team, args.new_name)
     print_json(team.summary()) if args.json else print(one_line(f"The team {team.key} is now {team.name!r}."))
@@ -98,7 +98,7 @@ def _bot_ids(values: list[str]) -> list[str]:
 
 
 def _members(home, args) -> int:
-    from .core.team.storage import change_members, get_team
+    from ..core.team.storage import change_members, get_team
 
     add, remove = _bot_ids(args.add), _bot_ids(args.remove)
     team = change_members(home, args.team, add=add, remove=remove) if add or remove else get_team(home, args.team)
@@ -111,7 +111,7 @@ def _members(home, args) -> int:
 
 
 def _delete(home, args) -> int:
-    from .core.team.storage import delete_team
+    from ..core.team.storage import delete_team
 
     team = delete_team(home, args.team)
     if args.json:
@@ -123,7 +123,7 @@ def _delete(home, args) -> int:
 
 
 def _list(home, args) -> int:
-    from .core.team.storage import list_teams
+    from ..core.team.storage import list_teams
 
     teams = list_teams(home)
     if args.json:
@@ -139,7 +139,7 @@ def _list(home, args) -> int:
 
 
 def _propose(home, args) -> int:
-    from .core.team import api
+    from ..core.team import api
 
     card = api.propose(home, args.team, args.key, args.title, args.text)
     if args.json:
@@ -151,7 +151,7 @@ def _propose(home, args) -> int:
 
 
 def _show(home, args) -> int:
-    from .core.team import api
+    from ..core.team import api
 
     view = api.show(home, args.team).as_dict()
     if args.json:
@@ -175,7 +175,7 @@ def _show(home, args) -> int:
 
 
 def _note_change(home, args) -> int:
-    from .core.team import api
+    from ..core.team import api
 
     command = args.team_command
     if command == "accept":
@@ -202,7 +202,7 @@ def _note_change(home, args) -> int:
 
 
 def _history(home, args) -> int:
-    from .core.team import api
+    from ..core.team import api
 
     note, versions = api.history(home, args.team, args.key)
     if args.json:
@@ -220,7 +220,7 @@ def _history(home, args) -> int:
 
 
 def _gauge(home, args) -> int:
-    from .core.team import api
+    from ..core.team import api
 
     gauge = api.gauge(home, args.team).gauge()
     if args.json:
@@ -232,7 +232,7 @@ def _gauge(home, args) -> int:
 
 
 def _prompt(home, args) -> int:
-    from .core.team import api
+    from ..core.team import api
 
     block = api.gauge(home, args.team).block
     if args.json:
