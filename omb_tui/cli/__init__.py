@@ -14,33 +14,14 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .common import (EXIT_BAD_INPUT, EXIT_NEEDS_CONFIRMATION, EXIT_STALE, CliError, OneSentenceParser, open_bot,
+                     print_error)
 from .output import one_line, print_json, write_text
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
 RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
-EXIT_BAD_INPUT = 2
-EXIT_STALE = 3
-EXIT_NEEDS_CONFIRMATION = 4
-
-
-class OneSentenceParser(argparse.ArgumentParser):
-    """Usage mistakes are one sentence on stderr, like every other error, pointing at --help."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sentence = one_line(message[:1].upper() + message[1:])
-        self.exit(EXIT_BAD_INPUT, f"omb-tui: {sentence}. See: {self.prog} --help\n")
-
-
-def _print_error(message: str) -> None:
-    print(f"omb-tui: {one_line(message)}", file=sys.stderr)
-
-
-class CliError(Exception):
-    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def _day(value: str) -> date:
@@ -51,14 +32,6 @@ def _day(value: str) -> date:
         return parse_day(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).rstrip(".")) from None
-
-
-def _bot(args: argparse.Namespace):
-    from ..core.bot import Bot
-
-    bot = Bot(Home(args.home), args.bot)
-    bot.look()
-    return bot
 
 
 # ----- commands -----
@@ -88,7 +61,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 
 def cmd_prompt(args: argparse.Namespace) -> int:
-    bot = _bot(args)
+    bot = open_bot(args)
     loaded = bot.loaded_prompt(args.as_of)
     if not loaded.memory_on:
         print(f"Memory is switched off for {bot.id}: nothing loads.", file=sys.stderr)
@@ -100,7 +73,7 @@ def cmd_prompt(args: argparse.Namespace) -> int:
 def cmd_gauge(args: argparse.Namespace) -> int:
     from ..core.memory.budget import MEMORY_MAX_LINES
 
-    bot = _bot(args)
+    bot = open_bot(args)
     g = bot.gauge()
     if args.json:
         print_json(g.as_dict())
@@ -125,7 +98,7 @@ def _memory_on(bot) -> bool:
 def cmd_remember(args: argparse.Namespace) -> int:
     from ..core.memory.memory_update import MemoryUpdate
 
-    bot = _bot(args)
+    bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
     print_json(result.as_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
@@ -141,7 +114,7 @@ def _warn_if_not_journaled(journaled: bool) -> None:
 def cmd_forget(args: argparse.Namespace) -> int:
     from ..core.memory.memory_update import MemoryUpdate
 
-    bot = _bot(args)
+    bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
     print_json(result.as_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
@@ -151,7 +124,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_prefer(args: argparse.Namespace) -> int:
     from ..core.memory.memory_update import MemoryUpdate
 
-    bot = _bot(args)
+    bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
     print_json(result.as_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
@@ -159,7 +132,7 @@ def cmd_prefer(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    bot = _bot(args)
+    bot = open_bot(args)
     snapshot = bot.store.read(args.path)
     if not snapshot.exists:
         raise CliError(f"{snapshot.rel} does not exist for {bot.id}.")
@@ -174,7 +147,7 @@ def cmd_write(args: argparse.Namespace) -> int:
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
     from ..core.memory.store import Actor, StaleHash
 
-    bot = _bot(args)
+    bot = open_bot(args)
     data = sys.stdin.buffer.read()
     text = data.decode("utf-8", "surrogateescape")
     # `--expect-hash none`: create only. The store reads expected_hash=None as "the file must not exist" and
@@ -204,7 +177,7 @@ def cmd_rm(args: argparse.Namespace) -> int:
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
     from ..core.memory.store import Actor
 
-    bot = _bot(args)
+    bot = open_bot(args)
     result = bot.store.delete(args.path, Actor(WHO_PERSON, HOW_COMMAND_LINE))
     print(f"Deleted {result.rel}; undo it with: omb-tui undo {bot.id} {result.row_id}")
     return 0
@@ -214,7 +187,7 @@ def cmd_mv(args: argparse.Namespace) -> int:
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
     from ..core.memory.store import Actor
 
-    bot = _bot(args)
+    bot = open_bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
     old, new = (name.removeprefix("memory/") for name in (args.old, args.new))
     actor = Actor(WHO_PERSON, HOW_COMMAND_LINE)
@@ -237,7 +210,7 @@ def cmd_make_room(args: argparse.Namespace) -> int:
     from ..core.memory.make_room import make_room, plan_room
     from ..core.memory.store import Actor
 
-    bot = _bot(args)
+    bot = open_bot(args)
     if args.yes:
         plan = make_room(bot.home, bot.id, Actor(WHO_PERSON, HOW_COMMAND_LINE))
     else:
@@ -268,7 +241,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
         from ..core.recall.session_search import parse_when
 
         journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(timezone.utc), end=False))
-    bot = _bot(args)
+    bot = open_bot(args)
     rows = journal_filter.rows(bot.store.journal, limit=args.limit)
     if args.json:
         print_json([row.summary() for row in rows])
@@ -286,7 +259,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
 def cmd_undo(args: argparse.Namespace) -> int:
     from ..core.memory.store import LaterChanges
 
-    bot = _bot(args)
+    bot = open_bot(args)
     try:
         result = bot.store.undo(args.row_id, force=args.yes)
     except LaterChanges as exc:
@@ -299,7 +272,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
 def cmd_revert(args: argparse.Namespace) -> int:
     from ..core.review.revert import revert_change
 
-    bot = _bot(args)
+    bot = open_bot(args)
     done = revert_change(bot.home, bot.id, args.row_id)
     print_json(done.as_dict()) if args.json else print(done.message())
     return 0
@@ -308,7 +281,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 def cmd_undo_run(args: argparse.Namespace) -> int:
     from ..core.review.revert import RunHasLaterChanges, undo_run
 
-    bot = _bot(args)
+    bot = open_bot(args)
     try:
         done = undo_run(bot.home, bot.id, args.run_id, yes=args.yes)
     except RunHasLaterChanges as exc:
@@ -355,7 +328,7 @@ def _index_progress(args: argparse.Namespace, bot_id: str) -> Callable[[int, int
 def cmd_recall(args: argparse.Namespace) -> int:
     from ..core.recall.recall import recall
 
-    bot = _bot(args)
+    bot = open_bot(args)
     result = recall(bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind,
                     progress=_index_progress(args, bot.id))  # logs auto-recall: …
     if args.json:
@@ -370,7 +343,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from ..core.recall.session_search import session_search
 
-    bot = _bot(args)
+    bot = open_bot(args)
     query = " ".join(args.words) or None
     if query is None and args.since is None and args.until is None:
         raise CliError("Give words to search for, or --since / --until (or both).")
@@ -395,7 +368,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_brief(args: argparse.Namespace) -> int:
     from ..core.recall.brief import recent_work_brief
 
-    bot = _bot(args)
+    bot = open_bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
     if args.json:
         print_json(brief.to_json())
@@ -411,7 +384,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
 def cmd_chat(args: argparse.Namespace) -> int:
     from ..core.models.turn import chat_turn, open_chat
 
-    bot = _bot(args)
+    bot = open_bot(args)
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the chat says itself why no model answers
     started = datetime.now()
@@ -562,7 +535,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
 def cmd_capture(args: argparse.Namespace) -> int:
     from ..core.upkeep.capture import capture
 
-    bot = _bot(args)
+    bot = open_bot(args)
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
     result = capture(bot.home, bot.id, chat=args.chat)
     if args.json:
@@ -606,7 +579,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
 def cmd_organize(args: argparse.Namespace) -> int:
     from ..core.upkeep.organize import organize
 
-    bot = _bot(args)
+    bot = open_bot(args)
     result = organize(bot.home, bot.id)
     if args.json:
         print_json(result.as_dict())
@@ -651,7 +624,7 @@ def cmd_tidy(args: argparse.Namespace) -> int:
     from ..core.models.turn import no_turn_running
     from ..core.upkeep.tidy import tidy
 
-    bot = _bot(args)
+    bot = open_bot(args)
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
         if not free:
             raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
@@ -668,7 +641,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
     from ..core.compact.interactive import ANSWER_HELP, apply_choice, choose, proposal_lines
     from ..core.compact.session import propose
 
-    bot = _bot(args)
+    bot = open_bot(args)
     if args.nightly is not None or args.propose_only is not None:
         return _compact_settings(bot, args)
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the proposal says itself why no model answered
@@ -716,7 +689,7 @@ def _compact_nightly(bot, args: argparse.Namespace) -> int:
     else:
         write_text(outcome.report.text)
         if outcome.sink and outcome.sink["error"]:
-            _print_error(outcome.sink["error"])
+            print_error(outcome.sink["error"])
     if outcome.report.error:
         return EXIT_STALE if outcome.changed_meanwhile else 1
     return 0
@@ -744,7 +717,7 @@ def _compact_settings(bot, args: argparse.Namespace) -> int:
 def cmd_proposals(args: argparse.Namespace) -> int:
     from ..core.compact.pending import accept, pending_changes, reject
 
-    bot = _bot(args)
+    bot = open_bot(args)
     action = getattr(args, "proposals_command", None)
     if action is None:
         waiting = pending_changes(bot.home, bot.id)
@@ -983,21 +956,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     func = getattr(args, "func", cmd_app)
     missing = None if func is cmd_demo else _named_home_missing(args.home)
     if missing is not None:  # said and stopped: an empty home made by a typo would only hide the mistake
-        _print_error(missing)
+        print_error(missing)
         return EXIT_BAD_INPUT
     try:
         return func(args)
     except CliError as exc:
-        _print_error(str(exc))
+        print_error(str(exc))
         return exc.code
     except MemoryInputError as exc:
-        _print_error(str(exc))
+        print_error(str(exc))
         return getattr(exc, "exit_code", EXIT_BAD_INPUT)
     except BrokenPipeError:  # `omb-tui search … | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (OSError, ValueError) as exc:
-        _print_error(_oserror_sentence(exc))
+        print_error(_oserror_sentence(exc))
         return 1
     except KeyboardInterrupt:
         return 130
