@@ -14,8 +14,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .common import (EXIT_BAD_INPUT, EXIT_NEEDS_CONFIRMATION, EXIT_STALE, CliError, OneSentenceParser, open_bot,
-                     print_error)
+from .common import (EXIT_BAD_INPUT, EXIT_NEEDS_CONFIRMATION, EXIT_STALE, HOME_HELP, CliError, OneSentenceParser,
+                     add_command, add_json, open_bot, print_error, subcommands)
 from .output import one_line, print_json, write_text
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
@@ -445,8 +445,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    if getattr(args, "models_command", None) == "test":
-        return cmd_models_test(args)
     from ..core.models.instances import describe_models
 
     described = describe_models(Home(args.home))
@@ -490,7 +488,7 @@ def cmd_models_test(args: argparse.Namespace) -> int:
         known = ", ".join(config.instances) or "none"
         raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
     checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
-    if getattr(args, "json", False):  # --json may come before or after `test`
+    if args.json:
         print_json([check.as_dict() for check in checks])
     else:
         for check in checks:
@@ -599,24 +597,27 @@ def cmd_organize(args: argparse.Namespace) -> int:
 
 
 def cmd_about_me(args: argparse.Namespace) -> int:
-    from ..core.upkeep.about_me import list_learned, remove_learned
+    from ..core.upkeep.about_me import list_learned
 
-    home = Home(args.home)
-    if getattr(args, "about_me_command", None) == "remove":
-        removed = remove_learned(home, args.learned_id)
-        if getattr(args, "json", False):
-            print_json(removed.as_dict())
-        else:
-            print(one_line(removed.message()))
-        return 0
-    learned = list_learned(home)
-    if getattr(args, "json", False):
+    learned = list_learned(Home(args.home))
+    if args.json:
         print_json([line.as_dict() for line in learned])
         return 0
     if not learned:
         print("No bot has added a line to About me.")
     for line in learned:
         print(f"{line.id}  {line.at or '':<10}  {line.bot:<14} {one_line(line.text)}")
+    return 0
+
+
+def cmd_about_me_remove(args: argparse.Namespace) -> int:
+    from ..core.upkeep.about_me import remove_learned
+
+    removed = remove_learned(Home(args.home), args.learned_id)
+    if args.json:
+        print_json(removed.as_dict())
+    else:
+        print(one_line(removed.message()))
     return 0
 
 
@@ -715,34 +716,51 @@ def _compact_settings(bot, args: argparse.Namespace) -> int:
 
 
 def cmd_proposals(args: argparse.Namespace) -> int:
-    from ..core.compact.pending import accept, pending_changes, reject
+    from ..core.compact.pending import pending_changes
 
     bot = open_bot(args)
-    action = getattr(args, "proposals_command", None)
-    if action is None:
-        waiting = pending_changes(bot.home, bot.id)
-        if args.json:
-            print_json([item.as_dict() for item in waiting])
-        elif not waiting:
-            print(f"No proposed change of {bot.id} is waiting.")
-        for item in [] if args.json else waiting:
-            print(f"{item.id}. {item.category}: {one_line(item.reason)}  (run {item.run})")
-            print(f"   {'replace' if item.merged is not None else 'remove '}: {one_line(item.original.rstrip())}")
-            if item.merged is not None:
-                print(f"   with   : {one_line(item.merged.rstrip())}")
+    waiting = pending_changes(bot.home, bot.id)
+    if args.json:
+        print_json([item.as_dict() for item in waiting])
         return 0
+    if not waiting:
+        print(f"No proposed change of {bot.id} is waiting.")
+    for item in waiting:
+        print(f"{item.id}. {item.category}: {one_line(item.reason)}  (run {item.run})")
+        print(f"   {'replace' if item.merged is not None else 'remove '}: {one_line(item.original.rstrip())}")
+        if item.merged is not None:
+            print(f"   with   : {one_line(item.merged.rstrip())}")
+    return 0
+
+
+def _chosen_proposals(bot, args: argparse.Namespace, verb: str) -> list[str]:
+    """The ids `proposals BOT accept|reject` names: ID… or --all (every change waiting), never both."""
+    from ..core.compact.pending import pending_changes
+
     if bool(args.ids) == bool(args.all):
-        raise CliError(f"Give the ids of the changes to {action}, or --all (not both).")
-    ids = [item.id for item in pending_changes(bot.home, bot.id)] if args.all else args.ids
-    if action == "reject":
-        reject(bot.home, bot.id, ids)
-        if getattr(args, "json", False):
-            print_json({"rejected": list(dict.fromkeys(ids))})
-        else:
-            print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
-        return 0
-    outcome = accept(bot.home, bot.id, ids)
-    if getattr(args, "json", False):
+        raise CliError(f"Give the ids of the changes to {verb}, or --all (not both).")
+    return [item.id for item in pending_changes(bot.home, bot.id)] if args.all else args.ids
+
+
+def cmd_proposals_reject(args: argparse.Namespace) -> int:
+    from ..core.compact.pending import reject
+
+    bot = open_bot(args)
+    ids = _chosen_proposals(bot, args, "reject")
+    reject(bot.home, bot.id, ids)
+    if args.json:
+        print_json({"rejected": list(dict.fromkeys(ids))})
+    else:
+        print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
+    return 0
+
+
+def cmd_proposals_accept(args: argparse.Namespace) -> int:
+    from ..core.compact.pending import accept
+
+    bot = open_bot(args)
+    outcome = accept(bot.home, bot.id, _chosen_proposals(bot, args, "accept"))
+    if args.json:
         print_json(outcome.as_dict())
     else:
         if outcome.applied:
@@ -751,12 +769,6 @@ def cmd_proposals(args: argparse.Namespace) -> int:
         for refused_id, why in outcome.refused:
             print(f"Not applied {refused_id}: {one_line(why)}")
     return 1 if outcome.refused else 0
-
-
-def cmd_team(args: argparse.Namespace) -> int:
-    from .team import run_team_command
-
-    return run_team_command(args)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -777,91 +789,84 @@ def _app_only(argv: list[str]) -> argparse.Namespace | None:
     """`omb-tui`, `omb-tui --home DIR` or `--home=DIR`: the app, read without building every command's
     parser (which costs start-up time). Anything else returns None."""
     if not argv:
-        return argparse.Namespace(home=None)
+        return argparse.Namespace(home=None, **_no_command())
     if len(argv) == 2 and argv[0] == "--home" and not argv[1].startswith("-"):
-        return argparse.Namespace(home=argv[1])
+        return argparse.Namespace(home=argv[1], **_no_command())
     if len(argv) == 1 and argv[0].startswith("--home=") and len(argv[0]) > len("--home="):
-        return argparse.Namespace(home=argv[0][len("--home="):])
+        return argparse.Namespace(home=argv[0][len("--home="):], **_no_command())
     return None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    home_help = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=home_help)
-    json_flag = argparse.ArgumentParser(add_help=False)
-    json_flag.add_argument("--json", action="store_true", help="print machine-readable JSON")
+def _no_command() -> dict[str, object]:
+    """What the namespace holds before a command's parser sets its own: the app opens, no JSON, and a home that
+    --home or $OMB_HOME names must exist (only `demo` creates one)."""
+    return {"handler": cmd_app, "json": False, "creates_home": False}
 
+
+def build_parser() -> argparse.ArgumentParser:
     parser = OneSentenceParser(
         prog="omb-tui",
         description="Keep and review an AI bot's long-term memory. With no command, opens the terminal app.",
     )
-    parser.add_argument("--home", metavar="DIR", default=None, help=home_help)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneSentenceParser)
+    parser.add_argument("--home", metavar="DIR", default=None, help=HOME_HELP)
+    parser.set_defaults(**_no_command())
+    sub = subcommands(parser, "COMMAND")
 
-    def add(name: str, func: Callable, help_text: str, *, json: bool = False, bot: bool = True):
-        parents = [common, json_flag] if json else [common]
-        p = sub.add_parser(name, parents=parents, help=help_text, description=help_text)
-        if bot:
-            p.add_argument("bot", metavar="BOT", help="the bot's id")
-        p.set_defaults(func=func)
-        return p
-
-    add("bots", cmd_bots, "List every bot with its memory switch, gauge level and last change.", json=True, bot=False)
-    p = add("prompt", cmd_prompt, "Print the memory block exactly as it loads into the system prompt.")
+    add_command(sub, "bots", cmd_bots, "List every bot with its memory switch, gauge level and last change.", json=True, bot=False)
+    p = add_command(sub, "prompt", cmd_prompt, "Print the memory block exactly as it loads into the system prompt.")
     p.add_argument("--as-of", type=_day, metavar="DATE", help="the day to load on (expired notes stay out)")
-    add("gauge", cmd_gauge, "Lines and bytes of MEMORY.md against the load budget.", json=True)
-    p = add("remember", cmd_remember, "Add one dated note to MEMORY.md (memory_update add).", json=True)
+    add_command(sub, "gauge", cmd_gauge, "Lines and bytes of MEMORY.md against the load budget.", json=True)
+    p = add_command(sub, "remember", cmd_remember, "Add one dated note to MEMORY.md (memory_update add).", json=True)
     p.add_argument("text", metavar="TEXT")
     p.add_argument("--until", type=_day, metavar="DATE", help="the last day the fact is true")
     p.add_argument("--chat", metavar="NAME", help="the chat the note came from")
-    p = add("forget", cmd_forget, "Remove every note that mentions these words as whole words.", json=True)
+    p = add_command(sub, "forget", cmd_forget, "Remove every note that mentions these words as whole words.", json=True)
     p.add_argument("words", metavar="WORDS", nargs="+")
-    p = add("prefer", cmd_prefer, "Save a standing preference for all bots into About me.", json=True)
+    p = add_command(sub, "prefer", cmd_prefer, "Save a standing preference for all bots into About me.", json=True)
     p.add_argument("text", metavar="TEXT")
-    p = add("show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
+    p = add_command(sub, "show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
     p.add_argument("path", metavar="PATH", help="relative to the workspace: MEMORY.md, memory/travel.md, …")
-    p = add("write", cmd_write, "Save a memory file from stdin; with --expect-hash, refuse a stale save "
+    p = add_command(sub, "write", cmd_write, "Save a memory file from stdin; with --expect-hash, refuse a stale save "
             "(--expect-hash none: create only).", json=True)
     p.add_argument("path", metavar="PATH")
     p.add_argument("--expect-hash", metavar="H", help="the hash of the text you read; exit 3 if it changed. "
                    "'none': the file must not exist yet; exit 3 if it does")
-    p = add("rm", cmd_rm, "Delete a topic or a daily log (MEMORY.md can only be emptied).")
+    p = add_command(sub, "rm", cmd_rm, "Delete a topic or a daily log (MEMORY.md can only be emptied).")
     p.add_argument("path", metavar="PATH")
-    p = add("mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
+    p = add_command(sub, "mv", cmd_mv, "Rename a topic (names: letters, numbers, spaces, dots, dashes, ending in .md).")
     p.add_argument("old", metavar="OLD", help="e.g. travel.md or memory/travel.md")
     p.add_argument("new", metavar="NEW", help="e.g. trips.md or memory/trips.md")
     p.add_argument("--update-links", action="store_true", help="also point 'see memory/OLD' and [[OLD]] in "
                    "MEMORY.md and the other topics at the new name (the archive and logs stay as they are)")
-    p = add("make-room", cmd_make_room, "Move entries of MEMORY.md to memory/archive.md (struck, expired, then the "
+    p = add_command(sub, "make-room", cmd_make_room, "Move entries of MEMORY.md to memory/archive.md (struck, expired, then the "
             "oldest; never undated lines or health facts) until everything loads; shows them, exit 4, without --yes.",
             json=True)
     p.add_argument("--yes", action="store_true", help="move them (without it, only show what would move)")
-    p = add("journal", cmd_journal, "Show the journal of changes, newest first (times in local time).", json=True)
+    p = add_command(sub, "journal", cmd_journal, "Show the journal of changes, newest first (times in local time).", json=True)
     p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
     p.add_argument("--filter", metavar="TEXT", help="as the app's journal filter: plain words, file:NAME, who:NAME, "
                    "how:WORD, chat:NAME, day:YYYY-MM-DD (or YYYY-MM, YYYY, today, yesterday); e.g. 'who:bot day:today'")
     p.add_argument("--since", metavar="WHEN", help="only rows written since then: 24h, 3d, yesterday or a date")
-    p = add("undo", cmd_undo, "Put a file back as it was before a journal row.")
+    p = add_command(sub, "undo", cmd_undo, "Put a file back as it was before a journal row.")
     p.add_argument("row_id", metavar="ROW_ID")
     p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")
-    p = add("revert", cmd_revert, "Take back one journal row's change alone, keeping later changes to the file "
+    p = add_command(sub, "revert", cmd_revert, "Take back one journal row's change alone, keeping later changes to the file "
             "(exit 3 when they touch the same lines: undo puts the whole file back instead).", json=True)
     p.add_argument("row_id", metavar="ROW_ID")
-    p = add("undo-run", cmd_undo_run, "Undo a whole upkeep run: each file it changed back as before it.", json=True)
+    p = add_command(sub, "undo-run", cmd_undo_run, "Undo a whole upkeep run: each file it changed back as before it.", json=True)
     p.add_argument("run_id", metavar="RUN")
     p.add_argument("--yes", action="store_true", help="undo even when later changes to those files would go too")
-    p = add("review", cmd_review, "The upkeep runs to review across every bot, bot → run → change (default: "
+    p = add_command(sub, "review", cmd_review, "The upkeep runs to review across every bot, bot → run → change (default: "
             "what is not yet reviewed of the last three nights).", json=True, bot=False)
     p.add_argument("--since", metavar="WHEN", help="every run since then, reviewed or not: 24h, 3d, yesterday or a "
                    "date")
     p.add_argument("--bot", metavar="ID", help="only this bot")
     p.add_argument("--mark", action="store_true", help="mark the runs listed as reviewed")
-    p = add("recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
+    p = add_command(sub, "recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
     p.add_argument("message", metavar="MESSAGE")
     p.add_argument("--chat", metavar="ID", help="the conversation the message is in (its data decides the kind)")
     p.add_argument("--kind", choices=RECALL_KINDS_HELP, help="who started the turn (default: person, a 1:1 chat)")
-    p = add("search", cmd_search, "session_search: conversations and memory files by words and/or time.", json=True)
+    p = add_command(sub, "search", cmd_search, "session_search: conversations and memory files by words and/or time.", json=True)
     p.add_argument("words", metavar="WORDS", nargs="*")
     p.add_argument("--since", metavar="WHEN", help="24h, 3d, yesterday or a date")
     p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
@@ -869,68 +874,63 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
     p.add_argument("--scope", choices=("all", "team"), default="all", help="team: only the accepted notes of the "
                    "bot's teams (default: all, team notes included)")
-    p = add("brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
+    p = add_command(sub, "brief", cmd_brief, "The recent-work brief: the bot's other conversations, last two days.", json=True)
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
-    p = add("chat", cmd_chat, "Talk with the bot through its model, one line a message (stdin when it is not a "
+    p = add_command(sub, "chat", cmd_chat, "Talk with the bot through its model, one line a message (stdin when it is not a "
             "terminal): memory, recall and its memory tools, as in a turn.")
     p.add_argument("--chat", metavar="ID", help="the conversation to continue or start (default: a new one)")
     p.add_argument("--person", metavar="NAME", help="who is talking (default: the person of the bot's newest chat)")
-    p = add("models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
+    p = add_command(sub, "models", cmd_models, "Connected model instances, the helper model and where each bot's jobs go.",
             json=True, bot=False)
-    models_sub = p.add_subparsers(dest="models_command", metavar="[test]", parser_class=OneSentenceParser)
-    p = models_sub.add_parser("test", parents=[common], help="Make one tiny call to an instance (default: every "
-                              "instance); print the latency or what is wrong.",
-                              description="Make one tiny call to an instance (default: every instance); print the "
-                              "latency or what is wrong. Exits 1 when a call fails.")
+    p = add_command(subcommands(p, "[test]"), "test", cmd_models_test, "Make one tiny call to an instance (default: "
+                    "every instance); print the latency or what is wrong.", json=True, bot=False,
+                    description="Make one tiny call to an instance (default: every instance); print the latency or "
+                    "what is wrong. Exits 1 when a call fails.")
     p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
-    p = add("usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False)
+    p = add_command(sub, "usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False)
     p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
     p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")
     output = p.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help='print {"rows": [...], "total_cost_usd": N}')
+    add_json(output, 'print {"rows": [...], "total_cost_usd": N}')
     output.add_argument("--csv", action="store_true", help="print the rows as CSV")
-    p = add("capture", cmd_capture, "Memory upkeep: read the bot's unread chat turns and file the facts that pass "
+    p = add_command(sub, "capture", cmd_capture, "Memory upkeep: read the bot's unread chat turns and file the facts that pass "
             "the checks.", json=True)
     p.add_argument("--chat", metavar="ID", help="only this chat or room")
-    add("organize", cmd_organize, "Memory upkeep: file the detail in MEMORY.md into topic files (one model call).",
+    add_command(sub, "organize", cmd_organize, "Memory upkeep: file the detail in MEMORY.md into topic files (one model call).",
         json=True)
-    add("tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
+    add_command(sub, "tidy", cmd_tidy, "Tidy up now: expired notes to the archive, exact duplicates, and (with a model) "
         "contradictions struck through.", json=True)
-    p = add("compact", cmd_compact, "Compact MEMORY.md: the model proposes deletions and merges, you answer "
+    p = add_command(sub, "compact", cmd_compact, "Compact MEMORY.md: the model proposes deletions and merges, you answer "
             "apply, keep <numbers>, delete <numbers> or cancel (one line, from the terminal or stdin).", json=True)
     p.add_argument("--auto", action="store_true", help="the nightly run: backup, apply (or only propose), logs, "
                    "report to stdout and the configured sink")
     p.add_argument("--nightly", choices=("on", "off"), help="switch nightly compaction (upkeep --due) on or off")
     p.add_argument("--propose-only", choices=("on", "off", "auto"), help="nightly runs only propose (on), apply "
                    "(off), or propose during the first 7 days after nightly was switched on (auto, the default)")
-    p = add("proposals", cmd_proposals, "Changes nightly compaction proposed (propose-only), waiting for you.",
+    p = add_command(sub, "proposals", cmd_proposals, "Changes nightly compaction proposed (propose-only), waiting for you.",
             json=True)
-    proposals_sub = p.add_subparsers(dest="proposals_command", metavar="[accept|reject]",
-                                     parser_class=OneSentenceParser)
-    for verb, what in (("accept", "Apply proposed changes, each checked again against MEMORY.md as it is now."),
-                       ("reject", "Mark proposed changes rejected.")):
-        p = proposals_sub.add_parser(verb, parents=[common], help=what, description=what)
+    proposals_sub = subcommands(p, "[accept|reject]")
+    for verb, handler, what in (
+            ("accept", cmd_proposals_accept, "Apply proposed changes, each checked again against MEMORY.md as it is now."),
+            ("reject", cmd_proposals_reject, "Mark proposed changes rejected.")):
+        p = add_command(proposals_sub, verb, handler, what, bot=False)
         p.add_argument("ids", metavar="ID", nargs="*", help="the ids `omb-tui proposals BOT` lists")
         p.add_argument("--all", action="store_true", help="every change waiting")
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
-    p = add("upkeep", cmd_upkeep, "Memory upkeep for every bot: with --due, capture, organizing and the daily "
+        add_json(p)  # after --all, where --help has always listed it
+    p = add_command(sub, "upkeep", cmd_upkeep, "Memory upkeep for every bot: with --due, capture, organizing and the daily "
             "tidy-up where they are due (safe to run from cron every few minutes).", json=True, bot=False)
     p.add_argument("--due", action="store_true", required=True, help="run what is due now (the only mode)")
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="bots at a time (default 8)")
-    p = add("about-me", cmd_about_me, "The lines bots added to About me on their own (learned lines).", json=True,
+    p = add_command(sub, "about-me", cmd_about_me, "The lines bots added to About me on their own (learned lines).", json=True,
             bot=False)
-    about_sub = p.add_subparsers(dest="about_me_command", metavar="[remove]", parser_class=OneSentenceParser)
-    p = about_sub.add_parser("remove", parents=[common], help="Take a learned line out of About me; the fact is "
-                             "never added again.", description="Take a learned line out of About me (journaled, "
-                             "undoable); the fact is never added again.")
+    p = add_command(subcommands(p, "[remove]"), "remove", cmd_about_me_remove, "Take a learned line out of About me; "
+                    "the fact is never added again.", json=True, bot=False, description="Take a learned line out of "
+                    "About me (journaled, undoable); the fact is never added again.")
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print machine-readable JSON")
-    p = add("team", cmd_team, "Shared team memory: teams of bots, their reviewed notes and pending cards.", bot=False)
-    from .team import add_team_commands  # argparse only: the core loads when a team command runs
+    from . import team  # argparse only: the core loads when a team command runs
 
-    add_team_commands(p, common, OneSentenceParser)
-    p = add("serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
+    team.register(sub)
+    p = add_command(sub, "serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
             "docs/serve.md).", bot=False)
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this computer "
                    "only)")
@@ -940,7 +940,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="answer requests whose Host header is NAME (a proxy's or a LAN name; any port unless given), "
                    "besides this server's own address; repeatable")
     p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
-    add("demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
+    p = add_command(sub, "demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
+    p.set_defaults(creates_home=True)
     return parser
 
 
@@ -951,15 +952,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _app_only(sys.argv[1:] if argv is None else list(argv))
     if args is None:  # a command, --help or a mistake: the full parser says what to do
         args = build_parser().parse_args(argv)
-    if not hasattr(args, "home"):
-        args.home = None
-    func = getattr(args, "func", cmd_app)
-    missing = None if func is cmd_demo else _named_home_missing(args.home)
+    missing = None if args.creates_home else _named_home_missing(args.home)
     if missing is not None:  # said and stopped: an empty home made by a typo would only hide the mistake
         print_error(missing)
         return EXIT_BAD_INPUT
     try:
-        return func(args)
+        return args.handler(args)
     except CliError as exc:
         print_error(str(exc))
         return exc.code

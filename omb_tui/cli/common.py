@@ -1,4 +1,5 @@
-"""What every command group of `omb-tui` shares: the exit codes, the one-sentence error, the bot a command names.
+"""What every command group of `omb-tui` shares: how a command is declared (its parser beside its handler, the
+options every command takes, the one `--json`), the exit codes, the one-sentence error, the bot a command names.
 
 Nothing here imports the engine: `omb-tui --help` and the app's start load this module, and a handler opens
 the core only when it runs.
@@ -8,12 +9,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Callable
 
 from .output import one_line
 
 EXIT_BAD_INPUT = 2
 EXIT_STALE = 3
 EXIT_NEEDS_CONFIRMATION = 4
+
+
+HOME_HELP = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
+JSON_HELP = "print machine-readable JSON"
+
+Handler = Callable[[argparse.Namespace], int]
 
 
 class OneSentenceParser(argparse.ArgumentParser):
@@ -42,3 +50,42 @@ def open_bot(args: argparse.Namespace):
     bot = Bot(Home(args.home), args.bot)
     bot.look()
     return bot
+
+
+def add_json(container: argparse._ActionsContainer, help_text: str = JSON_HELP) -> None:
+    """The one `--json` of every command that has it. Its default is SUPPRESS, so the flag of a nested command
+    never hides its parent's (`models --json test` and `models test --json` both print JSON); the top parser's
+    json=False is what a namespace holds without it, so every handler reads `args.json`."""
+    container.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=help_text)
+
+
+def _options(*, json: bool) -> argparse.ArgumentParser:
+    """A parent parser: `--home` (SUPPRESS, so `--home` before the command stays), and `--json` when asked."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=HOME_HELP)
+    if json:
+        add_json(parent)
+    return parent
+
+
+HOME_OPTION = _options(json=False)
+HOME_AND_JSON_OPTIONS = _options(json=True)
+
+
+def add_command(subparsers: argparse._SubParsersAction, name: str, handler: Handler | None, help_text: str, *,
+                json: bool = False, bot: bool = True, description: str | None = None) -> argparse.ArgumentParser:
+    """A command's parser, which runs `handler` (None: a required subcommand's parser always names one; a nested
+    command's parser sets its own): `--home`, `--json` when `json`, and the positional BOT when `bot`. Its --help
+    says `description`, else `help_text`, the line the parent's --help lists."""
+    parser = subparsers.add_parser(name, parents=[HOME_AND_JSON_OPTIONS if json else HOME_OPTION], help=help_text,
+                                   description=help_text if description is None else description)
+    if bot:
+        parser.add_argument("bot", metavar="BOT", help="the bot's id")
+    if handler is not None:
+        parser.set_defaults(handler=handler)
+    return parser
+
+
+def subcommands(parser: argparse.ArgumentParser, metavar: str, *, required: bool = False) -> argparse._SubParsersAction:
+    """The nested commands of a command (`models test`, `team create`), each a parser of its own."""
+    return parser.add_subparsers(metavar=metavar, parser_class=OneSentenceParser, required=required)

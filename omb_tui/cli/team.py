@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import wraps
+from typing import Any, Callable, NamedTuple
 
+from .common import Handler, add_command, subcommands
 from .output import one_line, print_json, write_text
 
 
-def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.ArgumentParser,
-                      parser_class: type[argparse.ArgumentParser]) -> None:
-    sub = team_parser.add_subparsers(dest="team_command", metavar="COMMAND", parser_class=parser_class,
-                                     required=True)
+def register(subparsers: argparse._SubParsersAction) -> None:
+    team = add_command(subparsers, "team", None, "Shared team memory: teams of bots, their reviewed notes and "
+                       "pending cards.", bot=False)
+    sub = subcommands(team, "COMMAND", required=True)
 
-    def add(name: str, help_text: str, *, key: bool = False, revision: bool = False, team: bool = True):
-        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
-        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    def add(name: str, handler: Handler, help_text: str, *, key: bool = False, revision: bool = False,
+            team: bool = True) -> argparse.ArgumentParser:
+        p = add_command(sub, name, handler, help_text, json=True, bot=False)
         if team:
             p.add_argument("team", metavar="TEAM", help="the team's name or key")
         if key:
@@ -29,49 +32,55 @@ def add_team_commands(team_parser: argparse.ArgumentParser, common: argparse.Arg
                            help="the revision you read (`team show`); a stale one exits 3")
         return p
 
-    p = add("create", "Create a team of bots that share reviewed notes.", team=False)
+    p = add("create", _create, "Create a team of bots that share reviewed notes.", team=False)
     p.add_argument("name", metavar="NAME")
     p.add_argument("--bots", metavar="ID,ID", default="", help="the member bots' ids, separated by commas")
-    p = add("rename", "Rename a team (its notes and pending cards stay).")
+    p = add("rename", _rename, "Rename a team (its notes and pending cards stay).")
     p.add_argument("new_name", metavar="NEW")
-    p = add("members", "List a team's member bots, or change them with --add and --remove (notes and cards stay).")
+    p = add("members", _members, "List a team's member bots, or change them with --add and --remove (notes and "
+            "cards stay).")
     p.add_argument("--add", action="append", default=[], metavar="ID[,ID]",
                    help="a bot to make a member (repeat it, or separate ids with commas)")
     p.add_argument("--remove", action="append", default=[], metavar="ID[,ID]",
                    help="a member bot to take out of the team (repeat it, or separate ids with commas)")
-    add("delete", "Delete a team: no bot loads its notes again; the file stays on disk (not a secure erase).")
-    add("list", "List the teams.", team=False)
-    p = add("propose", "Propose a note as a pending card (a person's proposal; bots use their team_note tool).")
+    add("delete", _delete, "Delete a team: no bot loads its notes again; the file stays on disk (not a secure "
+        "erase).")
+    add("list", _list, "List the teams.", team=False)
+    p = add("propose", _propose, "Propose a note as a pending card (a person's proposal; bots use their team_note "
+            "tool).")
     p.add_argument("--key", required=True, metavar="KEY", help="the note's key, such as tapa/sequence-02/colour")
     p.add_argument("--title", required=True, metavar="TITLE")
     p.add_argument("text", metavar="TEXT")
-    add("show", "The team's accepted notes (which load), pending cards and deleted notes.")
-    add("accept", "Accept the pending card for KEY: it becomes the team's note.", key=True, revision=True)
-    add("reject", "Reject the pending card for KEY.", key=True, revision=True)
-    add("edit", "Replace an accepted note's text with stdin.", key=True, revision=True)
-    add("delete-note", "Delete an accepted note (kept in its history, restorable).", key=True, revision=True)
-    add("pin", "Pin a note: pinned notes load first.", key=True, revision=True)
-    add("unpin", "Unpin a note.", key=True, revision=True)
-    add("history", "A note's earlier versions (up to 50), newest first.", key=True)
-    p = add("restore", "Bring back an earlier version of a note as a new revision.", key=True, revision=True)
+    add("show", _show, "The team's accepted notes (which load), pending cards and deleted notes.")
+    for name in ("accept", "reject", "edit", "delete-note", "pin", "unpin"):
+        add(name, _note_change(name), NOTE_CHANGES[name].help, key=True, revision=True)
+    add("history", _history, "A note's earlier versions (up to 50), newest first.", key=True)
+    p = add("restore", _note_change("restore"), NOTE_CHANGES["restore"].help, key=True, revision=True)
     p.add_argument("version", type=int, metavar="VERSION", help="the earlier version's revision (`team history`)")
-    add("gauge", "Bytes of the team's block against 6,000, and how many notes load.")
-    add("prompt", "Print the team's block exactly as it loads into every member's system prompt.")
+    add("gauge", _gauge, "Bytes of the team's block against 6,000, and how many notes load.")
+    add("prompt", _prompt, "Print the team's block exactly as it loads into every member's system prompt.")
 
 
-def run_team_command(args: argparse.Namespace) -> int:
-    """Run `team COMMAND`; errors go up to cli.main, which prints one sentence (a stale revision exits 3)."""
-    from ..core.memory.paths import Home
-    from ..core.team.notes import StaleRevision
+def _team_command(run: Callable[[Any, argparse.Namespace], int]) -> Handler:
+    """A team command's handler: `run` with the home. Errors go up to cli.main, which prints one sentence (a stale
+    revision exits 3); with --json a stale revision prints the current one first."""
 
-    try:
-        return _COMMANDS[args.team_command](Home(args.home), args)
-    except StaleRevision as exc:
-        if args.json:  # scripts get the current revision without parsing the sentence
-            print_json({"error": str(exc), "current_revision": exc.current})
-        raise
+    @wraps(run)
+    def handler(args: argparse.Namespace) -> int:
+        from ..core.memory.paths import Home
+        from ..core.team.notes import StaleRevision
+
+        try:
+            return run(Home(args.home), args)
+        except StaleRevision as exc:
+            if args.json:  # scripts get the current revision without parsing the sentence
+                print_json({"error": str(exc), "current_revision": exc.current})
+            raise
+
+    return handler
 
 
+@_team_command
 def _create(home, args) -> int:
     from ..core.team.storage import create_team
 
@@ -85,6 +94,7 @@ def _create(home, args) -> int:
     return 0
 
 
+@_team_command
 def _rename(home, args) -> int:
     from ..core.team.storage import rename_team
 
@@ -97,6 +107,7 @@ def _bot_ids(values: list[str]) -> list[str]:
     return [bot.strip() for value in values for bot in value.split(",") if bot.strip()]
 
 
+@_team_command
 def _members(home, args) -> int:
     from ..core.team.storage import change_members, get_team
 
@@ -110,6 +121,7 @@ def _members(home, args) -> int:
     return 0
 
 
+@_team_command
 def _delete(home, args) -> int:
     from ..core.team.storage import delete_team
 
@@ -122,6 +134,7 @@ def _delete(home, args) -> int:
     return 0
 
 
+@_team_command
 def _list(home, args) -> int:
     from ..core.team.storage import list_teams
 
@@ -138,6 +151,7 @@ def _list(home, args) -> int:
     return 0
 
 
+@_team_command
 def _propose(home, args) -> int:
     from ..core.team import api
 
@@ -150,6 +164,7 @@ def _propose(home, args) -> int:
     return 0
 
 
+@_team_command
 def _show(home, args) -> int:
     from ..core.team import api
 
@@ -174,33 +189,58 @@ def _show(home, args) -> int:
     return 0
 
 
-def _note_change(home, args) -> int:
-    from ..core.team import api
+class NoteChange(NamedTuple):
+    """A change to one note (or card) of a team: its command's help, the api call that makes it, what it says."""
 
-    command = args.team_command
-    if command == "accept":
-        result, done = api.accept(home, args.team, args.key, args.revision), "accepted"
-    elif command == "reject":
-        result, done = api.reject(home, args.team, args.key, args.revision), "rejected"
-    elif command == "edit":
-        result, done = api.edit(home, args.team, args.key, args.revision, sys.stdin.read()), "saved"
-    elif command == "delete-note":
-        result, done = api.delete_note(home, args.team, args.key, args.revision), "deleted"
-    elif command == "restore":
-        result, done = api.restore(home, args.team, args.key, args.version, args.revision), "restored"
-    else:
-        pinned = command == "pin"
-        result = api.set_pinned(home, args.team, args.key, args.revision, pinned)
-        done = "pinned" if pinned else "unpinned"
-    if args.json:
-        print_json(result.shown())
-    elif command == "reject":
-        print(one_line(f"Rejected the card for {result.key}."))
-    else:
-        print(one_line(f"{result.key} {done}: now at revision {result.revision}."))
-    return 0
+    help: str
+    make: Callable[[Any, Any, argparse.Namespace], Any]  # (core.team.api, home, args) -> the note or card
+    said: str  # formatted with the note's key and its new revision
 
 
+NOTE_CHANGES = {
+    "accept": NoteChange("Accept the pending card for KEY: it becomes the team's note.",
+                         lambda api, home, a: api.accept(home, a.team, a.key, a.revision),
+                         "{key} accepted: now at revision {revision}."),
+    "reject": NoteChange("Reject the pending card for KEY.",
+                         lambda api, home, a: api.reject(home, a.team, a.key, a.revision),
+                         "Rejected the card for {key}."),
+    "edit": NoteChange("Replace an accepted note's text with stdin.",
+                       lambda api, home, a: api.edit(home, a.team, a.key, a.revision, sys.stdin.read()),
+                       "{key} saved: now at revision {revision}."),
+    "delete-note": NoteChange("Delete an accepted note (kept in its history, restorable).",
+                              lambda api, home, a: api.delete_note(home, a.team, a.key, a.revision),
+                              "{key} deleted: now at revision {revision}."),
+    "pin": NoteChange("Pin a note: pinned notes load first.",
+                      lambda api, home, a: api.set_pinned(home, a.team, a.key, a.revision, True),
+                      "{key} pinned: now at revision {revision}."),
+    "unpin": NoteChange("Unpin a note.",
+                        lambda api, home, a: api.set_pinned(home, a.team, a.key, a.revision, False),
+                        "{key} unpinned: now at revision {revision}."),
+    "restore": NoteChange("Bring back an earlier version of a note as a new revision.",
+                          lambda api, home, a: api.restore(home, a.team, a.key, a.version, a.revision),
+                          "{key} restored: now at revision {revision}."),
+}
+
+
+def _note_change(name: str) -> Handler:
+    """The handler of `team accept|reject|edit|delete-note|pin|unpin|restore`: NOTE_CHANGES says what it does."""
+    change = NOTE_CHANGES[name]
+
+    @_team_command
+    def run(home, args) -> int:
+        from ..core.team import api
+
+        result = change.make(api, home, args)
+        if args.json:
+            print_json(result.shown())
+        else:
+            print(one_line(change.said.format(key=result.key, revision=result.revision)))
+        return 0
+
+    return run
+
+
+@_team_command
 def _history(home, args) -> int:
     from ..core.team import api
 
@@ -219,6 +259,7 @@ def _history(home, args) -> int:
     return 0
 
 
+@_team_command
 def _gauge(home, args) -> int:
     from ..core.team import api
 
@@ -231,6 +272,7 @@ def _gauge(home, args) -> int:
     return 0
 
 
+@_team_command
 def _prompt(home, args) -> int:
     from ..core.team import api
 
@@ -240,11 +282,3 @@ def _prompt(home, args) -> int:
     else:
         write_text(block)
     return 0
-
-
-_COMMANDS = {
-    "create": _create, "rename": _rename, "members": _members, "delete": _delete, "list": _list, "propose": _propose, "show": _show,
-    "accept": _note_change, "reject": _note_change, "edit": _note_change, "delete-note": _note_change,
-    "pin": _note_change, "unpin": _note_change, "restore": _note_change, "history": _history, "gauge": _gauge,
-    "prompt": _prompt,
-}
