@@ -42,7 +42,7 @@ def test_command_line_start_does_not_import_litellm_or_the_app():
 
 
 def test_cli_recall_kinds_match_the_core():
-    from omb_tui.cli import RECALL_KINDS_HELP
+    from omb_tui.cli.recall import RECALL_KINDS_HELP
     from omb_tui.core.recall.recall import RECALL_KINDS
 
     assert tuple(RECALL_KINDS_HELP) == tuple(RECALL_KINDS)
