@@ -31,13 +31,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from ..server.run import serve
-
-    return serve(Home(args.home), host=args.host, port=args.port, allow_remote=args.allow_remote,
-                 allow_hosts=args.allow_host, show_token=args.show_token)
-
-
 def cmd_app(args: argparse.Namespace) -> int:
     from ..app.app import run_app
 
@@ -64,7 +57,7 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import journal, memory, models, recall, team, upkeep  # argparse only: the core loads when a command runs
+    from . import journal, memory, models, recall, serve, team, upkeep  # argparse only: the core loads when a command runs
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -80,16 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     models.register(sub)
     upkeep.register(sub)
     team.register(sub)
-    p = add_command(sub, "serve", cmd_serve, "Serve the memory routes over HTTP under /api (JSON, the owner's bearer token; "
-            "docs/serve.md).", bot=False)
-    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this computer "
-                   "only)")
-    p.add_argument("--port", type=int, default=8767, metavar="N", help="the port (default 8767; 0: any free port)")
-    p.add_argument("--allow-remote", action="store_true", help="allow a --host other computers can reach")
-    p.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
-                   help="answer requests whose Host header is NAME (a proxy's or a LAN name; any port unless given), "
-                   "besides this server's own address; repeatable")
-    p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
+    serve.register(sub)
     p = add_command(sub, "demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
     p.set_defaults(creates_home=True)
     return parser
