@@ -21,16 +21,6 @@ from ..core.memory.paths import Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    from ..demo.home import write_demo_home
-
-    home = Home(args.home)
-    bots = write_demo_home(home)
-    print(f"Wrote a demo home with {len(bots)} bots to {home.root}.")
-    print(f"Open it with: omb-tui --home {home.root}")
-    return 0
-
-
 def cmd_app(args: argparse.Namespace) -> int:
     from ..app.app import run_app
 
@@ -57,7 +47,7 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import journal, memory, models, recall, serve, team, upkeep  # argparse only: the core loads when a command runs
+    from . import demo, journal, memory, models, recall, serve, team, upkeep  # argparse only: the core loads when a command runs
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -74,8 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     upkeep.register(sub)
     team.register(sub)
     serve.register(sub)
-    p = add_command(sub, "demo", cmd_demo, "Write a realistic sample home to try everything on.", bot=False)
-    p.set_defaults(creates_home=True)
+    demo.register(sub)
     return parser
 
 
