@@ -2,6 +2,29 @@
 
 Every command answers --help; --json prints machine-readable output; a bad input prints one sentence to
 stderr and exits non-zero, never a traceback. With no command the terminal app opens.
+
+One module per command group, each declaring its commands' parsers (`register(subparsers)`) beside the handlers
+they run, as click puts a command's options on its function (argparse here, for start-up time):
+
+- memory.py   bots, prompt, gauge, remember, forget, prefer, show, write, rm, mv, make-room: the memory files, as
+              a person reads and changes them
+- journal.py  journal, undo, revert, undo-run, review: what changed memory, and taking it back
+- recall.py   recall, search, brief: what the bot finds before and during a turn
+- models.py   chat, models (test), usage: the bot's model, talked through, checked and paid for
+- upkeep.py   capture, organize, tidy, compact, proposals (accept, reject), upkeep, about-me (remove): memory
+              upkeep, as the README's section of that name has it. Compaction stays here rather than in a module
+              of its own: `upkeep --due` runs it, and --help lists these seven as one run (below)
+- team.py     team …: shared team memory
+- serve.py    serve: the memory routes over HTTP
+- demo.py     demo: the sample home
+- common.py   how a command is declared (`add_command`, `subcommands`, the one `--json`), the exit codes, the
+              one-sentence error, the bot a command names
+- output.py   what every group prints with: one line, JSON, file text byte for byte
+
+The order `omb-tui --help` lists the commands in is part of the contract, and each group is one unbroken run of
+it, so registering the groups in turn keeps that list as it was. A group module imports only argparse and this
+package at its top; each handler imports the core when it runs, so `--help` never loads the engine
+(tests/test_architecture.py). The app's start (`omb-tui`, `omb-tui --home DIR`) builds no parser at all.
 """
 
 from __future__ import annotations
@@ -10,15 +33,12 @@ import argparse
 import logging
 import os
 import sys
-from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
-from .common import (EXIT_BAD_INPUT, EXIT_NEEDS_CONFIRMATION, EXIT_STALE, HOME_HELP, CliError, OneSentenceParser,
-                     add_command, add_json, open_bot, print_error, subcommands)
-from .output import one_line, print_json, write_text
 from ..core.memory.paths import Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
+from .common import EXIT_BAD_INPUT, HOME_HELP, CliError, OneSentenceParser, print_error, subcommands
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -47,7 +67,7 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import demo, journal, memory, models, recall, serve, team, upkeep  # argparse only: the core loads when a command runs
+    from . import demo, journal, memory, models, recall, serve, team, upkeep  # argparse only: no core yet
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -57,14 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(**_no_command())
     sub = subcommands(parser, "COMMAND")
 
-    memory.register(sub)
-    journal.register(sub)
-    recall.register(sub)
-    models.register(sub)
-    upkeep.register(sub)
-    team.register(sub)
-    serve.register(sub)
-    demo.register(sub)
+    for group in (memory, journal, recall, models, upkeep, team, serve, demo):  # the order --help lists them in
+        group.register(sub)
     return parser
 
 

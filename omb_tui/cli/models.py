@@ -141,10 +141,9 @@ def cmd_models_test(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
+    from ..core.memory.paths import validate_bot_id
     from ..core.memory.when import when_text
     from ..core.models.usage import check_month, month_of, usage_csv, usage_report
-
-    from ..core.memory.paths import validate_bot_id
 
     month = check_month(args.month) if args.month else month_of(datetime.now(timezone.utc))
     report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
