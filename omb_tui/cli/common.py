@@ -17,7 +17,6 @@ EXIT_BAD_INPUT = 2
 EXIT_STALE = 3
 EXIT_NEEDS_CONFIRMATION = 4
 
-
 HOME_HELP = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
 JSON_HELP = "print machine-readable JSON"
 
@@ -74,9 +73,9 @@ HOME_AND_JSON_OPTIONS = _options(json=True)
 
 def add_command(subparsers: argparse._SubParsersAction, name: str, handler: Handler | None, help_text: str, *,
                 json: bool = False, bot: bool = True, description: str | None = None) -> argparse.ArgumentParser:
-    """A command's parser, which runs `handler` (None: a required subcommand's parser always names one; a nested
-    command's parser sets its own): `--home`, `--json` when `json`, and the positional BOT when `bot`. Its --help
-    says `description`, else `help_text`, the line the parent's --help lists."""
+    """A command's parser: `--home`, `--json` when `json`, the positional BOT when `bot`; it runs `handler` (None for
+    a command whose required subcommands each name their own). Its --help says `description`, else `help_text`,
+    the line its parent's --help lists."""
     parser = subparsers.add_parser(name, parents=[HOME_AND_JSON_OPTIONS if json else HOME_OPTION], help=help_text,
                                    description=help_text if description is None else description)
     if bot:

@@ -16,9 +16,9 @@ from .output import one_line, print_json, write_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    team = add_command(subparsers, "team", None, "Shared team memory: teams of bots, their reviewed notes and "
-                       "pending cards.", bot=False)
-    sub = subcommands(team, "COMMAND", required=True)
+    parser = add_command(subparsers, "team", None, "Shared team memory: teams of bots, their reviewed notes and "
+                         "pending cards.", bot=False)
+    sub = subcommands(parser, "COMMAND", required=True)
 
     def add(name: str, handler: Handler, help_text: str, *, key: bool = False, revision: bool = False,
             team: bool = True) -> argparse.ArgumentParser:

@@ -108,6 +108,8 @@ def cmd_tidy(args: argparse.Namespace) -> int:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
+    """One command in three modes, which its flags choose (a flag has no parser of its own to set a handler):
+    --nightly or --propose-only switch the nightly run, else --auto is that run, else a compaction now."""
     from ..core.compact.interactive import ANSWER_HELP, apply_choice, choose, proposal_lines
     from ..core.compact.session import propose
 
