@@ -48,13 +48,82 @@ def test_no_core_module_imports_textual_rich_or_litellm():
     assert not {"textual", "rich", "litellm"} & loaded
 
 
-def test_command_line_start_does_not_import_litellm_or_the_app():
-    loaded = imported_after("import omb_tui.cli as c; c.build_parser()")
-    assert "litellm" not in loaded and "textual" not in loaded
+# What `omb-tui --help` and a command's parser may load of the core: a home's paths, and the redaction main puts on
+# every log line. Each handler imports the rest when it runs.
+CLI_START_CORE = {"omb_tui.core", "omb_tui.core.memory", "omb_tui.core.memory.paths", "omb_tui.core.memory.redact_data"}
+CLI_START_NEVER = (
+    "litellm",
+    "aiohttp",
+    "mcp",
+    "textual",
+    "rich",
+    "sqlite3",
+    "omb_tui.app",
+    "omb_tui.server",
+    "omb_tui.demo",
+)
+
+
+def cli_modules() -> list[str]:
+    import omb_tui.cli
+
+    found = pkgutil.walk_packages(omb_tui.cli.__path__, "omb_tui.cli.")
+    return sorted(m.name for m in found if m.name != "omb_tui.cli.__main__")  # __main__ runs the command
+
+
+def loaded_by_the_command_line(argv: list[str]) -> set[str]:
+    """The modules loaded once `omb-tui ARGV` has run (its output dropped), in a fresh interpreter."""
+    code = (
+        "import contextlib, io, sys\nfrom omb_tui.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n    main({argv!r})\n"
+        "print('\\n'.join(sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def heavy_or_engine(loaded: set[str]) -> set[str]:
+    never = {m for m in loaded if any(m == name or m.startswith(name + ".") for name in CLI_START_NEVER)}
+    return never | ({m for m in loaded if m.startswith("omb_tui.core")} - CLI_START_CORE)
+
+
+def test_the_command_line_is_a_package_of_command_groups():
+    assert {"omb_tui.cli.common", "omb_tui.cli.output", "omb_tui.cli.memory", "omb_tui.cli.team"} <= set(cli_modules())
+
+
+def test_command_line_start_does_not_import_the_engine_or_a_heavy_library():
+    """Every module of omb_tui/cli imported and the whole parser built: nothing of the core past a home's paths and
+    the log redaction, no litellm, aiohttp, MCP SDK, app or server."""
+    loaded = imported_after("; ".join(f"import {name}" for name in cli_modules()) + "; omb_tui.cli.build_parser()")
+    assert set(cli_modules()) <= loaded
+    assert heavy_or_engine(loaded) == set()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["models", "test", "--help"],
+        ["team", "accept", "--help"],
+        ["proposals", "scout", "accept", "--help"],
+        ["about-me", "remove", "--help"],
+    ],
+)
+def test_help_does_not_import_the_engine_or_a_heavy_library(argv):
+    loaded = loaded_by_the_command_line(argv)
+    assert "omb_tui.cli.team" in loaded  # the whole parser was built
+    assert heavy_or_engine(loaded) == set()
+
+
+def test_the_apps_start_builds_no_command_parser():
+    """`omb-tui` and `omb-tui --home DIR` go straight to the app: no command group is imported on the way."""
+    loaded = imported_after("import omb_tui.cli as c; assert c._app_only(['--home', 'h']).handler is c.cmd_app")
+    assert {m for m in loaded if m.startswith("omb_tui.cli.")} <= {"omb_tui.cli.common", "omb_tui.cli.output"}
+    assert heavy_or_engine(loaded) == set()
 
 
 def test_cli_recall_kinds_match_the_core():
-    from omb_tui.cli import RECALL_KINDS_HELP
+    from omb_tui.cli.recall import RECALL_KINDS_HELP
     from omb_tui.core.recall.recall import RECALL_KINDS
 
     assert tuple(RECALL_KINDS_HELP) == tuple(RECALL_KINDS)

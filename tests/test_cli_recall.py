@@ -104,10 +104,10 @@ def test_search_limit_must_be_positive(demo_home, capsys):
 def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(tmp_path, capsys, monkeypatch, command):
     import sys
 
-    from omb_tui import cli
+    from omb_tui.cli import recall as recall_commands
     from omb_tui.core.recall.recall_index import close_all
 
-    monkeypatch.setattr(cli, "INDEX_PROGRESS_FROM_FILES", 5, raising=False)  # the demo home holds a few dozen files
+    monkeypatch.setattr(recall_commands, "INDEX_PROGRESS_FROM_FILES", 5)  # the demo home holds a few dozen files
     for terminal in (False, True):
         home = Home(tmp_path / f"home-{terminal}")
         write_demo_home(home)

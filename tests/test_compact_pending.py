@@ -90,8 +90,9 @@ def test_the_command_lists_accepts_and_rejects(proposed, run_cli):
     assert run_cli("proposals", BOT).out == f"No proposed change of {BOT} is waiting.\n"
 
 
-def test_reject_with_json_prints_json(proposed, run_cli):
-    result = run_cli("proposals", BOT, "reject", "2", "3", "--json")
+@pytest.mark.parametrize("argv", [["reject", "2", "3", "--json"], ["--json", "reject", "2", "3"]])
+def test_reject_with_json_prints_json(proposed, run_cli, argv):
+    result = run_cli("proposals", BOT, *argv)  # --json after the subcommand or before it
     assert result.code == 0 and json.loads(result.out) == {"rejected": ["2", "3"]}
     assert [item.id for item in pending_changes(proposed, BOT)] == ["1"]
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from datetime import UTC
 
+import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.models.usage import read_usage
@@ -23,8 +24,9 @@ def test_models_test_prints_the_latency_and_records_the_call(run_cli, llm_home, 
     assert (row["job"], row["bot"], row["triggered_by"], row["ok"]) == ("models test", None, "models test", True)
 
 
-def test_models_test_json(run_cli, llm_home, fake_llm):
-    result = run_cli("models", "test", "local", "--json")
+@pytest.mark.parametrize("argv", [["test", "local", "--json"], ["--json", "test", "local"]])
+def test_models_test_json(run_cli, llm_home, fake_llm, argv):
+    result = run_cli("models", *argv)  # --json after the subcommand or before it
     assert result.code == 0
     [check] = json.loads(result.out)
     assert check["id"] == "local" and check["ok"] is True and isinstance(check["latency_ms"], int)
@@ -64,6 +66,8 @@ def test_models_test_with_an_unknown_id(run_cli, llm_home):
 
 NO_CALL_COMMANDS = """
 import sys
+
+import pytest
 from omb_tui.cli import main
 home = sys.argv[1]
 codes = [main(["--home", home, *argv]) for argv in (["models"], ["models", "--json"], ["usage", "--json"],

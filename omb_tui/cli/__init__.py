@@ -1,0 +1,137 @@
+"""`omb-tui`: the command line over the core, for scripts, cron and SSH.
+
+Every command answers --help; --json prints machine-readable output; a bad input prints one sentence to
+stderr and exits non-zero, never a traceback. With no command the terminal app opens.
+
+One module per command group, each declaring its commands' parsers (`register(subparsers)`) beside the handlers
+they run, as click puts a command's options on its function (argparse here, for start-up time):
+
+- memory.py   bots, prompt, gauge, remember, forget, prefer, show, write, rm, mv, make-room: the memory files, as
+              a person reads and changes them
+- journal.py  journal, undo, revert, undo-run, review: what changed memory, and taking it back
+- recall.py   recall, search, brief: what the bot finds before and during a turn
+- models.py   chat, models (test), usage: the bot's model, talked through, checked and paid for
+- upkeep.py   capture, organize, tidy, compact, proposals (accept, reject), upkeep, about-me (remove): memory
+              upkeep, as the README's section of that name has it. Compaction stays here rather than in a module
+              of its own: `upkeep --due` runs it, and --help lists these seven as one run (below)
+- team.py     team …: shared team memory
+- serve.py    serve: the memory routes over HTTP
+- demo.py     demo: the sample home
+- common.py   how a command is declared (`add_command`, `subcommands`, the one `--json`), the exit codes, the
+              one-sentence error, the bot a command names
+- output.py   what every group prints with: one line, JSON, file text byte for byte
+
+The order `omb-tui --help` lists the commands in is part of the contract, and each group is one unbroken run of
+it, so registering the groups in turn keeps that list as it was. A group module imports only argparse and this
+package at its top; each handler imports the core when it runs, so `--help` never loads the engine
+(tests/test_architecture.py). The app's start (`omb-tui`, `omb-tui --home DIR`) builds no parser at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..core.memory.paths import Home, MemoryInputError
+from ..core.memory.redact_data import redact_log_handlers
+from .common import EXIT_BAD_INPUT, HOME_HELP, CliError, OneSentenceParser, print_error, subcommands
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from ..app.app import run_app
+
+    return run_app(Home(args.home))
+
+
+# ----- parser -----
+def _app_only(argv: list[str]) -> argparse.Namespace | None:
+    """`omb-tui`, `omb-tui --home DIR` or `--home=DIR`: the app, read without building every command's
+    parser (which costs start-up time). Anything else returns None."""
+    if not argv:
+        return argparse.Namespace(home=None, **_no_command())
+    if len(argv) == 2 and argv[0] == "--home" and not argv[1].startswith("-"):
+        return argparse.Namespace(home=argv[1], **_no_command())
+    if len(argv) == 1 and argv[0].startswith("--home=") and len(argv[0]) > len("--home="):
+        return argparse.Namespace(home=argv[0][len("--home=") :], **_no_command())
+    return None
+
+
+def _no_command() -> dict[str, object]:
+    """What the namespace holds before a command's parser sets its own: the app opens, no JSON, and a home that
+    --home or $OMB_HOME names must exist (only `demo` creates one)."""
+    return {"handler": cmd_app, "json": False, "creates_home": False}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import demo, journal, memory, models, recall, serve, team, upkeep  # argparse only: no core yet
+
+    parser = OneSentenceParser(
+        prog="omb-tui",
+        description="Keep and review an AI bot's long-term memory. With no command, opens the terminal app.",
+    )
+    parser.add_argument("--home", metavar="DIR", default=None, help=HOME_HELP)
+    parser.set_defaults(**_no_command())
+    sub = subcommands(parser, "COMMAND")
+
+    for group in (memory, journal, recall, models, upkeep, team, serve, demo):  # the order --help lists them in
+        group.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
+    redact_log_handlers()  # every log line, ours or a library's, is redacted on its way out
+    logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the auto-recall log line
+    args = _app_only(sys.argv[1:] if argv is None else list(argv))
+    if args is None:  # a command, --help or a mistake: the full parser says what to do
+        args = build_parser().parse_args(argv)
+    missing = None if args.creates_home else _named_home_missing(args.home)
+    if missing is not None:  # said and stopped: an empty home made by a typo would only hide the mistake
+        print_error(missing)
+        return EXIT_BAD_INPUT
+    try:
+        return args.handler(args)
+    except CliError as exc:
+        print_error(str(exc))
+        return exc.code
+    except MemoryInputError as exc:
+        print_error(str(exc))
+        return getattr(exc, "exit_code", EXIT_BAD_INPUT)
+    except BrokenPipeError:  # `omb-tui search … | head`: the reader left; not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (OSError, ValueError) as exc:
+        print_error(_oserror_sentence(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _named_home_missing(home_option: str | None) -> str | None:
+    """A home named by --home or $OMB_HOME that is not a folder: the sentence saying so. Only `demo` creates a
+    home; the default home (~/.openmausbot) is the bot's own, and a missing one just has no bots yet."""
+    named = home_option or os.environ.get("OMB_HOME")
+    if not named:
+        return None
+    path = Path(named).expanduser()
+    if path.is_dir():
+        return None
+    where = "--home" if home_option else "$OMB_HOME"
+    if path.exists():
+        return f"The home {path} (from {where}) is not a folder."
+    return (
+        f"The home folder {path} (from {where}) does not exist; `omb-tui demo --home {path}` writes a sample "
+        "home there."
+    )
+
+
+def _oserror_sentence(exc: BaseException) -> str:
+    if isinstance(exc, PermissionError):
+        return f"Permission denied: {exc.filename}."
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.strerror or 'Could not use the file'}: {exc.filename}."
+    return str(exc) or exc.__class__.__name__

@@ -1,0 +1,150 @@
+"""`omb-tui journal|undo|revert|undo-run|review`: what changed a bot's memory, and taking it back (the spec's
+journal and undo; the review of what upkeep runs changed)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+
+from ..core.memory.paths import Home
+from .common import EXIT_NEEDS_CONFIRMATION, CliError, add_command, open_bot
+from .output import print_json
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(
+        subparsers,
+        "journal",
+        cmd_journal,
+        "Show the journal of changes, newest first (times in local time).",
+        json=True,
+    )
+    p.add_argument("--limit", type=int, metavar="N", help="at most N rows")
+    p.add_argument(
+        "--filter",
+        metavar="TEXT",
+        help="as the app's journal filter: plain words, file:NAME, who:NAME, "
+        "how:WORD, chat:NAME, day:YYYY-MM-DD (or YYYY-MM, YYYY, today, yesterday); e.g. 'who:bot day:today'",
+    )
+    p.add_argument("--since", metavar="WHEN", help="only rows written since then: 24h, 3d, yesterday or a date")
+    p = add_command(subparsers, "undo", cmd_undo, "Put a file back as it was before a journal row.")
+    p.add_argument("row_id", metavar="ROW_ID")
+    p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")
+    p = add_command(
+        subparsers,
+        "revert",
+        cmd_revert,
+        "Take back one journal row's change alone, keeping later "
+        "changes to the file (exit 3 when they touch the same lines: undo puts the whole file back "
+        "instead).",
+        json=True,
+    )
+    p.add_argument("row_id", metavar="ROW_ID")
+    p = add_command(
+        subparsers,
+        "undo-run",
+        cmd_undo_run,
+        "Undo a whole upkeep run: each file it changed back as before it.",
+        json=True,
+    )
+    p.add_argument("run_id", metavar="RUN")
+    p.add_argument("--yes", action="store_true", help="undo even when later changes to those files would go too")
+    p = add_command(
+        subparsers,
+        "review",
+        cmd_review,
+        "The upkeep runs to review across every bot, bot → run → "
+        "change (default: what is not yet reviewed of the last three nights).",
+        json=True,
+        bot=False,
+    )
+    p.add_argument(
+        "--since", metavar="WHEN", help="every run since then, reviewed or not: 24h, 3d, yesterday or a date"
+    )
+    p.add_argument("--bot", metavar="ID", help="only this bot")
+    p.add_argument("--mark", action="store_true", help="mark the runs listed as reviewed")
+
+
+def cmd_journal(args: argparse.Namespace) -> int:
+    from ..core.memory.journal_filter import JournalFilter
+    from ..core.memory.when import when_text
+
+    if args.limit is not None and args.limit < 1:
+        raise CliError("--limit must be 1 or more.")
+    journal_filter = JournalFilter.parse(args.filter or "")
+    problem = journal_filter.problem_when_complete
+    if problem:
+        raise CliError(problem)
+    if args.since is not None:
+        from ..core.search.session_search import parse_when
+
+        journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(UTC), end=False))
+    bot = open_bot(args)
+    rows = journal_filter.rows(bot.store.journal, limit=args.limit)
+    if args.json:
+        print_json([row.summary() for row in rows])
+        return 0
+    if not rows:
+        print(
+            f"The journal of {bot.id} is empty."
+            if journal_filter.empty
+            else f"No row of the journal of {bot.id} matches."
+        )
+    for row in rows:
+        chat = f' from chat "{row.chat}"' if row.chat else ""
+        undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
+        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    from ..core.memory.store import LaterChanges
+
+    bot = open_bot(args)
+    try:
+        result = bot.store.undo(args.row_id, force=args.yes)
+    except LaterChanges as exc:
+        raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
+    later = f" (after {len(result.later)} later change(s), which are journaled too)" if result.later else ""
+    print(f"Put {result.row.file} back as it was before {result.row.id}{later}.")
+    return 0
+
+
+def cmd_revert(args: argparse.Namespace) -> int:
+    from ..core.review.revert import revert_change
+
+    bot = open_bot(args)
+    done = revert_change(bot.home, bot.id, args.row_id)
+    print_json(done.as_dict()) if args.json else print(done.message())
+    return 0
+
+
+def cmd_undo_run(args: argparse.Namespace) -> int:
+    from ..core.review.revert import RunHasLaterChanges, undo_run
+
+    bot = open_bot(args)
+    try:
+        done = undo_run(bot.home, bot.id, args.run_id, yes=args.yes)
+    except RunHasLaterChanges as exc:
+        raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
+    print_json(done.as_dict()) if args.json else print(done.message())
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from ..core.review.marks import mark_reviewed
+    from ..core.review.runs import review
+    from ..core.search.session_search import parse_when
+
+    since = parse_when(args.since, now=datetime.now(UTC), end=False) if args.since else None
+    found = review(Home(args.home), since=since, bot_ids=[args.bot] if args.bot else None)
+    marked = {bot.bot: [run.id for run in bot.runs] for bot in found.bots if bot.runs} if args.mark else {}
+    for bot_id, run_ids in marked.items():
+        mark_reviewed(Home(args.home), bot_id, run_ids)
+    if args.json:
+        print_json({**found.as_dict(), "marked": marked})
+    else:
+        print("\n".join(found.lines()))
+        if marked:
+            print(f"Marked {sum(len(ids) for ids in marked.values())} run(s) reviewed.")
+    return 0

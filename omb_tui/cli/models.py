@@ -1,0 +1,197 @@
+"""`omb-tui chat|models|usage`: the bot's model (the spec's model instances and helper, the one call path, usage
+and the spend limit): talk through it, see and test what is connected, and what the calls cost."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from datetime import UTC, datetime
+
+from ..core.memory.paths import Home
+from .common import CliError, add_command, add_json, open_bot, subcommands
+from .output import one_line, print_json, write_text
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(
+        subparsers,
+        "chat",
+        cmd_chat,
+        "Talk with the bot through its model, one line a message (stdin "
+        "when it is not a terminal): memory, recall and its memory tools, as in a turn.",
+    )
+    p.add_argument("--chat", metavar="ID", help="the conversation to continue or start (default: a new one)")
+    p.add_argument("--person", metavar="NAME", help="who is talking (default: the person of the bot's newest chat)")
+    p = add_command(
+        subparsers,
+        "models",
+        cmd_models,
+        "Connected model instances, the helper model and where each bot's jobs go.",
+        json=True,
+        bot=False,
+    )
+    p = add_command(
+        subcommands(p, "[test]"),
+        "test",
+        cmd_models_test,
+        "Make one tiny call to an instance (default: every instance); print the latency or what is wrong.",
+        json=True,
+        bot=False,
+        description="Make one tiny call to an instance (default: every instance); print the latency or "
+        "what is wrong. Exits 1 when a call fails.",
+    )
+    p.add_argument("instance_id", metavar="ID", nargs="?", help="the instance's id in config.json")
+    p = add_command(
+        subparsers, "usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False
+    )
+    p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
+    p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")
+    output = p.add_mutually_exclusive_group()
+    add_json(output, 'print {"rows": [...], "total_cost_usd": N}')
+    output.add_argument("--csv", action="store_true", help="print the rows as CSV")
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from ..core.turn.turn import chat_turn, open_chat
+
+    bot = open_bot(args)
+    logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the chat says itself why no model answers
+    started = datetime.now()
+    chat_id = args.chat or f"chat-{started:%Y%m%d-%H%M%S}"
+    conversation = open_chat(
+        bot.home, bot.id, chat_id, person=args.person, title=None if args.chat else f"Chat of {started:%Y-%m-%d %H:%M}"
+    )
+    interactive = sys.stdin.isatty()
+    if interactive or not args.chat:
+        print(
+            f"Chat '{conversation.id}' with {bot.name}; continue it later with --chat {conversation.id}."
+            + (" Ctrl-D ends it." if interactive else ""),
+            file=sys.stderr,
+        )
+    any_failed = False
+    for message in _chat_lines(interactive):
+        result = chat_turn(bot.home, bot.id, message, chat=conversation.id, person=args.person)
+        for call in result.tool_calls:  # what each tool told the bot, its first line (a search lists more)
+            lines = call.result.splitlines() or [""]
+            more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+            print(f"  · {call.name}: {one_line(lines[0])}{more}", file=sys.stderr)
+        if result.model_unavailable:
+            raise CliError(result.answer, 1)
+        print(result.answer if not result.failed else f"(the turn failed) {result.answer}", flush=True)
+        any_failed = any_failed or result.failed
+    _keep_waiting_turns(bot.home, bot.id)
+    return 1 if any_failed else 0
+
+
+def _keep_waiting_turns(home: Home, bot_id: str) -> None:
+    """A normal end of a chat: the turns capture has not read yet are kept as ids (memory-capture-pending.json),
+    so the next `upkeep --due` reads them however soon it runs. Never fails the chat."""
+    from ..core.upkeep.capture_state import note_pending_at_shutdown
+
+    try:
+        note_pending_at_shutdown(home, [bot_id])
+    except Exception as exc:  # the chat itself went well; the next capture still finds the turns when due
+        logging.getLogger("omb_tui.upkeep").warning("could not keep the waiting turns for capture: %s", exc)
+
+
+def _chat_lines(interactive: bool):
+    """The person's messages: typed at a prompt on a terminal, else one per line of stdin; blank lines skipped."""
+    while True:
+        try:
+            line = input("you> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            return
+        if not interactive and line == "":
+            return  # end of input
+        if line.strip():
+            yield line.strip()
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from ..core.models.instances import describe_models
+
+    described = describe_models(Home(args.home))
+    if args.json:
+        print_json(described)
+        return 0
+    print("Instances:" if described["instances"] else 'No instances in config.json (README, "Models").')
+    for instance in described["instances"]:
+        where = f"  {instance['api_base']}" if instance["api_base"] else ""
+        key = instance["key"] + (f" ({instance['api_key_env']})" if instance["api_key_env"] else "")
+        print(f"  {instance['id']:<14} {instance['model']}{where}  key {key}")
+    helper = described["helper"]
+    if helper["source"] == "off":
+        print("Helper model: off")
+    else:
+        model = f" · {helper['model']}" if helper["model"] else ""
+        source = "OMB_HELPER_INSTANCE" if helper["source"] == "env" else "config.json"
+        print(f"Helper model: {helper['instanceId']}{model} (from {source})")
+    if described["bots"]:
+        print("Bots:")
+    for bot in described["bots"]:
+        goes = f" → {bot['instance']}" if bot["instance"] else ""
+        problem = f"  ({bot['problem'].rstrip('.')})" if bot.get("problem") else ""
+        print(f"  {bot['id']:<14} {bot['uses']}{goes}{problem}")
+    return 0
+
+
+def cmd_models_test(args: argparse.Namespace) -> int:
+    from ..core.memory.settings import load_config
+    from ..core.models.call import check_instance
+
+    home = Home(args.home)
+    config = load_config(home)
+    if args.instance_id is None:
+        instances = list(config.instances.values())
+        if not instances:
+            raise CliError('No instances in config.json to test: add one (README, "Models").')
+    elif args.instance_id in config.instances:
+        instances = [config.instances[args.instance_id]]
+    else:
+        known = ", ".join(config.instances) or "none"
+        raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
+    checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
+    if args.json:
+        print_json([check.as_dict() for check in checks])
+    else:
+        for check in checks:
+            said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem
+            print(f"{check.id}: {one_line(said)}.")
+    return 0 if all(check.ok for check in checks) else 1
+
+
+def cmd_usage(args: argparse.Namespace) -> int:
+    from ..core.memory.paths import validate_bot_id
+    from ..core.memory.when import when_text
+    from ..core.models.usage import check_month, month_of, usage_csv, usage_report
+
+    month = check_month(args.month) if args.month else month_of(datetime.now(UTC))
+    report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
+    if args.json:
+        print_json({"rows": report["rows"], "totals": report["totals"], "total_cost_usd": report["total_cost_usd"]})
+        return 0
+    if args.csv:
+        write_text(usage_csv(report["rows"]))
+        return 0
+    if not report["rows"]:
+        print(f"No model calls in {month}" + (f" for {args.bot}." if args.bot else "."))
+        return 0
+    for row in report["rows"]:
+        cost = "cost unknown" if row["cost_usd"] is None else f"${row['cost_usd']:.6f}"
+        outcome = "ok" if row["ok"] else f"failed: {row['error']}"
+        print(
+            f"{when_text(row['at'])}  {row['triggered_by'] or '':<14} {row['job'] or '':<14} "
+            f"{row['model'] or ''}  {row['prompt_tokens'] or 0}+{row['completion_tokens'] or 0} tokens  "
+            f"{cost}  {outcome}"
+        )
+    print(f"Totals for {month}:")
+    for total in report["totals"]:
+        unknown = f", {total['unknown_cost']} at an unknown price" if total["unknown_cost"] else ""
+        print(
+            f"  {total['bot'] or '(no bot)':<14} {total['model']}: {total['calls']} call(s), "
+            f"{total['failed']} failed, ${total['cost_usd']:.6f}{unknown}"
+        )
+    print(f"  all: ${report['total_cost_usd']:.6f}")
+    return 0

@@ -1,0 +1,131 @@
+"""`omb-tui recall|search|brief`: what a bot finds before and during a turn (the spec's auto-recall,
+session_search and the recent-work brief), shown as it would be given to the model."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from .common import CliError, add_command, open_bot
+from .output import print_json, write_text
+
+# The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
+RECALL_KINDS_HELP = ("person", "room", "routine", "bot", "webhook", "handoff")
+INDEX_PROGRESS_FROM_FILES = 200  # an index update reading this many files (a build from nothing) shows its progress
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(subparsers, "recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
+    p.add_argument("message", metavar="MESSAGE")
+    p.add_argument("--chat", metavar="ID", help="the conversation the message is in (its data decides the kind)")
+    p.add_argument("--kind", choices=RECALL_KINDS_HELP, help="who started the turn (default: person, a 1:1 chat)")
+    p = add_command(
+        subparsers,
+        "search",
+        cmd_search,
+        "session_search: conversations and memory files by words and/or time.",
+        json=True,
+    )
+    p.add_argument("words", metavar="WORDS", nargs="*")
+    p.add_argument("--since", metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
+    p.add_argument(
+        "--scope",
+        choices=("all", "team"),
+        default="all",
+        help="team: only the accepted notes of the bot's teams (default: all, team notes included)",
+    )
+    p = add_command(
+        subparsers,
+        "brief",
+        cmd_brief,
+        "The recent-work brief: the bot's other conversations, last two days.",
+        json=True,
+    )
+    p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
+
+
+def _index_progress(args: argparse.Namespace, bot_id: str) -> Callable[[int, int], None] | None:
+    """On a terminal, a line on stderr while the bot's recall index reads many files (a build from nothing)."""
+    if args.json or not sys.stderr.isatty():
+        return None
+
+    def progress(done: int, total: int) -> None:
+        if total >= INDEX_PROGRESS_FROM_FILES:
+            print(
+                f"\rIndexing {bot_id}: {done:,} of {total:,} files…",
+                end="\n" if done == total else "",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    return progress
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from ..core.recall.recall import recall
+
+    bot = open_bot(args)
+    result = recall(
+        bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind, progress=_index_progress(args, bot.id)
+    )  # logs auto-recall: …
+    if args.json:
+        print_json(result.to_json())
+    elif result.block:
+        write_text(result.block if result.block.endswith("\n") else result.block + "\n")
+    else:
+        print(f"Nothing recalled: {result.skipped}" if result.skipped else "Nothing recalled.", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from ..core.search.session_search import session_search
+
+    bot = open_bot(args)
+    query = " ".join(args.words) or None
+    if query is None and args.since is None and args.until is None:
+        raise CliError("Give words to search for, or --since / --until (or both).")
+    if args.limit < 1:
+        raise CliError("--limit must be 1 or more.")
+    result = session_search(
+        bot.home,
+        bot.id,
+        query,
+        since=args.since,
+        until=args.until,
+        chat_id=args.chat,
+        limit=args.limit,
+        scope=args.scope,
+        progress=_index_progress(args, bot.id),
+    )
+    if args.json:
+        print_json(result.to_json())
+        return 0
+    if not result.hits:
+        print("Nothing found.")
+    for hit in result.hits:
+        when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "")
+        who = f"{hit.author}: " if hit.author else ""
+        print(f"{when:<16}  {hit.where}\n    {who}{' '.join(hit.text.split())[:300]}")
+    if result.disclosed_private_chats:
+        print(f"(found in private chats: {', '.join(result.disclosed_private_chats)}; the room is told)")
+    return 0
+
+
+def cmd_brief(args: argparse.Namespace) -> int:
+    from ..core.search.brief import recent_work_brief
+
+    bot = open_bot(args)
+    brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
+    if args.json:
+        print_json(brief.to_json())
+    elif brief.text:
+        write_text(brief.text if brief.text.endswith("\n") else brief.text + "\n")
+        if brief.chip:
+            print(f"({brief.chip})", file=sys.stderr)
+    else:
+        print("Nothing in the last two days outside this conversation.", file=sys.stderr)
+    return 0
