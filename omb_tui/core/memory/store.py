@@ -798,7 +798,7 @@ class MemoryStore:
                     if stat.st_size == info["size"] and stat.st_mtime_ns == info["mtime_ns"]:
                         continue
                 now = self._snapshot(mp) if mp is not None else None
-                if info is not None and now is not None and now.hash == info["hash"]:
+                if mp is not None and info is not None and now is not None and now.hash == info["hash"]:
                     self._remember_seen(mp, now.text, seen)  # touched, not changed
                     dirty = True
                     continue
