@@ -246,10 +246,10 @@ def words(text: str) -> list[Word]:
                         seen.add(term)
                         out.append(Word(term, term))
                 continue
-            term = _clean(piece)
-            if term is not None and term not in seen:
-                seen.add(term)
-                out.append(Word(term, piece))
+            cleaned = _clean(piece)
+            if cleaned is not None and cleaned not in seen:
+                seen.add(cleaned)
+                out.append(Word(cleaned, piece))
     return out
 
 
