@@ -142,6 +142,7 @@ def utf8_json(value: object, **dumps_options: object) -> str:
     Text read with surrogateescape holds a byte that was not UTF-8 as a lone surrogate; it is written as
     its escape (\\udcff), which json.loads turns back into the same character, so the bytes round-trip.
     """
+    # json.dumps's own options, passed on as given: only json.dumps knows which each may be
     text = json.dumps(value, ensure_ascii=False, **dumps_options)  # type: ignore[arg-type]
     return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
@@ -280,7 +281,7 @@ def make_row(
         before_text=kept,
         undoable=undoable,
         not_undoable_reason=reason,
-        **texts,  # type: ignore[arg-type]
+        **texts,
     )
 
 

@@ -807,7 +807,7 @@ class IndexSearch(IndexDatabase):
             for key in chunk:
                 header = found.get(key)
                 self._headers[key] = conv.header_from_json(json.loads(header)) if header else None
-        return {key: self._headers[key] for key in keys if self._headers.get(key) is not None}  # type: ignore[misc]
+        return {key: conversation for key in keys if (conversation := self._headers.get(key)) is not None}
 
     def recent_messages(
         self,
