@@ -2,7 +2,10 @@
 """Set-up and everyday commands on a machine that has only Python 3.11+.
 
     python3 scripts/dev.py demo    # venv from the lock (first use), demo home, open the app
-    python3 scripts/dev.py test    # venv from the lock (first use), run every test
+    python3 scripts/dev.py test    # venv from the lock (first use), the checks, then every test
+
+`test` first runs the checks: ruff's formatter and linter, the import contracts, and the type checker (mypy
+over omb_tui/core, as configured in pyproject.toml); the tests run only when all of them pass.
 
 The virtual environment lives in .venv and is built from requirements.lock with
 pip's --require-hashes, so every installed file matches a pinned hash. It is
@@ -63,11 +66,12 @@ CHECKS = (
     ("ruff format", ["ruff", "format", "--check", "--quiet", "."]),
     ("ruff check", ["ruff", "check", "--quiet", "."]),
     ("import contracts", ["lint-imports", "--no-cache"]),
+    ("mypy", ["mypy"]),
 )
 
 
 def run_checks_then_tests(pytest_args: list[str]) -> int:
-    """The formatter, the linter and the import contracts, then the suite on every core.
+    """The formatter, the linter, the import contracts and the type checker, then the suite on every core.
 
     `--no-checks` skips them (to run a few tests quickly); `-n 0` runs the tests in one process."""
     if "--no-checks" in pytest_args:

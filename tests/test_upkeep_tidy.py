@@ -265,6 +265,18 @@ def test_pairs_not_exactly_in_the_file_or_wrong_way_round_are_skipped_with_reaso
     ]
 
 
+def test_a_fact_that_two_entries_share_names_neither(llm_home, fake_llm):
+    write(llm_home, "MEMORY.md", CORE + "- ~~2026-02-01 · Has a cat called Miso~~ · superseded 2026-03-01\n")
+    fake_llm.script(pairs(("Has a cat called Miso", DELHI, None), (PUNE, "Has a cat called Miso", None)))
+    before = read(llm_home, "MEMORY.md")
+    report = tidy(llm_home, BOT, today=TODAY)
+    assert report.superseded == 0 and read(llm_home, "MEMORY.md") == before
+    assert [s.reason for s in report.skipped] == [
+        "the older entry matches more than one entry of the file",
+        "the newer entry matches more than one entry of the file",
+    ]
+
+
 def test_the_fact_alone_names_an_entry_too(llm_home, fake_llm):
     write(llm_home, "MEMORY.md", CORE)
     fake_llm.script(pairs(("The person lives in Pune and prefers short replies", "The person moved to Delhi", None)))

@@ -15,10 +15,11 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Literal
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
-from ..memory.settings import BotSettings, load_bot_settings, update_bot_settings
+from ..memory.settings import BotSettings, BotSettingsChange, load_bot_settings, update_bot_settings
 from ..memory.store import MemoryStore
 from ..runs.record import last_of, write_part
 from ..runs.run import UpkeepRun
@@ -66,14 +67,14 @@ def switch_nightly(
     home: Home,
     bot_id: str,
     on: bool | None = None,
-    propose_only: bool | None | str = "unchanged",
+    propose_only: bool | None | Literal["unchanged"] = "unchanged",
     today: date | None = None,
 ) -> BotSettings:
     """Switch nightly compaction on or off and/or set propose-only (True, False, or None for the first-week rule).
     Switching it on notes the day, so the first week of proposals starts again."""
     if not home.has_bot(bot_id):
         raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
-    changes: dict = {}
+    changes: BotSettingsChange = {}
     if on is not None:
         changes["compact_nightly"] = on
         if on and not load_bot_settings(home, bot_id).compact_nightly:
@@ -127,9 +128,9 @@ def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propo
     if not proposal.changes:
         return NightlyOutcome(compose_report(bot_id, run.id, [], attempts=attempts), only_propose)
     if only_propose:
-        kept = add_pending(home, bot_id, run.id, proposal.changes)
+        waiting = add_pending(home, bot_id, run.id, proposal.changes)
         report = compose_report(bot_id, run.id, proposal.changes, attempts=attempts, proposed=True)
-        return NightlyOutcome(report, True, pending=[item.id for item in kept])
+        return NightlyOutcome(report, True, pending=[item.id for item in waiting])
     backup = backup_memory(home, bot_id, proposal.text)  # the text the model read: what the rewrite starts from
     try:
         written = apply_change_set(MemoryStore(home, bot_id), proposal.read_hash, proposal.changes, run.actor(STEP))

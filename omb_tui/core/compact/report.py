@@ -61,12 +61,9 @@ class Report:
 
 def change_fields(change: object) -> dict:
     """category, original, merged, reason of a change given as a mapping or as an object with those attributes."""
-    if isinstance(change, dict):
-        get = change.get
-    else:
 
-        def get(name: str) -> object:
-            return getattr(change, name, None)
+    def get(name: str) -> object:
+        return change.get(name) if isinstance(change, dict) else getattr(change, name, None)
 
     fields = {name: get(name) for name in ("category", "original", "merged", "reason")}
     for name in ("category", "original", "reason"):

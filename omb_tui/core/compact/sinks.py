@@ -213,6 +213,7 @@ def _unreachable(what: str, exc: urllib.error.URLError | OSError) -> str:
 
 
 def _post_webhook(sink: ReportSink, report: Report) -> str | None:
+    assert sink.url is not None  # load_report_sink gives every webhook its address
     host = urlsplit(sink.url).hostname  # the path is not named: a webhook's path is often its secret
     what = f"The report webhook at {host}"
     try:

@@ -215,7 +215,8 @@ def _check_change(text: str, change: Change, lines: list[_Line], keep: list[str]
 
 def _occurrences(text: str, block: str) -> list[int]:
     """Every start of `block` in `text`, overlapping ones included (stops at two: once is all that is allowed)."""
-    starts, at = [], text.find(block)
+    starts: list[int] = []
+    at = text.find(block)
     while at != -1 and len(starts) < 2:
         starts.append(at)
         at = text.find(block, at + 1)
@@ -277,7 +278,8 @@ def _content_touched(line: _Line, change: Change) -> bool:
 
 
 def _index_lines(text: str) -> list[_Line]:
-    lines, at, section, section_level = [], 0, -1, 0
+    lines: list[_Line] = []
+    at, section, section_level = 0, -1, 0
     for entry in parse_entries(text):
         for position, raw in enumerate(entry.lines):
             content = line_content(raw)

@@ -61,7 +61,9 @@ def shape_problem(item: object) -> str | None:
 def words_problem(item: dict) -> str | None:
     """A text the fact would be written with, in the model's own words (not a quote, which must be the person's),
     that may not be kept: a control character or a lone surrogate (memory.text_checks)."""
-    aliases = item.get("aliases") if isinstance(item.get("aliases"), list) else []
+    aliases = item.get("aliases")
+    if not isinstance(aliases, list):
+        aliases = []
     return first_text_problem(
         [
             ("its text", item.get("text")),

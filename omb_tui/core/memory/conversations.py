@@ -210,8 +210,12 @@ def header_from_json(data: object, path: Path | None = None) -> Conversation | N
     kind = data.get("kind")
     if not isinstance(conversation_id, str) or kind not in KINDS:
         return None
-    started = data.get("started_by") if isinstance(data.get("started_by"), dict) else {}
-    starter_kind = started.get("kind") if started.get("kind") in STARTERS else "bot"
+    started = data.get("started_by")
+    if not isinstance(started, dict):
+        started = {}
+    starter_kind = started.get("kind")
+    if not isinstance(starter_kind, str) or starter_kind not in STARTERS:
+        starter_kind = "bot"
     members = members_from_json(data.get("members"))
     created = parse_time(data.get("created")) or datetime.fromtimestamp(0).astimezone()
     return Conversation(

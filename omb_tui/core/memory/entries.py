@@ -114,7 +114,9 @@ def split_lines(text: str) -> list[str]:
 
 def line_ending(line: str) -> str:
     """The line's ending: ``"\\r\\n"``, ``"\\n"``, a final lone ``"\\r"``, or ``""``."""
-    return _LINE_ENDING.search(line).group()
+    ending = _LINE_ENDING.search(line)
+    assert ending is not None  # the pattern matches the empty string at the end of any line
+    return ending.group()
 
 
 def line_content(line: str) -> str:
@@ -225,7 +227,9 @@ class _FenceIndex:
 
     def closing(self, open_index: int, *, within_indent: bool = False) -> int | None:
         """The line that closes the fence opened at ``open_index``, or None when it never closes."""
-        opener = _FENCE_OPEN.match(self._contents[open_index]).group("fence")
+        opening = _FENCE_OPEN.match(self._contents[open_index])
+        assert opening is not None  # callers ask only about lines that open a fence
+        opener = opening.group("fence")
         limit = self._next_margin[open_index] if within_indent else len(self._contents)
         candidates = self._closers[opener[0]]
         for position in range(bisect.bisect_right(candidates, (open_index, sys.maxsize)), len(candidates)):
@@ -254,7 +258,7 @@ def _bullet_entry(body: str) -> Entry:
     )
     leading = _LEADING_DATE.match(remaining)
     day = _valid_date(leading.group("day")) if leading else None
-    if day is not None and remaining[leading.end() :].strip():
+    if leading and day is not None and remaining[leading.end() :].strip():
         entry.day = day
         entry.fact = remaining[leading.end() :].strip()
         _read_source(entry)
@@ -361,8 +365,15 @@ def format_dated_entry(
     readback = _bullet_entry(line[2:])
     expected_source = source[len("from ") :] if source and source.startswith("from ") else source
     wanted = (day, expected_source, noticed, until, fact, None, None)
-    got = (readback.day, readback.source, readback.noticed, readback.until, readback.fact)
-    got += (readback.superseded, readback.moved)
+    got = (
+        readback.day,
+        readback.source,
+        readback.noticed,
+        readback.until,
+        readback.fact,
+        readback.superseded,
+        readback.moved,
+    )
     if got != wanted:
         raise ValueError(f"This entry would not read back as written: {line}")
     return line
@@ -378,6 +389,7 @@ def mark_moved(entry: Entry, day: date) -> Entry:
     first = entry.lines[0]
     content = line_content(first)
     bullet = _BULLET.match(content)
+    assert bullet is not None  # is_bullet: the first line matched _BULLET when it was parsed
     body_start = bullet.start("body") if bullet.group("body") is not None else len(content)
     body = content[body_start:].rstrip(" \t\r")
     _, _, spans = _strip_trailing_markers(body)
@@ -385,7 +397,9 @@ def mark_moved(entry: Entry, day: date) -> Entry:
         start, end = spans["moved"]
         body = (body[:start] + body[end:]).rstrip(" \t")
     new_content = f"{content[:body_start]}{body}{SEPARATOR}moved {day.isoformat()}"
-    moved = _bullet_entry(_BULLET.match(new_content).group("body") or "")
+    moved_bullet = _BULLET.match(new_content)
+    assert moved_bullet is not None  # still the same bullet marker at its start
+    moved = _bullet_entry(moved_bullet.group("body") or "")
     return replace(moved, lines=[new_content + line_ending(first), *entry.lines[1:]])
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from .journal_reader import FIRST_CHUNK, lines_backward
 from .paths import MemoryInputError, quoted, refuse_links
@@ -84,15 +85,15 @@ class JournalRow:
         """
         if not isinstance(data, dict):
             raise ValueError("it is not a JSON object")
-        values = {}
+        values: dict[str, Any] = {}  # each value is checked against its field's type below
         for spec in fields(cls):
             if spec.name not in data:
                 if spec.default is MISSING:
                     raise ValueError(f"it has no '{spec.name}'")
                 continue
-            value = data[spec.name]
-            if not isinstance(value, _FIELD_TYPES[spec.type]):
-                raise ValueError(f"its '{spec.name}' is not {_FIELD_TYPE_WORDS[spec.type]}")
+            value, annotation = data[spec.name], str(spec.type)  # its text: this module postpones annotations
+            if not isinstance(value, _FIELD_TYPES[annotation]):
+                raise ValueError(f"its '{spec.name}' is not {_FIELD_TYPE_WORDS[annotation]}")
             values[spec.name] = value
         if not values["id"]:
             raise ValueError("its 'id' is empty")
@@ -130,7 +131,7 @@ def row_action(row: JournalRow) -> str:
 
 
 # The types JournalRow's annotations name (they are strings: `from __future__ import annotations`).
-_FIELD_TYPES = {"str": str, "str | None": (str, type(None)), "bool": bool}
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {"str": str, "str | None": (str, type(None)), "bool": bool}
 _FIELD_TYPE_WORDS = {"str": "text", "str | None": "text or null", "bool": "true or false"}
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -141,6 +142,7 @@ def utf8_json(value: object, **dumps_options: object) -> str:
     Text read with surrogateescape holds a byte that was not UTF-8 as a lone surrogate; it is written as
     its escape (\\udcff), which json.loads turns back into the same character, so the bytes round-trip.
     """
+    # json.dumps's own options, passed on as given: only json.dumps knows which each may be
     text = json.dumps(value, ensure_ascii=False, **dumps_options)  # type: ignore[arg-type]
     return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
@@ -279,7 +281,7 @@ def make_row(
         before_text=kept,
         undoable=undoable,
         not_undoable_reason=reason,
-        **texts,  # type: ignore[arg-type]
+        **texts,
     )
 
 
@@ -356,7 +358,7 @@ class Journal:
     def later_rows_for_file(self, row: JournalRow) -> list[JournalRow]:
         """Rows written after `row` that changed the same file, newest first."""
         own_id, same_file = _field_bytes("id", row.id), _field_bytes("file", row.file)
-        later = []
+        later: list[JournalRow] = []
         for raw in self.iter_raw_newest_first():
             if own_id in raw:
                 parsed = self.decode(raw)

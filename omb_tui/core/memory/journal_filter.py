@@ -101,13 +101,11 @@ def summarize(data: bytes, start: int = 0, stop: int | None = None, *, chat: boo
                     raise ValueError("chat")
                 if value.group(1) is not None:
                     chat_text = _unescape(value.group(1))
-            return RowSummary(
-                *(
-                    part.decode("utf-8", "surrogateescape") if b"\\" not in part else _unescape(part)
-                    for part in head.group(*_HEAD_FIELDS)
-                ),
-                chat_text,
+            at, who, how, file = (
+                part.decode("utf-8", "surrogateescape") if b"\\" not in part else _unescape(part)
+                for part in head.group(*_HEAD_FIELDS)
             )
+            return RowSummary(at, who, how, file, chat_text)
         except ValueError:
             pass
     row = decode_line(data[start:stop])

@@ -21,7 +21,7 @@ from .store import make_private_dirs
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: the lock is skipped where it is None
 
 log = logging.getLogger("omb_tui.locks")
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from typing import Any, TypeVar, overload
 
 __all__ = ["RedactLogRecords", "redact_answer", "redact_data", "redact_log_handlers", "redact_message"]
 
@@ -47,6 +48,18 @@ _CACHED_MAX_CHARS = 256
 _redacted_short = functools.lru_cache(maxsize=16_384)(_redact_text)
 
 
+_Key = TypeVar("_Key")
+
+
+# What goes in comes out in the same shape: a text stays a text, an object an object, a tuple becomes a list.
+@overload
+def redact_data(value: str) -> str: ...
+@overload
+def redact_data(value: dict[_Key, Any]) -> dict[_Key, Any]: ...
+@overload
+def redact_data(value: list[Any] | tuple[Any, ...]) -> list[Any]: ...
+@overload
+def redact_data(value: object) -> object: ...
 def redact_data(value: object) -> object:
     """A copy of a JSON-able value with every string redacted, dict keys too; anything else is kept as it is.
 

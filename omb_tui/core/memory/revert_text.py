@@ -11,9 +11,11 @@ too, and the result must come out the same computed three ways (see `reverse_cha
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 Span = tuple[int, int]  # [start, end) of lines; start == end is the point between two lines
+Opcodes = Sequence[tuple[str, int, int, int, int]]  # SequenceMatcher.get_opcodes(): tag, i1, i2, j1, j2
 HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 
 
@@ -104,7 +106,7 @@ def _touch(hunk: Span, other: Span) -> bool:
     return a1 < b2 and b1 < a2
 
 
-def _line_now(line: int, since: list[tuple[str, int, int, int, int]]) -> int | None:
+def _line_now(line: int, since: Opcodes) -> int | None:
     """Where `after` line `line` is in the current lines, when it was kept."""
     for tag, i1, i2, j1, _ in since:
         if tag == "equal" and i1 <= line < i2:
@@ -112,7 +114,7 @@ def _line_now(line: int, since: list[tuple[str, int, int, int, int]]) -> int | N
     return None
 
 
-def _point_now(point: int, since: list[tuple[str, int, int, int, int]]) -> int | None:
+def _point_now(point: int, since: Opcodes) -> int | None:
     """Where the point before `after` line `point` is in the current lines."""
     if not since:  # both empty
         return 0

@@ -14,14 +14,18 @@ import json
 import logging
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .forgotten import hashed_entry
 from .paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
 from .store import home_lock, read_text, write_private_json
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # in typing from Python 3.12
 
 log = logging.getLogger("omb_tui.settings")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -160,6 +164,20 @@ def _day_or_null(data: dict, key: str, path: Path) -> str | None:
     raise BrokenFile(f"{path}: '{key}' must be a day written YYYY-MM-DD, or null.")
 
 
+class BotSettingsChange(TypedDict, total=False):
+    """The fields of BotSettings that update_bot_settings can change, each with its type."""
+
+    name: str
+    engine: str | None
+    instance: str | None
+    memory: bool
+    upkeep: bool
+    helper_model: bool
+    compact_nightly: bool
+    compact_propose_only: bool | None
+    compact_nightly_since: str | None
+
+
 def save_bot_settings(home: Home, settings: BotSettings) -> None:
     """Write every field of `settings`, keeping keys this tool does not know.
 
@@ -173,7 +191,7 @@ def save_bot_settings(home: Home, settings: BotSettings) -> None:
         write_private_json(path, merged, redacted=False)  # the person's own settings, kept as they wrote them
 
 
-def update_bot_settings(home: Home, bot_id: str, **changes: object) -> BotSettings:
+def update_bot_settings(home: Home, bot_id: str, **changes: Unpack[BotSettingsChange]) -> BotSettings:
     """Change some fields of a bot's settings (e.g. `memory=False`), keeping every other key; the saved settings.
 
     The read and the write hold the home lock, which other processes respect too, so two changes made at once
@@ -228,7 +246,7 @@ class AppConfig:
     raw: dict = field(default_factory=dict)
 
 
-def load_config(home: Home, environ: dict[str, str] | None = None) -> AppConfig:
+def load_config(home: Home, environ: Mapping[str, str] | None = None) -> AppConfig:
     """config.json, with OMB_HELPER_INSTANCE / OMB_HELPER_MODEL winning over its helper."""
     environ = os.environ if environ is None else environ
     path = home.config_path

@@ -58,7 +58,7 @@ HOW_REVERT = "revert"  # the `how` of a row that took back one change alone (jou
 try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
     import fcntl
 except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: the lock is skipped where it is None
 
 
 class StaleHash(MemoryInputError):
@@ -214,7 +214,8 @@ def validate_seen(data: object, path: Path | None = None) -> dict | None:
     """
     problem = _seen_problem(data)
     if problem is None:
-        return data  # type: ignore[return-value]
+        assert isinstance(data, dict)  # _seen_problem finds none only in an object
+        return data
     log.warning("the seen-state %s is damaged (%s); starting afresh", quoted(path or "file"), problem)
     return None
 
@@ -586,6 +587,7 @@ class MemoryStore:
 
     def _row(self, **fields: object) -> JournalRow:
         """Every row this store journals is made here: for this bot, at the store's clock."""
+        # the row's fields, passed on as given: make_row's keyword parameters say what each must be
         return make_row(bot=self.bot_id, clock=self.clock, **fields)  # type: ignore[arg-type]
 
     # ----- undo -----
@@ -798,7 +800,7 @@ class MemoryStore:
                     if stat.st_size == info["size"] and stat.st_mtime_ns == info["mtime_ns"]:
                         continue
                 now = self._snapshot(mp) if mp is not None else None
-                if info is not None and now is not None and now.hash == info["hash"]:
+                if mp is not None and info is not None and now is not None and now.hash == info["hash"]:
                     self._remember_seen(mp, now.text, seen)  # touched, not changed
                     dirty = True
                     continue

@@ -176,6 +176,7 @@ def call_route(
         "error": failure,
     }
     if response is None:
+        assert failure is not None  # _send gives no response only with the reason why
         record_usage(home, row)
         raise ModelUnavailable(failure, via_helper=route.via_helper)
     row.update(_tokens(response))
@@ -183,9 +184,10 @@ def call_route(
     answer = _answer(response, row)
     problem = _answer_problem(answer, schema)
     if problem:
-        row.update(ok=False, error=f"{_name(route)} answered, but {problem}")
+        failure = f"{_name(route)} answered, but {problem}"
+        row.update(ok=False, error=failure)
         record_usage(home, row)
-        raise ModelUnavailable(row["error"], via_helper=route.via_helper, raw=answer.text, refusal=problem)
+        raise ModelUnavailable(failure, via_helper=route.via_helper, raw=answer.text, refusal=problem)
     row["ok"] = True
     record_usage(home, row)
     return answer

@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 from types import ModuleType
+from typing import Any
 
 log = logging.getLogger("omb_tui.models.litellm")
 
@@ -54,7 +55,7 @@ def litellm_module() -> ModuleType:
         return _litellm
 
 
-def _quiet(litellm: ModuleType) -> None:
+def _quiet(litellm: Any) -> None:  # Any: its switches are module globals, some only in some releases
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banner on an error
     litellm.set_verbose = False
     litellm.turn_off_message_logging = True  # callbacks, if any were ever added, never see the messages

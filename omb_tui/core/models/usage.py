@@ -140,7 +140,7 @@ def limit_reached(home: Home, monthly_spend_usd: float | None, now: datetime | N
 
 def _cost(row: dict) -> float:
     cost = row.get("cost_usd")
-    return float(cost) if type(cost) in (int, float) else 0.0
+    return float(cost) if type(cost) is int or type(cost) is float else 0.0
 
 
 # ----- what `omb-tui usage` shows -----

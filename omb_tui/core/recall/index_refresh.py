@@ -170,9 +170,9 @@ class IndexRefresh(IndexRows):
                 report.files_removed += 1
             step = max(1, len(changed) // 100)
             for done, key in enumerate(changed, 1):
-                path, st, _ = present[key]
+                file_name, st, _ = present[key]
                 assert st is not None  # only files stat'ed can have changed
-                if self._index_file(db, key, Path(path), st):
+                if self._index_file(db, key, Path(file_name), st):
                     report.files_read += 1
                 if progress is not None and (done % step == 0 or done == len(changed)):
                     progress(done, len(changed))

@@ -153,7 +153,7 @@ class IndexSearch(IndexDatabase):
         span of their ids, dates and times."""
         with self._lock:
             if self._counts is None:
-                counts = {"topic": 0, "memo": 0, "message": 0}
+                counts: dict[str, Any] = {"topic": 0, "memo": 0, "message": 0}
                 counts.update(dict(self.db.execute("SELECT name, n FROM stats")))
                 for table in ("notes", "messages"):
                     # apart: SQLite finds a min() or a max() alone at the end of the b-tree, both together by a scan
@@ -329,6 +329,7 @@ class IndexSearch(IndexDatabase):
             low = window.first if whole else self._window_boundary(window, high, step)
             missing = cap - len(found)
             if window.by_day and not whole:
+                assert window.after is not None  # a window by day (_note_window) always has one
                 rows = self._rows_between(window, term, window.after(low), high) if low < high else []
                 rows.sort(reverse=True)
                 if len(rows) < missing:
@@ -483,7 +484,9 @@ class IndexSearch(IndexDatabase):
             most = pool or (SEARCH_POOL if window is None else WINDOW_POOL)
             candidate_ids: set[int] = set()
             for fts in sources:  # within a window, every row looked up is in it
-                candidate_ids.update(self._candidates(postings[fts], weights, most, window and window.times))
+                candidate_ids.update(
+                    self._candidates(postings[fts], weights, most, None if window is None else window.times)
+                )
             rows = self._note_rows(candidate_ids, names, query_terms)
             hits: list[tuple] = []
             with_own_match: set[str] = set()
@@ -804,7 +807,7 @@ class IndexSearch(IndexDatabase):
             for key in chunk:
                 header = found.get(key)
                 self._headers[key] = conv.header_from_json(json.loads(header)) if header else None
-        return {key: self._headers[key] for key in keys if self._headers.get(key) is not None}  # type: ignore[misc]
+        return {key: conversation for key in keys if (conversation := self._headers.get(key)) is not None}
 
     def recent_messages(
         self,
@@ -819,7 +822,8 @@ class IndexSearch(IndexDatabase):
 
         Without `texts` their text is "" (`message_texts` reads it, for the ones a caller keeps)."""
         with self._lock:
-            where, params = ["1=1"], []
+            where: list[str] = ["1=1"]
+            params: list[int | str] = []
             if since_ts is not None:
                 where.append("ts >= ?")
                 params.append(int(math.floor(since_ts)))

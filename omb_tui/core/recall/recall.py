@@ -24,6 +24,7 @@ import logging
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
@@ -361,6 +362,13 @@ def _passage_text(pair: list[MessageHit], bot_id: str, limit: int) -> str:
     return "\n".join(lines)
 
 
+class _BlockItem(NamedTuple):
+    """A note, an opening or a passage on its way into the block: its text in full, cut to its share later."""
+
+    text: str
+    source: NoteHit | list[MessageHit]  # a note or an opening; or a passage: a message with its question or reply
+
+
 def _fill(
     result: RecallResult,
     notes: list[NoteHit],
@@ -376,80 +384,79 @@ def _fill(
     """
     if not notes and not passages and not openings:
         return
-    items: list[tuple[str, str, object]] = []  # (kind, full text, source)
-    for hit in notes:
-        items.append(("note", _cut(hit.text, NOTE_TEXT_MAX), hit))
-    for pair in passages:
-        items.append(("passage", _passage_text(pair, result.bot, MESSAGE_TEXT_MAX * len(pair)), pair))
+    items = [_BlockItem(_cut(hit.text, NOTE_TEXT_MAX), hit) for hit in notes]
+    items += [_BlockItem(_passage_text(pair, result.bot, MESSAGE_TEXT_MAX * len(pair)), pair) for pair in passages]
     headers = [
-        _note_header(n, source) if kind == "note" else _passage_header(n, source)  # type: ignore[arg-type]
-        for n, (kind, _, source) in enumerate(items, start=1)
+        _note_header(n, item.source) if isinstance(item.source, NoteHit) else _passage_header(n, item.source)
+        for n, item in enumerate(items, start=1)
     ]
     # The opening line, then "\n\n" before each item and "\n" between its header and text.
     room = MAX_BLOCK_CHARS - len(OPENING_LINE) - sum(len(h) + 3 for h in headers)
-    share = _water_level([len(text) for _, text, _ in items], room)
+    share = _water_level([len(item.text) for item in items], room)
     caps = [share] * len(items)
-    left = room - sum(min(len(text), share) for _, text, _ in items)
+    left = room - sum(min(len(item.text), share) for item in items)
     for opening in openings:
         header = _note_header(len(items) + 1, opening)
         text = _cut(opening.text, NOTE_TEXT_MAX)
         fits = left - len(header) - 3
         if fits < min(len(text), OPENING_MIN_CHARS):
             break  # no room left for it, nor for the lower-ranked openings after it
-        items.append(("note", text, opening))
+        items.append(_BlockItem(text, opening))
         headers.append(header)
         caps.append(fits)
         left = fits - min(len(text), fits)
     parts = [OPENING_LINE]
     position = len(OPENING_LINE)
-    for number, ((kind, text, source), header, cap) in enumerate(zip(items, headers, caps), start=1):
+    for number, ((text, source), header, cap) in enumerate(zip(items, headers, caps), start=1):
         begin = position + 2  # after the "\n\n" that separates it from what comes before
-        if kind == "note":
-            hit: NoteHit = source  # type: ignore[assignment]
+        recalled: RecalledNote | RecalledPassage
+        if isinstance(source, NoteHit):
             body = _cut(text, cap)
-            result.notes.append(
-                RecalledNote(
-                    number,
-                    hit.file,
-                    hit.section,
-                    hit.day,
-                    body,
-                    _surface(hit.matched, message_words),
-                    hit.opening,
-                    hit.score,
-                )
+            recalled = RecalledNote(
+                number,
+                source.file,
+                source.section,
+                source.day,
+                body,
+                _surface(source.matched, message_words),
+                source.opening,
+                source.score,
             )
+            result.notes.append(recalled)
         else:
-            pair: list[MessageHit] = source  # type: ignore[assignment]
+            pair = source
             body = text if len(text) <= cap else _passage_text(pair, result.bot, cap)
             body = _cut(body, cap) if len(body) > cap else body
             main = max(pair, key=lambda m: m.score)
-            result.passages.append(
-                RecalledPassage(
-                    number,
-                    pair[0].conversation.id,
-                    pair[0].conversation.title,
-                    pair[0].conversation.kind,
-                    pair[0].conversation.label(),
-                    pair[0].at.astimezone().date(),
-                    main.at.isoformat(timespec="seconds"),
-                    body,
-                    _surface(main.matched, message_words),
-                    main.score,
-                    private=not pair[0].conversation.is_room and pair[0].conversation.started_by.kind == "person",
-                )
+            recalled = RecalledPassage(
+                number,
+                pair[0].conversation.id,
+                pair[0].conversation.title,
+                pair[0].conversation.kind,
+                pair[0].conversation.label(),
+                pair[0].at.astimezone().date(),
+                main.at.isoformat(timespec="seconds"),
+                body,
+                _surface(main.matched, message_words),
+                main.score,
+                private=not pair[0].conversation.is_room and pair[0].conversation.started_by.kind == "person",
             )
-        item = result.notes[-1] if kind == "note" else result.passages[-1]
+            result.passages.append(recalled)
         position = begin + len(header) + 1 + len(body)
-        item.header_range = (begin, begin + len(header))
-        item.block_range = (begin, position)
+        recalled.header_range = (begin, begin + len(header))
+        recalled.block_range = (begin, position)
         parts.append(f"{header}\n{body}")
     result.block = "\n\n".join(parts)
     if len(result.block) > MAX_BLOCK_CHARS:  # headers alone cannot get here, but never send more than the limit
         result.block = result.block[: MAX_BLOCK_CHARS - 1] + "…"
-        for item in (*result.notes, *result.passages):
+        for item in _recalled_items(result):
             item.block_range = _within(item.block_range, len(result.block))
             item.header_range = _within(item.header_range, len(result.block))
+
+
+def _recalled_items(result: RecallResult) -> list[RecalledNote | RecalledPassage]:
+    """The notes, then the passages, of `result`."""
+    return [*result.notes, *result.passages]
 
 
 def _within(span: tuple[int, int], length: int) -> tuple[int, int]:
@@ -489,7 +496,7 @@ def block_marks(result: RecallResult) -> BlockMarks:
     """
     if not result.block:
         return NO_MARKS
-    items = sorted([*result.notes, *result.passages], key=lambda item: item.number)
+    items = sorted(_recalled_items(result), key=lambda item: item.number)
     first_item = items[0].block_range[0] if items else len(result.block)
     return BlockMarks(
         opening=(0, min(len(OPENING_LINE), len(result.block))),
@@ -501,7 +508,7 @@ def block_marks(result: RecallResult) -> BlockMarks:
 def matched_terms(result: RecallResult) -> set[str]:
     """The terms of every word a note or passage matched, folded the way recall folds them."""
     found: set[str] = set()
-    for hit in [*result.notes, *result.passages]:
+    for hit in _recalled_items(result):
         for surface in hit.matched:
             found.update(terms(surface))
     return found

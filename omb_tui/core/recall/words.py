@@ -246,10 +246,10 @@ def words(text: str) -> list[Word]:
                         seen.add(term)
                         out.append(Word(term, term))
                 continue
-            term = _clean(piece)
-            if term is not None and term not in seen:
-                seen.add(term)
-                out.append(Word(term, piece))
+            cleaned = _clean(piece)
+            if cleaned is not None and cleaned not in seen:
+                seen.add(cleaned)
+                out.append(Word(cleaned, piece))
     return out
 
 
@@ -262,7 +262,7 @@ def terms(text: str) -> list[str]:
     # was most of the time the index took to read a file (docs/recall.md, "Speed").
     found = dict.fromkeys(map(_ascii_term, _ASCII_WORD.findall(folded)))  # each term once, in order, in C
     found.pop(None, None)  # the tokens that are no term
-    return list(found)  # type: ignore[arg-type]
+    return list(found)  # type: ignore[arg-type]  # None was popped above: every key left is a term
 
 
 @functools.lru_cache(maxsize=1 << 16)

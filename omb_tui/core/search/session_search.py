@@ -90,6 +90,7 @@ class SearchHit:
     key: str | None = None
 
     def to_json(self) -> dict:
+        day = self.at.date() if self.at else self.day
         data = {
             "source": self.source,
             "where": self.where,
@@ -97,7 +98,7 @@ class SearchHit:
             "matched": self.matched,
             "score": round(self.score, 4),
             "at": self.at.isoformat(timespec="seconds") if self.at else None,
-            "date": (self.at.date() if self.at else self.day).isoformat() if (self.at or self.day) else None,
+            "date": day.isoformat() if day else None,
         }
         if self.source == "conversation":
             data.update(
@@ -219,9 +220,10 @@ def session_search(
     else:
         hits.sort(key=_newest_first_key, reverse=True)
     result.hits = hits[:limit]
-    disclosed = []
+    disclosed: list[str] = []
     for hit in result.hits:
-        if hit.private and hit.conversation not in disclosed:
+        # a private hit is always a conversation's (_message_hit)
+        if hit.private and hit.conversation is not None and hit.conversation not in disclosed:
             disclosed.append(hit.conversation)
     result.disclosed_private_chats = disclosed
     return result

@@ -82,15 +82,15 @@ def propose_from_capture(
     """Check one fact marked for the team against the batch's lines (`lines`, labelled by capture's room rules)
     and make it a pending card of each team of the room: (the cards made, why it was not proposed, one sentence
     each for capture's report)."""
-    key, title = team_key_of(item), title_of(item, text)
-    problem = proposals.shape_problem(key, title, text, quotes) or proposals.evidence_problem(
-        title, text, quotes, lines, in_room=True, forgotten=load_profile_learned(home).forgotten
-    )
+    note = proposals.shaped_proposal(team_key_of(item), title_of(item, text), text, quotes)
+    if isinstance(note, str):
+        return [], [f"not proposed to the team: {note}"]
+    problem = proposals.evidence_problem(note, lines, in_room=True, forgotten=load_profile_learned(home).forgotten)
     if problem:
         return [], [f"not proposed to the team: {problem}"]
     made, refused = [], []
     for team in teams:
-        proposal = proposals.make_card(home, team, bot_id, key, title, text, quotes, chat=chat)
+        proposal = proposals.make_card(home, team, bot_id, note, chat=chat)
         if proposal.card is None:
             refused.append(f"not proposed to the team {quoted(team.name)}: {proposal.reason}")
             continue

@@ -245,21 +245,23 @@ class _Fields:
             f"The team file {quoted(self.file)} is damaged: {self.where}'s {name!r} is not {wanted}."
         )
 
-    def text(self, name: str, *, optional: bool = False) -> str | None:
+    def text(self, name: str) -> str:
         value = self.data.get(name)
-        if value is None and optional:
-            return None
         if not isinstance(value, str):
             raise self.fail(name, "text")
         return value
 
-    def number(self, name: str, *, optional: bool = False) -> int | None:
+    def text_or_none(self, name: str) -> str | None:
+        return None if self.data.get(name) is None else self.text(name)
+
+    def number(self, name: str) -> int:
         value = self.data.get(name)
-        if value is None and optional:
-            return None
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise self.fail(name, "a whole number")
         return value
+
+    def number_or_none(self, name: str) -> int | None:
+        return None if self.data.get(name) is None else self.number(name)
 
     def flag(self, name: str) -> bool:
         value = self.data.get(name, False)
@@ -293,7 +295,7 @@ def team_from_json(data: object, file: str) -> Team:
         name=fields.text("name"),
         bots=bots,
         created=fields.text("created"),
-        retired=fields.text("retired", optional=True),
+        retired=fields.text_or_none("retired"),
         next_seq=fields.number("next_seq"),
     )
     for index, raw in enumerate(fields.items("notes")):
@@ -346,11 +348,11 @@ def _card_from_json(fields: _Fields) -> Card:
         title=fields.text("title"),
         text=fields.text("text"),
         revision=fields.number("revision"),
-        based_on=fields.number("based_on", optional=True),
+        based_on=fields.number_or_none("based_on"),
         at=fields.text("at"),
         by=fields.text("by"),
         quotes=quotes,
-        chat=fields.text("chat", optional=True),
+        chat=fields.text_or_none("chat"),
         status=fields.choice("status", (PROPOSED,)),
     )
 
@@ -366,7 +368,7 @@ def team_from_version_1(data: object, key: str, file: str) -> Team:
         name, bots, notes = key, [], data
     else:
         fields = _Fields(data, "the team", file)
-        name = fields.text("name", optional=True) or key
+        name = fields.text_or_none("name") or key
         bots = fields.items("bots")
         notes = fields.items("notes")
     for bot in bots:
@@ -384,7 +386,7 @@ def team_from_version_1(data: object, key: str, file: str) -> Team:
         else:
             fields = _Fields(raw, f"note {index + 1}", file)
             text = fields.text("text")
-            title, pinned = fields.text("title", optional=True) or text, fields.flag("pinned")
+            title, pinned = fields.text_or_none("title") or text, fields.flag("pinned")
         if not text.strip():
             continue
         title = " ".join(title.split())[:TITLE_MAX_CHARS]

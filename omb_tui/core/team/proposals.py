@@ -11,6 +11,7 @@ the text must be in the quotes; nothing that looks like a secret; nothing the pe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..facts import checks
 from ..facts.lines import as_line, bot_people, role_of
@@ -67,36 +68,43 @@ def _person_lines(home: Home, bot_id: str, conversation: conv.Conversation) -> l
     return [as_line(m, role) for m in messages if not m.failed and (role := role_of(m, bot_id, own))]
 
 
-def shape_problem(key: object, title: object, text: object, quotes: object) -> str | None:
-    """The proposal's fields are text, the text within capture's limit, the quotes a list of text."""
-    if not all(isinstance(value, str) for value in (key, title, text)):
+class ProposedNote(NamedTuple):
+    """A proposal's fields, once they are known to have the right shape."""
+
+    key: str
+    title: str
+    text: str
+    quotes: list[str]
+
+
+def shaped_proposal(key: object, title: object, text: object, quotes: object) -> ProposedNote | str:
+    """The proposal when its fields are text, the text within capture's limit and the quotes a list of text;
+    else what is wrong with it."""
+    if not (isinstance(key, str) and isinstance(title, str) and isinstance(text, str)):
         return "'key', 'title' and 'text' must be text"
     if len(text) > checks.TEXT_MAX_CHARS:
         return f"the text is longer than {checks.TEXT_MAX_CHARS:,} characters"
     if not isinstance(quotes, list) or not all(isinstance(q, str) for q in quotes):
         return "'quotes' must be a list of the person's words, as they said them"
-    return None
+    return ProposedNote(key, title, text, quotes)
 
 
-def evidence_problem(
-    title: str, text: str, quotes: list[str], lines: list, *, in_room: bool, forgotten: list
-) -> str | None:
+def evidence_problem(note: ProposedNote, lines: list, *, in_room: bool, forgotten: list) -> str | None:
     """The first check the proposal fails against the conversation's lines, or None (the order is capture's).
     A team note is always taken as a fact: it rests on a person's quoted words, whatever its kind."""
-    stated = f"{title}\n{text}"
+    stated = f"{note.title}\n{note.text}"
     return (
-        checks.secret_problem(stated, quotes)
-        or checks.forgotten_problem(stated, quotes, forgotten)
-        or checks.quote_problem("fact", quotes, lines, in_room=in_room)
-        or checks.not_a_statement_problem(quotes, lines)
-        or checks.tokens_problem(stated, quotes, "the quotes")
+        checks.secret_problem(stated, note.quotes)
+        or checks.forgotten_problem(stated, note.quotes, forgotten)
+        or checks.quote_problem("fact", note.quotes, lines, in_room=in_room)
+        or checks.not_a_statement_problem(note.quotes, lines)
+        or checks.tokens_problem(stated, note.quotes, "the quotes")
     )
 
 
-def make_card(
-    home: Home, team: Team, bot_id: str, key: str, title: str, text: str, quotes: list[str], *, chat: str
-) -> Proposal:
+def make_card(home: Home, team: Team, bot_id: str, note: ProposedNote, *, chat: str) -> Proposal:
     """The checked proposal becomes the team's pending card (never an accepted note)."""
+    key, title, text, quotes = note
     try:
         card = change_team(
             home,
@@ -129,14 +137,14 @@ def propose_from_bot(
             found,
             "a team note rests on what a person said in this conversation, and this turn has no conversation",
         )
-    problem = shape_problem(key, title, text, quotes)
-    if problem:
-        return Proposal(None, found, problem)
+    note = shaped_proposal(key, title, text, quotes)
+    if isinstance(note, str):
+        return Proposal(None, found, note)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
     lines = _person_lines(home, bot_id, conversation)
     problem = evidence_problem(
-        title, text, quotes, lines, in_room=conversation.is_room, forgotten=load_profile_learned(home).forgotten
+        note, lines, in_room=conversation.is_room, forgotten=load_profile_learned(home).forgotten
     )
     if problem:
         return Proposal(None, found, problem)
-    return make_card(home, found, bot_id, key, title, text, quotes, chat=conversation.id)
+    return make_card(home, found, bot_id, note, chat=conversation.id)

@@ -143,7 +143,7 @@ def _resolve(home: Home, ref: str) -> Team:
         raise MemoryInputError("Name the team: its name or its key.")
     if TEAM_KEY.fullmatch(ref) and team_path(home, ref).is_file():
         team = _load(home, team_path(home, ref))
-        if not team.active:
+        if team.retired is not None:
             raise NotFound(
                 f"The team {quoted(ref)} was deleted on {team.retired[:10]}; its notes stay on disk "
                 "but no bot loads them."

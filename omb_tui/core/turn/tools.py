@@ -227,16 +227,22 @@ def _arguments(arguments: str | dict | None) -> dict:
         raise MemoryInputError(f"{exc}{hint}.") from None
 
 
-def _text_argument(args: dict, key: str, *, required: bool) -> str | None:
-    """A text argument; an optional one left empty counts as not given."""
+def _text_argument(args: dict, key: str) -> str:
+    """A text argument that must be given."""
     value = args.get(key)
     if value is None:
-        if required:
-            raise MemoryInputError(f"'{key}' is missing.")
-        return None
+        raise MemoryInputError(f"'{key}' is missing.")
     if not isinstance(value, str):
         raise MemoryInputError(f"'{key}' must be text.")
-    return value if required or value.strip() else None
+    return value
+
+
+def _optional_text_argument(args: dict, key: str) -> str | None:
+    """A text argument that may be left out; left empty, it counts as not given."""
+    if args.get(key) is None:
+        return None
+    value = _text_argument(args, key)
+    return value if value.strip() else None
 
 
 def _memory_update(
@@ -247,11 +253,11 @@ def _memory_update(
     action = args.get("action")
     if action not in ACTIONS:
         raise MemoryInputError(f"'action' must be one of {', '.join(ACTIONS)}.")
-    text = _text_argument(args, "text", required=True)
+    text = _text_argument(args, "text")
     start = turn_start(home, bot_id, chat)
     update = MemoryUpdate(home, bot_id, Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
     if action == "add":
-        until_text = _text_argument(args, "until", required=False)
+        until_text = _optional_text_argument(args, "until")
         until = _until(until_text) if until_text else None
         source = note_source(start.title) if start.title is not None else None
         return update.add(text, chat=source, until=until, today=today).message()
@@ -268,7 +274,7 @@ def _memory_update(
 def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was proposed."
-    team = _text_argument(args, "team", required=False)
+    team = _optional_text_argument(args, "team")
     return propose_from_bot(
         home,
         bot_id,
@@ -294,11 +300,11 @@ def note_source(title: str) -> str:
 
 
 def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
-    query = _text_argument(args, "query", required=False)
-    since = _text_argument(args, "since", required=False)
-    until = _text_argument(args, "until", required=False)
-    only_chat = _text_argument(args, "chat", required=False)
-    scope = _text_argument(args, "scope", required=False) or "all"
+    query = _optional_text_argument(args, "query")
+    since = _optional_text_argument(args, "since")
+    until = _optional_text_argument(args, "until")
+    only_chat = _optional_text_argument(args, "chat")
+    scope = _optional_text_argument(args, "scope") or "all"
     if not (query or "").strip() and since is None and until is None:
         raise MemoryInputError("give 'query' words, or 'since' / 'until' (or both).")
     if only_chat is not None:

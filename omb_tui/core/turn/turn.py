@@ -240,6 +240,7 @@ def chat_turn(
     complete = complete or _default_complete()
     conversation = open_chat(home, bot_id, chat, person=person)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
+    assert conversation.path is not None  # a conversation found is read from its file
     earlier = history_messages(conversation, bot_id)
     speaker = person or (conversation.people()[0] if conversation.people() else default_person(home, bot_id))
     now = datetime.now().astimezone()
@@ -317,6 +318,7 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
 def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult) -> None:
     """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
     reply = conv.Message("bot", bot_id, datetime.now().astimezone(), result.answer, failed=result.failed)
+    assert conversation.path is not None  # run_turn's conversation, read from its file
     conv.append_message(conversation.path, reply)
     try:
         append_turn_log(

@@ -264,6 +264,7 @@ class _Capture:
                 except ModelUnavailable as problem:
                     self.result.reason = problem.reason.rstrip(".")
                     return  # nothing of this batch is read: the next run reads it again
+                assert isinstance(answer.data, dict)  # ANSWER_SCHEMA asks for an object, and complete checked it
                 for item in answer.data.get("facts") or []:
                     self._consider(item, batch, teams)
                 self.positions.mark_read(conversation, batch.last_seq)
@@ -304,6 +305,7 @@ class _Capture:
         if problem:
             self._skip(text or json.dumps(redact_data(item), ensure_ascii=False)[:120], problem)
             return
+        assert isinstance(item, dict)  # shape_problem passes objects only
         kind, target = item["kind"], item["target"]
         quotes = [q for q in item.get("quotes") or [] if q.strip()]
         if team_key_of(item) is not None:

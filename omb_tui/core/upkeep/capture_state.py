@@ -238,7 +238,9 @@ def batches(conversation: conv.Conversation, turns: list[Turn]) -> list[Batch]:
     Turns passed over ride along with the next turn to read (never shown to the model); those after the
     last one to read stay unread, and harmless, until a turn to read follows them.
     """
-    found, current, size = [], [], 0
+    found: list[Batch] = []
+    current: list[Turn] = []
+    size = 0
     for turn in turns:
         turn_size = sum(len(line.text) for line in turn.lines) if turn.eligible else 0
         if turn.eligible and size and size + turn_size > BATCH_MAX_CHARS and any(t.eligible for t in current):

@@ -280,9 +280,9 @@ def _checked_moves(
     answer: dict, entries: list[Entry], judged: JudgedLines, today: date, core_lines: set[str], result: OrganizeResult
 ) -> list[_Move]:
     by_line: dict[str, Entry] = {}
-    for entry in entries:
-        if entry.is_bullet:
-            by_line.setdefault(_first_line(entry), entry)
+    for bullet in entries:
+        if bullet.is_bullet:
+            by_line.setdefault(_first_line(bullet), bullet)
     moves: list[_Move] = []
     taken: set[str] = set()
     for proposal in answer.get("moves") or []:
@@ -324,7 +324,9 @@ def _checked_moves(
 
 def _words_problem(proposal: dict) -> str | None:
     """The new topic's title or an alias, in the model's own words, that may not be kept (memory.text_checks)."""
-    aliases = proposal.get("aliases") if isinstance(proposal.get("aliases"), list) else []
+    aliases = proposal.get("aliases")
+    if not isinstance(aliases, list):
+        aliases = []
     problem = first_text_problem([("its title", proposal.get("title")), *(("an alias", a) for a in aliases)])
     return f"{problem[:1].upper()}{problem[1:]}; the line stays in MEMORY.md." if problem else None
 

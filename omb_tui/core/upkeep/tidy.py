@@ -293,6 +293,7 @@ def _reconcile_contradictions(
             report.skipped.append(Skipped(rel, f"the model's answer for {rel} could not be used: {problem.reason}"))
             continue
         report.model = MODEL_USED
+        assert isinstance(answer.data, dict)  # PAIRS_SCHEMA asks for an object, and complete checked it
         new_hash = _apply_pairs(store, actor, snapshot, answer.data["pairs"], limit, today, report)
         if new_hash is not None:
             checked[rel] = new_hash
@@ -395,13 +396,12 @@ def _changed_meanwhile(rel: str, accepted: list[_Accepted], refused: list[Skippe
 
 def _judge_pair(entries: list[Entry], pair: dict, accepted: list[_Accepted], today: date) -> _Accepted | str:
     """The pair as a change to make, or the one-sentence reason it is refused."""
-    older_index = _find_entry(entries, pair["older"])
-    newer_index = _find_entry(entries, pair["newer"])
-    for index, role in ((older_index, "older"), (newer_index, "newer")):
-        if index is None:
-            return f"the {role} entry is not exactly an entry of the file"
-        if index == -1:
-            return f"the {role} entry matches more than one entry of the file"
+    older_index = _find_entry(entries, pair["older"], "older")
+    if isinstance(older_index, str):
+        return older_index
+    newer_index = _find_entry(entries, pair["newer"], "newer")
+    if isinstance(newer_index, str):
+        return newer_index
     if older_index == newer_index:
         return "the older and the newer entry are the same entry"
     struck_now = {item.older for item in accepted}
@@ -429,19 +429,20 @@ def _judge_pair(entries: list[Entry], pair: dict, accepted: list[_Accepted], tod
     return _Accepted(older_index, struck, parse_entries(line + newline)[0])
 
 
-def _find_entry(entries: list[Entry], text: str) -> int | None:
-    """The index of the one bullet whose first line, or whose fact, is exactly `text`; None: none; -1: several."""
+def _find_entry(entries: list[Entry], text: str, role: str) -> int | str:
+    """The index of the one bullet whose first line, or whose fact, is exactly `text`; else why there is none
+    (`role`: which entry of the pair it is)."""
     wanted = text.strip()
-    if not wanted:
-        return None
     found = [
         index
         for index, entry in enumerate(entries)
-        if entry.is_bullet and wanted in (line_content(entry.lines[0]).strip(), entry.fact)
+        if wanted and entry.is_bullet and wanted in (line_content(entry.lines[0]).strip(), entry.fact)
     ]
     if not found:
-        return None
-    return found[0] if len(found) == 1 else -1
+        return f"the {role} entry is not exactly an entry of the file"
+    if len(found) > 1:
+        return f"the {role} entry matches more than one entry of the file"
+    return found[0]
 
 
 def _still_true_problem(still_true: str, older: Entry, entries: list[Entry]) -> str | None:
