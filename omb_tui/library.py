@@ -72,7 +72,7 @@ class Memory:
     def __init__(self, home: str | os.PathLike[str] | Home | None = None) -> None:
         """`home`: the folder, else `$OMB_HOME`, else `~/.openmausbot` (as the command line's `--home`).
         Nothing is created: a bot that is not there is refused by `bot()`, naming the folder."""
-        self.home = home if isinstance(home, Home) else Home(home)
+        self.home = Home.of(home)
 
     def __repr__(self) -> str:
         return f"Memory({str(self.home.root)!r})"

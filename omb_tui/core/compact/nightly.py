@@ -96,7 +96,7 @@ def compact_nightly(
 ) -> NightlyOutcome:
     """One nightly run for one bot; `propose_only` None follows the bot's settings. Never raises for a model or a
     file changed meanwhile: the report's first line says `Memory compact: ERROR — <why>`."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     if not home.has_bot(bot_id):
         raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
     settings = load_bot_settings(home, bot_id)

@@ -177,7 +177,7 @@ def propose(
     home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S, clock: Callable[[], float] = time.monotonic
 ) -> Proposal:
     """One fresh session: read MEMORY.md and the context, ask, validate, retry with the errors; never writes."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     if not home.has_bot(bot_id):
         raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
     ends_at = clock() + deadline_s

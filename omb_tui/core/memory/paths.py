@@ -222,6 +222,11 @@ class Home:
         # Resolved once: the home may itself be a link; nothing under it may be (see refuse_links).
         self.root = Path(os.path.realpath(resolve_home(root)))
 
+    @classmethod
+    def of(cls, home: Home | str | os.PathLike[str]) -> Home:
+        """A home given as a Home or as its folder: the library's calls take either."""
+        return home if isinstance(home, Home) else cls(home)
+
     def __repr__(self) -> str:
         return f"Home({str(self.root)!r})"
 

@@ -100,7 +100,7 @@ def complete(
     `schema`: a JSON schema the answer must match (ModelAnswer.data holds it, checked). `tools`: OpenAI-format
     tool schemas. `timeout`: seconds for this job (else the instance's, 60 s by default).
     """
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     try:
         config = config_for_calls(home)
         route = choose_route(home, bot_id, config)

@@ -42,7 +42,7 @@ class Reverted:
 
 def revert_change(home: Home, bot_id: str, row_id: str, actor: Actor | None = None) -> Reverted:
     """Revert one journal row alone; RevertConflict, NotUndoable or NotFound (one sentence) when it cannot be."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     result = MemoryStore(home, _known_bot(home, bot_id)).revert(row_id, actor)
     return Reverted(result.row.id, result.row.file, result.write.row_id, [r.id for r in result.later])
 
@@ -96,7 +96,7 @@ class _FilePlan:
 def run_undo_later(home: Home, bot_id: str, run_id: str) -> RunHasLaterChanges | None:
     """What undoing the run would take with it, writing nothing: the later changes and the files changed
     unseen (None when there are none), so a person is asked once, naming them. NotUndoable as undo_run."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():
         store.sync_outside_changes()
@@ -120,7 +120,7 @@ def undo_run(
     lock, so a row written after the person was asked is never undone unnamed); files changed unseen (About
     me by another bot) need `yes` or `unseen_ok`, which agrees to those alone, never to a later row.
     Refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():  # the plan and the undo see the same journal: nothing slips in between
         store.sync_outside_changes()

@@ -255,7 +255,7 @@ def review(
 
     Default: the runs not yet reviewed of the last DEFAULT_NIGHTS nights. With `since`, every run since then,
     reviewed or not (each says which), unless `only_new` says otherwise."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     now = now or datetime.now().astimezone()
     if only_new is None:
         only_new = since is None
@@ -277,7 +277,7 @@ def review(
 
 def overnight(home: Home, now: datetime | None = None) -> dict[str, BotOvernight]:
     """Per bot: the changes and runs since last night began (18:00 local the day before), and what waits."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     since = last_night_start(now or datetime.now().astimezone())
     counts = {}
     for bot_id in home.bot_ids():

@@ -176,7 +176,7 @@ def capture(
     run: UpkeepRun | None = None,
 ) -> CaptureResult:
     """Read the bot's unread turns (of `chat`, of `chats`, or of every chat and room it may learn from)."""
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     validate_bot_id(bot_id)
     if not home.has_bot(bot_id):
         raise NotFound(f"There is no bot '{bot_id}'.")
@@ -228,7 +228,7 @@ def _record(home: Home, bot_id: str, result: CaptureResult) -> None:
 def last_capture(home: Home | str, bot_id: str) -> dict | None:
     """The last capture of the bot (`at`, `run`, `turns_read`, `saved`, `about_me`, `skipped`, `reason`), or
     None when none ran since this record was kept."""
-    return last_of(home if isinstance(home, Home) else Home(home), bot_id, "capture")
+    return last_of(Home.of(home), bot_id, "capture")
 
 
 def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:

@@ -137,7 +137,7 @@ def tidy(home: Home | str, bot_id: str, *, today: date | None = None, run: Upkee
     Raises UpkeepOff when the bot's memory or upkeep is switched off, NotFound for an unknown bot. A model that
     cannot be reached is no error: expiry and duplicates still run, and `TidyReport.model` says why.
     """
-    home = home if isinstance(home, Home) else Home(home)
+    home = Home.of(home)
     if not home.has_bot(bot_id):
         raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
     settings = load_bot_settings(home, bot_id)
@@ -507,7 +507,7 @@ def _record(home: Home, bot_id: str, store: MemoryStore, report: TidyReport, che
 
 def last_tidy(home: Home | str, bot_id: str) -> dict | None:
     """The last tidy-up of the bot (`at`, `run`, the counts, `skipped`, `model`), or None when it never ran."""
-    return last_of(home if isinstance(home, Home) else Home(home), bot_id, "tidy")
+    return last_of(Home.of(home), bot_id, "tidy")
 
 
 # ----- words -----
