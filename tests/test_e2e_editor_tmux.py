@@ -6,7 +6,6 @@ find in the file with the keys a terminal sends.
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 import time
 
@@ -28,45 +27,20 @@ with open(sys.argv[1], "a", encoding="utf-8") as handle:
 
 @pytest.fixture
 def app_in_tmux(tmp_path):
-    socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
     session = "omb-e2e-editor"
     home = Home(tmp_path / "home")
     add_bot(home, files={"MEMORY.md": ORIGINAL}, actor=Actor("bot", "during a task"))
     script = tmp_path / "editor.py"
     script.write_text(EDITOR_SCRIPT)
     editor = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-    subprocess.run(
-        [
-            "tmux",
-            "-S",
-            str(socket),
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "80",
-            "-y",
-            "24",
-            "env",
-            "TERM=xterm-256color",
-            "OMB_TUI_NO_WATCH=1",
-            "VISUAL=",
-            f"EDITOR={editor}",
-            str(OMB),
-            "--home",
-            str(home.root),
-        ],
-        check=True,
-    )
-    pane = Pane(session, socket)
+    pane = Pane.start(tmp_path, session, home, "OMB_TUI_NO_WATCH=1", "VISUAL=", f"EDITOR={editor}")
     pane.wait_for("1 bot(s) in")
     pane.keys("Enter")  # open scout
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("Enter")  # into MEMORY.md's editor: it has the keys at once, so the test's first keys need no pause
     pane.wait_for("Folder:")
     yield pane, home
-    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
+    pane.stop()
 
 
 def test_a_bracketed_paste_then_undo_keeps_the_app_running(app_in_tmux):

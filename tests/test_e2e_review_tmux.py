@@ -6,7 +6,6 @@ alone with `j`, `u`, `y`, and the archive keeps its copy.
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
 from app_helpers import add_bot
@@ -23,35 +22,14 @@ MEMORY = "# Memory\n\n- 2026-11-01 · Dentist · until 2026-11-02\n- 2026-10-06 
 
 @pytest.fixture
 def pane(tmp_path):
-    socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
     session = "omb-e2e-review"
     home = Home(tmp_path / "home")
     add_bot(home, files={"MEMORY.md": MEMORY}, actor=Actor("bot", "during a task"))
     report = tidy(home, "scout")  # no model configured: the expired note goes to the archive, a real run
     assert report.expired
-    command = f"{OMB} --home {home.root}"
-    subprocess.run(
-        [
-            "tmux",
-            "-S",
-            str(socket),
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "80",
-            "-y",
-            "24",
-            "env",
-            "TERM=xterm-256color",
-            "OMB_TUI_NO_WATCH=",
-            *command.split(),
-        ],
-        check=True,
-    )
-    yield Pane(session, socket), home
-    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
+    pane = Pane.start(tmp_path, session, home, "OMB_TUI_NO_WATCH=")
+    yield pane, home
+    pane.stop()
 
 
 def test_review_an_overnight_tidy_up_and_undo_one_change(pane):

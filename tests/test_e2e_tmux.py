@@ -29,6 +29,19 @@ class Pane:
         self.session = session
         self.socket = socket
 
+    @classmethod
+    def start(cls, tmp_path: Path, session: str, home: Home, *env: str) -> Pane:
+        """The installed omb-tui on `home` in an 80x24 pane of a private tmux server (never one the person runs),
+        with TERM set and each of `env` (NAME=value) in its environment."""
+        socket = tmp_path / "tmux.sock"
+        size = ["-x", "80", "-y", "24"]
+        command = ["env", "TERM=xterm-256color", *env, str(OMB), "--home", str(home.root)]
+        subprocess.run(["tmux", "-S", str(socket), "new-session", "-d", "-s", session, *size, *command], check=True)
+        return cls(session, socket)
+
+    def stop(self) -> None:
+        subprocess.run(["tmux", "-S", str(self.socket), "kill-server"], capture_output=True)
+
     def tmux(self, *args: str) -> str:
         out = subprocess.run(["tmux", "-S", str(self.socket), *args], capture_output=True, text=True, check=True)
         return out.stdout
@@ -66,7 +79,6 @@ class Pane:
 
 @pytest.fixture
 def pane(tmp_path):
-    socket = tmp_path / "tmux.sock"  # a private server: never touches a tmux the person runs
     session = "omb-e2e"
     home = Home(tmp_path / "home")
     add_bot(
@@ -74,29 +86,9 @@ def pane(tmp_path):
         files={"MEMORY.md": '- 2026-11-01 · from chat "Plans" · likes short replies\n'},
         actor=Actor("bot", "during a task"),
     )
-    command = f"{OMB} --home {home.root}"
-    subprocess.run(
-        [
-            "tmux",
-            "-S",
-            str(socket),
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "80",
-            "-y",
-            "24",
-            "env",
-            "TERM=xterm-256color",
-            "OMB_TUI_NO_WATCH=",
-            *command.split(),
-        ],
-        check=True,
-    )
-    yield Pane(session, socket), home
-    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
+    pane = Pane.start(tmp_path, session, home, "OMB_TUI_NO_WATCH=")
+    yield pane, home
+    pane.stop()
 
 
 def test_open_a_bot_edit_save_and_quit(pane):
