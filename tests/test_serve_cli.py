@@ -13,6 +13,7 @@ import sys
 import urllib.error
 import urllib.request
 
+import pytest
 from conftest import omb_tui_command
 from test_architecture import FIRST_FRAME_PROBE, imported_after
 
@@ -113,3 +114,17 @@ def test_the_command_line_and_the_apps_first_frame_never_load_aiohttp(tmp_path, 
 def test_the_server_never_loads_textual_rich_or_litellm():
     loaded = imported_after("import omb_tui.server.app, omb_tui.server.run")
     assert "aiohttp" in loaded and not {"textual", "rich", "litellm"} & loaded
+
+
+@pytest.mark.parametrize("value", ["bad host!", "proxy.lan:abc", "proxy.lan:70000", "a:b:c", ""])
+def test_an_allow_host_no_host_header_could_match_is_refused_in_one_sentence(run_cli, value):
+    refused = run_cli("serve", "--port", "0", "--allow-host", value)
+    assert refused.code == 2 and len(refused.err.strip().splitlines()) == 1
+    assert "is not a host name" in refused.err or "no port from 1 to 65535" in refused.err
+
+
+@pytest.mark.parametrize("value", ["proxy.lan", "Panel.Example:8443", "10.0.0.2", "[::1]:80", "localhost"])
+def test_an_allow_host_name_or_address_is_taken_as_given(value):
+    from omb_tui.server.hosts import allowed_host_argument
+
+    assert allowed_host_argument(value) == value

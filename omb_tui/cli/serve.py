@@ -26,10 +26,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="NAME[:PORT]",
+        type=_allowed_host,
         help="answer requests whose Host header is NAME (a proxy's or a LAN name; any port unless given), "
         "besides this server's own address; repeatable",
     )
     p.add_argument("--show-token", action="store_true", help="print the token (made on first use) and exit")
+
+
+def _allowed_host(value: str) -> str:
+    from ..server.hosts import allowed_host_argument  # (light, but the server package loads only when used)
+
+    try:
+        return allowed_host_argument(value)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

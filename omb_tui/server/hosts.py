@@ -11,6 +11,7 @@ needs --allow-host NAME (any port) or NAME:PORT.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable
 
 from ..core.memory.paths import quoted
@@ -26,6 +27,20 @@ def host_and_port(value: str, default_port: int | None) -> tuple[str, int | None
     if not colon or name.endswith(":") or (name.count(":") and not name.startswith("[")) or "]" in port:
         return value, default_port  # no port, or an IPv6 address without brackets
     return name, int(port) if port.isascii() and port.isdigit() else -1
+
+
+_HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
+
+
+def allowed_host_argument(value: str) -> str:
+    """An --allow-host value as given, or ValueError with one sentence: a host name or an IP address (IPv6 in
+    brackets), with a port from 1 to 65535 or none. A value no Host header could ever match is a typo to say."""
+    name, port = host_and_port(value, None)
+    if not (_HOST_NAME.fullmatch(name) or is_address(name)) or ":" in name and not name.startswith("["):
+        raise ValueError(f"{quoted(value[:100])} is not a host name or an IP address (NAME or NAME:PORT)")
+    if port is not None and not 1 <= port <= 65535:
+        raise ValueError(f"{quoted(value[:100])} has no port from 1 to 65535 after its colon")
+    return value
 
 
 def is_address(name: str) -> bool:
