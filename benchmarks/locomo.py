@@ -1,0 +1,382 @@
+"""Recall and session_search on the public LoCoMo benchmark, beside a plain BM25: prints figures, asserts nothing.
+
+Spec: memory.md, "Recall before each turn" and "What a bot knows about its other conversations". LoCoMo
+(Maharana et al., ACL 2024) holds very long two-person conversations, each question labelled with the turns
+that answer it (`evidence`). The data is CC BY-NC 4.0, for evaluation only: this script reads it from the
+path it is given and never copies it (default `../shared/data/locomo-dev.json.gz`, the five conversations to
+tune on; the five kept apart are how the work is checked).
+
+Each conversation becomes a bot on a fresh home in a temporary folder; each session a 1:1 chat the person
+started, one speaker the person and the other the bot, then the other way round (both speakers are people in
+turn: the two *mappings*). A message's `id` is its `dia_id`, its time the session's time plus half a minute
+per turn, and an image turn carries its caption ("[photo: …]"). For every question of categories 1-4:
+
+- `session_search` with the question, top 5, 10 and 25: evidence recall@k, the share of the question's
+  evidence turns among the first k hits, averaged over the questions (the paper's RAG measure);
+- recall, with the question as the person's message in a new 1:1 chat the person started: its hit rate (at
+  least one evidence turn in the block) and the evidence turns per block;
+- the same over the same turns with `bm25s` (English stop words), and with a Snowball stemmer (PyStemmer),
+  in the same run; BM25's recall figure makes its top turns into recall's passages (the turn and the one
+  answering it or that it answers, at most two per session and four in all, as recall chooses them), the
+  6,000-character room aside.
+
+Times are per query, each query alone (the index warm), median and p95. The load is printed with them.
+
+    .venv/bin/python benchmarks/locomo.py                       # the dev set, both mappings, ~1-2 minutes
+    .venv/bin/python benchmarks/locomo.py PATH --mapping a      # another file; speaker_a is the person
+    .venv/bin/python benchmarks/locomo.py --misses 20           # also print 20 questions session_search missed
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from omb_tui.core.memory import conversations as conv  # noqa: E402
+from omb_tui.core.memory.paths import Home  # noqa: E402
+from omb_tui.core.memory.settings import BotSettings, save_bot_settings  # noqa: E402
+from omb_tui.core.recall.recall import recall  # noqa: E402
+from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
+from omb_tui.core.search.session_search import session_search  # noqa: E402
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo-dev.json.gz"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10, 25)
+TARGET_SEARCH_AT_10 = 0.65
+TARGET_RECALL_HIT = 0.68
+TARGET_SPEED_RATIO = 3.0  # session_search median at most 3x bm25s's
+TURN_GAP = timedelta(seconds=30)
+MAX_PASSAGES = 4
+PASSAGES_PER_SESSION = 2
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia_id: str
+    session: int
+    position: int  # within its session, from 0
+    speaker: str
+    text: str  # with the image's caption, as the bot's chat holds it
+
+
+@dataclass
+class Sample:
+    """One LoCoMo conversation: its turns in order, the sessions' times and the questions to score."""
+
+    sample_id: str
+    speakers: tuple[str, str]
+    turns: list[Turn]
+    session_times: dict[int, datetime]
+    questions: list[dict]
+
+
+@dataclass
+class Scores:
+    """Per category: the recall@k of each question, recall's hits and evidence turns per block, times."""
+
+    at_k: dict[int, dict[int, list[float]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    hits: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    turns_per_block: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    seconds: list[float] = field(default_factory=list)
+    recall_seconds: list[float] = field(default_factory=list)
+
+    def add(self, category: int, ranked: list[str], evidence: set[str]) -> None:
+        for k in KS:
+            self.at_k[category][k].append(len(evidence & set(ranked[:k])) / len(evidence))
+
+    def add_block(self, category: int, block_turns: set[str], evidence: set[str]) -> None:
+        found = len(evidence & block_turns)
+        self.hits[category].append(1.0 if found else 0.0)
+        self.turns_per_block[category].append(float(found))
+
+
+# ----- the data -----
+
+
+def session_time(text: str) -> datetime:
+    """`1:56 pm on 8 May, 2023` as a time (UTC: the benchmark fixes the zone)."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def with_caption(turn: dict) -> str:
+    caption = turn.get("blip_caption")
+    return f"{turn['text']} [photo: {caption}]" if caption else turn["text"]
+
+
+def load(path: Path) -> list[Sample]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        raw = json.load(handle)
+    samples = []
+    for item in raw:
+        dialogue = item["conversation"]
+        turns, times = [], {}
+        numbers = sorted(
+            int(key.split("_")[1]) for key in dialogue if re.fullmatch(r"session_\d+", key) and dialogue[key]
+        )
+        for number in numbers:
+            times[number] = session_time(dialogue[f"session_{number}_date_time"])
+            for position, turn in enumerate(dialogue[f"session_{number}"]):
+                turns.append(Turn(turn["dia_id"], number, position, turn["speaker"], with_caption(turn)))
+        questions = [q for q in item["qa"] if q.get("category") in CATEGORIES and q.get("evidence")]
+        speakers = (dialogue["speaker_a"], dialogue["speaker_b"])
+        samples.append(Sample(item.get("sample_id", f"conv-{len(samples)}"), speakers, turns, times, questions))
+    return samples
+
+
+def evidence_of(question: dict) -> set[str]:
+    """The evidence ids, one per turn (a few are written `D8:6; D9:17` in one string)."""
+    ids: set[str] = set()
+    for item in question["evidence"]:
+        ids.update(part.strip() for part in re.split(r"[;,]", item) if part.strip())
+    return ids
+
+
+# ----- one bot per conversation and mapping -----
+
+
+def build_home(root: Path, sample: Sample, person: str, bot: str) -> tuple[Home, dict[tuple[str, str], str]]:
+    """The sample as a bot's 1:1 chats; returns the home and (chat id, time) -> dia_id."""
+    home = Home(root)
+    save_bot_settings(home, BotSettings(id=bot, name=bot))
+    home.workspace(bot).mkdir(parents=True, exist_ok=True)
+    by_time: dict[tuple[str, str], str] = {}
+    by_session: dict[int, list[Turn]] = defaultdict(list)
+    for turn in sample.turns:
+        by_session[turn.session].append(turn)
+    for number, turns in sorted(by_session.items()):
+        chat_id = f"session-{number}"
+        start = sample.session_times[number]
+        chat = conv.Conversation(
+            id=chat_id,
+            title=f"Session {number}",
+            kind=conv.KIND_CHAT,
+            started_by=conv.Starter("person", person),
+            members=[conv.Member("person", person), conv.Member("bot", bot)],
+            created=start,
+        )
+        for turn in turns:
+            at = start + TURN_GAP * turn.position
+            kind = "bot" if turn.speaker == bot else "person"
+            chat.messages.append(conv.Message(kind, turn.speaker, at, turn.text, id=turn.dia_id))
+            by_time[(chat_id, at.isoformat(timespec="seconds"))] = turn.dia_id
+        conv.write_conversation(conv.chats_dir(home, bot) / f"{chat_id}.ndjson", chat)
+    return home, by_time
+
+
+def block_turns(passages: list, sample: Sample) -> set[str]:
+    """The dia_ids shown in recall's passages: each passage line `Speaker: text` (perhaps cut, with "…")."""
+    texts: dict[int, list[Turn]] = defaultdict(list)
+    for turn in sample.turns:
+        texts[turn.session].append(turn)
+    found: set[str] = set()
+    for passage in passages:
+        session = int(passage.conversation.split("-")[1])
+        for line in passage.text.split("\n"):
+            _, _, said = line.partition(": ")
+            said = said.rstrip("…").strip()
+            for turn in texts[session]:
+                if said and " ".join(turn.text.split()).startswith(said):
+                    found.add(turn.dia_id)
+                    break
+    return found
+
+
+def measure_ours(sample: Sample, person: str, bot: str, scores: Scores, misses: list) -> None:
+    with tempfile.TemporaryDirectory(prefix="omb-locomo-") as folder:
+        home, by_time = build_home(Path(folder), sample, person, bot)
+        index = RecallIndex(home, bot)
+        last = max(sample.session_times.values())
+        now = last + timedelta(days=1)
+        index.refresh()
+        try:
+            for question in sample.questions:
+                evidence = evidence_of(question)
+                started = time.perf_counter()
+                result = session_search(home, bot, question["question"], limit=max(KS), now=now, index=index)
+                scores.seconds.append(time.perf_counter() - started)
+                ranked = [
+                    by_time.get((hit.conversation, hit.at.isoformat(timespec="seconds")), "")
+                    for hit in result.hits
+                    if hit.source == "conversation" and hit.at is not None
+                ]
+                scores.add(question["category"], ranked, evidence)
+                if not evidence & set(ranked[:10]):
+                    misses.append((sample.sample_id, bot, question, ranked[:10]))
+                started = time.perf_counter()
+                recalled = recall(home, bot, question["question"], kind="person", today=now.date(), index=index)
+                scores.recall_seconds.append(time.perf_counter() - started)
+                scores.add_block(question["category"], block_turns(recalled.passages, sample), evidence)
+        finally:
+            index.close()
+
+
+# ----- the baselines -----
+
+
+def bm25_passages(ranked: list[int], sample: Sample, bot: str) -> set[str]:
+    """BM25's top turns made into recall's passages: the turn with the one answering it or that it answers."""
+    chosen: set[str] = set()
+    taken: dict[int, list[int]] = defaultdict(list)
+    passages = 0
+    for position in ranked:
+        turn = sample.turns[position]
+        if len(taken[turn.session]) >= PASSAGES_PER_SESSION * 2 or any(
+            abs(p - position) <= 1 for p in taken[turn.session]
+        ):
+            continue
+        pair = [position]
+        step = +1 if turn.speaker != bot else -1
+        other = position + step
+        if 0 <= other < len(sample.turns) and sample.turns[other].session == turn.session:
+            pair.append(other)
+        taken[turn.session].extend(pair)
+        chosen.update(sample.turns[p].dia_id for p in pair)
+        passages += 1
+        if passages >= MAX_PASSAGES:
+            break
+    return chosen
+
+
+def measure_bm25(sample: Sample, bot: str, scores: Scores, stemmer: object | None) -> None:
+    import bm25s
+
+    corpus = [turn.text for turn in sample.turns]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    for question in sample.questions:
+        evidence = evidence_of(question)
+        started = time.perf_counter()
+        tokens = bm25s.tokenize([question["question"]], stopwords="en", stemmer=stemmer, show_progress=False)
+        k = min(max(KS), len(corpus))
+        documents, _ = retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        scores.seconds.append(time.perf_counter() - started)
+        positions = [int(p) for p in documents[0]]
+        scores.add(question["category"], [sample.turns[p].dia_id for p in positions], evidence)
+        scores.add_block(question["category"], bm25_passages(positions, sample, bot), evidence)
+
+
+# ----- the report -----
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def overall(by_category: dict[int, list[float]]) -> float:
+    return mean([value for values in by_category.values() for value in values])
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
+
+def load_line() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+        return f"load {one:.2f} (1 min), {five:.2f} (5 min), {os.cpu_count()} cores"
+    except OSError:
+        return "load unknown"
+
+
+def print_table(title: str, rows: dict[str, Scores]) -> None:
+    print(f"\n{title}")
+    names = list(CATEGORIES)
+    header = ["", *(f"{CATEGORIES[c]}@10" for c in names), *(f"all@{k}" for k in KS), "recall hit", "turns/block"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for name, scores in rows.items():
+        cells = [name]
+        cells += [f"{mean(scores.at_k[c][10]):.3f}" for c in names]
+        cells += [f"{overall({c: scores.at_k[c][k] for c in scores.at_k}):.3f}" for k in KS]
+        cells += [f"{overall(scores.hits):.3f}", f"{overall(scores.turns_per_block):.2f}"]
+        print("| " + " | ".join(cells) + " |")
+
+
+def timing_line(name: str, seconds: list[float]) -> str:
+    return f"  {name:<28} median {statistics.median(seconds) * 1000:7.2f} ms   p95 {percentile(seconds, 0.95) * 1000:7.2f} ms"
+
+
+def run(path: Path, mappings: str, misses_to_show: int) -> int:
+    import Stemmer
+
+    samples = load(path)
+    questions = sum(len(s.questions) for s in samples)
+    print(f"LoCoMo: {path.name}, {len(samples)} conversations, {questions} questions of categories 1-4")
+    print(f"{platform.python_implementation()} {platform.python_version()}, {load_line()}")
+    stemmer = Stemmer.Stemmer("english")
+    rows: dict[str, dict[str, Scores]] = {}
+    misses: list = []
+    chosen = {"a": [0], "b": [1], "both": [0, 1]}[mappings]
+    for bot_index in chosen:
+        label = "speaker_b is the bot" if bot_index == 1 else "speaker_a is the bot"
+        ours, plain, stemmed = Scores(), Scores(), Scores()
+        for sample in samples:
+            bot = sample.speakers[bot_index]
+            person = sample.speakers[1 - bot_index]
+            measure_ours(sample, person, bot, ours, misses)
+            measure_bm25(sample, bot, plain, None)
+            measure_bm25(sample, bot, stemmed, stemmer)
+        rows[label] = {
+            "session_search / recall": ours,
+            "bm25s (English stop words)": plain,
+            "bm25s + Snowball stemmer": stemmed,
+        }
+        print_table(f"{label}: evidence recall@k, and recall's block", rows[label])
+        print(f"times per query ({load_line()})")
+        print(timing_line("session_search", ours.seconds))
+        print(timing_line("recall", ours.recall_seconds))
+        print(timing_line("bm25s", plain.seconds))
+        print(timing_line("bm25s + stemmer", stemmed.seconds))
+    print("\nTargets (both mappings):")
+    met = True
+    for label, table in rows.items():
+        ours = table["session_search / recall"]
+        at_10 = overall({c: ours.at_k[c][10] for c in ours.at_k})
+        hit = overall(ours.hits)
+        ratio = statistics.median(ours.seconds) / statistics.median(table["bm25s (English stop words)"].seconds)
+        for name, value, target, ok in (
+            ("session_search recall@10", f"{at_10:.3f}", f">= {TARGET_SEARCH_AT_10}", at_10 >= TARGET_SEARCH_AT_10),
+            ("recall's hit rate", f"{hit:.3f}", f">= {TARGET_RECALL_HIT}", hit >= TARGET_RECALL_HIT),
+            ("median time / bm25s's", f"{ratio:.2f}x", f"<= {TARGET_SPEED_RATIO}x", ratio <= TARGET_SPEED_RATIO),
+        ):
+            met = met and ok
+            print(f"  {label:<22} {name:<26} {value:>7}  target {target:<8} {'met' if ok else 'NOT MET'}")
+    for sample_id, bot, question, ranked in misses[:misses_to_show]:
+        print(f"\nmissed ({sample_id}, bot {bot}, category {question['category']}): {question['question']}")
+        print(f"  evidence {sorted(evidence_of(question))}; top 10: {ranked}")
+    return 0 if met else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="a LoCoMo JSON file (.json.gz too)")
+    parser.add_argument("--mapping", choices=("a", "b", "both"), default="both", help="which speaker is the bot")
+    parser.add_argument("--misses", type=int, default=0, metavar="N", help="print N questions missed at k=10")
+    args = parser.parse_args(argv)
+    if not args.path.is_file():
+        print(f"{args.path} is not a file; give the path of a LoCoMo JSON file.", file=sys.stderr)
+        return 2
+    if os.environ.get("TZ") != "UTC":  # days and times as the data says them, whatever the machine's zone
+        os.environ["TZ"] = "UTC"
+        time.tzset()
+    return run(args.path, args.mapping, args.misses)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
