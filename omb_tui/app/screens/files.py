@@ -26,9 +26,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import MEMORY_FILE, FileKind
-from ...core.memory.store import FileSnapshot
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar

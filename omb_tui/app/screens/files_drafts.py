@@ -17,9 +17,9 @@ from typing import Any, NamedTuple, Protocol
 from textual.screen import Screen
 from textual.timer import Timer
 
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft, Drafts
 from ...core.memory.paths import MemoryInputError
-from ...core.memory.store import FileSnapshot
 from ...core.memory.when import when_text
 
 

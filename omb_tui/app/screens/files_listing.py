@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import MEMORY_FILE, FileKind, Home, MemoryInputError
-from ...core.memory.store import FileSnapshot
 from ..widgets.row_list import has_undecodable_bytes
 
 LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order

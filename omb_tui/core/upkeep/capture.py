@@ -21,6 +21,7 @@ from ..facts import checks
 from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
 from ..memory import conversations as conv
 from ..memory.budget import read_topic_info
+from ..memory.changes import StaleHash
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
@@ -28,7 +29,7 @@ from ..memory.memory_update import MemoryUpdate, same_fact
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
-from ..memory.store import MemoryStore, StaleHash
+from ..memory.store import MemoryStore
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
 from ..runs.record import last_of, write_part
