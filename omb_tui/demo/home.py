@@ -11,8 +11,8 @@ Spec: memory.md as a whole. Five bots between them show every part of it:
 - quill   memory switched off, its files still there for review;
 - atlas   a small bot kept off the helper model, upkeep off.
 
-Scout's, Ledger's and Harbor's histories have modules of their own (demo/scout.py, demo/ledger.py,
-demo/harbor.py); Quill's and Atlas's are short and stay here, beside `write_demo_home`.
+Scout's, Ledger's and Harbor's histories have modules of their own (demo/scout.py with its daily logs in
+demo/scout_logs.py, demo/ledger.py, demo/harbor.py); Quill's and Atlas's are short and stay here, beside `write_demo_home`.
 
 Scout and Ledger share the team "Launch crew" (demo/team.py): accepted notes, one pinned, and a card Scout
 proposed.

@@ -35,7 +35,7 @@ TIDY_HOUR = 3  # the demo config's tidyHour: the nightly tidy-up's steps are jou
 # Where a phase's steps without a clock time of their own begin, local time (see Story.moments).
 PHASE_START = {NIGHT: time(TIDY_HOUR), MORNING: time(8, 30), DAYTIME: time(10), EVENING: time(18)}
 # Turns in which the bot saved a note get a log line of their own this many days back (later days are written
-# out by hand in demo/scout.py).
+# out by hand in demo/scout_logs.py).
 AUTO_LOG_DAYS = range(14, 28)
 
 
