@@ -22,7 +22,6 @@ T = TypeVar("T")
 
 class FilesScreenParts(DraftsScreen, Protocol):
     files: list[tuple[str, FileKind]]
-    set_aside_draft: str | None
     set_aside_draft_rel: str | None
 
     async def in_thread(self, call: Callable[[Bot], T]) -> T: ...
