@@ -47,8 +47,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from omb_tui.core.memory import conversations as conv  # noqa: E402
+from omb_tui.core.memory.disk import atomic_write_bytes  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
-from omb_tui.core.memory.store import atomic_write_bytes  # noqa: E402
 from omb_tui.core.recall.recall import recall  # noqa: E402
 from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
 from omb_tui.core.recall.words import terms  # noqa: E402

@@ -25,11 +25,12 @@ from datetime import date, datetime
 from pathlib import Path
 
 from .core.memory.budget import Gauge
+from .core.memory.changes import Actor, StaleHash
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
 from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.settings import BrokenFile
-from .core.memory.store import Actor, MemoryStore, StaleHash
+from .core.memory.store import MemoryStore
 from .core.recall.recall import RecallResult, recall
 from .core.search.brief import Brief, recent_work_brief
 from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search

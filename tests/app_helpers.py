@@ -14,10 +14,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 

@@ -22,8 +22,9 @@ from compact_helpers import (
 
 from omb_tui.core.compact.apply import apply_change_set
 from omb_tui.core.compact.validator import FileChangedMeanwhile, validate
+from omb_tui.core.memory.disk import text_hash
 from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
-from omb_tui.core.memory.store import MemoryStore, text_hash
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
 
 

@@ -19,10 +19,13 @@ import pytest
 from conftest import BOT_ID, MEMORY_TEXT
 from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
 
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
+from omb_tui.core.memory.locks import home_lock
 from omb_tui.core.memory.paths import Home, LinkRefused
+from omb_tui.core.memory.seen import validate_seen
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore, home_lock, validate_seen
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)

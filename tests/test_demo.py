@@ -12,6 +12,7 @@ import pytest
 
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.budget import read_topic_info
+from omb_tui.core.memory.changes import NotUndoable
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.journal import (
     HOW_OUTSIDE,
@@ -24,7 +25,7 @@ from omb_tui.core.memory.journal import (
 )
 from omb_tui.core.memory.paths import Home, MemoryInputError
 from omb_tui.core.memory.settings import load_bot_settings, load_config, load_profile_learned
-from omb_tui.core.memory.store import MemoryStore, NotUndoable
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall.turn_log import turn_log_heading, turn_log_line
 from omb_tui.core.turn.bot import Bot
 from omb_tui.demo.conversations import write_sample_conversations

@@ -11,8 +11,9 @@ import pytest
 from app_helpers import add_bot
 from test_e2e_tmux import OMB, Pane
 
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.paths import Home
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.upkeep.tidy import tidy
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

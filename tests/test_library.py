@@ -106,8 +106,8 @@ def test_the_package_names_exactly_what_the_front_door_exports():
 
 
 def test_the_errors_are_the_cores_own():
+    from omb_tui.core.memory.changes import StaleHash
     from omb_tui.core.memory.paths import InvalidName, MemoryInputError, NotFound
-    from omb_tui.core.memory.store import StaleHash
 
     assert (omb_tui.MemoryInputError, omb_tui.NotFound, omb_tui.InvalidName, omb_tui.StaleHash) == (
         MemoryInputError,

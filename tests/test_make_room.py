@@ -9,11 +9,12 @@ from datetime import date, timedelta
 import pytest
 
 from omb_tui.core.memory.budget import gauge
+from omb_tui.core.memory.changes import Actor, StaleHash
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.make_room import make_room, plan_room
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore, StaleHash
+from omb_tui.core.memory.store import MemoryStore
 
 TODAY = date(2026, 11, 30)
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)

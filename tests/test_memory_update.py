@@ -260,7 +260,8 @@ def test_prefer_from_many_bots_at_once_loses_nothing(home):
 
 
 def test_undo_of_about_me_refuses_when_another_bot_changed_it_since(home):
-    from omb_tui.core.memory.store import LaterChanges, MemoryStore
+    from omb_tui.core.memory.changes import LaterChanges
+    from omb_tui.core.memory.store import MemoryStore
 
     home.workspace("ledger").mkdir(parents=True)
     MemoryUpdate(home, "scout").prefer("Reminders go to my task app", today=TODAY)

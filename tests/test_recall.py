@@ -11,10 +11,12 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory.changes import Actor
+from omb_tui.core.memory.disk import write_private_json
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home, MemoryInputError, NotFound
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore, write_private_json
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall import index_search
 from omb_tui.core.recall import recall_index as ri
 from omb_tui.core.recall.recall import (

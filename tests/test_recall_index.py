@@ -8,9 +8,10 @@ import stat
 from datetime import UTC, date, datetime, timezone
 
 from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall import index_refresh, index_rows, index_search
 from omb_tui.core.recall.recall_index import RecallIndex, index_path
 

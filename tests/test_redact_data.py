@@ -14,9 +14,9 @@ import pytest
 from credential_corpus_data import CREDENTIALS, Credential, escaped_forms
 
 from omb_tui.core.compact.records import append_attempt, compact_files
+from omb_tui.core.memory.disk import write_private_json
 from omb_tui.core.memory.redact import mark
 from omb_tui.core.memory.redact_data import RedactLogRecords, decode_escapes, redact_answer, redact_data
-from omb_tui.core.memory.store import write_private_json
 
 AWS_KEY = "AK" + "IA" + "FAKEEXAMPLE01234"
 IDS = [f"{i}-{c.kind}" for i, c in enumerate(CREDENTIALS)]

@@ -22,11 +22,12 @@ import pytest
 from fake_llm import fake_llm  # noqa: F401 - a fixture
 
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
+from omb_tui.core.memory.changes import StaleHash
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.memory_update import ARCHIVE_REL, MemoryUpdate, forgotten_matches
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
-from omb_tui.core.memory.store import MemoryStore, StaleHash
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot
 
 TODAY = date(2026, 11, 30)
@@ -202,7 +203,7 @@ def test_a_write_rechecks_the_file_right_before_the_rename(home, monkeypatch):
                 handle.write("- 2026-01-02 · typed elsewhere\n")
 
     monkeypatch.setattr(store_module.os, "fsync", outside_save_during_the_write)
-    from omb_tui.core.memory.store import Actor
+    from omb_tui.core.memory.changes import Actor
 
     with pytest.raises(StaleHash):
         store.write("MEMORY.md", "- replaced\n", Actor("person", "command line"), expected_hash=first.hash)
@@ -220,7 +221,7 @@ def test_an_append_landing_between_the_check_and_the_rename_is_folded_in(home, m
     """An editor that takes no lock may append to the old file after the last check (or through a handle it
     opened before): those bytes go after the new text, journaled as the editor's change, never lost."""
     import omb_tui.core.memory.store as store_module
-    from omb_tui.core.memory.store import Actor
+    from omb_tui.core.memory.changes import Actor
 
     workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
     store = MemoryStore(home, BOT)

@@ -6,8 +6,9 @@ import json
 
 from conftest import MEMORY_TEXT
 
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
 
 PERSON = Actor(WHO_PERSON, HOW_COMMAND_LINE)

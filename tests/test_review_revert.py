@@ -8,9 +8,10 @@ from conftest import MEMORY_TEXT, TOPIC_TEXT
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from omb_tui.core.memory.changes import Actor, NotUndoable, RevertConflict
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
-from omb_tui.core.memory.store import Actor, MemoryStore, NotUndoable, RevertConflict
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review.revert import RunHasLaterChanges, revert_change, run_undo_later, undo_run
 from omb_tui.core.review.runs import review
 from omb_tui.core.runs.run import UpkeepRun

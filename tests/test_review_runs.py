@@ -10,8 +10,9 @@ from datetime import datetime, timedelta
 
 from conftest import MEMORY_TEXT, make_bot
 
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review import marks
 from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, overnight, parse_quotes, review
 from omb_tui.core.runs.run import UpkeepRun

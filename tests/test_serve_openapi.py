@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 from serve_helpers import server  # noqa: F401 (server: a fixture)
 
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team
 from omb_tui.core.upkeep.about_me import add_learned

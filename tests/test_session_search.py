@@ -8,10 +8,11 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home, MemoryInputError
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.search.session_search import parse_when, session_search
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)

@@ -9,6 +9,8 @@ from datetime import UTC
 
 import pytest
 
+from omb_tui.core.memory.changes import Actor, LaterChanges, NotUndoable, ReadOnly, StaleHash
+from omb_tui.core.memory.disk import text_hash
 from omb_tui.core.memory.journal import (
     HOW_OUTSIDE,
     HOW_SETTINGS,
@@ -20,7 +22,7 @@ from omb_tui.core.memory.journal import (
     Journal,
 )
 from omb_tui.core.memory.paths import Home, InvalidName, NotFound, OutsideWorkspace
-from omb_tui.core.memory.store import Actor, LaterChanges, MemoryStore, NotUndoable, ReadOnly, StaleHash, text_hash
+from omb_tui.core.memory.store import MemoryStore
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")

@@ -17,10 +17,11 @@ from datetime import date, datetime
 import pytest
 
 from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
 from omb_tui.core.memory.settings import update_bot_settings
-from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall.recall import OPENING_LINE
 from omb_tui.core.turn import turn as turn_module
 from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool

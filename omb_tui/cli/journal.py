@@ -98,7 +98,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from ..core.memory.store import LaterChanges
+    from ..core.memory.changes import LaterChanges
 
     bot = open_bot(args)
     try:

@@ -205,8 +205,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_write(args: argparse.Namespace) -> int:
+    from ..core.memory.changes import Actor, StaleHash
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from ..core.memory.store import Actor, StaleHash
 
     bot = open_bot(args)
     data = sys.stdin.buffer.read()
@@ -242,8 +242,8 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
+    from ..core.memory.changes import Actor
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from ..core.memory.store import Actor
 
     bot = open_bot(args)
     result = bot.store.delete(args.path, Actor(WHO_PERSON, HOW_COMMAND_LINE))
@@ -252,8 +252,8 @@ def cmd_rm(args: argparse.Namespace) -> int:
 
 
 def cmd_mv(args: argparse.Namespace) -> int:
+    from ..core.memory.changes import Actor
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-    from ..core.memory.store import Actor
 
     bot = open_bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
@@ -274,9 +274,9 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 def cmd_make_room(args: argparse.Namespace) -> int:
     """Without --yes, shows what would move and exits 4 (as undo asks); with --yes, moves it."""
+    from ..core.memory.changes import Actor
     from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
     from ..core.memory.make_room import make_room, plan_room
-    from ..core.memory.store import Actor
 
     bot = open_bot(args)
     if args.yes:

@@ -11,8 +11,8 @@ Spec: memory.md as a whole. Five bots between them show every part of it:
 - quill   memory switched off, its files still there for review;
 - atlas   a small bot kept off the helper model, upkeep off.
 
-Scout's, Ledger's and Harbor's histories have modules of their own (demo/scout.py, demo/ledger.py,
-demo/harbor.py); Quill's and Atlas's are short and stay here, beside `write_demo_home`.
+Scout's, Ledger's and Harbor's histories have modules of their own (demo/scout.py with its daily logs in
+demo/scout_logs.py, demo/ledger.py, demo/harbor.py); Quill's and Atlas's are short and stay here, beside `write_demo_home`.
 
 Scout and Ledger share the team "Launch crew" (demo/team.py): accepted notes, one pinned, and a card Scout
 proposed.
@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
+from ..core.memory.disk import write_private_json
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.settings import BotSettings, save_bot_settings
-from ..core.memory.store import write_private_json
 from .conversations import write_sample_conversations
 from .harbor import harbor_history
 from .ledger import ledger_history

@@ -30,11 +30,11 @@ from ..core.compact.pending import add_pending
 from ..core.compact.records import append_attempt, append_clean_log, backup_memory, clean_log_lines
 from ..core.compact.session import KEEP_FILE
 from ..core.compact.validator import keep_lines, validate
+from ..core.memory.disk import text_hash
 from ..core.memory.entries import Entry, parse_entries
 from ..core.memory.memory_update import MemoryUpdate
 from ..core.memory.paths import MEMORY_FILE, MemoryInputError
 from ..core.memory.settings import load_bot_settings
-from ..core.memory.store import text_hash
 from ..core.runs.run import UpkeepRun, new_run_id
 from ..core.upkeep.capture import STEP as CAPTURE_STEP
 from ..core.upkeep.capture import quotes_note

@@ -16,11 +16,13 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import NamedTuple
 
+from ..core.memory.changes import Actor
+from ..core.memory.disk import atomic_write_bytes, encode
 from ..core.memory.entries import format_dated_entry, mark_moved, parse_entries, render_entries
 from ..core.memory.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
 from ..core.memory.memory_update import ARCHIVE_REL, MemoryUpdate
 from ..core.memory.paths import MEMORY_FILE, Home
-from ..core.memory.store import Actor, MemoryStore, atomic_write_bytes, encode
+from ..core.memory.store import MemoryStore
 from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -33,7 +35,7 @@ TIDY_HOUR = 3  # the demo config's tidyHour: the nightly tidy-up's steps are jou
 # Where a phase's steps without a clock time of their own begin, local time (see Story.moments).
 PHASE_START = {NIGHT: time(TIDY_HOUR), MORNING: time(8, 30), DAYTIME: time(10), EVENING: time(18)}
 # Turns in which the bot saved a note get a log line of their own this many days back (later days are written
-# out by hand in demo/scout.py).
+# out by hand in demo/scout_logs.py).
 AUTO_LOG_DAYS = range(14, 28)
 
 

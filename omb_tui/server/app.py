@@ -22,9 +22,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from ..core.memory.changes import Actor, LaterChanges, StaleHash
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
-from ..core.memory.store import Actor, LaterChanges, StaleHash
 from ..core.turn.bot import Bot
 from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits

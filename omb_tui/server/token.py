@@ -7,8 +7,8 @@ import os
 import secrets
 import stat
 
+from ..core.memory.disk import atomic_write_bytes
 from ..core.memory.paths import Home, MemoryInputError, quoted, refuse_links
-from ..core.memory.store import atomic_write_bytes
 
 TOKEN_FILE = "serve-token"
 TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 bits

@@ -26,9 +26,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import MEMORY_FILE, FileKind
-from ...core.memory.store import FileSnapshot
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
@@ -36,15 +36,14 @@ from ..widgets.kept_draft import KeptDraft
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
-from .files_drafts import RecoveryDrafts, UnsavedText, offer_back
+from .files_drafts import RecoveryDrafts, offer_back
 from .files_listing import (
     EDITABLE_KINDS,
     BotFiles,
-    broken_topics,
     editable_text,
     list_label,
     listed_files,
-    memory_switch,
+    read_bot_files,
 )
 from .files_operations import (
     delete_file,
@@ -191,14 +190,8 @@ class FilesScreen(BotScreen):
             self.set_focus(self.query_one("#file-list", OptionList), scroll_visible=False)
 
     def on_unmount(self) -> None:
-        """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
-        if not self.modified:
-            return  # (a draft kept beside the editor after Reload stays on disk: it is offered next time)
-        # The app is closing, so the recovery file is kept or removed here and now: a worker would not outlive it.
-        if self.app.return_code == 0:
-            self.recovery_drafts.discard_now()
-        else:
-            self.recovery_drafts.keep_now(self._unsaved_text())
+        """The app is closing: unsaved changes are kept for recovery, or go when quitting was agreed."""
+        self.recovery_drafts.keep_or_discard_at_close(self.app.return_code)
 
     @work(exclusive=True, exit_on_error=False, group="save")
     async def save_then(self, then: Callable[[], object]) -> None:
@@ -290,26 +283,10 @@ class FilesScreen(BotScreen):
             raise BotGone(bot.id, bot.store.workspace)  # deleted while open (a new bot's is made by its first save)
         files = listed_files(self.app.home, bot.id)
         target = select or self._requested or (self.current.rel if self.current else MEMORY_FILE)
-        snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
-        memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
-        draft = self._find_draft(snapshot)
-        if get_current_worker().is_cancelled:  # a newer load (another file asked for) supersedes this one
-            return
-        self.post_message(
-            FilesRead(
-                BotFiles(
-                    files=files,
-                    snapshot=snapshot,
-                    memory_text=memory_text,
-                    bot_name=bot.name,
-                    folder=str(bot.store.workspace),
-                    draft=draft,
-                    memory_on=memory_switch(bot),
-                    broken_topics=broken_topics(bot),
-                    workspace_exists=bot.store.workspace.is_dir(),
-                )
-            )
-        )
+        worker = get_current_worker()  # a newer load (another file asked for) supersedes this one
+        read = read_bot_files(bot, files, target, self.recovery_drafts.find_for, lambda: worker.is_cancelled)
+        if read is not None:
+            self.post_message(FilesRead(read))
 
     def on_files_read(self, message: FilesRead) -> None:
         read = message.bot_files
@@ -475,7 +452,7 @@ class FilesScreen(BotScreen):
     def _read_file(self, bot, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
         """(In a thread) the file, MEMORY.md's text for the gauge, and the file's recovery draft if one is kept."""
         snapshot = bot.store.read(rel)
-        return snapshot, bot.memory_text(), self._find_draft(snapshot)
+        return snapshot, bot.memory_text(), self.recovery_drafts.find_for(snapshot)
 
     @on(TextArea.Changed, "#editor")
     def _editor_changed(self) -> None:
@@ -483,27 +460,9 @@ class FilesScreen(BotScreen):
         self._update_gauge(None)
         self._status()
         self._check_frontmatter()
-        self._follow_draft()
+        self.recovery_drafts.follow_editor(self.DRAFT_DELAY)
 
     # ----- recovery drafts: typing is on disk (outside the workspace) before anything can lose it -----
-    def _follow_draft(self) -> None:
-        """After each change: keep the draft a moment after typing stops, or drop it once back to the file."""
-        if self.modified:
-            self.recovery_drafts.keep_later(self.DRAFT_DELAY, self._unsaved_text)
-        elif self.current and self.set_aside_draft is None and self.recovery_drafts.keeps(self.current.rel):
-            self.recovery_drafts.discard()  # undone back to the file's own text: nothing left to recover
-        else:
-            self.recovery_drafts.cancel_pending()
-
-    def _unsaved_text(self) -> UnsavedText | None:
-        """What a recovery draft keeps now: the editor's text, if it differs from the open file's."""
-        return UnsavedText(self.current.rel, self.editor.text, self.current.hash) if self.modified else None
-
-    def _find_draft(self, snapshot: FileSnapshot) -> Draft | None:
-        if snapshot.kind not in EDITABLE_KINDS:
-            return None
-        return self.recovery_drafts.find(snapshot.rel)
-
     @work(exclusive=True, exit_on_error=False, group="offer-draft")
     async def offer_draft(self, draft: Draft) -> None:
         await offer_back(self, draft)
@@ -564,7 +523,7 @@ class FilesScreen(BotScreen):
             self.show_banner(None)
             self._update_gauge(None)
             self._status()
-            self._follow_draft()  # the newer typing gets its own recovery draft
+            self.recovery_drafts.follow_editor(self.DRAFT_DELAY)  # the newer typing gets its own recovery draft
             return
         self.current, self._keep_place_of = None, saved.rel
         self.show_snapshot(saved, saved.text if saved.rel == MEMORY_FILE else None)

@@ -14,13 +14,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple, Protocol
 
-from textual.screen import Screen
 from textual.timer import Timer
 
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft, Drafts
 from ...core.memory.paths import MemoryInputError
-from ...core.memory.store import FileSnapshot
 from ...core.memory.when import when_text
+from .files_listing import EDITABLE_KINDS
 
 
 class UnsavedText(NamedTuple):
@@ -39,7 +39,7 @@ class RecoveryDrafts:
     workers of the screen (group "draft"), and the timer is the screen's.
     """
 
-    def __init__(self, screen: Screen) -> None:
+    def __init__(self, screen: DraftsScreen) -> None:
         self._screen = screen
         self._keeping: tuple[str, str] | None = None  # (bot id, file) of the draft kept on disk for the screen
         self._timer: Timer | None = None
@@ -101,6 +101,37 @@ class RecoveryDrafts:
             return False
         self._offered.add(key)
         return True
+
+    def unsaved(self) -> UnsavedText | None:
+        """What a recovery draft keeps now: the editor's text, if it differs from the open file's."""
+        screen = self._screen
+        return UnsavedText(screen.current.rel, screen.editor.text, screen.current.hash) if screen.modified else None
+
+    def follow_editor(self, delay: float) -> None:
+        """After each change: keep the draft a moment after typing stops, or drop it once back to the file."""
+        screen = self._screen
+        if screen.modified:
+            self.keep_later(delay, self.unsaved)
+        elif screen.current and screen.set_aside_draft is None and self.keeps(screen.current.rel):
+            self.discard()  # undone back to the file's own text: nothing left to recover
+        else:
+            self.cancel_pending()
+
+    def find_for(self, snapshot: FileSnapshot) -> Draft | None:
+        """(In a thread) the recovery draft of the file shown, when it is one the person edits and one is kept."""
+        if snapshot.kind not in EDITABLE_KINDS:
+            return None
+        return self.find(snapshot.rel)
+
+    def keep_or_discard_at_close(self, return_code: int | None) -> None:
+        """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
+        if not self._screen.modified:
+            return  # (a draft kept beside the editor after Reload stays on disk: it is offered next time)
+        # The app is closing, so the recovery file is kept or removed here and now: a worker would not outlive it.
+        if return_code == 0:
+            self.discard_now()
+        else:
+            self.keep_now(self.unsaved())
 
     def discard_now(self) -> None:
         """The app is closing after the person agreed to lose the draft: its recovery file goes here and now
@@ -176,6 +207,7 @@ class DraftsScreen(Protocol):
     bot_name: str
     current: FileSnapshot | None
     recovery_drafts: RecoveryDrafts
+    set_aside_draft: str | None  # your draft, shown below the bot's version after Reload
 
     @property
     def editor(self) -> Any: ...

@@ -8,11 +8,12 @@ the gauge, and whether the bot uses memory at all). The reads here run in the sc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import MEMORY_FILE, FileKind, Home, MemoryInputError
-from ...core.memory.store import FileSnapshot
 from ..widgets.row_list import has_undecodable_bytes
 
 LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
@@ -44,6 +45,34 @@ def listed_files(home: Home, bot_id: str) -> list[tuple[str, FileKind]]:
     files.sort(key=lambda item: (order[item[1]], item[0] if item[1] is not FileKind.LOG else ""))
     logs = sorted((f for f in files if f[1] is FileKind.LOG), reverse=True)
     return [f for f in files if f[1] is not FileKind.LOG] + logs
+
+
+def read_bot_files(
+    bot,
+    files: list[tuple[str, FileKind]],
+    target: str,
+    draft_of: Callable[[FileSnapshot], Draft | None],
+    cancelled: Callable[[], bool],
+) -> BotFiles | None:
+    """(In a thread) what one read of the listed files finds: the file to show (target, or MEMORY.md when target is
+    not listed), MEMORY.md's text for the gauge, its recovery draft (`draft_of`), and what is said around them; None
+    once `cancelled` says a newer read supersedes this one."""
+    snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
+    memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
+    draft = draft_of(snapshot)
+    if cancelled():
+        return None
+    return BotFiles(
+        files=files,
+        snapshot=snapshot,
+        memory_text=memory_text,
+        bot_name=bot.name,
+        folder=str(bot.store.workspace),
+        draft=draft,
+        memory_on=memory_switch(bot),
+        broken_topics=broken_topics(bot),
+        workspace_exists=bot.store.workspace.is_dir(),
+    )
 
 
 def list_label(rel: str, kind: FileKind, broken: bool = False) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import FileKind
-from ...core.memory.store import FileSnapshot
 from .files_drafts import DraftsScreen
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ T = TypeVar("T")
 
 class FilesScreenParts(DraftsScreen, Protocol):
     files: list[tuple[str, FileKind]]
-    set_aside_draft: str | None
     set_aside_draft_rel: str | None
 
     async def in_thread(self, call: Callable[[Bot], T]) -> T: ...

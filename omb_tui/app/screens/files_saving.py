@@ -9,9 +9,9 @@ anything is written). Every write is the store's, journaled as the person's edit
 
 from __future__ import annotations
 
+from ...core.memory.changes import Actor, FileSnapshot, StaleHash, WriteResult
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MemoryInputError
-from ...core.memory.store import Actor, FileSnapshot, StaleHash, WriteResult
 from ..widgets.kept_draft import KeptDraft
 from .files_parts import FilesScreenParts
 

@@ -22,10 +22,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
+from ...core.memory.changes import LaterChanges, RevertConflict, UndoResult
 from ...core.memory.journal import DamagedLine, JournalRow, row_action
 from ...core.memory.journal_filter import JournalFilter
 from ...core.memory.paths import MemoryInputError
-from ...core.memory.store import LaterChanges, MemoryStore, RevertConflict, UndoResult
+from ...core.memory.store import MemoryStore
 from ...core.memory.when import when_text
 from ...core.turn.bot import Bot
 from ..styles import style_path

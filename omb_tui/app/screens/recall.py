@@ -7,7 +7,7 @@ started; any word counts, five or more need two) and "What loads, and the budget
 `recall(...).block` exactly as returned, drawn with the core's `block_marks`; the memory lines are marked
 by the core's `load_cut`: the screen never applies either rule itself. The prompt text is the core's
 `Bot.loaded_prompt`, the block `omb-tui prompt` prints, so the blocks of the bot's teams follow its memory as the
-bot gets them. What it says is in `recall_sentences`.
+bot gets them. What it says is in `recall_sentences`; the recall pane draws it (`widgets/recall_pane.py`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from textual.worker import Worker, get_current_worker
 
 from ...core.memory.budget import TopicIndex, topic_index
 from ...core.memory.conversations import list_conversations
-from ...core.recall.recall import NO_MARKS, RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
+from ...core.recall.recall import RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
 from ...core.turn.bot import parse_day
-from ..recall_sentences import KIND_LABELS, memory_summary, size_line, skip_sentence, why_lines, words_line
+from ..recall_sentences import KIND_LABELS, memory_summary
 from ..styles import style_path
 from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load
-from ..widgets.recall_block import RecallBlock
+from ..widgets.recall_pane import RecallPane
 from ..widgets.turn_answer import TurnAnswer
 from .base import BotScreen
 
@@ -228,13 +228,7 @@ class RecallScreen(BotScreen):
             )
         yield PaneTabs(Tab("Recall block", id="tab-recall"), Tab("System prompt", id="tab-memory"), id="pane-tabs")
         with Horizontal(id="panes", classes="-show-recall"):
-            with Vertical(id="recall-pane"):
-                yield Static("Recall block · in front of the message", classes="pane-title")
-                yield Static("", id="recall-summary")
-                with VerticalScroll(id="recall-view"):
-                    yield TurnAnswer(id="turn-answer")
-                    yield RecallBlock(id="recall-block")
-                    yield Static("", id="recall-why")
+            yield RecallPane(id="recall-pane")
             with Vertical(id="memory-pane"):
                 yield Static("System prompt · MEMORY.md and the topic index", classes="pane-title")
                 yield Static("Reading MEMORY.md…", id="memory-summary")
@@ -394,39 +388,10 @@ class RecallScreen(BotScreen):
         if message.request != self.request:  # typing went on: a newer preview is on its way
             return
         self.result = result
-        summary = self.query_one("#recall-summary", Static)
-        why = self.query_one("#recall-why", Static)
-        block = self.query_one(RecallBlock)
-        if result.skipped:
-            summary.update(Text(skip_sentence(result)))
-            block.show("", NO_MARKS)
-            why.update(Text("Nothing goes in front of this message.", style="italic"))
-            summary.set_class(True, "-skipped")
-            return
-        summary.set_class(False, "-skipped")
-        summary.update(Text(f"{size_line(result)}\n{words_line(result)}"))
-        block.show(result.block, marks)
-        if not result.block:
-            why.update(
-                Text("Nothing matches: there is no block, and nothing goes in front of this message.", style="italic")
-            )
-            return
-        why.update(
-            Text(
-                "\n".join(
-                    ["", "Why each was recalled:", *why_lines(result), "", f"The server log says: {result.log_line}"]
-                )
-            )
-        )
+        self.query_one(RecallPane).show_result(result, marks)
 
     def _show_hint(self) -> None:
-        kind = self.kind
-        what = "notes and passages from other conversations" if kind == "person" else "notes only"
-        self.query_one("#recall-summary", Static).update(
-            Text(f"Type a message above: recall runs as you type.\n{KIND_LABELS[kind]}: {what}.")
-        )
-        self.query_one(RecallBlock).show("", NO_MARKS)
-        self.query_one("#recall-why", Static).update("")
+        self.query_one(RecallPane).show_hint(self.kind)
 
     def worker_failed(self, worker: Worker, error: str) -> None:
         # The pane says its preview is not current (the notification is sent by NotifyWorkerErrors).
@@ -435,7 +400,7 @@ class RecallScreen(BotScreen):
             self.query_one(TurnAnswer).show_error(error)
             self.refresh_bindings()
         elif worker.group == "recall":
-            self.query_one("#recall-summary", Static).update(Text(f"Recall could not run: {error}"))
+            self.query_one(RecallPane).show_failure(error)
         elif worker.group == "recall-memory":
             self.query_one("#memory-summary", Static).update(Text(f"MEMORY.md could not be read: {error}"))
 

@@ -325,7 +325,7 @@ class ReviewScreen(AreaScreen):
 
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def action_undo_change(self) -> None:
-        from ...core.memory.store import RevertConflict
+        from ...core.memory.changes import RevertConflict
         from ...core.review.revert import revert_change
 
         line = self.tree.line_at_cursor()

@@ -6,229 +6,51 @@ screen. Everything shown comes from the core (`core.team.api.show`: the notes in
 the gauge, the cards); every change goes through `core.team.api` with the revision the screen showed, so the
 core refuses one made on what is no longer there (shown as its one sentence, then the screen reads again). An
 edit refused so keeps the person's draft in the editor, with the note as it is now beside it.
+
+What is read and how it is worded (rows, details, the gauge) is in `team_display.py`; the editor is a widget
+(`widgets/team_editor.py`); this module is the screen: its keys, what they change, and when it reads again.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
 
 from ..styles import style_path
 from ..widgets.row_list import printable
-from ..widgets.team_rows import Column, Row, TeamRows
+from ..widgets.team_editor import TeamEditor
+from ..widgets.team_rows import TeamRows
 from .base import AreaScreen
-
-BAR_WIDTH = 10
-NOTES, CARDS, HISTORY = "team-notes", "team-cards", "team-history"
-
-NOTE_COLUMNS = (
-    Column("Loads", 5),
-    Column("Pin", 3),
-    Column("Key", 26),
-    Column("Title", None),
-    Column("Rev", 4),
-    Column("Bytes", 6),
+from .team_display import (
+    CARD_COLUMNS,
+    NOTE_COLUMNS,
+    VERSION_COLUMNS,
+    TeamState,
+    card_detail,
+    card_rows,
+    gauge_text,
+    note_detail,
+    note_rows,
+    read_state,
+    version_rows,
 )
-CARD_COLUMNS = (Column("State", 5), Column("Key", 26), Column("Title", None), Column("By", 12), Column("Rev", 4))
-VERSION_COLUMNS = (Column("Was", 10), Column("Rev", 4), Column("When", 16), Column("By", 12), Column("Title", None))
 
-
-# ----- what the screen read (in a worker) -----
-@dataclass(frozen=True)
-class TeamState:
-    """The home's teams and the one shown: `view` is core.team.api.TeamView; `error` says why none is shown."""
-
-    teams: list = field(default_factory=list)  # core.team.model.Team, by name
-    view: object | None = None
-    error: str | None = None
-
-    @property
-    def team(self):
-        return self.view.team if self.view is not None else None
+NOTES, CARDS, HISTORY = "team-notes", "team-cards", "team-history"
 
 
 class TeamRead(Message, bubble=False):
     def __init__(self, state: TeamState) -> None:
         super().__init__()
         self.state = state
-
-
-def read_state(home, wanted: str | None) -> TeamState:
-    """The teams, and the wanted one's notes, cards and load (the first team when it is gone or not given)."""
-    from ...core.memory.paths import MemoryInputError
-    from ...core.team import api
-    from ...core.team.storage import list_teams
-
-    try:
-        teams = list_teams(home)
-        if not teams:
-            return TeamState(teams, None, "No teams in this home. Create one: omb-tui team create NAME --bots ID,ID")
-        team = next((t for t in teams if t.key == wanted), teams[0])
-        return TeamState(teams, api.show(home, team.key))
-    except (MemoryInputError, OSError) as exc:
-        return TeamState([], None, str(exc))
-
-
-# ----- words -----
-def _local(at: str) -> str:
-    try:
-        return datetime.fromisoformat(at).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return at
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number:,} {word}{'' if number == 1 else 's'}"
-
-
-def _said(record) -> str:
-    """A note's, card's or version's title and text on one line, safe to draw."""
-    return printable(f"{record.title}: {record.text}", keep="\n")
-
-
-def gauge_text(load) -> str:
-    """The team block against 6,000 bytes, as `omb-tui team gauge` counts it."""
-    from ...core.team.prompt import TEAM_BLOCK_MAX_BYTES
-
-    filled = round(min(1.0, load.bytes / TEAM_BLOCK_MAX_BYTES) * BAR_WIDTH)
-    bar = "█" * filled + "░" * (BAR_WIDTH - filled)
-    return (
-        f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {_count(len(load.loaded), 'note')} load · "
-        f"{len(load.not_loaded):,} do not"
-    )
-
-
-def note_rows(view) -> list[Row]:
-    from ...core.team.prompt import load_order, note_line, utf8_size
-
-    loaded = {note.key for note in view.load.loaded}
-    return [
-        Row(
-            note.key,
-            (
-                "✓ yes" if note.key in loaded else "✗ no",
-                "▲" if note.pinned else "",
-                note.key,
-                note.title,
-                str(note.revision),
-                f"{utf8_size(note_line(note)):,}",
-            ),
-            "loads" if note.key in loaded else "not-loaded",
-        )
-        for note in load_order(view.team)
-    ]
-
-
-def pending_cards(team) -> list:
-    """The cards in the order `team show` lists them: oldest proposal first."""
-    return sorted(team.cards.values(), key=lambda card: (card.at, card.key))
-
-
-def card_is_stale(team, card) -> bool:
-    note = team.notes.get(card.key)
-    return card.based_on != (note.revision if note else None)
-
-
-def card_rows(team) -> list[Row]:
-    rows = []
-    for card in pending_cards(team):
-        stale = card_is_stale(team, card)
-        state = "stale" if stale else "new" if card.based_on is None else "fix"
-        rows.append(Row(card.key, (state, card.key, card.title, card.by, str(card.revision)), "stale" if stale else ""))
-    return rows
-
-
-def version_rows(note) -> list[Row]:
-    return [
-        Row(str(v.revision), (v.status, str(v.revision), _local(v.at), v.by, v.title), "muted")
-        for v in reversed(note.history)
-    ]
-
-
-def what_changed(team, card) -> list[Content]:
-    """Why a stale card cannot be accepted: how the note it was proposed over differs now.
-
-    The text at the card's `based_on` is the oldest kept version at or after it (between the two only pins, which
-    keep no history, can have happened), or the note as it is when no version came after.
-    """
-    from ...core.team.model import DELETED, HISTORY_MAX
-
-    note = team.notes.get(card.key)
-    now = note.revision if note else None
-    if card.based_on is None:
-        lines = [Content(f"A note {card.key} was accepted after this card was proposed (it is at revision {now}).")]
-        return lines + [Content.styled("Now: " + _said(note), "italic")]
-    head = Content(f"The note changed after this card was proposed (revision {card.based_on} then, {now} now): ")
-    later = [v for v in note.history if v.revision >= card.based_on]
-    if note.history and len(note.history) >= HISTORY_MAX and note.history[0].revision > card.based_on:
-        return [head + Content("it changed more times than its history keeps.")]
-    then = later[0] if later else note
-    if note.status == DELETED:
-        return [head + Content("it was deleted.")]
-    if (then.title, then.text) == (note.title, note.text):
-        return [head + Content("its text is the same; it was pinned or unpinned, or changed and changed back.")]
-    what = (
-        "its title and text"
-        if then.title != note.title and then.text != note.text
-        else "its title"
-        if then.title != note.title
-        else "its text"
-    )
-    return [
-        head + Content(f"{what} changed."),
-        Content.styled("- then: " + _said(then), "$text-error"),
-        Content.styled("+ now:  " + _said(note), "$text-success"),
-    ]
-
-
-def card_detail(team, card, position: int, count: int) -> Content:
-    """The card shown whole; a stale one says first what changed, since accepting it is refused."""
-    note = team.notes.get(card.key)
-    kind = "a new note" if card.based_on is None else f"a correction of revision {card.based_on}"
-    lines = [Content.styled(f"Card {position} of {count} · {card.key} · {kind} · revision {card.revision}", "bold")]
-    if card_is_stale(team, card):
-        lines.extend(what_changed(team, card))
-        lines.append(Content.styled("Accepting it is refused: reject it (x), or propose it again.", "bold"))
-    lines += [Content(""), Content.styled(card.title, "bold"), Content(printable(card.text, keep="\n"))]
-    where = f" · in {card.chat}" if card.chat else ""
-    lines.append(Content.styled(f"Proposed by {card.by} · {_local(card.at)}{where}", "italic"))
-    for quote in card.quotes:
-        lines.append(Content.styled(f"Rests on: \u201c{quote}\u201d", "italic"))
-    if note is not None and not card_is_stale(team, card):
-        lines.append(Content.styled("It replaces: " + _said(note), "italic"))
-    return Content("\n").join(lines)
-
-
-def note_detail(view, note) -> Content:
-    from ...core.team.prompt import note_line, utf8_size
-
-    loads = any(n.key == note.key for n in view.load.loaded)
-    state = (
-        f"loads ({utf8_size(note_line(note)):,} bytes)"
-        if loads
-        else "does not load: it is past the 6,000 bytes; session_search with scope team finds it"
-    )
-    pin = " · pinned (loads first)" if note.pinned else ""
-    earlier = _count(len(note.history), "earlier version")
-    return Content("\n").join(
-        [
-            Content.styled(f"{note.key} · revision {note.revision} · {state}{pin}", "bold"),
-            Content.styled(note.title, "bold"),
-            Content(printable(note.text, keep="\n")),
-            Content.styled(f"by {note.by} · {_local(note.at)} · {earlier} (h)", "italic"),
-        ]
-    )
 
 
 class TeamScreen(AreaScreen):
@@ -292,9 +114,7 @@ class TeamScreen(AreaScreen):
         self.history_key: str | None = None
         self.select_note: str | None = None  # the note the cursor goes to once the next read arrives
         self.busy = False
-        # The editor: what is edited ("note" or "card"), its key, and the revision the edit is based on.
-        self.editing: tuple[str, str, int] | None = None
-        self.editing_opened_with: tuple[str, str] = ("", "")
+        self.team_editor = TeamEditor(id="team-editor")
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -314,17 +134,11 @@ class TeamScreen(AreaScreen):
                 yield TeamRows(VERSION_COLUMNS, empty="No earlier versions.", id="version-list")
                 with VerticalScroll(id="version-scroll"):
                     yield Static("", id="version-detail")
-        with Vertical(id="team-editor"):
-            yield Static("", id="editor-heading")
-            yield Input(id="editor-title", compact=True, placeholder="Title")
-            with Horizontal(id="editor-panes"):
-                yield TextArea(id="editor-text", soft_wrap=True, compact=True)
-                with VerticalScroll(id="editor-current", can_focus=False):
-                    yield Static("", id="editor-current-text")
+        yield self.team_editor
         yield Footer()
 
     def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well)
-        self.query_one("#team-editor").display = False
+        self.team_editor.display = False
         self.app.hold_drafts(self)
 
     # ----- widgets -----
@@ -346,7 +160,13 @@ class TeamScreen(AreaScreen):
 
     @property
     def editor(self) -> TextArea:
-        return self.query_one("#editor-text", TextArea)
+        return self.team_editor.text_area
+
+    @property
+    def editing(self) -> tuple[str, str, int] | None:
+        """What the editor edits ("note" or "card"), its key, and the revision the edit is based on; None when
+        it is closed."""
+        return self.team_editor.editing
 
     def _list_of(self, tab: str) -> TeamRows:
         return {NOTES: self.notes_list, CARDS: self.cards_list, HISTORY: self.versions_list}[tab]
@@ -654,33 +474,15 @@ class TeamScreen(AreaScreen):
                 self._open_editor("note", note.key, note.revision, note.title, note.text)
 
     def _open_editor(self, kind: str, key: str, revision: int, title: str, text: str) -> None:
-        self.editing = (kind, key, revision)
-        self.editing_opened_with = (title, text)
-        self.query_one("#editor-title", Input).value = title
-        self.editor.load_text(text)
-        self.query_one("#editor-current").display = False
-        self._say_editing()
+        self.team_editor.open(kind, key, revision, title, text)
         self.tabs.display = False
-        self.query_one("#team-editor").display = True
+        self.team_editor.display = True
         self.editor.focus()
         self.refresh_bindings()
 
-    def _say_editing(self, conflict: bool = False) -> None:
-        kind, key, revision = self.editing
-        if kind == "card":
-            what = f"The card for {key} (revision {revision}): Ctrl+S accepts it as you edit it"
-        else:
-            what = f"The note {key} (revision {revision}): Ctrl+S saves it"
-        if conflict:
-            what = f"Your draft, not saved. Ctrl+S saves it over revision {revision}, shown beside it"
-        self.query_one("#editor-heading", Static).update(Text(f"{what}; Escape leaves."))
-
-    def draft(self) -> tuple[str, str]:
-        return self.query_one("#editor-title", Input).value, self.editor.text
-
     def unsaved_draft(self) -> str | None:
         """For the app's quit question: the edit with changes, if one is open."""
-        if not self.editing or self.draft() == self.editing_opened_with:
+        if not self.team_editor.has_changes():
             return None
         return f"Your edit of the team note {self.editing[1]}"
 
@@ -693,31 +495,7 @@ class TeamScreen(AreaScreen):
         return (team.cards if kind == "card" else team.notes).get(key)
 
     def _show_current_beside(self, *, after_refusal: bool = False) -> None:
-        """Beside the draft, the record as it is now, when it changed since the editor opened."""
-        kind, key, revision = self.editing
-        current = self._current_of_edited()
-        beside = self.query_one("#editor-current")
-        if current is not None and current.revision == revision and not after_refusal:
-            return
-        if current is None:
-            text = Text(
-                f"The {kind} {key} is no longer there ({'accepted or rejected' if kind == 'card' else 'gone'}"
-                "); your draft stays here to copy from."
-            )
-        else:
-            label = "The card now" if kind == "card" else "The note now"
-            text = Content("\n").join(
-                [
-                    Content.styled(f"{label}: revision {current.revision}", "bold"),
-                    Content.styled(current.title, "bold"),
-                    Content(printable(current.text, keep="\n")),
-                ]
-            )
-        self.query_one("#editor-current-text", Static).update(text)
-        beside.display = True
-        if after_refusal and current is not None:
-            self.editing = (kind, key, current.revision)  # the person has seen it: saving again is their choice
-            self._say_editing(conflict=True)
+        self.team_editor.show_current_beside(self._current_of_edited(), after_refusal=after_refusal)
 
     @work(exit_on_error=False, group="team-change")
     async def action_save(self) -> None:
@@ -728,7 +506,7 @@ class TeamScreen(AreaScreen):
         if not self.editing or self.busy:
             return
         kind, key, revision = self.editing
-        title, text = self.draft()
+        title, text = self.team_editor.draft()
         home, team = self.app.home, self.team_key
 
         def call():
@@ -770,8 +548,8 @@ class TeamScreen(AreaScreen):
         self._close_editor()
 
     def _close_editor(self) -> None:
-        self.editing = None
-        self.query_one("#team-editor").display = False
+        self.team_editor.editing = None
+        self.team_editor.display = False
         self.tabs.display = True
         self._list_of(self.tabs.active).focus()
         self.refresh_bindings()

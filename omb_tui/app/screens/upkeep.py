@@ -24,8 +24,8 @@ from textual.message import Message
 from textual.widgets import Button, Footer, Header, OptionList, ProgressBar, Static, Switch
 from textual.widgets.option_list import Option
 
+from ...core.memory.changes import Actor
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from ...core.memory.store import Actor
 from ..styles import style_path
 from .base import BotScreen
 

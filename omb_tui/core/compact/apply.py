@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..memory.changes import Actor, StaleHash
 from ..memory.paths import MEMORY_FILE
-from ..memory.store import Actor, MemoryStore, StaleHash
+from ..memory.store import MemoryStore
 from .validator import Change, FileChangedMeanwhile, check_unchanged
 
 

@@ -13,11 +13,12 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from ..memory.disk import read_text, text_hash, write_private_json
 from ..memory.journal import HOW_COMMAND_LINE, now_iso
 from ..memory.paths import MEMORY_FILE, Home, NotFound
 from ..memory.redact import redact
 from ..memory.settings import BrokenFile
-from ..memory.store import MemoryStore, read_text, text_hash, write_private_json
+from ..memory.store import MemoryStore
 from ..runs.run import new_run_id
 from .apply import apply_change_set
 from .interactive import you

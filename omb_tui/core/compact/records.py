@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from ..memory.disk import encode, fsync_dir, make_private_dirs
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
 from ..memory.redact import redact
 from ..memory.redact_data import redact_answer, redact_message
-from ..memory.store import encode, fsync_dir, make_private_dirs
 from .report import change_fields, shorten
 
 COMPACT_DIR = "compact"

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..memory.disk import read_text, text_hash
 from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
-from ..memory.store import MemoryStore, read_text, text_hash
+from ..memory.store import MemoryStore
 from ..memory.text_checks import escaped
 from ..models.call import ModelUnavailable, complete
 from .records import ATTEMPT_ANSWER_MAX_CHARS

@@ -8,6 +8,7 @@ that depend on words (tasks, "suppose") and the one that does not (questions) ar
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 
 from ..memory.memory_update import forgotten_matches, same_fact
@@ -43,6 +44,45 @@ def target_problem(target: object) -> str | None:
     except InvalidName:
         return f"{target!r} is not a valid topic name (letters, numbers, spaces, dots and dashes, ending in .md)"
     return None
+
+
+@dataclass(frozen=True)
+class ProposedFact:
+    """One fact of the model's answer, as `checked_fact` found it shaped, read by name from then on. Only its shape
+    is checked here (text, kind, quotes, target, the words it would be written with); the checks against the
+    turns and the files come after, each a function below."""
+
+    text: str  # as the model wrote it
+    kind: str  # one of KINDS
+    target: str  # MEMORY.md or memory/<topic>.md
+    quotes: tuple[str, ...]  # as given, blank ones too
+    until: object  # the last day it is true, as given: until_date reads it
+    about_me: bool  # the model said true
+    topic_title: str | None  # a new topic's title (None when none was given as text)
+    aliases: tuple[str, ...]  # a new topic's other words (the texts among those given)
+    team_key: object  # a fact for the team: team.capture reads it
+    team_title: object
+
+
+def checked_fact(item: object) -> ProposedFact | str:
+    """The model's item as a ProposedFact, or why its shape is refused (one sentence)."""
+    problem = shape_problem(item)
+    if problem:
+        return problem
+    assert isinstance(item, dict)  # shape_problem passes objects only
+    aliases = item.get("aliases")
+    return ProposedFact(
+        text=item["text"],
+        kind=item["kind"],
+        target=item["target"],
+        quotes=tuple(item.get("quotes") or []),
+        until=item.get("until"),
+        about_me=item.get("about_me") is True,
+        topic_title=item["topic_title"] if isinstance(item.get("topic_title"), str) else None,
+        aliases=tuple(a for a in (aliases if isinstance(aliases, list) else []) if isinstance(a, str)),
+        team_key=item.get("team_key"),
+        team_title=item.get("team_title"),
+    )
 
 
 def shape_problem(item: object) -> str | None:

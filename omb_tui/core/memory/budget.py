@@ -12,8 +12,8 @@ from datetime import date
 
 from omb_tui.core.memory.entries import parse_entries, split_lines
 
+from .disk import read_text
 from .paths import Home
-from .store import read_text
 
 MEMORY_MAX_LINES = 200
 MEMORY_MAX_BYTES = 24 * 1024  # UTF-8 bytes, line endings included

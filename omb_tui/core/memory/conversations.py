@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from .disk import atomic_write_bytes, make_private_dirs
 from .journal import utf8_json
 from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
-from .store import atomic_write_bytes, make_private_dirs
 
 log = logging.getLogger("omb_tui.conversations")
 

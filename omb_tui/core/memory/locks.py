@@ -1,6 +1,7 @@
 """Advisory locks other processes respect (flock on a file under the home), for steps that must not overlap:
-a bot's turn and upkeep on that bot, two upkeep runs, upkeep and a backup. The store's own per-bot write lock is
-`store._BotLock` (re-entrant, blocking); these never wait unless they say so.
+a bot's turn and upkeep on that bot, two upkeep runs, upkeep and a backup; these never wait unless they say so.
+The store's own write locks are here too: one per bot and one for the files every bot shares (`BotLock`,
+re-entrant, blocking).
 
 Spec: memory.md, "Memory upkeep" (upkeep never works on a bot in a turn). The per-bot turn lock is here, below
 everything that takes it: the turn (turn/turn.py) holds it shared; upkeep, the command line and the server check
@@ -12,18 +13,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from .disk import make_private_dirs
 from .paths import Home, refuse_links, validate_bot_id
-from .store import make_private_dirs
 
-try:
+try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: the lock is skipped where it is None
 
 log = logging.getLogger("omb_tui.locks")
+store_log = logging.getLogger("omb_tui.store")  # the store's write lock logs under the store's name
 
 
 def open_lock_file(path: Path) -> int | None:
@@ -113,3 +116,61 @@ def no_turn_running(home: Home, bot_id: str) -> Iterator[bool]:
     block ends), or False at once, holding nothing, when the bot is in a turn. Never waits."""
     with held_exclusively(turn_lock_path(home, bot_id)) as held:
         yield held
+
+
+# ----- the store's write locks -----
+# One lock per journal path for the whole process, re-entrant, plus flock across processes.
+_bot_locks: dict[Path, BotLock] = {}
+_bot_locks_guard = threading.Lock()
+
+
+class BotLock:
+    """A write lock of the store: one per lock file for the whole process, re-entrant in it, flock across
+    processes (taken at the outermost hold, released when it ends)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.thread_lock = threading.RLock()
+        self.depth = 0
+        self.fd: int | None = None
+        self.synced = False  # outside changes already journaled during this hold
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        with self.thread_lock:
+            if self.depth == 0:
+                self.synced = False
+            if self.depth == 0 and fcntl is not None:
+                # A linked lock file or journal folder refuses the whole step: everything after it writes there.
+                refuse_links(self.path)
+                try:
+                    make_private_dirs(self.path.parent)
+                    self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+                    fcntl.flock(self.fd, fcntl.LOCK_EX)
+                except OSError as exc:  # the journal side never stops a memory write
+                    store_log.error("could not take the lock %s (%s); going on without it", self.path, exc)
+                    if self.fd is not None:
+                        os.close(self.fd)
+                    self.fd = None
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+                if self.depth == 0 and self.fd is not None:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+                    os.close(self.fd)
+                    self.fd = None
+
+
+def bot_lock(path: Path) -> BotLock:
+    with _bot_locks_guard:
+        lock = _bot_locks.get(path)
+        if lock is None:
+            lock = _bot_locks[path] = BotLock(path)
+        return lock
+
+
+def home_lock(home: Home):
+    """The lock for files every bot shares (About me, profile-learned.json): one writer at a time."""
+    return bot_lock(home.journal_dir / "_home.lock").hold()

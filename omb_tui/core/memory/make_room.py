@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
+from .changes import Actor, FileSnapshot, StaleHash
+from .disk import encode
 from .entries import Entry, parse_entries, render_entries, split_lines
 from .memory_update import ARCHIVE_REL, MemoryUpdate, archive_overflow, newline_of, over_budget
 from .paths import MEMORY_FILE, Home
-from .store import Actor, FileSnapshot, StaleHash, encode
 
 
 @dataclass(frozen=True)

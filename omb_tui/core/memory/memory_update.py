@@ -21,6 +21,8 @@ from datetime import date
 from pathlib import Path
 
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
+from .changes import Actor, FileSnapshot, StaleHash, WriteResult
+from .disk import encode, read_text, write_private_json
 from .entries import (
     Entry,
     format_dated_entry,
@@ -33,20 +35,10 @@ from .entries import (
 )
 from .forgotten import forgotten_entry, forgotten_matches, same_forgotten
 from .journal import HOW_COMMAND_LINE, WHO_PERSON
+from .locks import home_lock
 from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
-from .store import (
-    ABOUT_ME_REL,
-    Actor,
-    FileSnapshot,
-    MemoryStore,
-    StaleHash,
-    WriteResult,
-    encode,
-    home_lock,
-    read_text,
-    write_private_json,
-)
+from .store import ABOUT_ME_REL, MemoryStore
 
 ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_NAME}"
 ENTRY_MAX_CHARS = 1000

@@ -5,7 +5,7 @@ Part of credential redaction (spec "Where it lives": credentials are redacted be
 (``\\u0041KIA…``, ``\\"`` inside a quoted AWS secret, ``\\/`` inside a key), so:
 
 * :func:`redact_data` redacts a JSON-able value after it is decoded and before it is encoded: every string,
-  keys too, each as :func:`redact_answer` does (a decoded string may still hold escapes). Every JSON file the project keeps goes through it (:func:`omb_tui.core.memory.store.write_private_json`,
+  keys too, each as :func:`redact_answer` does (a decoded string may still hold escapes). Every JSON file the project keeps goes through it (:func:`omb_tui.core.memory.disk.write_private_json`,
   the journal's rows, conversation lines, usage rows).
 * :func:`redact_answer` redacts a model's raw answer that is logged as text (it may not be JSON at all): as
   text, and again with its escapes decoded, layer after layer; where the decoded text holds a credential, the

@@ -20,9 +20,10 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from .disk import read_text, write_private_json
 from .forgotten import hashed_entry
+from .locks import home_lock
 from .paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
-from .store import home_lock, read_text, write_private_json
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # in typing from Python 3.12

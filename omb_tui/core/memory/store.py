@@ -6,23 +6,30 @@ MEMORY.md emptied never deleted, logs read-only but deletable, topics created/re
 the app, with undo).
 
 Outside edits are caught by comparing each memory file with what the project saw last time
-(`memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them).
+(`seen.py`: `memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them).
+The bytes go to disk through `disk.py` (atomic, 0600), under the bot's write lock (`locks.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
-import re
-import tempfile
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Iterator, Sequence
 
+from .changes import (
+    Actor,
+    FileSnapshot,
+    LaterChanges,
+    NotUndoable,
+    ReadOnly,
+    RevertConflict,
+    StaleHash,
+    UndoResult,
+    WriteResult,
+)
+from .disk import TEMP_FILE, atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
 from .journal import (
     HOW_OUTSIDE,
     HOW_UNDO,
@@ -33,8 +40,8 @@ from .journal import (
     Journal,
     JournalRow,
     make_row,
-    utf8_json,
 )
+from .locks import bot_lock
 from .paths import (
     LOG_DIR,
     MEMORY_DIR,
@@ -43,202 +50,15 @@ from .paths import (
     MemoryInputError,
     MemoryPath,
     NotFound,
-    classify,
-    quoted,
-    refuse_hard_link,
     refuse_links,
     validate_topic_name,
 )
+from .seen import SeenRecord
 
 log = logging.getLogger("omb_tui.store")
 
 ABOUT_ME_REL = "about-me.md"
 HOW_REVERT = "revert"  # the `how` of a row that took back one change alone (journal.py names the other hows)
-
-try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: the lock is skipped where it is None
-
-
-class StaleHash(MemoryInputError):
-    """The file changed since it was read; nothing was written."""
-
-    exit_code = 3  # the command line's status for a stale hash
-
-    def __init__(self, rel: str, current_text: str, current_hash: str | None, *, message: str | None = None) -> None:
-        super().__init__(message or f"{rel} changed since it was opened; nothing was written.")
-        self.rel = rel
-        self.current_text = current_text
-        self.current_hash = current_hash
-
-
-class ReadOnly(MemoryInputError):
-    pass
-
-
-class NotUndoable(MemoryInputError):
-    pass
-
-
-class LaterChanges(MemoryInputError):
-    """Undo would also throw away later changes to the same file; the caller must confirm."""
-
-    def __init__(self, row: JournalRow, later: list[JournalRow]) -> None:
-        names = ", ".join(f"{r.id} ({r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
-        more = f" and {len(later) - 5} more" if len(later) > 5 else ""
-        if later:
-            message = f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
-        else:
-            message = (
-                f"{row.file} changed after row {row.id} (by another bot or outside the app); "
-                "undoing it would throw that change away."
-            )
-        super().__init__(message)
-        self.row = row
-        self.later = later
-
-
-class RevertConflict(MemoryInputError):
-    """One change cannot be taken back alone: the file changed since on its lines (or its text was not kept).
-    Nothing was written; undo (the whole file back as before the row) may still be offered."""
-
-    exit_code = 3  # like a stale hash: the file changed since
-
-    def __init__(self, row: JournalRow, later: list[JournalRow], why: str | None = None) -> None:
-        if why is None:
-            names = ", ".join(r.id for r in later[:5]) + (f" and {len(later) - 5} more" if len(later) > 5 else "")
-            by = f"{len(later)} later change(s) ({names})" if later else "a change made since"
-            why = f"{by} touched the same lines of {row.file}"
-        super().__init__(
-            f"Row {row.id} cannot be reverted alone: {why}; undo puts the whole file back as it was before it instead."
-        )
-        self.row = row
-        self.later = later
-
-
-def encode(text: str) -> bytes:
-    # surrogateescape: bytes that are not UTF-8 survive a read and a write unchanged.
-    return text.encode("utf-8", "surrogateescape")
-
-
-def decode(data: bytes) -> str:
-    return data.decode("utf-8", "surrogateescape")
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(encode(text)).hexdigest()
-
-
-def read_text(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return decode(handle.read())
-
-
-def make_private_dirs(folder: Path) -> None:
-    """Create folder and any missing parents with 0700; refuse a folder on the way that is a link."""
-    refuse_links(folder)
-    missing = []
-    current = folder
-    while not current.exists():
-        missing.append(current)
-        current = current.parent
-    for item in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            item.mkdir(mode=0o700)
-
-
-def atomic_write_bytes(
-    path: Path, data: bytes, *, durable: bool = True, before_replace: Callable[[], None] | None = None
-) -> None:
-    """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
-
-    durable=False skips the fsyncs (still atomic): for caches that can be rebuilt, never for memory.
-    Refused (LinkRefused, nothing written) when the path or a folder above it is a symbolic link, or, for
-    a durable write, when the file has other names: a rename would leave them with the old text. A cache is
-    the project's own, so replacing it is always right.
-    before_replace runs after the temp file is on disk, right before the rename; raising there writes nothing
-    (the store re-checks the file there, so a change made meanwhile by a lock-free editor is not overwritten).
-    """
-    refuse_links(path)
-    if durable:
-        refuse_hard_link(path)
-    folder = path.parent
-    make_private_dirs(folder)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        if before_replace is not None:
-            before_replace()
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if durable:
-        fsync_dir(folder)
-
-
-def fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-
-
-def write_private_json(path: Path, data: object, *, durable: bool = True, redacted: bool = True) -> None:
-    """A JSON file of the project's, atomic and 0600, every text in it redacted once decoded (redact_data).
-
-    redacted=False only for the person's own settings files, written back with what they hold."""
-    from .redact_data import redact_data
-
-    data = redact_data(data) if redacted else data
-    atomic_write_bytes(path, (utf8_json(data, indent=2) + "\n").encode("utf-8"), durable=durable)
-
-
-_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-
-
-def validate_seen(data: object, path: Path | None = None) -> dict | None:
-    """The seen-state (`memory-journal/<bot>.seen.json`) when every field is as written, else None.
-
-    Shape: {"files": {rel: {"hash", "size", "mtime_ns", "credential"}}}. A hash names a kept text's file,
-    so it must be a hash and nothing that could lead elsewhere. Any damage drops the whole state: the next
-    look records a baseline again, rather than journaling files as new.
-    """
-    problem = _seen_problem(data)
-    if problem is None:
-        assert isinstance(data, dict)  # _seen_problem finds none only in an object
-        return data
-    log.warning("the seen-state %s is damaged (%s); starting afresh", quoted(path or "file"), problem)
-    return None
-
-
-def _seen_problem(data: object) -> str | None:
-    if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
-        return "'files' is not an object"
-    for rel, info in data["files"].items():
-        try:
-            if classify(rel)[0] != rel:
-                return f"{quoted(rel)} is not a memory file's path as written"
-        except MemoryInputError:
-            return f"{quoted(rel)} is not a memory file"
-        if not isinstance(info, dict):
-            return f"{quoted(rel)} is not an object"
-        if not isinstance(info.get("hash"), str) or not _SHA256_HEX.fullmatch(info["hash"]):
-            return f"the hash of {quoted(rel)} is not a SHA-256 hash"
-        for key in ("size", "mtime_ns"):
-            if type(info.get(key)) is not int:  # bool is an int: not here
-                return f"the {key} of {quoted(rel)} is not a whole number"
-        if type(info.get("credential", False)) is not bool:
-            return f"the credential mark of {quoted(rel)} is not true or false"
-    return None
 
 
 class _ReplacedFile:
@@ -291,104 +111,8 @@ def _append_text(text: str, tail: str) -> str:
     return text + tail if not text or text.endswith("\n") else text + "\n" + tail
 
 
-# One lock per journal path for the whole process, re-entrant, plus flock across processes.
-_locks: dict[Path, _BotLock] = {}
-_locks_guard = threading.Lock()
-
-
-class _BotLock:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.thread_lock = threading.RLock()
-        self.depth = 0
-        self.fd: int | None = None
-        self.synced = False  # outside changes already journaled during this hold
-
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        with self.thread_lock:
-            if self.depth == 0:
-                self.synced = False
-            if self.depth == 0 and fcntl is not None:
-                # A linked lock file or journal folder refuses the whole step: everything after it writes there.
-                refuse_links(self.path)
-                try:
-                    make_private_dirs(self.path.parent)
-                    self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-                    fcntl.flock(self.fd, fcntl.LOCK_EX)
-                except OSError as exc:  # the journal side never stops a memory write
-                    log.error("could not take the lock %s (%s); going on without it", self.path, exc)
-                    if self.fd is not None:
-                        os.close(self.fd)
-                    self.fd = None
-            self.depth += 1
-            try:
-                yield
-            finally:
-                self.depth -= 1
-                if self.depth == 0 and self.fd is not None:
-                    fcntl.flock(self.fd, fcntl.LOCK_UN)
-                    os.close(self.fd)
-                    self.fd = None
-
-
-def _bot_lock(path: Path) -> _BotLock:
-    with _locks_guard:
-        lock = _locks.get(path)
-        if lock is None:
-            lock = _locks[path] = _BotLock(path)
-        return lock
-
-
-def home_lock(home: Home):
-    """The lock for files every bot shares (About me, profile-learned.json): one writer at a time."""
-    return _bot_lock(home.journal_dir / "_home.lock").hold()
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who made a change and how; journal rows carry these."""
-
-    who: str
-    how: str
-    chat: str | None = None
-    step: str | None = None
-    run: str | None = None  # an upkeep run's id, on every row the run writes
-
-
-@dataclass(frozen=True)
-class FileSnapshot:
-    rel: str
-    text: str
-    hash: str | None  # None when the file does not exist
-    kind: FileKind
-
-    @property
-    def exists(self) -> bool:
-        return self.hash is not None
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    rel: str
-    hash: str | None
-    changed: bool
-    redactions: int = 0
-    row_id: str | None = None
-    journaled: bool = True  # False: saved, but the journal could not be written (the next look journals it)
-
-
-@dataclass
-class UndoResult:
-    row: JournalRow
-    write: WriteResult
-    later: list[JournalRow] = field(default_factory=list)
-
-
 _UNCHECKED = object()
 WRITE_ATTEMPTS = 3
-# The temp files atomic_write_bytes makes: ".<name>.<mkstemp's random part>.tmp".
-_TEMP_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
 
 
 class MemoryStore:
@@ -409,9 +133,8 @@ class MemoryStore:
         self.changes_found_by = changes_found_by
         self.workspace = home.workspace(bot_id)
         self.journal = Journal(home.journal_path(bot_id))
-        self._seen_path = home.journal_state_path(bot_id)
-        self._blobs = self._seen_path.with_suffix("")  # memory-journal/<bot>.seen/
-        self._lock = _bot_lock(home.journal_dir / f"{bot_id}.lock")
+        self._seen = SeenRecord(home.journal_state_path(bot_id))
+        self._lock = bot_lock(home.journal_dir / f"{bot_id}.lock")
 
     # ----- paths -----
     def resolve(self, rel: str) -> MemoryPath:
@@ -425,7 +148,7 @@ class MemoryStore:
             if self._lock.depth == 1:
                 # The bot's record, before anything is written: a link there would carry rows, kept texts
                 # or deletions outside the home, so the whole step is refused up front.
-                for path in (self.journal.path, self._seen_path, self._blobs):
+                for path in (self.journal.path, self._seen.path, self._seen.blobs):
                     refuse_links(path)
             yield
 
@@ -569,7 +292,7 @@ class MemoryStore:
             log.error("%s was saved, but its journal row could not be written; the next look will journal it.", mp.rel)
         elif mp.kind is not FileKind.ABOUT_ME:
             try:
-                self._remember_seen(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
+                self._seen.remember(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
             except OSError as exc:  # journaling never fails the memory write
                 log.error("could not record what %s now holds: %s", mp.rel, exc)
         if new_text is not None and late:
@@ -700,78 +423,6 @@ class MemoryStore:
         return rebuilt if rebuilt is not None and text_hash(rebuilt) == row.after_hash else None
 
     # ----- changes made outside the project -----
-    def _load_seen(self) -> dict | None:
-        try:
-            return validate_seen(json.loads(read_text(self._seen_path)), self._seen_path)
-        except FileNotFoundError:
-            return None
-        except (ValueError, OSError) as exc:
-            log.warning("seen-state %s unreadable (%s); starting afresh", self._seen_path, exc)
-            return None
-
-    def _save_seen(self, seen: dict) -> None:
-        try:
-            # A cache: losing it only means the next look records a baseline again.
-            write_private_json(self._seen_path, seen, durable=False)
-        except OSError as exc:
-            log.error("could not save %s: %s", self._seen_path, exc)
-
-    def _blob_text(self, digest: str | None) -> str | None:
-        if digest is None:
-            return None
-        try:
-            return read_text(self._blobs / digest)
-        except OSError:
-            return None
-
-    def _store_blob(self, text: str, digest: str) -> None:
-        data = encode(text)
-        if len(data) > JOURNAL_MAX_EARLIER_BYTES:
-            return
-        path = self._blobs / digest
-        if not path.exists():
-            atomic_write_bytes(path, data, durable=False)
-
-    def _prune_blobs(self, seen: dict) -> None:
-        if not self._blobs.is_dir():
-            return
-        refuse_links(self._blobs)  # a linked folder would have files outside the home deleted
-        wanted = {info["hash"] for info in seen["files"].values()}
-        for blob in self._blobs.iterdir():
-            if blob.name not in wanted and not blob.name.startswith("."):
-                with contextlib.suppress(OSError):
-                    blob.unlink()
-
-    def _remember_seen(
-        self, mp: MemoryPath, text: str | None, seen: dict | None = None, *, redacted: bool = False
-    ) -> None:
-        """Note what mp holds now; `redacted` says the text already went through redaction (our own writes)."""
-        save = seen is None
-        seen = seen if seen is not None else (self._load_seen() or {"files": {}})
-        files = seen["files"]
-        if text is None:
-            files.pop(mp.rel, None)
-        else:
-            digest = text_hash(text)
-            stat = mp.path.stat()
-            if redacted:
-                kept, credential = text, False
-            else:
-                from .redact import redact
-
-                redaction = redact(text)
-                kept, credential = redaction.text, redaction.changed
-            self._store_blob(kept, digest)
-            files[mp.rel] = {
-                "hash": digest,
-                "size": stat.st_size,
-                "mtime_ns": stat.st_mtime_ns,
-                "credential": credential,
-            }
-        if save:
-            self._save_seen(seen)
-            self._prune_blobs(seen)
-
     def sync_outside_changes(self, *, again: bool = False) -> list[JournalRow]:
         """Journal every memory file that changed since the project last looked, as changed outside the app.
 
@@ -785,7 +436,7 @@ class MemoryStore:
             if not self._lock.synced:
                 self._remove_stale_temp_files()
             self._lock.synced = True
-            seen = self._load_seen()
+            seen = self._seen.load()
             first_look = seen is None
             seen = seen or {"files": {}}
             files = seen["files"]
@@ -801,7 +452,7 @@ class MemoryStore:
                         continue
                 now = self._snapshot(mp) if mp is not None else None
                 if mp is not None and info is not None and now is not None and now.hash == info["hash"]:
-                    self._remember_seen(mp, now.text, seen)  # touched, not changed
+                    self._seen.remember(mp, now.text, seen)  # touched, not changed
                     dirty = True
                     continue
                 dirty = True
@@ -811,12 +462,12 @@ class MemoryStore:
                         continue  # what was seen stays as it was: the next look tries this row again
                     rows.append(row)
                 if mp is not None and now is not None:
-                    self._remember_seen(mp, now.text, seen)
+                    self._seen.remember(mp, now.text, seen)
                 else:
                     files.pop(rel, None)
             if dirty:
-                self._save_seen(seen)
-                self._prune_blobs(seen)
+                self._seen.save(seen)
+                self._seen.prune_blobs(seen)
             return rows
 
     def _remove_stale_temp_files(self) -> None:
@@ -828,13 +479,13 @@ class MemoryStore:
             except OSError:
                 continue
             for name in names:
-                if _TEMP_FILE.match(name):
+                if TEMP_FILE.match(name):
                     with contextlib.suppress(OSError):
                         os.unlink(folder / name)
                         log.info("removed %s, left by a writer that was stopped mid-write", name)
 
     def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
-        before_text = self._blob_text(info["hash"]) if info else None
+        before_text = self._seen.blob_text(info["hash"]) if info else None
         found_by = self.changes_found_by
         return self._row(
             who=found_by.who if found_by else WHO_PERSON,

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .changes import Actor, WriteResult
 from .paths import MEMORY_DIR, MEMORY_FILE, validate_topic_name
-from .store import Actor, MemoryStore, WriteResult
+from .store import MemoryStore
 
 
 @dataclass(frozen=True)

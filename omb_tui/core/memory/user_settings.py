@@ -3,7 +3,7 @@
 `$XDG_CONFIG_HOME/omb-tui/settings.json` (else `~/.config/omb-tui/settings.json`): JSON, 0600 in a 0700
 folder, written atomically; keys this version does not know are kept. A missing or unreadable file reads as
 no settings, so a damaged one never stops the app (the next change writes a good one). On the memory floor beside
-the home's settings: written through the store's private writer, and read by the app before the engine loads.
+the home's settings: written through the private writer (`disk.py`), and read by the app before the engine loads.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def load_user_settings(path: Path) -> dict:
 
 def save_user_setting(path: Path, key: str, value: object) -> None:
     """Set one key, keeping the others (atomic, 0600)."""
-    from .store import write_private_json  # the app reads the theme at start, before the engine loads
+    from .disk import write_private_json  # the app reads the theme at start, before the engine loads
 
     settings = load_user_settings(path)
     if settings.get(key) == value:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..memory.disk import make_private_dirs
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError
-from ..memory.store import make_private_dirs
 
 log = logging.getLogger("omb_tui.models")
 

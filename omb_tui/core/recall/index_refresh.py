@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..memory import conversations as conv
+from ..memory.disk import decode
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
-from ..memory.store import decode
 from .index_rows import RACY_NS, IndexRows
 from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
 

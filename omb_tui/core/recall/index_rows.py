@@ -21,10 +21,10 @@ from datetime import datetime
 from pathlib import Path
 
 from ..memory import conversations as conv
+from ..memory.disk import decode
 from ..memory.entries import Entry, parse_entries
 from ..memory.paths import FileKind
 from ..memory.redact_data import redact_data
-from ..memory.store import decode
 from .index_schema import (
     IndexDatabase,
     is_conversation_key,

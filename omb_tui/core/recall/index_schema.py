@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from ..memory import conversations as conv
+from ..memory.disk import make_private_dirs
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
-from ..memory.store import make_private_dirs
 from .words import TOKENIZER_VERSION
 
 log = logging.getLogger("omb_tui.recall_index")

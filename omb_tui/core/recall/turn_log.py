@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from datetime import date, datetime
 
 from ..memory import conversations as conv
+from ..memory.changes import Actor, WriteResult
 from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
 from ..memory.settings import load_bot_settings
-from ..memory.store import Actor, MemoryStore, WriteResult
+from ..memory.store import MemoryStore
 
 SAID_MAX_CHARS = 280
 TOOLS_MAX = 12

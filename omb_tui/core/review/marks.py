@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from ..memory.disk import read_text, write_private_json
 from ..memory.journal import now_iso
 from ..memory.paths import Home, validate_bot_id
-from ..memory.store import MemoryStore, read_text, write_private_json
+from ..memory.store import MemoryStore
 
 MARKS_KEPT_DAYS = 60
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..memory.changes import Actor, NotUndoable, UndoResult
 from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
-from ..memory.store import Actor, MemoryStore, NotUndoable, UndoResult
+from ..memory.store import MemoryStore
 from .runs import find_run
 
 

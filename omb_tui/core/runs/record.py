@@ -9,8 +9,9 @@ import contextlib
 import json
 from pathlib import Path
 
+from ..memory.disk import read_text, write_private_json
 from ..memory.paths import Home, validate_bot_id
-from ..memory.store import MemoryStore, read_text, write_private_json
+from ..memory.store import MemoryStore
 
 
 def upkeep_record_path(home: Home, bot_id: str) -> Path:

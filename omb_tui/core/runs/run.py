@@ -6,8 +6,8 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..memory.changes import Actor
 from ..memory.journal import HOW_UPKEEP, WHO_UPKEEP
-from ..memory.store import Actor
 
 
 def new_run_id(now: datetime | None = None) -> str:

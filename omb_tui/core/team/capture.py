@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..facts.checks import ProposedFact
 from ..facts.lines import Line, bot_people, room_refusal
 from ..memory import conversations as conv
 from ..memory.paths import Home, quoted
@@ -38,15 +39,15 @@ def room_teams(home: Home, bot_id: str, conversation: conv.Conversation) -> list
     return found
 
 
-def team_key_of(item: dict) -> object:
+def team_key_of(fact: ProposedFact) -> object:
     """The key the model gave a fact meant for the team (`team_key`); None when the fact is the bot's own."""
-    key = item.get("team_key")
+    key = fact.team_key
     return None if key is None or (isinstance(key, str) and not key.strip()) else key
 
 
-def title_of(item: dict, text: str) -> object:
+def title_of(fact: ProposedFact, text: str) -> object:
     """The model's `team_title`, else the fact's text (cut to a title's length)."""
-    title = item.get("team_title")
+    title = fact.team_title
     if isinstance(title, str) and title.strip():
         return title
     return text if len(text) <= TITLE_MAX_CHARS else text[: TITLE_MAX_CHARS - 1].rstrip() + "…"
@@ -71,7 +72,7 @@ class TeamProposed:
 def propose_from_capture(
     home: Home,
     bot_id: str,
-    item: dict,
+    fact: ProposedFact,
     text: str,
     quotes: list[str],
     lines: list[Line],
@@ -82,7 +83,7 @@ def propose_from_capture(
     """Check one fact marked for the team against the batch's lines (`lines`, labelled by capture's room rules)
     and make it a pending card of each team of the room: (the cards made, why it was not proposed, one sentence
     each for capture's report)."""
-    note = proposals.shaped_proposal(team_key_of(item), title_of(item, text), text, quotes)
+    note = proposals.shaped_proposal(team_key_of(fact), title_of(fact, text), text, quotes)
     if isinstance(note, str):
         return [], [f"not proposed to the team: {note}"]
     problem = proposals.evidence_problem(note, lines, in_room=True, forgotten=load_profile_learned(home).forgotten)

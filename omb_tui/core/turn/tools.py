@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..memory import conversations as conv
+from ..memory.changes import Actor
 from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
 from ..memory.paths import Home, MemoryInputError
 from ..memory.settings import load_bot_settings
-from ..memory.store import Actor, MemoryStore
+from ..memory.store import MemoryStore
 from ..memory.when import parse_day
 from ..models.structured import UnusableAnswer, read_json_object, strings_problem
 from ..search.session_search import session_search

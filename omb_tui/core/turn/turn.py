@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from ..memory import conversations as conv
+from ..memory.changes import Actor
+from ..memory.disk import make_private_dirs
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
 from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.settings import load_bot_settings
-from ..memory.store import Actor, MemoryStore, make_private_dirs
+from ..memory.store import MemoryStore
 from ..recall.recall import recall
 from ..recall.turn_log import append_turn_log
 from ..search.brief import recent_work_brief

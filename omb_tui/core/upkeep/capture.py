@@ -21,6 +21,7 @@ from ..facts import checks
 from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
 from ..memory import conversations as conv
 from ..memory.budget import read_topic_info
+from ..memory.changes import StaleHash
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
 from ..memory.locks import held_exclusively
@@ -28,7 +29,7 @@ from ..memory.memory_update import MemoryUpdate, same_fact
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
-from ..memory.store import MemoryStore, StaleHash
+from ..memory.store import MemoryStore
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
 from ..runs.record import last_of, write_part
@@ -301,16 +302,15 @@ class _Capture:
     # ----- one proposed fact -----
     def _consider(self, item: object, batch: Batch, teams: list[Team]) -> None:
         text = " ".join(item["text"].split()) if isinstance(item, dict) and isinstance(item.get("text"), str) else ""
-        problem = checks.shape_problem(item)
-        if problem:
-            self._skip(text or json.dumps(redact_data(item), ensure_ascii=False)[:120], problem)
+        fact = checks.checked_fact(item)
+        if isinstance(fact, str):
+            self._skip(text or json.dumps(redact_data(item), ensure_ascii=False)[:120], fact)
             return
-        assert isinstance(item, dict)  # shape_problem passes objects only
-        kind, target = item["kind"], item["target"]
-        quotes = [q for q in item.get("quotes") or [] if q.strip()]
-        if team_key_of(item) is not None:
+        kind, target = fact.kind, fact.target
+        quotes = [q for q in fact.quotes if q.strip()]
+        if team_key_of(fact) is not None:
             if teams:  # the team's fact: a pending card, never also the bot's own note
-                self._propose_to_teams(item, text, quotes, batch, teams)
+                self._propose_to_teams(fact, text, quotes, batch, teams)
                 return
             # A 1:1 chat (or a room no team of the bot's works in) never proposes: the fact stays the bot's own.
             where = (
@@ -320,7 +320,7 @@ class _Capture:
             )
             self._skip(text, f"not proposed to a team: {where}")
         lines = batch.lines
-        until, until_problem = checks.until_date(item.get("until"), text, self.today)
+        until, until_problem = checks.until_date(fact.until, text, self.today)
         problem = (
             checks.secret_problem(text, quotes)
             or checks.forgotten_problem(text, quotes, load_profile_learned(self.home).forgotten)
@@ -338,17 +338,19 @@ class _Capture:
             self._skip(text, problem)
             return
         try:
-            saved = self._save(text, kind, target, until, item, batch, quotes)
+            saved = self._save(text, kind, target, until, fact, batch, quotes)
         except (ValueError, OSError) as exc:  # MemoryInputError, StaleHash, an entry that would not read back
             self._skip(text, f"it could not be saved: {str(exc).rstrip('.')}")
             return
         self.result.saved.append(saved)
-        if item.get("about_me") is True:
+        if fact.about_me:
             self._about_me(saved, kind, batch)
 
-    def _propose_to_teams(self, item: dict, text: str, quotes: list[str], batch: Batch, teams: list[Team]) -> None:
+    def _propose_to_teams(
+        self, fact: checks.ProposedFact, text: str, quotes: list[str], batch: Batch, teams: list[Team]
+    ) -> None:
         made, refused = propose_from_capture(
-            self.home, self.bot_id, item, text, quotes, batch.lines, teams, chat=batch.conversation.id
+            self.home, self.bot_id, fact, text, quotes, batch.lines, teams, chat=batch.conversation.id
         )
         self.result.proposed += made
         for reason in refused:
@@ -366,7 +368,14 @@ class _Capture:
 
     # ----- saving -----
     def _save(
-        self, text: str, kind: str, target: str, until: date | None, item: dict, batch: Batch, quotes: list[str]
+        self,
+        text: str,
+        kind: str,
+        target: str,
+        until: date | None,
+        fact: checks.ProposedFact,
+        batch: Batch,
+        quotes: list[str],
     ) -> Saved:
         conversation = batch.conversation
         title = _safe_title(conversation.title)
@@ -380,10 +389,10 @@ class _Capture:
             return Saved(text, kind, target, added.entry.rstrip("\r\n"), conversation.id, row_id=added.row_id)
         source = f'{"room" if batch.is_room else "chat"} "{title}"'
         line = format_dated_entry(self.today, text, source=source, until=until, noticed=True)
-        row_id = self._append_to_topic(target, line, item, actor, note)
+        row_id = self._append_to_topic(target, line, fact, actor, note)
         return Saved(text, kind, target, line, conversation.id, row_id=row_id)
 
-    def _append_to_topic(self, rel: str, line: str, item: dict, actor, note: str | None) -> str | None:
+    def _append_to_topic(self, rel: str, line: str, fact: checks.ProposedFact, actor, note: str | None) -> str | None:
         with self.store.locked():
             for attempt in range(TOPIC_WRITE_ATTEMPTS):
                 current = self.store.read(rel)
@@ -391,7 +400,7 @@ class _Capture:
                     text = current.text + ("" if current.text.endswith("\n") or not current.text else "\n")
                     text += line + "\n"
                 else:
-                    text = _new_topic(rel, item) + line + "\n"
+                    text = _new_topic(rel, fact) + line + "\n"
                 try:
                     return self.store.write(rel, text, actor, expected_hash=current.hash, note=note).row_id
                 except StaleHash:
@@ -463,15 +472,12 @@ def _safe_title(title: str) -> str:
     return " ".join(title.replace('"', "'").split()) or "untitled"
 
 
-def _new_topic(rel: str, item: dict) -> str:
+def _new_topic(rel: str, fact: checks.ProposedFact) -> str:
     """A new topic's header: frontmatter with its title and aliases (JSON strings are YAML strings too)."""
     stem = rel[len("memory/") : -len(".md")]
-    title = item.get("topic_title") if isinstance(item.get("topic_title"), str) else None
     # Redacted before JSON quotes them: in `"… = \"FAKEkey…\""` the escaped quotes would hide a secret.
-    title = " ".join(str(redact_data(title or stem.replace("-", " ").capitalize())).split())
-    aliases = [
-        " ".join(str(redact_data(a)).split()) for a in item.get("aliases") or [] if isinstance(a, str) and a.strip()
-    ]
+    title = " ".join(str(redact_data(fact.topic_title or stem.replace("-", " ").capitalize())).split())
+    aliases = [" ".join(str(redact_data(a)).split()) for a in fact.aliases if a.strip()]
     aliases = list(dict.fromkeys(aliases))[:ALIASES_MAX]
     header = f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n"
     header += f"aliases: [{', '.join(json.dumps(a, ensure_ascii=False) for a in aliases)}]\n---\n"

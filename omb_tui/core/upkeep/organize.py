@@ -20,6 +20,8 @@ from datetime import date
 from pathlib import Path
 
 from ..memory.budget import read_topics, topic_index_line
+from ..memory.changes import StaleHash
+from ..memory.disk import encode, read_text, write_private_json
 from ..memory.entries import (
     Entry,
     is_health_or_safety,
@@ -33,7 +35,7 @@ from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, vali
 from ..memory.redact import redact
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings
-from ..memory.store import MemoryStore, StaleHash, encode, read_text, write_private_json
+from ..memory.store import MemoryStore
 from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
 from ..runs.run import Skipped, UpkeepRun

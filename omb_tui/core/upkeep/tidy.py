@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..memory.changes import Actor, FileSnapshot, StaleHash
 from ..memory.entries import (
     SEPARATOR,
     Entry,
@@ -28,7 +29,7 @@ from ..memory.journal import now_iso
 from ..memory.memory_update import ENTRY_MAX_CHARS, MemoryUpdate, newline_of, same_fact
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..memory.settings import load_bot_settings
-from ..memory.store import Actor, FileSnapshot, MemoryStore, StaleHash
+from ..memory.store import MemoryStore
 from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
 from ..runs.record import last_of, read_part, write_part

@@ -1,0 +1,107 @@
+"""The bytes of a file of the project on disk: read and written whole, atomically, 0600, never through a link.
+
+Spec: memory.md, "Where it lives" (0600, atomic). Texts are UTF-8 with surrogateescape, so bytes that are not
+UTF-8 survive a read and a write unchanged; a text's hash is the SHA-256 of those bytes. The store
+(`store.py`) writes memory files through here; the journal's side files, settings and caches do too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from .journal import utf8_json
+from .paths import refuse_hard_link, refuse_links
+
+# The temp files atomic_write_bytes makes: ".<name>.<mkstemp's random part>.tmp".
+TEMP_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+
+
+def encode(text: str) -> bytes:
+    # surrogateescape: bytes that are not UTF-8 survive a read and a write unchanged.
+    return text.encode("utf-8", "surrogateescape")
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(encode(text)).hexdigest()
+
+
+def read_text(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return decode(handle.read())
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create folder and any missing parents with 0700; refuse a folder on the way that is a link."""
+    refuse_links(folder)
+    missing = []
+    current = folder
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for item in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            item.mkdir(mode=0o700)
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, *, durable: bool = True, before_replace: Callable[[], None] | None = None
+) -> None:
+    """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
+
+    durable=False skips the fsyncs (still atomic): for caches that can be rebuilt, never for memory.
+    Refused (LinkRefused, nothing written) when the path or a folder above it is a symbolic link, or, for
+    a durable write, when the file has other names: a rename would leave them with the old text. A cache is
+    the project's own, so replacing it is always right.
+    before_replace runs after the temp file is on disk, right before the rename; raising there writes nothing
+    (the store re-checks the file there, so a change made meanwhile by a lock-free editor is not overwritten).
+    """
+    refuse_links(path)
+    if durable:
+        refuse_hard_link(path)
+    folder = path.parent
+    make_private_dirs(folder)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        if before_replace is not None:
+            before_replace()
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        fsync_dir(folder)
+
+
+def fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def write_private_json(path: Path, data: object, *, durable: bool = True, redacted: bool = True) -> None:
+    """A JSON file of the project's, atomic and 0600, every text in it redacted once decoded (redact_data).
+
+    redacted=False only for the person's own settings files, written back with what they hold."""
+    from .redact_data import redact_data
+
+    data = redact_data(data) if redacted else data
+    atomic_write_bytes(path, (utf8_json(data, indent=2) + "\n").encode("utf-8"), durable=durable)
