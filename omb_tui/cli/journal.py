@@ -115,7 +115,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     done = revert_change(bot.home, bot.id, args.row_id)
-    print_json(done.as_dict()) if args.json else print(done.message())
+    print_json(done.to_dict()) if args.json else print(done.message())
     return 0
 
 
@@ -127,7 +127,7 @@ def cmd_undo_run(args: argparse.Namespace) -> int:
         done = undo_run(bot.home, bot.id, args.run_id, yes=args.yes)
     except RunHasLaterChanges as exc:
         raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
-    print_json(done.as_dict()) if args.json else print(done.message())
+    print_json(done.to_dict()) if args.json else print(done.message())
     return 0
 
 
@@ -142,7 +142,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     for bot_id, run_ids in marked.items():
         mark_reviewed(Home(args.home), bot_id, run_ids)
     if args.json:
-        print_json({**found.as_dict(), "marked": marked})
+        print_json({**found.to_dict(), "marked": marked})
     else:
         print("\n".join(found.lines()))
         if marked:

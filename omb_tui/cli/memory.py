@@ -103,7 +103,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
         bot.look()
         summaries.append(bot.summary())
     if args.json:
-        print_json([s.as_dict() for s in summaries])
+        print_json([s.to_dict() for s in summaries])
         return 0
     if not summaries:
         print(f"No bots in {home.root}. Try: omb-tui demo --home DIR")
@@ -132,7 +132,7 @@ def cmd_gauge(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     g = bot.gauge()
     if args.json:
-        print_json(g.as_dict())
+        print_json(g.to_dict())
         return 0
     sizes = f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes"
     if not _memory_on(bot):  # as `omb-tui prompt` says it
@@ -158,7 +158,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
-    print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -177,7 +177,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
-    print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -187,7 +187,7 @@ def cmd_prefer(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
-    print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -284,7 +284,7 @@ def cmd_make_room(args: argparse.Namespace) -> int:
     else:
         plan = plan_room(bot.store.read(MEMORY_FILE))
     if args.json:
-        print_json(plan.as_dict())
+        print_json(plan.to_dict())
     else:
         print(plan.message())
         for entry in plan.moving:

@@ -154,7 +154,7 @@ def cmd_models_test(args: argparse.Namespace) -> int:
         raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
     checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
     if args.json:
-        print_json([check.as_dict() for check in checks])
+        print_json([check.to_dict() for check in checks])
     else:
         for check in checks:
             said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem

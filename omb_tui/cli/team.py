@@ -203,7 +203,7 @@ def _propose(home, args) -> int:
 def _show(home, args) -> int:
     from ..core.team import api
 
-    view = api.show(home, args.team).as_dict()
+    view = api.show(home, args.team).to_dict()
     if args.json:
         print_json(view)
         return 0
@@ -299,7 +299,7 @@ def _history(home, args) -> int:
 
     note, versions = api.history(home, args.team, args.key)
     if args.json:
-        print_json({"note": note.shown(), "versions": [v.to_json() for v in versions]})
+        print_json({"note": note.shown(), "versions": [v.to_dict() for v in versions]})
         return 0
     print(one_line(f"{note.key} now: revision {note.revision}, {note.status} · {note.title}"))
     if not versions:

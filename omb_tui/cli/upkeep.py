@@ -113,7 +113,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
     result = capture(bot.home, bot.id, chat=args.chat)
     if args.json:
-        print_json(result.as_dict())
+        print_json(result.to_dict())
     else:
         for line in result.lines():
             print(one_line(line))
@@ -126,7 +126,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     result = organize(bot.home, bot.id)
     if args.json:
-        print_json(result.as_dict())
+        print_json(result.to_dict())
         return 0
     if result.reason:
         print(result.reason)
@@ -152,7 +152,7 @@ def cmd_tidy(args: argparse.Namespace) -> int:
             raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
         report = tidy(bot.home, bot.id)
     if args.json:
-        print_json(report.as_dict())
+        print_json(report.to_dict())
         return 0
     for line in report.message().split("\n"):  # a control character in a quoted note is escaped, not printed
         print(one_line(line))
@@ -173,7 +173,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         return _compact_nightly(bot, args)
     proposal = propose(bot.home, bot.id)
     if args.json:
-        print_json(proposal.as_dict())
+        print_json(proposal.to_dict())
         return 1 if proposal.error else 0
     if proposal.error:
         raise CliError(proposal.error, 1)
@@ -213,7 +213,7 @@ def _compact_nightly(bot, args: argparse.Namespace) -> int:
             raise CliError(f"{bot.id} is in a turn now; compact once it has finished.", code=1)
         outcome = compact_nightly(bot.home, bot.id)
     if args.json:
-        print_json(outcome.as_dict())
+        print_json(outcome.to_dict())
     else:
         write_text(outcome.report.text)
         if outcome.sink and outcome.sink["error"]:
@@ -253,7 +253,7 @@ def cmd_proposals(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     waiting = pending_changes(bot.home, bot.id)
     if args.json:
-        print_json([item.as_dict() for item in waiting])
+        print_json([item.to_dict() for item in waiting])
         return 0
     if not waiting:
         print(f"No proposed change of {bot.id} is waiting.")
@@ -280,7 +280,7 @@ def cmd_proposals_accept(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     outcome = accept(bot.home, bot.id, _chosen_proposals(bot, args, "accept"))
     if args.json:
-        print_json(outcome.as_dict())
+        print_json(outcome.to_dict())
     else:
         if outcome.applied:
             print(
@@ -323,9 +323,9 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     report = upkeep_due(home, concurrency=args.concurrency, progress=progress if on_terminal else None)
     if args.json:
         if report.busy:
-            print_json(report.as_dict())
+            print_json(report.to_dict())
         for bot in report.bots:  # one line per bot, redacted like every message (an error may echo a key)
-            print(json.dumps(redact_data(bot.as_dict()), ensure_ascii=False))
+            print(json.dumps(redact_data(bot.to_dict()), ensure_ascii=False))
         return 0
     if report.busy:
         print(f"Nothing done: {report.busy}.", file=sys.stderr)
@@ -340,7 +340,7 @@ def cmd_about_me(args: argparse.Namespace) -> int:
 
     learned = list_learned(Home(args.home))
     if args.json:
-        print_json([line.as_dict() for line in learned])
+        print_json([line.to_dict() for line in learned])
         return 0
     if not learned:
         print("No bot has added a line to About me.")
@@ -354,7 +354,7 @@ def cmd_about_me_remove(args: argparse.Namespace) -> int:
 
     removed = remove_learned(Home(args.home), args.learned_id)
     if args.json:
-        print_json(removed.as_dict())
+        print_json(removed.to_dict())
     else:
         print(one_line(removed.message()))
     return 0

@@ -219,7 +219,7 @@ def read_overview(home: Home, bot_id: str) -> dict:
         "memory": summary.memory,
         "upkeep": summary.upkeep,
         "folder": str(bot.store.workspace),
-        "gauge": camel_keys(bot.gauge().as_dict()),
+        "gauge": camel_keys(bot.gauge().to_dict()),
         "topics": topics,
         "logs": logs,
         "archive": {"path": f"{MEMORY_DIR}/{ARCHIVE_NAME}", "exists": archive.is_file()},
@@ -335,20 +335,20 @@ def run_tidy(home: Home, bot_id: str) -> dict:
         if not free:
             raise ApiError(409, f"{bot_id} is in a turn now; tidy up once it has finished.")
         report = tidy(home, bot_id)
-    return {**camel_keys(report.as_dict()), "message": report.message()}
+    return {**camel_keys(report.to_dict()), "message": report.message()}
 
 
 def learned_lines(home: Home) -> dict:
     from ..core.upkeep.about_me import list_learned
 
-    return {"learned": [line.as_dict() for line in list_learned(home)]}
+    return {"learned": [line.to_dict() for line in list_learned(home)]}
 
 
 def remove_learned_line(home: Home, learned_id: str) -> dict:
     from ..core.upkeep.about_me import remove_learned
 
     removed = remove_learned(home, learned_id, API_ACTOR)
-    return {**camel_keys(removed.as_dict()), "journaled": removed.journaled}
+    return {**camel_keys(removed.to_dict()), "journaled": removed.journaled}
 
 
 OPEN_TARGETS = ("obsidian", "folder")

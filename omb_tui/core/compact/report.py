@@ -6,7 +6,7 @@ docs/compact-nightly.md, "Backups, logs, report, sinks", gives the decisions.
 
 Public:
     compose_report(bot_id, run_id, changes, *, error=None, attempts=1, proposed=False, attempts_log=None) -> Report
-    Report: .text (what stdout and the sinks get), .as_dict() (JSON-able: bot, run, applied, proposed, counts,
+    Report: .text (what stdout and the sinks get), .to_dict() (JSON-able: bot, run, applied, proposed, counts,
         changes, error, attempts)
     change_fields(change) -> dict     a change given as a dict or an object (validator.Change) as plain fields
     shorten(text, limit) -> str       one line, whitespace collapsed, cut with "…"
@@ -46,7 +46,7 @@ class Report:
     attempts: int
     text: str = field(repr=False)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "run": self.run,

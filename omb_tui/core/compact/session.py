@@ -84,7 +84,7 @@ class Attempt:
     answer: str
     errors: list[str]
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"answer": self.answer, "errors": list(self.errors)}
 
 
@@ -108,13 +108,13 @@ class Proposal:
     def ok(self) -> bool:
         return self.error is None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "session": self.session,
             "read_hash": self.read_hash,
             "context": self.context,
-            "changes": [change.as_dict() for change in self.changes],
+            "changes": [change.to_dict() for change in self.changes],
             "attempts": len(self.attempts),
             "errors": [attempt.errors for attempt in self.attempts],
             "error": self.error,

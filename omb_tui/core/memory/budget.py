@@ -165,7 +165,7 @@ class Gauge:
     level: str  # "ok" | "amber" | "red"
     lines_not_loaded: int
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "lines": self.lines,
             "bytes": self.bytes,

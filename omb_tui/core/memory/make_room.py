@@ -25,7 +25,7 @@ class MovingEntry:
     line: int  # where the entry starts in MEMORY.md, from 1
     text: str  # its first line, without the line ending
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text}
 
 
@@ -64,9 +64,9 @@ class RoomPlan:
             )
         return " ".join(parts)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
-            "moving": [entry.as_dict() for entry in self.moving],
+            "moving": [entry.to_dict() for entry in self.moving],
             "moving_count": len(self.moving),
             "lines_before": self.lines_before,
             "lines_after": self.lines_after,

@@ -86,7 +86,7 @@ class AddResult:
             )
         return " ".join(parts)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "entry": self.entry,
             "moved": self.moved,
@@ -560,7 +560,7 @@ class ForgetResult:
             return f"No note mentions \u201c{self.words}\u201d; nothing was removed (the words are kept so no bot learns them again)."
         return f"Forgot {self.count} note(s) mentioning \u201c{self.words}\u201d."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"words": self.words, "removed": self.removed, "count": self.count, "message": self.message()}
 
 
@@ -576,5 +576,5 @@ class PreferResult:
             return "That preference is already in About me."
         return "Saved to About me; every bot reads it there."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"text": self.text, "added": self.added, "redactions": self.redactions, "message": self.message()}

@@ -68,7 +68,7 @@ class RecalledNote:
     block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
     header_range: tuple[int, int] = (0, 0)  # where its "[n] date · where" line stands
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "number": self.number,
             "file": self.file,
@@ -97,7 +97,7 @@ class RecalledPassage:
     block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
     header_range: tuple[int, int] = (0, 0)  # where its "[n] date · label" line stands
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "number": self.number,
             "conversation": self.conversation,
@@ -134,7 +134,7 @@ class RecallResult:
         where = f"{self.bot} ({self.kind}" + (f", chat {self.chat})" if self.chat else ")")
         return f"auto-recall: {where} got {len(self.notes)} note and {len(self.passages)} conversation passage(s)"
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "kind": self.kind,
@@ -143,8 +143,8 @@ class RecallResult:
             "skipped": self.skipped,
             "words": self.words,
             "matches_needed": self.matches_needed,
-            "notes": [note.to_json() for note in self.notes],
-            "passages": [passage.to_json() for passage in self.passages],
+            "notes": [note.to_dict() for note in self.notes],
+            "passages": [passage.to_dict() for passage in self.passages],
             "block": self.block,
         }
 

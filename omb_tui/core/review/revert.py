@@ -30,7 +30,7 @@ class Reverted:
         kept = f" ({len(self.kept_later)} later change(s) kept)" if self.kept_later else ""
         return f"Reverted row {self.row} in {self.file} alone{kept}."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "row": self.row,
             "file": self.file,
@@ -81,7 +81,7 @@ class RunUndo:
         later = f" ({len(self.later)} later change(s) undone too)" if self.later else ""
         return f"Undid run {self.run}: {files} back as before it{later}."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"run": self.run, "files": self.files, "later": self.later, "message": self.message()}
 
 

@@ -101,7 +101,7 @@ class Change:
         kind = f"{self.step} {self.category}" if self.category else self.step
         return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "id": self.id,
             "run": self.run,
@@ -150,7 +150,7 @@ class Run:
     def undone(self) -> bool:
         return bool(self.changes) and all(c.undone for c in self.changes)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "id": self.id,
             "bot": self.bot,
@@ -159,7 +159,7 @@ class Run:
             "files": self.files,
             "reviewed": self.reviewed,
             "undone": self.undone,
-            "changes": [c.as_dict() for c in self.changes],
+            "changes": [c.to_dict() for c in self.changes],
         }
 
 
@@ -179,13 +179,13 @@ class BotReview:
     def changes(self) -> int:
         return sum(len(run.changes) for run in self.runs)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "pending": self.pending,
             "changes": self.changes,
-            "runs": [run.as_dict() for run in self.runs],
-            "proposals": [proposal.as_dict() for proposal in self.proposals],
+            "runs": [run.to_dict() for run in self.runs],
+            "proposals": [proposal.to_dict() for proposal in self.proposals],
         }
 
 
@@ -214,12 +214,12 @@ class Review:
                 out += [f"    {change.line()}" for change in run.changes]
         return out
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "since": self.since.isoformat(),
             "only_new": self.only_new,
             "unread": self.unread,
-            "bots": [bot.as_dict() for bot in self.bots],
+            "bots": [bot.to_dict() for bot in self.bots],
         }
 
 
@@ -232,7 +232,7 @@ class BotOvernight:
     pending: int
     unreviewed: int = 0  # changes in runs not yet marked reviewed
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"changes": self.changes, "runs": self.runs, "pending": self.pending, "unreviewed": self.unreviewed}
 
 

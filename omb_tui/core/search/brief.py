@@ -38,7 +38,7 @@ class BriefLine:
     private: bool  # a 1:1 chat the person started
     text: str
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "conversation": self.conversation,
             "label": self.label,
@@ -61,11 +61,11 @@ class Brief:
     def private_chats(self) -> list[str]:
         return [line.conversation for line in self.lines if line.private]
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "chat": self.chat,
-            "lines": [line.to_json() for line in self.lines],
+            "lines": [line.to_dict() for line in self.lines],
             "private_chats": self.private_chats,
             "chip": self.chip,
             "text": self.text,

@@ -119,7 +119,7 @@ class Saved:
     about_me: bool = False  # also added to About me as a learned line
     row_id: str | None = None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "text": self.text,
             "kind": self.kind,
@@ -140,11 +140,11 @@ class CaptureResult:
     turns_read: int = 0
     reason: str | None = None  # why nothing (more) was read: no model, memory off, another capture running
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         data = {
-            "saved": [s.as_dict() for s in self.saved],
-            "skipped": [s.as_dict() for s in self.skipped],
-            "proposed": [p.as_dict() for p in self.proposed],
+            "saved": [s.to_dict() for s in self.saved],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "proposed": [p.to_dict() for p in self.proposed],
             "turns_read": self.turns_read,
             "run": self.run,
         }

@@ -102,7 +102,7 @@ class TidyReport:
     def model_used(self) -> bool:
         return self.model == MODEL_USED
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "run": self.run,
@@ -111,7 +111,7 @@ class TidyReport:
             "duplicates": self.duplicates,
             "superseded": self.superseded,
             "still_true_added": self.still_true_added,
-            "skipped": [_redacted(item).as_dict() for item in self.skipped],
+            "skipped": [_redacted(item).to_dict() for item in self.skipped],
             "model": self.model,
             "rows": self.rows,
         }
@@ -499,7 +499,7 @@ def _load_state(home: Home, bot_id: str) -> dict:
 
 def _record(home: Home, bot_id: str, store: MemoryStore, report: TidyReport, checked: dict[str, str]) -> None:
     """Keep the last tidy-up under "tidy", leaving any other step's part of the record as it is."""
-    summary = report.as_dict()
+    summary = report.to_dict()
     summary.pop("rows")
     summary["finished"] = now_iso()
     write_part(home, bot_id, "tidy", {"last": summary, "checked": checked}, store)
