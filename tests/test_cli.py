@@ -359,6 +359,7 @@ def test_write_with_the_right_hash_saves(run_cli, home):
     result = run_cli("write", BOT_ID, "MEMORY.md", "--expect-hash", current, "--json", stdin=new_text.encode())
     assert result.code == 0, result.err
     data = json.loads(result.out)
+    assert list(data) == ["path", "hash", "changed", "redactions", "row_id"]  # WriteResult.to_dict(), snake_case
     assert data["changed"] is True and data["hash"] == sha(new_text.encode())
     assert memory_path(home).read_bytes() == new_text.encode()
     assert stat.S_IMODE(memory_path(home).stat().st_mode) == 0o600

@@ -225,15 +225,7 @@ def cmd_write(args: argparse.Namespace) -> int:
         why = "already exists" if create_only else "changed since it was read"
         raise CliError(f"{exc.rel} {why}; nothing was written (current hash printed).", EXIT_STALE) from None
     if args.json:
-        print_json(
-            {
-                "path": result.rel,
-                "hash": result.hash,
-                "changed": result.changed,
-                "redactions": result.redactions,
-                "row_id": result.row_id,
-            }
-        )
+        print_json(result.to_dict())
     else:
         note = f" ({result.redactions} credential(s) redacted)" if result.redactions else ""
         print(f"Saved {result.rel}{note}." if result.changed else f"{result.rel} is unchanged.")

@@ -24,7 +24,7 @@ from aiohttp import web
 
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
-from ..core.memory.store import Actor, LaterChanges, StaleHash
+from ..core.memory.store import Actor, LaterChanges, StaleHash, WriteResult
 from ..core.turn.bot import Bot
 from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits
@@ -241,15 +241,8 @@ def read_file(home: Home, bot_id: str, rel: str) -> dict:
     }
 
 
-def written(result) -> dict:
-    return {
-        "path": result.rel,
-        "hash": result.hash,
-        "changed": result.changed,
-        "redactions": result.redactions,
-        "rowId": result.row_id,
-        "journaled": result.journaled,
-    }
+def written(result: WriteResult) -> dict:
+    return {**camel_keys(result.to_dict()), "journaled": result.journaled}
 
 
 def save_file(home: Home, bot_id: str, rel: str, text: str, expected_hash: str | None) -> dict:
@@ -341,7 +334,7 @@ def run_tidy(home: Home, bot_id: str) -> dict:
 def learned_lines(home: Home) -> dict:
     from ..core.upkeep.about_me import list_learned
 
-    return {"learned": [line.to_dict() for line in list_learned(home)]}
+    return {"learned": [camel_keys(line.to_dict()) for line in list_learned(home)]}
 
 
 def remove_learned_line(home: Home, learned_id: str) -> dict:

@@ -377,6 +377,17 @@ class WriteResult:
     row_id: str | None = None
     journaled: bool = True  # False: saved, but the journal could not be written (the next look journals it)
 
+    def to_dict(self) -> dict:
+        """What `omb-tui write --json` prints; `journaled` is left to each surface (the command line warns on
+        stderr, the routes add it)."""
+        return {
+            "path": self.rel,
+            "hash": self.hash,
+            "changed": self.changed,
+            "redactions": self.redactions,
+            "row_id": self.row_id,
+        }
+
 
 @dataclass
 class UndoResult:
