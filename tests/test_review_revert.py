@@ -8,6 +8,7 @@ from conftest import MEMORY_TEXT, TOPIC_TEXT
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from omb_tui.core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE, outcome_of
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import Actor, MemoryStore, NotUndoable, RevertConflict
@@ -67,7 +68,7 @@ def test_a_revert_that_conflicts_says_why_and_leaves_the_file_as_it_is(home):
         f"Row {changed} cannot be reverted alone: 1 later change(s) ({later}) touched the "
         "same lines of MEMORY.md; undo puts the whole file back as it was before it instead."
     )
-    assert raised.value.exit_code == 3
+    assert outcome_of(raised.value).exit_code == EXIT_STALE
     assert text(home) == before and len(rows(store)) == count
 
 
@@ -105,7 +106,11 @@ def test_a_run_with_later_changes_is_refused_naming_them_and_goes_with_yes(home)
     with pytest.raises(RunHasLaterChanges) as raised:
         undo_run(home, "scout", RUN.id)
     assert f"1 later change(s) would be undone too: {by_hand} (MEMORY.md, person, command line" in str(raised.value)
-    assert raised.value.exit_code == 4 and text(home) == before and len(rows(store)) == count
+    assert (
+        outcome_of(raised.value).exit_code == EXIT_NEEDS_CONFIRMATION
+        and text(home) == before
+        and len(rows(store)) == count
+    )
     done = undo_run(home, "scout", RUN.id, yes=True)
     assert text(home) == MEMORY_TEXT and done.later == [by_hand]
 

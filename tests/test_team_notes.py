@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_bot
 
+from omb_tui.core.memory.errors import EXIT_STALE, outcome_of
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.team import api
 from omb_tui.core.team.model import HISTORY_MAX
@@ -66,7 +67,7 @@ def test_a_stale_revision_is_refused_and_names_the_current_one(home, crew):
     ):
         with pytest.raises(StaleRevision, match=f"revision {note.revision + 1} now, not {note.revision}") as refused:
             change(note.revision)
-        assert refused.value.current == note.revision + 1 and refused.value.exit_code == 3
+        assert refused.value.current == note.revision + 1 and outcome_of(refused.value).exit_code == EXIT_STALE
     assert api.show(home, TEAM).to_dict()["notes"][0]["text"] == "Warm amber, softer."
 
 

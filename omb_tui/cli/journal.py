@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 
+from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION
 from ..core.memory.paths import Home
-from .common import EXIT_NEEDS_CONFIRMATION, CliError, add_command, open_bot
+from .common import CliError, add_command, open_bot
 from .output import print_json
 
 

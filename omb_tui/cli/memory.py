@@ -7,8 +7,9 @@ import argparse
 import sys
 from datetime import date
 
+from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
-from .common import EXIT_NEEDS_CONFIRMATION, EXIT_STALE, CliError, add_command, open_bot
+from .common import CliError, add_command, open_bot
 from .output import print_json, write_text
 
 

@@ -9,8 +9,9 @@ import logging
 import sys
 from datetime import date
 
+from ..core.memory.errors import EXIT_STALE
 from ..core.memory.paths import Home
-from .common import EXIT_STALE, CliError, add_command, add_json, open_bot, print_error, subcommands
+from .common import CliError, add_command, add_json, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
 

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+from ..core.memory.errors import outcome_of
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.memory.store import Actor, LaterChanges, StaleHash, WriteResult
 from ..core.turn.bot import Bot
-from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits
 from .hosts import AllowedHosts
 from .http import (
@@ -78,14 +78,6 @@ HTTP_SENTENCES = {
 }
 
 
-def status_of(exc: MemoryInputError) -> int:
-    if isinstance(exc, NotFound):
-        return 404
-    if isinstance(exc, (StaleHash, LaterChanges, UpkeepOff)):
-        return 409
-    return 400  # a bad name, a path that leads out, a link, a read-only file: the CLI's exit 2
-
-
 @web.middleware
 async def in_progress(request: web.Request, handler) -> web.StreamResponse:
     """While a route answers, its connection is busy: neither the idle deadline nor the cap closes it."""
@@ -109,7 +101,7 @@ async def json_errors(request: web.Request, handler) -> web.StreamResponse:
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow",)}
         return error_response(exc.status, HTTP_SENTENCES.get(exc.status, f"{exc.reason}."), headers=headers)
     except MemoryInputError as exc:
-        return error_response(status_of(exc), str(exc))
+        return error_response(outcome_of(exc).http_status, str(exc))
     except OSError as exc:
         log.error("%s %s: %s", request.method, request.path, exc)
         name = f": {exc.filename}" if exc.filename else ""

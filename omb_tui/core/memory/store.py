@@ -64,8 +64,6 @@ except ImportError:  # pragma: no cover - Windows
 class StaleHash(MemoryInputError):
     """The file changed since it was read; nothing was written."""
 
-    exit_code = 3  # the command line's status for a stale hash
-
     def __init__(self, rel: str, current_text: str, current_hash: str | None, *, message: str | None = None) -> None:
         super().__init__(message or f"{rel} changed since it was opened; nothing was written.")
         self.rel = rel
@@ -102,8 +100,6 @@ class LaterChanges(MemoryInputError):
 class RevertConflict(MemoryInputError):
     """One change cannot be taken back alone: the file changed since on its lines (or its text was not kept).
     Nothing was written; undo (the whole file back as before the row) may still be offered."""
-
-    exit_code = 3  # like a stale hash: the file changed since
 
     def __init__(self, row: JournalRow, later: list[JournalRow], why: str | None = None) -> None:
         if why is None:

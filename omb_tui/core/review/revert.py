@@ -50,8 +50,6 @@ def revert_change(home: Home, bot_id: str, row_id: str, actor: Actor | None = No
 class RunHasLaterChanges(MemoryInputError):
     """Undoing the run would also throw away changes made after it to the same files: the person must agree."""
 
-    exit_code = 4  # the command line's "needs confirmation", as for undo
-
     def __init__(self, run_id: str, later: list[JournalRow], outside: list[str]) -> None:
         parts = []
         if later:
