@@ -222,6 +222,7 @@ async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT + "- likes jazz\n"
         top = screen.journal_list.row_at(0)
         assert top.how == "revert" and top.undo_of == screen.journal_list.row_at(2).id
+        assert any("is taken back; 1 later change kept." in n.message for n in app._notifications)
 
 
 async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store):

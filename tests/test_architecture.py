@@ -56,6 +56,7 @@ CLI_START_CORE = {
     "omb_tui.core.memory.errors",
     "omb_tui.core.memory.paths",
     "omb_tui.core.memory.redact_data",
+    "omb_tui.core.memory.text",
 }
 CLI_START_NEVER = (
     "litellm",

@@ -535,9 +535,9 @@ def test_every_recall_is_logged(home, caplog):
         run(home, "nothing matches here")
     lines = [r.getMessage() for r in caplog.records if r.name == "omb_tui.recall"]
     assert lines == [
-        "auto-recall: scout (person) got 1 note and 1 conversation passage(s)",
-        "auto-recall: scout (room) got 1 note and 0 conversation passage(s)",
-        "auto-recall: scout (person) got 0 note and 0 conversation passage(s)",
+        "auto-recall: scout (person) got 1 note and 1 conversation passage",
+        "auto-recall: scout (room) got 1 note and 0 conversation passages",
+        "auto-recall: scout (person) got 0 notes and 0 conversation passages",
     ]
 
 

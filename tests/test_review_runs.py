@@ -212,7 +212,7 @@ def test_waiting_compaction_proposals_are_listed_and_counted_until_decided(home)
     )
     bot = next(b for b in review(home, now=NOW).bots if b.bot == "nova")
     assert bot.pending == 1 and bot.to_dict()["proposals"][0]["original"] == "- tea, not coffee\n"
-    assert "1 proposal(s) waiting" in "\n".join(review(home, now=NOW).lines())
+    assert "1 proposal waiting" in "\n".join(review(home, now=NOW).lines())
     assert overnight(home, NOW)["nova"].pending == 1
     pending.reject(home, "nova", [proposed[0].id])
     assert overnight(home, NOW)["nova"].pending == 0

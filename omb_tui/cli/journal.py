@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION
 from ..core.memory.paths import Home
+from ..core.memory.text import plural
 from .common import CliError, add_command, open_bot
 from .output import print_json
 
@@ -106,7 +107,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
         result = bot.store.undo(args.row_id, force=args.yes)
     except LaterChanges as exc:
         raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
-    later = f" (after {len(result.later)} later change(s), which are journaled too)" if result.later else ""
+    which = "which is" if len(result.later) == 1 else "which are"
+    later = f" (after {plural(len(result.later), 'later change')}, {which} journaled too)" if result.later else ""
     print(f"Put {result.row.file} back as it was before {result.row.id}{later}.")
     return 0
 
@@ -147,5 +149,5 @@ def cmd_review(args: argparse.Namespace) -> int:
     else:
         print("\n".join(found.lines()))
         if marked:
-            print(f"Marked {sum(len(ids) for ids in marked.values())} run(s) reviewed.")
+            print(f"Marked {plural(sum(len(ids) for ids in marked.values()), 'run')} reviewed.")
     return 0

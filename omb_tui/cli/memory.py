@@ -9,6 +9,7 @@ from datetime import date
 
 from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
+from ..core.memory.text import plural
 from .common import CliError, add_command, open_bot
 from .output import print_json, write_text
 
@@ -140,7 +141,7 @@ def cmd_gauge(args: argparse.Namespace) -> int:
         print(f"{sizes}. Memory is switched off for {bot.id}: nothing loads.")
         return 0
     print(
-        f"{sizes}, level {g.level}, {g.lines_not_loaded} line(s) not loaded. "
+        f"{sizes}, level {g.level}, {plural(g.lines_not_loaded, 'line')} not loaded. "
         f"Only the first {MEMORY_MAX_LINES} lines load each turn."
     )
     return 0
@@ -228,7 +229,7 @@ def cmd_write(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
     else:
-        note = f" ({result.redactions} credential(s) redacted)" if result.redactions else ""
+        note = f" ({plural(result.redactions, 'credential')} redacted)" if result.redactions else ""
         print(f"Saved {result.rel}{note}." if result.changed else f"{result.rel} is unchanged.")
     _warn_if_not_journaled(result.journaled)
     return 0
@@ -260,7 +261,7 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
     created, updated = rename_topic_with_links(bot.store, old, new, actor)
     count = sum(update.count for update in updated)
-    where = f"; updated {count} pointer{'' if count == 1 else 's'} in " + ", ".join(u.rel for u in updated)
+    where = f"; updated {plural(count, 'pointer')} in " + ", ".join(u.rel for u in updated)
     print(f"Renamed memory/{old} to {created.rel}{where if updated else '; no pointers to update'}.")
     return 0
 

@@ -11,6 +11,7 @@ from datetime import date
 
 from ..core.memory.errors import EXIT_STALE
 from ..core.memory.paths import Home
+from ..core.memory.text import plural
 from .common import CliError, add_command, add_json, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
@@ -132,11 +133,12 @@ def cmd_organize(args: argparse.Namespace) -> int:
     if result.reason:
         print(result.reason)
     if result.moved:
-        print(f"Filed {len(result.moved)} line(s) into topics:")
+        print(f"Filed {plural(len(result.moved), 'line')} into topics:")
     for moved in result.moved:
         print(f"  {moved.topic}  {one_line(moved.line)}")
     if result.core:
-        print(f"{result.core} line(s) judged core: they stay in MEMORY.md and are not asked about again.")
+        stays = "it stays in MEMORY.md and is" if result.core == 1 else "they stay in MEMORY.md and are"
+        print(f"{plural(result.core, 'line')} judged core: {stays} not asked about again.")
     for skipped in result.skipped:
         print(f"Skipped: {one_line(skipped.text)}  ({one_line(skipped.reason)})")
     print(f"Run {result.run}.")
@@ -182,7 +184,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         print(f"Nothing to change in MEMORY.md of {bot.id}.")
         return 0
     count = len(proposal.changes)
-    print(f"Compacting MEMORY.md of {bot.id}: {count} change{'' if count == 1 else 's'} proposed.")
+    print(f"Compacting MEMORY.md of {bot.id}: {plural(count, 'change')} proposed.")
     for line in proposal_lines(proposal):
         print(one_line(line))
     interactive = sys.stdin.isatty()
@@ -194,7 +196,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         return 0
     outcome = apply_choice(bot.home, bot.id, proposal, choice)
     print(
-        f"Applied {len(outcome.applied)} of {count} change{'' if count == 1 else 's'} to MEMORY.md; each is a "
+        f"Applied {len(outcome.applied)} of {plural(count, 'change')} to MEMORY.md; each is a "
         f"journal row you can undo (omb-tui undo {bot.id} ROW_ID): {', '.join(outcome.rows) or 'none'}."
     )
     if outcome.not_applied:
@@ -302,7 +304,7 @@ def cmd_proposals_reject(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"rejected": list(dict.fromkeys(ids))})
     else:
-        print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
+        print(f"Rejected {plural(len(ids), 'proposed change')}.")
     return 0
 
 

@@ -14,6 +14,7 @@ import random
 
 from ..core.memory.paths import MEMORY_FILE
 from ..core.memory.store import ABOUT_ME_REL
+from ..core.memory.text import plural
 from .night import scout_night
 from .story import (
     AUTO_LOG_DAYS,
@@ -24,7 +25,6 @@ from .story import (
     Story,
     Topic,
     is_weekend,
-    plural,
     short,
     topic_header,
     with_line,

@@ -24,6 +24,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Footer, Header, Input, Static, TabbedContent, TabPane, TextArea
 
+from ...core.memory.text import plural
 from ..styles import style_path
 from ..widgets.row_list import printable
 from ..widgets.team_rows import Column, Row, TeamRows
@@ -88,10 +89,6 @@ def _local(at: str) -> str:
         return at
 
 
-def _count(number: int, word: str) -> str:
-    return f"{number:,} {word}{'' if number == 1 else 's'}"
-
-
 def _said(record) -> str:
     """A note's, card's or version's title and text on one line, safe to draw."""
     return printable(f"{record.title}: {record.text}", keep="\n")
@@ -104,7 +101,7 @@ def gauge_text(load) -> str:
     filled = round(min(1.0, load.bytes / TEAM_BLOCK_MAX_BYTES) * BAR_WIDTH)
     bar = "█" * filled + "░" * (BAR_WIDTH - filled)
     return (
-        f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {_count(len(load.loaded), 'note')} load · "
+        f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {plural(len(load.loaded), 'note', grouped=True)} load · "
         f"{len(load.not_loaded):,} do not"
     )
 
@@ -220,7 +217,7 @@ def note_detail(view, note) -> Content:
         else "does not load: it is past the 6,000 bytes; session_search with scope team finds it"
     )
     pin = " · pinned (loads first)" if note.pinned else ""
-    earlier = _count(len(note.history), "earlier version")
+    earlier = plural(len(note.history), "earlier version", grouped=True)
     return Content("\n").join(
         [
             Content.styled(f"{note.key} · revision {note.revision} · {state}{pin}", "bold"),

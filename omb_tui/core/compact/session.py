@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore, read_text, text_hash
+from ..memory.text import plural
 from ..memory.text_checks import escaped
 from ..models.call import ModelUnavailable, complete
 from .records import ATTEMPT_ANSWER_MAX_CHARS
@@ -237,7 +238,7 @@ def propose(
 
 def _out_of_time(deadline_s: float, attempts: int) -> str:
     limit = f"{deadline_s / 60:g}-minute" if deadline_s >= 60 else f"{deadline_s:g}-second"
-    return f"No valid change-set within the {limit} limit ({attempts} attempt{'' if attempts == 1 else 's'} answered)."
+    return f"No valid change-set within the {limit} limit ({plural(attempts, 'attempt')} answered)."
 
 
 __all__ = ["CATEGORIES", "Attempt", "Proposal", "propose"]

@@ -18,6 +18,7 @@ from .entries import Entry, parse_entries, render_entries, split_lines
 from .memory_update import ARCHIVE_REL, MemoryUpdate, archive_overflow, newline_of, over_budget
 from .paths import MEMORY_FILE, Home
 from .store import Actor, FileSnapshot, StaleHash, encode
+from .text import plural
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class RoomPlan:
 
     def message(self) -> str:
         count = len(self.moving)
-        entries = f"{count} entr{'y' if count == 1 else 'ies'}"
+        entries = plural(count, "entry", "entries")
         if not count and not self.must_trim:
             return "Everything in MEMORY.md loads: nothing needs to move."
         parts = []
@@ -132,6 +133,6 @@ def make_room(
                 moved,
                 today,
                 newline_of(current.text),
-                note=f"make room: {count} entr{'y' if count == 1 else 'ies'} moved to {ARCHIVE_REL}",
+                note=f"make room: {plural(count, 'entry', 'entries')} moved to {ARCHIVE_REL}",
             )
     return _plan(current, kept, shown, done=bool(moved))

@@ -49,6 +49,7 @@ from .paths import (
     refuse_links,
     validate_topic_name,
 )
+from .text import plural
 
 log = logging.getLogger("omb_tui.store")
 
@@ -86,7 +87,7 @@ class LaterChanges(MemoryInputError):
         names = ", ".join(f"{r.id} ({r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
         more = f" and {len(later) - 5} more" if len(later) > 5 else ""
         if later:
-            message = f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
+            message = f"{plural(len(later), 'later change')} to {row.file} would be undone too: {names}{more}."
         else:
             message = (
                 f"{row.file} changed after row {row.id} (by another bot or outside the app); "
@@ -104,7 +105,7 @@ class RevertConflict(MemoryInputError):
     def __init__(self, row: JournalRow, later: list[JournalRow], why: str | None = None) -> None:
         if why is None:
             names = ", ".join(r.id for r in later[:5]) + (f" and {len(later) - 5} more" if len(later) > 5 else "")
-            by = f"{len(later)} later change(s) ({names})" if later else "a change made since"
+            by = f"{plural(len(later), 'later change')} ({names})" if later else "a change made since"
             why = f"{by} touched the same lines of {row.file}"
         super().__init__(
             f"Row {row.id} cannot be reverted alone: {why}; undo puts the whole file back as it was before it instead."

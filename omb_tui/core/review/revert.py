@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
 from ..memory.store import Actor, MemoryStore, NotUndoable, UndoResult
+from ..memory.text import plural
 from .runs import find_run
 
 
@@ -27,7 +28,7 @@ class Reverted:
     kept_later: list[str] = field(default_factory=list)
 
     def message(self) -> str:
-        kept = f" ({len(self.kept_later)} later change(s) kept)" if self.kept_later else ""
+        kept = f" ({plural(len(self.kept_later), 'later change')} kept)" if self.kept_later else ""
         return f"Reverted row {self.row} in {self.file} alone{kept}."
 
     def to_dict(self) -> dict:
@@ -55,7 +56,7 @@ class RunHasLaterChanges(MemoryInputError):
         if later:
             names = ", ".join(f"{r.id} ({r.file}, {r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
             more = f" and {len(later) - 5} more" if len(later) > 5 else ""
-            parts.append(f"{len(later)} later change(s) would be undone too: {names}{more}")
+            parts.append(f"{plural(len(later), 'later change')} would be undone too: {names}{more}")
         if outside:
             parts.append(
                 f"{', '.join(outside)} changed since where this journal cannot see (another bot, or "
@@ -76,7 +77,7 @@ class RunUndo:
 
     def message(self) -> str:
         files = ", ".join(item["file"] for item in self.files)
-        later = f" ({len(self.later)} later change(s) undone too)" if self.later else ""
+        later = f" ({plural(len(self.later), 'later change')} undone too)" if self.later else ""
         return f"Undid run {self.run}: {files} back as before it{later}."
 
     def to_dict(self) -> dict:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from ..memory.text import plural
 from ..memory.when import when_text
 from .marks import ReviewedMarks, load_marks
 
@@ -206,8 +207,8 @@ class Review:
                 f"Nothing {'new ' if self.only_new else ''}to review since {when_text(self.since.isoformat())}."
             ]
         for bot in self.bots:
-            waiting = f", {bot.pending} proposal(s) waiting" if bot.pending else ""
-            out.append(f"{bot.bot}: {len(bot.runs)} run(s), {bot.changes} change(s){waiting}")
+            waiting = f", {plural(bot.pending, 'proposal')} waiting" if bot.pending else ""
+            out.append(f"{bot.bot}: {plural(len(bot.runs), 'run')}, {plural(bot.changes, 'change')}{waiting}")
             for run in bot.runs:
                 state = " (undone)" if run.undone else (" (reviewed)" if run.reviewed else "")
                 out.append(f"  run {run.id}  {when_text(run.started)}  {', '.join(run.steps)}{state}")

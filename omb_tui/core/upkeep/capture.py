@@ -29,6 +29,7 @@ from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
 from ..memory.store import MemoryStore, StaleHash
+from ..memory.text import plural
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
 from ..runs.record import last_of, write_part
@@ -160,7 +161,7 @@ class CaptureResult:
             for p in self.proposed
         ]
         out += [f"skipped: {s.text}: {s.reason}" for s in self.skipped]
-        out.append(f"{self.turns_read} turn(s) read; run {self.run}.")
+        out.append(f"{plural(self.turns_read, 'turn')} read; run {self.run}.")
         if self.reason:
             out.append(f"Nothing {'more ' if self.turns_read else ''}was read: {self.reason}.")
         return out
