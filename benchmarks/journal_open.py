@@ -100,7 +100,7 @@ def make_home(root: Path, rows: int, seed: int = 4) -> int:
             before = rng.choice(large) if rng.random() < 0.2 else rng.choice(small)
             undoable = rng.random() > 0.01
             at = start + timedelta(seconds=number * 300 + rng.randint(0, 200))
-            # the same keys in the same order as JournalRow.to_json, without paying for asdict per row
+            # the same keys in the same order as JournalRow.to_line, without paying for asdict per row
             row = {
                 "id": f"{int(at.timestamp() * 1e6):x}-{number % 0xFFFF:04x}",
                 "at": at.isoformat(timespec="milliseconds"),

@@ -234,14 +234,14 @@ def take_sample(home: Home, index: RecallIndex, messages: list[str], chat_for: l
     items = []
     for message, chat in list(zip(messages, chat_for))[:SAMPLE_RECALLS]:
         result = recall(home, BOT, message, chat_id=chat, today=TODAY, index=index, refresh=False)
-        items.append({"what": "recall", "message": message, "chat": chat, "result": result.to_json()})
+        items.append({"what": "recall", "message": message, "chat": chat, "result": result.to_dict()})
     for n, message in enumerate(messages[:SAMPLE_SEARCHES]):
         chat = SAMPLE_ROOM if n % 3 == 0 else None  # from a room, private chats are marked
         found = session_search(home, BOT, message, since="90d", now=now, index=index, chat_id=chat)
-        items.append({"what": "search", "message": message, "chat": chat, "since": "90d", "result": found.to_json()})
+        items.append({"what": "search", "message": message, "chat": chat, "since": "90d", "result": found.to_dict()})
     for since, until in SAMPLE_WINDOWS:
         found = session_search(home, BOT, since=since, until=until, now=now, index=index)
-        items.append({"what": "search", "since": since, "until": until, "result": found.to_json()})
+        items.append({"what": "search", "since": since, "until": until, "result": found.to_dict()})
     return items
 
 

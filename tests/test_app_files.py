@@ -92,7 +92,7 @@ async def test_bots_list_names_are_drawn_before_the_engine_reads_any_bot(home):
         assert "Reading the bots" in str(app.screen.query_one("#bots-intro", Static).render())
         await listed_bots(pilot)
         assert drawn(bot_list)[2][:4] == ["scout", "Scout", "on", "ok"]
-        assert "2 bot(s) in" in str(app.screen.query_one("#bots-intro", Static).render())
+        assert "2 bots in" in str(app.screen.query_one("#bots-intro", Static).render())
 
 
 async def test_bots_list_cursor_keys_and_refresh_keep_the_chosen_bot(home):
@@ -874,6 +874,7 @@ async def test_the_cursor_and_scroll_stay_when_the_file_is_read_again_or_saved_r
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert "redacted" in memory_path(home).read_text()
+        assert "1 credential was redacted before saving." in [n.message for n in app._notifications]
         assert screen.editor.cursor_location[0] == 40 and screen.editor.scroll_offset == scrolled
 
 

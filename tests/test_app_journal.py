@@ -99,7 +99,7 @@ def fixed_row(number: int, at: str, **fields) -> JournalRow:
 def write_journal(home, rows: list[JournalRow]) -> None:
     path = home.journal_path(BOT_ID)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(row.to_json() + "\n" for row in rows), encoding="utf-8")
+    path.write_text("".join(row.to_line() + "\n" for row in rows), encoding="utf-8")
 
 
 # ----- the list and the diff -----
@@ -222,6 +222,7 @@ async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT + "- likes jazz\n"
         top = screen.journal_list.row_at(0)
         assert top.how == "revert" and top.undo_of == screen.journal_list.row_at(2).id
+        assert any("is taken back; 1 later change kept." in n.message for n in app._notifications)
 
 
 async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store):
@@ -303,7 +304,7 @@ async def test_odd_bytes_and_control_characters_are_drawn_safely(home):
     )
     path = home.journal_path(BOT_ID)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes((odd.to_json() + "\n").encode("utf-8", "surrogateescape"))
+    path.write_bytes((odd.to_line() + "\n").encode("utf-8", "surrogateescape"))
     app = make_app(home, watch=False, bot_id=BOT_ID)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_journal(pilot)
@@ -382,7 +383,7 @@ async def test_rows_appended_on_disk_appear(home, changes):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_journal(pilot)
         with open(home.journal_path(BOT_ID), "a", encoding="utf-8") as journal:
-            journal.write(fixed_row(99, "2026-11-30T08:15:00.000+00:00", file="memory/new-topic.md").to_json() + "\n")
+            journal.write(fixed_row(99, "2026-11-30T08:15:00.000+00:00", file="memory/new-topic.md").to_line() + "\n")
         app.note_disk_change()
         await wait_for(pilot, lambda: screen.journal_list.total == 4)
         assert "memory/new-topic.md" in list_lines(screen)[0]
@@ -396,7 +397,7 @@ async def test_rows_appended_on_disk_appear(home, changes):
 
 def append_rows(home, rows: list[JournalRow]) -> None:
     with open(home.journal_path(BOT_ID), "a", encoding="utf-8") as journal:
-        journal.write("".join(row.to_json() + "\n" for row in rows))
+        journal.write("".join(row.to_line() + "\n" for row in rows))
 
 
 async def test_new_rows_while_reading_old_ones_are_announced_and_the_selected_row_stays(home):
@@ -472,7 +473,7 @@ async def test_a_100000_row_journal_opens_without_a_widget_per_row(home):
     files = ["MEMORY.md", "memory/travel.md", "memory/log/2026-11-29.md", "memory/clients.md"]
     # one real row per kind, with the id and time filled in per line: a second or two for 100,000 rows
     templates = {
-        (file, who): fixed_row(0, "@AT@", id="@ID@", file=file, who=who).to_json() + "\n"
+        (file, who): fixed_row(0, "@AT@", id="@ID@", file=file, who=who).to_line() + "\n"
         for file in files
         for who in (WHO_PERSON, WHO_BOT)
     }

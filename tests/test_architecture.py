@@ -51,7 +51,14 @@ def test_no_core_module_imports_textual_rich_or_litellm():
 
 # What `omb-tui --help` and a command's parser may load of the core: a home's paths, and the redaction main puts on
 # every log line. Each handler imports the rest when it runs.
-CLI_START_CORE = {"omb_tui.core", "omb_tui.core.memory", "omb_tui.core.memory.paths", "omb_tui.core.memory.redact_data"}
+CLI_START_CORE = {
+    "omb_tui.core",
+    "omb_tui.core.memory",
+    "omb_tui.core.memory.errors",
+    "omb_tui.core.memory.paths",
+    "omb_tui.core.memory.redact_data",
+    "omb_tui.core.memory.text",
+}
 CLI_START_NEVER = (
     "litellm",
     "aiohttp",

@@ -106,7 +106,7 @@ def test_forget_in_the_persons_own_chat_removes_notes_everywhere_and_about_me_to
     about = chats.about_me_path
     about.write_text("# About me\n\n- 2026-11-01 · likes window seats on trains\n")
     answer = call(chats, MEMORY_UPDATE, action="forget", text="window seats")
-    assert answer.startswith("Forgot 2 note(s)")
+    assert answer.startswith("Forgot 2 notes mentioning")
     assert "window seats" not in (chats.workspace("scout") / "memory" / "travel.md").read_text()
     assert "window seats" not in about.read_text()
     assert [f["count"] for f in load_profile_learned(chats).forgotten] == [2]

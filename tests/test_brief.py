@@ -131,6 +131,6 @@ def test_when_labels():
 
 def test_json(home):
     conversation(home, "invoices", [("scout", "Sent the invoices", 6)])
-    data = brief(home).to_json()
+    data = brief(home).to_dict()
     assert data["lines"][0]["conversation"] == "invoices" and data["private_chats"] == ["invoices"]
     assert data["text"].startswith(BRIEF_HEADING)

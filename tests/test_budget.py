@@ -181,8 +181,8 @@ def test_gauge_levels_by_bytes():
     assert gauge("z" * (MEMORY_MAX_BYTES + 1)).level == "red"
 
 
-def test_gauge_as_dict_has_exactly_the_documented_keys():
-    assert gauge(numbered_lines(203)).as_dict() == {
+def test_gauge_to_dict_has_exactly_the_documented_keys():
+    assert gauge(numbered_lines(203)).to_dict() == {
         "lines": 203,
         "bytes": len(numbered_lines(203)),
         "max_lines": 200,

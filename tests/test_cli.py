@@ -235,6 +235,9 @@ def test_gauge_goes_red_when_lines_stop_loading(run_cli, home):
     text = run_cli("gauge", BOT_ID)
     assert text.code == 0
     assert "only the first 200 lines load each turn" in text.out.lower()
+    assert ", 10 lines not loaded. " in text.out
+    memory_path(home).write_text(dated_lines(201))
+    assert ", 1 line not loaded. " in run_cli("gauge", BOT_ID).out
 
 
 def test_gauge_of_a_bot_with_memory_off_says_nothing_loads(run_cli, home):
@@ -359,11 +362,21 @@ def test_write_with_the_right_hash_saves(run_cli, home):
     result = run_cli("write", BOT_ID, "MEMORY.md", "--expect-hash", current, "--json", stdin=new_text.encode())
     assert result.code == 0, result.err
     data = json.loads(result.out)
+    assert list(data) == ["path", "hash", "changed", "redactions", "row_id"]  # WriteResult.to_dict(), snake_case
     assert data["changed"] is True and data["hash"] == sha(new_text.encode())
     assert memory_path(home).read_bytes() == new_text.encode()
     assert stat.S_IMODE(memory_path(home).stat().st_mode) == 0o600
     row = journal_rows(run_cli, "--limit", "1")[0]
     assert (row["file"], row["how"], row["id"]) == ("MEMORY.md", "command line", data["row_id"])
+
+
+def test_write_says_in_words_how_many_credentials_it_redacted(run_cli, home):
+    one = run_cli("write", BOT_ID, "MEMORY.md", stdin=f"- the deploy key is {FAKE_KEY}\n".encode())
+    assert one.code == 0 and one.out == "Saved MEMORY.md (1 credential redacted).\n"
+    two = f"- the deploy key is {FAKE_KEY}\n- wifi password: Tr0ub4dor&3x\n"
+    assert (
+        run_cli("write", BOT_ID, "MEMORY.md", stdin=two.encode()).out == "Saved MEMORY.md (2 credentials redacted).\n"
+    )
 
 
 def test_write_with_a_stale_hash_writes_nothing(run_cli, home):
@@ -592,7 +605,7 @@ def test_undo_with_later_changes_asks_for_yes(run_cli, home):
     assert len(journal_rows(run_cli)) == 3
     forced = run_cli("undo", BOT_ID, target["id"], "--yes")
     assert forced.code == 0, forced.err
-    assert "2 later change(s)" in forced.out
+    assert "(after 2 later changes, which are journaled too)" in forced.out
     assert memory_path(home).read_text() == MEMORY_TEXT
 
 

@@ -31,7 +31,8 @@ def test_recall_prints_the_block_and_logs_the_line(demo_home, capsys, caplog):
     assert out.startswith("Recalled from your own notes")
     assert "[1]" in out
     assert any(
-        r.message.startswith("auto-recall: scout") and "conversation passage(s)" in r.message for r in caplog.records
+        r.message.startswith("auto-recall: scout") and "(s)" not in r.message and " conversation passage" in r.message
+        for r in caplog.records
     )
 
 

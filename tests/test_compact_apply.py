@@ -23,6 +23,7 @@ from compact_helpers import (
 from omb_tui.core.compact.apply import apply_change_set
 from omb_tui.core.compact.validator import FileChangedMeanwhile, validate
 from omb_tui.core.memory.disk import text_hash
+from omb_tui.core.memory.errors import EXIT_STALE, outcome_of
 from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
@@ -74,7 +75,7 @@ def test_a_file_changed_since_the_model_read_it_gets_nothing_applied(home):
     with pytest.raises(FileChangedMeanwhile) as refused:
         apply_change_set(MemoryStore(home, BOT), text_hash(MEMORY), changes, UpkeepRun(BOT).actor("compact"))
 
-    assert refused.value.exit_code == 3
+    assert outcome_of(refused.value).exit_code == EXIT_STALE
     assert read_memory(home) == edited and compact_rows(home) == []
 
 

@@ -236,7 +236,7 @@ def other_steps_quiet(monkeypatch):
     from omb_tui.core import schedule
 
     class Done:
-        def as_dict(self):
+        def to_dict(self):
             return {}
 
     monkeypatch.setattr(schedule, "organize", lambda *args, **kwargs: Done())  # the names the scheduler calls
@@ -257,4 +257,4 @@ def test_upkeep_due_compacts_once_a_day_where_nightly_is_on(nightly_home, fake_l
 
     again = upkeep_due(nightly_home, now=now).bots[0]
     assert again.compact is None and len(fake_llm.requests) == 1  # once a day
-    assert "compact" in again.as_dict()
+    assert "compact" in again.to_dict()

@@ -251,7 +251,7 @@ def test_report_of_an_applied_run_counts_by_category_and_lists_each_change():
         "- duplicate: - Prefers short replies — In SOUL.\n"
         f"Run {RUN}: undo it all with `omb-tui undo-run scout {RUN}`.\n"
     )
-    data = report.as_dict()
+    data = report.to_dict()
     assert json.loads(json.dumps(data)) == data
     assert data["applied"] is True and data["error"] is None
     assert data["counts"] == {"duplicate": 2, "merge": 1}
@@ -266,7 +266,7 @@ def test_report_of_an_applied_run_counts_by_category_and_lists_each_change():
 def test_report_redacts_and_shortens_what_it_quotes():
     report = compose_report(BOT, RUN, [Change("ephemeral", SECRET_LINE + "x" * 200, "Old wifi.")])
 
-    assert "Tulip77hunter" not in report.text and "Tulip77hunter" not in json.dumps(report.as_dict())
+    assert "Tulip77hunter" not in report.text and "Tulip77hunter" not in json.dumps(report.to_dict())
     line = report.text.splitlines()[1]
     assert line.startswith("- ephemeral: - wifi password: «redacted 13 chars» xxx")
     assert line.endswith("x… — Old wifi.")
@@ -287,7 +287,7 @@ def test_report_of_a_failed_run_starts_with_the_error_line():
         f"Bot scout, run {RUN}, 3 attempts: nothing was applied.",
         "The model's answers and the validator's errors are in /h/compact/scout/attempts.log.",
     ]
-    assert report.as_dict() == {
+    assert report.to_dict() == {
         "bot": BOT,
         "run": RUN,
         "applied": False,
@@ -318,7 +318,7 @@ def test_report_of_a_partly_applied_run_keeps_its_changes_and_says_what_was_not_
     report = compose_report(BOT, RUN, CHANGES[:1], not_applied=2, not_kept=not_kept)
 
     assert report.text.splitlines()[-1] == said
-    data = report.as_dict()
+    data = report.to_dict()
     assert data["applied"] is True and data["counts"] == {"duplicate": 1}
     assert data["changes"] == [
         {"category": "duplicate", "original": CHANGES[0]["original"], "merged": None, "reason": CHANGES[0]["reason"]}
@@ -328,11 +328,11 @@ def test_report_of_a_partly_applied_run_keeps_its_changes_and_says_what_was_not_
 def test_report_of_a_night_with_nothing_to_compact_is_not_an_error():
     report = compose_report(BOT, RUN, [])
     assert report.text == "Memory compact: scout — no changes\n"
-    assert report.as_dict()["applied"] is False and report.error is None
+    assert report.to_dict()["applied"] is False and report.error is None
 
 
 def test_report_of_a_propose_only_run_says_nothing_was_applied():
     report = compose_report(BOT, RUN, CHANGES[:1], proposed=True)
     assert report.text.splitlines()[0] == "Memory compact: scout — 1 change (1 duplicate) proposed, none applied"
     assert report.text.splitlines()[-1] == f"Run {RUN}: accept or reject each change in the Review area of the app."
-    assert report.as_dict()["applied"] is False and report.as_dict()["proposed"] is True
+    assert report.to_dict()["applied"] is False and report.to_dict()["proposed"] is True

@@ -196,7 +196,7 @@ def test_webhook_gets_the_report_as_json_with_its_text(home, server):
     (request,) = server.requests
     assert request["path"] == "/hooks/s3cret-path"
     assert request["type"].startswith("application/json")
-    assert request["body"] == {**REPORT.as_dict(), "text": REPORT.text}
+    assert request["body"] == {**REPORT.to_dict(), "text": REPORT.text}
     assert request["body"]["counts"] == {"duplicate": 1}
 
 

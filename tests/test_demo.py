@@ -624,7 +624,7 @@ def test_one_compaction_change_reverts_then_the_whole_run_undoes(demo_copy, caps
     assert "Ledger accounts:" not in memory.read_text(encoding="utf-8")
 
     code, out = _cli_json(demo_copy, capsys, "revert", "ledger", detail.id)
-    assert code == 0 and "1 later change(s) kept" in out
+    assert code == 0 and "1 later change kept" in out
     text = memory.read_text(encoding="utf-8")
     assert "- Ledger accounts: 8000 revenue" in text and removed_paid not in text
 

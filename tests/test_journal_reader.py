@@ -72,17 +72,17 @@ def test_a_torn_last_line_is_read_by_the_journal_and_left_for_later_by_the_list(
 def test_the_journal_reads_its_rows_with_the_same_reader(tmp_path):
     journal = Journal(tmp_path / "scout.ndjson")
     rows = [journal_row(number) for number in range(1, 40)]
-    journal.path.write_text("".join(row.to_json() + "\n" for row in rows) + "not a row\n", encoding="utf-8")
+    journal.path.write_text("".join(row.to_line() + "\n" for row in rows) + "not a row\n", encoding="utf-8")
     assert [row.id for row in journal.iter_newest_first(chunk_size=50)] == [row.id for row in reversed(rows)]
     offsets = [offset for offset, *_ in journal.lines_newest_first()]
     data = journal.path.read_bytes()
-    assert data[offsets[0] :] == b"not a row\n" and data[offsets[1] :].startswith(rows[-1].to_json().encode())
+    assert data[offsets[0] :] == b"not a row\n" and data[offsets[1] :].startswith(rows[-1].to_line().encode())
 
 
 def test_a_damaged_line_says_what_is_wrong():
     damaged = decode_line(b'{"id": "x"}', 120)
     assert isinstance(damaged, DamagedLine) and damaged.offset == 120 and "at" in damaged.error
-    assert decode_line(journal_row(1).to_json().encode()) == journal_row(1)
+    assert decode_line(journal_row(1).to_line().encode()) == journal_row(1)
 
 
 def test_row_order_is_newest_first_across_appended_and_older_rows():
@@ -99,14 +99,14 @@ def test_row_order_is_newest_first_across_appended_and_older_rows():
 def test_the_fast_summary_agrees_with_full_parsing():
     # quotes, escapes and a chat key inside a text
     row = journal_row(7, file='memory/"odd" ü.md', chat='say "hi"', before_text='x,"chat":"fake"\n' * 3)
-    summary = summarize(row.to_json().encode())
+    summary = summarize(row.to_line().encode())
     assert (summary.file, summary.chat, summary.who) == ('memory/"odd" ü.md', 'say "hi"', WHO_BOT)
     assert summarize(b"not json") is None
 
 
 def test_a_row_written_in_another_key_order_is_still_summarized_right():
     row = journal_row(8, who="person", how="in Settings", chat="Follow up")
-    shuffled = json.dumps(dict(reversed(list(json.loads(row.to_json()).items())))).encode()
+    shuffled = json.dumps(dict(reversed(list(json.loads(row.to_line()).items())))).encode()
     summary = summarize(shuffled)
     assert (summary.at, summary.who, summary.how, summary.file, summary.chat) == (
         row.at,
@@ -147,7 +147,7 @@ def test_filter_syntax():
 
 
 def test_a_filter_matches_on_every_term():
-    line = journal_row(9, at="2026-11-30T23:30:00.000+00:00", file="memory/travel.md").to_json().encode()
+    line = journal_row(9, at="2026-11-30T23:30:00.000+00:00", file="memory/travel.md").to_line().encode()
     for text, wanted in (
         ("who:bot day:2026-11-30", True),
         ("travel plans", True),
@@ -168,7 +168,7 @@ def test_since_keeps_rows_written_at_that_moment_or_later():
         ("2026-11-30T09:15:00.000+01:00", False),
         ("2026-11-30T09:15:01+01:00", True),
     ):
-        line = journal_row(1, at=at).to_json().encode()
+        line = journal_row(1, at=at).to_line().encode()
         assert journal_filter.matches_line(line, 0, len(line)) is wanted, at
     assert not journal_filter.empty and JournalFilter().with_since(None).empty
 

@@ -164,7 +164,7 @@ def test_prompt_of_a_bot_with_memory_off_is_empty_as_the_command_prints_nothing(
 
 
 def test_gauge_is_what_omb_tui_gauge_json_prints(run_cli, home):
-    assert omb_tui.Memory(home.root).bot("scout").gauge().as_dict() == cli_json(run_cli, "gauge", "scout")
+    assert omb_tui.Memory(home.root).bot("scout").gauge().to_dict() == cli_json(run_cli, "gauge", "scout")
 
 
 def test_reading_journals_nothing(home):
@@ -187,7 +187,7 @@ def test_remember_is_omb_tui_remember(run_cli, home, twin):
         .remember("Flies to Lisbon on Friday", until=date(2099, 1, 1), chat="Plans")
     )
     assert isinstance(added, omb_tui.AddResult)
-    assert {**added.as_dict(), "row_id": None} == {**by_cli, "row_id": None}
+    assert {**added.to_dict(), "row_id": None} == {**by_cli, "row_id": None}
     assert memory_text(twin) == memory_text(home)
     for which in (home, twin):
         row = newest_row(which)
@@ -206,7 +206,7 @@ def test_forget_is_omb_tui_forget(run_cli, home, twin):
         which.about_me_path.write_text("# About me\n\n- lives in Pune\n- likes tea\n", encoding="utf-8")
     by_cli = cli_json(run_cli, "forget", "scout", "Pune")
     forgot = omb_tui.Memory(twin.root).bot("scout").forget("Pune")
-    assert forgot.as_dict() == by_cli and forgot.count == 2  # MEMORY.md's note and About me's line
+    assert forgot.to_dict() == by_cli and forgot.count == 2  # MEMORY.md's note and About me's line
     assert memory_text(twin) == memory_text(home)
     assert twin.about_me_path.read_text() == home.about_me_path.read_text() == "# About me\n\n- likes tea\n"
     assert load_profile_learned(twin).forgotten == load_profile_learned(home).forgotten  # the words kept as hashes
@@ -217,7 +217,7 @@ def test_forget_is_omb_tui_forget(run_cli, home, twin):
 def test_prefer_is_omb_tui_prefer(run_cli, home, twin):
     by_cli = cli_json(run_cli, "prefer", "scout", "Answer in plain words")
     preferred = omb_tui.Memory(twin.root).bot("scout").prefer("Answer in plain words")
-    assert preferred.as_dict() == by_cli and preferred.added
+    assert preferred.to_dict() == by_cli and preferred.added
     assert twin.about_me_path.read_text() == home.about_me_path.read_text()
     assert [(x["text"], x["bot"]) for x in load_profile_learned(twin).learned] == [("Answer in plain words", "scout")]
     assert not omb_tui.Memory(twin.root).bot("scout").prefer("Answer in plain words").added  # once
@@ -252,7 +252,7 @@ def test_recall_is_omb_tui_recall(demo_home, capsys, argv):
     chat = options[1] if options[:1] == ["--chat"] else None
     kind = options[1] if options[:1] == ["--kind"] else None
     recalled = omb_tui.Memory(demo_home.root).bot("scout").recall(message, chat=chat, kind=kind)
-    assert round_trip(recalled.to_json()) == json.loads(run_on(capsys, demo_home, "recall", "scout", *argv, "--json"))
+    assert round_trip(recalled.to_dict()) == json.loads(run_on(capsys, demo_home, "recall", "scout", *argv, "--json"))
     assert recalled.block and recalled.block in run_on(capsys, demo_home, "recall", "scout", *argv)
 
 
@@ -268,13 +268,13 @@ def test_recall_is_omb_tui_recall(demo_home, capsys, argv):
 def test_search_is_omb_tui_search(demo_home, capsys, words, options, argv):
     found = omb_tui.Memory(demo_home.root).bot("scout").search(words, **options)
     assert found.hits
-    assert round_trip(found.to_json()) == json.loads(run_on(capsys, demo_home, "search", "scout", *argv, "--json"))
+    assert round_trip(found.to_dict()) == json.loads(run_on(capsys, demo_home, "search", "scout", *argv, "--json"))
 
 
 def test_brief_is_omb_tui_brief(demo_home, capsys):
     brief = omb_tui.Memory(demo_home.root).bot("scout").brief("launch-room")
     assert brief.text
-    assert round_trip(brief.to_json()) == json.loads(
+    assert round_trip(brief.to_dict()) == json.loads(
         run_on(capsys, demo_home, "brief", "scout", "--chat", "launch-room", "--json")
     )
 
@@ -361,10 +361,10 @@ def test_a_turns_reads_use_its_chat(demo_home):
         found = turn.search("invoice")
         brief = turn.brief()
         block = turn.prompt()
-    assert recalled.to_json() == scout.recall("launch date moved", chat="launch-room").to_json()
+    assert recalled.to_dict() == scout.recall("launch date moved", chat="launch-room").to_dict()
     assert (recalled.kind, recalled.passages) == ("room", [])  # a room gets notes only
-    assert found.to_json() == scout.search("invoice", chat="launch-room").to_json()
-    assert brief.to_json() == scout.brief("launch-room").to_json()
+    assert found.to_dict() == scout.search("invoice", chat="launch-room").to_dict()
+    assert brief.to_dict() == scout.brief("launch-room").to_dict()
     assert block == scout.prompt()
 
 

@@ -239,7 +239,7 @@ def test_live_notes_stay_when_moving_cannot_bring_the_file_within_budget(home):
 def test_result_never_shows_a_credential(home):
     key = "sk-" + "a1B2c3D4" * 6
     result = MemoryUpdate(home, "scout").add(f"the staging key is {key}", today=TODAY)
-    assert key not in result.entry and key not in json.dumps(result.as_dict())
+    assert key not in result.entry and key not in json.dumps(result.to_dict())
     assert "«redacted" in result.entry
 
 

@@ -171,6 +171,7 @@ def test_usage_text_filters_by_bot_and_month(run_cli, llm_home, fake_llm):
     text = run_cli("usage", "--bot", "ledger")
     assert text.code == 0 and "tidy" in text.out and "capture" not in text.out
     assert "cost unknown" in text.out and "Totals for" in text.out
+    assert ": 1 call, 0 failed, $" in text.out
     assert "No model calls in 2001-02." in run_cli("usage", "--month", "2001-02").out
 
 

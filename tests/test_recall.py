@@ -537,9 +537,9 @@ def test_every_recall_is_logged(home, caplog):
         run(home, "nothing matches here")
     lines = [r.getMessage() for r in caplog.records if r.name == "omb_tui.recall"]
     assert lines == [
-        "auto-recall: scout (person) got 1 note and 1 conversation passage(s)",
-        "auto-recall: scout (room) got 1 note and 0 conversation passage(s)",
-        "auto-recall: scout (person) got 0 note and 0 conversation passage(s)",
+        "auto-recall: scout (person) got 1 note and 1 conversation passage",
+        "auto-recall: scout (room) got 1 note and 0 conversation passages",
+        "auto-recall: scout (person) got 0 notes and 0 conversation passages",
     ]
 
 
@@ -602,7 +602,7 @@ def test_text_in_other_languages_is_recalled(home):
 def test_json_has_notes_passages_and_the_block(home):
     write(home, "memory/a.md", "# Fruit\n\n- 2026-09-12 · feijoa season\n")
     chat(home, "other", [("person", "feijoa order", 10), ("bot", "ordered", 10)])
-    data = json.loads(json.dumps(run(home, "feijoa please").to_json()))
+    data = json.loads(json.dumps(run(home, "feijoa please").to_dict()))
     note, passage = data["notes"][0], data["passages"][0]
     assert note["file"] == "memory/a.md" and note["date"] == "2026-09-12" and note["matched"] == ["feijoa"]
     assert note["section"] == "Fruit" and "feijoa season" in note["text"]

@@ -38,10 +38,10 @@ def test_review_lists_runs_as_json_and_lines_and_mark_leaves_nothing_new(home, r
     )
 
     plain = run_cli("review", "--mark").out.splitlines()
-    assert plain[0] == "scout: 1 run(s), 1 change(s)"
+    assert plain[0] == "scout: 1 run, 1 change"
     assert plain[1].startswith(f"  run {run}  ") and plain[1].endswith("  capture")
     assert plain[2].startswith(f"    {row}  ") and plain[2].endswith('  MEMORY.md  capture: "I\'m vegetarian"')
-    assert plain[-1] == "Marked 1 run(s) reviewed."
+    assert plain[-1] == "Marked 1 run reviewed."
 
     assert run_cli("review").out.startswith("Nothing new to review since ")
     again = json.loads(run_cli("review", "--since", "24h", "--bot", "scout", "--json").out)
@@ -67,7 +67,7 @@ def test_revert_keeps_later_changes_and_a_conflict_exits_3(home, run_cli):
     store.write("MEMORY.md", MEMORY_TEXT.replace("Pune", "New Delhi"), PERSON)
     conflict = run_cli("revert", "scout", changed.row_id)
     assert conflict.code == 3 and conflict.out == ""
-    assert conflict.err.startswith(f"omb-tui: Row {changed.row_id} cannot be reverted alone: 1 later change(s)")
+    assert conflict.err.startswith(f"omb-tui: Row {changed.row_id} cannot be reverted alone: 1 later change (")
     assert "undo puts the whole file back" in conflict.err and conflict.err.count("\n") == 1
 
 

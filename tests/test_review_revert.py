@@ -9,6 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from omb_tui.core.memory.changes import Actor, NotUndoable, RevertConflict
+from omb_tui.core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE, outcome_of
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.memory.store import MemoryStore
@@ -41,7 +42,7 @@ def test_a_change_reverted_alone_keeps_the_later_edit(home):
     assert text(home) == MEMORY_TEXT + "- by hand, later\n"
     newest = rows(store)[0]
     assert (newest.id, newest.undo_of, newest.who, newest.how) == (done.reverted_by, captured, "person", "revert")
-    assert done.message() == f"Reverted row {captured} in MEMORY.md alone (1 later change(s) kept)."
+    assert done.message() == f"Reverted row {captured} in MEMORY.md alone (1 later change kept)."
     change = review(home, bot_ids=["scout"]).bots[0].runs[0].changes[0]
     assert change.undone_by == done.reverted_by
     with pytest.raises(NotUndoable, match=f"already taken back by row {done.reverted_by}"):
@@ -65,10 +66,10 @@ def test_a_revert_that_conflicts_says_why_and_leaves_the_file_as_it_is(home):
     with pytest.raises(RevertConflict) as raised:
         revert_change(home, "scout", changed)
     assert str(raised.value) == (
-        f"Row {changed} cannot be reverted alone: 1 later change(s) ({later}) touched the "
+        f"Row {changed} cannot be reverted alone: 1 later change ({later}) touched the "
         "same lines of MEMORY.md; undo puts the whole file back as it was before it instead."
     )
-    assert raised.value.exit_code == 3
+    assert outcome_of(raised.value).exit_code == EXIT_STALE
     assert text(home) == before and len(rows(store)) == count
 
 
@@ -105,8 +106,12 @@ def test_a_run_with_later_changes_is_refused_naming_them_and_goes_with_yes(home)
     before, count = text(home), len(rows(store))
     with pytest.raises(RunHasLaterChanges) as raised:
         undo_run(home, "scout", RUN.id)
-    assert f"1 later change(s) would be undone too: {by_hand} (MEMORY.md, person, command line" in str(raised.value)
-    assert raised.value.exit_code == 4 and text(home) == before and len(rows(store)) == count
+    assert f"1 later change would be undone too: {by_hand} (MEMORY.md, person, command line" in str(raised.value)
+    assert (
+        outcome_of(raised.value).exit_code == EXIT_NEEDS_CONFIRMATION
+        and text(home) == before
+        and len(rows(store)) == count
+    )
     done = undo_run(home, "scout", RUN.id, yes=True)
     assert text(home) == MEMORY_TEXT and done.later == [by_hand]
 

@@ -104,7 +104,7 @@ def test_runs_are_grouped_bot_run_change_oldest_first_with_their_notes(home):
     assert scout.runs[0].steps == ["capture", "tidy-up"]
     compacted = found.bots[0].runs[0].changes[0]
     assert (compacted.category, compacted.reason) == ("merge", "two lines on the same drink")
-    data = json.loads(json.dumps(found.as_dict()))
+    data = json.loads(json.dumps(found.to_dict()))
     assert data["bots"][1]["runs"][0]["changes"][0]["quotes"] == ["I'm vegetarian", "no meat, please"]
 
 
@@ -212,8 +212,8 @@ def test_waiting_compaction_proposals_are_listed_and_counted_until_decided(home)
         [Change("duplicate", "- tea, not coffee\n", "About me says it already.")],
     )
     bot = next(b for b in review(home, now=NOW).bots if b.bot == "nova")
-    assert bot.pending == 1 and bot.as_dict()["proposals"][0]["original"] == "- tea, not coffee\n"
-    assert "1 proposal(s) waiting" in "\n".join(review(home, now=NOW).lines())
+    assert bot.pending == 1 and bot.to_dict()["proposals"][0]["original"] == "- tea, not coffee\n"
+    assert "1 proposal waiting" in "\n".join(review(home, now=NOW).lines())
     assert overnight(home, NOW)["nova"].pending == 1
     pending.reject(home, "nova", [proposed[0].id])
     assert overnight(home, NOW)["nova"].pending == 0

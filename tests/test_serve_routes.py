@@ -96,6 +96,7 @@ def test_a_save_with_the_hash_read_is_written_redacted_and_journaled_from_the_ap
     text = MEMORY_TEXT + "- wifi password: Tr0ub4dor&3x\n"
     reply = server.request("PUT", f"{API}/file", {"path": "MEMORY.md", "text": text, "expectedHash": read.data["hash"]})
     assert reply.status == 200 and reply.data["changed"] and reply.data["redactions"] == 1
+    assert list(reply.data) == ["path", "hash", "changed", "redactions", "rowId", "journaled"]  # camel_keys(to_dict())
     on_disk = memory_file(home).read_text()
     assert "Tr0ub4dor" not in on_disk and "password: «redacted" in on_disk
     assert reply.data["hash"] == text_hash(on_disk)

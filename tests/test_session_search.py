@@ -98,8 +98,8 @@ def test_words_find_chats_rooms_and_every_memory_file(filled):
         ]
     )
     assert all(hit.matched == ["acme"] for hit in result.hits)
-    assert "Pune" not in json.dumps(result.to_json())  # superseded entries are not searched
-    assert "another room" not in json.dumps(result.to_json())  # nor rooms the bot is not in
+    assert "Pune" not in json.dumps(result.to_dict())  # superseded entries are not searched
+    assert "another room" not in json.dumps(result.to_dict())  # nor rooms the bot is not in
 
 
 def test_memory_off_leaves_memory_files_out(filled):
@@ -155,7 +155,7 @@ def test_five_words_need_two(filled):
 def test_limit_and_json(filled):
     result = search(filled, "Acme", limit=2)
     assert len(result.hits) == 2
-    data = json.loads(json.dumps(result.to_json()))
+    data = json.loads(json.dumps(result.to_dict()))
     assert set(data) >= {"hits", "words", "since", "until", "memory_searched", "disclosed_private_chats"}
     assert all("where" in hit and "text" in hit and "date" in hit for hit in data["hits"])
 

@@ -37,7 +37,7 @@ def team_fact(text, quotes, **more):
 
 
 def pending(home):
-    return api.show(home, TEAM).as_dict()["pending"]
+    return api.show(home, TEAM).to_dict()["pending"]
 
 
 def last_user_message(fake_llm) -> str:
@@ -73,7 +73,7 @@ def test_a_room_fact_for_the_team_becomes_a_pending_card_with_its_quotes(crew, f
         ["The trailer locks on 12 December"],
     )
     # nothing is accepted on its own: no note, nothing in any member's prompt, and not the bot's own note either
-    assert api.show(crew, TEAM).as_dict()["notes"] == [] and "trailer" not in api.gauge(crew, TEAM).block
+    assert api.show(crew, TEAM).to_dict()["notes"] == [] and "trailer" not in api.gauge(crew, TEAM).block
     assert data["saved"] == [] and not (crew.workspace("scout") / "memory" / "launch.md").exists()
     user = last_user_message(fake_llm)
     assert 'the team "Tapa crew" works' in user and "[OTHER PERSON Anna] The trailer locks" in user

@@ -50,6 +50,9 @@ def test_propose_accept_and_every_members_prompt_carries_it(run_cli, crew):
     assert run_cli("team", "prompt", "Tapa crew").out.startswith("## Team memory: Tapa crew")
     gauge = as_json(run_cli("team", "gauge", "Tapa crew", "--json"))
     assert (gauge["max_bytes"], gauge["loaded"], gauge["not_loaded"]) == (6000, 1, 0) and gauge["bytes"] > 0
+    assert "1 note loads, 0 do not (session_search" in run_cli("team", "gauge", "Tapa crew").out
+    assert "): 1 note loads, 0 do not; " in run_cli("team", "show", "Tapa crew").out
+    assert run_cli("team", "list").out.rstrip().endswith("bots: scout, ledger  1 note, 0 pending")
 
 
 def test_a_stale_revision_exits_3_printing_the_current_one(run_cli, crew):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_bot
 
+from omb_tui.core.memory.errors import EXIT_STALE, outcome_of
 from omb_tui.core.memory.paths import MemoryInputError
 from omb_tui.core.team import api
 from omb_tui.core.team.model import HISTORY_MAX
@@ -29,12 +30,12 @@ def accepted(home, key=KEY, title="Sequence 02 colour", text="Warm amber grade, 
 
 def test_a_proposal_is_a_pending_card_that_never_loads_until_accepted(home, crew):
     card = api.propose(home, TEAM, KEY, "Sequence 02 colour", "Warm amber grade.")
-    view = api.show(home, TEAM).as_dict()
+    view = api.show(home, TEAM).to_dict()
     assert view["notes"] == [] and view["pending"][0]["status"] == "proposed"
     assert "Warm amber" not in api.gauge(home, TEAM).block
     note = api.accept(home, TEAM, KEY, card.revision)
     assert (note.status, note.revision) == ("accepted", card.revision + 1)
-    assert "Warm amber" in api.gauge(home, TEAM).block and api.show(home, TEAM).as_dict()["pending"] == []
+    assert "Warm amber" in api.gauge(home, TEAM).block and api.show(home, TEAM).to_dict()["pending"] == []
 
 
 def test_a_correction_with_the_same_key_replaces_the_fact_even_with_a_new_title_and_keeps_history(home, crew):
@@ -42,7 +43,7 @@ def test_a_correction_with_the_same_key_replaces_the_fact_even_with_a_new_title_
     card = api.propose(home, TEAM, KEY, "Seq 02 grade", "Cool blue grade after the reshoot.")
     assert card.based_on == first.revision
     note = api.accept(home, TEAM, KEY, card.revision)
-    view = api.show(home, TEAM).as_dict()
+    view = api.show(home, TEAM).to_dict()
     assert [(n["key"], n["title"], n["text"]) for n in view["notes"]] == [
         (KEY, "Seq 02 grade", "Cool blue grade after the reshoot.")
     ]
@@ -66,8 +67,8 @@ def test_a_stale_revision_is_refused_and_names_the_current_one(home, crew):
     ):
         with pytest.raises(StaleRevision, match=f"revision {note.revision + 1} now, not {note.revision}") as refused:
             change(note.revision)
-        assert refused.value.current == note.revision + 1 and refused.value.exit_code == 3
-    assert api.show(home, TEAM).as_dict()["notes"][0]["text"] == "Warm amber, softer."
+        assert refused.value.current == note.revision + 1 and outcome_of(refused.value).exit_code == EXIT_STALE
+    assert api.show(home, TEAM).to_dict()["notes"][0]["text"] == "Warm amber, softer."
 
 
 def test_a_missing_revision_is_refused(home, crew):
@@ -76,7 +77,7 @@ def test_a_missing_revision_is_refused(home, crew):
         api.accept(home, TEAM, KEY, None)
     with pytest.raises(RevisionMissing):
         api.reject(home, TEAM, KEY, None)
-    assert api.show(home, TEAM).as_dict()["pending"][0]["revision"] == card.revision
+    assert api.show(home, TEAM).to_dict()["pending"][0]["revision"] == card.revision
 
 
 def test_a_pending_replacement_card_is_refused_when_the_fact_changed_since_it_was_proposed(home, crew):
@@ -85,11 +86,11 @@ def test_a_pending_replacement_card_is_refused_when_the_fact_changed_since_it_wa
     edited = api.edit(home, TEAM, KEY, note.revision, "Warm amber, a touch softer.")
     with pytest.raises(StaleRevision, match="changed since this card was proposed"):
         api.accept(home, TEAM, KEY, card.revision)
-    view = api.show(home, TEAM).as_dict()
+    view = api.show(home, TEAM).to_dict()
     assert view["notes"][0]["text"] == "Warm amber, a touch softer." and view["notes"][0]["revision"] == edited.revision
     assert view["pending"][0]["revision"] == card.revision  # still there to reject or propose again
     api.reject(home, TEAM, KEY, card.revision)
-    assert api.show(home, TEAM).as_dict()["pending"] == []
+    assert api.show(home, TEAM).to_dict()["pending"] == []
 
 
 def test_a_card_for_a_new_key_is_stale_once_someone_else_created_the_key(home, crew):
@@ -120,7 +121,7 @@ def test_a_deleted_note_never_loads_and_can_be_restored(home, crew):
     note = accepted(home)
     deleted = api.delete_note(home, TEAM, KEY, note.revision)
     assert "Warm amber" not in api.gauge(home, TEAM).block
-    view = api.show(home, TEAM).as_dict()
+    view = api.show(home, TEAM).to_dict()
     assert view["notes"] == [] and view["deleted"][0]["key"] == KEY
     with pytest.raises(MemoryInputError, match="was deleted"):
         api.edit(home, TEAM, KEY, deleted.revision, "x")
@@ -167,7 +168,7 @@ def test_two_writers_with_the_same_revision_one_wins_the_other_is_refused(home, 
         writer.join()
     winners = [o for o in outcomes if o != "stale"]
     assert len(winners) == 1 and outcomes.count("stale") == 5
-    assert api.show(home, TEAM).as_dict()["notes"][0]["text"] == winners[0]
+    assert api.show(home, TEAM).to_dict()["notes"][0]["text"] == winners[0]
     assert len(api.history(home, TEAM, KEY)[1]) == 1
 
 
@@ -178,7 +179,7 @@ def test_a_rejected_card_s_revision_is_never_given_again_so_an_old_reviewer_cann
     assert second.revision > first.revision
     with pytest.raises(StaleRevision, match="changed|no longer"):
         api.accept(home, TEAM, KEY, first.revision)  # the reviewer read the first card, never saw the second
-    assert api.show(home, TEAM).as_dict()["notes"] == []
+    assert api.show(home, TEAM).to_dict()["notes"] == []
 
 
 def test_a_card_accepted_or_rejected_meanwhile_is_stale_not_missing(home, crew):

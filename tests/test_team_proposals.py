@@ -58,7 +58,7 @@ def team_note(home, chat="grading", **arguments):
 
 
 def pending(home):
-    return api.show(home, TEAM).as_dict()["pending"]
+    return api.show(home, TEAM).to_dict()["pending"]
 
 
 def test_a_proposal_resting_on_the_persons_words_becomes_a_pending_card_not_a_note(crew):
@@ -76,7 +76,7 @@ def test_a_proposal_resting_on_the_persons_words_becomes_a_pending_card_not_a_no
         "grading",
         ["Sequence 02 is graded warm amber, 3200K, never teal"],
     )
-    assert api.show(crew, TEAM).as_dict()["notes"] == [] and "3200K" not in api.gauge(crew, TEAM).block
+    assert api.show(crew, TEAM).to_dict()["notes"] == [] and "3200K" not in api.gauge(crew, TEAM).block
 
 
 @pytest.mark.parametrize("field", ["text", "title"])

@@ -42,7 +42,7 @@ def test_scope_team_finds_accepted_notes_including_those_that_did_not_load(crew)
     result = session_search(crew, "scout", "amber grade", scope="team")
     assert found(result) == [("team", "tapa/colour")]
     assert result.hits[0].where == 'team "Tapa crew" · note tapa/colour'
-    assert result.to_json()["hits"][0]["team"] == api.show(crew, TEAM).team.key
+    assert result.to_dict()["hits"][0]["team"] == api.show(crew, TEAM).team.key
 
 
 def test_ordinary_search_includes_accepted_team_notes(crew):

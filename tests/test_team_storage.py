@@ -54,7 +54,7 @@ def test_renaming_keeps_the_notes_and_the_pending_cards(home, crew):
     api.propose(home, "Tapa crew", "tapa/fps", "Frame rate", "24 frames a second")
     renamed = rename_team(home, "Tapa crew", "Tapa editors")
     assert renamed.key == crew.key
-    view = api.show(home, "Tapa editors").as_dict()
+    view = api.show(home, "Tapa editors").to_dict()
     assert [n["key"] for n in view["notes"]] == [KEY] and [c["key"] for c in view["pending"]] == ["tapa/fps"]
     with pytest.raises(NotFound):
         api.show(home, "Tapa crew")
@@ -67,7 +67,7 @@ def test_a_new_team_with_a_deleted_teams_name_never_sees_its_notes(home, crew):
     assert "Warm amber" not in Bot(home, "scout").prompt()
     again = create_team(home, "Tapa crew", ["scout"])
     assert again.key != crew.key
-    view = api.show(home, "Tapa crew").as_dict()
+    view = api.show(home, "Tapa crew").to_dict()
     assert view["notes"] == [] and view["pending"] == []
     assert "Warm amber" not in Bot(home, "scout").prompt()
     # The retired record stays on disk for recovery: deletion is not a secure erase.
@@ -108,7 +108,7 @@ def write_v1(home, key="tapa-crew", data=V1) -> bytes:
 
 def test_a_version_1_file_migrates_on_first_read_keeping_a_copy(home):
     raw = write_v1(home)
-    view = api.show(home, "Tapa crew").as_dict()
+    view = api.show(home, "Tapa crew").to_dict()
     assert [(n["key"], n["revision"], n["status"]) for n in view["notes"]] == [
         ("sequence-02-colour", 1, "accepted"),
         ("frame-rate", 1, "accepted"),
@@ -121,7 +121,7 @@ def test_a_version_1_file_migrates_on_first_read_keeping_a_copy(home):
 
 def test_a_plain_list_is_a_version_1_file_too(home):
     write_v1(home, "crew", ["Always cc Milind", {"title": "Frame rate", "text": "24 fps", "pinned": True}])
-    view = api.show(home, "crew").as_dict()
+    view = api.show(home, "crew").to_dict()
     assert [(n["title"], n["pinned"]) for n in view["notes"]] == [("Frame rate", True), ("Always cc Milind", False)]
 
 
@@ -139,7 +139,7 @@ def test_a_failed_rename_during_the_migration_leaves_the_version_1_file_whole(ho
         api.show(home, "tapa-crew")
     assert team_path(home, "tapa-crew").read_bytes() == raw
     monkeypatch.setattr(os, "replace", real_replace)
-    assert len(api.show(home, "tapa-crew").as_dict()["notes"]) == 2
+    assert len(api.show(home, "tapa-crew").to_dict()["notes"]) == 2
     assert [p.name for p in teams_dir(home).iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -165,7 +165,7 @@ def test_a_migration_killed_midway_leaves_either_file_whole(home, killed_at):
     assert team_path(home, "tapa-crew").read_bytes() == raw  # the version-1 file, whole
     copy = teams_dir(home) / "tapa-crew.json.v1"
     assert not copy.exists() or copy.read_bytes() == raw
-    view = api.show(home, "tapa-crew").as_dict()  # the next read migrates it
+    view = api.show(home, "tapa-crew").to_dict()  # the next read migrates it
     assert len(view["notes"]) == 2 and (teams_dir(home) / "tapa-crew.json.v1").read_bytes() == raw
 
 

@@ -87,7 +87,7 @@ def test_another_persons_words_never_add_to_about_me(learned_home):
 def test_secrets_and_forgotten_words_are_refused(learned_home):
     key = "sk-" + "a1B2c3D4" * 6
     secret = learn(learned_home, f"Uses the key {key}")
-    assert not secret.added and "secret" in secret.reason and key not in json.dumps(secret.as_dict())
+    assert not secret.added and "secret" in secret.reason and key not in json.dumps(secret.to_dict())
     MemoryUpdate(learned_home, BOT).forget("Lisbon", include_about_me=False)
     forgotten = learn(learned_home, "Spends summers in Lisbon")
     assert not forgotten.added and "forget" in forgotten.reason

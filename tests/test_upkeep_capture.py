@@ -174,7 +174,7 @@ def test_json_output_and_plain_lines_from_the_command(llm_home, fake_llm, run_cl
     fake_llm.script(answer(fact("The person moved to Delhi", ["I moved to Delhi"], target="memory/home.md")))
     plain = run_cli("capture", "scout")
     assert plain.out.splitlines()[0] == "saved to memory/home.md: The person moved to Delhi"
-    assert plain.out.splitlines()[-1].startswith("1 turn(s) read; run ")
+    assert plain.out.splitlines()[-1].startswith("1 turn read; run ")
 
 
 # ----- the checks, through the model's answers -----

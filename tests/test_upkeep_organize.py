@@ -245,6 +245,14 @@ def test_the_command_prints_json_with_the_run(organized_home, fake_llm, run_cli)
     assert [r.run for r in upkeep_rows(organized_home)] == [data["run"], data["run"]]
 
 
+def test_the_plain_output_counts_the_lines_in_words(organized_home, fake_llm, run_cli):
+    answer(fake_llm, moves=[{"line": ACME_1, "topic": "acme.md", "title": "Acme"}], core=[CORE])
+    out = run_cli("organize", BOT)
+    assert out.code == 0, out.err
+    assert "Filed 1 line into topics:" in out.out
+    assert "1 line judged core: it stays in MEMORY.md and is not asked about again." in out.out
+
+
 def test_the_command_says_why_with_no_model(home, run_cli):
     write_memory(home, MEMORY)
     out = run_cli("organize", BOT)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.memory.budget import LINE_EXPIRED, LINE_LOADS, LINE_PAST_CUT, TOPIC_INDEX_MAX_CHARS, TopicIndex
+from ..core.memory.text import plural
 from ..core.recall.recall import (
     MAX_BLOCK_CHARS,
     MIN_MESSAGE_CHARS,
@@ -45,15 +46,11 @@ def skip_sentence(result: RecallResult) -> str:
     return SKIP_SENTENCES.get(result.skip_code or "", f"Not recalled: {result.skipped}.")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def size_line(result: RecallResult) -> str:
     """`1,931 / 6,000 characters · 4 notes · 3 passages · 1:1 started by the person`."""
     line = (
-        f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {_plural(len(result.notes), 'note')} · "
-        f"{_plural(len(result.passages), 'passage')} · {KIND_LABELS.get(result.kind, result.kind)}"
+        f"{len(result.block):,} / {MAX_BLOCK_CHARS:,} characters · {plural(len(result.notes), 'note', grouped=True)} · "
+        f"{plural(len(result.passages), 'passage', grouped=True)} · {KIND_LABELS.get(result.kind, result.kind)}"
     )
     return line if result.passages_allowed else line + ": notes only"
 
@@ -87,13 +84,13 @@ def memory_summary(load: MemoryLoad, index: TopicIndex) -> str:
     if not load.memory_on:
         return "Memory is off for this bot: nothing of MEMORY.md or the topic index loads into its system prompt."
     loading = load.count(LINE_LOADS)
-    parts = [f"As of {load.as_of.isoformat()}: {loading:,} of {_plural(len(load.lines), 'line')} load"]
+    parts = [f"As of {load.as_of.isoformat()}: {loading:,} of {plural(len(load.lines), 'line', grouped=True)} load"]
     if load.count(LINE_EXPIRED):
         parts.append(f"{load.count(LINE_EXPIRED):,} expired")
     if load.count(LINE_PAST_CUT):
         parts.append(f"{load.count(LINE_PAST_CUT):,} past the {load.cut_name}")
     listed = (
-        f"topic index: {_plural(index.listed, 'topic')}, {len(index.text):,} / {TOPIC_INDEX_MAX_CHARS:,} characters"
+        f"topic index: {plural(index.listed, 'topic', grouped=True)}, {len(index.text):,} / {TOPIC_INDEX_MAX_CHARS:,} characters"
         if index.text
         else "no topic files"
     )

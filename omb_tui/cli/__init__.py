@@ -17,8 +17,8 @@ they run, as click puts a command's options on its function (argparse here, for 
 - team.py     team …: shared team memory
 - serve.py    serve: the memory routes over HTTP
 - demo.py     demo: the sample home
-- common.py   how a command is declared (`add_command`, `subcommands`, the one `--json`), the exit codes, the
-              one-sentence error, the bot a command names
+- common.py   how a command is declared (`add_command`, `subcommands`, the one `--json`), the one-sentence
+              error, the bot a command names (the exit codes are the core's table: core/memory/errors.py)
 - output.py   what every group prints with: one line, JSON, file text byte for byte
 
 The order `omb-tui --help` lists the commands in is part of the contract, and each group is one unbroken run of
@@ -36,9 +36,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..core.memory.errors import EXIT_BAD_INPUT, outcome_of
 from ..core.memory.paths import Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
-from .common import EXIT_BAD_INPUT, HOME_HELP, CliError, OneSentenceParser, print_error, subcommands
+from .common import HOME_HELP, CliError, OneSentenceParser, print_error, subcommands
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except MemoryInputError as exc:
         print_error(str(exc))
-        return getattr(exc, "exit_code", EXIT_BAD_INPUT)
+        return outcome_of(exc).exit_code
     except BrokenPipeError:  # `omb-tui search … | head`: the reader left; not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -1,5 +1,5 @@
 """What every command group of `omb-tui` shares: how a command is declared (its parser beside its handler, the
-options every command takes, the one `--json`), the exit codes, the one-sentence error, the bot a command names.
+options every command takes, the one `--json`), the one-sentence error, the bot a command names.
 
 Nothing here imports the engine: `omb-tui --help` and the app's start load this module, and a handler opens
 the core only when it runs.
@@ -11,11 +11,8 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from ..core.memory.errors import EXIT_BAD_INPUT
 from .output import one_line
-
-EXIT_BAD_INPUT = 2
-EXIT_STALE = 3
-EXIT_NEEDS_CONFIRMATION = 4
 
 HOME_HELP = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
 JSON_HELP = "print machine-readable JSON"

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 
+from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION
 from ..core.memory.paths import Home
-from .common import EXIT_NEEDS_CONFIRMATION, CliError, add_command, open_bot
+from ..core.memory.text import plural
+from .common import CliError, add_command, open_bot
 from .output import print_json
 
 
@@ -105,7 +107,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
         result = bot.store.undo(args.row_id, force=args.yes)
     except LaterChanges as exc:
         raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
-    later = f" (after {len(result.later)} later change(s), which are journaled too)" if result.later else ""
+    which = "which is" if len(result.later) == 1 else "which are"
+    later = f" (after {plural(len(result.later), 'later change')}, {which} journaled too)" if result.later else ""
     print(f"Put {result.row.file} back as it was before {result.row.id}{later}.")
     return 0
 
@@ -115,7 +118,7 @@ def cmd_revert(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     done = revert_change(bot.home, bot.id, args.row_id)
-    print_json(done.as_dict()) if args.json else print(done.message())
+    print_json(done.to_dict()) if args.json else print(done.message())
     return 0
 
 
@@ -127,7 +130,7 @@ def cmd_undo_run(args: argparse.Namespace) -> int:
         done = undo_run(bot.home, bot.id, args.run_id, yes=args.yes)
     except RunHasLaterChanges as exc:
         raise CliError(f"{exc} Run again with --yes to undo anyway.", EXIT_NEEDS_CONFIRMATION) from None
-    print_json(done.as_dict()) if args.json else print(done.message())
+    print_json(done.to_dict()) if args.json else print(done.message())
     return 0
 
 
@@ -142,9 +145,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     for bot_id, run_ids in marked.items():
         mark_reviewed(Home(args.home), bot_id, run_ids)
     if args.json:
-        print_json({**found.as_dict(), "marked": marked})
+        print_json({**found.to_dict(), "marked": marked})
     else:
         print("\n".join(found.lines()))
         if marked:
-            print(f"Marked {sum(len(ids) for ids in marked.values())} run(s) reviewed.")
+            print(f"Marked {plural(sum(len(ids) for ids in marked.values()), 'run')} reviewed.")
     return 0

@@ -7,8 +7,10 @@ import argparse
 import sys
 from datetime import date
 
+from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
-from .common import EXIT_NEEDS_CONFIRMATION, EXIT_STALE, CliError, add_command, open_bot
+from ..core.memory.text import plural
+from .common import CliError, add_command, open_bot
 from .output import print_json, write_text
 
 
@@ -103,7 +105,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
         bot.look()
         summaries.append(bot.summary())
     if args.json:
-        print_json([s.as_dict() for s in summaries])
+        print_json([s.to_dict() for s in summaries])
         return 0
     if not summaries:
         print(f"No bots in {home.root}. Try: omb-tui demo --home DIR")
@@ -132,14 +134,14 @@ def cmd_gauge(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     g = bot.gauge()
     if args.json:
-        print_json(g.as_dict())
+        print_json(g.to_dict())
         return 0
     sizes = f"{g.lines}/{g.max_lines} lines, {g.bytes:,}/{g.max_bytes:,} bytes"
     if not _memory_on(bot):  # as `omb-tui prompt` says it
         print(f"{sizes}. Memory is switched off for {bot.id}: nothing loads.")
         return 0
     print(
-        f"{sizes}, level {g.level}, {g.lines_not_loaded} line(s) not loaded. "
+        f"{sizes}, level {g.level}, {plural(g.lines_not_loaded, 'line')} not loaded. "
         f"Only the first {MEMORY_MAX_LINES} lines load each turn."
     )
     return 0
@@ -158,7 +160,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).add(args.text, chat=args.chat, until=args.until)
-    print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -177,7 +179,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).forget(" ".join(args.words))
-    print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -187,7 +189,7 @@ def cmd_prefer(args: argparse.Namespace) -> int:
 
     bot = open_bot(args)
     result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
-    print_json(result.as_dict()) if args.json else print(result.message())
+    print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0
 
@@ -225,17 +227,9 @@ def cmd_write(args: argparse.Namespace) -> int:
         why = "already exists" if create_only else "changed since it was read"
         raise CliError(f"{exc.rel} {why}; nothing was written (current hash printed).", EXIT_STALE) from None
     if args.json:
-        print_json(
-            {
-                "path": result.rel,
-                "hash": result.hash,
-                "changed": result.changed,
-                "redactions": result.redactions,
-                "row_id": result.row_id,
-            }
-        )
+        print_json(result.to_dict())
     else:
-        note = f" ({result.redactions} credential(s) redacted)" if result.redactions else ""
+        note = f" ({plural(result.redactions, 'credential')} redacted)" if result.redactions else ""
         print(f"Saved {result.rel}{note}." if result.changed else f"{result.rel} is unchanged.")
     _warn_if_not_journaled(result.journaled)
     return 0
@@ -267,7 +261,7 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
     created, updated = rename_topic_with_links(bot.store, old, new, actor)
     count = sum(update.count for update in updated)
-    where = f"; updated {count} pointer{'' if count == 1 else 's'} in " + ", ".join(u.rel for u in updated)
+    where = f"; updated {plural(count, 'pointer')} in " + ", ".join(u.rel for u in updated)
     print(f"Renamed memory/{old} to {created.rel}{where if updated else '; no pointers to update'}.")
     return 0
 
@@ -284,7 +278,7 @@ def cmd_make_room(args: argparse.Namespace) -> int:
     else:
         plan = plan_room(bot.store.read(MEMORY_FILE))
     if args.json:
-        print_json(plan.as_dict())
+        print_json(plan.to_dict())
     else:
         print(plan.message())
         for entry in plan.moving:

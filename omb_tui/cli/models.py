@@ -9,6 +9,7 @@ import sys
 from datetime import UTC, datetime
 
 from ..core.memory.paths import Home
+from ..core.memory.text import plural
 from .common import CliError, add_command, add_json, open_bot, subcommands
 from .output import one_line, print_json, write_text
 
@@ -154,7 +155,7 @@ def cmd_models_test(args: argparse.Namespace) -> int:
         raise CliError(f"No instance {args.instance_id!r} in config.json (instances: {known}).")
     checks = [check_instance(home, instance, config.monthly_spend_usd) for instance in instances]
     if args.json:
-        print_json([check.as_dict() for check in checks])
+        print_json([check.to_dict() for check in checks])
     else:
         for check in checks:
             said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem
@@ -190,7 +191,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     for total in report["totals"]:
         unknown = f", {total['unknown_cost']} at an unknown price" if total["unknown_cost"] else ""
         print(
-            f"  {total['bot'] or '(no bot)':<14} {total['model']}: {total['calls']} call(s), "
+            f"  {total['bot'] or '(no bot)':<14} {total['model']}: {plural(total['calls'], 'call')}, "
             f"{total['failed']} failed, ${total['cost_usd']:.6f}{unknown}"
         )
     print(f"  all: ${report['total_cost_usd']:.6f}")

@@ -73,7 +73,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind, progress=_index_progress(args, bot.id)
     )  # logs auto-recall: …
     if args.json:
-        print_json(result.to_json())
+        print_json(result.to_dict())
     elif result.block:
         write_text(result.block if result.block.endswith("\n") else result.block + "\n")
     else:
@@ -102,7 +102,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         progress=_index_progress(args, bot.id),
     )
     if args.json:
-        print_json(result.to_json())
+        print_json(result.to_dict())
         return 0
     if not result.hits:
         print("Nothing found.")
@@ -121,7 +121,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     brief = recent_work_brief(bot.home, bot.id, chat_id=args.chat)
     if args.json:
-        print_json(brief.to_json())
+        print_json(brief.to_dict())
     elif brief.text:
         write_text(brief.text if brief.text.endswith("\n") else brief.text + "\n")
         if brief.chip:

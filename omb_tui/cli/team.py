@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, NamedTuple
 
+from ..core.memory.text import plural
 from .common import Handler, add_command, subcommands
 from .output import one_line, print_json, write_text
 
@@ -176,7 +177,7 @@ def _list(home, args) -> int:
         print(
             one_line(
                 f"{team.key}  {team.name}  bots: {', '.join(team.bots) or 'none'}  "
-                f"{summary['accepted']} note(s), {summary['pending']} pending"
+                f"{plural(summary['accepted'], 'note')}, {summary['pending']} pending"
             )
         )
     return 0
@@ -199,19 +200,26 @@ def _propose(home, args) -> int:
     return 0
 
 
+def notes_load(gauge: dict) -> str:
+    """What of a team's notes loads, from its gauge: "1 note loads, 2 do not"."""
+    loaded, not_loaded = gauge["loaded"], gauge["not_loaded"]
+    load = "loads" if loaded == 1 else "load"
+    return f"{plural(loaded, 'note')} {load}, {not_loaded} {'does' if not_loaded == 1 else 'do'} not"
+
+
 @_team_command
 def _show(home, args) -> int:
     from ..core.team import api
 
-    view = api.show(home, args.team).as_dict()
+    view = api.show(home, args.team).to_dict()
     if args.json:
         print_json(view)
         return 0
     gauge = view["gauge"]
     print(
         one_line(
-            f"{view['team']['name']} ({view['team']['key']}): {gauge['loaded']} note(s) load, "
-            f"{gauge['not_loaded']} do not; {gauge['bytes']:,}/{gauge['max_bytes']:,} bytes."
+            f"{view['team']['name']} ({view['team']['key']}): {notes_load(gauge)}; "
+            f"{gauge['bytes']:,}/{gauge['max_bytes']:,} bytes."
         )
     )
     for title, items in (("Notes", view["notes"]), ("Pending cards", view["pending"]), ("Deleted", view["deleted"])):
@@ -299,7 +307,7 @@ def _history(home, args) -> int:
 
     note, versions = api.history(home, args.team, args.key)
     if args.json:
-        print_json({"note": note.shown(), "versions": [v.to_json() for v in versions]})
+        print_json({"note": note.shown(), "versions": [v.to_dict() for v in versions]})
         return 0
     print(one_line(f"{note.key} now: revision {note.revision}, {note.status} · {note.title}"))
     if not versions:
@@ -325,8 +333,8 @@ def _gauge(home, args) -> int:
         return 0
     print(
         one_line(
-            f"{gauge['bytes']:,}/{gauge['max_bytes']:,} bytes; {gauge['loaded']} note(s) load, "
-            f"{gauge['not_loaded']} do not (session_search with scope team finds them)."
+            f"{gauge['bytes']:,}/{gauge['max_bytes']:,} bytes; {notes_load(gauge)} "
+            "(session_search with scope team finds them)."
         )
     )
     return 0

@@ -9,8 +9,10 @@ import logging
 import sys
 from datetime import date
 
+from ..core.memory.errors import EXIT_STALE
 from ..core.memory.paths import Home
-from .common import EXIT_STALE, CliError, add_command, add_json, open_bot, print_error, subcommands
+from ..core.memory.text import plural
+from .common import CliError, add_command, add_json, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
 
@@ -113,7 +115,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
     result = capture(bot.home, bot.id, chat=args.chat)
     if args.json:
-        print_json(result.as_dict())
+        print_json(result.to_dict())
     else:
         for line in result.lines():
             print(one_line(line))
@@ -126,16 +128,17 @@ def cmd_organize(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     result = organize(bot.home, bot.id)
     if args.json:
-        print_json(result.as_dict())
+        print_json(result.to_dict())
         return 0
     if result.reason:
         print(result.reason)
     if result.moved:
-        print(f"Filed {len(result.moved)} line(s) into topics:")
+        print(f"Filed {plural(len(result.moved), 'line')} into topics:")
     for moved in result.moved:
         print(f"  {moved.topic}  {one_line(moved.line)}")
     if result.core:
-        print(f"{result.core} line(s) judged core: they stay in MEMORY.md and are not asked about again.")
+        stays = "it stays in MEMORY.md and is" if result.core == 1 else "they stay in MEMORY.md and are"
+        print(f"{plural(result.core, 'line')} judged core: {stays} not asked about again.")
     for skipped in result.skipped:
         print(f"Skipped: {one_line(skipped.text)}  ({one_line(skipped.reason)})")
     print(f"Run {result.run}.")
@@ -152,7 +155,7 @@ def cmd_tidy(args: argparse.Namespace) -> int:
             raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
         report = tidy(bot.home, bot.id)
     if args.json:
-        print_json(report.as_dict())
+        print_json(report.to_dict())
         return 0
     for line in report.message().split("\n"):  # a control character in a quoted note is escaped, not printed
         print(one_line(line))
@@ -173,7 +176,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         return _compact_nightly(bot, args)
     proposal = propose(bot.home, bot.id)
     if args.json:
-        print_json(proposal.as_dict())
+        print_json(proposal.to_dict())
         return 1 if proposal.error else 0
     if proposal.error:
         raise CliError(proposal.error, 1)
@@ -181,7 +184,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         print(f"Nothing to change in MEMORY.md of {bot.id}.")
         return 0
     count = len(proposal.changes)
-    print(f"Compacting MEMORY.md of {bot.id}: {count} change{'' if count == 1 else 's'} proposed.")
+    print(f"Compacting MEMORY.md of {bot.id}: {plural(count, 'change')} proposed.")
     for line in proposal_lines(proposal):
         print(one_line(line))
     interactive = sys.stdin.isatty()
@@ -193,7 +196,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         return 0
     outcome = apply_choice(bot.home, bot.id, proposal, choice)
     print(
-        f"Applied {len(outcome.applied)} of {count} change{'' if count == 1 else 's'} to MEMORY.md; each is a "
+        f"Applied {len(outcome.applied)} of {plural(count, 'change')} to MEMORY.md; each is a "
         f"journal row you can undo (omb-tui undo {bot.id} ROW_ID): {', '.join(outcome.rows) or 'none'}."
     )
     if outcome.not_applied:
@@ -213,7 +216,7 @@ def _compact_nightly(bot, args: argparse.Namespace) -> int:
             raise CliError(f"{bot.id} is in a turn now; compact once it has finished.", code=1)
         outcome = compact_nightly(bot.home, bot.id)
     if args.json:
-        print_json(outcome.as_dict())
+        print_json(outcome.to_dict())
     else:
         write_text(outcome.report.text)
         if outcome.sink and outcome.sink["error"]:
@@ -253,7 +256,7 @@ def cmd_proposals(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     waiting = pending_changes(bot.home, bot.id)
     if args.json:
-        print_json([item.as_dict() for item in waiting])
+        print_json([item.to_dict() for item in waiting])
         return 0
     if not waiting:
         print(f"No proposed change of {bot.id} is waiting.")
@@ -280,7 +283,7 @@ def cmd_proposals_accept(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     outcome = accept(bot.home, bot.id, _chosen_proposals(bot, args, "accept"))
     if args.json:
-        print_json(outcome.as_dict())
+        print_json(outcome.to_dict())
     else:
         if outcome.applied:
             print(
@@ -301,7 +304,7 @@ def cmd_proposals_reject(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"rejected": list(dict.fromkeys(ids))})
     else:
-        print(f"Rejected {len(ids)} proposed change{'' if len(ids) == 1 else 's'}.")
+        print(f"Rejected {plural(len(ids), 'proposed change')}.")
     return 0
 
 
@@ -323,9 +326,9 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     report = upkeep_due(home, concurrency=args.concurrency, progress=progress if on_terminal else None)
     if args.json:
         if report.busy:
-            print_json(report.as_dict())
+            print_json(report.to_dict())
         for bot in report.bots:  # one line per bot, redacted like every message (an error may echo a key)
-            print(json.dumps(redact_data(bot.as_dict()), ensure_ascii=False))
+            print(json.dumps(redact_data(bot.to_dict()), ensure_ascii=False))
         return 0
     if report.busy:
         print(f"Nothing done: {report.busy}.", file=sys.stderr)
@@ -340,7 +343,7 @@ def cmd_about_me(args: argparse.Namespace) -> int:
 
     learned = list_learned(Home(args.home))
     if args.json:
-        print_json([line.as_dict() for line in learned])
+        print_json([line.to_dict() for line in learned])
         return 0
     if not learned:
         print("No bot has added a line to About me.")
@@ -354,7 +357,7 @@ def cmd_about_me_remove(args: argparse.Namespace) -> int:
 
     removed = remove_learned(Home(args.home), args.learned_id)
     if args.json:
-        print_json(removed.as_dict())
+        print_json(removed.to_dict())
     else:
         print(one_line(removed.message()))
     return 0

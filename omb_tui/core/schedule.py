@@ -106,7 +106,7 @@ class BotUpkeep:
     compact: dict | None = None  # nightly compaction's outcome, for bots where it is switched on
     left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "run": self.run,
@@ -152,8 +152,8 @@ class UpkeepRunReport:
     busy: str | None = None  # another run, or a backup, held its lock: nothing was done
     bots: list[BotUpkeep] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
-        return {"busy": self.busy, "bots": [bot.as_dict() for bot in self.bots]}
+    def to_dict(self) -> dict:
+        return {"busy": self.busy, "bots": [bot.to_dict() for bot in self.bots]}
 
 
 def upkeep_due(
@@ -210,16 +210,16 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
         done.run = run.id
         chats = capture_due(home, bot_id, now)
         if chats:
-            done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).as_dict()
+            done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).to_dict()
         last = last_tidy(home, bot_id)
         last_at = datetime.fromisoformat(last["at"]) if last and isinstance(last.get("at"), str) else None
         tidy_hour = load_config(home).tidy_hour
         tidy_now = tidy_due(last_at, now, tidy_hour)
         if chats or tidy_now:
-            done.organize = organize(home, bot_id, run=run, today=now.date()).as_dict()
+            done.organize = organize(home, bot_id, run=run, today=now.date()).to_dict()
         if tidy_now:
-            done.tidy = tidy(home, bot_id, today=now.date(), run=run).as_dict()
+            done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
         # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
         if settings.compact_nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour):
-            done.compact = compact_nightly(home, bot_id, run=run, today=now.date()).as_dict()
+            done.compact = compact_nightly(home, bot_id, run=run, today=now.date()).to_dict()
     return done

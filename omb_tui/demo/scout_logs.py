@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 
-from .story import AUTO_LOG_DAYS, EVENING, MORNING, ROOMS, Story, is_weekend, plural
+from ..core.memory.text import plural
+from .story import AUTO_LOG_DAYS, EVENING, MORNING, ROOMS, Story, is_weekend
 
 
 def scout_logs(s: Story) -> None:

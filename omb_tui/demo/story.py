@@ -63,10 +63,6 @@ def topic_header(title: str, description: str, aliases: tuple[str, ...]) -> str:
     return f"---\ntitle: {title}\ndescription: {description}\naliases: [{', '.join(aliases)}]\n---\n# {title}\n\n"
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def is_weekend(day: date) -> bool:
     return day.weekday() >= 5
 

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..core.memory.changes import Actor, LaterChanges, StaleHash
+from ..core.memory.changes import Actor, LaterChanges, StaleHash, WriteResult
+from ..core.memory.errors import outcome_of
 from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.turn.bot import Bot
-from ..core.upkeep.tidy import UpkeepOff
 from .connections import ConnectionGuard, ServeLimits
 from .hosts import AllowedHosts
 from .http import (
@@ -78,14 +78,6 @@ HTTP_SENTENCES = {
 }
 
 
-def status_of(exc: MemoryInputError) -> int:
-    if isinstance(exc, NotFound):
-        return 404
-    if isinstance(exc, (StaleHash, LaterChanges, UpkeepOff)):
-        return 409
-    return 400  # a bad name, a path that leads out, a link, a read-only file: the CLI's exit 2
-
-
 @web.middleware
 async def in_progress(request: web.Request, handler) -> web.StreamResponse:
     """While a route answers, its connection is busy: neither the idle deadline nor the cap closes it."""
@@ -109,7 +101,7 @@ async def json_errors(request: web.Request, handler) -> web.StreamResponse:
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow",)}
         return error_response(exc.status, HTTP_SENTENCES.get(exc.status, f"{exc.reason}."), headers=headers)
     except MemoryInputError as exc:
-        return error_response(status_of(exc), str(exc))
+        return error_response(outcome_of(exc).http_status, str(exc))
     except OSError as exc:
         log.error("%s %s: %s", request.method, request.path, exc)
         name = f": {exc.filename}" if exc.filename else ""
@@ -219,7 +211,7 @@ def read_overview(home: Home, bot_id: str) -> dict:
         "memory": summary.memory,
         "upkeep": summary.upkeep,
         "folder": str(bot.store.workspace),
-        "gauge": camel_keys(bot.gauge().as_dict()),
+        "gauge": camel_keys(bot.gauge().to_dict()),
         "topics": topics,
         "logs": logs,
         "archive": {"path": f"{MEMORY_DIR}/{ARCHIVE_NAME}", "exists": archive.is_file()},
@@ -241,15 +233,8 @@ def read_file(home: Home, bot_id: str, rel: str) -> dict:
     }
 
 
-def written(result) -> dict:
-    return {
-        "path": result.rel,
-        "hash": result.hash,
-        "changed": result.changed,
-        "redactions": result.redactions,
-        "rowId": result.row_id,
-        "journaled": result.journaled,
-    }
+def written(result: WriteResult) -> dict:
+    return {**camel_keys(result.to_dict()), "journaled": result.journaled}
 
 
 def save_file(home: Home, bot_id: str, rel: str, text: str, expected_hash: str | None) -> dict:
@@ -335,20 +320,20 @@ def run_tidy(home: Home, bot_id: str) -> dict:
         if not free:
             raise ApiError(409, f"{bot_id} is in a turn now; tidy up once it has finished.")
         report = tidy(home, bot_id)
-    return {**camel_keys(report.as_dict()), "message": report.message()}
+    return {**camel_keys(report.to_dict()), "message": report.message()}
 
 
 def learned_lines(home: Home) -> dict:
     from ..core.upkeep.about_me import list_learned
 
-    return {"learned": [line.as_dict() for line in list_learned(home)]}
+    return {"learned": [camel_keys(line.to_dict()) for line in list_learned(home)]}
 
 
 def remove_learned_line(home: Home, learned_id: str) -> dict:
     from ..core.upkeep.about_me import remove_learned
 
     removed = remove_learned(home, learned_id, API_ACTOR)
-    return {**camel_keys(removed.as_dict()), "journaled": removed.journaled}
+    return {**camel_keys(removed.to_dict()), "journaled": removed.journaled}
 
 
 OPEN_TARGETS = ("obsidian", "folder")

@@ -69,7 +69,7 @@ def retire(home: Home, ref: str) -> dict:
 
 @damaged_is_the_servers
 def show(home: Home, ref: str) -> dict:
-    return camel_keys(api.show(home, ref).as_dict())
+    return camel_keys(api.show(home, ref).to_dict())
 
 
 @damaged_is_the_servers
@@ -80,7 +80,7 @@ def propose(home: Home, ref: str, key: str, title: str, text: str) -> dict:
 @damaged_is_the_servers
 def history(home: Home, ref: str, key: str) -> dict:
     note, versions = api.history(home, ref, key)
-    return {"note": shown(note), "versions": [camel_keys(version.to_json()) for version in versions]}
+    return {"note": shown(note), "versions": [camel_keys(version.to_dict()) for version in versions]}
 
 
 @damaged_is_the_servers

@@ -9,6 +9,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from ...core.memory.bot_names import bot_names
+from ...core.memory.text import plural
 from ..widgets.bot_list import BotList
 from .base import AreaScreen
 
@@ -98,7 +99,9 @@ class BotsScreen(AreaScreen):
         elif night is not None and (night.changes or night.pending):
             intro.update(f"{current.id}, last night: {overnight_words(night)}. v reviews them.")
         elif summaries:
-            intro.update(f"{len(summaries)} bot(s) in {self.app.home.root}. Enter opens one; ? lists every key.")
+            intro.update(
+                f"{plural(len(summaries), 'bot')} in {self.app.home.root}. Enter opens one; ? lists every key."
+            )
         else:
             intro.update(f"No bots in {self.app.home.root}. Try: omb-tui demo --home DIR")
 
@@ -117,12 +120,10 @@ def overnight_words(night) -> str:
     """ "3 changes in 2 runs (1 not reviewed), 2 proposals waiting" for a core BotOvernight."""
     parts = []
     if night.changes:
-        change = "change" if night.changes == 1 else "changes"
-        run = "run" if night.runs == 1 else "runs"
         parts.append(
-            f"{night.changes} {change} in {night.runs} {run}"
+            f"{plural(night.changes, 'change')} in {plural(night.runs, 'run')}"
             + (f" ({night.unreviewed} not reviewed)" if night.unreviewed else "")
         )
     if night.pending:
-        parts.append(f"{night.pending} proposal{'' if night.pending == 1 else 's'} waiting")
+        parts.append(f"{plural(night.pending, 'proposal')} waiting")
     return ", ".join(parts)

@@ -22,6 +22,7 @@ from ...core.memory.changes import FileSnapshot
 from ...core.memory.disk import encode, read_text
 from ...core.memory.drafts import private_copy
 from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
+from ...core.memory.text import plural
 from .files_listing import EDITABLE_KINDS, editable_text
 from .files_parts import FilesScreenParts
 from .files_saving import PERSON, save_text
@@ -58,9 +59,7 @@ async def rename_topic(screen: FilesScreenParts) -> None:
         return
     pointing = await screen.in_thread(lambda bot: pointers_to(bot.store, old))
     count = sum(update.count for update in pointing)
-    pointers = (
-        f"{count} pointer{'' if count == 1 else 's'} in {', '.join(u.rel for u in pointing)}" if pointing else None
-    )
+    pointers = f"{plural(count, 'pointer')} in {', '.join(u.rel for u in pointing)}" if pointing else None
     answer = await screen.app.push_screen_wait(RenameTopicDialog(old, topic_names(screen.files), pointers))
     if not answer or answer[0] == old:
         return

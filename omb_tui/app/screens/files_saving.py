@@ -12,6 +12,7 @@ from __future__ import annotations
 from ...core.memory.changes import Actor, FileSnapshot, StaleHash, WriteResult
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MemoryInputError
+from ...core.memory.text import plural
 from ..widgets.kept_draft import KeptDraft
 from .files_parts import FilesScreenParts
 
@@ -44,7 +45,10 @@ async def save_text(screen: FilesScreenParts, text: str) -> None:
         return
     if result.redactions:
         screen.notify(
-            f"{result.redactions} credential(s) were redacted before saving.", severity="warning", markup=False
+            f"{plural(result.redactions, 'credential')} {'was' if result.redactions == 1 else 'were'} redacted "
+            "before saving.",
+            severity="warning",
+            markup=False,
         )
     screen.show_saved(saved, typed)
     screen.notify(f"Saved {saved.rel}.", timeout=2, markup=False)

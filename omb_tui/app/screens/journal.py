@@ -27,6 +27,7 @@ from ...core.memory.journal import DamagedLine, JournalRow, row_action
 from ...core.memory.journal_filter import JournalFilter
 from ...core.memory.paths import MemoryInputError
 from ...core.memory.store import MemoryStore
+from ...core.memory.text import plural
 from ...core.memory.when import when_text
 from ...core.turn.bot import Bot
 from ..styles import style_path
@@ -159,7 +160,7 @@ class JournalScreen(BotScreen):
 
     def status_text(self) -> str:
         listing = self.journal_list
-        total = f"{listing.total:,} row{'' if listing.total == 1 else 's'}"
+        total = plural(listing.total, "row", grouped=True)
         if listing.reading:
             total = f"reading… {total} so far"
         if listing.filter.empty:
@@ -170,7 +171,7 @@ class JournalScreen(BotScreen):
             state = f"{listing.shown:,} of {total} match"
         if listing.new_above:  # the rows the person looks at stayed put; the new ones are one key away
             count = listing.new_above
-            return f"{state} · {count:,} new row{'' if count == 1 else 's'} above: Home shows them"
+            return f"{state} · {plural(count, 'new row', grouped=True)} above: Home shows them"
         return f"{state} · ⊘ cannot be undone · ? lists every key"
 
     def action_show_diff(self) -> None:
@@ -253,7 +254,7 @@ class JournalScreen(BotScreen):
         except MemoryInputError as exc:  # already taken back, no such row, a file that cannot be read
             self.notify(str(exc), title="Not reverted", severity="error", markup=False)
             return
-        kept = f"; {len(result.later)} later change(s) kept" if result.later else ""
+        kept = f"; {plural(len(result.later), 'later change')} kept" if result.later else ""
         self.notify(
             f"The change to {row.file} of {when_text(row.at)} is taken back{kept}. The revert is at the top "
             "of the journal.",
@@ -335,7 +336,7 @@ def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") ->
     lines = [f"Undo this change to {row.file}?", f"  {_row_words(row)}", effect]
     if later:
         count = len(later)
-        lines.append(f"{count} later change{'' if count == 1 else 's'} to it will be undone too:")
+        lines.append(f"{plural(count, 'later change')} to it will be undone too:")
         lines += [f"  {_row_words(other)}" for other in later[:LATER_NAMED]]
         if count > LATER_NAMED:
             lines.append(f"  and {count - LATER_NAMED} more")
@@ -359,5 +360,5 @@ def revert_question(row: JournalRow) -> str:
 
 def undone_text(result: UndoResult) -> str:
     row = result.row
-    later = f" and {len(result.later)} later change(s)" if result.later else ""
+    later = f" and {plural(len(result.later), 'later change')}" if result.later else ""
     return f"{row.file} is back as it was before {when_text(row.at)}{later}. The undo is at the top of the journal."

@@ -23,10 +23,11 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from ...core.memory.paths import Home, MemoryInputError
+from ...core.memory.text import plural
 from ...core.memory.when import when_text
 from ..styles import style_path
 from ..widgets.review_detail import ReviewDetail
-from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups, plural
+from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups
 from .base import AreaScreen
 
 LATER_NAMED = 4  # later changes named one by one in a question (it must fit 80x24)

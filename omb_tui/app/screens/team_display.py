@@ -13,6 +13,7 @@ from datetime import datetime
 
 from textual.content import Content
 
+from ...core.memory.text import plural
 from ..widgets.row_list import printable
 from ..widgets.team_rows import Column, Row
 
@@ -68,11 +69,6 @@ def local_time(at: str) -> str:
         return at
 
 
-def count_of(number: int, word: str) -> str:
-    """ "1 note", "2,000 notes"."""
-    return f"{number:,} {word}{'' if number == 1 else 's'}"
-
-
 def said(record) -> str:
     """A note's, card's or version's title and text on one line, safe to draw."""
     return printable(f"{record.title}: {record.text}", keep="\n")
@@ -85,7 +81,7 @@ def gauge_text(load) -> str:
     filled = round(min(1.0, load.bytes / TEAM_BLOCK_MAX_BYTES) * BAR_WIDTH)
     bar = "█" * filled + "░" * (BAR_WIDTH - filled)
     return (
-        f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {count_of(len(load.loaded), 'note')} load · "
+        f"{bar} {load.bytes:,}/{TEAM_BLOCK_MAX_BYTES:,} bytes · {plural(len(load.loaded), 'note', grouped=True)} load · "
         f"{len(load.not_loaded):,} do not"
     )
 
@@ -201,7 +197,7 @@ def note_detail(view, note) -> Content:
         else "does not load: it is past the 6,000 bytes; session_search with scope team finds it"
     )
     pin = " · pinned (loads first)" if note.pinned else ""
-    earlier = count_of(len(note.history), "earlier version")
+    earlier = plural(len(note.history), "earlier version", grouped=True)
     return Content("\n").join(
         [
             Content.styled(f"{note.key} · revision {note.revision} · {state}{pin}", "bold"),

@@ -31,6 +31,7 @@ from ...core.memory.budget import (
     topic_index,
     topic_index_line,
 )
+from ...core.memory.text import plural
 from ...core.recall.words import fold, word_spans
 from ..styles import style_path
 from .base import BotScreen
@@ -90,7 +91,7 @@ def cut_statement(index: TopicIndex) -> str:
     total = index.listed + index.omitted
     left_out = "none are" if index.omitted == 0 else f"{index.omitted} {'is' if index.omitted == 1 else 'are'}"
     return (
-        f"The index lists {index.listed} of {total} topic{'' if total == 1 else 's'} "
+        f"The index lists {index.listed} of {plural(total, 'topic')} "
         f"({len(index.text):,} of {TOPIC_INDEX_MAX_CHARS:,} characters); {left_out} left out."
     )
 
@@ -288,7 +289,7 @@ class TopicsScreen(BotScreen):
             broken = sum(1 for row in self.rows if not row.topic.frontmatter_ok)
             if broken:
                 reason += (
-                    f" {broken} topic{' has' if broken == 1 else 's have'} frontmatter that could not"
+                    f" {plural(broken, 'topic')} {'has' if broken == 1 else 'have'} frontmatter that could not"
                     " be read: listed by name only."
                 )
             if reason.strip():

@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 
 from ...core.memory.changes import Actor
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from ...core.memory.text import plural
 from ..styles import style_path
 from .base import BotScreen
 
@@ -111,10 +112,6 @@ SWITCH_LABELS = {"upkeep": "Memory upkeep", "rooms": "Learn from group chats"}
 
 def _on_off(value: bool | None) -> str:
     return "locked" if value is None else ("on" if value else "off")
-
-
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count:,} {word if count == 1 else plural or word + 's'}"
 
 
 def _local(at: object) -> str:
@@ -217,11 +214,11 @@ def month_usage(home, bot_id: str) -> dict:
 def capture_text(last: dict | None) -> str:
     if not last:
         return "No capture has run for this bot yet."
-    saved = f"{_plural(int(last.get('saved') or 0), 'fact')} saved"
+    saved = f"{plural(int(last.get('saved') or 0), 'fact', grouped=True)} saved"
     if last.get("about_me"):
         saved += f" ({last['about_me']} also to About me)"
     text = (
-        f"{_local(last.get('at'))} · {_plural(int(last.get('turns_read') or 0), 'turn')} read, {saved}, "
+        f"{_local(last.get('at'))} · {plural(int(last.get('turns_read') or 0), 'turn', grouped=True)} read, {saved}, "
         f"{int(last.get('skipped') or 0):,} skipped."
     )
     if last.get("reason"):
@@ -258,7 +255,7 @@ def usage_text(usage: dict) -> str:
     jobs = ", ".join(f"{job} {count}" for job, count in sorted(usage["jobs"].items()))
     failed = f", {usage['failed']:,} failed" if usage["failed"] else ""
     return (
-        f"{usage['month']}: {_plural(usage['calls'], 'call')}{failed} ({jobs}) · "
+        f"{usage['month']}: {plural(usage['calls'], 'call', grouped=True)}{failed} ({jobs}) · "
         f"{usage['prompt_tokens']:,} tokens in, {usage['completion_tokens']:,} out · ${usage['cost_usd']:.4f}"
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from ...core.memory.budget import MEMORY_MAX_LINES, Gauge
+from ...core.memory.text import plural
 
 BAR_WIDTH = 10
 
@@ -20,7 +21,7 @@ def gauge_text(g: Gauge, *, switched_off_for: str | None = None) -> str:
             f"{bar} {g.lines}/{g.max_lines} lines · {size} · memory off\n"
             f"Memory is switched off for {switched_off_for}: nothing loads (Settings turns it on)."
         )
-    not_loaded = f"{g.lines_not_loaded} line{'' if g.lines_not_loaded == 1 else 's'} not loaded"
+    not_loaded = f"{plural(g.lines_not_loaded, 'line')} not loaded"
     return (
         f"{bar} {g.lines}/{g.max_lines} lines · {size} · {g.level} · {not_loaded}\n"
         f"MEMORY.md: only the first {MEMORY_MAX_LINES} lines load each turn"

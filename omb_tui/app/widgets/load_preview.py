@@ -27,6 +27,7 @@ from ...core.memory.budget import (
     load_cut,
 )
 from ...core.memory.entries import line_content
+from ...core.memory.text import plural
 from .row_list import printable
 
 LOADING = LINE_LOADS
@@ -185,9 +186,7 @@ class LoadPreview(Static):
                     grid.add_row(
                         "",
                         "",
-                        Text(
-                            f"… {more:,} more line{'s' if more != 1 else ''} past the cut, not shown here", style=rule
-                        ),
+                        Text(f"… {plural(more, 'more line', grouped=True)} past the cut, not shown here", style=rule),
                     )
                     break
                 past_cut_drawn += 1

@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from ...core.memory.text import plural
 from ...core.memory.when import when_text
 from ...core.review.runs import Change, Review, Run
 from .row_list import RowHighlighted, RowList, fit, printable
@@ -283,10 +284,6 @@ class ReviewTree(RowList):
         if line.kind == CHANGE:
             return [("     ", ""), *change_words(line.change)]
         return [("     ", ""), *proposal_words(line.proposal)]
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def bot_words(bot: BotGroup) -> list[tuple[str, str]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ...core.memory.text import plural
+
 TOOL_TEXT_SHOWN = 400  # a tool's answer is cut here on screen (the model saw it whole)
 
 
@@ -59,7 +61,7 @@ class TurnAnswer(Static):
     def show_result(self, bot_name: str, result) -> None:
         """`result`: the core's TurnResult."""
         calls = len(result.tool_calls)
-        made = f", after {calls} tool call{'s' if calls != 1 else ''}" if calls else ""
+        made = f", after {plural(calls, 'tool call')}" if calls else ""
         title = f"{bot_name} could not answer" if result.failed else f"{bot_name} answered{made}:"
         text = Text(title, style=self._style("title"), end="")
         text.append("\n")

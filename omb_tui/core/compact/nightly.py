@@ -47,8 +47,8 @@ class NightlyOutcome:
     sink: dict | None = None  # {"sink", "sent", "error"} when a sink is configured
     changed_meanwhile: bool = False  # MEMORY.md changed between the model's reading and the rewrite
 
-    def as_dict(self) -> dict:
-        return self.report.as_dict() | {
+    def to_dict(self) -> dict:
+        return self.report.to_dict() | {
             "propose_only": self.propose_only,
             "rows": self.rows,
             "pending": self.pending,

@@ -43,7 +43,7 @@ class PendingChange:
     reason: str
     status: str  # PENDING, ACCEPTED or REJECTED
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return asdict(self)
 
     def as_change(self) -> dict:
@@ -58,7 +58,7 @@ class AcceptOutcome:
     rows: list[str] = field(default_factory=list)  # the journal rows written, one per applied change
     run: str | None = None  # the run id every row of this accept carries
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "applied": self.applied,
             "refused": [{"id": id_, "reason": why} for id_, why in self.refused],
@@ -96,7 +96,7 @@ def _save(home: Home, bot_id: str, next_id: int, items: list[PendingChange]) -> 
     cutoff = datetime.now(UTC) - timedelta(days=DECIDED_KEEP_DAYS)
     kept = [item for item in items if item.status == PENDING or _when(item.at) >= cutoff]
     write_private_json(
-        compact_files(home, bot_id).pending, {"next": next_id, "changes": [item.as_dict() for item in kept]}
+        compact_files(home, bot_id).pending, {"next": next_id, "changes": [item.to_dict() for item in kept]}
     )
 
 

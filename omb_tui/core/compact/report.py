@@ -6,7 +6,7 @@ docs/compact-nightly.md, "Backups, logs, report, sinks", gives the decisions.
 
 Public:
     compose_report(bot_id, run_id, changes, *, error=None, attempts=1, proposed=False, attempts_log=None) -> Report
-    Report: .text (what stdout and the sinks get), .as_dict() (JSON-able: bot, run, applied, proposed, counts,
+    Report: .text (what stdout and the sinks get), .to_dict() (JSON-able: bot, run, applied, proposed, counts,
         changes, error, attempts)
     change_fields(change) -> dict     a change given as a dict or an object (validator.Change) as plain fields
     shorten(text, limit) -> str       one line, whitespace collapsed, cut with "…"
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 
 from ..memory.redact import redact
+from ..memory.text import plural
 from .validator import CATEGORIES
 
 REPORT_PREFIX = "Memory compact: "
@@ -46,7 +47,7 @@ class Report:
     attempts: int
     text: str = field(repr=False)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "run": self.run,
@@ -102,8 +103,7 @@ def _count_words(counts: dict[str, int]) -> str:
     total = sum(counts.values())
     if not total:
         return "no changes"
-    noun = "change" if total == 1 else "changes"
-    return f"{total} {noun} ({', '.join(f'{n} {category}' for category, n in counts.items())})"
+    return f"{plural(total, 'change')} ({', '.join(f'{n} {category}' for category, n in counts.items())})"
 
 
 def compose_report(
@@ -141,7 +141,7 @@ def compose_report(
     if error is not None:
         why = _one_sentence(error)
         where = str(attempts_log) if attempts_log else f"compact/{bot_id}/attempts.log in the omb-tui home"
-        tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+        tries = plural(attempts, "attempt")
         lines = [
             ERROR_PREFIX + why,
             f"Bot {bot_id}, run {run_id}, {tries}: nothing was applied.",
@@ -163,13 +163,12 @@ def compose_report(
     elif kept:
         lines.append(f"Run {run_id}: undo it all with `omb-tui undo-run {bot_id} {run_id}`.")
     if not_applied:
-        noun = "change" if not_applied == 1 else "changes"
         where = (
             "kept as proposals to accept or reject in the Review area."
             if not_kept is None
             else f"they could not be kept as proposals: {_one_sentence(not_kept)}"
         )
-        lines.append(f"{not_applied} {noun} not applied: MEMORY.md changed meanwhile; {where}")
+        lines.append(f"{plural(not_applied, 'change')} not applied: MEMORY.md changed meanwhile; {where}")
     applied = bool(kept) and not proposed
     return Report(
         bot_id, run_id, applied, proposed and bool(kept), counts, kept, None, attempts, "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from ..memory.disk import read_text, text_hash
 from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore
+from ..memory.text import plural
 from ..memory.text_checks import escaped
 from ..models.call import ModelUnavailable, complete
 from .records import ATTEMPT_ANSWER_MAX_CHARS
@@ -85,7 +86,7 @@ class Attempt:
     answer: str
     errors: list[str]
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"answer": self.answer, "errors": list(self.errors)}
 
 
@@ -109,13 +110,13 @@ class Proposal:
     def ok(self) -> bool:
         return self.error is None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "session": self.session,
             "read_hash": self.read_hash,
             "context": self.context,
-            "changes": [change.as_dict() for change in self.changes],
+            "changes": [change.to_dict() for change in self.changes],
             "attempts": len(self.attempts),
             "errors": [attempt.errors for attempt in self.attempts],
             "error": self.error,
@@ -238,7 +239,7 @@ def propose(
 
 def _out_of_time(deadline_s: float, attempts: int) -> str:
     limit = f"{deadline_s / 60:g}-minute" if deadline_s >= 60 else f"{deadline_s:g}-second"
-    return f"No valid change-set within the {limit} limit ({attempts} attempt{'' if attempts == 1 else 's'} answered)."
+    return f"No valid change-set within the {limit} limit ({plural(attempts, 'attempt')} answered)."
 
 
 __all__ = ["CATEGORIES", "Attempt", "Proposal", "propose"]

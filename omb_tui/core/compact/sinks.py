@@ -12,7 +12,7 @@ Public:
     load_report_sink(home) -> ReportSink | None          None: no sink configured; BrokenFile for a wrong value
     send_report(home, report, *, environ=None) -> SinkResult(sent, sink, error)
 
-A command gets the report's text on stdin (no shell); a webhook a JSON POST of report.as_dict() plus `text`;
+A command gets the report's text on stdin (no shell); a webhook a JSON POST of report.to_dict() plus `text`;
 Telegram a POST to `<api base>/bot<TOKEN>/sendMessage` with `chat_id` and `text` (cut to TELEGRAM_MAX_CHARS).
 Only the standard library speaks HTTP. A failed sink never fails the run: send_report never raises for one, it
 returns the failure as one sentence, and no sentence ever holds the Telegram token or a webhook's path (which is
@@ -217,7 +217,7 @@ def _post_webhook(sink: ReportSink, report: Report) -> str | None:
     host = urlsplit(sink.url).hostname  # the path is not named: a webhook's path is often its secret
     what = f"The report webhook at {host}"
     try:
-        status, _ = _post_json(sink.url, {**report.as_dict(), "text": report.text}, sink.timeout)
+        status, _ = _post_json(sink.url, {**report.to_dict(), "text": report.text}, sink.timeout)
     except (urllib.error.URLError, OSError) as exc:
         return _unreachable(what, exc)
     if not 200 <= status < 300:

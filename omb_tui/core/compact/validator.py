@@ -75,7 +75,7 @@ class Change:
     def replacement(self) -> str:
         return self.merged if self.category == "merge" and self.merged is not None else ""
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         answer = {"category": self.category, "original": self.original, "reason": self.reason}
         if self.merged is not None:
             answer["merged"] = self.merged

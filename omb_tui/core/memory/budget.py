@@ -14,6 +14,7 @@ from omb_tui.core.memory.entries import parse_entries, split_lines
 
 from .disk import read_text
 from .paths import Home
+from .text import plural
 
 MEMORY_MAX_LINES = 200
 MEMORY_MAX_BYTES = 24 * 1024  # UTF-8 bytes, line endings included
@@ -165,7 +166,7 @@ class Gauge:
     level: str  # "ok" | "amber" | "red"
     lines_not_loaded: int
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "lines": self.lines,
             "bytes": self.bytes,
@@ -336,7 +337,7 @@ def topic_index_line(topic: TopicInfo) -> str:
 
 
 def _more_topics_line(omitted: int) -> str:
-    return f"… and {omitted} more topic{'' if omitted == 1 else 's'} not listed."
+    return f"… and {plural(omitted, 'more topic')} not listed."
 
 
 def topic_index(topics: Iterable[TopicInfo]) -> TopicIndex:
@@ -381,8 +382,7 @@ def _render_index(lines: Iterable[str], omitted: int) -> str:
 
 def cut_off_line(lines_not_loaded: int) -> str:
     """The only thing the bot is told about the cut."""
-    plural = "" if lines_not_loaded == 1 else "s"
-    return f"MEMORY.md was cut off here: {lines_not_loaded} more line{plural} did not load."
+    return f"MEMORY.md was cut off here: {plural(lines_not_loaded, 'more line')} did not load."
 
 
 def prompt_block(memory_text: str, topics: Iterable[TopicInfo], today: date) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .journal import JournalRow
 from .paths import FileKind, MemoryInputError
+from .text import plural
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,17 @@ class WriteResult:
     row_id: str | None = None
     journaled: bool = True  # False: saved, but the journal could not be written (the next look journals it)
 
+    def to_dict(self) -> dict:
+        """What `omb-tui write --json` prints; `journaled` is left to each surface (the command line warns on
+        stderr, the routes add it)."""
+        return {
+            "path": self.rel,
+            "hash": self.hash,
+            "changed": self.changed,
+            "redactions": self.redactions,
+            "row_id": self.row_id,
+        }
+
 
 @dataclass
 class UndoResult:
@@ -56,8 +68,6 @@ class UndoResult:
 
 class StaleHash(MemoryInputError):
     """The file changed since it was read; nothing was written."""
-
-    exit_code = 3  # the command line's status for a stale hash
 
     def __init__(self, rel: str, current_text: str, current_hash: str | None, *, message: str | None = None) -> None:
         super().__init__(message or f"{rel} changed since it was opened; nothing was written.")
@@ -81,7 +91,7 @@ class LaterChanges(MemoryInputError):
         names = ", ".join(f"{r.id} ({r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
         more = f" and {len(later) - 5} more" if len(later) > 5 else ""
         if later:
-            message = f"{len(later)} later change(s) to {row.file} would be undone too: {names}{more}."
+            message = f"{plural(len(later), 'later change')} to {row.file} would be undone too: {names}{more}."
         else:
             message = (
                 f"{row.file} changed after row {row.id} (by another bot or outside the app); "
@@ -96,12 +106,10 @@ class RevertConflict(MemoryInputError):
     """One change cannot be taken back alone: the file changed since on its lines (or its text was not kept).
     Nothing was written; undo (the whole file back as before the row) may still be offered."""
 
-    exit_code = 3  # like a stale hash: the file changed since
-
     def __init__(self, row: JournalRow, later: list[JournalRow], why: str | None = None) -> None:
         if why is None:
             names = ", ".join(r.id for r in later[:5]) + (f" and {len(later) - 5} more" if len(later) > 5 else "")
-            by = f"{len(later)} later change(s) ({names})" if later else "a change made since"
+            by = f"{plural(len(later), 'later change')} ({names})" if later else "a change made since"
             why = f"{by} touched the same lines of {row.file}"
         super().__init__(
             f"Row {row.id} cannot be reverted alone: {why}; undo puts the whole file back as it was before it instead."

@@ -82,7 +82,7 @@ class Member:
     kind: str  # "person" | "bot"
     name: str  # a person's name, or a bot's id
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {"kind": self.kind, "name": self.name}
 
     @classmethod
@@ -97,7 +97,7 @@ class Starter:
     kind: str  # one of STARTERS
     name: str
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {"kind": self.kind, "name": self.name}
 
 
@@ -114,7 +114,7 @@ class Message:
     id: str | None = None
     seq: int = 0  # position among the conversation's messages, from 0
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         data: dict = {
             "type": "message",
             "at": self.at.isoformat(timespec="seconds"),
@@ -178,8 +178,8 @@ class Conversation:
             "id": self.id,
             "title": self.title,
             "kind": self.kind,
-            "started_by": self.started_by.to_json(),
-            "members": [m.to_json() for m in self.members],
+            "started_by": self.started_by.to_dict(),
+            "members": [m.to_dict() for m in self.members],
             "created": self.created.isoformat(timespec="seconds"),
         }
 
@@ -517,20 +517,20 @@ def append_message(path: Path, message: Message) -> None:
         raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
     if message.at.tzinfo is None:
         message = dataclasses.replace(message, at=message.at.astimezone())
-    _append(path, _encode_line(message.to_json()))
+    _append(path, _encode_line(message.to_dict()))
 
 
 def set_members(path: Path, members: Iterable[Member], at: datetime | None = None) -> None:
     """Record who is in a room from now on (a `members` line; the newest one counts)."""
     moment = (at or datetime.now()).astimezone()
-    data = {"type": "members", "at": moment.isoformat(timespec="seconds"), "members": [m.to_json() for m in members]}
+    data = {"type": "members", "at": moment.isoformat(timespec="seconds"), "members": [m.to_dict() for m in members]}
     _append(path, _encode_line(data))
 
 
 def write_conversation(path: Path, conversation: Conversation) -> None:
     """Write a whole conversation at once (atomically): the header, then its messages."""
     lines = [_encode_line(conversation.header_json())]
-    lines += [_encode_line(m.to_json()) for m in conversation.messages]
+    lines += [_encode_line(m.to_dict()) for m in conversation.messages]
     atomic_write_bytes(path, b"".join(lines))
     conversation.path = path
     note_change(path)

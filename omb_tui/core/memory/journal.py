@@ -74,7 +74,8 @@ class JournalRow:
     note: str | None = None
     run: str | None = None  # the upkeep run that made it: every row of one run carries the same id
 
-    def to_json(self) -> str:
+    def to_line(self) -> str:
+        """The row as one JSONL line of the journal (compact, no trailing newline)."""
         return utf8_json(asdict(self), separators=(",", ":"))
 
     @classmethod
@@ -298,7 +299,7 @@ class Journal:
 
     def append(self, row: JournalRow) -> bool:
         try:
-            append_line(self.path, (row.to_json() + "\n").encode("utf-8"))
+            append_line(self.path, (row.to_line() + "\n").encode("utf-8"))
             return True
         except (OSError, MemoryInputError) as exc:  # journaling never fails the memory write
             log.error("journal row for %s could not be written to %s: %s", row.file, self.path, exc)
@@ -387,7 +388,7 @@ class Journal:
 
 
 def _field_bytes(name: str, value: str) -> bytes:
-    """How a field appears in a row written by JournalRow.to_json (compact separators, no ASCII escaping)."""
+    """How a field appears in a row written by JournalRow.to_line (compact separators, no ASCII escaping)."""
     return f'"{name}":{utf8_json(value)}'.encode()
 
 

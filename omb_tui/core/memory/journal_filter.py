@@ -53,7 +53,7 @@ _CHAT_VALUE = re.compile(rb'\s*(?:null|"(' + _STRING_INSIDE + rb')")')
 
 
 def _head_pattern() -> tuple[re.Pattern[bytes], bool]:
-    """The start of a line as JournalRow.to_json writes it, up to the last of _HEAD_FIELDS, capturing those;
+    """The start of a line as JournalRow.to_line writes it, up to the last of _HEAD_FIELDS, capturing those;
     and whether the chat comes after them (so it can be looked for from the line's end).
 
     Built from JournalRow's own fields, so reordering or adding a field changes the pattern with it.

@@ -19,6 +19,7 @@ from .disk import encode
 from .entries import Entry, parse_entries, render_entries, split_lines
 from .memory_update import ARCHIVE_REL, MemoryUpdate, archive_overflow, newline_of, over_budget
 from .paths import MEMORY_FILE, Home
+from .text import plural
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class MovingEntry:
     line: int  # where the entry starts in MEMORY.md, from 1
     text: str  # its first line, without the line ending
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text}
 
 
@@ -48,7 +49,7 @@ class RoomPlan:
 
     def message(self) -> str:
         count = len(self.moving)
-        entries = f"{count} entr{'y' if count == 1 else 'ies'}"
+        entries = plural(count, "entry", "entries")
         if not count and not self.must_trim:
             return "Everything in MEMORY.md loads: nothing needs to move."
         parts = []
@@ -65,9 +66,9 @@ class RoomPlan:
             )
         return " ".join(parts)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
-            "moving": [entry.as_dict() for entry in self.moving],
+            "moving": [entry.to_dict() for entry in self.moving],
             "moving_count": len(self.moving),
             "lines_before": self.lines_before,
             "lines_after": self.lines_after,
@@ -133,6 +134,6 @@ def make_room(
                 moved,
                 today,
                 newline_of(current.text),
-                note=f"make room: {count} entr{'y' if count == 1 else 'ies'} moved to {ARCHIVE_REL}",
+                note=f"make room: {plural(count, 'entry', 'entries')} moved to {ARCHIVE_REL}",
             )
     return _plan(current, kept, shown, done=bool(moved))

@@ -39,6 +39,7 @@ from .locks import home_lock
 from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
 from .store import ABOUT_ME_REL, MemoryStore
+from .text import plural
 
 ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_NAME}"
 ENTRY_MAX_CHARS = 1000
@@ -61,13 +62,13 @@ class AddResult:
     def message(self) -> str:
         parts = ["Saved to MEMORY.md."]
         if self.redactions:
-            parts.append(f"{self.redactions} credential(s) were redacted before saving.")
+            was = "was" if self.redactions == 1 else "were"
+            parts.append(f"{plural(self.redactions, 'credential')} {was} redacted before saving.")
         if self.moved:
             named = "; ".join(_clip(fact) for fact in self.moved[:MOVED_NAMED])
             more = f" and {len(self.moved) - MOVED_NAMED} more" if len(self.moved) > MOVED_NAMED else ""
             parts.append(
-                f"Moved {len(self.moved)} older entr{'y' if len(self.moved) == 1 else 'ies'} "
-                f"to {ARCHIVE_REL}: {named}{more}."
+                f"Moved {plural(len(self.moved), 'older entry', 'older entries')} to {ARCHIVE_REL}: {named}{more}."
             )
         if not self.journaled:
             parts.append("The journal could not be written; the next look at this bot will journal the change.")
@@ -78,7 +79,7 @@ class AddResult:
             )
         return " ".join(parts)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "entry": self.entry,
             "moved": self.moved,
@@ -360,7 +361,7 @@ class MemoryUpdate:
                     render_entries(kept),
                     self.actor,
                     expected_hash=memory.hash,
-                    note=f"finished moving {finished} entr{'y' if finished == 1 else 'ies'} "
+                    note=f"finished moving {plural(finished, 'entry', 'entries')} "
                     f"to {ARCHIVE_REL} (the move was interrupted)",
                 )
             notes.clear()
@@ -550,9 +551,9 @@ class ForgetResult:
     def message(self) -> str:
         if not self.count:
             return f"No note mentions \u201c{self.words}\u201d; nothing was removed (the words are kept so no bot learns them again)."
-        return f"Forgot {self.count} note(s) mentioning \u201c{self.words}\u201d."
+        return f"Forgot {plural(self.count, 'note')} mentioning \u201c{self.words}\u201d."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"words": self.words, "removed": self.removed, "count": self.count, "message": self.message()}
 
 
@@ -568,5 +569,5 @@ class PreferResult:
             return "That preference is already in About me."
         return "Saved to About me; every bot reads it there."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"text": self.text, "added": self.added, "redactions": self.redactions, "message": self.message()}

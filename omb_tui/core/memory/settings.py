@@ -79,7 +79,7 @@ class BotSettings:
         until = self.compact_proposes_until()
         return until is None or today < until
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "name": self.name,
             "engine": self.engine,
@@ -188,7 +188,7 @@ def save_bot_settings(home: Home, settings: BotSettings) -> None:
     with home_lock(home):  # the merge with the file on disk is a read-modify-write too
         existing = _read_json(path) if path.exists() else None
         merged = dict(existing) if isinstance(existing, dict) else {}
-        merged.update(settings.to_json())
+        merged.update(settings.to_dict())
         write_private_json(path, merged, redacted=False)  # the person's own settings, kept as they wrote them
 
 
@@ -342,7 +342,7 @@ class ProfileLearned:
     learned: list[dict] = field(default_factory=list)  # {id, text, bot, at, removed}
     forgotten: list[dict] = field(default_factory=list)  # {hashed_words, count, at}: see forgotten.py
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return asdict(self)
 
 
@@ -424,4 +424,4 @@ def _items(data: dict, key: str, shape: tuple, path: Path) -> list[dict]:
 
 
 def save_profile_learned(home: Home, profile: ProfileLearned) -> None:
-    write_private_json(home.profile_learned_path, profile.to_json())
+    write_private_json(home.profile_learned_path, profile.to_dict())

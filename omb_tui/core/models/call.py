@@ -203,7 +203,7 @@ class InstanceCheck:
     latency_ms: int | None
     problem: str | None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"id": self.id, "model": self.model, "ok": self.ok, "latency_ms": self.latency_ms, "error": self.problem}
 
 

@@ -15,7 +15,7 @@ spec leaves open. In short:
 - a matching passage is preferred over the opening of a topic whose name alone matches: openings
   come after every note and passage and get only the room those leave;
 - off when the bot's memory is off or `features.autoRecall` is false;
-- every recall is logged as `auto-recall: … got N note and M conversation passage(s)`.
+- every recall is logged as `auto-recall: … got 2 notes and 1 conversation passage`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import NamedTuple
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
+from ..memory.text import plural
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from .words import Word, matches_needed, terms, word_spans, words
 
@@ -68,7 +69,7 @@ class RecalledNote:
     block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
     header_range: tuple[int, int] = (0, 0)  # where its "[n] date · where" line stands
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "number": self.number,
             "file": self.file,
@@ -97,7 +98,7 @@ class RecalledPassage:
     block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
     header_range: tuple[int, int] = (0, 0)  # where its "[n] date · label" line stands
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "number": self.number,
             "conversation": self.conversation,
@@ -132,9 +133,12 @@ class RecallResult:
     @property
     def log_line(self) -> str:
         where = f"{self.bot} ({self.kind}" + (f", chat {self.chat})" if self.chat else ")")
-        return f"auto-recall: {where} got {len(self.notes)} note and {len(self.passages)} conversation passage(s)"
+        return (
+            f"auto-recall: {where} got {plural(len(self.notes), 'note')} and "
+            f"{plural(len(self.passages), 'conversation passage')}"
+        )
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "kind": self.kind,
@@ -143,8 +147,8 @@ class RecallResult:
             "skipped": self.skipped,
             "words": self.words,
             "matches_needed": self.matches_needed,
-            "notes": [note.to_json() for note in self.notes],
-            "passages": [passage.to_json() for passage in self.passages],
+            "notes": [note.to_dict() for note in self.notes],
+            "passages": [passage.to_dict() for passage in self.passages],
             "block": self.block,
         }
 

@@ -15,6 +15,7 @@ from ..memory.changes import Actor, NotUndoable, UndoResult
 from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
 from ..memory.store import MemoryStore
+from ..memory.text import plural
 from .runs import find_run
 
 
@@ -28,10 +29,10 @@ class Reverted:
     kept_later: list[str] = field(default_factory=list)
 
     def message(self) -> str:
-        kept = f" ({len(self.kept_later)} later change(s) kept)" if self.kept_later else ""
+        kept = f" ({plural(len(self.kept_later), 'later change')} kept)" if self.kept_later else ""
         return f"Reverted row {self.row} in {self.file} alone{kept}."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "row": self.row,
             "file": self.file,
@@ -51,14 +52,12 @@ def revert_change(home: Home, bot_id: str, row_id: str, actor: Actor | None = No
 class RunHasLaterChanges(MemoryInputError):
     """Undoing the run would also throw away changes made after it to the same files: the person must agree."""
 
-    exit_code = 4  # the command line's "needs confirmation", as for undo
-
     def __init__(self, run_id: str, later: list[JournalRow], outside: list[str]) -> None:
         parts = []
         if later:
             names = ", ".join(f"{r.id} ({r.file}, {r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
             more = f" and {len(later) - 5} more" if len(later) > 5 else ""
-            parts.append(f"{len(later)} later change(s) would be undone too: {names}{more}")
+            parts.append(f"{plural(len(later), 'later change')} would be undone too: {names}{more}")
         if outside:
             parts.append(
                 f"{', '.join(outside)} changed since where this journal cannot see (another bot, or "
@@ -79,10 +78,10 @@ class RunUndo:
 
     def message(self) -> str:
         files = ", ".join(item["file"] for item in self.files)
-        later = f" ({len(self.later)} later change(s) undone too)" if self.later else ""
+        later = f" ({plural(len(self.later), 'later change')} undone too)" if self.later else ""
         return f"Undid run {self.run}: {files} back as before it{later}."
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"run": self.run, "files": self.files, "later": self.later, "message": self.message()}
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from ..memory.text import plural
 from ..memory.when import when_text
 from .marks import ReviewedMarks, load_marks
 
@@ -101,7 +102,7 @@ class Change:
         kind = f"{self.step} {self.category}" if self.category else self.step
         return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "id": self.id,
             "run": self.run,
@@ -150,7 +151,7 @@ class Run:
     def undone(self) -> bool:
         return bool(self.changes) and all(c.undone for c in self.changes)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "id": self.id,
             "bot": self.bot,
@@ -159,7 +160,7 @@ class Run:
             "files": self.files,
             "reviewed": self.reviewed,
             "undone": self.undone,
-            "changes": [c.as_dict() for c in self.changes],
+            "changes": [c.to_dict() for c in self.changes],
         }
 
 
@@ -179,13 +180,13 @@ class BotReview:
     def changes(self) -> int:
         return sum(len(run.changes) for run in self.runs)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "pending": self.pending,
             "changes": self.changes,
-            "runs": [run.as_dict() for run in self.runs],
-            "proposals": [proposal.as_dict() for proposal in self.proposals],
+            "runs": [run.to_dict() for run in self.runs],
+            "proposals": [proposal.to_dict() for proposal in self.proposals],
         }
 
 
@@ -206,20 +207,20 @@ class Review:
                 f"Nothing {'new ' if self.only_new else ''}to review since {when_text(self.since.isoformat())}."
             ]
         for bot in self.bots:
-            waiting = f", {bot.pending} proposal(s) waiting" if bot.pending else ""
-            out.append(f"{bot.bot}: {len(bot.runs)} run(s), {bot.changes} change(s){waiting}")
+            waiting = f", {plural(bot.pending, 'proposal')} waiting" if bot.pending else ""
+            out.append(f"{bot.bot}: {plural(len(bot.runs), 'run')}, {plural(bot.changes, 'change')}{waiting}")
             for run in bot.runs:
                 state = " (undone)" if run.undone else (" (reviewed)" if run.reviewed else "")
                 out.append(f"  run {run.id}  {when_text(run.started)}  {', '.join(run.steps)}{state}")
                 out += [f"    {change.line()}" for change in run.changes]
         return out
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "since": self.since.isoformat(),
             "only_new": self.only_new,
             "unread": self.unread,
-            "bots": [bot.as_dict() for bot in self.bots],
+            "bots": [bot.to_dict() for bot in self.bots],
         }
 
 
@@ -232,7 +233,7 @@ class BotOvernight:
     pending: int
     unreviewed: int = 0  # changes in runs not yet marked reviewed
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"changes": self.changes, "runs": self.runs, "pending": self.pending, "unreviewed": self.unreviewed}
 
 

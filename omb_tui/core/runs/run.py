@@ -34,5 +34,5 @@ class Skipped:
     text: str
     reason: str
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"text": self.text, "reason": self.reason}

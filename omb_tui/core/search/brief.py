@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from ..memory import conversations as conv
 from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_bot_settings
+from ..memory.text import plural
 from ..recall.recall_index import MessageHit, RecallIndex, conversation_key, open_index
 
 BRIEF_WINDOW = timedelta(days=2)
@@ -38,7 +39,7 @@ class BriefLine:
     private: bool  # a 1:1 chat the person started
     text: str
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "conversation": self.conversation,
             "label": self.label,
@@ -61,11 +62,11 @@ class Brief:
     def private_chats(self) -> list[str]:
         return [line.conversation for line in self.lines if line.private]
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "chat": self.chat,
-            "lines": [line.to_json() for line in self.lines],
+            "lines": [line.to_dict() for line in self.lines],
             "private_chats": self.private_chats,
             "chip": self.chip,
             "text": self.text,
@@ -143,5 +144,5 @@ def recent_work_brief(
     if current is not None and current.is_room and brief.private_chats:
         count = len(brief.private_chats)
         name = load_bot_settings(home, bot_id).name
-        brief.chip = f"{name}'s recent-work brief covers {count} private chat{'s' if count != 1 else ''} with you"
+        brief.chip = f"{name}'s recent-work brief covers {plural(count, 'private chat')} with you"
     return brief

@@ -89,7 +89,7 @@ class SearchHit:
     team: str | None = None  # a team note's team key, and the note's key
     key: str | None = None
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         day = self.at.date() if self.at else self.day
         data = {
             "source": self.source,
@@ -127,14 +127,14 @@ class SearchResult:
     # Private 1:1 chats that hits came from when searching from a room: the room is told.
     disclosed_private_chats: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "words": self.words,
             "since": self.since.isoformat(timespec="seconds") if self.since else None,
             "until": self.until.isoformat(timespec="seconds") if self.until else None,
             "memory_searched": self.memory_searched,
-            "hits": [hit.to_json() for hit in self.hits],
+            "hits": [hit.to_dict() for hit in self.hits],
             "disclosed_private_chats": self.disclosed_private_chats,
         }
 

@@ -20,7 +20,7 @@ class TeamView:
     team: Team
     load: TeamLoad
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         loaded = {note.key for note in self.load.loaded}
         return {
             "team": self.team.summary(),

@@ -65,7 +65,7 @@ class TeamProposed:
     revision: int
     conversation: str
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return dict(self.__dict__)
 
 

@@ -108,7 +108,7 @@ class Version:
     at: str
     by: str
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return dict(self.__dict__)
 
 
@@ -127,9 +127,9 @@ class Note:
     by: str
     history: list[Version] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         data = {k: v for k, v in self.__dict__.items() if k != "history"}
-        data["history"] = [version.to_json() for version in self.history]
+        data["history"] = [version.to_dict() for version in self.history]
         return data
 
     def shown(self) -> dict:
@@ -166,7 +166,7 @@ class Card:
     chat: str | None = None
     status: str = PROPOSED
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return dict(self.__dict__)
 
     def shown(self) -> dict:
@@ -205,7 +205,7 @@ class Team:
     def accepted(self) -> list[Note]:
         return [note for note in self.notes.values() if note.status == ACCEPTED]
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "version": FORMAT_VERSION,
             "key": self.key,
@@ -214,8 +214,8 @@ class Team:
             "created": self.created,
             "retired": self.retired,
             "next_seq": self.next_seq,
-            "notes": [note.to_json() for note in self.notes.values()],
-            "cards": [card.to_json() for card in self.cards.values()],
+            "notes": [note.to_dict() for note in self.notes.values()],
+            "cards": [card.to_dict() for card in self.cards.values()],
             "last_revisions": dict(self.last_revisions),
         }
 

@@ -44,8 +44,6 @@ class RevisionMissing(MemoryInputError):
 class StaleRevision(MemoryInputError):
     """The note or card changed since the revision given (409 in the routes, exit 3 in the CLI)."""
 
-    exit_code = 3  # the command line's status for a stale write, as for a stale hash
-
     def __init__(self, message: str, current: int | None) -> None:
         super().__init__(message)
         self.current = current

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..memory.paths import Home
+from ..memory.text import plural
 from .model import Note, Team
 from .storage import teams_of_bot
 
@@ -67,9 +68,8 @@ def _heading(team: Team) -> str:
 
 
 def _closing(left_out: int) -> str:
-    notes = "note" if left_out == 1 else "notes"
     return (
-        f'\n{left_out} more team {notes} did not load: session_search with scope "team" finds '
+        f'\n{plural(left_out, "more team note")} did not load: session_search with scope "team" finds '
         f"{'it' if left_out == 1 else 'them'}.\n"
     )
 

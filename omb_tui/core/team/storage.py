@@ -178,7 +178,7 @@ def change_team(home: Home, ref: str, change: Callable[[Team], T]) -> T:
 # ----- writing -----
 def save(home: Home, team: Team) -> None:
     """Write the team's file atomically, 0600, redacted (the caller holds the lock)."""
-    write_private_json(team_path(home, team.key), team.to_json())
+    write_private_json(team_path(home, team.key), team.to_dict())
 
 
 def _check_bots(home: Home, bots: list[str]) -> list[str]:

@@ -29,7 +29,7 @@ class BotSummary:
     last_change: str | None  # ISO time of the newest journal row
     error: str | None = None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return dict(self.__dict__)
 
 

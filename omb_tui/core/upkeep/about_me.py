@@ -39,7 +39,7 @@ class LearnedLine:
     at: str | None  # the day it was learned (YYYY-MM-DD)
     line: str  # the whole line in about-me.md
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"id": self.id, "text": self.text, "bot": self.bot, "at": self.at}
 
 
@@ -106,8 +106,8 @@ class RemoveResult:
     def message(self) -> str:
         return f"Removed from About me: {self.line.text} (no bot adds it again)."
 
-    def as_dict(self) -> dict:
-        return {"removed": self.line.as_dict(), "row_id": self.row_id, "message": self.message()}
+    def to_dict(self) -> dict:
+        return {"removed": self.line.to_dict(), "row_id": self.row_id, "message": self.message()}
 
 
 def _journal_store(home: Home, bot_id: str) -> MemoryStore:
@@ -154,7 +154,7 @@ class LearnResult:
     id: str | None = None
     reason: str | None = None  # why it was not added: one sentence
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"text": self.text, "added": self.added, "id": self.id, "reason": self.reason}
 
 

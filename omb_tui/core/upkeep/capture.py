@@ -30,6 +30,7 @@ from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted
 from ..memory.redact_data import redact_data
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
 from ..memory.store import MemoryStore
+from ..memory.text import plural
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
 from ..runs.record import last_of, write_part
@@ -120,7 +121,7 @@ class Saved:
     about_me: bool = False  # also added to About me as a learned line
     row_id: str | None = None
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "text": self.text,
             "kind": self.kind,
@@ -141,11 +142,11 @@ class CaptureResult:
     turns_read: int = 0
     reason: str | None = None  # why nothing (more) was read: no model, memory off, another capture running
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         data = {
-            "saved": [s.as_dict() for s in self.saved],
-            "skipped": [s.as_dict() for s in self.skipped],
-            "proposed": [p.as_dict() for p in self.proposed],
+            "saved": [s.to_dict() for s in self.saved],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "proposed": [p.to_dict() for p in self.proposed],
             "turns_read": self.turns_read,
             "run": self.run,
         }
@@ -161,7 +162,7 @@ class CaptureResult:
             for p in self.proposed
         ]
         out += [f"skipped: {s.text}: {s.reason}" for s in self.skipped]
-        out.append(f"{self.turns_read} turn(s) read; run {self.run}.")
+        out.append(f"{plural(self.turns_read, 'turn')} read; run {self.run}.")
         if self.reason:
             out.append(f"Nothing {'more ' if self.turns_read else ''}was read: {self.reason}.")
         return out

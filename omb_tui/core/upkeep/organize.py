@@ -143,7 +143,7 @@ class Moved:
     line: str
     topic: str  # memory/<name>.md
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {"line": self.line, "topic": self.topic}
 
 
@@ -156,11 +156,11 @@ class OrganizeResult:
     offered: int = 0
     reason: str | None = None  # why nothing was asked or nothing moved as a whole (no model, switched off…)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
-            "moved": [m.as_dict() for m in self.moved],
+            "moved": [m.to_dict() for m in self.moved],
             "core": self.core,
-            "skipped": [s.as_dict() for s in self.skipped],
+            "skipped": [s.to_dict() for s in self.skipped],
             "run": self.run,
             "offered": self.offered,
             "reason": self.reason,

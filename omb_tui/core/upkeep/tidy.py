@@ -30,6 +30,7 @@ from ..memory.memory_update import ENTRY_MAX_CHARS, MemoryUpdate, newline_of, sa
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
+from ..memory.text import plural
 from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
 from ..runs.record import last_of, read_part, write_part
@@ -103,7 +104,7 @@ class TidyReport:
     def model_used(self) -> bool:
         return self.model == MODEL_USED
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict:
         return {
             "bot": self.bot,
             "run": self.run,
@@ -112,16 +113,16 @@ class TidyReport:
             "duplicates": self.duplicates,
             "superseded": self.superseded,
             "still_true_added": self.still_true_added,
-            "skipped": [_redacted(item).as_dict() for item in self.skipped],
+            "skipped": [_redacted(item).to_dict() for item in self.skipped],
             "model": self.model,
             "rows": self.rows,
         }
 
     def message(self) -> str:
         parts = [
-            f"Tidied {self.bot}: {self.expired} expired entr{_ies(self.expired)} moved to the archive, "
-            f"{self.duplicates} duplicate{_s(self.duplicates)} removed, {self.superseded} entr{_ies(self.superseded)} "
-            f"struck through as superseded ({self.still_true_added} still-true part{_s(self.still_true_added)} kept)."
+            f"Tidied {self.bot}: {plural(self.expired, 'expired entry', 'expired entries')} moved to the archive, "
+            f"{plural(self.duplicates, 'duplicate')} removed, {plural(self.superseded, 'entry', 'entries')} "
+            f"struck through as superseded ({plural(self.still_true_added, 'still-true part')} kept)."
         ]
         if self.model not in (MODEL_USED, MODEL_NOT_NEEDED):
             parts.append(f"Contradictions were not checked: {self.model.rstrip('.')}.")
@@ -186,7 +187,7 @@ def _move_expired(
     expired = [entry for entry in entries if entry.is_bullet and entry.expired(today)]
     if not expired:
         return
-    count = f"{len(expired)} expired entr{_ies(len(expired))}"
+    count = plural(len(expired), "expired entry", "expired entries")
     try:
         # The archive first: an entry is never out of its file without already being in the archive. An
         # interrupted move leaves it in both; the next tidy-up finds it expired again and appends it no twice.
@@ -213,7 +214,7 @@ def _remove_duplicates(store: MemoryStore, actor: Actor, rel: str, report: TidyR
     if not older:
         return
     kept = [entry for index, entry in enumerate(entries) if index not in older]
-    count = f"{len(older)} duplicate{_s(len(older))}"
+    count = plural(len(older), "duplicate")
     try:
         _write(store, actor, snapshot, kept, f"tidy-up: {count} removed (the newer kept)", report)
     except StaleHash:
@@ -375,7 +376,7 @@ def _apply_pairs(
                 actor,
                 snapshot,
                 new_entries,
-                f"tidy-up: {count} entr{_ies(count)} struck through as superseded",
+                f"tidy-up: {plural(count, 'entry', 'entries')} struck through as superseded",
                 report,
             )
         except StaleHash:  # a lock-free editor saved it between the check and the write
@@ -390,8 +391,8 @@ def _changed_meanwhile(rel: str, accepted: list[_Accepted], refused: list[Skippe
     proposed = len(accepted) + len(refused)
     return Skipped(
         rel,
-        f"{rel} changed while the model was reading it; its {proposed} proposed "
-        f"pair{_s(proposed)} were not applied (the next tidy-up looks again)",
+        f"{rel} changed while the model was reading it; its {plural(proposed, 'proposed pair')} "
+        "were not applied (the next tidy-up looks again)",
     )
 
 
@@ -500,7 +501,7 @@ def _load_state(home: Home, bot_id: str) -> dict:
 
 def _record(home: Home, bot_id: str, store: MemoryStore, report: TidyReport, checked: dict[str, str]) -> None:
     """Keep the last tidy-up under "tidy", leaving any other step's part of the record as it is."""
-    summary = report.as_dict()
+    summary = report.to_dict()
     summary.pop("rows")
     summary["finished"] = now_iso()
     write_part(home, bot_id, "tidy", {"last": summary, "checked": checked}, store)
@@ -522,11 +523,3 @@ def _redacted(item: Skipped) -> Skipped:
 def _clip(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _ies(count: int) -> str:
-    return "y" if count == 1 else "ies"
-
-
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"

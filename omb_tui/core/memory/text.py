@@ -1,0 +1,15 @@
+"""Words for people: a count and its noun, singular or plural, the one spelling every surface and the core use.
+
+Spec: the style of every message (one plain sentence; "1 bot", "2 bots", never "bot(s)").
+"""
+
+from __future__ import annotations
+
+
+def plural(count: int, word: str, many: str | None = None, *, grouped: bool = False) -> str:
+    """`count` and `word`, the word plural unless the count is exactly 1: "1 bot", "0 bots", "2 later changes".
+
+    `many` is the plural of a word that does not just take an s ("entry", "entries"); `grouped` writes the count
+    with thousands separators ("1,250 rows"), as the app does where a count can grow large."""
+    number = f"{count:,}" if grouped else str(count)
+    return f"{number} {word if count == 1 else many or word + 's'}"
