@@ -470,7 +470,7 @@ def create_conversation(home: Home, conversation: Conversation, bot_id: str | No
 
 
 def _append(path: Path, line: bytes) -> None:
-    """One write of one whole line with O_APPEND, then the change is noted for readers."""
+    """One write of whole lines with O_APPEND, then the change is noted for readers."""
     refuse_links(path)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | _NOFOLLOW)
     try:
@@ -511,13 +511,23 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # the last part of a path: a link ther
 
 def append_message(path: Path, message: Message) -> None:
     """Append one message to a conversation file (see docs/conversations.md)."""
-    if message.author_kind not in AUTHOR_KINDS:
-        raise MemoryInputError(f"'{message.author_kind}' is not an author kind: use person, bot or harness.")
-    if message.origin is not None and message.origin not in STARTERS:
-        raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
-    if message.at.tzinfo is None:
-        message = dataclasses.replace(message, at=message.at.astimezone())
-    _append(path, _encode_line(message.to_dict()))
+    append_messages(path, [message])
+
+
+def append_messages(path: Path, messages: Iterable[Message]) -> None:
+    """Append messages to a conversation file in one write: a reader sees all of them or none (a person's message
+    and the answer to it, recorded together once a turn another program ran has ended)."""
+    lines = []
+    for message in messages:
+        if message.author_kind not in AUTHOR_KINDS:
+            raise MemoryInputError(f"'{message.author_kind}' is not an author kind: use person, bot or harness.")
+        if message.origin is not None and message.origin not in STARTERS:
+            raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
+        if message.at.tzinfo is None:
+            message = dataclasses.replace(message, at=message.at.astimezone())
+        lines.append(_encode_line(message.to_dict()))
+    if lines:
+        _append(path, b"".join(lines))
 
 
 def set_members(path: Path, members: Iterable[Member], at: datetime | None = None) -> None:

@@ -199,13 +199,15 @@ def recall(
     index: RecallIndex | None = None,
     refresh: bool = True,
     progress: Progress | None = None,
+    person: str | None = None,
 ) -> RecallResult:
     """The recall block for one message, by the rules of the spec's "Recall before each turn".
 
     `chat_id` names the conversation the message arrives in (its data decides who started the turn:
     its header, and the `origin` of its newest message, the one being answered; it is never recalled
     into itself); without it, `kind` says who started the turn (default `person`, a 1:1 chat the
-    person started). The index is brought up to date first unless `refresh` is False (`progress(files done,
+    person started) and `person` who is talking, when known (passages then come only from conversations
+    that person is in, as in their own chat: a harness whose chat is not in the home yet). The index is brought up to date first unless `refresh` is False (`progress(files done,
     files to read)` is told how far a long update, a build from nothing, has gone).
     """
     validate_bot_id(bot_id)
@@ -235,7 +237,7 @@ def recall(
             )
             passages: list[list[MessageHit]] = []
             if result.passages_allowed:
-                passages = _passages(index, query, result.matches_needed, today, conversation)
+                passages = _passages(index, query, result.matches_needed, today, conversation, person)
         except (sqlite3.Error, OSError) as exc:
             # recall never fails a turn: the turn goes ahead without it, and the log says why
             log.warning("auto-recall: %s failed: %s", bot_id, exc)
@@ -269,10 +271,15 @@ def _distinct_notes(hits: list[NoteHit]) -> list[NoteHit]:
 
 
 def _passages(
-    index: RecallIndex, query: list[str], need: int, today: date, current: conv.Conversation | None
+    index: RecallIndex,
+    query: list[str],
+    need: int,
+    today: date,
+    current: conv.Conversation | None,
+    person: str | None = None,
 ) -> list[list[MessageHit]]:
     """Ranked messages of other conversations, each with the message answering it (or that it answers)."""
-    people = set(current.people()) if current else set()
+    people = set(current.people()) if current else ({person} if person else set())
 
     def accept(conversation: conv.Conversation) -> bool:
         # what one person said to the bot is not recalled into another person's chat
