@@ -50,6 +50,7 @@ TIERS = {
         "test_review_cli",
         "test_team_cli",
         "test_serve_cli",
+        "test_hooks",
     ),
 }
 

@@ -1,0 +1,129 @@
+"""`omb-tui hook session-start|prompt|stop|install`: a bot's memory in Claude Code, through its hooks
+(docs/agents.md). The hooks package, and the core under it, load only when a hook runs.
+
+A hook never breaks the agent's turn: whatever goes wrong (a payload that is not JSON, a transcript it cannot read,
+no such bot, a usage mistake in the command Claude Code runs) is one line on stderr and exit 0. Claude Code reads
+exit 2 as "block": it would erase the person's prompt, or keep the agent from stopping.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import HOME_OPTION, OneSentenceParser, add_command, print_error
+from .output import one_line
+
+HOOK_HELP = {
+    "session-start": "SessionStart: print the memory block as it loads, the teams' blocks and the recent-work brief.",
+    "prompt": "UserPromptSubmit: start the turn and print recall's block for the prompt (nothing when none).",
+    "stop": "Stop: record the finished turn (the prompt and the last answer), the boundary and the turn log line.",
+}
+
+
+class HookParser(OneSentenceParser):
+    """A parser whose usage mistakes exit 0 when it is a hook's (`never_fails`), 2 otherwise."""
+
+    never_fails = False
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        if not self.never_fails:
+            super().error(message)
+        sentence = one_line(message[:1].upper() + message[1:])
+        self.exit(0, f"omb-tui: {sentence}. See: {self.prog} --help\n")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(
+        subparsers,
+        "hook",
+        None,
+        "Claude Code's hooks for a bot: its memory at a session's start, recall per prompt, each turn recorded.",
+        bot=False,
+    )
+    hooks: argparse._SubParsersAction = p.add_subparsers(metavar="HOOK", parser_class=HookParser, required=True)
+    for name, help_text in HOOK_HELP.items():
+        h = hooks.add_parser(name, parents=[HOME_OPTION], help=help_text, description=help_text)
+        h.never_fails = True  # type: ignore[attr-defined]
+        h.add_argument("--bot", metavar="ID", required=True, help="the bot's id")
+        if name != "session-start":
+            h.add_argument("--person", metavar="NAME", help="who is talking (default: as `omb-tui chat`)")
+        # The hook says a missing home itself, and exits 0 like every other hook error (main would exit 2).
+        h.set_defaults(handler=cmd_hook, hook=name, creates_home=True)
+    help_text = "Write the three hooks and the MCP server into Claude Code's settings (or print them, or remove them)."
+    h = hooks.add_parser("install", parents=[HOME_OPTION], help=help_text, description=help_text)
+    h.add_argument("--bot", metavar="ID", required=True, help="the bot's id")
+    h.add_argument(
+        "--project",
+        metavar="DIR",
+        help="this project only: DIR/.claude/settings.json and DIR/.mcp.json "
+        "(default: ~/.claude/settings.json and ~/.claude.json)",
+    )
+    h.add_argument("--person", metavar="NAME", help="who is talking, written into the hooks (default: as `chat`)")
+    what = h.add_mutually_exclusive_group()
+    what.add_argument("--print", action="store_true", help="print what would be merged, write nothing")
+    what.add_argument("--remove", action="store_true", help="take this bot's hooks and MCP server out again")
+    h.set_defaults(handler=cmd_hook_install)
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..core.memory.paths import Home
+    from ..hooks.run import problem_sentence, run_hook
+
+    try:
+        text = run_hook(args.hook, Home(args.home), args.bot, sys.stdin.buffer, person=getattr(args, "person", None))
+    except Exception as exc:  # a hook never breaks the agent's turn: one line, exit 0
+        print_error(problem_sentence(exc, args.hook))
+        return 0
+    if text:
+        from .output import write_text
+
+        write_text(text)
+    return 0
+
+
+def cmd_hook_install(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..core.memory.paths import Home
+    from ..core.turn.bot import Bot
+    from ..hooks import install
+
+    home = Home(args.home)
+    Bot(home, args.bot)  # NotFound: one sentence, exit 2
+    where = install.Where.of(Path(args.project).expanduser() if args.project else None)
+    start = install.program(args.home)
+    if args.print:
+        from .output import print_json
+
+        hooks, servers = install.snippets(start, args.bot, args.person)
+        print(f"# Claude Code's hooks: merge into {where.settings}")
+        print_json(hooks)
+        print(f"# The MCP server: merge into {where.mcp}")
+        print_json(servers)
+        return 0
+    plan = (
+        install.plan_remove(where, args.bot)
+        if args.remove
+        else install.plan_install(where, start, args.bot, args.person)
+    )
+    written = install.apply(plan)
+    if args.remove:
+        print(
+            f"Took {args.bot}'s hooks and MCP server out of {_and(written)}."
+            if written
+            else f"Nothing of {args.bot}'s was in {where.settings} or {where.mcp}."
+        )
+        return 0
+    for command in plan.replaced:
+        print(f"Replaced: {one_line(command)}")
+    if written:
+        print(f"Wrote {args.bot}'s hooks and MCP server into {_and(written)}: restart Claude Code to load them.")
+    else:
+        print(f"{args.bot}'s hooks and MCP server were there already, as they are: nothing written.")
+    return 0
+
+
+def _and(paths: list) -> str:
+    return " and ".join(str(path) for path in paths)

@@ -1,0 +1,292 @@
+"""`omb-tui hook install`: the three hooks and the MCP server entry, merged into Claude Code's settings.
+
+Where Claude Code reads them:
+
+- the hooks: `~/.claude/settings.json` (every project), or `DIR/.claude/settings.json` with `--project DIR`, under
+  `"hooks"`: an event's list of matcher groups, each `{"hooks": [{"type": "command", "command": …}]}` (SessionStart,
+  UserPromptSubmit and Stop take no matcher: one group with none runs every time);
+- the MCP server: `~/.claude.json`'s `"mcpServers"` (Claude Code's user scope, what `claude mcp add --scope user`
+  writes), or the project's `DIR/.mcp.json` (its project scope, which Claude Code asks about once before using it).
+
+Merging never drops a key: everything else in both files stays as it was, other hooks of the same events too.
+What is ours is recognised by its command (`omb-tui … hook <name> --bot <id>`, `omb-tui … mcp --bot <id>`): install
+replaces an earlier one of ours (another path, another bot: one bot per settings file), remove takes out exactly
+the bot's. A file that is not a JSON object (or whose "hooks" or "mcpServers" is not one) is refused in one
+sentence before anything is written; each file is written atomically, 0600, through the core's writer (a settings
+file that is a symbolic link, as a dotfiles folder makes it, has its target written).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.memory.disk import atomic_write_bytes
+from ..core.memory.paths import MemoryInputError
+from ..core.memory.settings import BrokenFile
+
+# Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
+HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
+MCP_SERVER_NAME = "omb-tui"
+HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
+
+
+@dataclass(frozen=True)
+class Where:
+    """The two files a bot is installed into."""
+
+    settings: Path  # the hooks
+    mcp: Path  # the MCP server entry
+
+    @classmethod
+    def of(cls, project: Path | None) -> Where:
+        if project is None:
+            user = Path.home()
+            return cls(user / ".claude" / "settings.json", user / ".claude.json")
+        if not project.is_dir():
+            raise MemoryInputError(f"The project folder {project} does not exist.")
+        root = project.resolve()
+        return cls(root / ".claude" / "settings.json", root / ".mcp.json")
+
+
+@dataclass
+class Plan:
+    """What install or remove does to the two files: their new contents, and whether each changes."""
+
+    where: Where
+    settings: dict
+    mcp: dict
+    settings_changed: bool
+    mcp_changed: bool
+    replaced: list[str] = field(default_factory=list)  # earlier commands of ours that install replaces
+
+
+def program(home_option: str | None) -> list[str]:
+    """How the hooks and the MCP server start omb-tui: the installed command's absolute path (the one running,
+    else the one beside this Python), else this Python with `-m omb_tui.cli`; then `--home DIR` when the home was
+    named (by --home or $OMB_HOME), as an absolute path, since Claude Code runs it from a project's folder."""
+    started = sys.argv[0] if sys.argv else ""
+    if Path(started).name in ("omb-tui", "omb-tui.exe") and os.path.isfile(started):
+        words = [os.path.abspath(started)]
+    elif (beside := Path(sys.executable).parent / ("omb-tui.exe" if os.name == "nt" else "omb-tui")).is_file():
+        words = [str(beside)]  # the venv's bin folder, not the interpreter's link target
+    else:
+        words = [os.path.abspath(sys.executable), "-m", "omb_tui.cli"]
+    named = home_option or os.environ.get("OMB_HOME")
+    if named:
+        words += ["--home", os.path.abspath(os.path.expanduser(named))]
+    return words
+
+
+def hook_handlers(start: list[str], bot_id: str, person: str | None = None) -> dict[str, dict]:
+    """Each event's handler: `{"type": "command", "command": "<omb-tui> hook <name> --bot <id>", "timeout": …}`."""
+    handlers = {}
+    for name, event in HOOK_EVENTS.items():
+        words = [*start, "hook", name, "--bot", bot_id]
+        if person and name != "session-start":
+            words += ["--person", person]
+        handlers[event] = {"type": "command", "command": shlex.join(words), "timeout": HOOK_TIMEOUT_SECONDS}
+    return handlers
+
+
+def mcp_server(start: list[str], bot_id: str) -> dict:
+    """The MCP server entry: Claude Code starts `<omb-tui> mcp --bot <id>` and talks to it on stdin and stdout."""
+    return {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "--bot", bot_id]}
+
+
+def snippets(start: list[str], bot_id: str, person: str | None = None) -> tuple[dict, dict]:
+    """What install merges: `{"hooks": {event: [group]}}` and `{"mcpServers": {name: entry}}`."""
+    hooks = {event: [{"hooks": [handler]}] for event, handler in hook_handlers(start, bot_id, person).items()}
+    return {"hooks": hooks}, {"mcpServers": {MCP_SERVER_NAME: mcp_server(start, bot_id)}}
+
+
+def plan_install(where: Where, start: list[str], bot_id: str, person: str | None = None) -> Plan:
+    """Both files as they will be: every earlier hook of ours for these events and our MCP entry replaced."""
+    settings, mcp = read_settings(where.settings), read_settings(where.mcp)
+    before = copy.deepcopy((settings, mcp))
+    hooks = _object(settings, "hooks", where.settings)
+    replaced: list[str] = []
+    for event, handler in hook_handlers(start, bot_id, person).items():
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise _broken(where.settings, f'its "hooks" has a "{event}" that is not a list')
+        name = _name_of(event)
+        replaced += _take_out(groups, lambda command, name=name: _hook_of(command)[0] == name)
+        groups.append({"hooks": [handler]})
+    servers = _object(mcp, "mcpServers", where.mcp)
+    entry = mcp_server(start, bot_id)
+    old = servers.get(MCP_SERVER_NAME)
+    if old is not None and old != entry:
+        replaced.append(_entry_command(old))
+    servers[MCP_SERVER_NAME] = entry
+    replaced = [command for command in replaced if command not in _commands(hooks, entry)]
+    return Plan(where, settings, mcp, settings != before[0], mcp != before[1], replaced)
+
+
+def plan_remove(where: Where, bot_id: str) -> Plan:
+    """Both files without this bot's hooks and MCP entry; everything else as it was."""
+    settings, mcp = read_settings(where.settings), read_settings(where.mcp)
+    removed = 0
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise _broken(where.settings, 'its "hooks" is not an object')
+    for event in HOOK_EVENTS.values():
+        groups = hooks.get(event)
+        if not isinstance(groups, list):
+            continue
+        name = _name_of(event)
+        taken = _take_out(groups, lambda command, name=name: _hook_of(command) == (name, bot_id))
+        removed += len(taken)
+        if taken and not groups:
+            del hooks[event]
+    if removed and not hooks:
+        del settings["hooks"]
+    servers = mcp.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise _broken(where.mcp, 'its "mcpServers" is not an object')
+    mcp_changed = False
+    if servers and _server_bot(servers.get(MCP_SERVER_NAME)) == bot_id:
+        del servers[MCP_SERVER_NAME]
+        mcp_changed = True
+        if not servers:
+            del mcp["mcpServers"]
+    return Plan(where, settings, mcp, removed > 0, mcp_changed)
+
+
+def apply(plan: Plan) -> list[Path]:
+    """Write the files that change (atomically, 0600); the paths written."""
+    written = []
+    for path, data, changed in (
+        (plan.where.settings, plan.settings, plan.settings_changed),
+        (plan.where.mcp, plan.mcp, plan.mcp_changed),
+    ):
+        if changed:
+            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+            atomic_write_bytes(Path(os.path.realpath(path)), text.encode("utf-8"))
+            written.append(path)
+    return written
+
+
+def read_settings(path: Path) -> dict:
+    """A settings file's object ({} when it is missing or blank); BrokenFile, in one sentence, when it is not one."""
+    try:
+        data = Path(os.path.realpath(path)).read_bytes()
+    except FileNotFoundError:
+        return {}
+    except IsADirectoryError:
+        raise _broken(path, "it is a folder") from None
+    if not data.strip():
+        return {}
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _broken(path, "it is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise _broken(path, f"it is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except (ValueError, RecursionError):
+        raise _broken(path, "it is not valid JSON") from None
+    if not isinstance(value, dict):
+        raise _broken(path, "it is not a JSON object")
+    return value
+
+
+def _broken(path: Path, why: str) -> BrokenFile:
+    return BrokenFile(
+        f"Claude Code's settings file {path} cannot be merged into: {why}. Fix it or move it away; nothing was changed."
+    )
+
+
+def _object(settings: dict, key: str, path: Path) -> dict:
+    value = settings.setdefault(key, {})
+    if not isinstance(value, dict):
+        raise _broken(path, f'its "{key}" is not an object')
+    return value
+
+
+def _name_of(event: str) -> str:
+    return next(name for name, each in HOOK_EVENTS.items() if each == event)
+
+
+def _take_out(groups: list, is_ours) -> list[str]:
+    """Take our handlers out of an event's matcher groups (a group left empty goes too); their commands."""
+    taken: list[str] = []
+    for group in list(groups):
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list):
+            continue  # not a group Claude Code knows: left as it is
+        mine = [
+            h for h in handlers if isinstance(h, dict) and isinstance(h.get("command"), str) and is_ours(h["command"])
+        ]
+        for handler in mine:
+            handlers.remove(handler)
+            taken.append(handler["command"])
+        if mine and not handlers:
+            groups.remove(group)
+    return taken
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return []
+
+
+def _is_omb_tui(words: list[str]) -> bool:
+    """`…/omb-tui …` or `python -m omb_tui.cli …`."""
+    if not words:
+        return False
+    return Path(words[0]).name in ("omb-tui", "omb-tui.exe") or words[1:3] == ["-m", "omb_tui.cli"]
+
+
+def _bot_after(words: list[str], start: int) -> str | None:
+    rest = words[start:]
+    return rest[rest.index("--bot") + 1] if "--bot" in rest[:-1] else None
+
+
+def _hook_of(command: str) -> tuple[str | None, str | None]:
+    """(the hook's name, its bot) when `command` runs one of our hooks; (None, None) otherwise."""
+    words = _words(command)
+    if not _is_omb_tui(words):
+        return None, None
+    for i in range(len(words) - 1):
+        if words[i] == "hook" and words[i + 1] in HOOK_EVENTS:
+            return words[i + 1], _bot_after(words, i + 2)
+    return None, None
+
+
+def _server_bot(entry: object) -> str | None:
+    """The bot an `omb-tui mcp --bot ID` entry serves; None when the entry is not ours."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return None
+    words = [entry["command"], *_args(entry)]
+    if not _is_omb_tui(words) or "mcp" not in words:
+        return None
+    return _bot_after(words, words.index("mcp") + 1)
+
+
+def _entry_command(entry: object) -> str:
+    if not isinstance(entry, dict):
+        return json.dumps(entry)
+    return shlex.join([str(entry.get("command") or entry.get("url") or "?"), *_args(entry)])
+
+
+def _args(entry: dict) -> list[str]:
+    args = entry.get("args")
+    return [str(arg) for arg in args] if isinstance(args, list) else []
+
+
+def _commands(hooks: dict, entry: dict) -> set[str]:
+    """Every command the merged files now run of ours: what `replaced` need not name."""
+    found = {_entry_command(entry)}
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else []:
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                if isinstance(handler, dict) and isinstance(handler.get("command"), str):
+                    found.add(handler["command"])
+    return found

@@ -1,0 +1,177 @@
+"""The turn that just finished, read from Claude Code's transcript: the person's prompt and the last answer.
+
+Claude Code writes a session as JSONL, one object a line (`~/.claude/projects/<project>/<session_id>.jsonl`):
+
+    {"type":"user","uuid":"…","timestamp":"2026-12-02T09:00:00.000Z","message":{"role":"user","content":"Hi"}}
+    {"type":"assistant","uuid":"…","message":{"role":"assistant","content":[{"type":"text","text":"…"},
+        {"type":"tool_use","id":"toolu_…","name":"Bash","input":{…}}]}}
+    {"type":"user","uuid":"…","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_…",
+        "content":"…"}]}}
+
+and lines of other types (`system`, `summary`, `file-history-snapshot`, …) between them. The person's prompt is the
+newest `user` line holding text of theirs: not a tool result, not a line Claude Code adds itself (`isMeta`, a
+compaction summary, a local command's output, "[Request interrupted by user]"), not a subagent's (`isSidechain`).
+Everything after it is the turn: the tools used (`tool_use` names) and the answer, the text of the assistant's
+lines after the last tool result. Stop can run before Claude Code has written the answer's last line, so the Stop
+payload's `last_assistant_message`, when it has one, is the answer instead. The file is read from its end, so a
+long session costs what its last turn holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from ..core.memory.conversations import parse_time
+from ..core.turn.outside import Exchange
+from .payload import HookProblem
+
+BLOCK_BYTES = 1 << 16
+# Text Claude Code writes as a user line that no person typed.
+NOT_TYPED = (
+    "[Request interrupted by user",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+)
+_COMMAND = re.compile(r"<command-name>(.*?)</command-name>", re.S)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def read_exchange(path: Path, last_assistant_message: str | None = None) -> Exchange:
+    """The turn that ended last in the transcript at `path`; HookProblem when it cannot be read or has no prompt."""
+    answer_texts: list[str] = []  # newest first
+    tools: list[str] = []  # newest first
+    in_answer = True  # until the first user line (a tool result) going back: the answer's lines
+    failed: bool | None = None
+    try:
+        with open(path, "rb") as handle:
+            for raw in lines_newest_first(handle):
+                entry = _entry(raw)
+                if entry is None or entry.get("isSidechain") is True:
+                    continue
+                kind = entry.get("type")
+                if kind == "assistant":
+                    if failed is None:
+                        failed = entry.get("isApiErrorMessage") is True
+                    for block in reversed(_blocks(entry)):
+                        if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
+                            tools.append(block["name"])
+                        elif block.get("type") == "text" and isinstance(block.get("text"), str) and in_answer:
+                            answer_texts.append(block["text"])
+                elif kind == "user":
+                    prompt = prompt_text(entry)
+                    if prompt is not None:
+                        return _exchange(entry, raw, prompt, answer_texts, tools, bool(failed), last_assistant_message)
+                    in_answer = False
+    except FileNotFoundError:
+        raise HookProblem(f"The transcript {path} does not exist; nothing was recorded.") from None
+    except OSError as exc:
+        raise HookProblem(
+            f"The transcript {path} could not be read ({exc.strerror or exc}); nothing was recorded."
+        ) from None
+    raise HookProblem(f"The transcript {path} holds no prompt of the person's; nothing was recorded.")
+
+
+def _exchange(
+    entry: dict,
+    raw: bytes,
+    prompt: str,
+    answer_texts: list[str],
+    tools: list[str],
+    failed: bool,
+    last_assistant_message: str | None,
+) -> Exchange:
+    if last_assistant_message and last_assistant_message.strip():
+        answer = last_assistant_message.strip()
+    else:
+        answer = "\n\n".join(text.strip() for text in reversed(answer_texts) if text.strip())
+    uuid = entry.get("uuid")
+    prompt_id = uuid if isinstance(uuid, str) and uuid else "line-" + hashlib.sha256(raw).hexdigest()[:24]
+    # The answer's id follows from the prompt and what was said, so the same Stop run twice finds it recorded.
+    answer_id = "answer-" + hashlib.sha256(f"{prompt_id}\n{answer}".encode()).hexdigest()[:24]
+    return Exchange(
+        prompt=prompt,
+        answer=answer,
+        prompt_at=parse_time(entry.get("timestamp")),
+        prompt_id=prompt_id,
+        answer_id=answer_id,
+        tools=tuple(reversed(tools)),
+        failed=failed,
+    )
+
+
+def prompt_text(entry: dict) -> str | None:
+    """What the person typed, when this user line is a prompt of theirs; None for every other user line."""
+    if entry.get("isMeta") is True or entry.get("isCompactSummary") is True:
+        return None
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") == "tool_result":
+                return None
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif block.get("type") == "image":
+                parts.append("[image]")
+        text = "\n\n".join(parts)
+    else:
+        return None
+    text = text.strip()
+    if not text or text.startswith(NOT_TYPED):
+        return None
+    command = _COMMAND.search(text)
+    if command is not None:  # a slash command, as the person typed it
+        args = _COMMAND_ARGS.search(text)
+        return " ".join(part.strip() for part in (command.group(1), args.group(1) if args else "") if part.strip())
+    return text
+
+
+def _entry(raw: bytes) -> dict | None:
+    try:
+        entry = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None  # a damaged line: Claude Code's own, skipped as a reader of conversations skips one
+    return entry if isinstance(entry, dict) else None
+
+
+def _blocks(entry: dict) -> list[dict]:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+
+
+def lines_newest_first(handle: BinaryIO, block: int = BLOCK_BYTES) -> Iterator[bytes]:
+    """The file's complete lines, from the last back to the first, read a block at a time from the end. A last
+    line without its newline is still being written, and is left out."""
+    position = handle.seek(0, os.SEEK_END)
+    carry = b""  # the end of a line whose start lies before `position`
+    tail_dropped = False
+    while position > 0:
+        size = min(block, position)
+        position -= size
+        handle.seek(position)
+        pieces = (handle.read(size) + carry).split(b"\n")
+        if not tail_dropped:
+            if len(pieces) == 1:
+                carry = pieces[0]
+                continue
+            pieces.pop()  # after the last newline: nothing, or a line still being written
+            tail_dropped = True
+        carry = pieces[0]
+        for line in reversed(pieces[1:]):
+            if line.strip():
+                yield line
+    if tail_dropped and carry.strip():
+        yield carry
