@@ -29,8 +29,8 @@ from ..core.memory.paths import Home, MemoryInputError
 from ..core.recall.recall import recall
 from ..core.search.brief import recent_work_brief
 from ..core.turn.bot import Bot
+from ..core.turn.chats import default_person
 from ..core.turn.outside import FinishedTurn, note_turn_start, record_turn
-from ..core.turn.turn import default_person
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 from .transcript import read_exchange
 

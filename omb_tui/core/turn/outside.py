@@ -28,7 +28,7 @@ from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.store import MemoryStore
 from ..recall.turn_log import append_turn_log
-from .turn import default_person, open_chat
+from .chats import default_person, open_chat
 
 log = logging.getLogger("omb_tui.models.turn")
 

@@ -29,7 +29,7 @@ from ..memory.changes import Actor
 from ..memory.disk import make_private_dirs
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
-from ..memory.paths import Home, NotFound, validate_bot_id
+from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..recall.recall import recall
@@ -37,6 +37,7 @@ from ..recall.turn_log import append_turn_log
 from ..search.brief import recent_work_brief
 from ..team.storage import teams_of_bot
 from .bot import Bot
+from .chats import default_person, open_chat
 from .tools import run_tool, tools_for
 
 log = logging.getLogger("omb_tui.models.turn")
@@ -113,43 +114,6 @@ class TurnResult:
 
 
 Complete = Callable[..., object]  # call.complete's signature: (home, bot_id, job, messages, *, tools=None, …)
-
-
-def default_person(home: Home, bot_id: str) -> str:
-    """Who is talking, when the caller does not say: the person of the bot's newest 1:1 chat they started,
-    else the login name (recall brings passages only from conversations that person is in)."""
-    chats = [
-        c
-        for c in conv.list_conversations(home, bot_id)
-        if not c.is_room and c.started_by.kind == "person" and c.people()
-    ]
-    if chats:
-        return max(chats, key=lambda c: c.created).people()[0]
-    import getpass
-
-    with contextlib.suppress(Exception):
-        return getpass.getuser()
-    return "person"
-
-
-def open_chat(
-    home: Home, bot_id: str, chat_id: str, *, person: str | None = None, title: str | None = None
-) -> conv.Conversation:
-    """The bot's conversation `chat_id`; created, when missing, as a 1:1 chat the person started."""
-    conv.validate_conversation_id(chat_id)
-    with contextlib.suppress(NotFound):
-        return conv.find_conversation(home, bot_id, chat_id)
-    person = person or default_person(home, bot_id)
-    chat = conv.Conversation(
-        id=chat_id,
-        title=title or chat_id,
-        kind=conv.KIND_CHAT,
-        started_by=conv.Starter("person", person),
-        members=[conv.Member("person", person), conv.Member("bot", bot_id)],
-        created=datetime.now().astimezone(),
-    )
-    conv.create_conversation(home, chat, bot_id)
-    return chat
 
 
 def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:

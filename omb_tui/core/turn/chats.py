@@ -1,0 +1,51 @@
+"""Which conversation a turn is in, and who is talking: the chat opened, or started as the person's.
+
+Spec: memory.md, "Recall before each turn" (a 1:1 chat the person started recalls their other conversations) and
+"What a bot knows about its other conversations". `omb-tui chat`, the app's Send and a turn another program runs
+(turn/outside.py) open their chat here; docs/turns.md says how the person is named.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime
+
+from ..memory import conversations as conv
+from ..memory.paths import Home, NotFound
+
+
+def default_person(home: Home, bot_id: str) -> str:
+    """Who is talking, when the caller does not say: the person of the bot's newest 1:1 chat they started,
+    else the login name (recall brings passages only from conversations that person is in)."""
+    chats = [
+        c
+        for c in conv.list_conversations(home, bot_id)
+        if not c.is_room and c.started_by.kind == "person" and c.people()
+    ]
+    if chats:
+        return max(chats, key=lambda c: c.created).people()[0]
+    import getpass
+
+    with contextlib.suppress(Exception):
+        return getpass.getuser()
+    return "person"
+
+
+def open_chat(
+    home: Home, bot_id: str, chat_id: str, *, person: str | None = None, title: str | None = None
+) -> conv.Conversation:
+    """The bot's conversation `chat_id`; created, when missing, as a 1:1 chat the person started."""
+    conv.validate_conversation_id(chat_id)
+    with contextlib.suppress(NotFound):
+        return conv.find_conversation(home, bot_id, chat_id)
+    person = person or default_person(home, bot_id)
+    chat = conv.Conversation(
+        id=chat_id,
+        title=title or chat_id,
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", person),
+        members=[conv.Member("person", person), conv.Member("bot", bot_id)],
+        created=datetime.now().astimezone(),
+    )
+    conv.create_conversation(home, chat, bot_id)
+    return chat
