@@ -22,17 +22,16 @@ import logging
 import re
 from collections.abc import Callable
 from pathlib import Path, PurePath
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..core.memory import conversations as conv
 from ..core.memory.paths import Home, MemoryInputError
-from ..core.recall.recall import recall
-from ..core.search.brief import recent_work_brief
-from ..core.turn.bot import Bot
-from ..core.turn.chats import default_person
-from ..core.turn.outside import FinishedTurn, note_turn_start, record_turn
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
-from .transcript import read_exchange
+
+if TYPE_CHECKING:
+    from ..core.turn.outside import FinishedTurn
+
+# Each hook imports what it uses when it runs: a hook is a new process at every prompt, and start-up is its cost.
 
 log = logging.getLogger("omb_tui.hooks")
 
@@ -46,12 +45,15 @@ def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: st
     """Run the hook `name` (session-start, prompt, stop) on the payload in `stream`: the text to print."""
     event, hook = HOOKS[name]
     payload = read_payload(stream, event)
-    Bot(home, bot_id)  # NotFound, naming the home, before anything is read or written
+    home.require_bot(bot_id)  # NotFound, naming the home, before anything is read or written
     return hook(home, bot_id, payload, person)
 
 
 def session_start(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
     """The memory block as it loads today (the bot's teams' blocks after it) and the recent-work brief."""
+    from ..core.search.brief import recent_work_brief
+    from ..core.turn.bot import Bot
+
     chat = existing_chat(home, bot_id, text_field(payload, "session_id"))
     bot = Bot(home, bot_id)
     loaded = bot.loaded_prompt()
@@ -73,6 +75,10 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
 
 def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
     """The start of the turn, then recall's block for the prompt ("" when recall finds nothing)."""
+    from ..core.recall.recall import recall
+    from ..core.turn.chats import default_person
+    from ..core.turn.outside import note_turn_start
+
     message = text_field(payload, "prompt", required=True)
     assert message is not None  # required
     chat = existing_chat(home, bot_id, text_field(payload, "session_id"))
@@ -93,6 +99,9 @@ def stop(home: Home, bot_id: str, payload: dict, person: str | None = None) -> s
 
 
 def record_stop(home: Home, bot_id: str, payload: dict, person: str | None = None) -> FinishedTurn:
+    from ..core.turn.outside import record_turn
+    from .transcript import read_exchange
+
     session_id = text_field(payload, "session_id", required=True)
     transcript = text_field(payload, "transcript_path", required=True)
     assert session_id is not None and transcript is not None  # required

@@ -280,6 +280,12 @@ class Home:
         validate_bot_id(bot_id)
         return self.workspace(bot_id).is_dir() or self.settings_path(bot_id).is_file()
 
+    def require_bot(self, bot_id: str) -> str:
+        """`bot_id`, when the home has that bot; NotFound, naming the home, when it has not."""
+        if not self.has_bot(bot_id):
+            raise NotFound(f"There is no bot '{bot_id}' in {self.root}.")
+        return bot_id
+
     def memory_path(self, bot_id: str, rel: str) -> MemoryPath:
         """Resolve a workspace-relative memory path, refusing anything that leads out of the workspace."""
         norm, kind = classify(rel)

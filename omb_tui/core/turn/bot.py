@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topics
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, validate_bot_id
 from ..memory.settings import BotSettings, load_bot_settings
 from ..memory.store import MemoryStore
 from ..memory.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
@@ -42,8 +42,8 @@ class LoadedPrompt:
 class Bot:
     def __init__(self, home: Home, bot_id: str, *, must_exist: bool = True) -> None:
         validate_bot_id(bot_id)
-        if must_exist and not home.has_bot(bot_id):
-            raise NotFound(f"There is no bot '{bot_id}' in {home.root}.")
+        if must_exist:
+            home.require_bot(bot_id)
         self.home = home
         self.id = bot_id
         self.store = MemoryStore(home, bot_id)
