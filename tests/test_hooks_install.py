@@ -294,3 +294,30 @@ def test_remove_keeps_a_group_that_holds_other_handlers_too(run_cli, tmp_path):
     assert read(settings_path(tmp_path)) == {
         "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}
     }
+
+
+# ----- docs/agents.md, as written -----
+def agents_doc_blocks(language: str) -> list[str]:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
+    return [block.split("```", 1)[0] for block in text.split(f"```{language}\n")[1:]]
+
+
+def test_the_claude_code_snippets_in_the_docs_are_what_install_writes():
+    from omb_tui.hooks.install import snippets
+
+    hooks, servers = snippets(["/path/to/omb-tui"], "scout")
+    blocks = [json.loads(block) for block in agents_doc_blocks("json")]
+    assert blocks[0] == hooks and blocks[1] == servers
+
+
+def test_every_mcp_snippet_in_the_docs_starts_the_server_for_scout():
+    import tomllib
+
+    for block in agents_doc_blocks("json"):
+        data = json.loads(block)
+        if "mcpServers" in data:
+            entry = data["mcpServers"][MCP_SERVER_NAME]
+            assert [entry["command"], *entry["args"]] == ["/path/to/omb-tui", "mcp", "--bot", "scout"]
+    (codex,) = agents_doc_blocks("toml")
+    entry = tomllib.loads(codex)["mcp_servers"][MCP_SERVER_NAME]
+    assert [entry["command"], *entry["args"]] == ["/path/to/omb-tui", "mcp", "--bot", "scout"]
