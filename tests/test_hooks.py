@@ -237,6 +237,16 @@ def test_a_turn_across_the_hooks_catches_the_bots_edits_at_the_boundary(run_cli,
     ]
 
 
+def test_a_later_prompt_recalls_other_sessions_never_its_own(run_cli, home, transcript):
+    run_cli("hook", "stop", "--bot", BOT_ID, "--person", "Nadia", stdin=payload("Stop", transcript))
+    question = "When does the airport shuttle meet the arrival?"
+    same = run_cli("hook", "prompt", "--bot", BOT_ID, stdin=payload("UserPromptSubmit", prompt=question))
+    assert "Claude Code in atlas-site" not in same.out  # a conversation is never recalled into itself
+    other = payload("UserPromptSubmit", prompt=question).replace(SESSION.encode(), b"a-later-session")
+    later = run_cli("hook", "prompt", "--bot", BOT_ID, stdin=other)
+    assert '1:1 with Nadia · "Claude Code in atlas-site"' in later.out and "09:40 arrival" in later.out
+
+
 # ----- stop -----
 def test_stop_records_the_turn_in_a_conversation_of_the_bot(run_cli, home, transcript):
     result = run_cli("hook", "stop", "--bot", BOT_ID, "--person", "Nadia", stdin=payload("Stop", transcript))
