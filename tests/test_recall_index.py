@@ -390,9 +390,9 @@ def scanned_groups(monkeypatch) -> list[str]:
     groups: list[str] = []
     original = RecallIndex._scan_folder
 
-    def record(self, group, folder, present):
+    def record(self, group, *args, **kwargs):
         groups.append(group)
-        return original(self, group, folder, present)
+        return original(self, group, *args, **kwargs)
 
     monkeypatch.setattr(RecallIndex, "_scan_folder", record)
     return groups

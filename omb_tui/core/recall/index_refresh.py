@@ -35,12 +35,13 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..memory import conversations as conv
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
 from ..memory.store import decode
 from .index_rows import RACY_NS, IndexRows
-from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
+from .index_schema import WAL_KEPT_BYTES, FeedPlace, FileState, Folder, FolderLook, key_group, valid_key
 
 log = logging.getLogger("omb_tui.recall_index")
 
@@ -49,6 +50,14 @@ FULL_CHECK_SECONDS = 30.0  # every file is stat'ed at least this often, even whe
 OPTIMIZE_AFTER_FILES = 500  # a refresh that read this many files merges each FTS table into one b-tree
 FTS_TABLES = ("topic_fts", "memo_fts", "topic_names", "message_fts")
 Progress = Callable[[int, int], None]
+
+
+class Listed(NamedTuple):
+    """A file a refresh looked at: its path, its stat (None: not stat'ed, as it was) and its group."""
+
+    path: str
+    stat: os.stat_result | None
+    group: str
 
 
 @dataclass
@@ -84,27 +93,27 @@ class IndexRefresh(IndexRows):
         report.seconds = time.perf_counter() - started
         return report
 
-    def _load_known(self) -> dict[str, dict[str, tuple[int, int, int]]]:
+    def _load_known(self) -> dict[str, dict[str, FileState]]:
         """What each indexed file looked like when it was read, by group (see key_group)."""
         self._see_other_writers()  # another connection committed: our copy of the file states may be old
         if self._known is None:
-            known: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
+            known: dict[str, dict[str, FileState]] = defaultdict(dict)
             for key, size, mtime, ino in self.db.execute("SELECT key, size, mtime_ns, ino FROM files"):
-                known[key_group(key)][key] = (size, mtime, ino)
+                known[key_group(key)][key] = FileState(size, mtime, ino)
             self._known = known
         return self._known
 
-    def _groups(self) -> list[tuple[str, Path, Path | None]]:
-        """(group, its folder, the folder's `.changes` feed or None for the memory folders), built once: a refresh
-        runs before every turn, and building paths was a third of one that found nothing to read."""
+    def _groups(self) -> list[Folder]:
+        """The folders the index reads, built once: a refresh runs before every turn, and building paths was a
+        third of one that found nothing to read."""
         if self._group_paths is None:
             memory = self.workspace / MEMORY_DIR
             chats, rooms = conv.chats_dir(self.home, self.bot_id), conv.rooms_dir(self.home)
             self._group_paths = [
-                ("topics", memory, None),
-                ("logs", memory / LOG_DIR, None),
-                ("chat:", chats, chats / conv.CHANGES_FILE),
-                ("room:", rooms, rooms / conv.CHANGES_FILE),
+                Folder("topics", memory, None),
+                Folder("logs", memory / LOG_DIR, None),
+                Folder("chat:", chats, chats / conv.CHANGES_FILE),
+                Folder("room:", rooms, rooms / conv.CHANGES_FILE),
             ]
         return self._group_paths
 
@@ -120,7 +129,7 @@ class IndexRefresh(IndexRows):
         report = RefreshReport()
         now = time.time()
         check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
-        present: dict[str, tuple[str, os.stat_result | None, str]] = {}
+        present: dict[str, Listed] = {}
         looked_at: set[str] = {MEMORY_FILE}  # single files looked at
         swept: set[str] = set()  # groups whose files were all looked at
         if self._memory_and_journal is None:
@@ -155,8 +164,9 @@ class IndexRefresh(IndexRows):
             self._last_full_check = now
         changed = [
             key
-            for key, (_, st, group) in present.items()
-            if st is not None and known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
+            for key, listed in present.items()
+            if (st := listed.stat) is not None
+            and known[listed.group].get(key) != FileState(st.st_size, st.st_mtime_ns, st.st_ino)
         ]
         removed = [key for key in looked_at if key not in present and key in known[key_group(key)]]
         for group in swept:
@@ -170,9 +180,9 @@ class IndexRefresh(IndexRows):
                 report.files_removed += 1
             step = max(1, len(changed) // 100)
             for done, key in enumerate(changed, 1):
-                file_name, st, _ = present[key]
-                assert st is not None  # only files stat'ed can have changed
-                if self._index_file(db, key, Path(file_name), st):
+                listed = present[key]
+                assert listed.stat is not None  # only files stat'ed can have changed
+                if self._index_file(db, key, Path(listed.path), listed.stat):
                     report.files_read += 1
                 if progress is not None and (done % step == 0 or done == len(changed)):
                     progress(done, len(changed))
@@ -209,21 +219,21 @@ class IndexRefresh(IndexRows):
         except OSError:
             now_seen = (-1, 0)
         seen = self._sweeps.get(str(folder))
-        if seen is None or seen[:2] != now_seen:
+        if seen is None or (seen.mtime_ns, seen.size) != now_seen:
             return True
-        return now_seen[0] >= seen[2] - RACY_NS  # mtime ticks are coarse: a change just before may hide
+        return now_seen[0] >= seen.looked_at_ns - RACY_NS  # mtime ticks are coarse: a change just before may hide
 
     def _note_sweep(self, folder: Path) -> None:
         swept_at = time.time_ns()
         try:
             st = folder.stat()
-            self._sweeps[str(folder)] = (st.st_mtime_ns, st.st_size, swept_at)
+            self._sweeps[str(folder)] = FolderLook(st.st_mtime_ns, st.st_size, swept_at)
         except OSError:
-            self._sweeps[str(folder)] = (-1, 0, swept_at)
+            self._sweeps[str(folder)] = FolderLook(-1, 0, swept_at)
 
     def _read_feed(self, feed: Path, names: Callable[[bytes], list[str]]) -> list[str] | None:
         """What a feed (the journal, a `.changes`) names since the last look; None when it cannot tell."""
-        ino, offset = self._feeds.get(str(feed), (None, -1))
+        ino, offset = self._feeds.get(str(feed), FeedPlace(None, -1))
         if offset < 0:
             return None
         try:  # most looks find nothing new: a stat, not an open
@@ -248,24 +258,24 @@ class IndexRefresh(IndexRows):
         except OSError:
             return None
         end = data.rfind(b"\n") + 1  # a line still being written waits for the next look
-        self._feeds[str(feed)] = (ino, offset + end)
+        self._feeds[str(feed)] = FeedPlace(ino, offset + end)
         return list(dict.fromkeys(names(data[:end])))
 
     def _note_feed(self, feed: Path) -> None:
         """Before looking at every file: what the feed says up to now is covered by that look."""
         try:
             st = feed.stat()
-            self._feeds[str(feed)] = (st.st_ino, st.st_size)
+            self._feeds[str(feed)] = FeedPlace(st.st_ino, st.st_size)
         except OSError:
-            self._feeds[str(feed)] = (None, 0)
+            self._feeds[str(feed)] = FeedPlace(None, 0)
 
-    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result | None, str]]) -> None:
+    def _stat_file(self, key: str, path: Path, present: dict[str, Listed]) -> None:
         if not self._valid_key(key):
             return
         with contextlib.suppress(OSError):
             st = path.lstat()
             if stat.S_ISREG(st.st_mode):
-                present[key] = (str(path), st, key_group(key))
+                present[key] = Listed(str(path), st, key_group(key))
 
     def _valid_key(self, key: str) -> bool:
         valid = self._names.get(key)
@@ -278,8 +288,8 @@ class IndexRefresh(IndexRows):
         self,
         group: str,
         folder: Path,
-        present: dict[str, tuple[str, os.stat_result | None, str]],
-        known: dict[str, tuple[int, int, int]],
+        present: dict[str, Listed],
+        known: dict[str, FileState],
         *,
         stat_all: bool,
         named: dict[str, Path],
@@ -288,7 +298,7 @@ class IndexRefresh(IndexRows):
         stat'ed (present as None: as it was): a folder changes when a file is created, renamed over (a new
         inode) or deleted, and an edit in place is named by a feed or seen by the full check."""
         prefix = {"topics": f"{MEMORY_DIR}/", "logs": f"{MEMORY_DIR}/{LOG_DIR}/"}.get(group)
-        as_it_was = ("", None, group)  # a file not stat'ed: its path is not needed
+        as_it_was = Listed("", None, group)  # a file not stat'ed: its path is not needed
         for entry in _scandir(folder):
             name = entry.name
             if prefix is not None:
@@ -302,8 +312,8 @@ class IndexRefresh(IndexRows):
                 # mtime -1: read just after a change, so looked at again (see IndexRows._set_file)
                 if (
                     seen is not None
-                    and seen[2] == entry.inode()
-                    and seen[1] != -1
+                    and seen.ino == entry.inode()
+                    and seen.mtime_ns != -1
                     and entry.is_file(follow_symlinks=False)
                 ):
                     present[key] = as_it_was
@@ -311,7 +321,7 @@ class IndexRefresh(IndexRows):
             if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):
                 continue
             with contextlib.suppress(OSError):
-                present[key] = (entry.path, entry.stat(follow_symlinks=False), group)
+                present[key] = Listed(entry.path, entry.stat(follow_symlinks=False), group)
 
 
 def _journal_files(data: bytes) -> list[str]:

@@ -26,6 +26,7 @@ from ..memory.paths import FileKind
 from ..memory.redact_data import redact_data
 from ..memory.store import decode
 from .index_schema import (
+    FileState,
     IndexDatabase,
     is_conversation_key,
     key_group,
@@ -168,7 +169,7 @@ class IndexRows(IndexDatabase):
             tuple(row.values()),
         )
         assert self._known is not None
-        self._known[key_group(key)][key] = (st.st_size, mtime, st.st_ino)
+        self._known[key_group(key)][key] = FileState(st.st_size, mtime, st.st_ino)
 
     def _forget(self, db: sqlite3.Connection, key: str) -> None:
         if is_conversation_key(key):
@@ -195,8 +196,8 @@ class IndexRows(IndexDatabase):
         with open(path, "rb") as handle:
             data = handle.read()
         digest = hashlib.sha256(data).hexdigest()
-        row = db.execute("SELECT hash FROM files WHERE key=?", (key,)).fetchone()
-        if row is not None and row[0] == digest:
+        (indexed_hash,) = db.execute("SELECT hash FROM files WHERE key=?", (key,)).fetchone() or (None,)
+        if indexed_hash == digest:
             self._set_file(db, key, st, racy=True)  # touched, not changed
             return False
         from ..memory.redact import redact  # compiled when the index is first brought up to date, not at start-up
@@ -212,7 +213,7 @@ class IndexRows(IndexDatabase):
         chunks = memory_chunks(entries, file_day, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
-        rows = []
+        rows, fts_rows, days = [], [], []
         for note_id, chunk in enumerate(chunks, _next_id(db, "notes")):  # the ids SQLite would give, one call for all
             chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
             rows.append(
@@ -229,15 +230,14 @@ class IndexRows(IndexDatabase):
                     chunk_terms,
                 )
             )
+            fts_rows.append((note_id, chunk_terms + time_terms(note_day(chunk.day))))
+            days.append((note_id, chunk.day))
         db.executemany(
             "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        db.executemany(
-            f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)",
-            [(row[0], row[-1] + time_terms(note_day(row[4]))) for row in rows],
-        )
-        db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", [(row[0], row[4]) for row in rows])
+        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", fts_rows)
+        db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", days)
         if kind == "topic":
             # the opening itself is built when recalled (RecallIndex.opening): which entries have
             # expired depends on the day of the recall, not the day the file was read
@@ -277,16 +277,19 @@ class IndexRows(IndexDatabase):
         self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result, *, whole: bool = False
     ) -> bool:
         self._headers.pop(key, None)  # its header (members) may change: parsed again when next needed
-        row = db.execute("SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)).fetchone()
-        stored = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone()
+        # what the index read of it last time ("" and None: nothing)
+        ino, read_to, tail, next_seq = db.execute(
+            "SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)
+        ).fetchone() or (None, 0, b"", 0)
+        (stored_header,) = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone() or ("",)
         start = 0
         reader = conv.ConversationReader()
-        appendable = row is not None and stored is not None and row[0] == st.st_ino and st.st_size >= (row[1] or 0)
+        appendable = ino is not None and stored_header != "" and ino == st.st_ino and st.st_size >= (read_to or 0)
         if appendable and not whole:
-            read_to, tail = row[1] or 0, row[2] or b""
+            read_to, tail = read_to or 0, tail or b""
             if read_to and _tail_matches(path, read_to, tail):
                 start = read_to
-                reader = conv.ConversationReader(conv.header_from_json(json.loads(stored[0]), path), row[3] or 0)
+                reader = conv.ConversationReader(conv.header_from_json(json.loads(stored_header), path), next_seq or 0)
         if start == 0:
             self._drop_messages(db, key)
             db.execute("DELETE FROM convs WHERE key=?", (key,))
@@ -322,16 +325,18 @@ class IndexRows(IndexDatabase):
             )
 
             _bump(db, "message", len(messages))
-            rows = []
+            rows, fts_rows, times, appended = [], [], [], []
             for message_id, (message, position, raw) in enumerate(messages, _next_id(db, "messages")):
                 # only the words of the redacted text are kept; the text itself is read from the file when shown
                 text = redact(message.text).text
+                ts = int(message.at.timestamp())
+                message_terms = " ".join(terms(text))
                 rows.append(
                     (
                         message_id,
                         key,
                         message.seq,
-                        int(message.at.timestamp()),
+                        ts,
                         message.at.isoformat(timespec="seconds"),
                         message.author_kind,
                         sql_text(message.author),
@@ -341,22 +346,20 @@ class IndexRows(IndexDatabase):
                         len(raw),
                         zlib.crc32(raw),
                         int(text != message.text),
-                        " ".join(terms(text)),
+                        message_terms,
                     )
                 )
+                fts_rows.append((message_id, message_terms + time_terms(message_day(ts))))
+                times.append((message_id, ts, key))
+                appended.append((message_id, message_terms))
             db.executemany(
                 "INSERT INTO messages(id, conv, seq, ts, at, author_kind, author, failed, origin, pos, size, crc, redacted, "
                 "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
-            db.executemany(
-                "INSERT INTO message_fts(rowid, terms) VALUES(?, ?)",
-                [(row[0], row[-1] + time_terms(message_day(row[3]))) for row in rows],
-            )
-            db.executemany(
-                "INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows]
-            )
-            self._messages_appended([(row[0], row[-1]) for row in rows])
+            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", fts_rows)
+            db.executemany("INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", times)
+            self._messages_appended(appended)
         tail = _read_tail(path, read_to)
         self._set_file(db, key, st, read_to=read_to, tail=tail, next_seq=reader.next_seq)
         return True
@@ -369,7 +372,7 @@ class IndexRows(IndexDatabase):
             "INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)",
             [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped],
         )
-        db.executemany("DELETE FROM message_times WHERE id=?", [(row[0],) for row in dropped])
+        db.executemany("DELETE FROM message_times WHERE id=?", [(message_id,) for message_id, _, _ in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)
 

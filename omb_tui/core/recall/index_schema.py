@@ -15,9 +15,10 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 from ..memory import conversations as conv
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
@@ -83,6 +84,91 @@ def days_terms(first: int, last: int) -> list[str]:
         found.append(span_term(days, day))
         day += days
     return found
+
+
+class FileState(NamedTuple):
+    """What a file looked like when the index read it (the files table's size, mtime_ns and ino): a refresh
+    reads it again when its stat no longer matches."""
+
+    size: int
+    mtime_ns: int  # -1: read just after a change, so read again next time (see IndexRows._set_file)
+    ino: int
+
+
+class Folder(NamedTuple):
+    """A folder whose files the index reads, by group (key_group)."""
+
+    group: str
+    path: Path
+    feed: Path | None  # its `.changes`; None for the memory folders (the bot's journal names their files)
+
+
+class FolderLook(NamedTuple):
+    """A folder as a refresh last listed it: its mtime and size then, and when that was (ns)."""
+
+    mtime_ns: int
+    size: int
+    looked_at_ns: int
+
+
+class FeedPlace(NamedTuple):
+    """How far a feed (the journal, a `.changes`) has been read: its inode (None: it did not exist) and bytes."""
+
+    ino: int | None
+    read_to: int
+
+
+# A search reads and scores a hundred rows or so per message, and keeps them between lookups: the rows are slotted
+# dataclasses, whose fields read as fast as a tuple's items (a NamedTuple's field is a slower, generic attribute
+# lookup, and making one costs twice as much). Nothing changes a row once read.
+
+
+@dataclass(slots=True)
+class NoteRow:
+    """A note's row as a search reads it (NOTE_COLUMNS), without its text (read for the hits kept only)."""
+
+    id: int
+    file: str
+    kind: str
+    section: str | None
+    day: str | None
+    until: str | None
+    line: int
+    spaced_terms: str  # its terms between spaces: whether it holds a word is one test, " word " in it
+
+
+# NoteRow's columns: the stored terms between spaces, so that a word is found by a substring test
+NOTE_COLUMNS = "id, file, kind, section, day, until, line, ' ' || terms || ' '"
+
+
+@dataclass(slots=True)
+class MessageRow:
+    """A message's row as a search reads it (MESSAGE_COLUMNS), without its text (read from its file when shown)."""
+
+    id: int
+    conv: str
+    seq: int
+    at: str  # as written, with its offset
+    author_kind: str
+    author: str
+    failed: int
+    spaced_terms: str  # as NoteRow's; '' where only the message is wanted (MESSAGE_PLACE_COLUMNS)
+    ts: int
+
+
+MESSAGE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, ' ' || terms || ' ', ts"
+# a MessageRow without its terms: a message listed or shown, not scored
+MESSAGE_PLACE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, '', ts"
+
+
+class LookupKey(NamedTuple):
+    """What a lookup kept between searches is kept under (IndexDatabase._kept_postings): (an FTS table, a word, the
+    cap) for a word's newest row ids; ("topic_names", a word, the cap) for the topics whose name holds it;
+    ("topic_notes", a topic's file, 0) for that topic's notes."""
+
+    source: str
+    word: str
+    cap: int
 
 
 def index_path(home: Home, bot_id: str) -> Path:
@@ -178,25 +264,25 @@ class IndexDatabase:
         self.path = path or index_path(home, bot_id)
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
-        self._known: dict[str, dict[str, tuple[int, int, int]]] | None = None
+        self._known: dict[str, dict[str, FileState]] | None = None
         self._data_version: int | None = None
-        self._sweeps: dict[str, tuple[int, int, int]] = {}  # folder -> (mtime_ns, size, when looked at, ns)
-        self._feeds: dict[str, tuple[int | None, int]] = {}  # journal or .changes -> (inode, bytes read)
+        self._sweeps: dict[str, FolderLook] = {}  # by folder
+        self._feeds: dict[str, FeedPlace] = {}  # by journal or .changes
         self._last_full_check = 0.0
         self._counts: dict[str, Any] | None = None
         self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
         self._folders: tuple[str, str] | None = None  # the bot's chats and the rooms, for conversation_file
-        self._group_paths: list[tuple[str, Path, Path | None]] | None = None  # IndexRefresh._groups, built once
+        self._group_paths: list[Folder] | None = None  # IndexRefresh._groups, built once
         self._memory_and_journal: tuple[Path, Path] | None = None  # MEMORY.md and the bot's journal, likewise
         # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
         # newest first. Kept right across writes: appended messages are put in front of the words they hold,
         # any other change to a table drops its entries, another process's commit drops them all.
         # Also (topic_names, term, cap) -> the topics' files, and (topic_notes, file, 0) -> a topic's notes' rows.
-        self._kept_postings: dict[tuple[str, str, int], list] = {}
+        self._kept_postings: dict[LookupKey, list] = {}
         # The rows of candidates already read (recall's next message often meets the same notes and messages), by
         # table and id: a table's are dropped with its words' rows, whenever one of its rows may have changed.
-        self._kept_rows: dict[str, dict[int, tuple]] = {"notes": {}, "messages": {}}
+        self._kept_rows: dict[str, dict[int, Any]] = {"notes": {}, "messages": {}}  # NoteRow, MessageRow
         self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
         self._changed_fts: set[str] = set()
 
@@ -308,9 +394,9 @@ class IndexDatabase:
         self._forget_kept()
         return True
 
-    def _keep_rows(self, table: str, rows: Iterable[tuple]) -> None:
+    def _keep_rows(self, table: str, rows: Iterable[NoteRow | MessageRow]) -> None:
         kept = self._kept_rows[table]
-        kept.update((row[0], row) for row in rows)
+        kept.update((row.id, row) for row in rows)
         if len(kept) > self.ROWS_KEPT:
             for row_id in list(itertools.islice(kept, len(kept) - self.ROWS_KEPT // 2)):
                 del kept[row_id]
@@ -331,7 +417,7 @@ class IndexDatabase:
         appends = self._appends
         if appends is None:
             self._changed_fts.add("message_fts")
-        for key in [key for key in self._kept_postings if key[0] in self._changed_fts]:
+        for key in [key for key in self._kept_postings if key.source in self._changed_fts]:
             del self._kept_postings[key]
         if self._changed_fts & {"topic_fts", "memo_fts"}:
             self._kept_rows["notes"].clear()  # a file's notes are written again under new ids (maybe ids used before)
@@ -339,11 +425,11 @@ class IndexDatabase:
             self._kept_rows["messages"].clear()  # appended messages change no row already written
         if appends and "message_fts" not in self._changed_fts:
             newest_first = [(message_id, set(terms.split())) for message_id, terms in reversed(appends)]
-            for (fts, term, cap), rows in self._kept_postings.items():
-                if fts == "message_fts":
-                    found = [message_id for message_id, held in newest_first if term in held]
+            for key, rows in self._kept_postings.items():
+                if key.source == "message_fts":
+                    found = [message_id for message_id, held in newest_first if key.word in held]
                     if found:
-                        self._kept_postings[(fts, term, cap)] = (found + rows)[:cap]
+                        self._kept_postings[key] = (found + rows)[: key.cap]
         self._appends, self._changed_fts = [], set()
 
     def conversation_file(self, key: str) -> str:

@@ -16,11 +16,24 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from ..memory import conversations as conv
 from .index_rows import sql_text
-from .index_schema import IndexDatabase, day_iso, days_terms, message_day, note_day, span_term
+from .index_schema import (
+    MESSAGE_COLUMNS,
+    MESSAGE_PLACE_COLUMNS,
+    NOTE_COLUMNS,
+    IndexDatabase,
+    LookupKey,
+    MessageRow,
+    NoteRow,
+    day_iso,
+    days_terms,
+    message_day,
+    note_day,
+    span_term,
+)
 
 OPENING_MAX_CHARS = 600
 
@@ -40,11 +53,6 @@ WINDOW_POOL = 300  # the same for session_search within a time window (every can
 WINDOW_READ_WHOLE = 8  # a table of at most this many times a word's cap is looked up in a window in one go
 NAME_TOPICS_MAX = 6  # topics whose name matches that are looked into
 NAME_TOPIC_NOTES = 6  # the newest notes holding one of the words taken from each
-# A candidate note's row, without its text (read for the hits kept): its terms between spaces, so that whether it
-# holds a word is one substring test (" word " in " a word b ") rather than a split.
-NOTE_COLUMNS = "id, file, kind, section, day, until, line, '', ' ' || terms || ' '"
-# The same for a candidate message, as _message_hit takes it, then its ts.
-MESSAGE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, '', ' ' || terms || ' ', ts"
 
 
 @dataclass
@@ -77,7 +85,50 @@ class MessageHit:
     score: float = 0.0
 
 
+Row = TypeVar("Row", NoteRow, MessageRow)
 ConversationFilter = Callable[[conv.Conversation], bool]  # which conversations' messages a search may give
+
+
+class Opening(NamedTuple):
+    """A topic's opening as recalled (see topic_opening), dated by its newest entry shown, else its file's change."""
+
+    topic_id: int
+    text: str
+    day: date | None
+
+
+@dataclass(slots=True)
+class ScoredNote:
+    """A note, or a topic's opening, scored: a NoteHit is made of the best only. (Slotted, like index_schema's rows:
+    one is made for every candidate.)"""
+
+    score: float
+    id: int  # an opening's is its topic's id, negated
+    file: str
+    kind: str
+    section: str | None
+    day: date | None
+    line: int
+    text: str  # an opening's; a note's is read for the hits kept
+    matched: set[str]
+
+    def order(self) -> tuple:
+        """Best first; an opening after the notes of its score; newer first; then by place."""
+        return (-self.score, self.id < 0, -(self.day.toordinal() if self.day else 0), self.file, self.line)
+
+
+@dataclass(slots=True)
+class ScoredMessage:
+    """A message scored: a MessageHit is made of the best only. (Slotted, like index_schema's rows: one is made for
+    every candidate.)"""
+
+    score: float
+    row: MessageRow
+    matched: set[str]
+
+    def order(self) -> tuple:
+        """Best first; newer first; then by id."""
+        return (-self.score, -self.row.ts, self.row.id)
 
 
 def recency_factor(day: date | None, today: date) -> float:
@@ -93,10 +144,26 @@ def idf(total: int, found_in: int) -> float:
     return math.log(1.0 + (total - found_in + 0.5) / (found_in + 0.5))
 
 
+def word_weights(query_terms: list[str], total: int, found_in: dict[str, int]) -> dict[str, float]:
+    """Each word's weight (its idf) among `total` notes or messages, `found_in[word]` of them holding it."""
+    return {term: idf(total, min(total, found_in.get(term, 0))) for term in query_terms}
+
+
 def weight_of(matched: Iterable[str], weights: dict[str, float]) -> float:
     """The weights of the words a hit holds, summed exactly: the same in every process, whatever order a set
     of words comes in (Python's hash seed orders it, and a plain sum's last bit follows the order)."""
     return math.fsum(map(weights.__getitem__, matched))
+
+
+def hit_score(
+    own: Iterable[str], by_name: Iterable[str], weights: dict[str, float], day: date | None, today: date
+) -> float:
+    """A hit's score (docs/recall.md, "Ranking"): the weights of the words it holds itself, and at half weight of
+    those only its topic's name holds, times its recency factor. Notes, openings (no words of their own) and
+    messages (no name) alike."""
+    # (no name's words add 0.0: skipping them gives the same float, and most hits have none)
+    by_name_weight = NAME_ONLY_WEIGHT * weight_of(by_name, weights) if by_name else 0.0
+    return (weight_of(own, weights) + by_name_weight) * recency_factor(day, today)
 
 
 def _fts_query(term: str) -> str:
@@ -180,8 +247,8 @@ class IndexSearch(IndexDatabase):
                 f"SELECT f.rowid FROM {fts} f JOIN {joined} t ON t.id = f.rowid "
                 f"WHERE {fts} MATCH ? AND {where} ORDER BY f.rowid DESC LIMIT ?"
             )
-            return [row[0] for row in self.db.execute(query, (_fts_query(term), *params, cap))]
-        key = (fts, term, cap)
+            return [rowid for (rowid,) in self.db.execute(query, (_fts_query(term), *params, cap))]
+        key = LookupKey(fts, term, cap)
         rows = self._kept_postings.get(key)
         if rows is None:
             # one string from SQLite rather than a row per id (most of the lookup's time was making those rows)
@@ -193,7 +260,7 @@ class IndexSearch(IndexDatabase):
             self._keep_postings(key, rows)
         return rows
 
-    def _keep_postings(self, key: tuple[str, str, int], rows: list) -> None:
+    def _keep_postings(self, key: LookupKey, rows: list) -> None:
         if len(self._kept_postings) >= self.POSTINGS_KEPT:
             del self._kept_postings[next(iter(self._kept_postings))]  # the one kept longest
         self._kept_postings[key] = rows
@@ -307,11 +374,12 @@ class IndexSearch(IndexDatabase):
             if len(rows) < cap:
                 frequency[term] = len(rows)
             else:
-                reached = self._window_size(window, since=rows[-1][0])
+                oldest, _ = rows[-1]
+                reached = self._window_size(window, since=oldest)
                 frequency[term] = int(cap * self._window_size(window) / max(1, reached))
         return postings, frequency
 
-    def _postings_in_window(self, window: _Window, term: str, cap: int) -> list[tuple]:
+    def _postings_in_window(self, window: _Window, term: str, cap: int) -> list[tuple[Any, int]]:
         """The newest `cap` (time, id) holding a word within a window, newest first by time (then by id).
 
         Read some rows at a time from the newest, by the index on time: FTS5 finds the word's rows of those
@@ -322,7 +390,7 @@ class IndexSearch(IndexDatabase):
         notes of every file changed that day) is read from FTS5 alone, its rows newest first by id, as far
         as is missing.
         """
-        found: list[tuple] = []
+        found: list[tuple[Any, int]] = []
         high, read, step = window.last, 0, cap
         whole = window.rows <= WINDOW_READ_WHOLE * cap or self._fewer_than(window.fts, term, cap)
         while high >= window.first and len(found) < cap:
@@ -353,7 +421,7 @@ class IndexSearch(IndexDatabase):
         query = f"SELECT count(*) FROM (SELECT rowid FROM {fts} WHERE {fts} MATCH ? LIMIT ?)"
         return self.db.execute(query, (_fts_query(term), most)).fetchone()[0] < most
 
-    def _rows_between(self, window: _Window, term: str, low: Any, high: Any) -> list[tuple]:
+    def _rows_between(self, window: _Window, term: str, low: Any, high: Any) -> list[tuple[Any, int]]:
         """(time, id) of the rows holding a word from `low` to `high`, in no order."""
         days = " OR ".join(_fts_query(day) for day in days_terms(window.day_of(low), window.day_of(high)))
         return self.db.execute(
@@ -362,7 +430,7 @@ class IndexSearch(IndexDatabase):
             (f"{_fts_query(term)} AND ({days})", low, high, *window.params),
         ).fetchall()
 
-    def _rows_of_day(self, window: _Window, term: str, day: Any, most: int) -> list[tuple]:
+    def _rows_of_day(self, window: _Window, term: str, day: Any, most: int) -> list[tuple[Any, int]]:
         """(day, id) of the newest `most` rows holding a word on one day (a window by day), newest first by id."""
         found = self.db.execute(
             f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {window.fts} WHERE {window.fts} MATCH ? "
@@ -375,12 +443,11 @@ class IndexSearch(IndexDatabase):
         """The time of the `step`-th newest row (of every word) no newer than `high`, or the window's first."""
         key = (high, step)
         if key not in window.boundaries:  # the same for every word's first part
-            end = self.db.execute(
+            (window.boundaries[key],) = self.db.execute(
                 f"SELECT {window.column} FROM {window.timed} WHERE {window.column} BETWEEN ? AND ? "
                 f"ORDER BY {window.column} DESC LIMIT 1 OFFSET ?",
                 (window.first, high, step - 1),
-            ).fetchone()
-            window.boundaries[key] = window.first if end is None else end[0]
+            ).fetchone() or (window.first,)
         return window.boundaries[key]
 
     @staticmethod
@@ -413,14 +480,14 @@ class IndexSearch(IndexDatabase):
         if times is not None:
             pool = [(score, times[rowid], rowid) for score, rowid in pool]
         pool.sort(reverse=True)  # (what heapq.nlargest gives, in C)
-        return [item[-1] for item in pool[:most]]
+        return [entry[-1] for entry in pool[:most]]  # (each entry ends with its row id)
 
     def name_matches(self, query_terms: list[str]) -> dict[str, set[str]]:
         """Topics whose file name, title or aliases hold one of the words: {file: words}."""
         found: dict[str, set[str]] = defaultdict(set)
         with self._lock:
             for term in query_terms:
-                key = ("topic_names", term, NAME_TOPICS_MAX * 4)  # kept like a word's rows (see _postings)
+                key = LookupKey("topic_names", term, NAME_TOPICS_MAX * 4)  # kept like a word's rows (see _postings)
                 files = self._kept_postings.get(key)
                 if files is None:
                     files = [
@@ -476,7 +543,7 @@ class IndexSearch(IndexDatabase):
                     found_in = {term: int(n * scale) for term, n in found_in.items()}
                 for term, n in found_in.items():
                     frequency[term] += n
-            weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
+            weights = word_weights(query_terms, total, frequency)
             names = self.name_matches(query_terms)
             if len(names) > NAME_TOPICS_MAX:
                 best = sorted(names, key=lambda f: weight_of(names[f], weights), reverse=True)
@@ -488,54 +555,52 @@ class IndexSearch(IndexDatabase):
                     self._candidates(postings[fts], weights, most, None if window is None else window.times)
                 )
             rows = self._note_rows(candidate_ids, names, query_terms)
-            hits: list[tuple] = []
+            hits: list[ScoredNote] = []
             with_own_match: set[str] = set()
             padded = [(term, f" {term} ") for term in query_terms]
             for row in rows:
-                note_id, file, kind, section, day, expires, line, text, spaced_terms = row
-                own = {term for term, spaced in padded if spaced in spaced_terms}
-                by_name = names.get(file, set()) - own
+                own = {term for term, spaced in padded if spaced in row.spaced_terms}
+                by_name = names.get(row.file, set()) - own
                 if not own:
                     continue  # a note matched by its topic's name alone: the opening stands in
                 if len(own) + len(by_name) < need:
                     continue
-                note_day = date.fromisoformat(day) if day else None
-                if not _in_window(note_day, since, until):
+                day = date.fromisoformat(row.day) if row.day else None
+                if not _in_window(day, since, until):
                     continue
-                if skip_expired and expires and date.fromisoformat(expires) < today:
+                if skip_expired and row.until and date.fromisoformat(row.until) < today:
                     continue
-                score = weight_of(own, weights) + NAME_ONLY_WEIGHT * weight_of(by_name, weights)
-                score *= recency_factor(note_day, today)
-                with_own_match.add(file)
-                # the NoteHit itself is made for the ones kept (see below)
-                hits.append((note_id, file, kind, section, note_day, line, text, own | by_name, score))
+                score = hit_score(own, by_name, weights, day, today)
+                with_own_match.add(row.file)
+                # the NoteHit itself is made for the ones kept (see below); its text is read for those only
+                hits.append(
+                    ScoredNote(score, row.id, row.file, row.kind, row.section, day, row.line, "", own | by_name)
+                )
             for file, matched in names.items():
                 if file in with_own_match or len(matched) < need:
                     continue
-                found = self.opening(file, today if skip_expired else None)
-                if found is None:
+                opening = self.opening(file, today if skip_expired else None)
+                if opening is None or not _in_window(opening.day, since, until):
                     continue
-                topic_id, opening, topic_day = found
-                if not _in_window(topic_day, since, until):
-                    continue
-                score = NAME_ONLY_WEIGHT * weight_of(matched, weights) * recency_factor(topic_day, today)
-                hits.append((-topic_id, file, "topic", None, topic_day, 1, opening, matched, score))
-            # best first; openings after notes of the same score; newer first; then by place (a stable sort)
-            hits.sort(key=lambda hit: (-hit[8], hit[0] < 0, -(hit[4].toordinal() if hit[4] else 0), hit[1], hit[5]))
+                score = hit_score((), matched, weights, opening.day, today)
+                hits.append(
+                    ScoredNote(score, -opening.topic_id, file, "topic", None, opening.day, 1, opening.text, matched)
+                )
+            hits.sort(key=ScoredNote.order)  # (a stable sort)
             kept = [
                 NoteHit(
-                    note_id,
-                    file,
-                    kind,
-                    section,
-                    day,
-                    line,
-                    text,
-                    _ordered(query_terms, matched),
-                    score,
-                    opening=note_id < 0,
+                    hit.id,
+                    hit.file,
+                    hit.kind,
+                    hit.section,
+                    hit.day,
+                    hit.line,
+                    hit.text,
+                    _ordered(query_terms, hit.matched),
+                    hit.score,
+                    opening=hit.id < 0,
                 )
-                for note_id, file, kind, section, day, line, text, matched, score in (hits[:limit] if limit else hits)
+                for hit in (hits[:limit] if limit else hits)
             ]
             return self._with_texts("notes", kept)
 
@@ -584,8 +649,8 @@ class IndexSearch(IndexDatabase):
                 kept.append(hit)
         return kept
 
-    def opening(self, file: str, today: date | None) -> tuple[int, str, date | None] | None:
-        """(topic id, opening, date) of a topic, or None when it has none (no description, no current note).
+    def opening(self, file: str, today: date | None) -> Opening | None:
+        """A topic's opening, or None when it has none (no description, no current note).
 
         Built from the stored notes, so superseded entries are never in it; with `today`, neither are
         entries whose until date is before it (recall), without it they are (session_search: history).
@@ -609,46 +674,47 @@ class IndexSearch(IndexDatabase):
                 f"SELECT max(day) FROM notes WHERE file=? AND dated=1{current}", params
             ).fetchone()[0]
             day = newest or file_day
-            return topic_id, opening, date.fromisoformat(day) if day else None
+            return Opening(topic_id, opening, date.fromisoformat(day) if day else None)
 
-    def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[tuple]:
-        """The candidates' rows (NOTE_COLUMNS), without their text (read for the hits kept, by _with_texts)."""
-        rows = {row[0]: row for row in self._rows_by_id("notes", NOTE_COLUMNS, ids)}
+    def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[NoteRow]:
+        """The candidates' rows, without their text (read for the hits kept, by _with_texts)."""
+        rows = {row.id: row for row in self._rows_by_id("notes", NOTE_COLUMNS, NoteRow, ids)}
         if not names:
             return list(rows.values())
         # the newest notes of each topic whose name matched that hold one of the words themselves: each topic's,
         # in id order, then by day, newest first (Python's sort keeps ties in id order)
         padded = [f" {term} " for term in query_terms]  # a word, between spaces (compiling a pattern cost more)
         for notes in self._topic_notes(list(names)).values():
-            holding = [row for row in notes if any(map(row[8].__contains__, padded))]
-            holding.sort(key=lambda row: row[4] or "", reverse=True)
+            holding = [row for row in notes if any(map(row.spaced_terms.__contains__, padded))]
+            holding.sort(key=lambda row: row.day or "", reverse=True)
             for row in holding[:NAME_TOPIC_NOTES]:
-                rows[row[0]] = row
+                rows[row.id] = row
         return list(rows.values())
 
-    def _topic_notes(self, files: list[str]) -> dict[str, list[tuple]]:
-        """Every note of these topic files (NOTE_COLUMNS), in id order, by file.
+    def _topic_notes(self, files: list[str]) -> dict[str, list[NoteRow]]:
+        """Every note of these topic files, in id order, by file.
 
         Kept between lookups like a word's rows (the same topics' names keep matching): any change to a
         memory file drops them, and so does another process's commit (see RecallIndex._kept_postings).
         """
-        found: dict[str, list[tuple]] = {}
+        found: dict[str, list[NoteRow]] = {}
         missing = []
         for file in files:
-            kept = self._kept_postings.get(("topic_notes", file, 0))
+            kept = self._kept_postings.get(LookupKey("topic_notes", file, 0))
             if kept is None:
                 missing.append(file)
             else:
                 found[file] = kept
         if missing:
-            by_file: dict[str, list[tuple]] = {file: [] for file in missing}
+            by_file: dict[str, list[NoteRow]] = {file: [] for file in missing}
             marks = ",".join("?" * len(missing))
-            for row in self.db.execute(
-                f"SELECT {NOTE_COLUMNS} FROM notes WHERE file IN ({marks}) ORDER BY id", missing
+            for row in itertools.starmap(
+                NoteRow,
+                self.db.execute(f"SELECT {NOTE_COLUMNS} FROM notes WHERE file IN ({marks}) ORDER BY id", missing),
             ):
-                by_file[row[1]].append(row)
+                by_file[row.file].append(row)
             for file, notes in by_file.items():
-                self._keep_postings(("topic_notes", file, 0), notes)
+                self._keep_postings(LookupKey("topic_notes", file, 0), notes)
                 self._keep_rows("notes", notes)
                 found[file] = notes
         return {file: found[file] for file in files}
@@ -670,7 +736,10 @@ class IndexSearch(IndexDatabase):
                 "ORDER BY day DESC, file, line LIMIT ?",
                 (*params, limit),
             )
-            return [NoteHit(r[0], r[1], r[2], r[3], date.fromisoformat(r[4]), r[5], r[6], [], 0.0) for r in rows]
+            return [
+                NoteHit(note_id, file, kind, section, date.fromisoformat(day), line, text, [], 0.0)
+                for note_id, file, kind, section, day, line, text in rows
+            ]
 
     # ----- messages -----
     def conversations(self, *, members_only: bool = True) -> dict[str, conv.Conversation]:
@@ -723,7 +792,8 @@ class IndexSearch(IndexDatabase):
                 window, leave_out = None, None
                 if chat_left_out is not None:  # usually cheaper than joining every word's rows
                     leave_out = {
-                        row[0] for row in self.db.execute("SELECT id FROM messages WHERE conv = ?", (chat_left_out,))
+                        message_id
+                        for (message_id,) in self.db.execute("SELECT id FROM messages WHERE conv = ?", (chat_left_out,))
                     }
                 postings, frequency = self._lookup(
                     "message_fts",
@@ -735,67 +805,68 @@ class IndexSearch(IndexDatabase):
                     leave_out,
                 )
                 most = pool or SEARCH_POOL
-            weights = {term: idf(total, min(total, frequency[term])) for term in query_terms}
+            weights = word_weights(query_terms, total, frequency)
             candidate_ids = self._candidates(postings, weights, most, window.times if window else None)
             padded = [(term, f" {term} ") for term in query_terms]
             rows = self._candidate_rows(candidate_ids)
-            conversations = self._conversations_for({row[1] for row in rows})
+            conversations = self._conversations_for({row.conv for row in rows})
             accepted: dict[str, bool] = {}
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
             # a MessageHit is made for the ones kept
             scored = []
             for row in rows:
-                message_id, key, _, _, author_kind, _, failed, _, spaced_terms, ts = row
+                key, ts = row.conv, row.ts
                 if key not in conversations:
                     continue
                 if since_ts is not None and ts < since_ts:
                     continue
                 if until_ts is not None and ts > until_ts:
                     continue
-                if replies_only and (author_kind not in ("person", "bot") or failed):
+                if replies_only and (row.author_kind not in ("person", "bot") or row.failed):
                     continue
                 if accept is not None:
                     if key not in accepted:
                         accepted[key] = accept(conversations[key])
                     if not accepted[key]:
                         continue
-                own = {term for term, spaced in padded if spaced in spaced_terms}
+                own = {term for term, spaced in padded if spaced in row.spaced_terms}
                 if len(own) < need:
                     continue
-                score = weight_of(own, weights) * recency_factor(datetime.fromtimestamp(ts).date(), today)
-                scored.append((-score, -ts, message_id, row, own))
-            scored.sort(key=lambda item: item[:3])
+                scored.append(
+                    ScoredMessage(hit_score(own, (), weights, datetime.fromtimestamp(ts).date(), today), row, own)
+                )
+            scored.sort(key=ScoredMessage.order)
             hits = []
-            for negative_score, _, _, row, own in scored[:limit] if limit else scored:
-                hit = _message_hit(row, conversations)
+            for found in scored[:limit] if limit else scored:
+                hit = _message_hit(found.row, conversations)
                 assert hit is not None  # its conversation is known
-                hit.matched = _ordered(query_terms, own)
-                hit.score = -negative_score
+                hit.matched = _ordered(query_terms, found.matched)
+                hit.score = found.score
                 hits.append(hit)
             return self.message_texts(hits) if texts else hits
 
-    def _candidate_rows(self, ids: Iterable[int]) -> list[tuple]:
-        """The candidates' rows (MESSAGE_COLUMNS), without their text."""
-        return self._rows_by_id("messages", MESSAGE_COLUMNS, ids)
+    def _candidate_rows(self, ids: Iterable[int]) -> list[MessageRow]:
+        """The candidates' rows, without their text."""
+        return self._rows_by_id("messages", MESSAGE_COLUMNS, MessageRow, ids)
 
-    def _rows_by_id(self, table: str, columns: str, ids: Iterable[int]) -> list[tuple]:
-        """Rows of a table by id, in id order: those kept from earlier lookups, the rest read (and kept)."""
+    def _rows_by_id(self, table: str, columns: str, make: Callable[..., Row], ids: Iterable[int]) -> list[Row]:
+        """Rows of a table by id, in id order: those kept from earlier lookups, the rest read (and kept), each made
+        with `make(*columns)` (a NoteRow, a MessageRow)."""
         kept = self._kept_rows[table]
         wanted = sorted(set(ids))
         found = {row_id: kept[row_id] for row_id in wanted if row_id in kept}  # (before keeping more drops some)
-        read: dict[int, tuple] = {}
+        read: dict[int, Row] = {}
         for chunk in _chunks([row_id for row_id in wanted if row_id not in found], 500):
             marks = ",".join("?" * len(chunk))
-            read.update(
-                (row[0], row) for row in self.db.execute(f"SELECT {columns} FROM {table} WHERE id IN ({marks})", chunk)
-            )
+            query = f"SELECT {columns} FROM {table} WHERE id IN ({marks})"
+            read.update((row.id, row) for row in itertools.starmap(make, self.db.execute(query, chunk)))
         if read:
             self._keep_rows(table, read.values())
             found.update(read)
         return [found[row_id] for row_id in wanted if row_id in found]
 
-    def _hits(self, rows: list[tuple]) -> list[MessageHit]:
-        conversations = self._conversations_for({row[1] for row in rows})
+    def _hits(self, rows: list[MessageRow]) -> list[MessageHit]:
+        conversations = self._conversations_for({row.conv for row in rows})
         return [hit for hit in (_message_hit(row, conversations) for row in rows) if hit is not None]
 
     def _conversations_for(self, keys: set[str]) -> dict[str, conv.Conversation]:
@@ -834,11 +905,11 @@ class IndexSearch(IndexDatabase):
                 where.append("author_kind='bot' AND author=?")
                 params.append(author)
             rows = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, '' FROM messages "
+                f"SELECT {MESSAGE_PLACE_COLUMNS} FROM messages "
                 f"WHERE {' AND '.join(where)} ORDER BY ts DESC, id DESC" + (" LIMIT ?" if limit else ""),
                 (*params, limit) if limit else tuple(params),
-            ).fetchall()
-            hits = self._hits(rows)
+            )
+            hits = self._hits(list(itertools.starmap(MessageRow, rows)))
             return self.message_texts(hits) if texts else hits
 
     def neighbour(self, hit: MessageHit, offset: int, *, texts: bool = True) -> MessageHit | None:
@@ -846,10 +917,9 @@ class IndexSearch(IndexDatabase):
         with self._lock:
             key = _conversation_key(hit.conversation)
             row = self.db.execute(
-                "SELECT id, conv, seq, at, author_kind, author, failed, '' FROM messages WHERE conv=? AND seq=?",
-                (key, hit.seq + offset),
+                f"SELECT {MESSAGE_PLACE_COLUMNS} FROM messages WHERE conv=? AND seq=?", (key, hit.seq + offset)
             ).fetchone()
-            found = _message_hit(row, {key: hit.conversation}) if row else None
+            found = _message_hit(MessageRow(*row), {key: hit.conversation}) if row else None
             if found is None or not texts:
                 return found
             return next(iter(self.message_texts([found])), None)
@@ -864,13 +934,13 @@ def conversation_key(conversation: conv.Conversation) -> str:
     return _conversation_key(conversation)
 
 
-def _message_hit(row: tuple, conversations: dict[str, conv.Conversation]) -> MessageHit | None:
-    message_id, key, seq, at, author_kind, author, failed, text = row[:8]
-    conversation = conversations.get(key)
+def _message_hit(row: MessageRow, conversations: dict[str, conv.Conversation]) -> MessageHit | None:
+    """A message's hit, without its text (message_texts reads it); None when its conversation is not given."""
+    conversation = conversations.get(row.conv)
     if conversation is None:
         return None
-    moment = conv.parse_time(at) or datetime.fromtimestamp(0, UTC)
-    return MessageHit(message_id, conversation, seq, moment, author_kind, author, bool(failed), text)
+    moment = conv.parse_time(row.at) or datetime.fromtimestamp(0, UTC)
+    return MessageHit(row.id, conversation, row.seq, moment, row.author_kind, row.author, bool(row.failed), "")
 
 
 def _note_day_number(day: str) -> int:
