@@ -12,7 +12,9 @@ from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.recall import index_refresh, index_rows, index_search
+from omb_tui.core.recall import index_notes, index_refresh, index_rows, index_search
+from omb_tui.core.recall.index_refresh import IndexRefresh
+from omb_tui.core.recall.index_rows import IndexRows
 from omb_tui.core.recall.recall_index import RecallIndex, index_path
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -133,14 +135,14 @@ def test_a_file_deleted_between_listing_and_reading(tmp_path, monkeypatch):
     index = RecallIndex(home, "scout")
     index.refresh()
     write(home, "memory/a.md", "- banana cake now\n")
-    original = RecallIndex._index_memory_file
+    original = IndexRows._index_memory_file
 
     def vanish_then_read(self, db, key, path, st):
         if key == "memory/a.md":
             path.unlink()
         return original(self, db, key, path, st)
 
-    monkeypatch.setattr(RecallIndex, "_index_memory_file", vanish_then_read)
+    monkeypatch.setattr(IndexRows, "_index_memory_file", vanish_then_read)
     index.refresh()
     assert note_files(index, "banana") == ["memory/b.md"]
 
@@ -149,16 +151,16 @@ def test_a_file_changed_while_it_is_read_is_read_again(tmp_path, monkeypatch):
     home = Home(tmp_path)
     write(home, "memory/a.md", "- first version\n")
     index = RecallIndex(home, "scout")
-    original = RecallIndex._index_memory_file
+    original = IndexRows._index_memory_file
 
     def change_right_after_reading(self, db, key, path, st):
         done = original(self, db, key, path, st)
         path.write_text("- second version, written just after the index read the file\n")
         return done
 
-    monkeypatch.setattr(RecallIndex, "_index_memory_file", change_right_after_reading)
+    monkeypatch.setattr(IndexRows, "_index_memory_file", change_right_after_reading)
     index.refresh()
-    monkeypatch.setattr(RecallIndex, "_index_memory_file", original)
+    monkeypatch.setattr(IndexRows, "_index_memory_file", original)
     assert note_files(index, "first") == ["memory/a.md"]
     index.refresh()  # nothing else happened: the stat taken before reading no longer matches
     assert note_files(index, "second") == ["memory/a.md"]
@@ -371,7 +373,7 @@ def test_an_opening_is_at_most_600_characters_and_cut_at_a_word(tmp_path):
     index = RecallIndex(home, "scout")
     index.refresh()
     _, text, _ = index.opening("memory/zanzibar.md", TODAY)
-    assert len(text) <= index_search.OPENING_MAX_CHARS + 1 and text.endswith("…")
+    assert len(text) <= index_notes.OPENING_MAX_CHARS + 1 and text.endswith("…")
     assert text.startswith("- 2026-09-01 · island fact number 0 of many\n- 2026-09-02 · island fact number 1")
 
 
@@ -389,13 +391,13 @@ def quiet(*paths) -> None:
 
 def scanned_groups(monkeypatch) -> list[str]:
     groups: list[str] = []
-    original = RecallIndex._scan_folder
+    original = IndexRefresh._scan_folder
 
-    def record(self, group, folder, present):
+    def record(self, group, *args, **kwargs):
         groups.append(group)
-        return original(self, group, folder, present)
+        return original(self, group, *args, **kwargs)
 
-    monkeypatch.setattr(RecallIndex, "_scan_folder", record)
+    monkeypatch.setattr(IndexRefresh, "_scan_folder", record)
     return groups
 
 
@@ -655,7 +657,7 @@ def test_keeping_more_rows_than_it_may_never_loses_a_candidate(tmp_path, monkeyp
     everything = _notes(index, "kiwi")
     assert len(everything) == 10
     small = RecallIndex(home, "scout")
-    monkeypatch.setattr(small, "ROWS_KEPT", 6)
+    monkeypatch.setattr(small.kept, "ROWS_KEPT", 6)
     assert len(_notes(small, "fig")) == 5  # five rows kept
     assert _notes(small, "kiwi") == everything  # five kept, five read: keeping them drops the oldest
     assert _notes(small, "kiwi") == everything
@@ -688,8 +690,10 @@ def test_a_word_looked_up_past_the_current_chat_gives_the_newest_rows_of_the_oth
             )
         ]
         for cap in (10, 20):  # the 8-row chat fits in the cap (looked up further), the 40-row one does not
-            postings, counts = index._lookup(
+            postings, counts = index.words.lookup(
                 "message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,), leave_out
             )
             assert postings["durian"] == others[:cap]
-            assert counts == index._lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,))[1]
+            assert (
+                counts == index.words.lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,))[1]
+            )

@@ -31,16 +31,16 @@ import os
 import sqlite3
 import stat
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..memory import conversations as conv
 from ..memory.disk import decode
-from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE
+from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, Home
 from .index_rows import RACY_NS, IndexRows
-from .index_schema import WAL_KEPT_BYTES, key_group, valid_key
+from .index_schema import WAL_KEPT_BYTES, FileState, IndexConnection, key_group, valid_key
 
 log = logging.getLogger("omb_tui.recall_index")
 
@@ -51,6 +51,37 @@ FTS_TABLES = ("topic_fts", "memo_fts", "topic_names", "message_fts")
 Progress = Callable[[int, int], None]
 
 
+class Folder(NamedTuple):
+    """A folder whose files the index reads, by group (index_schema.key_group)."""
+
+    group: str
+    path: Path
+    feed: Path | None  # its `.changes`; None for the memory folders (the bot's journal names their files)
+
+
+class FolderLook(NamedTuple):
+    """A folder as a refresh last listed it: its mtime and size then, and when that was (ns)."""
+
+    mtime_ns: int
+    size: int
+    looked_at_ns: int
+
+
+class FeedPlace(NamedTuple):
+    """How far a feed (the journal, a `.changes`) has been read: its inode (None: it did not exist) and bytes."""
+
+    ino: int | None
+    read_to: int
+
+
+class Listed(NamedTuple):
+    """A file a refresh looked at: its path, its stat (None: not stat'ed, as it was) and its group."""
+
+    path: str
+    stat: os.stat_result | None
+    group: str
+
+
 @dataclass
 class RefreshReport:
     files_read: int = 0
@@ -58,8 +89,26 @@ class RefreshReport:
     seconds: float = 0.0
 
 
-class IndexRefresh(IndexRows):
-    """Brings the index up to date with the files, reading only what changed."""
+class IndexRefresh:
+    """Brings the index up to date with the files, reading only what changed (its rows written by IndexRows)."""
+
+    def __init__(self, home: Home, bot_id: str, connection: IndexConnection, rows: IndexRows) -> None:
+        self.home = home
+        self.bot_id = bot_id
+        self.workspace = home.workspace(bot_id)
+        self.connection = connection
+        self.rows = rows
+        self._sweeps: dict[str, FolderLook] = {}  # by folder: when its files were last all looked at
+        self._feeds: dict[str, FeedPlace] = {}  # by journal or .changes: how far it was read
+        self._last_full_check = 0.0
+        self._names: dict[str, bool] = {}  # keys already checked against the naming rules
+        self._folders: list[Folder] | None = None  # _groups, built once
+        self._memory_and_journal: tuple[Path, Path] | None = None  # MEMORY.md and the bot's journal, likewise
+
+    def forget_folders(self) -> None:
+        """The index was built again from nothing: every folder and every feed is looked at again."""
+        self._sweeps.clear()
+        self._feeds.clear()
 
     def refresh(self, *, full: bool = False, progress: Progress | None = None) -> RefreshReport:
         """Read what changed since the last refresh (spec: recall stays fast as memory and history grow).
@@ -67,16 +116,16 @@ class IndexRefresh(IndexRows):
         `progress(files done, files to read)` is called as a long refresh (a build from nothing) goes on.
         """
         started = time.perf_counter()
-        with self._lock:
+        with self.connection.lock:
             try:
                 report = self._refresh(full, progress)
             except sqlite3.DatabaseError as exc:
                 self._last_full_check = 0.0  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                     raise
-                log.warning("index %s failed (%s); building it again", self.path, exc)
-                self.close()
-                self._remove_files()
+                log.warning("index %s failed (%s); building it again", self.connection.path, exc)
+                self.connection.close()
+                self.connection.remove_files()
                 report = self._refresh(True, progress)
             except BaseException:
                 self._last_full_check = 0.0
@@ -84,29 +133,19 @@ class IndexRefresh(IndexRows):
         report.seconds = time.perf_counter() - started
         return report
 
-    def _load_known(self) -> dict[str, dict[str, tuple[int, int, int]]]:
-        """What each indexed file looked like when it was read, by group (see key_group)."""
-        self._see_other_writers()  # another connection committed: our copy of the file states may be old
-        if self._known is None:
-            known: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)
-            for key, size, mtime, ino in self.db.execute("SELECT key, size, mtime_ns, ino FROM files"):
-                known[key_group(key)][key] = (size, mtime, ino)
-            self._known = known
-        return self._known
-
-    def _groups(self) -> list[tuple[str, Path, Path | None]]:
-        """(group, its folder, the folder's `.changes` feed or None for the memory folders), built once: a refresh
-        runs before every turn, and building paths was a third of one that found nothing to read."""
-        if self._group_paths is None:
+    def _groups(self) -> list[Folder]:
+        """The folders the index reads, built once: a refresh runs before every turn, and building paths was a
+        third of one that found nothing to read."""
+        if self._folders is None:
             memory = self.workspace / MEMORY_DIR
             chats, rooms = conv.chats_dir(self.home, self.bot_id), conv.rooms_dir(self.home)
-            self._group_paths = [
-                ("topics", memory, None),
-                ("logs", memory / LOG_DIR, None),
-                ("chat:", chats, chats / conv.CHANGES_FILE),
-                ("room:", rooms, rooms / conv.CHANGES_FILE),
+            self._folders = [
+                Folder("topics", memory, None),
+                Folder("logs", memory / LOG_DIR, None),
+                Folder("chat:", chats, chats / conv.CHANGES_FILE),
+                Folder("room:", rooms, rooms / conv.CHANGES_FILE),
             ]
-        return self._group_paths
+        return self._folders
 
     def _refresh(self, full: bool, progress: Progress | None = None) -> RefreshReport:
         """Look at what may have changed, read what did.
@@ -116,11 +155,11 @@ class IndexRefresh(IndexRows):
         change the store writes or notices), a folder's `.changes` for conversations. MEMORY.md is
         looked at every time, and every file at least every FULL_CHECK_SECONDS.
         """
-        known = self._load_known()
+        known = self.rows.known()
         report = RefreshReport()
         now = time.time()
         check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
-        present: dict[str, tuple[str, os.stat_result | None, str]] = {}
+        present: dict[str, Listed] = {}
         looked_at: set[str] = {MEMORY_FILE}  # single files looked at
         swept: set[str] = set()  # groups whose files were all looked at
         if self._memory_and_journal is None:
@@ -155,24 +194,24 @@ class IndexRefresh(IndexRows):
             self._last_full_check = now
         changed = [
             key
-            for key, (_, st, group) in present.items()
-            if st is not None and known[group].get(key) != (st.st_size, st.st_mtime_ns, st.st_ino)
+            for key, listed in present.items()
+            if (st := listed.stat) is not None
+            and known[listed.group].get(key) != FileState(st.st_size, st.st_mtime_ns, st.st_ino)
         ]
         removed = [key for key in looked_at if key not in present and key in known[key_group(key)]]
         for group in swept:
             removed += [key for key in known[group] if key not in present]
         if not changed and not removed:
             return report
-        with self._write() as db:
+        with self.rows.write() as db:
             for key in removed:
-                self._forget(db, key)
-                known[key_group(key)].pop(key, None)
+                self.rows.forget(db, key)
                 report.files_removed += 1
             step = max(1, len(changed) // 100)
             for done, key in enumerate(changed, 1):
-                file_name, st, _ = present[key]
-                assert st is not None  # only files stat'ed can have changed
-                if self._index_file(db, key, Path(file_name), st):
+                listed = present[key]
+                assert listed.stat is not None  # only files stat'ed can have changed
+                if self.rows.index_file(db, key, Path(listed.path), listed.stat):
                     report.files_read += 1
                 if progress is not None and (done % step == 0 or done == len(changed)):
                     progress(done, len(changed))
@@ -181,25 +220,25 @@ class IndexRefresh(IndexRows):
                     db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
         # another connection may have committed between this refresh's first look and its write (its rows may
         # have taken ids kept here): then nothing kept is trusted, and the files' states are read again next time
-        self._see_other_writers()
-        self._counts = None  # the parsed headers of the conversations written were dropped as they were written
+        self.connection.see_other_writers()
         self._trim_wal()
         return report
 
     def _trim_wal(self) -> None:
         """After a large write (a build writes the whole index to the log first), give the log's space back."""
         try:
-            wal_bytes = os.stat(f"{self.path}-wal").st_size
+            wal_bytes = os.stat(f"{self.connection.path}-wal").st_size
         except OSError:
             return
         if wal_bytes > WAL_KEPT_BYTES:
             # without waiting: a reader in another process may hold the log, and a turn must not wait for it
             # (the log is then cut back at a later refresh; journal_size_limit bounds it meanwhile)
-            self.db.execute("PRAGMA busy_timeout=0")
+            db = self.connection.db
+            db.execute("PRAGMA busy_timeout=0")
             try:
-                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:
-                self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def _changed_since_sweep(self, folder: Path) -> bool:
         """Whether a folder changed since its files were last looked at (or just before that look)."""
@@ -209,21 +248,21 @@ class IndexRefresh(IndexRows):
         except OSError:
             now_seen = (-1, 0)
         seen = self._sweeps.get(str(folder))
-        if seen is None or seen[:2] != now_seen:
+        if seen is None or (seen.mtime_ns, seen.size) != now_seen:
             return True
-        return now_seen[0] >= seen[2] - RACY_NS  # mtime ticks are coarse: a change just before may hide
+        return now_seen[0] >= seen.looked_at_ns - RACY_NS  # mtime ticks are coarse: a change just before may hide
 
     def _note_sweep(self, folder: Path) -> None:
         swept_at = time.time_ns()
         try:
             st = folder.stat()
-            self._sweeps[str(folder)] = (st.st_mtime_ns, st.st_size, swept_at)
+            self._sweeps[str(folder)] = FolderLook(st.st_mtime_ns, st.st_size, swept_at)
         except OSError:
-            self._sweeps[str(folder)] = (-1, 0, swept_at)
+            self._sweeps[str(folder)] = FolderLook(-1, 0, swept_at)
 
     def _read_feed(self, feed: Path, names: Callable[[bytes], list[str]]) -> list[str] | None:
         """What a feed (the journal, a `.changes`) names since the last look; None when it cannot tell."""
-        ino, offset = self._feeds.get(str(feed), (None, -1))
+        ino, offset = self._feeds.get(str(feed), FeedPlace(None, -1))
         if offset < 0:
             return None
         try:  # most looks find nothing new: a stat, not an open
@@ -248,24 +287,24 @@ class IndexRefresh(IndexRows):
         except OSError:
             return None
         end = data.rfind(b"\n") + 1  # a line still being written waits for the next look
-        self._feeds[str(feed)] = (ino, offset + end)
+        self._feeds[str(feed)] = FeedPlace(ino, offset + end)
         return list(dict.fromkeys(names(data[:end])))
 
     def _note_feed(self, feed: Path) -> None:
         """Before looking at every file: what the feed says up to now is covered by that look."""
         try:
             st = feed.stat()
-            self._feeds[str(feed)] = (st.st_ino, st.st_size)
+            self._feeds[str(feed)] = FeedPlace(st.st_ino, st.st_size)
         except OSError:
-            self._feeds[str(feed)] = (None, 0)
+            self._feeds[str(feed)] = FeedPlace(None, 0)
 
-    def _stat_file(self, key: str, path: Path, present: dict[str, tuple[str, os.stat_result | None, str]]) -> None:
+    def _stat_file(self, key: str, path: Path, present: dict[str, Listed]) -> None:
         if not self._valid_key(key):
             return
         with contextlib.suppress(OSError):
             st = path.lstat()
             if stat.S_ISREG(st.st_mode):
-                present[key] = (str(path), st, key_group(key))
+                present[key] = Listed(str(path), st, key_group(key))
 
     def _valid_key(self, key: str) -> bool:
         valid = self._names.get(key)
@@ -278,8 +317,8 @@ class IndexRefresh(IndexRows):
         self,
         group: str,
         folder: Path,
-        present: dict[str, tuple[str, os.stat_result | None, str]],
-        known: dict[str, tuple[int, int, int]],
+        present: dict[str, Listed],
+        known: dict[str, FileState],
         *,
         stat_all: bool,
         named: dict[str, Path],
@@ -288,7 +327,7 @@ class IndexRefresh(IndexRows):
         stat'ed (present as None: as it was): a folder changes when a file is created, renamed over (a new
         inode) or deleted, and an edit in place is named by a feed or seen by the full check."""
         prefix = {"topics": f"{MEMORY_DIR}/", "logs": f"{MEMORY_DIR}/{LOG_DIR}/"}.get(group)
-        as_it_was = ("", None, group)  # a file not stat'ed: its path is not needed
+        as_it_was = Listed("", None, group)  # a file not stat'ed: its path is not needed
         for entry in _scandir(folder):
             name = entry.name
             if prefix is not None:
@@ -302,8 +341,8 @@ class IndexRefresh(IndexRows):
                 # mtime -1: read just after a change, so looked at again (see IndexRows._set_file)
                 if (
                     seen is not None
-                    and seen[2] == entry.inode()
-                    and seen[1] != -1
+                    and seen.ino == entry.inode()
+                    and seen.mtime_ns != -1
                     and entry.is_file(follow_symlinks=False)
                 ):
                     present[key] = as_it_was
@@ -311,7 +350,7 @@ class IndexRefresh(IndexRows):
             if not self._valid_key(key) or not entry.is_file(follow_symlinks=False):
                 continue
             with contextlib.suppress(OSError):
-                present[key] = (entry.path, entry.stat(follow_symlinks=False), group)
+                present[key] = Listed(entry.path, entry.stat(follow_symlinks=False), group)
 
 
 def _journal_files(data: bytes) -> list[str]:

@@ -9,6 +9,7 @@ what it looked like when it was read, which is what `refresh` compares next time
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -16,6 +17,8 @@ import re
 import sqlite3
 import time
 import zlib
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,8 +28,10 @@ from ..memory.disk import decode
 from ..memory.entries import Entry, parse_entries
 from ..memory.paths import FileKind
 from ..memory.redact_data import redact_data
+from .index_kept import KeptLookups
 from .index_schema import (
-    IndexDatabase,
+    FileState,
+    IndexConnection,
     is_conversation_key,
     key_group,
     memory_kind,
@@ -149,8 +154,59 @@ def topic_name(name: str, entries: list[Entry]) -> tuple[str, str]:
     return " ".join(terms(name_words)), info.description or ""
 
 
-class IndexRows(IndexDatabase):
-    """Writes a file's rows into the index (always inside `_write`'s transaction)."""
+class IndexRows:
+    """Writes each file's rows into the index, and knows what each file looked like when it was read."""
+
+    def __init__(self, bot_id: str, connection: IndexConnection, kept: KeptLookups) -> None:
+        self.bot_id = bot_id
+        self.connection = connection
+        self.kept = kept  # told what each write changes
+        self._known: dict[str, dict[str, FileState]] | None = None  # by group (key_group), then key
+
+    def known(self) -> dict[str, dict[str, FileState]]:
+        """What each indexed file looked like when it was read, by group (see key_group)."""
+        self.connection.see_other_writers()  # another connection committed: our copy of the file states may be old
+        if self._known is None:
+            known: dict[str, dict[str, FileState]] = defaultdict(dict)
+            for key, size, mtime, ino in self.connection.db.execute("SELECT key, size, mtime_ns, ino FROM files"):
+                known[key_group(key)][key] = FileState(size, mtime, ino)
+            self._known = known
+        return self._known
+
+    def forget_known(self) -> None:
+        """Read the files' states again when next needed: another process may have written them, or a write that
+        changed them was rolled back."""
+        self._known = None
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction (index_file, forget inside it); what it changed is told to the kept lookups."""
+        self.kept.begin_write()
+        with self.connection.write() as db:
+            yield db
+        self.kept.written()
+
+    def index_file(self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result) -> bool:
+        """Read a file that changed (stat'ed as `st`) into its rows; False when its rows did not change."""
+        try:
+            if is_conversation_key(key):
+                return self._index_conversation(db, key, path, st)
+            return self._index_memory_file(db, key, path, st)
+        except (FileNotFoundError, IsADirectoryError, PermissionError):
+            self.forget(db, key)  # gone (or unreadable) since it was listed
+            return False
+
+    def forget(self, db: sqlite3.Connection, key: str) -> None:
+        """Drop a file's rows: it is gone."""
+        if is_conversation_key(key):
+            self.kept.conversation_changed(key)
+            self._drop_messages(db, key)
+            db.execute("DELETE FROM convs WHERE key=?", (key,))
+        else:
+            self._drop_notes(db, key)
+        db.execute("DELETE FROM files WHERE key=?", (key,))
+        if self._known is not None:
+            self._known[key_group(key)].pop(key, None)
 
     def _set_file(
         self, db: sqlite3.Connection, key: str, st: os.stat_result, *, racy: bool = False, **values: object
@@ -168,35 +224,15 @@ class IndexRows(IndexDatabase):
             tuple(row.values()),
         )
         assert self._known is not None
-        self._known[key_group(key)][key] = (st.st_size, mtime, st.st_ino)
-
-    def _forget(self, db: sqlite3.Connection, key: str) -> None:
-        if is_conversation_key(key):
-            self._headers.pop(key, None)
-            self._drop_messages(db, key)
-            db.execute("DELETE FROM convs WHERE key=?", (key,))
-        else:
-            self._drop_notes(db, key)
-        db.execute("DELETE FROM files WHERE key=?", (key,))
-
-    def _index_file(self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result) -> bool:
-        try:
-            if is_conversation_key(key):
-                return self._index_conversation(db, key, path, st)
-            return self._index_memory_file(db, key, path, st)
-        except (FileNotFoundError, IsADirectoryError, PermissionError):
-            self._forget(db, key)  # gone (or unreadable) since it was listed
-            if self._known is not None:
-                self._known[key_group(key)].pop(key, None)
-            return False
+        self._known[key_group(key)][key] = FileState(st.st_size, mtime, st.st_ino)
 
     # ----- memory files -----
     def _index_memory_file(self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result) -> bool:
         with open(path, "rb") as handle:
             data = handle.read()
         digest = hashlib.sha256(data).hexdigest()
-        row = db.execute("SELECT hash FROM files WHERE key=?", (key,)).fetchone()
-        if row is not None and row[0] == digest:
+        (indexed_hash,) = db.execute("SELECT hash FROM files WHERE key=?", (key,)).fetchone() or (None,)
+        if indexed_hash == digest:
             self._set_file(db, key, st, racy=True)  # touched, not changed
             return False
         from ..memory.redact import redact  # compiled when the index is first brought up to date, not at start-up
@@ -212,7 +248,7 @@ class IndexRows(IndexDatabase):
         chunks = memory_chunks(entries, file_day, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
-        rows = []
+        rows, fts_rows, days = [], [], []
         for note_id, chunk in enumerate(chunks, _next_id(db, "notes")):  # the ids SQLite would give, one call for all
             chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
             rows.append(
@@ -229,17 +265,16 @@ class IndexRows(IndexDatabase):
                     chunk_terms,
                 )
             )
+            fts_rows.append((note_id, chunk_terms + time_terms(note_day(chunk.day))))
+            days.append((note_id, chunk.day))
         db.executemany(
             "INSERT INTO notes(id, file, kind, section, day, dated, until, line, text, terms) VALUES(?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
-        db.executemany(
-            f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)",
-            [(row[0], row[-1] + time_terms(note_day(row[4]))) for row in rows],
-        )
-        db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", [(row[0], row[4]) for row in rows])
+        db.executemany(f"INSERT INTO {fts}(rowid, terms) VALUES(?, ?)", fts_rows)
+        db.executemany("INSERT INTO note_days(id, day) VALUES(?, ?)", days)
         if kind == "topic":
-            # the opening itself is built when recalled (RecallIndex.opening): which entries have
+            # the opening itself is built when recalled (NoteSearch.opening): which entries have
             # expired depends on the day of the recall, not the day the file was read
             name_terms, description = topic_name(key.split("/", 1)[1], entries)
             cursor = db.execute(
@@ -251,7 +286,7 @@ class IndexRows(IndexDatabase):
         return True
 
     def _drop_notes(self, db: sqlite3.Connection, key: str) -> None:
-        self._postings_changed("topic_fts", "memo_fts", "topic_names", "topic_notes")
+        self.kept.postings_changed("topic_fts", "memo_fts", "topic_names", "topic_notes")
         for fts, kinds in (("topic_fts", "kind = 'topic'"), ("memo_fts", "kind != 'topic'")):
             db.executemany(
                 f"INSERT INTO {fts}({fts}, rowid, terms) VALUES('delete', ?, ?)",
@@ -276,17 +311,20 @@ class IndexRows(IndexDatabase):
     def _index_conversation(
         self, db: sqlite3.Connection, key: str, path: Path, st: os.stat_result, *, whole: bool = False
     ) -> bool:
-        self._headers.pop(key, None)  # its header (members) may change: parsed again when next needed
-        row = db.execute("SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)).fetchone()
-        stored = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone()
+        self.kept.conversation_changed(key)
+        # what the index read of it last time ("" and None: nothing)
+        ino, read_to, tail, next_seq = db.execute(
+            "SELECT ino, read_to, tail, next_seq FROM files WHERE key=?", (key,)
+        ).fetchone() or (None, 0, b"", 0)
+        (stored_header,) = db.execute("SELECT header FROM convs WHERE key=?", (key,)).fetchone() or ("",)
         start = 0
         reader = conv.ConversationReader()
-        appendable = row is not None and stored is not None and row[0] == st.st_ino and st.st_size >= (row[1] or 0)
+        appendable = ino is not None and stored_header != "" and ino == st.st_ino and st.st_size >= (read_to or 0)
         if appendable and not whole:
-            read_to, tail = row[1] or 0, row[2] or b""
+            read_to, tail = read_to or 0, tail or b""
             if read_to and _tail_matches(path, read_to, tail):
                 start = read_to
-                reader = conv.ConversationReader(conv.header_from_json(json.loads(stored[0]), path), row[3] or 0)
+                reader = conv.ConversationReader(conv.header_from_json(json.loads(stored_header), path), next_seq or 0)
         if start == 0:
             self._drop_messages(db, key)
             db.execute("DELETE FROM convs WHERE key=?", (key,))
@@ -322,16 +360,18 @@ class IndexRows(IndexDatabase):
             )
 
             _bump(db, "message", len(messages))
-            rows = []
+            rows, fts_rows, times, appended = [], [], [], []
             for message_id, (message, position, raw) in enumerate(messages, _next_id(db, "messages")):
                 # only the words of the redacted text are kept; the text itself is read from the file when shown
                 text = redact(message.text).text
+                ts = int(message.at.timestamp())
+                message_terms = " ".join(terms(text))
                 rows.append(
                     (
                         message_id,
                         key,
                         message.seq,
-                        int(message.at.timestamp()),
+                        ts,
                         message.at.isoformat(timespec="seconds"),
                         message.author_kind,
                         sql_text(message.author),
@@ -341,22 +381,20 @@ class IndexRows(IndexDatabase):
                         len(raw),
                         zlib.crc32(raw),
                         int(text != message.text),
-                        " ".join(terms(text)),
+                        message_terms,
                     )
                 )
+                fts_rows.append((message_id, message_terms + time_terms(message_day(ts))))
+                times.append((message_id, ts, key))
+                appended.append((message_id, message_terms))
             db.executemany(
                 "INSERT INTO messages(id, conv, seq, ts, at, author_kind, author, failed, origin, pos, size, crc, redacted, "
                 "terms) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
-            db.executemany(
-                "INSERT INTO message_fts(rowid, terms) VALUES(?, ?)",
-                [(row[0], row[-1] + time_terms(message_day(row[3]))) for row in rows],
-            )
-            db.executemany(
-                "INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", [(row[0], row[3], key) for row in rows]
-            )
-            self._messages_appended([(row[0], row[-1]) for row in rows])
+            db.executemany("INSERT INTO message_fts(rowid, terms) VALUES(?, ?)", fts_rows)
+            db.executemany("INSERT INTO message_times(id, ts, conv) VALUES(?, ?, ?)", times)
+            self.kept.messages_appended(appended)
         tail = _read_tail(path, read_to)
         self._set_file(db, key, st, read_to=read_to, tail=tail, next_seq=reader.next_seq)
         return True
@@ -364,12 +402,12 @@ class IndexRows(IndexDatabase):
     def _drop_messages(self, db: sqlite3.Connection, key: str) -> None:
         dropped = db.execute("SELECT id, terms, ts FROM messages WHERE conv=?", (key,)).fetchall()
         if dropped:
-            self._postings_changed("message_fts")
+            self.kept.postings_changed("message_fts")
         db.executemany(
             "INSERT INTO message_fts(message_fts, rowid, terms) VALUES('delete', ?, ?)",
             [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped],
         )
-        db.executemany("DELETE FROM message_times WHERE id=?", [(row[0],) for row in dropped])
+        db.executemany("DELETE FROM message_times WHERE id=?", [(message_id,) for message_id, _, _ in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)
 

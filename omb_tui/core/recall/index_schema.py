@@ -1,4 +1,5 @@
-"""The recall index's schema and its connection (see :mod:`omb_tui.core.recall.recall_index`).
+"""The recall index's schema, its rows as searches read them, and its connection (see
+:mod:`omb_tui.core.recall.recall_index`).
 
 One file per bot, `<home>/index/<botId>.sqlite` (0600): a bot's file tools work in its workspace and
 must not reach the index, and deleting the index loses nothing (it is built again from the files).
@@ -9,15 +10,15 @@ another process reading the index never sees half of one.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Self
+from typing import NamedTuple
 
 from ..memory import conversations as conv
 from ..memory.disk import make_private_dirs
@@ -36,7 +37,7 @@ WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a chec
 USER_VERSION = SCHEMA_VERSION * 1000 + TOKENIZER_VERSION
 
 
-# A time window is looked up a few days at a time, newest first (IndexSearch._postings_in_window): each note
+# A time window is looked up a few days at a time, newest first (WordLookup._postings_in_window): each note
 # and message also holds, in its FTS table, a term for its day and for its aligned spans of 4, 16 and 64 days,
 # so a word's notes or messages of some days are found by FTS5 itself, without looking at the word's others,
 # and any run of days is named by a few terms.
@@ -83,6 +84,58 @@ def days_terms(first: int, last: int) -> list[str]:
         found.append(span_term(days, day))
         day += days
     return found
+
+
+class FileState(NamedTuple):
+    """What a file looked like when the index read it (the files table's size, mtime_ns and ino): a refresh
+    reads it again when its stat no longer matches."""
+
+    size: int
+    mtime_ns: int  # -1: read just after a change, so read again next time (see IndexRows._set_file)
+    ino: int
+
+
+# A search reads and scores a hundred rows or so per message, and keeps them between lookups: the rows are slotted
+# dataclasses, whose fields read as fast as a tuple's items (a NamedTuple's field is a slower, generic attribute
+# lookup, and making one costs twice as much). Nothing changes a row once read.
+
+
+@dataclass(slots=True)
+class NoteRow:
+    """A note's row as a search reads it (NOTE_COLUMNS), without its text (read for the hits kept only)."""
+
+    id: int
+    file: str
+    kind: str
+    section: str | None
+    day: str | None
+    until: str | None
+    line: int
+    spaced_terms: str  # its terms between spaces: whether it holds a word is one test, " word " in it
+
+
+# NoteRow's columns: the stored terms between spaces, so that a word is found by a substring test
+NOTE_COLUMNS = "id, file, kind, section, day, until, line, ' ' || terms || ' '"
+
+
+@dataclass(slots=True)
+class MessageRow:
+    """A message's row as a search reads it (MESSAGE_COLUMNS), without its text (read from its file when shown)."""
+
+    id: int
+    conv: str
+    seq: int
+    at: str  # as written, with its offset
+    author_kind: str
+    author: str
+    failed: int
+    spaced_terms: str  # as NoteRow's; '' where only the message is wanted (MESSAGE_PLACE_COLUMNS)
+    ts: int
+
+
+MESSAGE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, ' ' || terms || ' ', ts"
+# a MessageRow without its terms: a message listed or shown, not scored
+MESSAGE_PLACE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, '', ts"
 
 
 def index_path(home: Home, bot_id: str) -> Path:
@@ -167,60 +220,36 @@ CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
 
 
-class IndexDatabase:
-    """A bot's index file and the one connection to it; the state the other parts of
-    :class:`~omb_tui.core.recall.recall_index.RecallIndex` keep between calls."""
+class IndexConnection:
+    """A bot's index file and the one connection to it, opened when first used and built again when damaged.
 
-    def __init__(self, home: Home, bot_id: str, path: Path | None = None) -> None:
-        self.home = home
-        self.bot_id = bot_id
-        self.workspace = home.workspace(bot_id)
-        self.path = path or index_path(home, bot_id)
-        self._lock = threading.RLock()
+    What other parts keep of what the index gave (word lookups, rows, what each file looked like) is right only
+    while nobody else changed the file: `on_stale(removed)` is told whenever it may not be (another process
+    committed, a write was rolled back, the connection was closed), `removed` when the file itself was deleted to
+    be built again.
+    """
+
+    def __init__(self, path: Path, on_stale: Callable[[bool], None]) -> None:
+        self.path = path
+        self.lock = threading.RLock()  # every public method of the index holds it: one thread at a time
+        self._on_stale = on_stale
         self._db: sqlite3.Connection | None = None
-        self._known: dict[str, dict[str, tuple[int, int, int]]] | None = None
-        self._data_version: int | None = None
-        self._sweeps: dict[str, tuple[int, int, int]] = {}  # folder -> (mtime_ns, size, when looked at, ns)
-        self._feeds: dict[str, tuple[int | None, int]] = {}  # journal or .changes -> (inode, bytes read)
-        self._last_full_check = 0.0
-        self._counts: dict[str, Any] | None = None
-        self._headers: dict[str, conv.Conversation | None] = {}  # parsed convs rows, by key
-        self._names: dict[str, bool] = {}  # keys already checked against the naming rules
-        self._folders: tuple[str, str] | None = None  # the bot's chats and the rooms, for conversation_file
-        self._group_paths: list[tuple[str, Path, Path | None]] | None = None  # IndexRefresh._groups, built once
-        self._memory_and_journal: tuple[Path, Path] | None = None  # MEMORY.md and the bot's journal, likewise
-        # Each word's newest row ids in an FTS table, as the last lookup found them: (fts, term, cap) -> ids,
-        # newest first. Kept right across writes: appended messages are put in front of the words they hold,
-        # any other change to a table drops its entries, another process's commit drops them all.
-        # Also (topic_names, term, cap) -> the topics' files, and (topic_notes, file, 0) -> a topic's notes' rows.
-        self._kept_postings: dict[tuple[str, str, int], list] = {}
-        # The rows of candidates already read (recall's next message often meets the same notes and messages), by
-        # table and id: a table's are dropped with its words' rows, whenever one of its rows may have changed.
-        self._kept_rows: dict[str, dict[int, tuple]] = {"notes": {}, "messages": {}}
-        self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
-        self._changed_fts: set[str] = set()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-            # a connection opened again counts data_version from its own start: nothing kept can be trusted
-            self._data_version = None
-            self._known = None
-            self._forget_kept()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._data_version: int | None = None  # PRAGMA data_version when this connection last looked
 
     @property
     def db(self) -> sqlite3.Connection:
         if self._db is None:
             self._db = self._open()
         return self._db
+
+    def close(self) -> None:
+        with self.lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+            # a connection opened again counts data_version from its own start: nothing kept can be trusted
+            self._data_version = None
+            self._on_stale(False)
 
     def _open(self) -> sqlite3.Connection:
         make_private_dirs(self.path.parent)
@@ -254,48 +283,32 @@ class IndexDatabase:
                 if attempt:
                     raise
                 log.warning("index %s is damaged or out of date (%s); building it again", self.path, exc)
-                self._remove_files()
+                self.remove_files()
         raise AssertionError("unreachable")
 
-    def _remove_files(self) -> None:
+    def remove_files(self) -> None:
+        """Delete the index file (damaged, or of another version): it is built again from nothing."""
         for suffix in ("", "-wal", "-shm", "-journal"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{self.path}{suffix}")
-        self._known = None
-        self._forget_kept()
-        self._sweeps.clear()
-        self._feeds.clear()
-        self._invalidate()
+        self._on_stale(True)
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: committed whole, or rolled back whole (and then nothing kept is trusted)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
-        self._appends, self._changed_fts = [], set()
         try:
             yield db
         except BaseException:
             db.execute("ROLLBACK")
-            self._known = None  # the in-memory copy may hold rows that were rolled back
-            self._forget_kept()
+            self._on_stale(False)  # what was kept may hold rows that were rolled back
             raise
         db.execute("COMMIT")
-        self._update_postings()
 
-    # ----- the postings and rows kept between lookups (see self._kept_postings, self._kept_rows) -----
-    POSTINGS_KEPT = 512  # words whose rows are kept
-    ROWS_KEPT = 8_000  # rows of each table kept (past it, the half kept longest is dropped)
-    APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
-
-    def _forget_kept(self) -> None:
-        """Drop every word's rows and every row kept: what the index holds may have changed in any way."""
-        self._kept_postings.clear()
-        for rows in self._kept_rows.values():
-            rows.clear()
-
-    def _see_other_writers(self) -> bool:
+    def see_other_writers(self) -> bool:
         """Whether another connection committed since this one last looked; if so, nothing kept is trusted (its
-        rows may have taken the ids of rows kept here) and the files' states are read again at the next refresh.
+        rows may have taken the ids of rows kept here, and the files' states are read again at the next refresh).
 
         (SQLite's `data_version` moves only for another connection's commits, never for this one's.)
         """
@@ -303,61 +316,8 @@ class IndexDatabase:
         if version == self._data_version:
             return False
         self._data_version = version
-        self._known = None
-        self._invalidate()
-        self._forget_kept()
+        self._on_stale(False)
         return True
-
-    def _keep_rows(self, table: str, rows: Iterable[tuple]) -> None:
-        kept = self._kept_rows[table]
-        kept.update((row[0], row) for row in rows)
-        if len(kept) > self.ROWS_KEPT:
-            for row_id in list(itertools.islice(kept, len(kept) - self.ROWS_KEPT // 2)):
-                del kept[row_id]
-
-    def _messages_appended(self, rows: list[tuple[int, str]]) -> None:
-        """Messages (id, terms) just written, every id above the ones before: they go in front of their words' rows."""
-        if not self._kept_postings:
-            return  # no word's rows to put them in front of (and an append changes no row already written)
-        if self._appends is not None and len(self._appends) + len(rows) <= self.APPENDS_FOLLOWED:
-            self._appends.extend(rows)
-        else:
-            self._appends = None
-
-    def _postings_changed(self, *fts: str) -> None:
-        self._changed_fts.update(fts)
-
-    def _update_postings(self) -> None:
-        appends = self._appends
-        if appends is None:
-            self._changed_fts.add("message_fts")
-        for key in [key for key in self._kept_postings if key[0] in self._changed_fts]:
-            del self._kept_postings[key]
-        if self._changed_fts & {"topic_fts", "memo_fts"}:
-            self._kept_rows["notes"].clear()  # a file's notes are written again under new ids (maybe ids used before)
-        if "message_fts" in self._changed_fts:
-            self._kept_rows["messages"].clear()  # appended messages change no row already written
-        if appends and "message_fts" not in self._changed_fts:
-            newest_first = [(message_id, set(terms.split())) for message_id, terms in reversed(appends)]
-            for (fts, term, cap), rows in self._kept_postings.items():
-                if fts == "message_fts":
-                    found = [message_id for message_id, held in newest_first if term in held]
-                    if found:
-                        self._kept_postings[(fts, term, cap)] = (found + rows)[:cap]
-        self._appends, self._changed_fts = [], set()
-
-    def conversation_file(self, key: str) -> str:
-        """The file of a conversation the index knows by key (`chat:<id>`, `room:<id>`)."""
-        if self._folders is None:  # a Path built per message shown cost more than reading the message
-            self._folders = (str(conv.chats_dir(self.home, self.bot_id)), str(conv.rooms_dir(self.home)))
-        chats, rooms = self._folders
-        if key.startswith("chat:"):
-            return f"{chats}{os.sep}{key[len('chat:') :]}.ndjson"
-        return f"{rooms}{os.sep}{key[len('room:') :]}.ndjson"
-
-    def _invalidate(self) -> None:
-        self._counts = None
-        self._headers = {}
 
 
 # ----- the files table's keys: memory/x.md, chat:<id>, room:<id> -----

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..memory.paths import Home
-from ..recall.index_search import idf
+from ..recall.index_ranking import idf
 from ..recall.words import matches_needed, terms
 from ..team.model import Note, Team
 from ..team.storage import teams_of_bot
