@@ -16,22 +16,30 @@ index term exactly:
   particles attached), so a run of those characters becomes its overlapping two-character pieces
   (``会議室`` -> ``会議``, ``議室``); a single character stands alone. Such a run counts as one content
   word per two characters for the five-word rule.
-- English plurals are folded (``invoices`` -> ``invoice``, ``companies`` -> ``company``) for plain
-  ASCII words of four letters or more; nothing else is stemmed.
-- Stop words (English in full, the commonest function words of French, German, Spanish, Italian,
-  Portuguese, Dutch and Russian) and one-character words are not content words.
+- A text's language is told by its stop words (English in full, the commonest function words of French,
+  German, Spanish, Italian, Portuguese, Dutch and Russian): another language when the text holds at least
+  two of its stop words and more than English ones (Cyrillic text with no English word is Russian); else
+  English. Only that language's stop words, and one-character words, are not content words: ``er``, ``met``
+  and ``son`` are English content words.
+- A word's term is its Snowball stem in the text's language (``hiking``, ``hiked`` -> ``hike``;
+  ``invoices`` -> ``invoic``), so a word matches its inflections. The index stores a text in another
+  language with its English stems too (`indexed_terms`), so a query too short to tell its language, stemmed
+  as English, still finds the words as written.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import threading
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import Stemmer
+
 # Bump when terms come out differently: indexes built with another version are rebuilt.
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2
 
 # How many content words make a message "long": from then on a hit needs two of them.
 LONG_MESSAGE_WORDS = 5
@@ -59,29 +67,45 @@ they're they've they'd they'll that's there's what's who's let's can't won't isn
 weren't haven't hasn't hadn't doesn't didn't couldn't shouldn't wouldn't
 """
 
-_OTHER_LANGUAGES = """
+# The commonest function words of the languages told apart by them (docs/recall.md, "Words"): a text is in one of
+# these when it holds at least two of its words and more than of the English ones; only then do they stop.
+_OTHER_LANGUAGES = {
+    "french": """
 au aux avec ce ces cette dans de des du elle elles en est et eux il ils je la le les leur leurs lui
 ma mais me meme mes moi mon ne nos notre nous ou par pas pour qu que qui sa se ses son sur ta te tes
 toi ton tu un une vos votre vous ete etait sont suis avez avons fait faire tres plus
+""",
+    "german": """
 aber als am an auch auf aus bei bin bis bist da dann das dass dem den der des die doch dort du durch
 ein eine einem einen einer eines er es fur hat hatte ich ihr im in ist ja kann mich mir mit nach
 nicht noch nur ob oder sich sie sind so uber um und uns von vor war waren was wenn wie wir wird zu zum
 zur
+""",
+    "spanish": """
 al algo como con cual cuando del donde el ella ellas ellos en entre era eres es esa ese eso esta
 estaba estan este esto fue ha hay la las le les lo los mas mi muy nada ni no nos nosotros o para pero
 por porque que quien se ser si sin sobre son su sus tambien te tiene tu un una uno unos y ya yo
+""",
+    "italian": """
 ai alla alle anche che chi ci come con cui da dal dalla dei del della delle di gli ha ho il io la le
 lei lo loro lui ma mi ne nel nella non per piu questa questo se si sono su sua suo tu tutto un una
 uno voi
+""",
+    "portuguese": """
 ao aos as com da das de do dos ela elas ele eles em era essa esse esta este eu foi isso isto mais me
 mesmo meu minha na nao nas no nos num numa os ou para pela pelo por quando que se sem seu sua tambem
 te tem um uma voce
+""",
+    "dutch": """
 aan al alles als bij dat de die dit een en er het hij hoe ik in is je kan maar me met mijn naar niet
 nog nu of om ook op over te tot uit van voor was wat we wel wij zijn ze zich zo
+""",
+    "russian": """
 а без бы был была были было быть в вам вас вот все всё вы где да для до его ее её ей если есть ещё
 еще же за и из или им их к как когда кто ли мне мы на над не нет ни но ну о об он она они оно от по
 под при с со так также там то тоже только ты у уже хорошо что чтобы это эта этот я
-"""
+""",
+}
 
 _ELISION_PREFIXES = frozenset({"l", "d", "j", "qu", "c", "n", "s", "m", "t", "dell", "nell", "all", "sull"})
 
@@ -156,28 +180,73 @@ def word_spans(text: str, start: int = 0) -> Iterator[tuple[int, int]]:
 _ASCII_WORD = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
 
 
-def _stop_words() -> frozenset[str]:
+def _folded_words(text: str) -> frozenset[str]:
     words = set()
-    for word in (_ENGLISH + _OTHER_LANGUAGES).split():
+    for word in text.split():
         folded = fold(word)
         words.add(folded)
         words.add(folded.replace("'", ""))
     return frozenset(words)
 
 
-STOP_WORDS = _stop_words()
+ENGLISH = "english"
+LANGUAGES = (ENGLISH, *_OTHER_LANGUAGES)
+# Each language's stop words, folded like terms; a text's own language's are the ones left out of it.
+STOPS: dict[str, frozenset[str]] = {ENGLISH: _folded_words(_ENGLISH)} | {
+    language: _folded_words(text) for language, text in _OTHER_LANGUAGES.items()
+}
+STOP_WORDS = frozenset().union(*STOPS.values())  # a stop word of any language
+_STOP_LANGUAGES: dict[str, tuple[str, ...]] = {
+    word: tuple(language for language in LANGUAGES if word in STOPS[language]) for word in STOP_WORDS
+}
+LANGUAGE_MIN_STOP_WORDS = 2  # a text is in another language when it holds at least two of its stop words …
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 
 
-def _plural_to_singular(word: str) -> str:
-    if len(word) < 4 or not word.endswith("s") or not word.isascii() or not word.isalpha():
+# The stop words of other languages that are not English ones: a text holding none is English (or Russian, below).
+_FOREIGN_ONLY = STOP_WORDS - STOPS[ENGLISH]
+
+
+def _language_of_tokens(tokens: list[str]) -> str:
+    """… and more of them than of English ones; else English, or Russian for Cyrillic text with no English word."""
+    if not any(map(_FOREIGN_ONLY.__contains__, tokens)):  # most text: no need to count (in C, till the first)
+        if tokens and not tokens[0].isascii() and any(_CYRILLIC.match(token) for token in tokens):
+            if not any(map(STOPS[ENGLISH].__contains__, tokens)):
+                return "russian"
+        return ENGLISH
+    counts = dict.fromkeys(LANGUAGES, 0)
+    for token in tokens:
+        for language in _STOP_LANGUAGES.get(token, ()):
+            counts[language] += 1
+    english = counts.pop(ENGLISH)
+    best = max(counts, key=counts.__getitem__)  # the first of LANGUAGES on a tie
+    if counts[best] >= LANGUAGE_MIN_STOP_WORDS and counts[best] > english:
+        return best
+    if not english and any(_CYRILLIC.match(token) for token in tokens):
+        return "russian"
+    return ENGLISH
+
+
+def language_of(text: str) -> str:
+    """The language a text's words are stemmed and stopped in (one of LANGUAGES)."""
+    return _language_of_tokens(_raw_words(_folded(text)))
+
+
+_stemmers: dict[str, Stemmer.Stemmer] = {}
+_stemmer_guard = threading.Lock()  # a PyStemmer object must not be used by two threads at once
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def stem(word: str, language: str = ENGLISH) -> str:
+    """A folded word's Snowball stem in a language (``hiking`` and ``hiked`` -> ``hike``); numbers stay."""
+    if word.isdigit():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if word.endswith(("ss", "us", "is")):
-        return word
-    return word[:-1]
+    with _stemmer_guard:
+        stemmer = _stemmers.get(language)
+        if stemmer is None:
+            stemmer = _stemmers[language] = Stemmer.Stemmer(language, 0)  # (its own cache off: this one serves)
+        found = stemmer.stemWord(word)
+    return found or word
 
 
 @dataclass(frozen=True)
@@ -200,10 +269,10 @@ def _split_word(token: str) -> list[tuple[str, bool]]:
     return [(piece, bool(_CJK_SPLIT.fullmatch(piece))) for piece in _CJK_SPLIT.split(token) if piece]
 
 
-def _clean(token: str) -> str | None:
-    """Apostrophes, stop words, plurals and length: the term for a non-CJK token, or None."""
+def _clean(token: str, stops: frozenset[str]) -> str | None:
+    """Apostrophes, stop words and length: the folded word a non-CJK token stands for, or None."""
     if "'" in token:
-        if token in STOP_WORDS:
+        if token in stops:
             return None
         if token.endswith("'s"):
             token = token[:-2]
@@ -211,11 +280,28 @@ def _clean(token: str) -> str | None:
         if head in _ELISION_PREFIXES and tail:
             token = tail
         token = token.replace("'", "")
-    if token in STOP_WORDS:
+    if token in stops:
         return None
     if len(token) < 2:
         return None
-    return _plural_to_singular(token)
+    return token
+
+
+def _uncached_term(token: str, language: str) -> str | None:
+    """The term of a non-CJK token in a language: its stem, or None for a stop word or a one-letter word."""
+    cleaned = _clean(token, STOPS[language])
+    return None if cleaned is None else stem(cleaned, language)
+
+
+# One cache per language, called with the token alone (a tuple key per call cost the index a tenth of its time).
+_TERM_OF = {
+    language: functools.lru_cache(maxsize=1 << 16)(functools.partial(_uncached_term, language=language))
+    for language in LANGUAGES
+}
+
+
+def _term(token: str, language: str) -> str | None:
+    return _TERM_OF[language](token)
 
 
 def _cjk_terms(run: str) -> list[str]:
@@ -233,12 +319,18 @@ def _folded(text: str) -> str:
     return fold(_TYPOGRAPHIC_APOSTROPHES.sub("'", text))
 
 
-def words(text: str) -> list[Word]:
-    """The content words of a text, in order, each term once; stop words and one-letter words left out."""
+def words(text: str, language: str | None = None) -> list[Word]:
+    """The content words of a text, in order, each term once; stop words and one-letter words left out.
+
+    `language` is the text's (found by `language_of` when not given): its stop words are left out and its
+    stemmer makes the terms.
+    """
     folded = _folded(text)
+    tokens = _raw_words(folded)
+    language = language or _language_of_tokens(tokens)
     seen: set[str] = set()
     out: list[Word] = []
-    for token in _raw_words(folded):
+    for token in tokens:
         for piece, is_cjk in _split_word(token):
             if is_cjk:
                 for term in _cjk_terms(piece):
@@ -246,28 +338,36 @@ def words(text: str) -> list[Word]:
                         seen.add(term)
                         out.append(Word(term, term))
                 continue
-            cleaned = _clean(piece)
-            if cleaned is not None and cleaned not in seen:
-                seen.add(cleaned)
-                out.append(Word(cleaned, piece))
+            term = _term(piece, language)
+            if term is not None and term not in seen:
+                seen.add(term)
+                out.append(Word(term, piece))
     return out
 
 
-def terms(text: str) -> list[str]:
-    """The distinct terms of a text, in order: what the index stores and a query matches."""
+def terms(text: str, language: str | None = None) -> list[str]:
+    """The distinct terms of a text, in order: what a query looks for (see `indexed_terms` for what is stored)."""
     folded = _folded(text)
     if not folded.isascii():
-        return [word.term for word in words(text)]
+        return [word.term for word in words(text, language)]
     # Plain ASCII (most notes and messages): `words`' result without building a Word per term, which
     # was most of the time the index took to read a file (docs/recall.md, "Speed").
-    found = dict.fromkeys(map(_ascii_term, _ASCII_WORD.findall(folded)))  # each term once, in order, in C
+    tokens = _ASCII_WORD.findall(folded)
+    language = language or _language_of_tokens(tokens)
+    found = dict.fromkeys(map(_TERM_OF[language], tokens))  # each term once, in order, in C
     found.pop(None, None)  # the tokens that are no term
     return list(found)  # type: ignore[arg-type]  # None was popped above: every key left is a term
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _ascii_term(token: str) -> str | None:
-    return _clean(token)
+def indexed_terms(text: str) -> list[str]:
+    """What the index stores for a text: its terms and, for a text in another language, the English stems of the
+    same words too, so that a short query whose language cannot be told (stemmed as English) still finds it."""
+    language = language_of(text)
+    found = words(text, language)
+    if language == ENGLISH:
+        return [word.term for word in found]
+    english = (stem(_clean(word.surface, frozenset()) or word.term) for word in found)
+    return list(dict.fromkeys([*(word.term for word in found), *english]))
 
 
 def content_word_count(text: str) -> int:
@@ -277,16 +377,18 @@ def content_word_count(text: str) -> int:
     overlapping two-character pieces rather than words.
     """
     folded = _folded(text)
+    tokens = _raw_words(folded)
+    language = _language_of_tokens(tokens)
     seen: set[str] = set()
     count = 0
-    for token in _raw_words(folded):
+    for token in tokens:
         for piece, is_cjk in _split_word(token):
             if is_cjk:
                 if piece not in seen:
                     seen.add(piece)
                     count += (len(piece) + 1) // 2
                 continue
-            term = _clean(piece)
+            term = _term(piece, language)
             if term is not None and term not in seen:
                 seen.add(term)
                 count += 1

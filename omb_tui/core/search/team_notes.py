@@ -13,7 +13,7 @@ from datetime import datetime
 
 from ..memory.paths import Home
 from ..recall.index_ranking import idf
-from ..recall.words import matches_needed, terms
+from ..recall.words import indexed_terms, terms
 from ..team.model import Note, Team
 from ..team.storage import teams_of_bot
 
@@ -31,7 +31,7 @@ class TeamHit:
 
 
 def _note_terms(note: Note) -> set[str]:
-    return set(terms(f"{note.title} {note.key.replace('/', ' ')} {note.text}"))
+    return set(indexed_terms(f"{note.title} {note.key.replace('/', ' ')} {note.text}"))
 
 
 def search_team_notes(
@@ -51,13 +51,12 @@ def search_team_notes(
     if not wanted:
         hits = [TeamHit(team, note, [], 0.0) for team, note in notes]
         return sorted(hits, key=lambda hit: hit.at, reverse=True)[:limit]
-    need = matches_needed(query or "")
     held = [(team, note, _note_terms(note)) for team, note in notes]
     weights = {term: idf(len(held), sum(term in found for _, _, found in held)) for term in wanted}
     hits = []
     for team, note, found in held:
         matched = [term for term in wanted if term in found]
-        if len(matched) >= need:
+        if matched:  # any word: session_search has no two-word rule (docs/recall.md, "session_search")
             hits.append(TeamHit(team, note, matched, sum(weights[term] for term in matched)))
     return sorted(hits, key=lambda hit: (-hit.score, -hit.at.timestamp()))[:limit]
 
