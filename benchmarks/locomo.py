@@ -179,21 +179,9 @@ def build_home(root: Path, sample: Sample, person: str, bot: str) -> tuple[Home,
 
 
 def block_turns(passages: list, sample: Sample) -> set[str]:
-    """The dia_ids shown in recall's passages: each passage line `Speaker: text` (perhaps cut, with "…")."""
-    texts: dict[int, list[Turn]] = defaultdict(list)
-    for turn in sample.turns:
-        texts[turn.session].append(turn)
-    found: set[str] = set()
-    for passage in passages:
-        session = int(passage.conversation.split("-")[1])
-        for line in passage.text.split("\n"):
-            _, _, said = line.partition(": ")
-            said = said.rstrip("…").strip()
-            for turn in texts[session]:
-                if said and " ".join(turn.text.split()).startswith(said):
-                    found.add(turn.dia_id)
-                    break
-    return found
+    """The dia_ids of the turns recall's passages show (a passage names its turns' places in the chat)."""
+    by_place = {(f"session-{turn.session}", turn.position): turn.dia_id for turn in sample.turns}
+    return {by_place[(passage.conversation, seq)] for passage in passages for seq in passage.seqs}
 
 
 def measure_ours(sample: Sample, person: str, bot: str, scores: Scores, misses: list) -> None:

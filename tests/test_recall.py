@@ -649,3 +649,39 @@ def test_a_busy_current_chat_does_not_crowd_out_the_others(home, monkeypatch, ca
     chat(home, "mine", [("person", f"durian talk {n}", 19) for n in range(120)])
     result = run(home, "the durian order", chat_id="mine")
     assert [p.conversation for p in result.passages] == ["other"]
+
+
+def test_a_word_is_recalled_by_its_inflections(home):
+    write(home, "memory/trips.md", "- 2026-09-01 · We went hiking above Chamonix\n")
+    chat(home, "walks", [("person", "I hiked the ridge trail twice", 10), ("bot", "Noted, two ridge walks", 10)])
+    result = recall(home, "scout", "Where did we hike?", today=TODAY)
+    assert [note.file for note in result.notes] == ["memory/trips.md"]
+    assert [passage.conversation for passage in result.passages] == ["walks"]
+    assert result.notes[0].matched == ["hike"] and result.passages[0].matched == ["hike"]
+
+
+def test_a_passage_shows_the_turns_on_both_sides_that_answer_it_or_that_it_answers(home):
+    chat(
+        home,
+        "garden",
+        [
+            ("person", "Anything new with the garden?", 10),
+            ("bot", "The tomatoes finally ripened", 10),
+            ("person", "Great, save me some for the salad", 10),
+            ("harness", "routine: tomatoes reminder", 10),
+        ],
+    )
+    [passage] = recall(home, "scout", "How are the tomatoes doing?", today=TODAY).passages
+    assert passage.seqs == (0, 1, 2)  # the question before, the matched reply, the person's answer to it
+    assert passage.text.splitlines() == [
+        "Milind: Anything new with the garden?",
+        "You: The tomatoes finally ripened",
+        "Milind: Great, save me some for the salad",
+    ]  # never the harness's notice
+
+
+def test_a_message_is_found_by_who_wrote_it(home):
+    chat(home, "roof", [("person", "The roof leaks again", 10), ("bot", "I will call the roofer", 10)], person="Anna")
+    chat(home, "shed", [("person", "The roof of the shed is fine", 12)], person="Milind")
+    result = recall(home, "scout", "What did Anna say about the roof?", today=TODAY)
+    assert [p.conversation for p in result.passages][0] == "roof"

@@ -16,6 +16,7 @@ from omb_tui.core.recall import index_notes, index_refresh, index_rows, index_se
 from omb_tui.core.recall.index_refresh import IndexRefresh
 from omb_tui.core.recall.index_rows import IndexRows
 from omb_tui.core.recall.recall_index import RecallIndex, index_path
+from omb_tui.core.recall.words import terms
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)
@@ -27,12 +28,12 @@ def write(home: Home, rel: str, text: str, bot: str = "scout") -> None:
 
 
 def note_files(index: RecallIndex, word: str, *, topics_only: bool = True) -> list[str]:
-    hits = index.search_notes([word], need=1, today=TODAY, topics_only=topics_only, limit=0)
+    hits = index.search_notes(terms(word), need=1, today=TODAY, topics_only=topics_only, limit=0)
     return sorted(hit.file for hit in hits if not hit.opening)
 
 
 def message_texts(index: RecallIndex, word: str) -> list[str]:
-    return sorted(hit.text for hit in index.search_messages([word], need=1, today=TODAY, limit=0))
+    return sorted(hit.text for hit in index.search_messages(terms(word), need=1, today=TODAY, limit=0))
 
 
 def make_chat(home: Home, chat_id: str = "plans", bot: str = "scout") -> conv.Conversation:
@@ -85,7 +86,7 @@ def test_every_memory_file_is_indexed_but_superseded_entries_never(tmp_path):
         "memory/travel.md",
     ]
     assert note_files(index, "porto", topics_only=False) == []
-    log_hit = index.search_notes(["lisbon"], need=1, today=TODAY, topics_only=False, limit=0)
+    log_hit = index.search_notes(terms("lisbon"), need=1, today=TODAY, topics_only=False, limit=0)
     assert {h.file: h.day for h in log_hit}["memory/log/2026-09-12.md"] == date(2026, 9, 12)
 
 
@@ -357,9 +358,9 @@ def test_a_topics_opening_is_built_as_of_the_day_asked(tmp_path):
     _, text, _ = index.opening("memory/zanzibar.md", None)  # history (session_search): expired kept
     assert "ferry to Stone Town" in text and "Mombasa" not in text
     assert index.opening("memory/missing.md", TODAY) is None
-    [hit] = index.search_notes(["zanzibar"], need=1, today=TODAY, topics_only=True, limit=0)
+    [hit] = index.search_notes(terms("zanzibar"), need=1, today=TODAY, topics_only=True, limit=0)
     assert hit.opening and "Stone Town" not in hit.text
-    [hit] = index.search_notes(["zanzibar"], need=1, today=TODAY, topics_only=False, limit=0, skip_expired=False)
+    [hit] = index.search_notes(terms("zanzibar"), need=1, today=TODAY, topics_only=False, limit=0, skip_expired=False)
     assert hit.opening and "Stone Town" in hit.text
 
 
@@ -441,7 +442,7 @@ def test_an_edit_in_place_is_seen_once_the_journal_names_it(tmp_path, monkeypatc
     MemoryStore(home, "scout").sync_outside_changes()  # the app notices and journals it
     index.refresh()
     assert "topics" not in groups
-    hits = index.search_notes(["pickle"], need=1, today=TODAY, topics_only=True, limit=0)
+    hits = index.search_notes(terms("pickle"), need=1, today=TODAY, topics_only=True, limit=0)
     assert [h.file for h in hits] == ["memory/a.md"]
 
 
@@ -565,20 +566,20 @@ def test_a_message_is_shown_from_its_file_redacted_and_never_once_its_line_chang
     say(chat, f"the guava order, token {token}")  # written by a tool that does not redact
     index = RecallIndex(home, "scout")
     index.refresh()
-    [hit] = index.search_messages(["guava"], need=1, today=TODAY, limit=0)
+    [hit] = index.search_messages(terms("guava"), need=1, today=TODAY, limit=0)
     assert token not in hit.text and "guava order" in hit.text and "«redacted" in hit.text
     assert token.encode() not in index.path.read_bytes()
     data = chat.path.read_bytes()
     chat.path.write_bytes(data.replace(b"guava order", b"guava ORDER"))  # same size, not yet looked at again
-    assert index.search_messages(["guava"], need=1, today=TODAY, limit=0) == []
+    assert index.search_messages(terms("guava"), need=1, today=TODAY, limit=0) == []
     index.refresh(full=True)
-    assert [hit.text.split(",")[0] for hit in index.search_messages(["guava"], need=1, today=TODAY, limit=0)] == [
+    assert [hit.text.split(",")[0] for hit in index.search_messages(terms("guava"), need=1, today=TODAY, limit=0)] == [
         "the guava ORDER"
     ]
 
 
 def _notes(index: RecallIndex, word: str) -> list[tuple]:
-    hits = index.search_notes([word], need=1, today=TODAY, topics_only=True, limit=0)
+    hits = index.search_notes(terms(word), need=1, today=TODAY, topics_only=True, limit=0)
     return sorted(
         (hit.file, hit.day.isoformat() if hit.day else None, hit.text.split(" · ", 1)[-1], hit.opening) for hit in hits
     )
@@ -586,7 +587,7 @@ def _notes(index: RecallIndex, word: str) -> list[tuple]:
 
 def by_name(index: RecallIndex) -> list:
     """The orchard topic's notes that hold "kiwi", found through its name (the topic's notes are looked into)."""
-    hits = index.search_notes(["orchard", "kiwi"], need=2, today=TODAY, topics_only=True, limit=0)
+    hits = index.search_notes(terms("orchard kiwi"), need=2, today=TODAY, topics_only=True, limit=0)
     return [hit for hit in hits if hit.file == "memory/orchard.md"]
 
 
@@ -639,7 +640,7 @@ def test_a_message_row_kept_from_a_lookup_is_never_used_once_its_conversation_wa
     conv.write_conversation(chat.path, chat)  # read again whole: new rows under the same ids
     index.refresh()
     assert [row[0] for row in index.db.execute("SELECT id FROM messages ORDER BY id")] == ids_before
-    found = index.search_messages(["papaya"], need=1, today=TODAY, limit=0)
+    found = index.search_messages(terms("papaya"), need=1, today=TODAY, limit=0)
     assert [(hit.text, hit.author_kind, hit.at.day) for hit in found] == [("papaya one", "bot", 12)]
     assert message_texts(index, "kiwi") == ["kiwi three"]
 

@@ -22,7 +22,15 @@ from .index_kept import KeptLookups
 from .index_ranking import hit_score, word_weights
 from .index_rows import sql_text
 from .index_schema import MESSAGE_COLUMNS, MESSAGE_PLACE_COLUMNS, IndexConnection, MessageRow
-from .index_search import EXACT_POOL, WordLookup, candidates_scored, chunks, in_query_order, postings_cap
+from .index_search import (
+    EXACT_POOL,
+    NEIGHBOUR_SHARE,
+    WordLookup,
+    candidates_scored,
+    chunks,
+    in_query_order,
+    postings_cap,
+)
 
 ConversationFilter = Callable[[conv.Conversation], bool]  # which conversations' messages a search may give
 
@@ -138,15 +146,10 @@ class MessageSearch:
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
             # a MessageHit is made for the ones kept
             scored = []
+            around: dict[tuple[str, int], float] = {}  # every candidate's own score, for the turns beside it
             for row in rows:
                 key, ts = row.conv, row.ts
                 if key not in conversations:
-                    continue
-                if since_ts is not None and ts < since_ts:
-                    continue
-                if until_ts is not None and ts > until_ts:
-                    continue
-                if replies_only and (row.author_kind not in ("person", "bot") or row.failed):
                     continue
                 if accept is not None:
                     if key not in accepted:
@@ -154,11 +157,19 @@ class MessageSearch:
                     if not accepted[key]:
                         continue
                 own = {term for term, spaced in padded if spaced in row.spaced_terms}
+                score = hit_score(own, (), weights, datetime.fromtimestamp(ts).date(), today)
+                around[(key, row.seq)] = score
+                if since_ts is not None and ts < since_ts:
+                    continue
+                if until_ts is not None and ts > until_ts:
+                    continue
+                if replies_only and (row.author_kind not in ("person", "bot") or row.failed):
+                    continue
                 if len(own) < need:
                     continue
-                scored.append(
-                    ScoredMessage(hit_score(own, (), weights, datetime.fromtimestamp(ts).date(), today), row, own)
-                )
+                scored.append(ScoredMessage(score, row, own))
+            for found in scored:
+                found.score += beside(around, found.row.conv, found.row.seq)
             scored.sort(key=ScoredMessage.order)
             hits = []
             for found in scored[:limit] if limit else scored:
@@ -288,3 +299,14 @@ def _message_hit(row: MessageRow, conversations: dict[str, conv.Conversation]) -
         return None
     moment = conv.parse_time(row.at) or datetime.fromtimestamp(0, UTC)
     return MessageHit(row.id, conversation, row.seq, moment, row.author_kind, row.author, bool(row.failed), "")
+
+
+def beside(scores: dict[tuple[str, int], float], key: str, seq: int) -> float:
+    """What the turns beside a message add to its score: NEIGHBOUR_SHARE of the one next to it on each side, half
+    that of the ones two away (docs/recall.md, "Ranking"). An answer often shares no word with the question it
+    answers, and the question none with the answer: each lifts the other. (Added in one fixed order: the same
+    sum in every process.)"""
+    get = scores.get
+    near = get((key, seq - 1), 0.0) + get((key, seq + 1), 0.0)
+    far = get((key, seq - 2), 0.0) + get((key, seq + 2), 0.0)
+    return NEIGHBOUR_SHARE * near + NEIGHBOUR_SHARE / 2 * far

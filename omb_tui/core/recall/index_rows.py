@@ -39,7 +39,7 @@ from .index_schema import (
     note_day,
     time_terms,
 )
-from .words import terms
+from .words import ENGLISH, indexed_terms, terms
 
 RACY_NS = 2_000_000_000  # a folder changed this recently is looked at again (mtime ticks are coarse)
 TAIL_BYTES = 64  # bytes before the read position compared to trust an append
@@ -151,7 +151,7 @@ def topic_name(name: str, entries: list[Entry]) -> tuple[str, str]:
     info = read_topic_info(name, frontmatter)
     stem = re.sub(r"[-_.]+", " ", name[: -len(".md")])
     name_words = " ".join([stem, info.title or "", *info.aliases])
-    return " ".join(terms(name_words)), info.description or ""
+    return " ".join(indexed_terms(name_words)), info.description or ""
 
 
 class IndexRows:
@@ -250,7 +250,7 @@ class IndexRows:
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
         rows, fts_rows, days = [], [], []
         for note_id, chunk in enumerate(chunks, _next_id(db, "notes")):  # the ids SQLite would give, one call for all
-            chunk_terms = " ".join(terms(f"{chunk.section or ''}\n{chunk.text}"))
+            chunk_terms = " ".join(indexed_terms(f"{chunk.section or ''}\n{chunk.text}"))
             rows.append(
                 (
                     note_id,
@@ -365,7 +365,7 @@ class IndexRows:
                 # only the words of the redacted text are kept; the text itself is read from the file when shown
                 text = redact(message.text).text
                 ts = int(message.at.timestamp())
-                message_terms = " ".join(terms(text))
+                message_terms = terms_of_message(text, message.author)
                 rows.append(
                     (
                         message_id,
@@ -451,3 +451,9 @@ def _tail_matches(path: Path, read_to: int, tail: bytes) -> bool:
         return _read_tail(path, read_to) == tail
     except OSError:
         return False
+
+
+def terms_of_message(text: str, author: str) -> str:
+    """A message's stored terms: its words' (of its redacted text) and its author's name, so a question naming who
+    said something finds what they said (docs/recall.md, "Words")."""
+    return " ".join(dict.fromkeys([*indexed_terms(text), *terms(author, ENGLISH)]))

@@ -22,7 +22,8 @@ from .index_schema import IndexConnection, MessageRow, NoteRow, day_iso, days_te
 POSTINGS_CAP_RECALL = 500
 POSTINGS_CAP_SEARCH = 5000
 POSTINGS_CAP_WINDOW = 500  # session_search within a time window: a word's newest messages by time
-EXACT_POOL = 40  # candidates scored exactly (by their stored terms) for recall
+EXACT_POOL = 100  # candidates scored exactly (by their stored terms) for recall
+NEIGHBOUR_SHARE = 0.5  # of the score of the turn next to a message that it gains (a quarter of the one two away)
 SEARCH_POOL = 1000  # the same for session_search
 WINDOW_POOL = 300  # the same for session_search within a time window (every candidate is in the window)
 WINDOW_READ_WHOLE = 8  # a table of at most this many times a word's cap is looked up in a window in one go

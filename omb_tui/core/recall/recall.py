@@ -95,6 +95,7 @@ class RecalledPassage:
     matched: list[str]
     score: float
     private: bool  # a 1:1 chat the person started
+    seqs: tuple[int, ...] = ()  # the turns it shows: their places in the conversation, from 0
     block_range: tuple[int, int] = (0, 0)  # where the item (header and text) stands in the block
     header_range: tuple[int, int] = (0, 0)  # where its "[n] date · label" line stands
 
@@ -278,7 +279,7 @@ def _passages(
     current: conv.Conversation | None,
     person: str | None = None,
 ) -> list[list[MessageHit]]:
-    """Ranked messages of other conversations, each with the message answering it (or that it answers)."""
+    """Ranked messages of other conversations, each with the turns around it that answer it or that it answers."""
     people = set(current.people()) if current else ({person} if person else set())
 
     def accept(conversation: conv.Conversation) -> bool:
@@ -303,18 +304,10 @@ def _passages(
         taken = taken_seqs.setdefault(key, [])
         if passages_from.get(key, 0) >= PASSAGES_PER_CONVERSATION or any(abs(seq - hit.seq) <= 1 for seq in taken):
             continue
-        pair = [hit]
-        if hit.author_kind == "person":
-            reply = index.neighbour(hit, +1, texts=False)
-            if reply is not None and reply.author_kind == "bot" and not reply.failed:
-                pair.append(reply)
-        else:
-            question = index.neighbour(hit, -1, texts=False)
-            if question is not None and question.author_kind == "person":
-                pair.insert(0, question)
-        taken.extend(m.seq for m in pair)
+        turns = [*_answered(index, hit, -1), hit, *_answered(index, hit, +1)]
+        taken.extend(m.seq for m in turns)
         passages_from[key] = passages_from.get(key, 0) + 1
-        chosen.append(pair)
+        chosen.append(turns)
         if len(chosen) >= MAX_PASSAGES:
             break
     # the texts of the chosen ones only, read from their files; a line changed since the index read it is left out
@@ -324,6 +317,17 @@ def _passages(
         for pair in chosen
         if any(message.id in readable and message.matched for message in pair)
     ]
+
+
+def _answered(index: RecallIndex, hit: MessageHit, offset: int) -> list[MessageHit]:
+    """The turn just before a message (offset -1) or after it (+1) when it is the other side's: a person's and a
+    bot's, or two people's in a room; never a harness notice or a failed reply."""
+    other = index.neighbour(hit, offset, texts=False)
+    if other is None or other.author_kind not in ("person", "bot") or other.failed:
+        return []
+    if (other.author_kind, other.author) == (hit.author_kind, hit.author):
+        return []
+    return [other]
 
 
 def _surface(terms: list[str], message_words: list[Word]) -> list[str]:
@@ -451,6 +455,7 @@ def _fill(
                 _surface(main.matched, message_words),
                 main.score,
                 private=not pair[0].conversation.is_room and pair[0].conversation.started_by.kind == "person",
+                seqs=tuple(message.seq for message in pair),
             )
             result.passages.append(recalled)
         position = begin + len(header) + 1 + len(body)

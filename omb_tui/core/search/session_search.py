@@ -18,7 +18,7 @@ from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
-from ..recall.words import matches_needed, words
+from ..recall.words import words
 from .team_notes import search_team_notes
 
 DEFAULT_LIMIT = 20
@@ -156,7 +156,7 @@ def session_search(
     """Search the bot's 1:1 chats, the rooms it is a member of and (memory on) its memory files.
 
     Spec: "What a bot knows about its other conversations", "Recall by time". With words, hits hold
-    any of them (two, for five or more content words) and come best first; with only `since`/`until`,
+    any of them and come best first (a turn scored with the turns beside it); with only `since`/`until`,
     everything in that window comes newest first. `chat_id` is the conversation searching: from a
     room, hits from private 1:1 chats are marked and listed in `disclosed_private_chats`. Accepted notes of
     the bot's teams are found too (memory on); scope "team" searches only those. `progress(files done, files
@@ -191,7 +191,7 @@ def session_search(
     notes: list[NoteHit] = []
     if query_words:
         terms = [w.term for w in query_words]
-        need = matches_needed(query or "")
+        need = 1  # any word: unlike recall, no two-word rule (docs/recall.md, "session_search")
         messages = index.search_messages(
             terms, need=need, today=today, limit=limit, since_ts=since_ts, until_ts=until_ts, pool=None
         )
