@@ -333,10 +333,10 @@ def words(text: str, language: str | None = None) -> list[Word]:
     for token in tokens:
         for piece, is_cjk in _split_word(token):
             if is_cjk:
-                for term in _cjk_terms(piece):
-                    if term not in seen:
-                        seen.add(term)
-                        out.append(Word(term, term))
+                for pair in _cjk_terms(piece):
+                    if pair not in seen:
+                        seen.add(pair)
+                        out.append(Word(pair, pair))
                 continue
             term = _term(piece, language)
             if term is not None and term not in seen:
