@@ -172,6 +172,18 @@ def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
     return TurnStart(kind, kind == "person", kind == "person", conversation.title)
 
 
+class ToolAnswer(str):
+    """The text the model sees, a str as a turn uses it; `refused` says the call was refused (a bad argument, an
+    unknown tool, a failure: nothing was done), for a surface that marks a refusal apart (MCP's isError)."""
+
+    refused: bool
+
+    def __new__(cls, text: str, refused: bool = False) -> ToolAnswer:
+        answer = super().__new__(cls, text)
+        answer.refused = refused
+        return answer
+
+
 def run_tool(
     home: Home,
     bot_id: str,
@@ -181,34 +193,42 @@ def run_tool(
     chat: str | None,
     store: MemoryStore | None = None,
     today: date | None = None,
-) -> str:
+    actor: Actor | None = None,
+    start: TurnStart | None = None,
+) -> ToolAnswer:
     """Run one tool call and return the text the model sees; never raises.
 
     `arguments` is the JSON text the model sent (or it parsed); `chat` the conversation of the turn (journal
     rows and notes name it). `store`: the store of the turn the call is part of (see turn.bot_turn), so that a
-    change found before a write is journaled as the bot's work in this turn.
+    change found before a write is journaled as the bot's work in this turn. For a caller whose work is in no
+    conversation of the home (an MCP client's session, `chat` None): `actor` is who its journal rows name (default:
+    the bot, during a task, in `chat`), `start` who began the work (default: read from `chat`), which decides how
+    far forget and prefer reach and what a note names as its source.
     """
     from ..memory.redact import redact  # compiled when a tool first runs, not when a harness imports the library
 
+    refused = False
     try:
         args = _arguments(arguments)
         if name == MEMORY_UPDATE:
-            answer = _memory_update(home, bot_id, args, chat=chat, store=store, today=today)
+            answer = _memory_update(home, bot_id, args, chat=chat, store=store, today=today, actor=actor, start=start)
         elif name == SESSION_SEARCH:
             answer = _session_search(home, bot_id, args, chat=chat)
         elif name == TEAM_NOTE:
             answer = _team_note(home, bot_id, args, chat=chat)
         else:
+            refused = True
             answer = (
                 f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE}, "
                 f"{SESSION_SEARCH} and {TEAM_NOTE}."
             )
     except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
-        answer = f"Nothing was done: {exc}"
+        refused, answer = True, f"Nothing was done: {exc}"
     except Exception as exc:  # the tool failed; the turn goes on and the model is told
         log.warning("%s: the tool %s failed: %s", bot_id, name, exc, exc_info=True)
+        refused = True
         answer = f"The tool failed ({type(exc).__name__}); nothing more is known. Tell the person it did not work."
-    return _clip(redact(answer).text, ANSWER_MAX_CHARS)
+    return ToolAnswer(_clip(redact(answer).text, ANSWER_MAX_CHARS), refused)
 
 
 def _arguments(arguments: str | dict | None) -> dict:
@@ -247,7 +267,15 @@ def _optional_text_argument(args: dict, key: str) -> str | None:
 
 
 def _memory_update(
-    home: Home, bot_id: str, args: dict, *, chat: str | None, store: MemoryStore | None, today: date | None
+    home: Home,
+    bot_id: str,
+    args: dict,
+    *,
+    chat: str | None,
+    store: MemoryStore | None,
+    today: date | None,
+    actor: Actor | None,
+    start: TurnStart | None,
 ) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was saved or removed."
@@ -255,8 +283,8 @@ def _memory_update(
     if action not in ACTIONS:
         raise MemoryInputError(f"'action' must be one of {', '.join(ACTIONS)}.")
     text = _text_argument(args, "text")
-    start = turn_start(home, bot_id, chat)
-    update = MemoryUpdate(home, bot_id, Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
+    start = start or turn_start(home, bot_id, chat)
+    update = MemoryUpdate(home, bot_id, actor or Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
     if action == "add":
         until_text = _optional_text_argument(args, "until")
         until = _until(until_text) if until_text else None
