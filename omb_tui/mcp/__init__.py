@@ -8,6 +8,7 @@ and the official MCP SDK (`mcp`) is imported here alone, so neither the app's st
 
 - session.py    who calls: an MCP client's session, as its journal rows and notes name it
 - tools.py      the tools: the bot's own (memory_update, session_search, team_note) and recall, memory_status
+- resources.py  the resources: MEMORY.md as it loads, the topic index, each topic; what changed since a look
 - server.py     the SDK's low-level server over those, and the notifications a client subscribes to
 - run.py        the transports: stdio, and Streamable HTTP on 127.0.0.1 behind the owner's token
 """

@@ -21,5 +21,9 @@ def serve(bot: BotMemory) -> int:
 
 async def _serve_stdio(memory: MemoryServer) -> None:
     server = memory.build()
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+
+    async def serve() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, memory.options(server))
+
+    await memory.run_beside(serve)
