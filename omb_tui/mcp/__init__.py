@@ -10,5 +10,6 @@ and the official MCP SDK (`mcp`) is imported here alone, so neither the app's st
 - tools.py      the tools: the bot's own (memory_update, session_search, team_note) and recall, memory_status
 - resources.py  the resources: MEMORY.md as it loads, the topic index, each topic; what changed since a look
 - server.py     the SDK's low-level server over those, and the notifications a client subscribes to
-- run.py        the transports: stdio, and Streamable HTTP on 127.0.0.1 behind the owner's token
+- run.py        the transports: stdio, or Streamable HTTP (http.py)
+- http.py       Streamable HTTP on 127.0.0.1, behind the Host, Origin and owner's-token checks
 """

@@ -210,7 +210,7 @@ class MemoryServer:
 
     # ----- the SDK's server -----
     def build(self) -> Server[Any]:
-        return Server(
+        return _Server(
             SERVER_NAME,
             version=__version__,
             title=f"{self.bot.core.name}'s memory (omb-tui)",
@@ -224,9 +224,18 @@ class MemoryServer:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
 
-    def options(self, server: Server[Any]) -> InitializationOptions:
-        """The handshake era's capabilities: resources subscribe, and both lists may change."""
-        return server.create_initialization_options(NotificationOptions(resources_changed=True, tools_changed=True))
+
+class _Server(Server[Any]):
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """The handshake era's capabilities, over stdio and HTTP alike: both lists may change (the memory switch,
+        a topic made or removed), besides resources/subscribe."""
+        changes = notification_options or NotificationOptions(resources_changed=True, tools_changed=True)
+        return super().create_initialization_options(changes, experimental_capabilities, extensions)
 
 
 async def _refused_in_one_sentence(read: Callable[..., str], *args: Any) -> str:
