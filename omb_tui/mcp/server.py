@@ -37,17 +37,18 @@ from mcp.shared.exceptions import MCPError
 from .. import __version__
 from ..core.memory.paths import MemoryInputError
 from ..core.team.storage import teams_dir
+from ..core.turn.tools import SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
 from .session import Session, Sessions
-from .tools import MEMORY_STATUS, call, offered, tool_name
+from .tools import MEMORY_STATUS, RECALL, call, offered, tool_name
 
 log = logging.getLogger("omb_tui.mcp")
 
 SERVER_NAME = "omb-tui"
 SESSION_HEADER = "mcp-session-id"  # Streamable HTTP's session, when the client keeps one
 WATCH_DEBOUNCE_MS = 200  # as the app's watcher: a burst of writes is one look
-READ_ONLY_TOOLS = {"session_search", "recall", MEMORY_STATUS}  # no look after these: they change nothing
+READ_ONLY_TOOLS = {SESSION_SEARCH, RECALL, MEMORY_STATUS}  # no look after these: they change nothing
 
 
 def instructions(bot: BotMemory) -> str:
@@ -141,7 +142,11 @@ class MemoryServer:
     async def look(self) -> None:
         """Look at every resource and the tools; tell the clients what changed since the last look."""
         async with self._looking:
-            now = await anyio.to_thread.run_sync(self._look_now)
+            try:
+                now = await anyio.to_thread.run_sync(self._look_now)
+            except Exception as exc:  # a file that cannot be listed: nothing is told, and the call still answers
+                log.warning("%s: could not look at the memory files for changes: %s", self.bot.id, exc)
+                return
             before, self.seen = self.seen, now
         if before is None:
             return
@@ -182,10 +187,15 @@ class MemoryServer:
         """Look again whenever a file a resource or the tool list rests on changes, as the app's watcher does."""
         from watchfiles import awatch
 
-        home = self.bot.home
-        home.root.mkdir(parents=True, exist_ok=True)
-        async for _ in awatch(home.root, watch_filter=self._resource_file, debounce=WATCH_DEBOUNCE_MS):
-            await self.look()
+        try:
+            async for _ in awatch(self.bot.home.root, watch_filter=self._resource_file, debounce=WATCH_DEBOUNCE_MS):
+                await self.look()
+        except OSError as exc:  # no watcher (a full inotify table, say): a write through a tool is still told
+            log.warning(
+                "%s: cannot watch the memory files (%s); only changes made through the tools are told.",
+                self.bot.id,
+                exc,
+            )
 
     def _resource_file(self, change: object, path: str) -> bool:
         """The bot's memory files, its settings (the memory switch) and the teams' files; not temp files or locks."""
