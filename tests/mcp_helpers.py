@@ -14,10 +14,12 @@ import shutil
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TextIO
 
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 import omb_tui
 from omb_tui.cli import main
@@ -50,10 +52,14 @@ def server_parameters(home: Home, bot_id: str, *extra: str) -> StdioServerParame
 
 
 @contextlib.asynccontextmanager
-async def connect(home: Home, bot_id: str = "scout", *, name: str = CLIENT_NAME, **options) -> AsyncIterator[Client]:
-    """The SDK's client on a fresh `omb-tui mcp` over stdio; `options` go to `Client` (mode, message_handler)."""
+async def connect(
+    home: Home, bot_id: str = "scout", *, name: str = CLIENT_NAME, errlog: TextIO = sys.stderr, **options
+) -> AsyncIterator[Client]:
+    """The SDK's client on a fresh `omb-tui mcp` over stdio (its stderr to `errlog`); `options` go to `Client`
+    (mode, message_handler)."""
     info = types.Implementation(name=name, version="1.0")
-    async with Client(server_parameters(home, bot_id), client_info=info, **options) as client:
+    transport = stdio_client(server_parameters(home, bot_id), errlog=errlog)
+    async with Client(transport, client_info=info, **options) as client:
         yield client
 
 

@@ -10,12 +10,14 @@ Spec: "Remember and forget, in chat", "Recall before each turn", "What a bot kno
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
 from datetime import date, timedelta
 
 import pytest
+from mcp.shared.exceptions import MCPError
 from mcp_helpers import CLIENT_NAME, ROOT, command, command_json, connect, demo_home, home_copy, text_of
 
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
@@ -212,6 +214,21 @@ async def test_memory_off_leaves_memory_status_alone_which_says_so(home_copy):
     assert refused.is_error
     assert text_of(refused) == "Nothing was done: memory is off for this bot, so memory_status is its only tool."
     assert memory_md(home_copy) == before and len(journal(home_copy)) == rows
+
+
+async def test_a_broken_settings_file_is_one_sentence_wherever_it_is_met_never_a_traceback(home_copy, tmp_path):
+    home_copy.settings_path("scout").write_text("{not json", encoding="utf-8")
+    broken = f"{home_copy.settings_path('scout')} is not valid JSON"
+    with open(tmp_path / "server.log", "w+", encoding="utf-8") as log:
+        async with connect(home_copy, errlog=log) as client:
+            for refused in (client.list_tools(), client.list_resources()):
+                with pytest.raises(MCPError, match=re.escape(broken)):
+                    await refused
+            for name in (MEMORY_STATUS, MEMORY_UPDATE):
+                result = await client.call_tool(name, {"action": "add", "text": "x"})
+                assert result.is_error and text_of(result).startswith(f"Nothing was done: {broken}")
+        log.seek(0)
+        assert "Traceback" not in log.read()
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -44,6 +44,7 @@ from .session import Session, Sessions
 from .tools import MEMORY_STATUS, RECALL, call, offered, tool_name
 
 log = logging.getLogger("omb_tui.mcp")
+T = TypeVar("T")
 
 SERVER_NAME = "omb-tui"
 SESSION_HEADER = "mcp-session-id"  # Streamable HTTP's session, when the client keeps one
@@ -89,7 +90,7 @@ class MemoryServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self.session_of(ctx)
-        tools = await anyio.to_thread.run_sync(offered, self.bot)
+        tools = await _in_one_sentence(types.INTERNAL_ERROR, offered, self.bot)
         return types.ListToolsResult(tools=[mcp_tool(tool) for tool in tools])
 
     async def call_tool(
@@ -108,7 +109,7 @@ class MemoryServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         self.session_of(ctx)
-        found = await anyio.to_thread.run_sync(resources.listed, self.bot)
+        found = await _in_one_sentence(types.INTERNAL_ERROR, resources.listed, self.bot)
         return types.ListResourcesResult(
             resources=[
                 types.Resource(uri=r.uri, name=r.name, title=r.title, description=r.description, mime_type=r.mime_type)
@@ -120,7 +121,7 @@ class MemoryServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         self.session_of(ctx)
-        text = await _refused_in_one_sentence(resources.read, self.bot, params.uri)
+        text = await _in_one_sentence(types.INVALID_PARAMS, resources.read, self.bot, params.uri)
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=params.uri, text=text, mime_type=resources.MARKDOWN)]
         )
@@ -128,7 +129,7 @@ class MemoryServer:
     async def subscribe(
         self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
-        await _refused_in_one_sentence(resources.read, self.bot, params.uri)  # a uri that is not one: refused
+        await _in_one_sentence(types.INVALID_PARAMS, resources.read, self.bot, params.uri)  # not one: refused
         self.subscribed.setdefault(self.session_of(ctx), set()).add(params.uri)
         return types.EmptyResult()
 
@@ -248,13 +249,13 @@ class _Server(Server[Any]):
         return super().create_initialization_options(changes, experimental_capabilities, extensions)
 
 
-async def _refused_in_one_sentence(read: Callable[..., str], *args: Any) -> str:
-    """Run a read in a worker thread; a bad uri (not one, leading out, not there, memory off) is the JSON-RPC error
-    of invalid params, its message one sentence."""
+async def _in_one_sentence(code: int, work: Callable[..., T], *args: Any) -> T:
+    """Run the core in a worker thread; what it refuses (a bad uri, one leading out, a topic not there, memory off,
+    a broken settings file) is a JSON-RPC error with that code, its message the core's one sentence."""
     try:
-        return await anyio.to_thread.run_sync(read, *args)
+        return await anyio.to_thread.run_sync(work, *args)
     except MemoryInputError as exc:
-        raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        raise MCPError(code, str(exc)) from None
 
 
 def mcp_tool(tool: dict) -> types.Tool:

@@ -20,7 +20,7 @@ from ..core.memory.text import plural
 from ..core.models.structured import strings_problem
 from ..core.team.prompt import team_load
 from ..core.team.storage import teams_of_bot
-from ..core.turn.tools import MEMORY_UPDATE, run_tool, safe_answer, text_argument, tools_for
+from ..core.turn.tools import MEMORY_UPDATE, UnknownTool, run_tool, safe_answer, text_argument, tools_for
 from ..library import BotMemory
 from .session import Session
 
@@ -81,34 +81,32 @@ def tool_name(tool: dict) -> str:
 
 
 def call(bot: BotMemory, session: Session, name: str, arguments: dict | None) -> Answer:
-    """Run one call as `session`; never raises. A write is the store's, inside the turn boundary the library's
-    `turn()` gives, so a person's edit made meanwhile is journaled as theirs first and never lost."""
+    """Run one call as `session`; never raises: a refusal or a failure is one sentence, as a chat turn's tool says
+    it (the core's `safe_answer`). A write is the store's, inside the turn boundary the library's `turn()` gives, so
+    a person's edit made meanwhile is journaled as theirs first and never lost."""
+    data: dict = {}
+    told = safe_answer(bot.id, name, lambda: _answer(bot, session, name, arguments, data))
+    return Answer(str(told), told.refused, data or None)
+
+
+def _answer(bot: BotMemory, session: Session, name: str, arguments: dict | None, data: dict) -> str:
     if name == MEMORY_STATUS:
-        return memory_status(bot)
+        status = memory_status(bot)
+        data.update(status.data or {})
+        return status.text
     names = [tool_name(tool) for tool in offered(bot)]
     if name not in names:
         if not bot.memory_on:
-            return Answer(f"Nothing was done: memory is off for this bot, so {MEMORY_STATUS} is its only tool.", True)
-        return Answer(f"There is no tool named {name[:60]!r}; the tools are {', '.join(names)}.", True)
+            raise MemoryInputError(f"memory is off for this bot, so {MEMORY_STATUS} is its only tool.")
+        raise UnknownTool(f"There is no tool named {name[:60]!r}; the tools are {', '.join(names)}.")
     if name == RECALL:
-        found: dict = {}
-        recalled = safe_answer(bot.id, name, lambda: _recall(bot, arguments, found))
-        return Answer(str(recalled), recalled.refused, found or None)
-    if name == MEMORY_UPDATE:
-        with bot.turn(chat=session.chat, run=session.run) as turn:
-            told = run_tool(
-                bot.home,
-                bot.id,
-                name,
-                arguments,
-                chat=None,
-                store=turn.core.store,
-                actor=turn.actor,
-                start=session.start,
-            )
-    else:  # session_search reads; team_note writes the team's file under its own lock, and no memory file
-        told = run_tool(bot.home, bot.id, name, arguments, chat=None, start=session.start)
-    return Answer(str(told), told.refused)
+        return _recall(bot, arguments, data)
+    if name != MEMORY_UPDATE:  # session_search reads; team_note writes the team's file under its own lock
+        return run_tool(bot.home, bot.id, name, arguments, chat=None, start=session.start)
+    with bot.turn(chat=session.chat, run=session.run) as turn:
+        return run_tool(
+            bot.home, bot.id, name, arguments, chat=None, store=turn.core.store, actor=turn.actor, start=session.start
+        )
 
 
 def _recall(bot: BotMemory, arguments: dict | None, found: dict) -> str:

@@ -232,12 +232,14 @@ def safe_answer(bot_id: str, name: str, run: Callable[[], str]) -> ToolAnswer:
     """What the model sees of one tool's work (`run`), never an exception: a bad argument, a broken settings file
     or a stale write is one sentence (`Nothing was done: …`), any other failure is logged and said in a sentence
     that names no more than its kind; every answer is redacted and clipped. A surface's own tools (the MCP
-    server's recall and memory_status) answer through it too."""
+    server's recall and memory_status) answer through it too; a `run` that hands on a tool's answer keeps its
+    `refused`."""
     from ..memory.redact import redact  # compiled when a tool first runs, not when a harness imports the library
 
     refused = True
     try:
-        answer, refused = run(), False
+        answer = run()
+        refused = isinstance(answer, ToolAnswer) and answer.refused
     except UnknownTool as exc:
         answer = str(exc)
     except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
