@@ -14,7 +14,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated
+from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, ToolsListChanged
 from mcp_helpers import connect, demo_home, home_copy
 
 from omb_tui import Memory
@@ -81,10 +81,12 @@ async def test_memory_off_serves_no_resource(home_copy):
             await client.read_resource(MEMORY)
 
 
-async def test_a_listening_client_hears_of_a_write_an_edit_on_disk_and_a_new_topic(home_copy):
+async def test_a_listening_client_hears_of_a_write_an_edit_on_disk_a_new_topic_and_memory_off(home_copy):
     """The 2026-07-28 era: one subscriptions/listen stream, each change an event."""
     async with connect(home_copy) as client:
-        async with client.listen(resource_subscriptions=[MEMORY, TRAVEL], resources_list_changed=True) as events:
+        async with client.listen(
+            resource_subscriptions=[MEMORY, TRAVEL], resources_list_changed=True, tools_list_changed=True
+        ) as events:
             heard = aiter(events)
             await client.call_tool(MEMORY_UPDATE, {"action": "add", "text": "Prefers the aisle on short flights"})
             with anyio.fail_after(NOTIFIED_WITHIN):
@@ -101,7 +103,12 @@ async def test_a_listening_client_hears_of_a_write_an_edit_on_disk_and_a_new_top
                 while event != ResourcesListChanged():  # the index and MEMORY.md (which lists it) change too
                     assert event in (ResourceUpdated(MEMORY), ResourceUpdated(INDEX)), event
                     event = await anext(heard)
-        assert "garden.md" in text_of(await client.read_resource(INDEX))
+            assert "garden.md" in text_of(await client.read_resource(INDEX))
+
+            update_bot_settings(home_copy, "scout", memory=False)  # a person switches memory off in the app
+            with anyio.fail_after(NOTIFIED_WITHIN):
+                assert [await anext(heard), await anext(heard)] == [ResourcesListChanged(), ToolsListChanged()]
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["memory_status"]
 
 
 async def test_a_subscribed_client_hears_of_a_write_in_the_handshake_era(home_copy):
