@@ -190,11 +190,12 @@ class BotMemory:
 
     # ----- the turn boundary -----
     @contextlib.contextmanager
-    def turn(self, *, chat: str | None = None) -> Iterator[Turn]:
+    def turn(self, *, chat: str | None = None, run: str | None = None) -> Iterator[Turn]:
         """Wrap one turn of the bot (the core's `bot_turn`): at its start every memory file is noted, at its end
         whatever differs is journaled as the bot's work during a task in `chat`, even when the block raises.
-        The bot's turn lock is held shared meanwhile, so upkeep leaves the bot alone."""
-        with bot_turn(self.home, self.id, chat=chat) as core:
+        The bot's turn lock is held shared meanwhile, so upkeep leaves the bot alone. `run`: an id every row of
+        the turn carries, the same for each turn of a session, so review lists the session as one run."""
+        with bot_turn(self.home, self.id, chat=chat, run=run) as core:
             yield Turn(self, core)
 
 

@@ -40,6 +40,7 @@ TIERS = {
     "snapshot": ("test_snapshots",),
     "app": ("test_app_", "test_safe_to_draw"),
     "http": ("test_serve_",),
+    "mcp": ("test_mcp",),
     "stress": ("test_crash_safety", "test_reliability"),
     "cli": (
         "test_cli",

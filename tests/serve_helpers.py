@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from omb_tui.core.memory.owner_token import load_or_create_token
 from omb_tui.core.memory.paths import Home
 from omb_tui.server.app import build_app
 from omb_tui.server.connections import ServeLimits
 from omb_tui.server.run import start
-from omb_tui.server.token import load_or_create_token
 
 OWNER = object()  # send the home's own token
 

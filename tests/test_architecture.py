@@ -63,11 +63,15 @@ CLI_START_NEVER = (
     "litellm",
     "aiohttp",
     "mcp",
+    "mcp_types",
+    "starlette",
+    "uvicorn",
     "textual",
     "rich",
     "sqlite3",
     "omb_tui.app",
     "omb_tui.server",
+    "omb_tui.mcp",
     "omb_tui.demo",
 )
 
@@ -115,6 +119,7 @@ def test_command_line_start_does_not_import_the_engine_or_a_heavy_library():
         ["team", "accept", "--help"],
         ["proposals", "scout", "accept", "--help"],
         ["about-me", "remove", "--help"],
+        ["mcp", "--help"],
     ],
 )
 def test_help_does_not_import_the_engine_or_a_heavy_library(argv):
@@ -165,6 +170,8 @@ def test_the_first_frame_is_drawn_before_the_engine_or_any_heavy_library_loads(t
     assert "Scout" in listed.read_text()  # the bot's name is in that frame
     late = {
         "litellm",
+        "mcp",
+        "omb_tui.mcp",
         "watchfiles",
         "frontmatter",
         "detect_secrets",

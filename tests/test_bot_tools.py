@@ -12,14 +12,18 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.review.runs import review
+from omb_tui.core.runs.run import new_run_id
 from omb_tui.core.turn.tools import (
     MEMORY_UPDATE,
     MEMORY_UPDATE_TOOL,
     SESSION_SEARCH,
     SESSION_SEARCH_TOOL,
+    TurnStart,
     run_tool,
     tools_for,
 )
@@ -256,3 +260,43 @@ def test_an_edit_outside_the_app_before_a_plain_tool_call_stays_the_persons(chat
     call(chats, MEMORY_UPDATE, action="add", text="Short answers")
     rows = newest_rows(chats, 2)
     assert [(r.who, r.how) for r in rows] == [(WHO_BOT, HOW_TASK), (WHO_PERSON, HOW_OUTSIDE)]
+
+
+def test_a_refused_call_says_so_beside_its_text(chats):
+    assert not call(chats, MEMORY_UPDATE, action="add", text="Short answers").refused
+    assert call(chats, MEMORY_UPDATE, action="shout", text="x").refused
+    assert run_tool(chats, "scout", "read_file", "{}", chat="plans").refused
+    assert not call(chats, SESSION_SEARCH, query="zeppelin").refused  # found nothing: an answer
+
+
+def outside_session(run="20261130T090000-abc123"):
+    """What an MCP client's session passes: no conversation of the home, its own actor and start."""
+    chat = f"test-client (MCP session {run})"
+    return {
+        "chat": None,
+        "actor": Actor(WHO_BOT, HOW_TASK, chat=chat, run=run),
+        "start": TurnStart("person", True, False, "test-client (MCP)"),
+    }
+
+
+def test_a_session_outside_any_conversation_writes_as_its_actor_and_names_its_own_source(chats):
+    chats.about_me_path.write_text("# About me\n\n- 2026-11-01 · likes window seats on trains\n")
+    session = outside_session()
+    added = run_tool(chats, "scout", MEMORY_UPDATE, {"action": "add", "text": "Prefers tea"}, today=TODAY, **session)
+    assert added == "Saved to MEMORY.md." and '· from chat "test-client (MCP)" · Prefers tea' in memory(chats)
+    row = newest_rows(chats)[0]
+    assert (row.who, row.how, row.chat, row.run) == (WHO_BOT, HOW_TASK, session["actor"].chat, session["actor"].run)
+    run_tool(chats, "scout", MEMORY_UPDATE, {"action": "forget", "text": "window seats"}, today=TODAY, **session)
+    assert "window seats" in chats.about_me_path.read_text()  # not the person's own 1:1 chat: About me stays
+    preferred = run_tool(chats, "scout", MEMORY_UPDATE, {"action": "prefer", "text": "Short answers"}, **session)
+    assert preferred == "Saved to About me; every bot reads it there."
+
+
+def test_review_lists_a_sessions_rows_as_one_run_of_the_bot(chats):
+    session = outside_session(run=new_run_id())
+    for text in ("Prefers tea", "Flies from Pune"):
+        run_tool(chats, "scout", MEMORY_UPDATE, {"action": "add", "text": text}, **session)
+    found = review(chats, bot_ids=["scout"])
+    (run,) = found.bots[0].runs
+    assert run.id == session["actor"].run and run.steps == [HOW_TASK] and len(run.changes) == 2
+    assert run.changes[0].line().endswith(f'MEMORY.md  {HOW_TASK}: from chat "{session["actor"].chat}"')

@@ -66,6 +66,7 @@ HELP_MENTIONS = {
     "journal": ["BOT", "--limit", "--filter", "--since", "--json"],
     "undo": ["BOT", "ROW_ID", "--yes"],
     "make-room": ["BOT", "--yes", "--json"],
+    "mcp": ["--bot", "--http", "--port", "--home"],
     "demo": ["--home"],
 }
 

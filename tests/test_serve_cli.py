@@ -17,7 +17,7 @@ import pytest
 from conftest import omb_tui_command
 from test_architecture import FIRST_FRAME_PROBE, imported_after
 
-from omb_tui.server.token import token_path
+from omb_tui.core.memory.owner_token import token_path
 
 
 def serve_env(home, tmp_path) -> dict:

@@ -13,7 +13,7 @@ from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team
-from omb_tui.core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH, TEAM_NOTE, run_tool, tools_for
+from omb_tui.core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH, TEAM_NOTE, TurnStart, run_tool, tools_for
 
 TEAM = "Tapa crew"
 KEY = "tapa/sequence-02/colour"
@@ -159,3 +159,25 @@ def test_team_note_is_offered_only_to_a_team_member_with_memory_on(crew):
     assert TEAM_NOTE not in [t["function"]["name"] for t in tools_for(False, in_team=True)]
     update_bot_settings(crew, "scout", memory=False)
     assert "Memory is off" in team_note(crew, text="Warm amber.", quotes=["graded warm amber"])
+
+
+def test_a_proposal_from_no_conversation_rests_on_a_persons_words_in_one_of_the_bots_conversations(crew):
+    """An MCP client's session is in no conversation of the home: its quotes are looked for in the bot's newest
+    conversations, and the card names the one they came from; the checks needing none run first."""
+    outside = TurnStart("person", True, False, "test-client (MCP)")
+
+    def propose(**arguments):
+        arguments = {"key": KEY, "title": "Grade colour", **arguments}
+        return run_tool(crew, "scout", TEAM_NOTE, arguments, chat=None, start=outside)
+
+    made_up = propose(text="Sequence 02 is teal.", quotes=["Sequence 02 is teal"])
+    assert made_up == (
+        "Not proposed: the quotes are not a person's own statement in a conversation of yours this home keeps (a "
+        "team note rests on what a person said; 1 conversation looked through, newest first)."
+    )
+    assert propose(text="Warm amber at 4400K.", quotes=["graded warm amber"]) == (  # checked before any conversation
+        "Not proposed: “4400” is not in the quotes."
+    )
+    assert propose(text="Warm amber, never teal.", quotes=["graded warm amber", "never teal"]).startswith("Proposed")
+    [card] = pending(crew)
+    assert (card["chat"], card["by"]) == ("grading", "bot:scout")

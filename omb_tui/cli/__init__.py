@@ -16,6 +16,7 @@ they run, as click puts a command's options on its function (argparse here, for 
               of its own: `upkeep --due` runs it, and --help lists these seven as one run (below)
 - team.py     team …: shared team memory
 - serve.py    serve: the memory routes over HTTP
+- mcp.py      mcp: one bot's memory over the Model Context Protocol
 - demo.py     demo: the sample home
 - hook.py     hook session-start|prompt|stop|install: a bot's memory in Claude Code, through its hooks
 - common.py   how a command is declared (`add_command`, `subcommands`, the one `--json`), the one-sentence
@@ -69,7 +70,7 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import demo, hook, journal, memory, models, recall, serve, team, upkeep  # argparse only: no core yet
+    from . import demo, hook, journal, mcp, memory, models, recall, serve, team, upkeep  # argparse only: no core yet
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -79,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(**_no_command())
     sub = subcommands(parser, "COMMAND")
 
-    for group in (memory, journal, recall, models, upkeep, team, serve, demo, hook):  # the order --help lists them in
+    # the order --help lists them in
+    for group in (memory, journal, recall, models, upkeep, team, serve, mcp, demo, hook):
         group.register(sub)
     return parser
 

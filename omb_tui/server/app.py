@@ -25,6 +25,7 @@ from aiohttp import web
 from ..core.memory.changes import Actor, LaterChanges, StaleHash, WriteResult
 from ..core.memory.errors import outcome_of
 from ..core.memory.journal import HOW_API, WHO_PERSON
+from ..core.memory.owner_token import token_matches
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.turn.bot import Bot
 from .connections import ConnectionGuard, ServeLimits
@@ -46,7 +47,6 @@ from .http import (
     text_field,
 )
 from .teams import add_team_routes
-from .token import token_matches
 
 log = logging.getLogger("omb_tui.server")
 

@@ -223,8 +223,9 @@ class Home:
         self.root = Path(os.path.realpath(resolve_home(root)))
 
     @classmethod
-    def of(cls, home: Home | str | os.PathLike[str]) -> Home:
-        """A home given as a Home or as its folder: the library's calls take either."""
+    def of(cls, home: Home | str | os.PathLike[str] | None) -> Home:
+        """A home given as a Home or as its folder (None: $OMB_HOME, else ~/.openmausbot, as `Home()`): the
+        library's calls take either."""
         return home if isinstance(home, Home) else cls(home)
 
     def __repr__(self) -> str:

@@ -96,10 +96,13 @@ class Change:
         return found.group(2) if found else self.note
 
     def line(self) -> str:
-        """The change on one line: id, local time, file, step (or category), its quotes or reason, its state."""
+        """The change on one line: id, local time, file, step (or category), its quotes or reason, its state. A
+        bot's row in a session's run (an MCP client's) names no step: its how, and the chat, say what it was."""
         said = " · ".join(f'"{q}"' for q in self.quotes) or self.reason or ""
+        if not said and self.step is None and self.chat:
+            said = f'from chat "{self.chat}"'
         state = " [undone]" if self.undone else ("" if self.undoable else f" [cannot undo: {self.not_undoable_reason}]")
-        kind = f"{self.step} {self.category}" if self.category else self.step
+        kind = f"{self.step} {self.category}" if self.category else self.step or self.how
         return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
 
     def to_dict(self) -> dict:
@@ -140,8 +143,8 @@ class Run:
 
     @property
     def steps(self) -> list[str]:
-        """The steps that changed something, in the order they first did."""
-        return list(dict.fromkeys(c.step or "" for c in self.changes))
+        """The steps that changed something, in the order they first did (a bot's row names none: its how)."""
+        return list(dict.fromkeys(c.step or c.how for c in self.changes))
 
     @property
     def files(self) -> list[str]:

@@ -11,6 +11,7 @@ the text must be in the quotes; nothing that looks like a secret; nothing the pe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from ..facts import checks
@@ -18,11 +19,13 @@ from ..facts.lines import as_line, bot_people, role_of
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
+from ..memory.text import plural
 from .model import Card, Team, by_bot
 from .notes import propose
 from .storage import change_team, teams_of_bot
 
 CONVERSATION_LINES = 400  # the newest messages of the conversation a quote may come from
+OUTSIDE_CONVERSATIONS = 20  # a proposal from no conversation is looked for in this many of the bot's newest
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,50 @@ class ProposedNote(NamedTuple):
     quotes: list[str]
 
 
+def _propose_from_outside(home: Home, team: Team, bot_id: str, note: ProposedNote) -> Proposal:
+    """A proposal from no conversation: what it states passes the checks that need no conversation (no secret,
+    nothing forgotten, every number, path and URL in the quotes), then its quotes must be a person's own statement
+    in one of the bot's newest conversations, which the card then names, as if proposed there."""
+    stated = f"{note.title}\n{note.text}"
+    problem = (
+        checks.secret_problem(stated, note.quotes)
+        or checks.forgotten_problem(stated, note.quotes, load_profile_learned(home).forgotten)
+        or checks.tokens_problem(stated, note.quotes, "the quotes")
+    )
+    if problem:
+        return Proposal(None, team, problem)
+    newest = _newest_conversations(home, bot_id)
+    for conversation in newest:
+        lines = _person_lines(home, bot_id, conversation)
+        in_room = conversation.is_room
+        if not (
+            checks.quote_problem("fact", note.quotes, lines, in_room=in_room)
+            or checks.not_a_statement_problem(note.quotes, lines)
+        ):
+            return make_card(home, team, bot_id, note, chat=conversation.id)
+    return Proposal(
+        None,
+        team,
+        "the quotes are not a person's own statement in a conversation of yours this home keeps (a team note "
+        f"rests on what a person said; {plural(len(newest), 'conversation')} looked through, newest first)",
+    )
+
+
+def _newest_conversations(home: Home, bot_id: str) -> list[conv.Conversation]:
+    """The bot's conversations written to last, at most OUTSIDE_CONVERSATIONS, each with its messages."""
+    paths = [c.path for c in conv.list_conversations(home, bot_id) if c.path is not None]
+    paths.sort(key=_modified, reverse=True)
+    read = (conv.read_conversation(path) for path in paths[:OUTSIDE_CONVERSATIONS])
+    return [conversation for conversation in read if conversation is not None]
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def shaped_proposal(key: object, title: object, text: object, quotes: object) -> ProposedNote | str:
     """The proposal when its fields are text, the text within capture's limit and the quotes a list of text;
     else what is wrong with it."""
@@ -126,12 +173,16 @@ def propose_from_bot(
     *,
     chat: str | None,
     team_ref: str | None = None,
+    from_outside: bool = False,
 ) -> Proposal:
-    """Check a bot's proposal and, when every check passes, make it a pending card of the team."""
+    """Check a bot's proposal and, when every check passes, make it a pending card of the team.
+
+    `from_outside`: the bot works in no conversation of the home (an MCP client's session, `chat` None), so the
+    quotes are looked for in its newest conversations instead (`_propose_from_outside`)."""
     found = _team_for(home, bot_id, team_ref)
     if isinstance(found, str):
         return Proposal(None, None, found)
-    if chat is None:
+    if chat is None and not from_outside:
         return Proposal(
             None,
             found,
@@ -140,6 +191,8 @@ def propose_from_bot(
     note = shaped_proposal(key, title, text, quotes)
     if isinstance(note, str):
         return Proposal(None, found, note)
+    if chat is None:
+        return _propose_from_outside(home, found, bot_id, note)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
     lines = _person_lines(home, bot_id, conversation)
     problem = evidence_problem(

@@ -11,6 +11,7 @@ redacted, and never an exception (a bad argument is a sentence back to the model
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -172,6 +173,18 @@ def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
     return TurnStart(kind, kind == "person", kind == "person", conversation.title)
 
 
+class ToolAnswer(str):
+    """The text the model sees, a str as a turn uses it; `refused` says the call was refused (a bad argument, an
+    unknown tool, a failure: nothing was done), for a surface that marks a refusal apart (MCP's isError)."""
+
+    refused: bool
+
+    def __new__(cls, text: str, refused: bool = False) -> ToolAnswer:
+        answer = super().__new__(cls, text)
+        answer.refused = refused
+        return answer
+
+
 def run_tool(
     home: Home,
     bot_id: str,
@@ -181,37 +194,63 @@ def run_tool(
     chat: str | None,
     store: MemoryStore | None = None,
     today: date | None = None,
-) -> str:
+    actor: Actor | None = None,
+    start: TurnStart | None = None,
+) -> ToolAnswer:
     """Run one tool call and return the text the model sees; never raises.
 
     `arguments` is the JSON text the model sent (or it parsed); `chat` the conversation of the turn (journal
     rows and notes name it). `store`: the store of the turn the call is part of (see turn.bot_turn), so that a
-    change found before a write is journaled as the bot's work in this turn.
+    change found before a write is journaled as the bot's work in this turn. For a caller whose work is in no
+    conversation of the home (an MCP client's session, `chat` None): `actor` is who its journal rows name (default:
+    the bot, during a task, in `chat`), `start` who began the work (default: read from `chat`), which decides how
+    far forget and prefer reach and what a note names as its source; a team note's quotes are then looked for in
+    the bot's newest conversations.
     """
+
+    def run() -> str:
+        args = tool_arguments(arguments)
+        if name == MEMORY_UPDATE:
+            return _memory_update(home, bot_id, args, chat=chat, store=store, today=today, actor=actor, start=start)
+        if name == SESSION_SEARCH:
+            return _session_search(home, bot_id, args, chat=chat)
+        if name == TEAM_NOTE:
+            return _team_note(home, bot_id, args, chat=chat, from_outside=chat is None and start is not None)
+        raise UnknownTool(
+            f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE}, "
+            f"{SESSION_SEARCH} and {TEAM_NOTE}."
+        )
+
+    return safe_answer(bot_id, name, run)
+
+
+class UnknownTool(Exception):
+    """A call to a tool there is none of: its message is what the model is told."""
+
+
+def safe_answer(bot_id: str, name: str, run: Callable[[], str]) -> ToolAnswer:
+    """What the model sees of one tool's work (`run`), never an exception: a bad argument, a broken settings file
+    or a stale write is one sentence (`Nothing was done: …`), any other failure is logged and said in a sentence
+    that names no more than its kind; every answer is redacted and clipped. A surface's own tools (the MCP
+    server's recall and memory_status) answer through it too; a `run` that hands on a tool's answer keeps its
+    `refused`."""
     from ..memory.redact import redact  # compiled when a tool first runs, not when a harness imports the library
 
+    refused = True
     try:
-        args = _arguments(arguments)
-        if name == MEMORY_UPDATE:
-            answer = _memory_update(home, bot_id, args, chat=chat, store=store, today=today)
-        elif name == SESSION_SEARCH:
-            answer = _session_search(home, bot_id, args, chat=chat)
-        elif name == TEAM_NOTE:
-            answer = _team_note(home, bot_id, args, chat=chat)
-        else:
-            answer = (
-                f"There is no tool named {_clip(str(name), 60)!r}; the tools are {MEMORY_UPDATE}, "
-                f"{SESSION_SEARCH} and {TEAM_NOTE}."
-            )
+        answer = run()
+        refused = isinstance(answer, ToolAnswer) and answer.refused
+    except UnknownTool as exc:
+        answer = str(exc)
     except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
         answer = f"Nothing was done: {exc}"
     except Exception as exc:  # the tool failed; the turn goes on and the model is told
         log.warning("%s: the tool %s failed: %s", bot_id, name, exc, exc_info=True)
         answer = f"The tool failed ({type(exc).__name__}); nothing more is known. Tell the person it did not work."
-    return _clip(redact(answer).text, ANSWER_MAX_CHARS)
+    return ToolAnswer(_clip(redact(answer).text, ANSWER_MAX_CHARS), refused)
 
 
-def _arguments(arguments: str | dict | None) -> dict:
+def tool_arguments(arguments: str | dict | None) -> dict:
     """The call's arguments as an object, read within an answer's bounds and with every text in them checked
     (structured.read_json_object): a bad one is a sentence back to the model, and nothing is done."""
     if arguments is None or arguments == "":
@@ -228,7 +267,7 @@ def _arguments(arguments: str | dict | None) -> dict:
         raise MemoryInputError(f"{exc}{hint}.") from None
 
 
-def _text_argument(args: dict, key: str) -> str:
+def text_argument(args: dict, key: str) -> str:
     """A text argument that must be given."""
     value = args.get(key)
     if value is None:
@@ -242,21 +281,29 @@ def _optional_text_argument(args: dict, key: str) -> str | None:
     """A text argument that may be left out; left empty, it counts as not given."""
     if args.get(key) is None:
         return None
-    value = _text_argument(args, key)
+    value = text_argument(args, key)
     return value if value.strip() else None
 
 
 def _memory_update(
-    home: Home, bot_id: str, args: dict, *, chat: str | None, store: MemoryStore | None, today: date | None
+    home: Home,
+    bot_id: str,
+    args: dict,
+    *,
+    chat: str | None,
+    store: MemoryStore | None,
+    today: date | None,
+    actor: Actor | None,
+    start: TurnStart | None,
 ) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was saved or removed."
     action = args.get("action")
     if action not in ACTIONS:
         raise MemoryInputError(f"'action' must be one of {', '.join(ACTIONS)}.")
-    text = _text_argument(args, "text")
-    start = turn_start(home, bot_id, chat)
-    update = MemoryUpdate(home, bot_id, Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
+    text = text_argument(args, "text")
+    start = start or turn_start(home, bot_id, chat)
+    update = MemoryUpdate(home, bot_id, actor or Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
     if action == "add":
         until_text = _optional_text_argument(args, "until")
         until = _until(until_text) if until_text else None
@@ -272,7 +319,7 @@ def _memory_update(
     return update.prefer(text, today=today).message()
 
 
-def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
+def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None, from_outside: bool) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was proposed."
     team = _optional_text_argument(args, "team")
@@ -285,6 +332,7 @@ def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
         args.get("quotes", []),
         chat=chat,
         team_ref=team,
+        from_outside=from_outside,
     ).message()
 
 

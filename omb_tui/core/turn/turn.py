@@ -64,8 +64,11 @@ class BotTurn:
 
 
 @contextlib.contextmanager
-def bot_turn(home: Home, bot_id: str, *, chat: str | None = None) -> Iterator[BotTurn]:
+def bot_turn(home: Home, bot_id: str, *, chat: str | None = None, run: str | None = None) -> Iterator[BotTurn]:
     """Wrap one turn: note what every memory file says, and at the end journal whatever differs as the bot's.
+
+    `run`: a run id every row of the turn carries, so that the turns of one session (an MCP client's) are one run
+    that review lists and undo-run takes back; None, the default, for a chat turn.
 
     A file changed before the turn began (edited in Obsidian between turns) is journaled first as the person's,
     changed outside the app. The bot's turn lock is held shared for the whole turn, so upkeep, which checks
@@ -73,7 +76,7 @@ def bot_turn(home: Home, bot_id: str, *, chat: str | None = None) -> Iterator[Bo
     logged (the next look journals the change).
     """
     validate_bot_id(bot_id)
-    actor = Actor(WHO_BOT, HOW_TASK, chat=chat)
+    actor = Actor(WHO_BOT, HOW_TASK, chat=chat, run=run)
     with turn_lock(home, bot_id):
         try:
             make_private_dirs(home.workspace(bot_id))  # spec: the workspace is made the first time the bot runs a turn
@@ -254,9 +257,9 @@ def _tool_loop(
         messages.append(_assistant_message(answer, calls))
         for call in calls:
             name, arguments = _call_parts(call)
-            text = run_tool(turn.home, turn.bot_id, name, arguments, chat=turn.chat, store=turn.store, today=today)
-            result.tool_calls.append(ToolCallRecord(name, arguments, text))
-            messages.append({"role": "tool", "tool_call_id": str(call.get("id") or ""), "content": text})
+            told = run_tool(turn.home, turn.bot_id, name, arguments, chat=turn.chat, store=turn.store, today=today)
+            result.tool_calls.append(ToolCallRecord(name, arguments, told))
+            messages.append({"role": "tool", "tool_call_id": str(call.get("id") or ""), "content": told})
     text = (getattr(answer, "text", None) or "").strip()
     result.answer = text or (NO_ANSWER if calls else EMPTY_ANSWER)
     result.failed = not text

@@ -1,4 +1,7 @@
-"""The owner's bearer token: made on the first start, kept in the home (0600), compared in constant time."""
+"""The owner's bearer token: made on the first start, kept in the home (0600), compared in constant time.
+
+Every HTTP surface of a home asks for it (`omb-tui serve`'s routes, `omb-tui mcp --http`), so it is a file of the
+home on the bottom floor, beside the settings, and neither surface imports the other for it."""
 
 from __future__ import annotations
 
@@ -6,16 +9,17 @@ import hmac
 import os
 import secrets
 import stat
+from pathlib import Path
 
-from ..core.memory.disk import atomic_write_bytes
-from ..core.memory.paths import Home, MemoryInputError, quoted, refuse_links
+from .disk import atomic_write_bytes
+from .paths import Home, MemoryInputError, quoted, refuse_links
 
 TOKEN_FILE = "serve-token"
 TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 bits
 MIN_TOKEN_CHARS = 32  # a hand-written token shorter than this is refused
 
 
-def token_path(home: Home):
+def token_path(home: Home) -> Path:
     return home.root / TOKEN_FILE
 
 

@@ -1,0 +1,37 @@
+"""`omb-tui mcp`: one bot's memory over the Model Context Protocol (docs/mcp.md); the MCP SDK and the server load
+only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import CliError, add_command
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = add_command(
+        subparsers,
+        "mcp",
+        cmd_mcp,
+        "Serve one bot's memory over MCP: its tools, recall, memory status and files, on stdio, or Streamable "
+        "HTTP on 127.0.0.1 with the owner's token (docs/mcp.md).",
+        bot=False,
+    )
+    p.add_argument("--bot", required=True, metavar="ID", help="the bot whose memory it serves")
+    p.add_argument(
+        "--http",
+        action="store_true",
+        help="Streamable HTTP on 127.0.0.1 (this computer only; every request needs the owner's token, as serve's)",
+    )
+    p.add_argument("--port", type=int, metavar="N", help="with --http: the port (default 8768; 0: any free port)")
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ..library import Memory
+
+    if args.port is not None and not args.http:
+        raise CliError("--port goes with --http: over stdio the client starts this command and talks on its pipes.")
+    bot = Memory(args.home).bot(args.bot)  # a bot that is not there: one sentence, exit 2, before the SDK loads
+    from ..mcp.run import serve
+
+    return serve(bot, http=args.http, port=args.port)

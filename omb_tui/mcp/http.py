@@ -1,0 +1,160 @@
+"""`omb-tui mcp --http`: Streamable HTTP on 127.0.0.1 alone, every request the owner's.
+
+Spec: memory.md, as tools.py says; the MCP specification's transport security (Streamable HTTP: a server validates
+the Origin header against DNS rebinding, binds to localhost when it runs locally, and authenticates every
+connection). Before the SDK sees a request, `OwnerOnly` checks, in this order: the Host header names this server
+(421 otherwise: a page whose name was rebound to 127.0.0.1 sends its own name); an Origin header, when a browser
+sends one, is a page of this computer (403 otherwise); the owner's bearer token, the same file `omb-tui serve` uses
+(401 without it, 403 a wrong one, compared in constant time). Each refusal is `{"error": "<one sentence>"}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import socket
+from collections.abc import Callable, Iterator
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.abc
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..core.memory.owner_token import load_or_create_token, token_matches, token_path
+from ..core.memory.paths import MemoryInputError, quoted
+from .server import MemoryServer
+
+HOST = "127.0.0.1"  # this computer only: there is no option to listen elsewhere
+DEFAULT_PORT = 8768  # beside `omb-tui serve`'s 8767
+MCP_PATH = "/mcp"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+SHUTDOWN_SECONDS = 3  # a client's open event stream is not waited on longer than this at Ctrl-C
+
+
+class OwnerOnly:
+    """ASGI middleware: the Host, the Origin and the owner's token, before anything else runs."""
+
+    def __init__(self, app: ASGIApp, token: str, port: int, token_file: str) -> None:
+        self.app = app
+        self.token = token
+        self.port = port
+        self.token_file = token_file
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refused = self.refusal({name.lower(): value for name, value in scope["headers"]})
+            if refused is not None:
+                await _refuse(send, *refused)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+        host = headers.get(b"host", b"").decode("latin-1")
+        own = (f"127.0.0.1:{self.port}", f"localhost:{self.port}")
+        if host.lower() not in own:
+            return 421, f"This server answers to {own[0]} or {own[1]}, not to {quoted(host[:100])}."
+        origin = headers.get(b"origin")
+        if origin is not None and not _from_this_computer(origin.decode("latin-1")):
+            return 403, (
+                f"A request from the web page {quoted(origin.decode('latin-1')[:100])} is refused: only a page of "
+                "this computer may call this server."
+            )
+        scheme, _, given = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            return 401, (
+                f"This needs the owner's token as 'Authorization: Bearer <token>' (it is in the file "
+                f"{self.token_file}; omb-tui serve --show-token prints it)."
+            )
+        if not token_matches(given.strip(), self.token):
+            return 403, "That token is not the owner's; nothing was read or changed."
+        return None
+
+
+def _from_this_computer(origin: str) -> bool:
+    """An Origin of a page this computer serves (any port): http(s) on a loopback name. `null` is not one."""
+    try:
+        parts = urlsplit(origin)
+        name = parts.hostname
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and name in LOOPBACK_NAMES
+
+
+async def _refuse(send: Send, status: int, sentence: str) -> None:
+    body = json.dumps({"error": sentence}).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def listen(port: int) -> socket.socket:
+    """The socket on 127.0.0.1:port (0: any free port), or one sentence saying why not."""
+    if not 0 <= port <= 65535:
+        raise MemoryInputError(f"--port must be from 0 to 65535, not {port}.")
+    try:
+        return socket.create_server((HOST, port))
+    except OSError as exc:
+        raise MemoryInputError(
+            f"Cannot listen on {HOST} port {port}: {(exc.strerror or str(exc)).rstrip('.').lower()}."
+        ) from None
+
+
+class _Uvicorn(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """Ctrl-C and SIGTERM are this command's (`_stop_on_signal`): it stops and exits 0, as `serve` does, where
+        uvicorn's own handlers would raise the signal again once it stopped."""
+        yield
+
+
+def serve_http(memory: MemoryServer, port: int, say: Callable[[str], None]) -> int:
+    """Serve until Ctrl-C or SIGTERM; the address and where the token is are said once it is listening."""
+    home = memory.bot.home
+    token = load_or_create_token(home)
+    sock = listen(port)
+    bound = sock.getsockname()[1]
+    server = _Uvicorn(
+        uvicorn.Config(
+            OwnerOnly(_app(memory), token, bound, str(token_path(home))),
+            log_config=None,  # our logging (redacted, one line), not uvicorn's
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=SHUTDOWN_SECONDS,
+        )
+    )
+    listening = (
+        f"Serving {memory.bot.core.name}'s memory over MCP on http://{HOST}:{bound}{MCP_PATH} (the owner's token is "
+        f"in {token_path(home)}; omb-tui serve --show-token prints it). Ctrl-C stops."
+    )
+    anyio.run(_serve, memory, server, sock, lambda: say(listening))
+    return 0
+
+
+def _app(memory: MemoryServer) -> ASGIApp:
+    server = memory.build()
+    return server.streamable_http_app(streamable_http_path=MCP_PATH, host=HOST)
+
+
+async def _serve(memory: MemoryServer, server: _Uvicorn, sock: socket.socket, listening: Callable[[], None]) -> None:
+    async def serve() -> None:
+        async with anyio.create_task_group() as group:
+            await group.start(_stop_on_signal, server)
+            listening()  # the socket queues connections already; a signal from now on stops it cleanly
+            await server.serve(sockets=[sock])
+            group.cancel_scope.cancel()
+
+    await memory.run_beside(serve)
+
+
+async def _stop_on_signal(server: _Uvicorn, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
+        async for _ in signals:
+            server.should_exit = True
+            return

@@ -1,0 +1,62 @@
+"""Who calls: an MCP client's session, as the journal and the notes it writes name it.
+
+Spec: memory.md, "The journal" (each row says who, how and from which chat) and "Remember and forget, in chat"
+(who began the work decides how far forget and prefer reach). An MCP client's work is in no conversation of the
+home, so its session stands in for one: its rows are the bot's, during a task, in the chat `<client> (MCP session
+<run>)`, and every row of the session carries the run id, so review lists the session as one run of the bot and
+undo-run takes it back (docs/mcp.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..core.runs.run import new_run_id
+from ..core.turn.tools import TurnStart, note_source
+
+CLIENT_NAME_MAX_CHARS = 60
+UNNAMED_CLIENT = "an MCP client"
+
+
+def client_name(given: object) -> str:
+    """The name the client gave (its clientInfo), as a chat's name can hold it: printable, one line, no double
+    quotes (a note names it in quotes), at most 60 characters; "an MCP client" when it gave none."""
+    printable = "".join(c for c in given if c.isprintable()) if isinstance(given, str) else ""
+    name = note_source(printable) if printable.strip() else UNNAMED_CLIENT
+    return name if len(name) <= CLIENT_NAME_MAX_CHARS else name[: CLIENT_NAME_MAX_CHARS - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class Session:
+    """One client's session: its name and the run every row it writes carries."""
+
+    client: str
+    run: str = field(default_factory=new_run_id)
+
+    @property
+    def chat(self) -> str:
+        """The chat its journal rows name: the client and the session, as `omb-tui journal` shows them."""
+        return f"{self.client} (MCP session {self.run})"
+
+    @property
+    def start(self) -> TurnStart:
+        """Who began the work: the home's owner, through their client (started by them over stdio, holding their
+        token over HTTP), so a preference it passes on is saved, as the library's `turn.prefer` saves it; but not
+        in their own 1:1 chat of the home, so forget leaves About me alone, as the library's `turn.forget` does in a
+        conversation the home does not hold. A note names the client as its source."""
+        return TurnStart("person", person_began_it=True, own_chat=False, title=f"{self.client} (MCP)")
+
+
+class Sessions:
+    """The sessions of one server, one per client name and transport session (an HTTP session id), each made on
+    its first call. Over stdio there is one client, so one session for the whole process."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple[str, str | None], Session] = {}
+
+    def of(self, given_name: object, transport_session: str | None = None) -> Session:
+        name = client_name(given_name)
+        key = (name, transport_session)
+        if key not in self._sessions:
+            self._sessions[key] = Session(name)
+        return self._sessions[key]
