@@ -34,12 +34,13 @@ def pytest_addoption(parser):
 
 
 # The tiers (README, "Testing"): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
-# pick tiers. A file no rule names is a core test.
+# pick tiers. A file no rule names is a core test; the first rule that names a file wins (`inspector` before `mcp`).
 TIERS = {
     "e2e": ("test_e2e_",),
     "snapshot": ("test_snapshots",),
     "app": ("test_app_", "test_safe_to_draw"),
     "http": ("test_serve_",),
+    "inspector": ("test_mcp_inspector",),
     "mcp": ("test_mcp",),
     "stress": ("test_crash_safety", "test_reliability"),
     "cli": (
