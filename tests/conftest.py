@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -110,6 +114,30 @@ def _pilot_checks_for_idle_in_short_steps():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _textual_parses_each_stylesheet_once():
+    """Textual parses the CSS of the app and of every widget class again for each app, and again at each change of
+    theme, keeping what it parsed only for that app: 6-12% of the Pilot tests' processor time. Here each CSS
+    text is parsed once a process, for the variables (the theme's colours) it was parsed with, and the same rules
+    are given to the next app that asks, as Textual already gives them within one app. An app still reads, applies
+    and draws its CSS as before; CSS with an error still fails, each time. (Stylesheet._parse_rules is private:
+    monkeypatch raises if a Textual upgrade renames it.)"""
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+    parsed: dict[tuple, list] = {}
+
+    def parse_once(self, css, read_from, is_default_rules=False, tie_breaker=0, scope=""):
+        key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(sorted(self._variables.items())))
+        if key not in parsed:
+            parsed[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+        return parsed[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Stylesheet, "_parse_rules", parse_once)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _close_recall_indexes():
     """Recall keeps its SQLite connections open between calls; each test starts without them."""
@@ -151,6 +179,42 @@ def home(tmp_path) -> Home:
     home = Home(tmp_path / "home")
     make_bot(home)
     return home
+
+
+@dataclass(frozen=True)
+class WrittenDemo:
+    """A demo home as `omb-tui demo` writes it (`write_demo_home(home)`, for the real today and time), and when the
+    writing finished. Never used itself: a test takes a copy."""
+
+    root: Path
+    finished: datetime
+
+    def copy_to(self, root: Path) -> Home:
+        """A private copy at `root`; copy2 keeps the modes and mtimes, so nothing in it looks changed outside."""
+        shutil.copytree(self.root, root, symlinks=True, copy_function=shutil.copy2)
+        return Home(root)
+
+
+@pytest.fixture(scope="session")
+def todays_demo(tmp_path_factory) -> Callable[[], WrittenDemo]:
+    """The demo home of this hour, written once a process: writing one takes seconds (hundreds of fsynced files),
+    copying it a fifth of a second. A new one is written when the hour or the time zone has changed since, so a
+    copy holds what a demo written at that moment would (its days, last night, the tidy hour)."""
+    from omb_tui.core.recall.recall_index import close_all
+    from omb_tui.demo.home import write_demo_home
+
+    written: dict[tuple, WrittenDemo] = {}
+
+    def demo() -> WrittenDemo:
+        key = (datetime.now().strftime("%Y-%m-%d %H"), time.tzname, time.timezone)
+        if key not in written:
+            home = Home(tmp_path_factory.mktemp("demo-written") / "home")
+            write_demo_home(home)
+            close_all()
+            written[key] = WrittenDemo(home.root, datetime.now(UTC))
+        return written[key]
+
+    return demo
 
 
 @dataclass

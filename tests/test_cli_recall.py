@@ -7,15 +7,11 @@ import json
 import pytest
 
 from omb_tui.cli import main
-from omb_tui.core.memory.paths import Home
-from omb_tui.demo.home import write_demo_home
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory):
-    home = Home(tmp_path_factory.mktemp("demo") / "home")
-    write_demo_home(home)
-    return home
+def demo_home(tmp_path_factory, todays_demo):
+    return todays_demo().copy_to(tmp_path_factory.mktemp("demo") / "home")
 
 
 def run(capsys, home, *argv):
@@ -102,7 +98,9 @@ def test_search_limit_must_be_positive(demo_home, capsys):
 @pytest.mark.parametrize(
     "command", [["recall", "scout", "what did we decide about the launch date"], ["search", "scout", "launch"]]
 )
-def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(tmp_path, capsys, monkeypatch, command):
+def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(
+    tmp_path, capsys, monkeypatch, todays_demo, command
+):
     import sys
 
     from omb_tui.cli import recall as recall_commands
@@ -110,8 +108,7 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(tmp_path, ca
 
     monkeypatch.setattr(recall_commands, "INDEX_PROGRESS_FROM_FILES", 5)  # the demo home holds a few dozen files
     for terminal in (False, True):
-        home = Home(tmp_path / f"home-{terminal}")
-        write_demo_home(home)
+        home = todays_demo().copy_to(tmp_path / f"home-{terminal}")  # as written, no index yet
         close_all()
         monkeypatch.setattr(sys.stderr, "isatty", lambda terminal=terminal: terminal)
         code, out, err = run(capsys, home, *command)

@@ -341,13 +341,11 @@ def _log_rows(home: Home, bot_id: str) -> list[tuple[dict, date, str]]:
 
 
 @pytest.fixture(scope="module")
-def demo_now(tmp_path_factory) -> tuple[Home, datetime]:
-    """A demo written for the real today (so today's steps meet the real clock), and when it finished."""
-    from datetime import timezone
-
-    home = Home(tmp_path_factory.mktemp("demo-now") / "home")
-    write_demo_home(home)
-    return home, datetime.now(UTC)
+def demo_now(tmp_path_factory, todays_demo) -> tuple[Home, datetime]:
+    """A demo written for the real today (so today's steps meet the real clock), and when it finished: a copy of
+    the one written this hour (conftest.todays_demo)."""
+    written = todays_demo()
+    return written.copy_to(tmp_path_factory.mktemp("demo-now") / "home"), written.finished
 
 
 @pytest.fixture(scope="module")

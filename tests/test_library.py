@@ -29,7 +29,6 @@ from omb_tui.core.memory.settings import load_profile_learned, update_bot_settin
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
 from omb_tui.core.turn.turn import open_chat
-from omb_tui.demo.home import write_demo_home
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "library.md"
 HEAVY = {"litellm", "textual", "rich"}
@@ -69,11 +68,9 @@ def twin(tmp_path) -> Home:
 
 
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory) -> Home:
+def demo_home(tmp_path_factory, todays_demo) -> Home:
     """The demo home, only read: its chats, rooms and topics give recall and search something to find."""
-    home = Home(tmp_path_factory.mktemp("demo") / "home")
-    write_demo_home(home)
-    return home
+    return todays_demo().copy_to(tmp_path_factory.mktemp("demo") / "home")
 
 
 def run_on(capsys: pytest.CaptureFixture[str], home: Home, *argv: str) -> str:
@@ -380,9 +377,8 @@ def run_doc_block(code: str, home: Home, tmp_path: Path) -> subprocess.Completed
     )
 
 
-def test_the_example_in_the_doc_runs_as_written(tmp_path):
-    home = Home(tmp_path / "home")
-    write_demo_home(home)
+def test_the_example_in_the_doc_runs_as_written(tmp_path, todays_demo):
+    home = todays_demo().copy_to(tmp_path / "home")
     example = doc_blocks()[0]
     assert len(example.strip().splitlines()) <= 14
     done = run_doc_block(example, home, tmp_path)
