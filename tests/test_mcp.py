@@ -260,3 +260,22 @@ def run_mcp(argv: list[str]) -> subprocess.CompletedProcess[str]:
         stdin=subprocess.DEVNULL,
         timeout=120,
     )
+
+
+async def test_a_note_added_over_mcp_is_in_what_claude_codes_next_session_starts_with(home_copy):
+    """Done when, with an agent's hooks: a note the client added through memory_update is in MEMORY.md, so the
+    next session's `omb-tui hook session-start` prints it with the memory block (recall never gives MEMORY.md's
+    notes: they load every turn)."""
+    async with connect(home_copy, name="claude-code") as client:
+        added = await client.call_tool(MEMORY_UPDATE, {"action": "add", "text": "The harbour office opens at 7:15"})
+    assert not added.is_error
+    payload = '{"session_id": "s-2", "transcript_path": "", "cwd": "/tmp", "hook_event_name": "SessionStart"}'
+    done = subprocess.run(
+        [sys.executable, "-m", "omb_tui.cli", "--home", str(home_copy.root), "hook", "session-start", "--bot", "scout"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0 and "The harbour office opens at 7:15" in done.stdout
