@@ -46,6 +46,7 @@ def test_a_text_in_another_language_is_stemmed_and_stopped_in_it():
     assert language_of("Où est la réunion de mardi?") == "french"
     assert language_of("Привет! Встреча в Москве") == "russian"
     assert language_of("Москве") == "russian"  # Cyrillic with no English word
+    assert language_of("Zoom: встреча в Москве") == language_of("Zoom встреча") == "russian"  # whatever comes first
     assert terms("Встреча в Москве, как дела?") == terms("встреча в Москва, как дела?")
 
 

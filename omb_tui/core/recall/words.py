@@ -209,22 +209,23 @@ _FOREIGN_ONLY = STOP_WORDS - STOPS[ENGLISH]
 
 def _language_of_tokens(tokens: list[str]) -> str:
     """… and more of them than of English ones; else English, or Russian for Cyrillic text with no English word."""
-    if not any(map(_FOREIGN_ONLY.__contains__, tokens)):  # most text: no need to count (in C, till the first)
-        if tokens and not tokens[0].isascii() and any(_CYRILLIC.match(token) for token in tokens):
-            if not any(map(STOPS[ENGLISH].__contains__, tokens)):
-                return "russian"
-        return ENGLISH
-    counts = dict.fromkeys(LANGUAGES, 0)
-    for token in tokens:
-        for language in _STOP_LANGUAGES.get(token, ()):
-            counts[language] += 1
-    english = counts.pop(ENGLISH)
-    best = max(counts, key=counts.__getitem__)  # the first of LANGUAGES on a tie
-    if counts[best] >= LANGUAGE_MIN_STOP_WORDS and counts[best] > english:
-        return best
-    if not english and any(_CYRILLIC.match(token) for token in tokens):
-        return "russian"
-    return ENGLISH
+    if any(map(_FOREIGN_ONLY.__contains__, tokens)):  # most text holds none: no need to count (in C, till the first)
+        counts = dict.fromkeys(LANGUAGES, 0)
+        for token in tokens:
+            for language in _STOP_LANGUAGES.get(token, ()):
+                counts[language] += 1
+        english = counts.pop(ENGLISH)
+        best = max(counts, key=counts.__getitem__)  # the first of LANGUAGES on a tie
+        if counts[best] >= LANGUAGE_MIN_STOP_WORDS and counts[best] > english:
+            return best
+    return "russian" if _cyrillic_with_no_english_word(tokens) else ENGLISH
+
+
+def _cyrillic_with_no_english_word(tokens: list[str]) -> bool:
+    joined = " ".join(tokens)
+    if joined.isascii():  # (most text: one check in C)
+        return False
+    return _CYRILLIC.search(joined) is not None and not any(map(STOPS[ENGLISH].__contains__, tokens))
 
 
 def language_of(text: str) -> str:
