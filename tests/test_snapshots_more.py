@@ -121,26 +121,30 @@ def test_recall_send_shows_the_answer_and_its_tool_call(snap_compare, model):  #
 # ----- The dialogs a person meets most, over the memory files screen -----
 
 
-def test_confirm_dialog_deleting_a_topic(snap_compare, snapshot_home):
-    async def asked(pilot):
-        await files_screen_with_a_still_cursor(pilot)
-        await highlight_file(pilot, "memory/travel.md")
-        await pilot.press("delete")
-        await wait_for_dialog(pilot, "ConfirmDialog")
+def picture_of_dialog(snap_compare, pictured, dialog: str, *keys: str, on: str | None = None, typed=()) -> bool:
+    """The files screen's dialog that `keys` open (on the file `on`, highlighted in the list), once `typed` is in
+    its name field, whose cursor does not blink."""
 
-    assert snap_compare(snapshot_home.app(bot_id="scout"), terminal_size=SIZE, run_before=asked)
+    async def opened(pilot):
+        await files_screen_with_a_still_cursor(pilot)
+        if on:
+            await highlight_file(pilot, on)
+        await pilot.press(*keys)
+        shown = await wait_for_dialog(pilot, dialog)
+        for field in shown.query(Input):
+            field.cursor_blink = False
+        await pilot.press(*typed)
+        await pilot.pause()
+
+    return snap_compare(pictured.app(bot_id="scout"), terminal_size=SIZE, run_before=opened)
+
+
+def test_confirm_dialog_deleting_a_topic(snap_compare, snapshot_home):
+    assert picture_of_dialog(snap_compare, snapshot_home, "ConfirmDialog", "delete", on="memory/travel.md")
 
 
 def test_topic_name_dialog_for_a_new_topic(snap_compare, snapshot_home):
-    async def named(pilot):
-        await files_screen_with_a_still_cursor(pilot)
-        await pilot.press("ctrl+n")
-        dialog = await wait_for_dialog(pilot, "TopicNameDialog")
-        dialog.query_one("#topic-name", Input).cursor_blink = False
-        await pilot.press(*"clients")
-        await pilot.pause()
-
-    assert snap_compare(snapshot_home.app(bot_id="scout"), terminal_size=SIZE, run_before=named)
+    assert picture_of_dialog(snap_compare, snapshot_home, "TopicNameDialog", "ctrl+n", typed="clients")
 
 
 def test_topic_name_dialog_for_a_rename_offers_to_update_the_pointers(snap_compare, snapshot_home):
@@ -148,17 +152,8 @@ def test_topic_name_dialog_for_a_rename_offers_to_update_the_pointers(snap_compa
     text = store.read("MEMORY.md").text + "- 2026-11-01 · flights: see memory/travel.md\n"
     store.write("MEMORY.md", text, BOT)
     fix_journal_times(store)
-
-    async def renaming(pilot):
-        await files_screen_with_a_still_cursor(pilot)
-        await highlight_file(pilot, "memory/travel.md")
-        await pilot.press("f2")
-        dialog = await wait_for_dialog(pilot, "RenameTopicDialog")
-        dialog.query_one("#topic-name", Input).cursor_blink = False
-        await pilot.press(*["backspace"] * 9, *"trips")
-        await pilot.pause()
-
-    assert snap_compare(snapshot_home.app(bot_id="scout"), terminal_size=SIZE, run_before=renaming)
+    typed = ["backspace"] * len("travel.md") + list("trips")
+    assert picture_of_dialog(snap_compare, snapshot_home, "RenameTopicDialog", "f2", on="memory/travel.md", typed=typed)
 
 
 async def type_a_draft(pilot):
@@ -206,10 +201,4 @@ def full_memory_home(snapshot_home):
 
 
 def test_make_room_dialog_lists_what_would_move(snap_compare, full_memory_home):
-    async def make_room(pilot):
-        await files_screen_with_a_still_cursor(pilot)
-        await highlight_file(pilot, "MEMORY.md")
-        await pilot.press("m")
-        await wait_for_dialog(pilot, "MakeRoomDialog")
-
-    assert snap_compare(full_memory_home.app(bot_id="scout"), terminal_size=SIZE, run_before=make_room)
+    assert picture_of_dialog(snap_compare, full_memory_home, "MakeRoomDialog", "m", on="MEMORY.md")
