@@ -44,6 +44,7 @@ EXIT_GROUPS = {
         "CompactionOff",
         "BadAnswer",
         "UpkeepOff",
+        "BadSwitch",
     },
 }
 HTTP_GROUPS = {
