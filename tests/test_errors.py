@@ -45,6 +45,7 @@ EXIT_GROUPS = {
         "BadAnswer",
         "UpkeepOff",
         "BadSwitch",
+        "DuplicateRefused",
     },
 }
 HTTP_GROUPS = {

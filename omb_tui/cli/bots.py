@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.memory.text import plural
 from .common import add_command, subcommands
 from .output import print_json
 
@@ -31,6 +32,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("key", metavar="KEY", help="memory, upkeep, helperModel, compactNightly or compactProposeOnly")
     p.add_argument("value", metavar="VALUE", help="true or false (on/off, yes/no); null for compactProposeOnly")
+
+    p = add_command(
+        subparsers,
+        "duplicate",
+        cmd_duplicate,
+        "Copy a bot under a new id: its settings (helperModel too) and workspace; no conversations, and a journal "
+        "that starts with one import row.",
+        json=True,
+    )
+    p.add_argument("new_id", metavar="NEW_ID", help="the copy's id (letters, numbers, dashes, underscores)")
+    p.add_argument("--name", metavar="NAME", help="the copy's name (default: the bot's name and (copy))")
 
 
 def switch_value(word: str) -> bool | None | str:
@@ -73,3 +85,16 @@ def _said(value: object) -> str:
     if value is None:
         return "null (only in the first week of nightly runs)"
     return "true" if value else "false"
+
+
+def cmd_duplicate(args: argparse.Namespace) -> int:
+    from ..core.backup.duplicate import duplicate_bot
+    from ..core.memory.paths import Home
+
+    copied = duplicate_bot(Home(args.home), args.bot, args.new_id, args.name)
+    if args.json:
+        print_json(copied.to_dict())
+    else:
+        helper = "" if copied.helper_model else "; it stays off the helper model, as the bot is"
+        print(f"Copied {copied.source} as {copied.bot} ({copied.name}): {plural(len(copied.files), 'file')}{helper}.")
+    return 0
