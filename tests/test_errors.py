@@ -46,6 +46,9 @@ EXIT_GROUPS = {
         "UpkeepOff",
         "BadSwitch",
         "DuplicateRefused",
+        "BackupRefused",
+        "BadBackup",
+        "RestoreRefused",
     },
 }
 HTTP_GROUPS = {

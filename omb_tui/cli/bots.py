@@ -8,14 +8,17 @@ bot, kept by **Duplicate**, carried by a full backup) and "Memory upkeep" ("Upke
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from ..core.memory.text import plural
-from .common import add_command, subcommands
+from .common import CliError, add_command, print_error, subcommands
 from .output import print_json
 
 TRUE_WORDS = ("true", "on", "yes", "1")
 FALSE_WORDS = ("false", "off", "no", "0")
 NULL_WORDS = ("null", "unset", "none")
+PASSPHRASE_VARIABLE = "OMB_BACKUP_PASSPHRASE"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,6 +46,62 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("new_id", metavar="NEW_ID", help="the copy's id (letters, numbers, dashes, underscores)")
     p.add_argument("--name", metavar="NAME", help="the copy's name (default: the bot's name and (copy))")
+
+    p = add_command(
+        subparsers,
+        "backup",
+        cmd_backup,
+        "Back up bots (every bot, or those --bot names; --all adds About me, teams and config.json without its "
+        "keys) to one file, encrypted with age for --recipient or --passphrase.",
+        json=True,
+        bot=False,
+    )
+    p.add_argument("--bot", dest="bots", action="extend", nargs="+", default=[], metavar="ID", help="only these bots")
+    p.add_argument(
+        "--all", dest="everything", action="store_true", help="every bot and the home's own files (a full backup)"
+    )
+    p.add_argument("--to", required=True, metavar="FILE", help="the backup file to write (0600)")
+    _encryption_options(p, recipients=True)
+    p = add_command(
+        subparsers,
+        "restore",
+        cmd_restore,
+        "Restore a backup: every hash checked before anything is written; a bot the home has is refused unless "
+        "--replace (journaled, undoable) or --as.",
+        json=True,
+        bot=False,
+    )
+    p.add_argument("file", metavar="FILE", help="the backup file")
+    p.add_argument("--bot", dest="bots", action="extend", nargs="+", default=[], metavar="ID", help="only these bots")
+    p.add_argument("--as", dest="as_id", metavar="NEW_ID", help="restore the one bot chosen under this id")
+    p.add_argument(
+        "--replace", action="store_true", help="replace bots (and home files) the home has; what they had is journaled"
+    )
+    _encryption_options(p, recipients=False)
+    p.set_defaults(creates_home=True)  # restoring into a new home is how a bot moves to another machine
+
+
+def _encryption_options(parser: argparse.ArgumentParser, *, recipients: bool) -> None:
+    group = parser.add_mutually_exclusive_group()
+    if recipients:
+        group.add_argument(
+            "--recipient",
+            dest="recipients",
+            action="extend",
+            nargs="+",
+            default=[],
+            metavar="AGE_PUBLIC_KEY",
+            help="encrypt for this age public key (age1…) or SSH public key; repeat for more",
+        )
+    else:
+        group.add_argument(
+            "--identity", metavar="FILE", help="the age identity file (age-keygen's) to decrypt a --recipient backup"
+        )
+    group.add_argument(
+        "--passphrase",
+        action="store_true",
+        help=f"{'encrypt' if recipients else 'decrypt'} with a passphrase read from ${PASSPHRASE_VARIABLE}, else stdin",
+    )
 
 
 def switch_value(word: str) -> bool | None | str:
@@ -97,4 +156,89 @@ def cmd_duplicate(args: argparse.Namespace) -> int:
     else:
         helper = "" if copied.helper_model else "; it stays off the helper model, as the bot is"
         print(f"Copied {copied.source} as {copied.bot} ({copied.name}): {plural(len(copied.files), 'file')}{helper}.")
+    return 0
+
+
+def read_passphrase(*, twice: bool) -> str:
+    """The passphrase: $OMB_BACKUP_PASSPHRASE, else stdin (asked for, twice for a backup, when stdin is a
+    terminal; else its first line)."""
+    passphrase = os.environ.get(PASSPHRASE_VARIABLE)
+    if passphrase is None:
+        if sys.stdin.isatty():
+            import getpass
+
+            passphrase = getpass.getpass("Passphrase: ")
+            if twice and getpass.getpass("The same passphrase again: ") != passphrase:
+                raise CliError("The two passphrases differ; nothing was written.")
+        else:
+            passphrase = sys.stdin.readline().removesuffix("\n").removesuffix("\r")
+    if not passphrase:
+        raise CliError(f"The passphrase is empty: give it on stdin or in ${PASSPHRASE_VARIABLE}.")
+    return passphrase
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from ..core.backup.archive import take_backup
+    from ..core.memory.paths import Home
+
+    passphrase = read_passphrase(twice=True) if args.passphrase else None
+    report = take_backup(
+        Home(args.home),
+        args.to,
+        bots=args.bots,
+        everything=args.everything,
+        recipients=args.recipients,
+        passphrase=passphrase,
+    )
+    if not report.encrypted:
+        print_error(
+            f"warning: {report.path} is not encrypted: whoever can read it reads every note and chat in it; give "
+            "--recipient or --passphrase to encrypt it with age."
+        )
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    what = plural(len(report.bots), "bot") + (" and the home's own files" if report.kind == "home" else "")
+    how = "encrypted with age" if report.encrypted else "not encrypted"
+    print(
+        f"Backed up {what} ({plural(report.files, 'file')}, {plural(report.bytes, 'byte', grouped=True)}) to "
+        f"{report.path}, {how}."
+    )
+    if report.redacted:
+        print(f"{plural(len(report.redacted), 'file')} held a credential; the backup has it redacted.")
+    for reason in report.left_out:
+        print(f"Left out {reason}.")
+    if report.environment:
+        print(f"Keys are never in a backup: where you restore it, set {', '.join(report.environment)}.")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..core.backup.archive import identities_in, read_backup
+    from ..core.backup.restore import restore
+    from ..core.memory.paths import Home
+
+    passphrase = read_passphrase(twice=False) if args.passphrase else None
+    identities = identities_in(Path(args.identity).read_text(encoding="utf-8")) if args.identity else []
+    if args.identity and not identities:
+        raise CliError(f"{args.identity} holds no age identity (AGE-SECRET-KEY-1…) or SSH private key.")
+    opened = read_backup(Path(args.file), passphrase=passphrase, identities=identities)
+    report = restore(Home(args.home), opened, bots=args.bots, as_id=args.as_id, replace=args.replace)
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    for bot in report.bots:
+        name = bot["bot"] if bot["from"] == bot["bot"] else f"{bot['from']} as {bot['bot']}"
+        verb = "Replaced" if bot["replaced"] else "Restored"
+        print(
+            f"{verb} {name}: {plural(bot['files'], 'file')}, {plural(bot['import_rows'], 'import row')} in its journal."
+        )
+    if report.home_files:
+        print(f"Restored the home's {', '.join(report.home_files)}.")
+    for kept in report.kept:
+        print(f"Kept {kept} as this home has it (a room other bots may be talking in).")
+    if report.environment:
+        print(f"Keys are never in a backup: set {', '.join(report.environment)} for the instances in config.json.")
     return 0
