@@ -271,7 +271,7 @@ def test_a_damaged_or_truncated_backup_is_one_sentence_and_writes_nothing(home, 
 
 
 # ----- crafted archives -----
-def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | None = None) -> bytes:
+def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | None = None, **manifest_fields) -> bytes:
     """A tar with a valid manifest listing `listed` (the members' names by default) and the members as given."""
     files = [
         {"path": info.name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "bot": "scout"}
@@ -286,6 +286,7 @@ def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | No
         "bots": ["scout"],
         "files": files,
     }
+    manifest.update(manifest_fields)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         raw = json.dumps(manifest).encode()

@@ -13,7 +13,7 @@ import sys
 
 from ..core.memory.text import plural
 from .common import CliError, add_command, print_error, subcommands
-from .output import print_json
+from .output import one_line, print_json
 
 TRUE_WORDS = ("true", "on", "yes", "1")
 FALSE_WORDS = ("false", "off", "no", "0")
@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--all", dest="everything", action="store_true", help="every bot and the home's own files (a full backup)"
     )
     p.add_argument("--to", required=True, metavar="FILE", help="the backup file to write (0600)")
-    _encryption_options(p, recipients=True)
+    encryption_options(p, recipients=True)
     p = add_command(
         subparsers,
         "restore",
@@ -77,11 +77,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--replace", action="store_true", help="replace bots (and home files) the home has; what they had is journaled"
     )
-    _encryption_options(p, recipients=False)
+    encryption_options(p, recipients=False)
     p.set_defaults(creates_home=True)  # restoring into a new home is how a bot moves to another machine
 
 
-def _encryption_options(parser: argparse.ArgumentParser, *, recipients: bool) -> None:
+def encryption_options(parser: argparse.ArgumentParser, *, recipients: bool) -> None:
     group = parser.add_mutually_exclusive_group()
     if recipients:
         group.add_argument(
@@ -190,20 +190,25 @@ def cmd_backup(args: argparse.Namespace) -> int:
         recipients=args.recipients,
         passphrase=passphrase,
     )
+    return said_backup(
+        report, args, plural(len(report.bots), "bot") + (" and the home's own files" if report.kind == "home" else "")
+    )
+
+
+def said_backup(report, args: argparse.Namespace, what: str) -> int:
+    """What a backup (or a team's backup or package) wrote: a warning on stderr when it is plain, then JSON or
+    lines."""
     if not report.encrypted:
         print_error(
-            f"warning: {report.path} is not encrypted: whoever can read it reads every note and chat in it; give "
+            f"warning: {report.path} is not encrypted: whoever can read it reads everything in it; give "
             "--recipient or --passphrase to encrypt it with age."
         )
     if args.json:
         print_json(report.to_dict())
         return 0
-    what = plural(len(report.bots), "bot") + (" and the home's own files" if report.kind == "home" else "")
     how = "encrypted with age" if report.encrypted else "not encrypted"
-    print(
-        f"Backed up {what} ({plural(report.files, 'file')}, {plural(report.bytes, 'byte', grouped=True)}) to "
-        f"{report.path}, {how}."
-    )
+    size = plural(report.bytes, "byte", grouped=True)
+    print(one_line(f"Backed up {what} ({plural(report.files, 'file')}, {size}) to {report.path}, {how}."))
     if report.redacted:
         print(f"{plural(len(report.redacted), 'file')} held a credential; the backup has it redacted.")
     for reason in report.left_out:
@@ -213,32 +218,40 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_restore(args: argparse.Namespace) -> int:
+def open_backup(args: argparse.Namespace):
+    """The backup file FILE names, decrypted with --passphrase or --identity and checked whole."""
     from pathlib import Path
 
     from ..core.backup.archive import identities_in, read_backup
-    from ..core.backup.restore import restore
-    from ..core.memory.paths import Home
 
     passphrase = read_passphrase(twice=False) if args.passphrase else None
     identities = identities_in(Path(args.identity).read_text(encoding="utf-8")) if args.identity else []
     if args.identity and not identities:
         raise CliError(f"{args.identity} holds no age identity (AGE-SECRET-KEY-1…) or SSH private key.")
-    opened = read_backup(Path(args.file), passphrase=passphrase, identities=identities)
-    report = restore(Home(args.home), opened, bots=args.bots, as_id=args.as_id, replace=args.replace)
+    return read_backup(Path(args.file), passphrase=passphrase, identities=identities)
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from ..core.backup.restore import restore
+    from ..core.memory.paths import Home
+
+    report = restore(Home(args.home), open_backup(args), bots=args.bots, as_id=args.as_id, replace=args.replace)
     if args.json:
         print_json(report.to_dict())
-        return 0
+    else:
+        said_restore(report)
+    return 0
+
+
+def said_restore(report) -> None:
     for bot in report.bots:
         name = bot["bot"] if bot["from"] == bot["bot"] else f"{bot['from']} as {bot['bot']}"
         verb = "Replaced" if bot["replaced"] else "Restored"
-        print(
-            f"{verb} {name}: {plural(bot['files'], 'file')}, {plural(bot['import_rows'], 'import row')} in its journal."
-        )
+        rows = plural(bot["import_rows"], "import row")
+        print(f"{verb} {name}: {plural(bot['files'], 'file')}, {rows} in its journal.")
     if report.home_files:
         print(f"Restored the home's {', '.join(report.home_files)}.")
     for kept in report.kept:
         print(f"Kept {kept} as this home has it (a room other bots may be talking in).")
     if report.environment:
         print(f"Keys are never in a backup: set {', '.join(report.environment)} for the instances in config.json.")
-    return 0

@@ -117,6 +117,8 @@ def plan(home: Home, opened: Opened, bots: Sequence[str], as_id: str | None, rep
     """Every file the restore writes, each placed and checked; RestoreRefused or BadBackup, before anything is
     written, for a bot the backup does not hold, a bot the home has (without --replace or --as), a path that is not
     a file of an omb-tui home, or a place under a link."""
+    if opened.manifest.kind == "team-package":
+        raise RestoreRefused("That file is a shared team package: import it with `omb-tui team import FILE`.")
     held = opened.manifest.bots
     chosen = list(dict.fromkeys(bots)) or list(held)
     missing = [b for b in chosen if b not in held]
