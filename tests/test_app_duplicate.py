@@ -64,3 +64,13 @@ async def test_an_id_in_use_keeps_the_dialog_open_and_escape_copies_nothing(tmp_
         await wait_for(pilot, lambda: not isinstance(app.screen, DuplicateBotDialog))
         await settle(pilot)
     assert sorted(home.bot_ids()) == ["quill", "scout"]
+
+
+async def test_help_on_the_bots_screen_lists_duplicate(tmp_path):
+    app = make_app(a_home(tmp_path), watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await listed_bots(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        described = " ".join(what for _, what in app.screen.rows)
+        assert "Copy the selected bot under a new id" in described

@@ -59,6 +59,7 @@ class BotsScreen(AreaScreen):
             "d",
             "duplicate",
             "Duplicate",
+            show=False,  # not a primary action: ? lists it
             id="duplicate-bot",
             tooltip="Copy the selected bot under a new id: its settings and memory files, not its conversations",
         ),
