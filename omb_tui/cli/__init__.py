@@ -8,6 +8,7 @@ they run, as click puts a command's options on its function (argparse here, for 
 
 - memory.py   bots, prompt, gauge, remember, forget, prefer, show, write, rm, mv, make-room: the memory files, as
               a person reads and changes them
+- bots.py     bot BOT set, duplicate, backup, restore: a bot as a whole, its switches, a copy, a backup
 - journal.py  journal, undo, revert, undo-run, review: what changed memory, and taking it back
 - recall.py   recall, search, brief: what the bot finds before and during a turn
 - models.py   chat, models (test), usage: the bot's model, talked through, checked and paid for
@@ -70,7 +71,19 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import demo, hook, journal, mcp, memory, models, recall, serve, team, upkeep  # argparse only: no core yet
+    from . import (
+        bots,
+        demo,
+        hook,
+        journal,
+        mcp,
+        memory,
+        models,
+        recall,
+        serve,
+        team,
+        upkeep,
+    )  # argparse only: no core yet
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -81,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = subcommands(parser, "COMMAND")
 
     # the order --help lists them in
-    for group in (memory, journal, recall, models, upkeep, team, serve, mcp, demo, hook):
+    for group in (memory, bots, journal, recall, models, upkeep, team, serve, mcp, demo, hook):
         group.register(sub)
     return parser
 

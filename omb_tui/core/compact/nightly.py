@@ -19,7 +19,7 @@ from typing import Literal
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
-from ..memory.settings import BotSettings, BotSettingsChange, load_bot_settings, update_bot_settings
+from ..memory.settings import BotSettings, load_bot_settings, set_bot_switches
 from ..memory.store import MemoryStore
 from ..runs.record import last_of, write_part
 from ..runs.run import UpkeepRun
@@ -72,16 +72,14 @@ def switch_nightly(
 ) -> BotSettings:
     """Switch nightly compaction on or off and/or set propose-only (True, False, or None for the first-week rule).
     Switching it on notes the day, so the first week of proposals starts again."""
-    if not home.has_bot(bot_id):
-        raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
-    changes: BotSettingsChange = {}
+    values: dict[str, bool | None] = {}
     if on is not None:
-        changes["compact_nightly"] = on
-        if on and not load_bot_settings(home, bot_id).compact_nightly:
-            changes["compact_nightly_since"] = (today or date.today()).isoformat()
+        values["compactNightly"] = on
     if propose_only != "unchanged":
-        changes["compact_propose_only"] = propose_only
-    return update_bot_settings(home, bot_id, **changes)
+        values["compactProposeOnly"] = propose_only
+    if not values:
+        return load_bot_settings(home, home.require_bot(bot_id))
+    return set_bot_switches(home, bot_id, values, today)
 
 
 def compact_nightly(
