@@ -101,36 +101,18 @@ def test_an_answer_that_breaks_the_schema_fails_with_the_reason(llm_home, fake_l
     assert caught.value.raw == '{"notes": [42]}'
 
 
-def test_json_mode_and_the_prompt_where_json_schema_is_not_supported(llm_home, fake_llm):
+def test_a_server_of_ones_own_is_first_asked_for_json_schema(llm_home, fake_llm):
     fake_llm.script('{"notes": []}')
-    complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA)
-    sent = fake_llm.requests[-1].body
-    assert sent["response_format"] == {"type": "json_object"}  # litellm: openai/qwen3-8b takes JSON mode
-    assert sent["messages"][0]["content"].startswith("You are Scout.\n\nAnswer with one JSON value")
-    assert json.dumps(SCHEMA) in sent["messages"][0]["content"]
-
-
-def test_json_schema_where_litellm_says_the_model_supports_it(llm_home, fake_llm):
-    write_llm_config(
-        llm_home,
-        fake_llm,
-        helper={"instanceId": "mini"},
-        instances={"mini": {"model": "openai/gpt-4o-mini", "api_base": fake_llm.api_base}},
-    )
-    fake_llm.script('{"notes": []}')
-    assert complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA).data == {"notes": []}
+    answer = complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA)
     sent = fake_llm.requests[-1].body
     assert sent["response_format"] == {"type": "json_schema", "json_schema": {"name": "answer", "schema": SCHEMA}}
-    assert sent["messages"] == HELLO
+    assert sent["messages"] == HELLO and answer.output_mode == "json_schema"
 
 
-def test_only_the_prompt_asks_for_json_where_no_parameter_does(llm_home, fake_llm, monkeypatch):
-    monkeypatch.setattr(call, "json_mode", lambda litellm, model: call.JSON_PROMPT)
-    fake_llm.script('{"notes": []}')
-    complete(llm_home, "scout", "capture", [{"role": "user", "content": "hi"}], schema=SCHEMA)
-    sent = fake_llm.requests[-1].body
-    assert "response_format" not in sent and sent["messages"][0]["role"] == "system"
-    assert "Answer with one JSON value" in sent["messages"][0]["content"]
+def test_a_provider_litellm_knows_starts_where_litellm_says():
+    litellm = call.litellm_module()
+    assert call.json_mode(litellm, "openai/qwen3-8b") == call.JSON_MODE  # litellm: JSON mode, no schema
+    assert call.json_mode(litellm, "openai/gpt-4o-mini") == call.JSON_SCHEMA
 
 
 def test_429_then_success_is_retried(llm_home, fake_llm):

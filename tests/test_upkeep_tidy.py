@@ -185,7 +185,7 @@ def test_a_contradiction_is_struck_through_and_the_part_still_true_kept(llm_home
     added = [e for e in parse_entries(text) if e.source == "tidy-up"]
     assert added[0].fact == "prefers short replies" and added[0].day == TODAY
     sent = fake_llm.requests[-1].body
-    assert json.dumps(tidy_module.PAIRS_SCHEMA) in sent["messages"][0]["content"]  # the schema is asked for
+    assert sent["response_format"]["json_schema"]["schema"] == tidy_module.PAIRS_SCHEMA  # the schema is asked for
     assert DELHI in sent["messages"][-1]["content"]
 
 
@@ -302,7 +302,7 @@ def test_a_failing_or_slow_model_leaves_expiry_and_duplicates_done(llm_home, fak
     )
     write(llm_home, "MEMORY.md", CORE + EXPIRED_AND_DUPLICATE)
     write(llm_home, "memory/travel.md", "- 2026-01-06 · window seats\n- 2026-09-01 · aisle seats\n")
-    fake_llm.script(reply, reply, reply)
+    fake_llm.script(*[reply] * 6)  # a 500 is each output mode's once, then the prompt alone's three tries
     report = tidy(llm_home, BOT, today=TODAY)
     assert report.expired == 1 and report.duplicates == 1 and report.superseded == 0
     assert report.model != "used" and ("500" in report.model or "did not answer" in report.model)
