@@ -14,6 +14,12 @@ empty. A reply is a dict:
     {"model": "gpt-4o-mini", "usage": (10, 5)}      what the answer says it was (model, prompt/completion tokens)
     {"fenced": True, "content": "{...}"}            the text inside a ```json fence, as a small model writes it
 
+A request with `"stream": true` is answered as server-sent events, its content a few characters a chunk:
+
+    {"content": "...", "first_token_delay": 2.0}    the stream begins at once, its first token after that long
+    {"content": "...", "chunk_delay": 0.1}          every chunk that long after the one before (slow but alive)
+    {"content": "...", "pause": (3, 5.0)}           after 3 chunks the stream goes silent that long
+
 The server can also behave like a kind of local server (`FakeLLM.behave_like(...)`, `SERVER_KINDS`): refuse a
 response format with a status (llama-cpp-python answers 500 to `json_schema`; it takes the schema inside
 `json_object`), before any scripted reply is taken, and wrap every answer in a fence when no response format asks
@@ -181,6 +187,9 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             status = reply.get("status", 200)
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 status = 404
+            if status == 200 and body.get("stream"):
+                self._stream(reply, body)
+                return
             if status == 200:
                 payload = _answer(reply, body)
             else:
@@ -197,6 +206,40 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except OSError:  # the client gave up (a timeout): nothing to answer
                 self.close_connection = True
+
+        def _stream(self, reply: dict, body: dict) -> None:
+            """The answer as server-sent events, paced as the reply says; the connection closes at the end."""
+            whole = _answer(reply, body)
+            content = whole["choices"][0]["message"]["content"] or ""
+            pieces = [content[at : at + 4] for at in range(0, len(content), 4)]
+            base = {key: whole[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+            pause_after, pause_s = reply.get("pause") or (None, 0.0)
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.flush()
+                self.close_connection = True
+                if reply.get("first_token_delay"):
+                    fake.stopping.wait(reply["first_token_delay"])
+                for number, piece in enumerate(pieces):
+                    if number == pause_after:
+                        fake.stopping.wait(pause_s)
+                    elif number and reply.get("chunk_delay"):
+                        fake.stopping.wait(reply["chunk_delay"])
+                    delta = {"role": "assistant", "content": piece} if number == 0 else {"content": piece}
+                    self._event(base | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+                self._event(base | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                self._event(base | {"choices": [], "usage": whole["usage"]})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except OSError:  # the client cut the stream (a timeout): nothing more to send
+                pass
+
+        def _event(self, data: dict) -> None:
+            self.wfile.write(b"data: " + json.dumps(data).encode("utf-8") + b"\n\n")
+            self.wfile.flush()
 
     return Handler
 

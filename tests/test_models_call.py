@@ -248,6 +248,11 @@ def test_an_instance_without_a_key_never_sends_a_providers_key(llm_home, fake_ll
 
 
 async def test_acomplete_bounds_the_calls_in_flight(llm_home, fake_llm):
+    write_llm_config(  # the instance allows more than the process does: the process's bound is the one seen
+        llm_home,
+        fake_llm,
+        instances={"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "concurrency": 8}},
+    )
     fake_llm.script(*[{"delay": 0.2, "content": f"answer {n}"} for n in range(8)])
     answers = await asyncio.gather(*(acomplete(llm_home, "scout", "capture", HELLO) for _ in range(8)))
     assert sorted(a.text for a in answers) == sorted(f"answer {n}" for n in range(8))

@@ -314,6 +314,16 @@ def test_a_failing_or_slow_model_leaves_expiry_and_duplicates_done(llm_home, fak
     assert len(fake_llm.requests) == calls + 2
 
 
+def test_the_tidy_ups_deadline_bounds_every_files_call_together(llm_home, fake_llm, monkeypatch):
+    monkeypatch.setattr(tidy_module, "STEP_DEADLINE_S", 0.4)
+    write(llm_home, "MEMORY.md", CORE + EXPIRED_AND_DUPLICATE)
+    write(llm_home, "memory/travel.md", "- 2026-01-06 · window seats\n- 2026-09-01 · aisle seats\n")
+    fake_llm.script({"delay": 3, "content": '{"pairs": []}'}, pairs())
+    report = tidy(llm_home, BOT, today=TODAY)  # the instance's timeout is 5 s: the run's 0.4 s cut the call
+    assert report.expired == 1 and report.duplicates == 1 and "did not answer within 0.4 s" in report.model
+    assert len(fake_llm.requests) == 1  # the topic waits for the next tidy-up
+
+
 def test_a_file_edited_while_the_call_was_out_keeps_the_edit_and_its_pairs_are_skipped(llm_home, fake_llm, monkeypatch):
     write(llm_home, "MEMORY.md", CORE)
     write(llm_home, "memory/travel.md", "- 2026-01-06 · prefers window seats\n- 2026-09-01 · prefers aisle seats\n")

@@ -48,6 +48,15 @@ from .output_modes import (
     shape_request,
 )
 from .structured import MAX_ANSWER_CHARS, UnusableAnswer, parse_json_answer, schema_problem, too_long
+from .time_limits import (
+    CallTimes,
+    DeadlinePassed,
+    StreamStopped,
+    call_times,
+    instance_slot,
+    seconds_text,
+    stream_completion,
+)
 from .usage import COST_NO_ANSWER, COST_PRICED, COST_UNKNOWN, LIMIT_REACHED, limit_reached, record_usage
 
 __all__ = [
@@ -66,6 +75,7 @@ NO_KEY = "no-key-needed"  # sent when an instance names no key, so litellm never
 TEST_PROMPT = 'Reply with the JSON object {"ok": true}'
 TEST_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 JSON_MODE = JSON_OBJECT  # the name before output_modes.py
+RUN_DEADLINE_PASSED = "the run's deadline passed before the call could be made"
 
 
 @dataclass(frozen=True)
@@ -182,12 +192,15 @@ def call_route(
     key = _key(instance, route)
     if limit_reached(home, monthly_spend_usd):
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
+    try:
+        times = call_times(instance, timeout, streamed=instance.stream and not tools)
+    except DeadlinePassed:
+        raise ModelUnavailable(RUN_DEADLINE_PASSED, via_helper=route.via_helper) from None
     litellm = litellm_module()
-    timeout = instance.timeout if timeout is None else timeout
-    request = _request(route, messages, tools, timeout, key, max_tokens)
+    request = _request(route, messages, tools, times.first, key, max_tokens)
     at, started = now_iso(), time.monotonic()
     ladder = _Ladder(home, litellm, route, schema, learn_afresh)
-    sent = ladder.send(request, timeout, retry or RETRY_POLICY, key)
+    sent = ladder.send(request, times, retry or RETRY_POLICY, key)
     row = {
         "at": at,
         "bot": route.bot_id,
@@ -327,16 +340,16 @@ class _Ladder:
         if schema is not None:
             self.mode = self.known.mode if self.known else first_mode(litellm, route.instance, route.model)
 
-    def send(self, request: dict, timeout: float, policy: RetryPolicy, key: str) -> _Sent:
+    def send(self, request: dict, times: CallTimes, policy: RetryPolicy, key: str) -> _Sent:
         if self.schema is None or self.mode is None:
-            return _send(self.litellm, request, self.route, timeout, policy, key)
+            return _send(self.litellm, request, self.route, times, policy, key)
         tries, because = 0, None
         while True:
             shaped = shape_request(request, self.mode, self.schema)
             lower = next_mode(self.mode)
             mode = self.mode
             step_down = functools.partial(format_refused, self.litellm, mode=mode) if lower else None
-            sent = _send(self.litellm, shaped, self.route, timeout, policy, key, step_down=step_down)
+            sent = _send(self.litellm, shaped, self.route, times, policy, key, step_down=step_down)
             tries += sent.tries
             if sent.response is not None:
                 if self.known is None or self.known.mode != self.mode:
@@ -352,7 +365,7 @@ def _send(
     litellm: Any,
     request: dict,
     route: Route,
-    timeout: float,
+    times: CallTimes,
     policy: RetryPolicy,
     key: str,
     *,
@@ -364,15 +377,22 @@ def _send(
     while True:
         tries += 1
         try:
-            with _call_slots:
-                return _Sent(litellm.completion(**request), tries, None)
+            with instance_slot(route.instance), _call_slots:
+                return _Sent(_one_try(litellm, request, route, times), tries, None)
         except Exception as exc:  # litellm maps every provider's error; anything else is a failure too
-            transient, what = _explain(litellm, exc, route, timeout, key)
+            transient, what = _explain(litellm, exc, route, times.first, key)
             if step_down is not None and step_down(exc):
                 return _Sent(None, tries, what, exc)
             if not transient or tries > policy.retries:
                 return _Sent(None, tries, what + (f" ({tries} tries)" if tries > 1 else ""), exc)
         time.sleep(policy.backoff(tries))
+
+
+def _one_try(litellm: Any, request: dict, route: Route, times: CallTimes) -> Any:
+    """One request: streamed when the instance says so and no tools are offered (a chat turn waits whole)."""
+    if route.instance.stream and "tools" not in request:
+        return stream_completion(litellm, request, times)
+    return litellm.completion(**request)
 
 
 def _name(route: Route) -> str:
@@ -387,10 +407,12 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
     status = getattr(exc, "status_code", None)
     chain = _causes(exc)
     where = instance.api_base or "its provider"
+    if isinstance(exc, StreamStopped):
+        return False, f"{name} {exc.why}"
     if any(isinstance(link, ConnectionRefusedError) for link in chain):
         return False, f"{name} refused the connection at {where} (is the server running?)"
     if isinstance(exc, litellm.Timeout) or any(isinstance(link, TimeoutError) for link in chain):
-        return False, f"{name} did not answer within {timeout:g} s"
+        return False, f"{name} did not answer within {seconds_text(timeout)} s"
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return True, f"{name} answered 429 (too many requests)"
     if isinstance(exc, litellm.AuthenticationError) or status == 401:
