@@ -81,7 +81,9 @@ def build_home(root: Path, bots: int, api_base: str) -> Home:
     home.config_path.write_text(
         json.dumps(
             {
-                "instances": {"local": {"model": "openai/qwen3-8b", "api_base": api_base, "timeout": 60}},
+                "instances": {
+                    "local": {"model": "openai/qwen3-8b", "api_base": api_base, "timeout": 60, "concurrency": 64}
+                },
                 "helper": {"instanceId": "local"},
             }
         )

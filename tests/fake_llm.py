@@ -12,6 +12,18 @@ empty. A reply is a dict:
     {"status": 401, "echo_key": True}               an error that repeats the key it got, as some providers do
     {"status": 400, "message": "text"}              an error whose message is that text (a provider echoing a request)
     {"model": "gpt-4o-mini", "usage": (10, 5)}      what the answer says it was (model, prompt/completion tokens)
+    {"fenced": True, "content": "{...}"}            the text inside a ```json fence, as a small model writes it
+
+A request with `"stream": true` is answered as server-sent events, its content a few characters a chunk:
+
+    {"content": "...", "first_token_delay": 2.0}    the stream begins at once, its first token after that long
+    {"content": "...", "chunk_delay": 0.1}          every chunk that long after the one before (slow but alive)
+    {"content": "...", "pause": (3, 5.0)}           after 3 chunks the stream goes silent that long
+
+The server can also behave like a kind of local server (`FakeLLM.behave_like(...)`, `SERVER_KINDS`): refuse a
+response format with a status (llama-cpp-python answers 500 to `json_schema`; it takes the schema inside
+`json_object`), before any scripted reply is taken, and wrap every answer in a fence when no response format asks
+for JSON (a small model without a grammar does). `formats` records the response format kind of each request.
 
 Every request is recorded (`requests`: path, headers, parsed body) so a test can check what was sent, and
 that nothing was, and the most requests it held at once (`most_at_once`).
@@ -48,9 +60,35 @@ class Recorded:
     body: dict
 
 
+# What each kind of local server does with a response format: {kind: status}; a kind absent is taken.
+SERVER_KINDS = {
+    "openai": {},
+    "llama-cpp-python": {"json_schema": 500},  # takes {"type": "json_object", "schema": {...}}
+    "json-object-only": {"json_schema": 400, "json_object_schema": 400},
+    "no-response-format": {"json_schema": 400, "json_object_schema": 400, "json_object": 400},
+}
+REFUSAL_TEXTS = {
+    500: "Internal Server Error",
+    400: "response_format is not supported by this server",
+}
+
+
+def format_kind(body: dict) -> str:
+    """The kind of response format a request asks for: json_schema, json_object_schema, json_object or none."""
+    asked = body.get("response_format")
+    if not isinstance(asked, dict):
+        return "none"
+    if asked.get("type") == "json_object":
+        return "json_object_schema" if "schema" in asked else "json_object"
+    return str(asked.get("type"))
+
+
 @dataclass
 class FakeLLM:
     replies: deque = field(default_factory=deque)
+    refuses: dict = field(default_factory=dict)  # response format kind -> the status it is refused with
+    fences_plain_json: bool = False  # wrap answers in a fence when no response format is asked for
+    formats: list[str] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
     port: int = 0
@@ -67,6 +105,11 @@ class FakeLLM:
         for reply in replies:
             self.replies.append({"content": reply} if isinstance(reply, str) else reply)
 
+    def behave_like(self, kind: str) -> None:
+        """Refuse response formats as that kind of server does (SERVER_KINDS); fence answers when none is asked."""
+        self.refuses = dict(SERVER_KINDS[kind])
+        self.fences_plain_json = kind != "openai"
+
     def next_reply(self) -> dict:
         try:
             return self.replies.popleft()
@@ -75,7 +118,10 @@ class FakeLLM:
 
 
 def _answer(reply: dict, request: dict) -> dict:
-    message: dict = {"role": "assistant", "content": reply.get("content")}
+    content = reply.get("content")
+    if reply.get("fenced") and isinstance(content, str):
+        content = f"```json\n{content}\n```"
+    message: dict = {"role": "assistant", "content": content}
     calls = [(name, json.dumps(arguments)) for name, arguments in reply.get("tool_calls") or []]
     calls += list(reply.get("raw_tool_calls") or [])
     if calls:
@@ -112,9 +158,17 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = {"unparsed": raw.decode("utf-8", "replace")}
+            kind = format_kind(body)
             with fake.lock:
                 fake.requests.append(Recorded(self.path, dict(self.headers), body))
-                reply = fake.next_reply()
+                fake.formats.append(kind)
+                if kind in fake.refuses:  # refused before the model is asked: no scripted reply is taken
+                    status = fake.refuses[kind]
+                    reply = {"status": status, "message": REFUSAL_TEXTS.get(status, "error")}
+                else:
+                    reply = fake.next_reply()
+                    if fake.fences_plain_json and kind == "none" and reply.get("content"):
+                        reply = {**reply, "fenced": True}
                 fake.in_flight += 1
                 fake.most_at_once = max(fake.most_at_once, fake.in_flight)
             try:
@@ -133,6 +187,9 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
             status = reply.get("status", 200)
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 status = 404
+            if status == 200 and body.get("stream"):
+                self._stream(reply, body)
+                return
             if status == 200:
                 payload = _answer(reply, body)
             else:
@@ -149,6 +206,40 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except OSError:  # the client gave up (a timeout): nothing to answer
                 self.close_connection = True
+
+        def _stream(self, reply: dict, body: dict) -> None:
+            """The answer as server-sent events, paced as the reply says; the connection closes at the end."""
+            whole = _answer(reply, body)
+            content = whole["choices"][0]["message"]["content"] or ""
+            pieces = [content[at : at + 4] for at in range(0, len(content), 4)]
+            base = {key: whole[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+            pause_after, pause_s = reply.get("pause") or (None, 0.0)
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.flush()
+                self.close_connection = True
+                if reply.get("first_token_delay"):
+                    fake.stopping.wait(reply["first_token_delay"])
+                for number, piece in enumerate(pieces):
+                    if number == pause_after:
+                        fake.stopping.wait(pause_s)
+                    elif number and reply.get("chunk_delay"):
+                        fake.stopping.wait(reply["chunk_delay"])
+                    delta = {"role": "assistant", "content": piece} if number == 0 else {"content": piece}
+                    self._event(base | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+                self._event(base | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                self._event(base | {"choices": [], "usage": whole["usage"]})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except OSError:  # the client cut the stream (a timeout): nothing more to send
+                pass
+
+        def _event(self, data: dict) -> None:
+            self.wfile.write(b"data: " + json.dumps(data).encode("utf-8") + b"\n\n")
+            self.wfile.flush()
 
     return Handler
 

@@ -101,36 +101,18 @@ def test_an_answer_that_breaks_the_schema_fails_with_the_reason(llm_home, fake_l
     assert caught.value.raw == '{"notes": [42]}'
 
 
-def test_json_mode_and_the_prompt_where_json_schema_is_not_supported(llm_home, fake_llm):
+def test_a_server_of_ones_own_is_first_asked_for_json_schema(llm_home, fake_llm):
     fake_llm.script('{"notes": []}')
-    complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA)
-    sent = fake_llm.requests[-1].body
-    assert sent["response_format"] == {"type": "json_object"}  # litellm: openai/qwen3-8b takes JSON mode
-    assert sent["messages"][0]["content"].startswith("You are Scout.\n\nAnswer with one JSON value")
-    assert json.dumps(SCHEMA) in sent["messages"][0]["content"]
-
-
-def test_json_schema_where_litellm_says_the_model_supports_it(llm_home, fake_llm):
-    write_llm_config(
-        llm_home,
-        fake_llm,
-        helper={"instanceId": "mini"},
-        instances={"mini": {"model": "openai/gpt-4o-mini", "api_base": fake_llm.api_base}},
-    )
-    fake_llm.script('{"notes": []}')
-    assert complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA).data == {"notes": []}
+    answer = complete(llm_home, "scout", "capture", HELLO, schema=SCHEMA)
     sent = fake_llm.requests[-1].body
     assert sent["response_format"] == {"type": "json_schema", "json_schema": {"name": "answer", "schema": SCHEMA}}
-    assert sent["messages"] == HELLO
+    assert sent["messages"] == HELLO and answer.output_mode == "json_schema"
 
 
-def test_only_the_prompt_asks_for_json_where_no_parameter_does(llm_home, fake_llm, monkeypatch):
-    monkeypatch.setattr(call, "json_mode", lambda litellm, model: call.JSON_PROMPT)
-    fake_llm.script('{"notes": []}')
-    complete(llm_home, "scout", "capture", [{"role": "user", "content": "hi"}], schema=SCHEMA)
-    sent = fake_llm.requests[-1].body
-    assert "response_format" not in sent and sent["messages"][0]["role"] == "system"
-    assert "Answer with one JSON value" in sent["messages"][0]["content"]
+def test_a_provider_litellm_knows_starts_where_litellm_says():
+    litellm = call.litellm_module()
+    assert call.json_mode(litellm, "openai/qwen3-8b") == call.JSON_MODE  # litellm: JSON mode, no schema
+    assert call.json_mode(litellm, "openai/gpt-4o-mini") == call.JSON_SCHEMA
 
 
 def test_429_then_success_is_retried(llm_home, fake_llm):
@@ -266,6 +248,11 @@ def test_an_instance_without_a_key_never_sends_a_providers_key(llm_home, fake_ll
 
 
 async def test_acomplete_bounds_the_calls_in_flight(llm_home, fake_llm):
+    write_llm_config(  # the instance allows more than the process does: the process's bound is the one seen
+        llm_home,
+        fake_llm,
+        instances={"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "concurrency": 8}},
+    )
     fake_llm.script(*[{"delay": 0.2, "content": f"answer {n}"} for n in range(8)])
     answers = await asyncio.gather(*(acomplete(llm_home, "scout", "capture", HELLO) for _ in range(8)))
     assert sorted(a.text for a in answers) == sorted(f"answer {n}" for n in range(8))

@@ -16,7 +16,8 @@ from omb_tui.core.models.usage import read_usage
 def test_models_test_prints_the_latency_and_records_the_call(run_cli, llm_home, fake_llm):
     result = run_cli("models", "test")
     assert result.code == 0
-    assert result.out.startswith("local: answered in ") and result.out.rstrip().endswith("s (openai/qwen3-8b).")
+    assert result.out.startswith("local: answered in ")
+    assert result.out.rstrip().endswith("s (openai/qwen3-8b); it takes JSON as json_schema.")
     assert len(fake_llm.requests) == 1 and fake_llm.requests[0].body["max_tokens"] == 20  # one tiny call
     from datetime import datetime, timezone
 

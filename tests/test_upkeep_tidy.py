@@ -185,7 +185,7 @@ def test_a_contradiction_is_struck_through_and_the_part_still_true_kept(llm_home
     added = [e for e in parse_entries(text) if e.source == "tidy-up"]
     assert added[0].fact == "prefers short replies" and added[0].day == TODAY
     sent = fake_llm.requests[-1].body
-    assert json.dumps(tidy_module.PAIRS_SCHEMA) in sent["messages"][0]["content"]  # the schema is asked for
+    assert sent["response_format"]["json_schema"]["schema"] == tidy_module.PAIRS_SCHEMA  # the schema is asked for
     assert DELHI in sent["messages"][-1]["content"]
 
 
@@ -302,7 +302,7 @@ def test_a_failing_or_slow_model_leaves_expiry_and_duplicates_done(llm_home, fak
     )
     write(llm_home, "MEMORY.md", CORE + EXPIRED_AND_DUPLICATE)
     write(llm_home, "memory/travel.md", "- 2026-01-06 · window seats\n- 2026-09-01 · aisle seats\n")
-    fake_llm.script(reply, reply, reply)
+    fake_llm.script(*[reply] * 6)  # a 500 is each output mode's once, then the prompt alone's three tries
     report = tidy(llm_home, BOT, today=TODAY)
     assert report.expired == 1 and report.duplicates == 1 and report.superseded == 0
     assert report.model != "used" and ("500" in report.model or "did not answer" in report.model)
@@ -312,6 +312,16 @@ def test_a_failing_or_slow_model_leaves_expiry_and_duplicates_done(llm_home, fak
     fake_llm.script(pairs(), pairs())
     tidy(llm_home, BOT, today=TODAY)
     assert len(fake_llm.requests) == calls + 2
+
+
+def test_the_tidy_ups_deadline_bounds_every_files_call_together(llm_home, fake_llm, monkeypatch):
+    monkeypatch.setattr(tidy_module, "STEP_DEADLINE_S", 0.4)
+    write(llm_home, "MEMORY.md", CORE + EXPIRED_AND_DUPLICATE)
+    write(llm_home, "memory/travel.md", "- 2026-01-06 · window seats\n- 2026-09-01 · aisle seats\n")
+    fake_llm.script({"delay": 3, "content": '{"pairs": []}'}, pairs())
+    report = tidy(llm_home, BOT, today=TODAY)  # the instance's timeout is 5 s: the run's 0.4 s cut the call
+    assert report.expired == 1 and report.duplicates == 1 and "did not answer within 0.4 s" in report.model
+    assert len(fake_llm.requests) == 1  # the topic waits for the next tidy-up
 
 
 def test_a_file_edited_while_the_call_was_out_keeps_the_edit_and_its_pairs_are_skipped(llm_home, fake_llm, monkeypatch):

@@ -158,7 +158,11 @@ def cmd_models_test(args: argparse.Namespace) -> int:
         print_json([check.to_dict() for check in checks])
     else:
         for check in checks:
-            said = f"answered in {check.latency_ms / 1000:.2f} s ({check.model})" if check.ok else check.problem
+            said = (
+                f"answered in {check.latency_ms / 1000:.2f} s ({check.model}); it takes JSON as {check.output_mode}"
+                if check.ok
+                else check.problem
+            )
             print(f"{check.id}: {one_line(said)}.")
     return 0 if all(check.ok for check in checks) else 1
 

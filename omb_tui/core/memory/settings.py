@@ -35,6 +35,7 @@ DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
 DEFAULT_TIDY_HOUR = 3
 PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly compaction only proposes this many days
 DEFAULT_MODEL_TIMEOUT_S = 60.0  # background jobs can wait this long for a model's answer
+DEFAULT_IDLE_TIMEOUT_S = 30.0  # a streamed answer may pause this long between tokens
 _INSTANCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ENVIRONMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
@@ -273,7 +274,11 @@ class ModelInstance:
     model: str  # litellm's name, provider first: "anthropic/claude-haiku-4-5", "openai/qwen3-8b"
     api_key_env: str | None = None  # None: the instance needs no key (a local server)
     api_base: str | None = None
-    timeout: float = DEFAULT_MODEL_TIMEOUT_S
+    timeout: float = DEFAULT_MODEL_TIMEOUT_S  # a whole call; with `stream`, the wait for the first token
+    stream: bool = False  # answers streamed: a slow model still producing tokens is not cut off (docs/models.md)
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S  # with `stream`: the longest silence between tokens
+    context_tokens: int | None = None  # the server's context: a step cuts its input into chunks that fit
+    concurrency: int | None = None  # calls in flight at once; None: 1 on this machine's own server, else no bound
 
 
 @dataclass
@@ -364,8 +369,28 @@ def _instances(data: dict, path: Path) -> dict[str, ModelInstance]:
         timeout = spec.get("timeout", DEFAULT_MODEL_TIMEOUT_S)
         if type(timeout) not in (int, float) or not timeout > 0:
             raise BrokenFile(f"{path}: {name}'s 'timeout' must be a number of seconds above 0.")
-        instances[instance_id] = ModelInstance(instance_id, model, key_env or None, api_base, float(timeout))
+        instances[instance_id] = ModelInstance(
+            instance_id, model, key_env or None, api_base, float(timeout), **_local_fields(spec, path, name)
+        )
     return instances
+
+
+def _local_fields(spec: dict, path: Path, name: str) -> dict:
+    """An instance's fields for a slow or small model (docs/local-models.md): stream, idleTimeout,
+    contextTokens, concurrency; each checked like the others, no value quoted."""
+    stream = spec.get("stream", False)
+    if type(stream) is not bool:
+        raise BrokenFile(f"{path}: {name}'s 'stream' must be true or false.")
+    idle = spec.get("idleTimeout", DEFAULT_IDLE_TIMEOUT_S)
+    if type(idle) not in (int, float) or not idle > 0:
+        raise BrokenFile(f"{path}: {name}'s 'idleTimeout' must be a number of seconds above 0.")
+    context = spec.get("contextTokens")
+    if context is not None and (type(context) is not int or context < 512):
+        raise BrokenFile(f"{path}: {name}'s 'contextTokens' must be a whole number of tokens, 512 or more.")
+    concurrency = spec.get("concurrency")
+    if concurrency is not None and (type(concurrency) is not int or not 1 <= concurrency <= 64):
+        raise BrokenFile(f"{path}: {name}'s 'concurrency' must be a whole number from 1 to 64.")
+    return {"stream": stream, "idle_timeout": float(idle), "context_tokens": context, "concurrency": concurrency}
 
 
 def _spend_limit(data: dict, path: Path) -> float | None:

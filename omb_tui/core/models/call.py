@@ -18,7 +18,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,15 +35,47 @@ from .instances import (
     say_once,
 )
 from .litellm_setup import litellm_module
-from .structured import MAX_ANSWER_CHARS, UnusableAnswer, json_instruction, parse_json_answer, schema_problem, too_long
+from .output_modes import (
+    JSON_OBJECT,
+    JSON_PROMPT,
+    JSON_SCHEMA,
+    first_mode,
+    format_refused,
+    is_context_error,
+    learned_mode,
+    next_mode,
+    remember,
+    shape_request,
+)
+from .structured import MAX_ANSWER_CHARS, UnusableAnswer, parse_json_answer, schema_problem, too_long
+from .time_limits import (
+    CallTimes,
+    DeadlinePassed,
+    StreamStopped,
+    call_times,
+    instance_slot,
+    seconds_text,
+    stream_completion,
+)
 from .usage import COST_NO_ANSWER, COST_PRICED, COST_UNKNOWN, LIMIT_REACHED, limit_reached, record_usage
 
-__all__ = ["ModelAnswer", "ModelUnavailable", "acomplete", "check_instance", "complete"]
+__all__ = [
+    "JSON_MODE",
+    "JSON_PROMPT",
+    "JSON_SCHEMA",
+    "ModelAnswer",
+    "ModelUnavailable",
+    "acomplete",
+    "check_instance",
+    "complete",
+]
 
 MAX_CONCURRENT_CALLS = 4  # by default at most this many calls in flight in the process (runs over many bots)
 NO_KEY = "no-key-needed"  # sent when an instance names no key, so litellm never reads a provider's variable
-TEST_PROMPT = "Reply with the single word: ok"
-JSON_SCHEMA, JSON_MODE, JSON_PROMPT = "json_schema", "json_object", "prompt"
+TEST_PROMPT = 'Reply with the JSON object {"ok": true}'
+TEST_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+JSON_MODE = JSON_OBJECT  # the name before output_modes.py
+RUN_DEADLINE_PASSED = "the run's deadline passed before the call could be made"
 
 
 @dataclass(frozen=True)
@@ -83,6 +115,7 @@ class ModelAnswer:
     data: object | None  # the parsed JSON when a schema was asked for
     message: dict  # the assistant message to append to the conversation for the next round
     usage_row: dict  # the row written to usage
+    output_mode: str | None = None  # how JSON was asked for (output_modes.LADDER), when a schema was given
 
 
 def complete(
@@ -148,17 +181,26 @@ def call_route(
     monthly_spend_usd: float | None = None,
     retry: RetryPolicy | None = None,
     max_tokens: int | None = None,
+    learn_afresh: bool = False,
+    read_answer: bool = True,
 ) -> ModelAnswer:
-    """The call itself, once the route is known: refused before sending, sent, checked, recorded."""
+    """The call itself, once the route is known: refused before sending, sent, checked, recorded.
+
+    `learn_afresh`: try the output modes from the first again instead of the one remembered (`models test`);
+    `read_answer`: False when only whether the server answers matters (`models test`: the answer is not read)."""
     instance = route.instance
     key = _key(instance, route)
     if limit_reached(home, monthly_spend_usd):
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
+    try:
+        times = call_times(instance, timeout, streamed=instance.stream and not tools)
+    except DeadlinePassed:
+        raise ModelUnavailable(RUN_DEADLINE_PASSED, via_helper=route.via_helper) from None
     litellm = litellm_module()
-    timeout = instance.timeout if timeout is None else timeout
-    request = _request(litellm, route, messages, schema, tools, timeout, key, max_tokens)
+    request = _request(route, messages, tools, times.first, key, max_tokens)
     at, started = now_iso(), time.monotonic()
-    response, tries, failure = _send(litellm, request, route, timeout, retry or RETRY_POLICY, key)
+    ladder = _Ladder(home, litellm, route, schema, learn_afresh)
+    sent = ladder.send(request, times, retry or RETRY_POLICY, key)
     row = {
         "at": at,
         "bot": route.bot_id,
@@ -172,17 +214,20 @@ def call_route(
         "triggered_by": route.triggered_by,
         "cost": COST_NO_ANSWER,
         "duration_ms": round((time.monotonic() - started) * 1000),
-        "attempts": tries,
-        "error": failure,
+        "attempts": sent.tries,
+        "error": sent.failure,
     }
-    if response is None:
-        assert failure is not None  # _send gives no response only with the reason why
+    if ladder.mode is not None:  # a call asking for JSON: how it asked
+        row["output_mode"] = ladder.mode
+    if sent.response is None:
+        assert sent.failure is not None  # _send gives no response only with the reason why
         record_usage(home, row)
-        raise ModelUnavailable(failure, via_helper=route.via_helper)
-    row.update(_tokens(response))
-    row["cost_usd"], row["cost"] = _cost(litellm, response)
-    answer = _answer(response, row)
-    problem = _answer_problem(answer, schema)
+        raise ModelUnavailable(sent.failure, via_helper=route.via_helper)
+    row.update(_tokens(sent.response))
+    row["cost_usd"], row["cost"] = _cost(litellm, sent.response)
+    answer = _answer(sent.response, row)
+    answer.output_mode = ladder.mode
+    problem = _answer_problem(answer, schema if read_answer else None)
     if problem:
         failure = f"{_name(route)} answered, but {problem}"
         row.update(ok=False, error=failure)
@@ -202,22 +247,41 @@ class InstanceCheck:
     ok: bool
     latency_ms: int | None
     problem: str | None
+    output_mode: str | None = None  # how the instance takes a request for JSON, learned by this call
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "model": self.model, "ok": self.ok, "latency_ms": self.latency_ms, "error": self.problem}
+        return {
+            "id": self.id,
+            "model": self.model,
+            "ok": self.ok,
+            "latency_ms": self.latency_ms,
+            "error": self.problem,
+            "output_mode": self.output_mode,
+        }
 
 
 def check_instance(home: Home, instance: ModelInstance, monthly_spend_usd: float | None = None) -> InstanceCheck:
-    """One tiny call, no retries: the latency, or one sentence saying what is wrong. Recorded as usage."""
+    """One tiny call asking for JSON, no retries: the latency and the output mode the server takes (learned
+    afresh and remembered), or one sentence saying what is wrong. Recorded as usage. The answer's words are
+    not judged: this tests the connection, not the model."""
     route = Route(None, instance, instance.model, via_helper=False)
     messages = [{"role": "user", "content": TEST_PROMPT}]
     try:
         answer = call_route(
-            home, route, "models test", messages, monthly_spend_usd=monthly_spend_usd, retry=NO_RETRIES, max_tokens=20
+            home,
+            route,
+            "models test",
+            messages,
+            schema=TEST_SCHEMA,
+            monthly_spend_usd=monthly_spend_usd,
+            retry=NO_RETRIES,
+            max_tokens=20,
+            learn_afresh=True,
+            read_answer=False,
         )
     except ModelUnavailable as problem:
         return InstanceCheck(instance.id, instance.model, False, None, problem.reason)
-    return InstanceCheck(instance.id, instance.model, True, answer.usage_row["duration_ms"], None)
+    return InstanceCheck(instance.id, instance.model, True, answer.usage_row["duration_ms"], None, answer.output_mode)
 
 
 # ----- the request -----
@@ -232,14 +296,7 @@ def _key(instance: ModelInstance, route: Route) -> str:
 
 
 def _request(
-    litellm: Any,
-    route: Route,
-    messages: list[dict],
-    schema: dict | None,
-    tools: list[dict] | None,
-    timeout: float,
-    key: str,
-    max_tokens: int | None,
+    route: Route, messages: list[dict], tools: list[dict] | None, timeout: float, key: str, max_tokens: int | None
 ) -> dict:
     request: dict = {
         "model": route.model,
@@ -255,54 +312,87 @@ def _request(
         request["tools"] = tools
     if max_tokens:
         request["max_tokens"] = max_tokens
-    if schema is not None:
-        mode = json_mode(litellm, route.model)
-        if mode == JSON_SCHEMA:
-            request["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
-        else:
-            if mode == JSON_MODE:
-                request["response_format"] = {"type": "json_object"}
-            request["messages"] = _with_instruction(request["messages"], json_instruction(schema))
     return request
 
 
 def json_mode(litellm: Any, model: str) -> str:
-    """How to ask this model for JSON: a schema where litellm says it is supported, else JSON mode where the
-    provider takes `response_format`, else only the prompt."""
-    if litellm.supports_response_schema(model=model):
-        return JSON_SCHEMA
-    try:
-        provider_model, provider, _, _ = litellm.get_llm_provider(model=model)
-        supported = litellm.get_supported_openai_params(model=provider_model, custom_llm_provider=provider) or []
-    except Exception:  # an unknown provider: the call itself will say so
-        supported = []
-    return JSON_MODE if "response_format" in supported else JSON_PROMPT
+    """How a provider litellm knows is first asked for JSON (output_modes.first_mode, without an `api_base`)."""
+    return first_mode(litellm, ModelInstance("", model), model)
 
 
-def _with_instruction(messages: list[dict], instruction: str) -> list[dict]:
-    """The JSON instruction at the end of the first system message (a new one when there is none)."""
-    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
-        first = dict(messages[0], content=f"{messages[0]['content']}\n\n{instruction}")
-        return [first, *messages[1:]]
-    return [{"role": "system", "content": instruction}, *messages]
+# ----- sending, with retries and output modes -----
+@dataclass
+class _Sent:
+    response: Any  # None when there is no answer
+    tries: int
+    failure: str | None  # the sentence saying why there is no answer
+    error: BaseException | None = None  # what the last try raised
 
 
-# ----- sending, with retries -----
+class _Ladder:
+    """Sends a request asking for JSON in the mode known for the instance and model, stepping down the output
+    modes while the server refuses one (output_modes.py), and remembers the mode that answered."""
+
+    def __init__(self, home: Home, litellm: Any, route: Route, schema: dict | None, learn_afresh: bool) -> None:
+        self.home, self.litellm, self.route, self.schema = home, litellm, route, schema
+        self.known = None if schema is None or learn_afresh else learned_mode(home, route.instance, route.model)
+        self.mode: str | None = None
+        if schema is not None:
+            self.mode = self.known.mode if self.known else first_mode(litellm, route.instance, route.model)
+
+    def send(self, request: dict, times: CallTimes, policy: RetryPolicy, key: str) -> _Sent:
+        if self.schema is None or self.mode is None:
+            return _send(self.litellm, request, self.route, times, policy, key)
+        tries, because = 0, None
+        while True:
+            shaped = shape_request(request, self.mode, self.schema)
+            lower = next_mode(self.mode)
+            mode = self.mode
+            step_down = functools.partial(format_refused, self.litellm, mode=mode) if lower else None
+            sent = _send(self.litellm, shaped, self.route, times, policy, key, step_down=step_down)
+            tries += sent.tries
+            if sent.response is not None:
+                if self.known is None or self.known.mode != self.mode:
+                    remember(self.home, self.route.instance, self.route.model, self.mode, because)
+                return _Sent(sent.response, tries, None)
+            if lower is None or sent.error is None or not format_refused(self.litellm, sent.error, mode=mode):
+                return _Sent(None, tries, sent.failure, sent.error)
+            because = because or f"{mode} refused: {sent.failure}"
+            self.mode = lower
+
+
 def _send(
-    litellm: Any, request: dict, route: Route, timeout: float, policy: RetryPolicy, key: str
-) -> tuple[Any, int, str | None]:
-    """(response, tries, None), or (None, tries, the sentence saying why there is no answer)."""
+    litellm: Any,
+    request: dict,
+    route: Route,
+    times: CallTimes,
+    policy: RetryPolicy,
+    key: str,
+    *,
+    step_down: Callable[[BaseException], bool] | None = None,
+) -> _Sent:
+    """The answer, or no answer and the sentence saying why. `step_down`: a refusal for which another output mode
+    is tried at once rather than this request again."""
     tries = 0
     while True:
         tries += 1
         try:
-            with _call_slots:
-                return litellm.completion(**request), tries, None
+            with instance_slot(route.instance), _call_slots:
+                return _Sent(_one_try(litellm, request, route, times), tries, None)
         except Exception as exc:  # litellm maps every provider's error; anything else is a failure too
-            transient, what = _explain(litellm, exc, route, timeout, key)
+            transient, what = _explain(litellm, exc, route, times.first, key)
+            if step_down is not None and step_down(exc):
+                return _Sent(None, tries, what, exc)
             if not transient or tries > policy.retries:
-                return None, tries, what + (f" ({tries} tries)" if tries > 1 else "")
+                return _Sent(None, tries, what + (f" ({tries} tries)" if tries > 1 else ""), exc)
         time.sleep(policy.backoff(tries))
+
+
+def _one_try(litellm: Any, request: dict, route: Route, times: CallTimes) -> Any:
+    """One request: streamed when the instance says so and no tools are offered (a chat turn waits whole)."""
+    if route.instance.stream and "tools" not in request:
+        return stream_completion(litellm, request, times)
+    return litellm.completion(**request)
 
 
 def _name(route: Route) -> str:
@@ -317,10 +407,12 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
     status = getattr(exc, "status_code", None)
     chain = _causes(exc)
     where = instance.api_base or "its provider"
+    if isinstance(exc, StreamStopped):
+        return False, f"{name} {exc.why}"
     if any(isinstance(link, ConnectionRefusedError) for link in chain):
         return False, f"{name} refused the connection at {where} (is the server running?)"
     if isinstance(exc, litellm.Timeout) or any(isinstance(link, TimeoutError) for link in chain):
-        return False, f"{name} did not answer within {timeout:g} s"
+        return False, f"{name} did not answer within {seconds_text(timeout)} s"
     if isinstance(exc, litellm.RateLimitError) or status == 429:
         return True, f"{name} answered 429 (too many requests)"
     if isinstance(exc, litellm.AuthenticationError) or status == 401:
@@ -331,7 +423,7 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
         return False, f"{name} refused access (403): the key may not be allowed to use {quoted(route.model)}"
     if isinstance(exc, litellm.NotFoundError) or status == 404:
         return False, f"{name} answered 404: it does not know the model {quoted(route.model)}, or 'api_base' is wrong"
-    if isinstance(exc, litellm.ContextWindowExceededError):
+    if isinstance(exc, litellm.ContextWindowExceededError) or is_context_error(str(exc)):
         return False, f"the messages are longer than the context window of {quoted(route.model)}"
     if "Invalid response object" in str(exc):  # litellm could not read the answer (content or tool calls)
         return False, f"{name} answered, but the answer is not in the shape of an OpenAI chat answer"

@@ -167,6 +167,10 @@ def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dic
             "key": key_state(i, environ),
             "api_key_env": i.api_key_env,
             "timeout": i.timeout,
+            "stream": i.stream,
+            "idle_timeout": i.idle_timeout,
+            "context_tokens": i.context_tokens,
+            "concurrency": i.concurrency,
         }
         for i in config.instances.values()
     ]

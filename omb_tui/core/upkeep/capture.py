@@ -33,6 +33,7 @@ from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..models.call import complete
 from ..models.instances import ModelUnavailable
+from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..runs.record import last_of, write_part
 from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
@@ -201,7 +202,8 @@ def capture(
         if not held:
             result.reason = "another capture of this bot is running"
             return result
-        _Capture(home, bot_id, run, result, today or date.today()).read(conversations)
+        with run_deadline(STEP_DEADLINE_S):  # a slow model's batches stop here; the rest are read next time
+            _Capture(home, bot_id, run, result, today or date.today()).read(conversations)
         _record(home, bot_id, result)
     if chat is None and chats is None and result.reason is None:
         # A chat kept waiting at shutdown that is gone (deleted) or no longer read: nothing is left to read.

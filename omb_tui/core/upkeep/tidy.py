@@ -33,6 +33,7 @@ from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
+from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..runs.record import last_of, read_part, write_part
 from ..runs.run import Skipped, UpkeepRun
 
@@ -151,7 +152,8 @@ def tidy(home: Home | str, bot_id: str, *, today: date | None = None, run: Upkee
     store = MemoryStore(home, bot_id)
     actor = run.actor(STEP)
     report, files = tidy_by_rule(store, run, today)
-    checked = _reconcile_contradictions(home, bot_id, store, actor, files, today, report)
+    with run_deadline(STEP_DEADLINE_S):  # every file's call together; the files left wait for the next tidy-up
+        checked = _reconcile_contradictions(home, bot_id, store, actor, files, today, report)
     _record(home, bot_id, store, report, checked)
     return report
 
