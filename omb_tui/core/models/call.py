@@ -35,6 +35,7 @@ from .instances import (
     say_once,
 )
 from .litellm_setup import litellm_module
+from .night_budget import night_refusal
 from .structured import MAX_ANSWER_CHARS, UnusableAnswer, json_instruction, parse_json_answer, schema_problem, too_long
 from .usage import COST_NO_ANSWER, COST_PRICED, COST_UNKNOWN, LIMIT_REACHED, limit_reached, record_usage
 
@@ -154,6 +155,8 @@ def call_route(
     key = _key(instance, route)
     if limit_reached(home, monthly_spend_usd):
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
+    if night_stop := night_refusal(home, route.bot_id):  # upkeep's budget for the night (docs/guard.md)
+        raise ModelUnavailable(night_stop, via_helper=route.via_helper)
     litellm = litellm_module()
     timeout = instance.timeout if timeout is None else timeout
     request = _request(litellm, route, messages, schema, tools, timeout, key, max_tokens)

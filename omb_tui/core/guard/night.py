@@ -1,0 +1,181 @@
+"""One guarded upkeep run of one bot (docs/guard.md): the night's budget and the write gate held while the
+steps run, a step left out when the run has stopped or the step is skipped for the night, and, at the end, the
+checks, the undo or flag, and the record the Review area reads.
+
+The scheduler opens it around a bot's steps: `with NightGuard(home, bot, run, now) as guard:` then
+`guard.allows(step)` before each step; `guard.outcome` afterwards says what the guard did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from ..memory.paths import MEMORY_FILE, Home
+from ..memory.run_gates import gated_run
+from ..memory.settings import load_config
+from ..memory.store import MemoryStore
+from ..models.night_budget import NightBudget, night_budget
+from ..runs.guard_record import guard_line, night_totals, write_guard_record
+from ..runs.run import UpkeepRun
+from .loops import NightGate, bullets_of, recent_upkeep
+from .settings import GuardSettings, load_guard_settings
+
+
+def night_of(now: datetime, tidy_hour: int) -> str:
+    """The night a moment belongs to: the day of the latest tidy-up hour that has passed (a run at 01:00 is
+    still last night's)."""
+    now = now.astimezone()
+    slot = datetime.combine(now.date(), time(tidy_hour), tzinfo=now.tzinfo)
+    return (now.date() - timedelta(days=1) if slot > now else now.date()).isoformat()
+
+
+@dataclass
+class GuardOutcome:
+    """What the guard did in one run: the bot's line in the report and the Review area say it."""
+
+    run: str
+    night: str
+    stopped: str | None = None  # a limit was reached: the steps after it did not run
+    steps_left_out: list[str] = field(default_factory=list)
+    loops: int = 0
+    no_ops: int = 0
+    skipped_for_night: list[str] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)
+    calls: int = 0  # the night's totals after this run
+    tokens: int = 0
+    usd: float = 0.0
+    changed: int = 0
+    allowed: int = 0
+    failed: str | None = None  # a check after the run failed: why
+    undone: bool = False
+    flagged: bool = False
+    undo_rows: list[str] = field(default_factory=list)
+    probes: dict | None = None  # {"before", "after", "total"}
+
+    def to_dict(self) -> dict:
+        return {
+            "run": self.run,
+            "night": self.night,
+            "stopped": self.stopped,
+            "steps_left_out": self.steps_left_out,
+            "loops": self.loops,
+            "no_ops": self.no_ops,
+            "skipped_for_night": self.skipped_for_night,
+            "refused": self.refused,
+            "calls": self.calls,
+            "tokens": self.tokens,
+            "usd": round(self.usd, 6),
+            "changed": self.changed,
+            "allowed": self.allowed,
+            "failed": self.failed,
+            "undone": self.undone,
+            "flagged": self.flagged,
+            "undo_rows": self.undo_rows,
+            "probes": self.probes,
+        }
+
+    def line(self) -> str | None:
+        return guard_line(self.to_dict())
+
+
+class NightGuard:
+    def __init__(
+        self, home: Home, bot_id: str, run: UpkeepRun, now: datetime, settings: GuardSettings | None = None
+    ) -> None:
+        self.home = home
+        self.bot_id = bot_id
+        self.run = run
+        self.now = now.astimezone()
+        self.today: date = self.now.date()
+        self.settings = settings or load_guard_settings(home)
+        self.night = night_of(self.now, load_config(home).tidy_hour)
+        self.store = MemoryStore(home, bot_id)
+        self.outcome = GuardOutcome(run.id, self.night)
+        self._contexts: list[Any] = []
+
+    # ----- while the steps run -----
+    def __enter__(self) -> NightGuard:
+        totals = night_totals(self.home, self.bot_id, self.night)
+        self.totals = totals
+        settings = self.settings
+        self.budget = NightBudget(
+            settings.max_calls_per_night,
+            settings.max_tokens_per_night,
+            settings.max_usd_per_night,
+            calls=_int(totals.get("calls")),
+            tokens=_int(totals.get("tokens")),
+            usd=_float(totals.get("usd")),
+        )
+        baseline = totals.get("baseline")
+        if type(baseline) is not int:
+            baseline = sum(bullets_of(self.store.read(MEMORY_FILE).text).values())
+        futile = totals.get("futile")
+        futile = futile if isinstance(futile, dict) else {}
+        skipped = totals.get("skipped")
+        skipped = skipped if isinstance(skipped, list) else []
+        self.gate = NightGate(
+            recent_upkeep(self.store, self.now, exclude_run=self.run.id),
+            baseline,
+            settings.max_changed_share,
+            changed=_int(totals.get("changed")),
+            futile={str(k): _int(v) for k, v in futile.items()},
+            skipped=[str(step) for step in skipped],
+        )
+        self._skipped_before = list(self.gate.skipped)
+        for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
+            context.__enter__()
+            self._contexts.append(context)
+        return self
+
+    def stop_reason(self) -> str | None:
+        return self.gate.stopped or self.budget.refusal()
+
+    def allows(self, step: str) -> bool:
+        """Run this step now? Not when the run has stopped (a limit reached) or the step is skipped tonight."""
+        if step in self.gate.skipped:
+            return False
+        reason = self.stop_reason()
+        if reason:
+            self.outcome.stopped = self.outcome.stopped or reason
+            self.outcome.steps_left_out.append(step)
+            return False
+        return True
+
+    def __exit__(self, *exc_info: object) -> None:
+        for context in reversed(self._contexts):
+            context.__exit__(None, None, None)
+        self._contexts.clear()
+        if exc_info[0] is None:
+            self.finish()
+
+    # ----- after the steps -----
+    def finish(self) -> GuardOutcome:
+        gate, budget, outcome = self.gate, self.budget, self.outcome
+        if outcome.stopped is None:  # a limit reached inside the last step that ran: a call or a write refused
+            outcome.stopped = gate.stopped or budget.stopped
+        outcome.loops, outcome.no_ops, outcome.refused = gate.loops, gate.no_ops, gate.refused
+        outcome.skipped_for_night = [step for step in gate.skipped if step not in self._skipped_before]
+        outcome.calls, outcome.tokens, outcome.usd = budget.calls, budget.tokens, budget.usd
+        outcome.changed, outcome.allowed = gate.changed, gate.allowed
+        totals = {
+            "calls": budget.calls,
+            "tokens": budget.tokens,
+            "usd": round(budget.usd, 6),
+            "changed": gate.changed,
+            "baseline": gate.baseline,
+            "futile": gate.futile,
+            "skipped": gate.skipped,
+        }
+        record = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
+        return outcome
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int else 0
+
+
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
