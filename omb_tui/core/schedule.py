@@ -21,7 +21,7 @@ from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from .compact.nightly import compact_nightly, last_compaction_at
+from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at, send_later
 from .guard.night import NightGuard
 from .memory.locks import held_exclusively, no_turn_running
 from .memory.paths import Home
@@ -216,14 +216,18 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
         run = UpkeepRun(bot_id)
         done.run = run.id
         with NightGuard(home, bot_id, run, now) as guard:  # budgets, loops, checks: docs/guard.md
-            _steps(home, bot_id, now, run, settings.compact_nightly, guard, done)
+            compacted = _steps(home, bot_id, now, run, settings.compact_nightly, guard, done)
         done.guard = guard.outcome.to_dict()
+        if compacted is not None:  # the compaction's report goes out once the guard has had its say
+            send_later(home, compacted, guard.outcome.line())
+            done.compact = compacted.to_dict()
     return done
 
 
 def _steps(
     home: Home, bot_id: str, now: datetime, run: UpkeepRun, nightly: bool, guard: NightGuard, done: BotUpkeep
-) -> None:
+) -> NightlyOutcome | None:
+    """Each step that is due, unless the guard has stopped the run; the compaction's outcome, its report not sent."""
     chats = capture_due(home, bot_id, now)
     if chats and guard.allows("capture"):
         done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).to_dict()
@@ -237,4 +241,5 @@ def _steps(
         done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
     # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
     if nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour) and guard.allows("compact"):
-        done.compact = compact_nightly(home, bot_id, run=run, today=now.date()).to_dict()
+        return compact_nightly(home, bot_id, run=run, today=now.date(), send=False)
+    return None

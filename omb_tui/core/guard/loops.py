@@ -43,7 +43,7 @@ def bullets_of(text: str | None) -> Counter[str]:
     return Counter(entry.raw.rstrip("\r\n") for entry in parse_entries(text) if entry.is_bullet)
 
 
-def _diff_facts(diff: str) -> tuple[Counter[str], Counter[str]]:
+def diff_facts(diff: str) -> tuple[Counter[str], Counter[str]]:
     """The facts a journal row's short diff took out and put in (a diff cut for size gives what it holds)."""
     removed: list[str] = []
     added: list[str] = []
@@ -77,7 +77,7 @@ def recent_upkeep(store: MemoryStore, now: datetime, exclude_run: str | None = N
             break
         if row.who != WHO_UPKEEP or row.run is None or row.run == exclude_run:
             continue
-        removed, added = _diff_facts(row.diff)
+        removed, added = diff_facts(row.diff)
         out, into = by_run.setdefault(row.run, (Counter(), Counter()))
         out.update(removed)
         into.update(added)

@@ -12,13 +12,18 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from ..memory.paths import MEMORY_FILE, Home
+from ..memory.changes import Actor
+from ..memory.journal import HOW_UNDO, WHO_UPKEEP
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..memory.run_gates import gated_run
 from ..memory.settings import load_config
 from ..memory.store import MemoryStore
 from ..models.night_budget import NightBudget, night_budget
+from ..review.revert import undo_run
+from ..review.runs import find_run
 from ..runs.guard_record import guard_line, night_totals, write_guard_record
 from ..runs.run import UpkeepRun
+from .checks import MemoryBefore, failed_check
 from .loops import NightGate, bullets_of, recent_upkeep
 from .settings import GuardSettings, load_guard_settings
 
@@ -80,6 +85,10 @@ class GuardOutcome:
         return guard_line(self.to_dict())
 
 
+GUARD_STEP = "guard"
+GUARD_ACTOR = Actor(WHO_UPKEEP, HOW_UNDO, step=GUARD_STEP)  # the journal shows it as Memory upkeep · guard
+
+
 class NightGuard:
     def __init__(
         self, home: Home, bot_id: str, run: UpkeepRun, now: datetime, settings: GuardSettings | None = None
@@ -124,6 +133,7 @@ class NightGuard:
             skipped=[str(step) for step in skipped],
         )
         self._skipped_before = list(self.gate.skipped)
+        self.before = MemoryBefore.read(self.store, self.today)
         for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
             context.__enter__()
             self._contexts.append(context)
@@ -159,6 +169,11 @@ class NightGuard:
         outcome.skipped_for_night = [step for step in gate.skipped if step not in self._skipped_before]
         outcome.calls, outcome.tokens, outcome.usd = budget.calls, budget.tokens, budget.usd
         outcome.changed, outcome.allowed = gate.changed, gate.allowed
+        rows = find_run(self.home, self.bot_id, self.run.id)
+        if rows:
+            outcome.failed = failed_check(self.before, self.store, rows, self.today)
+            if outcome.failed:
+                self._take_back()
         totals = {
             "calls": budget.calls,
             "tokens": budget.tokens,
@@ -171,6 +186,22 @@ class NightGuard:
         record = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
         write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
         return outcome
+
+    def _take_back(self) -> None:
+        """A check failed: undo the whole run as Memory upkeep (step `guard`), or, with rollback off or an undo
+        that cannot be made without taking someone else's change with it, leave it and flag it."""
+        outcome = self.outcome
+        if not self.settings.rollback:
+            outcome.flagged = True
+            return
+        try:
+            undone = undo_run(self.home, self.bot_id, self.run.id, agreed=[], actor=GUARD_ACTOR)
+        except MemoryInputError as refused:  # a later change by someone else, or a row that cannot be undone
+            outcome.flagged = True
+            outcome.failed = f"{outcome.failed}; it could not be undone ({str(refused).rstrip('.')})"
+            return
+        outcome.undone = True
+        outcome.undo_rows = [item["undo_row"] for item in undone.files if item.get("undo_row")]
 
 
 def _int(value: object) -> int:

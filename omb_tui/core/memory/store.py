@@ -357,7 +357,7 @@ class MemoryStore:
                     raise NotUndoable(f"{row.file} is already gone.")
             else:
                 target = row.before_text or ""
-            undo_actor = Actor(actor.who, HOW_UNDO, actor.chat)
+            undo_actor = Actor(actor.who, HOW_UNDO, actor.chat, step=actor.step)  # the guard undoes as step guard
             result = self._apply(mp, current, target, undo_actor, undo_of=row.id)
             return UndoResult(row, result, later)
 
