@@ -68,7 +68,7 @@ def failed_check(before: MemoryBefore, store: MemoryStore, run_rows: list[Journa
     anywhere = _kept(after.values())
     for key, fact in before.guarded.items():
         if key not in anywhere:
-            return f'a health, allergy or rule line was lost ("{_short(fact)}")'
+            return f'a health, allergy or rule line was lost ("{short_fact(fact)}")'
     by_rule: set[str] = set()
     for row in run_rows:
         if row.step == STEP_COMPACT and row.file == MEMORY_FILE:
@@ -77,9 +77,9 @@ def failed_check(before: MemoryBefore, store: MemoryStore, run_rows: list[Journa
     loads = set(_facts(loaded_memory(after[MEMORY_FILE], today)))
     for key, fact in before.loaded.items():
         if key not in loads and key not in anywhere and key not in by_rule:
-            return f'"{_short(fact)}" loaded before the run and is gone, moved by no rule'
+            return f'"{short_fact(fact)}" loaded before the run and is gone, moved by no rule'
     return None
 
 
-def _short(fact: str, limit: int = 60) -> str:
+def short_fact(fact: str, limit: int = 60) -> str:
     return fact if len(fact) <= limit else fact[: limit - 1] + "…"

@@ -13,6 +13,7 @@ entries the night began with is refused and stops the run.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -27,8 +28,12 @@ LOOP_WINDOW = timedelta(days=7)
 FUTILE_IN_A_ROW = 2
 
 
+_CONFIRMED = re.compile(r"[ \t]+·[ \t]+confirmed[ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def fact_key(text: str) -> str:
-    return " ".join(text.replace("~~", " ").split()).casefold().rstrip(".")
+    """A fact's words as the guard compares them: strike-through, `· confirmed DATE`, case and spacing folded."""
+    return " ".join(_CONFIRMED.sub("", text).replace("~~", " ").split()).casefold().rstrip(".")
 
 
 def facts_of(text: str | None) -> Counter[str]:

@@ -8,6 +8,7 @@ The scheduler opens it around a bot's steps: `with NightGuard(home, bot, run, no
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -23,8 +24,18 @@ from ..review.revert import undo_run
 from ..review.runs import find_run
 from ..runs.guard_record import guard_line, night_totals, write_guard_record
 from ..runs.run import UpkeepRun
-from .checks import MemoryBefore, failed_check
+from .checks import MemoryBefore, failed_check, short_fact
 from .loops import NightGate, bullets_of, recent_upkeep
+from .probes import (
+    ProbeCheck,
+    ProbeFile,
+    gather_confirmed,
+    make_probes,
+    note_check,
+    read_probes,
+    run_probes,
+    write_probes,
+)
 from .settings import GuardSettings, load_guard_settings
 
 
@@ -85,6 +96,7 @@ class GuardOutcome:
         return guard_line(self.to_dict())
 
 
+log = logging.getLogger("omb_tui.guard")
 GUARD_STEP = "guard"
 GUARD_ACTOR = Actor(WHO_UPKEEP, HOW_UNDO, step=GUARD_STEP)  # the journal shows it as Memory upkeep · guard
 
@@ -133,6 +145,7 @@ class NightGuard:
             skipped=[str(step) for step in skipped],
         )
         self._skipped_before = list(self.gate.skipped)
+        self._probes_before()
         self.before = MemoryBefore.read(self.store, self.today)
         for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
             context.__enter__()
@@ -171,7 +184,7 @@ class NightGuard:
         outcome.changed, outcome.allowed = gate.changed, gate.allowed
         rows = find_run(self.home, self.bot_id, self.run.id)
         if rows:
-            outcome.failed = failed_check(self.before, self.store, rows, self.today)
+            outcome.failed = failed_check(self.before, self.store, rows, self.today) or self._probes_after()
             if outcome.failed:
                 self._take_back()
         totals = {
@@ -186,6 +199,36 @@ class NightGuard:
         record = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
         write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
         return outcome
+
+    def _probes_before(self) -> None:
+        """Probes for what the person confirmed since the last run (one call, counted in the night's budget),
+        then every probe run: which find their fact before the steps."""
+        self.probe_file: ProbeFile | None = None
+        self.probes_before: ProbeCheck | None = None
+        try:
+            found = read_probes(self.home, self.bot_id)
+            gather_confirmed(self.store, found)
+            if found.candidates:
+                make_probes(self.store, found)
+            if found.probes:
+                self.probes_before = run_probes(self.store, found)
+            write_probes(self.store, found)
+            self.probe_file = found
+        except (OSError, ValueError, MemoryInputError) as exc:  # the run goes on without recall checks
+            log.warning("guard: the probes of %s could not be read or run: %s", self.bot_id, exc)
+
+    def _probes_after(self) -> str | None:
+        """Run the probes again: the first that found its fact before the steps and does not now, said."""
+        before, found = self.probes_before, self.probe_file
+        if before is None or found is None:
+            return None
+        after = run_probes(self.store, found)
+        note_check(self.store, found, after)
+        self.outcome.probes = {"before": before.finding, "after": after.finding, "total": after.total}
+        for was, now in zip(before.probes, after.probes):
+            if was["finds"] and not now["finds"]:
+                return f'the probe "{now["probe"]}" no longer finds "{short_fact(now["fact"])}"'
+        return None
 
     def _take_back(self) -> None:
         """A check failed: undo the whole run as Memory upkeep (step `guard`), or, with rollback off or an undo
