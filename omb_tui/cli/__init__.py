@@ -15,6 +15,8 @@ they run, as click puts a command's options on its function (argparse here, for 
 - upkeep.py   capture, organize, tidy, compact, proposals (accept, reject), upkeep, about-me (remove): memory
               upkeep, as the README's section of that name has it. Compaction stays here rather than in a module
               of its own: `upkeep --due` runs it, and --help lists these seven as one run (below)
+- guard.py    check, still-true (keep, strike, until): the nightly guard's recall checks on what the person
+              confirmed, and the "still true?" queue (docs/guard.md)
 - team.py     team …: shared team memory
 - serve.py    serve: the memory routes over HTTP
 - mcp.py      mcp: one bot's memory over the Model Context Protocol
@@ -71,9 +73,10 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import (
+    from . import (  # argparse only: no core yet
         bots,
         demo,
+        guard,
         hook,
         journal,
         mcp,
@@ -83,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         serve,
         team,
         upkeep,
-    )  # argparse only: no core yet
+    )
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -94,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = subcommands(parser, "COMMAND")
 
     # the order --help lists them in
-    for group in (memory, bots, journal, recall, models, upkeep, team, serve, mcp, demo, hook):
+    for group in (memory, bots, journal, recall, models, upkeep, guard, team, serve, mcp, demo, hook):
         group.register(sub)
     return parser
 

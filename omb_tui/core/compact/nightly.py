@@ -13,6 +13,7 @@ docs/compact.md gives every decision.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
@@ -162,6 +163,15 @@ def _log_attempts(home: Home, bot_id: str, run_id: str, proposal: Proposal) -> N
     if proposal.error and len(proposal.attempts) < MAX_ATTEMPTS:
         # an attempt with no answer (no model, or none in time): the log still says why nothing was applied
         append_attempt(home, bot_id, run_id, len(proposal.attempts) + 1, None, [proposal.error])
+
+
+def send_later(home: Home, outcome: NightlyOutcome, line: str | None) -> None:
+    """Send a report kept back (`send=False`) once the nightly guard has had its say: its line, when it has one
+    (the run was stopped, undone or flagged), ends the report's text (docs/guard.md)."""
+    if line:
+        text = f"{outcome.report.text.rstrip()}\n{line[:1].upper()}{line[1:]}."
+        outcome.report = dataclasses.replace(outcome.report, text=text)
+    outcome.sink = _send_to_sink(home, outcome.report)
 
 
 def _send_to_sink(home: Home, report: Report) -> dict | None:
