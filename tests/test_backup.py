@@ -236,7 +236,7 @@ def test_a_passphrase_backup_from_the_environment_and_a_wrong_passphrase(home, t
         "--home", str(other), "restore", str(backup), "--passphrase", stdin=b"wrong horse\n", with_home=False
     )
     assert wrong.code == 2 and "could not be decrypted" in wrong.err and len(wrong.err.splitlines()) == 1
-    assert not other.exists() or not any(other.rglob("*.md"))
+    assert not other.exists()  # not even the home's folder
     right = run_cli(
         "--home", str(other), "restore", str(backup), "--passphrase", stdin=b"correct horse\n", with_home=False
     )
@@ -388,3 +388,32 @@ def test_no_key_and_no_credential_is_in_a_plain_backup(home, tmp_path, run_cli):
     assert kept["instances"]["claude"]["api_key_env"] == "ANTHROPIC_API_KEY"
     assert opened.manifest.environment == ["ANTHROPIC_API_KEY"]
     assert not any(path.endswith("serve-token") for path in opened.files)
+
+
+def test_an_empty_passphrase_is_refused_before_anything_is_read(home, tmp_path, run_cli):
+    result = run_cli("backup", "--to", str(tmp_path / "x.age"), "--passphrase", stdin=b"\n")
+    assert result.code == 2 and "The passphrase is empty" in result.err
+    assert not (tmp_path / "x.age").exists()
+
+
+def test_a_recipient_that_is_not_a_key_is_one_sentence(home, tmp_path, run_cli):
+    result = run_cli("backup", "--to", str(tmp_path / "x.age"), "--recipient", "age1notakey")
+    assert result.code == 2 and "is not an age recipient" in result.err
+    assert not (tmp_path / "x.age").exists()
+
+
+@pytest.mark.parametrize(
+    "command, words",
+    [
+        ("backup", ["--bot", "--all", "--to", "--recipient", "--passphrase", "--json"]),
+        ("restore", ["FILE", "--bot", "--as", "--replace", "--passphrase", "--identity"]),
+        ("duplicate", ["BOT", "NEW_ID", "--name"]),
+        ("bot", ["BOT", "set"]),
+    ],
+)
+def test_the_new_commands_answer_help(run_cli, command, words):
+    result = run_cli(command, "--help")
+    assert result.code == 0 and result.out.startswith("usage: omb-tui")
+    for word in words:
+        assert word in result.out
+    assert command in run_cli("--help").out
