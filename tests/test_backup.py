@@ -111,6 +111,10 @@ def test_replace_journals_what_it_replaced_and_undo_puts_it_back(home, tmp_path,
     assert run_cli("undo", "scout", row.id).code == 0
     assert memory.read_bytes() == changed
     assert list(home.journal_dir.glob("scout.replaced-*.ndjson"))  # the journal before the restore is kept
+    again = tmp_path / "again.tar"  # and a backup of the home as it is now restores as any other
+    take_backup(home, again)
+    assert "memory-journal/scout.replaced-" in " ".join(read_backup(again).files)
+    assert run_cli("--home", str(tmp_path / "third"), "restore", str(again), with_home=False).code == 0
 
 
 def test_as_restores_one_bot_beside_itself(home, tmp_path, run_cli):
@@ -417,3 +421,12 @@ def test_the_new_commands_answer_help(run_cli, command, words):
     for word in words:
         assert word in result.out
     assert command in run_cli("--help").out
+
+
+def test_a_manifest_naming_a_bot_no_home_can_have_is_refused(tmp_path, run_cli):
+    backup = tmp_path / "crafted.tar"
+    backup.write_bytes(crafted([regular("workspaces/scout/MEMORY.md")], bots=["../evil"]))
+    target = tmp_path / "target"
+    result = run_cli("--home", str(target), "restore", str(backup), "--replace", with_home=False)
+    assert result.code == 2 and "names a bot '../evil' that no home can have" in result.err
+    assert not target.exists()

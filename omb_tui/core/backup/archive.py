@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from ..memory.disk import atomic_write_bytes
 from ..memory.locks import held_exclusively
-from ..memory.paths import Home, MemoryInputError, quoted
+from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..schedule import BACKUP_LOCK, backup_lock_path
 from .contents import FORMAT_VERSION, BackupFile, BackupRefused, Collected, collect
 
@@ -327,6 +327,11 @@ def _manifest(raw: bytes | None, name: str) -> Manifest:
         or not all(_good_entry(entry) for entry in files)
     ):
         raise BadBackup(f"{name}'s {MANIFEST} is not as omb-tui writes it; the file is damaged.")
+    for bot in bots:
+        try:
+            validate_bot_id(bot)
+        except MemoryInputError:
+            raise BadBackup(f"{name}'s {MANIFEST} names a bot {quoted(bot[:80])} that no home can have.") from None
     environment = [v for v in data.get("environment") or [] if isinstance(v, str)]
     team = data.get("team") if isinstance(data.get("team"), str) else None
     return Manifest(data["kind"], str(data.get("created", "")), bots, files, environment, team, version)

@@ -35,7 +35,7 @@ from .archive import BadBackup, Opened, backup_lock_held
 HOW_RESTORE = "restored from a backup"
 HOME_FILES = ("about-me.md", "profile-learned.json", "config.json")
 _TEAM_FILE = re.compile(r"^teams/[A-Za-z0-9][A-Za-z0-9_-]{0,79}\.json$")
-_JOURNAL_SIDE = re.compile(r"^(?P<bot>[A-Za-z0-9][A-Za-z0-9_-]{0,63})(?P<rest>\.[a-z][a-z0-9.-]*)$")
+_JOURNAL_SIDE = re.compile(r"^(?P<bot>[A-Za-z0-9][A-Za-z0-9_-]{0,63})(?P<rest>\.[A-Za-z][A-Za-z0-9.-]*)$")
 
 
 class RestoreRefused(MemoryInputError):
