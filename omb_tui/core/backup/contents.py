@@ -29,7 +29,7 @@ from ..memory.journal import utf8_json
 from ..memory.locks import home_lock
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.store import MemoryStore
-from ..team.storage import teams_dir, teams_locked
+from ..team.storage import teams_dir, teams_read
 
 FORMAT_VERSION = 1
 APPEND_ONLY = (".ndjson",)  # written by appends: what follows the last newline is a line still being written
@@ -137,7 +137,7 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
             for path in (home.about_me_path, home.profile_learned_path):
                 if _regular_file(path):
                     _add(collected, home, path, None)
-        with teams_locked(home):
+        with teams_read(home):  # no teams: no lock taken, and no teams/ folder made by a backup
             for path in team_file_paths(home):
                 _add(collected, home, path, None)
         if _regular_file(home.config_path):
