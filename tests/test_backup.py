@@ -430,3 +430,18 @@ def test_a_manifest_naming_a_bot_no_home_can_have_is_refused(tmp_path, run_cli):
     result = run_cli("--home", str(target), "restore", str(backup), "--replace", with_home=False)
     assert result.code == 2 and "names a bot '../evil' that no home can have" in result.err
     assert not target.exists()
+
+
+def test_a_change_made_outside_the_app_is_journaled_before_the_backup_so_it_can_be_undone_after(
+    home, tmp_path, run_cli
+):
+    memory = home.workspace("scout") / "MEMORY.md"
+    before = memory.read_bytes()
+    memory.write_bytes(before + b"- typed in another editor\n")
+    backup = tmp_path / "x.tar"
+    take_backup(home, backup)
+    other = Home(tmp_path / "other")
+    assert run_cli("--home", str(other.root), "restore", str(backup), with_home=False).code == 0
+    outside = next(r for r in MemoryStore(other, "scout").journal.rows() if r.how == "changed outside the app")
+    assert run_cli("--home", str(other.root), "undo", "scout", outside.id, "--yes", with_home=False).code == 0
+    assert (other.workspace("scout") / "MEMORY.md").read_bytes() == before

@@ -127,7 +127,11 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
             raise NotFound(f"There is no bot '{bot_id}' in {home.root}.")
     collected = Collected()
     for bot_id in bot_ids:
-        with MemoryStore(home, bot_id).locked():  # no write of the store is half in the backup
+        store = MemoryStore(home, bot_id)
+        with store.locked():  # no write of the store is half in the backup
+            # A look first, as every command makes: a change made outside the app since the last one is journaled
+            # with its earlier text (kept only in the seen-state, which a backup leaves out), so undo still has it.
+            store.sync_outside_changes()
             for path in bot_file_paths(home, bot_id):
                 _add(collected, home, path, bot_id)
     for path in room_file_paths(home, bot_ids):
