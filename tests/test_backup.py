@@ -445,3 +445,17 @@ def test_a_change_made_outside_the_app_is_journaled_before_the_backup_so_it_can_
     outside = next(r for r in MemoryStore(other, "scout").journal.rows() if r.how == "changed outside the app")
     assert run_cli("--home", str(other.root), "undo", "scout", outside.id, "--yes", with_home=False).code == 0
     assert (other.workspace("scout") / "MEMORY.md").read_bytes() == before
+
+
+def test_about_me_replaced_by_a_full_restore_is_an_undoable_import_row(home, tmp_path, run_cli):
+    home.about_me_path.write_text("- I live in Pune\n")
+    backup = tmp_path / "x.tar"
+    take_backup(home, backup, everything=True)
+    home.about_me_path.write_text("- I live in Lisbon now\n")
+    refused = run_cli("restore", str(backup))
+    assert refused.code == 2 and "already has a bot 'scout'" in refused.err
+    assert run_cli("restore", str(backup), "--replace").code == 0
+    assert home.about_me_path.read_text() == "- I live in Pune\n"
+    row = next(r for r in MemoryStore(home, "scout").journal.rows() if r.file == "about-me.md")
+    assert row.who == "import" and run_cli("undo", "scout", row.id, "--yes").code == 0
+    assert home.about_me_path.read_text() == "- I live in Lisbon now\n"
