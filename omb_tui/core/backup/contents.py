@@ -13,6 +13,7 @@ journal, a conversation) is cut after its last whole line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -164,10 +165,22 @@ def _add(collected: Collected, home: Home, path: Path, bot_id: str | None) -> No
 def _read_whole(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
+        if path.name.endswith(APPEND_ONLY):
+            _hold_shared(fd)  # a conversation's appends hold its flock: none is read half written
         data = handle.read()
     if path.name.endswith(APPEND_ONLY) and data and not data.endswith(b"\n"):
         data = data[: data.rfind(b"\n") + 1]  # the last line is still being written: it is not in this backup
     return data
+
+
+def _hold_shared(fd: int) -> None:
+    """Wait for the file's writer (an append holds an exclusive flock) and keep it out until the file is closed."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: the cut after the last whole line is all there is
+        return
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_SH)
 
 
 def _add_config(collected: Collected, home: Home) -> None:
