@@ -404,6 +404,7 @@ def test_a_recipient_that_is_not_a_key_is_one_sentence(home, tmp_path, run_cli):
     result = run_cli("backup", "--to", str(tmp_path / "x.age"), "--recipient", "age1notakey")
     assert result.code == 2 and "is not an age recipient" in result.err
     assert not (tmp_path / "x.age").exists()
+    assert not backup_lock_path(home).exists()  # said before the home was read at all
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,15 @@ def seal(data: bytes, *, recipients: Sequence[str] = (), passphrase: str | None 
 
     if passphrase is not None:
         return pyrage.passphrase.encrypt(data, passphrase)
+    return pyrage.encrypt(data, parse_recipients(recipients))
+
+
+def parse_recipients(recipients: Sequence[str]) -> list:
+    """Each recipient as age reads it; BackupRefused names one that is not a key (checked before a backup reads)."""
+    if not recipients:
+        return []
+    import pyrage
+
     parsed = []
     for text in recipients:
         try:
@@ -113,7 +122,7 @@ def seal(data: bytes, *, recipients: Sequence[str] = (), passphrase: str | None 
                 f"{quoted(text[:80])} is not an age recipient: give a public key starting age1 (age-keygen -y) "
                 "or an SSH public key."
             ) from None
-    return pyrage.encrypt(data, parsed)
+    return parsed
 
 
 def write_backup(path: Path, data: bytes) -> None:
@@ -150,6 +159,7 @@ def take_backup(
 ) -> BackupReport:
     """Back up `bots` (every bot when empty) and, with `everything`, the home's own files, to the file `to`: read
     holding backup.lock, each bot under its store lock; sealed for the recipients or the passphrase; 0600."""
+    parse_recipients(recipients)  # a mistyped key is said before anything is read
     ids = list(dict.fromkeys(bots)) or home.bot_ids()
     with backup_lock_held(home):
         collected = collect(home, ids, with_home=everything)
