@@ -460,3 +460,11 @@ def test_about_me_replaced_by_a_full_restore_is_an_undoable_import_row(home, tmp
     row = next(r for r in MemoryStore(home, "scout").journal.rows() if r.file == "about-me.md")
     assert row.who == "import" and run_cli("undo", "scout", row.id, "--yes").code == 0
     assert home.about_me_path.read_text() == "- I live in Lisbon now\n"
+
+
+def test_the_backup_file_may_be_in_a_folder_reached_through_a_link(home, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "linked").symlink_to(real)  # as /tmp -> /private/tmp on macOS
+    take_backup(home, tmp_path / "linked" / "x.tar")
+    assert read_backup(real / "x.tar").manifest.bots == ["scout"]

@@ -126,8 +126,10 @@ def parse_recipients(recipients: Sequence[str]) -> list:
 
 
 def write_backup(path: Path, data: bytes) -> None:
-    """The backup file, written whole (a temp file renamed over it) and 0600."""
-    atomic_write_bytes(Path(path).absolute(), data)
+    """The backup file, written whole (a temp file renamed over it) and 0600. Its folder may be reached through a
+    link (`/tmp` is one on macOS): it is resolved first; the file itself must not be a link."""
+    path = Path(path).expanduser()
+    atomic_write_bytes(path.absolute().parent.resolve() / path.name, data)
 
 
 @dataclass
