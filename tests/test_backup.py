@@ -468,3 +468,84 @@ def test_the_backup_file_may_be_in_a_folder_reached_through_a_link(home, tmp_pat
     (tmp_path / "linked").symlink_to(real)  # as /tmp -> /private/tmp on macOS
     take_backup(home, tmp_path / "linked" / "x.tar")
     assert read_backup(real / "x.tar").manifest.bots == ["scout"]
+
+
+REMEMBER_LOOP = """
+import sys
+from pathlib import Path
+from omb_tui.core.memory.memory_update import MemoryUpdate
+from omb_tui.core.memory.paths import Home
+
+home, stop = Home(sys.argv[1]), Path(sys.argv[2])
+update = MemoryUpdate(home, "scout")
+number = 0
+while not stop.exists():
+    number += 1
+    update.add(f"Loop note number {number} about the harbour trip")
+    print(number, flush=True)
+"""
+
+
+class NumbersFrom:
+    """The numbers a process prints, one a line, read as they come (select on its stdout)."""
+
+    def __init__(self, process) -> None:
+        self.process, self.buffer, self.numbers = process, b"", []
+
+    def wait_for(self, condition, timeout: float) -> bool:
+        import select
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not condition():
+            left = deadline - time.monotonic()
+            if left <= 0 or self.process.poll() is not None:
+                return condition()
+            if select.select([self.process.stdout], [], [], left)[0]:
+                self.buffer += os.read(self.process.stdout.fileno(), 4096)
+                *lines, self.buffer = self.buffer.split(b"\n")
+                self.numbers += [int(line) for line in lines if line.strip()]
+        return True
+
+
+def test_a_backup_taken_while_remember_runs_in_another_process_holds_no_torn_file(home, tmp_path, monkeypatch):
+    import re
+    import subprocess
+    import sys
+
+    stop = tmp_path / "stop"
+    process = subprocess.Popen(
+        [sys.executable, "-c", REMEMBER_LOOP, str(home.root), str(stop)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    printed = NumbersFrom(process)
+    landed_while_reading = []
+    read_whole = contents._read_whole
+
+    def read_and_give_the_writer_a_chance(path):
+        data = read_whole(path)
+        if path.name == "MEMORY.md":
+            # The other process loops without pause: unless the bot's lock (a flock) keeps it out, it finishes a
+            # note newer than any this read saw within this second, between this read and the journal's.
+            seen = max(int(n) for n in re.findall(rb"Loop note number (\d+)", data))
+            landed_while_reading.append(printed.wait_for(lambda: max(printed.numbers) > seen, timeout=1.0))
+        return data
+
+    monkeypatch.setattr(contents, "_read_whole", read_and_give_the_writer_a_chance)
+    try:
+        for take in range(2):
+            wanted = (max(printed.numbers) if printed.numbers else 0) + 3
+            assert printed.wait_for(lambda n=wanted: printed.numbers and max(printed.numbers) >= n, timeout=60)
+            target = tmp_path / f"during-{take}.tar"
+            take_backup(home, target)
+            opened = read_backup(target)
+            memory = opened.files["workspaces/scout/MEMORY.md"]
+            rows = [decode_line(line) for line in opened.files["memory-journal/scout.ndjson"].splitlines()]
+            assert all(not hasattr(row, "error") for row in rows)
+            newest = [row for row in rows if row.file == "MEMORY.md"][-1]
+            assert hashlib.sha256(memory).hexdigest() == newest.after_hash
+    finally:
+        stop.touch()
+        process.wait(60)
+    assert landed_while_reading == [False, False]
