@@ -111,6 +111,10 @@ def test_replace_journals_what_it_replaced_and_undo_puts_it_back(home, tmp_path,
     assert run_cli("undo", "scout", row.id).code == 0
     assert memory.read_bytes() == changed
     assert list(home.journal_dir.glob("scout.replaced-*.ndjson"))  # the journal before the restore is kept
+    again = tmp_path / "again.tar"  # and a backup of the home as it is now restores as any other
+    take_backup(home, again)
+    assert "memory-journal/scout.replaced-" in " ".join(read_backup(again).files)
+    assert run_cli("--home", str(tmp_path / "third"), "restore", str(again), with_home=False).code == 0
 
 
 def test_as_restores_one_bot_beside_itself(home, tmp_path, run_cli):
@@ -236,7 +240,7 @@ def test_a_passphrase_backup_from_the_environment_and_a_wrong_passphrase(home, t
         "--home", str(other), "restore", str(backup), "--passphrase", stdin=b"wrong horse\n", with_home=False
     )
     assert wrong.code == 2 and "could not be decrypted" in wrong.err and len(wrong.err.splitlines()) == 1
-    assert not other.exists() or not any(other.rglob("*.md"))
+    assert not other.exists()  # not even the home's folder
     right = run_cli(
         "--home", str(other), "restore", str(backup), "--passphrase", stdin=b"correct horse\n", with_home=False
     )
@@ -388,3 +392,160 @@ def test_no_key_and_no_credential_is_in_a_plain_backup(home, tmp_path, run_cli):
     assert kept["instances"]["claude"]["api_key_env"] == "ANTHROPIC_API_KEY"
     assert opened.manifest.environment == ["ANTHROPIC_API_KEY"]
     assert not any(path.endswith("serve-token") for path in opened.files)
+
+
+def test_an_empty_passphrase_is_refused_before_anything_is_read(home, tmp_path, run_cli):
+    result = run_cli("backup", "--to", str(tmp_path / "x.age"), "--passphrase", stdin=b"\n")
+    assert result.code == 2 and "The passphrase is empty" in result.err
+    assert not (tmp_path / "x.age").exists()
+
+
+def test_a_recipient_that_is_not_a_key_is_one_sentence(home, tmp_path, run_cli):
+    result = run_cli("backup", "--to", str(tmp_path / "x.age"), "--recipient", "age1notakey")
+    assert result.code == 2 and "is not an age recipient" in result.err
+    assert not (tmp_path / "x.age").exists()
+    assert not backup_lock_path(home).exists()  # said before the home was read at all
+
+
+@pytest.mark.parametrize(
+    "command, words",
+    [
+        ("backup", ["--bot", "--all", "--to", "--recipient", "--passphrase", "--json"]),
+        ("restore", ["FILE", "--bot", "--as", "--replace", "--passphrase", "--identity"]),
+        ("duplicate", ["BOT", "NEW_ID", "--name"]),
+        ("bot", ["BOT", "set"]),
+    ],
+)
+def test_the_new_commands_answer_help(run_cli, command, words):
+    result = run_cli(command, "--help")
+    assert result.code == 0 and result.out.startswith("usage: omb-tui")
+    for word in words:
+        assert word in result.out
+    assert command in run_cli("--help").out
+
+
+def test_a_manifest_naming_a_bot_no_home_can_have_is_refused(tmp_path, run_cli):
+    backup = tmp_path / "crafted.tar"
+    backup.write_bytes(crafted([regular("workspaces/scout/MEMORY.md")], bots=["../evil"]))
+    target = tmp_path / "target"
+    result = run_cli("--home", str(target), "restore", str(backup), "--replace", with_home=False)
+    assert result.code == 2 and "names a bot '../evil' that no home can have" in result.err
+    assert not target.exists()
+
+
+def test_a_change_made_outside_the_app_is_journaled_before_the_backup_so_it_can_be_undone_after(
+    home, tmp_path, run_cli
+):
+    memory = home.workspace("scout") / "MEMORY.md"
+    before = memory.read_bytes()
+    memory.write_bytes(before + b"- typed in another editor\n")
+    backup = tmp_path / "x.tar"
+    take_backup(home, backup)
+    other = Home(tmp_path / "other")
+    assert run_cli("--home", str(other.root), "restore", str(backup), with_home=False).code == 0
+    outside = next(r for r in MemoryStore(other, "scout").journal.rows() if r.how == "changed outside the app")
+    assert run_cli("--home", str(other.root), "undo", "scout", outside.id, "--yes", with_home=False).code == 0
+    assert (other.workspace("scout") / "MEMORY.md").read_bytes() == before
+
+
+def test_about_me_replaced_by_a_full_restore_is_an_undoable_import_row(home, tmp_path, run_cli):
+    home.about_me_path.write_text("- I live in Pune\n")
+    backup = tmp_path / "x.tar"
+    take_backup(home, backup, everything=True)
+    home.about_me_path.write_text("- I live in Lisbon now\n")
+    refused = run_cli("restore", str(backup))
+    assert refused.code == 2 and "already has a bot 'scout'" in refused.err
+    assert run_cli("restore", str(backup), "--replace").code == 0
+    assert home.about_me_path.read_text() == "- I live in Pune\n"
+    row = next(r for r in MemoryStore(home, "scout").journal.rows() if r.file == "about-me.md")
+    assert row.who == "import" and run_cli("undo", "scout", row.id, "--yes").code == 0
+    assert home.about_me_path.read_text() == "- I live in Lisbon now\n"
+
+
+def test_the_backup_file_may_be_in_a_folder_reached_through_a_link(home, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "linked").symlink_to(real)  # as /tmp -> /private/tmp on macOS
+    take_backup(home, tmp_path / "linked" / "x.tar")
+    assert read_backup(real / "x.tar").manifest.bots == ["scout"]
+
+
+REMEMBER_LOOP = """
+import sys
+from pathlib import Path
+from omb_tui.core.memory.memory_update import MemoryUpdate
+from omb_tui.core.memory.paths import Home
+
+home, stop = Home(sys.argv[1]), Path(sys.argv[2])
+update = MemoryUpdate(home, "scout")
+number = 0
+while not stop.exists():
+    number += 1
+    update.add(f"Loop note number {number} about the harbour trip")
+    print(number, flush=True)
+"""
+
+
+class NumbersFrom:
+    """The numbers a process prints, one a line, read as they come (select on its stdout)."""
+
+    def __init__(self, process) -> None:
+        self.process, self.buffer, self.numbers = process, b"", []
+
+    def wait_for(self, condition, timeout: float) -> bool:
+        import select
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not condition():
+            left = deadline - time.monotonic()
+            if left <= 0 or self.process.poll() is not None:
+                return condition()
+            if select.select([self.process.stdout], [], [], left)[0]:
+                self.buffer += os.read(self.process.stdout.fileno(), 4096)
+                *lines, self.buffer = self.buffer.split(b"\n")
+                self.numbers += [int(line) for line in lines if line.strip()]
+        return True
+
+
+def test_a_backup_taken_while_remember_runs_in_another_process_holds_no_torn_file(home, tmp_path, monkeypatch):
+    import re
+    import subprocess
+    import sys
+
+    stop = tmp_path / "stop"
+    process = subprocess.Popen(
+        [sys.executable, "-c", REMEMBER_LOOP, str(home.root), str(stop)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    printed = NumbersFrom(process)
+    landed_while_reading = []
+    read_whole = contents._read_whole
+
+    def read_and_give_the_writer_a_chance(path):
+        data = read_whole(path)
+        if path.name == "MEMORY.md":
+            # The other process loops without pause: unless the bot's lock (a flock) keeps it out, it finishes a
+            # note newer than any this read saw within this second, between this read and the journal's.
+            seen = max(int(n) for n in re.findall(rb"Loop note number (\d+)", data))
+            landed_while_reading.append(printed.wait_for(lambda: max(printed.numbers) > seen, timeout=1.0))
+        return data
+
+    monkeypatch.setattr(contents, "_read_whole", read_and_give_the_writer_a_chance)
+    try:
+        for take in range(2):
+            wanted = (max(printed.numbers) if printed.numbers else 0) + 3
+            assert printed.wait_for(lambda n=wanted: printed.numbers and max(printed.numbers) >= n, timeout=60)
+            target = tmp_path / f"during-{take}.tar"
+            take_backup(home, target)
+            opened = read_backup(target)
+            memory = opened.files["workspaces/scout/MEMORY.md"]
+            rows = [decode_line(line) for line in opened.files["memory-journal/scout.ndjson"].splitlines()]
+            assert all(not hasattr(row, "error") for row in rows)
+            newest = [row for row in rows if row.file == "MEMORY.md"][-1]
+            assert hashlib.sha256(memory).hexdigest() == newest.after_hash
+    finally:
+        stop.touch()
+        process.wait(60)
+    assert landed_while_reading == [False, False]

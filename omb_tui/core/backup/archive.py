@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from ..memory.disk import atomic_write_bytes
 from ..memory.locks import held_exclusively
-from ..memory.paths import Home, MemoryInputError, quoted
+from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..schedule import BACKUP_LOCK, backup_lock_path
 from .contents import FORMAT_VERSION, BackupFile, BackupRefused, Collected, collect
 
@@ -101,6 +101,15 @@ def seal(data: bytes, *, recipients: Sequence[str] = (), passphrase: str | None 
 
     if passphrase is not None:
         return pyrage.passphrase.encrypt(data, passphrase)
+    return pyrage.encrypt(data, parse_recipients(recipients))
+
+
+def parse_recipients(recipients: Sequence[str]) -> list:
+    """Each recipient as age reads it; BackupRefused names one that is not a key (checked before a backup reads)."""
+    if not recipients:
+        return []
+    import pyrage
+
     parsed = []
     for text in recipients:
         try:
@@ -113,12 +122,14 @@ def seal(data: bytes, *, recipients: Sequence[str] = (), passphrase: str | None 
                 f"{quoted(text[:80])} is not an age recipient: give a public key starting age1 (age-keygen -y) "
                 "or an SSH public key."
             ) from None
-    return pyrage.encrypt(data, parsed)
+    return parsed
 
 
 def write_backup(path: Path, data: bytes) -> None:
-    """The backup file, written whole (a temp file renamed over it) and 0600."""
-    atomic_write_bytes(Path(path).absolute(), data)
+    """The backup file, written whole (a temp file renamed over it) and 0600. Its folder may be reached through a
+    link (`/tmp` is one on macOS): it is resolved first; the file itself must not be a link."""
+    path = Path(path).expanduser()
+    atomic_write_bytes(path.absolute().parent.resolve() / path.name, data)
 
 
 @dataclass
@@ -150,6 +161,7 @@ def take_backup(
 ) -> BackupReport:
     """Back up `bots` (every bot when empty) and, with `everything`, the home's own files, to the file `to`: read
     holding backup.lock, each bot under its store lock; sealed for the recipients or the passphrase; 0600."""
+    parse_recipients(recipients)  # a mistyped key is said before anything is read
     ids = list(dict.fromkeys(bots)) or home.bot_ids()
     with backup_lock_held(home):
         collected = collect(home, ids, with_home=everything)
@@ -327,6 +339,11 @@ def _manifest(raw: bytes | None, name: str) -> Manifest:
         or not all(_good_entry(entry) for entry in files)
     ):
         raise BadBackup(f"{name}'s {MANIFEST} is not as omb-tui writes it; the file is damaged.")
+    for bot in bots:
+        try:
+            validate_bot_id(bot)
+        except MemoryInputError:
+            raise BadBackup(f"{name}'s {MANIFEST} names a bot {quoted(bot[:80])} that no home can have.") from None
     environment = [v for v in data.get("environment") or [] if isinstance(v, str)]
     team = data.get("team") if isinstance(data.get("team"), str) else None
     return Manifest(data["kind"], str(data.get("created", "")), bots, files, environment, team, version)

@@ -13,6 +13,7 @@ journal, a conversation) is cut after its last whole line.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ from ..memory.journal import utf8_json
 from ..memory.locks import home_lock
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.store import MemoryStore
-from ..team.storage import teams_dir, teams_locked
+from ..team.storage import teams_dir, teams_read
 
 FORMAT_VERSION = 1
 APPEND_ONLY = (".ndjson",)  # written by appends: what follows the last newline is a line still being written
@@ -127,7 +128,11 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
             raise NotFound(f"There is no bot '{bot_id}' in {home.root}.")
     collected = Collected()
     for bot_id in bot_ids:
-        with MemoryStore(home, bot_id).locked():  # no write of the store is half in the backup
+        store = MemoryStore(home, bot_id)
+        with store.locked():  # no write of the store is half in the backup
+            # A look first, as every command makes: a change made outside the app since the last one is journaled
+            # with its earlier text (kept only in the seen-state, which a backup leaves out), so undo still has it.
+            store.sync_outside_changes()
             for path in bot_file_paths(home, bot_id):
                 _add(collected, home, path, bot_id)
     for path in room_file_paths(home, bot_ids):
@@ -137,7 +142,7 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
             for path in (home.about_me_path, home.profile_learned_path):
                 if _regular_file(path):
                     _add(collected, home, path, None)
-        with teams_locked(home):
+        with teams_read(home):  # no teams: no lock taken, and no teams/ folder made by a backup
             for path in team_file_paths(home):
                 _add(collected, home, path, None)
         if _regular_file(home.config_path):
@@ -160,10 +165,22 @@ def _add(collected: Collected, home: Home, path: Path, bot_id: str | None) -> No
 def _read_whole(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
+        if path.name.endswith(APPEND_ONLY):
+            _hold_shared(fd)  # a conversation's appends hold its flock: none is read half written
         data = handle.read()
     if path.name.endswith(APPEND_ONLY) and data and not data.endswith(b"\n"):
         data = data[: data.rfind(b"\n") + 1]  # the last line is still being written: it is not in this backup
     return data
+
+
+def _hold_shared(fd: int) -> None:
+    """Wait for the file's writer (an append holds an exclusive flock) and keep it out until the file is closed."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: the cut after the last whole line is all there is
+        return
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_SH)
 
 
 def _add_config(collected: Collected, home: Home) -> None:

@@ -56,13 +56,13 @@ def duplicate_bot(home: Home, bot_id: str, new_id: str, name: str | None = None)
     if name is not None and not name.strip():
         raise DuplicateRefused("The copy's name is empty; give a name, or leave --name out.")
     settings = load_bot_settings(home, bot_id)  # a broken settings file is refused here, before anything is written
-    _claim(home, new_id)
-    with MemoryStore(home, bot_id).locked():
+    with MemoryStore(home, bot_id).locked():  # read whole before the new id is claimed: a failed read leaves nothing
         texts = {mp.rel: read_text(mp.path) for mp in home.memory_files(bot_id)}
         instructions = home.workspace(bot_id) / INSTRUCTIONS_FILE
         if instructions.is_file() and not instructions.is_symlink():
             texts[INSTRUCTIONS_FILE] = read_text(instructions)
         raw_settings = _raw_settings(home, bot_id)
+    _claim(home, new_id)
     copy_name = name.strip() if name is not None else f"{settings.name} (copy)"
     write_private_json(home.settings_path(new_id), {**raw_settings, "name": copy_name}, redacted=False)
     store = MemoryStore(home, new_id)

@@ -8,7 +8,8 @@ The order, for each bot, under its store lock and `backup.lock`: the journal and
 compaction's folder and conversations are written whole (atomic, 0600); then each memory file through the store, so
 each is one *import* row whose undo takes it back (a replaced file's earlier text is in that row). With --replace
 the bot's journal before the restore is kept beside it as `<bot>.replaced-<time>.ndjson`, and a memory file the
-backup does not hold is deleted (MEMORY.md emptied) through the store, journaled and undoable too.
+backup does not hold is deleted (MEMORY.md emptied) through the store, journaled and undoable too. About me goes
+through the store as well, an import row of the first bot restored.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ from ..memory.disk import atomic_write_bytes, decode
 from ..memory.journal import WHO_IMPORT, DamagedLine, decode_line
 from ..memory.locks import home_lock
 from ..memory.paths import FileKind, Home, MemoryInputError, classify, quoted, refuse_links, validate_bot_id
-from ..memory.store import MemoryStore
+from ..memory.store import ABOUT_ME_REL, MemoryStore
 from ..team.storage import teams_locked
 from .archive import BadBackup, Opened, backup_lock_held
 
 HOW_RESTORE = "restored from a backup"
 HOME_FILES = ("about-me.md", "profile-learned.json", "config.json")
 _TEAM_FILE = re.compile(r"^teams/[A-Za-z0-9][A-Za-z0-9_-]{0,79}\.json$")
-_JOURNAL_SIDE = re.compile(r"^(?P<bot>[A-Za-z0-9][A-Za-z0-9_-]{0,63})(?P<rest>\.[a-z][a-z0-9.-]*)$")
+_JOURNAL_SIDE = re.compile(r"^(?P<bot>[A-Za-z0-9][A-Za-z0-9_-]{0,63})(?P<rest>\.[A-Za-z][A-Za-z0-9.-]*)$")
 
 
 class RestoreRefused(MemoryInputError):
@@ -259,7 +260,13 @@ def _write_home_file(home: Home, spot: Placed, replace: bool, report: RestoreRep
             return
         atomic_write_bytes(path, spot.data)
         return
+    report.home_files.append(spot.target)
+    if spot.target == ABOUT_ME_REL and report.bots:
+        # About me through the store, as an import row of the first bot restored: a replaced About me is undoable.
+        store = MemoryStore(home, report.bots[0]["bot"])
+        with store.locked(), home_lock(home):  # the order every About me writer takes them in
+            store.write(ABOUT_ME_REL, decode(spot.data), Actor(WHO_IMPORT, HOW_RESTORE))
+        return
     lock = teams_locked(home) if spot.target.startswith("teams/") else home_lock(home)
     with lock:
         atomic_write_bytes(path, spot.data)
-    report.home_files.append(spot.target)

@@ -26,7 +26,7 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..team.model import ACCEPTED, DamagedTeamFile, clean_team_name, team_from_json
 from ..team.storage import get_team, list_teams, team_path, teams_locked
-from .archive import BackupReport, BadBackup, Opened, backup_lock_held, write_collected
+from .archive import BackupReport, BadBackup, Opened, backup_lock_held, parse_recipients, write_collected
 from .contents import BackupFile, Collected, collect, home_path, scrub
 from .restore import RestoreRefused, RestoreReport, restore
 
@@ -35,6 +35,7 @@ def team_backup(
     home: Home, ref: str, to: Path, *, recipients: Sequence[str] = (), passphrase: str | None = None
 ) -> BackupReport:
     """The team's file (notes, their history, pending cards) and each of its bots as a backup holds one."""
+    parse_recipients(recipients)  # a mistyped key is said before anything is read
     team = get_team(home, ref)
     with backup_lock_held(home):
         collected = collect(home, list(team.bots), with_home=False)
@@ -48,6 +49,7 @@ def team_package(
     home: Home, ref: str, to: Path, *, recipients: Sequence[str] = (), passphrase: str | None = None
 ) -> BackupReport:
     """The shared package: the accepted notes, and each bot's name and instructions (see the module's docstring)."""
+    parse_recipients(recipients)
     team = get_team(home, ref)
     collected = Collected()
     with backup_lock_held(home):
