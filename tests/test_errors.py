@@ -44,6 +44,7 @@ EXIT_GROUPS = {
         "CompactionOff",
         "BadAnswer",
         "UpkeepOff",
+        "StillTrueRefused",  # an answer to "still true?" that cannot be made as asked
     },
 }
 HTTP_GROUPS = {

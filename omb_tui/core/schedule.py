@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at, send_later
 from .guard.night import NightGuard
+from .guard.still_true import note_contradicted
 from .memory.locks import held_exclusively, no_turn_running
 from .memory.paths import Home
 from .memory.settings import load_bot_settings, load_config
@@ -239,6 +240,7 @@ def _steps(
         done.organize = organize(home, bot_id, run=run, today=now.date()).to_dict()
     if tidy_now and guard.allows("tidy-up"):
         done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
+        note_contradicted(home, bot_id, done.tidy, now.date())  # what it could not strike: "still true?"
     # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
     if nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour) and guard.allows("compact"):
         return compact_nightly(home, bot_id, run=run, today=now.date(), send=False)
