@@ -32,9 +32,14 @@ FUTILE_IN_A_ROW = 2
 _CONFIRMED = re.compile(r"[ \t]+·[ \t]+confirmed[ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
+def without_confirmed(text: str) -> str:
+    """A fact without the `· confirmed DATE` a "still true?" keep put in it."""
+    return _CONFIRMED.sub("", text)
+
+
 def fact_key(text: str) -> str:
     """A fact's words as the guard compares them: strike-through, `· confirmed DATE`, case and spacing folded."""
-    return " ".join(_CONFIRMED.sub("", text).replace("~~", " ").split()).casefold().rstrip(".")
+    return " ".join(without_confirmed(text).replace("~~", " ").split()).casefold().rstrip(".")
 
 
 def facts_of(text: str | None) -> Counter[str]:

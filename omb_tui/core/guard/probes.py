@@ -32,7 +32,7 @@ from ..review.marks import load_marks
 from ..review.runs import find_run
 from ..search.session_search import session_search
 from .checks import memory_files
-from .loops import diff_facts, fact_key
+from .loops import diff_facts, fact_key, without_confirmed
 
 log = logging.getLogger("omb_tui.guard")
 
@@ -45,6 +45,7 @@ PERSON_WROTE = "written by the person"
 ACCEPTED = "accepted in the Review area"
 KEPT = "kept after still true?"
 ABOUT_ME = "a line of About me"
+STEP_STILL_TRUE = "still true?"  # the step of the person's answers to "still true?" (still_true.py)
 
 PROBE_SCHEMA = {
     "type": "object",
@@ -176,7 +177,8 @@ def gather_confirmed(store: MemoryStore, found: ProbeFile) -> None:
         newest = max(newest or row.at, row.at)
         if row.who == WHO_PERSON and row.how not in (HOW_OUTSIDE, HOW_UNDO, HOW_REVERT):
             for key in diff_facts(row.diff)[1]:
-                _add(found, present, key, ACCEPTED if row.step == "compact" else PERSON_WROTE)
+                why = {"compact": ACCEPTED, STEP_STILL_TRUE: KEPT}.get(row.step or "", PERSON_WROTE)
+                _add(found, present, key, why)
     found.scanned_until = newest
     for key, why in standing:  # after what was confirmed lately, which the night's steps may touch first
         _add(found, present, key, why)
@@ -189,7 +191,7 @@ def _add(found: ProbeFile, present: dict[str, tuple[str, str]], key: str, why: s
 
 
 def _plain(fact: str) -> str:
-    return " ".join(fact.split())
+    return " ".join(without_confirmed(fact).split())
 
 
 # ----- making probes -----

@@ -27,6 +27,7 @@ from ..memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryIn
 from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..upkeep.tidy import strike_entry
+from .probes import STEP_STILL_TRUE
 from .settings import review_after_days
 
 QUEUE_PER_DAY = 5  # "a handful a day": asked about, answers included, per bot
@@ -201,7 +202,7 @@ def answer_still_true(
             "(`omb-tui still-true BOT` lists them)."
         )
     store = MemoryStore(home, bot_id)
-    actor = Actor(WHO_PERSON, how, step="still true?")
+    actor = Actor(WHO_PERSON, how, step=STEP_STILL_TRUE)
     done = []
     for item_key in dict.fromkeys(ids):
         item = picked[item_key]
