@@ -122,3 +122,19 @@ def test_taking_out_what_upkeep_put_in_once_is_no_loop(llm_home, fake_llm):
     answer_by_step(fake_llm, changes=answer(change("ephemeral", NEW_FACT, "A passing remark.")))
     bot = upkeep_due(llm_home, now=now).bots[0]
     assert read_memory(llm_home) == MEMORY and bot.guard["loops"] == 0
+
+
+def test_capture_putting_back_what_compaction_took_out_is_a_loop(llm_home, fake_llm):
+    from guard_helpers import captured, person_said
+
+    now = nightly_due(llm_home, fake_llm)
+    upkeep_wrote(llm_home, MEMORY.replace(TEA, ""), "compact")  # last night's compaction took the tea out
+    person_said(llm_home, "I like green tea in the morning.")
+    answer_by_step(fake_llm, facts=captured("likes green tea in the morning | I like green tea in the morning"))
+
+    bot = upkeep_due(llm_home, now=now).bots[0]
+
+    assert bot.capture is not None and bot.capture["turns_read"] > 0
+    assert "green tea" not in read_memory(llm_home) and read_memory(llm_home) == MEMORY.replace(TEA, "")
+    assert bot.guard["loops"] == 1 and bot.guard["refused"][0]["step"] == "capture"
+    assert "guard: 1 loop not applied" in bot.line()
