@@ -6,6 +6,11 @@ OpenAI-compatible server of the tests (tests/fake_llm.py) on 127.0.0.1, answerin
 seconds (default 0.2) with a valid empty answer of the step's shape. Prints the wall time, the calls made, the
 most calls the server saw at once, and the ratio to the ideal. Goal (issue 11): at most 1.5×.
 
+The run is made twice on two such homes, once with the nightly guard (docs/guard.md) and once without it, and the
+guard's added cost is printed: each bot has a fact the person wrote with its probe already made, so the guarded run
+reads the files and the journal before and after and runs the probe through recall and session_search twice (no
+extra model call). Goal: at most 10% over the run without it.
+
     .venv/bin/python benchmarks/upkeep.py [--bots 100] [--concurrency 8] [--delay 0.2]
 """
 
@@ -91,6 +96,64 @@ def build_home(root: Path, bots: int, api_base: str) -> Home:
     return home
 
 
+CONFIRMED_FACT = "- 2026-02-01 · the studio's printer is on the third floor\n"
+
+
+def give_each_bot_a_probe(home: Home) -> None:
+    """A fact the person wrote in each bot's MEMORY.md, and its probe, as a past run would have made it."""
+    from omb_tui.core.guard.probes import Probe, ProbeFile, write_probes
+    from omb_tui.core.memory.changes import Actor
+    from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from omb_tui.core.memory.store import MemoryStore
+
+    for bot_id in home.bot_ids():
+        store = MemoryStore(home, bot_id)
+        text = store.read("MEMORY.md").text + CONFIRMED_FACT
+        store.write("MEMORY.md", text, Actor(WHO_PERSON, HOW_COMMAND_LINE))
+        fact = "the studio's printer is on the third floor"
+        probe = Probe(fact, fact.casefold(), "MEMORY.md", "where is the printer", "written by the person", "")
+        write_probes(store, ProbeFile(probes=[probe], scanned_until="9999"))
+
+
+class NoGuard:
+    """The scheduler's guard, doing nothing: the run as it was before the guard."""
+
+    class Outcome:
+        def to_dict(self) -> dict:
+            return {}
+
+        def line(self) -> None:
+            return None
+
+    def __init__(self, *args: object) -> None:
+        self.outcome = self.Outcome()
+
+    def __enter__(self) -> NoGuard:
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        return None
+
+    def allows(self, step: str) -> bool:
+        return True
+
+
+def timed_run(fake: FakeLLM, folder: str, args: argparse.Namespace, *, guarded: bool):
+    from omb_tui.core import schedule
+    from omb_tui.core.guard.night import NightGuard
+    from omb_tui.core.models import call
+
+    home = build_home(Path(folder) / ("guarded" if guarded else "unguarded"), args.bots, fake.api_base)
+    give_each_bot_a_probe(home)
+    call.complete(home, "bot000", "warm-up", [{"role": "user", "content": "hi"}])  # first-call setup
+    fake.requests.clear()
+    fake.most_at_once = 0
+    schedule.NightGuard = NightGuard if guarded else NoGuard  # type: ignore[misc,assignment]
+    started = time.perf_counter()
+    report = schedule.upkeep_due(home, concurrency=args.concurrency)
+    return report, time.perf_counter() - started, len(fake.requests)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bots", type=int, default=100)
@@ -101,22 +164,15 @@ def main() -> int:
     os.environ.pop("OMB_HELPER_MODEL", None)
     StepShapedAnswers.delay = args.delay
     fake, stop = start(StepShapedAnswers())
-    from omb_tui.core.models import call
     from omb_tui.core.models.litellm_setup import litellm_module  # imported before the clock starts
-    from omb_tui.core.schedule import upkeep_due
 
     litellm_module()
     try:
         with tempfile.TemporaryDirectory() as folder:
-            home = build_home(Path(folder) / "home", args.bots, fake.api_base)
-            call.complete(home, "bot000", "warm-up", [{"role": "user", "content": "hi"}])  # first-call setup
-            fake.requests.clear()
-            started = time.perf_counter()
-            report = upkeep_due(home, concurrency=args.concurrency)
-            wall = time.perf_counter() - started
+            _, unguarded, unguarded_calls = timed_run(fake, folder, args, guarded=False)
+            report, wall, calls = timed_run(fake, folder, args, guarded=True)
     finally:
         stop()
-    calls = len(fake.requests)
     ideal = calls / args.concurrency * args.delay
     failed = [bot.bot for bot in report.bots if bot.left_alone]
     tidied = sum(1 for bot in report.bots if bot.tidy)
@@ -131,6 +187,15 @@ def main() -> int:
         if ideal
         else f"wall {wall:.2f} s; no calls were made"
     )
+    print(
+        f"the guard: {wall:.2f} s against {unguarded:.2f} s without it ({unguarded_calls} calls): "
+        f"{(wall / unguarded - 1) * 100:+.1f}% (goal ≤ +10%)"
+    )
+    checked = sum(1 for bot in report.bots if bot.guard and bot.guard.get("probes"))
+    print(f"probes run before and after the steps in {checked} of {len(report.bots)} runs")
+    undone = sum(1 for bot in report.bots if bot.guard and bot.guard.get("failed"))
+    if undone:
+        print(f"the guard failed {undone} runs (none expected)")
     if failed:
         print(f"left alone: {', '.join(failed[:5])}{' …' if len(failed) > 5 else ''}")
     return 0

@@ -59,3 +59,33 @@ def guard_config(home, fake, **guard: object) -> None:
 
 
 __all__ = ["BOT", "answer_by_step", "guard_config", "nightly_due", "step_of"]
+
+
+def person_said(home, text: str, bot: str = BOT, hours_ago: int = 5) -> None:
+    """A 1:1 chat of the person with the bot, quiet for hours: capture is due and reads `text`."""
+    from datetime import timedelta
+
+    from omb_tui.core.memory import conversations as conv
+
+    at = datetime.now().astimezone() - timedelta(hours=hours_ago)
+    chat = conv.Conversation(
+        id="plans",
+        title="Plans",
+        kind=conv.KIND_CHAT,
+        started_by=conv.Starter("person", "Milind"),
+        members=[conv.Member("person", "Milind"), conv.Member("bot", bot)],
+        created=at - timedelta(hours=1),
+    )
+    path = conv.create_conversation(home, chat, bot)
+    conv.append_message(path, conv.Message("person", "Milind", at, text, origin="person"))
+    conv.append_message(path, conv.Message("bot", bot, at + timedelta(seconds=30), "Noted."))
+
+
+def captured(*facts: str) -> dict:
+    """Capture's answer: each fact about the person, quoting the person's words (the fact itself)."""
+    return {
+        "facts": [
+            {"text": f, "kind": "fact", "quotes": [q], "target": "MEMORY.md", "until": None, "about_me": False}
+            for f, q in (fact.split(" | ") for fact in facts)
+        ]
+    }

@@ -49,6 +49,7 @@ EXIT_GROUPS = {
         "BackupRefused",
         "BadBackup",
         "RestoreRefused",
+        "StillTrueRefused",  # an answer to "still true?" that cannot be made as asked
     },
 }
 HTTP_GROUPS = {

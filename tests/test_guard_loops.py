@@ -28,9 +28,11 @@ def upkeep_wrote(home, text: str, step: str) -> str:
     return run.id
 
 
-def test_taking_out_what_an_upkeep_run_put_in_this_week_is_a_loop_and_not_applied(llm_home, fake_llm):
+def test_taking_out_again_what_an_upkeep_run_put_back_this_week_is_a_loop_and_not_applied(llm_home, fake_llm):
     now = nightly_due(llm_home, fake_llm)
-    upkeep_wrote(llm_home, MEMORY + NEW_FACT, "capture")  # capture noticed it yesterday
+    upkeep_wrote(llm_home, MEMORY + NEW_FACT, "capture")  # capture noticed it,
+    upkeep_wrote(llm_home, MEMORY, "compact")  # a compaction took it out,
+    upkeep_wrote(llm_home, MEMORY + NEW_FACT, "capture")  # and capture put it back: tonight's removal would loop
     answer_by_step(
         fake_llm,
         changes=answer(change("ephemeral", NEW_FACT, "A passing remark."), change("ephemeral", FLAKY, "Resolved.")),
@@ -39,7 +41,8 @@ def test_taking_out_what_an_upkeep_run_put_in_this_week_is_a_loop_and_not_applie
     bot = upkeep_due(llm_home, now=now).bots[0]
 
     assert read_memory(llm_home) == (MEMORY + NEW_FACT).replace(FLAKY, "")  # the loop kept out, the other applied
-    assert len(compact_rows(llm_home)) == 1 and "compaction 1 applied" in bot.line()
+    assert len([row for row in compact_rows(llm_home) if row.run == bot.run]) == 1
+    assert "compaction 1 applied" in bot.line()
     assert bot.guard["loops"] == 1 and "guard: 1 loop not applied" in bot.line()
     (refused,) = bot.guard["refused"]
     assert refused["step"] == "compact" and "the person moved to brno" in refused["why"]
@@ -111,3 +114,27 @@ def test_writes_outside_a_guarded_run_are_never_touched(llm_home):
     upkeep_wrote(llm_home, MEMORY.replace(TEA, ""), "compact")
     assert upkeep_wrote(llm_home, MEMORY, "capture")  # `omb-tui capture BOT` by hand: no guard holds it
     assert read_memory(llm_home) == MEMORY
+
+
+def test_taking_out_what_upkeep_put_in_once_is_no_loop(llm_home, fake_llm):
+    now = nightly_due(llm_home, fake_llm)
+    upkeep_wrote(llm_home, MEMORY + NEW_FACT, "capture")  # capture noticed it yesterday: compaction may judge it
+    answer_by_step(fake_llm, changes=answer(change("ephemeral", NEW_FACT, "A passing remark.")))
+    bot = upkeep_due(llm_home, now=now).bots[0]
+    assert read_memory(llm_home) == MEMORY and bot.guard["loops"] == 0
+
+
+def test_capture_putting_back_what_compaction_took_out_is_a_loop(llm_home, fake_llm):
+    from guard_helpers import captured, person_said
+
+    now = nightly_due(llm_home, fake_llm)
+    upkeep_wrote(llm_home, MEMORY.replace(TEA, ""), "compact")  # last night's compaction took the tea out
+    person_said(llm_home, "I like green tea in the morning.")
+    answer_by_step(fake_llm, facts=captured("likes green tea in the morning | I like green tea in the morning"))
+
+    bot = upkeep_due(llm_home, now=now).bots[0]
+
+    assert bot.capture["saved"] == [] and "the nightly guard did not let it" in bot.capture["skipped"][0]["reason"]
+    assert "green tea" not in read_memory(llm_home) and read_memory(llm_home) == MEMORY.replace(TEA, "")
+    assert bot.guard["loops"] == 1 and bot.guard["refused"][0]["step"] == "capture"
+    assert "guard: 1 loop not applied" in bot.line()

@@ -46,6 +46,7 @@ def test_the_call_limit_stops_the_run_after_the_call_that_reached_it(llm_home, f
 
     later = upkeep_due(llm_home, now=now).bots[0]  # the same night: the budget is spent
     assert len(fake_llm.requests) == 1 and "model call is reached" in later.line()
+    assert guard_of_run(llm_home, BOT, later.run) is None  # said once, by the run that spent it, in Review
 
 
 def test_the_token_limit_stops_the_run(llm_home, fake_llm):
@@ -114,3 +115,15 @@ def test_the_review_area_says_why_a_run_stopped_even_when_it_changed_nothing(llm
         "guard: stopped: the night's limit of 1 model call is reached (tidy-up, compact not run)"
     )
     assert f"    {run.guard_line}" in found.lines()
+
+
+def test_a_run_with_nothing_due_is_not_guarded_and_leaves_no_record(llm_home, fake_llm):
+    from omb_tui.core.runs.guard_record import read_guard_record
+
+    now = nightly_due(llm_home, fake_llm)
+    answer_by_step(fake_llm)
+    first = upkeep_due(llm_home, now=now).bots[0]
+    records = read_guard_record(llm_home, BOT)["runs"]
+    again = upkeep_due(llm_home, now=now).bots[0]  # five minutes later, as cron: nothing due
+    assert first.guard is not None and again.guard is None and "nothing due" in again.line()
+    assert read_guard_record(llm_home, BOT)["runs"] == records

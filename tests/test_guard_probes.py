@@ -127,3 +127,15 @@ def test_omb_tui_check_prints_every_probe(llm_home, fake_llm, run_cli):
     missing = run_cli("check", BOT)
     assert missing.code == 0 and "  MISSING  which airline do I like" in missing.out
     assert missing.out.splitlines()[0] == "Probes still finding their fact: 0 of 1."
+
+
+def test_a_fact_kept_after_still_true_gets_a_probe(llm_home, fake_llm):
+    from omb_tui.core.guard.still_true import answer_still_true, candidates
+
+    now = nightly_due(llm_home, fake_llm)
+    (tea,) = [item for item in candidates(llm_home, BOT) if "green tea" in item.text]
+    answer_still_true(llm_home, BOT, "keep", [tea.id])
+    answer_by_step(fake_llm, probes={"probes": [{"n": 1, "probe": "what do I drink in the morning, green tea?"}]})
+    upkeep_due(llm_home, now=now)
+    (probe,) = read_probes(llm_home, BOT).probes
+    assert (probe.fact, probe.why) == ("likes green tea in the morning", "kept after still true?")

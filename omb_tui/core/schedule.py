@@ -19,10 +19,11 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at, send_later
 from .guard.night import NightGuard
+from .guard.still_true import note_contradicted
 from .memory.locks import held_exclusively, no_turn_running
 from .memory.paths import Home
 from .memory.settings import load_bot_settings, load_config
@@ -215,8 +216,11 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
             return done
         run = UpkeepRun(bot_id)
         done.run = run.id
+        due = _due(home, bot_id, now, settings.compact_nightly)
+        if not (due.chats or due.tidy or due.compact):
+            return done  # nothing due: no guard, no record (a cron run every five minutes finds this most often)
         with NightGuard(home, bot_id, run, now) as guard:  # budgets, loops, checks: docs/guard.md
-            compacted = _steps(home, bot_id, now, run, settings.compact_nightly, guard, done)
+            compacted = _steps(home, bot_id, now, run, due, guard, done)
         done.guard = guard.outcome.to_dict()
         if compacted is not None:  # the compaction's report goes out once the guard has had its say
             send_later(home, compacted, guard.outcome.line())
@@ -224,22 +228,32 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
     return done
 
 
-def _steps(
-    home: Home, bot_id: str, now: datetime, run: UpkeepRun, nightly: bool, guard: NightGuard, done: BotUpkeep
-) -> NightlyOutcome | None:
-    """Each step that is due, unless the guard has stopped the run; the compaction's outcome, its report not sent."""
-    chats = capture_due(home, bot_id, now)
-    if chats and guard.allows("capture"):
-        done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).to_dict()
+class _Due(NamedTuple):
+    chats: list  # the chats capture reads now
+    tidy: bool
+    compact: bool
+
+
+def _due(home: Home, bot_id: str, now: datetime, nightly: bool) -> _Due:
     last = last_tidy(home, bot_id)
     last_at = datetime.fromisoformat(last["at"]) if last and isinstance(last.get("at"), str) else None
     tidy_hour = load_config(home).tidy_hour
-    tidy_now = tidy_due(last_at, now, tidy_hour)
-    if (chats or tidy_now) and guard.allows("organize"):
-        done.organize = organize(home, bot_id, run=run, today=now.date()).to_dict()
-    if tidy_now and guard.allows("tidy-up"):
-        done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
     # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
-    if nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour) and guard.allows("compact"):
+    compact_now = nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour)
+    return _Due(capture_due(home, bot_id, now), tidy_due(last_at, now, tidy_hour), compact_now)
+
+
+def _steps(
+    home: Home, bot_id: str, now: datetime, run: UpkeepRun, due: _Due, guard: NightGuard, done: BotUpkeep
+) -> NightlyOutcome | None:
+    """Each step that is due, unless the guard has stopped the run; the compaction's outcome, its report not sent."""
+    if due.chats and guard.allows("capture"):
+        done.capture = capture(home, bot_id, chats=due.chats, today=now.date(), run=run).to_dict()
+    if (due.chats or due.tidy) and guard.allows("organize"):
+        done.organize = organize(home, bot_id, run=run, today=now.date()).to_dict()
+    if due.tidy and guard.allows("tidy-up"):
+        done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
+        note_contradicted(home, bot_id, done.tidy, now.date())  # what it could not strike: "still true?"
+    if due.compact and guard.allows("compact"):
         return compact_nightly(home, bot_id, run=run, today=now.date(), send=False)
     return None

@@ -143,6 +143,14 @@ class ReviewScreen(AreaScreen):
             id="review-mark",
             tooltip="Mark the run under the cursor reviewed (on a bot's line: all its runs)",
         ),
+        Binding(
+            "t",
+            "still_true",
+            "Still true?",
+            show=False,  # the footer is full at 80 columns: F1 lists it, and docs/guard.md
+            id="review-still-true",
+            tooltip="The entries to ask about: old with no until date, ending this week, or contradicted",
+        ),
         Binding("escape", "back", "Back", show=False, id="review-back", tooltip="Back to the tree"),
         Binding("ctrl+r", "reread", "Re-read", show=False, id="review-reread", tooltip="Read every journal again"),
     ]
@@ -210,6 +218,11 @@ class ReviewScreen(AreaScreen):
 
     def _unread_text(self) -> str:
         return "".join(f"\nNot read: {why}" for why in self._unread)
+
+    def action_still_true(self) -> None:
+        from .still_true import StillTrueScreen
+
+        self.app.push_screen(StillTrueScreen())
 
     def on_review_written(self) -> None:
         self.app.note_disk_change()  # the watcher would too; without one (OMB_TUI_NO_WATCH) this is the news

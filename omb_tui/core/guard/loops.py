@@ -3,7 +3,8 @@
 A fact is a bullet's words (no date, source, markers or strike-through), case and spacing folded: a strike keeps
 its fact, so striking a line changes no fact. A run's facts taken out are those it removed from one file and
 put in no other (a move is neither); put in, the reverse. A change that puts back a fact an upkeep run of the
-last 7 days took out, or takes out one such a run put in, is a loop: not written, counted. A write that leaves
+last 7 days took out, or takes out again one such a run put back after taking it out, is a loop: not written,
+counted (a fact upkeep put in once may still be taken out: the guard's checks look at that). A write that leaves
 a file byte for byte as it was is a no-op: counted. A step with two such changes in a row, and nothing applied
 between, is skipped for the rest of the night. A write to MEMORY.md that would bring the entries the night
 took out of memory (deleted or merged away: not moved, struck or a duplicate removed) past its share of the
@@ -31,9 +32,14 @@ FUTILE_IN_A_ROW = 2
 _CONFIRMED = re.compile(r"[ \t]+·[ \t]+confirmed[ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
+def without_confirmed(text: str) -> str:
+    """A fact without the `· confirmed DATE` a "still true?" keep put in it."""
+    return _CONFIRMED.sub("", text)
+
+
 def fact_key(text: str) -> str:
     """A fact's words as the guard compares them: strike-through, `· confirmed DATE`, case and spacing folded."""
-    return " ".join(_CONFIRMED.sub("", text).replace("~~", " ").split()).casefold().rstrip(".")
+    return " ".join(without_confirmed(text).replace("~~", " ").split()).casefold().rstrip(".")
 
 
 def facts_of(text: str | None) -> Counter[str]:
@@ -64,15 +70,16 @@ def diff_facts(diff: str) -> tuple[Counter[str], Counter[str]]:
 
 @dataclass
 class RecentUpkeep:
-    """What upkeep runs of the last 7 days took out of the bot's memory and put in (moves cancel out)."""
+    """What upkeep runs of the last 7 days left taken out of the bot's memory, and what they put back after taking
+    it out (moves cancel out within a run)."""
 
-    taken_out: set[str] = field(default_factory=set)
-    put_in: set[str] = field(default_factory=set)
+    taken_out: set[str] = field(default_factory=set)  # its last upkeep change took it out
+    put_back: set[str] = field(default_factory=set)  # an upkeep change took it out, a later one put it back
 
 
 def recent_upkeep(store: MemoryStore, now: datetime, exclude_run: str | None = None) -> RecentUpkeep:
     since = now - LOOP_WINDOW
-    by_run: dict[str, tuple[Counter[str], Counter[str]]] = {}
+    by_run: dict[str, tuple[Counter[str], Counter[str]]] = {}  # newest run first
     for row in store.journal.iter_newest_first():
         try:
             at = datetime.fromisoformat(row.at)
@@ -87,9 +94,12 @@ def recent_upkeep(store: MemoryStore, now: datetime, exclude_run: str | None = N
         out.update(removed)
         into.update(added)
     recent = RecentUpkeep()
-    for out, into in by_run.values():
-        recent.taken_out |= set(out - into)
-        recent.put_in |= set(into - out)
+    taken_before: set[str] = set()
+    for out, into in reversed(by_run.values()):  # oldest run first
+        gone, came = set(out - into), set(into - out)
+        recent.put_back |= came & taken_before
+        recent.taken_out = (recent.taken_out - came) | gone
+        taken_before |= gone
     return recent
 
 
@@ -124,7 +134,7 @@ class NightGate:
         added, removed = set(new - old), set(old - new)
         loop = sorted(
             (added & self.recent.taken_out)
-            | {fact for fact in removed & self.recent.put_in if fact not in self._put_in_now}
+            | {fact for fact in removed & self.recent.put_back if fact not in self._put_in_now}
             | (removed & self._refused_in)
         )
         if loop:

@@ -145,6 +145,7 @@ class NightGuard:
             skipped=[str(step) for step in skipped],
         )
         self._skipped_before = list(self.gate.skipped)
+        self._spent_at_start = self.budget.refusal()  # said already by the run that spent it
         self._probes_before()
         self.before = MemoryBefore.read(self.store, self.today)
         for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
@@ -196,7 +197,9 @@ class NightGuard:
             "futile": gate.futile,
             "skipped": gate.skipped,
         }
-        record = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        record: dict | None = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        if self._spent_at_start and not rows and not outcome.failed:
+            record = None  # the night was spent before this run began: the run that spent it says so, once
         write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
         return outcome
 

@@ -32,7 +32,7 @@ from ..review.marks import load_marks
 from ..review.runs import find_run
 from ..search.session_search import session_search
 from .checks import memory_files
-from .loops import diff_facts, fact_key
+from .loops import diff_facts, fact_key, without_confirmed
 
 log = logging.getLogger("omb_tui.guard")
 
@@ -45,6 +45,7 @@ PERSON_WROTE = "written by the person"
 ACCEPTED = "accepted in the Review area"
 KEPT = "kept after still true?"
 ABOUT_ME = "a line of About me"
+STEP_STILL_TRUE = "still true?"  # the step of the person's answers to "still true?" (still_true.py)
 
 PROBE_SCHEMA = {
     "type": "object",
@@ -150,23 +151,16 @@ def gather_confirmed(store: MemoryStore, found: ProbeFile) -> None:
     still true?, and About me's lines."""
     texts = memory_files(store)
     present: dict[str, tuple[str, str]] = {}  # key -> (fact, file)
+    standing: list[tuple[str, str]] = []  # About me's lines and lines kept after still true?: (key, why)
     for rel, text in texts.items():
         for entry in parse_entries(text):
             if entry.is_bullet and entry.fact.strip() and not entry.struck:
                 present.setdefault(fact_key(entry.fact), (_plain(entry.fact), rel))
                 if rel == ABOUT_ME_REL:
-                    _add(found, present, fact_key(entry.fact), ABOUT_ME)
+                    standing.append((fact_key(entry.fact), ABOUT_ME))
                 elif _CONFIRMED_LINE.search(entry.raw):
-                    _add(found, present, fact_key(entry.fact), KEPT)
-    newest = found.scanned_until
-    for row in store.journal.iter_newest_first():
-        if found.scanned_until is not None and row.at <= found.scanned_until:
-            break
-        newest = max(newest or row.at, row.at)
-        if row.who == WHO_PERSON and row.how not in (HOW_OUTSIDE, HOW_UNDO, HOW_REVERT):
-            for key in diff_facts(row.diff)[1]:
-                _add(found, present, key, ACCEPTED if row.step == "compact" else PERSON_WROTE)
-    found.scanned_until = newest
+                    standing.append((fact_key(entry.fact), KEPT))
+    # what the person accepted in the Review area first, then what they wrote, newest first
     home, bot_id = store.home, store.bot_id
     for run_id in load_marks(home, bot_id).runs:
         if run_id in found.marks_seen:
@@ -176,6 +170,18 @@ def gather_confirmed(store: MemoryStore, found: ProbeFile) -> None:
             for key in diff_facts(row.diff)[1]:
                 _add(found, present, key, ACCEPTED)
     found.marks_seen = found.marks_seen[-KEEP_CANDIDATES:]
+    newest = found.scanned_until
+    for row in store.journal.iter_newest_first():
+        if found.scanned_until is not None and row.at <= found.scanned_until:
+            break
+        newest = max(newest or row.at, row.at)
+        if row.who == WHO_PERSON and row.how not in (HOW_OUTSIDE, HOW_UNDO, HOW_REVERT):
+            for key in diff_facts(row.diff)[1]:
+                why = {"compact": ACCEPTED, STEP_STILL_TRUE: KEPT}.get(row.step or "", PERSON_WROTE)
+                _add(found, present, key, why)
+    found.scanned_until = newest
+    for key, why in standing:  # after what was confirmed lately, which the night's steps may touch first
+        _add(found, present, key, why)
 
 
 def _add(found: ProbeFile, present: dict[str, tuple[str, str]], key: str, why: str) -> None:
@@ -185,7 +191,7 @@ def _add(found: ProbeFile, present: dict[str, tuple[str, str]], key: str, why: s
 
 
 def _plain(fact: str) -> str:
-    return " ".join(fact.split())
+    return " ".join(without_confirmed(fact).split())
 
 
 # ----- making probes -----

@@ -47,13 +47,21 @@ def night_totals(home: Home, bot_id: str, night: str) -> dict:
 
 
 def write_guard_record(
-    home: Home, bot_id: str, run_id: str, outcome: dict, night: str, totals: dict, store: MemoryStore | None = None
+    home: Home,
+    bot_id: str,
+    run_id: str,
+    outcome: dict | None,
+    night: str,
+    totals: dict,
+    store: MemoryStore | None = None,
 ) -> None:
-    """Keep the run's outcome and the night's totals, under the bot's lock; the oldest beyond the caps go."""
+    """Keep the run's outcome (None: the night's totals alone) and the night's totals, under the bot's lock; the
+    oldest beyond the caps go."""
     with (store or MemoryStore(home, bot_id)).locked():
         data = read_guard_record(home, bot_id)
         runs = {key: value for key, value in data["runs"].items() if key != run_id}
-        runs[run_id] = outcome
+        if outcome is not None:
+            runs[run_id] = outcome
         nights = dict(data["nights"])
         nights[night] = totals
         kept_runs = dict(sorted(runs.items())[-KEEP_RUNS:])  # run ids sort by time

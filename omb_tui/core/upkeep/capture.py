@@ -345,6 +345,9 @@ class _Capture:
         except (ValueError, OSError) as exc:  # MemoryInputError, StaleHash, an entry that would not read back
             self._skip(text, f"it could not be saved: {str(exc).rstrip('.')}")
             return
+        if saved.row_id is None and saved.entry not in self.store.read(target).text:
+            self._skip(text, "the nightly guard did not let it be written: a loop, or capture is skipped tonight")
+            return
         self.result.saved.append(saved)
         if fact.about_me:
             self._about_me(saved, kind, batch)

@@ -416,7 +416,7 @@ def _judge_pair(entries: list[Entry], pair: dict, accepted: list[_Accepted], tod
         return "the newer entry is itself struck through"
     if _is_newer(older, older_index, newer, newer_index):
         return "the entry given as older is the newer one (by its date, else its place in the file)"
-    struck = _strike(older, today)
+    struck = strike_entry(older, today)
     if struck is None:
         return "the older entry cannot be struck through without changing its words"
     still_true = pair.get("still_true")
@@ -472,7 +472,7 @@ def _still_true_problem(still_true: str, older: Entry, entries: list[Entry]) -> 
     return None
 
 
-def _strike(entry: Entry, today: date) -> Entry | None:
+def strike_entry(entry: Entry, today: date) -> Entry | None:
     """`- ~~BODY~~ · superseded DATE`, the owned lines kept; None when it would not read back as the same fact."""
     first = entry.lines[0]
     content = line_content(first).rstrip(" \t")
