@@ -38,7 +38,9 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
+from ..models.context import input_budget
 from ..runs.run import Skipped, UpkeepRun
+from .examples import organize_example
 
 JOB = "organize"
 STEP = "organize"
@@ -98,7 +100,7 @@ when it has no project. Today is {today}.
 
 Move at most {max_moves} lines. Lines move unchanged: never reword, merge or split them. Answer with JSON only, in \
 this shape: {{"moves": [{{"line": "<the exact line>", "topic": "<name>.md", "title": "...", "aliases": ["..."]}}], \
-"core": ["<the exact line>"]}}"""
+"core": ["<the exact line>"]}} ("title" and "aliases" only for a new topic)."""
 
 
 # ----- what was judged before: hashes of exact lines, outside the workspace -----
@@ -189,13 +191,15 @@ def why_not_offered(entry: Entry, judged: JudgedLines, today: date) -> str | Non
     return None
 
 
-def _offered_entries(entries: list[Entry], judged: JudgedLines, today: date) -> list[Entry]:
+def _offered_entries(
+    entries: list[Entry], judged: JudgedLines, today: date, max_chars: int = OFFER_MAX_CHARS
+) -> list[Entry]:
     offered, size = [], 0
     for entry in entries:
         if not entry.is_bullet or why_not_offered(entry, judged, today) is not None:
             continue
         size += len(_first_line(entry)) + 1
-        if size > OFFER_MAX_CHARS:
+        if size > max_chars:
             break
         offered.append(entry)
     return offered
@@ -205,7 +209,10 @@ def build_messages(offered: list[Entry], topics: list[str], today: date) -> list
     topic_lines = "\n".join(topics) if topics else "(none yet)"
     lines = "\n".join(_first_line(e) for e in offered)
     return [
-        {"role": "system", "content": ORGANIZE_PROMPT.format(today=today.isoformat(), max_moves=MAX_MOVES)},
+        {
+            "role": "system",
+            "content": f"{ORGANIZE_PROMPT.format(today=today.isoformat(), max_moves=MAX_MOVES)}\n{organize_example()}",
+        },
         {
             "role": "user",
             "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line, "
@@ -360,12 +367,15 @@ def organize(
     store.sync_outside_changes()
     before = store.read(MEMORY_FILE)
     judged = JudgedLines(judged_lines_path(home, bot_id))
-    offered = _offered_entries(parse_entries(before.text), judged, today)
+    topics = [topic_index_line(info) for info in read_topics(home, bot_id)]
+    fixed = "".join(m["content"] for m in build_messages([], topics, today))
+    # The answer copies each line it moves: half of what the context leaves is kept for it.
+    budget = input_budget(home, bot_id, fixed=fixed, answer_share=0.5, default=OFFER_MAX_CHARS)
+    offered = _offered_entries(parse_entries(before.text), judged, today, budget)
     result.offered = len(offered)
     if not offered:
         result.reason = "No line of MEMORY.md is waiting to be judged: nothing was asked."
         return result
-    topics = [topic_index_line(info) for info in read_topics(home, bot_id)]
     try:
         answer = complete(home, bot_id, JOB, build_messages(offered, topics, today), schema=ORGANIZE_SCHEMA)
     except ModelUnavailable as exc:

@@ -33,13 +33,16 @@ from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
+from ..models.context import input_budget
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..runs.record import last_of, read_part, write_part
 from ..runs.run import Skipped, UpkeepRun
+from .examples import tidy_example
 
 STEP = "tidy-up"  # the step the journal rows name, and the source of a still-true entry (`from tidy-up`)
 JOB = "tidy-up"  # the usage row's job
 CORE_SHARE = 5  # in MEMORY.md at most a fifth of the entries are struck in one pass (none with fewer than five)
+CHUNK_MAX_CHARS = 24_000  # the entries one call is shown when the instance gives no contextTokens
 MODEL_USED = "used"
 MODEL_NOT_NEEDED = "not needed: no file changed since it was last checked"
 
@@ -281,8 +284,29 @@ def _reconcile_contradictions(
         if limit == 0 or len(live) < 2:
             checked[rel] = snapshot.hash  # nothing could be struck here: no call
             continue
+        pairs, go_on = _ask_pairs(home, bot_id, rel, live, today, report)
+        if not go_on:
+            break
+        if pairs is None:
+            continue
+        new_hash = _apply_pairs(store, actor, snapshot, pairs, limit, today, report)
+        if new_hash is not None:
+            checked[rel] = new_hash
+    return {rel: digest for rel, digest in checked.items() if rel in files}
+
+
+def _ask_pairs(
+    home: Home, bot_id: str, rel: str, live: list[Entry], today: date, report: TidyReport
+) -> tuple[list[dict] | None, bool]:
+    """The pairs the model proposes for a file, asked in chunks that fit the instance's context (pairs are found
+    within a chunk), and whether to go on with the next files. None: an answer could not be used (the file is
+    looked at again next time); False: no answer at all, so the files after it would wait the same way."""
+    fixed = "".join(message["content"] for message in _messages(rel, [], today))
+    budget = input_budget(home, bot_id, fixed=fixed, answer_share=0.25, default=CHUNK_MAX_CHARS)
+    pairs: list[dict] = []
+    for chunk in _chunks(live, budget):
         try:
-            answer = complete(home, bot_id, JOB, _messages(rel, live, today), schema=PAIRS_SCHEMA)
+            answer = complete(home, bot_id, JOB, _messages(rel, chunk, today), schema=PAIRS_SCHEMA)
         except ModelUnavailable as problem:
             if problem.raw is None:  # no answer at all: the next files would wait the same way
                 if report.model_used:
@@ -293,15 +317,27 @@ def _reconcile_contradictions(
                     )
                 else:
                     report.model = problem.reason
-                break
+                return None, False
             report.skipped.append(Skipped(rel, f"the model's answer for {rel} could not be used: {problem.reason}"))
-            continue
+            return None, True
         report.model = MODEL_USED
         assert isinstance(answer.data, dict)  # PAIRS_SCHEMA asks for an object, and complete checked it
-        new_hash = _apply_pairs(store, actor, snapshot, answer.data["pairs"], limit, today, report)
-        if new_hash is not None:
-            checked[rel] = new_hash
-    return {rel: digest for rel, digest in checked.items() if rel in files}
+        pairs += answer.data["pairs"]
+    return pairs, True
+
+
+def _chunks(live: list[Entry], max_chars: int) -> list[list[Entry]]:
+    """The live entries in runs whose first lines together hold at most `max_chars` (each run at least one)."""
+    chunks: list[list[Entry]] = [[]]
+    size = 0
+    for entry in live:
+        length = len(line_content(entry.lines[0])) + 1
+        if chunks[-1] and size + length > max_chars:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(entry)
+        size += length
+    return chunks
 
 
 def _strike_limit(rel: str, live_count: int) -> int:
@@ -313,7 +349,7 @@ def _strike_limit(rel: str, live_count: int) -> int:
 def _messages(rel: str, live: list[Entry], today: date) -> list[dict]:
     lines = "\n".join(line_content(entry.lines[0]) for entry in live)
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": f"{SYSTEM_PROMPT}\n{tidy_example()}"},
         {"role": "user", "content": f"Today is {today.isoformat()}. The entries of {rel}:\n\n{lines}"},
     ]
 
