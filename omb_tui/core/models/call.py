@@ -39,6 +39,7 @@ from .output_modes import (
     JSON_OBJECT,
     JSON_PROMPT,
     JSON_SCHEMA,
+    at_or_below,
     first_mode,
     format_refused,
     is_context_error,
@@ -339,6 +340,7 @@ class _Ladder:
         self.mode: str | None = None
         if schema is not None:
             self.mode = self.known.mode if self.known else first_mode(litellm, route.instance, route.model)
+            self.mode = at_or_below(route.instance.output_mode, self.mode)
 
     def send(self, request: dict, times: CallTimes, policy: RetryPolicy, key: str) -> _Sent:
         if self.schema is None or self.mode is None:
