@@ -152,6 +152,8 @@ def serve(port: int, threads: int, ctx: int) -> None:
     model, python = prepare()
     command = [str(python), "-m", "llama_cpp.server", "--model", str(model), "--model_alias", MODEL_ALIAS]
     command += ["--host", "127.0.0.1", "--port", str(port), "--n_threads", str(threads), "--n_ctx", str(ctx)]
+    # By default a request that arrives (even GET /v1/models) ends the answer being streamed: queue it instead.
+    command += ["--interrupt_requests", "false"]
     say("$ " + " ".join(command))
     os.execv(str(python), command)
 

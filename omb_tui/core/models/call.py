@@ -52,6 +52,7 @@ from .structured import MAX_ANSWER_CHARS, UnusableAnswer, parse_json_answer, sch
 from .time_limits import (
     CallTimes,
     DeadlinePassed,
+    StreamBroken,
     StreamStopped,
     call_times,
     instance_slot,
@@ -410,7 +411,7 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
     chain = _causes(exc)
     where = instance.api_base or "its provider"
     if isinstance(exc, StreamStopped):
-        return False, f"{name} {exc.why}"
+        return isinstance(exc, StreamBroken), f"{name} {exc.why}"
     if any(isinstance(link, ConnectionRefusedError) for link in chain):
         return False, f"{name} refused the connection at {where} (is the server running?)"
     if isinstance(exc, litellm.Timeout) or any(isinstance(link, TimeoutError) for link in chain):
