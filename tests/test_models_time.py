@@ -162,3 +162,16 @@ def test_a_stream_that_keeps_ending_unfinished_fails_in_one_sentence(llm_home, f
     fake_llm.script(*[{"content": ANSWER, "cut_after": 2}] * 3)
     with pytest.raises(ModelUnavailable, match=r"broke off its answer before it was done .* \(3 tries\)"):
         complete(llm_home, "scout", "capture", ASK, schema=SCHEMA)
+
+
+def test_a_call_that_waited_for_a_busy_local_server_past_the_deadline_is_not_sent(llm_home, fake_llm):
+    local(llm_home, fake_llm, timeout=30)
+    fake_llm.script({"delay": 1.5, "content": "the first call's answer"})
+    first = threading.Thread(target=complete, args=(llm_home, "scout", "chat", ASK))
+    first.start()
+    while fake_llm.in_flight == 0 and first.is_alive():  # the first call holds the server's one slot
+        threading.Event().wait(0.01)
+    with run_deadline(0.3), pytest.raises(ModelUnavailable) as caught:
+        complete(llm_home, "scout", "capture", ASK, schema=SCHEMA)
+    first.join()
+    assert caught.value.reason == RUN_DEADLINE_PASSED and len(fake_llm.requests) == 1

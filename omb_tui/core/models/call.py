@@ -194,12 +194,13 @@ def call_route(
     key = _key(instance, route)
     if limit_reached(home, monthly_spend_usd):
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
+    times = functools.partial(call_times, instance, timeout, streamed=instance.stream and not tools)
     try:
-        times = call_times(instance, timeout, streamed=instance.stream and not tools)
+        times()
     except DeadlinePassed:
         raise ModelUnavailable(RUN_DEADLINE_PASSED, via_helper=route.via_helper) from None
     litellm = litellm_module()
-    request = _request(route, messages, tools, times.first, key, max_tokens)
+    request = _request(route, messages, tools, key, max_tokens)
     at, started = now_iso(), time.monotonic()
     ladder = _Ladder(home, litellm, route, schema, learn_afresh)
     sent = ladder.send(request, times, retry or RETRY_POLICY, key)
@@ -297,13 +298,10 @@ def _key(instance: ModelInstance, route: Route) -> str:
     return key
 
 
-def _request(
-    route: Route, messages: list[dict], tools: list[dict] | None, timeout: float, key: str, max_tokens: int | None
-) -> dict:
-    request: dict = {
+def _request(route: Route, messages: list[dict], tools: list[dict] | None, key: str, max_tokens: int | None) -> dict:
+    request: dict = {  # its timeout is set at each try, from what is left then (_send)
         "model": route.model,
         "messages": list(messages),
-        "timeout": timeout,
         "api_key": key,
         "max_retries": 0,
         "num_retries": 0,
@@ -343,7 +341,7 @@ class _Ladder:
             self.mode = self.known.mode if self.known else first_mode(litellm, route.instance, route.model)
             self.mode = at_or_below(route.instance.output_mode, self.mode)
 
-    def send(self, request: dict, times: CallTimes, policy: RetryPolicy, key: str) -> _Sent:
+    def send(self, request: dict, times: Callable[[], CallTimes], policy: RetryPolicy, key: str) -> _Sent:
         if self.schema is None or self.mode is None:
             return _send(self.litellm, request, self.route, times, policy, key)
         tries, because = 0, None
@@ -368,26 +366,34 @@ def _send(
     litellm: Any,
     request: dict,
     route: Route,
-    times: CallTimes,
+    times: Callable[[], CallTimes],
     policy: RetryPolicy,
     key: str,
     *,
     step_down: Callable[[BaseException], bool] | None = None,
 ) -> _Sent:
     """The answer, or no answer and the sentence saying why. `step_down`: a refusal for which another output mode
-    is tried at once rather than this request again."""
-    tries = 0
+    is tried at once rather than this request again. Each try's bounds are what is left once it holds its slots:
+    a call that waited for a busy local server still ends by the run's deadline."""
+    tries, first, failed = 0, 0.0, None
     while True:
         tries += 1
         try:
             with instance_slot(route.instance), _call_slots:
-                return _Sent(_one_try(litellm, request, route, times), tries, None)
+                bounds = times()
+                first = bounds.first
+                return _Sent(_one_try(litellm, {**request, "timeout": first}, route, bounds), tries, None)
+        except DeadlinePassed:  # it passed while the call waited: this try sent nothing
+            if failed is None:
+                raise ModelUnavailable(RUN_DEADLINE_PASSED, via_helper=route.via_helper) from None
+            return _Sent(None, tries - 1, f"{failed.failure} ({tries - 1} tries); {RUN_DEADLINE_PASSED}", failed.error)
         except Exception as exc:  # litellm maps every provider's error; anything else is a failure too
-            transient, what = _explain(litellm, exc, route, times.first, key)
+            transient, what = _explain(litellm, exc, route, first, key)
             if step_down is not None and step_down(exc):
                 return _Sent(None, tries, what, exc)
             if not transient or tries > policy.retries:
                 return _Sent(None, tries, what + (f" ({tries} tries)" if tries > 1 else ""), exc)
+            failed = _Sent(None, tries, what, exc)
         time.sleep(policy.backoff(tries))
 
 
