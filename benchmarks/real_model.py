@@ -81,6 +81,7 @@ class StepFigures:
     proposed: int = 0
     accepted: list[str] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)
+    skipped_items: list[str] = field(default_factory=list)  # what the model proposed that code refused, and why
     as_expected: list[str] = field(default_factory=list)  # accepted items the ground truth expects
     not_expected: list[str] = field(default_factory=list)  # accepted items it does not
     missed: list[str] = field(default_factory=list)  # what the ground truth expects and was not accepted
@@ -141,7 +142,7 @@ def run_capture(home: Home, bot: str) -> StepFigures:
     result = capture(home, bot)
     figures.proposed = len(result.saved) + len(result.skipped)
     figures.accepted = [f"{s.text} (→ {s.target}; {s.conversation})" for s in result.saved]
-    figures.skipped = Counter(_reason(s.reason) for s in result.skipped)
+    _count_skips(figures, result.skipped)
     found: set[tuple[str, int]] = set()
     for saved in result.saved:
         truth = CAPTURE_TRUTH.get(saved.conversation, [])
@@ -165,7 +166,7 @@ def run_organize(home: Home, bot: str) -> StepFigures:
     result = organize(home, bot)
     figures.proposed = len(result.moved) + len(result.skipped) + result.core
     figures.accepted = [f"{m.line} → {m.topic}" for m in result.moved] + [f"{result.core} lines judged core"]
-    figures.skipped = Counter(_reason(s.reason) for s in result.skipped)
+    _count_skips(figures, result.skipped)
     for moved in result.moved:
         detail = any(words.casefold() in moved.line.casefold() for words in DETAIL_TRUTH)
         core = any(words.casefold() in moved.line.casefold() for words in CORE_TRUTH)
@@ -182,7 +183,7 @@ def run_tidy(home: Home, bot: str) -> StepFigures:
     figures = StepFigures("tidy-up")
     report = tidy(home, bot)
     figures.proposed = report.superseded + len(report.skipped)
-    figures.skipped = Counter(_reason(s.reason) for s in report.skipped)
+    _count_skips(figures, report.skipped)
     text = MemoryStore(home, bot).read(MEMORY_FILE).text
     struck = [e.fact for e in parse_entries(text) if e.struck and "superseded " + date.today().isoformat() in e.raw]
     figures.accepted = [f"struck: {fact}" for fact in struck] + [f"{report.superseded} struck in all files"]
@@ -208,6 +209,11 @@ def run_compact(home: Home, bot: str) -> StepFigures:
         figures.missed.append("an accepted change-set")
     figures.note = proposal.error
     return figures
+
+
+def _count_skips(figures: StepFigures, skipped: list) -> None:
+    figures.skipped = Counter(_reason(item.reason) for item in skipped)
+    figures.skipped_items = [f"{' '.join(item.text.split())[:100]} ({_reason(item.reason)[:60]})" for item in skipped]
 
 
 def _changes_in(answer: str) -> int:
@@ -273,6 +279,8 @@ def print_step(step: dict) -> None:
         print(f"   + {line}")
     for reason, count in Counter(step["skipped"]).most_common():
         print(f"   - skipped ×{count}: {reason}")
+    for item in step["skipped_items"]:
+        print(f"     · {item}")
     for line in step["missed"]:
         print(f"   ? missed: {line}")
     for line in step["failed_calls"]:
