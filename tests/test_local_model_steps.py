@@ -168,3 +168,22 @@ def test_compaction_asks_nothing_when_memory_does_not_fit_the_context(step_home,
     result = run_cli("compact", BOT)
     assert "do not fit the 1,024-token context" in result.out + result.err
     assert fake_llm.requests == []
+
+
+def test_organize_takes_lines_by_their_number_and_checks_them_as_strictly(step_home, fake_llm):
+    from omb_tui.core.upkeep.organize import organize
+
+    fake_llm.script(
+        {
+            "content": json.dumps(
+                {"moves": [{"line": 1, "topic": "places.md"}, {"line": 9, "topic": "x.md"}], "core": [7]}
+            )
+        }
+    )
+    result = organize(step_home, BOT)
+    assert [m.line for m in result.moved] == [PUNE] and PUNE in read(step_home, "memory/places.md")
+    assert [(s.text, s.reason) for s in result.skipped] == [
+        ("(line 9, never offered)", "This line is not exactly in MEMORY.md.")
+    ]
+    shown = fake_llm.requests[-1].body["messages"][-1]["content"]
+    assert f"1| {PUNE}" in shown and result.core == 0  # core's 7 names no offered line: nothing judged

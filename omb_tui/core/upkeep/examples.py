@@ -49,15 +49,10 @@ ORGANIZE_EXAMPLE: dict[str, Any] = {
     ],
     "answer": {
         "moves": [
-            {
-                "line": '- 2026-03-04 · from chat "Acme" · Acme Corp pays invoices 45 days after the end of the month',
-                "topic": "acme-corp.md",
-                "title": "Acme Corp",
-                "aliases": ["Acme"],
-            },
-            {"line": '- 2026-03-05 · from chat "Books" · Reading Piranesi, then The Overstory', "topic": "books.md"},
+            {"line": 2, "topic": "acme-corp.md", "title": "Acme Corp", "aliases": ["Acme"]},
+            {"line": 3, "topic": "books.md"},
         ],
-        "core": ['- 2026-03-02 · from chat "Intro" · The person is called Milind and lives in Delhi'],
+        "core": [1],
     },
 }
 

@@ -66,7 +66,7 @@ ORGANIZE_SCHEMA = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "line": {"type": "string"},
+                    "line": {"type": ["integer", "string"]},  # its number as shown, or the exact line
                     "topic": {"type": "string"},
                     "title": {"type": "string"},
                     "aliases": {"type": "array", "items": {"type": "string"}},
@@ -74,7 +74,7 @@ ORGANIZE_SCHEMA = {
                 "required": ["line", "topic"],
             },
         },
-        "core": {"type": "array", "items": {"type": "string"}},
+        "core": {"type": "array", "items": {"type": ["integer", "string"]}},
     },
     "required": ["moves", "core"],
 }
@@ -84,10 +84,10 @@ You keep a bot's long-term notes in order. MEMORY.md loads into every conversati
 only core facts; detail about one subject belongs in that subject's topic file under memory/, which the bot reads \
 when it needs it.
 
-You are shown the lines of MEMORY.md that have not been judged before, and the topic files that exist. For each line \
-decide one of three things:
+You are shown the lines of MEMORY.md that have not been judged before, each after its number, and the topic files \
+that exist. For each line decide one of three things:
 - move it: it is detail about one subject, such as another person, a project or client, a trip, or likes in one \
-domain (food, music, books). Give the line exactly as it is written, and the topic file it belongs in: an existing \
+domain (food, music, books). Give the line's number, and the topic file it belongs in: an existing \
 one when it fits, else a new name made of letters, numbers, spaces, dots and dashes ending in .md (for example \
 "acme-corp.md"), with a short title and aliases (the other words someone would ask about it with).
 - core: the bot needs it in every conversation, such as the person's name, where they live, their company, or how \
@@ -98,9 +98,9 @@ A work log that is finished or stale (a status line about one task, pull request
 that was noted more than two weeks ago and has not changed) moves under its project's topic, or under "work-log.md" \
 when it has no project. Today is {today}.
 
-Move at most {max_moves} lines. Lines move unchanged: never reword, merge or split them. Answer with JSON only, in \
-this shape: {{"moves": [{{"line": "<the exact line>", "topic": "<name>.md", "title": "...", "aliases": ["..."]}}], \
-"core": ["<the exact line>"]}} ("title" and "aliases" only for a new topic)."""
+Move at most {max_moves} lines; a line moves unchanged. Answer with JSON only, in this shape: {{"moves": \
+[{{"line": <its number>, "topic": "<name>.md", "title": "...", "aliases": ["..."]}}], "core": [<its number>]}} \
+("title" and "aliases" only for a new topic)."""
 
 
 # ----- what was judged before: hashes of exact lines, outside the workspace -----
@@ -207,7 +207,7 @@ def _offered_entries(
 
 def build_messages(offered: list[Entry], topics: list[str], today: date) -> list[dict]:
     topic_lines = "\n".join(topics) if topics else "(none yet)"
-    lines = "\n".join(_first_line(e) for e in offered)
+    lines = "\n".join(f"{number}| {_first_line(e)}" for number, e in enumerate(offered, 1))
     return [
         {
             "role": "system",
@@ -215,8 +215,8 @@ def build_messages(offered: list[Entry], topics: list[str], today: date) -> list
         },
         {
             "role": "user",
-            "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line, "
-            f"exactly as written:\n{lines}",
+            "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line after its number "
+            f"(the number is not part of the line):\n{lines}",
         },
     ]
 
@@ -344,6 +344,25 @@ def _skip(text: str, reason: str) -> Skipped:
     return Skipped(redact(text).text, reason)  # a proposed line is the model's words: never shown with a key
 
 
+def by_text(answer: dict, offered: list[Entry]) -> dict:
+    """The answer with each line given by its number replaced by that offered line's exact text (a small model
+    names a number surely and copies a long line badly); a number not offered becomes a text no line of the file
+    has, refused like any line that is not in it. Every check then runs on the exact lines, as strictly."""
+
+    def line_of(value: object) -> object:
+        if type(value) is not int:
+            return value
+        return _first_line(offered[value - 1]) if 1 <= value <= len(offered) else f"(line {value}, never offered)"
+
+    moves = answer.get("moves")
+    if isinstance(moves, list):
+        moves = [dict(m, line=line_of(m.get("line"))) if isinstance(m, dict) else m for m in moves]
+    core = answer.get("core")
+    if isinstance(core, list):
+        core = [line_of(line) for line in core]
+    return {**answer, "moves": moves, "core": core}
+
+
 # ----- the step -----
 def organize(
     home: Home,
@@ -382,7 +401,7 @@ def organize(
         result.reason = f"No model could organize: {exc.reason.rstrip('.')}; nothing moved."
         return result
 
-    data = answer.data if isinstance(answer.data, dict) else {}
+    data = by_text(answer.data if isinstance(answer.data, dict) else {}, offered)
     offered_lines = {_first_line(e) for e in offered}
     core_lines = {line for line in data.get("core") or [] if isinstance(line, str) and line in offered_lines}
     with store.locked():
