@@ -184,9 +184,15 @@ def run_tidy(home: Home, bot: str) -> StepFigures:
     report = tidy(home, bot)
     figures.proposed = report.superseded + len(report.skipped)
     _count_skips(figures, report.skipped)
-    text = MemoryStore(home, bot).read(MEMORY_FILE).text
-    struck = [e.fact for e in parse_entries(text) if e.struck and "superseded " + date.today().isoformat() in e.raw]
-    figures.accepted = [f"struck: {fact}" for fact in struck] + [f"{report.superseded} struck in all files"]
+    store, today = MemoryStore(home, bot), date.today().isoformat()
+    files = [MEMORY_FILE] + [f"memory/{path.name}" for path in home.topic_paths(bot)]
+    struck = [
+        f"{rel}: {entry.fact}"
+        for rel in files
+        for entry in parse_entries(store.read(rel).text)
+        if entry.struck and f"superseded {today}" in entry.raw
+    ]
+    figures.accepted = [f"struck: {fact}" for fact in struck]
     for fact in struck:
         (figures.as_expected if PLANTED_OLDER in fact else figures.not_expected).append(fact)
     if not any(PLANTED_OLDER in fact for fact in struck):

@@ -68,14 +68,14 @@ RIGHT = {
 WRONG_TYPES = {  # JSON of the asked-for object, with numbers where text belongs
     "capture": capture_answer(text=5),
     "organize": organize_answer(title=7),
-    "tidy": {"pairs": [{"older": 1, "newer": 2, "still_true": None}]},
+    "tidy": tidy_answer(still_true=5),  # an entry may be named by its number; the part still true is text
     "compact": compact_answer(reason=3),
     "compact --auto": compact_answer(reason=3),
 }
 WRONG_TYPE_SENTENCES = {
     "capture": "the answer.facts[0].text must be text",
     "organize": "the answer.moves[0].title must be text",
-    "tidy": "the answer.pairs[0].older must be text",
+    "tidy": "the answer.pairs[0].still_true must be text or null",
     "compact": "Change 1 lacks 'reason' as text",
     "compact --auto": "Change 1 lacks 'reason' as text",
 }

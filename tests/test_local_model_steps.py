@@ -187,3 +187,14 @@ def test_organize_takes_lines_by_their_number_and_checks_them_as_strictly(step_h
     ]
     shown = fake_llm.requests[-1].body["messages"][-1]["content"]
     assert f"1| {PUNE}" in shown and result.core == 0  # core's 7 names no offered line: nothing judged
+
+
+def test_the_tidy_up_takes_entries_by_their_number_and_checks_them_as_strictly(step_home, fake_llm):
+    fake_llm.script({"content": json.dumps({"pairs": [{"older": 2, "newer": 5, "still_true": None}]})})
+    report = tidy_module.tidy(step_home, BOT)  # only memory/work.md is asked (MEMORY.md has too few entries)
+    topic_call = fake_llm.requests[-1].body["messages"][-1]["content"]
+    assert f"1| {OLDER}" in topic_call and f"2| {NEWER}" in topic_call
+    assert report.superseded == 0 and [s.reason for s in report.skipped] == [
+        "the newer entry is not exactly an entry of the file"  # entry 5 was never shown
+    ]
+    # (a pair named by numbers that are shown is struck: tests/test_step_examples.py runs the tidy-up's example)

@@ -62,15 +62,7 @@ TIDY_EXAMPLE: dict[str, Any] = {
         '- 2026-02-10 · from chat "Plans" · Likes green tea',
         '- 2026-03-01 · from chat "Move" · Moved to Delhi',
     ],
-    "answer": {
-        "pairs": [
-            {
-                "older": '- 2026-01-05 · from chat "Plans" · Lives in Pune and prefers short replies',
-                "newer": '- 2026-03-01 · from chat "Move" · Moved to Delhi',
-                "still_true": "prefers short replies",
-            }
-        ]
-    },
+    "answer": {"pairs": [{"older": 1, "newer": 3, "still_true": "prefers short replies"}]},
 }
 
 
@@ -91,4 +83,5 @@ def organize_example() -> str:
 
 
 def tidy_example() -> str:
-    return worked_example("Entries:\n" + "\n".join(TIDY_EXAMPLE["entries"]), TIDY_EXAMPLE["answer"])
+    entries = "\n".join(f"{number}| {entry}" for number, entry in enumerate(TIDY_EXAMPLE["entries"], 1))
+    return worked_example(f"Entries:\n{entries}", TIDY_EXAMPLE["answer"])

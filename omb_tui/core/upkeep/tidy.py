@@ -48,13 +48,12 @@ MODEL_NOT_NEEDED = "not needed: no file changed since it was last checked"
 
 SYSTEM_PROMPT = """\
 You tidy one memory file of an assistant. Each line below is one entry the assistant keeps about the person \
-it works for, usually starting with the day it was written. Find pairs of entries that cannot both be true \
+it works for, after its number, usually starting with the day it was written. Find pairs of entries that cannot both be true \
 now: a later entry replaced an earlier one (they moved, changed jobs, changed a preference, a plan changed).
 Rules:
 - Only clear contradictions. Two entries that can both be true (two different preferences, a detail and a \
 summary) are not a pair. Never pair an entry with itself.
-- "older" is the entry that is no longer true, "newer" the one that replaced it.
-- Copy both entries exactly as they are written below, character for character, the whole line.
+- "older" is the number of the entry that is no longer true, "newer" the number of the one that replaced it.
 - "still_true": when the older entry also says something the newer one does not change ("lives in Pune and \
 prefers short replies" against "moved to Delhi"), give that part alone in the older entry's own words \
 ("prefers short replies"); otherwise null.
@@ -69,8 +68,8 @@ PAIRS_SCHEMA = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "older": {"type": "string"},
-                    "newer": {"type": "string"},
+                    "older": {"type": ["integer", "string"]},  # its number as shown, or the exact entry
+                    "newer": {"type": ["integer", "string"]},
                     "still_true": {"type": ["string", "null"]},
                 },
                 "required": ["older", "newer", "still_true"],
@@ -322,8 +321,21 @@ def _ask_pairs(
             return None, True
         report.model = MODEL_USED
         assert isinstance(answer.data, dict)  # PAIRS_SCHEMA asks for an object, and complete checked it
-        pairs += answer.data["pairs"]
+        pairs += [_by_text(pair, chunk) for pair in answer.data["pairs"]]
     return pairs, True
+
+
+def _by_text(pair: dict, shown: list[Entry]) -> dict:
+    """The pair with an entry given by its number replaced by that entry's exact first line (a small model names
+    a number surely and copies a long entry badly); a number not shown becomes a text no entry has, refused like
+    any entry that is not in the file. Every check then runs on the exact entries, as strictly."""
+
+    def entry_of(value: object) -> object:
+        if type(value) is not int:
+            return value
+        return line_content(shown[value - 1].lines[0]) if 1 <= value <= len(shown) else f"(entry {value}, never shown)"
+
+    return dict(pair, older=entry_of(pair["older"]), newer=entry_of(pair["newer"]))
 
 
 def _chunks(live: list[Entry], max_chars: int) -> list[list[Entry]]:
@@ -347,10 +359,13 @@ def _strike_limit(rel: str, live_count: int) -> int:
 
 
 def _messages(rel: str, live: list[Entry], today: date) -> list[dict]:
-    lines = "\n".join(line_content(entry.lines[0]) for entry in live)
+    lines = "\n".join(f"{number}| {line_content(entry.lines[0])}" for number, entry in enumerate(live, 1))
     return [
         {"role": "system", "content": f"{SYSTEM_PROMPT}\n{tidy_example()}"},
-        {"role": "user", "content": f"Today is {today.isoformat()}. The entries of {rel}:\n\n{lines}"},
+        {
+            "role": "user",
+            "content": f"Today is {today.isoformat()}. The entries of {rel}, each after its number:\n\n{lines}",
+        },
     ]
 
 
