@@ -247,3 +247,22 @@ async def test_a_learned_line_with_square_brackets_is_asked_about_and_removed_as
         toast = str(screen.query(Toast).last().render())
         assert "Removed from About me: The person keeps [x] lists and edits [/etc/hosts]" in toast
         assert list_learned(home) == []
+
+
+async def test_the_guard_section_shows_its_limits_the_recall_checks_and_what_it_last_said(llm_home, fake_llm):
+    from omb_tui.core.runs.guard_record import write_guard_record
+
+    write_llm_config(llm_home, fake_llm, upkeep={"guard": {"maxCallsPerNight": 12, "rollback": False}})
+    (llm_home.workspace("scout") / "MEMORY.md").parent.mkdir(parents=True, exist_ok=True)
+    stopped = {"stopped": "the night's limit of 12 model calls is reached", "steps_left_out": ["compact"]}
+    write_guard_record(llm_home, "scout", "20261201T031500-1a2b3c", stopped, "2026-12-01", {})
+    async with make_app(llm_home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
+        screen = await open_upkeep(pilot)
+        guard = shown(screen, "#upkeep-guard")
+        assert "Guard: at most 12 calls, 200,000 tokens and $0.50 a night" in guard
+        assert "a run that fails a check is flagged" in guard
+        assert "Recall checks: none yet" in guard
+        assert (
+            "Last said, run 20261201T031500-1a2b3c: guard: stopped: the night's limit of 12 model calls is "
+            "reached (compact not run)." in guard
+        )

@@ -44,6 +44,11 @@ EXIT_GROUPS = {
         "CompactionOff",
         "BadAnswer",
         "UpkeepOff",
+        "BadSwitch",
+        "DuplicateRefused",
+        "BackupRefused",
+        "BadBackup",
+        "RestoreRefused",
     },
 }
 HTTP_GROUPS = {

@@ -528,11 +528,16 @@ def test_a_providers_error_echoing_the_corpus_reaches_neither_the_output_nor_a_f
 
     instances = {f"c{n}": {"model": "openai/x", "api_base": fake_llm.api_base} for n in range(len(CREDENTIALS))}
     write_llm_config(home, fake_llm, instances=instances)
-    fake_llm.script({"status": 400})  # instance "local" is tested first
+    from omb_tui.core.models.output_modes import LADDER
+
+    # each instance is asked once per output mode, as a 400 may be the server refusing a response format
+    # (docs/models.md, "Output modes"); every one of its refusals echoes the credential
+    fake_llm.script(*[{"status": 400}] * len(LADDER))  # instance "local" is tested first
     for credential in CREDENTIALS:  # then c0, c1, … in order
         request = json.dumps({"messages": [{"role": "user", "content": credential.note}]})
         hidden = escaped_forms(credential)["first-letter"]
-        fake_llm.script({"status": 400, "message": f"Invalid request: {request} (bad value '{hidden}')"})
+        refusal = {"status": 400, "message": f"Invalid request: {request} (bad value '{hidden}')"}
+        fake_llm.script(*[refusal] * len(LADDER))
     done = run_exe("models", "test")
     assert done.returncode == 1 and done.stdout.count(b"refused the request (400)") == len(CREDENTIALS) + 1
     printed = (done.stdout + done.stderr).decode("utf-8")

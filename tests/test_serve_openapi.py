@@ -53,6 +53,7 @@ def test_the_description_covers_the_spec_table():
 
 
 BODIES = {
+    ("PATCH", "/api/bots/{id}"): {"helperModel": False},
     ("PUT", "/api/bots/{id}/memory"): {"text": "- saved whole\n"},
     ("PUT", "/api/bots/{id}/memory/file"): {"path": "memory/new.md", "text": "# New\n", "expectedHash": None},
     ("POST", "/api/bots/{id}/memory/open"): {"target": "folder"},

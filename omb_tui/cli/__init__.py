@@ -8,12 +8,15 @@ they run, as click puts a command's options on its function (argparse here, for 
 
 - memory.py   bots, prompt, gauge, remember, forget, prefer, show, write, rm, mv, make-room: the memory files, as
               a person reads and changes them
+- bots.py     bot BOT set, duplicate, backup, restore: a bot as a whole, its switches, a copy, a backup
 - journal.py  journal, undo, revert, undo-run, review: what changed memory, and taking it back
 - recall.py   recall, search, brief: what the bot finds before and during a turn
 - models.py   chat, models (test), usage: the bot's model, talked through, checked and paid for
 - upkeep.py   capture, organize, tidy, compact, proposals (accept, reject), upkeep, about-me (remove): memory
               upkeep, as the README's section of that name has it. Compaction stays here rather than in a module
               of its own: `upkeep --due` runs it, and --help lists these seven as one run (below)
+- guard.py    check, still-true (keep, strike, until): the nightly guard's recall checks on what the person
+              confirmed, and the "still true?" queue (docs/guard.md)
 - team.py     team …: shared team memory
 - serve.py    serve: the memory routes over HTTP
 - mcp.py      mcp: one bot's memory over the Model Context Protocol
@@ -70,7 +73,20 @@ def _no_command() -> dict[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import demo, hook, journal, mcp, memory, models, recall, serve, team, upkeep  # argparse only: no core yet
+    from . import (  # argparse only: no core yet
+        bots,
+        demo,
+        guard,
+        hook,
+        journal,
+        mcp,
+        memory,
+        models,
+        recall,
+        serve,
+        team,
+        upkeep,
+    )
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -81,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = subcommands(parser, "COMMAND")
 
     # the order --help lists them in
-    for group in (memory, journal, recall, models, upkeep, team, serve, mcp, demo, hook):
+    for group in (memory, bots, journal, recall, models, upkeep, guard, team, serve, mcp, demo, hook):
         group.register(sub)
     return parser
 

@@ -13,6 +13,7 @@ from functools import wraps
 from typing import Any, NamedTuple
 
 from ..core.memory.text import plural
+from .bots import encryption_options, read_passphrase, said_backup, said_restore
 from .common import Handler, add_command, subcommands
 from .output import one_line, print_json, write_text
 
@@ -83,6 +84,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("version", type=int, metavar="VERSION", help="the earlier version's revision (`team history`)")
     add("gauge", _gauge, "Bytes of the team's block against 6,000, and how many notes load.")
     add("prompt", _prompt, "Print the team's block exactly as it loads into every member's system prompt.")
+    p = add("backup", _backup, "Back up the team: its notes with their history and cards, and its bots whole.")
+    p.add_argument("--to", required=True, metavar="FILE", help="the backup file to write (0600)")
+    encryption_options(p, recipients=True)
+    p = add(
+        "package",
+        _package,
+        "A shared team package: the accepted notes and the bots' instructions; no personal settings, no About me, "
+        "no conversations, no helperModel.",
+    )
+    p.add_argument("--to", required=True, metavar="FILE", help="the package file to write (0600)")
+    encryption_options(p, recipients=True)
+    p = add("import", _import, "Import a team backup (its bots restored) or a shared team package.", team=False)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--replace", action="store_true", help="a team backup: replace bots the home has (journaled)")
+    encryption_options(p, recipients=False)
+    p.set_defaults(creates_home=True)
 
 
 def _team_command(run: Callable[[Any, argparse.Namespace], int]) -> Handler:
@@ -349,4 +366,38 @@ def _prompt(home, args) -> int:
         print_json({"block": block})
     else:
         write_text(block)
+    return 0
+
+
+@_team_command
+def _backup(home, args) -> int:
+    from ..core.backup.team import team_backup
+
+    passphrase = read_passphrase(twice=True) if args.passphrase else None
+    report = team_backup(home, args.team, args.to, recipients=args.recipients, passphrase=passphrase)
+    return said_backup(report, args, f"the team {args.team!r}")
+
+
+@_team_command
+def _package(home, args) -> int:
+    from ..core.backup.team import team_package
+
+    passphrase = read_passphrase(twice=True) if args.passphrase else None
+    report = team_package(home, args.team, args.to, recipients=args.recipients, passphrase=passphrase)
+    return said_backup(report, args, f"the shared package of the team {args.team!r}")
+
+
+@_team_command
+def _import(home, args) -> int:
+    from ..core.backup.team import import_team
+    from .bots import open_backup
+
+    imported = import_team(home, open_backup(args), replace_existing=args.replace)
+    if args.json:
+        print_json(imported.to_dict())
+        return 0
+    if imported.restored is not None:
+        said_restore(imported.restored)
+    bots = ", ".join(imported.bots) or "no bots"
+    print(one_line(f"Imported the team {imported.team!r}: {plural(imported.notes, 'accepted note')}, {bots}."))
     return 0

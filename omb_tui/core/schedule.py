@@ -21,11 +21,13 @@ from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from .compact.nightly import compact_nightly, last_compaction_at
+from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at, send_later
+from .guard.night import NightGuard
 from .memory.locks import held_exclusively, no_turn_running
 from .memory.paths import Home
 from .memory.settings import load_bot_settings, load_config
 from .models.call import concurrent_calls
+from .runs.guard_record import guard_line
 from .runs.run import UpkeepRun
 from .upkeep.capture import capture
 from .upkeep.capture_state import capture_due
@@ -105,6 +107,7 @@ class BotUpkeep:
     tidy: dict | None = None
     compact: dict | None = None  # nightly compaction's outcome, for bots where it is switched on
     left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
+    guard: dict | None = None  # what the nightly guard did (guard.night.GuardOutcome.to_dict)
 
     def to_dict(self) -> dict:
         return {
@@ -115,6 +118,7 @@ class BotUpkeep:
             "tidy": self.tidy,
             "compact": self.compact,
             "left_alone": self.left_alone,
+            "guard": self.guard,
         }
 
     def line(self) -> str:
@@ -144,6 +148,9 @@ class BotUpkeep:
                 else f"compaction {len(self.compact.get('rows', []))} applied, "
                 f"{len(self.compact.get('pending', []))} proposed"
             )
+        guard = guard_line(self.guard) if self.guard else None
+        if guard:
+            done.append(guard)
         return f"{self.bot}: " + ("; ".join(done) if done else "nothing due")
 
 
@@ -208,18 +215,31 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
             return done
         run = UpkeepRun(bot_id)
         done.run = run.id
-        chats = capture_due(home, bot_id, now)
-        if chats:
-            done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).to_dict()
-        last = last_tidy(home, bot_id)
-        last_at = datetime.fromisoformat(last["at"]) if last and isinstance(last.get("at"), str) else None
-        tidy_hour = load_config(home).tidy_hour
-        tidy_now = tidy_due(last_at, now, tidy_hour)
-        if chats or tidy_now:
-            done.organize = organize(home, bot_id, run=run, today=now.date()).to_dict()
-        if tidy_now:
-            done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
-        # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
-        if settings.compact_nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour):
-            done.compact = compact_nightly(home, bot_id, run=run, today=now.date()).to_dict()
+        with NightGuard(home, bot_id, run, now) as guard:  # budgets, loops, checks: docs/guard.md
+            compacted = _steps(home, bot_id, now, run, settings.compact_nightly, guard, done)
+        done.guard = guard.outcome.to_dict()
+        if compacted is not None:  # the compaction's report goes out once the guard has had its say
+            send_later(home, compacted, guard.outcome.line())
+            done.compact = compacted.to_dict()
     return done
+
+
+def _steps(
+    home: Home, bot_id: str, now: datetime, run: UpkeepRun, nightly: bool, guard: NightGuard, done: BotUpkeep
+) -> NightlyOutcome | None:
+    """Each step that is due, unless the guard has stopped the run; the compaction's outcome, its report not sent."""
+    chats = capture_due(home, bot_id, now)
+    if chats and guard.allows("capture"):
+        done.capture = capture(home, bot_id, chats=chats, today=now.date(), run=run).to_dict()
+    last = last_tidy(home, bot_id)
+    last_at = datetime.fromisoformat(last["at"]) if last and isinstance(last.get("at"), str) else None
+    tidy_hour = load_config(home).tidy_hour
+    tidy_now = tidy_due(last_at, now, tidy_hour)
+    if (chats or tidy_now) and guard.allows("organize"):
+        done.organize = organize(home, bot_id, run=run, today=now.date()).to_dict()
+    if tidy_now and guard.allows("tidy-up"):
+        done.tidy = tidy(home, bot_id, today=now.date(), run=run).to_dict()
+    # Compaction once a day after the tidy-up's hour, after it, on what the tidy-up left (a fresh session).
+    if nightly and tidy_due(last_compaction_at(home, bot_id), now, tidy_hour) and guard.allows("compact"):
+        return compact_nightly(home, bot_id, run=run, today=now.date(), send=False)
+    return None

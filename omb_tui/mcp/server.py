@@ -49,6 +49,7 @@ T = TypeVar("T")
 SERVER_NAME = "omb-tui"
 SESSION_HEADER = "mcp-session-id"  # Streamable HTTP's session, when the client keeps one
 WATCH_DEBOUNCE_MS = 200  # as the app's watcher: a burst of writes is one look
+WATCH_WAKE_MS = 250  # as the app's: the watcher's thread wakes this often, so a stop waits no longer (watchfiles: 5 s)
 READ_ONLY_TOOLS = {SESSION_SEARCH, RECALL, MEMORY_STATUS}  # no look after these: they change nothing
 
 
@@ -189,7 +190,12 @@ class MemoryServer:
         from watchfiles import awatch
 
         try:
-            async for _ in awatch(self.bot.home.root, watch_filter=self._resource_file, debounce=WATCH_DEBOUNCE_MS):
+            async for _ in awatch(
+                self.bot.home.root,
+                watch_filter=self._resource_file,
+                debounce=WATCH_DEBOUNCE_MS,
+                rust_timeout=WATCH_WAKE_MS,
+            ):
                 await self.look()
         except OSError as exc:  # no watcher (a full inotify table, say): a write through a tool is still told
             log.warning(

@@ -323,6 +323,13 @@ def run_tidy(home: Home, bot_id: str) -> dict:
     return {**camel_keys(report.to_dict()), "message": report.message()}
 
 
+def change_switches(home: Home, bot_id: str, body: dict) -> dict:
+    """PATCH /api/bots/:id: the switches the body names, checked one by one, saved under the settings lock."""
+    from ..core.memory.settings import set_bot_switches
+
+    return {"id": bot_id, **set_bot_switches(home, bot_id, body).to_dict()}
+
+
 def learned_lines(home: Home) -> dict:
     from ..core.upkeep.about_me import list_learned
 
@@ -374,6 +381,11 @@ def is_loopback_peer(remote: str | None) -> bool:
 # ----- the handlers -----
 def bot_id_of(request: web.Request) -> str:
     return request.match_info["id"]
+
+
+async def patch_bot(request: web.Request) -> web.Response:
+    body = await json_body(request)
+    return json_response(await in_thread_for_bot(request, change_switches, request.app[HOME], bot_id_of(request), body))
 
 
 async def get_overview(request: web.Request) -> web.Response:
@@ -468,6 +480,7 @@ async def get_openapi(request: web.Request) -> web.Response:
 
 
 ROUTES: list[tuple[str, str, Handler]] = [
+    ("PATCH", "/api/bots/{id}", patch_bot),
     ("GET", "/api/bots/{id}/memory", get_overview),
     ("PUT", "/api/bots/{id}/memory", put_memory_unchecked),
     ("GET", "/api/bots/{id}/memory/file", get_file),

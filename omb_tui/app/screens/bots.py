@@ -1,4 +1,5 @@
-"""Bots: every bot with its name, memory switch, gauge level and last change; Enter opens one."""
+"""Bots: every bot with its name, memory switch, gauge level and last change; Enter opens one, d duplicates one
+(spec memory.md, "Keeping one bot off the helper": a copy made with Duplicate keeps the helper switch)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,15 @@ class BotsRead(Message, bubble=False):
         self.overnight = overnight  # bot id -> BotOvernight: last night's changes, and the proposals waiting
 
 
+class BotDuplicated(Message, bubble=False):
+    """A copy made in `make_copy`'s thread (`copied`: the core's Duplicated), or why it was not (`refusal`)."""
+
+    def __init__(self, copied=None, refusal: str | None = None) -> None:
+        super().__init__()
+        self.copied = copied
+        self.refusal = refusal
+
+
 class BotsScreen(AreaScreen):
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     BINDINGS = [
@@ -44,6 +54,14 @@ class BotsScreen(AreaScreen):
             "Team",
             id="bots-team",
             tooltip="Team memory: the notes a team of bots shares, and the cards to review",
+        ),
+        Binding(
+            "d",
+            "duplicate",
+            "Duplicate",
+            show=False,  # not a primary action: ? lists it
+            id="duplicate-bot",
+            tooltip="Copy the selected bot under a new id: its settings and memory files, not its conversations",
         ),
         Binding("ctrl+r", "reload", "Refresh", show=False, id="refresh-bots", tooltip="Read every bot again"),
     ]
@@ -88,6 +106,7 @@ class BotsScreen(AreaScreen):
     def on_bots_read(self, message: BotsRead) -> None:
         self.query_one(BotList).show(message.summaries, start_on=self.app.bot_id, overnight=message.overnight)
         self._say_what_is_listed(message.summaries)
+        self.refresh_bindings()
 
     def _say_what_is_listed(self, summaries: list) -> None:
         intro = self.query_one("#bots-intro", Static)
@@ -114,6 +133,44 @@ class BotsScreen(AreaScreen):
 
     def on_bot_list_chosen(self, event: BotList.Chosen) -> None:
         self.app.open_bot(event.bot_id)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "duplicate":  # greyed out while no bot is listed
+            return None if self.query_one(BotList).highlighted is None else True
+        return True
+
+    def action_duplicate(self) -> None:
+        current = self.query_one(BotList).highlighted
+        if current is not None:
+            self.ask_for_copy(current.id, current.name)
+
+    @work(exclusive=True, exit_on_error=False, group="duplicate")
+    async def ask_for_copy(self, bot_id: str, bot_name: str) -> None:
+        from ..dialogs.duplicate_bot import DuplicateBotDialog
+
+        taken = frozenset(summary.id for summary in self.query_one(BotList).summaries)
+        answer = await self.app.push_screen_wait(DuplicateBotDialog(bot_id, bot_name, taken))
+        if answer is not None:
+            self.make_copy(bot_id, *answer)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="duplicate-write")
+    def make_copy(self, bot_id: str, new_id: str, name: str | None) -> None:
+        from ...core.backup.duplicate import duplicate_bot
+        from ...core.memory.paths import MemoryInputError
+
+        try:
+            self.post_message(BotDuplicated(duplicate_bot(self.app.home, bot_id, new_id, name)))
+        except (MemoryInputError, OSError) as exc:
+            self.post_message(BotDuplicated(refusal=str(exc)))
+
+    def on_bot_duplicated(self, message: BotDuplicated) -> None:
+        if message.refusal is not None:
+            self.notify(message.refusal, severity="error", markup=False)
+            return
+        copied = message.copied
+        helper = "" if copied.helper_model else " It stays off the helper model, as the bot is."
+        self.notify(f"Copied {copied.source} as {copied.bot} ({copied.name}).{helper}", markup=False)
+        self.load_bots()  # the copy is listed; the cursor stays on the bot it was copied from
 
 
 def overnight_words(night) -> str:

@@ -70,6 +70,7 @@ class UpkeepView:
     last_tidy: dict | None = None
     learned: list = field(default_factory=list)  # about_me.LearnedLine
     usage: dict = field(default_factory=dict)  # calls, failed, prompt_tokens, completion_tokens, cost_usd, ...
+    guard: str = ""  # the nightly guard: its limits, the recall checks' last result, what it last said
 
     @property
     def upkeep_running(self) -> bool:
@@ -172,7 +173,18 @@ def read_view(home, bot_id: str) -> UpkeepView:
         last_tidy=last_tidy(home, bot_id),
         learned=learned,
         usage=month_usage(home, bot_id),
+        guard=guard_text(home, bot_id),
     )
+
+
+def guard_text(home, bot_id: str) -> str:
+    from ...core.guard.view import guard_lines
+    from ...core.memory.paths import MemoryInputError
+
+    try:
+        return "\n".join(guard_lines(home, bot_id))
+    except (MemoryInputError, OSError) as exc:
+        return str(exc)
 
 
 def model_steps(home, bot_id: str) -> tuple[bool, str]:
@@ -339,6 +351,8 @@ class UpkeepScreen(BotScreen):
             yield OptionList(id="learned")
             yield Static("This month's usage", classes="section-title")
             yield Static("", id="upkeep-usage")
+            yield Static("The nightly guard", classes="section-title")
+            yield Static("", id="upkeep-guard")
         yield Footer()
 
     def switch(self, name: str) -> Switch:
@@ -397,6 +411,7 @@ class UpkeepScreen(BotScreen):
         self.query_one("#upkeep-tidy", Static).update(Text(tidy_text(view.last_tidy)))
         self._show_learned(view.learned)
         self.query_one("#upkeep-usage", Static).update(Text(usage_text(view.usage)))
+        self.query_one("#upkeep-guard", Static).update(Text(view.guard))
         self._show_tidy_state()
         if self.focused is None or self.focused.disabled:
             (self.switch("upkeep") if view.upkeep is not None else self.query_one("#upkeep-body")).focus()

@@ -64,6 +64,8 @@ def run_content(group: RunGroup) -> Content:
                 f"{', '.join(_clean(file) for file in run.files)}"
             )
         )
+        if run.guard_line:
+            lines.append(Content.styled(_clean(run.guard_line[:1].upper() + run.guard_line[1:]) + ".", WARN))
         if run.undone:
             lines.append(Content.styled("Every change of this run was undone.", MUTED))
         elif run.reviewed:

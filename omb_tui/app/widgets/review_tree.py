@@ -102,8 +102,13 @@ def build_groups(review: Review) -> list[BotGroup]:
                 group = groups[proposal.run] = RunGroup(bot_id, proposal.run, None)
             group.proposals.append(proposal)
         if groups:
-            bots.append(BotGroup(bot_id, sorted(groups.values(), key=lambda group: (group.started, group.run_id))))
+            ordered = sorted(groups.values(), key=lambda group: (not _flagged(group), group.started, group.run_id))
+            bots.append(BotGroup(bot_id, ordered))  # a run the guard flagged first
     return bots
+
+
+def _flagged(group: RunGroup) -> bool:
+    return group.run is not None and group.run.flagged
 
 
 class ReviewTree(RowList):
@@ -306,7 +311,13 @@ def run_words(group: RunGroup) -> list[tuple[str, str]]:
         parts.append((f" · {plural(len(run.changes), 'change')}", "muted"))
     if group.proposals:
         parts.append((f" · {len(group.proposals)} waiting", "warning"))
-    if run is not None and run.undone:
+    if run is not None and run.flagged:
+        parts.append(("  flagged by the guard", "warning"))
+    elif run is not None and run.guard and run.guard.get("undone"):
+        parts.append(("  undone by the guard", "warning"))
+    elif run is not None and run.guard and run.guard.get("stopped"):
+        parts.append(("  stopped by the guard", "warning"))
+    elif run is not None and run.undone:
         parts.append(("  undone", "muted"))
     elif run is not None and run.reviewed:
         parts.append(("  ✓ reviewed", "muted"))

@@ -27,6 +27,7 @@ class AppliedChange:
 class ApplyOutcome:
     applied: list[AppliedChange] = field(default_factory=list)
     not_applied: list[Change] = field(default_factory=list)  # left when a lock-free editor changed the file mid-way
+    refused: list[Change] = field(default_factory=list)  # refused by the nightly guard (docs/guard.md)
     hash: str | None = None  # MEMORY.md's hash afterwards
 
     @property
@@ -61,6 +62,9 @@ def apply_change_set(store: MemoryStore, read_hash: str, changes: list[Change], 
             except StaleHash:  # an editor that takes no lock saved the file between two of these writes
                 outcome.not_applied.extend(ordered[index:])
                 break
+            if not write.changed:  # the nightly guard refused it (a loop, the night's share): not applied
+                outcome.refused.append(change)
+                continue
             outcome.applied.append(AppliedChange(change, write.row_id))
             current = store.read(MEMORY_FILE)
             # Redaction may have changed the text written; the later spans then move by what it changed too.

@@ -13,13 +13,14 @@ docs/compact.md gives every decision.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
 
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
-from ..memory.settings import BotSettings, BotSettingsChange, load_bot_settings, update_bot_settings
+from ..memory.settings import BotSettings, load_bot_settings, set_bot_switches
 from ..memory.store import MemoryStore
 from ..runs.record import last_of, write_part
 from ..runs.run import UpkeepRun
@@ -72,16 +73,14 @@ def switch_nightly(
 ) -> BotSettings:
     """Switch nightly compaction on or off and/or set propose-only (True, False, or None for the first-week rule).
     Switching it on notes the day, so the first week of proposals starts again."""
-    if not home.has_bot(bot_id):
-        raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
-    changes: BotSettingsChange = {}
+    values: dict[str, bool | None] = {}
     if on is not None:
-        changes["compact_nightly"] = on
-        if on and not load_bot_settings(home, bot_id).compact_nightly:
-            changes["compact_nightly_since"] = (today or date.today()).isoformat()
+        values["compactNightly"] = on
     if propose_only != "unchanged":
-        changes["compact_propose_only"] = propose_only
-    return update_bot_settings(home, bot_id, **changes)
+        values["compactProposeOnly"] = propose_only
+    if not values:
+        return load_bot_settings(home, home.require_bot(bot_id))
+    return set_bot_switches(home, bot_id, values, today)
 
 
 def compact_nightly(
@@ -164,6 +163,15 @@ def _log_attempts(home: Home, bot_id: str, run_id: str, proposal: Proposal) -> N
     if proposal.error and len(proposal.attempts) < MAX_ATTEMPTS:
         # an attempt with no answer (no model, or none in time): the log still says why nothing was applied
         append_attempt(home, bot_id, run_id, len(proposal.attempts) + 1, None, [proposal.error])
+
+
+def send_later(home: Home, outcome: NightlyOutcome, line: str | None) -> None:
+    """Send a report kept back (`send=False`) once the nightly guard has had its say: its line, when it has one
+    (the run was stopped, undone or flagged), ends the report's text (docs/guard.md)."""
+    if line:
+        text = f"{outcome.report.text.rstrip()}\n{line[:1].upper()}{line[1:]}."
+        outcome.report = dataclasses.replace(outcome.report, text=text)
+    outcome.sink = _send_to_sink(home, outcome.report)
 
 
 def _send_to_sink(home: Home, report: Report) -> dict | None:

@@ -207,6 +207,48 @@ def update_bot_settings(home: Home, bot_id: str, **changes: Unpack[BotSettingsCh
     return settings
 
 
+class BadSwitch(MemoryInputError):
+    """A bot switch that does not exist, or a value it cannot take; nothing was saved."""
+
+
+# The switches a person sets on a bot, as the settings file and the routes name them: field, whether null is allowed.
+BOT_SWITCHES: dict[str, tuple[str, bool]] = {
+    "memory": ("memory", False),
+    "upkeep": ("upkeep", False),
+    "helperModel": ("helper_model", False),
+    "compactNightly": ("compact_nightly", False),
+    "compactProposeOnly": ("compact_propose_only", True),  # null: only propose in the first week of nightly runs
+}
+SWITCH_NAMES = ", ".join(list(BOT_SWITCHES)[:-1]) + " or " + list(BOT_SWITCHES)[-1]
+
+
+def switch_changes(values: Mapping[str, object]) -> BotSettingsChange:
+    """The fields `values` sets ({"helperModel": false, …}), each checked: BadSwitch names the first wrong one."""
+    if not values:
+        raise BadSwitch(f"Name at least one switch to set: {SWITCH_NAMES}.")
+    changes: dict[str, bool | None] = {}
+    for name, value in values.items():
+        if name not in BOT_SWITCHES:
+            raise BadSwitch(f"{quoted(name)} is not a bot switch: use {SWITCH_NAMES}.")
+        field_name, nullable = BOT_SWITCHES[name]
+        if not isinstance(value, bool) and not (nullable and value is None):
+            raise BadSwitch(f"'{name}' must be true{', false or null' if nullable else ' or false'}.")
+        changes[field_name] = value
+    return changes  # type: ignore[return-value]  # each key is a BotSettingsChange field of type bool (| None)
+
+
+def set_bot_switches(home: Home, bot_id: str, values: Mapping[str, object], today: date | None = None) -> BotSettings:
+    """Set some of a bot's switches (`BOT_SWITCHES`), checked one by one before anything is saved, under the home
+    lock (the settings lock); the saved settings. Switching nightly compaction on notes the day, so its first week
+    only proposes (docs/compact.md). NotFound for a bot the home does not have."""
+    changes = switch_changes(values)
+    home.require_bot(bot_id)
+    with home_lock(home):
+        if changes.get("compact_nightly") and not load_bot_settings(home, bot_id).compact_nightly:
+            changes["compact_nightly_since"] = (today or date.today()).isoformat()
+        return update_bot_settings(home, bot_id, **changes)
+
+
 def update_config_features(home: Home, **features: bool) -> AppConfig:
     """Set switches of config.json's `features` (e.g. `roomMemoryCapture=True`), keeping every other key; the
     config as saved. Read and written under the home lock, like update_bot_settings; a config.json that cannot

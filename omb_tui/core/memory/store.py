@@ -53,6 +53,7 @@ from .paths import (
     refuse_links,
     validate_topic_name,
 )
+from .run_gates import gate_of
 from .seen import SeenRecord
 
 log = logging.getLogger("omb_tui.store")
@@ -259,7 +260,14 @@ class MemoryStore:
             redaction = redact(new_text)
             new_text, redactions = redaction.text, redaction.count
             if current.exists and new_text == current.text:
+                if (gate := gate_of(actor.run)) is not None:
+                    gate.unchanged(mp.rel, actor.step)
                 return WriteResult(mp.rel, current.hash, changed=False, redactions=redactions)
+        if (gate := gate_of(actor.run)) is not None and undo_of is None:
+            before = current.text if current.exists else None
+            if gate.refusal(mp.rel, before, new_text, actor.step) is not None:  # the guard counted it
+                return WriteResult(mp.rel, current.hash, changed=False, redactions=redactions)
+        if new_text is not None:
             replaced = _ReplacedFile(mp, current)
             try:
                 atomic_write_bytes(mp.path, encode(new_text), before_replace=replaced.check)
@@ -349,7 +357,7 @@ class MemoryStore:
                     raise NotUndoable(f"{row.file} is already gone.")
             else:
                 target = row.before_text or ""
-            undo_actor = Actor(actor.who, HOW_UNDO, actor.chat)
+            undo_actor = Actor(actor.who, HOW_UNDO, actor.chat, step=actor.step)  # the guard undoes as step guard
             result = self._apply(mp, current, target, undo_actor, undo_of=row.id)
             return UndoResult(row, result, later)
 

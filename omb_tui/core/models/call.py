@@ -35,6 +35,7 @@ from .instances import (
     say_once,
 )
 from .litellm_setup import litellm_module
+from .night_budget import night_refusal
 from .output_modes import (
     JSON_OBJECT,
     JSON_PROMPT,
@@ -194,6 +195,8 @@ def call_route(
     key = _key(instance, route)
     if limit_reached(home, monthly_spend_usd):
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
+    if night_stop := night_refusal(home, route.bot_id):  # upkeep's budget for the night (docs/guard.md)
+        raise ModelUnavailable(night_stop, via_helper=route.via_helper)
     times = functools.partial(call_times, instance, timeout, streamed=instance.stream and not tools)
     try:
         times()

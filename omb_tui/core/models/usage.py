@@ -23,6 +23,7 @@ from pathlib import Path
 from ..memory.disk import make_private_dirs
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError
+from .night_budget import count_night_call
 
 log = logging.getLogger("omb_tui.models")
 
@@ -80,6 +81,7 @@ def record_usage(home: Home, row: dict) -> bool:
         log.error("a usage row could not be written to %s: %s", path, exc)
         return False
     _spent_cache.pop(path, None)
+    count_night_call(home, clean)
     return True
 
 

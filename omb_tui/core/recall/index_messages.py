@@ -19,7 +19,7 @@ from itertools import starmap
 from ..memory import conversations as conv
 from ..memory.paths import Home
 from .index_kept import KeptLookups
-from .index_ranking import hit_score, word_weights
+from .index_ranking import recency_factor, word_weights
 from .index_rows import sql_text
 from .index_schema import MESSAGE_COLUMNS, MESSAGE_PLACE_COLUMNS, IndexConnection, MessageRow
 from .index_search import (
@@ -28,7 +28,6 @@ from .index_search import (
     WordLookup,
     candidates_scored,
     chunks,
-    in_query_order,
     postings_cap,
 )
 
@@ -49,20 +48,6 @@ class MessageHit:
     text: str
     matched: list[str] = field(default_factory=list)
     score: float = 0.0
-
-
-@dataclass(slots=True)
-class ScoredMessage:
-    """A message scored: a MessageHit is made of the best only. (Slotted, like index_schema's rows: one is made for
-    every candidate.)"""
-
-    score: float
-    row: MessageRow
-    matched: set[str]
-
-    def order(self) -> tuple:
-        """Best first; newer first; then by id."""
-        return (-self.score, -self.row.ts, self.row.id)
 
 
 class MessageSearch:
@@ -144,8 +129,10 @@ class MessageSearch:
             conversations = self._conversations_for({row.conv for row in rows})
             accepted: dict[str, bool] = {}
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
-            # a MessageHit is made for the ones kept
-            scored = []
+            # a MessageHit is made for the ones kept. One loop, no call per row but for the day: the score is
+            # hit_score's (no name's words; the same exact sum), its recency factor kept per day.
+            factors: dict[date, float] = {}  # each day's recency factor (hit_score's), worked out once
+            scored: list[tuple[float, MessageRow, list[str]]] = []  # (own score, row, words in the query's order)
             around: dict[tuple[str, int], float] = {}  # every candidate's own score, for the turns beside it
             for row in rows:
                 key, ts = row.conv, row.ts
@@ -156,8 +143,15 @@ class MessageSearch:
                         accepted[key] = accept(conversations[key])
                     if not accepted[key]:
                         continue
-                own = {term for term, spaced in padded if spaced in row.spaced_terms}
-                score = hit_score(own, (), weights, datetime.fromtimestamp(ts).date(), today)
+                spaced_terms = row.spaced_terms
+                own = [term for term, spaced in padded if spaced in spaced_terms]
+                day = datetime.fromtimestamp(ts).date()
+                factor = factors.get(day)
+                if factor is None:
+                    factor = factors[day] = recency_factor(day, today)
+                score = (
+                    math.fsum([weights[term] for term in own]) if len(own) > 1 else weights[own[0]] if own else 0.0
+                ) * factor
                 around[(key, row.seq)] = score
                 if since_ts is not None and ts < since_ts:
                     continue
@@ -167,16 +161,27 @@ class MessageSearch:
                     continue
                 if len(own) < need:
                     continue
-                scored.append(ScoredMessage(score, row, own))
-            for found in scored:
-                found.score += beside(around, found.row.conv, found.row.seq)
-            scored.sort(key=ScoredMessage.order)
+                scored.append((score, row, own))
+            get = around.get
+            near_share, far_share = NEIGHBOUR_SHARE, NEIGHBOUR_SHARE / 2
+            ranked = []  # best first; newer first; then by id (ids differ: the row is never compared)
+            # What the turns beside a message add to its score: NEIGHBOUR_SHARE of the one next to it on each side,
+            # half that of the ones two away (docs/recall.md, "Ranking"). An answer often shares no word with the
+            # question it answers, and the question none with the answer: each lifts the other. (Added in one fixed
+            # order: the same sum in every process.)
+            for score, row, own in scored:
+                key, seq = row.conv, row.seq
+                near = get((key, seq - 1), 0.0) + get((key, seq + 1), 0.0)
+                far = get((key, seq - 2), 0.0) + get((key, seq + 2), 0.0)
+                score += near_share * near + far_share * far
+                ranked.append((-score, -row.ts, row.id, row, own))
+            ranked.sort()
             hits = []
-            for found in scored[:limit] if limit else scored:
-                hit = _message_hit(found.row, conversations)
+            for negative, _, _, row, own in ranked[:limit] if limit else ranked:
+                hit = _message_hit(row, conversations)
                 assert hit is not None  # its conversation is known
-                hit.matched = in_query_order(query_terms, found.matched)
-                hit.score = found.score
+                hit.matched = own
+                hit.score = -negative
                 hits.append(hit)
             return self.message_texts(hits) if texts else hits
 
@@ -299,14 +304,3 @@ def _message_hit(row: MessageRow, conversations: dict[str, conv.Conversation]) -
         return None
     moment = conv.parse_time(row.at) or datetime.fromtimestamp(0, UTC)
     return MessageHit(row.id, conversation, row.seq, moment, row.author_kind, row.author, bool(row.failed), "")
-
-
-def beside(scores: dict[tuple[str, int], float], key: str, seq: int) -> float:
-    """What the turns beside a message add to its score: NEIGHBOUR_SHARE of the one next to it on each side, half
-    that of the ones two away (docs/recall.md, "Ranking"). An answer often shares no word with the question it
-    answers, and the question none with the answer: each lifts the other. (Added in one fixed order: the same
-    sum in every process.)"""
-    get = scores.get
-    near = get((key, seq - 1), 0.0) + get((key, seq + 1), 0.0)
-    far = get((key, seq - 2), 0.0) + get((key, seq + 2), 0.0)
-    return NEIGHBOUR_SHARE * near + NEIGHBOUR_SHARE / 2 * far

@@ -112,6 +112,7 @@ def undo_run(
     yes: bool = False,
     agreed: Sequence[str] | None = None,
     unseen_ok: bool = False,
+    actor: Actor | None = None,
 ) -> RunUndo:
     """Put every file the run changed back as it was before the run's first change to it.
 
@@ -119,7 +120,8 @@ def undo_run(
     naming them, unless `yes` (whatever came), or `agreed` lists exactly those later rows (checked under the
     lock, so a row written after the person was asked is never undone unnamed); files changed unseen (About
     me by another bot) need `yes` or `unseen_ok`, which agrees to those alone, never to a later row.
-    Refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone."""
+    Refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone. `actor`: who the
+    undo rows are by (the person by default; the nightly guard undoes as Memory upkeep, step `guard`)."""
     home = Home.of(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():  # the plan and the undo see the same journal: nothing slips in between
@@ -130,7 +132,7 @@ def undo_run(
             raise RunHasLaterChanges(run_id, foreign, unseen)
         done = RunUndo(run_id, later=[row.id for row in foreign])
         for plan in plans:
-            result = _undo_file(store, plan)
+            result = _undo_file(store, plan, actor or Actor(WHO_PERSON, HOW_UNDO))
             done.files.append({"file": plan.first.file, "undo_of": plan.first.id, "undo_row": result.write.row_id})
         return done
 
@@ -169,10 +171,10 @@ def _plan(store: MemoryStore, rows: list[JournalRow]) -> list[_FilePlan]:
     return plans
 
 
-def _undo_file(store: MemoryStore, plan: _FilePlan) -> UndoResult:
+def _undo_file(store: MemoryStore, plan: _FilePlan, actor: Actor) -> UndoResult:
     later_ids = [row.id for row in plan.later]
     # Later rows: confirmed one by one (checked again under the lock). None: the file changed unseen, agreed to.
-    return store.undo(plan.first.id, Actor(WHO_PERSON, HOW_UNDO), confirmed_later=later_ids, force=not later_ids)
+    return store.undo(plan.first.id, actor, confirmed_later=later_ids, force=not later_ids)
 
 
 def _known_bot(home: Home, bot_id: str) -> str:

@@ -16,13 +16,14 @@ import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.text import plural
 from ..memory.when import when_text
+from ..runs.guard_record import guard_line, read_guard_record
 from .marks import ReviewedMarks, load_marks
 
 if TYPE_CHECKING:  # compaction pulls in the model layer: the bots screen's counts need it only when proposals wait
@@ -136,10 +137,22 @@ class Run:
     bot: str
     changes: list[Change] = field(default_factory=list)
     reviewed: bool = False  # the run was marked reviewed (or every one of its changes was)
+    guard: dict | None = None  # what the nightly guard did in it (runs/guard_record.py), when it said something
+    at: str = ""  # when the guard ended a run that changed nothing
 
     @property
     def started(self) -> str:
-        return self.changes[0].at if self.changes else ""
+        return self.changes[0].at if self.changes else self.at
+
+    @property
+    def guard_line(self) -> str | None:
+        return guard_line(self.guard) if self.guard else None
+
+    @property
+    def flagged(self) -> bool:
+        """A check failed after the run and it was left in place (`upkeep.guard.rollback: false`, or the undo was
+        refused): the Review area lists it first."""
+        return bool(self.guard and self.guard.get("failed") and not self.guard.get("undone"))
 
     @property
     def steps(self) -> list[str]:
@@ -163,6 +176,8 @@ class Run:
             "files": self.files,
             "reviewed": self.reviewed,
             "undone": self.undone,
+            "guard": self.guard_line,
+            "flagged": self.flagged,
             "changes": [c.to_dict() for c in self.changes],
         }
 
@@ -214,7 +229,10 @@ class Review:
             out.append(f"{bot.bot}: {plural(len(bot.runs), 'run')}, {plural(bot.changes, 'change')}{waiting}")
             for run in bot.runs:
                 state = " (undone)" if run.undone else (" (reviewed)" if run.reviewed else "")
+                state = " (flagged)" if run.flagged else state
                 out.append(f"  run {run.id}  {when_text(run.started)}  {', '.join(run.steps)}{state}")
+                if run.guard_line:
+                    out.append(f"    {run.guard_line}")
                 out += [f"    {change.line()}" for change in run.changes]
         return out
 
@@ -276,6 +294,7 @@ def review(
             found.unread.append(unread)
         if runs or proposals:
             found.bots.append(BotReview(bot_id, runs, proposals))
+    found.bots.sort(key=lambda bot: not any(run.flagged for run in bot.runs))  # a flagged run first; stable
     return found
 
 
@@ -318,13 +337,28 @@ def bot_runs(
         if run is None:
             run = runs[row.run] = Run(row.run, bot_id)
         run.changes.append(_change(row, undone_by, marks.has_row(row.id) or marks.has_run(row.run)))
+    _add_guard(home, bot_id, since, runs)
     ordered = []
     for run in runs.values():
         run.changes.reverse()  # read newest first; shown oldest first
-        run.reviewed = marks.has_run(run.id) or all(c.reviewed for c in run.changes)
+        run.reviewed = marks.has_run(run.id) or (bool(run.changes) and all(c.reviewed for c in run.changes))
         ordered.append(run)
-    ordered.sort(key=lambda run: (run.started, run.id))
+    ordered.sort(key=lambda run: (not run.flagged, run.started, run.id))  # a run the guard flagged first
     return ordered
+
+
+def _add_guard(home: Home, bot_id: str, since: datetime, runs: dict[str, Run]) -> None:
+    """What the guard said of each run, and the runs it stopped or undid before they changed anything (else
+    they would not be listed, and the Review area could not say why the night did nothing)."""
+    for run_id, outcome in read_guard_record(home, bot_id)["runs"].items():
+        if not isinstance(outcome, dict) or guard_line(outcome) is None:
+            continue
+        if run_id in runs:
+            runs[run_id].guard = outcome
+            continue
+        at = _moment(outcome["at"]) if isinstance(outcome.get("at"), str) else None
+        if at is not None and at >= since:
+            runs[run_id] = Run(run_id, bot_id, guard=outcome, at=at.astimezone(UTC).isoformat(timespec="milliseconds"))
 
 
 def find_run(home: Home, bot_id: str, run_id: str) -> list[JournalRow]:

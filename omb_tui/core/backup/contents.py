@@ -1,0 +1,268 @@
+"""Which files of a home a backup holds, read so that none is half a write and no credential or key leaves.
+
+Spec: memory.md, "Memory upkeep" ("Upkeep pauses while a backup runs": the backup holds `backup.lock`, which the
+scheduler checks) and "Where it lives" (credentials never reach disk: nor a backup). docs/backup.md lists the files.
+
+A bot's files: its settings, its memory files and `INSTRUCTIONS.md`, its journal and the records beside it (review
+marks, upkeep's last runs, capture and organize state), compaction's folder (pending proposals, backups, logs), its
+1:1 chats and the rooms it is a member of. Left out, because each is rebuilt or is not the bot's: the recall index,
+the seen-state (a cache of what the store last saw), lock files, recovery drafts, usage rows, the owner's token.
+Each bot is read holding its store lock, so no write of the store is half in a backup; an append-only file (the
+journal, a conversation) is cut after its last whole line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..compact.records import COMPACT_DIR
+from ..compact.session import INSTRUCTIONS_FILE
+from ..memory.conversations import chat_paths, read_conversation, room_paths
+from ..memory.disk import TEMP_FILE, decode, encode
+from ..memory.journal import utf8_json
+from ..memory.locks import home_lock
+from ..memory.paths import Home, MemoryInputError, NotFound
+from ..memory.store import MemoryStore
+from ..team.storage import teams_dir, teams_read
+
+FORMAT_VERSION = 1
+APPEND_ONLY = (".ndjson",)  # written by appends: what follows the last newline is a line still being written
+LEFT_OUT_SUFFIXES = (".lock", ".seen.json")  # beside a bot's journal: locks, and the seen-state (a cache)
+# A key of config.json that holds a secret (and not the name of the variable that does): never exported.
+_SECRET_KEY = re.compile(r"(?i)(api[_-]?key|apikey|^key$|token|secret|password|passwd|credential)")
+_NAMES_A_VARIABLE = re.compile(r"(?i)(_env|env)$")
+
+
+class BackupRefused(MemoryInputError):
+    """A backup that cannot be taken as asked (another backup running, a bot the home does not have)."""
+
+
+@dataclass(frozen=True)
+class BackupFile:
+    """One file of a backup: where it lives under the home (POSIX), its bytes, and the bot it belongs to (None: a
+    file of the home, such as About me or a team)."""
+
+    path: str
+    data: bytes
+    bot: str | None = None
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    def manifest_entry(self) -> dict:
+        return {"path": self.path, "sha256": self.sha256, "bytes": len(self.data), "bot": self.bot}
+
+
+@dataclass
+class Collected:
+    """What a backup read: its files, the environment variables config.json's instances read their keys from
+    (the keys themselves are never read), and what was left out, each with why."""
+
+    files: list[BackupFile] = field(default_factory=list)
+    environment: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)  # files that held a credential, kept with it redacted
+
+
+def home_path(home: Home, path: Path) -> str:
+    """A file's path under the home, as the backup names it (POSIX, relative)."""
+    return PurePosixPath(path.relative_to(home.root)).as_posix()
+
+
+# ----- which files -----
+def bot_file_paths(home: Home, bot_id: str) -> list[Path]:
+    """Every file of the bot a backup holds (see the module's docstring), those that exist."""
+    paths = [home.settings_path(bot_id)]
+    paths += [mp.path for mp in home.memory_files(bot_id)]
+    paths.append(home.workspace(bot_id) / INSTRUCTIONS_FILE)
+    if home.journal_dir.is_dir():
+        paths += sorted(
+            p for p in home.journal_dir.glob(f"{bot_id}.*") if not p.name.endswith(LEFT_OUT_SUFFIXES)
+        )  # bot ids hold no dot, so `scout.*` is scout's alone
+    paths += _files_under(home.root / COMPACT_DIR / bot_id)
+    paths += chat_paths(home, bot_id)
+    return [p for p in paths if _regular_file(p)]
+
+
+def room_file_paths(home: Home, bot_ids: list[str]) -> list[Path]:
+    """The rooms any of the bots is a member of: files of the home, held once however many of them are members."""
+    return [p for p in room_paths(home) if _regular_file(p) and any(_is_member(p, bot) for bot in bot_ids)]
+
+
+def _is_member(room: Path, bot_id: str) -> bool:
+    conversation = read_conversation(room, messages=False)
+    return conversation is not None and conversation.has_bot(bot_id)
+
+
+def _files_under(folder: Path) -> list[Path]:
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return sorted(p for p in folder.rglob("*") if not TEMP_FILE.match(p.name))
+
+
+def _regular_file(path: Path) -> bool:
+    """A regular file, not a link (a backup never follows one out of the home), nor a temp file of a write."""
+    return path.is_file() and not path.is_symlink() and not TEMP_FILE.match(path.name)
+
+
+def team_file_paths(home: Home) -> list[Path]:
+    """Every team's file (`teams/<key>.json`); a version-1 copy kept after a migration is not one."""
+    folder = teams_dir(home)
+    return [p for p in sorted(folder.glob("*.json")) if _regular_file(p)] if folder.is_dir() else []
+
+
+# ----- reading -----
+def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
+    """Read every bot's files (each bot under its store lock) and, `with_home`, the home's; every text scrubbed of
+    credentials, config.json of keys. The caller holds backup.lock (`archive.backup_lock_held`)."""
+    for bot_id in bot_ids:
+        if not home.has_bot(bot_id):
+            raise NotFound(f"There is no bot '{bot_id}' in {home.root}.")
+    collected = Collected()
+    for bot_id in bot_ids:
+        store = MemoryStore(home, bot_id)
+        with store.locked():  # no write of the store is half in the backup
+            # A look first, as every command makes: a change made outside the app since the last one is journaled
+            # with its earlier text (kept only in the seen-state, which a backup leaves out), so undo still has it.
+            store.sync_outside_changes()
+            for path in bot_file_paths(home, bot_id):
+                _add(collected, home, path, bot_id)
+    for path in room_file_paths(home, bot_ids):
+        _add(collected, home, path, None)
+    if with_home:
+        with home_lock(home):
+            for path in (home.about_me_path, home.profile_learned_path):
+                if _regular_file(path):
+                    _add(collected, home, path, None)
+        with teams_read(home):  # no teams: no lock taken, and no teams/ folder made by a backup
+            for path in team_file_paths(home):
+                _add(collected, home, path, None)
+        if _regular_file(home.config_path):
+            _add_config(collected, home)
+    return collected
+
+
+def _add(collected: Collected, home: Home, path: Path, bot_id: str | None) -> None:
+    try:
+        data = _read_whole(path)
+    except FileNotFoundError:  # gone between the listing and the read (a topic renamed): not in this backup
+        return
+    scrubbed = scrub(path.name, data)
+    rel = home_path(home, path)
+    if scrubbed != data:
+        collected.redacted.append(rel)
+    collected.files.append(BackupFile(rel, scrubbed, bot_id))
+
+
+def _read_whole(path: Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if path.name.endswith(APPEND_ONLY):
+            _hold_shared(fd)  # a conversation's appends hold its flock: none is read half written
+        data = handle.read()
+    if path.name.endswith(APPEND_ONLY) and data and not data.endswith(b"\n"):
+        data = data[: data.rfind(b"\n") + 1]  # the last line is still being written: it is not in this backup
+    return data
+
+
+def _hold_shared(fd: int) -> None:
+    """Wait for the file's writer (an append holds an exclusive flock) and keep it out until the file is closed."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: the cut after the last whole line is all there is
+        return
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_SH)
+
+
+def _add_config(collected: Collected, home: Home) -> None:
+    """config.json without any key: a key's field is dropped, and the manifest names the environment variables
+    the instances read theirs from. A config.json that is not JSON is left out (its keys could not be found)."""
+    try:
+        data = json.loads(_read_whole(home.config_path))
+    except ValueError:
+        collected.left_out.append("config.json: it is not valid JSON, so its keys could not be left out")
+        return
+    kept = without_keys(data)
+    collected.environment = key_variables(kept)
+    text = utf8_json(kept, indent=2) + "\n"
+    collected.files.append(BackupFile(home_path(home, home.config_path), scrub("config.json", encode(text)), None))
+
+
+def key_variables(config: object) -> list[str]:
+    """The environment variables config.json's instances read their keys from (`api_key_env`), by name."""
+    instances = config.get("instances") if isinstance(config, dict) else None
+    names = {
+        spec.get("api_key_env")
+        for spec in (instances.values() if isinstance(instances, dict) else [])
+        if isinstance(spec, dict)
+    }
+    return sorted(name for name in names if isinstance(name, str) and name)
+
+
+def without_keys(value: object) -> object:
+    """A copy of config.json's data without any field whose name says it holds a secret (`api_key`, `token`,
+    `password`…); a field naming an environment variable (`api_key_env`) stays."""
+    if isinstance(value, dict):
+        return {
+            k: without_keys(v)
+            for k, v in value.items()
+            if not (isinstance(k, str) and _SECRET_KEY.search(k) and not _NAMES_A_VARIABLE.search(k))
+        }
+    if isinstance(value, list):
+        return [without_keys(item) for item in value]
+    return value
+
+
+def scrub(name: str, data: bytes) -> bytes:
+    """The file's bytes with every credential redacted, as the store would have written them; the same bytes when
+    it holds none (nearly always: the store redacts what it writes). JSON stays JSON: a file or line that held one
+    is decoded, redacted value by value and written again."""
+    from ..memory.redact import redact
+    from ..memory.redact_data import redact_answer
+
+    text = decode(data)
+    if name.endswith(".md") or not name.endswith((".json", ".ndjson")):
+        redacted = redact(text).text
+        return data if redacted == text else encode(redacted)
+    if redact_answer(text) == text:
+        return data
+    if name.endswith(".json"):
+        return encode(_redacted_json(text, indent=2) + "\n")
+    return encode("".join(_redacted_line(line) for line in text.splitlines(keepends=True)))
+
+
+def _redacted_line(line: str) -> str:
+    from ..memory.redact_data import redact_answer
+
+    if redact_answer(line) == line:
+        return line
+    ending = "\n" if line.endswith("\n") else ""
+    return _redacted_json(line.rstrip("\n"), separators=(",", ":")) + ending
+
+
+def _redacted_json(text: str, **dumps_options: object) -> str:
+    from ..memory.redact import redact
+    from ..memory.redact_data import redact_data
+
+    try:
+        value = json.loads(text)
+    except ValueError:  # not JSON after all: redacted as text
+        return redact(text).text
+    return utf8_json(redact_data(value), **dumps_options)
+
+
+def iter_bot_ids(files: list[BackupFile]) -> Iterator[str]:
+    seen: set[str] = set()
+    for item in files:
+        if item.bot is not None and item.bot not in seen:
+            seen.add(item.bot)
+            yield item.bot

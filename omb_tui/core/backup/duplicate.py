@@ -1,0 +1,106 @@
+"""**Duplicate**: a copy of a bot under a new id, with its settings and its workspace, and none of its history.
+
+Spec: memory.md, "The helper model" ("Keeping one bot off the helper": "a copy made with **Duplicate** keeps it")
+and "The journal" (an import is a row by who "import"). docs/backup.md says what a copy holds and what it does not.
+
+The copy has the bot's settings (every key, `helperModel` too) under its own name, and its memory files and
+`INSTRUCTIONS.md` byte for byte. It has no conversations, no rooms, no teams, no compaction records, and no journal
+history: its journal starts with one import row, the MEMORY.md it was given, noting which bot it was copied from.
+The bot is read under its store lock, so the copy is never half of one of its writes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..compact.session import INSTRUCTIONS_FILE
+from ..memory.changes import Actor
+from ..memory.disk import atomic_write_bytes, decode, encode, make_private_dirs, read_text, write_private_json
+from ..memory.journal import WHO_IMPORT
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, quoted, validate_bot_id
+from ..memory.settings import BrokenFile, load_bot_settings
+from ..memory.store import MemoryStore
+
+HOW_DUPLICATE = "duplicated"
+
+
+class DuplicateRefused(MemoryInputError):
+    """A copy that cannot be made under that id: nothing was written."""
+
+
+@dataclass
+class Duplicated:
+    bot: str
+    source: str
+    name: str
+    files: list[str]
+    helper_model: bool
+    row_id: str | None
+
+    def to_dict(self) -> dict:
+        return {
+            "bot": self.bot,
+            "from": self.source,
+            "name": self.name,
+            "files": self.files,
+            "helper_model": self.helper_model,
+            "row_id": self.row_id,
+        }
+
+
+def duplicate_bot(home: Home, bot_id: str, new_id: str, name: str | None = None) -> Duplicated:
+    """Copy `bot_id` as `new_id` (named `name`, else "<its name> (copy)"); DuplicateRefused when `new_id` is taken."""
+    home.require_bot(bot_id)
+    validate_bot_id(new_id)
+    if name is not None and not name.strip():
+        raise DuplicateRefused("The copy's name is empty; give a name, or leave --name out.")
+    settings = load_bot_settings(home, bot_id)  # a broken settings file is refused here, before anything is written
+    with MemoryStore(home, bot_id).locked():  # read whole before the new id is claimed: a failed read leaves nothing
+        texts = {mp.rel: read_text(mp.path) for mp in home.memory_files(bot_id)}
+        instructions = home.workspace(bot_id) / INSTRUCTIONS_FILE
+        if instructions.is_file() and not instructions.is_symlink():
+            texts[INSTRUCTIONS_FILE] = read_text(instructions)
+        raw_settings = _raw_settings(home, bot_id)
+    _claim(home, new_id)
+    copy_name = name.strip() if name is not None else f"{settings.name} (copy)"
+    write_private_json(home.settings_path(new_id), {**raw_settings, "name": copy_name}, redacted=False)
+    store = MemoryStore(home, new_id)
+    with store.locked():
+        workspace = home.workspace(new_id)
+        for rel, text in texts.items():
+            if rel != MEMORY_FILE:
+                atomic_write_bytes(workspace.joinpath(*rel.split("/")), encode(text))
+        # The first look records the files above as they are; MEMORY.md is the one import row.
+        result = store.write(
+            MEMORY_FILE,
+            texts.get(MEMORY_FILE, ""),
+            Actor(WHO_IMPORT, HOW_DUPLICATE),
+            note=f"copied from bot {quoted(bot_id)}",
+        )
+    return Duplicated(new_id, bot_id, copy_name, sorted(texts), settings.helper_model, result.row_id)
+
+
+def _claim(home: Home, new_id: str) -> None:
+    """Make the copy's workspace folder, which says the id is taken: of two copies made at once under one id, the
+    second finds it (mkdir is atomic) and is refused."""
+    refused = DuplicateRefused(f"{home.root} already has a bot {quoted(new_id)}; choose another id for the copy.")
+    if home.has_bot(new_id):
+        raise refused
+    make_private_dirs(home.workspaces_dir)
+    try:
+        home.workspace(new_id).mkdir(mode=0o700)
+    except FileExistsError:
+        raise refused from None
+
+
+def _raw_settings(home: Home, bot_id: str) -> dict:
+    """The bot's settings file as it is, every key (those this tool does not know too); empty when it has none."""
+    path = home.settings_path(bot_id)
+    try:
+        data = json.loads(decode(path.read_bytes()))
+    except FileNotFoundError:
+        return {}
+    except ValueError:
+        raise BrokenFile(f"{path} is not valid JSON; fix or remove it.") from None
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,272 @@
+"""Putting a backup back: every file placed by a rule of the home's layout, everything checked before anything is
+written, the memory files written through the store as an import.
+
+Spec: memory.md, "The journal" (an import is a row: who "import", undoable), "Where it lives" (atomic, 0600) and
+"The helper model" (a restored bot keeps `helperModel`: its settings file comes back as it was). docs/backup.md.
+
+The order, for each bot, under its store lock and `backup.lock`: the journal and the files beside it, settings,
+compaction's folder and conversations are written whole (atomic, 0600); then each memory file through the store, so
+each is one *import* row whose undo takes it back (a replaced file's earlier text is in that row). With --replace
+the bot's journal before the restore is kept beside it as `<bot>.replaced-<time>.ndjson`, and a memory file the
+backup does not hold is deleted (MEMORY.md emptied) through the store, journaled and undoable too. About me goes
+through the store as well, an import row of the first bot restored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from ..compact.records import COMPACT_DIR
+from ..compact.session import INSTRUCTIONS_FILE
+from ..memory.changes import Actor
+from ..memory.conversations import header_from_json, validate_conversation_id
+from ..memory.disk import atomic_write_bytes, decode
+from ..memory.journal import WHO_IMPORT, DamagedLine, decode_line
+from ..memory.locks import home_lock
+from ..memory.paths import FileKind, Home, MemoryInputError, classify, quoted, refuse_links, validate_bot_id
+from ..memory.store import ABOUT_ME_REL, MemoryStore
+from ..team.storage import teams_locked
+from .archive import BadBackup, Opened, backup_lock_held
+
+HOW_RESTORE = "restored from a backup"
+HOME_FILES = ("about-me.md", "profile-learned.json", "config.json")
+_TEAM_FILE = re.compile(r"^teams/[A-Za-z0-9][A-Za-z0-9_-]{0,79}\.json$")
+_JOURNAL_SIDE = re.compile(r"^(?P<bot>[A-Za-z0-9][A-Za-z0-9_-]{0,63})(?P<rest>\.[A-Za-z][A-Za-z0-9.-]*)$")
+
+
+class RestoreRefused(MemoryInputError):
+    """A restore that would overwrite what the home has, or that names what the backup does not hold: nothing
+    was written."""
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where one file of the backup goes: its path in the home, the bot it belongs to (None: the home's), and for a
+    memory file its path in the workspace (written through the store)."""
+
+    target: str
+    data: bytes
+    bot: str | None
+    memory_rel: str | None = None
+
+
+@dataclass
+class RestoreReport:
+    bots: list[dict] = field(default_factory=list)  # {bot, from, files, import_rows, replaced}
+    home_files: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # files the home already had, left as they were (rooms)
+    environment: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "bots": self.bots,
+            "home_files": self.home_files,
+            "kept": self.kept,
+            "environment": self.environment,
+        }
+
+
+def place(path: str, bot: str | None, target_bot: str | None) -> Placed | None:
+    """Where a file of the backup goes in the home, with its bot's id changed to `target_bot`; None when the path
+    is not a file of an omb-tui home (the caller refuses the backup)."""
+    parts = path.split("/")
+    if bot is None:
+        if path in HOME_FILES or _TEAM_FILE.fullmatch(path):
+            return Placed(path, b"", None)
+        if len(parts) == 3 and parts[:2] == ["conversations", "rooms"] and _conversation_file(parts[2]):
+            return Placed(path, b"", None)
+        return None
+    new = target_bot or bot
+    if path == f"bots/{bot}.json":
+        return Placed(f"bots/{new}.json", b"", new)
+    if parts[:2] == ["workspaces", bot] and len(parts) > 2:
+        rel = "/".join(parts[2:])
+        if rel == INSTRUCTIONS_FILE:
+            return Placed(f"workspaces/{new}/{rel}", b"", new)
+        try:
+            norm, _kind = classify(rel)
+        except MemoryInputError:
+            return None
+        return Placed(f"workspaces/{new}/{norm}", b"", new, memory_rel=norm) if norm == rel else None
+    if len(parts) == 2 and parts[0] == "memory-journal":
+        side = _JOURNAL_SIDE.fullmatch(parts[1])
+        if side is None or side["bot"] != bot or side["rest"].endswith((".lock", ".seen.json")):
+            return None
+        return Placed(f"memory-journal/{new}{side['rest']}", b"", new)
+    if parts[:2] == [COMPACT_DIR, bot] and len(parts) > 2:
+        return Placed("/".join([COMPACT_DIR, new, *parts[2:]]), b"", new)
+    if len(parts) == 4 and parts[:3] == ["conversations", "chats", bot] and _conversation_file(parts[3]):
+        return Placed(f"conversations/chats/{new}/{parts[3]}", b"", new)
+    return None
+
+
+def _conversation_file(name: str) -> bool:
+    if name == ".changes":
+        return True
+    try:
+        return name.endswith(".ndjson") and bool(validate_conversation_id(name[: -len(".ndjson")]))
+    except MemoryInputError:
+        return False
+
+
+def plan(home: Home, opened: Opened, bots: Sequence[str], as_id: str | None, replace: bool) -> list[Placed]:
+    """Every file the restore writes, each placed and checked; RestoreRefused or BadBackup, before anything is
+    written, for a bot the backup does not hold, a bot the home has (without --replace or --as), a path that is not
+    a file of an omb-tui home, or a place under a link."""
+    if opened.manifest.kind == "team-package":
+        raise RestoreRefused("That file is a shared team package: import it with `omb-tui team import FILE`.")
+    held = opened.manifest.bots
+    chosen = list(dict.fromkeys(bots)) or list(held)
+    missing = [b for b in chosen if b not in held]
+    if missing:
+        holds = ", ".join(held) if held else "no bot"
+        raise RestoreRefused(f"The backup holds no bot {quoted(missing[0])}; it holds {holds}.")
+    if as_id is not None:
+        validate_bot_id(as_id)
+        if len(chosen) != 1:
+            raise RestoreRefused("--as gives one bot a new id: choose that bot with --bot.")
+    whole = not bots and as_id is None  # the home's own files come back only with everything
+    targets = {b: as_id or b for b in chosen}
+    if not replace:
+        for target in targets.values():
+            if home.has_bot(target):
+                raise RestoreRefused(
+                    f"{home.root} already has a bot {quoted(target)}: restore with --replace to replace it (what "
+                    "it had is journaled and can be undone), or with --as NEW_ID to restore it beside it."
+                )
+    placed: list[Placed] = []
+    for path, data in sorted(opened.files.items()):
+        bot = opened.bot_of(path)
+        if bot is not None and bot not in held:
+            raise BadBackup(f"The backup's manifest gives {quoted(path)} to a bot it does not hold; it is damaged.")
+        if bot is not None and bot not in targets or bot is None and not _wanted(path, data, whole, as_id, chosen):
+            continue
+        spot = place(path, bot, targets.get(bot) if bot else None)
+        if spot is None:
+            raise BadBackup(
+                f"The backup holds {quoted(path)}, which is not a file of an omb-tui home; nothing was restored."
+            )
+        if spot.bot is None and not replace and not _is_room(path) and _differs(home, spot.target, data):
+            raise RestoreRefused(
+                f"{home.root} already has its own {path}: restore with --replace to replace it, or restore the bots "
+                "alone with --bot."
+            )
+        refuse_links(home.root / spot.target)
+        placed.append(Placed(spot.target, data, spot.bot, spot.memory_rel))
+    return placed
+
+
+def _is_room(path: str) -> bool:
+    return path.startswith("conversations/rooms/")
+
+
+def _wanted(path: str, data: bytes, whole: bool, as_id: str | None, chosen: Sequence[str]) -> bool:
+    """Whether a file of the home comes back: with everything, all of them; with --bot, the rooms those bots are
+    members of (a bot restored under a new id with --as is a member of none)."""
+    if whole:
+        return True
+    if not _is_room(path) or as_id is not None:
+        return False
+    try:
+        header = header_from_json(json.loads(data.split(b"\n", 1)[0]))
+    except ValueError:
+        return False
+    return header is not None and any(header.has_bot(bot) for bot in chosen)
+
+
+def _differs(home: Home, target: str, data: bytes) -> bool:
+    try:
+        return (home.root / target).read_bytes() != data
+    except FileNotFoundError:
+        return False
+
+
+def restore(
+    home: Home, opened: Opened, *, bots: Sequence[str] = (), as_id: str | None = None, replace: bool = False
+) -> RestoreReport:
+    """Restore the backup `opened` (checked whole by `archive.read_backup`) into `home`: `bots` only (all it holds
+    when empty), the one chosen as `as_id`, over bots the home has only with `replace`."""
+    placed = plan(home, opened, bots, as_id, replace)
+    report = RestoreReport(environment=list(opened.manifest.environment))
+    renamed = {b: as_id or b for b in (bots or opened.manifest.bots)}
+    with backup_lock_held(home):  # upkeep runs nothing while a home is being put back
+        for source, target in renamed.items():
+            own = [p for p in placed if p.bot == target]
+            report.bots.append(_restore_bot(home, source, target, own, replace))
+        for spot in placed:
+            if spot.bot is None:
+                _write_home_file(home, spot, replace, report)
+    return report
+
+
+def _restore_bot(home: Home, source: str, target: str, placed: list[Placed], replace: bool) -> dict:
+    store = MemoryStore(home, target)
+    actor = Actor(WHO_IMPORT, HOW_RESTORE)
+    import_rows = 0
+    replaced = home.has_bot(target)
+    with store.locked():
+        journal = home.journal_path(target)
+        if replaced and journal.exists():
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            os.replace(journal, journal.with_name(f"{target}.replaced-{stamp}.ndjson"))
+        for spot in placed:
+            if spot.memory_rel is None:
+                data = (
+                    _journal_for(spot.data, target) if spot.target == f"memory-journal/{target}.ndjson" else spot.data
+                )
+                atomic_write_bytes(home.root / spot.target, data)
+        written = set()
+        for spot in placed:
+            if spot.memory_rel is not None:
+                result = store.write(spot.memory_rel, decode(spot.data), actor, allow_log=True)
+                written.add(spot.memory_rel)
+                import_rows += bool(result.changed)
+        if replaced:
+            for mp in home.memory_files(target):
+                if mp.rel not in written:
+                    if mp.kind in (FileKind.MEMORY, FileKind.ARCHIVE):  # never deleted: emptied
+                        store.write(mp.rel, "", actor)
+                    else:
+                        store.delete(mp.rel, actor)
+                    import_rows += 1
+    return {"bot": target, "from": source, "files": len(placed), "import_rows": import_rows, "replaced": replaced}
+
+
+def _journal_for(data: bytes, bot_id: str) -> bytes:
+    """The journal's rows as they were, each naming `bot_id` (restored under another id with --as); a damaged
+    line is kept as it is."""
+    lines = []
+    for raw in data.splitlines(keepends=True):
+        row = decode_line(raw.strip()) if raw.strip() else None
+        if row is None or isinstance(row, DamagedLine) or row.bot == bot_id:
+            lines.append(raw)
+        else:
+            row.bot = bot_id
+            lines.append((row.to_line() + "\n").encode("utf-8"))
+    return b"".join(lines)
+
+
+def _write_home_file(home: Home, spot: Placed, replace: bool, report: RestoreReport) -> None:
+    path = home.root / spot.target
+    if _is_room(spot.target):
+        if path.exists() and not replace:  # a room other bots of this home may be talking in: never overwritten
+            if path.read_bytes() != spot.data:
+                report.kept.append(spot.target)
+            return
+        atomic_write_bytes(path, spot.data)
+        return
+    report.home_files.append(spot.target)
+    if spot.target == ABOUT_ME_REL and report.bots:
+        # About me through the store, as an import row of the first bot restored: a replaced About me is undoable.
+        store = MemoryStore(home, report.bots[0]["bot"])
+        with store.locked(), home_lock(home):  # the order every About me writer takes them in
+            store.write(ABOUT_ME_REL, decode(spot.data), Actor(WHO_IMPORT, HOW_RESTORE))
+        return
+    lock = teams_locked(home) if spot.target.startswith("teams/") else home_lock(home)
+    with lock:
+        atomic_write_bytes(path, spot.data)

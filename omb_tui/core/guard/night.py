@@ -1,0 +1,255 @@
+"""One guarded upkeep run of one bot (docs/guard.md): the night's budget and the write gate held while the
+steps run, a step left out when the run has stopped or the step is skipped for the night, and, at the end, the
+checks, the undo or flag, and the record the Review area reads.
+
+The scheduler opens it around a bot's steps: `with NightGuard(home, bot, run, now) as guard:` then
+`guard.allows(step)` before each step; `guard.outcome` afterwards says what the guard did.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from ..memory.changes import Actor
+from ..memory.journal import HOW_UNDO, WHO_UPKEEP
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError
+from ..memory.run_gates import gated_run
+from ..memory.settings import load_config
+from ..memory.store import MemoryStore
+from ..models.night_budget import NightBudget, night_budget
+from ..review.revert import undo_run
+from ..review.runs import find_run
+from ..runs.guard_record import guard_line, night_totals, write_guard_record
+from ..runs.run import UpkeepRun
+from .checks import MemoryBefore, failed_check, short_fact
+from .loops import NightGate, bullets_of, recent_upkeep
+from .probes import (
+    ProbeCheck,
+    ProbeFile,
+    gather_confirmed,
+    make_probes,
+    note_check,
+    read_probes,
+    run_probes,
+    write_probes,
+)
+from .settings import GuardSettings, load_guard_settings
+
+
+def night_of(now: datetime, tidy_hour: int) -> str:
+    """The night a moment belongs to: the day of the latest tidy-up hour that has passed (a run at 01:00 is
+    still last night's)."""
+    now = now.astimezone()
+    slot = datetime.combine(now.date(), time(tidy_hour), tzinfo=now.tzinfo)
+    return (now.date() - timedelta(days=1) if slot > now else now.date()).isoformat()
+
+
+@dataclass
+class GuardOutcome:
+    """What the guard did in one run: the bot's line in the report and the Review area say it."""
+
+    run: str
+    night: str
+    stopped: str | None = None  # a limit was reached: the steps after it did not run
+    steps_left_out: list[str] = field(default_factory=list)
+    loops: int = 0
+    no_ops: int = 0
+    skipped_for_night: list[str] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)
+    calls: int = 0  # the night's totals after this run
+    tokens: int = 0
+    usd: float = 0.0
+    changed: int = 0
+    allowed: int = 0
+    failed: str | None = None  # a check after the run failed: why
+    undone: bool = False
+    flagged: bool = False
+    undo_rows: list[str] = field(default_factory=list)
+    probes: dict | None = None  # {"before", "after", "total"}
+
+    def to_dict(self) -> dict:
+        return {
+            "run": self.run,
+            "night": self.night,
+            "stopped": self.stopped,
+            "steps_left_out": self.steps_left_out,
+            "loops": self.loops,
+            "no_ops": self.no_ops,
+            "skipped_for_night": self.skipped_for_night,
+            "refused": self.refused,
+            "calls": self.calls,
+            "tokens": self.tokens,
+            "usd": round(self.usd, 6),
+            "changed": self.changed,
+            "allowed": self.allowed,
+            "failed": self.failed,
+            "undone": self.undone,
+            "flagged": self.flagged,
+            "undo_rows": self.undo_rows,
+            "probes": self.probes,
+        }
+
+    def line(self) -> str | None:
+        return guard_line(self.to_dict())
+
+
+log = logging.getLogger("omb_tui.guard")
+GUARD_STEP = "guard"
+GUARD_ACTOR = Actor(WHO_UPKEEP, HOW_UNDO, step=GUARD_STEP)  # the journal shows it as Memory upkeep · guard
+
+
+class NightGuard:
+    def __init__(
+        self, home: Home, bot_id: str, run: UpkeepRun, now: datetime, settings: GuardSettings | None = None
+    ) -> None:
+        self.home = home
+        self.bot_id = bot_id
+        self.run = run
+        self.now = now.astimezone()
+        self.today: date = self.now.date()
+        self.settings = settings or load_guard_settings(home)
+        self.night = night_of(self.now, load_config(home).tidy_hour)
+        self.store = MemoryStore(home, bot_id)
+        self.outcome = GuardOutcome(run.id, self.night)
+        self._contexts: list[Any] = []
+
+    # ----- while the steps run -----
+    def __enter__(self) -> NightGuard:
+        totals = night_totals(self.home, self.bot_id, self.night)
+        self.totals = totals
+        settings = self.settings
+        self.budget = NightBudget(
+            settings.max_calls_per_night,
+            settings.max_tokens_per_night,
+            settings.max_usd_per_night,
+            calls=_int(totals.get("calls")),
+            tokens=_int(totals.get("tokens")),
+            usd=_float(totals.get("usd")),
+        )
+        baseline = totals.get("baseline")
+        if type(baseline) is not int:
+            baseline = sum(bullets_of(self.store.read(MEMORY_FILE).text).values())
+        futile = totals.get("futile")
+        futile = futile if isinstance(futile, dict) else {}
+        skipped = totals.get("skipped")
+        skipped = skipped if isinstance(skipped, list) else []
+        self.gate = NightGate(
+            recent_upkeep(self.store, self.now, exclude_run=self.run.id),
+            baseline,
+            settings.max_changed_share,
+            changed=_int(totals.get("changed")),
+            futile={str(k): _int(v) for k, v in futile.items()},
+            skipped=[str(step) for step in skipped],
+        )
+        self._skipped_before = list(self.gate.skipped)
+        self._probes_before()
+        self.before = MemoryBefore.read(self.store, self.today)
+        for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
+            context.__enter__()
+            self._contexts.append(context)
+        return self
+
+    def stop_reason(self) -> str | None:
+        return self.gate.stopped or self.budget.refusal()
+
+    def allows(self, step: str) -> bool:
+        """Run this step now? Not when the run has stopped (a limit reached) or the step is skipped tonight."""
+        if step in self.gate.skipped:
+            return False
+        reason = self.stop_reason()
+        if reason:
+            self.outcome.stopped = self.outcome.stopped or reason
+            self.outcome.steps_left_out.append(step)
+            return False
+        return True
+
+    def __exit__(self, *exc_info: object) -> None:
+        for context in reversed(self._contexts):
+            context.__exit__(None, None, None)
+        self._contexts.clear()
+        if exc_info[0] is None:
+            self.finish()
+
+    # ----- after the steps -----
+    def finish(self) -> GuardOutcome:
+        gate, budget, outcome = self.gate, self.budget, self.outcome
+        if outcome.stopped is None:  # a limit reached inside the last step that ran: a call or a write refused
+            outcome.stopped = gate.stopped or budget.stopped
+        outcome.loops, outcome.no_ops, outcome.refused = gate.loops, gate.no_ops, gate.refused
+        outcome.skipped_for_night = [step for step in gate.skipped if step not in self._skipped_before]
+        outcome.calls, outcome.tokens, outcome.usd = budget.calls, budget.tokens, budget.usd
+        outcome.changed, outcome.allowed = gate.changed, gate.allowed
+        rows = find_run(self.home, self.bot_id, self.run.id)
+        if rows:
+            outcome.failed = failed_check(self.before, self.store, rows, self.today) or self._probes_after()
+            if outcome.failed:
+                self._take_back()
+        totals = {
+            "calls": budget.calls,
+            "tokens": budget.tokens,
+            "usd": round(budget.usd, 6),
+            "changed": gate.changed,
+            "baseline": gate.baseline,
+            "futile": gate.futile,
+            "skipped": gate.skipped,
+        }
+        record = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
+        return outcome
+
+    def _probes_before(self) -> None:
+        """Probes for what the person confirmed since the last run (one call, counted in the night's budget),
+        then every probe run: which find their fact before the steps."""
+        self.probe_file: ProbeFile | None = None
+        self.probes_before: ProbeCheck | None = None
+        try:
+            found = read_probes(self.home, self.bot_id)
+            gather_confirmed(self.store, found)
+            if found.candidates:
+                make_probes(self.store, found)
+            if found.probes:
+                self.probes_before = run_probes(self.store, found)
+            write_probes(self.store, found)
+            self.probe_file = found
+        except (OSError, ValueError, MemoryInputError) as exc:  # the run goes on without recall checks
+            log.warning("guard: the probes of %s could not be read or run: %s", self.bot_id, exc)
+
+    def _probes_after(self) -> str | None:
+        """Run the probes again: the first that found its fact before the steps and does not now, said."""
+        before, found = self.probes_before, self.probe_file
+        if before is None or found is None:
+            return None
+        after = run_probes(self.store, found)
+        note_check(self.store, found, after)
+        self.outcome.probes = {"before": before.finding, "after": after.finding, "total": after.total}
+        for was, now in zip(before.probes, after.probes):
+            if was["finds"] and not now["finds"]:
+                return f'the probe "{now["probe"]}" no longer finds "{short_fact(now["fact"])}"'
+        return None
+
+    def _take_back(self) -> None:
+        """A check failed: undo the whole run as Memory upkeep (step `guard`), or, with rollback off or an undo
+        that cannot be made without taking someone else's change with it, leave it and flag it."""
+        outcome = self.outcome
+        if not self.settings.rollback:
+            outcome.flagged = True
+            return
+        try:
+            undone = undo_run(self.home, self.bot_id, self.run.id, agreed=[], actor=GUARD_ACTOR)
+        except MemoryInputError as refused:  # a later change by someone else, or a row that cannot be undone
+            outcome.flagged = True
+            outcome.failed = f"{outcome.failed}; it could not be undone ({str(refused).rstrip('.')})"
+            return
+        outcome.undone = True
+        outcome.undo_rows = [item["undo_row"] for item in undone.files if item.get("undo_row")]
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int else 0
+
+
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
