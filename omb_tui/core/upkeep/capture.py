@@ -61,11 +61,11 @@ You help keep an AI assistant's long-term memory. You are shown turns of one con
 and the assistant (the bot), the bot's MEMORY.md and its list of topic files. Pick out only what is new and \
 worth keeping, and answer with one JSON object: {"facts": [...]}, or {"facts": []} when nothing is.
 
-Each fact: {"text": one short sentence in the conversation's language, about the person in the third person \
-("The person is vegetarian"); "kind": "fact" | "preference" | "decision" | "outcome"; "quotes": the exact \
-words it rests on, copied character for character from lines marked PERSON; "target": "MEMORY.md" or \
-"memory/<topic>.md"; "topic_title": the topic's title; "aliases": other words someone would ask about the \
-topic with; "until": "YYYY-MM-DD" or null; "about_me": true or false}.
+Each fact: {"quotes": the exact words it rests on, copied character for character from lines marked PERSON; \
+"kind": "fact" | "preference" | "decision" | "outcome"; "text": one short sentence in the conversation's language, \
+about the person in the third person; "target": "MEMORY.md" or "memory/<topic>.md"; "topic_title": the topic's \
+title; "aliases": other words someone would ask about the topic with; "until": "YYYY-MM-DD" or null; \
+"about_me": true or false}. Find the words first, then say what they state.
 
 Rules:
 - A fact or preference about the person needs quotes from their own lines (PERSON). A question, a task \
@@ -93,10 +93,10 @@ ANSWER_SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {
-                    "text": {"type": "string"},
-                    "kind": {"type": "string"},
+                "properties": {  # the words first: a model constrained by this schema writes the fields in order
                     "quotes": {"type": "array", "items": {"type": "string"}},
+                    "kind": {"type": "string"},
+                    "text": {"type": "string"},
                     "target": {"type": "string"},
                     "topic_title": {"type": ["string", "null"]},
                     "aliases": {"type": "array", "items": {"type": "string"}},

@@ -20,17 +20,17 @@ CAPTURE_EXAMPLE: dict[str, Any] = {
     "answer": {
         "facts": [
             {
-                "text": "The person lives in Delhi",
-                "kind": "fact",
                 "quotes": ["We moved to Delhi in March."],
+                "kind": "fact",
+                "text": "The person lives in Delhi",
                 "target": "MEMORY.md",
                 "until": None,
                 "about_me": True,
             },
             {
-                "text": "The person prefers short replies",
-                "kind": "preference",
                 "quotes": ["I prefer short replies."],
+                "kind": "preference",
+                "text": "The person prefers short replies",
                 "target": "MEMORY.md",
                 "until": None,
                 "about_me": True,
