@@ -19,6 +19,7 @@ A request with `"stream": true` is answered as server-sent events, its content a
     {"content": "...", "first_token_delay": 2.0}    the stream begins at once, its first token after that long
     {"content": "...", "chunk_delay": 0.1}          every chunk that long after the one before (slow but alive)
     {"content": "...", "pause": (3, 5.0)}           after 3 chunks the stream goes silent that long
+    {"content": "...", "cut_after": 3}              after 3 chunks the stream ends, unfinished
 
 The server can also behave like a kind of local server (`FakeLLM.behave_like(...)`, `SERVER_KINDS`): refuse a
 response format with a status (llama-cpp-python answers 500 to `json_schema`; it takes the schema inside
@@ -224,6 +225,8 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 if reply.get("first_token_delay"):
                     fake.stopping.wait(reply["first_token_delay"])
                 for number, piece in enumerate(pieces):
+                    if number == reply.get("cut_after"):
+                        return  # the connection closes with the answer unfinished
                     if number == pause_after:
                         fake.stopping.wait(pause_s)
                     elif number and reply.get("chunk_delay"):

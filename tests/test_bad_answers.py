@@ -68,14 +68,14 @@ RIGHT = {
 WRONG_TYPES = {  # JSON of the asked-for object, with numbers where text belongs
     "capture": capture_answer(text=5),
     "organize": organize_answer(title=7),
-    "tidy": {"pairs": [{"older": 1, "newer": 2, "still_true": None}]},
+    "tidy": tidy_answer(still_true=5),  # an entry may be named by its number; the part still true is text
     "compact": compact_answer(reason=3),
     "compact --auto": compact_answer(reason=3),
 }
 WRONG_TYPE_SENTENCES = {
     "capture": "the answer.facts[0].text must be text",
     "organize": "the answer.moves[0].title must be text",
-    "tidy": "the answer.pairs[0].older must be text",
+    "tidy": "the answer.pairs[0].still_true must be text or null",
     "compact": "Change 1 lacks 'reason' as text",
     "compact --auto": "Change 1 lacks 'reason' as text",
 }
@@ -163,20 +163,24 @@ def usage_rows(home) -> list[dict]:
     return read_usage(home, datetime.now(UTC).strftime("%Y-%m"))
 
 
-def make_chat(home, person_text: str = VEGETARIAN) -> None:
-    """A 1:1 chat the person started five hours ago, with one turn for capture to read."""
+def make_chat(
+    home, person_text: str = VEGETARIAN, *, chat_id: str = "plans", title: str = "Plans", turns: list | None = None
+) -> None:
+    """A 1:1 chat the person started five hours ago, with one turn for capture to read (or `turns`, a list of
+    ("person" | "bot", text), a minute apart)."""
     at = datetime.now().astimezone() - timedelta(hours=5)
     chat = conv.Conversation(
-        id="plans",
-        title="Plans",
+        id=chat_id,
+        title=title,
         kind=conv.KIND_CHAT,
         started_by=conv.Starter("person", "Milind"),
         members=[conv.Member("person", "Milind"), conv.Member("bot", BOT)],
         created=at - timedelta(hours=1),
     )
     path = conv.create_conversation(home, chat, BOT)
-    conv.append_message(path, conv.Message("person", "Milind", at, person_text, origin="person"))
-    conv.append_message(path, conv.Message("bot", BOT, at + timedelta(seconds=30), "Noted."))
+    for n, (role, text) in enumerate(turns or [("person", person_text), ("bot", "Noted.")]):
+        author, origin = ("Milind", "person") if role == "person" else (BOT, None)
+        conv.append_message(path, conv.Message(role, author, at + timedelta(seconds=30 * n), text, origin=origin))
 
 
 @pytest.fixture

@@ -158,3 +158,28 @@ def test_models_test_reports_the_mode_and_learns_it_afresh(run_cli, llm_home, fa
     fake_llm.behave_like("openai")  # the server was upgraded: the test asks from the top again
     [check] = json.loads(run_cli("models", "test", "local", "--json").out)
     assert check["output_mode"] == "json_schema" and learned(llm_home)[0]["mode"] == "json_schema"
+
+
+def test_an_instance_may_say_where_asking_starts_and_a_refusal_still_steps_down(llm_home, fake_llm):
+    write_llm_config(
+        llm_home,
+        fake_llm,
+        instances={"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "outputMode": "json_object"}},
+    )
+    fake_llm.script('{"notes": []}', '{"notes": []}')
+    assert complete(llm_home, "scout", "capture", ASK, schema=SCHEMA).output_mode == "json_object"
+    fake_llm.behave_like("no-response-format")
+    assert complete(llm_home, "scout", "capture", ASK, schema=SCHEMA).output_mode == "prompt"
+    assert fake_llm.formats == ["json_object", "json_object", "none"]
+    fake_llm.script('{"notes": []}')  # the refusal was learned: the pinned mode is not asked again
+    complete(llm_home, "scout", "capture", ASK, schema=SCHEMA)
+    assert fake_llm.formats[-1] == "none" and len(fake_llm.formats) == 4
+
+
+def test_the_settings_know_the_same_ladder_and_refuse_another_mode(llm_home, fake_llm):
+    from omb_tui.core.memory.settings import OUTPUT_MODES, BrokenFile, load_config
+
+    assert OUTPUT_MODES == output_modes.LADDER
+    write_llm_config(llm_home, fake_llm, instances={"local": {"model": "openai/x", "outputMode": "grammar"}})
+    with pytest.raises(BrokenFile, match="'outputMode' must be one of json_schema, json_object_schema"):
+        load_config(llm_home)

@@ -145,3 +145,33 @@ def test_the_fields_are_read(llm_home, fake_llm):
         8192,
         2,
     )
+
+
+def test_a_stream_that_ends_unfinished_is_tried_again_in_the_same_output_mode(llm_home, fake_llm):
+    local(llm_home, fake_llm, stream=True, timeout=30)
+    fake_llm.behave_like("llama-cpp-python")  # a server that ends a stream when another request comes
+    fake_llm.script({"content": ANSWER, "cut_after": 3}, {"content": ANSWER})
+    answer = complete(llm_home, "scout", "capture", ASK, schema=SCHEMA)
+    assert answer.data["notes"][1] == "Pune" and answer.output_mode == "json_object_schema"
+    assert fake_llm.formats == ["json_schema", "json_object_schema", "json_object_schema"]  # not stepped down
+    assert rows(llm_home)[-1]["attempts"] == 3
+
+
+def test_a_stream_that_keeps_ending_unfinished_fails_in_one_sentence(llm_home, fake_llm):
+    local(llm_home, fake_llm, stream=True, timeout=30)
+    fake_llm.script(*[{"content": ANSWER, "cut_after": 2}] * 3)
+    with pytest.raises(ModelUnavailable, match=r"broke off its answer before it was done .* \(3 tries\)"):
+        complete(llm_home, "scout", "capture", ASK, schema=SCHEMA)
+
+
+def test_a_call_that_waited_for_a_busy_local_server_past_the_deadline_is_not_sent(llm_home, fake_llm):
+    local(llm_home, fake_llm, timeout=30)
+    fake_llm.script({"delay": 1.5, "content": "the first call's answer"})
+    first = threading.Thread(target=complete, args=(llm_home, "scout", "chat", ASK))
+    first.start()
+    while fake_llm.in_flight == 0 and first.is_alive():  # the first call holds the server's one slot
+        threading.Event().wait(0.01)
+    with run_deadline(0.3), pytest.raises(ModelUnavailable) as caught:
+        complete(llm_home, "scout", "capture", ASK, schema=SCHEMA)
+    first.join()
+    assert caught.value.reason == RUN_DEADLINE_PASSED and len(fake_llm.requests) == 1

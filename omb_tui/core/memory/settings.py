@@ -36,6 +36,8 @@ DEFAULT_TIDY_HOUR = 3
 PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly compaction only proposes this many days
 DEFAULT_MODEL_TIMEOUT_S = 60.0  # background jobs can wait this long for a model's answer
 DEFAULT_IDLE_TIMEOUT_S = 30.0  # a streamed answer may pause this long between tokens
+# How a model may be asked for JSON, best first (models/output_modes.py holds the same ladder).
+OUTPUT_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 _INSTANCE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _ENVIRONMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
@@ -279,6 +281,7 @@ class ModelInstance:
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT_S  # with `stream`: the longest silence between tokens
     context_tokens: int | None = None  # the server's context: a step cuts its input into chunks that fit
     concurrency: int | None = None  # calls in flight at once; None: 1 on this machine's own server, else no bound
+    output_mode: str | None = None  # where asking for JSON starts (OUTPUT_MODES); None: learned from the server
 
 
 @dataclass
@@ -377,7 +380,7 @@ def _instances(data: dict, path: Path) -> dict[str, ModelInstance]:
 
 def _local_fields(spec: dict, path: Path, name: str) -> dict:
     """An instance's fields for a slow or small model (docs/local-models.md): stream, idleTimeout,
-    contextTokens, concurrency; each checked like the others, no value quoted."""
+    contextTokens, concurrency, outputMode; each checked like the others, no value quoted."""
     stream = spec.get("stream", False)
     if type(stream) is not bool:
         raise BrokenFile(f"{path}: {name}'s 'stream' must be true or false.")
@@ -390,7 +393,16 @@ def _local_fields(spec: dict, path: Path, name: str) -> dict:
     concurrency = spec.get("concurrency")
     if concurrency is not None and (type(concurrency) is not int or not 1 <= concurrency <= 64):
         raise BrokenFile(f"{path}: {name}'s 'concurrency' must be a whole number from 1 to 64.")
-    return {"stream": stream, "idle_timeout": float(idle), "context_tokens": context, "concurrency": concurrency}
+    mode = spec.get("outputMode")
+    if mode is not None and mode not in OUTPUT_MODES:
+        raise BrokenFile(f"{path}: {name}'s 'outputMode' must be one of {', '.join(OUTPUT_MODES)}.")
+    return {
+        "stream": stream,
+        "idle_timeout": float(idle),
+        "context_tokens": context,
+        "concurrency": concurrency,
+        "output_mode": mode,
+    }
 
 
 def _spend_limit(data: dict, path: Path) -> float | None:

@@ -40,6 +40,7 @@ from .output_modes import (
     JSON_OBJECT,
     JSON_PROMPT,
     JSON_SCHEMA,
+    at_or_below,
     first_mode,
     format_refused,
     is_context_error,
@@ -52,6 +53,7 @@ from .structured import MAX_ANSWER_CHARS, UnusableAnswer, parse_json_answer, sch
 from .time_limits import (
     CallTimes,
     DeadlinePassed,
+    StreamBroken,
     StreamStopped,
     call_times,
     instance_slot,
@@ -195,12 +197,13 @@ def call_route(
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
     if night_stop := night_refusal(home, route.bot_id):  # upkeep's budget for the night (docs/guard.md)
         raise ModelUnavailable(night_stop, via_helper=route.via_helper)
+    times = functools.partial(call_times, instance, timeout, streamed=instance.stream and not tools)
     try:
-        times = call_times(instance, timeout, streamed=instance.stream and not tools)
+        times()
     except DeadlinePassed:
         raise ModelUnavailable(RUN_DEADLINE_PASSED, via_helper=route.via_helper) from None
     litellm = litellm_module()
-    request = _request(route, messages, tools, times.first, key, max_tokens)
+    request = _request(route, messages, tools, key, max_tokens)
     at, started = now_iso(), time.monotonic()
     ladder = _Ladder(home, litellm, route, schema, learn_afresh)
     sent = ladder.send(request, times, retry or RETRY_POLICY, key)
@@ -298,13 +301,10 @@ def _key(instance: ModelInstance, route: Route) -> str:
     return key
 
 
-def _request(
-    route: Route, messages: list[dict], tools: list[dict] | None, timeout: float, key: str, max_tokens: int | None
-) -> dict:
-    request: dict = {
+def _request(route: Route, messages: list[dict], tools: list[dict] | None, key: str, max_tokens: int | None) -> dict:
+    request: dict = {  # its timeout is set at each try, from what is left then (_send)
         "model": route.model,
         "messages": list(messages),
-        "timeout": timeout,
         "api_key": key,
         "max_retries": 0,
         "num_retries": 0,
@@ -342,8 +342,9 @@ class _Ladder:
         self.mode: str | None = None
         if schema is not None:
             self.mode = self.known.mode if self.known else first_mode(litellm, route.instance, route.model)
+            self.mode = at_or_below(route.instance.output_mode, self.mode)
 
-    def send(self, request: dict, times: CallTimes, policy: RetryPolicy, key: str) -> _Sent:
+    def send(self, request: dict, times: Callable[[], CallTimes], policy: RetryPolicy, key: str) -> _Sent:
         if self.schema is None or self.mode is None:
             return _send(self.litellm, request, self.route, times, policy, key)
         tries, because = 0, None
@@ -368,26 +369,34 @@ def _send(
     litellm: Any,
     request: dict,
     route: Route,
-    times: CallTimes,
+    times: Callable[[], CallTimes],
     policy: RetryPolicy,
     key: str,
     *,
     step_down: Callable[[BaseException], bool] | None = None,
 ) -> _Sent:
     """The answer, or no answer and the sentence saying why. `step_down`: a refusal for which another output mode
-    is tried at once rather than this request again."""
-    tries = 0
+    is tried at once rather than this request again. Each try's bounds are what is left once it holds its slots:
+    a call that waited for a busy local server still ends by the run's deadline."""
+    tries, first, failed = 0, 0.0, None
     while True:
         tries += 1
         try:
             with instance_slot(route.instance), _call_slots:
-                return _Sent(_one_try(litellm, request, route, times), tries, None)
+                bounds = times()
+                first = bounds.first
+                return _Sent(_one_try(litellm, {**request, "timeout": first}, route, bounds), tries, None)
+        except DeadlinePassed:  # it passed while the call waited: this try sent nothing
+            if failed is None:
+                raise ModelUnavailable(RUN_DEADLINE_PASSED, via_helper=route.via_helper) from None
+            return _Sent(None, tries - 1, f"{failed.failure} ({tries - 1} tries); {RUN_DEADLINE_PASSED}", failed.error)
         except Exception as exc:  # litellm maps every provider's error; anything else is a failure too
-            transient, what = _explain(litellm, exc, route, times.first, key)
+            transient, what = _explain(litellm, exc, route, first, key)
             if step_down is not None and step_down(exc):
                 return _Sent(None, tries, what, exc)
             if not transient or tries > policy.retries:
                 return _Sent(None, tries, what + (f" ({tries} tries)" if tries > 1 else ""), exc)
+            failed = _Sent(None, tries, what, exc)
         time.sleep(policy.backoff(tries))
 
 
@@ -411,7 +420,7 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
     chain = _causes(exc)
     where = instance.api_base or "its provider"
     if isinstance(exc, StreamStopped):
-        return False, f"{name} {exc.why}"
+        return isinstance(exc, StreamBroken), f"{name} {exc.why}"
     if any(isinstance(link, ConnectionRefusedError) for link in chain):
         return False, f"{name} refused the connection at {where} (is the server running?)"
     if isinstance(exc, litellm.Timeout) or any(isinstance(link, TimeoutError) for link in chain):

@@ -171,6 +171,7 @@ def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dic
             "idle_timeout": i.idle_timeout,
             "context_tokens": i.context_tokens,
             "concurrency": i.concurrency,
+            "output_mode": i.output_mode,
         }
         for i in config.instances.values()
     ]

@@ -3,7 +3,8 @@
 Spec: memory.md, "The helper model"; docs/models.md, "Structured output" and docs/local-models.md. Four ways, best
 first: OpenAI's `json_schema`; `json_object` with the schema inside (llama.cpp's and llama-cpp-python's own form,
 which constrains the answer to the schema); plain `json_object`; the prompt alone. A call starts at the mode
-remembered for its instance and model, else at the first the instance may take, and steps down one way at a time
+remembered for its instance and model, else at the first the instance may take (or its `outputMode`: a grammar
+makes a small model on a CPU write several times slower, and a person may prefer the prompt alone), and steps down one way at a time
 only when the server refuses the request in a way a response format can cause (400, 422, 500, 501, never a
 context-length error); the way that then answers is remembered in `<home>/usage/output-modes.json` (0600), so
 the next call goes straight to it, never trying the refused ways again. `omb-tui models test` learns afresh.
@@ -113,6 +114,13 @@ def first_mode(litellm: Any, instance: ModelInstance, model: str) -> str:
     except Exception:  # an unknown provider: the call itself will say so
         supported = []
     return JSON_OBJECT if "response_format" in supported else JSON_PROMPT
+
+
+def at_or_below(pinned: str | None, mode: str) -> str:
+    """The instance's `outputMode`, where it says one, unless the server already refused it (a lower mode learned)."""
+    if pinned is None or LADDER.index(mode) > LADDER.index(pinned):
+        return mode
+    return pinned
 
 
 def next_mode(mode: str) -> str | None:

@@ -124,11 +124,19 @@ class StreamStopped(Exception):
         self.why = why
 
 
+class StreamBroken(StreamStopped):
+    """A streamed answer that ended before it was done (a server that ends a stream when another request comes,
+    as llama-cpp-python's does unless started with --interrupt_requests False). Tried again, like a dropped
+    connection."""
+
+
 def stream_completion(litellm: Any, request: dict, times: CallTimes) -> Any:
     """The answer of a streamed request, rebuilt as one response (usage included when the server gives it).
 
     A watchdog cuts the connection when no token came within `times.first` of the start, when tokens stop for
-    `times.idle`, or at `times.total`; the socket's read timeout (`times.first`) is the backstop."""
+    `times.idle`, or at `times.total`; the socket's read timeout (`times.first`) is the backstop. A stream that
+    breaks off once begun is `StreamBroken`: the server took the request (its output mode included), so the
+    failure is never taken for a refusal of the request."""
     started = time.monotonic()
     request = {**request, "stream": True, "stream_options": {"include_usage": True}, "timeout": times.first}
     watch = _Watchdog(started, times)
@@ -136,10 +144,15 @@ def stream_completion(litellm: Any, request: dict, times: CallTimes) -> Any:
         stream = litellm.completion(**request)  # returns once the server has begun its answer
         watch.start(stream)
         chunks = []
-        for chunk in stream:
-            chunks.append(chunk)
-            if _has_token(chunk):
-                watch.token()
+        try:
+            for chunk in stream:
+                chunks.append(chunk)
+                if _has_token(chunk):
+                    watch.token()
+        except Exception:
+            if watch.stopped:
+                raise
+            raise StreamBroken("broke off its answer before it was done (the server ended the stream)") from None
     except Exception:
         if watch.stopped:
             raise StreamStopped(watch.stopped) from None

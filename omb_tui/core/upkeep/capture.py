@@ -32,6 +32,7 @@ from ..memory.settings import load_bot_settings, load_config, load_profile_learn
 from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..models.call import complete
+from ..models.context import CHARS_PER_TOKEN, context_tokens, input_budget
 from ..models.instances import ModelUnavailable
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..runs.record import last_of, write_part
@@ -39,6 +40,7 @@ from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
 from ..team.model import Team
 from .capture_state import (
+    BATCH_MAX_CHARS,
     Batch,
     ReadPositions,
     batches,
@@ -47,6 +49,7 @@ from .capture_state import (
     read_pending,
     unread_turns,
 )
+from .examples import capture_example
 
 JOB = "capture"  # the usage rows' job
 STEP = "capture"  # the journal rows' step
@@ -58,11 +61,11 @@ You help keep an AI assistant's long-term memory. You are shown turns of one con
 and the assistant (the bot), the bot's MEMORY.md and its list of topic files. Pick out only what is new and \
 worth keeping, and answer with one JSON object: {"facts": [...]}, or {"facts": []} when nothing is.
 
-Each fact: {"text": one short sentence in the conversation's language, about the person in the third person \
-("The person is vegetarian"); "kind": "fact" | "preference" | "decision" | "outcome"; "quotes": the exact \
-words it rests on, copied character for character from lines marked PERSON; "target": "MEMORY.md" or \
-"memory/<topic>.md"; "topic_title": the topic's title; "aliases": other words someone would ask about the \
-topic with; "until": "YYYY-MM-DD" or null; "about_me": true or false}.
+Each fact: {"quotes": the exact words it rests on, copied character for character from lines marked PERSON; \
+"kind": "fact" | "preference" | "decision" | "outcome"; "text": one short sentence in the conversation's language, \
+about the person in the third person; "target": "MEMORY.md" or "memory/<topic>.md"; "topic_title": the topic's \
+title; "aliases": other words someone would ask about the topic with; "until": "YYYY-MM-DD" or null; \
+"about_me": true or false}. Find the words first, then say what they state.
 
 Rules:
 - A fact or preference about the person needs quotes from their own lines (PERSON). A question, a task \
@@ -90,10 +93,10 @@ ANSWER_SCHEMA = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {
-                    "text": {"type": "string"},
-                    "kind": {"type": "string"},
+                "properties": {  # the words first: a model constrained by this schema writes the fields in order
                     "quotes": {"type": "array", "items": {"type": "string"}},
+                    "kind": {"type": "string"},
+                    "text": {"type": "string"},
                     "target": {"type": "string"},
                     "topic_title": {"type": ["string", "null"]},
                     "aliases": {"type": "array", "items": {"type": "string"}},
@@ -262,7 +265,9 @@ class _Capture:
         for conversation in conversations:
             turns = unread_turns(self.home, self.bot_id, conversation, self.positions, self.people)
             teams = room_teams(self.home, self.bot_id, conversation)  # checked again at every run, like the room
-            for batch in batches(conversation, turns):
+            fixed = "".join(m["content"] for m in self._messages(Batch(conversation, []), teams))
+            budget = input_budget(self.home, self.bot_id, fixed=fixed, answer_share=0.25, default=BATCH_MAX_CHARS)
+            for batch in batches(conversation, turns, budget):
                 try:
                     answer = complete(self.home, self.bot_id, JOB, self._messages(batch, teams), schema=ANSWER_SCHEMA)
                 except ModelUnavailable as problem:
@@ -283,7 +288,7 @@ class _Capture:
             if conversation.is_room
             else f'1:1 chat "{conversation.title}" with {conversation.started_by.name or "the person"}'
         )
-        memory = self.store.read(MEMORY_FILE).text.strip() or "(empty)"
+        memory = _shown_memory(self.store.read(MEMORY_FILE).text, context_tokens(self.home, self.bot_id))
         topics = (
             "\n".join(f"- memory/{name}" + (f" — {title}" if title else "") for name, title in self._topics())
             or "(none)"
@@ -293,7 +298,10 @@ class _Capture:
             f"Today is {self.today.isoformat()}. The bot is {self.bot_name}. The conversation: {where}.\n\n"
             f"## MEMORY.md\n{memory}\n\n## Topics\n{topics}\n\n{_team_section(teams)}## Turns\n{turns}\n"
         )
-        return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+        return [
+            {"role": "system", "content": f"{SYSTEM_PROMPT}\n{capture_example()}"},
+            {"role": "user", "content": user},
+        ]
 
     def _topics(self) -> list[tuple[str, str | None]]:
         found = []
@@ -439,6 +447,19 @@ class _Capture:
         saved.about_me = added.added
         if not added.added:
             self._skip(saved.text, "not added to About me: it is already there")
+
+
+def _shown_memory(text: str, context: int | None) -> str:
+    """MEMORY.md as capture shows it: whole, or its first lines when the instance's context would not hold it
+    beside the turns (a third of the context at most). Only what the model is shown is cut: every fact is still
+    checked against the whole file before it is saved."""
+    text = text.strip()
+    if not text:
+        return "(empty)"
+    most = None if context is None else context * CHARS_PER_TOKEN // 3
+    if most is None or len(text) <= most:
+        return text
+    return text[: text.rfind("\n", 0, most) + 1] + "… (the rest of MEMORY.md is not shown; it is checked all the same)"
 
 
 def _team_section(teams: list[Team]) -> str:

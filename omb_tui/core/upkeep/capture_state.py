@@ -232,8 +232,9 @@ def unread_turns(
     return chat_turns(conversation, bot_id, start)
 
 
-def batches(conversation: conv.Conversation, turns: list[Turn]) -> list[Batch]:
-    """Cut the unread turns into model calls of at most BATCH_MAX_CHARS; each ends with a turn to read.
+def batches(conversation: conv.Conversation, turns: list[Turn], max_chars: int = BATCH_MAX_CHARS) -> list[Batch]:
+    """Cut the unread turns into model calls of at most `max_chars` (BATCH_MAX_CHARS, or what the instance's
+    context leaves); each ends with a turn to read.
 
     Turns passed over ride along with the next turn to read (never shown to the model); those after the
     last one to read stay unread, and harmless, until a turn to read follows them.
@@ -243,7 +244,7 @@ def batches(conversation: conv.Conversation, turns: list[Turn]) -> list[Batch]:
     size = 0
     for turn in turns:
         turn_size = sum(len(line.text) for line in turn.lines) if turn.eligible else 0
-        if turn.eligible and size and size + turn_size > BATCH_MAX_CHARS and any(t.eligible for t in current):
+        if turn.eligible and size and size + turn_size > max_chars and any(t.eligible for t in current):
             found.append(Batch(conversation, current))
             current, size = [], 0
         current.append(turn)

@@ -38,7 +38,9 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
+from ..models.context import input_budget
 from ..runs.run import Skipped, UpkeepRun
+from .examples import organize_example
 
 JOB = "organize"
 STEP = "organize"
@@ -64,7 +66,7 @@ ORGANIZE_SCHEMA = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "line": {"type": "string"},
+                    "line": {"type": ["integer", "string"]},  # its number as shown, or the exact line
                     "topic": {"type": "string"},
                     "title": {"type": "string"},
                     "aliases": {"type": "array", "items": {"type": "string"}},
@@ -72,7 +74,7 @@ ORGANIZE_SCHEMA = {
                 "required": ["line", "topic"],
             },
         },
-        "core": {"type": "array", "items": {"type": "string"}},
+        "core": {"type": "array", "items": {"type": ["integer", "string"]}},
     },
     "required": ["moves", "core"],
 }
@@ -82,10 +84,10 @@ You keep a bot's long-term notes in order. MEMORY.md loads into every conversati
 only core facts; detail about one subject belongs in that subject's topic file under memory/, which the bot reads \
 when it needs it.
 
-You are shown the lines of MEMORY.md that have not been judged before, and the topic files that exist. For each line \
-decide one of three things:
+You are shown the lines of MEMORY.md that have not been judged before, each after its number, and the topic files \
+that exist. For each line decide one of three things:
 - move it: it is detail about one subject, such as another person, a project or client, a trip, or likes in one \
-domain (food, music, books). Give the line exactly as it is written, and the topic file it belongs in: an existing \
+domain (food, music, books). Give the line's number, and the topic file it belongs in: an existing \
 one when it fits, else a new name made of letters, numbers, spaces, dots and dashes ending in .md (for example \
 "acme-corp.md"), with a short title and aliases (the other words someone would ask about it with).
 - core: the bot needs it in every conversation, such as the person's name, where they live, their company, or how \
@@ -96,9 +98,9 @@ A work log that is finished or stale (a status line about one task, pull request
 that was noted more than two weeks ago and has not changed) moves under its project's topic, or under "work-log.md" \
 when it has no project. Today is {today}.
 
-Move at most {max_moves} lines. Lines move unchanged: never reword, merge or split them. Answer with JSON only, in \
-this shape: {{"moves": [{{"line": "<the exact line>", "topic": "<name>.md", "title": "...", "aliases": ["..."]}}], \
-"core": ["<the exact line>"]}}"""
+Move at most {max_moves} lines; a line moves unchanged. Answer with JSON only, in this shape: {{"moves": \
+[{{"line": <its number>, "topic": "<name>.md", "title": "...", "aliases": ["..."]}}], "core": [<its number>]}} \
+("title" and "aliases" only for a new topic)."""
 
 
 # ----- what was judged before: hashes of exact lines, outside the workspace -----
@@ -189,13 +191,15 @@ def why_not_offered(entry: Entry, judged: JudgedLines, today: date) -> str | Non
     return None
 
 
-def _offered_entries(entries: list[Entry], judged: JudgedLines, today: date) -> list[Entry]:
+def _offered_entries(
+    entries: list[Entry], judged: JudgedLines, today: date, max_chars: int = OFFER_MAX_CHARS
+) -> list[Entry]:
     offered, size = [], 0
     for entry in entries:
         if not entry.is_bullet or why_not_offered(entry, judged, today) is not None:
             continue
         size += len(_first_line(entry)) + 1
-        if size > OFFER_MAX_CHARS:
+        if size > max_chars:
             break
         offered.append(entry)
     return offered
@@ -203,13 +207,16 @@ def _offered_entries(entries: list[Entry], judged: JudgedLines, today: date) -> 
 
 def build_messages(offered: list[Entry], topics: list[str], today: date) -> list[dict]:
     topic_lines = "\n".join(topics) if topics else "(none yet)"
-    lines = "\n".join(_first_line(e) for e in offered)
+    lines = "\n".join(f"{number}| {_first_line(e)}" for number, e in enumerate(offered, 1))
     return [
-        {"role": "system", "content": ORGANIZE_PROMPT.format(today=today.isoformat(), max_moves=MAX_MOVES)},
+        {
+            "role": "system",
+            "content": f"{ORGANIZE_PROMPT.format(today=today.isoformat(), max_moves=MAX_MOVES)}\n{organize_example()}",
+        },
         {
             "role": "user",
-            "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line, "
-            f"exactly as written:\n{lines}",
+            "content": f"Topic files:\n{topic_lines}\n\nLines of MEMORY.md to judge, one a line after its number "
+            f"(the number is not part of the line):\n{lines}",
         },
     ]
 
@@ -337,6 +344,25 @@ def _skip(text: str, reason: str) -> Skipped:
     return Skipped(redact(text).text, reason)  # a proposed line is the model's words: never shown with a key
 
 
+def by_text(answer: dict, offered: list[Entry]) -> dict:
+    """The answer with each line given by its number replaced by that offered line's exact text (a small model
+    names a number surely and copies a long line badly); a number not offered becomes a text no line of the file
+    has, refused like any line that is not in it. Every check then runs on the exact lines, as strictly."""
+
+    def line_of(value: object) -> object:
+        if type(value) is not int:
+            return value
+        return _first_line(offered[value - 1]) if 1 <= value <= len(offered) else f"(line {value}, never offered)"
+
+    moves = answer.get("moves")
+    if isinstance(moves, list):
+        moves = [dict(m, line=line_of(m.get("line"))) if isinstance(m, dict) else m for m in moves]
+    core = answer.get("core")
+    if isinstance(core, list):
+        core = [line_of(line) for line in core]
+    return {**answer, "moves": moves, "core": core}
+
+
 # ----- the step -----
 def organize(
     home: Home,
@@ -360,19 +386,22 @@ def organize(
     store.sync_outside_changes()
     before = store.read(MEMORY_FILE)
     judged = JudgedLines(judged_lines_path(home, bot_id))
-    offered = _offered_entries(parse_entries(before.text), judged, today)
+    topics = [topic_index_line(info) for info in read_topics(home, bot_id)]
+    fixed = "".join(m["content"] for m in build_messages([], topics, today))
+    # The answer copies each line it moves: half of what the context leaves is kept for it.
+    budget = input_budget(home, bot_id, fixed=fixed, answer_share=0.5, default=OFFER_MAX_CHARS)
+    offered = _offered_entries(parse_entries(before.text), judged, today, budget)
     result.offered = len(offered)
     if not offered:
         result.reason = "No line of MEMORY.md is waiting to be judged: nothing was asked."
         return result
-    topics = [topic_index_line(info) for info in read_topics(home, bot_id)]
     try:
         answer = complete(home, bot_id, JOB, build_messages(offered, topics, today), schema=ORGANIZE_SCHEMA)
     except ModelUnavailable as exc:
         result.reason = f"No model could organize: {exc.reason.rstrip('.')}; nothing moved."
         return result
 
-    data = answer.data if isinstance(answer.data, dict) else {}
+    data = by_text(answer.data if isinstance(answer.data, dict) else {}, offered)
     offered_lines = {_first_line(e) for e in offered}
     core_lines = {line for line in data.get("core") or [] if isinstance(line, str) and line in offered_lines}
     with store.locked():

@@ -33,25 +33,27 @@ from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
+from ..models.context import input_budget
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..runs.record import last_of, read_part, write_part
 from ..runs.run import Skipped, UpkeepRun
+from .examples import tidy_example
 
 STEP = "tidy-up"  # the step the journal rows name, and the source of a still-true entry (`from tidy-up`)
 JOB = "tidy-up"  # the usage row's job
 CORE_SHARE = 5  # in MEMORY.md at most a fifth of the entries are struck in one pass (none with fewer than five)
+CHUNK_MAX_CHARS = 24_000  # the entries one call is shown when the instance gives no contextTokens
 MODEL_USED = "used"
 MODEL_NOT_NEEDED = "not needed: no file changed since it was last checked"
 
 SYSTEM_PROMPT = """\
 You tidy one memory file of an assistant. Each line below is one entry the assistant keeps about the person \
-it works for, usually starting with the day it was written. Find pairs of entries that cannot both be true \
+it works for, after its number, usually starting with the day it was written. Find pairs of entries that cannot both be true \
 now: a later entry replaced an earlier one (they moved, changed jobs, changed a preference, a plan changed).
 Rules:
 - Only clear contradictions. Two entries that can both be true (two different preferences, a detail and a \
 summary) are not a pair. Never pair an entry with itself.
-- "older" is the entry that is no longer true, "newer" the one that replaced it.
-- Copy both entries exactly as they are written below, character for character, the whole line.
+- "older" is the number of the entry that is no longer true, "newer" the number of the one that replaced it.
 - "still_true": when the older entry also says something the newer one does not change ("lives in Pune and \
 prefers short replies" against "moved to Delhi"), give that part alone in the older entry's own words \
 ("prefers short replies"); otherwise null.
@@ -66,8 +68,8 @@ PAIRS_SCHEMA = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "older": {"type": "string"},
-                    "newer": {"type": "string"},
+                    "older": {"type": ["integer", "string"]},  # its number as shown, or the exact entry
+                    "newer": {"type": ["integer", "string"]},
                     "still_true": {"type": ["string", "null"]},
                 },
                 "required": ["older", "newer", "still_true"],
@@ -281,8 +283,29 @@ def _reconcile_contradictions(
         if limit == 0 or len(live) < 2:
             checked[rel] = snapshot.hash  # nothing could be struck here: no call
             continue
+        pairs, go_on = _ask_pairs(home, bot_id, rel, live, today, report)
+        if not go_on:
+            break
+        if pairs is None:
+            continue
+        new_hash = _apply_pairs(store, actor, snapshot, pairs, limit, today, report)
+        if new_hash is not None:
+            checked[rel] = new_hash
+    return {rel: digest for rel, digest in checked.items() if rel in files}
+
+
+def _ask_pairs(
+    home: Home, bot_id: str, rel: str, live: list[Entry], today: date, report: TidyReport
+) -> tuple[list[dict] | None, bool]:
+    """The pairs the model proposes for a file, asked in chunks that fit the instance's context (pairs are found
+    within a chunk), and whether to go on with the next files. None: an answer could not be used (the file is
+    looked at again next time); False: no answer at all, so the files after it would wait the same way."""
+    fixed = "".join(message["content"] for message in _messages(rel, [], today))
+    budget = input_budget(home, bot_id, fixed=fixed, answer_share=0.25, default=CHUNK_MAX_CHARS)
+    pairs: list[dict] = []
+    for chunk in _chunks(live, budget):
         try:
-            answer = complete(home, bot_id, JOB, _messages(rel, live, today), schema=PAIRS_SCHEMA)
+            answer = complete(home, bot_id, JOB, _messages(rel, chunk, today), schema=PAIRS_SCHEMA)
         except ModelUnavailable as problem:
             if problem.raw is None:  # no answer at all: the next files would wait the same way
                 if report.model_used:
@@ -293,15 +316,40 @@ def _reconcile_contradictions(
                     )
                 else:
                     report.model = problem.reason
-                break
+                return None, False
             report.skipped.append(Skipped(rel, f"the model's answer for {rel} could not be used: {problem.reason}"))
-            continue
+            return None, True
         report.model = MODEL_USED
         assert isinstance(answer.data, dict)  # PAIRS_SCHEMA asks for an object, and complete checked it
-        new_hash = _apply_pairs(store, actor, snapshot, answer.data["pairs"], limit, today, report)
-        if new_hash is not None:
-            checked[rel] = new_hash
-    return {rel: digest for rel, digest in checked.items() if rel in files}
+        pairs += [_by_text(pair, chunk) for pair in answer.data["pairs"]]
+    return pairs, True
+
+
+def _by_text(pair: dict, shown: list[Entry]) -> dict:
+    """The pair with an entry given by its number replaced by that entry's exact first line (a small model names
+    a number surely and copies a long entry badly); a number not shown becomes a text no entry has, refused like
+    any entry that is not in the file. Every check then runs on the exact entries, as strictly."""
+
+    def entry_of(value: object) -> object:
+        if type(value) is not int:
+            return value
+        return line_content(shown[value - 1].lines[0]) if 1 <= value <= len(shown) else f"(entry {value}, never shown)"
+
+    return dict(pair, older=entry_of(pair["older"]), newer=entry_of(pair["newer"]))
+
+
+def _chunks(live: list[Entry], max_chars: int) -> list[list[Entry]]:
+    """The live entries in runs whose first lines together hold at most `max_chars` (each run at least one)."""
+    chunks: list[list[Entry]] = [[]]
+    size = 0
+    for entry in live:
+        length = len(line_content(entry.lines[0])) + 1
+        if chunks[-1] and size + length > max_chars:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(entry)
+        size += length
+    return chunks
 
 
 def _strike_limit(rel: str, live_count: int) -> int:
@@ -311,10 +359,13 @@ def _strike_limit(rel: str, live_count: int) -> int:
 
 
 def _messages(rel: str, live: list[Entry], today: date) -> list[dict]:
-    lines = "\n".join(line_content(entry.lines[0]) for entry in live)
+    lines = "\n".join(f"{number}| {line_content(entry.lines[0])}" for number, entry in enumerate(live, 1))
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": f"Today is {today.isoformat()}. The entries of {rel}:\n\n{lines}"},
+        {"role": "system", "content": f"{SYSTEM_PROMPT}\n{tidy_example()}"},
+        {
+            "role": "user",
+            "content": f"Today is {today.isoformat()}. The entries of {rel}, each after its number:\n\n{lines}",
+        },
     ]
 
 
