@@ -82,3 +82,20 @@ async def test_the_review_area_shows_a_run_the_guard_undid_and_why(home):
         screen.tree.move_cursor(next(i for i, line in enumerate(screen.tree.lines) if line.group is group))
         await settle(pilot)
         assert f"Guard: run undone by the guard: {why}." in screen.detail.text
+
+
+async def test_e_edits_the_entry_under_the_cursor(home):
+    from omb_tui.app.app import make_app
+
+    add_bot(home, "quill", files={"MEMORY.md": f"# Memory\n{OLD}\n"})
+    memory = home.workspace("quill") / "MEMORY.md"
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_still_true(pilot)
+        screen.listing.highlighted = next(i for i, line in enumerate(screen.lines) if line.text == OLD)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: pilot.app.screen.query(Input))
+        pilot.app.screen.query_one(Input).value = "- 2026-12-02 · works at Acme, in Delft"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "in Delft" in memory.read_text())
+        assert memory.read_text() == "# Memory\n- 2026-12-02 · works at Acme, in Delft\n"
