@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from ..memory.changes import Actor
-from ..memory.journal import HOW_UNDO, WHO_UPKEEP
+from ..memory.journal import HOW_UNDO, WHO_UPKEEP, now_iso
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..memory.run_gates import gated_run
 from ..memory.settings import load_config
@@ -25,7 +25,7 @@ from ..review.runs import find_run
 from ..runs.guard_record import guard_line, night_totals, write_guard_record
 from ..runs.run import UpkeepRun
 from .checks import MemoryBefore, failed_check, short_fact
-from .loops import NightGate, bullets_of, recent_upkeep
+from .loops import NightGate, bullets_of, diff_facts, recent_upkeep
 from .probes import (
     ProbeCheck,
     ProbeFile,
@@ -146,6 +146,7 @@ class NightGuard:
         )
         self._skipped_before = list(self.gate.skipped)
         self._spent_at_start = self.budget.refusal()  # said already by the run that spent it
+        self._began = now_iso()
         self._probes_before()
         self.before = MemoryBefore.read(self.store, self.today)
         for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
@@ -185,7 +186,8 @@ class NightGuard:
         outcome.changed, outcome.allowed = gate.changed, gate.allowed
         rows = find_run(self.home, self.bot_id, self.run.id)
         if rows:
-            outcome.failed = failed_check(self.before, self.store, rows, self.today) or self._probes_after()
+            others = self._taken_out_by_others()
+            outcome.failed = failed_check(self.before, self.store, rows, self.today, others) or self._probes_after()
             if outcome.failed:
                 self._take_back()
         totals = {
@@ -202,6 +204,16 @@ class NightGuard:
             record = None  # the night was spent before this run began: the run that spent it says so, once
         write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
         return outcome
+
+    def _taken_out_by_others(self) -> set[str]:
+        """The facts rows not of this run took out while it went on (an edit saved in the app meanwhile)."""
+        gone: set[str] = set()
+        for row in self.store.journal.iter_newest_first():
+            if row.at < self._began:
+                break
+            if row.run != self.run.id:
+                gone |= set(diff_facts(row.diff)[0])
+        return gone
 
     def _probes_before(self) -> None:
         """Probes for what the person confirmed since the last run (one call, counted in the night's budget),
