@@ -147,11 +147,15 @@ class NightGuard:
         self._skipped_before = list(self.gate.skipped)
         self._spent_at_start = self.budget.refusal()  # said already by the run that spent it
         self._began = now_iso()
-        self._probes_before()
-        self.before = MemoryBefore.read(self.store, self.today)
         for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
             context.__enter__()
             self._contexts.append(context)
+        try:
+            self._probes_before()  # its call counts in the night's budget
+            self.before = MemoryBefore.read(self.store, self.today)
+        except BaseException:
+            self._leave()
+            raise
         return self
 
     def stop_reason(self) -> str | None:
@@ -169,11 +173,14 @@ class NightGuard:
         return True
 
     def __exit__(self, *exc_info: object) -> None:
+        self._leave()
+        if exc_info[0] is None:
+            self.finish()
+
+    def _leave(self) -> None:
         for context in reversed(self._contexts):
             context.__exit__(None, None, None)
         self._contexts.clear()
-        if exc_info[0] is None:
-            self.finish()
 
     # ----- after the steps -----
     def finish(self) -> GuardOutcome:
