@@ -22,7 +22,7 @@ from ..memory.store import MemoryStore
 from ..models.night_budget import NightBudget, night_budget
 from ..review.revert import undo_run
 from ..review.runs import find_run
-from ..runs.guard_record import guard_line, night_totals, write_guard_record
+from ..runs.guard_record import amount_of, count_of, guard_line, night_totals, write_guard_record
 from ..runs.run import UpkeepRun
 from .checks import MemoryBefore, failed_check, short_fact
 from .loops import NightGate, bullets_of, diff_facts, recent_upkeep
@@ -125,9 +125,9 @@ class NightGuard:
             settings.max_calls_per_night,
             settings.max_tokens_per_night,
             settings.max_usd_per_night,
-            calls=_int(totals.get("calls")),
-            tokens=_int(totals.get("tokens")),
-            usd=_float(totals.get("usd")),
+            calls=count_of(totals.get("calls")),
+            tokens=count_of(totals.get("tokens")),
+            usd=amount_of(totals.get("usd")),
         )
         baseline = totals.get("baseline")
         if type(baseline) is not int:
@@ -140,8 +140,8 @@ class NightGuard:
             recent_upkeep(self.store, self.now, exclude_run=self.run.id),
             baseline,
             settings.max_changed_share,
-            changed=_int(totals.get("changed")),
-            futile={str(k): _int(v) for k, v in futile.items()},
+            changed=count_of(totals.get("changed")),
+            futile={str(k): count_of(v) for k, v in futile.items()},
             skipped=[str(step) for step in skipped],
         )
         self._skipped_before = list(self.gate.skipped)
@@ -267,11 +267,3 @@ class NightGuard:
             return
         outcome.undone = True
         outcome.undo_rows = [item["undo_row"] for item in undone.files if item.get("undo_row")]
-
-
-def _int(value: object) -> int:
-    return value if type(value) is int else 0
-
-
-def _float(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
