@@ -82,3 +82,43 @@ async def test_the_review_area_shows_a_run_the_guard_undid_and_why(home):
         screen.tree.move_cursor(next(i for i, line in enumerate(screen.tree.lines) if line.group is group))
         await settle(pilot)
         assert f"Guard: run undone by the guard: {why}." in screen.detail.text
+
+
+async def test_e_edits_the_entry_under_the_cursor(home):
+    from omb_tui.app.app import make_app
+
+    add_bot(home, "quill", files={"MEMORY.md": f"# Memory\n{OLD}\n"})
+    memory = home.workspace("quill") / "MEMORY.md"
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_still_true(pilot)
+        screen.listing.highlighted = next(i for i, line in enumerate(screen.lines) if line.text == OLD)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: pilot.app.screen.query(Input))
+        pilot.app.screen.query_one(Input).value = "- 2026-12-02 · works at Acme, in Delft"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "in Delft" in memory.read_text())
+        assert memory.read_text() == "# Memory\n- 2026-12-02 · works at Acme, in Delft\n"
+
+
+async def test_a_run_the_guard_stopped_before_any_change_is_shown_with_why(home):
+    from omb_tui.app.app import make_app
+    from omb_tui.core.runs.guard_record import write_guard_record
+
+    add_bot(home, "quill", files={"MEMORY.md": "# Memory\n"})
+    stopped = {"stopped": "the night's limit of 40 model calls is reached", "steps_left_out": ["tidy-up"]}
+    from datetime import datetime
+
+    at = datetime.now().astimezone().isoformat(timespec="seconds")
+    write_guard_record(home, "quill", "20261202T031500-aaaaaa", stopped | {"at": at}, "2026-12-02", {})
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await listed_bots(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = pilot.app.screen
+        index = next(i for i, line in enumerate(screen.tree.lines) if line.kind == "run" and line.bot.bot == "quill")
+        screen.tree.move_cursor(index)
+        await settle(pilot)
+        assert "No change: the nightly guard ended this run before it changed anything." in screen.detail.text
+        assert "Guard: stopped: the night's limit of 40 model calls is reached (tidy-up not run)." in screen.detail.text

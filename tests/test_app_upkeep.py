@@ -4,7 +4,7 @@ answers from the scripted server in tests/fake_llm.py."""
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import pytest
 from app_helpers import PERSON, add_bot, open_area, settle, wait_for
@@ -256,12 +256,18 @@ async def test_the_guard_section_shows_its_limits_the_recall_checks_and_what_it_
     (llm_home.workspace("scout") / "MEMORY.md").parent.mkdir(parents=True, exist_ok=True)
     stopped = {"stopped": "the night's limit of 12 model calls is reached", "steps_left_out": ["compact"]}
     write_guard_record(llm_home, "scout", "20261201T031500-1a2b3c", stopped, "2026-12-01", {})
+    from omb_tui.core.guard.night import night_of
+
+    tonight = night_of(datetime.now().astimezone(), 3)
+    spent = {"calls": 12, "tokens": 3400, "usd": 0.0125}
+    write_guard_record(llm_home, "scout", "20261201T031500-1a2b3c", stopped, tonight, spent)
     async with make_app(llm_home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
         guard = shown(screen, "#upkeep-guard")
         assert "Guard: at most 12 calls, 200,000 tokens and $0.50 a night" in guard
         assert "a run that fails a check is flagged" in guard
         assert "Recall checks: none yet" in guard
+        assert f"Tonight ({tonight}): 12 calls, 3,400 tokens, $0.01." in guard
         assert (
             "Last said, run 20261201T031500-1a2b3c: guard: stopped: the night's limit of 12 model calls is "
             "reached (compact not run)." in guard

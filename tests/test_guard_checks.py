@@ -138,3 +138,14 @@ def test_the_compaction_report_goes_out_after_the_guard_and_names_the_undo(llm_h
     assert text.startswith("Memory compact: scout — 3 changes")
     assert text.rstrip().endswith(f"Guard: run undone by the guard: {bot.guard['failed']}.")
     assert bot.compact["sink"]["sent"] is True
+
+
+def test_a_line_the_person_took_out_during_the_run_is_not_the_runs_loss(llm_home, fake_llm, monkeypatch):
+    now = nightly_due(llm_home, fake_llm)
+    answer_by_step(fake_llm)
+    write_memory(llm_home, "# Debugging\n" + FLAKY, "memory/debugging.md")
+    organize_that(
+        monkeypatch, lambda text: text.replace(FLAKY, ""), person_after=MEMORY.replace(FLAKY, "").replace(TEA, "")
+    )
+    bot = upkeep_due(llm_home, now=now).bots[0]
+    assert bot.guard["failed"] is None and read_memory(llm_home) == MEMORY.replace(FLAKY, "").replace(TEA, "")

@@ -138,3 +138,31 @@ def test_capture_putting_back_what_compaction_took_out_is_a_loop(llm_home, fake_
     assert "green tea" not in read_memory(llm_home) and read_memory(llm_home) == MEMORY.replace(TEA, "")
     assert bot.guard["loops"] == 1 and bot.guard["refused"][0]["step"] == "capture"
     assert "guard: 1 loop not applied" in bot.line()
+
+
+def test_the_person_putting_a_fact_back_ends_its_see_saw(llm_home):
+    write_memory(llm_home)
+    upkeep_wrote(llm_home, MEMORY.replace(TEA, ""), "compact")
+    MemoryStore(llm_home, BOT).write("MEMORY.md", MEMORY, Actor(WHO_PERSON, HOW_SETTINGS))  # the person wants it
+    run = UpkeepRun(BOT)
+    with NightGuard(llm_home, BOT, run, datetime.now().astimezone()) as guard:
+        filed = MemoryStore(llm_home, BOT).write("memory/drinks.md", "# Drinks\n" + TEA, run.actor("organize"))
+    assert filed.changed and guard.outcome.loops == 0
+
+
+def test_a_tidy_up_keeping_a_part_compaction_took_out_is_refused_and_says_so(llm_home, fake_llm):
+    pune = "- 2026-01-05 · from chat · lives in Pune and likes green tea in the morning\n"
+    delhi = "- 2026-02-20 · from chat · moved to Delhi\n"
+    now = nightly_due(llm_home, fake_llm, memory=MEMORY + delhi)
+    upkeep_wrote(llm_home, MEMORY.replace(TEA, "") + delhi, "compact")  # the tea went last night
+    MemoryStore(llm_home, BOT).write(  # the person wrote the Pune line back, without the tea
+        "MEMORY.md", MEMORY.replace(TEA, pune) + delhi, Actor(WHO_PERSON, HOW_SETTINGS)
+    )
+    pair = {"older": pune.rstrip("\n"), "newer": delhi.rstrip("\n"), "still_true": "likes green tea in the morning"}
+    answer_by_step(fake_llm, pairs={"pairs": [pair]})
+
+    bot = upkeep_due(llm_home, now=now).bots[0]
+
+    assert read_memory(llm_home) == MEMORY.replace(TEA, pune) + delhi
+    assert bot.tidy["superseded"] == 0 and bot.guard["loops"] == 1
+    assert any("the nightly guard did not let it be written" in item["reason"] for item in bot.tidy["skipped"])

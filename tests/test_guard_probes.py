@@ -139,3 +139,12 @@ def test_a_fact_kept_after_still_true_gets_a_probe(llm_home, fake_llm):
     upkeep_due(llm_home, now=now)
     (probe,) = read_probes(llm_home, BOT).probes
     assert (probe.fact, probe.why) == ("likes green tea in the morning", "kept after still true?")
+
+
+def test_making_probes_counts_in_the_nights_budget(llm_home, fake_llm):
+    now = nightly_due(llm_home, fake_llm, maxCallsPerNight=1)
+    person_writes(llm_home, "# Travel\n" + AIRLINE, "memory/travel.md")
+    answer_by_step(fake_llm, probes=PROBE)
+    bot = upkeep_due(llm_home, now=now).bots[0]
+    assert len(fake_llm.requests) == 1 and bot.guard["calls"] == 1
+    assert "the night's limit of 1 model call is reached (organize, tidy-up, compact not run)" in bot.line()

@@ -139,3 +139,14 @@ def test_the_command_line_lists_and_answers(queue_home, run_cli):
     missing = run_cli("still-true", BOT, "strike", "nope")
     assert missing.code == 2 and "not in the still-true queue" in missing.err
     assert run_cli("still-true", BOT, "until", old["id"]).code == 2
+
+
+def test_edit_replaces_the_line_with_the_persons_words(queue_home):
+    (old,) = [item for item in candidates(queue_home, BOT, TODAY) if item.text == OLD]
+    (done,) = answer_still_true(
+        queue_home, BOT, "edit", [old.id], text="- 2026-12-02 · works at Acme, in Delft", today=TODAY
+    )
+    assert memory(queue_home) == MEMORY.replace(OLD, "- 2026-12-02 · works at Acme, in Delft")
+    assert MemoryStore(queue_home, BOT).journal.find(done.row_id).note == "still true? edit"
+    with pytest.raises(MemoryInputError, match="one line of at most 1,000 characters"):
+        answer_still_true(queue_home, BOT, "edit", [old.id], text="two\nlines", today=TODAY)

@@ -1,5 +1,6 @@
 """Still true?: the entries of every bot that have not been confirmed for a long time, end within a week, or were
-found contradicted but not struck, answered one key each. Reached from the Review area (`t`).
+found contradicted but not struck, answered one key each (keep, strike, until, edit). Reached from the Review
+area (`t`).
 
 Spec: memory.md, "Memory upkeep"; docs/guard.md, "Still true?". Everything comes from the core
 (`still_true_queue`, `answer_still_true`); each answer is one journal row by the person, undone from the journal.
@@ -66,6 +67,7 @@ class StillTrueScreen(AreaScreen):
         Binding("k", "answer('keep')", "Keep", id="still-true-keep", tooltip="Still true: mark it confirmed today"),
         Binding("s", "answer('strike')", "Strike", id="still-true-strike", tooltip="No longer true: strike it through"),
         Binding("u", "until", "Until", id="still-true-until", tooltip="True until a day you type"),
+        Binding("e", "edit", "Edit", id="still-true-edit", tooltip="Change the entry's words"),
         Binding("escape", "back", "Back", id="still-true-back", tooltip="Back to the Review area"),
     ]
 
@@ -102,7 +104,7 @@ class StillTrueScreen(AreaScreen):
             self.listing.highlighted = min(keep, len(self.lines) - 1)
         status = (
             f"Still true? {plural(len(self.lines), 'entry', 'entries')} to ask about today. "
-            "k keeps, s strikes, u sets an until date; each answer can be undone from the journal."
+            "k keeps, s strikes, u sets an until date, e edits; each answer can be undone from the journal."
             if self.lines
             else "Nothing to ask about today: every entry is recent, confirmed or has an until date further off."
         )
@@ -120,7 +122,7 @@ class StillTrueScreen(AreaScreen):
         return self.lines[index] if index is not None and 0 <= index < len(self.lines) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("answer", "until"):
+        if action in ("answer", "until", "edit"):
             return self.current() is not None
         return True
 
@@ -140,12 +142,24 @@ class StillTrueScreen(AreaScreen):
         if day is not None:
             self.answer(line, "until", day)
 
+    @work(exclusive=True, exit_on_error=False, group="still-true-ask")
+    async def action_edit(self) -> None:
+        from ..dialogs.entry_edit import EntryEditDialog
+
+        line = self.current()
+        if line is None:
+            return
+        text = await self.app.push_screen_wait(EntryEditDialog(line.text))
+        if text is not None:
+            self.answer(line, "edit", None, text)
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="still-true-answer")
-    def answer(self, line: QueueLine, answer: str, until: date | None) -> None:
+    def answer(self, line: QueueLine, answer: str, until: date | None, text: str | None = None) -> None:
         from ...core.guard.still_true import answer_still_true
         from ...core.memory.journal import HOW_SETTINGS
 
-        (done,) = answer_still_true(self.app.home, line.bot, answer, [line.id], until=until, how=HOW_SETTINGS)
+        home = self.app.home
+        (done,) = answer_still_true(home, line.bot, answer, [line.id], until=until, how=HOW_SETTINGS, text=text)
         self.post_message(Answered(f"{line.bot}: {done.text}"))
 
     def on_answered(self, message: Answered) -> None:

@@ -57,7 +57,11 @@ def bot_content(bot: BotGroup) -> Content:
 def run_content(group: RunGroup) -> Content:
     run = group.run
     lines = [Content.assemble((f"Run {_clean(group.run_id)}", "bold"), ("  ", ""), (when_text(group.started), MUTED))]
-    if run is not None:
+    if run is not None and not run.changes:  # listed for what the guard said of it
+        lines.append(Content("No change: the nightly guard ended this run before it changed anything."))
+        if run.guard_line:
+            lines.append(Content.styled(_clean(run.guard_line[:1].upper() + run.guard_line[1:]) + ".", WARN))
+    elif run is not None:
         lines.append(
             Content(
                 f"{plural(len(run.changes), 'change')} by {', '.join(run.steps)} to "

@@ -62,10 +62,13 @@ class MemoryBefore:
         return cls(_facts(loaded_memory(texts[MEMORY_FILE], today)), guarded)
 
 
-def failed_check(before: MemoryBefore, store: MemoryStore, run_rows: list[JournalRow], today: date) -> str | None:
-    """The first check the run fails, in one sentence (no full stop), or None."""
+def failed_check(
+    before: MemoryBefore, store: MemoryStore, run_rows: list[JournalRow], today: date, others: set[str] | None = None
+) -> str | None:
+    """The first check the run fails, in one sentence (no full stop), or None. `others`: facts someone else took
+    out while the run went on (the person in the app): their going is not the run's."""
     after = memory_files(store)
-    anywhere = _kept(after.values())
+    anywhere = _kept(after.values()) | (others or set())
     for key, fact in before.guarded.items():
         if key not in anywhere:
             return f'a health, allergy or rule line was lost ("{short_fact(fact)}")'

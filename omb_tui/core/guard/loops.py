@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..memory.entries import parse_entries
-from ..memory.journal import WHO_UPKEEP
+from ..memory.journal import HOW_UNDO, WHO_UPKEEP
 from ..memory.paths import MEMORY_FILE
 from ..memory.store import MemoryStore
 from ..memory.text import plural
@@ -78,8 +78,11 @@ class RecentUpkeep:
 
 
 def recent_upkeep(store: MemoryStore, now: datetime, exclude_run: str | None = None) -> RecentUpkeep:
+    """Read the last 7 days of the journal, oldest change first: an upkeep run's facts taken out and put in (its
+    rows together, so a move cancels out), and any other change (the person's, an undo) putting a fact back, which
+    ends that fact's see-saw: the person decided."""
     since = now - LOOP_WINDOW
-    by_run: dict[str, tuple[Counter[str], Counter[str]]] = {}  # newest run first
+    changes: dict[str, tuple[bool, Counter[str], Counter[str]]] = {}  # newest first: (by upkeep, out, into)
     for row in store.journal.iter_newest_first():
         try:
             at = datetime.fromisoformat(row.at)
@@ -87,16 +90,24 @@ def recent_upkeep(store: MemoryStore, now: datetime, exclude_run: str | None = N
             continue
         if at < since:
             break
-        if row.who != WHO_UPKEEP or row.run is None or row.run == exclude_run:
+        if row.run is not None and row.run == exclude_run:
             continue
+        by_upkeep = row.who == WHO_UPKEEP and row.run is not None and row.how != HOW_UNDO
         removed, added = diff_facts(row.diff)
-        out, into = by_run.setdefault(row.run, (Counter(), Counter()))
+        _, out, into = changes.setdefault(
+            row.run if by_upkeep and row.run else row.id, (by_upkeep, Counter(), Counter())
+        )
         out.update(removed)
         into.update(added)
     recent = RecentUpkeep()
     taken_before: set[str] = set()
-    for out, into in reversed(by_run.values()):  # oldest run first
+    for by_upkeep, out, into in reversed(changes.values()):  # oldest first
         gone, came = set(out - into), set(into - out)
+        if not by_upkeep:
+            recent.taken_out -= came
+            recent.put_back -= came
+            taken_before -= came
+            continue
         recent.put_back |= came & taken_before
         recent.taken_out = (recent.taken_out - came) | gone
         taken_before |= gone

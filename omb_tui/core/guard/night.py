@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from ..memory.changes import Actor
-from ..memory.journal import HOW_UNDO, WHO_UPKEEP
+from ..memory.journal import HOW_UNDO, WHO_UPKEEP, now_iso
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..memory.run_gates import gated_run
 from ..memory.settings import load_config
@@ -22,10 +22,10 @@ from ..memory.store import MemoryStore
 from ..models.night_budget import NightBudget, night_budget
 from ..review.revert import undo_run
 from ..review.runs import find_run
-from ..runs.guard_record import guard_line, night_totals, write_guard_record
+from ..runs.guard_record import amount_of, count_of, guard_line, night_totals, write_guard_record
 from ..runs.run import UpkeepRun
 from .checks import MemoryBefore, failed_check, short_fact
-from .loops import NightGate, bullets_of, recent_upkeep
+from .loops import NightGate, bullets_of, diff_facts, recent_upkeep
 from .probes import (
     ProbeCheck,
     ProbeFile,
@@ -125,9 +125,9 @@ class NightGuard:
             settings.max_calls_per_night,
             settings.max_tokens_per_night,
             settings.max_usd_per_night,
-            calls=_int(totals.get("calls")),
-            tokens=_int(totals.get("tokens")),
-            usd=_float(totals.get("usd")),
+            calls=count_of(totals.get("calls")),
+            tokens=count_of(totals.get("tokens")),
+            usd=amount_of(totals.get("usd")),
         )
         baseline = totals.get("baseline")
         if type(baseline) is not int:
@@ -140,17 +140,22 @@ class NightGuard:
             recent_upkeep(self.store, self.now, exclude_run=self.run.id),
             baseline,
             settings.max_changed_share,
-            changed=_int(totals.get("changed")),
-            futile={str(k): _int(v) for k, v in futile.items()},
+            changed=count_of(totals.get("changed")),
+            futile={str(k): count_of(v) for k, v in futile.items()},
             skipped=[str(step) for step in skipped],
         )
         self._skipped_before = list(self.gate.skipped)
         self._spent_at_start = self.budget.refusal()  # said already by the run that spent it
-        self._probes_before()
-        self.before = MemoryBefore.read(self.store, self.today)
+        self._began = now_iso()
         for context in (night_budget(self.home, self.bot_id, self.budget), gated_run(self.run.id, self.gate)):
             context.__enter__()
             self._contexts.append(context)
+        try:
+            self._probes_before()  # its call counts in the night's budget
+            self.before = MemoryBefore.read(self.store, self.today)
+        except BaseException:
+            self._leave()
+            raise
         return self
 
     def stop_reason(self) -> str | None:
@@ -168,11 +173,14 @@ class NightGuard:
         return True
 
     def __exit__(self, *exc_info: object) -> None:
+        self._leave()
+        if exc_info[0] is None:
+            self.finish()
+
+    def _leave(self) -> None:
         for context in reversed(self._contexts):
             context.__exit__(None, None, None)
         self._contexts.clear()
-        if exc_info[0] is None:
-            self.finish()
 
     # ----- after the steps -----
     def finish(self) -> GuardOutcome:
@@ -185,7 +193,8 @@ class NightGuard:
         outcome.changed, outcome.allowed = gate.changed, gate.allowed
         rows = find_run(self.home, self.bot_id, self.run.id)
         if rows:
-            outcome.failed = failed_check(self.before, self.store, rows, self.today) or self._probes_after()
+            others = self._taken_out_by_others()
+            outcome.failed = failed_check(self.before, self.store, rows, self.today, others) or self._probes_after()
             if outcome.failed:
                 self._take_back()
         totals = {
@@ -202,6 +211,16 @@ class NightGuard:
             record = None  # the night was spent before this run began: the run that spent it says so, once
         write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)
         return outcome
+
+    def _taken_out_by_others(self) -> set[str]:
+        """The facts rows not of this run took out while it went on (an edit saved in the app meanwhile)."""
+        gone: set[str] = set()
+        for row in self.store.journal.iter_newest_first():
+            if row.at < self._began:
+                break
+            if row.run != self.run.id:
+                gone |= set(diff_facts(row.diff)[0])
+        return gone
 
     def _probes_before(self) -> None:
         """Probes for what the person confirmed since the last run (one call, counted in the night's budget),
@@ -248,11 +267,3 @@ class NightGuard:
             return
         outcome.undone = True
         outcome.undo_rows = [item["undo_row"] for item in undone.files if item.get("undo_row")]
-
-
-def _int(value: object) -> int:
-    return value if type(value) is int else 0
-
-
-def _float(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0

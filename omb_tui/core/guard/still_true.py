@@ -34,7 +34,7 @@ QUEUE_PER_DAY = 5  # "a handful a day": asked about, answers included, per bot
 UNTIL_SOON_DAYS = 7
 KEEP_CONTRADICTED = 100
 OVER_THE_LIMIT = "over the limit"  # how a tidy-up's refusal of a pair for its limit begins
-KEEP, STRIKE, UNTIL = "keep", "strike", "until"
+KEEP, STRIKE, UNTIL, EDIT = "keep", "strike", "until", "edit"  # edit: the app's, with the new line
 _CONFIRMED = re.compile(r"[ \t]+·[ \t]+confirmed[ \t]+(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})")
 _UNTIL = re.compile(r"(?P<lead>[ \t]+·[ \t]+until[ \t]+)(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2})")
 _TRAILING = re.compile(r"(?:[ \t]+·[ \t]+(?:until|superseded|moved)[ \t]+[0-9]{4}-[0-9]{2}-[0-9]{2})*[ \t]*\Z")
@@ -183,13 +183,16 @@ def answer_still_true(
     until: date | None = None,
     today: date | None = None,
     how: str = HOW_COMMAND_LINE,
+    text: str | None = None,
 ) -> list[Answered]:
-    """Keep, strike or set the until date of each entry named (one journal row each, by the person). Every id is
-    checked first: one that is not in the queue's picks writes nothing."""
+    """Keep, strike or set the until date of each entry named, or edit one to `text` (one journal row each, by the
+    person). Every id is checked first: one that is not in the queue's picks writes nothing."""
     home = Home.of(home)
     today = today or date.today()
-    if answer not in (KEEP, STRIKE, UNTIL):
+    if answer not in (KEEP, STRIKE, UNTIL, EDIT):
         raise MemoryInputError(f"'{answer}' is not an answer: keep, strike or until.")
+    if answer == EDIT:
+        text = _edited_line(text, len(ids))
     if not ids:
         raise MemoryInputError("Name at least one entry by its id (omb-tui still-true BOT lists them).")
     if answer == UNTIL and (until is None or until < today):
@@ -214,7 +217,7 @@ def answer_still_true(
         )
         if index is None:
             raise NotFound(f"The entry {item.id} is no longer in {item.file}.")
-        entries[index] = _answered(entries[index], answer, today, until)
+        entries[index] = _answered(entries[index], answer, today, until, text)
         note = f"still true? {answer}" + (f" {until.isoformat()}" if answer == UNTIL and until else "")
         write = store.write(item.file, render_entries(entries), actor, expected_hash=snapshot.hash, note=note)
         now_text = line_content(entries[index].lines[0]).rstrip(" \t")
@@ -229,9 +232,27 @@ def answer_still_true(
     return done
 
 
-def _answered(entry: Entry, answer: str, today: date, until: date | None) -> Entry:
+def _edited_line(text: str | None, count: int) -> str:
+    """An edit's new line: one entry, one line, a bullet, of at most 1,000 characters (an entry's limit)."""
+    line = (text or "").strip()
+    if count != 1:
+        raise StillTrueRefused("Edit one entry at a time.")
+    if not line or "\n" in line or "\r" in line or len(line) > 1000:
+        raise StillTrueRefused("The edited entry must be one line of at most 1,000 characters.")
+    line = line if line.startswith(("- ", "* ")) else f"- {line}"
+    if not parse_entries(line + "\n")[0].is_bullet:
+        raise StillTrueRefused("The edited entry must read back as one entry.")
+    return line
+
+
+def _answered(entry: Entry, answer: str, today: date, until: date | None, text: str | None = None) -> Entry:
     first = entry.lines[0]
     content = line_content(first).rstrip(" \t")
+    if answer == EDIT:
+        assert text is not None
+        replaced = parse_entries(text + line_ending(first))[0]
+        replaced.lines = [text + line_ending(first), *entry.lines[1:]]
+        return replaced
     if answer == STRIKE:
         struck = strike_entry(entry, today)
         if struck is None:

@@ -3,15 +3,27 @@ and what it said of the bot's last guarded run. Read only: nothing here runs a p
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from ..memory.paths import Home
+from ..memory.settings import load_config
+from ..memory.text import plural
 from ..memory.when import when_text
-from ..runs.guard_record import guard_line, read_guard_record
+from ..runs.guard_record import amount_of, count_of, guard_line, night_totals, read_guard_record
+from .night import night_of
 from .probes import read_probes
 from .settings import load_guard_settings
 
 
-def guard_lines(home: Home, bot_id: str) -> list[str]:
+def guard_lines(home: Home, bot_id: str, now: datetime | None = None) -> list[str]:
     lines = [load_guard_settings(home).line() + "."]
+    night = night_of(now or datetime.now().astimezone(), load_config(home).tidy_hour)
+    spent = night_totals(home, bot_id, night)
+    if spent:
+        lines.append(
+            f"Tonight ({night}): {plural(count_of(spent.get('calls')), 'call')}, "
+            f"{plural(count_of(spent.get('tokens')), 'token', grouped=True)}, ${amount_of(spent.get('usd')):.2f}."
+        )
     found = read_probes(home, bot_id)
     last = found.last_check
     if last and isinstance(last.get("total"), int) and last["total"]:

@@ -21,6 +21,11 @@ class WriteGate(Protocol):
         """The step wrote a file byte for byte as it was: nothing is written, the guard counts it."""
 
 
+# What a step says of a change its gate refused (the guard's record says which rule and why).
+REFUSED_BY_GUARD = (
+    "the nightly guard did not let it be written: a loop, the night's share, or the step is skipped tonight"
+)
+
 _gates: dict[str, WriteGate] = {}
 _lock = threading.Lock()
 

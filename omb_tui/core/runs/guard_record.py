@@ -79,7 +79,7 @@ def guard_line(outcome: dict) -> str | None:
     if outcome.get("stopped"):
         left = outcome.get("steps_left_out") or []
         parts.append(f"stopped: {outcome['stopped']}" + (f" ({', '.join(left)} not run)" if left else ""))
-    loops, no_ops = _count(outcome.get("loops")), _count(outcome.get("no_ops"))
+    loops, no_ops = count_of(outcome.get("loops")), count_of(outcome.get("no_ops"))
     if loops or no_ops:
         said = [plural(loops, "loop")] if loops else []
         said += [plural(no_ops, "no-op")] if no_ops else []
@@ -90,5 +90,9 @@ def guard_line(outcome: dict) -> str | None:
     return "guard: " + "; ".join(parts) if parts else None
 
 
-def _count(value: object) -> int:
+def count_of(value: object) -> int:
     return value if type(value) is int else 0
+
+
+def amount_of(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0

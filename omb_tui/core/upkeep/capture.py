@@ -28,6 +28,7 @@ from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate, same_fact
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
 from ..memory.redact_data import redact_data
+from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
 from ..memory.store import MemoryStore
 from ..memory.text import plural
@@ -354,7 +355,7 @@ class _Capture:
             self._skip(text, f"it could not be saved: {str(exc).rstrip('.')}")
             return
         if saved.row_id is None and saved.entry not in self.store.read(target).text:
-            self._skip(text, "the nightly guard did not let it be written: a loop, or capture is skipped tonight")
+            self._skip(text, REFUSED_BY_GUARD)
             return
         self.result.saved.append(saved)
         if fact.about_me:

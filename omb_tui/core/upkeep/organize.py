@@ -34,6 +34,7 @@ from ..memory.memory_update import newline_of
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
 from ..memory.redact import redact
 from ..memory.redact_data import redact_data
+from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..memory.text_checks import first_text_problem
@@ -433,13 +434,16 @@ def _apply_moves(store: MemoryStore, run: UpkeepRun, moves: list[_Move], result:
     for rel, topic_moves in by_topic.items():
         try:
             current = store.read(rel)
-            store.write(
+            written = store.write(
                 rel,
                 _filed_text(current.text, current.exists, rel, topic_moves),
                 actor,
                 expected_hash=current.hash,
                 note=NOTE,
             )
+            if not written.changed:
+                result.skipped += [_skip(_first_line(m.entry), REFUSED_BY_GUARD) for m in topic_moves]
+                continue
         except StaleHash:
             reason = f"{rel} changed while the lines were being filed; the line stays in MEMORY.md."
             result.skipped += [_skip(_first_line(m.entry), reason) for m in topic_moves]
@@ -451,6 +455,10 @@ def _apply_moves(store: MemoryStore, run: UpkeepRun, moves: list[_Move], result:
     if not filed:
         return
     taken_out = _take_out_of_memory(store, actor, [m.entry for m in filed])
+    if taken_out is None:
+        why = f"{REFUSED_BY_GUARD}; it is in both MEMORY.md and its topic"
+        result.skipped += [_skip(_first_line(m.entry), why) for m in filed]
+        return
     for move in filed:
         if _first_line(move.entry) in taken_out:
             result.moved.append(Moved(_first_line(move.entry), move.rel))
@@ -466,8 +474,9 @@ def _apply_moves(store: MemoryStore, run: UpkeepRun, moves: list[_Move], result:
             )
 
 
-def _take_out_of_memory(store: MemoryStore, actor, moved: list[Entry]) -> set[str]:
-    """Remove the moved entries from MEMORY.md, again on top of a lock-free editor's save; the lines taken out."""
+def _take_out_of_memory(store: MemoryStore, actor, moved: list[Entry]) -> set[str] | None:
+    """Remove the moved entries from MEMORY.md, again on top of a lock-free editor's save; the lines taken out
+    (None: the nightly guard did not let the write happen)."""
     wanted = {_first_line(e): e.raw for e in moved}
     for _ in range(MEMORY_WRITE_ATTEMPTS):
         current = store.read(MEMORY_FILE)
@@ -479,8 +488,8 @@ def _take_out_of_memory(store: MemoryStore, actor, moved: list[Entry]) -> set[st
             else:
                 kept.append(entry)
         try:
-            store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash, note=NOTE)
-            return taken
+            written = store.write(MEMORY_FILE, render_entries(kept), actor, expected_hash=current.hash, note=NOTE)
+            return taken if written.changed or not taken else None
         except StaleHash:
             continue
     return set()

@@ -28,6 +28,7 @@ from ..memory.entries import (
 from ..memory.journal import now_iso
 from ..memory.memory_update import ENTRY_MAX_CHARS, MemoryUpdate, newline_of, same_fact
 from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
+from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..memory.text import plural
@@ -201,7 +202,9 @@ def _move_expired(
         if archived is not None and archived.row_id:
             report.rows.append(archived.row_id)
         kept = [entry for entry in entries if not any(entry is gone for gone in expired)]
-        _write(store, actor, snapshot, kept, f"tidy-up: {count} moved to the archive", report)
+        if not _write(store, actor, snapshot, kept, f"tidy-up: {count} moved to the archive", report).changed:
+            report.skipped.append(Skipped(rel, REFUSED_BY_GUARD))
+            return
     except StaleHash as exc:
         report.skipped.append(
             Skipped(exc.rel, f"{exc.rel} changed while expired entries were being moved; the next tidy-up moves them")
@@ -220,7 +223,9 @@ def _remove_duplicates(store: MemoryStore, actor: Actor, rel: str, report: TidyR
     kept = [entry for index, entry in enumerate(entries) if index not in older]
     count = plural(len(older), "duplicate")
     try:
-        _write(store, actor, snapshot, kept, f"tidy-up: {count} removed (the newer kept)", report)
+        if not _write(store, actor, snapshot, kept, f"tidy-up: {count} removed (the newer kept)", report).changed:
+            report.skipped.append(Skipped(rel, REFUSED_BY_GUARD))
+            return
     except StaleHash:
         report.skipped.append(
             Skipped(rel, f"{rel} changed while duplicates were being removed; the next tidy-up removes them")
@@ -434,6 +439,9 @@ def _apply_pairs(
             )
         except StaleHash:  # a lock-free editor saved it between the check and the write
             report.skipped.append(_changed_meanwhile(rel, accepted, refused))
+            return None
+        if not write.changed:
+            report.skipped.append(Skipped(rel, REFUSED_BY_GUARD))
             return None
     report.superseded += count
     report.still_true_added += sum(1 for item in accepted if item.still_true)
