@@ -13,7 +13,7 @@ import re
 from datetime import UTC, date, datetime
 
 import pytest
-from app_helpers import PicturedHome, open_area, settle, wait_for
+from app_helpers import PicturedHome, listed_bots, open_area, settle, wait_for
 from scripted_model import Answer, model  # noqa: F401 (model: the fixture)
 from test_app_recall import AS_OF, build_home
 from test_snapshots import BOT, files_screen_with_a_still_cursor, snapshot_home  # noqa: F401 (a fixture)
@@ -202,3 +202,36 @@ def full_memory_home(snapshot_home):
 
 def test_make_room_dialog_lists_what_would_move(snap_compare, full_memory_home):
     assert picture_of_dialog(snap_compare, full_memory_home, "MakeRoomDialog", "m", on="MEMORY.md")
+
+
+# ----- Review's Still true?: the entries to ask about today, each with why -----
+
+
+class FixedDay(date):
+    """date whose today() is 2026-11-29: the ages the queue's reasons give stay the same."""
+
+    @classmethod
+    def today(cls):
+        return cls(2026, 11, 29)
+
+
+def test_still_true_queue_with_the_reason_of_the_highlighted_entry(snap_compare, snapshot_home, monkeypatch):
+    from omb_tui.app.screens.still_true import StillTrueScreen
+    from omb_tui.core.guard import still_true
+
+    monkeypatch.setattr(still_true, "date", FixedDay)
+    store = MemoryStore(snapshot_home.home, "scout")
+    old = "- 2025-01-05 · from chat · works at Acme\n- 2025-03-01 · from chat · drives a blue car\n"
+    soon = "- 2026-10-01 · flat lease runs out · until 2026-12-03\n"
+    store.write("memory/travel.md", store.read("memory/travel.md").text + old + soon, BOT)
+    fix_journal_times(store)
+
+    async def open_still_true(pilot):
+        await listed_bots(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StillTrueScreen) and pilot.app.screen.lines)
+        await settle(pilot)
+
+    assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=open_still_true)
