@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from omb_tui.core.memory.changes import Actor  # noqa: E402
 from omb_tui.core.memory.memory_update import MemoryUpdate  # noqa: E402
 from omb_tui.core.memory.paths import MEMORY_FILE, Home  # noqa: E402
+from omb_tui.core.memory.text import plural  # noqa: E402
 from omb_tui.core.models.usage import read_usage  # noqa: E402
 
 # ----- the demo's ground truth, for Scout (demo/conversations.py, demo/scout.py) -----
@@ -207,7 +208,10 @@ def run_compact(home: Home, bot: str) -> StepFigures:
     figures = StepFigures("compaction")
     proposal = propose(home, bot)
     figures.proposed = sum(_changes_in(attempt.answer) for attempt in proposal.attempts)
-    figures.accepted = [f"{c.category}: {c.original.strip()[:80]}" for c in proposal.changes]
+    figures.accepted = [
+        f"{c.category} of {plural(len(c.original.splitlines()), 'line')}: {c.original.strip()[:80]}"
+        for c in proposal.changes
+    ]
     for attempt in proposal.attempts:
         figures.skipped.update(_reason(error) for error in attempt.errors)
     figures.as_expected = [f"change-set accepted after {len(proposal.attempts)} attempts"] if proposal.ok else []
