@@ -11,7 +11,6 @@ app, on the command line or through the API), or it is a line of About me. The p
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import re
 import sqlite3
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..memory.disk import read_text, write_private_json
+from ..memory.disk import read_json_object, write_private_json
 from ..memory.entries import parse_entries
 from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_PERSON
 from ..memory.paths import Home, validate_bot_id
@@ -119,11 +118,7 @@ def probes_path(home: Home, bot_id: str) -> Path:
 
 def read_probes(home: Home, bot_id: str) -> ProbeFile:
     """The bot's probes; none when there is no file or it is damaged (a damaged file makes them again)."""
-    data: object = {}
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(read_text(probes_path(home, bot_id)))
-    if not isinstance(data, dict):
-        return ProbeFile()
+    data = read_json_object(probes_path(home, bot_id))
     found = ProbeFile()
     for item in data.get("probes") or []:
         with contextlib.suppress(TypeError, KeyError, AttributeError):

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
 from ..memory.changes import Actor
-from ..memory.disk import read_text, write_private_json
+from ..memory.disk import read_json_object, write_private_json
 from ..memory.entries import SEPARATOR, Entry, line_content, line_ending, parse_entries, render_entries
 from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from ..memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
@@ -77,10 +76,7 @@ def state_path(home: Home, bot_id: str) -> Path:
 
 
 def _state(home: Home, bot_id: str) -> dict:
-    data: object = {}
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(read_text(state_path(home, bot_id)))
-    data = data if isinstance(data, dict) else {}
+    data = read_json_object(state_path(home, bot_id))
     answered = data.get("answered") if isinstance(data.get("answered"), dict) else {}
     contradicted = [c for c in data.get("contradicted") or [] if isinstance(c, dict) and isinstance(c.get("text"), str)]
     return {"answered": answered, "contradicted": contradicted}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -38,6 +39,16 @@ def text_hash(text: str) -> str:
 def read_text(path: Path) -> str:
     with open(path, "rb") as handle:
         return decode(handle.read())
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON object kept in a file (a record beside the journal); {} when the file is missing, unreadable, not
+    JSON or not an object: such a record is made again, it never stops what reads it."""
+    try:
+        data = json.loads(read_text(path))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def make_private_dirs(folder: Path) -> None:

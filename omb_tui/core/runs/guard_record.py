@@ -7,11 +7,9 @@ part to say why the guard stopped or undid it. Times and counts only, and the gu
 
 from __future__ import annotations
 
-import contextlib
-import json
 from pathlib import Path
 
-from ..memory.disk import read_text, write_private_json
+from ..memory.disk import read_json_object, write_private_json
 from ..memory.paths import Home, validate_bot_id
 from ..memory.store import MemoryStore
 from ..memory.text import plural
@@ -27,10 +25,7 @@ def guard_record_path(home: Home, bot_id: str) -> Path:
 def read_guard_record(home: Home, bot_id: str) -> dict:
     """{"runs": {run id: outcome}, "nights": {night: totals}}; empty parts when there is none or it is damaged
     (a damaged record starts the night's budget from nothing, never stops a run)."""
-    data: object = {}
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(read_text(guard_record_path(home, bot_id)))
-    data = data if isinstance(data, dict) else {}
+    data = read_json_object(guard_record_path(home, bot_id))
     runs = data.get("runs") if isinstance(data.get("runs"), dict) else {}
     nights = data.get("nights") if isinstance(data.get("nights"), dict) else {}
     return {"runs": runs, "nights": nights}

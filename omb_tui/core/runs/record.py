@@ -5,11 +5,10 @@ and leaves the other parts as they are."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
-from ..memory.disk import read_text, write_private_json
+from ..memory.disk import read_json_object, read_text, write_private_json
 from ..memory.paths import Home, validate_bot_id
 from ..memory.store import MemoryStore
 
@@ -20,11 +19,8 @@ def upkeep_record_path(home: Home, bot_id: str) -> Path:
 
 def read_part(home: Home, bot_id: str, part: str) -> dict:
     """One step's part of the record; {} when there is none or the record cannot be read."""
-    with contextlib.suppress(OSError, ValueError):
-        data = json.loads(read_text(upkeep_record_path(home, bot_id)))
-        found = data.get(part) if isinstance(data, dict) else None
-        return found if isinstance(found, dict) else {}
-    return {}
+    found = read_json_object(upkeep_record_path(home, bot_id)).get(part)
+    return found if isinstance(found, dict) else {}
 
 
 def last_of(home: Home, bot_id: str, part: str) -> dict | None:
