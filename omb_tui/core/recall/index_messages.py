@@ -19,7 +19,7 @@ from itertools import starmap
 from ..memory import conversations as conv
 from ..memory.paths import Home
 from .index_kept import KeptLookups
-from .index_ranking import recency_factor, word_weights
+from .index_ranking import recency_factor, weight_of, word_weights
 from .index_rows import sql_text
 from .index_schema import MESSAGE_COLUMNS, MESSAGE_PLACE_COLUMNS, IndexConnection, MessageRow
 from .index_search import (
@@ -129,8 +129,8 @@ class MessageSearch:
             conversations = self._conversations_for({row.conv for row in rows})
             accepted: dict[str, bool] = {}
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
-            # a MessageHit is made for the ones kept. One loop, no call per row but for the day: the score is
-            # hit_score's (no name's words; the same exact sum), its recency factor kept per day.
+            # a MessageHit is made for the ones kept. The score is hit_score's, with each day's recency factor
+            # worked out once.
             factors: dict[date, float] = {}  # each day's recency factor (hit_score's), worked out once
             scored: list[tuple[float, MessageRow, list[str]]] = []  # (own score, row, words in the query's order)
             around: dict[tuple[str, int], float] = {}  # every candidate's own score, for the turns beside it
@@ -149,9 +149,7 @@ class MessageSearch:
                 factor = factors.get(day)
                 if factor is None:
                     factor = factors[day] = recency_factor(day, today)
-                score = (
-                    math.fsum([weights[term] for term in own]) if len(own) > 1 else weights[own[0]] if own else 0.0
-                ) * factor
+                score = weight_of(own, weights) * factor  # (hit_score's: a message has no name's words)
                 around[(key, row.seq)] = score
                 if since_ts is not None and ts < since_ts:
                     continue

@@ -15,7 +15,7 @@ from itertools import starmap
 from typing import NamedTuple
 
 from .index_kept import KeptLookups, LookupKey
-from .index_ranking import NAME_ONLY_WEIGHT, hit_score, recency_factor, weight_of, word_weights
+from .index_ranking import hit_score, recency_factor, weight_of, word_weights, words_weight
 from .index_schema import NOTE_COLUMNS, IndexConnection, NoteRow
 from .index_search import (
     EXACT_POOL,
@@ -183,7 +183,7 @@ class NoteSearch:
             padded = [(term, f" {term} ") for term in query_terms]
             days: dict[str, tuple[date, float]] = {}  # a date as written, and its recency factor
             no_name: frozenset[str] = frozenset()
-            # hit_score, inlined (one loop, no call per row): the same exact sums, the factor kept per day
+            # hit_score's, with each day's recency factor worked out once
             for row in rows:
                 file = row.file
                 spaced_terms = row.spaced_terms
@@ -205,8 +205,7 @@ class NoteSearch:
                     continue
                 if skip_expired and row.until and date.fromisoformat(row.until) < today:
                     continue
-                name_weight = NAME_ONLY_WEIGHT * weight_of(by_name, weights) if by_name else 0.0
-                score = (weight_of(own, weights) + name_weight) * factor
+                score = words_weight(own, by_name, weights) * factor
                 with_own_match.add(file)
                 # the NoteHit itself is made for the ones kept (see below); its text is read for those only
                 hits.append(ScoredNote(score, row.id, file, row.kind, row.section, day, row.line, "", own | by_name))

@@ -42,11 +42,17 @@ def recency_factor(day: date | None, today: date) -> float:
     return 1.0 + RECENCY_BOOST * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
 
 
+def words_weight(own: Iterable[str], by_name: Iterable[str], weights: dict[str, float]) -> float:
+    """The weights of the words a hit holds itself, and at half weight of those only its topic's name holds: a hit's
+    score before its recency factor."""
+    # (no name's words add 0.0: skipping them gives the same float, and most hits have none)
+    by_name_weight = NAME_ONLY_WEIGHT * weight_of(by_name, weights) if by_name else 0.0
+    return weight_of(own, weights) + by_name_weight
+
+
 def hit_score(
     own: Iterable[str], by_name: Iterable[str], weights: dict[str, float], day: date | None, today: date
 ) -> float:
-    """A hit's score: the weights of the words it holds itself, and at half weight of those only its topic's name
-    holds, times its recency factor. Notes, openings (no words of their own) and messages (no name) alike."""
-    # (no name's words add 0.0: skipping them gives the same float, and most hits have none)
-    by_name_weight = NAME_ONLY_WEIGHT * weight_of(by_name, weights) if by_name else 0.0
-    return (weight_of(own, weights) + by_name_weight) * recency_factor(day, today)
+    """A hit's score: its words' weight (`words_weight`) times its recency factor. Notes, openings (no words of their
+    own) and messages (no name) alike; a search scoring many rows keeps each day's factor and multiplies itself."""
+    return words_weight(own, by_name, weights) * recency_factor(day, today)
