@@ -12,7 +12,7 @@ from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.recall import index_notes, index_refresh, index_rows, index_search
+from omb_tui.core.recall import index_kept, index_notes, index_refresh, index_rows, index_search
 from omb_tui.core.recall.index_refresh import IndexRefresh
 from omb_tui.core.recall.index_rows import IndexRows
 from omb_tui.core.recall.recall_index import RecallIndex, index_path
@@ -576,6 +576,61 @@ def test_a_message_is_shown_from_its_file_redacted_and_never_once_its_line_chang
     assert [hit.text.split(",")[0] for hit in index.search_messages(terms("guava"), need=1, today=TODAY, limit=0)] == [
         "the guava ORDER"
     ]
+
+
+def _ctime_passed(path) -> None:
+    """Wait until a file written now would get another ctime than `path` has (the kernel stamps files by its tick)."""
+    probe = path.with_name("probe.tmp")
+    before = path.stat().st_ctime_ns
+    while True:
+        probe.write_bytes(b"x")
+        if probe.stat().st_ctime_ns > before:
+            probe.unlink()
+            return
+
+
+def test_a_message_text_kept_from_a_settled_file_is_never_shown_once_its_line_changed(tmp_path, monkeypatch):
+    """A text read is kept for the next search only while the file's stat is the same (docs/recall.md, "The index")."""
+    monkeypatch.setattr(index_kept, "SETTLED_NS", -(10**12))  # every file as if last written long ago
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "the guava order is in")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    assert message_texts(index, "guava") == ["the guava order is in"]
+    assert message_texts(index, "guava") == ["the guava order is in"]  # (kept now)
+    _ctime_passed(chat.path)
+    data = chat.path.read_bytes()
+    chat.path.write_bytes(data.replace(b"guava order", b"guava ORDER"))  # same size, in place, not refreshed
+    assert message_texts(index, "guava") == []
+    index.refresh(full=True)
+    assert message_texts(index, "guava") == ["the guava ORDER is in"]
+
+
+def test_a_file_stamp_is_trusted_only_once_its_last_change_is_older_than_the_timestamps_grain():
+    second = 1_000_000_000
+    fine = index_kept.FileStamp(ino=1, size=10, mtime_ns=50 * second + 123, ctime_ns=50 * second + 123)
+    assert not fine.settled(50 * second + 123 + index_kept.SETTLED_NS // 2)  # too recent: a write could keep it
+    assert fine.settled(50 * second + 124 + index_kept.SETTLED_NS)
+    whole = index_kept.FileStamp(ino=1, size=10, mtime_ns=50 * second, ctime_ns=50 * second)  # (FAT and the like)
+    assert not whole.settled(51 * second)
+    assert whole.settled(52 * second + 1)
+    assert not fine.settled(50 * second)  # a change stamped after now (another machine's clock): never
+
+
+def test_the_texts_kept_are_bounded_and_dropped_when_the_stamp_or_the_conversation_changes(monkeypatch):
+    monkeypatch.setattr(index_kept.KeptLookups, "TEXTS_KEPT", 10)
+    kept = index_kept.KeptLookups()
+    stamp = index_kept.FileStamp(1, 10, 5, 5)
+    for number in range(4):
+        kept.keep_texts(f"chat:c{number}", stamp, {n: f"text {n}" for n in range(number * 3, number * 3 + 3)})
+    assert kept.texts("chat:c0", stamp) == {}  # 12 > 10: the conversations kept longest went first
+    assert kept.texts("chat:c3", stamp) == {9: "text 9", 10: "text 10", 11: "text 11"}
+    assert kept.texts("chat:c3", stamp._replace(ctime_ns=6)) == {}  # its file changed: dropped
+    assert kept.texts("chat:c3", stamp) == {}
+    kept.keep_texts("chat:c2", stamp, {1: "one"})
+    kept.conversation_changed("chat:c2")  # the index read it again
+    assert kept.texts("chat:c2", stamp) == {}
 
 
 def _notes(index: RecallIndex, word: str) -> list[tuple]:

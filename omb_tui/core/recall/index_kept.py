@@ -2,7 +2,7 @@
 
 Recall runs before every turn, and the next turn's message often meets the same words, notes, messages and
 topics: each word's newest rows, the candidates' rows, the notes of a topic whose name matched, how many rows
-there are and the conversations' parsed headers are kept. They stay right across this process's writes (appended
+there are, the conversations' parsed headers and the texts of the messages shown are kept. They stay right across this process's writes (appended
 messages are put in front of the words they hold; any other change drops what it may have changed) and are all
 dropped when another process commits, a write is rolled back or the index is closed (docs/recall.md, "The index").
 """
@@ -10,6 +10,7 @@ dropped when another process commits, a write is rolled back or the index is clo
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -26,12 +27,38 @@ class LookupKey(NamedTuple):
     cap: int
 
 
+class FileStamp(NamedTuple):
+    """What a file's stat says of its contents: any write changes its ctime (which no program can set) once the last
+    one is older than the file system's timestamps' grain, so a text read under a *settled* stamp is still the file's
+    while the stamp is the same ("racy" stamps, of a change too recent, are never trusted; git does the same)."""
+
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileStamp:
+        return cls(st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def settled(self, now_ns: int) -> bool:
+        """Whether the file's last change is old enough (at `now_ns`) that another would give another ctime: by
+        SETTLED_NS on a file system with fine timestamps (the kernel's clock ticks are a few ms), by two seconds
+        where they are whole seconds (FAT keeps 2)."""
+        whole = self.ctime_ns % 1_000_000_000 == 0 and self.mtime_ns % 1_000_000_000 == 0
+        return self.ctime_ns < now_ns - (2_000_000_000 if whole else SETTLED_NS)
+
+
+SETTLED_NS = 100_000_000  # 0.1 s
+
+
 class KeptLookups:
     """Each word's newest rows, the candidates' rows, the counts and the conversations' headers, kept by one index."""
 
     POSTINGS_KEPT = 512  # words whose rows are kept
     ROWS_KEPT = 8_000  # rows of each table kept (past it, the half kept longest is dropped)
     APPENDS_FOLLOWED = 1000  # more messages than this in one write: the kept postings are dropped instead
+    TEXTS_KEPT = 4_000  # texts of messages shown (past it, the conversations whose texts were kept first are dropped)
 
     def __init__(self) -> None:
         # Each word's newest row ids in an FTS table, as the last lookup found them, newest first (and the other
@@ -43,6 +70,11 @@ class KeptLookups:
         self._rows: dict[str, dict[int, Any]] = {"notes": {}, "messages": {}}  # NoteRow, MessageRow
         self.counts: dict[str, Any] | None = None  # WordLookup.counts, until a write
         self.headers: dict[str, conv.Conversation | None] = {}  # the convs rows parsed, by key, until one changes
+        # The texts of messages shown, as read from their files (and redacted): by conversation, with the stamp its
+        # file had then (FileStamp), then by message id. A conversation's are dropped whenever the index reads it
+        # again (a message appended or changed) or its file's stamp is no longer the same.
+        self._texts: dict[str, tuple[FileStamp, dict[int, str]]] = {}
+        self._texts_count = 0
         self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
         self._changed: set[str] = set()  # the FTS tables (and "topic_names", "topic_notes") the write changed
 
@@ -53,6 +85,8 @@ class KeptLookups:
             rows.clear()
         self.counts = None
         self.headers.clear()
+        self._texts.clear()
+        self._texts_count = 0
 
     # ----- reading -----
     def postings(self, key: LookupKey) -> list | None:
@@ -74,6 +108,28 @@ class KeptLookups:
             for row_id in list(itertools.islice(kept, len(kept) - self.ROWS_KEPT // 2)):
                 del kept[row_id]
 
+    def texts(self, key: str, stamp: FileStamp) -> dict[int, str]:
+        """The texts kept of a conversation's messages, by id, while its file has the stamp they were read under."""
+        kept = self._texts.get(key)
+        if kept is None:
+            return {}
+        if kept[0] != stamp:
+            self._texts_count -= len(self._texts.pop(key)[1])
+            return {}
+        return kept[1]
+
+    def keep_texts(self, key: str, stamp: FileStamp, texts: dict[int, str]) -> None:
+        """Keep texts read from a conversation's file while it has `stamp` (which must be settled: see FileStamp)."""
+        if self._texts_count + len(texts) > self.TEXTS_KEPT:
+            while self._texts and self._texts_count + len(texts) > self.TEXTS_KEPT // 2:
+                self._texts_count -= len(self._texts.pop(next(iter(self._texts)))[1])  # the conversation kept longest
+        held = self.texts(key, stamp)
+        if not held:
+            self._texts[key] = (stamp, held)
+        before = len(held)
+        held.update(texts)
+        self._texts_count += len(held) - before
+
     # ----- what a write changed (IndexRows tells, inside the transaction) -----
     def begin_write(self) -> None:
         self._appends, self._changed = [], set()
@@ -92,6 +148,8 @@ class KeptLookups:
 
     def conversation_changed(self, key: str) -> None:
         self.headers.pop(key, None)  # its header (members) may change: parsed again when next needed
+        if key in self._texts:  # its lines may have moved or changed
+            self._texts_count -= len(self._texts.pop(key)[1])
 
     def written(self) -> None:
         """The write committed: drop what it changed, put the messages it appended in front of their words' rows."""

@@ -9,6 +9,7 @@ import contextlib
 import json
 import math
 import os
+import time
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -18,7 +19,7 @@ from itertools import starmap
 
 from ..memory import conversations as conv
 from ..memory.paths import Home
-from .index_kept import KeptLookups
+from .index_kept import FileStamp, KeptLookups
 from .index_ranking import recency_factor, weight_of, word_weights
 from .index_rows import sql_text
 from .index_schema import MESSAGE_COLUMNS, MESSAGE_PLACE_COLUMNS, IndexConnection, MessageRow
@@ -123,17 +124,22 @@ class MessageSearch:
                     leave_out,
                 )
             weights = word_weights(query_terms, total, frequency)
-            candidate_ids = self.words.candidates(postings, weights, most, window.times if window else None)
-            padded = [(term, f" {term} ") for term in query_terms]
+            held: dict[int, int] = {}  # each candidate's words, as bits in the order of `postings`
+            candidate_ids = self.words.candidates(postings, weights, most, window.times if window else None, held)
             rows = self._candidate_rows(candidate_ids)
             conversations = self._conversations_for({row.conv for row in rows})
+            words = _HeldWords(query_terms, postings, cap, weights)
             accepted: dict[str, bool] = {}
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
             # a MessageHit is made for the ones kept. The score is hit_score's, with each day's recency factor
             # worked out once.
             factors: dict[date, float] = {}  # each day's recency factor (hit_score's), worked out once
-            scored: list[tuple[float, MessageRow, list[str]]] = []  # (own score, row, words in the query's order)
-            around: dict[tuple[str, int], float] = {}  # every candidate's own score, for the turns beside it
+            scored: list[tuple[float, MessageRow, int, int]] = []  # (own score, row, its words' bits, its place)
+            # every candidate's own score by its place (its conversation's number, then its seq), for the turns
+            # beside it
+            around: dict[int, float] = {}
+            places: dict[str, int] = {}  # each conversation's number, shifted past any seq
+            checked, by_mask = words.checked, words.by_mask
             for row in rows:
                 key, ts = row.conv, row.ts
                 if key not in conversations:
@@ -143,42 +149,62 @@ class MessageSearch:
                         accepted[key] = accept(conversations[key])
                     if not accepted[key]:
                         continue
-                spaced_terms = row.spaced_terms
-                own = [term for term, spaced in padded if spaced in spaced_terms]
-                day = datetime.fromtimestamp(ts).date()
+                mask = held[row.id]
+                if checked:  # a word found in more rows than its cap: is it in this one's stored terms?
+                    spaced_terms = row.spaced_terms
+                    for bit, spaced in checked:
+                        if not mask & bit and spaced in spaced_terms:
+                            mask |= bit
+                day = row.day
+                if day is None:
+                    day = row.day = datetime.fromtimestamp(ts).date()
                 factor = factors.get(day)
                 if factor is None:
                     factor = factors[day] = recency_factor(day, today)
-                score = weight_of(own, weights) * factor  # (hit_score's: a message has no name's words)
-                around[(key, row.seq)] = score
+                known = by_mask.get(mask)
+                weight, count = known if known is not None else words.weight(mask)
+                score = weight * factor  # (hit_score's: a message has no name's words)
+                base = places.get(key)
+                if base is None:
+                    base = places[key] = (len(places) + 1) << 40
+                place = base + row.seq
+                around[place] = score
                 if since_ts is not None and ts < since_ts:
                     continue
                 if until_ts is not None and ts > until_ts:
                     continue
                 if replies_only and (row.author_kind not in ("person", "bot") or row.failed):
                     continue
-                if len(own) < need:
+                if count < need:
                     continue
-                scored.append((score, row, own))
+                scored.append((score, row, mask, place))
             get = around.get
             near_share, far_share = NEIGHBOUR_SHARE, NEIGHBOUR_SHARE / 2
-            ranked = []  # best first; newer first; then by id (ids differ: the row is never compared)
             # What the turns beside a message add to its score: NEIGHBOUR_SHARE of the one next to it on each side,
             # half that of the ones two away (docs/recall.md, "Ranking"). An answer often shares no word with the
             # question it answers, and the question none with the answer: each lifts the other. (Added in one fixed
             # order: the same sum in every process.)
-            for score, row, own in scored:
-                key, seq = row.conv, row.seq
-                near = get((key, seq - 1), 0.0) + get((key, seq + 1), 0.0)
-                far = get((key, seq - 2), 0.0) + get((key, seq + 2), 0.0)
-                score += near_share * near + far_share * far
-                ranked.append((-score, -row.ts, row.id, row, own))
+            totals = [
+                score
+                + (
+                    near_share * (get(place - 1, 0.0) + get(place + 1, 0.0))
+                    + far_share * (get(place - 2, 0.0) + get(place + 2, 0.0))
+                )
+                for score, _, _, place in scored
+            ]
+            # Only the messages scoring at least the `limit`-th best can be among the best `limit` (ties and all).
+            lowest = sorted(totals, reverse=True)[limit - 1] if limit and len(totals) > limit else -math.inf
+            ranked = [  # best first; newer first; then by id (ids differ: the row is never compared)
+                (-total, -row.ts, row.id, row, mask)
+                for total, (_, row, mask, _) in zip(totals, scored, strict=True)
+                if total >= lowest
+            ]
             ranked.sort()
             hits = []
-            for negative, _, _, row, own in ranked[:limit] if limit else ranked:
+            for negative, _, _, row, mask in ranked[:limit] if limit else ranked:
                 hit = _message_hit(row, conversations)
                 assert hit is not None  # its conversation is known
-                hit.matched = own
+                hit.matched = words.matched(mask)
                 hit.score = -negative
                 hits.append(hit)
             return self.message_texts(hits) if texts else hits
@@ -253,32 +279,55 @@ class MessageSearch:
         """The hits with their text, read from their conversation files and redacted as when they were indexed.
 
         The index keeps where each message's line is and the line's crc32, not the text: a hit whose line
-        is no longer there (the file changed since the last refresh) is left out.
+        is no longer there (the file changed since the last refresh) is left out. The texts read are kept for the
+        next search while the file's stat says it has not changed since (KeptLookups.texts, FileStamp).
         """
         from ..memory.redact import redact  # compiled when a message is first shown, not at start-up
 
+        kept = self.kept
+        texts: dict[int, str] = {hit.id: hit.text for hit in hits if hit.text}
+        by_conversation: dict[str, list[int]] = defaultdict(list)
+        for hit in hits:
+            if not hit.text:
+                by_conversation[conversation_key(hit.conversation)].append(hit.id)
+        unread: list[int] = []
+        for key, ids in by_conversation.items():
+            try:
+                held = kept.texts(key, FileStamp.of(os.stat(self.conversation_file(key))))
+            except OSError:
+                continue  # gone: its hits are left out
+            for message_id in ids:
+                text = held.get(message_id)
+                if text is None:
+                    unread.append(message_id)
+                else:
+                    texts[message_id] = text
         places: dict[str, list[tuple[int, int, int, int, int]]] = defaultdict(list)  # conversation -> lines
-        for chunk in chunks(sorted({hit.id for hit in hits if not hit.text}), 500):
+        for chunk in chunks(sorted(unread), 500):
             marks = ",".join("?" * len(chunk))
             query = f"SELECT id, conv, pos, size, crc, redacted FROM messages WHERE id IN ({marks})"
             for message_id, key, position, size, crc, redacted in self.connection.db.execute(query, chunk):
                 places[key].append((position, size, crc, redacted, message_id))
-        texts: dict[int, str] = {hit.id: hit.text for hit in hits if hit.text}
         for key, lines in places.items():
             with contextlib.suppress(OSError), open(self.conversation_file(key), "rb") as handle:
+                stamp = FileStamp.of(os.fstat(handle.fileno()))
+                read: dict[int, str] = {}
                 for position, size, crc, redacted, message_id in sorted(lines):
                     handle.seek(position)
                     raw = handle.read(size)
                     text = conv.line_text(raw) if zlib.crc32(raw) == crc else None
                     if text is not None:
                         # the same line as when indexed: redaction gives what it gave then (nothing to do if nothing)
-                        texts[message_id] = sql_text(redact(text).text if redacted else text) or ""
-        kept = []
+                        read[message_id] = sql_text(redact(text).text if redacted else text) or ""
+                texts.update(read)
+                if stamp.settled(time.time_ns()):
+                    kept.keep_texts(key, stamp, read)
+        found = []
         for hit in hits:
             if hit.id in texts:
                 hit.text = texts[hit.id]
-                kept.append(hit)
-        return kept
+                found.append(hit)
+        return found
 
     def conversation_file(self, key: str) -> str:
         """The file of a conversation the index knows by key (`chat:<id>`, `room:<id>`)."""
@@ -288,6 +337,32 @@ class MessageSearch:
         if key.startswith("chat:"):
             return f"{chats}{os.sep}{key[len('chat:') :]}.ndjson"
         return f"{rooms}{os.sep}{key[len('room:') :]}.ndjson"
+
+
+class _HeldWords:
+    """A search's words as bits (WordLookup.candidates' `held`): which of them a candidate holds, their weight and how
+    many they are, worked out once for each set of words."""
+
+    def __init__(self, query_terms: list[str], postings: dict[str, list[int]], cap: int, weights: dict[str, float]):
+        self.query_terms = query_terms
+        self.weights = weights
+        self.bit_of = {term: 1 << place for place, term in enumerate(postings)}
+        # A word found in as many rows as its cap may be in others too: those rows' stored terms are tested for it.
+        self.checked = [(self.bit_of[term], f" {term} ") for term, rows in postings.items() if len(rows) >= cap]
+        self.by_mask: dict[int, tuple[float, int]] = {}  # a set of words' (weight, count), once `weight` worked it out
+
+    def matched(self, mask: int) -> list[str]:
+        """The words held, in the query's order (a word the query repeats, each time)."""
+        bit_of = self.bit_of
+        return [term for term in self.query_terms if mask & bit_of[term]]
+
+    def weight(self, mask: int) -> tuple[float, int]:
+        """The words' weight (weight_of's exact sum) and how many they are."""
+        found = self.by_mask.get(mask)
+        if found is None:
+            own = self.matched(mask)
+            found = self.by_mask[mask] = (weight_of(own, self.weights), len(own))
+        return found
 
 
 def conversation_key(conversation: conv.Conversation) -> str:

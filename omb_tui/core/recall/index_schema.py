@@ -97,7 +97,7 @@ class FileState(NamedTuple):
 
 # A search reads and scores a hundred rows or so per message, and keeps them between lookups: the rows are slotted
 # dataclasses, whose fields read as fast as a tuple's items (a NamedTuple's field is a slower, generic attribute
-# lookup, and making one costs twice as much). Nothing changes a row once read.
+# lookup, and making one costs twice as much). Nothing changes a row once read but a message's `day`, filled in once.
 
 
 @dataclass(slots=True)
@@ -131,6 +131,7 @@ class MessageRow:
     failed: int
     spaced_terms: str  # as NoteRow's; '' where only the message is wanted (MESSAGE_PLACE_COLUMNS)
     ts: int
+    day: date | None = None  # the local day of `ts`: worked out by the first search that scores the row, then kept
 
 
 MESSAGE_COLUMNS = "id, conv, seq, at, author_kind, author, failed, ' ' || terms || ' ', ts"

@@ -320,21 +320,36 @@ class WordLookup:
 
     @staticmethod
     def candidates(
-        postings: dict[str, list[int]], weights: dict[str, float], most: int, times: dict[int, Any] | None = None
+        postings: dict[str, list[int]],
+        weights: dict[str, float],
+        most: int,
+        times: dict[int, Any] | None = None,
+        held: dict[int, int] | None = None,
     ) -> list[int]:
         """Up to `most` row ids that hold any of the words, best first by the words' weight summed, newest first on
-        ties: by their `times` when given (a window), else by id."""
-        partial: dict[int, float] = {}
+        ties: by their `times` when given (a window), else by id; in no order when they are `most` or fewer.
+
+        `held`, when given, is filled with each row's words found: bit i for the i-th word of `postings` whose rows
+        hold it (which is every row holding it when fewer than the cap were found)."""
+        found: dict[int, int] = {} if held is None else held  # row id -> the words' bits
         several: set[int] = set()  # rows holding more than one of the words
-        for term, rows in postings.items():
-            weight = weights[term]
-            # the same sums, in the same order, as adding each row's weights one by one (0.0 + w is w): only the
-            # rows already holding an earlier word are added to in Python, the rest are set in C
-            earlier = {rowid: partial[rowid] for rowid in partial.keys() & rows}
-            partial.update(dict.fromkeys(rows, weight))
-            for rowid, score in earlier.items():
-                partial[rowid] = score + weight
+        for bit, rows in zip(_bits(len(postings)), postings.values(), strict=True):
+            # only the rows already holding an earlier word are added to in Python, the rest are set in C
+            earlier = {rowid: found[rowid] for rowid in found.keys() & rows}
+            found.update(dict.fromkeys(rows, bit))
+            for rowid, mask in earlier.items():
+                found[rowid] = mask | bit
             several.update(earlier)
+        if len(found) <= most:
+            return list(found)  # every row is a candidate: no need to rank them
+        # A row's weight is its words' summed in the words' order: the same sum as adding each row's weights one by
+        # one (0.0 + w is w), worked out once for each set of words.
+        in_order = list(zip(_bits(len(postings)), map(weights.__getitem__, postings), strict=True))
+        sums: dict[int, float] = {}
+        for rowid in several:
+            mask = found[rowid]
+            if mask not in sums:
+                sums[mask] = sum(weight for bit, weight in in_order if mask & bit)
         # The best `most` are among the rows holding several words and, of each word's other rows, the first
         # `most` in its list: those come best first already (one weight; newest first, by time in a window,
         # else by id). So only those are compared, not every row; (score, [time,] rowid) tuples compare as
@@ -344,7 +359,7 @@ class WordLookup:
             weight = weights[term]
             alone = (rowid for rowid in rows if rowid not in several)
             pool += ((weight, rowid) for rowid in itertools.islice(alone, most))
-        pool += ((partial[rowid], rowid) for rowid in several)
+        pool += ((sums[found[rowid]], rowid) for rowid in several)
         if times is not None:
             pool = [(score, times[rowid], rowid) for score, rowid in pool]
         pool.sort(reverse=True)  # (what heapq.nlargest gives, in C)
@@ -355,6 +370,10 @@ class WordLookup:
         with `make(*columns)` (a NoteRow, a MessageRow)."""
         kept = self.kept.rows(table)
         wanted = sorted(set(ids))
+        try:
+            return [kept[row_id] for row_id in wanted]  # all kept (often, for the next turn's message)
+        except KeyError:
+            pass
         found = {row_id: kept[row_id] for row_id in wanted if row_id in kept}  # (before keeping more drops some)
         read: dict[int, Row] = {}
         for chunk in chunks([row_id for row_id in wanted if row_id not in found], 500):
@@ -365,6 +384,11 @@ class WordLookup:
             self.kept.keep_rows(table, read.values())
             found.update(read)
         return [found[row_id] for row_id in wanted if row_id in found]
+
+
+def _bits(count: int) -> list[int]:
+    """1, 2, 4, ...: a bit for each of `count` words."""
+    return [1 << place for place in range(count)]
 
 
 def _note_day_number(day: str) -> int:
