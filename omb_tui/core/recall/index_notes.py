@@ -8,7 +8,7 @@ notes the name's words at half weight; when none of its notes holds a word itsel
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass
 from datetime import date
 from itertools import starmap
@@ -69,7 +69,7 @@ class ScoredNote:
     day: date | None
     line: int
     text: str  # an opening's; a note's is read for the hits kept
-    matched: set[str]
+    matched: Set[str]
 
     def order(self) -> tuple:
         """Best first; an opening after the notes of its score; newer first; then by place."""
@@ -153,9 +153,12 @@ class NoteSearch:
             windowed = since is not None or until is not None
             cap, most = postings_cap(pool, windowed=windowed), candidates_scored(pool, windowed=windowed)
             frequency: dict[str, int] = defaultdict(int)
-            postings = {}
+            postings: dict[str, dict[str, list[int]]] = {}
             window = self.words.note_window(since, until) if windowed else None
             for fts in sources:
+                if counts["topic" if fts == "topic_fts" else "memo"] == 0:  # (a bot without notes: nothing to ask)
+                    postings[fts] = {term: [] for term in query_terms}
+                    continue
                 if window is None:
                     postings[fts], found_in = self.words.lookup(fts, "notes", query_terms, cap)
                 else:
@@ -168,26 +171,45 @@ class NoteSearch:
                 for term, n in found_in.items():
                     frequency[term] += n
             weights = word_weights(query_terms, total, frequency)
-            names = self.name_matches(query_terms)
+            names = self.name_matches(query_terms) if counts["topics"] else {}
             if len(names) > NAME_TOPICS_MAX:
                 best = sorted(names, key=lambda f: weight_of(names[f], weights), reverse=True)
                 names = {f: names[f] for f in best[:NAME_TOPICS_MAX]}
             candidate_ids: set[int] = set()
+            held: dict[int, int] = {}  # each candidate's words, as bits in the words' order (both tables have it)
             for fts in sources:  # within a window, every row looked up is in it
                 candidate_ids.update(
-                    self.words.candidates(postings[fts], weights, most, None if window is None else window.times)
+                    self.words.candidates(postings[fts], weights, most, None if window is None else window.times, held)
                 )
             rows = self._note_rows(candidate_ids, names, query_terms)
             hits: list[ScoredNote] = []
             with_own_match: set[str] = set()
+            # A note's words: those its rows were found by, and where a word was found in as many rows as its cap
+            # (in either table), or the note came by its topic's name, the words its stored terms hold.
+            capped = {term for rows_of in postings.values() for term, found in rows_of.items() if len(found) >= cap}
             padded = [(term, f" {term} ") for term in query_terms]
+            checked = [(term, spaced) for term, spaced in padded if term in capped]
+            bit_of = {term: 1 << place for place, term in enumerate(dict.fromkeys(query_terms))}
+            own_of: dict[int, frozenset[str]] = {}  # the words of each set of bits
             days: dict[str, tuple[date, float]] = {}  # a date as written, and its recency factor
             no_name: frozenset[str] = frozenset()
             # hit_score's, with each day's recency factor worked out once
             for row in rows:
                 file = row.file
-                spaced_terms = row.spaced_terms
-                own = {term for term, spaced in padded if spaced in spaced_terms}
+                mask = held.get(row.id)
+                if mask is None:  # by its topic's name
+                    spaced_terms = row.spaced_terms
+                    own = frozenset(term for term, spaced in padded if spaced in spaced_terms)
+                else:
+                    known = own_of.get(mask)
+                    if known is None:
+                        known = own_of[mask] = frozenset(term for term, bit in bit_of.items() if mask & bit)
+                    own = known
+                    if checked:
+                        spaced_terms = row.spaced_terms
+                        more = {term for term, spaced in checked if term not in own and spaced in spaced_terms}
+                        if more:
+                            own = own | more
                 if not own:
                     continue  # a note matched by its topic's name alone: the opening stands in
                 by_name = names.get(file, no_name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Set
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, TypeVar
@@ -48,7 +48,7 @@ def fts_query(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def in_query_order(query_terms: list[str], matched: set[str]) -> list[str]:
+def in_query_order(query_terms: list[str], matched: Set[str]) -> list[str]:
     """The words a hit matched, in the order of the message's."""
     return [term for term in query_terms if term in matched]
 
@@ -88,8 +88,8 @@ class WordLookup:
         self.kept = kept
 
     def counts(self) -> dict[str, Any]:
-        """How many topic notes, other memory notes and messages the index holds (the N of idf), and the
-        span of their ids, dates and times."""
+        """How many topic notes, other memory notes and messages the index holds (the N of idf), the span of their
+        ids, dates and times, and whether any topic is named (`topics`: 1 or 0)."""
         with self.connection.lock:
             if self.kept.counts is None:
                 db = self.connection.db
@@ -106,6 +106,7 @@ class WordLookup:
                 counts["day_max"] = db.execute("SELECT max(day) FROM notes").fetchone()[0] or ""
                 counts["ts_min"] = db.execute("SELECT min(ts) FROM messages").fetchone()[0] or 0
                 counts["ts_max"] = db.execute("SELECT max(ts) FROM messages").fetchone()[0] or 0
+                counts["topics"] = db.execute("SELECT EXISTS(SELECT 1 FROM topics)").fetchone()[0]  # any topic named
                 self.kept.counts = counts
             return dict(self.kept.counts)
 
@@ -329,9 +330,9 @@ class WordLookup:
         """Up to `most` row ids that hold any of the words, best first by the words' weight summed, newest first on
         ties: by their `times` when given (a window), else by id; in no order when they are `most` or fewer.
 
-        `held`, when given, is filled with each row's words found: bit i for the i-th word of `postings` whose rows
-        hold it (which is every row holding it when fewer than the cap were found)."""
-        found: dict[int, int] = {} if held is None else held  # row id -> the words' bits
+        `held`, when given, is given each row's words found: bit i for the i-th word of `postings` whose rows hold it
+        (which is every row holding it when fewer than the cap were found)."""
+        found: dict[int, int] = {}  # row id -> the words' bits
         several: set[int] = set()  # rows holding more than one of the words
         for bit, rows in zip(_bits(len(postings)), postings.values(), strict=True):
             # only the rows already holding an earlier word are added to in Python, the rest are set in C
@@ -340,6 +341,8 @@ class WordLookup:
             for rowid, mask in earlier.items():
                 found[rowid] = mask | bit
             several.update(earlier)
+        if held is not None:
+            held.update(found)
         if len(found) <= most:
             return list(found)  # every row is a candidate: no need to rank them
         # A row's weight is its words' summed in the words' order: the same sum as adding each row's weights one by

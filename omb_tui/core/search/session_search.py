@@ -213,7 +213,8 @@ def session_search(
             notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
     surface = {w.term: w.surface for w in query_words}
     from_room = searching_from is not None and searching_from.is_room
-    hits = [_message_hit(hit, surface, from_room) for hit in messages]
+    labels: dict[str, str] = {}  # each conversation's, worked out once
+    hits = [_message_hit(hit, surface, from_room, labels) for hit in messages]
     hits += [_note_hit(hit, surface) for hit in notes] + team_hits
     if query_words:
         hits.sort(key=lambda h: -h.score)
@@ -235,10 +236,13 @@ def _newest_first_key(hit: SearchHit) -> tuple:
     return (hit.day or date.min, 0, 0.0)
 
 
-def _message_hit(hit: MessageHit, surface: dict[str, str], from_room: bool) -> SearchHit:
+def _message_hit(hit: MessageHit, surface: dict[str, str], from_room: bool, labels: dict[str, str]) -> SearchHit:
     conversation = hit.conversation
     private = from_room and not conversation.is_room and conversation.started_by.kind == "person"
-    where = conversation.label() + (" (private chat)" if private else "")
+    label = labels.get(conversation.kind + ":" + conversation.id)
+    if label is None:
+        label = labels[conversation.kind + ":" + conversation.id] = conversation.label()
+    where = label + (" (private chat)" if private else "")
     text = " ".join(hit.text.split())
     return SearchHit(
         source="conversation",

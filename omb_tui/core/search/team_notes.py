@@ -47,6 +47,8 @@ def search_team_notes(
     those last changed between `since` and `until` (newest first)."""
     notes = [(team, note) for team in teams_of_bot(home, bot_id) for note in team.accepted()]
     notes = [(team, note) for team, note in notes if _within(note, since, until)]
+    if not notes:
+        return []
     wanted = terms(query or "")
     if not wanted:
         hits = [TeamHit(team, note, [], 0.0) for team, note in notes]
