@@ -221,6 +221,40 @@ def test_within_a_window_a_word_is_looked_up_in_its_newest_messages_and_notes_by
     )
 
 
+def test_an_index_kept_between_searches_in_a_window_scores_as_a_fresh_one_after_a_write(home, monkeypatch):
+    # A window's counts (the N and n of a word's weight within it) are kept for the next search in the same window:
+    # a write must drop them, or a process that keeps its index open would score by counts no longer true.
+    from omb_tui.core.recall import index_search
+    from omb_tui.core.recall.recall_index import RecallIndex
+
+    monkeypatch.setattr(index_search, "POSTINGS_CAP_WINDOW", 3, raising=False)
+    conversation(home, "hangar", [("person", f"the zeppelin hangar, note {n}", hours_ago(24 + n)) for n in range(5)])
+    conversation(home, "field", [("person", f"the airfield opens, day {n}", hours_ago(48 + n)) for n in range(4)])
+    write(home, "memory/hangar.md", "".join(f"- 2026-09-1{n} · the zeppelin hangar, entry {n}\n" for n in range(5)))
+    kept = RecallIndex(home, "scout")
+
+    def scores(index: RecallIndex) -> list[tuple[str, float]]:
+        found = search(home, "zeppelin hangar airfield", since="90d", limit=50, index=index)
+        return [(hit.text, hit.score) for hit in found.hits]
+
+    def fresh() -> list[tuple[str, float]]:
+        index = RecallIndex(home, "scout")
+        try:
+            return scores(index)
+        finally:
+            index.close()
+
+    before = scores(kept)
+    assert before == fresh()
+    # more of the same words inside the window's first and last times and days (the window itself is the same)
+    conversation(home, "more", [("person", f"the airfield again, talk {n}", hours_ago(30 + n)) for n in range(6)])
+    write(home, "memory/field.md", "".join(f"- 2026-09-1{n % 4} · the airfield log {n}\n" for n in range(6)))
+    after = scores(kept)
+    assert after == fresh()  # as a fresh index scores them
+    assert after != before
+    kept.close()
+
+
 def test_a_turn_is_ranked_with_the_turns_beside_it(home):
     # both replies hold "budget" alone; the one after a message holding the other words ranks first, though older
     conversation(

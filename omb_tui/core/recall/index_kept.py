@@ -69,6 +69,7 @@ class KeptLookups:
         # table and id: a table's are dropped with its words' rows, whenever one of its rows may have changed.
         self._rows: dict[str, dict[int, Any]] = {"notes": {}, "messages": {}}  # NoteRow, MessageRow
         self.counts: dict[str, Any] | None = None  # WordLookup.counts, until a write
+        self.window_sizes: dict[tuple, int] = {}  # WordLookup.window_size's counts, until a write
         self.headers: dict[str, conv.Conversation | None] = {}  # the convs rows parsed, by key, until one changes
         # The texts of messages shown, as read from their files (and redacted): by conversation, with the stamp its
         # file had then (FileStamp), then by message id. A conversation's are dropped whenever the index reads it
@@ -84,6 +85,7 @@ class KeptLookups:
         for rows in self._rows.values():
             rows.clear()
         self.counts = None
+        self.window_sizes.clear()
         self.headers.clear()
         self._texts.clear()
         self._texts_count = 0
@@ -171,3 +173,4 @@ class KeptLookups:
                         self._postings[key] = (found + rows)[: key.cap]
         self._appends, self._changed = [], set()
         self.counts = None
+        self.window_sizes.clear()

@@ -7,6 +7,7 @@ notes the name's words at half weight; when none of its notes holds a word itsel
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
@@ -193,6 +194,8 @@ class NoteSearch:
             own_of: dict[int, frozenset[str]] = {}  # the words of each set of bits
             days: dict[str, tuple[date, float]] = {}  # a date as written, and its recency factor
             no_name: frozenset[str] = frozenset()
+            weight_of_own: dict[frozenset[str], float] = {}
+            scored: list[tuple[float, NoteRow, date | None, Set[str]]] = []
             # hit_score's, with each day's recency factor worked out once
             for row in rows:
                 file = row.file
@@ -227,10 +230,24 @@ class NoteSearch:
                     continue
                 if skip_expired and row.until and date.fromisoformat(row.until) < today:
                     continue
-                score = words_weight(own, by_name, weights) * factor
+                if by_name:
+                    weight = words_weight(own, by_name, weights)
+                elif own in weight_of_own:  # (words_weight's, worked out once for each set of words)
+                    weight = weight_of_own[own]
+                else:
+                    weight = weight_of_own[own] = words_weight(own, (), weights)
                 with_own_match.add(file)
-                # the NoteHit itself is made for the ones kept (see below); its text is read for those only
-                hits.append(ScoredNote(score, row.id, file, row.kind, row.section, day, row.line, "", own | by_name))
+                # a ScoredNote is made for the ones that may be kept (see below); its text is read for those only
+                scored.append((weight * factor, row, day, own | by_name if by_name else own))
+            # Only the notes scoring at least the `limit`-th best can be among the best `limit` (ties and all).
+            lowest = -math.inf
+            if limit and len(scored) > limit:
+                lowest = sorted([entry[0] for entry in scored], reverse=True)[limit - 1]
+            for score, row, day, matched_words in scored:
+                if score >= lowest:
+                    hits.append(
+                        ScoredNote(score, row.id, row.file, row.kind, row.section, day, row.line, "", matched_words)
+                    )
             for file, matched in names.items():
                 if file in with_own_match or len(matched) < need:
                     continue

@@ -26,6 +26,7 @@ EXACT_POOL = 100  # candidates scored exactly (by their stored terms) for recall
 NEIGHBOUR_SHARE = 0.5  # of the score of the turn next to a message that it gains (a quarter of the one two away)
 SEARCH_POOL = 1000  # the same for session_search
 WINDOW_POOL = 300  # the same for session_search within a time window (every candidate is in the window)
+WINDOW_SIZES_KEPT = 4096  # windows' counts kept for the next searches (all dropped past it, and at any write)
 WINDOW_READ_WHOLE = 8  # a table of at most this many times a word's cap is looked up in a window in one go
 
 Row = TypeVar("Row", NoteRow, MessageRow)
@@ -218,13 +219,21 @@ class WordLookup:
         """How many rows (holding any word) the window holds; with `since`, only those that new."""
         first = window.first if since is None else since
         if first not in window.sizes:
-            window.sizes[first] = (
-                0
-                if first > window.last
-                else self.connection.db.execute(
-                    f"SELECT count(*) FROM {window.timed} WHERE {window.column} BETWEEN ? AND ?", (first, window.last)
-                ).fetchone()[0]
-            )
+            key = (window.timed, first, window.last)  # the same for the next search in the same window, until a write
+            sizes = self.kept.window_sizes
+            size = sizes.get(key)
+            if size is None:
+                if len(sizes) >= WINDOW_SIZES_KEPT:
+                    sizes.clear()
+                size = sizes[key] = (
+                    0
+                    if first > window.last
+                    else self.connection.db.execute(
+                        f"SELECT count(*) FROM {window.timed} WHERE {window.column} BETWEEN ? AND ?",
+                        (first, window.last),
+                    ).fetchone()[0]
+                )
+            window.sizes[first] = size
         return window.sizes[first]
 
     def lookup_in_window(
