@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-from datetime import UTC, date, datetime, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.changes import Actor
@@ -753,3 +753,39 @@ def test_a_word_looked_up_past_the_current_chat_gives_the_newest_rows_of_the_oth
             assert (
                 counts == index.words.lookup("message_fts", "messages", ["durian"], cap, "t.conv != ?", (chat_key,))[1]
             )
+
+
+def test_a_window_counted_from_one_kept_before_counts_as_many_rows_as_counting_them_all(tmp_path):
+    """A window's count starts from the nearest count kept to the same last time (a "90d" window moves on by seconds
+    between searches): the same number, later or earlier, by a second or by weeks, for messages and for notes."""
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    start = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
+    for n in range(120):  # a message every 17 hours, from June to September
+        conv.append_message(
+            chat.path, conv.Message("person", "Milind", start + timedelta(hours=17 * n), f"the kiwi crate {n}")
+        )
+    write(home, "memory/crates.md", "".join(f"- 2026-0{6 + n // 30}-{1 + n % 28:02d} · crate {n}\n" for n in range(90)))
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    db = index.connection.db
+    last = start + timedelta(hours=17 * 119)
+    for days_back in (90, 90, 89.99999, 60, 61, 3, 75, 90.5, 0.5):
+        since = last - timedelta(days=days_back)
+        window = index.words.message_window(since.timestamp(), None, None)
+        (expected,) = db.execute(
+            "SELECT count(*) FROM messages WHERE ts BETWEEN ? AND ?", (window.first, window.last)
+        ).fetchone()
+        assert index.words.window_size(window) == expected, days_back
+        later = window.first + 3600 * 24 * 7
+        (expected,) = db.execute(
+            "SELECT count(*) FROM messages WHERE ts BETWEEN ? AND ?", (later, window.last)
+        ).fetchone()
+        assert index.words.window_size(window, since=later) == expected, days_back
+    for since_day in (date(2026, 7, 1), date(2026, 7, 2), date(2026, 6, 3), date(2026, 8, 20), date(2026, 7, 1)):
+        window = index.words.note_window(since_day, None)
+        (expected,) = db.execute(
+            "SELECT count(*) FROM notes WHERE day BETWEEN ? AND ?", (window.first, window.last)
+        ).fetchone()
+        assert index.words.window_size(window) == expected, since_day
+    index.close()

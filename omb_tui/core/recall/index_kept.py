@@ -69,7 +69,9 @@ class KeptLookups:
         # table and id: a table's are dropped with its words' rows, whenever one of its rows may have changed.
         self._rows: dict[str, dict[int, Any]] = {"notes": {}, "messages": {}}  # NoteRow, MessageRow
         self.counts: dict[str, Any] | None = None  # WordLookup.counts, until a write
-        self.window_sizes: dict[tuple, int] = {}  # WordLookup.window_size's counts, until a write
+        # WordLookup.window_size's counts, until a write: by (table, the window's last time), then by first time (and
+        # the first times in order)
+        self.window_sizes: dict[tuple[str, Any], tuple[dict[Any, int], list[Any]]] = {}
         self.headers: dict[str, conv.Conversation | None] = {}  # the convs rows parsed, by key, until one changes
         # The texts of messages shown, as read from their files (and redacted): by conversation, with the stamp its
         # file had then (FileStamp), then by message id. A conversation's are dropped whenever the index reads it

@@ -7,6 +7,7 @@ newest first (within a window, the newest by time); only the best candidates by 
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Set
@@ -26,7 +27,7 @@ EXACT_POOL = 100  # candidates scored exactly (by their stored terms) for recall
 NEIGHBOUR_SHARE = 0.5  # of the score of the turn next to a message that it gains (a quarter of the one two away)
 SEARCH_POOL = 1000  # the same for session_search
 WINDOW_POOL = 300  # the same for session_search within a time window (every candidate is in the window)
-WINDOW_SIZES_KEPT = 4096  # windows' counts kept for the next searches (all dropped past it, and at any write)
+WINDOW_SIZES_KEPT = 1024  # counts kept to one last time, for the next searches (all dropped past it, and at any write)
 WINDOW_READ_WHOLE = 8  # a table of at most this many times a word's cap is looked up in a window in one go
 
 Row = TypeVar("Row", NoteRow, MessageRow)
@@ -219,22 +220,45 @@ class WordLookup:
         """How many rows (holding any word) the window holds; with `since`, only those that new."""
         first = window.first if since is None else since
         if first not in window.sizes:
-            key = (window.timed, first, window.last)  # the same for the next search in the same window, until a write
-            sizes = self.kept.window_sizes
-            size = sizes.get(key)
-            if size is None:
-                if len(sizes) >= WINDOW_SIZES_KEPT:
-                    sizes.clear()
-                size = sizes[key] = (
-                    0
-                    if first > window.last
-                    else self.connection.db.execute(
-                        f"SELECT count(*) FROM {window.timed} WHERE {window.column} BETWEEN ? AND ?",
-                        (first, window.last),
-                    ).fetchone()[0]
-                )
-            window.sizes[first] = size
+            window.sizes[first] = self._rows_from(window, first)
         return window.sizes[first]
+
+    def _rows_from(self, window: Window, first: Any) -> int:
+        """How many rows are from `first` to the window's last time.
+
+        Counted once, and kept until a write: the next count to the same last time starts from the nearest one kept
+        and counts only the rows between, where that is a shorter span than counting them all (a window such as "90d"
+        moves on by seconds from one search to the next)."""
+        if first > window.last:
+            return 0
+        known, firsts = self.kept.window_sizes.setdefault((window.timed, window.last), ({}, []))
+        if first in known:
+            return known[first]
+        if len(known) >= WINDOW_SIZES_KEPT:
+            known.clear()
+            firsts.clear()
+        count = f"SELECT count(*) FROM {window.timed} WHERE {window.column}"
+        db = self.connection.db
+        day = window.day_of(first)
+        place = bisect.bisect(firsts, first)
+        # the nearest first time kept: the one before or the one after (day_of follows the times' order)
+        nearest = min(
+            firsts[max(0, place - 1) : place + 1], key=lambda other: abs(window.day_of(other) - day), default=None
+        )
+        if nearest is not None and abs(window.day_of(nearest) - day) < window.day_of(window.last) - day:
+            if first < nearest:
+                size = (
+                    known[nearest] + db.execute(f"{count} >= ? AND {window.column} < ?", (first, nearest)).fetchone()[0]
+                )
+            else:
+                size = (
+                    known[nearest] - db.execute(f"{count} >= ? AND {window.column} < ?", (nearest, first)).fetchone()[0]
+                )
+        else:
+            size = db.execute(f"{count} BETWEEN ? AND ?", (first, window.last)).fetchone()[0]
+        firsts.insert(place, first)
+        known[first] = size
+        return size
 
     def lookup_in_window(
         self, window: Window, query_terms: list[str], cap: int
