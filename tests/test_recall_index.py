@@ -789,3 +789,11 @@ def test_a_window_counted_from_one_kept_before_counts_as_many_rows_as_counting_t
         ).fetchone()
         assert index.words.window_size(window) == expected, since_day
     index.close()
+
+
+def test_the_index_is_read_through_a_memory_map(tmp_path):
+    """A page read is a memory read, not a system call (index_schema.MMAP_BYTES)."""
+    index = RecallIndex(Home(tmp_path), "scout")
+    index.refresh()
+    assert index.connection.db.execute("PRAGMA mmap_size").fetchone()[0] > 0
+    index.close()
