@@ -797,3 +797,21 @@ def test_the_index_is_read_through_a_memory_map(tmp_path):
     index.refresh()
     assert index.connection.db.execute("PRAGMA mmap_size").fetchone()[0] > 0
     index.close()
+
+
+def test_lookups_in_one_read_see_one_state_of_the_index_whatever_another_process_writes(tmp_path):
+    """recall and session_search look up notes and messages in one read transaction (IndexConnection.reading)."""
+    home = Home(tmp_path)
+    chat = make_chat(home)
+    say(chat, "the fig delivery is late")
+    index = RecallIndex(home, "scout")
+    index.refresh()
+    other = RecallIndex(home, "scout")  # another process's connection
+    with index.reading():
+        assert message_texts(index, "fig") == ["the fig delivery is late"]
+        say(chat, "a fig tart for Sunday", day=11)
+        other.refresh()  # committed by the other connection meanwhile
+        assert message_texts(index, "fig") == ["the fig delivery is late"]
+    assert message_texts(index, "fig") == ["a fig tart for Sunday", "the fig delivery is late"]
+    other.close()
+    index.close()

@@ -233,12 +233,13 @@ def recall(
             if refresh:
                 index.refresh(progress=progress)
             query = [word.term for word in message_words]
-            notes = index.search_notes(
-                query, need=result.matches_needed, today=today, topics_only=True, limit=MAX_NOTES * 3
-            )
-            passages: list[list[MessageHit]] = []
-            if result.passages_allowed:
-                passages = _passages(index, query, result.matches_needed, today, conversation, person)
+            with index.reading():
+                notes = index.search_notes(
+                    query, need=result.matches_needed, today=today, topics_only=True, limit=MAX_NOTES * 3
+                )
+                passages: list[list[MessageHit]] = []
+                if result.passages_allowed:
+                    passages = _passages(index, query, result.matches_needed, today, conversation, person)
         except (sqlite3.Error, OSError) as exc:
             # recall never fails a turn: the turn goes ahead without it, and the log says why
             log.warning("auto-recall: %s failed: %s", bot_id, exc)

@@ -22,6 +22,7 @@ must not reach the index, and deleting the index loses nothing (it is built agai
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from datetime import date
@@ -91,6 +92,10 @@ class RecallIndex:
     def refresh(self, *, full: bool = False, progress: Progress | None = None) -> RefreshReport:
         """Read what changed since the last refresh (IndexRefresh.refresh)."""
         return self.refresher.refresh(full=full, progress=progress)
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """Lookups in one read transaction (IndexConnection.reading): call refresh before, not inside."""
+        return self.connection.reading()
 
     def counts(self) -> dict[str, Any]:
         """How many topic notes, other notes and messages the index holds (WordLookup.counts)."""

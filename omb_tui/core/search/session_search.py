@@ -189,28 +189,29 @@ def session_search(
     until_day = end.date() if end else None
     messages: list[MessageHit]
     notes: list[NoteHit] = []
-    if query_words:
-        terms = [w.term for w in query_words]
-        need = 1  # any word: unlike recall, no two-word rule (docs/recall.md, "session_search")
-        messages = index.search_messages(
-            terms, need=need, today=today, limit=limit, since_ts=since_ts, until_ts=until_ts, pool=None
-        )
-        if memory_on:
-            notes = index.search_notes(
-                terms,
-                need=need,
-                today=today,
-                topics_only=False,
-                limit=limit,
-                since=since_day,
-                until=until_day,
-                skip_expired=False,
-                pool=None,
+    with index.reading():  # one state of the index for both
+        if query_words:
+            terms = [w.term for w in query_words]
+            need = 1  # any word: unlike recall, no two-word rule (docs/recall.md, "session_search")
+            messages = index.search_messages(
+                terms, need=need, today=today, limit=limit, since_ts=since_ts, until_ts=until_ts, pool=None
             )
-    else:
-        messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=limit)
-        if memory_on:
-            notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
+            if memory_on:
+                notes = index.search_notes(
+                    terms,
+                    need=need,
+                    today=today,
+                    topics_only=False,
+                    limit=limit,
+                    since=since_day,
+                    until=until_day,
+                    skip_expired=False,
+                    pool=None,
+                )
+        else:
+            messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=limit)
+            if memory_on:
+                notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
     surface = {w.term: w.surface for w in query_words}
     from_room = searching_from is not None and searching_from.is_room
     labels: dict[str, str] = {}  # each conversation's, worked out once
