@@ -49,7 +49,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings  # noqa: E402
-from omb_tui.core.recall.recall import recall  # noqa: E402
+from omb_tui.core.recall.recall import (  # noqa: E402
+    MAX_PASSAGES,
+    PASSAGE_TURNS_MAX,
+    recall,
+)
+from omb_tui.core.recall.recall import PASSAGES_PER_CONVERSATION as PASSAGES_PER_SESSION  # noqa: E402
 from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
 from omb_tui.core.search.session_search import session_search  # noqa: E402
 
@@ -60,8 +65,6 @@ TARGET_SEARCH_AT_10 = 0.65
 TARGET_RECALL_HIT = 0.68
 TARGET_SPEED_RATIO = 3.0  # session_search median at most 3x bm25s's
 TURN_GAP = timedelta(seconds=30)
-MAX_PASSAGES = 4
-PASSAGES_PER_SESSION = 2
 
 
 @dataclass(frozen=True)
@@ -217,27 +220,40 @@ def measure_ours(sample: Sample, person: str, bot: str, scores: Scores, misses: 
 
 
 def bm25_passages(ranked: list[int], sample: Sample, bot: str) -> set[str]:
-    """BM25's top turns made into recall's passages: the turn with the one answering it or that it answers."""
-    chosen: set[str] = set()
-    taken: dict[int, list[int]] = defaultdict(list)
-    passages = 0
-    for position in ranked:
-        turn = sample.turns[position]
-        if len(taken[turn.session]) >= PASSAGES_PER_SESSION * 2 or any(
-            abs(p - position) <= 1 for p in taken[turn.session]
-        ):
-            continue
-        pair = [position]
-        step = +1 if turn.speaker != bot else -1
+    """BM25's top turns made into recall's passages as recall makes them: the turn with the one answering it or that
+    it answers on each side, at most two per session and four in all; a turn just beside a passage joins it (with
+    the turn beyond it of the other speaker), up to five turns, and past that starts its own without a turn shown."""
+
+    def other_side(position: int, step: int) -> list[int]:
         other = position + step
-        if 0 <= other < len(sample.turns) and sample.turns[other].session == turn.session:
-            pair.append(other)
-        taken[turn.session].extend(pair)
-        chosen.update(sample.turns[p].dia_id for p in pair)
-        passages += 1
-        if passages >= MAX_PASSAGES:
+        turns = sample.turns
+        if 0 <= other < len(turns) and turns[other].session == turns[position].session:
+            if turns[other].speaker != turns[position].speaker:
+                return [other]
+        return []
+
+    passages: dict[int, list[list[int]]] = defaultdict(list)  # by session
+    count = 0
+    for position in ranked:
+        session = sample.turns[position].session
+        beside = next((p for p in passages[session] if p[0] - 1 <= position <= p[-1] + 1), None)
+        if beside is not None:
+            if beside[0] <= position <= beside[-1]:
+                continue
+            if len(beside) < PASSAGE_TURNS_MAX:
+                step = -1 if position < beside[0] else +1
+                beside.extend([position, *other_side(position, step)][: PASSAGE_TURNS_MAX - len(beside)])
+                beside.sort()
+                continue
+        if len(passages[session]) >= PASSAGES_PER_SESSION:
+            continue
+        shown = {p for passage in passages[session] for p in passage}
+        turns = [*other_side(position, -1), position, *other_side(position, +1)]
+        passages[session].append([p for p in turns if p not in shown])
+        count += 1
+        if count >= MAX_PASSAGES:
             break
-    return chosen
+    return {sample.turns[p].dia_id for group in passages.values() for passage in group for p in passage}
 
 
 def measure_bm25(sample: Sample, bot: str, scores: Scores, stemmer: object | None) -> None:

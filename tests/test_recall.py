@@ -680,6 +680,32 @@ def test_a_passage_shows_the_turns_on_both_sides_that_answer_it_or_that_it_answe
     ]  # never the harness's notice
 
 
+def test_a_matched_turn_just_beside_a_passage_joins_it_up_to_five_turns(home):
+    """A matched turn right past a passage's edge is shown in that passage, with the turn beyond it that answers it
+    (it was left out when passages could not touch); past five turns it starts a passage of its own, which never
+    shows a turn the other one does."""
+    chat(
+        home,
+        "boat",
+        [
+            ("person", "the sailing club opens in May", 10),  # 0: matched (sailing)
+            ("bot", "Good, the club is near the harbour", 10),  # 1
+            ("person", "I bought a sailing jacket there", 10),  # 2: matched, just before the first passage
+            ("bot", "Does the jacket fit?", 10),  # 3
+            ("person", "It fits, and sailing lessons start soon", 10),  # 4: both words: the best hit
+            ("bot", "Then May will be busy", 10),  # 5
+            ("person", "busy with sailing every weekend", 10),  # 6: matched, just after it, which is full
+            ("bot", "Enjoy it", 10),  # 7
+        ],
+    )
+    passages = recall(home, "scout", "When does sailing start?", today=TODAY).passages
+    assert [p.conversation for p in passages] == ["boat", "boat"]
+    seqs = sorted(passages, key=lambda p: p.seqs)
+    assert seqs[0].seqs == (1, 2, 3, 4, 5)  # the best hit's three turns, joined by turn 2 (and 1, answered by it)
+    assert seqs[1].seqs == (6, 7)  # a passage of its own, without turn 5 (shown already); turn 0: two per chat
+    assert "I bought a sailing jacket there" in seqs[0].text
+
+
 def test_a_message_is_found_by_who_wrote_it(home):
     chat(home, "roof", [("person", "The roof leaks again", 10), ("bot", "I will call the roofer", 10)], person="Anna")
     chat(home, "shed", [("person", "The roof of the shed is fine", 12)], person="Milind")

@@ -40,6 +40,7 @@ MAX_NOTES = 4
 MAX_PASSAGES = 4
 MAX_BLOCK_CHARS = 6000
 PASSAGES_PER_CONVERSATION = 2
+PASSAGE_TURNS_MAX = 5  # a passage grows past its three turns only by matched turns just beside it (_join)
 NOTE_TEXT_MAX = 1200
 MESSAGE_TEXT_MAX = 600
 OPENING_MIN_CHARS = 150  # an opening left less room than this (its text shorter still excepted) is left out
@@ -298,16 +299,18 @@ def _passages(
         texts=False,
     )
     chosen: list[list[MessageHit]] = []
-    taken_seqs: dict[str, list[int]] = {}
-    passages_from: dict[str, int] = {}
+    from_conversation: dict[str, list[list[MessageHit]]] = {}  # the passages chosen from each conversation
     for hit in hits:
         key = conversation_key(hit.conversation)
-        taken = taken_seqs.setdefault(key, [])
-        if passages_from.get(key, 0) >= PASSAGES_PER_CONVERSATION or any(abs(seq - hit.seq) <= 1 for seq in taken):
+        passages = from_conversation.setdefault(key, [])
+        beside = next((p for p in passages if p[0].seq - 1 <= hit.seq <= p[-1].seq + 1), None)
+        if beside is not None and (beside[0].seq <= hit.seq <= beside[-1].seq or _join(index, beside, hit)):
+            continue  # shown already, or joined to the passage it is just beside
+        if len(passages) >= PASSAGES_PER_CONVERSATION:
             continue
-        turns = [*_answered(index, hit, -1), hit, *_answered(index, hit, +1)]
-        taken.extend(m.seq for m in turns)
-        passages_from[key] = passages_from.get(key, 0) + 1
+        shown = {message.seq for passage in passages for message in passage}  # two passages never overlap
+        turns = [m for m in (*_answered(index, hit, -1), hit, *_answered(index, hit, +1)) if m.seq not in shown]
+        passages.append(turns)
         chosen.append(turns)
         if len(chosen) >= MAX_PASSAGES:
             break
@@ -318,6 +321,18 @@ def _passages(
         for pair in chosen
         if any(message.id in readable and message.matched for message in pair)
     ]
+
+
+def _join(index: RecallIndex, passage: list[MessageHit], hit: MessageHit) -> bool:
+    """A matched turn just before or after a passage joins it, with the turn beyond it that answers it or that it
+    answers, while the passage holds fewer than PASSAGE_TURNS_MAX turns (False when it is full: the turn may start
+    a passage of its own)."""
+    if len(passage) >= PASSAGE_TURNS_MAX:
+        return False
+    side = -1 if hit.seq < passage[0].seq else +1
+    passage.extend([hit, *_answered(index, hit, side)][: PASSAGE_TURNS_MAX - len(passage)])
+    passage.sort(key=lambda message: message.seq)
+    return True
 
 
 def _answered(index: RecallIndex, hit: MessageHit, offset: int) -> list[MessageHit]:
