@@ -45,6 +45,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __name__ == "__main__":  # started by any Python: go on in the project's .venv (benchmarks/in_venv.py)
+    from in_venv import run_in_venv
+
+    run_in_venv()
 
 from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
