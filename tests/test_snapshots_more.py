@@ -215,11 +215,15 @@ class FixedDay(date):
         return cls(2026, 11, 29)
 
 
-def test_still_true_queue_with_the_reason_of_the_highlighted_entry(snap_compare, snapshot_home, monkeypatch):
+def still_true_queue(snapshot_home, monkeypatch):
+    """The still-true queue on snapshot_home: two old entries and one ending this week, today fixed; returns what
+    opens it (run_before) and waits for its lines."""
+    from omb_tui.app.screens import still_true as still_true_screen
     from omb_tui.app.screens.still_true import StillTrueScreen
     from omb_tui.core.guard import still_true
 
     monkeypatch.setattr(still_true, "date", FixedDay)
+    monkeypatch.setattr(still_true_screen, "date", FixedDay)
     store = MemoryStore(snapshot_home.home, "scout")
     old = "- 2025-01-05 · from chat · works at Acme\n- 2025-03-01 · from chat · drives a blue car\n"
     soon = "- 2026-10-01 · flat lease runs out · until 2026-12-03\n"
@@ -234,4 +238,36 @@ def test_still_true_queue_with_the_reason_of_the_highlighted_entry(snap_compare,
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, StillTrueScreen) and pilot.app.screen.lines)
         await settle(pilot)
 
+    return open_still_true
+
+
+def test_still_true_queue_with_the_reason_of_the_highlighted_entry(snap_compare, snapshot_home, monkeypatch):
+    open_still_true = still_true_queue(snapshot_home, monkeypatch)
     assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=open_still_true)
+
+
+@pytest.mark.parametrize(("key", "dialog"), [("u", "UntilDateDialog"), ("e", "EntryEditDialog")])
+def test_still_true_dialogs_for_an_until_date_and_new_words(snap_compare, snapshot_home, monkeypatch, key, dialog):
+    open_still_true = still_true_queue(snapshot_home, monkeypatch)
+
+    async def opened(pilot):
+        await open_still_true(pilot)
+        await pilot.press(key)
+        shown = await wait_for_dialog(pilot, dialog)
+        for field in shown.query(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=opened)
+
+
+def test_duplicate_bot_dialog_offers_a_free_id(snap_compare, snapshot_home):
+    async def opened(pilot):
+        await listed_bots(pilot)
+        await pilot.press("d")
+        shown = await wait_for_dialog(pilot, "DuplicateBotDialog")
+        for field in shown.query(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=opened)
