@@ -20,12 +20,13 @@ from itertools import starmap
 from ..memory import conversations as conv
 from ..memory.paths import Home
 from .index_kept import FileStamp, KeptLookups
-from .index_ranking import recency_factor, weight_of, word_weights
+from .index_ranking import lowest_kept, recency_factor, weight_of, word_weights
 from .index_rows import sql_text
 from .index_schema import MESSAGE_COLUMNS, MESSAGE_PLACE_COLUMNS, IndexConnection, MessageRow
 from .index_search import (
     EXACT_POOL,
     NEIGHBOUR_SHARE,
+    HeldWords,
     WordLookup,
     candidates_scored,
     chunks,
@@ -128,7 +129,8 @@ class MessageSearch:
             candidate_ids = self.words.candidates(postings, weights, most, window.times if window else None, held)
             rows = self._candidate_rows(candidate_ids)
             conversations = self._conversations_for({row.conv for row in rows})
-            words = _HeldWords(query_terms, postings, cap, weights)
+            words = HeldWords(query_terms, [postings], cap)
+            by_mask: dict[int, tuple[float, int]] = {}  # a set of words' weight (weight_of's sum) and count, once
             accepted: dict[str, bool] = {}
             # scored from the rows as they come (a message's time is its ts, to the second as `at` is written);
             # a MessageHit is made for the ones kept. The score is hit_score's, with each day's recency factor
@@ -139,7 +141,6 @@ class MessageSearch:
             # beside it
             around: dict[int, float] = {}
             places: dict[str, int] = {}  # each conversation's number, shifted past any seq
-            checked, by_mask = words.checked, words.by_mask
             for row in rows:
                 key, ts = row.conv, row.ts
                 if key not in conversations:
@@ -150,11 +151,8 @@ class MessageSearch:
                     if not accepted[key]:
                         continue
                 mask = held[row.id]
-                if checked:  # a word found in more rows than its cap: is it in this one's stored terms?
-                    spaced_terms = row.spaced_terms
-                    for bit, spaced in checked:
-                        if not mask & bit and spaced in spaced_terms:
-                            mask |= bit
+                if words.checked:  # a word found in as many rows as its cap: is it in this one's stored terms?
+                    mask = words.complete(mask, row.spaced_terms)
                 day = row.day
                 if day is None:
                     day = row.day = datetime.fromtimestamp(ts).date()
@@ -162,7 +160,10 @@ class MessageSearch:
                 if factor is None:
                     factor = factors[day] = recency_factor(day, today)
                 known = by_mask.get(mask)
-                weight, count = known if known is not None else words.weight(mask)
+                if known is None:
+                    own = words.matched(mask)
+                    known = by_mask[mask] = (weight_of(own, weights), len(own))
+                weight, count = known
                 score = weight * factor  # (hit_score's: a message has no name's words)
                 base = places.get(key)
                 if base is None:
@@ -193,7 +194,7 @@ class MessageSearch:
                 for score, _, _, place in scored
             ]
             # Only the messages scoring at least the `limit`-th best can be among the best `limit` (ties and all).
-            lowest = sorted(totals, reverse=True)[limit - 1] if limit and len(totals) > limit else -math.inf
+            lowest = lowest_kept(totals, limit)
             ranked = [  # best first; newer first; then by id (ids differ: the row is never compared)
                 (-total, -row.ts, row.id, row, mask)
                 for total, (_, row, mask, _) in zip(totals, scored, strict=True)
@@ -337,32 +338,6 @@ class MessageSearch:
         if key.startswith("chat:"):
             return f"{chats}{os.sep}{key[len('chat:') :]}.ndjson"
         return f"{rooms}{os.sep}{key[len('room:') :]}.ndjson"
-
-
-class _HeldWords:
-    """A search's words as bits (WordLookup.candidates' `held`): which of them a candidate holds, their weight and how
-    many they are, worked out once for each set of words."""
-
-    def __init__(self, query_terms: list[str], postings: dict[str, list[int]], cap: int, weights: dict[str, float]):
-        self.query_terms = query_terms
-        self.weights = weights
-        self.bit_of = {term: 1 << place for place, term in enumerate(postings)}
-        # A word found in as many rows as its cap may be in others too: those rows' stored terms are tested for it.
-        self.checked = [(self.bit_of[term], f" {term} ") for term, rows in postings.items() if len(rows) >= cap]
-        self.by_mask: dict[int, tuple[float, int]] = {}  # a set of words' (weight, count), once `weight` worked it out
-
-    def matched(self, mask: int) -> list[str]:
-        """The words held, in the query's order (a word the query repeats, each time)."""
-        bit_of = self.bit_of
-        return [term for term in self.query_terms if mask & bit_of[term]]
-
-    def weight(self, mask: int) -> tuple[float, int]:
-        """The words' weight (weight_of's exact sum) and how many they are."""
-        found = self.by_mask.get(mask)
-        if found is None:
-            own = self.matched(mask)
-            found = self.by_mask[mask] = (weight_of(own, self.weights), len(own))
-        return found
 
 
 def conversation_key(conversation: conv.Conversation) -> str:

@@ -7,7 +7,6 @@ notes the name's words at half weight; when none of its notes holds a word itsel
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
@@ -16,10 +15,11 @@ from itertools import starmap
 from typing import NamedTuple
 
 from .index_kept import KeptLookups, LookupKey
-from .index_ranking import hit_score, recency_factor, weight_of, word_weights, words_weight
+from .index_ranking import hit_score, lowest_kept, recency_factor, weight_of, word_weights, words_weight
 from .index_schema import NOTE_COLUMNS, IndexConnection, NoteRow
 from .index_search import (
     EXACT_POOL,
+    HeldWords,
     WordLookup,
     candidates_scored,
     chunks,
@@ -157,13 +157,14 @@ class NoteSearch:
             postings: dict[str, dict[str, list[int]]] = {}
             window = self.words.note_window(since, until) if windowed else None
             for fts in sources:
-                if counts["topic" if fts == "topic_fts" else "memo"] == 0:  # (a bot without notes: nothing to ask)
+                in_table = counts["topic" if fts == "topic_fts" else "memo"]
+                if in_table == 0:  # (a bot without notes: nothing to ask)
                     postings[fts] = {term: [] for term in query_terms}
                     continue
                 if window is None:
                     postings[fts], found_in = self.words.lookup(fts, "notes", query_terms, cap)
                 else:
-                    window.fts, window.rows = fts, counts["topic" if fts == "topic_fts" else "memo"]
+                    window.fts, window.rows = fts, in_table
                     # (its boundaries and sizes count notes of every kind: the same for both tables)
                     postings[fts], found_in = self.words.lookup_in_window(window, query_terms, cap)
                     # a word's count is of all notes, as without a window: scaled from the window's notes
@@ -187,10 +188,7 @@ class NoteSearch:
             with_own_match: set[str] = set()
             # A note's words: those its rows were found by, and where a word was found in as many rows as its cap
             # (in either table), or the note came by its topic's name, the words its stored terms hold.
-            capped = {term for rows_of in postings.values() for term, found in rows_of.items() if len(found) >= cap}
-            padded = [(term, f" {term} ") for term in query_terms]
-            checked = [(term, spaced) for term, spaced in padded if term in capped]
-            bit_of = {term: 1 << place for place, term in enumerate(dict.fromkeys(query_terms))}
+            words = HeldWords(query_terms, postings.values(), cap)
             own_of: dict[int, frozenset[str]] = {}  # the words of each set of bits
             days: dict[str, tuple[date, float]] = {}  # a date as written, and its recency factor
             no_name: frozenset[str] = frozenset()
@@ -199,20 +197,12 @@ class NoteSearch:
             # hit_score's, with each day's recency factor worked out once
             for row in rows:
                 file = row.file
-                mask = held.get(row.id)
-                if mask is None:  # by its topic's name
-                    spaced_terms = row.spaced_terms
-                    own = frozenset(term for term, spaced in padded if spaced in spaced_terms)
-                else:
-                    known = own_of.get(mask)
-                    if known is None:
-                        known = own_of[mask] = frozenset(term for term, bit in bit_of.items() if mask & bit)
-                    own = known
-                    if checked:
-                        spaced_terms = row.spaced_terms
-                        more = {term for term, spaced in checked if term not in own and spaced in spaced_terms}
-                        if more:
-                            own = own | more
+                mask = held.get(row.id)  # (None: it came by its topic's name)
+                if mask is None or words.checked:
+                    mask = words.complete(mask, row.spaced_terms)
+                own = own_of.get(mask)
+                if own is None:
+                    own = own_of[mask] = frozenset(words.matched(mask))
                 if not own:
                     continue  # a note matched by its topic's name alone: the opening stands in
                 by_name = names.get(file, no_name)
@@ -240,9 +230,7 @@ class NoteSearch:
                 # a ScoredNote is made for the ones that may be kept (see below); its text is read for those only
                 scored.append((weight * factor, row, day, own | by_name if by_name else own))
             # Only the notes scoring at least the `limit`-th best can be among the best `limit` (ties and all).
-            lowest = -math.inf
-            if limit and len(scored) > limit:
-                lowest = sorted([entry[0] for entry in scored], reverse=True)[limit - 1]
+            lowest = lowest_kept([entry[0] for entry in scored], limit)
             for score, row, day, matched_words in scored:
                 if score >= lowest:
                     hits.append(

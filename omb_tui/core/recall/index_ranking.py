@@ -56,3 +56,11 @@ def hit_score(
     """A hit's score: its words' weight (`words_weight`) times its recency factor. Notes, openings (no words of their
     own) and messages (no name) alike; a search scoring many rows keeps each day's factor and multiplies itself."""
     return words_weight(own, by_name, weights) * recency_factor(day, today)
+
+
+def lowest_kept(scores: list[float], limit: int) -> float:
+    """The `limit`-th best of the scores: only what scores at least it can be among the best `limit` (ties and all);
+    -inf when everything may be (no limit, or no more than it)."""
+    if not limit or len(scores) <= limit:
+        return -math.inf
+    return sorted(scores, reverse=True)[limit - 1]

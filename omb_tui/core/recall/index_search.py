@@ -246,14 +246,9 @@ class WordLookup:
             firsts[max(0, place - 1) : place + 1], key=lambda other: abs(window.day_of(other) - day), default=None
         )
         if nearest is not None and abs(window.day_of(nearest) - day) < window.day_of(window.last) - day:
-            if first < nearest:
-                size = (
-                    known[nearest] + db.execute(f"{count} >= ? AND {window.column} < ?", (first, nearest)).fetchone()[0]
-                )
-            else:
-                size = (
-                    known[nearest] - db.execute(f"{count} >= ? AND {window.column} < ?", (nearest, first)).fetchone()[0]
-                )
+            low, high = sorted((first, nearest))
+            between = db.execute(f"{count} >= ? AND {window.column} < ?", (low, high)).fetchone()[0]
+            size = known[nearest] + (between if first < nearest else -between)
         else:
             size = db.execute(f"{count} BETWEEN ? AND ?", (first, window.last)).fetchone()[0]
         firsts.insert(place, first)
@@ -420,6 +415,35 @@ class WordLookup:
             self.kept.keep_rows(table, read.values())
             found.update(read)
         return [found[row_id] for row_id in wanted if row_id in found]
+
+
+class HeldWords:
+    """A search's words as the bits WordLookup.candidates gives its rows (`held`): bit i for the i-th word of the query
+    (each once), which every row found by that word's rows has. A word found in as many rows as its cap may be in other
+    rows too: for those, a row's stored terms are tested (`checked`)."""
+
+    def __init__(self, query_terms: list[str], postings: Iterable[dict[str, list[int]]], cap: int) -> None:
+        self.query_terms = query_terms
+        self.bit_of = dict(zip(dict.fromkeys(query_terms), _bits(len(set(query_terms))), strict=True))
+        capped = {term for rows_of in postings for term, rows in rows_of.items() if len(rows) >= cap}
+        self.checked = [(bit, f" {term} ") for term, bit in self.bit_of.items() if term in capped]
+        self._every = [(bit, f" {term} ") for term, bit in self.bit_of.items()]
+
+    def complete(self, mask: int | None, spaced_terms: str) -> int:
+        """A row's words: `mask` (what its words' rows say) and the `checked` words its stored terms hold; with no mask
+        (a row found another way), every word its stored terms hold."""
+        tests = self.checked
+        if mask is None:
+            tests, mask = self._every, 0
+        for bit, spaced in tests:
+            if not mask & bit and spaced in spaced_terms:
+                mask |= bit
+        return mask
+
+    def matched(self, mask: int) -> list[str]:
+        """The words held, in the query's order (a word the query repeats, each time)."""
+        bit_of = self.bit_of
+        return [term for term in self.query_terms if mask & bit_of[term]]
 
 
 def _bits(count: int) -> list[int]:
