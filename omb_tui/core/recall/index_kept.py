@@ -118,7 +118,7 @@ class KeptLookups:
         if kept is None:
             return {}
         if kept[0] != stamp:
-            self._texts_count -= len(self._texts.pop(key)[1])
+            self._drop_texts(key)
             return {}
         return kept[1]
 
@@ -126,13 +126,16 @@ class KeptLookups:
         """Keep texts read from a conversation's file while it has `stamp` (which must be settled: see FileStamp)."""
         if self._texts_count + len(texts) > self.TEXTS_KEPT:
             while self._texts and self._texts_count + len(texts) > self.TEXTS_KEPT // 2:
-                self._texts_count -= len(self._texts.pop(next(iter(self._texts)))[1])  # the conversation kept longest
+                self._drop_texts(next(iter(self._texts)))  # the conversation kept longest
         held = self.texts(key, stamp)
         if not held:
             self._texts[key] = (stamp, held)
         before = len(held)
         held.update(texts)
         self._texts_count += len(held) - before
+
+    def _drop_texts(self, key: str) -> None:
+        self._texts_count -= len(self._texts.pop(key)[1])
 
     # ----- what a write changed (IndexRows tells, inside the transaction) -----
     def begin_write(self) -> None:
@@ -153,7 +156,7 @@ class KeptLookups:
     def conversation_changed(self, key: str) -> None:
         self.headers.pop(key, None)  # its header (members) may change: parsed again when next needed
         if key in self._texts:  # its lines may have moved or changed
-            self._texts_count -= len(self._texts.pop(key)[1])
+            self._drop_texts(key)
 
     def written(self) -> None:
         """The write committed: drop what it changed, put the messages it appended in front of their words' rows."""

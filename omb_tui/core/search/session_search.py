@@ -17,7 +17,7 @@ from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
-from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
+from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from ..recall.words import words
 from .team_notes import search_team_notes
 
@@ -240,9 +240,10 @@ def _newest_first_key(hit: SearchHit) -> tuple:
 def _message_hit(hit: MessageHit, surface: dict[str, str], from_room: bool, labels: dict[str, str]) -> SearchHit:
     conversation = hit.conversation
     private = from_room and not conversation.is_room and conversation.started_by.kind == "person"
-    label = labels.get(conversation.kind + ":" + conversation.id)
+    key = conversation_key(conversation)
+    label = labels.get(key)
     if label is None:
-        label = labels[conversation.kind + ":" + conversation.id] = conversation.label()
+        label = labels[key] = conversation.label()
     where = label + (" (private chat)" if private else "")
     text = " ".join(hit.text.split())
     return SearchHit(
