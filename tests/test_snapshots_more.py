@@ -32,10 +32,14 @@ def fix_journal_times(store: MemoryStore) -> None:
 
 
 async def wait_for_dialog(pilot, name: str):
-    """The dialog on top, drawn. (settle would wait for the worker that waits for the dialog's answer.)"""
+    """The dialog on top, drawn, its fields' cursors not blinking. (settle would wait for the worker that waits for
+    the dialog's answer.)"""
     await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == name)
+    shown = pilot.app.screen
+    for field in shown.query(Input):
+        field.cursor_blink = False
     await pilot.pause()
-    return pilot.app.screen
+    return shown
 
 
 async def highlight_file(pilot, rel: str) -> None:
@@ -130,9 +134,7 @@ def picture_of_dialog(snap_compare, pictured, dialog: str, *keys: str, on: str |
         if on:
             await highlight_file(pilot, on)
         await pilot.press(*keys)
-        shown = await wait_for_dialog(pilot, dialog)
-        for field in shown.query(Input):
-            field.cursor_blink = False
+        await wait_for_dialog(pilot, dialog)
         await pilot.press(*typed)
         await pilot.pause()
 
@@ -253,10 +255,7 @@ def test_still_true_dialogs_for_an_until_date_and_new_words(snap_compare, snapsh
     async def opened(pilot):
         await open_still_true(pilot)
         await pilot.press(key)
-        shown = await wait_for_dialog(pilot, dialog)
-        for field in shown.query(Input):
-            field.cursor_blink = False
-        await pilot.pause()
+        await wait_for_dialog(pilot, dialog)
 
     assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=opened)
 
@@ -265,9 +264,6 @@ def test_duplicate_bot_dialog_offers_a_free_id(snap_compare, snapshot_home):
     async def opened(pilot):
         await listed_bots(pilot)
         await pilot.press("d")
-        shown = await wait_for_dialog(pilot, "DuplicateBotDialog")
-        for field in shown.query(Input):
-            field.cursor_blink = False
-        await pilot.pause()
+        await wait_for_dialog(pilot, "DuplicateBotDialog")
 
     assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=opened)
