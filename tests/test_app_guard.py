@@ -28,6 +28,16 @@ async def open_still_true(pilot):
     return screen
 
 
+async def answer_in_a_dialog(pilot, screen, text: str, key: str, value: str) -> None:
+    """On the entry `text`, `key` opens its dialog (whose worker waits for the answer: wait for the dialog, not for
+    workers); `value` is typed in and Enter given."""
+    screen.listing.highlighted = next(i for i, line in enumerate(screen.lines) if line.text == text)
+    await pilot.press(key)
+    await wait_for(pilot, lambda: pilot.app.screen.query(Input))
+    pilot.app.screen.query_one(Input).value = value
+    await pilot.press("enter")
+
+
 async def test_the_queue_is_listed_and_each_key_answers_the_entry_under_the_cursor(home):
     from omb_tui.app.app import make_app
 
@@ -45,12 +55,8 @@ async def test_the_queue_is_listed_and_each_key_answers_the_entry_under_the_curs
         assert f"{OLDER} · confirmed {date.today().isoformat()}" in memory.read_text()
         await wait_for(pilot, lambda: OLDER not in [line.text for line in screen.lines])
 
-        screen.listing.highlighted = next(i for i, line in enumerate(screen.lines) if line.text == OLD)
-        await pilot.press("u")  # the dialog's worker waits for the date: wait for the dialog, not for workers
-        await wait_for(pilot, lambda: pilot.app.screen.query(Input))
         later = (date.today() + timedelta(days=30)).isoformat()
-        pilot.app.screen.query_one(Input).value = later
-        await pilot.press("enter")
+        await answer_in_a_dialog(pilot, screen, OLD, "u", later)
         await wait_for(pilot, lambda: f"· until {later}" in memory.read_text())
         rows = MemoryStore(home, "quill").journal.rows()
         assert [row.who for row in rows[:2]] == [WHO_PERSON, WHO_PERSON]
@@ -92,11 +98,7 @@ async def test_e_edits_the_entry_under_the_cursor(home):
     app = make_app(home, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await open_still_true(pilot)
-        screen.listing.highlighted = next(i for i, line in enumerate(screen.lines) if line.text == OLD)
-        await pilot.press("e")
-        await wait_for(pilot, lambda: pilot.app.screen.query(Input))
-        pilot.app.screen.query_one(Input).value = "- 2026-12-02 · works at Acme, in Delft"
-        await pilot.press("enter")
+        await answer_in_a_dialog(pilot, screen, OLD, "e", "- 2026-12-02 · works at Acme, in Delft")
         await wait_for(pilot, lambda: "in Delft" in memory.read_text())
         assert memory.read_text() == "# Memory\n- 2026-12-02 · works at Acme, in Delft\n"
 
