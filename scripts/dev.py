@@ -8,7 +8,8 @@
 over omb_tui/core, as configured in pyproject.toml); the tests run only when all of them pass.
 
 The virtual environment lives in .venv and is built from requirements.lock with
-pip's --require-hashes, so every installed file matches a pinned hash. It is
+pip's --require-hashes and --no-deps, so every installed file matches a pinned hash and
+nothing is resolved at install time; `pip check` confirms the set is whole. It is
 rebuilt when the lock or pyproject.toml changes.
 """
 
@@ -49,9 +50,14 @@ def ensure_venv() -> None:
     if not _bin("python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
     pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "install", "--require-hashes", "-r", str(LOCK)], check=True)
+    # The lock holds every package the project needs, each pinned with its hashes: nothing is resolved here
+    # (--no-deps). Resolving again let a release published after the lock take part: a new httpx made pip
+    # refuse the lock, as an extra of it (httpx[http2]) was not pinned by itself. `pip check`, after the project is
+    # in, confirms that the packages (the project's own requirements too) satisfy one another.
+    subprocess.run([*pip, "install", "--require-hashes", "--no-deps", "-r", str(LOCK)], check=True)
     # The project itself: editable, built with the hatchling the lock just installed.
     subprocess.run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True)
+    subprocess.run([*pip, "check"], check=True)
     STAMP.write_text(fingerprint)
 
 
