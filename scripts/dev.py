@@ -11,14 +11,25 @@ The virtual environment lives in .venv and is built from requirements.lock with
 pip's --require-hashes and --no-deps, so every installed file matches a pinned hash and
 nothing is resolved at install time; `pip check` confirms the set is whole. It is
 rebuilt when the lock or pyproject.toml changes.
+
+`test --today WHEN [--tz ZONE]` runs the suite as if the clock said WHEN, in the time zone ZONE (an IANA name such
+as Pacific/Auckland; default: the machine's). WHEN is a local time (2027-01-01T02:30, or a day, at the time it is
+now), a number of days from now (+400d, -30d), or new-year (the next 1 January at 02:30). The shift goes to every
+process of the run in OMB_TUI_CLOCK_SHIFT, which the project's one clock reads (omb_tui/core/memory/clock.py,
+docs/clock.md); TZ goes the same way. `test --dates` is what CI adds after the suite: the date-sensitive tests
+(`-m dates`) once more at the next 1 January, 02:30 in Pacific/Auckland (UTC+13 then, so UTC is still on 31
+December of the year before).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
+import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +88,7 @@ CHECKS = (
 )
 
 
-def run_checks_then_tests(pytest_args: list[str]) -> int:
+def run_checks_then_tests(pytest_args: list[str], env: dict[str, str] | None = None) -> int:
     """The formatter, the linter, the import contracts and the type checker, then the suite on every core.
 
     `--no-checks` skips them (to run a few tests quickly); `-n 0` runs the tests in one process."""
@@ -90,7 +101,85 @@ def run_checks_then_tests(pytest_args: list[str]) -> int:
                 print(f"{name} failed: the tests were not run.", flush=True)
                 return 1
     workers = [] if any(arg == "-n" or arg.startswith("-n") for arg in pytest_args) else ["-n", "auto"]
-    return subprocess.call([str(_bin("python")), "-m", "pytest", *workers, *pytest_args], cwd=ROOT)
+    return subprocess.call(
+        [str(_bin("python")), "-m", "pytest", *workers, *pytest_args], cwd=ROOT, env={**os.environ, **(env or {})}
+    )
+
+
+# What `test --dates` runs (CI, after the suite): the date-sensitive tests at a year's end, before the tidy hour,
+# in a zone whose local day and month and year are not UTC's.
+DATES_RUN = ["--today", "new-year", "--tz", "Pacific/Auckland", "-m", "dates"]
+
+
+class ClockError(ValueError):
+    """--today or --tz as typed cannot be used: one sentence saying why."""
+
+
+def local_zone(name: str | None):
+    """The zone a --today time is read in: --tz's, or the machine's."""
+    if name is None:
+        return datetime.now().astimezone().tzinfo
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ClockError(f"--tz {name!r} is not a time zone this machine knows (try Europe/Prague).") from None
+
+
+def target_moment(when: str, zone, now: datetime) -> datetime:
+    """The moment --today names, aware: a local time or day in `zone`, days from `now`, or the next new year."""
+    local_now = now.astimezone(zone)
+    if when == "new-year":
+        return datetime(local_now.year + 1, 1, 1, 2, 30, tzinfo=zone)
+    days = re.fullmatch(r"([+-]\d{1,5})d", when)
+    if days:
+        return local_now + timedelta(days=int(days.group(1)))
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        raise ClockError(
+            f"--today {when!r} is not a time: use 2027-01-01T02:30, 2027-01-01, +400d or new-year."
+        ) from None
+    if moment.tzinfo is not None:
+        return moment
+    if len(when) == 10:  # a day alone: at the time it is now
+        moment = datetime.combine(moment.date(), local_now.time().replace(tzinfo=None))
+    return moment.replace(tzinfo=zone)
+
+
+def clock_env(argv: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Take --today, --tz and --dates out of the test's arguments; return the rest and the environment they set."""
+    rest, env, when, zone_name = [], {}, None, None
+    args = iter(argv)
+    for arg in args:
+        if arg == "--dates":
+            rest.extend(["--no-checks", *DATES_RUN[4:]])
+            when, zone_name = DATES_RUN[1], DATES_RUN[3]
+        elif arg in ("--today", "--tz"):
+            value = next(args, None)
+            if value is None:
+                raise ClockError(f"{arg} needs a value.")
+            when, zone_name = (value, zone_name) if arg == "--today" else (when, value)
+        elif arg.startswith(("--today=", "--tz=")):
+            name, value = arg.split("=", 1)
+            when, zone_name = (value, zone_name) if name == "--today" else (when, value)
+        else:
+            rest.append(arg)
+    zone = local_zone(zone_name)
+    if zone_name is not None:
+        env["TZ"] = zone_name
+    if when is not None:
+        now = datetime.now().astimezone()
+        target = target_moment(when, zone, now)
+        env["OMB_TUI_CLOCK_SHIFT"] = f"{target.timestamp() - time.time():.3f}"
+        print(
+            f"The tests' clock: {target.astimezone(zone):%Y-%m-%d %H:%M %Z (UTC%z)} (a shift of {env['OMB_TUI_CLOCK_SHIFT']} s).",
+            flush=True,
+        )
+    elif zone_name is not None:
+        print(f"The tests' time zone: {zone_name} ({datetime.now(zone):%Z, UTC%z}).", flush=True)
+    return rest, env
 
 
 def main(argv: list[str]) -> int:
@@ -102,8 +191,13 @@ def main(argv: list[str]) -> int:
     if command == "setup":
         return 0
     if command == "test":
+        try:
+            rest, env = clock_env(rest)
+        except ClockError as exc:
+            print(exc, file=sys.stderr)
+            return 2
         byte_compile()  # the tests start the installed command hundreds of times: each loads the compiled package
-        return run_checks_then_tests(rest)
+        return run_checks_then_tests(rest, env)
     # demo: write the sample home once, then open the app on it.
     byte_compile()
     omb = str(_bin("omb-tui"))

@@ -8,13 +8,14 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.paths import Home
 
 BOT_ID = "scout"
@@ -61,6 +62,36 @@ TIERS = {
 }
 
 
+# The date-sensitive tests (README, "Testing"): those of the demo home, upkeep, the guard, review, usage and time
+# windows, by file name, and every test on a demo home dated from today. `scripts/dev.py test --dates` (CI, after
+# the suite) runs them once more on the next 1 January at 02:30 in a UTC+13 zone: `-m dates`.
+DATE_SENSITIVE = (
+    "test_demo",
+    "test_guard_",
+    "test_upkeep_",
+    "test_review_",
+    "test_app_review",
+    "test_app_upkeep",
+    "test_app_guard",
+    "test_app_recall",
+    "test_compact_nightly",
+    "test_compact_end_to_end",
+    "test_compact_pending",
+    "test_models_usage",
+    "test_models_time",
+    "test_models_commands",
+    "test_models_end_to_end",
+    "test_brief",
+    "test_when",
+    "test_session_search",
+    "test_turn_outside",
+    "test_make_room",
+    "test_e2e_review_tmux",
+    "test_clock",
+)
+DEMO_FIXTURES = {"todays_demo", "demo_home", "home_copy"}  # a demo home written for today
+
+
 def tier_of(module_name: str) -> str:
     for tier, prefixes in TIERS.items():
         if module_name.startswith(prefixes):
@@ -71,6 +102,7 @@ def tier_of(module_name: str) -> str:
 def pytest_configure(config):
     for tier in (*TIERS, "core"):
         config.addinivalue_line("markers", f"{tier}: the {tier} tier (assigned by file name in conftest.TIERS)")
+    config.addinivalue_line("markers", "dates: date-sensitive (conftest.DATE_SENSITIVE), run again at a shifted day")
     if config.getoption("--busy") and not os.environ.get("PYTEST_XDIST_WORKER"):
         config._omb_busy = _start_spinners(os.cpu_count() or 2)
 
@@ -88,7 +120,10 @@ def _start_spinners(count: int) -> list[subprocess.Popen]:
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        item.add_marker(tier_of(item.module.__name__.rpartition(".")[2]))
+        module = item.module.__name__.rpartition(".")[2]
+        item.add_marker(tier_of(module))
+        if module.startswith(DATE_SENSITIVE) or DEMO_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker("dates")
 
 
 @pytest.fixture(autouse=True)
@@ -163,15 +198,33 @@ def make_bot(home: Home, bot_id: str = BOT_ID, name: str = "Scout") -> Path:
 
 
 @pytest.fixture
-def utc_zone(monkeypatch):
-    """Local time is UTC for the test: journal days and shown times do not depend on the machine's zone."""
-    import time
+def time_zone(monkeypatch) -> Iterator[Callable[[str], None]]:
+    """Set the process's local time zone for the test, as TZ does in a person's shell; the suite's afterwards."""
 
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
+    def set_zone(name: str) -> None:
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+
+    yield set_zone
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def utc_zone(time_zone):
+    """Local time is UTC for the test: journal days and shown times do not depend on the machine's zone."""
+    time_zone("UTC")
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch) -> Callable[[datetime], None]:
+    """Stop the project's clock at a moment, in this process (a snapshot's times and ages stay the same): every
+    now, today and file day the code reads comes from it. Processes the test starts keep the suite's clock."""
+
+    def freeze(moment: datetime) -> None:
+        monkeypatch.setattr(clock, "timestamp", moment.timestamp)
+
+    return freeze
 
 
 @pytest.fixture
@@ -206,12 +259,12 @@ def todays_demo(tmp_path_factory) -> Callable[[], WrittenDemo]:
     written: dict[tuple, WrittenDemo] = {}
 
     def demo() -> WrittenDemo:
-        key = (datetime.now().strftime("%Y-%m-%d %H"), time.tzname, time.timezone)
+        key = (clock.now().strftime("%Y-%m-%d %H"), time.tzname, time.timezone)
         if key not in written:
             home = Home(tmp_path_factory.mktemp("demo-written") / "home")
             write_demo_home(home)
             close_all()
-            written[key] = WrittenDemo(home.root, datetime.now(UTC))
+            written[key] = WrittenDemo(home.root, clock.now_utc())
         return written[key]
 
     return demo
@@ -258,6 +311,7 @@ def run_exe(home, tmp_path):
     ) -> subprocess.CompletedProcess[bytes]:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OMB_", "PYTHONIOENCODING"))}
         full_env.update({"OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"})
+        full_env.update(clock.carried_env())  # the suite's clock (scripts/dev.py test --today)
         full_env.update(env or {})
         command = [sys.executable, "-m", "omb_tui.cli"] if module else omb_tui_command()
         return subprocess.run(command + list(argv), input=stdin, capture_output=True, env=full_env, timeout=120)

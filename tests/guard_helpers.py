@@ -10,6 +10,7 @@ from compact_helpers import BOT, write_memory
 from fake_llm import write_llm_config
 
 from omb_tui.core.compact.nightly import switch_nightly
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.settings import update_bot_settings
 
 EMPTY = {"pairs": {"pairs": []}, "moves": {"moves": [], "core": []}, "facts": {"facts": []}, "changes": {"changes": []}}
@@ -51,7 +52,7 @@ def nightly_due(home, fake, memory: str | None = None, **guard: object) -> datet
     write_llm_config(home, fake, **({"upkeep": {"guard": guard}} if guard else {}))
     update_bot_settings(home, BOT, compact_nightly=True, compact_propose_only=False)
     switch_nightly(home, BOT, True, propose_only=False)
-    return datetime.now().astimezone()
+    return clock.now()
 
 
 def guard_config(home, fake, **guard: object) -> None:
@@ -67,7 +68,7 @@ def person_said(home, text: str, bot: str = BOT, hours_ago: int = 5) -> None:
 
     from omb_tui.core.memory import conversations as conv
 
-    at = datetime.now().astimezone() - timedelta(hours=hours_ago)
+    at = clock.now() - timedelta(hours=hours_ago)
     chat = conv.Conversation(
         id="plans",
         title="Plans",

@@ -23,6 +23,7 @@ from mcp.client.stdio import stdio_client
 
 import omb_tui
 from omb_tui.cli import main
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.paths import Home
 from omb_tui.demo.home import write_demo_home
 
@@ -47,7 +48,7 @@ def server_parameters(home: Home, bot_id: str, *extra: str) -> StdioServerParame
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "omb_tui.cli", "mcp", "--bot", bot_id, "--home", str(home.root), *extra],
-        env={"PYTHONPATH": str(ROOT), "PYTHONUTF8": "1"},
+        env={"PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", **clock.carried_env()},  # the SDK passes no other variable
     )
 
 

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from app_helpers import add_bot, listed_bots, settle, wait_for
 from textual.widgets import Input, Static
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 
@@ -52,10 +53,10 @@ async def test_the_queue_is_listed_and_each_key_answers_the_entry_under_the_curs
         screen.listing.highlighted = next(i for i, line in enumerate(screen.lines) if line.text == OLDER)
         await pilot.press("k")
         await wait_for(pilot, lambda: "confirmed" in memory.read_text())
-        assert f"{OLDER} · confirmed {date.today().isoformat()}" in memory.read_text()
+        assert f"{OLDER} · confirmed {clock.today().isoformat()}" in memory.read_text()
         await wait_for(pilot, lambda: OLDER not in [line.text for line in screen.lines])
 
-        later = (date.today() + timedelta(days=30)).isoformat()
+        later = (clock.today() + timedelta(days=30)).isoformat()
         await answer_in_a_dialog(pilot, screen, OLD, "u", later)
         await wait_for(pilot, lambda: f"· until {later}" in memory.read_text())
         rows = MemoryStore(home, "quill").journal.rows()
@@ -111,7 +112,7 @@ async def test_a_run_the_guard_stopped_before_any_change_is_shown_with_why(home)
     stopped = {"stopped": "the night's limit of 40 model calls is reached", "steps_left_out": ["tidy-up"]}
     from datetime import datetime
 
-    at = datetime.now().astimezone().isoformat(timespec="seconds")
+    at = clock.now().isoformat(timespec="seconds")
     write_guard_record(home, "quill", "20261202T031500-aaaaaa", stopped | {"at": at}, "2026-12-02", {})
     app = make_app(home, watch=False)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -13,6 +13,7 @@ from omb_tui.app.recall_sentences import skip_sentence
 from omb_tui.app.screens.recall import TYPING_PAUSE_SECONDS, RecallScreen
 from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
 from omb_tui.app.widgets.recall_block import RecallBlock
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES, loaded_memory
 from omb_tui.core.memory.conversations import (
     KIND_CHAT,
@@ -96,7 +97,7 @@ def build_home(root, *, until: date, memory: bool = True) -> Home:
 
 @pytest.fixture
 def home(tmp_path) -> Home:
-    return build_home(tmp_path / "home", until=date.today() - timedelta(days=1))
+    return build_home(tmp_path / "home", until=clock.today() - timedelta(days=1))
 
 
 async def type_message(pilot, screen: RecallScreen, text: str, *, keys: bool = False) -> None:
@@ -202,7 +203,7 @@ async def test_a_chat_decides_and_is_never_recalled_into_itself(home):
 
 
 async def test_memory_off_says_recall_is_off(tmp_path):
-    home = build_home(tmp_path / "home", until=date.today(), memory=False)
+    home = build_home(tmp_path / "home", until=clock.today(), memory=False)
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_recall(pilot)
@@ -214,7 +215,7 @@ async def test_memory_off_says_recall_is_off(tmp_path):
 
 
 async def test_memory_panel_marks_expired_cut_and_loading_lines(tmp_path):
-    yesterday = date.today() - timedelta(days=1)
+    yesterday = clock.today() - timedelta(days=1)
     home = build_home(tmp_path / "home", until=yesterday)
     text = memory_text(yesterday) + "".join(f"- filler line {n}\n" for n in range(205))
     MemoryStore(home, "scout").write("MEMORY.md", text, PERSON)
@@ -230,7 +231,7 @@ async def test_memory_panel_marks_expired_cut_and_loading_lines(tmp_path):
         assert load.reason(load.lines[MEMORY_MAX_LINES]) == "not loading: past the 200-line cut"
         # what the panel marks as loading is exactly what the core loads
         loading = "".join(line.text + "\n" for line in load.lines if line.state == LOADING)
-        assert loading == loaded_memory(text, date.today())
+        assert loading == loaded_memory(text, clock.today())
         assert "199 of 210 lines load · 1 expired · 10 past the 200-line cut" in summary(screen, "memory")
         preview = screen.query_one(LoadPreview)
         assert preview.load is load
@@ -304,7 +305,7 @@ async def test_as_of_moves_expiry_and_light_theme_recolours(home):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_recall(pilot)
         assert screen.memory.lines[3].state == EXPIRED
-        await pilot.press("escape", "a", *(date.today() - timedelta(days=1)).isoformat())
+        await pilot.press("escape", "a", *(clock.today() - timedelta(days=1)).isoformat())
         await settle(pilot)
         assert screen.memory.lines[3].state == LOADING  # it still loads on its until date
         await type_message(pilot, screen, MESSAGE)

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.paths import Home
 
 SETTINGS = {
@@ -132,8 +133,8 @@ async def test_c_switches_nightly_compaction_on_and_says_its_first_week_only_pro
         await pilot.press("c")
         await settle(pilot)
         data = saved(home)
-        assert data["compactNightly"] is True and data["compactNightlySince"] == date.today().isoformat()
-        until = (date.today() + timedelta(days=7)).isoformat()
+        assert data["compactNightly"] is True and data["compactNightlySince"] == clock.today().isoformat()
+        until = (clock.today() + timedelta(days=7)).isoformat()
         assert text_of(screen, "#label-switch-compact-nightly") == (
             f"Nightly compaction: on (only proposes until {until})"
         )

@@ -14,12 +14,13 @@ from textual.widgets import Static
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.upkeep import HEAVY_LINE, NO_MODEL, UpkeepScreen
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import now_iso
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.models.usage import record_usage
 from omb_tui.core.upkeep.about_me import list_learned
 
-YESTERDAY = (date.today() - timedelta(days=1)).isoformat()
+YESTERDAY = (clock.today() - timedelta(days=1)).isoformat()
 EXPIRED = f'- 2026-01-02 · from chat "Plans" · The trip is booked · until {YESTERDAY}\n'
 
 
@@ -258,7 +259,7 @@ async def test_the_guard_section_shows_its_limits_the_recall_checks_and_what_it_
     write_guard_record(llm_home, "scout", "20261201T031500-1a2b3c", stopped, "2026-12-01", {})
     from omb_tui.core.guard.night import night_of
 
-    tonight = night_of(datetime.now().astimezone(), 3)
+    tonight = night_of(clock.now(), 3)
     spent = {"calls": 12, "tokens": 3400, "usd": 0.0125}
     write_guard_record(llm_home, "scout", "20261201T031500-1a2b3c", stopped, tonight, spent)
     async with make_app(llm_home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:

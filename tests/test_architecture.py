@@ -54,6 +54,7 @@ def test_no_core_module_imports_textual_rich_or_litellm():
 CLI_START_CORE = {
     "omb_tui.core",
     "omb_tui.core.memory",
+    "omb_tui.core.memory.clock",  # the one clock (docs/clock.md): the standard library alone, a few lines
     "omb_tui.core.memory.errors",
     "omb_tui.core.memory.paths",
     "omb_tui.core.memory.redact_data",

@@ -22,6 +22,7 @@ from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtur
 from omb_tui.core.compact import nightly as nightly_module
 from omb_tui.core.compact import session as session_module
 from omb_tui.core.compact.records import compact_files
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
@@ -160,7 +161,7 @@ def snapshot(home) -> dict[str, bytes]:
 
 
 def usage_rows(home) -> list[dict]:
-    return read_usage(home, datetime.now(UTC).strftime("%Y-%m"))
+    return read_usage(home, clock.now_utc().strftime("%Y-%m"))
 
 
 def make_chat(
@@ -168,7 +169,7 @@ def make_chat(
 ) -> None:
     """A 1:1 chat the person started five hours ago, with one turn for capture to read (or `turns`, a list of
     ("person" | "bot", text), a minute apart)."""
-    at = datetime.now().astimezone() - timedelta(hours=5)
+    at = clock.now() - timedelta(hours=5)
     chat = conv.Conversation(
         id=chat_id,
         title=title,

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
@@ -50,7 +51,7 @@ def make_chat(home, chat_id, title, starter="person", *, room=False, messages=()
 
 @pytest.fixture
 def chats(home):
-    recent = datetime.now().astimezone() - timedelta(hours=2)
+    recent = clock.now() - timedelta(hours=2)
     make_chat(home, "plans", "Plans", messages=[("person", "Remember: short answers", recent, "person")])
     make_chat(
         home,
@@ -151,7 +152,7 @@ def test_a_webhooks_message_in_the_persons_chat_saves_no_preference(chats):
         conv.Message(
             "harness",
             "webhook",
-            datetime.now().astimezone(),
+            clock.now(),
             "New ticket: reminders should go to the task app",
             origin="webhook",
         ),

@@ -16,11 +16,12 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import Journal, JournalRow
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.turn.bot import Bot, LoadedPrompt
 
-TODAY = date.today()
+TODAY = clock.today()
 FAKE_KEY = "sk-ant-api03-" + "Zq7Xv2Lm9Rt4Wp8Ks3Nd6Hf1Jc5Bg0Ya" * 2  # shaped like a key, not a real one
 ROW_KEYS = {"id", "who", "how", "file", "at", "undoable"}
 
@@ -462,13 +463,9 @@ def test_journal_limit_must_be_positive(run_cli):
 
 
 @pytest.fixture
-def local_zone(monkeypatch):
+def local_zone(time_zone):
     """A local zone an hour east of UTC in winter, so local and UTC times differ."""
-    monkeypatch.setenv("TZ", "Europe/Amsterdam")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+    time_zone("Europe/Amsterdam")
 
 
 def fixed_journal_row(number: int, at: str, **fields) -> JournalRow:
@@ -529,7 +526,7 @@ def test_journal_filter_takes_the_apps_syntax_with_limit_and_json(run_cli, home,
 
 
 def test_journal_since_takes_what_search_since_takes(run_cli, home):
-    now = datetime.now(UTC)
+    now = clock.now_utc()
     stamp = lambda moment: moment.isoformat(timespec="milliseconds")  # noqa: E731
     write_fixed_journal(
         home,

@@ -30,6 +30,7 @@ from omb_tui.core.compact import session as session_module
 from omb_tui.core.compact.nightly import compact_nightly, propose_only_now, switch_nightly
 from omb_tui.core.compact.pending import pending_changes
 from omb_tui.core.compact.records import compact_files
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
 from omb_tui.core.memory.settings import load_bot_settings, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
@@ -189,7 +190,7 @@ def test_the_command_line_switches_nightly_compaction(home, run_cli):
     assert result.out == f"Nightly compaction of {BOT} is on; a nightly run now applies its changes.\n"
     saved = json.loads(home.settings_path(BOT).read_text(encoding="utf-8"))
     assert saved["compactNightly"] is True and saved["compactProposeOnly"] is False
-    assert saved["compactNightlySince"] == date.today().isoformat()
+    assert saved["compactNightlySince"] == clock.today().isoformat()
     assert run_cli("compact", BOT, "--propose-only", "maybe").code == 2
 
 
@@ -244,7 +245,7 @@ def other_steps_quiet(monkeypatch):
 
 
 def test_upkeep_due_compacts_once_a_day_where_nightly_is_on(nightly_home, fake_llm, other_steps_quiet):
-    now = datetime.now().astimezone()
+    now = clock.now()
     first = upkeep_due(nightly_home, now=now).bots[0]
     assert first.compact is None and fake_llm.requests == []  # switched off by default
 

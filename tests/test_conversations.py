@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timezone
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.paths import Home, InvalidName, MemoryInputError, NotFound
 
@@ -142,9 +143,9 @@ def test_bad_ids_and_inputs_are_refused(tmp_path):
         make_chat(home)  # exists already
     path = conv.chats_dir(home, "scout") / "plans.ndjson"
     with pytest.raises(MemoryInputError):
-        conv.append_message(path, conv.Message("robot", "x", datetime.now(UTC), "hi"))
+        conv.append_message(path, conv.Message("robot", "x", clock.now_utc(), "hi"))
     with pytest.raises(MemoryInputError):
-        conv.append_message(path, conv.Message("person", "x", datetime.now(UTC), "hi", origin="email"))
+        conv.append_message(path, conv.Message("person", "x", clock.now_utc(), "hi", origin="email"))
 
 
 def test_naive_times_are_written_with_an_offset(tmp_path):

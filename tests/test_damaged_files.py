@@ -19,6 +19,7 @@ import pytest
 from conftest import BOT_ID, MEMORY_TEXT
 from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
 from omb_tui.core.memory.locks import home_lock
@@ -510,7 +511,7 @@ def test_no_conversation_or_index_write_through_a_link(home, tmp_path):
     path.symlink_to(target)
     before = target.read_bytes()
     with pytest.raises(LinkRefused):
-        append_message(path, Message("person", "Ana", datetime.now(UTC), "hello"))
+        append_message(path, Message("person", "Ana", clock.now_utc(), "hello"))
     assert target.read_bytes() == before
 
     index_file = index_path(home, BOT_ID)

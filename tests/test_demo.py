@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.budget import read_topic_info
 from omb_tui.core.memory.changes import NotUndoable
@@ -230,7 +231,7 @@ def test_the_command_writes_a_current_demo(tmp_path, capsys):
     assert f"Wrote a demo home with {len(DEMO_BOT_IDS)} bots" in capsys.readouterr().out
     home = Home(root)
     newest = max(e.day for e in parse_entries(Bot(home, "scout").memory_text()) if e.day)
-    assert newest == date.today()
+    assert newest == clock.today()
     assert main(["demo", "--home", str(root)]) == 2
     assert "already holds a bot named scout" in capsys.readouterr().err
 
@@ -301,21 +302,21 @@ class _LocalZone:
 
     def __enter__(self) -> None:
         import os
-        import time as clock
+        import time
 
         self.old = os.environ.get("TZ")
         os.environ["TZ"] = self.tz
-        clock.tzset()
+        time.tzset()
 
     def __exit__(self, *exc: object) -> None:
         import os
-        import time as clock
+        import time
 
         if self.old is None:
             os.environ.pop("TZ", None)
         else:
             os.environ["TZ"] = self.old
-        clock.tzset()
+        time.tzset()
 
 
 def _local(at: str) -> datetime:
@@ -374,7 +375,7 @@ def test_journal_times_never_go_back_nor_past_the_demos_end(which, request):
     home, finished = (request.getfixturevalue("demo"), None) if which == "demo" else request.getfixturevalue(which)
     from datetime import timezone
 
-    finished = finished or datetime.now(UTC)
+    finished = finished or clock.now_utc()
     for bot_id in DEMO_BOT_IDS:
         times = [datetime.fromisoformat(r["at"]) for r in _file_rows(home, bot_id)]
         assert times, bot_id
@@ -397,9 +398,9 @@ def test_each_step_has_its_own_moment(demo):
 def test_a_log_steps_row_is_at_the_logs_day_and_clock(demo):
     count = 0
     for bot_id in DEMO_BOT_IDS:
-        for row, day, clock in _log_rows(demo, bot_id):
+        for row, day, hour_minute in _log_rows(demo, bot_id):
             assert _local(row["at"]).date() == day, row
-            assert f"{_local(row['at']):%H:%M}" == clock, row
+            assert f"{_local(row['at']):%H:%M}" == hour_minute, row
             count += 1
     assert count >= 80
 

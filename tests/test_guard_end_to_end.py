@@ -8,19 +8,35 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date, timedelta
 
 from fake_llm import fake_llm  # noqa: F401 (the fixture)
 from guard_helpers import EMPTY, step_of
 
+from omb_tui.core.memory import clock
+from omb_tui.core.memory.entries import format_dated_entry
 from omb_tui.core.memory.paths import Home
-
-CONFIRMED = (
-    '- 2026-12-01 · from chat "Invoice reconciliation" (noticed) · Invoices sent back to Acme go with a short '
-    "note, and Dana in finance is copied\n"
-)
+from omb_tui.demo.night import SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_FACT
 
 
-def scripted(fake) -> None:
+def confirmed_line(demo_today: date) -> str:
+    """The fact last night's capture saved in the demo (demo/night.py): dated the day before the demo's today."""
+    day = demo_today - timedelta(days=1)
+    return format_dated_entry(day, SCOUT_CAPTURE_FACT, f'chat "{SCOUT_CAPTURE_CHAT}"', noticed=True) + "\n"
+
+
+def written_demo(run_exe, home: Home, env: dict) -> str:
+    """`omb-tui demo` on the suite's clock; the confirmed fact's line as that demo wrote it (its today is the
+    clock's day when it ran: the day before it began or the day after it ended, if a midnight fell in between)."""
+    before = clock.today()
+    assert run_exe("demo", "--home", str(home.root), env=env).returncode == 0
+    memory = (home.workspace("scout") / "MEMORY.md").read_text(encoding="utf-8")
+    lines = [confirmed_line(day) for day in sorted({before, clock.today()})]
+    (line,) = [line for line in lines if line in memory]
+    return line
+
+
+def scripted(fake, confirmed: str) -> None:
     """Probes: each fact's first four words; compaction: the confirmed fact is `ephemeral`; the rest: nothing."""
 
     def next_reply() -> dict:
@@ -32,7 +48,7 @@ def scripted(fake) -> None:
             probes = [{"n": int(n), "probe": " ".join(fact.split()[:4])} for n, fact in facts]
             return {"content": json.dumps({"probes": probes})}
         if step == "changes":
-            change = {"category": "ephemeral", "original": CONFIRMED, "reason": "The invoices went back already."}
+            change = {"category": "ephemeral", "original": confirmed, "reason": "The invoices went back already."}
             return {"content": json.dumps({"changes": [change]})}
         return {"content": json.dumps(EMPTY.get(step or "", {}))}
 
@@ -47,18 +63,18 @@ def files_of(home: Home, bot: str) -> dict[str, bytes]:
 def test_a_night_deleting_a_confirmed_fact_is_undone_by_the_guard_on_the_demo_home(tmp_path, run_exe, fake_llm):
     home = Home(tmp_path / "demo")
     env = {"OMB_HOME": str(home.root)}
-    assert run_exe("demo", "--home", str(home.root), env=env).returncode == 0
+    confirmed = written_demo(run_exe, home, env)
     config = json.loads(home.config_path.read_text()) if home.config_path.exists() else {}
     config["instances"] = {"local": {"model": "openai/qwen3-8b", "api_base": fake_llm.api_base, "timeout": 10}}
     config["helper"] = {"instanceId": "local"}
     home.config_path.write_text(json.dumps(config))
     assert run_exe("compact", "scout", "--nightly", "on", "--propose-only", "off", env=env).returncode == 0
-    assert CONFIRMED in (home.workspace("scout") / "MEMORY.md").read_text(encoding="utf-8")
+    assert confirmed in (home.workspace("scout") / "MEMORY.md").read_text(encoding="utf-8")
 
     # the day before: the person goes through last night's run of scout in the Review area
     marked = run_exe("review", "--bot", "scout", "--mark", "--json", env=env)
     assert marked.returncode == 0 and json.loads(marked.stdout)["marked"]["scout"]
-    scripted(fake_llm)
+    scripted(fake_llm, confirmed)
     before = files_of(home, "scout")
 
     night = run_exe("upkeep", "--due", "--json", env=env)

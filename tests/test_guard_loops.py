@@ -12,6 +12,7 @@ from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from guard_helpers import BOT, answer_by_step, nightly_due
 
 from omb_tui.core.guard.night import NightGuard
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
@@ -53,7 +54,7 @@ def test_putting_back_what_an_upkeep_run_took_out_is_a_loop_and_a_move_or_strike
     upkeep_wrote(llm_home, MEMORY.replace(TEA, ""), "compact")  # last night's compaction took the tea out
     store = MemoryStore(llm_home, BOT)
     run = UpkeepRun(BOT)
-    with NightGuard(llm_home, BOT, run, datetime.now().astimezone()) as guard:
+    with NightGuard(llm_home, BOT, run, clock.now()) as guard:
         back = store.write("MEMORY.md", read_memory(llm_home) + TEA, run.actor("capture"))
         topic = store.write("memory/debugging.md", "# Debugging\n" + FLAKY, run.actor("organize"))
         moved = store.write("MEMORY.md", read_memory(llm_home).replace(FLAKY, ""), run.actor("organize"))
@@ -71,7 +72,7 @@ def test_an_upkeep_change_older_than_a_week_or_the_persons_own_is_no_loop(llm_ho
     store = MemoryStore(llm_home, BOT)
     store.write("MEMORY.md", MEMORY.replace(TEA, ""), Actor(WHO_PERSON, HOW_SETTINGS))  # the person took it out
     run = UpkeepRun(BOT)
-    with NightGuard(llm_home, BOT, run, datetime.now().astimezone() + timedelta(days=8)) as guard:
+    with NightGuard(llm_home, BOT, run, clock.now() + timedelta(days=8)) as guard:
         back = store.write("MEMORY.md", read_memory(llm_home) + TEA, run.actor("capture"))
     assert back.changed and guard.outcome.loops == 0
 
@@ -79,7 +80,7 @@ def test_an_upkeep_change_older_than_a_week_or_the_persons_own_is_no_loop(llm_ho
 def test_two_no_ops_in_a_row_skip_the_step_for_the_rest_of_the_night(llm_home):
     write_memory(llm_home)
     store = MemoryStore(llm_home, BOT)
-    now = datetime.now().astimezone()
+    now = clock.now()
     run = UpkeepRun(BOT)
     with NightGuard(llm_home, BOT, run, now) as guard:
         for _ in range(2):
@@ -102,7 +103,7 @@ def test_one_applied_change_between_two_no_ops_keeps_the_step(llm_home):
     write_memory(llm_home)
     store = MemoryStore(llm_home, BOT)
     run = UpkeepRun(BOT)
-    with NightGuard(llm_home, BOT, run, datetime.now().astimezone()) as guard:
+    with NightGuard(llm_home, BOT, run, clock.now()) as guard:
         store.write("MEMORY.md", MEMORY, run.actor("organize"))
         store.write("MEMORY.md", MEMORY + NEW_FACT, run.actor("organize"))
         store.write("MEMORY.md", MEMORY + NEW_FACT, run.actor("organize"))
@@ -145,7 +146,7 @@ def test_the_person_putting_a_fact_back_ends_its_see_saw(llm_home):
     upkeep_wrote(llm_home, MEMORY.replace(TEA, ""), "compact")
     MemoryStore(llm_home, BOT).write("MEMORY.md", MEMORY, Actor(WHO_PERSON, HOW_SETTINGS))  # the person wants it
     run = UpkeepRun(BOT)
-    with NightGuard(llm_home, BOT, run, datetime.now().astimezone()) as guard:
+    with NightGuard(llm_home, BOT, run, clock.now()) as guard:
         filed = MemoryStore(llm_home, BOT).write("memory/drinks.md", "# Drinks\n" + TEA, run.actor("organize"))
     assert filed.changed and guard.outcome.loops == 0
 

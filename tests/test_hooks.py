@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import BOT_ID
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
 from omb_tui.core.memory.paths import Home
@@ -134,7 +135,7 @@ def rows(home: Home):
 
 
 def log_path(home: Home) -> Path:
-    return home.workspace(BOT_ID) / "memory" / "log" / f"{date.today().isoformat()}.md"
+    return home.workspace(BOT_ID) / "memory" / "log" / f"{clock.today().isoformat()}.md"
 
 
 def one_line(result) -> str:
@@ -233,7 +234,7 @@ def test_a_turn_across_the_hooks_catches_the_bots_edits_at_the_boundary(run_cli,
     end = rows(home)[before + 1 :]
     assert [(r.who, r.how, r.chat, r.file) for r in end] == [
         (WHO_BOT, HOW_TASK, CHAT, "memory/travel.md"),  # caught at the boundary: the bot's work in this chat
-        (WHO_BOT, HOW_TASK, CHAT, f"memory/log/{date.today().isoformat()}.md"),  # the turn log line
+        (WHO_BOT, HOW_TASK, CHAT, f"memory/log/{clock.today().isoformat()}.md"),  # the turn log line
     ]
 
 

@@ -22,6 +22,7 @@ from conftest import make_bot
 import omb_tui
 from omb_tui import library
 from omb_tui.cli import main
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory.paths import Home
@@ -32,7 +33,7 @@ from omb_tui.core.turn.turn import open_chat
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "library.md"
 HEAVY = {"litellm", "textual", "rich"}
-THREE_DAYS_AGO = (date.today() - timedelta(days=3)).isoformat()
+THREE_DAYS_AGO = (clock.today() - timedelta(days=3)).isoformat()
 
 
 def modules_after(statement: str) -> set[str]:
@@ -325,7 +326,7 @@ def room(home: Home, chat_id: str) -> None:
             kind=conv.KIND_ROOM,
             started_by=conv.Starter("person", "Nadia"),
             members=[conv.Member("person", "Nadia"), conv.Member("bot", "scout")],
-            created=datetime.now().astimezone() - timedelta(hours=1),
+            created=clock.now() - timedelta(hours=1),
         ),
         None,
     )
@@ -386,7 +387,7 @@ def test_the_example_in_the_doc_runs_as_written(tmp_path, todays_demo):
     saved, found = done.stdout.splitlines()
     assert saved == "Saved to MEMORY.md."
     note = (
-        f'{date.today().isoformat()} · from chat "Lisbon offsite planning" · Nadia wants a quiet room at the '
+        f'{clock.today().isoformat()} · from chat "Lisbon offsite planning" · Nadia wants a quiet room at the '
         f"Lisbon hotel"
     )
     assert re.fullmatch(rf"MEMORY\.md:\d+ - {re.escape(note)}", found)

@@ -20,6 +20,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import CLIENT_NAME, ROOT, command, command_json, connect, demo_home, home_copy, text_of
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api as team_api
@@ -33,7 +34,7 @@ from omb_tui.core.turn.tools import (
 )
 from omb_tui.mcp.tools import MEMORY_STATUS, RECALL
 
-NEXT_MONTH = date.today() + timedelta(days=30)
+NEXT_MONTH = clock.today() + timedelta(days=30)
 FAKE_KEY = "sk-ant-api03-" + "Zq7Xv2Lm9Rt4Wp8Ks3Nd6Hf1Jc5Bg0Ya" * 2  # shaped like a key, not a real one
 
 

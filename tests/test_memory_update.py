@@ -8,6 +8,7 @@ from datetime import date, timedelta
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, gauge
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.memory_update import MemoryUpdate
@@ -176,7 +177,7 @@ def test_forget_whole_words_every_file_keeps_headers(home):
     assert (ws / "memory" / "archive.md").read_text() == ""
     assert home.about_me_path.read_text() == "# About me\n"
     assert result.count == 4
-    assert [(f["count"], f["at"]) for f in load_profile_learned(home).forgotten] == [(1, date.today().isoformat())]
+    assert [(f["count"], f["at"]) for f in load_profile_learned(home).forgotten] == [(1, clock.today().isoformat())]
     assert "IST" not in home.profile_learned_path.read_text()
 
 

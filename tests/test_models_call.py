@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models import call
 from omb_tui.core.models.call import ModelUnavailable, acomplete, complete
@@ -36,7 +37,7 @@ KEY = "sk-test-NOTAREALKEY0123456789abcdef"
 def rows(home):
     from datetime import datetime, timezone
 
-    return read_usage(home, datetime.now(UTC).strftime("%Y-%m"))
+    return read_usage(home, clock.now_utc().strftime("%Y-%m"))
 
 
 def helper_lines(caplog) -> list[str]:

@@ -10,6 +10,7 @@ from datetime import UTC
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.memory import clock
 from omb_tui.core.models.usage import read_usage
 
 
@@ -21,7 +22,7 @@ def test_models_test_prints_the_latency_and_records_the_call(run_cli, llm_home, 
     assert len(fake_llm.requests) == 1 and fake_llm.requests[0].body["max_tokens"] == 20  # one tiny call
     from datetime import datetime, timezone
 
-    row = read_usage(llm_home, datetime.now(UTC).strftime("%Y-%m"))[-1]
+    row = read_usage(llm_home, clock.now_utc().strftime("%Y-%m"))[-1]
     assert (row["job"], row["bot"], row["triggered_by"], row["ok"]) == ("models test", None, "models test", True)
 
 

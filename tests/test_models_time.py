@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.settings import BrokenFile, load_config
 from omb_tui.core.models import time_limits
 from omb_tui.core.models.call import RUN_DEADLINE_PASSED, ModelUnavailable, complete
@@ -26,7 +27,7 @@ def local(home, fake, **fields):
 
 
 def rows(home):
-    return read_usage(home, datetime.now(UTC).strftime("%Y-%m"))
+    return read_usage(home, clock.now_utc().strftime("%Y-%m"))
 
 
 def test_a_slow_model_still_writing_is_not_cut_off_at_the_call_timeout(llm_home, fake_llm):

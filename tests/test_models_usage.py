@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timezone
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import ModelUnavailable, complete
 from omb_tui.core.models.usage import ROW_FIELDS, read_usage, usage_path
@@ -31,7 +32,7 @@ ISSUE_ROW_FIELDS = [
 
 
 def this_month() -> str:
-    return datetime.now(UTC).strftime("%Y-%m")
+    return clock.now_utc().strftime("%Y-%m")
 
 
 def priced_helper(home, fake, **fields):

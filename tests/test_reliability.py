@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from fake_llm import fake_llm  # noqa: F401 - a fixture
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
 from omb_tui.core.memory.changes import StaleHash
 from omb_tui.core.memory.entries import parse_entries
@@ -458,10 +459,10 @@ def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
         kind="1:1",
         started_by=Starter("person", "Ana"),
         members=[Member("person", "Ana"), Member("bot", BOT)],
-        created=datetime.now(UTC),
+        created=clock.now_utc(),
     )
     path = create_conversation(home, conversation, BOT)
-    append_message(path, Message("person", "Ana", datetime.now(UTC), f"use {AWS_KEY} for the deploy", origin="person"))
+    append_message(path, Message("person", "Ana", clock.now_utc(), f"use {AWS_KEY} for the deploy", origin="person"))
     assert AWS_KEY not in path.read_text()
     with open_index(home, BOT) as index:
         index.refresh()
@@ -573,12 +574,12 @@ def test_the_corpus_as_bare_forgotten_words_and_escaped_chat_lines_reaches_no_fi
         kind="1:1",
         started_by=Starter("person", "Ana"),
         members=[Member("person", "Ana"), Member("bot", BOT)],
-        created=datetime.now(UTC),
+        created=clock.now_utc(),
     )
     path = create_conversation(home, chat, BOT)
     for credential in CREDENTIALS:
         for escaped in escaped_forms(credential).values():
-            append_message(path, Message("person", "Ana", datetime.now(UTC), escaped, origin="person"))
+            append_message(path, Message("person", "Ana", clock.now_utc(), escaped, origin="person"))
     with open_index(home, BOT) as index:
         index.refresh()
     forgotten = load_profile_learned(home).forgotten  # each still tells when a note mentions its words

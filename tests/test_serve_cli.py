@@ -17,12 +17,14 @@ import pytest
 from conftest import omb_tui_command
 from test_architecture import FIRST_FRAME_PROBE, imported_after
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.owner_token import token_path
 
 
 def serve_env(home, tmp_path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMB_")}
     env.update({"OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"})
+    env.update(clock.carried_env())  # the suite's clock (scripts/dev.py test --today)
     return env
 
 

@@ -54,19 +54,11 @@ async def highlight_file(pilot, rel: str) -> None:
 # ----- Upkeep, below the fold: About me's lines added by the bots, with Remove -----
 
 
-class FixedClock(datetime):
-    """datetime whose now() is 2026-11-29 09:00 UTC: the month the usage line names."""
-
-    @classmethod
-    def now(cls, tz=None):
-        return datetime(2026, 11, 29, 9, 0, tzinfo=UTC).astimezone(tz)
-
-
-def test_upkeep_screen_about_me_lines_added_by_the_bots(snap_compare, snapshot_home, monkeypatch):
+def test_upkeep_screen_about_me_lines_added_by_the_bots(snap_compare, snapshot_home, frozen_clock):
     from omb_tui.app.screens import upkeep
     from omb_tui.core.upkeep.about_me import add_learned
 
-    monkeypatch.setattr(upkeep, "datetime", FixedClock)
+    frozen_clock(datetime(2026, 11, 29, 9, 0, tzinfo=UTC))  # the month the usage line names
     for text in ("The person is vegetarian", "The person lives in Porto"):
         add_learned(snapshot_home.home, "scout", text, BOT, owners_words=True, today=date(2026, 11, 29))
 
@@ -209,23 +201,13 @@ def test_make_room_dialog_lists_what_would_move(snap_compare, full_memory_home):
 # ----- Review's Still true?: the entries to ask about today, each with why -----
 
 
-class FixedDay(date):
-    """date whose today() is 2026-11-29: the ages the queue's reasons give stay the same."""
-
-    @classmethod
-    def today(cls):
-        return cls(2026, 11, 29)
-
-
-def still_true_queue(snapshot_home, monkeypatch):
+def still_true_queue(snapshot_home, frozen_clock):
     """The still-true queue on snapshot_home: two old entries and one ending this week, today fixed; returns what
     opens it (run_before) and waits for its lines."""
-    from omb_tui.app.screens import still_true as still_true_screen
     from omb_tui.app.screens.still_true import StillTrueScreen
     from omb_tui.core.guard import still_true
 
-    monkeypatch.setattr(still_true, "date", FixedDay)
-    monkeypatch.setattr(still_true_screen, "date", FixedDay)
+    frozen_clock(datetime(2026, 11, 29, 12, 0))  # local noon: the ages the queue's reasons give stay the same
     store = MemoryStore(snapshot_home.home, "scout")
     old = "- 2025-01-05 · from chat · works at Acme\n- 2025-03-01 · from chat · drives a blue car\n"
     soon = "- 2026-10-01 · flat lease runs out · until 2026-12-03\n"
@@ -243,14 +225,14 @@ def still_true_queue(snapshot_home, monkeypatch):
     return open_still_true
 
 
-def test_still_true_queue_with_the_reason_of_the_highlighted_entry(snap_compare, snapshot_home, monkeypatch):
-    open_still_true = still_true_queue(snapshot_home, monkeypatch)
+def test_still_true_queue_with_the_reason_of_the_highlighted_entry(snap_compare, snapshot_home, frozen_clock):
+    open_still_true = still_true_queue(snapshot_home, frozen_clock)
     assert snap_compare(snapshot_home.app(), terminal_size=SIZE, run_before=open_still_true)
 
 
 @pytest.mark.parametrize(("key", "dialog"), [("u", "UntilDateDialog"), ("e", "EntryEditDialog")])
-def test_still_true_dialogs_for_an_until_date_and_new_words(snap_compare, snapshot_home, monkeypatch, key, dialog):
-    open_still_true = still_true_queue(snapshot_home, monkeypatch)
+def test_still_true_dialogs_for_an_until_date_and_new_words(snap_compare, snapshot_home, frozen_clock, key, dialog):
+    open_still_true = still_true_queue(snapshot_home, frozen_clock)
 
     async def opened(pilot):
         await open_still_true(pilot)

@@ -9,6 +9,7 @@ from datetime import UTC
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.changes import Actor, LaterChanges, NotUndoable, ReadOnly, StaleHash
 from omb_tui.core.memory.disk import text_hash
 from omb_tui.core.memory.journal import (
@@ -438,11 +439,11 @@ def test_a_store_without_a_clock_uses_the_real_time(store):
     from datetime import datetime, timezone
 
     assert store.clock is None
-    before = datetime.now(UTC)
+    before = clock.now_utc()
     store.write("MEMORY.md", "- one\n", PERSON)
     (store.workspace / "MEMORY.md").write_text("- two\n")
     store.sync_outside_changes()
-    after = datetime.now(UTC)
+    after = clock.now_utc()
     for row in store.journal.rows():
         at = datetime.fromisoformat(row.at)
         assert at.utcoffset().total_seconds() == 0 and len(row.at) == 29

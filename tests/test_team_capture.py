@@ -15,6 +15,7 @@ from conftest import make_bot
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 from test_upkeep_capture import answer, fact, make_chat, make_room
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team
@@ -131,7 +132,7 @@ def test_a_room_is_the_teams_only_when_every_member_is_in_it_and_everyone_they_t
         kind=conv.KIND_CHAT,
         started_by=conv.Starter("person", "Rosa"),
         members=[conv.Member("person", "Rosa"), conv.Member("bot", "ledger")],
-        created=datetime.now().astimezone(),
+        created=clock.now(),
     )
     conv.create_conversation(crew, rosa, "ledger")
     fake_llm.script(answer(team_fact("The trailer locks on 12 December", ["The trailer locks on 12 December"])))

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 from conftest import make_bot
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api
@@ -30,7 +31,7 @@ def make_chat(home, chat_id="grading", *, room=False, lines=()):
         created=datetime(2026, 11, 1, 9, 0).astimezone(),
     )
     path = conv.create_conversation(home, chat, None if room else "scout")
-    at = datetime.now().astimezone() - timedelta(minutes=len(lines) + 1)
+    at = clock.now() - timedelta(minutes=len(lines) + 1)
     for n, (author_kind, author, text) in enumerate(lines):
         origin = "person" if author_kind == "person" else None
         conv.append_message(path, conv.Message(author_kind, author, at + timedelta(minutes=n), text, origin=origin))

@@ -16,6 +16,7 @@ from datetime import date, datetime
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
@@ -233,7 +234,7 @@ def chat_lines(home, chat="plans"):
 
 
 def turn_log(home):
-    path = home.workspace("scout") / "memory" / "log" / f"{date.today().isoformat()}.md"
+    path = home.workspace("scout") / "memory" / "log" / f"{clock.today().isoformat()}.md"
     return path.read_text() if path.exists() else ""
 
 

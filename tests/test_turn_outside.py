@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 import pytest
 from conftest import BOT_ID
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
 from omb_tui.core.memory.paths import Home
@@ -46,7 +47,7 @@ def test_a_turn_starts_a_persons_1to1_chat_and_is_recorded_whole(home):
     assert (person.author, person.text, person.origin, person.id) == ("Nadia", TURN.prompt, "person", "p-1")
     assert person.at == TURN.prompt_at
     assert (bot.author_kind, bot.author, bot.text, bot.id, bot.failed) == ("bot", BOT_ID, TURN.answer, "a-1", False)
-    log = (home.workspace(BOT_ID) / "memory" / "log" / f"{date.today().isoformat()}.md").read_text(encoding="utf-8")
+    log = (home.workspace(BOT_ID) / "memory" / "log" / f"{clock.today().isoformat()}.md").read_text(encoding="utf-8")
     assert 'from chat "Claude Code in atlas" · tools: Read, Grep · said: "In memory/work.md, under Budget."' in log
 
 
@@ -78,7 +79,7 @@ def test_the_two_ends_of_the_boundary_say_whose_each_change_is(home):
 
 
 def done_log(home: Home) -> str:
-    return f"memory/log/{date.today().isoformat()}.md"
+    return f"memory/log/{clock.today().isoformat()}.md"
 
 
 def test_a_turn_starts_the_workspace_of_a_bot_whose_first_turn_it_is(tmp_path):
@@ -98,15 +99,13 @@ def test_a_chat_id_that_cannot_be_one_is_refused_before_anything_is_written(home
 def test_messages_appended_together_are_one_write(home, monkeypatch):
     path = conv.create_conversation(
         home,
-        conv.Conversation(
-            "plans", "Plans", conv.KIND_CHAT, conv.Starter("person", "Nadia"), [], datetime.now().astimezone()
-        ),
+        conv.Conversation("plans", "Plans", conv.KIND_CHAT, conv.Starter("person", "Nadia"), [], clock.now()),
         BOT_ID,
     )
     writes = []
     real_write = conv.os.write
     monkeypatch.setattr(conv.os, "write", lambda fd, data: writes.append(data) or real_write(fd, data))
-    now = datetime.now().astimezone()
+    now = clock.now()
     conv.append_messages(path, [conv.Message("person", "Nadia", now, "one"), conv.Message("bot", BOT_ID, now, "two")])
     assert len([w for w in writes if b'"type":"message"' in w]) == 1
     assert [m.text for m in conv.read_conversation(path).messages] == ["one", "two"]

@@ -14,6 +14,7 @@ from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtur
 
 from omb_tui.core.facts import checks
 from omb_tui.core.facts.lines import BOT, OTHER_PERSON, PERSON, Line
+from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import Journal
 from omb_tui.core.memory.memory_update import MemoryUpdate
@@ -21,7 +22,7 @@ from omb_tui.core.memory.settings import load_profile_learned, save_profile_lear
 from omb_tui.core.upkeep import capture_state as state
 from omb_tui.core.upkeep.capture import capture
 
-TODAY = date.today()
+TODAY = clock.today()
 PERSON_NAME = "Milind"
 
 
@@ -33,7 +34,7 @@ def make_chat(home, turns, *, chat_id="plans", title="Plans", started="person", 
         kind=conv.KIND_CHAT,
         started_by=conv.Starter(started, PERSON_NAME if started == "person" else "digest"),
         members=[conv.Member("person", PERSON_NAME), conv.Member("bot", bot)],
-        created=datetime.now().astimezone() - timedelta(hours=hours_ago + 1),
+        created=clock.now() - timedelta(hours=hours_ago + 1),
     )
     path = conv.create_conversation(home, chat, bot)
     add_turns(path, turns, hours_ago=hours_ago, bot=bot)
@@ -41,7 +42,7 @@ def make_chat(home, turns, *, chat_id="plans", title="Plans", started="person", 
 
 
 def add_turns(path, turns, *, hours_ago=5, bot="scout"):
-    at = datetime.now().astimezone() - timedelta(hours=hours_ago)
+    at = clock.now() - timedelta(hours=hours_ago)
     for n, turn in enumerate(turns):
         turn = turn if isinstance(turn, dict) else {"person": turn[0], "bot": turn[1]}
         origin = turn.get("origin", "person")
@@ -437,9 +438,7 @@ def test_a_turn_read_once_is_never_sent_again(llm_home, fake_llm):
 
 def test_a_turn_the_bot_has_not_answered_yet_waits(llm_home, fake_llm):
     path = make_chat(llm_home, [VEG])
-    conv.append_message(
-        path, conv.Message("person", PERSON_NAME, datetime.now().astimezone(), "And I live in Goa.", origin="person")
-    )
+    conv.append_message(path, conv.Message("person", PERSON_NAME, clock.now(), "And I live in Goa.", origin="person"))
     fake_llm.script(answer())
     assert capture(llm_home, "scout").turns_read == 1
     assert "Goa" not in sent_text(fake_llm)
@@ -504,10 +503,10 @@ def make_room(home, lines, *, members=("Milind", "Anna"), room_id="launch"):
             conv.Member("bot", "scout"),
             conv.Member("bot", "ledger"),
         ],
-        created=datetime.now().astimezone() - timedelta(hours=6),
+        created=clock.now() - timedelta(hours=6),
     )
     path = conv.create_conversation(home, room)
-    at = datetime.now().astimezone() - timedelta(hours=5)
+    at = clock.now() - timedelta(hours=5)
     for n, (kind, author, text) in enumerate(lines):
         conv.append_message(
             path,
@@ -573,7 +572,7 @@ def test_capture_is_due_after_quiet_or_six_turns_or_when_kept_at_shutdown(llm_ho
     make_chat(llm_home, [VEG], hours_ago=0)  # just now: not quiet yet
     make_chat(llm_home, [VEG] * 6, chat_id="busy", title="Busy", hours_ago=0)
     make_chat(llm_home, [VEG], chat_id="old", title="Old", hours_ago=2)
-    now = datetime.now().astimezone()
+    now = clock.now()
     assert sorted(state.capture_due(llm_home, "scout", now)) == ["busy", "old"]
     assert sorted(state.capture_due(llm_home, "scout", now + timedelta(minutes=30))) == ["busy", "old", "plans"]
 

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timezone
 
 import pytest
 
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal_filter import JournalFilter
 from omb_tui.core.memory.when import parse_day
 from omb_tui.core.search.session_search import parse_when
@@ -32,7 +33,7 @@ def test_every_caller_reads_days_the_same_way():
     assert recall_as_of_day("2026-11-29") == date(2026, 11, 29)
     assert parse_when("yesterday", now=now, end=False).date() == parse_day("yesterday", today=now.astimezone().date())
     assert parse_when("2026-11-29", now=now, end=True).date() == date(2026, 11, 29)
-    assert JournalFilter.parse("day:today").fields == (("day", date.today().isoformat()),)
+    assert JournalFilter.parse("day:today").fields == (("day", clock.today().isoformat()),)
 
 
 def test_the_command_line_says_a_bad_day_in_one_sentence(run_cli):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.memory import clock
 from .common import CliError, add_command, open_bot
 from .output import one_line, print_json
 
@@ -33,7 +34,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_still_true(args: argparse.Namespace) -> int:
-    from datetime import date
 
     from ..core.guard.still_true import UNTIL, answer_still_true, still_true_queue
     from ..core.memory.when import parse_day
@@ -57,7 +57,7 @@ def cmd_still_true(args: argparse.Namespace) -> int:
         if len(items) != 2:
             raise CliError("until takes one ID and a DATE: omb-tui still-true BOT until ID 2027-01-31.")
         try:
-            until = parse_day(items.pop(), today=date.today())
+            until = parse_day(items.pop(), today=clock.today())
         except ValueError as exc:
             raise CliError(str(exc)) from None
     done = answer_still_true(bot.home, bot.id, args.answer, items, until=until)

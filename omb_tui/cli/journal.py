@@ -4,8 +4,8 @@ journal and undo; the review of what upkeep runs changed)."""
 from __future__ import annotations
 
 import argparse
-from datetime import UTC, datetime
 
+from ..core.memory import clock
 from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
@@ -80,7 +80,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     if args.since is not None:
         from ..core.search.session_search import parse_when
 
-        journal_filter = journal_filter.with_since(parse_when(args.since, now=datetime.now(UTC), end=False))
+        journal_filter = journal_filter.with_since(parse_when(args.since, now=clock.now_utc(), end=False))
     bot = open_bot(args)
     rows = journal_filter.rows(bot.store.journal, limit=args.limit)
     if args.json:
@@ -139,7 +139,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     from ..core.review.runs import review
     from ..core.search.session_search import parse_when
 
-    since = parse_when(args.since, now=datetime.now(UTC), end=False) if args.since else None
+    since = parse_when(args.since, now=clock.now_utc(), end=False) if args.since else None
     found = review(Home(args.home), since=since, bot_ids=[args.bot] if args.bot else None)
     marked = {bot.bot: [run.id for run in bot.runs] for bot in found.bots if bot.runs} if args.mark else {}
     for bot_id, run_ids in marked.items():

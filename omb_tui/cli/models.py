@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from datetime import UTC, datetime
 
+from ..core.memory import clock
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
 from .common import CliError, add_command, add_json, open_bot, subcommands
@@ -59,7 +59,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     bot = open_bot(args)
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the chat says itself why no model answers
-    started = datetime.now()
+    started = clock.now()
     chat_id = args.chat or f"chat-{started:%Y%m%d-%H%M%S}"
     conversation = open_chat(
         bot.home, bot.id, chat_id, person=args.person, title=None if args.chat else f"Chat of {started:%Y-%m-%d %H:%M}"
@@ -172,7 +172,7 @@ def cmd_usage(args: argparse.Namespace) -> int:
     from ..core.memory.when import when_text
     from ..core.models.usage import check_month, month_of, usage_csv, usage_report
 
-    month = check_month(args.month) if args.month else month_of(datetime.now(UTC))
+    month = check_month(args.month) if args.month else month_of(clock.now_utc())
     report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
     if args.json:
         print_json({"rows": report["rows"], "totals": report["totals"], "total_cost_usd": report["total_cost_usd"]})

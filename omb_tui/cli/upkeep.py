@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from datetime import date
 
+from ..core.memory import clock
 from ..core.memory.errors import EXIT_STALE
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
@@ -239,12 +239,12 @@ def _compact_settings(bot, args: argparse.Namespace) -> int:
                 "compactNightly": settings.compact_nightly,
                 "compactProposeOnly": settings.compact_propose_only,
                 "compactNightlySince": settings.compact_nightly_since,
-                "propose_only_now": propose_only_now(settings, date.today()),
+                "propose_only_now": propose_only_now(settings, clock.today()),
             }
         )
         return 0
     state = "on" if settings.compact_nightly else "off"
-    proposes = propose_only_now(settings, date.today())
+    proposes = propose_only_now(settings, clock.today())
     mode = f"only proposes (see omb-tui proposals {bot.id})" if proposes else "applies its changes"
     print(f"Nightly compaction of {bot.id} is {state}; a nightly run now {mode}.")
     return 0

@@ -24,6 +24,7 @@ from typing import NamedTuple, TypeVar
 from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at, send_later
 from .guard.night import NightGuard
 from .guard.still_true import note_contradicted
+from .memory import clock
 from .memory.locks import held_exclusively, no_turn_running
 from .memory.paths import Home
 from .memory.settings import load_bot_settings, load_config
@@ -175,7 +176,7 @@ def upkeep_due(
     turns waiting, or left pending at a shutdown), organizing after it, the daily tidy-up (with organizing
     first), and nightly compaction after it where it is switched on. Never while a backup runs, never on a bot
     in a turn, never twice at once."""
-    now = (now or datetime.now()).astimezone()
+    now = (now or clock.now()).astimezone()
     report = UpkeepRunReport()
     # bots at a time is also calls at a time, for this run only
     with concurrent_calls(concurrency), held_exclusively(upkeep_lock_path(home)) as ours:

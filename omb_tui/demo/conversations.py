@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+from ..core.memory import clock
 from ..core.memory.conversations import (
     KIND_CHAT,
     KIND_ROOM,
@@ -291,8 +292,8 @@ def write_sample_conversations(
     end of `today` when it is another day), never in the future.
     """
     if now is None:
-        now = datetime.now() if today == date.today() else datetime.combine(today, time(23, 59))
-    clock = _Clock(today, now)
+        now = clock.now() if today == clock.today() else datetime.combine(today, time(23, 59))
+    sample_clock = _Clock(today, now)
     written: list[Path] = []
     plans = [
         ("scout", _SCOUT_CHATS),
@@ -305,12 +306,12 @@ def write_sample_conversations(
         if not bot_id:
             continue
         for script in scripts:
-            conversation = _chat(validate_bot_id(bot_id), person, script, clock)
+            conversation = _chat(validate_bot_id(bot_id), person, script, sample_clock)
             path = chats_dir(home, bot_id) / f"{conversation.id}.ndjson"
             write_conversation(path, conversation)
             written.append(path)
         if role == "scout":
-            written.append(_write_sample_room(home, bot_id, bot_ids.get("ledger"), person, clock))
+            written.append(_write_sample_room(home, bot_id, bot_ids.get("ledger"), person, sample_clock))
     # A routine run: the harness starts it, so recall in it gives notes only.
     scout = bot_ids.get("scout")
     if scout:
@@ -320,20 +321,20 @@ def write_sample_conversations(
             kind=KIND_CHAT,
             started_by=Starter("routine", "Morning digest"),
             members=[Member("person", person), Member("bot", scout)],  # the person's own routine
-            created=clock.at(0, -90),
+            created=sample_clock.at(0, -90),
         )
         routine.messages = [
             Message(
                 "harness",
                 "routine",
-                clock.at(0, -90),
+                sample_clock.at(0, -90),
                 'Routine "Morning digest": summarise yesterday\'s email and calendar.',
                 origin="routine",
             ),
             Message(
                 "bot",
                 scout,
-                clock.at(0, -88),
+                sample_clock.at(0, -88),
                 "Yesterday: 23 emails (two need a reply: Acme about "
                 "the corrected invoice, and the Baixa Rio hotel about room setup), and three meetings "
                 "today, the first at 10:00.",

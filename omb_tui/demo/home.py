@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
+from ..core.memory import clock
 from ..core.memory.disk import write_private_json
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.settings import BotSettings, save_bot_settings
@@ -52,8 +53,8 @@ def write_demo_home(home: Home, today: date | None = None, *, now: datetime | No
     """Write the sample home and return its bot ids; refuse (writing nothing) when it would overwrite anything.
 
     `now` (default: the real time) is the latest moment a journal row may carry."""
-    today = today or date.today()
-    now = (now or datetime.now(UTC)).astimezone(UTC)
+    today = today or clock.today()
+    now = (now or clock.now_utc()).astimezone(UTC)
     refuse_to_overwrite(home)
     write_private_json(
         home.config_path,

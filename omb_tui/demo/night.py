@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 
 from ..core.compact.apply import apply_change_set
 from ..core.compact.nightly import STEP as COMPACT_STEP
@@ -30,6 +30,7 @@ from ..core.compact.pending import add_pending
 from ..core.compact.records import append_attempt, append_clean_log, backup_memory, clean_log_lines
 from ..core.compact.session import KEEP_FILE
 from ..core.compact.validator import keep_lines, validate
+from ..core.memory import clock
 from ..core.memory.disk import text_hash
 from ..core.memory.entries import Entry, parse_entries
 from ..core.memory.memory_update import MemoryUpdate
@@ -76,7 +77,7 @@ class NightRun:
         return self._run
 
     def _now(self) -> datetime:
-        return self.store.clock() if self.store.clock else datetime.now(UTC)
+        return self.store.clock() if self.store.clock else clock.now_utc()
 
     def _queue(self, action: Callable[[], object]) -> None:
         seconds = PASS_ORDER.index(self.bot_id) * BOT_SECONDS + self._steps * STEP_SECONDS

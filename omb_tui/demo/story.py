@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import NamedTuple
 
+from ..core.memory import clock
 from ..core.memory.changes import Actor
 from ..core.memory.disk import atomic_write_bytes, encode
 from ..core.memory.entries import format_dated_entry, mark_moved, parse_entries, render_entries
@@ -112,7 +113,7 @@ class Story:
         """Run the steps in order; each step's journal rows carry its moment (see moments)."""
         steps = sorted(self._steps, key=lambda step: (-step.ago, step.phase, step.order))
         try:
-            for step, moment in zip(steps, self.moments(steps, now or datetime.now(UTC))):
+            for step, moment in zip(steps, self.moments(steps, now or clock.now_utc())):
                 self.store.clock = lambda moment=moment: moment
                 step.action()
         finally:

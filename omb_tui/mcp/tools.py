@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from ..core.memory import budget
+from ..core.memory import budget, clock
 from ..core.memory.budget import LINE_EXPIRED, LINE_PAST_CUT, load_cut, topic_index
 from ..core.memory.paths import MemoryInputError
 from ..core.memory.text import plural
@@ -134,7 +134,7 @@ def memory_status(bot: BotMemory, today: date | None = None) -> Answer:
         return Answer(text, data={"bot": bot.id, "name": bot.core.name, "memory": False})
     memory_text = bot.core.memory_text()
     gauge = budget.gauge(memory_text)
-    lines = load_cut(memory_text, today or date.today()).lines
+    lines = load_cut(memory_text, today or clock.today()).lines
     past_cut = sum(1 for line in lines if line.state == LINE_PAST_CUT)
     expired = sum(1 for line in lines if line.state == LINE_EXPIRED)
     topics_left_out = [topic.name for topic in topic_index(bot.core.topics()).omitted_topics]

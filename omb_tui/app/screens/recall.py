@@ -26,6 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
 from textual.worker import Worker, get_current_worker
 
+from ...core.memory import clock
 from ...core.memory.budget import TopicIndex, topic_index
 from ...core.memory.conversations import list_conversations
 from ...core.recall.recall import RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall
@@ -262,7 +263,7 @@ class RecallScreen(BotScreen):
         """The day asked for; today when the field is empty; None while it holds no date yet."""
         value = self.query_one("#as-of", Input).value.strip()
         if not value:
-            return date.today()
+            return clock.today()
         try:
             return parse_day(value)
         except ValueError:
@@ -290,7 +291,7 @@ class RecallScreen(BotScreen):
             chat.clear()
             self.query_one(TurnAnswer).clear()  # another bot's answer is not this one's
         self.load_chats()
-        as_of = self.as_of or self._as_of_shown or date.today()  # a half-typed day keeps the last one
+        as_of = self.as_of or self._as_of_shown or clock.today()  # a half-typed day keeps the last one
         self._as_of_shown = as_of
         self.load_memory(as_of)
         self.start_recall()
@@ -358,7 +359,7 @@ class RecallScreen(BotScreen):
         if self._typing_timer is not None:
             self._typing_timer.stop()
             self._typing_timer = None
-        as_of = self.as_of or self._as_of_shown or date.today()  # a half-typed day keeps the last one
+        as_of = self.as_of or self._as_of_shown or clock.today()  # a half-typed day keeps the last one
         if not self.app.bot_id:
             return
         request = RecallRequest(self.app.bot_id, self.message, self.kind, self.chat_id, as_of)
@@ -450,14 +451,14 @@ class RecallScreen(BotScreen):
         if self.as_of is not None:
             return
         said = self._not_a_day()
-        shown = self._as_of_shown or date.today()
-        self.query_one("#as-of", Input).value = "" if shown == date.today() else shown.isoformat()
+        shown = self._as_of_shown or clock.today()
+        self.query_one("#as-of", Input).value = "" if shown == clock.today() else shown.isoformat()
         self.notify(said, severity="warning", markup=False)
 
     def _not_a_day(self) -> str:
         value = self.query_one("#as-of", Input).value.strip()
-        shown = self._as_of_shown or date.today()
-        day = "today" if shown == date.today() else shown.isoformat()
+        shown = self._as_of_shown or clock.today()
+        day = "today" if shown == clock.today() else shown.isoformat()
         return f"{value} is not a day (YYYY-MM-DD): both blocks are for {day}."
 
     @on(Tabs.TabActivated, "#pane-tabs")
@@ -553,7 +554,7 @@ class RecallScreen(BotScreen):
         self.query_one(TurnAnswer).show_result(self.bot.name, result)
         # the turn may have changed memory and the conversations: show them as they are now
         self.load_chats()
-        self.load_memory(self._as_of_shown or date.today())
+        self.load_memory(self._as_of_shown or clock.today())
 
     def action_toggle_prompt(self) -> None:
         self.showing_prompt = not self.showing_prompt

@@ -22,6 +22,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
+from ...core.memory.clock import now as local_now
 from ...core.memory.paths import Home, MemoryInputError
 from ...core.memory.text import plural
 from ...core.memory.when import when_text
@@ -36,7 +37,7 @@ PROPOSAL_ACTIONS = {"accept", "reject", "accept_all", "reject_all"}
 
 def clock() -> datetime:
     """Now, local (the snapshot tests fix it)."""
-    return datetime.now().astimezone()
+    return local_now()
 
 
 class ReviewRead(Message, bubble=False):

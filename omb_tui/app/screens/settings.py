@@ -12,7 +12,6 @@ its error and never written.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import date
 
 from rich.table import Table
 from rich.text import Text
@@ -23,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Static, Switch
 
+from ...core.memory import clock
 from ...core.memory.settings import AppConfig, BotSettings, load_bot_settings, load_config, update_bot_settings
 from ..styles import style_path
 from .base import BotScreen
@@ -367,7 +367,7 @@ class SettingsScreen(BotScreen):
         settings = self.view.settings if self.view else None
         if settings is None or not settings.compact_nightly:
             return ""
-        if not settings.compact_propose_only_on(date.today()):
+        if not settings.compact_propose_only_on(clock.today()):
             return " (applies what passes the checks)"
         until = settings.compact_proposes_until()
         return f" (only proposes until {until.isoformat()})" if until else " (only proposes)"

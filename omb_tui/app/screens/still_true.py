@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.memory import clock
 from ...core.memory.text import plural
 from ..styles import style_path
 from .base import AreaScreen
@@ -138,7 +139,7 @@ class StillTrueScreen(AreaScreen):
         line = self.current()
         if line is None:
             return
-        day = await self.app.push_screen_wait(UntilDateDialog(line.text, date.today()))
+        day = await self.app.push_screen_wait(UntilDateDialog(line.text, clock.today()))
         if day is not None:
             self.answer(line, "until", day)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from rich.text import Text
 from textual import on, work
@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.widgets import Button, Footer, Header, OptionList, ProgressBar, Static, Switch
 from textual.widgets.option_list import Option
 
+from ...core.memory import clock
 from ...core.memory.changes import Actor
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.text import plural
@@ -209,7 +210,7 @@ def month_usage(home, bot_id: str) -> dict:
     """This month's model calls written for the bot (usage's month is UTC's, as `omb-tui usage` counts it)."""
     from ...core.models.usage import month_of, usage_report
 
-    month = month_of(datetime.now(UTC))
+    month = month_of(clock.now_utc())
     rows = usage_report(home, month, bot_id)["rows"]
     return {
         "month": month,

@@ -17,9 +17,10 @@ import json
 import tarfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from ..memory import clock
 from ..memory.disk import atomic_write_bytes
 from ..memory.locks import held_exclusively
 from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
@@ -63,7 +64,7 @@ class Manifest:
 
 
 def new_manifest(kind: str, bots: Sequence[str], files: Sequence[BackupFile], **extra: object) -> Manifest:
-    created = datetime.now(UTC).isoformat(timespec="seconds")
+    created = clock.now_utc().isoformat(timespec="seconds")
     return Manifest(kind, created, list(bots), [f.manifest_entry() for f in files], **extra)  # type: ignore[arg-type]
 
 

@@ -19,10 +19,10 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from ..compact.records import COMPACT_DIR
 from ..compact.session import INSTRUCTIONS_FILE
+from ..memory import clock
 from ..memory.changes import Actor
 from ..memory.conversations import header_from_json, validate_conversation_id
 from ..memory.disk import atomic_write_bytes, decode
@@ -212,7 +212,7 @@ def _restore_bot(home: Home, source: str, target: str, placed: list[Placed], rep
     with store.locked():
         journal = home.journal_path(target)
         if replaced and journal.exists():
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            stamp = clock.now_utc().strftime("%Y%m%dT%H%M%SZ")
             os.replace(journal, journal.with_name(f"{target}.replaced-{stamp}.ndjson"))
         for spot in placed:
             if spot.memory_rel is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
 
+from ..memory import clock
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.settings import BotSettings, load_bot_settings, set_bot_switches
@@ -101,7 +102,7 @@ def compact_nightly(
     settings = load_bot_settings(home, bot_id)
     if not settings.memory:
         raise CompactionOff(f"Memory is switched off for {bot_id}, so there is nothing to compact.")
-    today = today or date.today()
+    today = today or clock.today()
     run = run or UpkeepRun(bot_id)
     only_propose = propose_only_now(settings, today) if propose_only is None else propose_only
     proposal = propose(home, bot_id, deadline_s=deadline_s)

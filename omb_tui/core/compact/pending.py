@@ -13,6 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from ..memory import clock
 from ..memory.disk import read_text, text_hash, write_private_json
 from ..memory.journal import HOW_COMMAND_LINE, now_iso
 from ..memory.paths import MEMORY_FILE, Home, NotFound
@@ -93,7 +94,7 @@ def _items(data: dict) -> list[PendingChange]:
 
 
 def _save(home: Home, bot_id: str, next_id: int, items: list[PendingChange]) -> None:
-    cutoff = datetime.now(UTC) - timedelta(days=DECIDED_KEEP_DAYS)
+    cutoff = clock.now_utc() - timedelta(days=DECIDED_KEEP_DAYS)
     kept = [item for item in items if item.status == PENDING or _when(item.at) >= cutoff]
     write_private_json(
         compact_files(home, bot_id).pending, {"next": next_id, "changes": [item.to_dict() for item in kept]}
@@ -104,7 +105,7 @@ def _when(at: str) -> datetime:
     try:
         moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
     except ValueError:
-        return datetime.now(UTC)  # an unreadable time is kept rather than dropped
+        return clock.now_utc()  # an unreadable time is kept rather than dropped
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 

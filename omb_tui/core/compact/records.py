@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from ..memory import clock
 from ..memory.disk import encode, fsync_dir, make_private_dirs
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
@@ -81,13 +82,13 @@ def compact_files(home: Home, bot_id: str) -> CompactFiles:
 def _local(now: datetime | None) -> datetime:
     """Local wall-clock time, naive; a naive `now` already is."""
     if now is None:
-        return datetime.now()
+        return clock.now().replace(tzinfo=None)
     return now if now.tzinfo is None else now.astimezone().replace(tzinfo=None)
 
 
 def _local_stamp(now: datetime | None) -> str:
     """What a log line starts with: local time with its offset, e.g. `2026-12-01 03:15:02 +0100`."""
-    moment = datetime.now().astimezone() if now is None else now.astimezone()
+    moment = clock.now() if now is None else now.astimezone()
     return moment.strftime("%Y-%m-%d %H:%M:%S %z")
 
 

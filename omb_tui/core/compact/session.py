@@ -14,8 +14,8 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
+from ..memory import clock
 from ..memory.disk import read_text, text_hash
 from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore
@@ -211,13 +211,13 @@ def _cut(text: str) -> str:
 
 
 def propose(
-    home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S, clock: Callable[[], float] = time.monotonic
+    home: Home | str, bot_id: str, *, deadline_s: float = DEADLINE_S, monotonic: Callable[[], float] = time.monotonic
 ) -> Proposal:
     """One fresh session: read MEMORY.md and the context, ask, validate, retry with the errors; never writes."""
     home = Home.of(home)
     if not home.has_bot(bot_id):
         raise NotFound(f"There is no bot {bot_id!r} in {home.root}.")
-    ends_at = clock() + deadline_s
+    ends_at = monotonic() + deadline_s
     store = MemoryStore(home, bot_id)
     with store.locked():
         store.sync_outside_changes()  # an edit made meanwhile is journaled as the person's before the model reads
@@ -227,7 +227,7 @@ def propose(
         bot=bot_id,
         text=text,
         read_hash=text_hash(text),
-        session=f"{JOB}:{datetime.now(UTC):%Y%m%dT%H%M%S}",
+        session=f"{JOB}:{clock.now_utc():%Y%m%dT%H%M%S}",
         context=list(context),
         keep=keep_lines(keep_text),
     )
@@ -242,7 +242,7 @@ def propose(
         )
         return proposal
     for number in range(1, MAX_ATTEMPTS + 1):
-        left = ends_at - clock()
+        left = ends_at - monotonic()
         if left <= 0:
             proposal.error = _out_of_time(deadline_s, number - 1)
             return proposal
@@ -251,7 +251,7 @@ def propose(
             answer = complete(home, bot_id, JOB, messages, schema=CHANGESET_SCHEMA, timeout=left).text
         except ModelUnavailable as problem:
             if problem.raw is None:  # no answer at all: a retry in the same session would wait the same way
-                if ends_at - clock() <= 0:
+                if ends_at - monotonic() <= 0:
                     proposal.error = _out_of_time(deadline_s, number - 1)
                 else:
                     proposal.error = f"No model answered: {problem.reason.rstrip('.')}."

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from ..memory import clock
 from ..memory.changes import Actor
 from ..memory.journal import HOW_UNDO, WHO_UPKEEP, now_iso
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError
@@ -206,7 +207,7 @@ class NightGuard:
             "futile": gate.futile,
             "skipped": gate.skipped,
         }
-        record: dict | None = outcome.to_dict() | {"at": datetime.now().astimezone().isoformat(timespec="seconds")}
+        record: dict | None = outcome.to_dict() | {"at": clock.now().isoformat(timespec="seconds")}
         if self._spent_at_start and not rows and not outcome.failed:
             record = None  # the night was spent before this run began: the run that spent it says so, once
         write_guard_record(self.home, self.bot_id, self.run.id, record, self.night, totals, self.store)

@@ -15,9 +15,9 @@ import logging
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
+from ..memory import clock
 from ..memory.disk import read_json_object, write_private_json
 from ..memory.entries import parse_entries
 from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_PERSON
@@ -215,7 +215,7 @@ def make_probes(store: MemoryStore, found: ProbeFile) -> int:
             if text and len(text) <= PROBE_MAX_CHARS:
                 given[n] = text
     kept = 0
-    now = datetime.now(UTC).isoformat(timespec="seconds")
+    now = clock.now_utc().isoformat(timespec="seconds")
     finder = Finder(store)
     for n, item in enumerate(asked, 1):
         text = given.get(n)
@@ -316,7 +316,7 @@ def check_probes(home: Home, bot_id: str) -> ProbeCheck:
 
 def note_check(store: MemoryStore, found: ProbeFile, check: ProbeCheck) -> None:
     found.last_check = {
-        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "at": clock.now_utc().isoformat(timespec="seconds"),
         "finding": check.finding,
         "total": check.total,
     }

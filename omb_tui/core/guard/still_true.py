@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
+from ..memory import clock
 from ..memory.changes import Actor
 from ..memory.disk import read_json_object, write_private_json
 from ..memory.entries import SEPARATOR, Entry, line_content, line_ending, parse_entries, render_entries
@@ -125,7 +126,7 @@ def _files(store: MemoryStore) -> list[str]:
 def candidates(home: Home, bot_id: str, today: date | None = None) -> list[StillTrueItem]:
     """Every entry the queue's rules pick, contradicted first, then an until date soonest, then the oldest."""
     home = Home.of(home)
-    today = today or date.today()
+    today = today or clock.today()
     after = review_after_days(home)
     store = MemoryStore(home, bot_id)
     contradicted = {item["text"] for item in _state(home, bot_id)["contradicted"]}
@@ -163,7 +164,7 @@ def _why(
 def still_true_queue(home: Home, bot_id: str, today: date | None = None) -> list[StillTrueItem]:
     """What to ask about today: at most QUEUE_PER_DAY a day, less what was answered today."""
     home = Home.of(home)
-    today = today or date.today()
+    today = today or clock.today()
     answered = _state(home, bot_id)["answered"].get(today.isoformat(), 0)
     room = max(0, QUEUE_PER_DAY - (answered if isinstance(answered, int) else 0))
     return candidates(home, bot_id, today)[:room]
@@ -184,7 +185,7 @@ def answer_still_true(
     """Keep, strike or set the until date of each entry named, or edit one to `text` (one journal row each, by the
     person). Every id is checked first: one that is not in the queue's picks writes nothing."""
     home = Home.of(home)
-    today = today or date.today()
+    today = today or clock.today()
     if answer not in (KEEP, STRIKE, UNTIL, EDIT):
         raise MemoryInputError(f"'{answer}' is not an answer: keep, strike or until.")
     if answer == EDIT:

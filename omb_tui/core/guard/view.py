@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..memory import clock
 from ..memory.paths import Home
 from ..memory.settings import load_config
 from ..memory.text import plural
@@ -17,7 +18,7 @@ from .settings import load_guard_settings
 
 def guard_lines(home: Home, bot_id: str, now: datetime | None = None) -> list[str]:
     lines = [load_guard_settings(home).line() + "."]
-    night = night_of(now or datetime.now().astimezone(), load_config(home).tidy_hour)
+    night = night_of(now or clock.now(), load_config(home).tidy_hour)
     spent = night_totals(home, bot_id, night)
     if spent:
         lines.append(

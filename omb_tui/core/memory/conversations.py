@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from . import clock
 from .disk import atomic_write_bytes, make_private_dirs
 from .journal import utf8_json
 from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
@@ -532,7 +533,7 @@ def append_messages(path: Path, messages: Iterable[Message]) -> None:
 
 def set_members(path: Path, members: Iterable[Member], at: datetime | None = None) -> None:
     """Record who is in a room from now on (a `members` line; the newest one counts)."""
-    moment = (at or datetime.now()).astimezone()
+    moment = (at or clock.now()).astimezone()
     data = {"type": "members", "at": moment.isoformat(timespec="seconds"), "members": [m.to_dict() for m in members]}
     _append(path, _encode_line(data))
 

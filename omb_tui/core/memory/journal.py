@@ -18,13 +18,13 @@ import logging
 import os
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .clock import now_utc, real_time_ns
 from .journal_reader import FIRST_CHUNK, lines_backward
 from .paths import MemoryInputError, quoted, refuse_links
 
@@ -185,7 +185,7 @@ def new_row_id() -> str:
     """Sortable and unique within this process: microseconds since the epoch, never repeated."""
     global _last_id
     with _id_lock:
-        now = time.time_ns() // 1000
+        now = real_time_ns() // 1000  # an id, not a time people read: the machine's clock
         _last_id = max(now, _last_id + 1)
         return f"{_last_id:x}-{os.getpid() % 0xFFFF:04x}"
 
@@ -196,7 +196,7 @@ Clock = Callable[[], datetime]
 
 def now_iso(clock: Clock | None = None) -> str:
     """A row's `at`: now (or the clock's time) in UTC, to the millisecond. A naive clock time is local time."""
-    moment = datetime.now(UTC) if clock is None else clock().astimezone(UTC)
+    moment = now_utc() if clock is None else clock().astimezone(UTC)
     return moment.isoformat(timespec="milliseconds")
 
 

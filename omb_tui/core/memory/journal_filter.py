@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from itertools import islice
 from typing import NamedTuple
 
+from . import clock
 from .journal import Journal, JournalRow, decode_line
 from .journal_reader import CHUNK
 from .when import RELATIVE_DAYS, local_time, parse_day
@@ -297,5 +298,5 @@ def _day_value(value: str) -> str:
     """day:today and day:yesterday as dates; anything else as typed (it may be a month, or half a date)."""
     value = value.casefold()
     if value in RELATIVE_DAYS:
-        return parse_day(value, today=date.today()).isoformat()
+        return parse_day(value, today=clock.today()).isoformat()
     return value

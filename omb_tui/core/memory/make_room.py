@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from . import clock
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .changes import Actor, FileSnapshot, StaleHash
 from .disk import encode
@@ -94,7 +95,7 @@ def _split(text: str, today: date) -> tuple[list[Entry], list[Entry], list[Movin
 
 def plan_room(snapshot: FileSnapshot, today: date | None = None) -> RoomPlan:
     """What making room would move from MEMORY.md as read (nothing is written)."""
-    kept, _, shown = _split(snapshot.text, today or date.today())
+    kept, _, shown = _split(snapshot.text, today or clock.today())
     return _plan(snapshot, kept, shown)
 
 
@@ -112,7 +113,7 @@ def make_room(
 
     With `expected_hash` (the plan's `based_on`), a MEMORY.md changed since the plan was shown raises
     StaleHash and nothing moves: the person decides on what they saw."""
-    today = today or date.today()
+    today = today or clock.today()
     update = MemoryUpdate(home, bot_id, actor)
     store = update.store
     with store.locked():

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from . import clock
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .changes import Actor, FileSnapshot, StaleHash, WriteResult
 from .disk import encode, read_text, write_private_json
@@ -219,7 +220,7 @@ class MemoryUpdate:
     ) -> AddResult:
         """`room`: `chat` names a room (`from room "Launch"`), as capture sources what it learned in a room.
         `note`: the MEMORY.md row's note (capture's quotes)."""
-        today = today or date.today()
+        today = today or clock.today()
         load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
             self.store.sync_outside_changes()
@@ -389,7 +390,7 @@ class MemoryUpdate:
                     result.removed.setdefault(rel, []).extend(removed)
                     result.journaled = result.journaled and write.journaled
             profile = load_profile_learned(self.home)
-            forgotten = forgotten_entry(words, today or date.today())
+            forgotten = forgotten_entry(words, today or clock.today())
             if not any(same_forgotten(f, forgotten) for f in profile.forgotten):
                 profile.forgotten.append(forgotten)
                 save_profile_learned(self.home, profile)
@@ -397,7 +398,7 @@ class MemoryUpdate:
 
     def prefer(self, preference: str, *, today: date | None = None) -> PreferResult:
         """A standing preference for all of the person's bots: one learned line in About me, once."""
-        today = today or date.today()
+        today = today or clock.today()
         text = " ".join((preference or "").split())
         if not text:
             raise MemoryInputError("There is no preference to save: give it as one line.")

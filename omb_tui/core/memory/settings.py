@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from . import clock
 from .disk import read_text, write_private_json
 from .forgotten import hashed_entry
 from .locks import home_lock
@@ -245,7 +246,7 @@ def set_bot_switches(home: Home, bot_id: str, values: Mapping[str, object], toda
     home.require_bot(bot_id)
     with home_lock(home):
         if changes.get("compact_nightly") and not load_bot_settings(home, bot_id).compact_nightly:
-            changes["compact_nightly_since"] = (today or date.today()).isoformat()
+            changes["compact_nightly_since"] = (today or clock.today()).isoformat()
         return update_bot_settings(home, bot_id, **changes)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..memory import clock
 from ..memory.disk import make_private_dirs
 from ..memory.journal import append_line, utf8_json
 from ..memory.paths import Home, MemoryInputError
@@ -120,7 +121,7 @@ def spent_this_month(home: Home, now: datetime | None = None) -> float:
 
     Read again only when the month's file changed, so checking the limit before every call stays cheap.
     """
-    month = month_of(now or datetime.now(UTC))
+    month = month_of(now or clock.now_utc())
     path = usage_path(home, month)
     try:
         stat = path.stat()

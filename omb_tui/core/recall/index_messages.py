@@ -9,7 +9,6 @@ import contextlib
 import json
 import math
 import os
-import time
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from itertools import starmap
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.paths import Home
 from .index_kept import FileStamp, KeptLookups
@@ -321,7 +321,7 @@ class MessageSearch:
                         # the same line as when indexed: redaction gives what it gave then (nothing to do if nothing)
                         read[message_id] = sql_text(redact(text).text if redacted else text) or ""
                 texts.update(read)
-                if stamp.settled(time.time_ns()):
+                if stamp.settled(clock.real_time_ns()):
                     kept.keep_texts(key, stamp, read)
         found = []
         for hit in hits:

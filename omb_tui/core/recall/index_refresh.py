@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import stat
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.disk import decode
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, Home
@@ -100,7 +102,7 @@ class IndexRefresh:
         self.rows = rows
         self._sweeps: dict[str, FolderLook] = {}  # by folder: when its files were last all looked at
         self._feeds: dict[str, FeedPlace] = {}  # by journal or .changes: how far it was read
-        self._last_full_check = 0.0
+        self._last_full_check = -math.inf
         self._names: dict[str, bool] = {}  # keys already checked against the naming rules
         self._folders: list[Folder] | None = None  # _groups, built once
         self._memory_and_journal: tuple[Path, Path] | None = None  # MEMORY.md and the bot's journal, likewise
@@ -120,7 +122,7 @@ class IndexRefresh:
             try:
                 report = self._refresh(full, progress)
             except sqlite3.DatabaseError as exc:
-                self._last_full_check = 0.0  # what the feeds named may not be in: look at everything next time
+                self._last_full_check = -math.inf  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                     raise
                 log.warning("index %s failed (%s); building it again", self.connection.path, exc)
@@ -128,7 +130,7 @@ class IndexRefresh:
                 self.connection.remove_files()
                 report = self._refresh(True, progress)
             except BaseException:
-                self._last_full_check = 0.0
+                self._last_full_check = -math.inf
                 raise
         report.seconds = time.perf_counter() - started
         return report
@@ -157,7 +159,7 @@ class IndexRefresh:
         """
         known = self.rows.known()
         report = RefreshReport()
-        now = time.time()
+        now = time.monotonic()
         check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
         present: dict[str, Listed] = {}
         looked_at: set[str] = {MEMORY_FILE}  # single files looked at
@@ -253,7 +255,7 @@ class IndexRefresh:
         return now_seen[0] >= seen.looked_at_ns - RACY_NS  # mtime ticks are coarse: a change just before may hide
 
     def _note_sweep(self, folder: Path) -> None:
-        swept_at = time.time_ns()
+        swept_at = clock.real_time_ns()  # compared with the folder's mtime
         try:
             st = folder.stat()
             self._sweeps[str(folder)] = FolderLook(st.st_mtime_ns, st.st_size, swept_at)

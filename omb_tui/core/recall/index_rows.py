@@ -15,14 +15,13 @@ import json
 import os
 import re
 import sqlite3
-import time
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.disk import decode
 from ..memory.entries import Entry, parse_entries
@@ -59,7 +58,7 @@ class NoteChunk:
 
 
 def _day_of(ts: float) -> str:
-    return datetime.fromtimestamp(ts).date().isoformat()
+    return clock.moment_of(ts).date().isoformat()  # a file's mtime is the machine's clock: put it on ours
 
 
 def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
@@ -213,7 +212,7 @@ class IndexRows:
     ) -> None:
         # A file changed in the last moments could change again within the same mtime tick and size:
         # store no mtime for it, so the next refresh reads (and hashes) it again.
-        mtime = -1 if racy and st.st_mtime_ns >= time.time_ns() - RACY_NS else st.st_mtime_ns
+        mtime = -1 if racy and st.st_mtime_ns >= clock.real_time_ns() - RACY_NS else st.st_mtime_ns
         row = {"key": key, "size": st.st_size, "mtime_ns": mtime, "ino": st.st_ino}
         row.update(values)
         columns = ", ".join(row)

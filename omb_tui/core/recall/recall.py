@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
@@ -213,7 +214,7 @@ def recall(
     files to read)` is told how far a long update, a build from nothing, has gone).
     """
     validate_bot_id(bot_id)
-    today = today or date.today()
+    today = today or clock.today()
     conversation = conv.find_conversation(home, bot_id, chat_id) if chat_id else None
     turn_kind = recall_kind(kind, conversation, _answered_origin(conversation))
     result = RecallResult(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.changes import Actor, WriteResult
 from ..memory.journal import HOW_TASK, WHO_BOT
@@ -31,7 +32,7 @@ def turn_log_line(
     source: str, said: str, tools: Sequence[str] = (), failed: bool = False, at: datetime | None = None
 ) -> str:
     """The log line for one turn (no line ending). `source` is `chat "Title"` or `room "Title"`."""
-    moment = (at or datetime.now()).astimezone()
+    moment = (at or clock.now()).astimezone()
     flat = " ".join(said.split())
     if len(flat) > SAID_MAX_CHARS:
         flat = flat[: SAID_MAX_CHARS - 1].rstrip() + "…"
@@ -106,7 +107,7 @@ def append_turn_log(
         return None
     if isinstance(conversation, str):
         conversation = conv.find_conversation(home, bot_id, conversation)
-    moment = (at or datetime.now()).astimezone()
+    moment = (at or clock.now()).astimezone()
     line = turn_log_line(conversation_source(conversation), said, tools, failed, moment)
     actor = Actor(WHO_BOT, HOW_TASK, chat=conversation.id)
     return append_log_line(MemoryStore(home, bot_id), moment.date(), line, actor)

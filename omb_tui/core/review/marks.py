@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from ..memory import clock
 from ..memory.disk import read_text, write_private_json
 from ..memory.journal import now_iso
 from ..memory.paths import Home, validate_bot_id
@@ -64,7 +65,7 @@ def mark_reviewed(
         marks = load_marks(home, bot_id)
         marks.runs.update(dict.fromkeys(run_ids, at))
         marks.rows.update(dict.fromkeys(row_ids, at))
-        _drop_old(marks, (now or datetime.now(UTC)).astimezone(UTC))
+        _drop_old(marks, (now or clock.now_utc()).astimezone(UTC))
         write_private_json(marks_path(home, bot_id), {"runs": marks.runs, "rows": marks.rows})
     return marks
 

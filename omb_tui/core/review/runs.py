@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
+from ..memory import clock
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.text import plural
@@ -278,7 +279,7 @@ def review(
     Default: the runs not yet reviewed of the last DEFAULT_NIGHTS nights. With `since`, every run since then,
     reviewed or not (each says which), unless `only_new` says otherwise."""
     home = Home.of(home)
-    now = now or datetime.now().astimezone()
+    now = now or clock.now()
     if only_new is None:
         only_new = since is None
     since = since or default_since(now)
@@ -301,7 +302,7 @@ def review(
 def overnight(home: Home, now: datetime | None = None) -> dict[str, BotOvernight]:
     """Per bot: the changes and runs since last night began (18:00 local the day before), and what waits."""
     home = Home.of(home)
-    since = last_night_start(now or datetime.now().astimezone())
+    since = last_night_start(now or clock.now())
     counts = {}
     for bot_id in home.bot_ids():
         runs = bot_runs(home, bot_id, since, load_marks(home, bot_id), whole_runs=False)

@@ -6,13 +6,14 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from ..memory import clock
 from ..memory.changes import Actor
 from ..memory.journal import HOW_UPKEEP, WHO_UPKEEP
 
 
 def new_run_id(now: datetime | None = None) -> str:
     """Sortable by time, unique: `20261201T031500-1a2b3c`."""
-    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    moment = (now or clock.now_utc()).astimezone(UTC)
     return f"{moment:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 

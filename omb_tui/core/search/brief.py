@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_bot_settings
@@ -111,7 +112,7 @@ def recent_work_brief(
     heading included); a conversation that does not fit is left out, oldest first.
     """
     validate_bot_id(bot_id)
-    now = (now or datetime.now()).astimezone()
+    now = (now or clock.now()).astimezone()
     current = conv.find_conversation(home, bot_id, chat_id) if chat_id else None
     brief = Brief(bot_id, chat_id)
     index = index or open_index(home, bot_id)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
@@ -163,7 +164,7 @@ def session_search(
     to read)` is told how far a long update of the index (a build from nothing) has gone.
     """
     validate_bot_id(bot_id)
-    now = (now or datetime.now()).astimezone()
+    now = (now or clock.now()).astimezone()
     start = parse_when(since, now=now, end=False)
     end = parse_when(until, now=now, end=True)
     if start and end and start > end:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
+from ..memory import clock
 from ..memory.paths import MemoryInputError, quoted, validate_bot_id
 from ..memory.redact import redact
 
@@ -47,7 +47,7 @@ class DamagedTeamFile(MemoryInputError):
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return clock.now_utc().isoformat(timespec="seconds")
 
 
 def by_bot(bot_id: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from ..memory import clock
 from ..memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topics
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, validate_bot_id
 from ..memory.settings import BotSettings, load_bot_settings
@@ -82,7 +83,7 @@ class Bot:
         memory_on = self.settings.memory
         memory_text = self.memory_text() if memory_text is None else memory_text
         topics = self.topics() if topics is None else topics
-        block = prompt_block_if_enabled(memory_on, memory_text, topics, as_of or date.today())
+        block = prompt_block_if_enabled(memory_on, memory_text, topics, as_of or clock.today())
         if memory_on:  # the blocks of the teams the bot is a member of load after its own memory
             teams = team_blocks(self.home, self.id)
             block = f"{block}\n{teams}" if teams else block

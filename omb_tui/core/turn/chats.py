@@ -8,8 +8,8 @@ Spec: memory.md, "Recall before each turn" (a 1:1 chat the person started recall
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.paths import Home, NotFound
 
@@ -45,7 +45,7 @@ def open_chat(
         kind=conv.KIND_CHAT,
         started_by=conv.Starter("person", person),
         members=[conv.Member("person", person), conv.Member("bot", bot_id)],
-        created=datetime.now().astimezone(),
+        created=clock.now(),
     )
     conv.create_conversation(home, chat, bot_id)
     return chat

@@ -21,6 +21,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.changes import Actor
 from ..memory.disk import make_private_dirs
@@ -96,7 +97,7 @@ def record_turn(
     """
     validate_bot_id(bot_id)
     conv.validate_conversation_id(chat_id)
-    moment = (now or datetime.now()).astimezone()
+    moment = (now or clock.now()).astimezone()
     result = FinishedTurn(chat=chat_id)
     try:
         conversation = conv.find_conversation(home, bot_id, chat_id, with_messages=True)

@@ -22,8 +22,9 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.changes import Actor
 from ..memory.disk import make_private_dirs
@@ -121,7 +122,7 @@ Complete = Callable[..., object]  # call.complete's signature: (home, bot_id, jo
 
 def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:
     """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief."""
-    today = today or date.today()
+    today = today or clock.today()
     bot = Bot(home, bot_id, must_exist=False)
     loaded = bot.loaded_prompt(today)
     where = conversation.label()
@@ -212,7 +213,7 @@ def chat_turn(
     assert conversation.path is not None  # a conversation found is read from its file
     earlier = history_messages(conversation, bot_id)
     speaker = person or (conversation.people()[0] if conversation.people() else default_person(home, bot_id))
-    now = datetime.now().astimezone()
+    now = clock.now()
     # The harness records the incoming message, with who started the turn, before the turn (conversations.md).
     conv.append_message(conversation.path, conv.Message("person", speaker, now, message, origin="person"))
     result = TurnResult(bot=bot_id, chat=chat, answer="")
@@ -286,7 +287,7 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
 
 def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult) -> None:
     """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
-    reply = conv.Message("bot", bot_id, datetime.now().astimezone(), result.answer, failed=result.failed)
+    reply = conv.Message("bot", bot_id, clock.now(), result.answer, failed=result.failed)
     assert conversation.path is not None  # run_turn's conversation, read from its file
     conv.append_message(conversation.path, reply)
     try:

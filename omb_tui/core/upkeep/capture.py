@@ -19,6 +19,7 @@ from datetime import date
 
 from ..facts import checks
 from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.budget import read_topic_info
 from ..memory.changes import StaleHash
@@ -207,7 +208,7 @@ def capture(
             result.reason = "another capture of this bot is running"
             return result
         with run_deadline(STEP_DEADLINE_S):  # a slow model's batches stop here; the rest are read next time
-            _Capture(home, bot_id, run, result, today or date.today()).read(conversations)
+            _Capture(home, bot_id, run, result, today or clock.today()).read(conversations)
         _record(home, bot_id, result)
     if chat is None and chats is None and result.reason is None:
         # A chat kept waiting at shutdown that is gone (deleted) or no longer read: nothing is left to read.

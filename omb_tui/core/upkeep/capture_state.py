@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..facts.lines import OTHER_PERSON, PERSON, Line, as_line, bot_people, role_of, room_refusal
+from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.disk import read_text, write_private_json
 from ..memory.paths import Home, validate_bot_id
@@ -260,7 +261,7 @@ def batches(conversation: conv.Conversation, turns: list[Turn], max_chars: int =
 def capture_due(home: Home, bot_id: str, now: datetime | None = None) -> list[str]:
     """The ids of the bot's conversations due for capture: quiet for `memory.captureQuietMs` with turns
     waiting, six turns waiting, or kept waiting at the last normal shutdown (the pending file)."""
-    now = (now or datetime.now()).astimezone()
+    now = (now or clock.now()).astimezone()
     quiet_s = load_config(home).capture_quiet_ms / 1000
     positions = ReadPositions(home, bot_id)
     pending = {item["conversation"] for item in read_pending(home) if item["bot"] == bot_id}

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from ..memory import clock
 from ..memory.budget import read_topics, topic_index_line
 from ..memory.changes import StaleHash
 from ..memory.disk import encode, read_text, write_private_json
@@ -375,7 +376,7 @@ def organize(
 ) -> OrganizeResult:
     """One organizing pass over the bot's MEMORY.md; every change is journaled with the run's id."""
     run = run or UpkeepRun(bot_id)
-    today = today or date.today()
+    today = today or clock.today()
     store = store or MemoryStore(home, bot_id)
     result = OrganizeResult(run=run.id)
     settings = load_bot_settings(home, bot_id)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..memory import clock
 from ..memory.changes import Actor, FileSnapshot, StaleHash
 from ..memory.entries import (
     SEPARATOR,
@@ -150,7 +151,7 @@ def tidy(home: Home | str, bot_id: str, *, today: date | None = None, run: Upkee
     if not settings.memory or not settings.upkeep:
         switch = "Memory" if not settings.memory else "Memory upkeep"
         raise UpkeepOff(f"{switch} is switched off for {bot_id}, so there is nothing to tidy.")
-    today = today or date.today()
+    today = today or clock.today()
     run = run or UpkeepRun(bot_id)
     store = MemoryStore(home, bot_id)
     actor = run.actor(STEP)
