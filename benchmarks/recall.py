@@ -50,6 +50,7 @@ if __name__ == "__main__":  # started by any Python: go on in the project's .ven
 
     run_in_venv()
 
+from omb_tui.core.memory import clock  # noqa: E402
 from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.disk import atomic_write_bytes  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
@@ -184,15 +185,17 @@ def generate(home: Home, topics: int, conversations: int, maker: TextMaker) -> i
     return written
 
 
-FILE_TIME = datetime(2026, 9, 20, 6, 0, tzinfo=UTC).timestamp()
+FILE_TIME = datetime(2026, 9, 20, 6, 0, tzinfo=UTC)
 
 
 def settle_times(home: Home) -> None:
-    """Give every generated file the same mtime, so an undated note's day (its file's last change) is the same on every run."""
+    """Give every generated file the same mtime, so an undated note's day (its file's last change) is the same on every
+    run, on a shifted clock too (`scripts/dev.py test --today`)."""
+    stamp = clock.file_stamp(FILE_TIME)
     for root in (home.workspace(BOT), conv.conversations_dir(home)):
         for path in root.rglob("*"):
             if path.is_file():
-                os.utime(path, (FILE_TIME, FILE_TIME))
+                os.utime(path, (stamp, stamp))
 
 
 def make_messages(maker: TextMaker, count: int) -> list[str]:

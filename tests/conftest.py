@@ -88,6 +88,9 @@ DATE_SENSITIVE = (
     "test_make_room",
     "test_e2e_review_tmux",
     "test_clock",
+    "test_app_journal",  # times shown in local time
+    "test_snapshots",  # pictures with times and ages in them
+    "test_recall_sample",  # notes dated by their files' mtimes
 )
 DEMO_FIXTURES = {"todays_demo", "demo_home", "home_copy"}  # a demo home written for today
 
@@ -214,6 +217,14 @@ def time_zone(monkeypatch) -> Iterator[Callable[[str], None]]:
 def utc_zone(time_zone):
     """Local time is UTC for the test: journal days and shown times do not depend on the machine's zone."""
     time_zone("UTC")
+
+
+@pytest.fixture(autouse=True)
+def _snapshots_are_drawn_in_utc(request):
+    """A snapshot is one picture on every machine: the times it shows are local, so its zone is fixed (UTC), as a
+    run at another hour and zone (`scripts/dev.py test --tz`) would otherwise move them."""
+    if "snap_compare" in request.fixturenames:
+        request.getfixturevalue("utc_zone")
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ filters by file, who and day; a 100,000-row journal opens without one widget per
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from app_helpers import open_journal, wait_for
 from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT
@@ -16,6 +14,7 @@ from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.journal import JournalScreen
+from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory.store import Actor
 from omb_tui.core.turn.bot import Bot
@@ -111,7 +110,7 @@ async def test_rows_newest_first_with_who_how_file_and_when(home, changes):
         screen = await open_journal(pilot)
         assert screen.journal_list.total == 3
         lines = list_lines(screen)
-        today = time.strftime("%Y-%m-%d")
+        today = clock.now().strftime("%Y-%m-%d")  # the row shows local time
         assert "outside app edited MEMORY.md" in " ".join(lines[0].split()) and today in lines[0]
         assert "bot" in lines[1] and "during a task" in lines[1] and "memory/travel.md" in lines[1]
         assert "person" in lines[2] and "in Settings" in lines[2] and "MEMORY.md" in lines[2]

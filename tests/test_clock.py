@@ -7,17 +7,21 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
+import os
 import re
 import time
 from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from conftest import BOT_ID, DEMO_FIXTURES
 
+from omb_tui.core.guard.night import night_of
 from omb_tui.core.memory import clock
 from omb_tui.core.recall.recall_index import open_index
+from omb_tui.core.schedule import tidy_due
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY = 24 * 3600
@@ -66,6 +70,27 @@ def test_now_is_on_the_right_side_of_a_dst_fold(prague, frozen_clock):
     assert clock.now().isoformat() == "2026-10-25T02:30:00+02:00"
 
 
+def test_the_tidy_up_hour_keeps_its_own_days_offset_across_a_dst_change(prague):
+    """Tidy hour 3 in Prague; clocks go back at 03:00 on 2027-10-31. Saturday's tidy-up ran at 03:30 CEST; at 02:30
+    CET that Sunday the latest 03:00 passed is still Saturday's (01:00 UTC), so it is not due again, and the night is
+    Saturday's. Counting Saturday's 03:00 in Sunday's offset (02:00 UTC) made it due a second time."""
+    last = datetime(2027, 10, 30, 1, 30, tzinfo=UTC)  # 03:30 CEST
+    now = datetime(2027, 10, 31, 1, 30, tzinfo=UTC)  # 02:30 CET, the second one
+    assert now.astimezone().isoformat() == "2027-10-31T02:30:00+01:00"
+    assert not tidy_due(last, now, 3)
+    assert night_of(now, 3) == "2027-10-30"
+    assert tidy_due(last, datetime(2027, 10, 31, 2, 0, tzinfo=UTC), 3)  # 03:00 CET: Sunday's slot
+    assert night_of(datetime(2027, 10, 31, 2, 0, tzinfo=UTC), 3) == "2027-10-31"
+    # spring forward (2027-03-28, 02:00 CET -> 03:00 CEST): tidy hour 4 is 02:00 UTC that day, 03:00 UTC the day before
+    assert clock.latest_passed(datetime(2027, 3, 28, 2, 30, tzinfo=UTC), dt_time(4)).isoformat() == (
+        "2027-03-28T04:00:00+02:00"
+    )
+    assert clock.latest_passed(datetime(2027, 3, 28, 1, 59, tzinfo=UTC), dt_time(4)).isoformat() == (
+        "2027-03-27T04:00:00+01:00"
+    )
+    assert tidy_due(datetime(2027, 3, 27, 3, 30, tzinfo=UTC), datetime(2027, 3, 28, 2, 30, tzinfo=UTC), 4)
+
+
 def test_the_installed_command_reads_the_suites_clock(run_exe, home, monkeypatch):
     """The shift reaches a subprocess as the test harness passes it: a note remembered 400 days on is dated then,
     and so is its journal row."""
@@ -88,6 +113,18 @@ def test_a_notes_day_from_its_files_mtime_is_on_the_clock(home, monkeypatch):
     index.refresh()
     days = {day for (day,) in index.db.execute("SELECT day FROM notes WHERE text LIKE '%Hydra%'")}
     assert days == {clock.today().isoformat()}
+
+
+def test_a_file_dated_for_the_clock_reads_back_as_that_day_whatever_the_shift(home, monkeypatch, utc_zone):
+    """A benchmark dates its files on the project's clock (clock.file_stamp): a shifted run sees the same days."""
+    path = home.workspace(BOT_ID) / "memory" / "plans.md"
+    path.write_text("# Plans\n\n- ferry to Hydra on Friday\n")
+    moment = datetime(2026, 9, 20, 6, 0, tzinfo=UTC)
+    for days in (0, 400, -30):
+        monkeypatch.setenv(clock.SHIFT_ENV, str(days * DAY))
+        stamp = clock.file_stamp(moment)
+        os.utime(path, (stamp, stamp))
+        assert clock.moment_of(path.stat().st_mtime) == moment
 
 
 # ----- scripts/dev.py test --today, --tz -----
@@ -127,20 +164,28 @@ WALL_CLOCK_READS = {
     ("datetime", "today"),
     ("datetime", "utcnow"),
     ("date", "today"),
+    ("time", "localtime"),
+    ("time", "gmtime"),
+    ("time", "strftime"),
+    ("time", "ctime"),
+    ("time", "asctime"),
 }
-ALSO_IN_THE_PACKAGE = {("time", "time"), ("time", "time_ns"), ("time", "localtime"), ("time", "gmtime")}
+ALSO_IN_THE_PACKAGE = {("time", "time"), ("time", "time_ns")}
+# the number of arguments with which these convert a stored time instead of reading the clock
+CONVERTING = {"localtime": 1, "gmtime": 1, "ctime": 1, "asctime": 1, "strftime": 2}
 CLOCK_MODULE = ROOT / "omb_tui" / "core" / "memory" / "clock.py"
 
 
 def wall_clock_reads(source: str, names: set[tuple[str, str]]) -> list[int]:
     """Lines that read the machine's clock directly: datetime.now(), date.today(), time.time() and the like
-    (time.localtime/gmtime only without an argument: with one they convert a stored time)."""
+    (time.localtime, gmtime, ctime and asctime only without an argument, time.strftime only without a time: with
+    one they convert a stored time)."""
     lines = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
             if isinstance(owner, ast.Name) and (owner.id, node.func.attr) in names:
-                if node.func.attr in ("localtime", "gmtime") and node.args:
+                if len(node.args) >= CONVERTING.get(node.func.attr, 99):
                     continue
                 lines.append(node.lineno)
     return lines
@@ -159,8 +204,11 @@ def test_only_the_clock_module_reads_the_wall_clock():
 
 
 def test_the_wall_clock_lint_finds_each_way_of_reading_it():
-    sample = "a = datetime.now(UTC)\nb = date.today()\nc = time.time()\nd = time.localtime()\ne = time.localtime(0)\n"
-    assert wall_clock_reads(sample, WALL_CLOCK_READS | ALSO_IN_THE_PACKAGE) == [1, 2, 3, 4]
+    sample = (
+        "a = datetime.now(UTC)\nb = date.today()\nc = time.time()\nd = time.localtime()\ne = time.localtime(0)\n"
+        'f = time.strftime("%Y-%m-%d")\ng = time.strftime("%Y", time.gmtime(0))\nh = time.ctime()\n'
+    )
+    assert wall_clock_reads(sample, WALL_CLOCK_READS | ALSO_IN_THE_PACKAGE) == [1, 2, 3, 4, 6, 8]
 
 
 DATE_LITERAL = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
+from datetime import datetime, time
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -64,11 +64,7 @@ def backup_running(home: Home) -> bool:
 def tidy_due(last_tidy: datetime | None, now: datetime, tidy_hour: int) -> bool:
     """Once a day after `tidy_hour` (local time): due when no tidy-up ran since the latest such hour that has
     passed, so a machine that slept through it tidies at its next check."""
-    now = now.astimezone()
-    latest_slot = datetime.combine(now.date(), time(tidy_hour), tzinfo=now.tzinfo)
-    if latest_slot > now:
-        latest_slot -= timedelta(days=1)
-    return last_tidy is None or last_tidy.astimezone() < latest_slot
+    return last_tidy is None or last_tidy.astimezone() < clock.latest_passed(now, time(tidy_hour))
 
 
 def run_bounded(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from typing import Any
 
 from ..memory import clock
@@ -43,9 +43,7 @@ from .settings import GuardSettings, load_guard_settings
 def night_of(now: datetime, tidy_hour: int) -> str:
     """The night a moment belongs to: the day of the latest tidy-up hour that has passed (a run at 01:00 is
     still last night's)."""
-    now = now.astimezone()
-    slot = datetime.combine(now.date(), time(tidy_hour), tzinfo=now.tzinfo)
-    return (now.date() - timedelta(days=1) if slot > now else now.date()).isoformat()
+    return clock.latest_passed(now, time(tidy_hour)).date().isoformat()
 
 
 @dataclass

@@ -22,7 +22,8 @@ import math
 import os
 import sys
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as time_of_day
 
 SHIFT_ENV = "OMB_TUI_CLOCK_SHIFT"
 
@@ -65,9 +66,26 @@ def today() -> date:
     return now().date()
 
 
+def local_at(day: date, at: time_of_day) -> datetime:
+    """A local time on a day, aware, with that day's own UTC offset (not today's: a night across a DST change)."""
+    return datetime.combine(day, at).astimezone()
+
+
+def latest_passed(now: datetime, at: time_of_day) -> datetime:
+    """The latest moment at or before `now` whose local time is `at`: today's, or yesterday's when today's is ahead."""
+    now = now.astimezone()
+    slot = local_at(now.date(), at)
+    return slot if slot <= now else local_at(now.date() - timedelta(days=1), at)
+
+
 def moment_of(real_timestamp: float) -> datetime:
     """A moment the machine's clock stamped (a file's mtime) on this clock, local and aware."""
     return datetime.fromtimestamp(real_timestamp + shift(), UTC).astimezone()
+
+
+def file_stamp(moment: datetime) -> float:
+    """The mtime to give a file so that `moment_of` reads it back as `moment` (a benchmark dating its files)."""
+    return moment.timestamp() - shift()
 
 
 def carried_env() -> dict[str, str]:
