@@ -24,12 +24,12 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from omb_tui.core.memory import clock  # noqa: E402
 from omb_tui.core.memory.changes import Actor  # noqa: E402
 from omb_tui.core.memory.memory_update import MemoryUpdate  # noqa: E402
 from omb_tui.core.memory.paths import MEMORY_FILE, Home  # noqa: E402
@@ -112,12 +112,12 @@ def setup_home(root: Path, instance_id: str, instance: dict, bot: str) -> Home:
     home.config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
     if bot == "scout":  # the planted contradiction: a later entry that replaces the coffee habit
         update = MemoryUpdate(home, bot, Actor("person", "command line"))
-        update.add(PLANTED_NEWER, today=date.today(), chat="Coffee")
+        update.add(PLANTED_NEWER, today=clock.today(), chat="Coffee")
     return home
 
 
 def usage_since(home: Home, started: str, job: str) -> list[dict]:
-    month = datetime.now(UTC).strftime("%Y-%m")
+    month = clock.now_utc().strftime("%Y-%m")
     return [row for row in read_usage(home, month) if row["at"] >= started and row.get("job") == job]
 
 
@@ -185,7 +185,7 @@ def run_tidy(home: Home, bot: str) -> StepFigures:
     report = tidy(home, bot)
     figures.proposed = report.superseded + len(report.skipped)
     _count_skips(figures, report.skipped)
-    store, today = MemoryStore(home, bot), date.today().isoformat()
+    store, today = MemoryStore(home, bot), clock.today().isoformat()
     files = [MEMORY_FILE] + [f"memory/{path.name}" for path in home.topic_paths(bot)]
     struck = [
         f"{rel}: {entry.fact}"
@@ -262,9 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         results = []
         for name in args.steps.split(","):
             load_before = load_text()
-            started, clock = datetime.now(UTC).isoformat(timespec="milliseconds"), time.monotonic()
+            started, timer = clock.now_utc().isoformat(timespec="milliseconds"), time.monotonic()
             figures = STEPS[name](home, args.bot)
-            figures.seconds = round(time.monotonic() - clock, 1)
+            figures.seconds = round(time.monotonic() - timer, 1)
             with_calls(figures, usage_since(home, started.replace("+00:00", ""), JOBS[name]))
             results.append({**figures.to_dict(), "load_before": load_before, "load_after": load_text()})
             if not args.json:

@@ -406,7 +406,7 @@ def main() -> int:
         )
         print(
             f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"SQLite {sqlite3.sqlite_version}, {date.today().isoformat()}"
+            f"SQLite {sqlite3.sqlite_version}, {clock.today().isoformat()}"
         )
 
         load_at_start = load_average()
@@ -471,7 +471,7 @@ def main() -> int:
         in_turn = []
         for message, chat in list(zip(make_messages(maker, 60), chats_for(conversations, 60)))[1::2]:
             path = conv.conversation_path(home, BOT, chat)
-            conv.append_message(path, conv.Message("person", "Milind", datetime.now(UTC), message))
+            conv.append_message(path, conv.Message("person", "Milind", clock.now_utc(), message))
             t = time.perf_counter()
             recall(home, BOT, message, chat_id=chat, today=TODAY, index=index)
             in_turn.append(time.perf_counter() - t)
@@ -497,7 +497,7 @@ def main() -> int:
         chat_files = sorted(conv.chats_dir(home, BOT).glob("*.ndjson"))
         for n in range(20):
             path = chat_files[(n * 89) % len(chat_files)]
-            conv.append_message(path, conv.Message("person", "Milind", datetime.now(UTC), maker.sentence()))
+            conv.append_message(path, conv.Message("person", "Milind", clock.now_utc(), maker.sentence()))
             t = time.perf_counter()
             index.refresh()
             appends.append(time.perf_counter() - t)

@@ -22,7 +22,7 @@ import os
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted server lives with the te
 
 from fake_llm import FakeLLM, start  # noqa: E402
 
+from omb_tui.core.memory import clock  # noqa: E402
 from omb_tui.core.memory import conversations as conv  # noqa: E402
 from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings  # noqa: E402
@@ -62,7 +63,7 @@ class StepShapedAnswers(FakeLLM):
 
 def build_home(root: Path, bots: int, api_base: str) -> Home:
     home = Home(root)
-    hour_ago = datetime.now(UTC) - timedelta(hours=1)
+    hour_ago = clock.now_utc() - timedelta(hours=1)
     for number in range(bots):
         bot_id = f"bot{number:03d}"
         workspace = home.workspace(bot_id)
