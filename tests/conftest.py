@@ -92,6 +92,8 @@ DATE_SENSITIVE = (
     "test_snapshots",  # pictures with times and ages in them
     "test_recall_sample",  # notes dated by their files' mtimes
     "test_real_model_benchmark",  # usage is read from the month the clock says
+    "test_recall",  # a passage is dated by its message's local day
+    "test_hooks",  # a transcript's UTC times, read into local ones
 )
 DEMO_FIXTURES = {"todays_demo", "demo_home", "home_copy"}  # a demo home written for today
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import stat
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -263,7 +263,9 @@ def test_stop_records_the_turn_in_a_conversation_of_the_bot(run_cli, home, trans
         ("bot", BOT_ID, ANSWER),  # the last answer, not "Adding it now."
     ]
     assert messages[0]["origin"] == "person" and messages[0]["id"] == "00000001-0000-4000-8000-000000000000"
-    assert messages[0]["at"].startswith("2026-12-02T") and messages[1]["failed"] is False
+    # the transcript's own moment (09:00 UTC), which is another day's date in UTC-11
+    assert datetime.fromisoformat(messages[0]["at"]) == datetime(2026, 12, 2, 9, tzinfo=UTC)
+    assert messages[1]["failed"] is False
     log = log_path(home).read_text(encoding="utf-8")
     assert 'from chat "Claude Code in atlas-site" · tools: Read, Edit · said: "Done: the shuttle' in log
 

@@ -57,7 +57,8 @@ def chat(
     person: str = "Milind",
     room: bool = False,
 ) -> conv.Conversation:
-    """A conversation with (author kind, text, day of September 2026) messages."""
+    """A conversation with (author kind, text, day of September 2026) messages, each at 09:00 local time, so a
+    passage's day (the local day of its message) is that day in every zone."""
     members = [conv.Member("person", person), conv.Member("bot", bot)]
     conversation = conv.Conversation(
         id=chat_id,
@@ -74,7 +75,7 @@ def chat(
             conv.Message(
                 "bot" if failed else author_kind,
                 bot if failed else author,
-                datetime(2026, 9, day, 9, tzinfo=UTC) + timedelta(minutes=n),
+                datetime(2026, 9, day, 9).astimezone() + timedelta(minutes=n),  # 09:00 local: its day in any zone
                 text,
                 failed=failed,
             )
