@@ -153,6 +153,12 @@ def test_today_and_tz_become_the_environment_of_the_run():
     local = datetime.fromtimestamp(time.time() + float(env[clock.SHIFT_ENV]), ZoneInfo("Pacific/Auckland"))
     new_year = datetime(local.year, 1, 1, 2, 30, tzinfo=ZoneInfo("Pacific/Auckland"))
     assert abs(local - new_year) < timedelta(minutes=5)
+    # CI's second run: the same new year's 02:30 in UTC-11, where the local day is behind UTC's
+    rest, env = dev.clock_env(["--dates", "--tz", "Pacific/Pago_Pago"])
+    assert rest == ["--no-checks", "-m", "dates"] and env["TZ"] == "Pacific/Pago_Pago"
+    local = datetime.fromtimestamp(time.time() + float(env[clock.SHIFT_ENV]), ZoneInfo("Pacific/Pago_Pago"))
+    assert abs(local - datetime(local.year, 1, 1, 2, 30, tzinfo=ZoneInfo("Pacific/Pago_Pago"))) < timedelta(minutes=5)
+    assert "--dates --tz Pacific/Pago_Pago" in (ROOT / ".ci" / "run").read_text()
     with pytest.raises(dev.ClockError, match="not a time zone"):
         dev.clock_env(["--tz", "Mars/Olympus"])
 
