@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import pkgutil
 
@@ -17,6 +18,7 @@ from omb_tui.core.memory.errors import (
     HTTP_CONFLICT,
     HTTP_NOT_FOUND,
     OUTCOMES,
+    oserror_sentence,
     outcome_of,
     table_name,
 )
@@ -101,3 +103,22 @@ def test_the_codes_are_the_ones_the_readme_and_the_routes_give():
 def test_an_exception_outside_the_family_has_no_row():
     with pytest.raises(LookupError, match="ValueError is not a MemoryInputError"):
         outcome_of(ValueError("not a refusal"))
+
+
+@pytest.mark.parametrize(
+    ("error", "sentence"),
+    [
+        (
+            OSError(errno.ENOSPC, "No space left on device", "/h/memory-journal/scout.ndjson"),
+            "The disk is full: /h/memory-journal/scout.ndjson; free some space and try again.",
+        ),
+        (
+            OSError(errno.EROFS, "Read-only file system", "/h/workspaces/scout/MEMORY.md"),
+            "The home is on a read-only file system: /h/workspaces/scout/MEMORY.md; nothing can be written there.",
+        ),
+        (PermissionError(errno.EACCES, "Permission denied", "/h/config.json"), "Permission denied: /h/config.json."),
+        (OSError(errno.EIO, "Input/output error"), "Input/output error."),
+    ],
+)
+def test_a_failure_of_the_disk_is_one_sentence_naming_the_file(error, sentence):
+    assert oserror_sentence(error) == sentence

@@ -9,12 +9,17 @@ Spec: "Remember and forget, in chat", "Recall before each turn", "What a bot kno
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -280,3 +285,31 @@ async def test_a_note_added_over_mcp_is_in_what_claude_codes_next_session_starts
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0 and "The harbour office opens at 7:15" in done.stdout
+
+
+@contextlib.contextmanager
+def unwritable(folder: Path) -> Iterator[None]:
+    """The folder refuses every new file, as a read-only home does, even to root (the immutable attribute); skipped
+    where chattr is missing or the file system or privileges refuse it."""
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here (needs CAP_LINUX_IMMUTABLE and a file system that has it)")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+async def test_a_home_that_cannot_be_written_is_one_sentence_and_no_traceback(home_copy):
+    """On a read-only home a tool once answered "The tool failed (OSError)" and stderr held a traceback."""
+    before = memory_md(home_copy)
+    errlog = tempfile.TemporaryFile("w+")
+    with unwritable(home_copy.workspace("scout")):
+        async with connect(home_copy, errlog=errlog) as client:
+            added = await client.call_tool(MEMORY_UPDATE, {"action": "add", "text": "Prefers window seats"})
+    answer = text_of(added)
+    assert answer.startswith("The tool could not finish: Permission denied: ") and answer.count(". ") == 0
+    assert str(home_copy.workspace("scout")) in answer
+    errlog.seek(0)
+    said = errlog.read()
+    assert "Traceback" not in said and "could not finish" in said
+    assert memory_md(home_copy) == before

@@ -143,6 +143,45 @@ def test_a_rebound_name_is_421_before_the_token_is_read(running):
     )
 
 
+def test_the_host_name_is_read_in_any_case(running):
+    """Host names are case-insensitive: LOCALHOST is this server, not the SDK's plain-text 421."""
+    for host in (f"LOCALHOST:{running.port}", f"LocalHost:{running.port}"):
+        assert post(running, {"Authorization": f"Bearer {running.token}", "Host": host})[0] == 200
+
+
+def raw_request(server: Running, head: str, body: bytes = b"") -> tuple[int, dict]:
+    """One POST written on a socket as given; the status and JSON of the answer."""
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {server.token}\r\n"
+        f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{head}Connection: close\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+        sock.sendall(head.encode("ascii") + b"\r\n" + body)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    status = int(answer.split(b" ", 2)[1])
+    return status, json.loads(answer.split(b"\r\n\r\n", 1)[1])
+
+
+def test_a_body_over_the_cap_is_refused_in_one_sentence_and_the_server_goes_on(running):
+    """A 30 MB argument once held the server 20 s at 600 MB: past 2 MiB (as `omb-tui serve`) a body is refused (413)
+    unread when its length says so, and as soon as it passes the cap when it comes in chunks."""
+    status, said = raw_request(running, "Content-Length: 31457280\r\n")  # 30 MiB announced, not a byte sent
+    assert status == 413 and said["error"] == (
+        "The body is larger than 2 MiB (2,097,152 bytes), the limit for one request; nothing was read or changed."
+    )
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "recall", "arguments": {}}}
+    call["params"]["arguments"]["message"] = "x" * (2 * 1024 * 1024)  # just over the cap with the JSON around it
+    payload = json.dumps(call).encode()
+    chunked = b"".join(
+        b"%x\r\n%s\r\n" % (len(p), p) for p in (payload[i : i + 65536] for i in range(0, len(payload), 65536))
+    )
+    status, said = raw_request(running, "Transfer-Encoding: chunked\r\n", chunked + b"0\r\n\r\n")
+    assert status == 413 and "larger than 2 MiB" in said["error"]
+    assert post(running, {"Authorization": f"Bearer {running.token}"})[0] == 200
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="127.0.0.2 is a loopback address on Linux only")
 def test_it_listens_on_127_0_0_1_alone(running):
     """Bound to 127.0.0.1, not to every address: another address of this very machine does not reach it."""

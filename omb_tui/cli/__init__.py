@@ -41,7 +41,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.memory.errors import EXIT_BAD_INPUT, outcome_of
+from ..core.memory.errors import EXIT_BAD_INPUT, oserror_sentence, outcome_of
 from ..core.memory.paths import Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
 from .common import HOME_HELP, CliError, OneSentenceParser, print_error, subcommands
@@ -125,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (OSError, ValueError) as exc:
-        print_error(_oserror_sentence(exc))
+        print_error(oserror_sentence(exc))
         return 1
     except KeyboardInterrupt:
         return 130
@@ -147,11 +147,3 @@ def _named_home_missing(home_option: str | None) -> str | None:
         f"The home folder {path} (from {where}) does not exist; `omb-tui demo --home {path}` writes a sample "
         "home there."
     )
-
-
-def _oserror_sentence(exc: BaseException) -> str:
-    if isinstance(exc, PermissionError):
-        return f"Permission denied: {exc.filename}."
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.strerror or 'Could not use the file'}: {exc.filename}."
-    return str(exc) or exc.__class__.__name__

@@ -25,7 +25,7 @@ from aiohttp import web
 from ..core.memory.changes import Actor, LaterChanges, StaleHash, WriteResult
 from ..core.memory.errors import outcome_of
 from ..core.memory.journal import HOW_API, WHO_PERSON
-from ..core.memory.owner_token import token_matches
+from ..core.memory.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, token_matches
 from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..core.turn.bot import Bot
 from .connections import ConnectionGuard, ServeLimits
@@ -34,7 +34,6 @@ from .http import (
     EXECUTOR,
     GUARD,
     HOME,
-    MAX_BODY_BYTES,
     OPENER,
     TOKEN,
     ApiError,
@@ -73,8 +72,7 @@ def query_path(request: web.Request) -> str:
 HTTP_SENTENCES = {
     404: "There is no such route; GET /api/openapi.json lists every route.",
     405: "That route does not take this method; GET /api/openapi.json lists what it takes.",
-    413: f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB ({MAX_BODY_BYTES:,} bytes), the limit "
-    "for one request; nothing was read or changed.",
+    413: BODY_TOO_BIG,
 }
 
 

@@ -20,7 +20,6 @@ from aiohttp import web
 from ..core.memory.paths import Home
 from .connections import ConnectionGuard
 
-MAX_BODY_BYTES = 2 * 1024 * 1024  # one request's body; a memory file's earlier text is kept up to 1 MB
 MAX_BODY_DEPTH = 32  # levels of a JSON body; every route's body has two at most
 
 HOME = web.AppKey("home", Home)

@@ -12,6 +12,7 @@ tests/test_errors.py checks that every name is a class of that family and what e
 
 from __future__ import annotations
 
+import errno
 from typing import NamedTuple
 
 EXIT_BAD_INPUT = 2  # a bad name, a path that leads out, a missing bot or file, a read-only file: fix it and rerun
@@ -53,3 +54,18 @@ def outcome_of(error: BaseException) -> Outcome:
         if outcome is not None:
             return outcome
     raise LookupError(f"{type(error).__name__} is not a MemoryInputError; the table maps only those.")
+
+
+def oserror_sentence(exc: BaseException) -> str:
+    """One sentence for a failure of the disk, which every surface says instead of a traceback: a full disk, a
+    read-only home, a permission, or the system's own words, with the file it met."""
+    if not isinstance(exc, OSError):
+        return str(exc) or exc.__class__.__name__
+    where = f": {exc.filename}" if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"The disk is full{where}; free some space and try again."
+    if exc.errno == errno.EROFS:
+        return f"The home is on a read-only file system{where}; nothing can be written there."
+    if isinstance(exc, PermissionError):
+        return f"Permission denied{where}."
+    return f"{exc.strerror or 'Could not use the file'}{where}."

@@ -17,6 +17,13 @@ from .paths import Home, MemoryInputError, quoted, refuse_links
 TOKEN_FILE = "serve-token"
 TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 bits
 MIN_TOKEN_CHARS = 32  # a hand-written token shorter than this is refused
+# One request's body, the most either of the owner's servers (`serve`, `mcp --http`) reads: a memory file's earlier
+# text is kept up to 1 MB, so a whole file fits twice over.
+MAX_BODY_BYTES = 2 * 1024 * 1024
+BODY_TOO_BIG = (
+    f"The body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB ({MAX_BODY_BYTES:,} bytes), the limit for one "
+    "request; nothing was read or changed."
+)
 
 
 def token_path(home: Home) -> Path:

@@ -17,6 +17,7 @@ from datetime import date
 
 from ..memory import conversations as conv
 from ..memory.changes import Actor
+from ..memory.errors import oserror_sentence
 from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
 from ..memory.paths import Home, MemoryInputError
@@ -244,6 +245,9 @@ def safe_answer(bot_id: str, name: str, run: Callable[[], str]) -> ToolAnswer:
         answer = str(exc)
     except MemoryInputError as exc:  # a bad argument, a broken settings file, a stale write: said plainly
         answer = f"Nothing was done: {exc}"
+    except OSError as exc:  # a full disk, a read-only home: one sentence, one log line, no traceback
+        answer = f"The tool could not finish: {oserror_sentence(exc)}"
+        log.warning("%s: the tool %s could not finish: %s", bot_id, name, oserror_sentence(exc))
     except Exception as exc:  # the tool failed; the turn goes on and the model is told
         log.warning("%s: the tool %s failed: %s", bot_id, name, exc, exc_info=True)
         answer = f"The tool failed ({type(exc).__name__}); nothing more is known. Tell the person it did not work."
