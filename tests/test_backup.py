@@ -275,12 +275,11 @@ def test_a_damaged_or_truncated_backup_is_one_sentence_and_writes_nothing(home, 
 
 
 # ----- crafted archives -----
-def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | None = None, **manifest_fields) -> bytes:
-    """A tar with a valid manifest listing `listed` (the members' names by default) and the members as given."""
-    files = [
-        {"path": info.name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "bot": "scout"}
-        for info, data in members
-        if listed is None or info.name in listed
+def manifest_listing(files: dict[str, bytes], **manifest_fields) -> dict:
+    """A valid manifest of scout's backup listing `files` (path -> bytes), with `manifest_fields` over it."""
+    listing = [
+        {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "bot": "scout"}
+        for path, data in files.items()
     ]
     manifest = {
         "format": "omb-tui backup",
@@ -288,9 +287,16 @@ def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | No
         "kind": "bots",
         "created": "2026-12-01T00:00:00+00:00",
         "bots": ["scout"],
-        "files": files,
+        "files": listing,
     }
-    manifest.update(manifest_fields)
+    return {**manifest, **manifest_fields}
+
+
+def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | None = None, **manifest_fields) -> bytes:
+    """A tar with a valid manifest listing `listed` (the members' names by default) and the members as given."""
+    manifest = manifest_listing(
+        {info.name: data for info, data in members if listed is None or info.name in listed}, **manifest_fields
+    )
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         raw = json.dumps(manifest).encode()
