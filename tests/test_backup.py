@@ -555,3 +555,44 @@ def test_a_backup_taken_while_remember_runs_in_another_process_holds_no_torn_fil
         stop.touch()
         process.wait(60)
     assert landed_while_reading == [False, False]
+
+
+def test_a_webhook_and_custom_auth_fields_are_left_out_of_config_and_named(home, tmp_path, run_cli):
+    """A Discord webhook's path is its secret (docs/compact-nightly.md); an Authorization header or a cookie a person
+    added to an instance is one too, whatever its name: none is in the backup, and the manifest names each."""
+    hook = "https://discord.com/api/webhooks/1234567890/Zq8vNw3TgKpL2mXrYc7BdHf9sJe4uA6oWi1nQt5RyV0"
+    config = {
+        "compact": {"report": {"webhook": hook, "timeout": 10}},
+        "instances": {
+            "local": {
+                "model": "openai/qwen3-8b",
+                "api_base": "http://127.0.0.1:8080/v1",
+                "headers": {"Authorization": "Basic b21iOmh1bnRlcjJodW50ZXIy", "X-Trace": "on"},
+                "proxy_auth": "omb:hunter2hunter2",
+                "cookie": "sid=8f14e45fceea167a5a36dedd4bea2543",
+            }
+        },
+    }
+    home.config_path.write_text(json.dumps(config))
+    backup = tmp_path / "x.tar"
+    result = run_cli("backup", "--all", "--to", str(backup))
+    assert result.code == 0, result.err
+    data = backup.read_bytes()
+    for secret in (hook, "discord.com/api/webhooks", "b21iOmh1bnRlcjJodW50ZXIy", "hunter2hunter2", "8f14e45f"):
+        assert secret.encode() not in data, secret
+    opened = read_backup(backup)
+    kept = json.loads(opened.files["config.json"])
+    assert kept["compact"]["report"] == {"timeout": 10}
+    assert kept["instances"]["local"]["headers"] == {"X-Trace": "on"}
+    assert kept["instances"]["local"]["api_base"] == "http://127.0.0.1:8080/v1"
+    named = [
+        "compact.report.webhook",
+        "instances.local.cookie",
+        "instances.local.headers.Authorization",
+        "instances.local.proxy_auth",
+    ]
+    assert opened.manifest.left_out_fields == named
+    assert json.loads(tarfile.open(backup).extractfile("manifest.json").read())["left_out_fields"] == named
+    assert "compact.report.webhook" in result.out
+    restored = run_cli("--home", str(tmp_path / "new"), "restore", str(backup), with_home=False)
+    assert restored.code == 0 and "compact.report.webhook" in restored.out, restored.out

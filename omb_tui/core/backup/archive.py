@@ -56,6 +56,7 @@ class Manifest:
     environment: list[str] = field(default_factory=list)  # the variables config.json's instances read keys from
     team: str | None = None  # a team backup's or package's team key
     version: int = FORMAT_VERSION
+    left_out_fields: list[str] = field(default_factory=list)  # config.json's secret fields, left out (dotted)
 
     def to_dict(self) -> dict:
         return {
@@ -66,6 +67,7 @@ class Manifest:
             "bots": self.bots,
             "team": self.team,
             "environment": self.environment,
+            "left_out_fields": self.left_out_fields,
             "files": self.files,
         }
 
@@ -204,7 +206,14 @@ def write_collected(
     team: str | None = None,
 ) -> BackupReport:
     refuse_unrestorable(collected.files)
-    manifest = new_manifest(kind, bots, collected.files, environment=collected.environment, team=team)
+    manifest = new_manifest(
+        kind,
+        bots,
+        collected.files,
+        environment=collected.environment,
+        team=team,
+        left_out_fields=collected.left_out_fields,
+    )
     data = seal(build_tar(manifest, collected.files), recipients=recipients, passphrase=passphrase)
     write_backup(to, data)
     encrypted = bool(recipients) or passphrase is not None
@@ -406,9 +415,14 @@ def _manifest(raw: bytes | None, name: str) -> Manifest:
             validate_bot_id(bot)
         except MemoryInputError:
             raise BadBackup(f"{name}'s {MANIFEST} names a bot {quoted(bot[:80])} that no home can have.") from None
-    environment = [v for v in data.get("environment") or [] if isinstance(v, str)]
+    environment = _strings(data.get("environment"))
     team = data.get("team") if isinstance(data.get("team"), str) else None
-    return Manifest(data["kind"], str(data.get("created", "")), bots, files, environment, team, version)
+    left_out = _strings(data.get("left_out_fields"))
+    return Manifest(data["kind"], str(data.get("created", "")), bots, files, environment, team, version, left_out)
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _good_entry(entry: object) -> bool:

@@ -61,6 +61,7 @@ class RestoreReport:
     home_files: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # files the home already had, left as they were (rooms)
     environment: list[str] = field(default_factory=list)
+    left_out_fields: list[str] = field(default_factory=list)  # config.json's secret fields the backup left out
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +69,7 @@ class RestoreReport:
             "home_files": self.home_files,
             "kept": self.kept,
             "environment": self.environment,
+            "left_out_fields": self.left_out_fields,
         }
 
 
@@ -201,6 +203,8 @@ def restore(
         for spot in placed:
             if spot.bot is None:
                 _write_home_file(home, spot, replace, report)
+    if "config.json" in report.home_files:
+        report.left_out_fields = list(opened.manifest.left_out_fields)
     return report
 
 
