@@ -24,6 +24,7 @@ from ..memory.journal import utf8_json
 from ..memory.paths import Home, MemoryInputError, quoted, refuse_links
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
+from ..memory.text import printable
 from ..team.model import ACCEPTED, DamagedTeamFile, clean_team_name, team_from_json
 from ..team.storage import get_team, list_teams, team_path, teams_locked
 from .archive import BackupReport, BadBackup, Opened, backup_lock_held, parse_recipients, write_collected
@@ -139,7 +140,8 @@ def _import_package(home: Home, opened: Opened) -> TeamImport:
         for bot_id in bots:
             settings = json.loads(decode(opened.files[f"bots/{bot_id}.json"]))
             name = settings.get("name") if isinstance(settings, dict) else None
-            write_private_json(home.settings_path(bot_id), {"name": name if isinstance(name, str) else bot_id})
+            name = printable(name) if isinstance(name, str) and name.strip() else bot_id  # someone else's file
+            write_private_json(home.settings_path(bot_id), {"name": name})
             rel = f"workspaces/{bot_id}/{INSTRUCTIONS_FILE}"
             if rel in opened.files:
                 atomic_write_bytes(home.root / rel, opened.files[rel])
