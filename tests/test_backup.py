@@ -596,3 +596,59 @@ def test_a_webhook_and_custom_auth_fields_are_left_out_of_config_and_named(home,
     assert "compact.report.webhook" in result.out
     restored = run_cli("--home", str(tmp_path / "new"), "restore", str(backup), with_home=False)
     assert restored.code == 0 and "compact.report.webhook" in restored.out, restored.out
+
+
+# ----- a hand-made backup: every text restored is redacted, and only files the project writes come back -----
+def test_a_token_in_a_hand_made_backup_is_redacted_in_every_file_restore_writes(tmp_path, run_cli):
+    """The store redacts what it writes, so a backup made here holds no credential; a backup made by hand can. A
+    restore writes chats, compaction's logs and the journal's records itself, outside the store: each is redacted."""
+    secret = CREDENTIALS[0].secret
+    chat = "\n".join(
+        [
+            json.dumps({"type": "header", "id": "plans", "title": "Plans", "members": []}),
+            json.dumps({"type": "message", "author_kind": "person", "author": "me", "text": f"my key is {secret}"}),
+            "",
+        ]
+    ).encode()
+    members = [
+        regular("workspaces/scout/MEMORY.md", b"- 2026-01-05 \xc2\xb7 lives in Pune\n"),
+        regular("workspaces/scout/INSTRUCTIONS.md", f"Use {secret} for the API.\n".encode()),
+        regular("conversations/chats/scout/plans.ndjson", chat),
+        regular("compact/scout/memory-clean.log", f"2026-01-05 03:00:00 +0100 merged: {secret}\n".encode()),
+        regular("memory-journal/scout.reviewed.json", json.dumps({"note": secret}).encode()),
+        regular("bots/scout.json", json.dumps({"name": "Scout", "token": secret}).encode()),
+    ]
+    backup = tmp_path / "hand-made.tar"
+    backup.write_bytes(crafted(members))
+    target = tmp_path / "target"
+    target.mkdir()
+    result = run_cli("--home", str(target), "restore", str(backup), with_home=False)
+    assert result.code == 0, result.err
+    leaked = [
+        str(p.relative_to(target)) for p in target.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()
+    ]
+    assert leaked == []
+    restored_chat = (target / "conversations/chats/scout/plans.ndjson").read_text()
+    assert "my key is" in restored_chat and json.loads(restored_chat.splitlines()[1])["author"] == "me"
+    assert (target / "workspaces/scout/MEMORY.md").read_bytes() == b"- 2026-01-05 \xc2\xb7 lives in Pune\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "compact/scout/run.sh",
+        "compact/scout/backup/notes.md",
+        "compact/scout/deep/pending.json",
+        "memory-journal/scout.bashrc",
+        "memory-journal/scout.replaced-yesterday.ndjson",
+        "memory-journal/scout.seen.json",
+    ],
+)
+def test_a_file_the_project_never_writes_under_compact_or_the_journal_is_refused(tmp_path, run_cli, path):
+    backup = tmp_path / "crafted.tar"
+    backup.write_bytes(crafted([regular("workspaces/scout/MEMORY.md"), regular(path, b"planted\n")]))
+    target = tmp_path / "target"
+    target.mkdir()
+    result = run_cli("--home", str(target), "restore", str(backup), with_home=False)
+    assert result.code == 2 and "not a file of an omb-tui home" in result.err, result.err
+    assert list(target.iterdir()) == []

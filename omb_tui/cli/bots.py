@@ -244,6 +244,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def said_restore(report) -> None:
+    if report.finished:
+        print_error(report.finished)
     for bot in report.bots:
         name = bot["bot"] if bot["from"] == bot["bot"] else f"{bot['from']} as {bot['bot']}"
         verb = "Replaced" if bot["replaced"] else "Restored"
