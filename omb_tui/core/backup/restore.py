@@ -1,15 +1,18 @@
 """Putting a backup back: every file placed by a rule of the home's layout, everything checked before anything is
-written, the memory files written through the store as an import.
+written, the memory files written through the store as an import, the whole built in a stage and moved in.
 
-Spec: memory.md, "The journal" (an import is a row: who "import", undoable), "Where it lives" (atomic, 0600) and
-"The helper model" (a restored bot keeps `helperModel`: its settings file comes back as it was). docs/backup.md.
+Spec: memory.md, "The journal" (an import is a row: who "import", undoable), "Where it lives" (atomic, 0600,
+redacted) and "The helper model" (a restored bot keeps `helperModel`: its settings file comes back as it was).
+docs/backup.md.
 
-The order, for each bot, under its store lock and `backup.lock`: the journal and the files beside it, settings,
-compaction's folder and conversations are written whole (atomic, 0600); then each memory file through the store, so
-each is one *import* row whose undo takes it back (a replaced file's earlier text is in that row). With --replace
-the bot's journal before the restore is kept beside it as `<bot>.replaced-<time>.ndjson`, and a memory file the
-backup does not hold is deleted (MEMORY.md emptied) through the store, journaled and undoable too. About me goes
-through the store as well, an import row of the first bot restored.
+Everything is written into the stage (`stage.py`), holding `backup.lock` and each bot's store lock: for each bot,
+the journal and the files beside it, settings, compaction's folder and conversations whole (atomic, 0600, each
+text redacted as a backup redacts it: a hand-made backup may hold a credential); then each memory file through the
+stage's store, so each is one *import* row whose undo takes it back. With --replace the bot's settings, memory
+files, journal and seen-state are copied into the stage first: its journal before the restore is kept as
+`<bot>.replaced-<time>.ndjson`, a replaced file's earlier text is in its import row, and a memory file the backup
+does not hold is deleted (MEMORY.md emptied) through the store. About me goes through the store as well, an import
+row of the first bot restored. Then the stage moves into the home, whole.
 """
 
 from __future__ import annotations
