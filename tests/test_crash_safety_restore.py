@@ -165,6 +165,10 @@ def test_a_restore_killed_at_any_moment_leaves_the_bot_whole_or_absent(tmp_path,
             outcomes["removed at the start"] += 1
         assert not (target / ".restore-stage").exists(), f"moment {moment}: the stage is left"
         now = scout_files(target)
+        if "it is finished now" in said:
+            assert now == after, f"moment {moment}: said finished, but it is not whole"
+        if "what it had staged was removed" in said:
+            assert now == before, f"moment {moment}: said nothing was put in place, but something was"
         if now == after:
             assert journal_rows(target) == rows_after, f"moment {moment}: the journal is not the whole restore's"
             outcomes["whole"] += 1

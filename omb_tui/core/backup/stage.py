@@ -72,7 +72,17 @@ def move_into_place(home: Home, record: dict) -> None:
             touched.add(path.parent)
     for folder in touched:
         fsync_dir(folder)
-    shutil.rmtree(stage)
+    # What is left (empty folders, the stage's locks) goes first and moves.json last: a stage without moves.json
+    # always means that nothing of it was put in place.
+    for leftover in stage.iterdir():
+        if leftover.name == MOVES_FILE:
+            continue
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover)
+        else:
+            leftover.unlink()
+    (stage / MOVES_FILE).unlink(missing_ok=True)
+    stage.rmdir()
     fsync_dir(home.root)
 
 
