@@ -106,7 +106,10 @@ def finish_unfinished(home: Home) -> str | None:
         return None
     record = _record(stage / MOVES_FILE)
     if record is None:
+        staged_anything = any(stage.iterdir())  # empty: just made, or emptied after its last move
         shutil.rmtree(stage)
+        if not staged_anything:
+            return None
         return "A restore stopped before it put anything in place; what it had staged was removed."
     bots = [b for b in record.get("bots", []) if isinstance(b, str)]
     with bots_locked(home, bots):
