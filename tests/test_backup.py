@@ -275,12 +275,11 @@ def test_a_damaged_or_truncated_backup_is_one_sentence_and_writes_nothing(home, 
 
 
 # ----- crafted archives -----
-def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | None = None, **manifest_fields) -> bytes:
-    """A tar with a valid manifest listing `listed` (the members' names by default) and the members as given."""
-    files = [
-        {"path": info.name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "bot": "scout"}
-        for info, data in members
-        if listed is None or info.name in listed
+def manifest_listing(files: dict[str, bytes], **manifest_fields) -> dict:
+    """A valid manifest of scout's backup listing `files` (path -> bytes), with `manifest_fields` over it."""
+    listing = [
+        {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "bot": "scout"}
+        for path, data in files.items()
     ]
     manifest = {
         "format": "omb-tui backup",
@@ -288,9 +287,16 @@ def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | No
         "kind": "bots",
         "created": "2026-12-01T00:00:00+00:00",
         "bots": ["scout"],
-        "files": files,
+        "files": listing,
     }
-    manifest.update(manifest_fields)
+    return {**manifest, **manifest_fields}
+
+
+def crafted(members: list[tuple[tarfile.TarInfo, bytes]], listed: list[str] | None = None, **manifest_fields) -> bytes:
+    """A tar with a valid manifest listing `listed` (the members' names by default) and the members as given."""
+    manifest = manifest_listing(
+        {info.name: data for info, data in members if listed is None or info.name in listed}, **manifest_fields
+    )
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         raw = json.dumps(manifest).encode()
@@ -549,3 +555,100 @@ def test_a_backup_taken_while_remember_runs_in_another_process_holds_no_torn_fil
         stop.touch()
         process.wait(60)
     assert landed_while_reading == [False, False]
+
+
+def test_a_webhook_and_custom_auth_fields_are_left_out_of_config_and_named(home, tmp_path, run_cli):
+    """A Discord webhook's path is its secret (docs/compact-nightly.md); an Authorization header or a cookie a person
+    added to an instance is one too, whatever its name: none is in the backup, and the manifest names each."""
+    hook = "https://discord.com/api/webhooks/1234567890/Zq8vNw3TgKpL2mXrYc7BdHf9sJe4uA6oWi1nQt5RyV0"
+    config = {
+        "compact": {"report": {"webhook": hook, "timeout": 10}},
+        "instances": {
+            "local": {
+                "model": "openai/qwen3-8b",
+                "api_base": "http://127.0.0.1:8080/v1",
+                "headers": {"Authorization": "Basic b21iOmh1bnRlcjJodW50ZXIy", "X-Trace": "on"},
+                "proxy_auth": "omb:hunter2hunter2",
+                "cookie": "sid=8f14e45fceea167a5a36dedd4bea2543",
+            }
+        },
+    }
+    home.config_path.write_text(json.dumps(config))
+    backup = tmp_path / "x.tar"
+    result = run_cli("backup", "--all", "--to", str(backup))
+    assert result.code == 0, result.err
+    data = backup.read_bytes()
+    for secret in (hook, "discord.com/api/webhooks", "b21iOmh1bnRlcjJodW50ZXIy", "hunter2hunter2", "8f14e45f"):
+        assert secret.encode() not in data, secret
+    opened = read_backup(backup)
+    kept = json.loads(opened.files["config.json"])
+    assert kept["compact"]["report"] == {"timeout": 10}
+    assert kept["instances"]["local"]["headers"] == {"X-Trace": "on"}
+    assert kept["instances"]["local"]["api_base"] == "http://127.0.0.1:8080/v1"
+    named = [
+        "compact.report.webhook",
+        "instances.local.cookie",
+        "instances.local.headers.Authorization",
+        "instances.local.proxy_auth",
+    ]
+    assert opened.manifest.left_out_fields == named
+    assert json.loads(tarfile.open(backup).extractfile("manifest.json").read())["left_out_fields"] == named
+    assert "compact.report.webhook" in result.out
+    restored = run_cli("--home", str(tmp_path / "new"), "restore", str(backup), with_home=False)
+    assert restored.code == 0 and "compact.report.webhook" in restored.out, restored.out
+
+
+# ----- a hand-made backup: every text restored is redacted, and only files the project writes come back -----
+def test_a_token_in_a_hand_made_backup_is_redacted_in_every_file_restore_writes(tmp_path, run_cli):
+    """The store redacts what it writes, so a backup made here holds no credential; a backup made by hand can. A
+    restore writes chats, compaction's logs and the journal's records itself, outside the store: each is redacted."""
+    secret = CREDENTIALS[0].secret
+    chat = "\n".join(
+        [
+            json.dumps({"type": "header", "id": "plans", "title": "Plans", "members": []}),
+            json.dumps({"type": "message", "author_kind": "person", "author": "me", "text": f"my key is {secret}"}),
+            "",
+        ]
+    ).encode()
+    members = [
+        regular("workspaces/scout/MEMORY.md", b"- 2026-01-05 \xc2\xb7 lives in Pune\n"),
+        regular("workspaces/scout/INSTRUCTIONS.md", f"Use {secret} for the API.\n".encode()),
+        regular("conversations/chats/scout/plans.ndjson", chat),
+        regular("compact/scout/memory-clean.log", f"2026-01-05 03:00:00 +0100 merged: {secret}\n".encode()),
+        regular("memory-journal/scout.reviewed.json", json.dumps({"note": secret}).encode()),
+        regular("bots/scout.json", json.dumps({"name": "Scout", "token": secret}).encode()),
+    ]
+    backup = tmp_path / "hand-made.tar"
+    backup.write_bytes(crafted(members))
+    target = tmp_path / "target"
+    target.mkdir()
+    result = run_cli("--home", str(target), "restore", str(backup), with_home=False)
+    assert result.code == 0, result.err
+    leaked = [
+        str(p.relative_to(target)) for p in target.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()
+    ]
+    assert leaked == []
+    restored_chat = (target / "conversations/chats/scout/plans.ndjson").read_text()
+    assert "my key is" in restored_chat and json.loads(restored_chat.splitlines()[1])["author"] == "me"
+    assert (target / "workspaces/scout/MEMORY.md").read_bytes() == b"- 2026-01-05 \xc2\xb7 lives in Pune\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "compact/scout/run.sh",
+        "compact/scout/backup/notes.md",
+        "compact/scout/deep/pending.json",
+        "memory-journal/scout.bashrc",
+        "memory-journal/scout.replaced-yesterday.ndjson",
+        "memory-journal/scout.seen.json",
+    ],
+)
+def test_a_file_the_project_never_writes_under_compact_or_the_journal_is_refused(tmp_path, run_cli, path):
+    backup = tmp_path / "crafted.tar"
+    backup.write_bytes(crafted([regular("workspaces/scout/MEMORY.md"), regular(path, b"planted\n")]))
+    target = tmp_path / "target"
+    target.mkdir()
+    result = run_cli("--home", str(target), "restore", str(backup), with_home=False)
+    assert result.code == 2 and "not a file of an omb-tui home" in result.err, result.err
+    assert list(target.iterdir()) == []

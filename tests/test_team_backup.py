@@ -93,3 +93,22 @@ def test_a_package_holding_anything_else_is_refused(tmp_path, run_cli):
     result = run_cli("--home", str(target), "team", "import", str(package), with_home=False)
     assert result.code == 2 and "which a team package never holds" in result.err, result.err
     assert list(target.iterdir()) == []
+
+
+def test_escape_codes_in_a_packaged_bot_name_never_reach_the_terminal(home, crew, tmp_path, run_cli):
+    """A package is someone else's file: a name with ESC, BEL or a C1 CSI would recolour, retitle or clear the
+    terminal of whoever lists their bots. Every surface reads a bot's name printable, its controls escaped."""
+    hostile = "Scout\x1b[2J\x1b]0;pwned\x07\x9b31m\u202e"
+    settings = json.loads(home.settings_path("scout").read_text())
+    home.settings_path("scout").write_text(json.dumps({**settings, "name": hostile}))
+    package = tmp_path / "crew-package.tar"
+    assert run_cli("team", "package", "Crew", "--to", str(package)).code == 0
+    other = Home(tmp_path / "other")
+    imported = run_cli("--home", str(other.root), "team", "import", str(package), with_home=False)
+    assert imported.code == 0, imported.err
+    listed = run_cli("--home", str(other.root), "bots", with_home=False)
+    assert listed.code == 0, listed.err
+    for raw in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert raw not in listed.out + imported.out, repr(raw)
+    assert "Scout\\x1b[2J" in listed.out
+    assert load_bot_settings(other, "scout").name.isprintable()

@@ -114,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_error(missing)
         return EXIT_BAD_INPUT
     try:
+        finish_unfinished_restore(args.home)
         return args.handler(args)
     except CliError as exc:
         print_error(str(exc))
@@ -129,6 +130,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def finish_unfinished_restore(home_option: str | None) -> None:
+    """At every start: a restore a kill stopped in this home is finished (its stage was whole) or removed (it was
+    not), and stderr says which, before the command runs. One stat when there is none (docs/backup.md)."""
+    home = Home(home_option)
+    if not home.restore_stage.is_dir():
+        return
+    from ..core.backup.stage import finish_at_start
+
+    said = finish_at_start(home)
+    if said:
+        print_error(said)
 
 
 def _named_home_missing(home_option: str | None) -> str | None:

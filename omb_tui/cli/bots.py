@@ -244,6 +244,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
 
 
 def said_restore(report) -> None:
+    if report.finished:
+        print_error(report.finished)
     for bot in report.bots:
         name = bot["bot"] if bot["from"] == bot["bot"] else f"{bot['from']} as {bot['bot']}"
         verb = "Replaced" if bot["replaced"] else "Restored"
@@ -255,3 +257,6 @@ def said_restore(report) -> None:
         print(f"Kept {kept} as this home has it (a room other bots may be talking in).")
     if report.environment:
         print(f"Keys are never in a backup: set {', '.join(report.environment)} for the instances in config.json.")
+    if report.left_out_fields:
+        fields = ", ".join(report.left_out_fields)
+        print(one_line(f"config.json's {fields} held a secret and were left out of the backup: set them again."))

@@ -9,8 +9,9 @@ def one_line(message: str) -> str:
     """A message as one line, redacted (a provider's error may echo a key): a newline or other control character
     in a name it holds is escaped, not printed. Every sentence the command line prints goes through here."""
     from ..core.memory.redact_data import redact_message  # here: the app's start-up never needs it
+    from ..core.memory.text import printable
 
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in redact_message(message))
+    return printable(redact_message(message))
 
 
 def print_json(data: object) -> None:

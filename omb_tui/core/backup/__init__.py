@@ -9,4 +9,5 @@ upkeep" ("Upkeep pauses while a backup runs"). docs/backup.md is the person's gu
 - restore.py    checking a backup whole before writing, then writing it through the store as an import
 - duplicate.py  a copy of a bot under a new id: its settings and workspace, no conversations, a fresh journal
 - team.py       a team's backup and its shared package, and importing either
+- stage.py      a restore built whole beside the home, then moved into place; one a kill stopped, finished or removed
 """

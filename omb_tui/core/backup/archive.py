@@ -14,11 +14,13 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import tarfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from ..memory import clock
 from ..memory.disk import atomic_write_bytes
@@ -31,8 +33,13 @@ FORMAT = "omb-tui backup"
 MANIFEST = "manifest.json"
 AGE_MAGIC = (b"age-encryption.org/v1\n", b"-----BEGIN AGE ENCRYPTED FILE-----")
 KINDS = ("home", "bots", "team", "team-package")
-MAX_MEMBERS = 200_000
-END_OF_TAR = b"\0" * (2 * tarfile.BLOCKSIZE)  # a tar with more members than this is not one of ours
+MAX_MEMBERS = 200_000  # a tar with more members than this is not one of ours
+# The bounds a restore reads within, whatever a file's headers claim (docs/backup.md, "Bounds"); a backup that
+# would pass them is refused when it is taken, so every backup made here can be restored.
+MAX_ARCHIVE_BYTES = 512 * 2**20  # the plain tar: every member with its headers
+MAX_MEMBER_BYTES = 128 * 2**20  # one file of it
+AGE_SLACK = 16 * (MAX_ARCHIVE_BYTES // 2**16 + 1) + 64 * 2**10  # age adds 16 bytes a 64 KiB chunk, and a header
+END_OF_TAR = b"\0" * (2 * tarfile.BLOCKSIZE)
 
 
 class BadBackup(MemoryInputError):
@@ -49,6 +56,7 @@ class Manifest:
     environment: list[str] = field(default_factory=list)  # the variables config.json's instances read keys from
     team: str | None = None  # a team backup's or package's team key
     version: int = FORMAT_VERSION
+    left_out_fields: list[str] = field(default_factory=list)  # config.json's secret fields, left out (dotted)
 
     def to_dict(self) -> dict:
         return {
@@ -59,6 +67,7 @@ class Manifest:
             "bots": self.bots,
             "team": self.team,
             "environment": self.environment,
+            "left_out_fields": self.left_out_fields,
             "files": self.files,
         }
 
@@ -169,6 +178,24 @@ def take_backup(
     return write_collected(to, "home" if everything else "bots", ids, collected, recipients, passphrase)
 
 
+def refuse_unrestorable(files: Sequence[BackupFile]) -> None:
+    """BackupRefused when a restore would refuse the backup (a file, or the whole, over the bounds): said before
+    anything is written, so no backup made here is one that cannot be put back."""
+    for item in files:
+        if len(item.data) > MAX_MEMBER_BYTES:
+            raise BackupRefused(
+                f"{item.path} is {_mib(len(item.data))}, more than a backup's file may hold "
+                f"({_mib(MAX_MEMBER_BYTES)}): a restore would refuse it, so nothing was written."
+            )
+    headers = 2 * tarfile.BLOCKSIZE  # a member's header, and its PAX header when its name is long
+    total = sum(len(item.data) + headers + tarfile.BLOCKSIZE for item in files)
+    if total > MAX_ARCHIVE_BYTES - 2**20:  # a mebibyte left for the manifest
+        raise BackupRefused(
+            f"These files make {_mib(total)}, more than a backup may hold ({_mib(MAX_ARCHIVE_BYTES)}): a restore "
+            "would refuse it, so nothing was written; back the bots up one at a time with --bot."
+        )
+
+
 def write_collected(
     to: Path,
     kind: str,
@@ -178,7 +205,15 @@ def write_collected(
     passphrase: str | None,
     team: str | None = None,
 ) -> BackupReport:
-    manifest = new_manifest(kind, bots, collected.files, environment=collected.environment, team=team)
+    refuse_unrestorable(collected.files)
+    manifest = new_manifest(
+        kind,
+        bots,
+        collected.files,
+        environment=collected.environment,
+        team=team,
+        left_out_fields=collected.left_out_fields,
+    )
     data = seal(build_tar(manifest, collected.files), recipients=recipients, passphrase=passphrase)
     write_backup(to, data)
     encrypted = bool(recipients) or passphrase is not None
@@ -257,30 +292,35 @@ class Opened:
         self._bots = {entry["path"]: entry.get("bot") for entry in self.manifest.files}
 
 
-def open_tar(data: bytes, name: str) -> Opened:
-    """Read and check the plain tar whole (see the module's docstring); BadBackup names the first problem."""
+def open_tar(tar_file: BinaryIO, size: int, name: str) -> Opened:
+    """Read and check the plain tar of `size` bytes, member by member from `tar_file` (see the module's docstring);
+    each member's header is checked against the bounds before its bytes are read. BadBackup names the first
+    problem."""
     damaged = f"{name} is damaged or cut short"
-    if len(data) % tarfile.BLOCKSIZE or not data.endswith(END_OF_TAR):  # a tar ends in two zero blocks
+    refuse_over_bound(size, name)
+    tar_file.seek(max(size - len(END_OF_TAR), 0))
+    if size % tarfile.BLOCKSIZE or tar_file.read() != END_OF_TAR:  # a tar ends in two zero blocks
         raise BadBackup(f"{damaged} (it does not end as a tar ends); nothing was restored.")
+    tar_file.seek(0)
     members: dict[str, bytes] = {}
+    total = 0
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+        with tarfile.open(fileobj=tar_file, mode="r:") as tar:
             for count, member in enumerate(tar, 1):
                 if count > MAX_MEMBERS:
                     raise BadBackup(f"{name} holds more than {MAX_MEMBERS:,} files; it is not an omb-tui backup.")
                 check_member_name(member.name, name)
-                if not member.isreg():
-                    raise BadBackup(
-                        f"{name} holds {quoted(member.name)}, which is a link or a special file, not a regular "
-                        "file; nothing was restored."
-                    )
+                check_member_kind(member, name)
                 if member.name in members:
                     raise BadBackup(f"{name} holds {quoted(member.name)} twice; nothing was restored.")
+                total += member.size
+                refuse_over_bound(total, name)
                 handle = tar.extractfile(member)
-                content = handle.read() if handle is not None else b""
+                content = handle.read(member.size) if handle is not None else b""
                 if len(content) != member.size:
                     raise BadBackup(f"{damaged}; nothing was restored.")
                 members[member.name] = content
+                tar.members.clear()  # tarfile keeps every header it has read: this reader needs none of them
     except (tarfile.TarError, EOFError, OSError):
         raise BadBackup(f"{damaged} (it does not read as a tar to its end); nothing was restored.") from None
     manifest = _manifest(members.pop(MANIFEST, None), name)
@@ -295,6 +335,36 @@ def open_tar(data: bytes, name: str) -> Opened:
     if extra:
         raise BadBackup(f"{name} holds {quoted(extra[0])}, which its manifest does not list; nothing was restored.")
     return Opened(manifest, members)
+
+
+def check_member_kind(member: tarfile.TarInfo, name: str) -> None:
+    """A member must be a regular file, not sparse, of at most MAX_MEMBER_BYTES: said from its header alone."""
+    if not member.isreg():
+        raise BadBackup(
+            f"{name} holds {quoted(member.name)}, which is a link or a special file, not a regular file; nothing "
+            "was restored."
+        )
+    if member.issparse():  # its holes are filled in as it is read: a few bytes on disk can claim gigabytes
+        raise BadBackup(
+            f"{name} holds {quoted(member.name)}, a sparse file, which no omb-tui backup holds; nothing was restored."
+        )
+    if member.size > MAX_MEMBER_BYTES:
+        raise BadBackup(
+            f"{name} holds {quoted(member.name)}, which says it is {_mib(member.size)}: more than a backup's file "
+            f"may hold ({_mib(MAX_MEMBER_BYTES)}); nothing was restored."
+        )
+
+
+def refuse_over_bound(size: int, name: str) -> None:
+    if size > MAX_ARCHIVE_BYTES:
+        raise BadBackup(
+            f"{name} holds {_mib(size)} or more: more than a backup may hold ({_mib(MAX_ARCHIVE_BYTES)}); "
+            "nothing was restored."
+        )
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size >= 2**20 else f"{size:,} bytes"
 
 
 def check_member_name(member: str, name: str) -> None:
@@ -345,9 +415,14 @@ def _manifest(raw: bytes | None, name: str) -> Manifest:
             validate_bot_id(bot)
         except MemoryInputError:
             raise BadBackup(f"{name}'s {MANIFEST} names a bot {quoted(bot[:80])} that no home can have.") from None
-    environment = [v for v in data.get("environment") or [] if isinstance(v, str)]
+    environment = _strings(data.get("environment"))
     team = data.get("team") if isinstance(data.get("team"), str) else None
-    return Manifest(data["kind"], str(data.get("created", "")), bots, files, environment, team, version)
+    left_out = _strings(data.get("left_out_fields"))
+    return Manifest(data["kind"], str(data.get("created", "")), bots, files, environment, team, version, left_out)
+
+
+def _strings(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _good_entry(entry: object) -> bool:
@@ -360,12 +435,23 @@ def _good_entry(entry: object) -> bool:
 
 
 def read_backup(path: Path, *, passphrase: str | None = None, identities: Sequence[str] = ()) -> Opened:
-    """A backup file opened and checked whole; BadBackup (one sentence) when it cannot be restored as it is."""
+    """A backup file opened and checked whole; BadBackup (one sentence) when it cannot be restored as it is. Its
+    size is checked before anything is read; a plain one is read member by member from the file, an encrypted one
+    (at most the bound and age's few bytes more) is decrypted in memory, and the plain tar is never larger."""
     name = quoted(str(path))
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            encrypted = is_encrypted(handle.read(max(len(magic) for magic in AGE_MAGIC)))
+            refuse_over_bound(size - AGE_SLACK if encrypted else size, name)
+            if not encrypted:
+                return open_tar(handle, size, name)
+            handle.seek(0)
+            data = handle.read()
     except FileNotFoundError:
         raise BadBackup(f"There is no backup file {name}.") from None
     except IsADirectoryError:
         raise BadBackup(f"{name} is a folder, not a backup file.") from None
-    return open_tar(unseal(data, name, passphrase=passphrase, identities=identities), name)
+    plain = unseal(data, name, passphrase=passphrase, identities=identities)
+    del data  # the ciphertext is not needed while the tar is read
+    return open_tar(io.BytesIO(plain), len(plain), name)

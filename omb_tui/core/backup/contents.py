@@ -35,8 +35,13 @@ from ..team.storage import teams_dir, teams_read
 FORMAT_VERSION = 1
 APPEND_ONLY = (".ndjson",)  # written by appends: what follows the last newline is a line still being written
 LEFT_OUT_SUFFIXES = (".lock", ".seen.json")  # beside a bot's journal: locks, and the seen-state (a cache)
-# A key of config.json that holds a secret (and not the name of the variable that does): never exported.
-_SECRET_KEY = re.compile(r"(?i)(api[_-]?key|apikey|^key$|token|secret|password|passwd|credential)")
+# A key of config.json that holds a secret (and not the name of the variable that does): never exported. An auth
+# field or header (Authorization, proxy_auth), a cookie, and a webhook (whose address's path is its secret: Discord's,
+# Slack's) are secrets whatever else their name says.
+_SECRET_KEY = re.compile(
+    r"(?i)(api[_-]?key|apikey|^key$|token|secret|password|passwd|passphrase|credential|auth(?!ors?\b)|bearer|cookie"
+    r"|webhook|private[_-]?key|signature)"
+)
 _NAMES_A_VARIABLE = re.compile(r"(?i)(_env|env)$")
 
 
@@ -70,6 +75,9 @@ class Collected:
     environment: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
     redacted: list[str] = field(default_factory=list)  # files that held a credential, kept with it redacted
+    left_out_fields: list[str] = field(
+        default_factory=list
+    )  # config.json's fields left out, dotted (compact.report.webhook)
 
 
 def home_path(home: Home, path: Path) -> str:
@@ -191,8 +199,14 @@ def _add_config(collected: Collected, home: Home) -> None:
     except ValueError:
         collected.left_out.append("config.json: it is not valid JSON, so its keys could not be left out")
         return
-    kept = without_keys(data)
+    kept = without_keys(data, collected.left_out_fields)
+    collected.left_out_fields.sort()
     collected.environment = key_variables(kept)
+    if collected.left_out_fields:
+        collected.left_out.append(
+            f"config.json's {', '.join(collected.left_out_fields)}: each holds a secret; set it again where the "
+            "backup is restored"
+        )
     text = utf8_json(kept, indent=2) + "\n"
     collected.files.append(BackupFile(home_path(home, home.config_path), scrub("config.json", encode(text)), None))
 
@@ -208,17 +222,22 @@ def key_variables(config: object) -> list[str]:
     return sorted(name for name in names if isinstance(name, str) and name)
 
 
-def without_keys(value: object) -> object:
+def without_keys(value: object, dropped: list[str] | None = None, where: str = "") -> object:
     """A copy of config.json's data without any field whose name says it holds a secret (`api_key`, `token`,
-    `password`…); a field naming an environment variable (`api_key_env`) stays."""
+    `password`, `webhook`, `Authorization`…); a field naming an environment variable (`api_key_env`) stays. Each
+    field left out is added to `dropped` by its dotted path (`compact.report.webhook`)."""
     if isinstance(value, dict):
-        return {
-            k: without_keys(v)
-            for k, v in value.items()
-            if not (isinstance(k, str) and _SECRET_KEY.search(k) and not _NAMES_A_VARIABLE.search(k))
-        }
+        kept = {}
+        for k, v in value.items():
+            path = f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and _SECRET_KEY.search(k) and not _NAMES_A_VARIABLE.search(k):
+                if dropped is not None:
+                    dropped.append(path)
+                continue
+            kept[k] = without_keys(v, dropped, path)
+        return kept
     if isinstance(value, list):
-        return [without_keys(item) for item in value]
+        return [without_keys(item, dropped, f"{where}[{number}]") for number, item in enumerate(value)]
     return value
 
 

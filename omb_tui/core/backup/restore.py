@@ -1,15 +1,18 @@
 """Putting a backup back: every file placed by a rule of the home's layout, everything checked before anything is
-written, the memory files written through the store as an import.
+written, the memory files written through the store as an import, the whole built in a stage and moved in.
 
-Spec: memory.md, "The journal" (an import is a row: who "import", undoable), "Where it lives" (atomic, 0600) and
-"The helper model" (a restored bot keeps `helperModel`: its settings file comes back as it was). docs/backup.md.
+Spec: memory.md, "The journal" (an import is a row: who "import", undoable), "Where it lives" (atomic, 0600,
+redacted) and "The helper model" (a restored bot keeps `helperModel`: its settings file comes back as it was).
+docs/backup.md.
 
-The order, for each bot, under its store lock and `backup.lock`: the journal and the files beside it, settings,
-compaction's folder and conversations are written whole (atomic, 0600); then each memory file through the store, so
-each is one *import* row whose undo takes it back (a replaced file's earlier text is in that row). With --replace
-the bot's journal before the restore is kept beside it as `<bot>.replaced-<time>.ndjson`, and a memory file the
-backup does not hold is deleted (MEMORY.md emptied) through the store, journaled and undoable too. About me goes
-through the store as well, an import row of the first bot restored.
+Everything is written into the stage (`stage.py`), holding `backup.lock` and each bot's store lock: for each bot,
+the journal and the files beside it, settings, compaction's folder and conversations whole (atomic, 0600, each
+text redacted as a backup redacts it: a hand-made backup may hold a credential); then each memory file through the
+stage's store, so each is one *import* row whose undo takes it back. With --replace the bot's settings, memory
+files, journal and seen-state are copied into the stage first: its journal before the restore is kept as
+`<bot>.replaced-<time>.ndjson`, a replaced file's earlier text is in its import row, and a memory file the backup
+does not hold is deleted (MEMORY.md emptied) through the store. About me goes through the store as well, an import
+row of the first bot restored. Then the stage moves into the home, whole.
 """
 
 from __future__ import annotations
@@ -17,26 +20,52 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..compact.records import COMPACT_DIR
+from ..compact.records import (
+    ATTEMPTS_LOG,
+    BACKUP_DIR,
+    CLEAN_LOG,
+    COMPACT_DIR,
+    PENDING_FILE,
+    is_memory_backup_name,
+)
 from ..compact.session import INSTRUCTIONS_FILE
 from ..memory import clock
 from ..memory.changes import Actor
 from ..memory.conversations import header_from_json, validate_conversation_id
-from ..memory.disk import atomic_write_bytes, decode
+from ..memory.disk import atomic_write_bytes, decode, make_private_dirs
 from ..memory.journal import WHO_IMPORT, DamagedLine, decode_line
 from ..memory.locks import home_lock
 from ..memory.paths import FileKind, Home, MemoryInputError, classify, quoted, refuse_links, validate_bot_id
 from ..memory.store import ABOUT_ME_REL, MemoryStore
-from ..team.storage import teams_locked
 from .archive import BadBackup, Opened, backup_lock_held
+from .contents import scrub
+from .stage import bots_locked, commit, finish_unfinished, new_stage, stage_of
 
 HOW_RESTORE = "restored from a backup"
 HOME_FILES = ("about-me.md", "profile-learned.json", "config.json")
 _TEAM_FILE = re.compile(r"^teams/[A-Za-z0-9][A-Za-z0-9_-]{0,79}\.json$")
 _JOURNAL_SIDE = re.compile(r"^(?P<bot>[A-Za-z0-9][A-Za-z0-9_-]{0,63})(?P<rest>\.[A-Za-z][A-Za-z0-9.-]*)$")
+# What the project writes beside a bot's journal (the seen-state and the locks are never in a backup).
+JOURNAL_RECORDS = frozenset(
+    f".{name}"
+    for name in (
+        "ndjson",
+        "reviewed.json",
+        "organized.json",
+        "capture.json",
+        "upkeep.json",
+        "guard.json",
+        "probes.json",
+        "still-true.json",
+        "moving.json",
+    )
+)
+_REPLACED_JOURNAL = re.compile(r"\.replaced-\d{8}T\d{6}Z\.ndjson")
+COMPACT_FILES = frozenset({CLEAN_LOG, f"{CLEAN_LOG}.1", ATTEMPTS_LOG, f"{ATTEMPTS_LOG}.1", PENDING_FILE})
 
 
 class RestoreRefused(MemoryInputError):
@@ -61,6 +90,8 @@ class RestoreReport:
     home_files: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # files the home already had, left as they were (rooms)
     environment: list[str] = field(default_factory=list)
+    left_out_fields: list[str] = field(default_factory=list)  # config.json's secret fields the backup left out
+    finished: str | None = None  # an earlier restore a kill stopped, finished or removed first: the sentence
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +99,8 @@ class RestoreReport:
             "home_files": self.home_files,
             "kept": self.kept,
             "environment": self.environment,
+            "left_out_fields": self.left_out_fields,
+            "finished": self.finished,
         }
 
 
@@ -95,14 +128,26 @@ def place(path: str, bot: str | None, target_bot: str | None) -> Placed | None:
         return Placed(f"workspaces/{new}/{norm}", b"", new, memory_rel=norm) if norm == rel else None
     if len(parts) == 2 and parts[0] == "memory-journal":
         side = _JOURNAL_SIDE.fullmatch(parts[1])
-        if side is None or side["bot"] != bot or side["rest"].endswith((".lock", ".seen.json")):
+        if side is None or side["bot"] != bot or not _journal_record(side["rest"]):
             return None
         return Placed(f"memory-journal/{new}{side['rest']}", b"", new)
-    if parts[:2] == [COMPACT_DIR, bot] and len(parts) > 2:
+    if parts[:2] == [COMPACT_DIR, bot] and _compaction_file(parts[2:]):
         return Placed("/".join([COMPACT_DIR, new, *parts[2:]]), b"", new)
     if len(parts) == 4 and parts[:3] == ["conversations", "chats", bot] and _conversation_file(parts[3]):
         return Placed(f"conversations/chats/{new}/{parts[3]}", b"", new)
     return None
+
+
+def _journal_record(rest: str) -> bool:
+    """A file the project keeps beside a bot's journal (`.ndjson`, `.reviewed.json`…, `.replaced-<time>.ndjson`)."""
+    return rest in JOURNAL_RECORDS or _REPLACED_JOURNAL.fullmatch(rest) is not None
+
+
+def _compaction_file(parts: list[str]) -> bool:
+    """A file compaction writes in its folder: its logs (and their one rotated copy), pending.json, the backups."""
+    if len(parts) == 1:
+        return parts[0] in COMPACT_FILES
+    return len(parts) == 2 and parts[0] == BACKUP_DIR and is_memory_backup_name(parts[1])
 
 
 def _conversation_file(name: str) -> bool:
@@ -190,27 +235,68 @@ def restore(
     home: Home, opened: Opened, *, bots: Sequence[str] = (), as_id: str | None = None, replace: bool = False
 ) -> RestoreReport:
     """Restore the backup `opened` (checked whole by `archive.read_backup`) into `home`: `bots` only (all it holds
-    when empty), the one chosen as `as_id`, over bots the home has only with `replace`."""
+    when empty), the one chosen as `as_id`, over bots the home has only with `replace`. Built whole in a stage,
+    then moved into place (`stage.py`): a kill leaves the bots whole or absent, never half."""
+    finished = finish_earlier_restore(home)
     placed = plan(home, opened, bots, as_id, replace)
-    report = RestoreReport(environment=list(opened.manifest.environment))
+    report = RestoreReport(environment=list(opened.manifest.environment), finished=finished)
     renamed = {b: as_id or b for b in (bots or opened.manifest.bots)}
-    with backup_lock_held(home):  # upkeep runs nothing while a home is being put back
+    with backup_lock_held(home), bots_locked(home, list(renamed.values())):  # upkeep and writers wait
+        staged = new_stage(home)
+        deleted: list[str] = []
         for source, target in renamed.items():
             own = [p for p in placed if p.bot == target]
-            report.bots.append(_restore_bot(home, source, target, own, replace))
+            replaced = home.has_bot(target)
+            if replaced:
+                copy_bot(home, staged, target)
+            report.bots.append(_restore_bot(staged, source, target, own, replaced))
+            if replaced:
+                deleted += [mp_rel for mp_rel in _memory_rels(home, target) if not (staged.root / mp_rel).exists()]
         for spot in placed:
             if spot.bot is None:
-                _write_home_file(home, spot, replace, report)
+                _write_home_file(home, staged, spot, replace, report)
+        commit(home, list(renamed.values()), deleted)
+    if "config.json" in report.home_files:
+        report.left_out_fields = list(opened.manifest.left_out_fields)
     return report
 
 
-def _restore_bot(home: Home, source: str, target: str, placed: list[Placed], replace: bool) -> dict:
-    store = MemoryStore(home, target)
+def finish_earlier_restore(home: Home) -> str | None:
+    """A restore a kill stopped in this home, finished or removed first (the sentence saying which)."""
+    if not stage_of(home).root.is_dir():
+        return None  # nothing to finish: and nothing is written, not even backup.lock, for a refused restore
+    with backup_lock_held(home):
+        return finish_unfinished(home)
+
+
+def _memory_rels(home: Home, bot_id: str) -> list[str]:
+    """The bot's memory files, by their path in the home."""
+    return [f"workspaces/{bot_id}/{mp.rel}" for mp in home.memory_files(bot_id)]
+
+
+def copy_bot(home: Home, staged: Home, bot_id: str) -> None:
+    """What a `--replace` restore reads of the bot it replaces, copied into the stage: its settings, memory files,
+    journal and seen-state, so the stage's store journals each replaced file with its earlier text."""
+    sources = [home.settings_path(bot_id), home.journal_path(bot_id), home.journal_state_path(bot_id)]
+    sources += [mp.path for mp in home.memory_files(bot_id)]
+    for source in sources:
+        if source.is_file() and not source.is_symlink():
+            target = staged.root / source.relative_to(home.root)
+            make_private_dirs(target.parent)
+            shutil.copy2(source, target)
+    blobs = home.journal_state_path(bot_id).with_suffix("")  # the seen-state's kept texts
+    if blobs.is_dir() and not blobs.is_symlink():
+        shutil.copytree(blobs, staged.root / blobs.relative_to(home.root), symlinks=True)
+
+
+def _restore_bot(staged: Home, source: str, target: str, placed: list[Placed], replaced: bool) -> dict:
+    """The bot written into the stage: its files whole and redacted, each memory file through the stage's store as
+    an import row (its journal is the bot's, moved into place with it)."""
+    store = MemoryStore(staged, target)
     actor = Actor(WHO_IMPORT, HOW_RESTORE)
     import_rows = 0
-    replaced = home.has_bot(target)
     with store.locked():
-        journal = home.journal_path(target)
+        journal = staged.journal_path(target)
         if replaced and journal.exists():
             stamp = clock.now_utc().strftime("%Y%m%dT%H%M%SZ")
             os.replace(journal, journal.with_name(f"{target}.replaced-{stamp}.ndjson"))
@@ -219,7 +305,7 @@ def _restore_bot(home: Home, source: str, target: str, placed: list[Placed], rep
                 data = (
                     _journal_for(spot.data, target) if spot.target == f"memory-journal/{target}.ndjson" else spot.data
                 )
-                atomic_write_bytes(home.root / spot.target, data)
+                atomic_write_bytes(staged.root / spot.target, scrub(spot.target, data))
         written = set()
         for spot in placed:
             if spot.memory_rel is not None:
@@ -227,7 +313,7 @@ def _restore_bot(home: Home, source: str, target: str, placed: list[Placed], rep
                 written.add(spot.memory_rel)
                 import_rows += bool(result.changed)
         if replaced:
-            for mp in home.memory_files(target):
+            for mp in staged.memory_files(target):
                 if mp.rel not in written:
                     if mp.kind in (FileKind.MEMORY, FileKind.ARCHIVE):  # never deleted: emptied
                         store.write(mp.rel, "", actor)
@@ -251,22 +337,25 @@ def _journal_for(data: bytes, bot_id: str) -> bytes:
     return b"".join(lines)
 
 
-def _write_home_file(home: Home, spot: Placed, replace: bool, report: RestoreReport) -> None:
+def _write_home_file(home: Home, staged: Home, spot: Placed, replace: bool, report: RestoreReport) -> None:
+    """A file of the home written into the stage, redacted (a room the home has is kept unless `replace`)."""
     path = home.root / spot.target
+    data = scrub(spot.target, spot.data)
     if _is_room(spot.target):
         if path.exists() and not replace:  # a room other bots of this home may be talking in: never overwritten
-            if path.read_bytes() != spot.data:
+            if path.read_bytes() != data:
                 report.kept.append(spot.target)
             return
-        atomic_write_bytes(path, spot.data)
+        atomic_write_bytes(staged.root / spot.target, data)
         return
     report.home_files.append(spot.target)
     if spot.target == ABOUT_ME_REL and report.bots:
         # About me through the store, as an import row of the first bot restored: a replaced About me is undoable.
-        store = MemoryStore(home, report.bots[0]["bot"])
-        with store.locked(), home_lock(home):  # the order every About me writer takes them in
+        if home.about_me_path.is_file() and not staged.about_me_path.exists():
+            make_private_dirs(staged.root)
+            shutil.copy2(home.about_me_path, staged.about_me_path)  # its earlier text, for that row
+        store = MemoryStore(staged, report.bots[0]["bot"])
+        with store.locked(), home_lock(staged):  # the order every About me writer takes them in
             store.write(ABOUT_ME_REL, decode(spot.data), Actor(WHO_IMPORT, HOW_RESTORE))
         return
-    lock = teams_locked(home) if spot.target.startswith("teams/") else home_lock(home)
-    with lock:
-        atomic_write_bytes(path, spot.data)
+    atomic_write_bytes(staged.root / spot.target, data)

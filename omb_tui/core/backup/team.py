@@ -24,11 +24,13 @@ from ..memory.journal import utf8_json
 from ..memory.paths import Home, MemoryInputError, quoted, refuse_links
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
+from ..memory.text import printable
 from ..team.model import ACCEPTED, DamagedTeamFile, clean_team_name, team_from_json
 from ..team.storage import get_team, list_teams, team_path, teams_locked
 from .archive import BackupReport, BadBackup, Opened, backup_lock_held, parse_recipients, write_collected
 from .contents import BackupFile, Collected, collect, home_path, scrub
 from .restore import RestoreRefused, RestoreReport, restore
+from .stage import bots_locked, commit, finish_unfinished, new_stage
 
 
 def team_backup(
@@ -130,23 +132,27 @@ def _import_package(home: Home, opened: Opened) -> TeamImport:
             )
     if any(t.name.casefold() == team.name.casefold() for t in list_teams(home)):
         raise RestoreRefused(f"There is already a team named {quoted(team.name)}; rename it first.")
-    with teams_locked(home):
+    with backup_lock_held(home), bots_locked(home, bots):  # the teams' lock is taken as the stage moves in
+        finish_unfinished(home)
         if team_path(home, key).exists():
             raise RestoreRefused(f"{home.root} already has the team {quoted(team.name)} (its key {key}).")
         for path in wanted:
             refuse_links(home.root / path)
+        staged = new_stage(home)  # built whole, then moved into place: a kill leaves the package's bots absent
         instructions = []
         for bot_id in bots:
             settings = json.loads(decode(opened.files[f"bots/{bot_id}.json"]))
             name = settings.get("name") if isinstance(settings, dict) else None
-            write_private_json(home.settings_path(bot_id), {"name": name if isinstance(name, str) else bot_id})
+            name = printable(name) if isinstance(name, str) and name.strip() else bot_id  # someone else's file
+            write_private_json(staged.settings_path(bot_id), {"name": name})
             rel = f"workspaces/{bot_id}/{INSTRUCTIONS_FILE}"
             if rel in opened.files:
-                atomic_write_bytes(home.root / rel, opened.files[rel])
+                atomic_write_bytes(staged.root / rel, scrub(rel, opened.files[rel]))
                 instructions.append(bot_id)
             else:
-                home.workspace(bot_id).mkdir(parents=True, exist_ok=True, mode=0o700)
+                staged.workspace(bot_id).mkdir(parents=True, exist_ok=True, mode=0o700)
         accepted = {k: n for k, n in team.notes.items() if n.status == ACCEPTED}
         imported = replace(team, retired=None, notes=accepted, cards={})
-        write_private_json(team_path(home, key), imported.to_dict())
+        write_private_json(team_path(staged, key), imported.to_dict())
+        commit(home, bots, [])
     return TeamImport("team-package", team.name, bots, notes=len(accepted), instructions=instructions)

@@ -92,6 +92,11 @@ def _local_stamp(now: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S %z")
 
 
+def is_memory_backup_name(name: str) -> bool:
+    """A name `backup_memory` gives a backup of MEMORY.md (`2026-12-01_0300_memory.backup.md`)."""
+    return _BACKUP_NAME.match(name) is not None
+
+
 def _backup_name(stamp: str, number: int) -> str:
     return f"{stamp}_memory.backup.md" if number == 1 else f"{stamp}-{number}_memory.backup.md"
 

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 
 from .paths import Home
+from .text import printable
 
 
 @dataclass(frozen=True)
@@ -37,5 +38,7 @@ def _read_name(home: Home, bot_id: str) -> BotName:
         return BotName(bot_id, bot_id, True)
     name, memory = data.get("name"), data.get("memory", True)
     return BotName(
-        bot_id, name if isinstance(name, str) and name else bot_id, memory if isinstance(memory, bool) else True
+        bot_id,
+        printable(name) if isinstance(name, str) and name else bot_id,
+        memory if isinstance(memory, bool) else True,
     )

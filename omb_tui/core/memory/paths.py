@@ -244,6 +244,11 @@ class Home:
         return self.root / "bots"
 
     @property
+    def restore_stage(self) -> Path:
+        """Where a restore is built whole before it moves in (core/backup/stage.py); only while one runs."""
+        return self.root / ".restore-stage"
+
+    @property
     def config_path(self) -> Path:
         return self.root / "config.json"
 

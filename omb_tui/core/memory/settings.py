@@ -25,6 +25,7 @@ from .disk import read_text, write_private_json
 from .forgotten import hashed_entry
 from .locks import home_lock
 from .paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
+from .text import printable
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # in typing from Python 3.12
@@ -135,7 +136,7 @@ def load_bot_settings(home: Home, bot_id: str) -> BotSettings:
         return BotSettings(id=bot_id, name=bot_id)
     if not isinstance(data, dict):
         raise BrokenFile(f"{path} must hold a JSON object.")
-    name = _text_or_null(data, "name", path) or bot_id
+    name = printable(_text_or_null(data, "name", path) or bot_id)  # a name from someone's package may hold ESC
     return BotSettings(
         id=bot_id,
         name=name,

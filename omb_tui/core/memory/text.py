@@ -13,3 +13,12 @@ def plural(count: int, word: str, many: str | None = None, *, grouped: bool = Fa
     with thousands separators ("1,250 rows"), as the app does where a count can grow large."""
     number = f"{count:,}" if grouped else str(count)
     return f"{number} {word if count == 1 else many or word + 's'}"
+
+
+def printable(text: str) -> str:
+    """`text` with every character a terminal would act on (ESC, BEL, a C1 control, a newline, a bidi override)
+    written as its escape (`\\x1b`): a name or a sentence printed to a terminal can recolour, retitle or clear
+    nothing. The one place names and sentences are made safe to print (`one_line`, a bot's name as it is read)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
