@@ -25,8 +25,15 @@ resource = pytest.importorskip("resource")  # RLIMIT_AS and a child's rusage: PO
 ADDRESS_SPACE = 1 << 30  # the child's limit: the old code asked for 8 GiB under it and died with MemoryError
 GIB = 1 << 30
 REFUSAL_PEAK = 160 * 2**20  # the refusing process, interpreter and imports included (README, "Reliability")
+# The child says its own peak (VmHWM, this program's since exec): the rusage of a child forked from a pytest worker
+# also counts the worker's memory at the fork, which after a heavy test read as 579 MiB.
 CHILD = """\
-import resource, sys
+import atexit, os, resource, sys
+def peak():
+    with open("/proc/self/status") as status, open(os.environ["OMB_PEAK_FILE"], "w") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")))
+if os.path.exists("/proc/self/status"):
+    atexit.register(peak)
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
 from omb_tui.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -103,15 +110,19 @@ def hostile(kind: str, path: Path, *, package: bool) -> Path:
 
 def run_limited(home: Path, *argv: str) -> tuple[int, str, int]:
     """`omb-tui --home HOME ARGV…` in a child under RLIMIT_AS: its exit status, stderr and peak RSS in bytes."""
+    peak_file = home.parent / f"peak-{os.getpid()}-{len(argv)}-{abs(hash(argv))}"
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD.format(limit=ADDRESS_SPACE), "--home", str(home), *argv],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env={**os.environ, "OMB_PEAK_FILE": str(peak_file)},
     )
     err = child.stderr.read().decode()
     child.stderr.close()
     _pid, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
+    if peak_file.exists():  # Linux: VmHWM in KiB
+        return child.returncode, err, int(peak_file.read_text()) * 1024
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
     return child.returncode, err, usage.ru_maxrss * scale
 

@@ -320,7 +320,7 @@ def open_tar(tar_file: BinaryIO, size: int, name: str) -> Opened:
                 if len(content) != member.size:
                     raise BadBackup(f"{damaged}; nothing was restored.")
                 members[member.name] = content
-                tar.members.clear()  # tarfile keeps every header it has read: this reader needs none of them
+                tar.members.clear()  # type: ignore[attr-defined]  # tarfile keeps every header it has read: this reader needs none of them
     except (tarfile.TarError, EOFError, OSError):
         raise BadBackup(f"{damaged} (it does not read as a tar to its end); nothing was restored.") from None
     manifest = _manifest(members.pop(MANIFEST, None), name)
