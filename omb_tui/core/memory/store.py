@@ -6,7 +6,8 @@ MEMORY.md emptied never deleted, logs read-only but deletable, topics created/re
 the app, with undo).
 
 Outside edits are caught by comparing each memory file with what the project saw last time
-(`seen.py`: `memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them).
+(`seen.py`: `memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them);
+that look is `outside_look.py`, part of the store.
 The bytes go to disk through `disk.py` (atomic, 0600), under the bot's write lock (`locks.py`).
 """
 
@@ -29,12 +30,10 @@ from .changes import (
     UndoResult,
     WriteResult,
 )
-from .disk import TEMP_FILE, atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
+from .disk import atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
 from .journal import (
     HOW_OUTSIDE,
     HOW_UNDO,
-    JOURNAL_MAX_EARLIER_BYTES,
-    REASON_TOO_LARGE,
     WHO_PERSON,
     Clock,
     Journal,
@@ -42,9 +41,8 @@ from .journal import (
     make_row,
 )
 from .locks import bot_lock
+from .outside_look import OutsideLook
 from .paths import (
-    LOG_DIR,
-    MEMORY_DIR,
     FileKind,
     Home,
     MemoryInputError,
@@ -116,7 +114,7 @@ _UNCHECKED = object()
 WRITE_ATTEMPTS = 3
 
 
-class MemoryStore:
+class MemoryStore(OutsideLook):
     """Read and change one bot's memory files; every change is atomic, 0600, redacted and journaled.
 
     `clock` gives the time of the journal rows this store writes (every row: writes, deletes, undo and changes
@@ -429,81 +427,3 @@ class MemoryStore:
         before = "" if row.before_hash is None else row.before_text
         rebuilt = None if before is None else apply_diff(before, row.diff)  # a diff cut for size gives None
         return rebuilt if rebuilt is not None and text_hash(rebuilt) == row.after_hash else None
-
-    # ----- changes made outside the project -----
-    def sync_outside_changes(self, *, again: bool = False) -> list[JournalRow]:
-        """Journal every memory file that changed since the project last looked, as changed outside the app.
-
-        Once per hold of the bot's lock: later calls inside the same locked step (memory_update writing the
-        archive, then MEMORY.md) rely on the expected-hash checks instead of a second full look; `again`
-        looks anyway (a lock-free editor changed a file during the step).
-        """
-        with self.locked():
-            if self._lock.synced and self._lock.depth > 1 and not again:
-                return []
-            if not self._lock.synced:
-                self._remove_stale_temp_files()
-            self._lock.synced = True
-            seen = self._seen.load()
-            first_look = seen is None
-            seen = seen or {"files": {}}
-            files = seen["files"]
-            present = {mp.rel: mp for mp in self.home.memory_files(self.bot_id)}
-            rows: list[JournalRow] = []
-            dirty = first_look
-            for rel in sorted(set(files) | set(present)):
-                info = files.get(rel)
-                mp = present.get(rel)
-                if mp is not None and info is not None:
-                    stat = mp.path.stat()
-                    if stat.st_size == info["size"] and stat.st_mtime_ns == info["mtime_ns"]:
-                        continue
-                now = self._snapshot(mp) if mp is not None else None
-                if mp is not None and info is not None and now is not None and now.hash == info["hash"]:
-                    self._seen.remember(mp, now.text, seen)  # touched, not changed
-                    dirty = True
-                    continue
-                dirty = True
-                if not first_look:
-                    row = self._outside_row(rel, info, now)
-                    if not self.journal.append(row):
-                        continue  # what was seen stays as it was: the next look tries this row again
-                    rows.append(row)
-                if mp is not None and now is not None:
-                    self._seen.remember(mp, now.text, seen)
-                else:
-                    files.pop(rel, None)
-            if dirty:
-                self._seen.save(seen)
-                self._seen.prune_blobs(seen)
-            return rows
-
-    def _remove_stale_temp_files(self) -> None:
-        """Temp files of writers killed mid-write. Every write to a workspace holds this bot's lock, which this
-        process now holds, so any temp file there is a dead writer's."""
-        for folder in (self.workspace, self.workspace / MEMORY_DIR, self.workspace / MEMORY_DIR / LOG_DIR):
-            try:
-                names = os.listdir(folder)
-            except OSError:
-                continue
-            for name in names:
-                if TEMP_FILE.match(name):
-                    with contextlib.suppress(OSError):
-                        os.unlink(folder / name)
-                        log.info("removed %s, left by a writer that was stopped mid-write", name)
-
-    def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
-        before_text = self._seen.blob_text(info["hash"]) if info else None
-        found_by = self.changes_found_by
-        return self._row(
-            who=found_by.who if found_by else WHO_PERSON,
-            how=found_by.how if found_by else HOW_OUTSIDE,
-            chat=found_by.chat if found_by else None,
-            file=rel,
-            before_text=before_text,
-            after_text=now.text if now else None,
-            before_hash=info["hash"] if info else None,
-            after_hash=now.hash if now else None,
-            before_had_credential=bool(info and info.get("credential")),
-            not_kept_reason=REASON_TOO_LARGE if info and info["size"] > JOURNAL_MAX_EARLIER_BYTES else None,
-        )
