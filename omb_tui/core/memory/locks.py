@@ -11,6 +11,7 @@ it and hold it exclusively. docs/turns.md, "The turn lock".
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import threading
@@ -134,6 +135,7 @@ class BotLock:
         self.depth = 0
         self.fd: int | None = None
         self.synced = False  # outside changes already journaled during this hold
+        self.made: list | None = None  # the changes of an all-or-nothing step under way (MemoryStore.all_or_nothing)
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
@@ -148,7 +150,9 @@ class BotLock:
                     self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
                     fcntl.flock(self.fd, fcntl.LOCK_EX)
                 except OSError as exc:  # the journal side never stops a memory write
-                    store_log.error("could not take the lock %s (%s); going on without it", self.path, exc)
+                    # a home that cannot be written refuses the write itself, in one sentence: no second line here
+                    level = logging.INFO if exc.errno in (errno.EROFS, errno.EACCES, errno.ENOSPC) else logging.ERROR
+                    store_log.log(level, "could not take the lock %s (%s); going on without it", self.path, exc)
                     if self.fd is not None:
                         os.close(self.fd)
                     self.fd = None

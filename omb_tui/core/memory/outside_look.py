@@ -13,17 +13,27 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from .changes import Actor, FileSnapshot
+from .changes import Actor, FileSnapshot, MadeChange
 from .disk import TEMP_FILE
-from .journal import HOW_OUTSIDE, JOURNAL_MAX_EARLIER_BYTES, REASON_TOO_LARGE, WHO_PERSON, Journal, JournalRow
+from .journal import (
+    HOW_OUTSIDE,
+    JOURNAL_MAX_EARLIER_BYTES,
+    REASON_TOO_LARGE,
+    WHO_PERSON,
+    Journal,
+    JournalRow,
+    field_bytes,
+)
 from .locks import BotLock
-from .paths import LOG_DIR, MEMORY_DIR, Home, MemoryPath
+from .paths import LOG_DIR, MEMORY_DIR, FileKind, Home, MemoryInputError, MemoryPath
 from .seen import SeenRecord
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 log = logging.getLogger("omb_tui.store")
+
+RECENT_ROWS_LOOKED_AT = 64  # how far back a look seeks a write of the store's own whose seen-state was lost
 
 
 class OutsideLook:
@@ -44,6 +54,10 @@ class OutsideLook:
         def _snapshot(self, mp: MemoryPath) -> FileSnapshot: ...
 
         def _row(self, **fields: object) -> JournalRow: ...
+
+        def resolve(self, rel: str) -> MemoryPath: ...
+
+        def _take_back_row(self, offset: int, rel: str) -> bool: ...
 
     def sync_outside_changes(self, *, again: bool = False) -> list[JournalRow]:
         """Journal every memory file that changed since the project last looked, as changed outside the app.
@@ -78,10 +92,23 @@ class OutsideLook:
                     dirty = True
                     continue
                 dirty = True
-                if not first_look:
+                if not first_look and not self._journaled_last(rel, now):
                     row = self._outside_row(rel, info, now)
-                    if not self.journal.append(row):
-                        continue  # what was seen stays as it was: the next look tries this row again
+                    try:
+                        offset = self.journal.append(row)
+                    except OSError as exc:  # what was seen stays as it was: the next look tries this row again
+                        log.info("could not journal the change to %s found outside the app: %s", rel, exc)
+                        continue
+                    if self._lock.made is not None:  # an all-or-nothing step never puts back past it
+                        self._lock.made.append(
+                            MadeChange(
+                                self.resolve(rel),
+                                now or FileSnapshot(rel, "", None, FileKind.MEMORY),
+                                row.after_hash,
+                                offset,
+                                found_outside=True,
+                            )
+                        )
                     rows.append(row)
                 if mp is not None and now is not None:
                     self._seen.remember(mp, now.text, seen)
@@ -91,6 +118,47 @@ class OutsideLook:
                 self._seen.save(seen)
                 self._seen.prune_blobs(seen)
             return rows
+
+    def _take_back_unfinished_row(self) -> None:
+        """A writer stopped between its journal row and the rename (a kill) left a row for a change it never made:
+        the newest row, whose file still holds its earlier text, as the seen-state says. Taken out of the journal,
+        so it claims nothing; the change was not made, as after any refused write."""
+        try:
+            last = self.journal.last_line()
+        except OSError:
+            return  # a journal that cannot be read cannot be written either: the write says so
+        if last is None or not self._seen.path.exists():
+            return  # nothing seen yet: no row can be told unfinished
+        row = self.journal.decode(last[1])
+        if row is None:
+            return  # a torn tail is ended or taken away by the next append (journal.append_line)
+        try:
+            mp = self.resolve(row.file)
+            now = self._snapshot(mp)
+        except MemoryInputError:
+            return
+        if now.hash != row.before_hash or now.hash == row.after_hash:
+            return
+        files = (self._seen.load() or {"files": {}})["files"]
+        if mp.kind is not FileKind.ABOUT_ME and (files.get(row.file) or {}).get("hash") != row.before_hash:
+            return  # seen with other text since: a change and its reverse, both real, not an unfinished write
+        if self._take_back_row(last[0], row.file):
+            log.info("took back journal row %s: its change to %s was never made (the writer stopped)", row.id, row.file)
+
+    def _journaled_last(self, rel: str, now: FileSnapshot | None) -> bool:
+        """Is what `rel` holds now what this bot's newest row on it left? Then the change is the store's own,
+        whose seen-state could not be saved (a full disk) or was cut off by a kill after the rename: already
+        journaled, not a change made outside the app. Only the newest rows are looked at (a cache lost on a
+        full disk is saved again by the next write)."""
+        same_file = field_bytes("file", rel)
+        for seen_rows, raw in enumerate(self.journal.iter_raw_newest_first()):
+            if seen_rows >= RECENT_ROWS_LOOKED_AT:
+                return False
+            if same_file in raw:
+                row = self.journal.decode(raw)
+                if row is not None and row.file == rel:
+                    return row.after_hash == (now.hash if now else None)
+        return False
 
     def _remove_stale_temp_files(self) -> None:
         """Temp files of writers killed mid-write. Every write to a workspace holds this bot's lock, which this

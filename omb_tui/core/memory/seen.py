@@ -91,6 +91,11 @@ class SeenRecord:
         except OSError:
             return None
 
+    def keep_text(self, text: str) -> None:
+        """Keep a text (already redacted) a file is about to hold, so an edit made to it later outside the app can
+        be undone; raises OSError when the disk refuses (the store then writes nothing)."""
+        self.store_blob(text, text_hash(text))
+
     def store_blob(self, text: str, digest: str) -> None:
         data = encode(text)
         if len(data) > JOURNAL_MAX_EARLIER_BYTES:

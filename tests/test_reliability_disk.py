@@ -1,0 +1,213 @@
+"""A full disk and a read-only home: a change is made whole (journaled with its earlier text, then the file replaced)
+or not at all, and the person reads one sentence.
+
+Spec: memory.md, "Where it lives" (atomic writes) and "The journal" (every change a row that undo can take back).
+In process, every call that changes a file during `forget`, `remember`, a library write and `undo` is made to fail
+in turn (tests/disk_faults.py): a write that half lands and then meets a full disk, an fsync, the rename; after
+each, the memory files are as they were or the change is journaled whole with its earlier text (and undo takes it
+back), no journal row is cut mid-line, and a failed command printed one sentence and exited non-zero. Then the same
+commands on a real small tmpfs filled to the last byte, and remounted read-only, where the kernel allows it (user
+namespaces): `--disk-fills N` fills (CI: 12; the full run: 200).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import shutil
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from disk_faults import DiskFaults
+
+from omb_tui.cli import main
+from omb_tui.core.memory.budget import MEMORY_MAX_LINES
+from omb_tui.core.memory.changes import Actor
+from omb_tui.core.memory.disk import text_hash
+from omb_tui.core.memory.journal import HOW_OUTSIDE, WHO_PERSON
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.turn.bot import Bot
+
+BOT = "scout"
+FOOD = "memory/food.md"
+
+
+def full_memory() -> str:
+    start = date(2026, 1, 1)
+    notes = [f"- {(start + timedelta(days=i)).isoformat()} · fact number {i}\n" for i in range(MEMORY_MAX_LINES - 2)]
+    return "# Memory\n" + "".join(notes) + "- 2026-09-01 · drinks coffee black\n"
+
+
+def make_home(root: Path) -> Home:
+    home = Home(root)
+    workspace = home.workspace(BOT)
+    (workspace / "memory").mkdir(parents=True)
+    save_bot_settings(home, BotSettings(id=BOT, name="Scout"))
+    (workspace / "MEMORY.md").write_text(full_memory())
+    (workspace / FOOD).write_text("# Food\n\n- 2026-08-01 · coffee at nine, never after four\n- 2026-08-02 · tea\n")
+    home.about_me_path.write_text("# About me\n\n- 2026-07-01 · likes coffee\n")
+    Bot(home, BOT).look()
+    store = MemoryStore(home, BOT)
+    store.write(FOOD, store.read(FOOD).text + "- 2026-08-03 · no sugar\n", Actor(WHO_PERSON, "in a test"))
+    return home
+
+
+def files_of(home: Home) -> dict[str, bytes]:
+    """Every file a person's memory is: the workspace, About me and the forgotten words."""
+    out = {}
+    for path in sorted(home.workspace(BOT).rglob("*")):
+        if path.is_file():
+            out[path.relative_to(home.root).as_posix()] = path.read_bytes()
+    for path in (home.about_me_path, home.root / "profile-learned.json"):
+        if path.exists():
+            out[path.name] = path.read_bytes()
+    return out
+
+
+def journal_lines(home: Home) -> list[dict]:
+    """The journal's rows; every line whole: the file ends with a newline and each line is a JSON object."""
+    path = home.journal_path(BOT)
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    assert data == b"" or data.endswith(b"\n"), f"the journal ends mid-line: {data[-80:]!r}"
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def cli(home: Home, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["--home", str(home.root), *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_sentence_saying_nothing_changed(code: int, err: str, what: str) -> None:
+    assert code != 0, what
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, f"{what}: {err!r}"
+    assert lines[0].startswith("omb-tui: The disk is full: "), f"{what}: {err!r}"
+    assert "nothing was changed" in lines[0], f"{what}: {err!r}"
+
+
+def check_whole_or_untouched(
+    home: Home, capsys, before: dict[str, bytes], rows_before: int, code: int, err: str, what: str
+):
+    """After one faulted command: untouched with one sentence, or done and journaled whole; then the next look finds
+    no change made outside the app, and undo takes every journaled change back."""
+    after, rows = files_of(home), journal_lines(home)
+    if code != 0:
+        assert after == before, f"{what}: a file changed although the command failed"
+        assert len(rows) == rows_before, f"{what}: the journal claims a change that was not made"
+        assert_one_sentence_saying_nothing_changed(code, err, what)
+    else:
+        new_rows = rows[rows_before:]
+        for name, data in after.items():
+            if name.startswith("workspaces/") and before.get(name) != data:
+                rel = name.split("/", 2)[2]
+                journaled = [r for r in new_rows if r["file"] == rel]
+                assert journaled, f"{what}: {rel} changed with no journal row"
+                row = journaled[-1]
+                assert row["after_hash"] == text_hash(data.decode()), what
+                assert row["undoable"], f"{what}: {row['not_undoable_reason']}"
+    code, out, err = cli(home, capsys, "journal", BOT, "--json")  # the next look, with the disk well again
+    assert code == 0, err
+    rows_now = journal_lines(home)
+    assert not [r for r in rows_now if r["how"] == HOW_OUTSIDE], f"{what}: the next look found a change nobody saw"
+    for row in reversed(rows_now[rows_before:]):  # newest first: each takes back one change
+        code, out, err = cli(home, capsys, "undo", BOT, row["id"])
+        assert code == 0, f"{what}: undo of {row['file']}: {err}"
+    assert {k: v for k, v in files_of(home).items() if k != "profile-learned.json"} == {
+        k: v for k, v in before.items() if k != "profile-learned.json"
+    }, f"{what}: undo did not bring the files back"
+
+
+COMMANDS = {
+    "forget": ("forget", BOT, "coffee"),
+    "remember": ("remember", BOT, "takes the 8:15 train on Mondays"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_cut_at_every_moment_by_a_full_disk_is_whole_or_untouched(command, tmp_path, monkeypatch, capsys):
+    prepared = make_home(tmp_path / "prepared")
+    root = tmp_path / "home"
+    faults = DiskFaults(root, monkeypatch)
+    shutil.copytree(prepared.root, root)
+    home = Home(root)
+    faults.arm(None)
+    code, _, err = cli(home, capsys, *COMMANDS[command])
+    assert code == 0, err
+    moments = faults.moments()
+    assert len(moments) > 10, moments  # the counted run wrote the journal, the files and the seen-state
+    failures = 0
+    for moment in moments:
+        shutil.rmtree(root)
+        shutil.copytree(prepared.root, root)
+        before, rows_before = files_of(home), len(journal_lines(home))
+        faults.arm(moment)
+        code, _, err = cli(home, capsys, *COMMANDS[command])
+        faults.arm(None)
+        failures += code != 0
+        check_whole_or_untouched(home, capsys, before, rows_before, code, err, f"{command}, {moment}")
+    assert failures > 0  # the faults reached the writes that matter
+
+
+def test_a_library_write_on_a_full_disk_raises_one_sentence_and_changes_nothing(tmp_path, monkeypatch):
+    home = make_home(tmp_path / "home")
+    faults = DiskFaults(home.root, monkeypatch)
+    store = MemoryStore(home, BOT)
+    store.write(FOOD, "# Food\n\n- tea only\n", Actor(WHO_PERSON, "test"))
+    moments = faults.moments()
+    for moment in moments:
+        before, rows_before = files_of(home), len(journal_lines(home))
+        faults.arm(moment)
+        try:
+            result = MemoryStore(home, BOT).write(FOOD, f"# Food\n\n- {moment}\n", Actor(WHO_PERSON, "test"))
+        except OSError as exc:
+            faults.arm(None)
+            from omb_tui.core.memory.errors import oserror_sentence
+
+            sentence = oserror_sentence(exc)
+            assert sentence.startswith("The disk is full: ") and "nothing was changed" in sentence, sentence
+            assert files_of(home) == before, moment
+            assert len(journal_lines(home)) == rows_before, moment
+            continue
+        faults.arm(None)
+        assert result.journaled and result.row_id is not None, moment
+        row = MemoryStore(home, BOT).journal.find(result.row_id)
+        assert row is not None and row.undoable and row.before_text is not None, moment
+
+
+@pytest.mark.parametrize("refusal", [errno.EROFS, errno.EACCES])
+def test_a_read_only_home_refuses_forget_and_remember_in_one_sentence(refusal, tmp_path, monkeypatch, capsys):
+    home = make_home(tmp_path / "home")
+    faults = DiskFaults(home.root, monkeypatch)
+    before, journal = files_of(home), home.journal_path(BOT).read_bytes()
+    faults.read_only = refusal
+    for argv in COMMANDS.values():
+        code, out, err = cli(home, capsys, *argv)
+        assert code != 0 and "Traceback" not in err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "nothing was changed" in lines[0], err
+        assert ("read-only" if refusal == errno.EROFS else "Permission denied") in lines[0]
+    faults.read_only = None
+    assert files_of(home) == before
+    assert home.journal_path(BOT).read_bytes() == journal
+
+
+def test_a_torn_last_row_is_skipped_by_readers_and_repaired_by_the_next_append(tmp_path, capsys):
+    home = make_home(tmp_path / "home")
+    journal = home.journal_path(BOT)
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + b'{"id":"torn-row","at":"2026-')  # a writer stopped mid-append
+    code, out, err = cli(home, capsys, "journal", BOT, "--json")
+    assert code == 0
+    code, out, err = cli(home, capsys, "remember", BOT, "a note after the torn row")
+    assert code == 0, err
+    rows = journal_lines(home)  # every line whole
+    assert journal.read_bytes().startswith(whole)
+    assert "a note after the torn row" in rows[-1]["diff"]
