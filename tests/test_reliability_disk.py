@@ -211,3 +211,47 @@ def test_a_torn_last_row_is_skipped_by_readers_and_repaired_by_the_next_append(t
     rows = journal_lines(home)  # every line whole
     assert journal.read_bytes().startswith(whole)
     assert "a note after the torn row" in rows[-1]["diff"]
+
+
+# ----- search: its index cannot grow -----
+
+
+def test_search_on_a_full_disk_answers_from_the_index_it_has_and_says_so_once(tmp_path, capsys):
+    from omb_tui.core.recall.recall_index import open_index
+
+    home = make_home(tmp_path / "home")
+    code, out, err = cli(home, capsys, "search", BOT, "coffee", "--json")
+    assert code == 0, err
+    before = json.loads(out)["hits"]
+    assert before
+    assert cli(home, capsys, "remember", BOT, "coffee beans from Kenya")[0] == 0
+    index = open_index(home, BOT)
+    index.connection.db.execute("PRAGMA max_page_count=1")  # the index cannot grow by a page: SQLite's full disk
+    code, out, err = cli(home, capsys, "search", BOT, "coffee", "--json")
+    assert code == 0 and "Traceback" not in err
+    assert json.loads(out)["hits"] == before  # what the index held, without the note it could not take in
+    assert json.loads(out)["index_not_updated"].startswith("The disk is full: ")
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("omb-tui: The disk is full: the search index"), err
+    assert index.connection.path.exists()  # kept: a full disk is not a damaged index
+    index.connection.db.execute("PRAGMA max_page_count=1073741823")
+    code, out, err = cli(home, capsys, "search", BOT, "Kenya")
+    assert code == 0 and "coffee beans from Kenya" in out and err == ""
+
+
+def test_search_on_a_full_disk_with_no_index_yet_is_one_sentence(tmp_path, capsys, monkeypatch):
+    import sqlite3
+
+    home = make_home(tmp_path / "home")
+    real_connect = sqlite3.connect
+
+    def connect_to_a_full_disk(*args, **kwargs):
+        db = real_connect(*args, **kwargs)
+        db.execute("PRAGMA max_page_count=1")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect_to_a_full_disk)
+    code, out, err = cli(home, capsys, "search", BOT, "coffee")
+    assert code != 0 and "Traceback" not in err and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("omb-tui: The disk is full: "), err

@@ -10,6 +10,7 @@ another process reading the index never sees half of one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sqlite3
@@ -225,6 +226,17 @@ CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
 
 
+# SQLite's answers that mean the disk refused, not that the index is damaged: it is kept, never built again.
+_REFUSED_ERRNO = {sqlite3.SQLITE_FULL: errno.ENOSPC, sqlite3.SQLITE_READONLY: errno.EROFS}
+
+
+def disk_refusal(exc: sqlite3.Error, path: Path) -> OSError | None:
+    """The OSError a full disk (or a read-only home) is, when SQLite said so; None for any other error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    refused = _REFUSED_ERRNO.get(code & 0xFF) if isinstance(code, int) else None
+    return None if refused is None else OSError(refused, os.strerror(refused), str(path))
+
+
 class IndexConnection:
     """A bot's index file and the one connection to it, opened when first used and built again when damaged.
 
@@ -286,6 +298,9 @@ class IndexConnection:
                 return db
             except sqlite3.DatabaseError as exc:
                 db.close()
+                refusal = disk_refusal(exc, self.path)
+                if refusal is not None:
+                    raise refusal from exc
                 if attempt:
                     raise
                 log.warning("index %s is damaged or out of date (%s); building it again", self.path, exc)
