@@ -11,7 +11,6 @@ it and hold it exclusively. docs/turns.md, "The turn lock".
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
 import threading
@@ -19,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .disk import make_private_dirs
+from .errors import disk_refused
 from .paths import Home, refuse_links, validate_bot_id
 
 try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
@@ -30,6 +30,12 @@ log = logging.getLogger("omb_tui.locks")
 store_log = logging.getLogger("omb_tui.store")  # the store's write lock logs under the store's name
 
 
+def lock_failure_level(exc: OSError) -> int:
+    """How loud a lock that cannot be taken is: on a home the disk refuses (full, read-only) what the lock guards
+    refuses too, in its own one sentence, so no second line is printed for the lock; anything else is an error."""
+    return logging.INFO if disk_refused(exc) else logging.ERROR
+
+
 def open_lock_file(path: Path) -> int | None:
     """The lock file's descriptor (created 0600, never through a link); None, logged, when it cannot be opened."""
     try:
@@ -37,7 +43,7 @@ def open_lock_file(path: Path) -> int | None:
         make_private_dirs(path.parent)
         return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError as exc:
-        log.error("could not open the lock %s (%s); going on without it", path, exc)
+        log.log(lock_failure_level(exc), "could not open the lock %s (%s); going on without it", path, exc)
         return None
 
 
@@ -150,9 +156,9 @@ class BotLock:
                     self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
                     fcntl.flock(self.fd, fcntl.LOCK_EX)
                 except OSError as exc:  # the journal side never stops a memory write
-                    # a home that cannot be written refuses the write itself, in one sentence: no second line here
-                    level = logging.INFO if exc.errno in (errno.EROFS, errno.EACCES, errno.ENOSPC) else logging.ERROR
-                    store_log.log(level, "could not take the lock %s (%s); going on without it", self.path, exc)
+                    store_log.log(
+                        lock_failure_level(exc), "could not take the lock %s (%s); going on without it", self.path, exc
+                    )
                     if self.fd is not None:
                         os.close(self.fd)
                     self.fd = None

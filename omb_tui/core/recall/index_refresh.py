@@ -125,9 +125,9 @@ class IndexRefresh:
                 self._last_full_check = -math.inf  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                     raise
-                refusal = disk_refusal(exc, self.connection.path)
+                refusal = self.connection.refused or disk_refusal(exc, self.connection.path)
                 if refusal is not None:  # a full disk: the index is whole as it was (SQLite rolled back), kept
-                    self.connection.close()
+                    self.connection.close()  # the next refresh opens it to write again
                     raise refusal from exc
                 log.warning("index %s failed (%s); building it again", self.connection.path, exc)
                 self.connection.close()

@@ -268,7 +268,7 @@ def _read_or_refused(refused: OSError | None) -> Iterator[None]:
 def index_not_updated_sentence(refused: OSError) -> str:
     """What a search answered from an index it could not update says, once."""
     reason = refusal_reason(refused) or "The disk refused"
-    return f"{reason}: the search index could not take in the newest changes; these hits are from it as it was."
+    return f"{reason}: the search index could not be brought up to date, so the newest changes may be missing."
 
 
 def _newest_first_key(hit: SearchHit) -> tuple:
