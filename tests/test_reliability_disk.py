@@ -15,10 +15,13 @@ from __future__ import annotations
 import errno
 import json
 import shutil
+import subprocess
+import sys
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import omb_tui_command
 from disk_faults import DiskFaults
 
 from omb_tui.cli import main
@@ -154,6 +157,7 @@ def test_a_command_cut_at_every_moment_by_a_full_disk_is_whole_or_untouched(comm
         failures += code != 0
         check_whole_or_untouched(home, capsys, before, rows_before, code, err, f"{command}, {moment}")
     assert failures > 0  # the faults reached the writes that matter
+    print(f"\n{command}: cut at {len(moments)} moments; {failures} refused, {len(moments) - failures} made whole")
 
 
 def test_a_library_write_on_a_full_disk_raises_one_sentence_and_changes_nothing(tmp_path, monkeypatch):
@@ -255,3 +259,179 @@ def test_search_on_a_full_disk_with_no_index_yet_is_one_sentence(tmp_path, capsy
     assert code != 0 and "Traceback" not in err and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("omb-tui: The disk is full: "), err
+
+
+# ----- a real small tmpfs, filled to a random byte, then remounted read-only -----
+
+DRIVER = r"""
+import hashlib, json, os, random, subprocess, sys
+from pathlib import Path
+
+from omb_tui.core.memory.changes import Actor
+from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.settings import BotSettings, save_bot_settings
+from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.turn.bot import Bot
+
+mount, command, fills, seed, memory_text = Path(sys.argv[1]), json.loads(sys.argv[2]), *map(int, sys.argv[3:5]), sys.argv[5]
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
+home = Home(mount / "home")
+bot = "scout"
+workspace = home.workspace(bot)
+(workspace / "memory").mkdir(parents=True)
+save_bot_settings(home, BotSettings(id=bot, name="Scout"))
+(workspace / "MEMORY.md").write_text(memory_text)
+(workspace / "memory/food.md").write_text("# Food\n\n- 2026-08-01 · coffee at nine\n")
+Bot(home, bot).look()
+MemoryStore(home, bot).write("memory/food.md", "# Food\n\n- 2026-08-01 · coffee at nine\n- tea\n", Actor("person", "set-up"))
+filler = mount / "filler"
+rng = random.Random(seed)
+figures = {"runs": 0, "refused": 0, "made": 0, "outside_rows": 0, "undone": 0, "search_answered": 0,
+           "search_one_sentence": 0, "read_only_refused": 0}
+problems = []
+
+
+def files():
+    out = {p.relative_to(home.root).as_posix(): p.read_bytes() for p in sorted(workspace.rglob("*")) if p.is_file()}
+    learned = home.root / "profile-learned.json"
+    if learned.exists():
+        out["profile-learned.json"] = learned.read_bytes()
+    return out
+
+
+def journal():
+    path = home.journal_path(bot)
+    data = path.read_bytes() if path.exists() else b""
+    if data and not data.endswith(b"\n"):
+        problems.append(f"the journal ends mid-row: {data[-60:]!r}")
+    return data, [json.loads(line) for line in data.splitlines() if line.strip()]
+
+
+def run(*argv):
+    proc = subprocess.run([*command, "--home", str(home.root), *argv], capture_output=True, text=True, timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    if "Traceback" in proc.stderr or len(lines) > 1:
+        problems.append(f"{argv[0]}: {proc.stderr[-300:]!r}")
+    return proc.returncode, lines
+
+
+def fill(left):
+    filler.unlink(missing_ok=True)
+    info = os.statvfs(mount)
+    size = info.f_bavail * info.f_frsize - left
+    if size > 0:
+        with open(filler, "wb") as handle:
+            try:
+                handle.write(b"\0" * size)
+            except OSError:
+                pass
+
+
+run("search", bot, "coffee")  # the index, built with room to spare
+remembered = []
+for number in range(fills):
+    op = ("remember", "forget", "search")[number % 3]
+    if op == "remember":
+        argv = ("remember", bot, f"fillnote{number:04d} takes the early train")
+    elif op == "forget":
+        argv = ("forget", bot, remembered.pop(rng.randrange(len(remembered))) if remembered else "coffee")
+    else:
+        argv = ("search", bot, "train")
+    fill(rng.randrange(0, 48_000))
+    before, (journal_before, rows_before) = files(), journal()
+    code, lines = run(*argv)
+    after, (journal_after, rows_after) = files(), journal()
+    figures["runs"] += 1
+    if op == "search":
+        figures["search_answered" if code == 0 else "search_one_sentence"] += 1
+        if code and not (lines and lines[0].startswith("omb-tui: The disk is full")):
+            problems.append(f"search: {lines}")
+    elif code:
+        figures["refused"] += 1
+        if not (len(lines) == 1 and "nothing was changed" in lines[0]):
+            problems.append(f"{op}: {lines}")
+        if after != before or journal_after != journal_before:
+            problems.append(f"{op} failed yet changed {sorted(k for k in after if after.get(k) != before.get(k))}")
+    else:
+        figures["made"] += 1
+        if op == "remember":
+            remembered.append(f"fillnote{number:04d}")
+        new_rows = rows_after[len(rows_before):]
+        for name, data in after.items():
+            if name.startswith("workspaces/") and before.get(name) != data:
+                rel = name.split("/", 2)[2]
+                mine = [r for r in new_rows if r["file"] == rel]
+                if not mine or mine[-1]["after_hash"] != hashlib.sha256(data).hexdigest() or not mine[-1]["undoable"]:
+                    problems.append(f"{op}: {rel} changed without a whole, undoable row")
+    filler.unlink(missing_ok=True)
+    count = len(journal()[1])
+    run("journal", bot, "--json")  # the next look, with room again
+    figures["outside_rows"] += sum(r["how"] == "changed outside the app" for r in journal()[1][count:])
+    if op == "forget" and code == 0 and rows_after[len(rows_before):]:
+        for row in reversed(rows_after[len(rows_before):]):
+            undo_code, undo_lines = run("undo", bot, row["id"])
+            if undo_code:
+                problems.append(f"undo of a forget: {undo_lines}")
+        if {k: v for k, v in files().items() if k != "profile-learned.json"} != {
+            k: v for k, v in before.items() if k != "profile-learned.json"
+        }:
+            problems.append("undo did not bring a forget back")
+        figures["undone"] += 1
+
+subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+before, (journal_before, _) = files(), journal()
+for argv in (("remember", bot, "a note on a read-only home"), ("forget", bot, "coffee")):
+    code, lines = run(*argv)
+    if code and len(lines) == 1 and "read-only" in lines[0] and "nothing was changed" in lines[0]:
+        figures["read_only_refused"] += 1
+    else:
+        problems.append(f"read-only {argv[0]}: {code} {lines}")
+code, lines = run("search", bot, "train")
+if code not in (0, 1):
+    problems.append(f"read-only search: {code} {lines}")
+if files() != before or journal()[0] != journal_before:
+    problems.append("the read-only home changed")
+print(json.dumps({"figures": figures, "problems": problems}))
+"""
+
+
+def tmpfs_refusal(tmp_path: Path) -> str | None:
+    """Why a small tmpfs cannot be mounted here (no unshare, user namespaces off, mount refused); None when it can."""
+    if shutil.which("unshare") is None:
+        return "unshare is not installed"
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    tried = subprocess.run(
+        ["unshare", "-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)],
+        capture_output=True,
+        text=True,
+    )
+    if tried.returncode:
+        return f"the kernel refuses a tmpfs in a user namespace here: {tried.stderr.strip()[:200]}"
+    return None
+
+
+def test_a_real_tmpfs_filled_to_a_random_byte_and_then_read_only_loses_nothing(tmp_path, request):
+    refusal = tmpfs_refusal(tmp_path)
+    if refusal is not None:
+        pytest.skip(refusal)
+    fills = request.config.getoption("--disk-fills")
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    script = tmp_path / "driver.py"
+    script.write_text(DRIVER)
+    proc = subprocess.run(
+        ["unshare", "-rm", sys.executable, str(script), str(mount), json.dumps(omb_tui_command()), str(fills)]
+        + ["20261204", full_memory()],
+        capture_output=True,
+        text=True,
+        timeout=60 + 20 * fills,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    figures = report["figures"]
+    assert report["problems"] == [], "\n".join(report["problems"])
+    assert figures["outside_rows"] == 0  # every change was journaled by its own command
+    assert figures["refused"] > 0 and figures["made"] > 0  # the fills met the writes on both sides
+    assert figures["read_only_refused"] == 2
+    print(f"\n{fills} fills of a 4 MB tmpfs: {figures}")

@@ -80,8 +80,8 @@ class SeenRecord:
         try:
             # A cache: losing it only means the next look records a baseline again.
             write_private_json(self.path, seen, durable=False)
-        except OSError as exc:
-            log.error("could not save %s: %s", self.path, exc)
+        except OSError as exc:  # quietly: the next look knows the store's own writes by their journal rows
+            log.info("could not save %s: %s", self.path, exc)
 
     def blob_text(self, digest: str | None) -> str | None:
         if digest is None:
