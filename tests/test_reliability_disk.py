@@ -131,6 +131,7 @@ def check_whole_or_untouched(
 COMMANDS = {
     "forget": ("forget", BOT, "coffee"),
     "remember": ("remember", BOT, "takes the 8:15 train on Mondays"),
+    "prefer": ("prefer", BOT, "answers in short paragraphs"),
 }
 
 

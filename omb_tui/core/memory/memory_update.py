@@ -417,7 +417,8 @@ class MemoryUpdate:
             )
         bot_name = load_bot_settings(self.home, self.bot_id).name
         load_profile_learned(self.home)  # refused before anything is written when broken
-        with self.store.locked(), home_lock(self.home):  # no other bot's About me write can slip in between
+        # no other bot's About me write can slip in between; About me and the learned list, or neither
+        with self.store.locked(), home_lock(self.home), self.store.all_or_nothing(ABOUT_ME_REL):
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
