@@ -129,6 +129,8 @@ class OutsideLook:
             return  # a journal that cannot be read cannot be written either: the write says so
         if last is None or not self._seen.path.exists():
             return  # nothing seen yet: no row can be told unfinished
+        if self.home.restore_stage.exists():
+            return  # a restore is moving in: its journal goes in ahead of the files its rows describe
         row = self.journal.decode(last[1])
         if row is None:
             return  # a torn tail is ended or taken away by the next append (journal.append_line)
