@@ -34,6 +34,12 @@ def pytest_addoption(parser):
         "--appends", type=int, default=60, help="lock-free outside appends in the concurrency run (full run: 150)"
     )
     group.addoption(
+        "--disk-fills",
+        type=int,
+        default=12,
+        help="commands run on a real tmpfs filled to a random byte (full run: 200)",
+    )
+    group.addoption(
         "--busy", action="store_true", help="keep every core busy with a spinning process each while the tests run"
     )
 

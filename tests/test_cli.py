@@ -499,7 +499,7 @@ def test_journal_shows_local_time_like_the_app_and_json_keeps_utc(run_cli, home,
 def write_fixed_journal(home, rows: list[JournalRow]) -> None:
     journal = Journal(home.journal_path(BOT_ID))
     for row in rows:
-        assert journal.append(row)
+        journal.append(row)
 
 
 def test_journal_filter_takes_the_apps_syntax_with_limit_and_json(run_cli, home, local_zone):

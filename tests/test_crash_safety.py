@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
+from omb_tui.core.memory.disk import text_hash
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.journal import Journal
 from omb_tui.core.memory.paths import Home
@@ -85,8 +86,9 @@ class Checker:
         self.home = home
         self.workspace = home.workspace(BOT)
         self.ever_seen: set[str] = set()
-        self.journal_offset = 0
-        self.torn_journal_lines = 0
+        self.last_row_start = 0
+        self.last_row = b""
+        self.rows_taken_back = 0
 
     def facts(self) -> tuple[list[str], list[str]]:
         memory = read_whole_lines(self.workspace / "MEMORY.md")
@@ -123,15 +125,22 @@ class Checker:
         """New journal lines are whole JSON rows; the seen state parses; temp files are never memory files."""
         journal = self.home.journal_path(BOT)
         with open(journal, "rb") as handle:
-            handle.seek(self.journal_offset)
+            handle.seek(self.last_row_start)  # the newest row read last time: a kill may have left it unfinished
             added = handle.read()
-        *whole, tail = added.split(b"\n")
+        taken_back = not added.startswith(self.last_row)  # its change never happened: the next look took it back
+        self.rows_taken_back += taken_back
+        start = self.last_row_start if taken_back else self.last_row_start + len(self.last_row)
+        new = added if taken_back else added[len(self.last_row) :]
+        *whole, tail = new.split(b"\n")
         for raw in whole:
             if raw.strip():
                 json.loads(raw)
-        if tail:  # a kill mid-append: readers skip the torn line, and the next append starts a fresh one
-            self.torn_journal_lines += 1
-        self.journal_offset += len(added)
+        assert not tail, f"the journal ends mid-row: {tail[-80:]!r}"  # appended whole or not at all
+        if new:
+            self.last_row = whole[-1] + b"\n"
+            self.last_row_start = start + len(new) - len(self.last_row)
+        elif taken_back:
+            self.last_row, self.last_row_start = b"", start
         json.loads(self.home.journal_state_path(BOT).read_text())
         rels = {mp.rel for mp in self.home.memory_files(BOT)}
         assert rels <= {"MEMORY.md", "memory/archive.md"}, rels
@@ -217,12 +226,18 @@ def test_killed_writer_never_tears_a_file_or_loses_a_line(tmp_path, request):
     assert archive_lines >= len(reported) - MEMORY_MAX_LINES  # entries really did move, on most adds
     assert checker.in_both == 0, "an interrupted move was not finished by the next write"
     leftovers = [p.name for p in workspace.rglob("*.tmp")]
-    assert Journal(home.journal_path(BOT)).rows(), "the journal cannot be read after the kills"
+    rows = list(reversed(Journal(home.journal_path(BOT)).rows()))
+    assert rows, "the journal cannot be read after the kills"
+    for rel in ("MEMORY.md", "memory/archive.md"):  # each row a change that was made, none missing between
+        chain = [r for r in rows if r.file == rel]
+        for earlier, later in zip(chain, chain[1:], strict=False):
+            assert later.before_hash == earlier.after_hash, f"{rel}: row {later.id} follows no row that was made"
+        assert chain[-1].after_hash == text_hash((workspace / rel).read_text()), f"{rel}: its newest row was not made"
     print(
         f"\n{kills} kills, {len(reported)} notes acknowledged: 0 torn files, 0 lost, 0 twice in the archive, "
         f"at most {most_in_both} in both files between a kill and the next write, 0 after it; "
-        f"{len(leftovers)} temp files left; {checker.torn_journal_lines} journal lines torn by a kill (skipped by "
-        f"readers, each change journaled again by the next look)"
+        f"{len(leftovers)} temp files left; {checker.rows_taken_back} journal rows of changes a kill stopped "
+        f"before the rename, taken back by the next look; every row of MEMORY.md follows the one before it"
     )
     prompt = Bot(home, BOT).prompt()
     assert "planted" not in prompt and "half a li" not in prompt and "- torn" not in prompt

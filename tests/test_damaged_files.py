@@ -406,7 +406,8 @@ def test_the_journal_refuses_a_linked_file_on_its_own(home, outside):
     move_out(path, outside)
     before = snapshot(outside)
     row = Bot(home, BOT_ID).store.journal.rows(limit=1)[0]  # reading is fine
-    assert Journal(path).append(row) is False
+    with pytest.raises(LinkRefused):
+        Journal(path).append(row)
     assert snapshot(outside) == before
 
 

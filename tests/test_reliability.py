@@ -341,24 +341,23 @@ def test_a_lock_free_editor_appending_while_remember_runs_loses_nothing(home, tm
 # ----- the journal cannot be written -----
 
 
-def test_a_change_the_journal_could_not_record_is_journaled_by_the_next_look(home, run_cli):
+def test_a_change_the_journal_cannot_record_is_not_made(home, run_cli):
     workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
     Bot(home, BOT).look()
     journal = home.journal_path(BOT)
     kept = journal.read_bytes() if journal.exists() else b""
     journal.unlink(missing_ok=True)
     journal.mkdir()  # the journal cannot be opened for appending
-    result = run_cli("remember", BOT, "saved without a row", "--json")
-    assert result.code == 0
-    assert "journal" in result.err and "next look" in result.err
-    assert json.loads(result.out)["journaled"] is False
+    result = run_cli("remember", BOT, "not saved without a row", "--json")
+    assert result.code == 1
+    assert result.err.strip().splitlines() == [
+        "omb-tui: Is a directory: MEMORY.md could not be saved, nothing was changed."
+    ]
+    assert read(home, "MEMORY.md") == "- 2026-01-01 · old\n"
     journal.rmdir()
     journal.write_bytes(kept)
-    assert run_cli("journal", BOT, "--json").code == 0  # the next look
-    row = journal_rows(home)[-1]
-    assert row["file"] == "MEMORY.md" and row["how"] == "changed outside the app"
-    assert "saved without a row" in row["diff"]
-    assert row["before_text"] == "- 2026-01-01 · old\n"
+    assert run_cli("journal", BOT, "--json").code == 0  # the next look finds nothing to journal
+    assert journal_rows(home) == []
 
 
 # ----- temp files of dead writers -----

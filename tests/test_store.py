@@ -12,6 +12,7 @@ import pytest
 from omb_tui.core.memory import clock
 from omb_tui.core.memory.changes import Actor, LaterChanges, NotUndoable, ReadOnly, StaleHash
 from omb_tui.core.memory.disk import text_hash
+from omb_tui.core.memory.errors import WriteRefused, oserror_sentence
 from omb_tui.core.memory.journal import (
     HOW_OUTSIDE,
     HOW_SETTINGS,
@@ -270,13 +271,18 @@ def test_touch_without_change_is_not_a_row(store):
     assert store.sync_outside_changes() == []
 
 
-def test_journal_failure_never_fails_the_write(store, caplog):
-    store.journal.path.parent.mkdir(parents=True, exist_ok=True)
+def test_a_write_whose_journal_row_cannot_be_written_is_not_made(store):
+    store.write("MEMORY.md", "- one\n", PERSON)
+    kept = store.journal.path.read_bytes()
+    store.journal.path.unlink()
     store.journal.path.mkdir()  # a folder where the journal file should be: appends fail
-    result = store.write("MEMORY.md", "- still saved\n", PERSON)
-    assert (store.workspace / "MEMORY.md").read_text() == "- still saved\n"
-    assert result.row_id is None
-    assert "could not be written" in caplog.text
+    with pytest.raises(WriteRefused) as refused:
+        store.write("MEMORY.md", "- not saved\n", PERSON)
+    assert (store.workspace / "MEMORY.md").read_text() == "- one\n"
+    assert oserror_sentence(refused.value) == "Is a directory: MEMORY.md could not be saved, nothing was changed."
+    store.journal.path.rmdir()
+    store.journal.path.write_bytes(kept)
+    assert store.sync_outside_changes() == []  # nothing changed outside the journal's knowledge
 
 
 def test_journal_is_outside_the_workspace_and_private(store):

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from .common import CliError, add_command, open_bot
+from .common import CliError, add_command, open_bot, print_error
 from .output import print_json, write_text
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
@@ -101,6 +101,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         scope=args.scope,
         progress=_index_progress(args, bot.id),
     )
+    if result.index_not_updated:
+        print_error(result.index_not_updated)
     if args.json:
         print_json(result.to_dict())
         return 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .journal import JournalRow
-from .paths import FileKind, MemoryInputError
+from .paths import FileKind, MemoryInputError, MemoryPath
 from .text import plural
 
 
@@ -57,6 +57,18 @@ class WriteResult:
             "redactions": self.redactions,
             "row_id": self.row_id,
         }
+
+
+@dataclass(frozen=True)
+class MadeChange:
+    """One change of an all-or-nothing step: its file as it was before, its hash after, where its journal row
+    starts; `found_outside`: a change someone else made (the step never puts back past it)."""
+
+    mp: MemoryPath
+    before: FileSnapshot
+    after_hash: str | None
+    offset: int
+    found_outside: bool = False
 
 
 @dataclass

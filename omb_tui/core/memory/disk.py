@@ -16,11 +16,24 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .journal import utf8_json
 from .paths import refuse_hard_link, refuse_links
 
 # The temp files atomic_write_bytes makes: ".<name>.<mkstemp's random part>.tmp".
 TEMP_FILE = re.compile(r"^\..+\.[A-Za-z0-9_]+\.tmp$")
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def utf8_json(value: object, **dumps_options: object) -> str:
+    """JSON that encodes to valid UTF-8, readable as it is (no ASCII escaping of ordinary letters).
+
+    Text read with surrogateescape holds a byte that was not UTF-8 as a lone surrogate; it is written as
+    its escape (\\udcff), which json.loads turns back into the same character, so the bytes round-trip.
+    """
+    # json.dumps's own options, passed on as given: only json.dumps knows which each may be
+    text = json.dumps(value, ensure_ascii=False, **dumps_options)  # type: ignore[arg-type]
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def encode(text: str) -> bytes:
@@ -83,11 +96,12 @@ def atomic_write_bytes(
     make_private_dirs(folder)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        try:
+            write_all(fd, data)
             if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         if before_replace is not None:
             before_replace()
         os.replace(tmp, path)
@@ -97,6 +111,14 @@ def atomic_write_bytes(
         raise
     if durable:
         fsync_dir(folder)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """All of data at the descriptor's offset: a short write (a disk filling up) goes on with the rest, so the
+    error comes from the write that cannot go on (ENOSPC), never a silently cut file."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def fsync_dir(folder: Path) -> None:

@@ -13,6 +13,7 @@ tests/test_errors.py checks that every name is a class of that family and what e
 from __future__ import annotations
 
 import errno
+from collections.abc import Sequence
 from typing import NamedTuple
 
 EXIT_BAD_INPUT = 2  # a bad name, a path that leads out, a missing bot or file, a read-only file: fix it and rerun
@@ -56,16 +57,59 @@ def outcome_of(error: BaseException) -> Outcome:
     raise LookupError(f"{type(error).__name__} is not a MemoryInputError; the table maps only those.")
 
 
+DISK_REFUSALS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def disk_refused(exc: OSError) -> bool:
+    """Did the disk refuse the write (full, over quota, read-only, no permission), rather than a file being amiss?"""
+    return exc.errno in DISK_REFUSALS
+
+
+class WriteRefused(OSError):
+    """The disk refused a change (full, read-only, no permission) and it was not made: the memory files and the
+    journal are as they were. `filename` is the file that could not be saved, as the person names it."""
+
+    def __init__(self, cause: OSError, what: str, *, kept: Sequence[str] = ()) -> None:
+        """`what`: the file that could not be saved. `kept`: files of the same step already changed that could not
+        be put back (their rows stay in the journal, so each can be undone); then not quite nothing changed."""
+        super().__init__(cause.errno, cause.strerror or str(cause), what)
+        self.kept = list(kept)
+
+    @classmethod
+    def of(cls, cause: OSError, what: str) -> WriteRefused:
+        """The refusal for `cause`; one already made (a step inside a larger one) stays as it is."""
+        return cause if isinstance(cause, WriteRefused) else cls(cause, what)
+
+
 def oserror_sentence(exc: BaseException) -> str:
     """One sentence for a failure of the disk, which every surface says instead of a traceback: a full disk, a
-    read-only home, a permission, or the system's own words, with the file it met."""
+    read-only home, a permission, or the system's own words, with the file it met. A refused write says that
+    nothing was changed."""
     if not isinstance(exc, OSError):
         return str(exc) or exc.__class__.__name__
+    reason = refusal_reason(exc)
+    if isinstance(exc, WriteRefused):
+        if exc.kept:
+            changed = ", ".join(exc.kept)
+            what = f"{exc.filename} could not be saved; {changed} changed before it and stays so (undo takes it back)"
+        else:
+            what = f"{exc.filename} could not be saved, nothing was changed"
+        advice = "; free some space and try again" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+        return f"{reason or exc.strerror or 'Could not write the file'}: {what}{advice}."
     where = f": {exc.filename}" if exc.filename else ""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"The disk is full{where}; free some space and try again."
+        return f"{reason}{where}; free some space and try again."
     if exc.errno == errno.EROFS:
-        return f"The home is on a read-only file system{where}; nothing can be written there."
-    if isinstance(exc, PermissionError):
-        return f"Permission denied{where}."
-    return f"{exc.strerror or 'Could not use the file'}{where}."
+        return f"{reason}{where}; nothing can be written there."
+    return f"{reason or exc.strerror or 'Could not use the file'}{where}."
+
+
+def refusal_reason(exc: OSError) -> str | None:
+    """What the disk's refusal is, in a person's words ("The disk is full"); None for another failure."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "The disk is full"
+    if exc.errno == errno.EROFS:
+        return "The home is on a read-only file system"
+    if exc.errno in (errno.EACCES, errno.EPERM) or isinstance(exc, PermissionError):
+        return "Permission denied"
+    return None

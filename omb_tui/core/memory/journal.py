@@ -16,7 +16,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields
@@ -25,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from .clock import now_utc, real_time_ns
+from .disk import utf8_json, write_all
 from .journal_reader import FIRST_CHUNK, lines_backward
-from .paths import MemoryInputError, quoted, refuse_links
+from .paths import quoted, refuse_links
 
 log = logging.getLogger("omb_tui.journal")
 
@@ -134,18 +134,6 @@ def row_action(row: JournalRow) -> str:
 # The types JournalRow's annotations name (they are strings: `from __future__ import annotations`).
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {"str": str, "str | None": (str, type(None)), "bool": bool}
 _FIELD_TYPE_WORDS = {"str": "text", "str | None": "text or null", "bool": "true or false"}
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def utf8_json(value: object, **dumps_options: object) -> str:
-    """JSON that encodes to valid UTF-8, readable as it is (no ASCII escaping of ordinary letters).
-
-    Text read with surrogateescape holds a byte that was not UTF-8 as a lone surrogate; it is written as
-    its escape (\\udcff), which json.loads turns back into the same character, so the bytes round-trip.
-    """
-    # json.dumps's own options, passed on as given: only json.dumps knows which each may be
-    text = json.dumps(value, ensure_ascii=False, **dumps_options)  # type: ignore[arg-type]
-    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def parse_row(raw: bytes) -> JournalRow:
@@ -297,13 +285,27 @@ class Journal:
         self.path = path
         self._damaged: set[int] = set()  # hashes of the damaged lines already named
 
-    def append(self, row: JournalRow) -> bool:
+    def append(self, row: JournalRow) -> int:
+        """Append the row whole and durably, or not at all: the OSError (a full disk, a read-only home) leaves
+        the journal as it was. Returns the byte offset the row starts at, for `take_back`. Call under the bot's
+        lock: the rows of one bot are written one at a time, so a torn tail is a dead writer's, and taken away."""
+        return append_line(self.path, (row.to_line() + "\n").encode("utf-8"), whole_or_nothing=True)
+
+    def take_back(self, offset: int) -> None:
+        """Remove the rows from byte `offset` on: the change they claim was not made (its file could not be
+        replaced). Under the bot's lock, right after `append` returned that offset."""
+        fd = os.open(self.path, os.O_WRONLY | os.O_NOFOLLOW)
         try:
-            append_line(self.path, (row.to_line() + "\n").encode("utf-8"))
-            return True
-        except (OSError, MemoryInputError) as exc:  # journaling never fails the memory write
-            log.error("journal row for %s could not be written to %s: %s", row.file, self.path, exc)
-            return False
+            os.ftruncate(fd, offset)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def last_line(self) -> tuple[int, bytes] | None:
+        """The newest line and the offset it starts at (a torn one included); None for an empty journal."""
+        for offset, block, start, stop in self.lines_newest_first():
+            return offset, block[start:stop]
+        return None
 
     def lines_newest_first(self, chunk_size: int = FIRST_CHUNK) -> Iterator[tuple[int, bytes, int, int]]:
         """(offset, block, start, stop) for each line, newest first: the line is block[start:stop] (not yet
@@ -338,7 +340,7 @@ class Journal:
         return out
 
     def find(self, row_id: str) -> JournalRow | None:
-        needle = _field_bytes("id", row_id)
+        needle = field_bytes("id", row_id)
         for raw in self.iter_raw_newest_first():
             if needle in raw:  # parse only the line that can be it: fast on a 100,000-row journal
                 row = self.decode(raw)
@@ -348,7 +350,7 @@ class Journal:
 
     def newest_for_file(self, file: str) -> JournalRow | None:
         """The newest row that changed `file`: who made the file as it is (the save conflict names them)."""
-        same_file = _field_bytes("file", file)
+        same_file = field_bytes("file", file)
         for raw in self.iter_raw_newest_first():
             if same_file in raw:  # parse only the lines that can be it
                 row = self.decode(raw)
@@ -358,7 +360,7 @@ class Journal:
 
     def later_rows_for_file(self, row: JournalRow) -> list[JournalRow]:
         """Rows written after `row` that changed the same file, newest first."""
-        own_id, same_file = _field_bytes("id", row.id), _field_bytes("file", row.file)
+        own_id, same_file = field_bytes("id", row.id), field_bytes("file", row.file)
         later: list[JournalRow] = []
         for raw in self.iter_raw_newest_first():
             if own_id in raw:
@@ -387,26 +389,51 @@ class Journal:
         return row
 
 
-def _field_bytes(name: str, value: str) -> bytes:
+def field_bytes(name: str, value: str) -> bytes:
     """How a field appears in a row written by JournalRow.to_line (compact separators, no ASCII escaping)."""
     return f'"{name}":{utf8_json(value)}'.encode()
 
 
-def append_line(path: Path, line: bytes) -> None:
-    """Append one whole line to an ndjson file of the project's (the journal, usage): one write, fsynced,
-    0600, never through a link; after a crash mid-append, the torn line is ended first."""
+def append_line(path: Path, line: bytes, *, whole_or_nothing: bool = False) -> int:
+    """Append one whole line to an ndjson file of the project's (the journal, usage): fsynced, 0600, never
+    through a link; returns the offset it starts at. After a crash mid-append, the torn line is ended first.
+
+    `whole_or_nothing` (the journal, under its bot's lock): a line the disk refuses part way (full, or an fsync
+    that fails) is cut off again, so the file holds it whole or not at all, and a torn tail left by a writer that
+    died mid-append is taken away rather than kept as a damaged row (its change was never made: the store writes
+    a file only after its row)."""
     refuse_links(path)  # the file, its folder, and every folder up to the home
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        if _ends_torn(fd):
-            line = b"\n" + line
-        os.write(fd, line)
-        os.fsync(fd)
+        start = os.fstat(fd).st_size
+        if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
+            tail = _torn_tail_start(fd, start) if whole_or_nothing else start
+            if tail < start and isinstance(decode_line(os.pread(fd, start - tail, tail)), DamagedLine):
+                os.ftruncate(fd, tail)
+                start = tail
+            else:  # a whole row that only lacks its newline (written by hand), or a file kept as written
+                line = b"\n" + line
+        try:
+            write_all(fd, line)
+            os.fsync(fd)
+        except BaseException:
+            if whole_or_nothing:
+                os.ftruncate(fd, start)  # frees what landed: it works on a full disk
+            raise
+        return start
     finally:
         os.close(fd)
 
 
-def _ends_torn(fd: int) -> bool:
-    size = os.fstat(fd).st_size
-    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+def _torn_tail_start(fd: int, size: int) -> int:
+    """Where the last, unended line of a file starts: just after its last newline (0 when it has none)."""
+    chunk = 1 << 16
+    end = size
+    while end > 0:
+        begin = max(0, end - chunk)
+        newline = os.pread(fd, end - begin, begin).rfind(b"\n")
+        if newline >= 0:
+            return begin + newline + 1
+        end = begin
+    return 0

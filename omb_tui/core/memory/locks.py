@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .disk import make_private_dirs
+from .errors import disk_refused
 from .paths import Home, refuse_links, validate_bot_id
 
 try:  # POSIX advisory locks keep two writers (the app and a cron job) from interleaving.
@@ -29,6 +30,12 @@ log = logging.getLogger("omb_tui.locks")
 store_log = logging.getLogger("omb_tui.store")  # the store's write lock logs under the store's name
 
 
+def lock_failure_level(exc: OSError) -> int:
+    """How loud a lock that cannot be taken is: on a home the disk refuses (full, read-only) what the lock guards
+    refuses too, in its own one sentence, so no second line is printed for the lock; anything else is an error."""
+    return logging.INFO if disk_refused(exc) else logging.ERROR
+
+
 def open_lock_file(path: Path) -> int | None:
     """The lock file's descriptor (created 0600, never through a link); None, logged, when it cannot be opened."""
     try:
@@ -36,7 +43,7 @@ def open_lock_file(path: Path) -> int | None:
         make_private_dirs(path.parent)
         return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except OSError as exc:
-        log.error("could not open the lock %s (%s); going on without it", path, exc)
+        log.log(lock_failure_level(exc), "could not open the lock %s (%s); going on without it", path, exc)
         return None
 
 
@@ -134,6 +141,7 @@ class BotLock:
         self.depth = 0
         self.fd: int | None = None
         self.synced = False  # outside changes already journaled during this hold
+        self.made: list | None = None  # the changes of an all-or-nothing step under way (MemoryStore.all_or_nothing)
 
     @contextlib.contextmanager
     def hold(self) -> Iterator[None]:
@@ -148,7 +156,9 @@ class BotLock:
                     self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
                     fcntl.flock(self.fd, fcntl.LOCK_EX)
                 except OSError as exc:  # the journal side never stops a memory write
-                    store_log.error("could not take the lock %s (%s); going on without it", self.path, exc)
+                    store_log.log(
+                        lock_failure_level(exc), "could not take the lock %s (%s); going on without it", self.path, exc
+                    )
                     if self.fd is not None:
                         os.close(self.fd)
                     self.fd = None

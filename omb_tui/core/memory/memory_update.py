@@ -227,7 +227,8 @@ class MemoryUpdate:
             self._try_to_finish_move()
             for attempt in range(ADD_ATTEMPTS):
                 try:
-                    return self._add_once(fact, today, chat, until, noticed, room, note)
+                    with self.store.all_or_nothing(MEMORY_FILE):  # the note and the moves, or none of them
+                        return self._add_once(fact, today, chat, until, noticed, room, note)
                 except StaleHash as exc:
                     # A lock-free editor saved MEMORY.md or the archive meanwhile: adding is an append, not a
                     # person's edit, so it is done again on top of what they saved.
@@ -293,16 +294,24 @@ class MemoryUpdate:
         A line is never out of MEMORY.md without already being in the archive; the move is noted before it
         starts, so an interrupted one is finished by the next write. `note`: the journal rows' note;
         `memory_note`: MEMORY.md's row's own, when it differs (a capture's quotes belong to the new fact)."""
-        if moved:
-            noted_before = self._note_move(moved)
+        with self.store.all_or_nothing(MEMORY_FILE):  # a disk that refuses MEMORY.md takes the archive's write back
+            if moved:
+                noted_before = self._note_move(moved)
+                try:
+                    self.append_to_archive(moved, today, newline, note=note)
+                except Exception:
+                    with contextlib.suppress(OSError):
+                        self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
+                    raise
             try:
-                self.append_to_archive(moved, today, newline, note=note)
-            except Exception:
-                self._move_notes.restore(noted_before)  # the archive was not written: nothing is half way
+                result = self.store.write(
+                    MEMORY_FILE, render_entries(kept), self.actor, expected_hash=current.hash, note=memory_note or note
+                )
+            except OSError:
+                if moved:  # refused: the step puts the archive back, so nothing is moving
+                    with contextlib.suppress(OSError):
+                        self._move_notes.restore(noted_before)
                 raise
-        result = self.store.write(
-            MEMORY_FILE, render_entries(kept), self.actor, expected_hash=current.hash, note=memory_note or note
-        )
         if moved or self._move_notes.path.exists():
             if self._move_notes.load() <= {_entry_key_hash(e) for e in moved}:
                 self._move_notes.clear()  # this write took out everything that was moving
@@ -375,8 +384,8 @@ class MemoryUpdate:
         from .redact import redact
 
         result = ForgetResult(words=redact(" ".join(words.split())).text)  # a key among the words never shows
-        with self.store.locked(), home_lock(self.home):  # About me and profile-learned are shared by all bots
-            self.store.sync_outside_changes()
+        with self.store.locked(), home_lock(self.home), self.store.all_or_nothing():  # About me, profile-learned:
+            self.store.sync_outside_changes()  # shared by all bots. Every file forgets, or none (a full disk)
             rels = [mp.rel for mp in self.home.memory_files(self.bot_id) if mp.kind.value != "log"]
             if include_about_me:
                 rels.append(ABOUT_ME_REL)
@@ -408,7 +417,8 @@ class MemoryUpdate:
             )
         bot_name = load_bot_settings(self.home, self.bot_id).name
         load_profile_learned(self.home)  # refused before anything is written when broken
-        with self.store.locked(), home_lock(self.home):  # no other bot's About me write can slip in between
+        # no other bot's About me write can slip in between; About me and the learned list, or neither
+        with self.store.locked(), home_lock(self.home), self.store.all_or_nothing(ABOUT_ME_REL):
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)

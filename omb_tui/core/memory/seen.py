@@ -80,8 +80,8 @@ class SeenRecord:
         try:
             # A cache: losing it only means the next look records a baseline again.
             write_private_json(self.path, seen, durable=False)
-        except OSError as exc:
-            log.error("could not save %s: %s", self.path, exc)
+        except OSError as exc:  # quietly: the next look knows the store's own writes by their journal rows
+            log.info("could not save %s: %s", self.path, exc)
 
     def blob_text(self, digest: str | None) -> str | None:
         if digest is None:
@@ -90,6 +90,11 @@ class SeenRecord:
             return read_text(self.blobs / digest)
         except OSError:
             return None
+
+    def keep_text(self, text: str) -> None:
+        """Keep a text (already redacted) a file is about to hold, so an edit made to it later outside the app can
+        be undone; raises OSError when the disk refuses (the store then writes nothing)."""
+        self.store_blob(text, text_hash(text))
 
     def store_blob(self, text: str, digest: str) -> None:
         data = encode(text)

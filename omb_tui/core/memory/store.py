@@ -6,7 +6,8 @@ MEMORY.md emptied never deleted, logs read-only but deletable, topics created/re
 the app, with undo).
 
 Outside edits are caught by comparing each memory file with what the project saw last time
-(`seen.py`: `memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them).
+(`seen.py`: `memory-journal/<bot>.seen.json`, with the seen texts kept beside it by hash so undo has them);
+that look is `outside_look.py`, part of the store.
 The bytes go to disk through `disk.py` (atomic, 0600), under the bot's write lock (`locks.py`).
 """
 
@@ -17,11 +18,13 @@ import hashlib
 import logging
 import os
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from .changes import (
     Actor,
     FileSnapshot,
     LaterChanges,
+    MadeChange,
     NotUndoable,
     ReadOnly,
     RevertConflict,
@@ -29,12 +32,11 @@ from .changes import (
     UndoResult,
     WriteResult,
 )
-from .disk import TEMP_FILE, atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
+from .disk import atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
+from .errors import WriteRefused, disk_refused
 from .journal import (
     HOW_OUTSIDE,
     HOW_UNDO,
-    JOURNAL_MAX_EARLIER_BYTES,
-    REASON_TOO_LARGE,
     WHO_PERSON,
     Clock,
     Journal,
@@ -42,14 +44,14 @@ from .journal import (
     make_row,
 )
 from .locks import bot_lock
+from .outside_look import OutsideLook
 from .paths import (
-    LOG_DIR,
-    MEMORY_DIR,
     FileKind,
     Home,
     MemoryInputError,
     MemoryPath,
     NotFound,
+    refuse_hard_link,
     refuse_links,
     validate_topic_name,
 )
@@ -116,7 +118,7 @@ _UNCHECKED = object()
 WRITE_ATTEMPTS = 3
 
 
-class MemoryStore:
+class MemoryStore(OutsideLook):
     """Read and change one bot's memory files; every change is atomic, 0600, redacted and journaled.
 
     `clock` gives the time of the journal rows this store writes (every row: writes, deletes, undo and changes
@@ -151,6 +153,7 @@ class MemoryStore:
                 # or deletions outside the home, so the whole step is refused up front.
                 for path in (self.journal.path, self._seen.path, self._seen.blobs):
                     refuse_links(path)
+                self._take_back_unfinished_row()  # first, before this holder changes anything (a restore)
             yield
 
     # ----- reading -----
@@ -267,18 +270,7 @@ class MemoryStore:
             before = current.text if current.exists else None
             if gate.refusal(mp.rel, before, new_text, actor.step) is not None:  # the guard counted it
                 return WriteResult(mp.rel, current.hash, changed=False, redactions=redactions)
-        if new_text is not None:
-            replaced = _ReplacedFile(mp, current)
-            try:
-                atomic_write_bytes(mp.path, encode(new_text), before_replace=replaced.check)
-                late = replaced.appended_since_check()
-            finally:
-                replaced.close()
-            new_hash = text_hash(new_text)
-        else:
-            os.unlink(mp.path)
-            fsync_dir(mp.path.parent)
-            new_hash = None
+        new_hash = text_hash(new_text) if new_text is not None else None
         row = self._row(
             who=actor.who,
             how=actor.how,
@@ -293,16 +285,12 @@ class MemoryStore:
             run=actor.run,
             note=note,
         )
-        written = self.journal.append(row)
-        if not written:
-            # What the project saw stays as it was, so the next look journals this change as one made outside
-            # the app (as after a kill): a change is never unrecorded.
-            log.error("%s was saved, but its journal row could not be written; the next look will journal it.", mp.rel)
-        elif mp.kind is not FileKind.ABOUT_ME:
+        late = self._replace_journaled(mp, current, new_text, row)
+        if mp.kind is not FileKind.ABOUT_ME:
             try:
                 self._seen.remember(mp, new_text, redacted=True)  # _apply redacted it: not twice per write
-            except OSError as exc:  # journaling never fails the memory write
-                log.error("could not record what %s now holds: %s", mp.rel, exc)
+            except OSError as exc:  # a cache: the next look knows this write by its journal row
+                log.info("could not record what %s now holds: %s", mp.rel, exc)
         if new_text is not None and late:
             # An editor that takes no lock appended to the old file between the last check and the rename:
             # what it wrote is put after the new text, journaled as its own change.
@@ -314,7 +302,122 @@ class MemoryStore:
                 Actor(WHO_PERSON, HOW_OUTSIDE),
                 note="appended by another editor while omb-tui was saving",
             )
-        return WriteResult(mp.rel, new_hash, True, redactions, row.id if written else None, journaled=written)
+        return WriteResult(mp.rel, new_hash, True, redactions, row.id)
+
+    def _replace_journaled(self, mp: MemoryPath, current: FileSnapshot, new_text: str | None, row: JournalRow) -> bytes:
+        """The change made whole or not at all: its row (with the earlier text) durable in the journal first, then
+        the file replaced atomically (or deleted); the row is taken back when the file cannot be. The text now kept
+        goes beside the seen-state before either, so a later edit outside the app can be undone too. Returns what a
+        lock-free editor appended to the old file meanwhile. A disk that refuses raises WriteRefused: the file and
+        the journal are as they were. A kill between the row and the rename leaves a row for a change not made:
+        the next writer takes it back (`_take_back_unfinished_row`)."""
+        if new_text is not None:  # refused before anything is kept: nothing is written through a link
+            refuse_links(mp.path)
+            refuse_hard_link(mp.path)
+            if mp.kind is not FileKind.ABOUT_ME:
+                self._keep_text(mp, new_text)
+        try:
+            offset = self.journal.append(row)
+        except OSError as exc:
+            raise WriteRefused.of(exc, mp.rel) from exc
+        try:
+            late = b""
+            if new_text is None:
+                os.unlink(mp.path)
+                fsync_dir(mp.path.parent)
+            else:
+                replaced = _ReplacedFile(mp, current)
+                try:
+                    atomic_write_bytes(mp.path, encode(new_text), before_replace=replaced.check)
+                    late = replaced.appended_since_check()
+                finally:
+                    replaced.close()
+        except BaseException as exc:
+            self._take_back_row(offset, mp.rel)
+            if isinstance(exc, OSError):
+                raise WriteRefused.of(exc, mp.rel) from exc
+            raise
+        if self._lock.made is not None:  # an all-or-nothing step: what to put back if a later write is refused
+            self._lock.made.append(
+                MadeChange(mp, current, row.after_hash, offset, found_outside=row.how == HOW_OUTSIDE)
+            )
+        return late
+
+    def _keep_text(self, mp: MemoryPath, text: str) -> None:
+        """The text a file is about to hold, kept beside the seen-state: a disk that refuses it refuses the write
+        (WriteRefused); a damaged record there (a file where its folder should be) is only logged, as a cache."""
+        try:
+            self._seen.keep_text(text)
+        except OSError as exc:
+            if disk_refused(exc):
+                raise WriteRefused.of(exc, mp.rel) from exc
+            log.warning("could not record what %s now holds: %s", mp.rel, exc)
+
+    def _take_back_row(self, offset: int, rel: str) -> bool:
+        try:
+            self.journal.take_back(offset)
+            return True
+        except OSError as exc:  # the next look takes it back: the file still has its earlier hash
+            log.warning("could not take back the journal row of %s: %s", rel, exc)
+            return False
+
+    @contextlib.contextmanager
+    def all_or_nothing(self, what: str | None = None) -> Iterator[None]:
+        """Several writes as one change (forget in every file, a note added with older ones moved to the archive):
+        when the disk refuses any write of the block, or another file it saves, the writes already made are taken
+        back (each file put back as it was, its rows removed from the journal) and WriteRefused says nothing was
+        changed. A block inside another is part of the outer one. `what`: the file a refusal names when the disk
+        refused another file of the step (the entries being moved, say), as the person knows the step."""
+        with self.locked():
+            if self._lock.made is not None:
+                yield
+                return
+            made: list[MadeChange] = []
+            self._lock.made = made
+            try:
+                yield
+            except OSError as exc:
+                self._lock.made = None
+                kept = self._put_back(made)
+                named = exc.filename if isinstance(exc, WriteRefused) else (what or self._named(exc))
+                raise WriteRefused(exc, str(named), kept=kept) from exc
+            finally:
+                self._lock.made = None
+
+    def _named(self, exc: OSError) -> str:
+        """The file a refused write names, as a person reads it: a memory file's path in the workspace, another
+        file's path in the home."""
+        if not exc.filename:
+            return "the change"
+        path = Path(os.fsdecode(exc.filename))
+        for root in (self.workspace, self.home.root):
+            if path.is_relative_to(root):
+                return path.relative_to(root).as_posix()
+        return str(path)
+
+    def _put_back(self, made: list[MadeChange]) -> list[str]:
+        """Undo the writes of a refused all-or-nothing step, newest first, without a trace in the journal; stops at
+        a change made by someone else meanwhile (a row found outside the app) or at a file that cannot be put back.
+        Returns the files left changed (their rows stay, so they can be undone)."""
+        for index in range(len(made) - 1, -1, -1):
+            item = made[index]
+            if item.found_outside or self._snapshot(item.mp).hash != item.after_hash:
+                return [m.mp.rel for m in made[: index + 1]]
+            try:
+                if item.before.exists:
+                    atomic_write_bytes(item.mp.path, encode(item.before.text))
+                else:
+                    os.unlink(item.mp.path)
+                    fsync_dir(item.mp.path.parent)
+            except OSError as exc:
+                log.info("could not put %s back: %s", item.mp.rel, exc)
+                return [m.mp.rel for m in made[: index + 1]]
+            if not self._take_back_row(item.offset, item.mp.rel):
+                return [m.mp.rel for m in made[:index]]
+            if item.mp.kind is not FileKind.ABOUT_ME:
+                with contextlib.suppress(OSError):
+                    self._seen.remember(item.mp, item.before.text if item.before.exists else None)
+        return []
 
     def _row(self, **fields: object) -> JournalRow:
         """Every row this store journals is made here: for this bot, at the store's clock."""
@@ -429,81 +532,3 @@ class MemoryStore:
         before = "" if row.before_hash is None else row.before_text
         rebuilt = None if before is None else apply_diff(before, row.diff)  # a diff cut for size gives None
         return rebuilt if rebuilt is not None and text_hash(rebuilt) == row.after_hash else None
-
-    # ----- changes made outside the project -----
-    def sync_outside_changes(self, *, again: bool = False) -> list[JournalRow]:
-        """Journal every memory file that changed since the project last looked, as changed outside the app.
-
-        Once per hold of the bot's lock: later calls inside the same locked step (memory_update writing the
-        archive, then MEMORY.md) rely on the expected-hash checks instead of a second full look; `again`
-        looks anyway (a lock-free editor changed a file during the step).
-        """
-        with self.locked():
-            if self._lock.synced and self._lock.depth > 1 and not again:
-                return []
-            if not self._lock.synced:
-                self._remove_stale_temp_files()
-            self._lock.synced = True
-            seen = self._seen.load()
-            first_look = seen is None
-            seen = seen or {"files": {}}
-            files = seen["files"]
-            present = {mp.rel: mp for mp in self.home.memory_files(self.bot_id)}
-            rows: list[JournalRow] = []
-            dirty = first_look
-            for rel in sorted(set(files) | set(present)):
-                info = files.get(rel)
-                mp = present.get(rel)
-                if mp is not None and info is not None:
-                    stat = mp.path.stat()
-                    if stat.st_size == info["size"] and stat.st_mtime_ns == info["mtime_ns"]:
-                        continue
-                now = self._snapshot(mp) if mp is not None else None
-                if mp is not None and info is not None and now is not None and now.hash == info["hash"]:
-                    self._seen.remember(mp, now.text, seen)  # touched, not changed
-                    dirty = True
-                    continue
-                dirty = True
-                if not first_look:
-                    row = self._outside_row(rel, info, now)
-                    if not self.journal.append(row):
-                        continue  # what was seen stays as it was: the next look tries this row again
-                    rows.append(row)
-                if mp is not None and now is not None:
-                    self._seen.remember(mp, now.text, seen)
-                else:
-                    files.pop(rel, None)
-            if dirty:
-                self._seen.save(seen)
-                self._seen.prune_blobs(seen)
-            return rows
-
-    def _remove_stale_temp_files(self) -> None:
-        """Temp files of writers killed mid-write. Every write to a workspace holds this bot's lock, which this
-        process now holds, so any temp file there is a dead writer's."""
-        for folder in (self.workspace, self.workspace / MEMORY_DIR, self.workspace / MEMORY_DIR / LOG_DIR):
-            try:
-                names = os.listdir(folder)
-            except OSError:
-                continue
-            for name in names:
-                if TEMP_FILE.match(name):
-                    with contextlib.suppress(OSError):
-                        os.unlink(folder / name)
-                        log.info("removed %s, left by a writer that was stopped mid-write", name)
-
-    def _outside_row(self, rel: str, info: dict | None, now: FileSnapshot | None) -> JournalRow:
-        before_text = self._seen.blob_text(info["hash"]) if info else None
-        found_by = self.changes_found_by
-        return self._row(
-            who=found_by.who if found_by else WHO_PERSON,
-            how=found_by.how if found_by else HOW_OUTSIDE,
-            chat=found_by.chat if found_by else None,
-            file=rel,
-            before_text=before_text,
-            after_text=now.text if now else None,
-            before_hash=info["hash"] if info else None,
-            after_hash=now.hash if now else None,
-            before_had_credential=bool(info and info.get("credential")),
-            not_kept_reason=REASON_TOO_LARGE if info and info["size"] > JOURNAL_MAX_EARLIER_BYTES else None,
-        )

@@ -42,7 +42,7 @@ from ..memory import conversations as conv
 from ..memory.disk import decode
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, Home
 from .index_rows import RACY_NS, IndexRows
-from .index_schema import WAL_KEPT_BYTES, FileState, IndexConnection, key_group, valid_key
+from .index_schema import WAL_KEPT_BYTES, FileState, IndexConnection, disk_refusal, key_group, valid_key
 
 log = logging.getLogger("omb_tui.recall_index")
 
@@ -125,6 +125,10 @@ class IndexRefresh:
                 self._last_full_check = -math.inf  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
                     raise
+                refusal = self.connection.refused or disk_refusal(exc, self.connection.path)
+                if refusal is not None:  # a full disk: the index is whole as it was (SQLite rolled back), kept
+                    self.connection.close()  # the next refresh opens it to write again
+                    raise refusal from exc
                 log.warning("index %s failed (%s); building it again", self.connection.path, exc)
                 self.connection.close()
                 self.connection.remove_files()

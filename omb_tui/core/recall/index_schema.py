@@ -10,6 +10,7 @@ another process reading the index never sees half of one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import sqlite3
@@ -225,6 +226,34 @@ CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 """
 
 
+# SQLite's answers that mean the disk refused, not that the index is damaged: it is kept, never built again.
+_REFUSED_ERRNO = {sqlite3.SQLITE_FULL: errno.ENOSPC, sqlite3.SQLITE_READONLY: errno.EROFS}
+# SQLite's answers that are the disk's refusal when its file system is full or read-only (the -shm file of the
+# write-ahead log cannot grow or be made), and damage or a bad file otherwise.
+_REFUSED_IF_THE_DISK_SAYS = {sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN}
+
+
+def disk_refusal(exc: sqlite3.Error, path: Path) -> OSError | None:
+    """The OSError a full disk (or a read-only home) is, when SQLite's error is one; None for any other error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    refused = _REFUSED_ERRNO.get(primary) if primary is not None else None
+    if refused is None and primary in _REFUSED_IF_THE_DISK_SAYS:
+        refused = _file_system_refusal(path.parent)
+    return None if refused is None else OSError(refused, os.strerror(refused), str(path))
+
+
+def _file_system_refusal(folder: Path) -> int | None:
+    """EROFS for a read-only file system, ENOSPC for one with no block left; None when it takes writes."""
+    try:
+        info = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs on Windows
+        return None
+    if info.f_flag & os.ST_RDONLY:
+        return errno.EROFS
+    return errno.ENOSPC if info.f_bavail == 0 else None
+
+
 class IndexConnection:
     """A bot's index file and the one connection to it, opened when first used and built again when damaged.
 
@@ -240,6 +269,7 @@ class IndexConnection:
         self._on_stale = on_stale
         self._db: sqlite3.Connection | None = None
         self._data_version: int | None = None  # PRAGMA data_version when this connection last looked
+        self.refused: OSError | None = None  # the disk's refusal, while the index is open only to read
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -252,6 +282,7 @@ class IndexConnection:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            self.refused = None
             # a connection opened again counts data_version from its own start: nothing kept can be trusted
             self._data_version = None
             self._on_stale(False)
@@ -286,11 +317,33 @@ class IndexConnection:
                 return db
             except sqlite3.DatabaseError as exc:
                 db.close()
+                refusal = disk_refusal(exc, self.path)
+                if refusal is not None:
+                    return self._open_to_read(refusal)
                 if attempt:
                     raise
                 log.warning("index %s is damaged or out of date (%s); building it again", self.path, exc)
                 self.remove_files()
         raise AssertionError("unreachable")
+
+    def _open_to_read(self, refusal: OSError) -> sqlite3.Connection:
+        """On a home the disk refuses (full, read-only), the index as it is, opened only to read: searches answer
+        from it, and the refresh that tries to write meets the refusal (SQLITE_READONLY). The refusal itself when
+        no whole index is there to read."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            raise refusal
+        db = sqlite3.connect(
+            f"{self.path.as_uri()}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
+        )
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] != USER_VERSION:
+                raise sqlite3.DatabaseError("not an index of this version")
+            db.execute("SELECT count(*) FROM files").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise refusal from None
+        self.refused = refusal
+        return db
 
     def remove_files(self) -> None:
         """Delete the index file (damaged, or of another version): it is built again from nothing."""

@@ -9,12 +9,16 @@ budget" (the archive is searched, so a moved line is still found). Daily logs ar
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from ..memory import clock
 from ..memory import conversations as conv
+from ..memory.errors import disk_refused, refusal_reason
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
@@ -127,6 +131,9 @@ class SearchResult:
     hits: list[SearchHit] = field(default_factory=list)
     # Private 1:1 chats that hits came from when searching from a room: the room is told.
     disclosed_private_chats: list[str] = field(default_factory=list)
+    # The disk refused the index's update (full, read-only): the hits are from the index as it was, and this
+    # sentence says so. None when the index was up to date.
+    index_not_updated: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -137,6 +144,7 @@ class SearchResult:
             "memory_searched": self.memory_searched,
             "hits": [hit.to_dict() for hit in self.hits],
             "disclosed_private_chats": self.disclosed_private_chats,
+            "index_not_updated": self.index_not_updated,
         }
 
 
@@ -182,7 +190,7 @@ def session_search(
         result.hits = team_hits
         return result
     index = index or open_index(home, bot_id)
-    index.refresh(progress=progress)
+    refused = _refresh_or_refusal(index, progress)
     today = now.date()
     since_ts = start.timestamp() if start else None
     until_ts = end.timestamp() if end else None
@@ -190,7 +198,9 @@ def session_search(
     until_day = end.date() if end else None
     messages: list[MessageHit]
     notes: list[NoteHit] = []
-    with index.reading():  # one state of the index for both
+    if refused is not None:
+        result.index_not_updated = index_not_updated_sentence(refused)
+    with _read_or_refused(refused), index.reading():  # one state of the index for both
         if query_words:
             terms = [w.term for w in query_words]
             need = 1  # any word: unlike recall, no two-word rule (docs/recall.md, "session_search")
@@ -230,6 +240,35 @@ def session_search(
             disclosed.append(hit.conversation)
     result.disclosed_private_chats = disclosed
     return result
+
+
+def _refresh_or_refusal(index: RecallIndex, progress: Progress | None) -> OSError | None:
+    """Bring the index up to date; the disk's refusal (full, read-only) when it cannot, so the search answers from
+    the index as it was."""
+    try:
+        index.refresh(progress=progress)
+    except OSError as exc:
+        if not disk_refused(exc):
+            raise
+        return exc
+    return None
+
+
+@contextlib.contextmanager
+def _read_or_refused(refused: OSError | None) -> Iterator[None]:
+    """An index that cannot be read either (none was built yet): the disk's refusal, one sentence, is the answer."""
+    try:
+        yield
+    except (OSError, sqlite3.Error) as exc:
+        if refused is None:
+            raise
+        raise refused from exc
+
+
+def index_not_updated_sentence(refused: OSError) -> str:
+    """What a search answered from an index it could not update says, once."""
+    reason = refusal_reason(refused) or "The disk refused"
+    return f"{reason}: the search index could not be brought up to date, so the newest changes may be missing."
 
 
 def _newest_first_key(hit: SearchHit) -> tuple:
