@@ -144,7 +144,8 @@ class SearchResult:
             "memory_searched": self.memory_searched,
             "hits": [hit.to_dict() for hit in self.hits],
             "disclosed_private_chats": self.disclosed_private_chats,
-            "index_not_updated": self.index_not_updated,
+            # only when it happened: every answer before it kept its exact shape (the recorded recall sample)
+            **({"index_not_updated": self.index_not_updated} if self.index_not_updated else {}),
         }
 
 
