@@ -321,3 +321,63 @@ def test_every_mcp_snippet_in_the_docs_starts_the_server_for_scout():
     (codex,) = agents_doc_blocks("toml")
     entry = tomllib.loads(codex)["mcp_servers"][MCP_SERVER_NAME]
     assert [entry["command"], *entry["args"]] == ["/path/to/omb-tui", "mcp", "--bot", "scout"]
+
+
+# ----- issue 35 point 7: both files or neither, every value as it was, nothing that hangs -----
+ODD_VALUES = (
+    '{\n  "lone": "half an emoji \\ud83d here",\n  "huge": 1e400,\n  "nan": NaN,\n  "ninf": -Infinity,\n'
+    '  "exact": 1.10,\n  "pair": "\\ud83d\\ude00",\n  "projects": {"/w": {"n": 2.50e3}}\n}\n'
+)
+
+
+def test_values_the_project_did_not_set_are_written_back_as_they_were(run_exe, tmp_path):
+    path = claude_json(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(ODD_VALUES, encoding="utf-8")
+    result = run_exe("hook", "install", "--bot", BOT_ID)
+    assert result.returncode == 0, result
+    written = path.read_text(encoding="utf-8")
+    for text in ('"half an emoji \\ud83d here"', "1e400", "NaN", "-Infinity", "1.10", "2.50e3"):
+        assert text in written, (text, written)
+    assert "😀" in written or "\\ud83d\\ude00" in written
+    assert MCP_SERVER_NAME in json.loads(written.replace("NaN", "0").replace("-Infinity", "0"))["mcpServers"]
+    assert settings_path(tmp_path).exists()
+    assert run_exe("hook", "install", "--bot", BOT_ID, "--remove").returncode == 0
+    removed = path.read_text(encoding="utf-8")
+    assert MCP_SERVER_NAME not in removed
+    for text in ('"half an emoji \\ud83d here"', "1e400", "NaN", "-Infinity", "1.10", "2.50e3"):
+        assert text in removed, (text, removed)
+
+
+def test_when_the_second_file_cannot_be_written_neither_is(run_cli, tmp_path, monkeypatch):
+    from omb_tui.core.memory import disk
+
+    put(settings_path(tmp_path), THEIR_SETTINGS)
+    put(claude_json(tmp_path), THEIR_CLAUDE_JSON)
+    before = settings_path(tmp_path).read_bytes(), claude_json(tmp_path).read_bytes()
+    real = disk.atomic_write_bytes
+
+    def refuse_claude_json(path: Path, data: bytes, **kw: object) -> None:
+        if path.name == ".claude.json":
+            raise PermissionError(13, "Permission denied", str(path))
+        real(path, data, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(disk, "atomic_write_bytes", refuse_claude_json)
+    result = run_cli("hook", "install", "--bot", BOT_ID)
+    assert result.code == 1 and "Permission denied" in one_line(result) and "nothing was changed" in one_line(result)
+    assert (settings_path(tmp_path).read_bytes(), claude_json(tmp_path).read_bytes()) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_a_claude_json_that_would_never_end_is_one_sentence(run_exe, tmp_path, kind):
+    path = claude_json(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    result = run_exe("hook", "install", "--bot", BOT_ID)
+    err = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, result
+    assert "not a regular file" in err and "nothing was changed" in err
+    assert not settings_path(tmp_path).exists()

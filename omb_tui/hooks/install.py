@@ -18,21 +18,26 @@ file that is a symbolic link, as a dotfiles folder makes it, has its target writ
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
+import re
+import secrets
 import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.memory.disk import atomic_write_bytes
+from ..core.memory import disk
+from ..core.memory.errors import WriteRefused
 from ..core.memory.paths import MemoryInputError
 from ..core.memory.settings import BrokenFile
 
 # Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
 HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 MCP_SERVER_NAME = "omb-tui"
+MAX_SETTINGS_BYTES = 256 << 20  # ~/.claude.json grows with every project Claude Code has seen; never this far
 HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
 
 
@@ -159,31 +164,64 @@ def plan_remove(where: Where, bot_id: str) -> Plan:
 
 
 def apply(plan: Plan) -> list[Path]:
-    """Write the files that change (atomically, 0600); the paths written."""
-    written = []
-    for path, data, changed in (
-        (plan.where.settings, plan.settings, plan.settings_changed),
-        (plan.where.mcp, plan.mcp, plan.mcp_changed),
-    ):
-        if changed:
-            text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-            atomic_write_bytes(Path(os.path.realpath(path)), text.encode("utf-8"))
-            written.append(path)
-    return written
+    """Write the files that change (atomically, 0600), both or neither: both texts are made before either is
+    written, and when the second cannot be written the first is put back as it was. The paths written."""
+    changes = [
+        (path, Path(os.path.realpath(path)), dump_settings(data))
+        for path, data, changed in (
+            (plan.where.settings, plan.settings, plan.settings_changed),
+            (plan.where.mcp, plan.mcp, plan.mcp_changed),
+        )
+        if changed
+    ]
+    written: list[tuple[Path, Path, bytes | None]] = []  # (as named, its target, its bytes before)
+    for path, target, data in changes:
+        try:
+            before = _bytes_before(target)
+            disk.atomic_write_bytes(target, data)
+        except OSError as exc:
+            for _, done, old in reversed(written):
+                _put_back(done, old)
+            raise WriteRefused(exc, str(path)) from None
+        written.append((path, target, before))
+    return [path for path, _, _ in written]
+
+
+def _bytes_before(target: Path) -> bytes | None:
+    try:
+        with disk.open_regular(target) as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def _put_back(target: Path, old: bytes | None) -> None:
+    with contextlib.suppress(OSError):
+        if old is None:
+            target.unlink()
+        else:
+            disk.atomic_write_bytes(target, old)
 
 
 def read_settings(path: Path) -> dict:
-    """A settings file's object ({} when it is missing or blank); BrokenFile, in one sentence, when it is not one."""
+    """A settings file's object ({} when it is missing or blank); BrokenFile, in one sentence, when it is not one.
+
+    Read only when it is a regular file of at most MAX_SETTINGS_BYTES (a FIFO or a link to a device is refused,
+    never waited on). Every value the project does not set is written back as it was read: a number keeps its
+    text (`1e400`, `1.10`), `NaN` and `Infinity` stay, a lone surrogate stays an escape (see `dump_settings`)."""
     try:
-        data = Path(os.path.realpath(path)).read_bytes()
+        with disk.open_regular(Path(os.path.realpath(path))) as handle:
+            data = handle.read(MAX_SETTINGS_BYTES + 1)
     except FileNotFoundError:
         return {}
-    except IsADirectoryError:
-        raise _broken(path, "it is a folder") from None
+    except OSError as exc:
+        raise _broken(path, exc.strerror or str(exc)) from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise _broken(path, f"it is over {MAX_SETTINGS_BYTES >> 20} MiB")
     if not data.strip():
         return {}
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"), parse_float=_Raw, parse_constant=_Raw, parse_int=_int_or_raw)
     except UnicodeDecodeError:
         raise _broken(path, "it is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -193,6 +231,42 @@ def read_settings(path: Path) -> dict:
     if not isinstance(value, dict):
         raise _broken(path, "it is not a JSON object")
     return value
+
+
+class _Raw(str):
+    """A number (or NaN/Infinity) as its text in the file: written back as it was, never as Python sees it."""
+
+    __slots__ = ()
+
+
+def _int_or_raw(text: str) -> int | _Raw:
+    return _Raw(text) if text.startswith("-0") else int(text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dump_settings(data: dict) -> bytes:
+    """The settings as JSON text, two spaces a level, UTF-8: every number read keeps its text, and a lone surrogate
+    (valid as a JSON escape, never as UTF-8) is written as its escape again."""
+    raws: list[str] = []
+    nonce = secrets.token_hex(8)
+
+    def swap(data: object) -> object:
+        if isinstance(data, _Raw):
+            raws.append(str(data))
+            return f"\x00{nonce}:{len(raws) - 1}\x00"  # a string no settings file holds, swapped back below
+        if isinstance(data, dict):
+            return {key: swap(value) for key, value in data.items()}
+        if isinstance(data, list):
+            return [swap(value) for value in data]
+        return data
+
+    text = json.dumps(swap(data), indent=2, ensure_ascii=False) + "\n"
+    if raws:
+        text = re.sub(rf'"\\u0000{nonce}:(\d+)\\u0000"', lambda m: raws[int(m.group(1))], text)
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.encode("utf-8")
 
 
 def _broken(path: Path, why: str) -> BrokenFile:

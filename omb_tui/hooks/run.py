@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ..core.memory import conversations as conv
 from ..core.memory.paths import Home, MemoryInputError
+from ..core.memory.redact import contains_credential
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ log = logging.getLogger("omb_tui.hooks")
 HOOK_OUTPUT_MAX_CHARS = 9_500  # Claude Code's inline limit is 10,000 (counted as JavaScript does, in UTF-16 units)
 CHAT_PREFIX = "claude-code-"  # a session's conversation: claude-code-<session_id>
 TITLE_MAX_CHARS = 80
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,110}$")
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+SESSION_ID_MAX_CHARS = 40  # a UUID is 36
 
 
 def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: str | None = None) -> str:
@@ -118,9 +120,15 @@ HOOKS: dict[str, tuple[str, Callable[[Home, str, dict, str | None], str]]] = {
 
 
 def chat_id_for(session_id: str) -> str:
-    """The conversation of a Claude Code session: `claude-code-<session_id>` (a session id that cannot be part of a
-    file name is hashed)."""
-    if _SESSION_ID.match(session_id) and ".." not in session_id:
+    """The conversation of a Claude Code session: `claude-code-<session_id>`. A session id is Claude Code's UUID;
+    one that is not (longer than a UUID, not made for a file name, or shaped like a credential) is hashed, so
+    whatever a payload sends never names a file."""
+    if (
+        len(session_id) <= SESSION_ID_MAX_CHARS
+        and _SESSION_ID.match(session_id)
+        and ".." not in session_id
+        and not contains_credential(session_id)
+    ):
         return CHAT_PREFIX + session_id
     return CHAT_PREFIX + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
@@ -130,7 +138,8 @@ def existing_chat(home: Home, bot_id: str, session_id: str | None) -> str | None
     if not session_id:
         return None
     chat = chat_id_for(session_id)
-    return chat if (conv.chats_dir(home, bot_id) / f"{chat}.ndjson").is_file() else None
+    path = conv.chats_dir(home, bot_id) / f"{chat}.ndjson"
+    return chat if conv.read_conversation(path, header_only=True) is not None else None
 
 
 def session_title(cwd: str | None) -> str:

@@ -28,10 +28,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core.memory.conversations import parse_time
+from ..core.memory.disk import open_regular
 from ..core.turn.outside import Exchange
 from .payload import HookProblem
 
 BLOCK_BYTES = 1 << 16
+MAX_LINE_BYTES = 32 << 20  # a line longer than this (a pasted file, images) is passed over: never the prompt's
+MAX_READ_BYTES = 256 << 20  # how far back from the end a prompt is looked for: a hook answers in its time
 # Text Claude Code writes as a user line that no person typed.
 NOT_TYPED = (
     "[Request interrupted by user",
@@ -50,7 +53,7 @@ def read_exchange(path: Path, last_assistant_message: str | None = None) -> Exch
     in_answer = True  # until the first user line (a tool result) going back: the answer's lines
     failed: bool | None = None
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             for raw in lines_newest_first(handle):
                 entry = _entry(raw)
                 if entry is None or entry.get("isSidechain") is True:
@@ -74,6 +77,11 @@ def read_exchange(path: Path, last_assistant_message: str | None = None) -> Exch
     except OSError as exc:
         raise HookProblem(
             f"The transcript {path} could not be read ({exc.strerror or exc}); nothing was recorded."
+        ) from None
+    except ReadTooFar:
+        raise HookProblem(
+            f"The last {MAX_READ_BYTES >> 20} MiB of the transcript {path} hold no prompt of the person's; "
+            "nothing was recorded."
         ) from None
     raise HookProblem(f"The transcript {path} holds no prompt of the person's; nothing was recorded.")
 
@@ -152,26 +160,46 @@ def _blocks(entry: dict) -> list[dict]:
     return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
 
 
-def lines_newest_first(handle: BinaryIO, block: int = BLOCK_BYTES) -> Iterator[bytes]:
+class ReadTooFar(Exception):
+    """The reader went back MAX_READ_BYTES from the end of a file without finding what it looks for."""
+
+
+def lines_newest_first(
+    handle: BinaryIO, block: int = BLOCK_BYTES, *, max_line: int = MAX_LINE_BYTES, max_read: int = MAX_READ_BYTES
+) -> Iterator[bytes]:
     """The file's complete lines, from the last back to the first, read a block at a time from the end. A last
-    line without its newline is still being written, and is left out."""
+    line without its newline is still being written, and is left out. Each byte is read and copied once (a long
+    line's pieces are joined when its start is found); a line longer than `max_line` is passed over without being
+    kept, and past `max_read` bytes from the end ReadTooFar ends the reading."""
     position = handle.seek(0, os.SEEK_END)
-    carry = b""  # the end of a line whose start lies before `position`
+    pieces: list[bytes] = []  # the line being read back, its last piece first
+    held = 0  # the bytes in `pieces`
+    too_long = False
     tail_dropped = False
+    read = 0
     while position > 0:
+        if read >= max_read:
+            raise ReadTooFar
         size = min(block, position)
         position -= size
         handle.seek(position)
-        pieces = (handle.read(size) + carry).split(b"\n")
-        if not tail_dropped:
-            if len(pieces) == 1:
-                carry = pieces[0]
-                continue
-            pieces.pop()  # after the last newline: nothing, or a line still being written
-            tail_dropped = True
-        carry = pieces[0]
-        for line in reversed(pieces[1:]):
-            if line.strip():
-                yield line
-    if tail_dropped and carry.strip():
-        yield carry
+        data = handle.read(size)
+        read += len(data)
+        end = len(data)
+        while (newline := data.rfind(b"\n", 0, end)) != -1:
+            if tail_dropped and not too_long and end - newline - 1 + held <= max_line:
+                line = data[newline + 1 : end] + b"".join(reversed(pieces)) if pieces else data[newline + 1 : end]
+                if line.strip():
+                    yield line
+            tail_dropped = True  # after the last newline: nothing, or a line still being written
+            pieces, held, too_long = [], 0, False
+            end = newline
+        if not too_long and end:
+            pieces.append(data[:end])
+            held += end
+            if held > max_line:
+                pieces, held, too_long = [], 0, True
+    if tail_dropped and not too_long:
+        line = b"".join(reversed(pieces))
+        if line.strip():
+            yield line

@@ -458,16 +458,30 @@ def create_conversation(home: Home, conversation: Conversation, bot_id: str | No
         folder = chats_dir(home, bot_id)
     make_private_dirs(folder)
     path = folder / f"{conversation.id}.ndjson"
-    refuse_links(path)
+    header = _encode_line(conversation.header_json())
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+        atomic_write_bytes(path, header, only_new=True)
     except FileExistsError:
-        raise MemoryInputError(f"The conversation '{conversation.id}' already exists.") from None
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(_encode_line(conversation.header_json()))
+        if read_conversation(path, header_only=True) is not None or not _set_aside(path):
+            raise MemoryInputError(f"The conversation '{conversation.id}' already exists.") from None
+        atomic_write_bytes(path, header, only_new=True)
     conversation.path = path
     note_change(path)
     return path
+
+
+def _set_aside(path: Path) -> bool:
+    """Move a conversation file without a readable header (an earlier version's creation cut short by a full disk,
+    a hand edit) to `<name>.damaged-<time>`, kept as it was and never read as a conversation; True when moved."""
+    aside = path.with_name(f"{path.name}.damaged-{clock.now_utc():%Y%m%dT%H%M%S%fZ}")
+    try:
+        os.link(path, aside)
+        os.unlink(path)
+    except OSError as exc:
+        log.warning("could not set aside the damaged conversation file %s: %s", path, exc)
+        return False
+    log.warning("set aside %s, which has no readable header, as %s", path.name, aside.name)
+    return True
 
 
 def _append(path: Path, line: bytes) -> None:

@@ -8,13 +8,16 @@ UTF-8 survive a read and a write unchanged; a text's hash is the SHA-256 of thos
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from .paths import refuse_hard_link, refuse_links
 
@@ -78,7 +81,12 @@ def make_private_dirs(folder: Path) -> None:
 
 
 def atomic_write_bytes(
-    path: Path, data: bytes, *, durable: bool = True, before_replace: Callable[[], None] | None = None
+    path: Path,
+    data: bytes,
+    *,
+    durable: bool = True,
+    before_replace: Callable[[], None] | None = None,
+    only_new: bool = False,
 ) -> None:
     """Temp file in the same folder, fsync, rename over, fsync the folder: old or new, never torn.
 
@@ -88,6 +96,8 @@ def atomic_write_bytes(
     the project's own, so replacing it is always right.
     before_replace runs after the temp file is on disk, right before the rename; raising there writes nothing
     (the store re-checks the file there, so a change made meanwhile by a lock-free editor is not overwritten).
+    only_new makes a new file or nothing: linked into place, FileExistsError when the name is taken (a disk that
+    fills halfway leaves no file, where O_EXCL would leave a cut one).
     """
     refuse_links(path)
     if durable:
@@ -104,13 +114,31 @@ def atomic_write_bytes(
             os.close(fd)
         if before_replace is not None:
             before_replace()
-        os.replace(tmp, path)
+        if only_new:
+            os.link(tmp, path)  # FileExistsError when the name is taken, as O_EXCL would say
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     if durable:
         fsync_dir(folder)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` opened to read when it is a regular file (a link is followed): never waits on a FIFO, a socket or a
+    device, as a path someone else names (a hook's transcript, Claude Code's settings) may be. OSError, with its
+    reason, otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "it is not a regular file", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def write_all(fd: int, data: bytes) -> None:
