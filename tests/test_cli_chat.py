@@ -127,3 +127,12 @@ def test_a_chat_that_ends_normally_keeps_its_unread_turns_for_capture(run_cli, h
     assert {"bot": "scout", "conversation": "plans"} in [
         {"bot": item["bot"], "conversation": item["conversation"]} for item in read_pending(home)
     ]
+
+
+def test_a_credential_in_the_answer_is_printed_redacted_as_it_is_stored(run_cli, home, model):
+    key = "ghp_" + "Zq7Xv2Lm9Rt4Wp8Ks3Nd6Hf1Jc5Bg0YaQ2wE"
+    model.answers.append(Answer(f"The deploy key is {key}, use it below."))
+    result = run_cli("chat", "scout", "--chat", "plans", stdin=b"Which key?\n")
+    assert result.code == 0, result.err
+    assert key not in result.out and "«redacted" in result.out and "use it below" in result.out
+    assert key not in json.dumps(chat_messages(home, "plans"))

@@ -178,6 +178,20 @@ def test_json_output_and_plain_lines_from_the_command(llm_home, fake_llm, run_cl
     assert plain.out.splitlines()[-1].startswith("1 turn read; run ")
 
 
+def test_json_output_never_prints_a_skipped_facts_secret(llm_home, fake_llm, run_cli):
+    key = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c"
+    make_chat(llm_home, [VEG])
+    fake_llm.script(answer(fact(f"The person's key is {key}", ["I'm vegetarian"])))
+    out = run_cli("capture", "scout", "--json")
+    skipped = json.loads(out.out)["skipped"]
+    assert len(skipped) == 1 and "secret" in skipped[0]["reason"] and "«redacted" in skipped[0]["text"]
+    assert key not in out.out + out.err
+    add_turns(conv.conversation_path(llm_home, "scout", "plans"), [("I moved to Delhi.", "Noted.")], hours_ago=1)
+    fake_llm.script(answer(fact(f"The person's key is {key}", ["I moved to Delhi"])))
+    plain = run_cli("capture", "scout")
+    assert "skipped: " in plain.out and key not in plain.out + plain.err
+
+
 # ----- the checks, through the model's answers -----
 @pytest.mark.parametrize(
     "proposed, reason",

@@ -54,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    from ..core.memory.redact import redact
     from ..core.turn.turn import chat_turn, open_chat
 
     bot = open_bot(args)
@@ -80,7 +81,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print(f"  · {call.name}: {one_line(lines[0])}{more}", file=sys.stderr)
         if result.model_unavailable:
             raise CliError(result.answer, 1)
-        print(result.answer if not result.failed else f"(the turn failed) {result.answer}", flush=True)
+        answer = redact(result.answer).text  # printed as it is stored
+        print(answer if not result.failed else f"(the turn failed) {answer}", flush=True)
         any_failed = any_failed or result.failed
     _keep_waiting_turns(bot.home, bot.id)
     return 1 if any_failed else 0

@@ -15,8 +15,12 @@ def one_line(message: str) -> str:
 
 
 def print_json(data: object) -> None:
+    """`data` as JSON, every text in it redacted as it would be on disk (a model's skipped fact, a name)."""
     import json  # here: the app's start-up never needs it
 
+    from ..core.memory.redact_data import redact_data
+
+    data = redact_data(data)
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if _has_surrogates(text):  # bytes that are not UTF-8 in a file: escape them so the JSON stays valid
         text = json.dumps(data, ensure_ascii=True, indent=2)
@@ -28,7 +32,11 @@ def _has_surrogates(text: str) -> bool:
 
 
 def write_text(text: str) -> None:
-    """Write file text byte for byte, whatever the terminal's encoding."""
+    """Write file text byte for byte, whatever the terminal's encoding, redacted (a file edited outside the app
+    may hold what no write of the project's would keep; redacting redacted text changes nothing)."""
+    from ..core.memory.redact import redact
+
+    text = redact(text).text
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
     sys.stdout.buffer.flush()
