@@ -225,7 +225,8 @@ def test_more_half_sent_requests_than_descriptors_never_stall_the_command(home, 
 
 
 BROKEN_JOURNAL = """
-from omb_tui.server import app, log
+from omb_tui.netguard import log
+from omb_tui.server import app
 
 log.QUEUED_LINES = 50
 
@@ -256,7 +257,7 @@ def test_lines_dropped_while_stderr_is_stuck_are_counted_and_told():
     import queue
     import threading
 
-    from omb_tui.server.log import STOP, DroppingQueueHandler, write_lines
+    from omb_tui.netguard.log import STOP, DroppingQueueHandler, write_lines
 
     stuck, written = threading.Event(), []
 

@@ -10,6 +10,7 @@ sends one, is a page of this computer (403 otherwise); the owner's bearer token,
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import signal
@@ -24,6 +25,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..core.memory.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, load_or_create_token, token_matches, token_path
 from ..core.memory.paths import MemoryInputError, quoted
+from ..netguard.connections import (
+    BACKLOG,
+    ConnectionGuard,
+    GuardedConnection,
+    ServeLimits,
+    count_accept_failures,
+)
+from ..netguard.log import log_off_the_event_loop
 from .server import MemoryServer
 
 HOST = "127.0.0.1"  # this computer only: there is no option to listen elsewhere
@@ -31,23 +40,35 @@ DEFAULT_PORT = 8768  # beside `omb-tui serve`'s 8767
 MCP_PATH = "/mcp"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 SHUTDOWN_SECONDS = 3  # a client's open event stream is not waited on longer than this at Ctrl-C
+LIMITS = ServeLimits()  # a head within 10 s, a body within 30 s, 500 connections at most: as `omb-tui serve`
 
 
 class OwnerOnly:
-    """ASGI middleware: the Host, the Origin and the owner's token, before anything else runs."""
+    """ASGI middleware: the Host, the Origin and the owner's token, before anything else runs; while a request is
+    in progress its connection is busy for the guard (neither its deadline nor the cap closes it)."""
 
-    def __init__(self, app: ASGIApp, token: str, port: int, token_file: str) -> None:
+    def __init__(
+        self, app: ASGIApp, token: str, port: int, token_file: str, guard: ConnectionGuard | None = None
+    ) -> None:
         self.app = app
         self.token = token
         self.port = port
         self.token_file = token_file
+        self.guard = guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.guard is None:
+            await self.answer(scope, receive, send)
+            return
+        with self.guard.request(self.guard.transport_of(scope.get("client"))):
+            await self.answer(scope, receive, send)
+
+    async def answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             headers = {name.lower(): value for name, value in scope["headers"]}
             refused = self.refusal(headers)
             if refused is None:
-                body, refused = await _bounded_body(headers, receive)
+                body, refused = await self.body(headers, receive)
             if refused is not None:
                 await _refuse(send, *refused)
                 return
@@ -55,6 +76,15 @@ class OwnerOnly:
             scope = {**scope, "headers": [(k, v.lower() if k.lower() == b"host" else v) for k, v in scope["headers"]]}
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+    async def body(self, headers: dict[bytes, bytes], receive: Receive) -> tuple[bytes, tuple[int, str] | None]:
+        """The whole body within the guard's time for one (408 past it), as `omb-tui serve` reads one."""
+        limits = self.guard.limits if self.guard is not None else LIMITS
+        with anyio.move_on_after(limits.body_seconds) as waited:
+            return await _bounded_body(headers, receive)
+        if waited.cancelled_caught and self.guard is not None:
+            self.guard.events.add("slow body")
+        return b"", (408, limits.slow_body())
 
     def refusal(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
         host = headers.get(b"host", b"").decode("latin-1")
@@ -156,14 +186,23 @@ class _Uvicorn(uvicorn.Server):
 
 
 def serve_http(memory: MemoryServer, port: int, say: Callable[[str], None]) -> int:
-    """Serve until Ctrl-C or SIGTERM; the address and where the token is are said once it is listening."""
+    """Serve until Ctrl-C or SIGTERM; the address and where the token is are said once it is listening.
+
+    Every connection sits behind the connection guard `omb-tui serve` uses (omb_tui/netguard): uvicorn's h11
+    protocol object is made inside a GuardedConnection only once the guard lets the connection in, a head has
+    LIMITS.header_seconds to arrive and a body LIMITS.body_seconds, the open connections are capped below the
+    descriptor limit with the longest idle closed first, accept() failing for want of descriptors is counted, not
+    told as a traceback, and the log is written by a thread, never from the event loop."""
     home = memory.bot.home
     token = load_or_create_token(home)
     sock = listen(port)
     bound = sock.getsockname()[1]
+    guard = ConnectionGuard(LIMITS)
     server = _Uvicorn(
         uvicorn.Config(
-            OwnerOnly(_app(memory), token, bound, str(token_path(home))),
+            OwnerOnly(_app(memory), token, bound, str(token_path(home)), guard),
+            http=_guarded_h11(guard),
+            backlog=BACKLOG,  # what connection_cap counts on
             log_config=None,  # our logging (redacted, one line), not uvicorn's
             log_level="warning",
             access_log=False,
@@ -175,8 +214,19 @@ def serve_http(memory: MemoryServer, port: int, say: Callable[[str], None]) -> i
         f"Serving {memory.bot.core.name}'s memory over MCP on http://{HOST}:{bound}{MCP_PATH} (the owner's token is "
         f"in {token_path(home)}; omb-tui serve --show-token prints it). Ctrl-C stops."
     )
-    anyio.run(_serve, memory, server, sock, lambda: say(listening))
+    with log_off_the_event_loop():
+        anyio.run(_serve, memory, server, sock, guard, lambda: say(listening))
     return 0
+
+
+def _guarded_h11(guard: ConnectionGuard) -> Callable[..., asyncio.Protocol]:
+    """What uvicorn calls for each connection (its `http` setting takes a protocol class or any such callable)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    def protocol(**made_with: object) -> asyncio.Protocol:
+        return GuardedConnection(guard, lambda: H11Protocol(**made_with))  # type: ignore[arg-type]
+
+    return protocol
 
 
 def _app(memory: MemoryServer) -> ASGIApp:
@@ -184,7 +234,11 @@ def _app(memory: MemoryServer) -> ASGIApp:
     return server.streamable_http_app(streamable_http_path=MCP_PATH, host=HOST)
 
 
-async def _serve(memory: MemoryServer, server: _Uvicorn, sock: socket.socket, listening: Callable[[], None]) -> None:
+async def _serve(
+    memory: MemoryServer, server: _Uvicorn, sock: socket.socket, guard: ConnectionGuard, listening: Callable[[], None]
+) -> None:
+    asyncio.get_running_loop().set_exception_handler(count_accept_failures(guard.events))
+
     async def serve() -> None:
         async with anyio.create_task_group() as group:
             await group.start(_stop_on_signal, server)

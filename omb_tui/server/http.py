@@ -66,9 +66,7 @@ async def json_body(request: web.Request, *, optional: bool = False) -> dict:
             raw = await request.read()  # past MAX_BODY_BYTES aiohttp raises 413 here
     except TimeoutError:
         guard.events.add("slow body")
-        raise ApiError(
-            408, f"The body did not arrive within {guard.limits.body_seconds:g} s; nothing was read or changed."
-        ) from None
+        raise ApiError(408, guard.limits.slow_body()) from None
     if not raw.strip():
         if optional:
             return {}

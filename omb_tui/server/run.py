@@ -12,10 +12,10 @@ from aiohttp import web
 
 from ..core.memory.owner_token import load_or_create_token, token_path
 from ..core.memory.paths import Home, MemoryInputError, quoted
+from ..netguard.log import log_off_the_event_loop
 from .app import HOSTS, Opener, build_app
 from .connections import BACKLOG, HttpParserLog, count_accept_failures
 from .http import GUARD
-from .log import log_off_the_event_loop
 
 DEFAULT_PORT = 8767
 
