@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import BOT_ID, make_bot
 
-from omb_tui.hooks.install import HOOK_EVENTS, MCP_SERVER_NAME
+from omb_tui.hooks.install import HOOK_EVENTS, MCP_SERVER_NAME, server_name
 
 EVENTS = list(HOOK_EVENTS.values())
 
@@ -92,7 +92,7 @@ def test_print_shows_a_block_pointing_at_the_command(run_exe, home, tmp_path):
     assert start[-2:] == ["--home", str(home.root)]  # $OMB_HOME named it: Claude Code may not have it set
     program = start[:-2]
     assert os.path.isabs(program[0]) and (Path(program[0]).name == "omb-tui" or program[1:] == ["-m", "omb_tui.cli"])
-    entry = servers["mcpServers"][MCP_SERVER_NAME]
+    entry = servers["mcpServers"][server_name(BOT_ID)]
     assert [entry["command"], *entry["args"]] == [*start, "mcp", "--bot", BOT_ID]
     assert not settings_path(tmp_path).exists() and not claude_json(tmp_path).exists()  # printing writes nothing
 
@@ -131,7 +131,7 @@ def test_install_into_nothing_writes_both_files_private(run_cli, tmp_path):
         (handler,) = group["hooks"]
         assert handler["type"] == "command" and handler["timeout"] > 0
         assert shlex.split(handler["command"])[-4:] == ["hook", name, "--bot", BOT_ID]
-    assert mcp["mcpServers"][MCP_SERVER_NAME]["args"][-3:] == ["mcp", "--bot", BOT_ID]
+    assert mcp["mcpServers"][server_name(BOT_ID)]["args"][-3:] == ["mcp", "--bot", BOT_ID]
     for path in (settings_path(tmp_path), claude_json(tmp_path)):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
@@ -178,7 +178,7 @@ def test_a_project_gets_its_own_settings_and_mcp_json(run_cli, tmp_path):
     assert result.code == 0, result.err
     assert list(read(project / ".claude" / "settings.json")["hooks"]) == EVENTS
     servers = read(project / ".mcp.json")["mcpServers"]
-    assert set(servers) == {"db", MCP_SERVER_NAME}
+    assert set(servers) == {"db", server_name(BOT_ID)}
     assert not settings_path(tmp_path).exists() and not claude_json(tmp_path).exists()
     run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--remove")
     assert read(project / ".mcp.json") == {"mcpServers": {"db": {"command": "pg-mcp"}}}
@@ -316,10 +316,10 @@ def test_every_mcp_snippet_in_the_docs_starts_the_server_for_scout():
     for block in agents_doc_blocks("json"):
         data = json.loads(block)
         if "mcpServers" in data:
-            entry = data["mcpServers"][MCP_SERVER_NAME]
+            entry = data["mcpServers"][server_name("scout")]
             assert [entry["command"], *entry["args"]] == ["/path/to/omb-tui", "mcp", "--bot", "scout"]
     (codex,) = agents_doc_blocks("toml")
-    entry = tomllib.loads(codex)["mcp_servers"][MCP_SERVER_NAME]
+    entry = tomllib.loads(codex)["mcp_servers"][server_name("scout")]
     assert [entry["command"], *entry["args"]] == ["/path/to/omb-tui", "mcp", "--bot", "scout"]
 
 
@@ -340,11 +340,11 @@ def test_values_the_project_did_not_set_are_written_back_as_they_were(run_exe, t
     for text in ('"half an emoji \\ud83d here"', "1e400", "NaN", "-Infinity", "1.10", "2.50e3"):
         assert text in written, (text, written)
     assert "😀" in written or "\\ud83d\\ude00" in written
-    assert MCP_SERVER_NAME in json.loads(written.replace("NaN", "0").replace("-Infinity", "0"))["mcpServers"]
+    assert server_name(BOT_ID) in json.loads(written.replace("NaN", "0").replace("-Infinity", "0"))["mcpServers"]
     assert settings_path(tmp_path).exists()
     assert run_exe("hook", "install", "--bot", BOT_ID, "--remove").returncode == 0
     removed = path.read_text(encoding="utf-8")
-    assert MCP_SERVER_NAME not in removed
+    assert server_name(BOT_ID) not in removed
     for text in ('"half an emoji \\ud83d here"', "1e400", "NaN", "-Infinity", "1.10", "2.50e3"):
         assert text in removed, (text, removed)
 
@@ -381,3 +381,48 @@ def test_a_claude_json_that_would_never_end_is_one_sentence(run_exe, tmp_path, k
     assert result.returncode == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, result
     assert "not a regular file" in err and "nothing was changed" in err
     assert not settings_path(tmp_path).exists()
+
+
+# ----- issue 36 point 1: each bot its own server name -----
+def test_each_bot_has_its_own_server_name_and_a_user_and_a_project_install_both_stand(run_cli, home, tmp_path):
+    make_bot(home, "atlas", "Atlas")
+    project = tmp_path / "site"
+    project.mkdir()
+    assert run_cli("hook", "install", "--bot", BOT_ID).code == 0
+    assert run_cli("hook", "install", "--bot", "atlas", "--project", str(project)).code == 0
+    user_servers = read(claude_json(tmp_path))["mcpServers"]
+    project_servers = read(project / ".mcp.json")["mcpServers"]
+    assert list(user_servers) == ["omb-tui-scout"] and list(project_servers) == ["omb-tui-atlas"]
+    assert user_servers["omb-tui-scout"]["args"][-1] == "scout"
+    assert project_servers["omb-tui-atlas"]["args"][-1] == "atlas"
+
+
+def test_an_entry_under_the_old_shared_name_is_moved_and_said(run_cli, tmp_path):
+    old = {"type": "stdio", "command": "/old/venv/bin/omb-tui", "args": ["mcp", "--bot", BOT_ID]}
+    put(
+        claude_json(tmp_path),
+        {**THEIR_CLAUDE_JSON, "mcpServers": {**THEIR_CLAUDE_JSON["mcpServers"], MCP_SERVER_NAME: old}},
+    )
+    result = run_cli("hook", "install", "--bot", BOT_ID)
+    assert result.code == 0 and "Replaced: /old/venv/bin/omb-tui mcp --bot scout" in result.out
+    servers = read(claude_json(tmp_path))["mcpServers"]
+    assert set(servers) == {"github", server_name(BOT_ID)}
+    put(
+        claude_json(tmp_path),
+        {"mcpServers": {MCP_SERVER_NAME: old, "github": THEIR_CLAUDE_JSON["mcpServers"]["github"]}},
+    )
+    assert run_cli("hook", "install", "--bot", BOT_ID, "--remove").code == 0
+    assert set(read(claude_json(tmp_path))["mcpServers"]) == {"github"}
+
+
+def test_the_block_at_a_sessions_start_names_the_tools_of_this_bots_server(run_cli, home):
+    result = run_cli(
+        "hook",
+        "session-start",
+        "--bot",
+        BOT_ID,
+        stdin=json.dumps(
+            {"session_id": "s-1", "transcript_path": "/x", "cwd": "/w", "hook_event_name": "SessionStart"}
+        ).encode(),
+    )
+    assert "mcp__omb-tui-scout__memory_update" in result.out and "mcp__omb-tui-scout__session_search" in result.out

@@ -36,7 +36,19 @@ from ..core.memory.settings import BrokenFile
 
 # Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
 HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
-MCP_SERVER_NAME = "omb-tui"
+MCP_SERVER_NAME = "omb-tui"  # the name every bot's server had before each got its own: install moves it
+MCP_SERVER_PREFIX = "omb-tui-"
+
+
+def server_name(bot_id: str) -> str:
+    """The bot's MCP server in a client's settings: `omb-tui-<bot>`, so two bots wired at once (a user install and
+    a project install) are two servers, and the agent's tools read `mcp__omb-tui-<bot>__memory_update`."""
+    return MCP_SERVER_PREFIX + bot_id
+
+
+def tool_name(bot_id: str, tool: str) -> str:
+    """What Claude Code calls the bot's tool `tool`: `mcp__<server>__<tool>`."""
+    return f"mcp__{server_name(bot_id)}__{tool}"
 MAX_SETTINGS_BYTES = 256 << 20  # ~/.claude.json grows with every project Claude Code has seen; never this far
 HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
 
@@ -107,7 +119,7 @@ def mcp_server(start: list[str], bot_id: str) -> dict:
 def snippets(start: list[str], bot_id: str, person: str | None = None) -> tuple[dict, dict]:
     """What install merges: `{"hooks": {event: [group]}}` and `{"mcpServers": {name: entry}}`."""
     hooks = {event: [{"hooks": [handler]}] for event, handler in hook_handlers(start, bot_id, person).items()}
-    return {"hooks": hooks}, {"mcpServers": {MCP_SERVER_NAME: mcp_server(start, bot_id)}}
+    return {"hooks": hooks}, {"mcpServers": {server_name(bot_id): mcp_server(start, bot_id)}}
 
 
 def plan_install(where: Where, start: list[str], bot_id: str, person: str | None = None) -> Plan:
@@ -124,11 +136,13 @@ def plan_install(where: Where, start: list[str], bot_id: str, person: str | None
         replaced += _take_out(groups, lambda command, name=name: _hook_of(command)[0] == name)
         groups.append({"hooks": [handler]})
     servers = _object(mcp, "mcpServers", where.mcp)
-    entry = mcp_server(start, bot_id)
-    old = servers.get(MCP_SERVER_NAME)
+    entry, name = mcp_server(start, bot_id), server_name(bot_id)
+    for other in [key for key, value in servers.items() if key != name and _server_bot(value) is not None]:
+        replaced.append(_entry_command(servers.pop(other)))  # ours, under the old name or for another bot
+    old = servers.get(name)
     if old is not None and old != entry:
         replaced.append(_entry_command(old))
-    servers[MCP_SERVER_NAME] = entry
+    servers[name] = entry
     replaced = [command for command in replaced if command not in _commands(hooks, entry)]
     return Plan(where, settings, mcp, settings != before[0], mcp != before[1], replaced)
 
@@ -155,11 +169,11 @@ def plan_remove(where: Where, bot_id: str) -> Plan:
     if servers is not None and not isinstance(servers, dict):
         raise _broken(where.mcp, 'its "mcpServers" is not an object')
     mcp_changed = False
-    if servers and _server_bot(servers.get(MCP_SERVER_NAME)) == bot_id:
-        del servers[MCP_SERVER_NAME]
+    for name in [key for key, value in (servers or {}).items() if _server_bot(value) == bot_id]:
+        del servers[name]  # under its own name, or the name every bot had before
         mcp_changed = True
-        if not servers:
-            del mcp["mcpServers"]
+    if mcp_changed and not servers:
+        del mcp["mcpServers"]
     return Plan(where, settings, mcp, removed > 0, mcp_changed)
 
 
