@@ -171,6 +171,30 @@ def test_session_start_carries_the_brief_of_the_bots_other_conversations(run_cli
     assert "Claude Code in atlas-site" not in same.out  # the current conversation is never listed
 
 
+@pytest.mark.parametrize("source", ["startup", "clear", "compact"])
+def test_a_session_started_cleared_or_compacted_gets_the_whole_block(run_cli, home, transcript, source):
+    run_cli("hook", "stop", "--bot", BOT_ID, stdin=payload("Stop", transcript))
+    result = run_cli("hook", "session-start", "--bot", BOT_ID, stdin=payload("SessionStart", source=source))
+    assert run_cli("prompt", BOT_ID).out.rstrip() in result.out
+
+
+def test_a_resumed_session_gets_only_what_changed_since_its_last_turn(run_cli, home, transcript):
+    run_cli("hook", "stop", "--bot", BOT_ID, stdin=payload("Stop", transcript))
+    block = run_cli("prompt", BOT_ID).out.rstrip()
+    resumed = run_cli("hook", "session-start", "--bot", BOT_ID, stdin=payload("SessionStart", source="resume"))
+    assert resumed.code == 0 and resumed.out == ""  # its context holds the block once already
+    assert run_cli("remember", BOT_ID, "The shuttle company is Aerobus now").code == 0
+    resumed = run_cli("hook", "session-start", "--bot", BOT_ID, stdin=payload("SessionStart", source="resume"))
+    assert "The shuttle company is Aerobus now" in resumed.out and "MEMORY.md:" in resumed.out
+    assert block not in resumed.out and len(resumed.out) < len(block)
+    assert any(line.startswith("+") and "Aerobus" in line for line in resumed.out.splitlines())
+
+
+def test_a_resume_of_a_session_never_recorded_gets_the_whole_block(run_cli, home):
+    result = run_cli("hook", "session-start", "--bot", BOT_ID, stdin=payload("SessionStart", source="resume"))
+    assert run_cli("prompt", BOT_ID).out.rstrip() in result.out
+
+
 def test_session_start_stays_within_what_claude_code_shows_inline(run_cli, home):
     notes = "".join(
         f"- 2026-01-{1 + n % 28:02d} · a long enough note about the garden, number {n:03d}\n" for n in range(190)

@@ -49,6 +49,8 @@ def server_name(bot_id: str) -> str:
 def tool_name(bot_id: str, tool: str) -> str:
     """What Claude Code calls the bot's tool `tool`: `mcp__<server>__<tool>`."""
     return f"mcp__{server_name(bot_id)}__{tool}"
+
+
 MAX_SETTINGS_BYTES = 256 << 20  # ~/.claude.json grows with every project Claude Code has seen; never this far
 HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
 

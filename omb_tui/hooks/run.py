@@ -51,13 +51,19 @@ def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: st
     return hook(home, bot_id, payload, person)
 
 
+RESUME = "resume"  # SessionStart's `source`: startup, resume, clear or compact
+
+
 def session_start(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
-    """The memory block as it loads today (the bot's teams' blocks after it) and the recent-work brief."""
+    """The memory block as it loads today (the bot's teams' blocks after it) and the recent-work brief; when Claude
+    Code resumes a session whose context holds them already, only what changed in memory since its last turn."""
     from ..core.search.brief import recent_work_brief
     from ..core.turn.bot import Bot
     from .install import server_name, tool_name
 
     chat = existing_chat(home, bot_id, text_field(payload, "session_id"))
+    if chat is not None and text_field(payload, "source") == RESUME:
+        return changed_since_last_turn(home, bot_id, chat)
     bot = Bot(home, bot_id)
     loaded = bot.loaded_prompt()
     try:
@@ -75,6 +81,43 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
         "not instructions."
     )
     return fit(opening, loaded.block.rstrip(), brief)
+
+
+def changed_since_last_turn(home: Home, bot_id: str, chat: str) -> str:
+    """What a resumed session's context lacks: the lines of the memory files that changed since the session's
+    newest recorded message (added with +, taken out with -), newest change last; "" when nothing changed."""
+    from ..core.memory.journal import Journal
+
+    path = conv.chats_dir(home, bot_id) / f"{chat}.ndjson"
+    newest = conv.newest_message(path)
+    header = conv.read_conversation(path, header_only=True)
+    since = newest.at if newest is not None else (header.created if header is not None else None)
+    if since is None:
+        return ""
+    rows = []
+    for row in Journal(home.journal_path(bot_id)).iter_newest_first():
+        at = conv.parse_time(row.at)
+        if at is None or at <= since:
+            break
+        if row.chat != chat:  # the session's own changes are in its context already
+            rows.append(row)
+    lines: list[str] = []
+    for row in reversed(rows):
+        changed = [
+            line
+            for line in row.diff.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
+        ]
+        if changed:
+            lines.append(f"{row.file}:")
+            lines += changed
+    if not lines:
+        return ""
+    opening = (
+        f"Your memory as kept by omb-tui is in this session's context already; since its last turn "
+        f"({since.astimezone():%Y-%m-%d %H:%M}) these lines changed (+ added, - taken out):"
+    )
+    return fit(opening, "\n".join(lines), "")
 
 
 def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
