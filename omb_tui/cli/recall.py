@@ -46,6 +46,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
     )
     p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
+    p = add_command(
+        subparsers,
+        "index",
+        cmd_index,
+        "Bring the bot's recall index up to date now (a build from nothing shows its progress).",
+        json=True,
+    )
+    p.add_argument("--wait", action="store_true", help="when another process is building it, wait for that build")
 
 
 def _index_progress(args: argparse.Namespace, bot_id: str) -> Callable[[int, int], None] | None:
@@ -130,4 +138,39 @@ def cmd_brief(args: argparse.Namespace) -> int:
             print(f"({brief.chip})", file=sys.stderr)
     else:
         print("Nothing in the last two days outside this conversation.", file=sys.stderr)
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from ..core.recall.index_build import build_lock
+    from ..core.recall.recall_index import open_index
+
+    bot = open_bot(args)
+    with build_lock(bot.home, bot.id, wait=args.wait) as held:
+        if not held:
+            message = f"{bot.id}'s index is being built by another process now; --wait waits for that build."
+            if args.json:
+                print_json({"bot": bot.id, "built": False, "reason": message})
+            else:
+                print(message)
+            return 0
+        index = open_index(bot.home, bot.id)
+        report = index.refresh(progress=_index_progress(args, bot.id))
+        counts = index.counts()
+    if args.json:
+        print_json(
+            {
+                "bot": bot.id,
+                "built": True,
+                "files_read": report.files_read,
+                "files_removed": report.files_removed,
+                "seconds": round(report.seconds, 3),
+                "counts": counts,
+            }
+        )
+        return 0
+    print(
+        f"{bot.id}'s index is up to date: {report.files_read:,} files read, {report.files_removed:,} removed "
+        f"in {report.seconds:.1f} s."
+    )
     return 0

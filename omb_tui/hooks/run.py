@@ -43,12 +43,29 @@ _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 SESSION_ID_MAX_CHARS = 40  # a UUID is 36
 
 
+INDEX_SECONDS = 1.5  # what a hook may spend bringing the recall index up to date; the rest is built elsewhere
+
+
 def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: str | None = None) -> str:
-    """Run the hook `name` (session-start, prompt, stop) on the payload in `stream`: the text to print."""
+    """Run the hook `name` (session-start, prompt, stop) on the payload in `stream`: the text to print.
+
+    A hook never builds the recall index in its own time: it refreshes for INDEX_SECONDS at most (nothing while
+    another process builds it), answers from what the index holds, and when that was not enough starts the build
+    in the background (core/recall/index_build.py), which goes on from what was committed."""
+    from ..core.recall.index_build import build_running, start_background_build
+    from ..core.recall.index_refresh import refresh_budget
+
     event, hook = HOOKS[name]
     payload = read_payload(stream, event)
     home.require_bot(bot_id)  # NotFound, naming the home, before anything is read or written
-    return hook(home, bot_id, payload, person)
+    with refresh_budget(INDEX_SECONDS, skip=build_running(home, bot_id)) as budget:
+        text = hook(home, bot_id, payload, person)
+    if budget.unfinished:
+        log.info(
+            "%s: the recall index was not up to date within %g s; building it in the background", bot_id, INDEX_SECONDS
+        )
+        start_background_build(home, bot_id)
+    return text
 
 
 RESUME = "resume"  # SessionStart's `source`: startup, resume, clear or compact

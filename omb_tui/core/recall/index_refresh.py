@@ -19,12 +19,17 @@ Bringing it up to date (`refresh`) reads only what changed, and finds it without
   reading is what is stored); a file that disappears leaves the index. A damaged or out-of-date
   index file is deleted and built again.
 
-Every refresh is one transaction, so another process reading the index never sees half of one.
+A refresh that reads fewer than BATCH_FILES files is one transaction, so another process reading the index never
+sees half of one. A longer one (a build from nothing) commits every BATCH_FILES files: each file's rows always
+change whole, and what is built survives a kill, so the next refresh goes on from there. Inside `refresh_budget`
+(a hook, which has its seconds) a refresh stops at the first commit past the budget and says so
+(`RefreshBudget.unfinished`); the caller answers from what the index holds and lets the build go on elsewhere.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import logging
 import math
@@ -89,6 +94,34 @@ class RefreshReport:
     files_read: int = 0
     files_removed: int = 0
     seconds: float = 0.0
+    files_left: int = 0  # changed files a budget left for a later refresh
+
+
+BATCH_FILES = 200  # a refresh reading more files commits every this many: a build survives a kill
+
+
+@dataclass
+class RefreshBudget:
+    """How long the refreshes inside `refresh_budget` may take, and whether one stopped before it was done."""
+
+    deadline: float  # time.monotonic()
+    skip: bool = False  # another process is building this index: answer from what it holds, read nothing
+    unfinished: bool = False
+
+
+_BUDGET: contextvars.ContextVar[RefreshBudget | None] = contextvars.ContextVar("refresh_budget", default=None)
+
+
+@contextlib.contextmanager
+def refresh_budget(seconds: float, *, skip: bool = False):
+    """Inside it, each refresh stops at its first commit past `seconds` from now (or, with `skip`, reads
+    nothing); the budget yielded says whether one was left unfinished."""
+    budget = RefreshBudget(time.monotonic() + seconds, skip)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
 
 
 class IndexRefresh:
@@ -161,8 +194,11 @@ class IndexRefresh:
         change the store writes or notices), a folder's `.changes` for conversations. MEMORY.md is
         looked at every time, and every file at least every FULL_CHECK_SECONDS.
         """
-        known = self.rows.known()
         report = RefreshReport()
+        budget = _BUDGET.get()
+        if budget is not None and budget.skip:
+            return report
+        known = self.rows.known()
         now = time.monotonic()
         check_all = full or now - self._last_full_check >= FULL_CHECK_SECONDS
         present: dict[str, Listed] = {}
@@ -209,21 +245,32 @@ class IndexRefresh:
             removed += [key for key in known[group] if key not in present]
         if not changed and not removed:
             return report
-        with self.rows.write() as db:
-            for key in removed:
-                self.rows.forget(db, key)
-                report.files_removed += 1
-            step = max(1, len(changed) // 100)
-            for done, key in enumerate(changed, 1):
-                listed = present[key]
-                assert listed.stat is not None  # only files stat'ed can have changed
-                if self.rows.index_file(db, key, Path(listed.path), listed.stat):
-                    report.files_read += 1
-                if progress is not None and (done % step == 0 or done == len(changed)):
-                    progress(done, len(changed))
-            if len(changed) >= OPTIMIZE_AFTER_FILES:
-                for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
-                    db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+        step = max(1, len(changed) // 100)
+        done = 0
+        while True:
+            with self.rows.write() as db:
+                for key in removed:
+                    self.rows.forget(db, key)
+                    report.files_removed += 1
+                removed = []
+                for key in changed[done : done + BATCH_FILES]:
+                    listed = present[key]
+                    assert listed.stat is not None  # only files stat'ed can have changed
+                    if self.rows.index_file(db, key, Path(listed.path), listed.stat):
+                        report.files_read += 1
+                    done += 1
+                    if progress is not None and (done % step == 0 or done == len(changed)):
+                        progress(done, len(changed))
+                if done == len(changed) and len(changed) >= OPTIMIZE_AFTER_FILES:
+                    for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
+                        db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+            if done == len(changed):
+                break
+            if budget is not None and time.monotonic() >= budget.deadline:
+                budget.unfinished = True
+                report.files_left = len(changed) - done
+                self._last_full_check = -math.inf  # what was not read is found again by the next look
+                break
         # another connection may have committed between this refresh's first look and its write (its rows may
         # have taken ids kept here): then nothing kept is trusted, and the files' states are read again next time
         self.connection.see_other_writers()
