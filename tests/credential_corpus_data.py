@@ -96,6 +96,8 @@ CREDENTIALS: list[Credential] = [
     Credential("slack-webhook", "post to ", "https://hooks." + "slack.com/services/T" + "0FAKE123/B0FAKE456/" + fill("Fake1Hook", 24), " daily"),
     Credential("slack-app", "socket mode uses ", "xa" + "pp-1-A0FAKE123-1234567890-" + fill(HEX, 64), ""),
     Credential("telegram-bot", "the bot token is ", "123456789:" + "AA" + fill("FAKE0telegram1_-", 33), ""),
+    Credential("discord-bot", "the bot's token is ", "MTE" + fill("2FAKE0example1NOTreal", 23) + "." + "GFake2" + "." + fill("Fake0Discord1Example2NOT", 38), ", reset it if it leaks"),
+    Credential("telegram-bot", "notify via https://api.telegram.org/bot", "987654321:" + "AA" + fill("FAKE1telegram0_-", 33), "/sendMessage?chat_id=42"),
     Credential("discord-bot", "discord bot ", "M" + fill("TAFAKE0example1", 23) + "." + "GFake1" + "." + fill("Fake0Discord1Example", 27), " in .env"),
     Credential("twilio-key", "twilio api key ", "S" + "K" + fill("0123456789abcdef", 32), ""),
     Credential("sendgrid", "sendgrid ", "S" + "G." + fill("FAKE0sendgrid1", 22) + "." + fill("Example0Fake1Key2", 43), " key"),
@@ -180,6 +182,10 @@ CREDENTIALS: list[Credential] = [
     Credential("url-password", "amqp://guest:", "p@ss#w0rd", "@rabbit:5672/"),
     Credential("url-password", "redis://:", "s3cr3tpw", "@cache:6379/0"),
     Credential("url-password", "https://admin:", "S3cret!", "@example.com"),
+    Credential("url-password", "the feed is https://reader:", "Fake/Pass?9x", "@rss.example.com/private.xml"),
+    # --- keys cut by a line break or a zero-width character as they were pasted
+    Credential("split-key", "push with this\n", "gh" + "p_" + fill(ALNUM, 20) + "\n" + fill("Zy9XFAKE", 16), "\nthanks!"),
+    Credential("split-key", "Deploy with key ", "AK" + "IA" + "FAKE\u200bEXAMPLE01234", " please"),
 ]
 # fmt: on
 

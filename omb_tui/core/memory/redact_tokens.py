@@ -36,8 +36,8 @@ denylists of its plugins:
 - OpenAI legacy keys (sk-…T3BlbkFJ…)
 - JSON Web Tokens (eyJ….eyJ….signature, checked to decode as JSON)
 - URLs with a password in them (scheme://user:password@host), password part only
-- SendGrid, PyPI, npm (_authToken), Square OAuth, Mailchimp, Twilio, Telegram bot
-  and Discord bot tokens
+- SendGrid, PyPI, npm (_authToken), Square OAuth, Mailchimp, Twilio and Telegram
+  bot tokens
 Secret kinds found with omb-tui's own patterns (detect-secrets 1.5.0 misses them,
 or matches them in a way that does not fit prose notes):
 - OpenAI project/service/admin keys (sk-proj-, sk-svcacct-, sk-admin-) and other sk- keys
@@ -74,7 +74,12 @@ or matches them in a way that does not fit prose notes):
   SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
 - URLs with a password that detect-secrets skips: no user name
   (scheme://:password@host) or punctuation in the password (https://admin:S3cret!@host,
-  mysql://root:Pa#ss9@host)
+  mysql://root:Pa#ss9@host, https://user:pa/ss?wd@host: up to the last @ before the host)
+- Discord bot tokens, the current ones too (a 38-character last part), and Telegram
+  bot tokens inside the Bot API's URL (https://api.telegram.org/bot<token>/…)
+- Keys cut by a zero-width character (U+200B, U+200C, U+200D, U+2060, U+FEFF) or by
+  a line break (the next line starting, with no space, with the key's generated-looking
+  tail): the whole key, the character or break included
 Not used, on purpose: detect-secrets' high-entropy string and public-IP
 detectors (they would redact commit hashes and addresses in ordinary notes),
 its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
@@ -150,7 +155,7 @@ class _Rule:
                 yield start, end
 
 
-def _own(pattern: str, *gates: str, flags: int = 0, **options: Any) -> _Rule:
+def _own(pattern: str, *gates: str | re.Pattern[str], flags: int = 0, **options: Any) -> _Rule:
     return _Rule(re.compile(pattern, flags), gates, **options)
 
 
@@ -233,7 +238,6 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
         bound_right=True,
         extend=False,
     ),
-    _spec("discord", "DiscordBotTokenDetector", (re.compile(r"\.[\w-]{6}\."),), bound_right=True, extend=False),
 )
 
 
@@ -317,15 +321,27 @@ _OWN_RULES: tuple[_Rule, ...] = (
     # name (scheme://:password@host) or punctuation in the password ("S3cret!",
     # "pa$$w0rd", "Fake#Pass9": people paste passwords with "#" unescaped). The
     # password runs to the last "@" before the path; a reference
-    # (scheme://user:${DB_PASS}@host) stays.
+    # (scheme://user:${DB_PASS}@host) stays. Failing that, a password holding "/" or
+    # "?" (https://user:pa/ss?wd@host) runs to the last "@" that a host follows; a
+    # port and a path (https://host:8080/p?email=a@b.com) are not a password.
     _own(
-        r"://[^:/?#\[\]@\s]*:([^/?\s]+)@",
+        r"://[^:/?#\[\]@\s]*:([^/?\s]+(?=@)"
+        r"|(?!\d{1,5}(?:[/?#]|\Z))[^\s@/?]{0,128}[/?]\S{0,256}(?=@[A-Za-z0-9][A-Za-z0-9.-]*(?:[:/?#]|\s|\Z)))",
         "://",
         group=1,
         bound_left=False,
         extend=False,
         check=lambda value: not is_reference(value),
     ),
+    # Discord bot tokens: base64 user id . 6 characters . 27 (older) or 38 (current) characters;
+    # detect-secrets' pattern stops at 27, so a current token's tail was kept.
+    _own(
+        r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}",
+        re.compile(r"\.[\w-]{6}\."),
+        check=_body_random(0, 40),
+    ),
+    # A Telegram bot token inside the Bot API's URL: https://api.telegram.org/bot<digits>:<35>.
+    _own(r"(?<=/bot)\d{5,16}:[0-9A-Za-z_-]{35}", "/bot", bound_left=False, bound_right=True, extend=False),
 )
 
 
