@@ -342,6 +342,58 @@ _OWN_RULES: tuple[_Rule, ...] = (
     ),
     # A Telegram bot token inside the Bot API's URL: https://api.telegram.org/bot<digits>:<35>.
     _own(r"(?<=/bot)\d{5,16}:[0-9A-Za-z_-]{35}", "/bot", bound_left=False, bound_right=True, extend=False),
+    # Prefixed keys of more providers; shapes after gitleaks' default rules (MIT), patterns our own.
+    # Each is gated on its prefix; a body must look generated where the prefix is also a word.
+    _own(r"pplx-[A-Za-z0-9]{48}", "pplx-"),  # Perplexity
+    _own(r"r8_[A-Za-z0-9]{37}", "r8_", check=_body_random(3, 37)),  # Replicate
+    _own(r"ATATT3[A-Za-z0-9_=-]{150,}", "ATATT3"),  # Atlassian API token
+    _own(r"dapi[a-f0-9]{32}(?:-\d)?", "dapi", bound_right=True, extend=False),  # Databricks
+    _own(r"lin_(?:api|oauth)_[A-Za-z0-9]{40}", "lin_"),  # Linear
+    _own(r"ntn_\d{11}[A-Za-z0-9]{35}", "ntn_"),  # Notion
+    _own(r"dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}", "dp."),  # Doppler
+    _own(r"pul-[a-f0-9]{40}", "pul-", bound_right=True, extend=False),  # Pulumi
+    _own(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}", ".atlasv1."),  # Terraform Cloud / Enterprise
+    _own(r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", "sk.eyJ"),  # Mapbox secret token (pk. is public)
+    _own(r"sntrys_eyJ[A-Za-z0-9+/=]{20,}_[A-Za-z0-9+/]{43}", "sntrys_"),  # Sentry organization token
+    _own(r"sntryu_[a-f0-9]{64}", "sntryu_", bound_right=True, extend=False),  # Sentry user token
+    _own(r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", "glsa_", bound_right=True, extend=False),  # Grafana SA
+    _own(r"glc_[A-Za-z0-9+/]{32,400}={0,3}", "glc_", check=_body_random(4, 32)),  # Grafana Cloud
+    _own(
+        r"NR(?:AK|II)-[A-Za-z0-9-]{27,32}", "NRAK-", "NRII-", check=_body_random(5, 27)
+    ),  # New Relic user / insert keys
+    _own(r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]{20,}", "tskey-"),  # Tailscale
+    _own(r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,}", "sbp_", "sb_secret_"),  # Supabase access / secret keys
+    _own(r"figd_[A-Za-z0-9_-]{40,}", "figd_"),  # Figma
+    _own(r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", "PMAK-", bound_right=True, extend=False),  # Postman
+    _own(r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{32,64}", "pscale_"),  # PlanetScale
+    _own(r"fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}", "fo1_", "fm1", "fm2"),  # Fly.io
+    _own(r"HRKU-AA[A-Za-z0-9_-]{58}", "HRKU-"),  # Heroku
+    _own(r"LTAI[A-Za-z0-9]{12,20}", "LTAI", bound_right=True, extend=False, check=_body_random(4, 12)),  # Alibaba
+    _own(r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", "ops_eyJ"),  # 1Password service account
+    _own(
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+        "A3-",
+        bound_right=True,
+        extend=False,
+    ),  # 1Password account secret key
+    _own(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", "v1.0-", bound_right=True, extend=False),  # Cloudflare origin CA
+    _own(r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", "dt0c01."),  # Dynatrace
+    _own(r"EZ[AT]K[A-Za-z0-9]{54}", "EZAK", "EZTK"),  # EasyPost
+    _own(r"pnu_[A-Za-z0-9]{36}", "pnu_"),  # Prefect
+    _own(r"rdme_[a-z0-9]{70}", "rdme_"),  # ReadMe
+    _own(r"rubygems_[a-f0-9]{48}", "rubygems_", bound_right=True, extend=False),  # RubyGems
+    _own(r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),  # Brevo (Sendinblue)
+    _own(r"shippo_(?:live|test)_[a-fA-F0-9]{40}", "shippo_", bound_right=True, extend=False),  # Shippo
+    _own(r"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40}", "sgp_"),  # Sourcegraph
+    _own(r"api_org_[A-Za-z]{34}", "api_org_", check=_body_plausible(8)),  # Hugging Face organization
+    _own(r"ico-[A-Za-z0-9]{32}", "ico-", check=_body_random(4, 32)),  # Infracost
+    _own(r"tk-us-[A-Za-z0-9_-]{48}", "tk-us-"),  # Scalingo
+    _own(r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", "Q~", check=_body_random(0, 38)),  # Azure AD client secret
+    _own(r"(?:sk|rk)_prod_[A-Za-z0-9]{10,99}", "k_prod_"),  # Stripe
+    _own(
+        r"EAAA[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22,60}", "EAAA", "sq0atp-", check=_body_random(4, 22)
+    ),  # Square
+    _own(r"EAA[CM][A-Za-z0-9]{100,}", "EAA"),  # Facebook page access token
 )
 
 
