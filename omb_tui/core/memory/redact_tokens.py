@@ -80,6 +80,33 @@ or matches them in a way that does not fit prose notes):
 - Keys cut by a zero-width character (U+200B, U+200C, U+200D, U+2060, U+FEFF) or by
   a line break (the next line starting, with no space, with the key's generated-looking
   tail): the whole key, the character or break included
+- Prefixed keys of more providers, shapes after gitleaks' default rules (our own
+  patterns): Perplexity (pplx-), Replicate (r8_), Atlassian (ATATT3), Databricks
+  (dapi + 32 hex), Linear (lin_api_), Notion (ntn_), Doppler (dp.st., dp.pt., …),
+  Pulumi (pul-), Terraform Cloud (….atlasv1.…), Mapbox secret tokens (sk.eyJ…; pk.
+  is public), Sentry (sntrys_, sntryu_), Grafana (glsa_, glc_), New Relic (NRAK-,
+  NRII-), Tailscale (tskey-auth-…), Supabase (sbp_, sb_secret_), Figma (figd_),
+  Postman (PMAK-), PlanetScale (pscale_pw_, _tkn_, _oauth_), Fly.io (fo1_, fm1_,
+  fm2_), Heroku (HRKU-AA), Alibaba (LTAI…), 1Password (ops_eyJ…, A3-… secret keys),
+  Cloudflare origin CA (v1.0-), Dynatrace (dt0c01.), EasyPost (EZAK, EZTK), Prefect
+  (pnu_), ReadMe (rdme_), RubyGems (rubygems_), Brevo (xkeysib-), Shippo (shippo_),
+  Sourcegraph (sgp_), Hugging Face organizations (api_org_), Infracost (ico-),
+  Scalingo (tk-us-), Azure AD client secrets (…Q~…), Stripe sk_prod_/rk_prod_,
+  Square access tokens (EAAA, sq0atp-) and Facebook page tokens (EAAC, EAAM)
+- Secrets inside URLs: X-Amz-Signature, X-Amz-Credential and X-Amz-Security-Token
+  of a presigned S3 URL, an Azure SAS sig=, the token of a Discord webhook and the
+  secret path of a Microsoft Teams webhook (after webhookb2/)
+- Pasted files: .netrc (machine h login u password P), .pgpass lines
+  (host:port:db:user:password), docker's "auth" and "identitytoken", kubeconfig's
+  client-key-data (its token: is an assignment)
+- Command lines: sshpass -p PW, mysql -pPW (glued to -p), curl -u user:pw
+- Cookie and Set-Cookie headers: values of cookies with a session-like name
+  (sessionid, JSESSIONID, *_session, auth, token, remember…)
+- Private keys in hex (an Ethereum key: 0x and 64 hex digits, or 64 hex digits)
+  within a few words after "private key"; a transaction hash or an address stays
+- Password phrases in French, German, Spanish, Italian, Portuguese, Dutch, Czech,
+  Polish and Swedish ("le mot de passe du wifi est X", "Passwort ist X",
+  "contraseña: X", "heslo je X"; X must have a digit, a symbol or an inner capital)
 Not used, on purpose: detect-secrets' high-entropy string and public-IP
 detectors (they would redact commit hashes and addresses in ordinary notes),
 its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
