@@ -805,3 +805,59 @@ def test_redacted_entry_keeps_its_dates(
     assert _one(moved).moved == later
     got = _one(redact(moved).text)
     assert (got.day, got.source, got.until, got.moved) == (day, before.source, until, later), redact(moved).text
+
+
+# ------------------------------------------------ claimed kinds in their current forms
+
+DISCORD_MODERN = "MTE" + "2FAKE0example1NOTreal2x" + "." + "GFake1" + "." + "Fake0Discord1Example2NOT3real4token56"
+TELEGRAM = "123456789:" + "AA" + "FAKE0telegram1_-FAKE0telegram1_-F"
+GITHUB_SPLIT = ("gh" + "p_" + "FAKE0example1NOT2", "real3token4FAKE0ex1")  # 36 characters after ghp_, split in two
+
+
+@pytest.mark.parametrize(
+    ("before", "secret", "after"),
+    [
+        # A modern Discord bot token: its last part has 38 characters, not 27.
+        ("discord bot ", DISCORD_MODERN, " in .env"),
+        # A Telegram token inside the Bot API's URL: "bot" is glued to its digits.
+        ("https://api.telegram.org/bot", TELEGRAM, "/sendMessage?chat_id=42"),
+        # A URL password holding "/" or "?": all of it up to the "@" before the host.
+        ("https://user:", "pa/ss?wd", "@host.example.com/x"),
+        ("postgres://app:", "Fake/Pass?9", "@db.internal:5432/app"),
+        # A zero-width character inside a key is part of the key.
+        ("key ", "AK" + "IA" + "FAKE\u200bEXAMPLE01234", " please"),
+        ("key ", "AK" + "IA" + "FAKEEXAM\u2060PLE01234", ""),
+        ("push with ", "gh" + "p_" + "FAKE0example1\u200dNOT2real3token4FAKE0ex1", " please"),
+        # A key cut by a line break, its tail on the next line with no space before it.
+        ("push with ", GITHUB_SPLIT[0] + "\n" + GITHUB_SPLIT[1], "\nthanks"),
+        ("push with ", GITHUB_SPLIT[0] + "\r\n" + GITHUB_SPLIT[1], " please"),
+        ("key ", "AK" + "IA" + "FAKEEX\n" + "AMPLE01234", "\nok"),
+    ],
+)
+def test_claimed_kinds_in_their_current_forms_are_redacted(before: str, secret: str, after: str) -> None:
+    text = before + secret + after
+    result = redact(text)
+    assert result.text == before + mark(len(secret)) + after, text
+    assert redact(result.text) == Redaction(result.text, 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A port and a path are not a password, whatever the query holds.
+        "https://example.com:8080/path?email=bob@example.com",
+        "see http://localhost:3000/login?next=/a@b",
+        # A line that ends in a word and a next line that starts with one are two words.
+        "push with the key\nFAKE0example1 is a test id",
+        "the hash 3f9a2b1c4d5e6f708192a3b4c5d6e7f809a1b2c3\nv2 released",
+        # Zero-width characters in ordinary words stay.
+        "zero\u200bwidth joiner in a word, and a BOM \ufeffhere",
+    ],
+)
+def test_forms_near_the_claimed_kinds_stay(text: str) -> None:
+    assert redact(text) == Redaction(text, 0)
+
+
+def test_a_key_cut_by_a_line_break_keeps_the_next_line_when_it_is_prose() -> None:
+    text = "push with " + GITHUB_SPLIT[0] + GITHUB_SPLIT[1] + "\nplease"
+    assert redact(text).text == "push with " + mark(40) + "\nplease"

@@ -41,6 +41,8 @@ import bisect
 from dataclasses import dataclass
 
 from .redact_assignments import assignment_spans
+from .redact_pasted import pasted_spans
+from .redact_split import spans_across_splits
 from .redact_tokens import DETECTORS, token_spans
 from .redact_values import MARK_RE, REDACTION_MARK, Span, mark
 
@@ -73,8 +75,10 @@ class Redaction:
 
 def _candidate_spans(text: str) -> list[Span]:
     lowered = text.lower()
-    spans = token_spans(text, lowered)
-    spans.extend(assignment_spans(text, lowered))
+    # A key cut by a zero-width character or a line break is read whole (see redact_split).
+    spans = spans_across_splits(text, lowered, token_spans, join_lines=True)
+    spans.extend(spans_across_splits(text, lowered, assignment_spans, join_lines=False))
+    spans.extend(spans_across_splits(text, lowered, pasted_spans, join_lines=False))
     return spans
 
 

@@ -54,7 +54,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from .redact_values import MARK_RE, Span, is_reference, left_ok, plausible, random_token
+from .redact_values import MARK_RE, Span, is_reference, left_ok, looks_like_password, plausible, random_token
 
 __all__ = ["assignment_spans"]
 
@@ -282,7 +282,6 @@ _UNIT_RE = re.compile(
 )
 _PATH_RE = re.compile(r"(?:~|\.\.?)/[\w.-]+(?:/[\w.-]*)*|/[\w.-]+/[\w./-]*")
 _WORD_EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
-_PROSE_SYMBOLS = "'-.,;:!?()[]{}<>|/\"`"
 _SENTENCE_END = ".,;"  # trailing punctuation that ends the sentence, not the value
 _OPENER = {")": "(", '"': '"', "'": "'", "`": "`"}
 
@@ -346,13 +345,6 @@ def _is_path(value: str) -> bool:
     return _PATH_RE.fullmatch(value) is not None
 
 
-def _looks_like_password(word: str) -> bool:
-    """A single word that is not plain prose: has a digit, a symbol or a capital inside."""
-    return any(
-        c.isdigit() or (c.isupper() and i > 0) or not (c.isalnum() or c in _PROSE_SYMBOLS) for i, c in enumerate(word)
-    )
-
-
 _WORD_RE = re.compile(r"\S+")
 
 
@@ -385,7 +377,7 @@ def _line_value(text: str, start: int, end: int, mode: str) -> Span | None:
     a, b = words[0]
     b = _value_end(text, a, b, ",;:)" + _SENTENCE_END)
     word = text[a:b]
-    if word and _looks_like_password(word) and not is_reference(word) and not _describes_a_secret(plain):
+    if word and looks_like_password(word) and not is_reference(word) and not _describes_a_secret(plain):
         return a, b
     return None
 
@@ -476,11 +468,11 @@ def _phrase_spans(scan: _Scan, m: re.Match[str]) -> Iterator[Span]:
     # Trimmed punctuation or a boundary ends the clause; otherwise see if it goes on.
     following = scan.next_word(end) if end == word.end() else None
     if following is not None:
-        if not _looks_like_password(value) or _short_number(value):
+        if not looks_like_password(value) or _short_number(value):
             return
         if value.isdigit() and _UNIT_RE.match(text, following):
             return
-    elif m.group("pass") and not _looks_like_password(value):
+    elif m.group("pass") and not looks_like_password(value):
         return  # "the pass is Stelvio": a plain word after "pass" is a mountain pass, not a password
     yield start, end
 

@@ -36,8 +36,8 @@ denylists of its plugins:
 - OpenAI legacy keys (sk-…T3BlbkFJ…)
 - JSON Web Tokens (eyJ….eyJ….signature, checked to decode as JSON)
 - URLs with a password in them (scheme://user:password@host), password part only
-- SendGrid, PyPI, npm (_authToken), Square OAuth, Mailchimp, Twilio, Telegram bot
-  and Discord bot tokens
+- SendGrid, PyPI, npm (_authToken), Square OAuth, Mailchimp, Twilio and Telegram
+  bot tokens
 Secret kinds found with omb-tui's own patterns (detect-secrets 1.5.0 misses them,
 or matches them in a way that does not fit prose notes):
 - OpenAI project/service/admin keys (sk-proj-, sk-svcacct-, sk-admin-) and other sk- keys
@@ -74,7 +74,39 @@ or matches them in a way that does not fit prose notes):
   SSH2), and PuTTY key files (detect-secrets only flags the BEGIN line)
 - URLs with a password that detect-secrets skips: no user name
   (scheme://:password@host) or punctuation in the password (https://admin:S3cret!@host,
-  mysql://root:Pa#ss9@host)
+  mysql://root:Pa#ss9@host, https://user:pa/ss?wd@host: up to the last @ before the host)
+- Discord bot tokens, the current ones too (a 38-character last part), and Telegram
+  bot tokens inside the Bot API's URL (https://api.telegram.org/bot<token>/…)
+- Keys cut by a zero-width character (U+200B, U+200C, U+200D, U+2060, U+FEFF) or by
+  a line break (the next line starting, with no space, with the key's generated-looking
+  tail): the whole key, the character or break included
+- Prefixed keys of more providers, shapes after gitleaks' default rules (our own
+  patterns): Perplexity (pplx-), Replicate (r8_), Atlassian (ATATT3), Databricks
+  (dapi + 32 hex), Linear (lin_api_), Notion (ntn_), Doppler (dp.st., dp.pt., …),
+  Pulumi (pul-), Terraform Cloud (….atlasv1.…), Mapbox secret tokens (sk.eyJ…; pk.
+  is public), Sentry (sntrys_, sntryu_), Grafana (glsa_, glc_), New Relic (NRAK-,
+  NRII-), Tailscale (tskey-auth-…), Supabase (sbp_, sb_secret_), Figma (figd_),
+  Postman (PMAK-), PlanetScale (pscale_pw_, _tkn_, _oauth_), Fly.io (fo1_, fm1_,
+  fm2_), Heroku (HRKU-AA), Alibaba (LTAI…), 1Password (ops_eyJ…, A3-… secret keys),
+  Cloudflare origin CA (v1.0-), Dynatrace (dt0c01.), EasyPost (EZAK, EZTK), Prefect
+  (pnu_), ReadMe (rdme_), RubyGems (rubygems_), Brevo (xkeysib-), Shippo (shippo_),
+  Sourcegraph (sgp_), Hugging Face organizations (api_org_), Infracost (ico-),
+  Scalingo (tk-us-), Azure AD client secrets (…Q~…), Stripe sk_prod_/rk_prod_,
+  Square access tokens (EAAA, sq0atp-) and Facebook page tokens (EAAC, EAAM)
+- Secrets inside URLs: X-Amz-Signature, X-Amz-Credential and X-Amz-Security-Token
+  of a presigned S3 URL, an Azure SAS sig=, the token of a Discord webhook and the
+  secret path of a Microsoft Teams webhook (after webhookb2/)
+- Pasted files: .netrc (machine h login u password P), .pgpass lines
+  (host:port:db:user:password), docker's "auth" and "identitytoken", kubeconfig's
+  client-key-data (its token: is an assignment)
+- Command lines: sshpass -p PW, mysql -pPW (glued to -p), curl -u user:pw
+- Cookie and Set-Cookie headers: values of cookies with a session-like name
+  (sessionid, JSESSIONID, *_session, auth, token, remember…)
+- Private keys in hex (an Ethereum key: 0x and 64 hex digits, or 64 hex digits)
+  within a few words after "private key"; a transaction hash or an address stays
+- Password phrases in French, German, Spanish, Italian, Portuguese, Dutch, Czech,
+  Polish and Swedish ("le mot de passe du wifi est X", "Passwort ist X",
+  "contraseña: X", "heslo je X"; X must have a digit, a symbol or an inner capital)
 Not used, on purpose: detect-secrets' high-entropy string and public-IP
 detectors (they would redact commit hashes and addresses in ordinary notes),
 its keyword detector (it takes "Jane Doe" in "secretary: Jane Doe" for a
@@ -150,7 +182,7 @@ class _Rule:
                 yield start, end
 
 
-def _own(pattern: str, *gates: str, flags: int = 0, **options: Any) -> _Rule:
+def _own(pattern: str, *gates: str | re.Pattern[str], flags: int = 0, **options: Any) -> _Rule:
     return _Rule(re.compile(pattern, flags), gates, **options)
 
 
@@ -233,7 +265,6 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
         bound_right=True,
         extend=False,
     ),
-    _spec("discord", "DiscordBotTokenDetector", (re.compile(r"\.[\w-]{6}\."),), bound_right=True, extend=False),
 )
 
 
@@ -317,15 +348,79 @@ _OWN_RULES: tuple[_Rule, ...] = (
     # name (scheme://:password@host) or punctuation in the password ("S3cret!",
     # "pa$$w0rd", "Fake#Pass9": people paste passwords with "#" unescaped). The
     # password runs to the last "@" before the path; a reference
-    # (scheme://user:${DB_PASS}@host) stays.
+    # (scheme://user:${DB_PASS}@host) stays. Failing that, a password holding "/" or
+    # "?" (https://user:pa/ss?wd@host) runs to the last "@" that a host follows; a
+    # port and a path (https://host:8080/p?email=a@b.com) are not a password.
     _own(
-        r"://[^:/?#\[\]@\s]*:([^/?\s]+)@",
+        r"://[^:/?#\[\]@\s]*:([^/?\s]+(?=@)"
+        r"|(?!\d{1,5}(?:[/?#]|\Z))[^\s@/?]{0,128}[/?]\S{0,256}(?=@[A-Za-z0-9][A-Za-z0-9.-]*(?:[:/?#]|\s|\Z)))",
         "://",
         group=1,
         bound_left=False,
         extend=False,
         check=lambda value: not is_reference(value),
     ),
+    # Discord bot tokens: base64 user id . 6 characters . 27 (older) or 38 (current) characters;
+    # detect-secrets' pattern stops at 27, so a current token's tail was kept.
+    _own(
+        r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}",
+        re.compile(r"\.[\w-]{6}\."),
+        check=_body_random(0, 40),
+    ),
+    # A Telegram bot token inside the Bot API's URL: https://api.telegram.org/bot<digits>:<35>.
+    _own(r"(?<=/bot)\d{5,16}:[0-9A-Za-z_-]{35}", "/bot", bound_left=False, bound_right=True, extend=False),
+    # Prefixed keys of more providers; shapes after gitleaks' default rules (MIT), patterns our own.
+    # Each is gated on its prefix; a body must look generated where the prefix is also a word.
+    _own(r"pplx-[A-Za-z0-9]{48}", "pplx-"),  # Perplexity
+    _own(r"r8_[A-Za-z0-9]{37}", "r8_", check=_body_random(3, 37)),  # Replicate
+    _own(r"ATATT3[A-Za-z0-9_=-]{150,}", "ATATT3"),  # Atlassian API token
+    _own(r"dapi[a-f0-9]{32}(?:-\d)?", "dapi", bound_right=True, extend=False),  # Databricks
+    _own(r"lin_(?:api|oauth)_[A-Za-z0-9]{40}", "lin_"),  # Linear
+    _own(r"ntn_\d{11}[A-Za-z0-9]{35}", "ntn_"),  # Notion
+    _own(r"dp\.(?:pt|st|ct|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}", "dp."),  # Doppler
+    _own(r"pul-[a-f0-9]{40}", "pul-", bound_right=True, extend=False),  # Pulumi
+    _own(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}", ".atlasv1."),  # Terraform Cloud / Enterprise
+    _own(r"sk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", "sk.eyJ"),  # Mapbox secret token (pk. is public)
+    _own(r"sntrys_eyJ[A-Za-z0-9+/=]{20,}_[A-Za-z0-9+/]{43}", "sntrys_"),  # Sentry organization token
+    _own(r"sntryu_[a-f0-9]{64}", "sntryu_", bound_right=True, extend=False),  # Sentry user token
+    _own(r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", "glsa_", bound_right=True, extend=False),  # Grafana SA
+    _own(r"glc_[A-Za-z0-9+/]{32,400}={0,3}", "glc_", check=_body_random(4, 32)),  # Grafana Cloud
+    _own(
+        r"NR(?:AK|II)-[A-Za-z0-9-]{27,32}", "NRAK-", "NRII-", check=_body_random(5, 27)
+    ),  # New Relic user / insert keys
+    _own(r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]+-[A-Za-z0-9]{20,}", "tskey-"),  # Tailscale
+    _own(r"sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,}", "sbp_", "sb_secret_"),  # Supabase access / secret keys
+    _own(r"figd_[A-Za-z0-9_-]{40,}", "figd_"),  # Figma
+    _own(r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", "PMAK-", bound_right=True, extend=False),  # Postman
+    _own(r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{32,64}", "pscale_"),  # PlanetScale
+    _own(r"fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}", "fo1_", "fm1", "fm2"),  # Fly.io
+    _own(r"HRKU-AA[A-Za-z0-9_-]{58}", "HRKU-"),  # Heroku
+    _own(r"LTAI[A-Za-z0-9]{12,20}", "LTAI", bound_right=True, extend=False, check=_body_random(4, 12)),  # Alibaba
+    _own(r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", "ops_eyJ"),  # 1Password service account
+    _own(
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+        "A3-",
+        bound_right=True,
+        extend=False,
+    ),  # 1Password account secret key
+    _own(r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", "v1.0-", bound_right=True, extend=False),  # Cloudflare origin CA
+    _own(r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", "dt0c01."),  # Dynatrace
+    _own(r"EZ[AT]K[A-Za-z0-9]{54}", "EZAK", "EZTK"),  # EasyPost
+    _own(r"pnu_[A-Za-z0-9]{36}", "pnu_"),  # Prefect
+    _own(r"rdme_[a-z0-9]{70}", "rdme_"),  # ReadMe
+    _own(r"rubygems_[a-f0-9]{48}", "rubygems_", bound_right=True, extend=False),  # RubyGems
+    _own(r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),  # Brevo (Sendinblue)
+    _own(r"shippo_(?:live|test)_[a-fA-F0-9]{40}", "shippo_", bound_right=True, extend=False),  # Shippo
+    _own(r"sgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}|sgp_[a-fA-F0-9]{40}", "sgp_"),  # Sourcegraph
+    _own(r"api_org_[A-Za-z]{34}", "api_org_", check=_body_plausible(8)),  # Hugging Face organization
+    _own(r"ico-[A-Za-z0-9]{32}", "ico-", check=_body_random(4, 32)),  # Infracost
+    _own(r"tk-us-[A-Za-z0-9_-]{48}", "tk-us-"),  # Scalingo
+    _own(r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}", "Q~", check=_body_random(0, 38)),  # Azure AD client secret
+    _own(r"(?:sk|rk)_prod_[A-Za-z0-9]{10,99}", "k_prod_"),  # Stripe
+    _own(
+        r"EAAA[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22,60}", "EAAA", "sq0atp-", check=_body_random(4, 22)
+    ),  # Square
+    _own(r"EAA[CM][A-Za-z0-9]{100,}", "EAA"),  # Facebook page access token
 )
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "Span",
     "is_reference",
     "left_ok",
+    "looks_like_password",
     "mark",
     "plausible",
     "random_token",
@@ -85,6 +86,16 @@ def random_token(body: str, min_len: int) -> bool:
         and any(c.isalpha() for c in body)
         and any(c.isdigit() for c in body)
         and _ALNUM_RUN_RE.search(body) is not None
+    )
+
+
+_PROSE_SYMBOLS = "'-.,;:!?()[]{}<>|/\"`"
+
+
+def looks_like_password(word: str) -> bool:
+    """A single word that is not plain prose, in any language: a digit, a symbol or a capital inside."""
+    return any(
+        c.isdigit() or (c.isupper() and i > 0) or not (c.isalnum() or c in _PROSE_SYMBOLS) for i, c in enumerate(word)
     )
 
 
