@@ -79,7 +79,7 @@ def test_a_hook_answers_within_its_budget_and_the_build_finishes_in_the_backgrou
     assert result.code == 0 and result.err == ""
     assert len(started) == 1 and started[0] is not None
     assert started[0].wait(DEADLINE) == 0  # the build, a process of its own
-    assert indexed_files(home) == base + CHATS
+    assert indexed_files(home) == base + CHATS + 1  # and the session's own chat, opened by its first prompt
     assert open_index(home, BOT_ID).refresh().files_read == 0
 
 
@@ -97,7 +97,7 @@ def test_while_another_process_builds_the_index_a_hook_reads_nothing_and_starts_
         assert indexed_files(home) == base and started == []
         said = run_cli("index", BOT_ID, "--json")
         assert json.loads(said.out)["built"] is False and said.code == 0
-    assert json.loads(run_cli("index", BOT_ID, "--json").out)["files_read"] == 30
+    assert json.loads(run_cli("index", BOT_ID, "--json").out)["files_read"] == 30 + 1  # the session's chat too
 
 
 def test_index_builds_in_the_foreground_and_says_what_it_read(run_cli, home):

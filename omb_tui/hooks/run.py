@@ -17,16 +17,14 @@ hook prints is kept within HOOK_OUTPUT_MAX_CHARS: the memory block loses its las
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..core.memory import conversations as conv
 from ..core.memory.paths import Home, MemoryInputError
-from ..core.memory.redact import contains_credential
+from ..core.turn.agent_session import chat_id_for
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 
 if TYPE_CHECKING:
@@ -37,10 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("omb_tui.hooks")
 
 HOOK_OUTPUT_MAX_CHARS = 9_500  # Claude Code's inline limit is 10,000 (counted as JavaScript does, in UTF-16 units)
-CHAT_PREFIX = "claude-code-"  # a session's conversation: claude-code-<session_id>
 TITLE_MAX_CHARS = 80
-_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-SESSION_ID_MAX_CHARS = 40  # a UUID is 36
 
 
 INDEX_SECONDS = 1.5  # what a hook may spend bringing the recall index up to date; the rest is built elsewhere
@@ -140,17 +135,22 @@ def changed_since_last_turn(home: Home, bot_id: str, chat: str) -> str:
 def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
     """The start of the turn, then recall's block for the prompt ("" when recall finds nothing)."""
     from ..core.recall.recall import recall
+    from ..core.turn.agent_session import open_session
     from ..core.turn.chats import default_person
     from ..core.turn.outside import note_turn_start
 
     message = text_field(payload, "prompt", required=True)
     assert message is not None  # required
-    chat = existing_chat(home, bot_id, text_field(payload, "session_id"))
+    session_id = text_field(payload, "session_id")
     try:
         note_turn_start(home, bot_id)
     except Exception as exc:  # journaling never fails the turn: the stop hook's look journals what is left
         log.error("%s: could not note the memory files before the turn: %s", bot_id, exc)
-    # Before the session's first turn is recorded there is no conversation to say who is talking.
+    chat = None
+    if session_id:
+        # The session's chat from its first prompt on: the MCP server's writes in this turn name it (and its run)
+        title = session_title(text_field(payload, "cwd"))
+        chat = open_session(home, bot_id, session_id, person=person, title=title).chat
     talking = None if chat else (person or default_person(home, bot_id))
     return fit("", recall(home, bot_id, message, chat_id=chat, person=talking).block.rstrip(), "")
 
@@ -163,6 +163,7 @@ def stop(home: Home, bot_id: str, payload: dict, person: str | None = None) -> s
 
 
 def record_stop(home: Home, bot_id: str, payload: dict, person: str | None = None) -> FinishedTurn:
+    from ..core.turn.agent_session import open_session
     from ..core.turn.outside import record_turn
     from .transcript import read_exchange
 
@@ -171,7 +172,8 @@ def record_stop(home: Home, bot_id: str, payload: dict, person: str | None = Non
     assert session_id is not None and transcript is not None  # required
     exchange = read_exchange(Path(transcript), text_field(payload, "last_assistant_message"))
     title = session_title(text_field(payload, "cwd"))
-    return record_turn(home, bot_id, chat_id_for(session_id), exchange, person=person, title=title)
+    session = open_session(home, bot_id, session_id, person=person, title=title)
+    return record_turn(home, bot_id, session.chat, exchange, person=person, title=title, run=session.run)
 
 
 HOOKS: dict[str, tuple[str, Callable[[Home, str, dict, str | None], str]]] = {
@@ -179,20 +181,6 @@ HOOKS: dict[str, tuple[str, Callable[[Home, str, dict, str | None], str]]] = {
     "prompt": (USER_PROMPT_SUBMIT, prompt),
     "stop": (STOP, stop),
 }
-
-
-def chat_id_for(session_id: str) -> str:
-    """The conversation of a Claude Code session: `claude-code-<session_id>`. A session id is Claude Code's UUID;
-    one that is not (longer than a UUID, not made for a file name, or shaped like a credential) is hashed, so
-    whatever a payload sends never names a file."""
-    if (
-        len(session_id) <= SESSION_ID_MAX_CHARS
-        and _SESSION_ID.match(session_id)
-        and ".." not in session_id
-        and not contains_credential(session_id)
-    ):
-        return CHAT_PREFIX + session_id
-    return CHAT_PREFIX + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def existing_chat(home: Home, bot_id: str, session_id: str | None) -> str | None:

@@ -34,6 +34,7 @@ from ..netguard.connections import (
 )
 from ..netguard.log import log_off_the_event_loop
 from .server import MemoryServer
+from .session import Sessions
 
 HOST = "127.0.0.1"  # this computer only: there is no option to listen elsewhere
 DEFAULT_PORT = 8768  # beside `omb-tui serve`'s 8767
@@ -194,6 +195,7 @@ def serve_http(memory: MemoryServer, port: int, say: Callable[[str], None]) -> i
     descriptor limit with the longest idle closed first, accept() failing for want of descriptors is counted, not
     told as a traceback, and the log is written by a thread, never from the event loop."""
     home = memory.bot.home
+    memory.sessions = Sessions()  # over HTTP a session is the client's own: no Claude Code process started it
     token = load_or_create_token(home)
     sock = listen(port)
     bound = sock.getsockname()[1]

@@ -13,6 +13,7 @@ speaks: `notifications/resources/updated` to a client that subscribed (the hands
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +38,7 @@ from mcp.shared.exceptions import MCPError
 from .. import __version__
 from ..core.memory.paths import MemoryInputError
 from ..core.team.storage import teams_dir
+from ..core.turn.agent_session import ENV_SESSION_ID, AgentSession, chat_id_for, open_session
 from ..core.turn.tools import SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
@@ -69,12 +71,24 @@ class MemoryServer:
     def __init__(self, bot: BotMemory, *, watch: bool = True) -> None:
         self.bot = bot
         self.watch = watch
-        self.sessions = Sessions()
+        self.sessions = Sessions(self._agent_session)
         self.bus = InMemorySubscriptionBus()  # the 2026-07-28 listen streams
         self.connected: dict[Session, ServerSession] = {}  # the handshake era: each session's newest channel
         self.subscribed: dict[Session, set[str]] = {}
         self.seen: resources.Seen | None = None
         self._looking = anyio.Lock()
+
+    def _agent_session(self) -> AgentSession | None:
+        """The Claude Code session that started this server (stdio), when Claude Code said which: its chat is
+        opened (as its first prompt would) so its writes, its file edits and its turns are one chat and one run."""
+        session_id = os.environ.get(ENV_SESSION_ID, "").strip()
+        if not session_id:
+            return None
+        try:
+            return open_session(self.bot.home, self.bot.id, session_id, title="Claude Code")
+        except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
+            log.warning("%s: could not open Claude Code's session %s: %s", self.bot.id, chat_id_for(session_id), exc)
+            return None
 
     # ----- who calls -----
     def session_of(self, ctx: ServerRequestContext[Any, Any]) -> Session:

@@ -9,9 +9,11 @@ undo-run takes it back (docs/mcp.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.runs.run import new_run_id
+from ..core.turn.agent_session import AgentSession
 from ..core.turn.tools import TurnStart, note_source
 
 CLIENT_NAME_MAX_CHARS = 60
@@ -32,11 +34,13 @@ class Session:
 
     client: str
     run: str = field(default_factory=new_run_id)
+    agent_chat: str | None = None  # a Claude Code session's own chat of the bot (core/turn/agent_session.py)
 
     @property
     def chat(self) -> str:
-        """The chat its journal rows name: the client and the session, as `omb-tui journal` shows them."""
-        return f"{self.client} (MCP session {self.run})"
+        """The chat its journal rows name: a Claude Code session's chat, the one its hooks record its turns in;
+        else the client and the session, as `omb-tui journal` shows them."""
+        return self.agent_chat or f"{self.client} (MCP session {self.run})"
 
     @property
     def start(self) -> TurnStart:
@@ -49,14 +53,20 @@ class Session:
 
 class Sessions:
     """The sessions of one server, one per client name and transport session (an HTTP session id), each made on
-    its first call. Over stdio there is one client, so one session for the whole process."""
+    its first call. Over stdio there is one client, so one session for the whole process.
 
-    def __init__(self) -> None:
+    Claude Code (2.1.154 on) starts a stdio server with its session's id in CLAUDE_CODE_SESSION_ID, the id its
+    hooks are sent: then the session is that Claude Code session, its chat and its run, the ones the hooks
+    record its turns in (`agent`: a function of home, bot and that id giving them)."""
+
+    def __init__(self, agent: Callable[[], AgentSession | None] | None = None) -> None:
         self._sessions: dict[tuple[str, str | None], Session] = {}
+        self._agent = agent
 
     def of(self, given_name: object, transport_session: str | None = None) -> Session:
         name = client_name(given_name)
         key = (name, transport_session)
         if key not in self._sessions:
-            self._sessions[key] = Session(name)
+            agent = self._agent() if self._agent is not None and transport_session is None else None
+            self._sessions[key] = Session(name, agent.run, agent.chat) if agent is not None else Session(name)
         return self._sessions[key]

@@ -183,6 +183,7 @@ class OutsideLook:
             who=found_by.who if found_by else WHO_PERSON,
             how=found_by.how if found_by else HOW_OUTSIDE,
             chat=found_by.chat if found_by else None,
+            run=found_by.run if found_by else None,
             file=rel,
             before_text=before_text,
             after_text=now.text if now else None,

@@ -96,11 +96,12 @@ def append_turn_log(
     tools: Sequence[str] = (),
     failed: bool = False,
     at: datetime | None = None,
+    run: str | None = None,
 ) -> WriteResult | None:
     """Append the line for one finished turn to `memory/log/YYYY-MM-DD.md` (the day of `at`, local time).
 
     Returns None, writing nothing, when the bot's memory is off. `conversation` is the chat or room
-    (or its id). The journal row names the bot, during a task, from that chat.
+    (or its id). The journal row names the bot, during a task, from that chat (and `run`, an agent session's).
     """
     validate_bot_id(bot_id)
     if not load_bot_settings(home, bot_id).memory:
@@ -109,5 +110,5 @@ def append_turn_log(
         conversation = conv.find_conversation(home, bot_id, conversation)
     moment = (at or clock.now()).astimezone()
     line = turn_log_line(conversation_source(conversation), said, tools, failed, moment)
-    actor = Actor(WHO_BOT, HOW_TASK, chat=conversation.id)
+    actor = Actor(WHO_BOT, HOW_TASK, chat=conversation.id, run=run)
     return append_log_line(MemoryStore(home, bot_id), moment.date(), line, actor)

@@ -85,6 +85,7 @@ def record_turn(
     person: str | None = None,
     title: str | None = None,
     now: datetime | None = None,
+    run: str | None = None,
 ) -> FinishedTurn:
     """The end of a turn: the exchange into the conversation `chat_id`, the boundary, the turn log line.
 
@@ -92,7 +93,8 @@ def record_turn(
     bot's newest such chat, else the login name; `title`, else the id). The person's message (with `origin`
     person) and the answer are appended in one write, each unless the conversation holds its id already. Then
     whatever differs in the memory files since `note_turn_start` is journaled as the bot's work, during a task, in
-    this chat, and, when something was appended and memory is on, one line goes into the daily turn log. Neither
+    this chat (each row carrying `run`, an agent session's, when given), and, when something was appended and
+    memory is on, one line goes into the daily turn log. Neither
     of those two fails the call: the conversation is the record, and a row that cannot be written is logged.
     """
     validate_bot_id(bot_id)
@@ -110,14 +112,16 @@ def record_turn(
     conv.append_messages(conversation.path, messages)
     result.appended = len(messages)
     try:
-        store = MemoryStore(home, bot_id, changes_found_by=Actor(WHO_BOT, HOW_TASK, chat=chat_id))
+        store = MemoryStore(home, bot_id, changes_found_by=Actor(WHO_BOT, HOW_TASK, chat=chat_id, run=run))
         result.rows = store.sync_outside_changes()
     except Exception as exc:  # journaling never fails the turn: the next look journals the change
         log.error("%s: could not journal the turn's changes to memory: %s", bot_id, exc)
     if any(message.author_kind == "bot" for message in messages):
         try:
             tools = list(exchange.tools)
-            written = append_turn_log(home, bot_id, conversation, exchange.answer, tools=tools, failed=exchange.failed)
+            written = append_turn_log(
+                home, bot_id, conversation, exchange.answer, tools=tools, failed=exchange.failed, run=run
+            )
             result.logged = written is not None
         except Exception as exc:  # the log is a record of the turn, never a reason to fail it
             log.error("%s: the turn log could not be written: %s", bot_id, exc)

@@ -1,0 +1,81 @@
+"""An agent's session (Claude Code's, as its hooks and its MCP server see it) as one chat of the bot and one run.
+
+Spec: memory.md, "The journal" (every row says who, how and from which chat; a run's rows carry its id, so review
+lists it as one group and undo-run takes it back). A Claude Code session reaches a bot three ways: the MCP
+server's tools write while the agent works, its own file tools (Bash, Edit) change memory files that the Stop hook
+finds at the turn's end, and the hooks record the prompt and the answer. All three name the same chat,
+`claude-code-<session_id>`, and carry the same run id, made from the chat's start and the session id, so each
+process that meets the session (a hook is a new process every prompt; the MCP server is another) finds the same
+one without asking any other (docs/agents.md, "One session, one run").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import UTC
+
+from ..memory import conversations as conv
+from ..memory.paths import Home, MemoryInputError, NotFound
+from ..memory.redact import contains_credential
+from .chats import default_person, open_chat
+
+CHAT_PREFIX = "claude-code-"  # a session's conversation: claude-code-<session_id>
+SESSION_ID_MAX_CHARS = 40  # a UUID is 36
+ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def chat_id_for(session_id: str) -> str:
+    """The conversation of a Claude Code session: `claude-code-<session_id>`. A session id is Claude Code's UUID;
+    one that is not (longer than a UUID, not made for a file name, or shaped like a credential) is hashed, so
+    whatever a payload sends never names a file."""
+    if (
+        len(session_id) <= SESSION_ID_MAX_CHARS
+        and _SESSION_ID.match(session_id)
+        and ".." not in session_id
+        and not contains_credential(session_id)
+    ):
+        return CHAT_PREFIX + session_id
+    return CHAT_PREFIX + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class AgentSession:
+    """The chat a session's work is in, and the run every row of it carries."""
+
+    chat: str
+    run: str
+
+
+def session_run(conversation: conv.Conversation) -> str:
+    """The run of the session whose chat this is: `<its start, UTC>-<6 hex of its id>`, shaped like every run id
+    (review reads a run's start from it), the same whichever process asks."""
+    started = conversation.created.astimezone(UTC)
+    return f"{started:%Y%m%dT%H%M%S}-{hashlib.sha256(conversation.id.encode()).hexdigest()[:6]}"
+
+
+def open_session(
+    home: Home, bot_id: str, session_id: str, *, person: str | None = None, title: str | None = None
+) -> AgentSession:
+    """The session's chat (made now, a 1:1 chat the person started, when this is the first the home hears of the
+    session) and its run."""
+    chat_id = chat_id_for(session_id)
+    try:
+        conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
+    except MemoryInputError:  # another process made it between the look and the write: read theirs
+        conversation = conv.find_conversation(home, bot_id, chat_id)
+    return AgentSession(chat_id, session_run(conversation))
+
+
+def existing_session(home: Home, bot_id: str, session_id: str | None) -> AgentSession | None:
+    """The session when the home holds its chat (a turn of it began); None otherwise."""
+    if not session_id:
+        return None
+    chat_id = chat_id_for(session_id)
+    try:
+        conversation = conv.find_conversation(home, bot_id, chat_id)
+    except NotFound:
+        return None
+    return AgentSession(chat_id, session_run(conversation))
