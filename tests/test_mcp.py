@@ -10,9 +10,11 @@ Spec: "Remember and forget, in chat", "Recall before each turn", "What a bot kno
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -313,3 +315,91 @@ async def test_a_home_that_cannot_be_written_is_one_sentence_and_no_traceback(ho
     said = errlog.read()
     assert "Traceback" not in said and "could not finish" in said
     assert memory_md(home_copy) == before
+
+
+# ----- issue 36 point 6: what a client needs to use the tools well -----
+async def test_tools_say_which_only_read_and_what_their_data_looks_like(home_copy):
+    async with connect(home_copy) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for name in (SESSION_SEARCH, RECALL, MEMORY_STATUS):
+            assert tools[name].annotations.read_only_hint is True, name
+        for name in (MEMORY_UPDATE, TEAM_NOTE):
+            assert tools[name].annotations.read_only_hint is False, name
+        assert all(tool.annotations.open_world_hint is False for tool in tools.values())
+        for name in (RECALL, MEMORY_STATUS):  # their answers carry data: it matches what they declare
+            schema = tools[name].output_schema
+            result = await client.call_tool(
+                name, {"message": "Which hotel did we book for the Lisbon offsite?"} if name == RECALL else {}
+            )
+            assert set(schema["required"]) <= set(result.structured_content), name
+            assert set(result.structured_content) <= set(schema["properties"]), name
+
+
+async def test_a_prompt_and_a_topic_template_are_offered(home_copy):
+    async with connect(home_copy) as client:
+        (template,) = (await client.list_resource_templates()).resource_templates
+        assert template.uri_template == "memory://scout/memory/{topic}"
+        (prompt,) = (await client.list_prompts()).prompts
+        got = await client.get_prompt(prompt.name, {"about": "the Lisbon offsite"})
+        (message,) = got.messages
+        assert message.role == "user" and message.content.text.startswith("What do you remember about the Lisbon")
+        assert "omb-tui recalled this from your memory" in message.content.text
+        with pytest.raises(MCPError):
+            await client.get_prompt("nothing_like_it", {"about": "x"})
+
+
+def start_stdio(home) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "omb_tui.cli", "--home", str(home.root), "mcp", "--bot", "scout"],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", **clock.carried_env()},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def exchange(server: subprocess.Popen, line: bytes) -> dict:
+    server.stdin.write(line + b"\n")
+    server.stdin.flush()
+    return json.loads(server.stdout.readline())
+
+
+INITIALIZE_LINE = (
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},'
+    b'"clientInfo":{"name":"raw","version":"1"}}}'
+)
+
+
+def test_a_request_the_sdk_cannot_read_gets_an_error_reply_not_silence(home_copy):
+    server = start_stdio(home_copy)
+    try:
+        assert exchange(server, INITIALIZE_LINE)["id"] == 1
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        surrogate = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recall","arguments":{"message":"a \\ud800 b"}}}'
+        deep = b'{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+        for line, request_id in ((surrogate, 2), (deep, "deep")):
+            reply = exchange(server, line)
+            assert reply["id"] == request_id and reply["error"]["code"] == -32700
+            assert reply["error"]["message"].startswith("The request is not one this server can read")
+        assert exchange(server, b'{"jsonrpc":"2.0","id":4,"method":"ping"}') == {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "result": {},
+        }
+    finally:
+        server.kill()
+        server.wait()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_ends_the_stdio_server_with_exit_0(home_copy, signum):
+    server = start_stdio(home_copy)
+    try:
+        assert exchange(server, INITIALIZE_LINE)["id"] == 1  # it is serving
+        server.send_signal(signum)
+        assert server.wait(timeout=60) == 0  # before: SIGINT left it running until Claude Code sent SIGTERM
+        assert b"Traceback" not in server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

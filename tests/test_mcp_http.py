@@ -212,3 +212,21 @@ def test_port_goes_with_http_and_a_port_in_use_is_one_sentence(demo_home):
     assert in_use.returncode == 2 and in_use.stdout == ""
     assert in_use.stderr.startswith(f"omb-tui: Cannot listen on 127.0.0.1 port {port}: ")
     assert in_use.stderr.count("\n") == 1
+
+
+def test_oauth_discovery_is_answered_so_no_client_starts_a_flow(running):
+    """A 401 made an MCP client look for OAuth (the Inspector then asked for a TTY): the well-known documents are
+    a 404 naming the token file, without the token, and the 401 carries a realm and no resource metadata."""
+    for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server/mcp"):
+        request = urllib.request.Request(f"http://127.0.0.1:{running.port}{path}")
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=30)
+        assert answer.value.code == 404
+        said = json.loads(answer.value.read())["error"]
+        assert "not OAuth" in said and str(token_path(running.home)) in said
+    body = json.dumps(INITIALIZE).encode()
+    request = urllib.request.Request(running.url, data=body, headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(request, timeout=30)
+    assert answer.value.code == 401
+    assert answer.value.headers["WWW-Authenticate"] == 'Bearer realm="omb-tui"'

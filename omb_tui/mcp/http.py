@@ -67,7 +67,7 @@ class OwnerOnly:
     async def answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             headers = {name.lower(): value for name, value in scope["headers"]}
-            refused = self.refusal(headers)
+            refused = self.refusal(headers, scope.get("path", ""))
             if refused is None:
                 body, refused = await self.body(headers, receive)
             if refused is not None:
@@ -87,7 +87,7 @@ class OwnerOnly:
             self.guard.events.add("slow body")
         return b"", (408, limits.slow_body())
 
-    def refusal(self, headers: dict[bytes, bytes]) -> tuple[int, str] | None:
+    def refusal(self, headers: dict[bytes, bytes], path: str = MCP_PATH) -> tuple[int, str] | None:
         host = headers.get(b"host", b"").decode("latin-1")
         own = (f"127.0.0.1:{self.port}", f"localhost:{self.port}")
         if host.lower() not in own:
@@ -97,6 +97,11 @@ class OwnerOnly:
             return 403, (
                 f"A request from the web page {quoted(origin.decode('latin-1')[:100])} is refused: only a page of "
                 "this computer may call this server."
+            )
+        if path.startswith("/.well-known/"):  # OAuth discovery: answered, so no client starts a flow it cannot end
+            return 404, (
+                f"This server takes the owner's bearer token, not OAuth: send 'Authorization: Bearer <token>' (it "
+                f"is in the file {self.token_file}; omb-tui serve --show-token prints it)."
             )
         scheme, _, given = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
@@ -160,8 +165,8 @@ def _from_this_computer(origin: str) -> bool:
 async def _refuse(send: Send, status: int, sentence: str) -> None:
     body = json.dumps({"error": sentence}).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
-    if status == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
+    if status == 401:  # a realm and no resource_metadata: nothing for a client to start an OAuth flow from
+        headers.append((b"www-authenticate", b'Bearer realm="omb-tui"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -37,9 +37,10 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..core.memory.paths import MemoryInputError
+from ..core.memory.redact import redact
 from ..core.team.storage import teams_dir
 from ..core.turn.agent_session import ENV_SESSION_ID, AgentSession, chat_id_for, open_session
-from ..core.turn.tools import SESSION_SEARCH
+from ..core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
 from .session import Session, Sessions
@@ -52,6 +53,12 @@ SERVER_NAME = "omb-tui"
 SESSION_HEADER = "mcp-session-id"  # Streamable HTTP's session, when the client keeps one
 WATCH_DEBOUNCE_MS = 200  # as the app's watcher: a burst of writes is one look
 WATCH_WAKE_MS = 250  # as the app's: the watcher's thread wakes this often, so a stop waits no longer (watchfiles: 5 s)
+REMEMBER_PROMPT = types.Prompt(
+    name="remember_about",
+    title="What do you remember about …",
+    description="Ask what the bot's memory holds about something: the question, with what recall finds for it.",
+    arguments=[types.PromptArgument(name="about", description="a person, a place, a project…", required=True)],
+)
 READ_ONLY_TOOLS = {SESSION_SEARCH, RECALL, MEMORY_STATUS}  # no look after these: they change nothing
 
 
@@ -77,6 +84,7 @@ class MemoryServer:
         self.subscribed: dict[Session, set[str]] = {}
         self.seen: resources.Seen | None = None
         self._looking = anyio.Lock()
+        self.calls_running = 0  # tool calls whose work (a write, in a worker thread) has not returned yet
 
     def _agent_session(self) -> AgentSession | None:
         """The Claude Code session that started this server (stdio), when Claude Code said which: its chat is
@@ -112,7 +120,11 @@ class MemoryServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         session = self.session_of(ctx)
-        answer = await anyio.to_thread.run_sync(call, self.bot, session, params.name, params.arguments)
+        self.calls_running += 1
+        try:
+            answer = await anyio.to_thread.run_sync(call, self.bot, session, params.name, params.arguments)
+        finally:
+            self.calls_running -= 1
         if params.name not in READ_ONLY_TOOLS and not answer.refused:
             await self.look()  # a subscriber hears of the write now, not only when the watcher wakes
         return types.CallToolResult(
@@ -239,6 +251,52 @@ class MemoryServer:
             await serve()
             group.cancel_scope.cancel()
 
+    # ----- resource templates and prompts -----
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        """A topic by name, for a client that reads one it was told of without listing them all first."""
+        self.session_of(ctx)
+        if not self.bot.memory_on:
+            return types.ListResourceTemplatesResult(resource_templates=[])
+        template = types.ResourceTemplate(
+            name="topic",
+            title=f"A topic file of {self.bot.core.name}'s memory",
+            uri_template=resources.topic_uri(self.bot.id, "") + "{topic}",
+            description="One topic file by its name (`travel.md`), as the topic index lists them.",
+            mime_type=resources.MARKDOWN,
+        )
+        return types.ListResourceTemplatesResult(resource_templates=[template])
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        self.session_of(ctx)
+        return types.ListPromptsResult(prompts=[] if not self.bot.memory_on else [REMEMBER_PROMPT])
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        """What do you remember about X: the question, with what recall finds for it in the bot's memory."""
+        self.session_of(ctx)
+        if params.name != REMEMBER_PROMPT.name or not self.bot.memory_on:
+            raise MCPError(types.INVALID_PARAMS, f"There is no prompt named {params.name[:60]!r}.")
+        about = " ".join(str((params.arguments or {}).get("about", "")).split())[:500]
+        if not about:
+            raise MCPError(types.INVALID_PARAMS, "Say what to remember about: the argument 'about'.")
+        question = f"What do you remember about {about}?"
+        result = await _in_one_sentence(types.INTERNAL_ERROR, self.bot.recall, question)
+        found = (
+            f"omb-tui recalled this from your memory for it:\n\n{result.block.rstrip()}"
+            if result.block
+            else "omb-tui recalled nothing for it; look further with session_search."
+        )
+        text = redact(f"{question}\n\n{found}").text
+        return types.GetPromptResult(
+            description=f"What {self.bot.core.name} remembers about {about}",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+        )
+
     # ----- the SDK's server -----
     def build(self) -> Server[Any]:
         return _Server(
@@ -253,6 +311,9 @@ class MemoryServer:
             on_subscribe_resource=self.subscribe,
             on_unsubscribe_resource=self.unsubscribe,
             on_subscriptions_listen=ListenHandler(self.bus),
+            on_list_resource_templates=self.list_resource_templates,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
         )
 
 
@@ -279,6 +340,56 @@ async def _in_one_sentence(code: int, work: Callable[..., T], *args: Any) -> T:
 
 
 def mcp_tool(tool: dict) -> types.Tool:
-    """A tool in OpenAI's function format, as the core writes the bot's own, as MCP lists it."""
+    """A tool in OpenAI's function format, as the core writes the bot's own, as MCP lists it: a tool that changes
+    nothing says so (`readOnlyHint`, so a client need not ask before each call), a write says it only adds to or
+    changes the bot's own memory (never the world outside it), and a tool whose answer carries data says its shape
+    (`outputSchema`)."""
     function = tool["function"]
-    return types.Tool(name=tool_name(tool), description=function["description"], input_schema=function["parameters"])
+    name = tool_name(tool)
+    read_only = name in READ_ONLY_TOOLS
+    annotations = types.ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=None if read_only else name == MEMORY_UPDATE,  # forget removes notes (undoable)
+        idempotent_hint=True if read_only else None,
+        open_world_hint=False,
+    )
+    return types.Tool(
+        name=name,
+        description=function["description"],
+        input_schema=function["parameters"],
+        output_schema=OUTPUT_SCHEMAS.get(name),
+        annotations=annotations,
+    )
+
+
+_TEXT = {"type": "string"}
+_TEXTS = {"type": "array", "items": _TEXT}
+OUTPUT_SCHEMAS: dict[str, dict] = {
+    RECALL: {
+        "type": "object",
+        "properties": {
+            "bot": _TEXT,
+            "kind": _TEXT,
+            "chat": {"type": ["string", "null"]},
+            "passages_allowed": {"type": "boolean"},
+            "skipped": {"type": ["string", "null"]},
+            "words": _TEXTS,
+            "matches_needed": {"type": "integer"},
+            "notes": {"type": "array", "items": {"type": "object"}},
+            "passages": {"type": "array", "items": {"type": "object"}},
+            "block": _TEXT,
+        },
+        "required": ["bot", "notes", "passages", "block"],
+    },
+    MEMORY_STATUS: {
+        "type": "object",
+        "properties": {
+            "bot": _TEXT,
+            "name": _TEXT,
+            "memory": {"type": "boolean"},
+            "gauge": {"type": "object"},
+            "not_loaded": {"type": "object"},
+        },
+        "required": ["bot", "name", "memory"],
+    },
+}
