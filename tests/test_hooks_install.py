@@ -426,3 +426,68 @@ def test_the_block_at_a_sessions_start_names_the_tools_of_this_bots_server(run_c
         ).encode(),
     )
     assert "mcp__omb-tui-scout__memory_update" in result.out and "mcp__omb-tui-scout__session_search" in result.out
+
+
+# ----- issue 36 point 5: a project install a team can commit, and --check -----
+def on_path(monkeypatch, tmp_path) -> Path:
+    """An `omb-tui` on PATH that is the one running (as pipx installs it)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "omb-tui"
+    script.write_text("#!/bin/sh\nexec true\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    return script
+
+
+def test_a_project_install_names_omb_tui_by_name_and_no_home(run_cli, tmp_path, monkeypatch):
+    on_path(monkeypatch, tmp_path)
+    project = tmp_path / "site"
+    project.mkdir()
+    result = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project))
+    assert result.code == 0, result.err
+    entry = read(project / ".mcp.json")["mcpServers"][server_name(BOT_ID)]
+    assert [entry["command"], *entry["args"]] == ["omb-tui", "mcp", "--bot", BOT_ID]
+    for event in EVENTS:
+        for command in ours(read(project / ".claude" / "settings.json"), event):
+            assert shlex.split(command)[0] == "omb-tui" and "--home" not in command
+    written = (project / ".mcp.json").read_text() + (project / ".claude" / "settings.json").read_text()
+    assert str(tmp_path) not in written  # nothing of this machine in files meant to be committed
+    assert "Claude Code asks once before it starts the project's server omb-tui-scout" in result.out
+    assert "set OMB_HOME=" in result.out  # the fixture's home is not the default one
+
+
+def test_a_project_install_without_omb_tui_on_path_says_its_files_are_this_machines(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    project = tmp_path / "site"
+    project.mkdir()
+    result = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project))
+    assert result.code == 0 and "a path on this machine" in result.out
+
+
+def test_check_says_what_claude_code_will_load(run_cli, tmp_path, monkeypatch):
+    on_path(monkeypatch, tmp_path)
+    project = tmp_path / "site"
+    project.mkdir()
+    before = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check", "--json")
+    assert before.code == 1 and json.loads(before.out)["ok"] is False
+    assert run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project)).code == 0
+    pending = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check")
+    assert pending.code == 1
+    lines = pending.out.splitlines()
+    assert lines[0].startswith("ok ") and lines[1].startswith("ok ") and lines[2].startswith("ok ")
+    assert lines[3].startswith("NOT ") and "waits for approval" in lines[3] and "enabledMcpjsonServers" in lines[3]
+    put(project / ".claude" / "settings.local.json", {"enabledMcpjsonServers": [server_name(BOT_ID)]})
+    approved = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check", "--json")
+    assert approved.code == 0 and all(each["ok"] for each in json.loads(approved.out)["checks"])
+    put(project / ".claude" / "settings.local.json", {"disabledMcpjsonServers": [server_name(BOT_ID)]})
+    off = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check")
+    assert off.code == 1 and "turns the server omb-tui-scout off" in off.out
+
+
+def test_check_of_a_user_install_finds_the_command_it_wrote(run_cli, tmp_path):
+    assert run_cli("hook", "install", "--bot", BOT_ID).code == 0
+    result = run_cli("hook", "install", "--bot", BOT_ID, "--check")
+    assert result.code == 0, result.out
+    assert len(result.out.splitlines()) == 3 and all(line.startswith("ok ") for line in result.out.splitlines())

@@ -62,6 +62,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what = h.add_mutually_exclusive_group()
     what.add_argument("--print", action="store_true", help="print what would be merged, write nothing")
     what.add_argument("--remove", action="store_true", help="take this bot's hooks and MCP server out again")
+    what.add_argument(
+        "--check", action="store_true", help="say whether Claude Code will load them (exit 1 when it will not)"
+    )
+    h.add_argument("--json", action="store_true", help="with --check: the checks as JSON")
     h.set_defaults(handler=cmd_hook_install)
 
 
@@ -92,8 +96,20 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
 
     home = Home(args.home)
     Bot(home, args.bot)  # NotFound: one sentence, exit 2
-    where = install.Where.of(Path(args.project).expanduser() if args.project else None)
-    start = install.program(args.home)
+    project = Path(args.project).expanduser() if args.project else None
+    where = install.Where.of(project)
+    if args.check:
+        checks = install.check(where, args.bot, project)
+        ok = all(each.ok for each in checks)
+        if args.json:
+            from .output import print_json
+
+            print_json({"ok": ok, "checks": [each.to_dict() for each in checks]})
+        else:
+            for each in checks:
+                print(("ok    " if each.ok else "NOT   ") + one_line(each.said))
+        return 0 if ok else 1
+    start = install.program(args.home, project=project is not None)
     if args.print:
         from .output import print_json
 
@@ -122,7 +138,31 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
         print(f"Wrote {args.bot}'s hooks and MCP server into {_and(written)}: restart Claude Code to load them.")
     else:
         print(f"{args.bot}'s hooks and MCP server were there already, as they are: nothing written.")
+    if project is not None:
+        _say_project_steps(args, home, start, project)
     return 0
+
+
+def _say_project_steps(args: argparse.Namespace, home, start: list[str], project) -> None:
+    """What a project install leaves to the person: the one approval, and what to know before committing."""
+    from ..core.memory.paths import default_home_root
+    from ..hooks.install import committable, server_name
+
+    name = server_name(args.bot)
+    print(
+        f"Claude Code asks once before it starts the project's server {name}: answer yes when it starts in "
+        f"{project.resolve()} (omb-tui hook install --check --project {project} says whether it will load)."
+    )
+    if not committable(start):
+        print(
+            f"The files name omb-tui as {start[0]}, a path on this machine: install omb-tui on PATH (pipx) and "
+            "install again to write files a team can commit."
+        )
+    if home.root.resolve() != default_home_root().resolve():
+        print(
+            f"The files name no home: omb-tui reads $OMB_HOME, else {default_home_root()}; set "
+            f"OMB_HOME={home.root} where Claude Code starts, as this home is elsewhere."
+        )
 
 
 def _and(paths: list) -> str:

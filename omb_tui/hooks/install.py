@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,10 +86,13 @@ class Plan:
     replaced: list[str] = field(default_factory=list)  # earlier commands of ours that install replaces
 
 
-def program(home_option: str | None) -> list[str]:
+def program(home_option: str | None, *, project: bool = False) -> list[str]:
     """How the hooks and the MCP server start omb-tui: the installed command's absolute path (the one running,
     else the one beside this Python), else this Python with `-m omb_tui.cli`; then `--home DIR` when the home was
-    named (by --home or $OMB_HOME), as an absolute path, since Claude Code runs it from a project's folder."""
+    named (by --home or $OMB_HOME), as an absolute path, since Claude Code runs it from a project's folder.
+
+    For a project (files that may be committed and used on another machine): `omb-tui` by name when the one on
+    PATH is this one, and no `--home`: omb-tui then reads $OMB_HOME, else its default home, wherever it runs."""
     started = sys.argv[0] if sys.argv else ""
     if Path(started).name in ("omb-tui", "omb-tui.exe") and os.path.isfile(started):
         words = [os.path.abspath(started)]
@@ -96,10 +100,20 @@ def program(home_option: str | None) -> list[str]:
         words = [str(beside)]  # the venv's bin folder, not the interpreter's link target
     else:
         words = [os.path.abspath(sys.executable), "-m", "omb_tui.cli"]
+    if project:
+        on_path = shutil.which("omb-tui")
+        if on_path is not None and os.path.realpath(on_path) == os.path.realpath(words[0]):
+            words = ["omb-tui"]
+        return words
     named = home_option or os.environ.get("OMB_HOME")
     if named:
         words += ["--home", os.path.abspath(os.path.expanduser(named))]
     return words
+
+
+def committable(start: list[str]) -> bool:
+    """Whether a project's files name omb-tui in a way another machine can run: by name, found on PATH."""
+    return start == ["omb-tui"]
 
 
 def hook_handlers(start: list[str], bot_id: str, person: str | None = None) -> dict[str, dict]:
@@ -380,3 +394,90 @@ def _commands(hooks: dict, entry: dict) -> set[str]:
                 if isinstance(handler, dict) and isinstance(handler.get("command"), str):
                     found.add(handler["command"])
     return found
+
+
+# ----- --check: will Claude Code load what install wrote? -----
+@dataclass(frozen=True)
+class Check:
+    ok: bool
+    said: str
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "said": self.said}
+
+
+def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
+    """What Claude Code will find: the bot's three hooks, its MCP entry, a command it can start, and (a project's
+    `.mcp.json`) whether the server is approved. Each a sentence, in the order Claude Code meets them."""
+    found: list[Check] = []
+    settings, servers_file = read_settings(where.settings), read_settings(where.mcp)
+    hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
+    missing = []
+    for name, event in HOOK_EVENTS.items():
+        groups = hooks.get(event) if isinstance(hooks.get(event), list) else []
+        commands = [
+            handler.get("command")
+            for group in groups
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+            for handler in group["hooks"]
+            if isinstance(handler, dict) and isinstance(handler.get("command"), str)
+        ]
+        if not any(_hook_of(command) == (name, bot_id) for command in commands):
+            missing.append(event)
+    found.append(
+        Check(True, f"{bot_id}'s three hooks are in {where.settings}.")
+        if not missing
+        else Check(False, f"{where.settings} lacks {bot_id}'s {', '.join(missing)} hook: run omb-tui hook install.")
+    )
+    servers = servers_file.get("mcpServers") if isinstance(servers_file.get("mcpServers"), dict) else {}
+    name = server_name(bot_id)
+    entry = servers.get(name)
+    if _server_bot(entry) != bot_id:
+        found.append(Check(False, f"{where.mcp} has no MCP server {name}: run omb-tui hook install."))
+        return found
+    found.append(Check(True, f"{where.mcp} names the MCP server {name}."))
+    command = str(entry.get("command"))
+    runs = shutil.which(command) if os.sep not in command else (command if os.access(command, os.X_OK) else None)
+    found.append(
+        Check(True, f"Its command {command} runs ({runs}).")
+        if runs
+        else Check(False, f"Its command {command} is not found here (on PATH, or as a file that can run).")
+    )
+    if project is not None:
+        found.append(_approval(project.resolve(), name))
+    return found
+
+
+def _approval(root: Path, name: str) -> Check:
+    """Whether Claude Code will use the project's server without asking: approved in the project's or the user's
+    settings, or in ~/.claude.json for this folder; else the one step that approves it."""
+    places = [root / ".claude" / "settings.local.json", root / ".claude" / "settings.json"]
+    places.append(Path.home() / ".claude" / "settings.json")
+    for place in places:
+        try:
+            data = read_settings(place)
+        except BrokenFile:
+            continue
+        if name in _names(data.get("disabledMcpjsonServers")):
+            return Check(False, f"{place} turns the server {name} off (disabledMcpjsonServers).")
+        if data.get("enableAllProjectMcpServers") is True or name in _names(data.get("enabledMcpjsonServers")):
+            return Check(True, f"The server {name} is approved in {place}.")
+    try:
+        projects = read_settings(Path.home() / ".claude.json").get("projects")
+    except BrokenFile:
+        projects = None
+    this = projects.get(str(root)) if isinstance(projects, dict) else None
+    if isinstance(this, dict):
+        if name in _names(this.get("disabledMcpjsonServers")):
+            return Check(False, f"You turned the server {name} off for {root} in Claude Code.")
+        if name in _names(this.get("enabledMcpjsonServers")):
+            return Check(True, f"You approved the server {name} for {root} in Claude Code.")
+    return Check(
+        False,
+        f"The server {name} waits for approval: Claude Code asks once when it starts in {root} (answer yes), or "
+        f'add "enabledMcpjsonServers": ["{name}"] to {root / ".claude" / "settings.local.json"}.',
+    )
+
+
+def _names(value: object) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []

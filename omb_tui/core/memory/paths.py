@@ -84,6 +84,11 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get("OMB_HOME")
     if env:
         return Path(env).expanduser().absolute()
+    return default_home_root()
+
+
+def default_home_root() -> Path:
+    """The home when neither --home nor OMB_HOME names one: ~/.openmausbot."""
     return Path.home() / ".openmausbot"
 
 
