@@ -13,6 +13,7 @@ import argparse
 from .common import HOME_OPTION, OneSentenceParser, add_command, print_error
 from .output import one_line
 
+AGENT_NAMES = ("claude-code", "codex")  # core/turn/agent_session.AGENTS, named here so --help loads no core
 HOOK_HELP = {
     "session-start": "SessionStart: print the memory block as it loads, the teams' blocks and the recent-work brief.",
     "prompt": "UserPromptSubmit: start the turn and print recall's block for the prompt (nothing when none).",
@@ -47,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         h.add_argument("--bot", metavar="ID", required=True, help="the bot's id")
         if name != "session-start":
             h.add_argument("--person", metavar="NAME", help="who is talking (default: as `omb-tui chat`)")
+        h.add_argument(
+            "--agent", choices=AGENT_NAMES, default=AGENT_NAMES[0], help="whose hook this is (default: claude-code)"
+        )
         # The hook says a missing home itself, and exits 0 like every other hook error (main would exit 2).
         h.set_defaults(handler=cmd_hook, hook=name, creates_home=True)
     help_text = "Write the three hooks and the MCP server into Claude Code's settings (or print them, or remove them)."
@@ -76,7 +80,14 @@ def cmd_hook(args: argparse.Namespace) -> int:
     from ..hooks.run import problem_sentence, run_hook
 
     try:
-        text = run_hook(args.hook, Home(args.home), args.bot, sys.stdin.buffer, person=getattr(args, "person", None))
+        text = run_hook(
+            args.hook,
+            Home(args.home),
+            args.bot,
+            sys.stdin.buffer,
+            person=getattr(args, "person", None),
+            agent=args.agent,
+        )
     except Exception as exc:  # a hook never breaks the agent's turn: one line, exit 0
         print_error(problem_sentence(exc, args.hook))
         return 0

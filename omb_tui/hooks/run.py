@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ..core.memory import conversations as conv
 from ..core.memory.paths import Home, MemoryInputError
-from ..core.turn.agent_session import chat_id_for
+from ..core.turn.agent_session import AGENTS, CLAUDE_CODE, chat_id_for
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ TITLE_MAX_CHARS = 80
 INDEX_SECONDS = 1.5  # what a hook may spend bringing the recall index up to date; the rest is built elsewhere
 
 
-def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: str | None = None) -> str:
+def run_hook(
+    name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: str | None = None, agent: str = CLAUDE_CODE
+) -> str:
     """Run the hook `name` (session-start, prompt, stop) on the payload in `stream`: the text to print.
 
     A hook never builds the recall index in its own time: it refreshes for INDEX_SECONDS at most (nothing while
@@ -54,7 +56,7 @@ def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: st
     payload = read_payload(stream, event)
     home.require_bot(bot_id)  # NotFound, naming the home, before anything is read or written
     with refresh_budget(INDEX_SECONDS, skip=build_running(home, bot_id)) as budget:
-        text = hook(home, bot_id, payload, person)
+        text = hook(home, bot_id, payload, person, agent)
     if budget.unfinished:
         log.info(
             "%s: the recall index was not up to date within %g s; building it in the background", bot_id, INDEX_SECONDS
@@ -66,14 +68,14 @@ def run_hook(name: str, home: Home, bot_id: str, stream: BinaryIO, *, person: st
 RESUME = "resume"  # SessionStart's `source`: startup, resume, clear or compact
 
 
-def session_start(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
+def session_start(home: Home, bot_id: str, payload: dict, person: str | None = None, agent: str = CLAUDE_CODE) -> str:
     """The memory block as it loads today (the bot's teams' blocks after it) and the recent-work brief; when Claude
     Code resumes a session whose context holds them already, only what changed in memory since its last turn."""
     from ..core.search.brief import recent_work_brief
     from ..core.turn.bot import Bot
     from .install import server_name, tool_name
 
-    chat = existing_chat(home, bot_id, text_field(payload, "session_id"))
+    chat = existing_chat(home, bot_id, text_field(payload, "session_id"), agent)
     if chat is not None and text_field(payload, "source") == RESUME:
         return changed_since_last_turn(home, bot_id, chat)
     bot = Bot(home, bot_id)
@@ -132,7 +134,7 @@ def changed_since_last_turn(home: Home, bot_id: str, chat: str) -> str:
     return fit(opening, "\n".join(lines), "")
 
 
-def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
+def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None, agent: str = CLAUDE_CODE) -> str:
     """The start of the turn, then recall's block for the prompt ("" when recall finds nothing)."""
     from ..core.recall.recall import recall
     from ..core.turn.agent_session import open_session
@@ -149,20 +151,22 @@ def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None) ->
     chat = None
     if session_id:
         # The session's chat from its first prompt on: the MCP server's writes in this turn name it (and its run)
-        title = session_title(text_field(payload, "cwd"))
-        chat = open_session(home, bot_id, session_id, person=person, title=title).chat
+        title = session_title(text_field(payload, "cwd"), agent)
+        chat = open_session(home, bot_id, session_id, person=person, title=title, agent=agent).chat
     talking = None if chat else (person or default_person(home, bot_id))
     return fit("", recall(home, bot_id, message, chat_id=chat, person=talking).block.rstrip(), "")
 
 
-def stop(home: Home, bot_id: str, payload: dict, person: str | None = None) -> str:
+def stop(home: Home, bot_id: str, payload: dict, person: str | None = None, agent: str = CLAUDE_CODE) -> str:
     """The end of the turn: the exchange into the session's conversation, the boundary, the turn log line."""
-    finished = record_stop(home, bot_id, payload, person)
+    finished = record_stop(home, bot_id, payload, person, agent)
     log.debug("%s: recorded %s", bot_id, finished.to_dict())
     return ""
 
 
-def record_stop(home: Home, bot_id: str, payload: dict, person: str | None = None) -> FinishedTurn:
+def record_stop(
+    home: Home, bot_id: str, payload: dict, person: str | None = None, agent: str = CLAUDE_CODE
+) -> FinishedTurn:
     from ..core.turn.agent_session import open_session
     from ..core.turn.outside import record_turn
     from .transcript import read_exchange
@@ -171,31 +175,32 @@ def record_stop(home: Home, bot_id: str, payload: dict, person: str | None = Non
     transcript = text_field(payload, "transcript_path", required=True)
     assert session_id is not None and transcript is not None  # required
     exchange = read_exchange(Path(transcript), text_field(payload, "last_assistant_message"))
-    title = session_title(text_field(payload, "cwd"))
-    session = open_session(home, bot_id, session_id, person=person, title=title)
+    title = session_title(text_field(payload, "cwd"), agent)
+    session = open_session(home, bot_id, session_id, person=person, title=title, agent=agent)
     return record_turn(home, bot_id, session.chat, exchange, person=person, title=title, run=session.run)
 
 
-HOOKS: dict[str, tuple[str, Callable[[Home, str, dict, str | None], str]]] = {
+HOOKS: dict[str, tuple[str, Callable[[Home, str, dict, str | None, str], str]]] = {
     "session-start": (SESSION_START, session_start),
     "prompt": (USER_PROMPT_SUBMIT, prompt),
     "stop": (STOP, stop),
 }
 
 
-def existing_chat(home: Home, bot_id: str, session_id: str | None) -> str | None:
+def existing_chat(home: Home, bot_id: str, session_id: str | None, agent: str = CLAUDE_CODE) -> str | None:
     """The id of the session's conversation when the home holds it (a turn of the session was recorded)."""
     if not session_id:
         return None
-    chat = chat_id_for(session_id)
+    chat = chat_id_for(session_id, agent)
     path = conv.chats_dir(home, bot_id) / f"{chat}.ndjson"
     return chat if conv.read_conversation(path, header_only=True) is not None else None
 
 
-def session_title(cwd: str | None) -> str:
-    """What the conversation is called: `Claude Code in <the project folder's name>`."""
+def session_title(cwd: str | None, agent: str = CLAUDE_CODE) -> str:
+    """What the conversation is called: `Claude Code in <the project folder's name>` (or `Codex in …`)."""
     name = " ".join(PurePath(cwd).name.split()) if cwd else ""
-    title = f"Claude Code in {name}" if name else "Claude Code"
+    shown = AGENTS[agent].name
+    title = f"{shown} in {name}" if name else shown
     return title if len(title) <= TITLE_MAX_CHARS else title[: TITLE_MAX_CHARS - 1] + "…"
 
 

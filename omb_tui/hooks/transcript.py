@@ -149,7 +149,45 @@ def _entry(raw: bytes) -> dict | None:
         entry = json.loads(raw)
     except (ValueError, RecursionError):
         return None  # a damaged line: Claude Code's own, skipped as a reader of conversations skips one
-    return entry if isinstance(entry, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    return codex_entry(entry) if entry.get("type") in CODEX_LINES else entry
+
+
+# Codex writes a session as a rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`), one
+# `{"timestamp", "type", "payload"}` a line: `session_meta`, `turn_context`, `response_item` (the model's input and
+# output: messages, with the environment and AGENTS.md text Codex adds as user messages, function calls and their
+# output) and `event_msg` (what the person and the agent said, as shown: `user_message`, `agent_message`). Its hooks
+# send the same fields as Claude Code's, `transcript_path` naming the rollout. A rollout line is read as the
+# Claude Code line it stands for, so one reader serves both.
+CODEX_LINES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+CODEX_TOOL_CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+CODEX_TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+
+
+def codex_entry(line: dict) -> dict | None:
+    """The Claude Code line a Codex rollout line stands for: the person's message (`user_message`) as a prompt,
+    the agent's (`agent_message`) as answer text, a tool call as a `tool_use` and its output as a tool result;
+    None for the rest (the model's own copies of the messages, the environment text, reasoning, metadata)."""
+    payload = line.get("payload")
+    if not isinstance(payload, dict):
+        return None
+    at, kind = line.get("timestamp"), payload.get("type")
+    if line.get("type") == "event_msg":
+        message = payload.get("message")
+        if kind == "user_message" and isinstance(message, str):
+            return {"type": "user", "timestamp": at, "message": {"role": "user", "content": message}}
+        if kind == "agent_message" and isinstance(message, str):
+            return {"type": "assistant", "message": {"content": [{"type": "text", "text": message}]}}
+        return None
+    if line.get("type") != "response_item":
+        return None
+    if kind in CODEX_TOOL_CALLS:
+        name = payload.get("name") if isinstance(payload.get("name"), str) else kind.removesuffix("_call")
+        return {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": name}]}}
+    if kind in CODEX_TOOL_OUTPUTS:
+        return {"type": "user", "message": {"content": [{"type": "tool_result"}]}}
+    return None
 
 
 def _blocks(entry: dict) -> list[dict]:

@@ -21,14 +21,27 @@ from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.redact import contains_credential
 from .chats import default_person, open_chat
 
-CHAT_PREFIX = "claude-code-"  # a session's conversation: claude-code-<session_id>
+CLAUDE_CODE = "claude-code"
+CODEX = "codex"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """An agent whose sessions the hooks record: its chats are `<prefix><session_id>`, titled `<name> in …`."""
+
+    prefix: str
+    name: str
+
+
+AGENTS = {CLAUDE_CODE: Agent("claude-code-", "Claude Code"), CODEX: Agent("codex-", "Codex")}
+CHAT_PREFIX = AGENTS[CLAUDE_CODE].prefix  # a Claude Code session's conversation: claude-code-<session_id>
 SESSION_ID_MAX_CHARS = 40  # a UUID is 36
 ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-def chat_id_for(session_id: str) -> str:
-    """The conversation of a Claude Code session: `claude-code-<session_id>`. A session id is Claude Code's UUID;
+def chat_id_for(session_id: str, agent: str = CLAUDE_CODE) -> str:
+    """The conversation of an agent's session: `claude-code-<session_id>` (`codex-…`). A session id is a UUID;
     one that is not (longer than a UUID, not made for a file name, or shaped like a credential) is hashed, so
     whatever a payload sends never names a file."""
     if (
@@ -37,8 +50,8 @@ def chat_id_for(session_id: str) -> str:
         and ".." not in session_id
         and not contains_credential(session_id)
     ):
-        return CHAT_PREFIX + session_id
-    return CHAT_PREFIX + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return AGENTS[agent].prefix + session_id
+    return AGENTS[agent].prefix + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 @dataclass(frozen=True)
@@ -57,11 +70,17 @@ def session_run(conversation: conv.Conversation) -> str:
 
 
 def open_session(
-    home: Home, bot_id: str, session_id: str, *, person: str | None = None, title: str | None = None
+    home: Home,
+    bot_id: str,
+    session_id: str,
+    *,
+    person: str | None = None,
+    title: str | None = None,
+    agent: str = CLAUDE_CODE,
 ) -> AgentSession:
     """The session's chat (made now, a 1:1 chat the person started, when this is the first the home hears of the
     session) and its run."""
-    chat_id = chat_id_for(session_id)
+    chat_id = chat_id_for(session_id, agent)
     try:
         conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
     except MemoryInputError:  # another process made it between the look and the write: read theirs
@@ -69,11 +88,11 @@ def open_session(
     return AgentSession(chat_id, session_run(conversation))
 
 
-def existing_session(home: Home, bot_id: str, session_id: str | None) -> AgentSession | None:
+def existing_session(home: Home, bot_id: str, session_id: str | None, agent: str = CLAUDE_CODE) -> AgentSession | None:
     """The session when the home holds its chat (a turn of it began); None otherwise."""
     if not session_id:
         return None
-    chat_id = chat_id_for(session_id)
+    chat_id = chat_id_for(session_id, agent)
     try:
         conversation = conv.find_conversation(home, bot_id, chat_id)
     except NotFound:
