@@ -142,3 +142,77 @@ def test_a_codex_session_is_one_chat_of_the_bot(run_cli, home, tmp_path):
     conversation = conv.find_conversation(home, BOT_ID, f"codex-{SESSION}", with_messages=True)
     assert conversation.title == "Codex in trips"
     assert [m.text for m in conversation.messages] == [PROMPT, ANSWER]
+
+
+# ----- hook install --agent codex -----
+THEIR_CONFIG = """# my Codex settings
+model = "gpt-5-codex"   # the default one
+approval_policy = "on-request"
+
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+
+[mcp_servers.github.env]
+GITHUB_TOKEN_FILE = "~/.gh"
+
+[features]
+web_search = true
+"""
+
+
+def codex_dir(tmp_path: Path) -> Path:
+    return tmp_path / "user" / ".codex"  # $HOME in every test (conftest)
+
+
+def test_install_for_codex_merges_its_hooks_and_config_and_remove_gives_the_text_back(run_cli, tmp_path):
+    folder = codex_dir(tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text(THEIR_CONFIG, encoding="utf-8")
+    result = run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex")
+    assert result.code == 0, result.err
+    config = (folder / "config.toml").read_text(encoding="utf-8")
+    assert config.startswith(THEIR_CONFIG.split("[features]")[0])  # their text, comments and order kept
+    data = tomllib.loads(config)
+    entry = data["mcp_servers"]["omb-tui-scout"]
+    assert entry["args"][-3:] == ["mcp", "--bot", BOT_ID]
+    assert data["mcp_servers"]["github"]["env"] == {"GITHUB_TOKEN_FILE": "~/.gh"}
+    assert data["features"] == {"web_search": True, "codex_hooks": True}
+    hooks = json.loads((folder / "hooks.json").read_text(encoding="utf-8"))["hooks"]
+    commands = [
+        h["command"] for event in ("SessionStart", "UserPromptSubmit", "Stop") for g in hooks[event] for h in g["hooks"]
+    ]
+    assert len(commands) == 3 and all(c.endswith("--agent codex") for c in commands)
+    assert oct((folder / "config.toml").stat().st_mode & 0o777) == "0o600"
+
+    again = run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex")
+    assert again.code == 0 and "nothing written" in again.out and (folder / "config.toml").read_text() == config
+
+    assert run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex", "--check").code == 0
+    removed = run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex", "--remove")
+    assert removed.code == 0
+    left = (folder / "config.toml").read_text(encoding="utf-8")
+    assert "omb-tui" not in left and tomllib.loads(left)["mcp_servers"].keys() == {"github"}
+    assert left.replace("codex_hooks = true\n", "") == THEIR_CONFIG  # only the flag stays: it may be theirs now
+
+
+def test_a_codex_config_install_cannot_edit_is_one_sentence_and_untouched(run_cli, tmp_path):
+    folder = codex_dir(tmp_path)
+    folder.mkdir(parents=True)
+    odd = 'mcp_servers.omb-tui-scout.command = "/somewhere/else"\n'
+    for text, says in ((odd, "in a form install does not edit"), ("model = [\n", "is not valid TOML")):
+        (folder / "config.toml").write_text(text, encoding="utf-8")
+        result = run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex")
+        assert result.code == 2 and says in result.err and len(result.err.strip().splitlines()) == 1
+        assert (folder / "config.toml").read_text(encoding="utf-8") == text
+        assert not (folder / "hooks.json").exists()
+
+
+def test_the_codex_snippet_in_the_docs_is_what_install_writes():
+    from omb_tui.hooks import codex_config
+    from omb_tui.hooks.install import mcp_server, server_name
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
+    (block,) = [b.split("```", 1)[0] for b in docs.split("```toml\n")[1:]]
+    entry = mcp_server(["/path/to/omb-tui"], "scout")
+    assert codex_config.server_table(server_name("scout"), entry["command"], entry["args"]) in block

@@ -63,6 +63,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: ~/.claude/settings.json and ~/.claude.json)",
     )
     h.add_argument("--person", metavar="NAME", help="who is talking, written into the hooks (default: as `chat`)")
+    h.add_argument(
+        "--agent",
+        choices=AGENT_NAMES,
+        default=AGENT_NAMES[0],
+        help="claude-code (default) or codex: ~/.codex/hooks.json and config.toml (DIR/.codex/ with --project)",
+    )
     what = h.add_mutually_exclusive_group()
     what.add_argument("--print", action="store_true", help="print what would be merged, write nothing")
     what.add_argument("--remove", action="store_true", help="take this bot's hooks and MCP server out again")
@@ -108,7 +114,7 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
     home = Home(args.home)
     Bot(home, args.bot)  # NotFound: one sentence, exit 2
     project = Path(args.project).expanduser() if args.project else None
-    where = install.Where.of(project)
+    where = install.Where.of(project, args.agent)
     if args.check:
         checks = install.check(where, args.bot, project)
         ok = all(each.ok for each in checks)
@@ -124,11 +130,16 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
     if args.print:
         from .output import print_json
 
-        hooks, servers = install.snippets(start, args.bot, args.person)
-        print(f"# Claude Code's hooks: merge into {where.settings}")
+        hooks, servers = install.snippets(start, args.bot, args.person, args.agent)
+        print(f"# The hooks: merge into {where.settings}")
         print_json(hooks)
         print(f"# The MCP server: merge into {where.mcp}")
-        print_json(servers)
+        if where.toml:
+            entry = servers["mcpServers"][install.server_name(args.bot)]
+            print(install.codex_config.server_table(install.server_name(args.bot), entry["command"], entry["args"]))
+            print("[features]\ncodex_hooks = true")
+        else:
+            print_json(servers)
         return 0
     plan = (
         install.plan_remove(where, args.bot)

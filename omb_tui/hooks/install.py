@@ -34,6 +34,8 @@ from ..core.memory import disk
 from ..core.memory.errors import WriteRefused
 from ..core.memory.paths import MemoryInputError
 from ..core.memory.settings import BrokenFile
+from ..core.turn.agent_session import CLAUDE_CODE, CODEX
+from . import codex_config
 
 # Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
 HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
@@ -58,20 +60,29 @@ HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take
 
 @dataclass(frozen=True)
 class Where:
-    """The two files a bot is installed into."""
+    """The two files a bot is installed into, and whose they are (Claude Code's, or Codex's: its hooks.json
+    and config.toml, `~/.codex/` or the project's `.codex/`)."""
 
     settings: Path  # the hooks
     mcp: Path  # the MCP server entry
+    agent: str = CLAUDE_CODE
 
     @classmethod
-    def of(cls, project: Path | None) -> Where:
-        if project is None:
+    def of(cls, project: Path | None, agent: str = CLAUDE_CODE) -> Where:
+        if project is not None and not project.is_dir():
+            raise MemoryInputError(f"The project folder {project} does not exist.")
+        root = project.resolve() if project is not None else None
+        if agent == CODEX:
+            folder = (root or Path.home()) / ".codex"
+            return cls(folder / "hooks.json", folder / "config.toml", CODEX)
+        if root is None:
             user = Path.home()
             return cls(user / ".claude" / "settings.json", user / ".claude.json")
-        if not project.is_dir():
-            raise MemoryInputError(f"The project folder {project} does not exist.")
-        root = project.resolve()
         return cls(root / ".claude" / "settings.json", root / ".mcp.json")
+
+    @property
+    def toml(self) -> bool:
+        return self.agent == CODEX
 
 
 @dataclass
@@ -84,6 +95,7 @@ class Plan:
     settings_changed: bool
     mcp_changed: bool
     replaced: list[str] = field(default_factory=list)  # earlier commands of ours that install replaces
+    mcp_text: str | None = None  # Codex's config.toml as it will be (the MCP file as text, not JSON)
 
 
 def program(home_option: str | None, *, project: bool = False) -> list[str]:
@@ -116,13 +128,18 @@ def committable(start: list[str]) -> bool:
     return start == ["omb-tui"]
 
 
-def hook_handlers(start: list[str], bot_id: str, person: str | None = None) -> dict[str, dict]:
-    """Each event's handler: `{"type": "command", "command": "<omb-tui> hook <name> --bot <id>", "timeout": …}`."""
+def hook_handlers(
+    start: list[str], bot_id: str, person: str | None = None, agent: str = CLAUDE_CODE
+) -> dict[str, dict]:
+    """Each event's handler: `{"type": "command", "command": "<omb-tui> hook <name> --bot <id>", "timeout": …}`
+    (`--agent codex` in Codex's)."""
     handlers = {}
     for name, event in HOOK_EVENTS.items():
         words = [*start, "hook", name, "--bot", bot_id]
         if person and name != "session-start":
             words += ["--person", person]
+        if agent != CLAUDE_CODE:
+            words += ["--agent", agent]
         handlers[event] = {"type": "command", "command": shlex.join(words), "timeout": HOOK_TIMEOUT_SECONDS}
     return handlers
 
@@ -132,25 +149,29 @@ def mcp_server(start: list[str], bot_id: str) -> dict:
     return {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "--bot", bot_id]}
 
 
-def snippets(start: list[str], bot_id: str, person: str | None = None) -> tuple[dict, dict]:
+def snippets(start: list[str], bot_id: str, person: str | None = None, agent: str = CLAUDE_CODE) -> tuple[dict, dict]:
     """What install merges: `{"hooks": {event: [group]}}` and `{"mcpServers": {name: entry}}`."""
-    hooks = {event: [{"hooks": [handler]}] for event, handler in hook_handlers(start, bot_id, person).items()}
+    handlers = hook_handlers(start, bot_id, person, agent)
+    hooks = {event: [{"hooks": [handler]}] for event, handler in handlers.items()}
     return {"hooks": hooks}, {"mcpServers": {server_name(bot_id): mcp_server(start, bot_id)}}
 
 
 def plan_install(where: Where, start: list[str], bot_id: str, person: str | None = None) -> Plan:
     """Both files as they will be: every earlier hook of ours for these events and our MCP entry replaced."""
-    settings, mcp = read_settings(where.settings), read_settings(where.mcp)
+    settings = read_settings(where.settings)
+    mcp = {} if where.toml else read_settings(where.mcp)
     before = copy.deepcopy((settings, mcp))
     hooks = _object(settings, "hooks", where.settings)
     replaced: list[str] = []
-    for event, handler in hook_handlers(start, bot_id, person).items():
+    for event, handler in hook_handlers(start, bot_id, person, where.agent).items():
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise _broken(where.settings, f'its "hooks" has a "{event}" that is not a list')
         name = _name_of(event)
         replaced += _take_out(groups, lambda command, name=name: _hook_of(command)[0] == name)
         groups.append({"hooks": [handler]})
+    if where.toml:
+        return _plan_codex_install(where, settings, before[0], replaced, start, bot_id)
     servers = _object(mcp, "mcpServers", where.mcp)
     entry, name = mcp_server(start, bot_id), server_name(bot_id)
     for other in [key for key, value in servers.items() if key != name and _server_bot(value) is not None]:
@@ -163,9 +184,26 @@ def plan_install(where: Where, start: list[str], bot_id: str, person: str | None
     return Plan(where, settings, mcp, settings != before[0], mcp != before[1], replaced)
 
 
+def _plan_codex_install(
+    where: Where, settings: dict, settings_before: dict, replaced: list[str], start: list[str], bot_id: str
+) -> Plan:
+    """Codex's part: the server table in config.toml (and its hooks flag on), as text."""
+    text = read_text_file(where.mcp)
+    entry = mcp_server(start, bot_id)
+    try:
+        new, taken = codex_config.install_server(
+            text, server_name(bot_id), entry["command"], entry["args"], lambda table: _server_bot(table) is not None
+        )
+    except codex_config.NotEditable as exc:
+        raise _broken(where.mcp, str(exc)) from None
+    replaced += [_entry_command(table) for table in taken]
+    return Plan(where, settings, {}, settings != settings_before, new != text, replaced, mcp_text=new)
+
+
 def plan_remove(where: Where, bot_id: str) -> Plan:
     """Both files without this bot's hooks and MCP entry; everything else as it was."""
-    settings, mcp = read_settings(where.settings), read_settings(where.mcp)
+    settings = read_settings(where.settings)
+    mcp = {} if where.toml else read_settings(where.mcp)
     removed = 0
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -181,6 +219,13 @@ def plan_remove(where: Where, bot_id: str) -> Plan:
             del hooks[event]
     if removed and not hooks:
         del settings["hooks"]
+    if where.toml:
+        text = read_text_file(where.mcp)
+        try:
+            new, gone = codex_config.remove_servers(text, lambda table: _server_bot(table) == bot_id)
+        except codex_config.NotEditable as exc:
+            raise _broken(where.mcp, str(exc)) from None
+        return Plan(where, settings, {}, removed > 0, gone > 0, mcp_text=new)
     servers = mcp.get("mcpServers")
     if servers is not None and not isinstance(servers, dict):
         raise _broken(where.mcp, 'its "mcpServers" is not an object')
@@ -196,11 +241,16 @@ def plan_remove(where: Where, bot_id: str) -> Plan:
 def apply(plan: Plan) -> list[Path]:
     """Write the files that change (atomically, 0600), both or neither: both texts are made before either is
     written, and when the second cannot be written the first is put back as it was. The paths written."""
+    mcp_bytes = plan.mcp_text.encode("utf-8") if plan.mcp_text is not None else dump_settings(plan.mcp)
     changes = [
-        (path, Path(os.path.realpath(path)), dump_settings(data))
+        (path, Path(os.path.realpath(path)), data)
         for path, data, changed in (
-            (plan.where.settings, plan.settings, plan.settings_changed),
-            (plan.where.mcp, plan.mcp, plan.mcp_changed),
+            (
+                plan.where.settings,
+                dump_settings(plan.settings) if plan.settings_changed else b"",
+                plan.settings_changed,
+            ),
+            (plan.where.mcp, mcp_bytes, plan.mcp_changed),
         )
         if changed
     ]
@@ -231,6 +281,23 @@ def _put_back(target: Path, old: bytes | None) -> None:
             target.unlink()
         else:
             disk.atomic_write_bytes(target, old)
+
+
+def read_text_file(path: Path) -> str:
+    """A settings file's text ("" when missing), read as read_settings reads one (a regular file, bounded)."""
+    try:
+        with disk.open_regular(Path(os.path.realpath(path))) as handle:
+            data = handle.read(MAX_SETTINGS_BYTES + 1)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        raise _broken(path, exc.strerror or str(exc)) from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise _broken(path, f"it is over {MAX_SETTINGS_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _broken(path, "it is not UTF-8 text") from None
 
 
 def read_settings(path: Path) -> dict:
@@ -301,7 +368,7 @@ def dump_settings(data: dict) -> bytes:
 
 def _broken(path: Path, why: str) -> BrokenFile:
     return BrokenFile(
-        f"Claude Code's settings file {path} cannot be merged into: {why}. Fix it or move it away; nothing was changed."
+        f"The settings file {path} cannot be merged into: {why}. Fix it or move it away; nothing was changed."
     )
 
 
@@ -410,7 +477,15 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
     """What Claude Code will find: the bot's three hooks, its MCP entry, a command it can start, and (a project's
     `.mcp.json`) whether the server is approved. Each a sentence, in the order Claude Code meets them."""
     found: list[Check] = []
-    settings, servers_file = read_settings(where.settings), read_settings(where.mcp)
+    settings = read_settings(where.settings)
+    if where.toml:
+        try:
+            servers_file = codex_config.parse(read_text_file(where.mcp))
+        except codex_config.NotEditable as exc:
+            raise _broken(where.mcp, str(exc)) from None
+        servers_file = {"mcpServers": servers_file.get("mcp_servers"), "features": servers_file.get("features")}
+    else:
+        servers_file = read_settings(where.mcp)
     hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
     missing = []
     for name, event in HOOK_EVENTS.items():
@@ -443,7 +518,15 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
         if runs
         else Check(False, f"Its command {command} is not found here (on PATH, or as a file that can run).")
     )
-    if project is not None:
+    if where.toml:
+        features = servers_file.get("features")
+        on = isinstance(features, dict) and features.get("codex_hooks") is True
+        found.append(
+            Check(True, f"Codex runs hooks: {where.mcp} has [features] codex_hooks = true.")
+            if on
+            else Check(False, f"Codex runs no hooks until {where.mcp} has [features] codex_hooks = true.")
+        )
+    elif project is not None:
         found.append(_approval(project.resolve(), name))
     return found
 
