@@ -1,22 +1,37 @@
-"""Claude Code's hooks on the demo home: how long each takes, as Claude Code runs it. Prints figures, asserts nothing.
+"""Claude Code's hooks and the MCP server's start: how long each takes, as Claude Code runs it. Prints figures,
+asserts nothing.
 
-Each hook is started as Claude Code starts it (a new process of the installed command, one JSON object on stdin),
-five times, and the median wall time is printed with the machine's load; then what its imports cost
-(`python -X importtime`, every module's own time added up: a hook imports the core it uses when it runs).
+Beside a baseline a user would compare with (`python -c pass`, the least any Python hook costs), in the same run:
 
-    .venv/bin/python benchmarks/hooks.py
+- the demo home: each hook started as Claude Code starts it (a new process of the installed command, one JSON
+  object on stdin), five times, the median wall time; then what its imports cost (`python -X importtime`, every
+  module's own time added up);
+- a large home (`--large-mb`, 30 by default: synthetic 1:1 chats of forty messages each), once indexed:
+  session-start, a session's first prompt (which opens its chat) and the prompts after it, five times each;
+- a fresh home of `--fresh-mb` (169 by default) with no index: the first session-start and the first prompt, once
+  each (a hook builds for 1.5 s at most and answers; the build goes on in the background), and how long that
+  background build took to finish;
+- MCP over stdio: from starting `omb-tui mcp --bot scout` to the answer to `initialize`, five times.
+
+    .venv/bin/python benchmarks/hooks.py [--large-mb 30] [--fresh-mb 169] [--skip-large]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from omb_tui.core.memory import conversations as conv  # noqa: E402 (the checkout's, as every benchmark runs it)
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 5
@@ -59,27 +74,146 @@ def transcript(path: Path) -> None:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
 
+WORDS = (
+    "ferry hotel lisbon budget offsite train porto dinner booking invoice garden tomatoes shuttle airport "
+    "meeting agenda draft review deadline client launch roadmap sprint design report slides weekend hike "
+    "trail museum tickets concert dentist insurance renewal passport visa flight seat window aisle lunch"
+).split()
+
+
+def synthetic_home(home: Path, megabytes: int, env: dict) -> int:
+    """The demo home, then 1:1 chats of forty messages each until the chats take `megabytes`; how many chats."""
+    subprocess.run([*command(), "demo", "--home", str(home)], env=env, capture_output=True, check=True)
+    folder = home / "conversations" / "chats" / "scout"
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(7)
+    written, count = 0, 0
+    while written < megabytes * 1_000_000:
+        chat_id = f"bench-{count:05d}"
+        header = conv.Conversation(
+            id=chat_id,
+            title=f"Chat {count}",
+            kind=conv.KIND_CHAT,
+            started_by=conv.Starter("person", "Nadia"),
+            members=[conv.Member("person", "Nadia"), conv.Member("bot", "scout")],
+            created=datetime(2026, 10, 1 + count % 28, 9, tzinfo=UTC),
+        ).header_json()
+        lines = [json.dumps(header)]
+        for n in range(40):
+            person = n % 2 == 0
+            lines.append(
+                json.dumps(
+                    {
+                        "type": "message",
+                        "at": f"2026-10-{1 + count % 28:02d}T09:{n:02d}:00+00:00",
+                        "author_kind": "person" if person else "bot",
+                        "author": "Nadia" if person else "scout",
+                        "text": " ".join(rng.choice(WORDS) for _ in range(55)),
+                        "failed": False,
+                        **({"origin": "person"} if person else {}),
+                    }
+                )
+            )
+        text = "\n".join(lines) + "\n"
+        (folder / f"{chat_id}.ndjson").write_text(text, encoding="utf-8")
+        written += len(text)
+        count += 1
+    return count
+
+
+def run_hook(home: Path, hook: str, event: str, path: Path, env: dict, session: str = SESSION) -> float:
+    data = {"session_id": session, "transcript_path": str(path), "cwd": "/work/atlas", "hook_event_name": event}
+    data["prompt"] = PROMPT
+    data["source"] = "startup"
+    argv = [*command(), "--home", str(home), "hook", hook, "--bot", "scout"]
+    start = time.perf_counter()
+    subprocess.run(argv, input=json.dumps(data).encode(), env=env, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def median_ms(times: list[float]) -> str:
+    return (
+        f"median {statistics.median(times) * 1000:5.0f} ms   (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f})"
+    )
+
+
+def mcp_initialize(home: Path, env: dict) -> float:
+    """From starting the stdio server to its answer to `initialize`."""
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    }
+    start = time.perf_counter()
+    server = subprocess.Popen(
+        [*command(), "--home", str(home), "mcp", "--bot", "scout"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(json.dumps(request).encode() + b"\n")
+    server.stdin.flush()
+    server.stdout.readline()
+    took = time.perf_counter() - start
+    server.kill()
+    server.wait()
+    return took
+
+
+def wait_for_build(home: Path, env: dict) -> float:
+    """Seconds until the background build is done (`omb-tui index --wait` returns once it has the lock)."""
+    start = time.perf_counter()
+    subprocess.run([*command(), "--home", str(home), "index", "scout", "--wait"], env=env, capture_output=True)
+    return time.perf_counter() - start
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--large-mb", type=int, default=30)
+    parser.add_argument("--fresh-mb", type=int, default=169)
+    parser.add_argument("--skip-large", action="store_true", help="the demo home, the baseline and MCP only")
+    args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # as an installed package has them: the modules' bytecode written (PYTHONDONTWRITEBYTECODE would leave every
+    # run compiling what changed since the last one)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "omb_tui")], check=True)
     with tempfile.TemporaryDirectory() as folder:
         home, path = Path(folder) / "home", Path(folder) / f"{SESSION}.jsonl"
         subprocess.run([*command(), "demo", "--home", str(home)], env=env, capture_output=True, check=True)
         transcript(path)
         print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+        baseline = []
+        for _ in range(RUNS):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            baseline.append(time.perf_counter() - start)
+        print(f"{'python -c pass':<28} {median_ms(baseline)}   (the baseline: any Python hook)")
         for hook, event in (("session-start", "SessionStart"), ("prompt", "UserPromptSubmit"), ("stop", "Stop")):
+            times = [run_hook(home, hook, event, path, env) for _ in range(RUNS)]
+            print(f"demo home: {hook:<17} {median_ms(times)}")
             data = {"session_id": SESSION, "transcript_path": str(path), "cwd": "/work/atlas", "hook_event_name": event}
             data["prompt"] = PROMPT
-            argv = [*command(), "--home", str(home), "hook", hook, "--bot", "scout"]
-            times = []
-            for _ in range(RUNS):
-                start = time.perf_counter()
-                subprocess.run(argv, input=json.dumps(data).encode(), env=env, capture_output=True, check=True)
-                times.append(time.perf_counter() - start)
-            print(
-                f"{hook:<14} median {statistics.median(times) * 1000:4.0f} ms   (min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f})"
-            )
             done = subprocess.run(
-                [sys.executable, "-X", "importtime", "-m", "omb_tui.cli", *argv[len(command()) :]],
+                [
+                    sys.executable,
+                    "-X",
+                    "importtime",
+                    "-m",
+                    "omb_tui.cli",
+                    "--home",
+                    str(home),
+                    "hook",
+                    hook,
+                    "--bot",
+                    "scout",
+                ],
                 input=json.dumps(data).encode(),
                 env=env,
                 capture_output=True,
@@ -89,7 +223,33 @@ def main() -> None:
                 parts = [part.strip() for part in line.removeprefix("import time:").split("|")]
                 if len(parts) == 3 and parts[0].isdigit():
                     own += int(parts[0])
-            print(f"{'':<14} imports, all of them: {own / 1000:.0f} ms")
+            print(f"{'':<28} imports, all of them: {own / 1000:.0f} ms")
+        times = [mcp_initialize(home, env) for _ in range(RUNS)]
+        print(f"{'MCP stdio initialize':<28} {median_ms(times)}")
+        if not args.skip_large:
+            large = Path(folder) / "large"
+            chats = synthetic_home(large, args.large_mb, env)
+            subprocess.run(
+                [*command(), "--home", str(large), "index", "scout"], env=env, capture_output=True, check=True
+            )
+            named = f"{args.large_mb} MB home ({chats:,} chats), indexed:"
+            times = [run_hook(large, "session-start", "SessionStart", path, env) for _ in range(RUNS)]
+            print(f"{named} session-start          {median_ms(times)}")
+            first = [
+                run_hook(large, "prompt", "UserPromptSubmit", path, env, f"{SESSION[:-4]}{n:04d}") for n in range(RUNS)
+            ]
+            print(f"{named} a session's first prompt {median_ms(first)}")
+            times = [run_hook(large, "prompt", "UserPromptSubmit", path, env) for _ in range(RUNS)]
+            print(f"{named} each prompt after it     {median_ms(times)}")
+            fresh = Path(folder) / "fresh"
+            chats = synthetic_home(fresh, args.fresh_mb, env)
+            first = run_hook(fresh, "session-start", "SessionStart", path, env)
+            second = run_hook(fresh, "prompt", "UserPromptSubmit", path, env)
+            built = wait_for_build(fresh, env)
+            print(
+                f"{args.fresh_mb} MB home ({chats:,} chats), no index: first session-start {first * 1000:.0f} ms, "
+                f"first prompt {second * 1000:.0f} ms; the background build finished {built:.1f} s after that"
+            )
         print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
 
 

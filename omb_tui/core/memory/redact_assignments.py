@@ -54,7 +54,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from .redact_values import MARK_RE, Span, is_reference, left_ok, looks_like_password, plausible, random_token
+from .redact_values import MARK_RE, Span, is_reference, lazy, left_ok, looks_like_password, plausible, random_token
 
 __all__ = ["assignment_spans"]
 
@@ -66,7 +66,7 @@ _PASSWORD_KEYS = r"pass(?:word|wd|phrase)|pass[ \t]phrase"
 _SHORT_KEYS = r"secret|(?<![A-Za-z])pwd"
 _KEY_NAME_PREFIXES = r"(?:api|access|secret|private|auth|client|master|encryption|signing|session)"
 _TOKEN_KEYS = rf"token|authorization|(?<![A-Za-z])pass|{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?key"
-_ASSIGN_RE = re.compile(
+_ASSIGN_RE = lazy(
     rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<short>{_SHORT_KEYS})|(?P<tok>{_TOKEN_KEYS}))"
     r"[\"'`*_\]]{0,3}"  # closing quote, bracket or markdown emphasis of the key
     r"[ \t]*(?P<sep>:=|=>|:(?!:)|=(?!=))"
@@ -75,7 +75,7 @@ _ASSIGN_RE = re.compile(
 )
 # "my password is hunter2", "the wifi password was: Tulip77", "password is now X",
 # "the password for the router is X", "our wifi pass is X", "the API key is X".
-_PHRASE_RE = re.compile(
+_PHRASE_RE = lazy(
     rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<pass>pass)(?![A-Za-z])"
     rf"|(?P<tok>{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?key|token|secret)(?![A-Za-z]))"
     r"(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s.,;:!?]+){1,4}?)?"  # "password for the router"
@@ -84,17 +84,15 @@ _PHRASE_RE = re.compile(
 )
 # Every key name above starts with one of these, or ends with "key" after a prefix.
 _ASSIGN_LITERALS = ("pass", "pwd", "token", "secret", "authorization")
-_KEY_PREFIX_RE = re.compile(rf"{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?\Z")
-_KEY_PREFIX_ANY_CASE_RE = re.compile(_KEY_PREFIX_RE.pattern, re.IGNORECASE)
-_KEY_LITERAL_RE = re.compile("|".join((*_ASSIGN_LITERALS, "key")), re.IGNORECASE)
-_AUTH_SCHEME_RE = re.compile(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
-_BARE_VALUE_RE = re.compile(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
-_BARE_PASSWORD_RE = re.compile(r"[^\s\"'`]+")  # password=…: anything up to a space
+_KEY_PREFIX_RE = lazy(rf"{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?\Z")
+_KEY_PREFIX_ANY_CASE_RE = lazy(_KEY_PREFIX_RE.pattern, re.IGNORECASE)
+_KEY_LITERAL_RE = lazy("|".join((*_ASSIGN_LITERALS, "key")), re.IGNORECASE)
+_AUTH_SCHEME_RE = lazy(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
+_BARE_VALUE_RE = lazy(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
+_BARE_PASSWORD_RE = lazy(r"[^\s\"'`]+")  # password=…: anything up to a space
 _QUOTES = "\"'`"
 # Where a pass phrase's clause ends: "passphrase: correct horse battery staple, keep it safe".
-_CLAUSE_END_RE = re.compile(
-    r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"`](?=\s|\Z)|[\"'`](?=\s*[,:;.}\]])"
-)
+_CLAUSE_END_RE = lazy(r"[,;!?:](?=\s)|\.(?=\s|\Z)|\s(?=[(\u2013\u2014]|--?\s)|[\"`](?=\s|\Z)|[\"'`](?=\s*[,:;.}\]])")
 
 
 def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Match[str]]]:
@@ -140,8 +138,8 @@ def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Matc
 # memory-line conventions (so "· until DATE", "· superseded DATE", "· moved DATE" stay),
 # a table cell's " |" (any unescaped "|" in a table row), and the "~~" that closes a
 # strikethrough opened before the value on the same line.
-_BOUNDARY_RE = re.compile(r"[ \t]+·(?=[ \t]|\Z)|[ \t]*(?<!\\)\||~~")
-_LINE_BREAK_RE = re.compile("[" + re.escape(_LINE_BREAKS) + "]")
+_BOUNDARY_RE = lazy(r"[ \t]+·(?=[ \t]|\Z)|[ \t]*(?<!\\)\||~~")
+_LINE_BREAK_RE = lazy("[" + re.escape(_LINE_BREAKS) + "]")
 
 
 class _Scan:
@@ -267,7 +265,7 @@ _NUMBER_WORDS = frozenset(
     """one two three four five six seven eight nine ten eleven twelve thirteen fourteen
     fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty""".split()
 )
-_NUMBER_RE = re.compile(r"\d+\+?")  # "12", "8+"
+_NUMBER_RE = lazy(r"\d+\+?")  # "12", "8+"
 # Passes that are tickets, not passwords: "the boarding pass is BA0117".
 _TICKET_WORDS = frozenset(
     """boarding bus train rail metro subway transit tram ferry ski season day week month
@@ -275,12 +273,12 @@ _TICKET_WORDS = frozenset(
     travel lounge ticket""".split()
 )
 # "the password is 12 characters long": a number followed by a unit is a length.
-_UNIT_RE = re.compile(
+_UNIT_RE = lazy(
     r"(?:characters?|chars?|digits?|letters?|symbols?|words?|bytes?|bits?"
     r"|days?|weeks?|months?|years?|hours?|minutes?)\b",
     re.IGNORECASE,
 )
-_PATH_RE = re.compile(r"(?:~|\.\.?)/[\w.-]+(?:/[\w.-]*)*|/[\w.-]+/[\w./-]*")
+_PATH_RE = lazy(r"(?:~|\.\.?)/[\w.-]+(?:/[\w.-]*)*|/[\w.-]+/[\w./-]*")
 _WORD_EDGE_PUNCT = "\"'`.,;:!?()[]{}<>"
 _SENTENCE_END = ".,;"  # trailing punctuation that ends the sentence, not the value
 _OPENER = {")": "(", '"': '"', "'": "'", "`": "`"}
@@ -345,7 +343,7 @@ def _is_path(value: str) -> bool:
     return _PATH_RE.fullmatch(value) is not None
 
 
-_WORD_RE = re.compile(r"\S+")
+_WORD_RE = lazy(r"\S+")
 
 
 def _line_value(text: str, start: int, end: int, mode: str) -> Span | None:

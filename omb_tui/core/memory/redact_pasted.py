@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .redact_values import Span, is_reference, looks_like_password
+from .redact_values import Span, is_reference, lazy, looks_like_password
 
 __all__ = ["pasted_spans"]
 
@@ -43,7 +43,7 @@ class _Rule(NamedTuple):
 
 
 def _rule(pattern: str, *gates: str, check: str = "", flags: int = re.IGNORECASE) -> _Rule:
-    return _Rule(re.compile(pattern, flags), gates, check)
+    return _Rule(lazy(pattern, flags), gates, check)
 
 
 _QUERY_VALUE = r"([^&\s#\"'<>]{16,})"
@@ -113,7 +113,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
 )
 
-_PGPASS = _Rule(re.compile(""), (), "password")  # how a .pgpass password is judged (see _pgpass_matches)
+_PGPASS = _Rule(lazy(""), (), "password")  # how a .pgpass password is judged (see _pgpass_matches)
 _TRAILING = ".,;)"  # "!" and "?" are common in passwords
 
 
@@ -125,10 +125,8 @@ def _secret(m: re.Match[str]) -> Span | None:
 
 
 # A .pgpass line, host:port:database:user:password, the host a name (or *), the port digits (or *).
-_PGPASS_PORT_RE = re.compile(r":(?:\*|\d{1,5}):")
-_PGPASS_LINE_RE = re.compile(
-    r"[ \t]*(?:\*|[A-Za-z0-9.-]*[A-Za-z.][A-Za-z0-9.-]*):(?:\*|\d{1,5}):[^:\s]+:[^:\s]+:(\S+)[ \t]*"
-)
+_PGPASS_PORT_RE = lazy(r":(?:\*|\d{1,5}):")
+_PGPASS_LINE_RE = lazy(r"[ \t]*(?:\*|[A-Za-z0-9.-]*[A-Za-z.][A-Za-z0-9.-]*):(?:\*|\d{1,5}):[^:\s]+:[^:\s]+:(\S+)[ \t]*")
 
 
 def _pgpass_matches(text: str) -> Iterator[re.Match[str]]:

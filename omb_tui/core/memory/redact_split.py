@@ -19,21 +19,20 @@ what they find there is mapped back onto the text, the characters in between inc
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from .redact_values import Span
+from .redact_values import Span, lazy
 
 __all__ = ["SpanFinder", "spans_across_splits"]
 
 SpanFinder = Callable[[str, str], Iterable[Span]]
 """A detector: ``(text, text.lower())`` to the spans of secrets in ``text``."""
 
-_ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+_ZERO_WIDTH_RE = lazy("[\u200b\u200c\u200d\u2060\ufeff]")
 # A line break before a run of 4+ token characters that is a word of its own (the 8 token characters
 # before the break are checked apart: a pattern that starts with a look-behind is tried at every position).
-_JOIN_RE = re.compile(r"\n([A-Za-z0-9_-]{4,})(?=[\s.,;)]|\Z)")
+_JOIN_RE = lazy(r"\n([A-Za-z0-9_-]{4,})(?=[\s.,;)]|\Z)")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 

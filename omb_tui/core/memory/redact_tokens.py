@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .redact_values import Span, is_reference, left_ok, plausible, random_token, right_ok
+from .redact_values import Span, is_reference, lazy, left_ok, plausible, random_token, right_ok
 
 __all__ = ["DETECTORS", "token_spans"]
 
@@ -183,7 +183,7 @@ class _Rule:
 
 
 def _own(pattern: str, *gates: str | re.Pattern[str], flags: int = 0, **options: Any) -> _Rule:
-    return _Rule(re.compile(pattern, flags), gates, **options)
+    return _Rule(lazy(pattern, flags), gates, **options)
 
 
 def _jwt_ok(token: str) -> bool:
@@ -224,14 +224,14 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
     _spec(
         "aws",
         "AWSKeyDetector",
-        (re.compile(r"['\"][0-9a-zA-Z/+]{40}['\"]"),),
+        (lazy(r"['\"][0-9a-zA-Z/+]{40}['\"]"),),
         (1,),
         group=1,
         bound_left=False,
         extend=False,
     ),
-    _spec("github_token", "GitHubTokenDetector", (re.compile(r"gh[pousr]_"),)),
-    _spec("gitlab_token", "GitLabTokenDetector", (re.compile(r"gl[a-z]{1,5}-"), "GR1348941")),
+    _spec("github_token", "GitHubTokenDetector", (lazy(r"gh[pousr]_"),)),
+    _spec("gitlab_token", "GitLabTokenDetector", (lazy(r"gl[a-z]{1,5}-"), "GR1348941")),
     _spec("slack", "SlackDetector", ("xox",), (0,), gate_lower=True, anchor="xox"),
     _spec(
         "slack",
@@ -250,18 +250,18 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
     _spec("pypi_token", "PypiTokenDetector", ("pypi-",)),
     _spec("npm", "NpmDetector", ("_authToken",), group=1, bound_left=False, extend=False),
     _spec("square_oauth", "SquareOAuthDetector", ("sq0csp-",)),
-    _spec("mailchimp", "MailchimpDetector", (re.compile(r"-us[0-9]"),), bound_right=True, extend=False),
+    _spec("mailchimp", "MailchimpDetector", (lazy(r"-us[0-9]"),), bound_right=True, extend=False),
     _spec(
         "twilio",
         "TwilioKeyDetector",
-        (re.compile(r"AC[a-z0-9]{32}"), re.compile(r"SK[a-z0-9]{32}")),
+        (lazy(r"AC[a-z0-9]{32}"), lazy(r"SK[a-z0-9]{32}")),
         bound_right=True,
         extend=False,
     ),
     _spec(
         "telegram_token",
         "TelegramBotTokenDetector",
-        (re.compile(r":[0-9A-Za-z_-]{35}"),),
+        (lazy(r":[0-9A-Za-z_-]{35}"),),
         bound_right=True,
         extend=False,
     ),
@@ -364,7 +364,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
     # detect-secrets' pattern stops at 27, so a current token's tail was kept.
     _own(
         r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}",
-        re.compile(r"\.[\w-]{6}\."),
+        lazy(r"\.[\w-]{6}\."),
         check=_body_random(0, 40),
     ),
     # A Telegram bot token inside the Bot API's URL: https://api.telegram.org/bot<digits>:<35>.
@@ -426,12 +426,12 @@ _OWN_RULES: tuple[_Rule, ...] = (
 
 # ----------------------------------------------------------------- private key blocks
 
-_KEY_BEGIN_RE = re.compile(
+_KEY_BEGIN_RE = lazy(
     r"-{3,5}[ ]?BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?[ ]?-{3,5}"
     r"|PuTTY-User-Key-File-\d+:"
 )
-_KEY_END_RE = re.compile(r"-{3,5}[ ]?END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?[ ]?-{3,5}")
-_BLANK_LINE_RE = re.compile(r"(?:\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\n|\r)")
+_KEY_END_RE = lazy(r"-{3,5}[ ]?END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?[ ]?-{3,5}")
+_BLANK_LINE_RE = lazy(r"(?:\r\n|\n|\r(?!\n))[ \t]*(?:\r\n|\n|\r)")
 
 
 def _private_key_spans(text: str) -> Iterator[Span]:

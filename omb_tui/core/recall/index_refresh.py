@@ -98,6 +98,7 @@ class RefreshReport:
 
 
 BATCH_FILES = 200  # a refresh reading more files commits every this many: a build survives a kill
+MIN_FILES_A_REFRESH = 20  # a refresh past its budget still reads this many, so each one moves the build on
 
 
 @dataclass
@@ -151,13 +152,19 @@ class IndexRefresh:
         `progress(files done, files to read)` is called as a long refresh (a build from nothing) goes on.
         """
         started = time.perf_counter()
+        budget = _BUDGET.get()
         with self.connection.lock:
             try:
-                report = self._refresh(full, progress)
+                with self._waiting_at_most(budget):
+                    report = self._refresh(full, progress)
             except sqlite3.DatabaseError as exc:
                 self._last_full_check = -math.inf  # what the feeds named may not be in: look at everything next time
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                    raise
+                    if budget is None:
+                        raise
+                    budget.unfinished = True  # another process writes the index: answer from what it holds
+                    log.info("index %s is being written by another process; not waited for", self.connection.path)
+                    return RefreshReport(seconds=time.perf_counter() - started)
                 refusal = self.connection.refused or disk_refusal(exc, self.connection.path)
                 if refusal is not None:  # a full disk: the index is whole as it was (SQLite rolled back), kept
                     self.connection.close()  # the next refresh opens it to write again
@@ -171,6 +178,22 @@ class IndexRefresh:
                 raise
         report.seconds = time.perf_counter() - started
         return report
+
+    @contextlib.contextmanager
+    def _waiting_at_most(self, budget: RefreshBudget | None):
+        """Inside a budget, another process's write is waited for only as long as the budget lasts (SQLite's
+        busy timeout is 30 s otherwise: a hook would wait on a build)."""
+        if budget is None:
+            yield
+            return
+        left = max(0, int((budget.deadline - time.monotonic()) * 1000))
+        db = self.connection.db
+        db.execute(f"PRAGMA busy_timeout={left}")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.connection.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     def _groups(self) -> list[Folder]:
         """The folders the index reads, built once: a refresh runs before every turn, and building paths was a
@@ -261,6 +284,8 @@ class IndexRefresh:
                     done += 1
                     if progress is not None and (done % step == 0 or done == len(changed)):
                         progress(done, len(changed))
+                    if budget is not None and done >= MIN_FILES_A_REFRESH and time.monotonic() >= budget.deadline:
+                        break  # commit what is read: the budget is spent
                 if done == len(changed) and len(changed) >= OPTIMIZE_AFTER_FILES:
                     for fts in FTS_TABLES:  # one b-tree per word instead of one per batch: lookups read less
                         db.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")

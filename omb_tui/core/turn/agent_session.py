@@ -18,7 +18,6 @@ from datetime import UTC
 
 from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, NotFound
-from ..memory.redact import contains_credential
 from .chats import default_person, open_chat
 
 CLAUDE_CODE = "claude-code"
@@ -38,17 +37,24 @@ CHAT_PREFIX = AGENTS[CLAUDE_CODE].prefix  # a Claude Code session's conversation
 SESSION_ID_MAX_CHARS = 40  # a UUID is 36
 ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def _contains_credential(text: str) -> bool:
+    from ..memory.redact import contains_credential  # here: a hook's usual session id (a UUID) never needs it
+
+    return contains_credential(text)
 
 
 def chat_id_for(session_id: str, agent: str = CLAUDE_CODE) -> str:
     """The conversation of an agent's session: `claude-code-<session_id>` (`codex-…`). A session id is a UUID;
     one that is not (longer than a UUID, not made for a file name, or shaped like a credential) is hashed, so
     whatever a payload sends never names a file."""
-    if (
+    if _UUID.match(session_id) or (  # a UUID is what Claude Code and Codex send, and never a credential
         len(session_id) <= SESSION_ID_MAX_CHARS
         and _SESSION_ID.match(session_id)
         and ".." not in session_id
-        and not contains_credential(session_id)
+        and not _contains_credential(session_id)
     ):
         return AGENTS[agent].prefix + session_id
     return AGENTS[agent].prefix + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -82,9 +88,12 @@ def open_session(
     session) and its run."""
     chat_id = chat_id_for(session_id, agent)
     try:
-        conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
-    except MemoryInputError:  # another process made it between the look and the write: read theirs
         conversation = conv.find_conversation(home, bot_id, chat_id)
+    except NotFound:
+        try:  # who is talking is looked for only now: on a large home that look reads every chat's header
+            conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
+        except MemoryInputError:  # another process made it between the look and the write: read theirs
+            conversation = conv.find_conversation(home, bot_id, chat_id)
     return AgentSession(chat_id, session_run(conversation))
 
 

@@ -16,12 +16,11 @@ from ..memory.paths import Home, NotFound
 
 def default_person(home: Home, bot_id: str) -> str:
     """Who is talking, when the caller does not say: the person of the bot's newest 1:1 chat they started,
-    else the login name (recall brings passages only from conversations that person is in)."""
-    chats = [
-        c
-        for c in conv.list_conversations(home, bot_id)
-        if not c.is_room and c.started_by.kind == "person" and c.people()
-    ]
+    else the login name (recall brings passages only from conversations that person is in).
+
+    The chats are read from the recall index when it has any (its conversations table holds every header it
+    read: one query, where reading 8,000 headers took a second); else from their files."""
+    chats = [c for c in _conversations(home, bot_id) if not c.is_room and c.started_by.kind == "person" and c.people()]
     if chats:
         return max(chats, key=lambda c: c.created).people()[0]
     import getpass
@@ -49,3 +48,17 @@ def open_chat(
     )
     conv.create_conversation(home, chat, bot_id)
     return chat
+
+
+def _conversations(home: Home, bot_id: str) -> list[conv.Conversation]:
+    from ..recall.index_schema import index_path
+    from ..recall.recall_index import open_index
+
+    if index_path(home, bot_id).is_file():
+        with contextlib.suppress(Exception):  # an index that cannot be read: the files say the same, slower
+            index = open_index(home, bot_id)
+            with index.reading():
+                found = list(index.conversations().values())
+            if found:
+                return found
+    return conv.list_conversations(home, bot_id)
