@@ -52,6 +52,7 @@ TIERS = {
     "app": ("test_app_", "test_safe_to_draw"),
     "http": ("test_serve_",),
     "inspector": ("test_mcp_inspector",),
+    "agents": ("test_agents_",),
     "mcp": ("test_mcp",),
     "stress": ("test_crash_safety", "test_reliability"),
     "cli": (

@@ -454,7 +454,7 @@ def test_a_project_install_names_omb_tui_by_name_and_no_home(run_cli, tmp_path, 
             assert shlex.split(command)[0] == "omb-tui" and "--home" not in command
     written = (project / ".mcp.json").read_text() + (project / ".claude" / "settings.json").read_text()
     assert str(tmp_path) not in written  # nothing of this machine in files meant to be committed
-    assert "Claude Code asks once before it starts the project's server omb-tui-scout" in result.out
+    assert "Claude Code starts the project's server omb-tui-scout once you trust the folder" in result.out
     assert "set OMB_HOME=" in result.out  # the fixture's home is not the default one
 
 
@@ -477,10 +477,16 @@ def test_check_says_what_claude_code_will_load(run_cli, tmp_path, monkeypatch):
     assert pending.code == 1
     lines = pending.out.splitlines()
     assert lines[0].startswith("ok ") and lines[1].startswith("ok ") and lines[2].startswith("ok ")
-    assert lines[3].startswith("NOT ") and "waits for approval" in lines[3] and "enabledMcpjsonServers" in lines[3]
+    assert lines[3].startswith("NOT ") and "does not trust" in lines[3]
+    put(claude_json(tmp_path), {"projects": {str(project.resolve()): {"hasTrustDialogAccepted": True}}})
+    untold = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check")
+    assert untold.code == 1 and "waits for approval" in untold.out and "enabledMcpjsonServers" in untold.out
     put(project / ".claude" / "settings.local.json", {"enabledMcpjsonServers": [server_name(BOT_ID)]})
     approved = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check", "--json")
     assert approved.code == 0 and all(each["ok"] for each in json.loads(approved.out)["checks"])
+    put(claude_json(tmp_path), {"projects": {str(project.parent.resolve()): {"hasTrustDialogAccepted": True}}})
+    parent = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check")
+    assert parent.code == 1 and "does not trust" in parent.out  # a parent's trust does not count
     put(project / ".claude" / "settings.local.json", {"disabledMcpjsonServers": [server_name(BOT_ID)]})
     off = run_cli("hook", "install", "--bot", BOT_ID, "--project", str(project), "--check")
     assert off.code == 1 and "turns the server omb-tui-scout off" in off.out

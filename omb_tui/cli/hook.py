@@ -172,8 +172,9 @@ def _say_project_steps(args: argparse.Namespace, home, start: list[str], project
 
     name = server_name(args.bot)
     print(
-        f"Claude Code asks once before it starts the project's server {name}: answer yes when it starts in "
-        f"{project.resolve()} (omb-tui hook install --check --project {project} says whether it will load)."
+        f"Claude Code starts the project's server {name} once you trust the folder and approve the server: start "
+        f"claude in {project.resolve()} and answer yes to both (omb-tui hook install --check --project {project} "
+        "says whether it will load)."
     )
     if not committable(start):
         print(

@@ -532,10 +532,19 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
 
 
 def _approval(root: Path, name: str) -> Check:
-    """Whether Claude Code will use the project's server without asking: approved in the project's or the user's
-    settings, or in ~/.claude.json for this folder; else the one step that approves it."""
+    """Whether Claude Code will start the project's server without asking: the folder trusted (its trust question
+    answered, in ~/.claude.json; a parent's trust does not count) and the server approved, in the project's or the
+    user's settings or for this folder in ~/.claude.json (checked with Claude Code 2.1.332: approval alone leaves
+    it "Pending approval"); else the step left."""
+    try:
+        projects = read_settings(Path.home() / ".claude.json").get("projects")
+    except BrokenFile:
+        projects = None
+    this = projects.get(str(root)) if isinstance(projects, dict) else None
+    this = this if isinstance(this, dict) else {}
     places = [root / ".claude" / "settings.local.json", root / ".claude" / "settings.json"]
     places.append(Path.home() / ".claude" / "settings.json")
+    approved: Path | str | None = None
     for place in places:
         try:
             data = read_settings(place)
@@ -543,23 +552,27 @@ def _approval(root: Path, name: str) -> Check:
             continue
         if name in _names(data.get("disabledMcpjsonServers")):
             return Check(False, f"{place} turns the server {name} off (disabledMcpjsonServers).")
-        if data.get("enableAllProjectMcpServers") is True or name in _names(data.get("enabledMcpjsonServers")):
-            return Check(True, f"The server {name} is approved in {place}.")
-    try:
-        projects = read_settings(Path.home() / ".claude.json").get("projects")
-    except BrokenFile:
-        projects = None
-    this = projects.get(str(root)) if isinstance(projects, dict) else None
-    if isinstance(this, dict):
-        if name in _names(this.get("disabledMcpjsonServers")):
-            return Check(False, f"You turned the server {name} off for {root} in Claude Code.")
-        if name in _names(this.get("enabledMcpjsonServers")):
-            return Check(True, f"You approved the server {name} for {root} in Claude Code.")
-    return Check(
-        False,
-        f"The server {name} waits for approval: Claude Code asks once when it starts in {root} (answer yes), or "
-        f'add "enabledMcpjsonServers": ["{name}"] to {root / ".claude" / "settings.local.json"}.',
-    )
+        if approved is None and (
+            data.get("enableAllProjectMcpServers") is True or name in _names(data.get("enabledMcpjsonServers"))
+        ):
+            approved = place
+    if name in _names(this.get("disabledMcpjsonServers")):
+        return Check(False, f"You turned the server {name} off for {root} in Claude Code.")
+    if approved is None and name in _names(this.get("enabledMcpjsonServers")):
+        approved = "your answer in Claude Code"
+    if this.get("hasTrustDialogAccepted") is not True:
+        return Check(
+            False,
+            f"Claude Code does not trust {root} yet, so its .mcp.json waits: start claude there once and answer "
+            f"yes to trusting the folder{'' if approved else ' and to the server ' + name}.",
+        )
+    if approved is None:
+        return Check(
+            False,
+            f"The server {name} waits for approval: Claude Code asks once when it starts in {root} (answer yes), "
+            f'or add "enabledMcpjsonServers": ["{name}"] to {root / ".claude" / "settings.local.json"}.',
+        )
+    return Check(True, f"{root} is trusted and the server {name} approved ({approved}).")
 
 
 def _names(value: object) -> list[str]:
