@@ -220,31 +220,36 @@ async def test_n_and_p_go_to_the_next_and_previous_bot_with_something_new(review
         assert screen.tree.line_at_cursor().change.id == review_home.rows["capture"]
 
 
-async def test_a_run_seen_change_by_change_is_marked_and_folded_after_a_restart(review_home):
+async def test_the_cursor_passing_over_every_change_marks_nothing_and_m_marks_or_takes_back(review_home):
+    """Issue 37: arrowing past a run marked it "✓ reviewed" unread. A mark is the person's word: only m makes it."""
     from omb_tui.app.app import make_app
 
     app = make_app(review_home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(pilot)
-        run_id = screen.tree.line_at_cursor().group.run_id  # quill's capture: its first change seen
+        run_id = screen.tree.line_at_cursor().group.run_id  # quill's capture
+        for _ in range(len(screen.tree.lines)):  # down past every line, every change shown
+            await pilot.press("j")
         await settle(pilot)
-        assert not load_marks(review_home, "quill").has_run(run_id)
-        await pilot.press("j", "n")  # quill's second change seen; then scout's first, and its second not yet
+        for bot in ("quill", "scout"):
+            assert load_marks(review_home, bot).runs == {}
+        assert not any("✓ reviewed" in "".join(t for t, _ in screen.tree._parts(line)) for line in screen.tree.lines)
+        screen.tree.move_cursor(
+            next(n for n, line in enumerate(screen.tree.lines) if line.group and line.group.run_id == run_id)
+        )
+        await pilot.press("m")
         await settle(pilot)
         assert load_marks(review_home, "quill").has_run(run_id)
-        scout_run = screen.tree.line_at_cursor().group.run_id
-        assert not load_marks(review_home, "scout").has_run(scout_run)
         await wait_for(pilot, lambda: "✓ reviewed" in "".join(t for t, _ in screen.tree._parts(screen.tree.lines[1])))
         assert screen.tree.lines[2].kind == "change"  # a run marked under your eyes stays open
-        assert "(2 new)" in str(screen.query_one("#review-status").render())
     app = make_app(review_home, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_review(pilot)
         assert [line.kind for line in screen.tree.lines][:3] == ["bot", "run", "bot"]  # quill's run folded
-        assert screen.tree.line_at_cursor().change.id == review_home.rows["merge"]  # the morning starts at new
-        await pilot.press("j")
+        screen.tree.move_cursor(1)
+        await pilot.press("m")  # m on a marked run takes the mark back
         await settle(pilot)
-        assert load_marks(review_home, "scout").has_run(scout_run)
+        assert not load_marks(review_home, "quill").has_run(run_id)
 
 
 async def test_m_marks_the_run_reviewed_without_looking_at_each_change(review_home):
@@ -325,7 +330,9 @@ async def test_proposals_wait_under_their_run_and_a_accepts_one_x_rejects_anothe
         assert "compact (proposed only)" in "".join(t for t, _ in screen.tree._parts(screen.tree.lines[1]))
         assert screen.tree.line_at_cursor().proposal.category == "merge"
         assert "+ - flies to Lisbon on 2026-12-03, seat 12A" in screen.detail.text
-        await pilot.press("a")
+        await pilot.press("a")  # a key that writes asks first
+        assert "Accept 1 proposal of scout?" in await question(pilot)
+        await answer(pilot, "y", screen)
         await wait_for(pilot, lambda: waiting(proposals_home) == ["ephemeral"])
         assert "- flies to Lisbon on 2026-12-03, seat 12A\n" in memory(proposals_home)
         row = MemoryStore(proposals_home, "scout").journal.rows()[0]
@@ -336,6 +343,8 @@ async def test_proposals_wait_under_their_run_and_a_accepts_one_x_rejects_anothe
         assert load_marks(proposals_home, "scout").has_run(row.run)
         assert screen.tree.line_at_cursor().proposal.category == "ephemeral"
         await pilot.press("x")
+        assert "Reject 1 proposal of scout?" in await question(pilot)
+        await answer(pilot, "y", screen)
         await wait_for(pilot, lambda: waiting(proposals_home) == [])
         assert "- old note\n" in memory(proposals_home)  # rejected: MEMORY.md as it was
 

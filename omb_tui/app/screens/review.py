@@ -62,7 +62,7 @@ class ApplicableKeys:
     run: bool  # anything inside a run: U undoes the whole run
     proposal: bool  # a waiting proposal: a accepts, x rejects
     proposals: bool  # a group with proposals: A and X decide them all
-    markable: bool  # a bot, or a line of a run not yet marked reviewed: m marks it
+    markable: bool  # a bot, or a line of a run: m marks it reviewed, or takes the mark back
 
     @classmethod
     def at(cls, line: TreeLine | None) -> ApplicableKeys:
@@ -75,7 +75,7 @@ class ApplicableKeys:
             run=in_run,
             proposal=line.kind == PROPOSAL,
             proposals=group is not None and bool(group.proposals),
-            markable=line.kind == BOT or (in_run and not group.run.reviewed),
+            markable=line.kind == BOT or in_run,
         )
 
 
@@ -139,10 +139,10 @@ class ReviewScreen(AreaScreen):
         Binding(
             "m",
             "mark",
-            "Reviewed",
-            show=False,
+            "Mark read",
             id="review-mark",
-            tooltip="Mark the run under the cursor reviewed (on a bot's line: all its runs)",
+            tooltip="Mark the run under the cursor reviewed, or take its mark back (on a bot's line: all its runs); "
+            "moving the cursor marks nothing",
         ),
         Binding(
             "t",
@@ -158,7 +158,6 @@ class ReviewScreen(AreaScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._seen: dict[str, set[str]] = {}  # run id -> the ids of its changes shown with the cursor
         self._marking: set[str] = set()  # runs being marked reviewed (each marked once)
         self._since: datetime | None = None
         self._unread: list[str] = []
@@ -232,8 +231,6 @@ class ReviewScreen(AreaScreen):
     @on(ReviewTree.Highlighted, "#review-tree")
     def _line_highlighted(self, event: ReviewTree.Highlighted) -> None:
         self.detail.show(event.line)
-        if event.line is not None:
-            self._saw(event.line)
         keys = self._applicable(event.line)
         if keys != self._keys_shown:  # the footer is rebuilt only when a key turns on or off
             self._keys_shown = keys
@@ -295,38 +292,42 @@ class ReviewScreen(AreaScreen):
         self.tree.focus()
 
     # ----- reviewed marks -----
-    def _saw(self, line: TreeLine) -> None:
-        """A change shown with the cursor counts as seen; a run is marked reviewed once each of its changes was
-        seen or undone (one write per run, so moving about costs nothing)."""
-        if line.kind != CHANGE or line.group is None or line.group.run is None:
-            return
-        run = line.group.run
-        seen = self._seen.setdefault(run.id, set())
-        seen.add(line.change.id)
-        if not run.reviewed and all(c.id in seen or c.undone for c in run.changes):
-            self._mark(run.bot, [run.id])
-
+    # A mark is the person's statement that they read a run: only `m` (or `omb-tui review --mark`) makes one, never
+    # the cursor passing over it, and `m` on a run already marked takes the mark back.
     def action_mark(self) -> None:
         line = self.tree.line_at_cursor()
         if line is None:
+            return
+        if line.kind != BOT and line.group is not None and line.group.run is not None and line.group.run.reviewed:
+            self._mark(line.bot.bot, [line.group.run.id], take_back=True)
+            self.notify("Mark taken back: the run is new to review again (m marks it).", timeout=3, markup=False)
             return
         groups = line.bot.runs if line.kind == BOT else [line.group]
         runs = [group.run.id for group in groups if group.run is not None and not group.run.reviewed]
         if runs:
             self._mark(line.bot.bot, runs)
-            self.notify(f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed.", timeout=3, markup=False)
+            self.notify(
+                f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed (m on a run takes its mark back).",
+                timeout=3,
+                markup=False,
+            )
+        elif line.kind == BOT:
+            self.notify(f"Every run of {line.bot.bot} is marked reviewed already.", timeout=3, markup=False)
 
-    def _mark(self, bot_id: str, run_ids: list[str]) -> None:
+    def _mark(self, bot_id: str, run_ids: list[str], *, take_back: bool = False) -> None:
         fresh = [run_id for run_id in run_ids if run_id not in self._marking]
         if fresh:
             self._marking.update(fresh)
-            self.mark_runs(bot_id, fresh)
+            self.mark_runs(bot_id, fresh, take_back)
 
     @work(thread=True, exit_on_error=False, group="review-mark")
-    def mark_runs(self, bot_id: str, run_ids: list[str]) -> None:
-        from ...core.review.marks import mark_reviewed
+    def mark_runs(self, bot_id: str, run_ids: list[str], take_back: bool = False) -> None:
+        from ...core.review.marks import mark_reviewed, unmark_reviewed
 
-        mark_reviewed(self.app.home, bot_id, run_ids)
+        try:
+            (unmark_reviewed if take_back else mark_reviewed)(self.app.home, bot_id, run_ids)
+        finally:
+            self._marking.difference_update(run_ids)
         self.post_message(ReviewWritten())
 
     # ----- undo -----
@@ -429,12 +430,12 @@ class ReviewScreen(AreaScreen):
     def action_accept(self) -> None:
         line = self.tree.line_at_cursor()
         if line is not None and line.proposal is not None:
-            self.decide(line.bot.bot, [line.proposal], accept=True, ask=False)
+            self.decide(line.bot.bot, [line.proposal], accept=True, ask=True)
 
     def action_reject(self) -> None:
         line = self.tree.line_at_cursor()
         if line is not None and line.proposal is not None:
-            self.decide(line.bot.bot, [line.proposal], accept=False, ask=False)
+            self.decide(line.bot.bot, [line.proposal], accept=False, ask=True)
 
     def action_accept_all(self) -> None:
         line = self.tree.line_at_cursor()
@@ -448,7 +449,8 @@ class ReviewScreen(AreaScreen):
 
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def decide(self, bot_id: str, proposals: list, *, accept: bool, ask: bool) -> None:
-        """Accept or reject proposals; one at a time goes at once (it is the decision), all of a run asks first."""
+        """Accept or reject proposals, after asking (a key that writes never acts unasked: over a slow link keys
+        arrive in bursts, and a letter meant for a box elsewhere must not decide a proposal)."""
         home, ids = self.app.home, [proposal.id for proposal in proposals]
         verb = "Accept" if accept else "Reject"
         if ask:
@@ -456,7 +458,7 @@ class ReviewScreen(AreaScreen):
                 "MEMORY.md changes as each proposes (journaled, undoable); one whose text is no longer "
                 "in the file is refused and says why."
                 if accept
-                else "They are dropped; MEMORY.md stays as it is."
+                else ("It is" if len(ids) == 1 else "They are") + " dropped; MEMORY.md stays as it is."
             )
             if not await self._ask(
                 f"{verb} {plural(len(ids), 'proposal')} of {bot_id}?\n{effect}", f"{verb} {len(ids)}"

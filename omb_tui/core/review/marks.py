@@ -70,6 +70,19 @@ def mark_reviewed(
     return marks
 
 
+def unmark_reviewed(home: Home, bot_id: str, run_ids: Iterable[str] = (), row_ids: Iterable[str] = ()) -> ReviewedMarks:
+    """Take marks back: the runs and rows are new to review again (a mark is the person's word, and they may
+    take it back); returns the marks as now kept."""
+    with MemoryStore(home, bot_id).locked():
+        marks = load_marks(home, bot_id)
+        for run_id in run_ids:
+            marks.runs.pop(run_id, None)
+        for row_id in row_ids:
+            marks.rows.pop(row_id, None)
+        write_private_json(marks_path(home, bot_id), {"runs": marks.runs, "rows": marks.rows})
+    return marks
+
+
 def _drop_old(marks: ReviewedMarks, now: datetime) -> None:
     oldest = now - timedelta(days=MARKS_KEPT_DAYS)
     for kept in (marks.runs, marks.rows):
