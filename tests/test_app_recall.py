@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
-from app_helpers import add_bot, open_recall, settle
+from app_helpers import add_bot, open_recall, settle, wait_for
+from scripted_model import model  # noqa: F401 (the fixture)
 from textual.widgets import Input, Select, Static
 
 from omb_tui.app.app import make_app
@@ -362,3 +363,45 @@ async def test_a_day_that_is_no_date_is_said_and_the_field_shows_the_day_used(ho
         await settle(pilot)
         assert screen.query_one("#as-of", Input).value == ""  # empty: today, the day both blocks are for
         assert "2026-13-45 is not a day (YYYY-MM-DD): both blocks are for today." in notes
+
+
+# ----- issue 37: a screen where a person types keeps the cursor in its box; a preview changes nothing -----
+async def test_opening_the_preview_again_puts_the_cursor_in_the_message_and_a_burst_of_keys_stays_text(home):
+    app = make_app(home, bot_id="scout", watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        screen.query_one("#recall-view").focus()  # left on the block, where letters are keys
+        await pilot.press("f")  # away to Files, and back with r
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen is screen and app.focused is screen.query_one("#message", Input)
+        typed = "Which hotel did we pick for Lisbon"  # s, e, r, b, c, k, a: every letter an area or a key
+        await pilot.press(*typed)  # all at once, as a slow link delivers them
+        await settle(pilot)
+        assert app.screen is screen and screen.query_one("#message", Input).value == typed
+
+
+async def test_a_send_no_model_answers_leaves_no_chat_and_no_log_line(home, model):
+    from scripted_model import Unavailable
+
+    from omb_tui.app.screens.recall import PREVIEW_CHAT_ID
+    from omb_tui.app.widgets.turn_answer import TurnAnswer
+    from omb_tui.core.memory import conversations as conv
+
+    model.answers.append(Unavailable("No model is set up for scout: give it an instance or set the helper."))
+    log_folder = home.workspace("scout") / "memory" / "log"
+    logs_before = sorted(p.read_bytes() for p in log_folder.glob("*.md")) if log_folder.is_dir() else []
+    app = make_app(home, bot_id="scout", watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_recall(pilot)
+        await type_message(pilot, screen, "Which hotel did we pick?")
+        await pilot.press("ctrl+s")
+        answer = screen.query_one(TurnAnswer)
+        await wait_for(pilot, lambda: "could not answer" in answer.text.plain and not screen.sending)
+        assert "nothing was kept" in answer.text.plain
+        assert app.focused is screen.query_one("#message", Input)  # the cursor stays in the box
+    assert not (conv.chats_dir(home, "scout") / f"{PREVIEW_CHAT_ID}.ndjson").exists()
+    assert [c.id for c in conv.list_conversations(home, "scout")] == ["lisbon-plans"]
+    logs_after = sorted(p.read_bytes() for p in log_folder.glob("*.md")) if log_folder.is_dir() else []
+    assert logs_after == logs_before

@@ -89,7 +89,9 @@ async def test_send_goes_into_the_chosen_chat(home, model):
         await pilot.press("ctrl+s")
         await settle(pilot)
         await settle(pilot)
-        assert shown(screen) == "Scout answered:\nWindow seats it is."
+        assert shown(screen) == (
+            'Scout answered:\nWindow seats it is.\nThe message and the answer are in 1:1 with Milind · "Plans".'
+        )  # where it went, said
     lines = (conv.chats_dir(home, "scout") / "plans.ndjson").read_text().splitlines()
     assert [json.loads(line)["text"] for line in lines[1:]] == ["Book window seats for Lisbon", "Window seats it is."]
     assert not (conv.chats_dir(home, "scout") / f"{PREVIEW_CHAT_ID}.ndjson").exists()
@@ -104,7 +106,8 @@ async def test_an_unavailable_model_says_why_on_the_screen(home, model):
         await settle(pilot)
         await settle(pilot)
         assert shown(screen) == (
-            "Scout could not answer\nNo model is set up for scout: give it an instance or set the helper."
+            "Scout could not answer\nNo model is set up for scout: give it an instance or set the helper.\n"
+            "No model answered, so nothing was kept: no chat, no log line."
         )
         assert screen.sending is False
 

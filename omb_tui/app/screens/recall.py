@@ -239,6 +239,12 @@ class RecallScreen(BotScreen):
                     yield Static("", id="prompt-text")
         yield Footer()
 
+    def on_screen_resume(self) -> None:
+        """Each time the preview is opened the cursor is in the message box, wherever it was left: a person
+        comes here to type, and a letter typed outside a box would act (switch areas, open a picker)."""
+        super().on_screen_resume()
+        self.call_after_refresh(self.action_focus_message)
+
     def on_mount(self) -> None:
         self.query_one("#prompt-text").display = False
         self._show_hint()
@@ -534,16 +540,18 @@ class RecallScreen(BotScreen):
         self.sending = True
         self.refresh_bindings()
         self.query_one(TurnAnswer).show_sending(self.bot.name, message, label)
-        self._focus_panel("recall")
+        self._show_pane("recall")  # the answer shows; the cursor stays in the box, where letters are text
         self.query_one("#recall-view", VerticalScroll).scroll_home(animate=False)
         self.send_turn(self.app.bot_id, message, chat_id)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-send")
     def send_turn(self, bot_id: str, message: str, chat_id: str) -> None:
-        from ...core.turn.turn import chat_turn, open_chat  # the model layer loads only when a turn is sent
+        """A preview never changes what it previews: with no model to reach, nothing is written (the reason is
+        said); a turn no model answered leaves no chat it made."""
+        from ...core.turn.turn import chat_turn  # the model layer loads only when a turn is sent
 
-        open_chat(self.app.home, bot_id, chat_id, title=PREVIEW_CHAT_TITLE if chat_id == PREVIEW_CHAT_ID else None)
-        result = chat_turn(self.app.home, bot_id, message, chat=chat_id)
+        title = PREVIEW_CHAT_TITLE if chat_id == PREVIEW_CHAT_ID else None
+        result = chat_turn(self.app.home, bot_id, message, chat=chat_id, title=title, discard_unreached=True)
         self.app.call_from_thread(self._show_answer, bot_id, result)
 
     def _show_answer(self, bot_id: str, result) -> None:
@@ -551,7 +559,10 @@ class RecallScreen(BotScreen):
         self.refresh_bindings()
         if bot_id != self.app.bot_id:
             return
-        self.query_one(TurnAnswer).show_result(self.bot.name, result)
+        label = next((label for label, cid in self._chat_options if cid == result.chat), "")
+        if result.chat and not label:
+            label = f'chat "{PREVIEW_CHAT_TITLE}"' if result.chat == PREVIEW_CHAT_ID else f'chat "{result.chat}"'
+        self.query_one(TurnAnswer).show_result(self.bot.name, result, label)
         # the turn may have changed memory and the conversations: show them as they are now
         self.load_chats()
         self.load_memory(self._as_of_shown or clock.today())

@@ -58,14 +58,18 @@ class TurnAnswer(Static):
         )
         self._draw(text)
 
-    def show_result(self, bot_name: str, result) -> None:
-        """`result`: the core's TurnResult."""
+    def show_result(self, bot_name: str, result, chat_label: str = "") -> None:
+        """`result`: the core's TurnResult; `chat_label`: the conversation it went into, as the chat list names it."""
         calls = len(result.tool_calls)
         made = f", after {plural(calls, 'tool call')}" if calls else ""
         title = f"{bot_name} could not answer" if result.failed else f"{bot_name} answered{made}:"
         text = Text(title, style=self._style("title"), end="")
         text.append("\n")
         text.append(result.answer, style=self._style("failed") if result.failed else "")
+        if not result.chat:
+            text.append("\nNo model answered, so nothing was kept: no chat, no log line.", style=self._style("tool"))
+        elif chat_label:
+            text.append(f"\nThe message and the answer are in {chat_label}.", style=self._style("tool"))
         for number, call in enumerate(result.tool_calls, 1):
             text.append(f"\n[{number}] {call.name} {_one_line(call.arguments, 200)}", style=self._style("tool"))
             text.append(f"\n    → {_one_line(call.result, TOOL_TEXT_SHOWN)}", style=self._style("tool"))

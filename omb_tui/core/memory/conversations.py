@@ -484,6 +484,15 @@ def _set_aside(path: Path) -> bool:
     return True
 
 
+def discard_conversation(path: Path) -> None:
+    """Remove a conversation file this process made and nothing else has: a turn the app's preview sent that no
+    model answered (core/turn/turn.chat_turn, `discard_unreached`). Readers are told, as of any change."""
+    refuse_links(path)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    note_change(path)
+
+
 def _append(path: Path, line: bytes) -> None:
     """One write of whole lines with O_APPEND, then the change is noted for readers."""
     refuse_links(path)

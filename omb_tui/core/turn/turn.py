@@ -30,7 +30,7 @@ from ..memory.changes import Actor
 from ..memory.disk import make_private_dirs
 from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory.locks import turn_lock
-from ..memory.paths import Home, validate_bot_id
+from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..recall.recall import recall
@@ -198,6 +198,8 @@ def chat_turn(
     person: str | None = None,
     complete: Complete | None = None,
     today: date | None = None,
+    discard_unreached: bool = False,
+    title: str | None = None,
 ) -> TurnResult:
     """One whole turn: the person's message in, the bot's answer out, both in the conversation file.
 
@@ -206,9 +208,13 @@ def chat_turn(
     only while memory is on) for at most MAX_TOOL_ROUNDS rounds; the turn is wrapped in bot_turn and, once it
     ends, logged in the daily turn log. A model that cannot be reached makes a failed turn whose answer is the
     reason in one sentence (`model_unavailable`). `complete` is call.complete unless given (tests script it).
+
+    `discard_unreached` (the app's recall preview, which must not change what it previews): when no model could be
+    reached and the conversation was made by this call, it is removed again and nothing is recorded of the turn.
     """
     complete = complete or _default_complete()
-    conversation = open_chat(home, bot_id, chat, person=person)
+    made_now = not _conversation_exists(home, bot_id, chat)
+    conversation = open_chat(home, bot_id, chat, person=person, title=title)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
     assert conversation.path is not None  # a conversation found is read from its file
     earlier = history_messages(conversation, bot_id)
@@ -228,8 +234,20 @@ def chat_turn(
         tools = tools_for(load_bot_settings(home, bot_id).memory, in_team=_in_a_team(home, bot_id))
         _tool_loop(turn, complete, messages, tools, result, today)
     result.journal_rows = turn.rows
+    if discard_unreached and made_now and result.model_unavailable and not result.model_calls:
+        conv.discard_conversation(conversation.path)
+        result.chat = ""
+        return result
     _record_answer(home, bot_id, conversation, result)
     return result
+
+
+def _conversation_exists(home: Home, bot_id: str, chat: str) -> bool:
+    try:
+        conv.conversation_path(home, bot_id, chat)
+    except NotFound:
+        return False
+    return True
 
 
 def _in_a_team(home: Home, bot_id: str) -> bool:
