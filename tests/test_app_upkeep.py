@@ -84,7 +84,17 @@ async def test_tidy_up_now_changes_memory_and_shows_the_counts(tmp_path):
     async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
         assert shown(screen, "#upkeep-tidy") == "No tidy-up has run for this bot yet."
+        await pilot.press("n")  # a key that spends a model call asks first
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        assert "Tidy up scout now? It asks the model" in str(pilot.app.screen.question)
+        await pilot.press("escape")  # no: nothing happens
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
+        await settle(pilot)
+        assert memory_of(home) == duplicate + EXPIRED + add and not screen.tidying
         await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
         await settle(pilot)
         await wait_for(pilot, lambda: not screen.tidying)
         await settle(pilot)

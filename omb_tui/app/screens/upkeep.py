@@ -510,10 +510,26 @@ class UpkeepScreen(BotScreen):
     # ----- Tidy up now (and Tidy memory) -----
     @on(Button.Pressed, "#tidy-now, #heavy-tidy")
     def _tidy_pressed(self) -> None:
-        self.action_tidy_now()
+        self.action_tidy_now(ask=False)  # a button pressed on purpose is the person's answer already
 
-    def action_tidy_now(self) -> None:
+    @work(exclusive=True, exit_on_error=False, group="upkeep-ask")
+    async def action_tidy_now(self, ask: bool = True) -> None:
+        """The `n` key asks first: the tidy-up spends a model call and changes memory (a key that does either
+        never acts unasked: over a slow link keys come in bursts, and a letter meant for a box elsewhere lands
+        here)."""
+        from ..dialogs.confirm import ConfirmDialog
+
         if self.tidying or self.view is None or not self.view.upkeep_running:
+            return
+        bot_id = self.app.bot_id
+        question = (
+            f"Tidy up {bot_id} now? It asks the model (one call, counted in the month's spend) and may move "
+            "expired entries to the archive, merge duplicates and strike what a newer note contradicts; each "
+            "change is journaled, and undo-run takes the whole run back."
+        )
+        if ask and not await self.app.push_screen_wait(ConfirmDialog(escape(question), yes="Tidy up")):
+            return
+        if self.tidying or bot_id != self.app.bot_id:
             return
         self.tidying = True
         self.query_one("#tidy-report", Static).display = False
