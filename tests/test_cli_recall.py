@@ -121,3 +121,37 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(
         else:
             assert "Indexing" not in err
     close_all()
+
+
+# ----- issue 37: search across bots -----
+def test_search_all_bots_runs_each_bots_search_and_names_the_bot_of_each_hit(run_cli, home):
+    from conftest import make_bot
+
+    from omb_tui.core.memory import conversations as conv
+    from omb_tui.core.memory import clock
+
+    make_bot(home, "atlas", "Atlas")
+    for bot_id, text in (("scout", "The Lisbon ferry leaves at 09:10"), ("atlas", "The Porto ferry leaves at noon")):
+        chat = conv.Conversation(
+            id=f"{bot_id}-plans",
+            title="Plans",
+            kind=conv.KIND_CHAT,
+            started_by=conv.Starter("person", "Nadia"),
+            members=[conv.Member("person", "Nadia"), conv.Member("bot", bot_id)],
+            created=clock.now(),
+        )
+        path = conv.create_conversation(home, chat, bot_id)
+        conv.append_message(path, conv.Message("person", "Nadia", clock.now(), text, origin="person"))
+    result = run_cli("search", "--all-bots", "ferry")
+    assert result.code == 0, result.err
+    lines = [line for line in result.out.splitlines() if not line.startswith(" ")]
+    assert any(line.startswith("scout  ") and "Plans" in line for line in lines)
+    assert any(line.startswith("atlas  ") and "Plans" in line for line in lines)
+    data = json.loads(run_cli("search", "--all-bots", "ferry", "--json").out)
+    by_bot = {entry["bot"]: entry for entry in data["bots"]}
+    assert set(by_bot) == {"scout", "atlas"} and data["query"] == "ferry"
+    # each bot by its own rules: a bot's search never holds another bot's chat
+    assert all("Porto" not in json.dumps(hit) for hit in by_bot["scout"]["hits"])
+    assert any("Lisbon" in json.dumps(hit) for hit in by_bot["scout"]["hits"])
+    assert all("Lisbon" not in json.dumps(hit) for hit in by_bot["atlas"]["hits"])
+    assert run_cli("search", "--all-bots", "ferry", "--chat", "x").code == 2

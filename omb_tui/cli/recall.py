@@ -28,6 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
     )
     p.add_argument("words", metavar="WORDS", nargs="*")
+    p.add_argument(
+        "--all-bots",
+        action="store_true",
+        help="every bot of the home, each by session_search's rules (BOT is then the first word)",
+    )
     p.add_argument("--since", metavar="WHEN", help="24h, 3d, yesterday or a date")
     p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
     p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
@@ -90,6 +95,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    if args.all_bots:
+        return _search_all_bots(args)
     from ..core.search.session_search import session_search
 
     bot = open_bot(args)
@@ -117,12 +124,52 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not result.hits:
         print("Nothing found.")
     for hit in result.hits:
-        when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "")
-        who = f"{hit.author}: " if hit.author else ""
-        print(f"{when:<16}  {hit.where}\n    {who}{' '.join(hit.text.split())[:300]}")
+        print(_hit_text(hit))
     if result.disclosed_private_chats:
         print(f"(found in private chats: {', '.join(result.disclosed_private_chats)}; the room is told)")
     return 0
+
+
+def _search_all_bots(args: argparse.Namespace) -> int:
+    """`search --all-bots WORDS…`: session_search in each bot of the home, by its own rules (its chats, the rooms
+    it is in, its memory files, its teams' notes), each hit naming its bot; the bots in their order, each bot's
+    hits as session_search ranks them."""
+    from ..core.memory.paths import Home
+    from ..core.search.session_search import session_search
+
+    if args.chat:
+        raise CliError("--chat names one bot's conversation: leave it out with --all-bots.")
+    if args.limit < 1:
+        raise CliError("--limit must be 1 or more.")
+    words = [args.bot, *args.words] if args.bot else list(args.words)  # BOT is the first word here
+    query = " ".join(words) or None
+    if query is None and args.since is None and args.until is None:
+        raise CliError("Give words to search for, or --since / --until (or both).")
+    home = Home(args.home)
+    found = []
+    for bot_id in home.bot_ids():
+        result = session_search(
+            home, bot_id, query, since=args.since, until=args.until, limit=args.limit, scope=args.scope
+        )
+        if result.index_not_updated:
+            print_error(f"{bot_id}: {result.index_not_updated}")
+        found.append((bot_id, result))
+    if args.json:
+        print_json({"query": query, "bots": [{"bot": bot_id, **result.to_dict()} for bot_id, result in found]})
+        return 0
+    if not any(result.hits for _, result in found):
+        print("Nothing found.")
+    for bot_id, result in found:
+        for hit in result.hits:
+            print(f"{bot_id}  {_hit_text(hit)}")
+    return 0
+
+
+def _hit_text(hit) -> str:
+    """A hit as `search` prints it: when and where, then who said what (300 characters at most)."""
+    when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "")
+    who = f"{hit.author}: " if hit.author else ""
+    return f"{when:<16}  {hit.where}\n    {who}{' '.join(hit.text.split())[:300]}"
 
 
 def cmd_brief(args: argparse.Namespace) -> int:
