@@ -127,8 +127,8 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(
 def test_search_all_bots_runs_each_bots_search_and_names_the_bot_of_each_hit(run_cli, home):
     from conftest import make_bot
 
-    from omb_tui.core.memory import conversations as conv
     from omb_tui.core.memory import clock
+    from omb_tui.core.memory import conversations as conv
 
     make_bot(home, "atlas", "Atlas")
     for bot_id, text in (("scout", "The Lisbon ferry leaves at 09:10"), ("atlas", "The Porto ferry leaves at noon")):
