@@ -100,3 +100,13 @@ def test_a_token_in_a_rows_note_chat_or_step_is_never_kept_nor_printed_by_review
     for argv in (("review",), ("review", "--json"), ("journal", "scout"), ("journal", "scout", "--json")):
         out = run_cli(*argv)
         assert out.code == 0 and key not in out.out + out.err, argv
+
+
+def test_a_note_that_names_its_step_is_said_once(home, run_cli):
+    """Issue 37: `review` printed "tidy-up: tidy-up: 1 expired entry …"."""
+    run = UpkeepRun("scout")
+    store = MemoryStore(home, "scout")
+    store.write("MEMORY.md", MEMORY_TEXT + "- kept\n", run.actor("tidy-up"), note="tidy-up: 1 expired entry moved")
+    lines = run_cli("review").out.splitlines()
+    assert any(line.endswith("  MEMORY.md  tidy-up: 1 expired entry moved") for line in lines), lines
+    assert not any("tidy-up: tidy-up:" in line for line in lines)

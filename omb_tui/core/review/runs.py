@@ -105,6 +105,7 @@ class Change:
             said = f'from chat "{self.chat}"'
         state = " [undone]" if self.undone else ("" if self.undoable else f" [cannot undo: {self.not_undoable_reason}]")
         kind = f"{self.step} {self.category}" if self.category else self.step or self.how
+        said = said.removeprefix(f"{kind}: ")  # a note that names its step already ("tidy-up: …") says it once
         return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
 
     def to_dict(self) -> dict:
