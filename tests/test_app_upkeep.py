@@ -283,3 +283,19 @@ async def test_the_guard_section_shows_its_limits_the_recall_checks_and_what_it_
             "Last said, run 20261201T031500-1a2b3c: guard: stopped: the night's limit of 12 model calls is "
             "reached (compact not run)." in guard
         )
+
+
+async def test_upkeep_names_the_tidy_up_review_shows_when_no_record_holds_it(tmp_path):
+    """Issue 37: Upkeep said "No tidy-up has run for this bot yet" while Review showed last night's tidy-up (a run
+    the journal holds and the step's record does not: an earlier version's, a restored home's, the demo's)."""
+    from omb_tui.core.memory.store import MemoryStore
+    from omb_tui.core.runs.run import UpkeepRun
+
+    home = no_model_home(tmp_path / "home")
+    store = MemoryStore(home, "scout")
+    run = UpkeepRun("scout")
+    store.write("MEMORY.md", EXPIRED.replace("booked", "booked and paid"), run.actor("tidy-up"), note="tidy-up: merged")
+    async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
+        screen = await open_upkeep(pilot)
+        said = shown(screen, "#upkeep-tidy")
+        assert "No tidy-up has run" not in said and f"run {run.id}: 1 change (see Review)" in said

@@ -69,6 +69,7 @@ class UpkeepView:
     memory_bytes: int = 0
     last_capture: dict | None = None
     last_tidy: dict | None = None
+    journal_tidy: dict | None = None  # the newest tidy-up run in the journal (core last_tidy_in_journal)
     learned: list = field(default_factory=list)  # about_me.LearnedLine
     usage: dict = field(default_factory=dict)  # calls, failed, prompt_tokens, completion_tokens, cost_usd, ...
     guard: str = ""  # the nightly guard: its limits, the recall checks' last result, what it last said
@@ -132,7 +133,7 @@ def read_view(home, bot_id: str) -> UpkeepView:
     from ...core.upkeep.about_me import list_learned
     from ...core.upkeep.capture import last_capture
     from ...core.upkeep.heavy import loaded_every_turn
-    from ...core.upkeep.tidy import last_tidy
+    from ...core.upkeep.tidy import last_tidy, last_tidy_in_journal
 
     errors: list[str] = []
     name, upkeep, memory, rooms = bot_id, None, None, None
@@ -172,6 +173,7 @@ def read_view(home, bot_id: str) -> UpkeepView:
         memory_bytes=memory_bytes,
         last_capture=last_capture(home, bot_id),
         last_tidy=last_tidy(home, bot_id),
+        journal_tidy=last_tidy_in_journal(home, bot_id),
         learned=learned,
         usage=month_usage(home, bot_id),
         guard=guard_text(home, bot_id),
@@ -239,10 +241,15 @@ def capture_text(last: dict | None) -> str:
     return text
 
 
-def tidy_text(last: dict | None) -> str:
+def tidy_text(last: dict | None, in_journal: dict | None = None) -> str:
+    """The last tidy-up in its report's words; one the journal holds and the record does not (a newer run, or the
+    only one) by its run and changes, so Upkeep names the tidy-up Review shows."""
     from ...core.runs.run import Skipped
     from ...core.upkeep.tidy import TidyReport
 
+    if in_journal and (not last or str(in_journal.get("run")) > str(last.get("run") or "")):
+        changes = plural(int(in_journal.get("changes") or 0), "change")
+        return f"{_local(in_journal.get('at'))} · run {in_journal.get('run')}: {changes} (see Review)."
     if not last:
         return "No tidy-up has run for this bot yet."
     try:  # the report's own words, so the screen says what `omb-tui tidy` says
@@ -409,7 +416,7 @@ class UpkeepScreen(BotScreen):
                 f"{HEAVY_LINE} ({view.loaded_bytes / 1024:.1f} KB, {view.memory_bytes / 1024:.1f} KB of it memory)"
             )
         self.query_one("#upkeep-capture", Static).update(Text(capture_text(view.last_capture)))
-        self.query_one("#upkeep-tidy", Static).update(Text(tidy_text(view.last_tidy)))
+        self.query_one("#upkeep-tidy", Static).update(Text(tidy_text(view.last_tidy, view.journal_tidy)))
         self._show_learned(view.learned)
         self.query_one("#upkeep-usage", Static).update(Text(usage_text(view.usage)))
         self.query_one("#upkeep-guard", Static).update(Text(view.guard))
