@@ -966,3 +966,19 @@ async def test_keys_typed_ahead_after_enter_go_into_the_note_not_to_the_areas(ho
             app.post_message(events.Key(key, character))
         await wait_for(pilot, lambda: app.screen is not screen)
         assert type(app.screen).__name__ == "JournalScreen" and screen.editor.text == before
+
+
+async def test_the_banner_names_the_person_after_an_edit_from_the_command_line(home):
+    """Issue 37: the banner said "Scout changed this file" after the person edited it with `omb-tui write`."""
+    from omb_tui.core.memory.changes import Actor
+    from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_files(pilot)
+        await type_at_end(pilot, screen, *" typed")
+        MemoryStore(home, "scout").write("MEMORY.md", "- from the shell\n", Actor(WHO_PERSON, HOW_COMMAND_LINE))
+        app.note_disk_change()
+        await settle(pilot)
+        said = str(screen.query_one("#conflict-banner", Static).render())
+        assert "You changed this file from the command line" in said and "Scout" not in said

@@ -311,6 +311,18 @@ class FilesScreen(BotScreen):
             option_list.focus()
             self._focus_list = False
 
+    def _who_changed(self, snapshot: FileSnapshot) -> str:
+        """Who made the file as it is now, as the journal names them (the conflict dialog's words): the person from
+        the command line is "You", never the bot."""
+        from ..dialogs.conflict import who_changed
+
+        try:
+            newest = self.bot.store.journal.newest_for_file(snapshot.rel)
+        except (OSError, ValueError):
+            newest = None
+        made_it = newest if newest is not None and newest.after_hash == snapshot.hash else None
+        return who_changed(made_it, self.bot_name)
+
     def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None, draft: Draft | None = None) -> None:
         """Show a file read from disk, unless the editor holds unsaved changes to it; offer its recovery draft."""
         same_file = self.current is not None and self.current.rel == snapshot.rel
@@ -318,10 +330,7 @@ class FilesScreen(BotScreen):
         self._keep_place_of = None
         if same_file and self.modified:
             if snapshot.hash != self.current.hash:
-                self.show_banner(
-                    f"{self.bot_name} changed this file while you were editing. "
-                    "Save to choose: Reload or Overwrite with mine."
-                )
+                self.show_banner(f"{self._who_changed(snapshot)} Save to choose: Reload or Overwrite with mine.")
             self._update_gauge(memory_text)
             return
         if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
