@@ -40,3 +40,24 @@ def write_part(home: Home, bot_id: str, part: str, value: dict, store: MemorySto
         data = data if isinstance(data, dict) else {}
         data[part] = value
         write_private_json(path, data)
+
+
+JOURNAL_ROWS_LOOKED_AT = 5_000  # how far back the journal is read for a run a step's record does not hold
+
+
+def last_run_in_journal(home: Home, bot_id: str, step: str) -> dict | None:
+    """The newest run of `step` the bot's journal holds (`at`: its first row, `run`, `changes`), whoever ran it:
+    a run the step's record does not know (an earlier version's, a restored home's, the demo's) is still the
+    last one, as Review shows it; None when the journal's newest rows hold none."""
+    from ..memory.journal import Journal
+
+    found: dict | None = None
+    for n, row in enumerate(Journal(home.journal_path(bot_id)).iter_newest_first()):
+        if n >= JOURNAL_ROWS_LOOKED_AT:
+            break
+        if found is None and row.step == step and row.run:
+            found = {"at": row.at, "run": row.run, "changes": 0}
+        if found is not None and row.run == found["run"]:
+            found["changes"] += 1
+            found["at"] = row.at  # the run's first row, as the rows go back
+    return found

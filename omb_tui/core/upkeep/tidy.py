@@ -37,7 +37,7 @@ from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
 from ..models.context import input_budget
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
-from ..runs.record import last_of, read_part, write_part
+from ..runs.record import last_of, last_run_in_journal, read_part, write_part
 from ..runs.run import Skipped, UpkeepRun
 from .examples import tidy_example
 
@@ -574,26 +574,9 @@ def last_tidy(home: Home | str, bot_id: str) -> dict | None:
     return last_of(Home.of(home), bot_id, "tidy")
 
 
-JOURNAL_ROWS_LOOKED_AT = 5_000  # how far back the journal is read for a tidy-up the record does not hold
-
-
 def last_tidy_in_journal(home: Home | str, bot_id: str) -> dict | None:
-    """The newest tidy-up run the bot's journal holds (`at`, `run`, `changes`), whoever ran it: a run the record
-    above does not know (one from an earlier version, a restored home, the demo) is still the last tidy-up, as
-    Review shows it; None when the journal's newest rows hold none."""
-    from ..memory.journal import Journal
-
-    home = Home.of(home)
-    found: dict | None = None
-    for n, row in enumerate(Journal(home.journal_path(bot_id)).iter_newest_first()):
-        if n >= JOURNAL_ROWS_LOOKED_AT:
-            break
-        if found is None and row.step == STEP and row.run:
-            found = {"at": row.at, "run": row.run, "changes": 0}
-        if found is not None and row.run == found["run"]:
-            found["changes"] += 1
-            found["at"] = row.at  # the run's first row, as the rows go back
-    return found
+    """The newest tidy-up run the bot's journal holds, whoever ran it (runs/record.last_run_in_journal)."""
+    return last_run_in_journal(Home.of(home), bot_id, STEP)
 
 
 # ----- words -----
