@@ -33,3 +33,18 @@ async def test_the_open_bot_is_built_once_and_again_for_another_bot_or_after_a_c
         await settle(pilot)
         with pytest.raises(NotFound):
             _ = screen.bot
+
+
+async def test_the_bots_header_never_keeps_the_name_of_the_bot_opened_last(home):
+    """Issue 37: back on the Bots screen, the header still named the bot opened last."""
+    from textual.widgets import Header
+    from textual.widgets._header import HeaderTitle
+
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        header = app.screen.query_one(Header).query_one(HeaderTitle)
+        shown = str(header.render())
+        assert "scout" not in shown and "omb-tui" in shown and str(home.root) in shown

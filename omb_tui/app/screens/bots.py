@@ -39,6 +39,7 @@ class BotDuplicated(Message, bubble=False):
 
 class BotsScreen(AreaScreen):
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
+    TITLE = "omb-tui"  # every bot's screen: the header never keeps the name of the bot opened last
     BINDINGS = [
         Binding("enter", "open_bot", "Open", id="open-bot", tooltip="Open the selected bot's memory files"),
         Binding(
@@ -73,6 +74,7 @@ class BotsScreen(AreaScreen):
         yield Footer()
 
     def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well: Textual calls each class's handler)
+        self.sub_title = str(self.app.home.root)  # the home, as before any bot was opened
         # The names are in the first frame (the settings files alone, a few ms); the engine is imported and
         # each bot read (gauge, last change, outside edits journaled) only once that frame is on the terminal.
         if not self.app.bot_id:  # opened straight on a bot, this screen stays hidden: it reads nothing yet
