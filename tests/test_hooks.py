@@ -20,7 +20,8 @@ from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
 from omb_tui.core.memory.paths import Home
-from omb_tui.hooks.run import HOOK_OUTPUT_MAX_CHARS, chat_id_for, fit
+from omb_tui.core.turn.agent_session import chat_id_for
+from omb_tui.hooks.run import HOOK_OUTPUT_MAX_CHARS, fit
 from omb_tui.hooks.transcript import lines_newest_first, prompt_text, read_exchange
 
 SESSION = "5d1e7f0a-93b2-4c1e-8f55-2a6f0c9e4b17"

@@ -100,11 +100,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from ..core.search.session_search import session_search
 
     bot = open_bot(args)
-    query = " ".join(args.words) or None
-    if query is None and args.since is None and args.until is None:
-        raise CliError("Give words to search for, or --since / --until (or both).")
-    if args.limit < 1:
-        raise CliError("--limit must be 1 or more.")
+    query = _search_query(args, args.words)
     result = session_search(
         bot.home,
         bot.id,
@@ -139,12 +135,7 @@ def _search_all_bots(args: argparse.Namespace) -> int:
 
     if args.chat:
         raise CliError("--chat names one bot's conversation: leave it out with --all-bots.")
-    if args.limit < 1:
-        raise CliError("--limit must be 1 or more.")
-    words = [args.bot, *args.words] if args.bot else list(args.words)  # BOT is the first word here
-    query = " ".join(words) or None
-    if query is None and args.since is None and args.until is None:
-        raise CliError("Give words to search for, or --since / --until (or both).")
+    query = _search_query(args, [args.bot, *args.words] if args.bot else args.words)  # BOT is the first word here
     home = Home(args.home)
     found = []
     for bot_id in home.bot_ids():
@@ -163,6 +154,16 @@ def _search_all_bots(args: argparse.Namespace) -> int:
         for hit in result.hits:
             print(f"{bot_id}  {_hit_text(hit)}")
     return 0
+
+
+def _search_query(args: argparse.Namespace, words: list[str]) -> str | None:
+    """The words searched for (None: a search by time alone); a search of nothing, or --limit under 1, is refused."""
+    query = " ".join(words) or None
+    if query is None and args.since is None and args.until is None:
+        raise CliError("Give words to search for, or --since / --until (or both).")
+    if args.limit < 1:
+        raise CliError("--limit must be 1 or more.")
+    return query
 
 
 def _hit_text(hit) -> str:

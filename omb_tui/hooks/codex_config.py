@@ -94,8 +94,9 @@ def install_server(
     servers = parse(text).get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise NotEditable('its "mcp_servers" is not a table')
-    replaced = [servers[key] for key in servers if ours(servers[key])]
-    cut = without_tables(text, [key for key in servers if ours(servers[key])])
+    mine = [key for key in servers if ours(servers[key])]
+    replaced = [servers[key] for key in mine]
+    cut = without_tables(text, mine)
     if name in parse(cut).get("mcp_servers", {}):
         raise NotEditable(f"it defines mcp_servers.{name} in a form install does not edit; take it out by hand")
     new = with_hooks_flag(_appended(cut, server_table(name, command, args)))

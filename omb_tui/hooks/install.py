@@ -306,21 +306,11 @@ def read_settings(path: Path) -> dict:
     Read only when it is a regular file of at most MAX_SETTINGS_BYTES (a FIFO or a link to a device is refused,
     never waited on). Every value the project does not set is written back as it was read: a number keeps its
     text (`1e400`, `1.10`), `NaN` and `Infinity` stay, a lone surrogate stays an escape (see `dump_settings`)."""
-    try:
-        with disk.open_regular(Path(os.path.realpath(path))) as handle:
-            data = handle.read(MAX_SETTINGS_BYTES + 1)
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise _broken(path, exc.strerror or str(exc)) from None
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise _broken(path, f"it is over {MAX_SETTINGS_BYTES >> 20} MiB")
-    if not data.strip():
+    text = read_text_file(path)
+    if not text.strip(" \t\n\r\x0b\x0c"):  # blank as bytes are: ASCII whitespace only
         return {}
     try:
-        value = json.loads(data.decode("utf-8"), parse_float=_Raw, parse_constant=_Raw, parse_int=_int_or_raw)
-    except UnicodeDecodeError:
-        raise _broken(path, "it is not UTF-8 text") from None
+        value = json.loads(text, parse_float=_Raw, parse_constant=_Raw, parse_int=_int_or_raw)
     except json.JSONDecodeError as exc:
         raise _broken(path, f"it is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except (ValueError, RecursionError):
@@ -454,13 +444,18 @@ def _args(entry: dict) -> list[str]:
 
 def _commands(hooks: dict, entry: dict) -> set[str]:
     """Every command the merged files now run of ours: what `replaced` need not name."""
-    found = {_entry_command(entry)}
-    for groups in hooks.values():
-        for group in groups if isinstance(groups, list) else []:
-            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
-                if isinstance(handler, dict) and isinstance(handler.get("command"), str):
-                    found.add(handler["command"])
-    return found
+    return {_entry_command(entry), *(command for groups in hooks.values() for command in _group_commands(groups))}
+
+
+def _group_commands(groups: object) -> list[str]:
+    """The commands of an event's matcher groups (what is not a group or a handler Claude Code knows, skipped)."""
+    return [
+        handler["command"]
+        for group in (groups if isinstance(groups, list) else [])
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for handler in group["hooks"]
+        if isinstance(handler, dict) and isinstance(handler.get("command"), str)
+    ]
 
 
 # ----- --check: will Claude Code load what install wrote? -----
@@ -489,15 +484,7 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
     hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
     missing = []
     for name, event in HOOK_EVENTS.items():
-        groups = hooks.get(event) if isinstance(hooks.get(event), list) else []
-        commands = [
-            handler.get("command")
-            for group in groups
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-            for handler in group["hooks"]
-            if isinstance(handler, dict) and isinstance(handler.get("command"), str)
-        ]
-        if not any(_hook_of(command) == (name, bot_id) for command in commands):
+        if not any(_hook_of(command) == (name, bot_id) for command in _group_commands(hooks.get(event))):
             missing.append(event)
     found.append(
         Check(True, f"{bot_id}'s three hooks are in {where.settings}.")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from ..core.memory import conversations as conv
 from ..core.memory.paths import Home, MemoryInputError
-from ..core.turn.agent_session import AGENTS, CLAUDE_CODE, chat_id_for
+from ..core.turn.agent_session import AGENTS, CLAUDE_CODE, existing_session
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 
 if TYPE_CHECKING:
@@ -189,11 +189,8 @@ HOOKS: dict[str, tuple[str, Callable[[Home, str, dict, str | None, str], str]]] 
 
 def existing_chat(home: Home, bot_id: str, session_id: str | None, agent: str = CLAUDE_CODE) -> str | None:
     """The id of the session's conversation when the home holds it (a turn of the session was recorded)."""
-    if not session_id:
-        return None
-    chat = chat_id_for(session_id, agent)
-    path = conv.chats_dir(home, bot_id) / f"{chat}.ndjson"
-    return chat if conv.read_conversation(path, header_only=True) is not None else None
+    session = existing_session(home, bot_id, session_id, agent)
+    return session.chat if session is not None else None
 
 
 def session_title(cwd: str | None, agent: str = CLAUDE_CODE) -> str:

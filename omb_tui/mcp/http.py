@@ -34,7 +34,6 @@ from ..netguard.connections import (
 )
 from ..netguard.log import log_off_the_event_loop
 from .server import MemoryServer
-from .session import Sessions
 
 HOST = "127.0.0.1"  # this computer only: there is no option to listen elsewhere
 DEFAULT_PORT = 8768  # beside `omb-tui serve`'s 8767
@@ -81,9 +80,9 @@ class OwnerOnly:
     async def body(self, headers: dict[bytes, bytes], receive: Receive) -> tuple[bytes, tuple[int, str] | None]:
         """The whole body within the guard's time for one (408 past it), as `omb-tui serve` reads one."""
         limits = self.guard.limits if self.guard is not None else LIMITS
-        with anyio.move_on_after(limits.body_seconds) as waited:
+        with anyio.move_on_after(limits.body_seconds):
             return await _bounded_body(headers, receive)
-        if waited.cancelled_caught and self.guard is not None:
+        if self.guard is not None:  # only a body past its time gets here
             self.guard.events.add("slow body")
         return b"", (408, limits.slow_body())
 
@@ -200,7 +199,6 @@ def serve_http(memory: MemoryServer, port: int, say: Callable[[str], None]) -> i
     descriptor limit with the longest idle closed first, accept() failing for want of descriptors is counted, not
     told as a traceback, and the log is written by a thread, never from the event loop."""
     home = memory.bot.home
-    memory.sessions = Sessions()  # over HTTP a session is the client's own: no Claude Code process started it
     token = load_or_create_token(home)
     sock = listen(port)
     bound = sock.getsockname()[1]

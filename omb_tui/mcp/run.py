@@ -29,7 +29,7 @@ def serve(
 ) -> int:
     """`omb-tui mcp --bot ID`: MCP over this process's stdin and stdout until the client closes them; with `http`,
     Streamable HTTP on 127.0.0.1:port until Ctrl-C or SIGTERM."""
-    memory = MemoryServer(bot)
+    memory = MemoryServer(bot, agent_sessions=not http)
     if not http:
         anyio.run(_serve_stdio, memory)
         return 0

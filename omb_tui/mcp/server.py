@@ -75,10 +75,12 @@ def instructions(bot: BotMemory) -> str:
 class MemoryServer:
     """The handlers of one server: the bot, the sessions of the clients that call it, what they subscribed to."""
 
-    def __init__(self, bot: BotMemory, *, watch: bool = True) -> None:
+    def __init__(self, bot: BotMemory, *, watch: bool = True, agent_sessions: bool = True) -> None:
+        """`agent_sessions`: whether a Claude Code session may have started this server (over stdio; over HTTP
+        a session is always the client's own)."""
         self.bot = bot
         self.watch = watch
-        self.sessions = Sessions(self._agent_session)
+        self.sessions = Sessions(self._agent_session if agent_sessions else None)
         self.bus = InMemorySubscriptionBus()  # the 2026-07-28 listen streams
         self.connected: dict[Session, ServerSession] = {}  # the handshake era: each session's newest channel
         self.subscribed: dict[Session, set[str]] = {}

@@ -27,6 +27,13 @@ Choice = Literal["reload", "overwrite", "cancel"]
 WHILE = "while you were editing."
 
 
+def row_that_made(journal, rel: str, file_hash: str | None) -> JournalRow | None:
+    """The journal row that made the file `rel` as it is now (its newest row, when that row left `file_hash`);
+    None when no row says (an edit the journal has not seen yet)."""
+    newest = journal.newest_for_file(rel)
+    return newest if newest is not None and newest.after_hash == file_hash else None
+
+
 def who_changed(row: JournalRow | None, bot_name: str) -> str:
     """The conflict's question, from the journal row that made the file as it is now (None: no row says)."""
     if row is None or row.how == HOW_OUTSIDE:

@@ -314,13 +314,12 @@ class FilesScreen(BotScreen):
     def _who_changed(self, snapshot: FileSnapshot) -> str:
         """Who made the file as it is now, as the journal names them (the conflict dialog's words): the person from
         the command line is "You", never the bot."""
-        from ..dialogs.conflict import who_changed
+        from ..dialogs.conflict import row_that_made, who_changed
 
         try:
-            newest = self.bot.store.journal.newest_for_file(snapshot.rel)
+            made_it = row_that_made(self.bot.store.journal, snapshot.rel, snapshot.hash)
         except (OSError, ValueError):
-            newest = None
-        made_it = newest if newest is not None and newest.after_hash == snapshot.hash else None
+            made_it = None
         return who_changed(made_it, self.bot_name)
 
     def show_snapshot(self, snapshot: FileSnapshot, memory_text: str | None = None, draft: Draft | None = None) -> None:

@@ -55,10 +55,9 @@ async def save_text(screen: FilesScreenParts, text: str) -> None:
 
 
 async def _resolve_conflict(screen: FilesScreenParts, stale: StaleHash, draft: str) -> None:
-    from ..dialogs.conflict import ConflictDialog, who_changed
+    from ..dialogs.conflict import ConflictDialog, row_that_made, who_changed
 
-    newest = await screen.in_thread(lambda bot: bot.store.journal.newest_for_file(stale.rel))
-    made_it = newest if newest is not None and newest.after_hash == stale.current_hash else None
+    made_it = await screen.in_thread(lambda bot: row_that_made(bot.store.journal, stale.rel, stale.current_hash))
     choice = await screen.app.push_screen_wait(ConflictDialog(who_changed(made_it, screen.bot_name)))
     if choice == "overwrite":
         typed = screen.editor.text

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from ..memory import conversations as conv
-from ..memory.paths import Home, MemoryInputError, NotFound
+from ..memory.paths import Home, MemoryInputError
 from .chats import default_person, open_chat
 
 CLAUDE_CODE = "claude-code"
@@ -86,24 +86,22 @@ def open_session(
 ) -> AgentSession:
     """The session's chat (made now, a 1:1 chat the person started, when this is the first the home hears of the
     session) and its run."""
+    found = existing_session(home, bot_id, session_id, agent)
+    if found is not None:
+        return found
     chat_id = chat_id_for(session_id, agent)
-    try:
+    try:  # who is talking is looked for only now: on a large home that look reads every chat's header
+        conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
+    except MemoryInputError:  # another process made it between the look and the write: read theirs
         conversation = conv.find_conversation(home, bot_id, chat_id)
-    except NotFound:
-        try:  # who is talking is looked for only now: on a large home that look reads every chat's header
-            conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
-        except MemoryInputError:  # another process made it between the look and the write: read theirs
-            conversation = conv.find_conversation(home, bot_id, chat_id)
     return AgentSession(chat_id, session_run(conversation))
 
 
 def existing_session(home: Home, bot_id: str, session_id: str | None, agent: str = CLAUDE_CODE) -> AgentSession | None:
-    """The session when the home holds its chat (a turn of it began); None otherwise."""
+    """The session when the home holds its chat (a turn of it began); None otherwise. Its header alone is read:
+    the run comes from its id and start, and every prompt of the session asks."""
     if not session_id:
         return None
     chat_id = chat_id_for(session_id, agent)
-    try:
-        conversation = conv.find_conversation(home, bot_id, chat_id)
-    except NotFound:
-        return None
-    return AgentSession(chat_id, session_run(conversation))
+    header = conv.read_conversation(conv.chats_dir(home, bot_id) / f"{chat_id}.ndjson", header_only=True)
+    return AgentSession(chat_id, session_run(header)) if header is not None else None
