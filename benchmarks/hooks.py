@@ -11,7 +11,10 @@ Beside a baseline a user would compare with (`python -c pass`, the least any Pyt
 - a fresh home of `--fresh-mb` (169 by default) with no index: the first session-start and the first prompt, once
   each (a hook builds for 1.5 s at most and answers; the build goes on in the background), and how long that
   background build took to finish;
-- MCP over stdio: from starting `omb-tui mcp --bot scout` to the answer to `initialize`, five times.
+- MCP over stdio: from starting `omb-tui mcp --bot scout` to the answer to `initialize`, five times each: with no
+  service running (a session's first start after 15 idle minutes: the service starts), with the home's service
+  running (every other start), and in the client's own process (`OMB_TUI_MCP_SERVICE=0`, as before the service);
+  beside a bare server of the `mcp` SDK (one tool, nothing else) started the same way, and the service's memory.
 
     .venv/bin/python benchmarks/hooks.py [--large-mb 30] [--fresh-mb 169] [--skip-large]
 """
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -32,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from omb_tui.core.memory import conversations as conv  # noqa: E402 (the checkout's, as every benchmark runs it)
+from omb_tui.mcp.front import running_services  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 5
@@ -137,8 +142,39 @@ def median_ms(times: list[float]) -> str:
     )
 
 
-def mcp_initialize(home: Path, env: dict) -> float:
-    """From starting the stdio server to its answer to `initialize`."""
+BARE_SDK_SERVER = """
+import anyio, mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+async def tools(ctx, params):
+    return types.ListToolsResult(tools=[types.Tool(name="echo", input_schema={"type": "object"})])
+
+async def main():
+    server = Server("bare", on_list_tools=tools)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+anyio.run(main)
+"""
+
+
+def end_services(home: Path) -> None:
+    for pid in running_services(home):
+        os.kill(pid, signal.SIGTERM)
+    while running_services(home):
+        time.sleep(0.01)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def mcp_initialize(home: Path, env: dict, argv: list[str] | None = None) -> float:
+    """From starting the stdio server (`omb-tui mcp`, or `argv`) to its answer to `initialize`."""
     request = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -151,7 +187,7 @@ def mcp_initialize(home: Path, env: dict) -> float:
     }
     start = time.perf_counter()
     server = subprocess.Popen(
-        [*command(), "--home", str(home), "mcp", "--bot", "scout"],
+        argv or [*command(), "--home", str(home), "mcp", "--bot", "scout"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -224,8 +260,19 @@ def main() -> None:
                 if len(parts) == 3 and parts[0].isdigit():
                     own += int(parts[0])
             print(f"{'':<28} imports, all of them: {own / 1000:.0f} ms")
-        times = [mcp_initialize(home, env) for _ in range(RUNS)]
-        print(f"{'MCP stdio initialize':<28} {median_ms(times)}")
+        bare = [mcp_initialize(home, env, [sys.executable, "-c", BARE_SDK_SERVER]) for _ in range(RUNS)]
+        print(f"{'MCP: a bare SDK server':<28} {median_ms(bare)}   (the baseline: the SDK's own stdio server)")
+        cold = []
+        for _ in range(RUNS):
+            end_services(home)
+            cold.append(mcp_initialize(home, env))
+        print(f"{'MCP initialize, no service':<28} {median_ms(cold)}   (the service starts)")
+        warm = [mcp_initialize(home, env) for _ in range(RUNS)]
+        print(f"{'MCP initialize, service up':<28} {median_ms(warm)}")
+        print(f"{'':<28} the service's memory: {' '.join(f'{rss_mb(pid):.0f} MB' for pid in running_services(home))}")
+        end_services(home)
+        alone = [mcp_initialize(home, {**env, "OMB_TUI_MCP_SERVICE": "0"}) for _ in range(RUNS)]
+        print(f"{'MCP initialize, in-process':<28} {median_ms(alone)}   (OMB_TUI_MCP_SERVICE=0)")
         if not args.skip_large:
             large = Path(folder) / "large"
             chats = synthetic_home(large, args.large_mb, env)

@@ -145,6 +145,7 @@ def _no_real_home(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.delenv("OMB_HOME", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("OMB_TUI_MCP_IDLE_SECONDS", "2")  # an MCP service a test starts ends soon after it
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -26,9 +26,11 @@ from omb_tui.cli import main
 from omb_tui.core.memory import clock
 from omb_tui.core.memory.paths import Home
 from omb_tui.demo.home import write_demo_home
+from omb_tui.mcp.front import ENV_IDLE
 
 ROOT = Path(omb_tui.__file__).resolve().parents[1]
 CLIENT_NAME = "test-client"
+SHORT_LIVED = {ENV_IDLE: "2"}  # the MCP service a test starts ends 2 s after its last session, not 15 min
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,12 @@ def server_parameters(home: Home, bot_id: str, *extra: str) -> StdioServerParame
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "omb_tui.cli", "mcp", "--bot", bot_id, "--home", str(home.root), *extra],
-        env={"PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", **clock.carried_env()},  # the SDK passes no other variable
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PYTHONUTF8": "1",
+            **clock.carried_env(),
+            **SHORT_LIVED,
+        },  # the SDK passes no other
     )
 
 

@@ -11,18 +11,19 @@ import sys
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp_helpers import ROOT, command, command_json
+from mcp_helpers import ROOT, SHORT_LIVED, command, command_json
 
 from omb_tui.core.memory import clock
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT, Journal
-from omb_tui.core.turn.agent_session import ENV_SESSION_ID, chat_id_for, existing_session
+from omb_tui.core.turn.agent_session import chat_id_for, existing_session
 from omb_tui.core.turn.tools import MEMORY_UPDATE
+from omb_tui.mcp.front import ENV_SESSION_ID
 from tests.conftest import BOT_ID
 from tests.test_hooks import SESSION, a_turn, payload, write_transcript
 
 
 def claude_codes_server(home, session_id: str | None) -> StdioServerParameters:
-    env = {"PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", **clock.carried_env()}
+    env = {"PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", **clock.carried_env(), **SHORT_LIVED}
     if session_id:
         env[ENV_SESSION_ID] = session_id
     return StdioServerParameters(

@@ -27,6 +27,7 @@ from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT, Journal
 from omb_tui.core.turn.agent_session import chat_id_for, existing_session
+from omb_tui.mcp.front import ENV_IDLE
 
 CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.332"
 NPM = shutil.which("npm")
@@ -67,6 +68,7 @@ def user(home, tmp_path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMB_", "ANTHROPIC_", "CLAUDE"))}
     env.update({"HOME": str(tmp_path / "user"), "OMB_HOME": str(home.root), "PYTHONUTF8": "1"})
     env.update(clock.carried_env())
+    env[ENV_IDLE] = "2"  # the MCP service Claude Code's sessions start ends soon after the test
     (tmp_path / "user").mkdir()
     return env
 

@@ -23,6 +23,7 @@ from mcp_helpers import ROOT, command_json, demo_home, home_copy  # noqa: F401 (
 from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.turn.tools import MEMORY_UPDATE, MEMORY_UPDATE_TOOL, SESSION_SEARCH, TEAM_NOTE
+from omb_tui.mcp.front import ENV_IDLE
 from omb_tui.mcp.tools import MEMORY_STATUS, RECALL
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
@@ -59,7 +60,20 @@ def inspect(tmp_path_factory) -> Inspect:
 
     def run(home: Home, *method: str) -> dict:
         server = [sys.executable, "-m", "omb_tui.cli", "mcp", "--bot", "scout", "--home", str(home.root)]
-        argv = [NPX, "-y", INSPECTOR, "--cli", "-e", f"PYTHONPATH={ROOT}", "-e", "PYTHONUTF8=1", *server, *method]
+        argv = [
+            NPX,
+            "-y",
+            INSPECTOR,
+            "--cli",
+            "-e",
+            f"PYTHONPATH={ROOT}",
+            "-e",
+            "PYTHONUTF8=1",
+            "-e",
+            f"{ENV_IDLE}=2",
+            *server,
+            *method,
+        ]
         done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)

@@ -4,8 +4,9 @@ only when it runs."""
 from __future__ import annotations
 
 import argparse
+import os
 
-from .common import CliError, add_command
+from .common import CliError, add_command, print_error
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,10 +28,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from ..library import Memory
-
     if args.port is not None and not args.http:
         raise CliError("--port goes with --http: over stdio the client starts this command and talks on its pipes.")
+    if not args.http:
+        from ..core.memory.paths import Home, validate_bot_id
+        from ..mcp import front
+
+        if front.switched_on():
+            home = Home(args.home)
+            validate_bot_id(args.bot)  # as the library's bot(): one sentence, exit 2, before any server starts
+            home.require_bot(args.bot)
+            try:  # the home's service, with the SDK loaded already (docs/agents.md, "The MCP service")
+                return front.serve_through(home.root, args.bot, os.environ.get(front.ENV_SESSION_ID))
+            except front.Unreachable as exc:
+                print_error(f"{exc} This session's server runs in this process.")
+    from ..library import Memory
+
     bot = Memory(args.home).bot(args.bot)  # a bot that is not there: one sentence, exit 2, before the SDK loads
     from ..mcp.run import serve
 

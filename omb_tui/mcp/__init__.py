@@ -11,5 +11,7 @@ and the official MCP SDK (`mcp`) is imported here alone, so neither the app's st
 - resources.py  the resources: MEMORY.md as it loads, the topic index, each topic; what changed since a look
 - server.py     the SDK's low-level server over those, and the notifications a client subscribes to
 - run.py        the transports: stdio, or Streamable HTTP (http.py)
+- front.py      `omb-tui mcp` over stdio as a client starts it: its lines carried to the home's service (stdlib only)
+- service.py    the home's MCP service: one long-lived process serving every stdio session, the SDK loaded once
 - http.py       Streamable HTTP on 127.0.0.1, behind the Host, Origin and owner's-token checks
 """

@@ -12,6 +12,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -21,6 +22,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from ..library import BotMemory
+from .front import ENV_SESSION_ID
 from .server import MemoryServer
 
 
@@ -29,12 +31,13 @@ def serve(
 ) -> int:
     """`omb-tui mcp --bot ID`: MCP over this process's stdin and stdout until the client closes them; with `http`,
     Streamable HTTP on 127.0.0.1:port until Ctrl-C or SIGTERM."""
-    memory = MemoryServer(bot, agent_sessions=not http)
     if not http:
+        memory = MemoryServer(bot, agent_session_id=os.environ.get(ENV_SESSION_ID))
         anyio.run(_serve_stdio, memory)
         return 0
     from .http import DEFAULT_PORT, serve_http
 
+    memory = MemoryServer(bot)
     return serve_http(memory, DEFAULT_PORT if port is None else port, say or (lambda line: print(line, flush=True)))
 
 
@@ -42,15 +45,23 @@ SHUTDOWN_SECONDS = 3  # a tool call still writing at Ctrl-C or SIGTERM is waited
 
 
 async def _serve_stdio(memory: MemoryServer) -> None:
+    async with anyio.create_task_group() as group:
+        group.start_soon(_exit_on_signal, memory)
+        await serve_lines(memory)
+        group.cancel_scope.cancel()
+
+
+async def serve_lines(memory: MemoryServer, lines_in: Any = None, lines_out: Any = None) -> None:
+    """One client's session over lines of JSON-RPC: this process's stdin and stdout, or (the MCP service) a
+    connection's, given as the SDK's stdio transport takes them (`async for line in lines_in`,
+    `lines_out.write(text)` and `flush()`)."""
     server = memory.build()
 
     async def serve() -> None:
-        async with anyio.create_task_group() as group:
-            group.start_soon(_exit_on_signal, memory)
-            async with stdio_server() as (read, write):
-                checked_in, checked = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-                group.start_soon(_answer_unreadable, read, write, checked_in)
-                await server.run(checked, write, server.create_initialization_options())
+        async with stdio_server(lines_in, lines_out) as (read, write), anyio.create_task_group() as group:
+            checked_in, checked = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            group.start_soon(_answer_unreadable, read, write, checked_in)
+            await server.run(checked, write, server.create_initialization_options())
             group.cancel_scope.cancel()
 
     await memory.run_beside(serve)

@@ -13,7 +13,6 @@ speaks: `notifications/resources/updated` to a client that subscribed (the hands
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -39,7 +38,7 @@ from .. import __version__
 from ..core.memory.paths import MemoryInputError
 from ..core.memory.redact import redact
 from ..core.team.storage import teams_dir
-from ..core.turn.agent_session import ENV_SESSION_ID, AgentSession, chat_id_for, open_session
+from ..core.turn.agent_session import AgentSession, chat_id_for, open_session
 from ..core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
@@ -75,12 +74,13 @@ def instructions(bot: BotMemory) -> str:
 class MemoryServer:
     """The handlers of one server: the bot, the sessions of the clients that call it, what they subscribed to."""
 
-    def __init__(self, bot: BotMemory, *, watch: bool = True, agent_sessions: bool = True) -> None:
-        """`agent_sessions`: whether a Claude Code session may have started this server (over stdio; over HTTP
-        a session is always the client's own)."""
+    def __init__(self, bot: BotMemory, *, watch: bool = True, agent_session_id: str | None = None) -> None:
+        """`agent_session_id`: the Claude Code session that started this server over stdio, when it said which
+        (CLAUDE_CODE_SESSION_ID in the client's environment); over HTTP a session is always the client's own."""
         self.bot = bot
         self.watch = watch
-        self.sessions = Sessions(self._agent_session if agent_sessions else None)
+        self.agent_session_id = (agent_session_id or "").strip()
+        self.sessions = Sessions(self._agent_session if self.agent_session_id else None)
         self.bus = InMemorySubscriptionBus()  # the 2026-07-28 listen streams
         self.connected: dict[Session, ServerSession] = {}  # the handshake era: each session's newest channel
         self.subscribed: dict[Session, set[str]] = {}
@@ -91,9 +91,7 @@ class MemoryServer:
     def _agent_session(self) -> AgentSession | None:
         """The Claude Code session that started this server (stdio), when Claude Code said which: its chat is
         opened (as its first prompt would) so its writes, its file edits and its turns are one chat and one run."""
-        session_id = os.environ.get(ENV_SESSION_ID, "").strip()
-        if not session_id:
-            return None
+        session_id = self.agent_session_id
         try:
             return open_session(self.bot.home, self.bot.id, session_id, title="Claude Code")
         except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session

@@ -35,7 +35,6 @@ class Agent:
 AGENTS = {CLAUDE_CODE: Agent("claude-code-", "Claude Code"), CODEX: Agent("codex-", "Codex")}
 CHAT_PREFIX = AGENTS[CLAUDE_CODE].prefix  # a Claude Code session's conversation: claude-code-<session_id>
 SESSION_ID_MAX_CHARS = 40  # a UUID is 36
-ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 

@@ -1,0 +1,247 @@
+"""`omb-tui mcp` over stdio, in front of the home's MCP service: the client's lines go to a long-lived process
+that has the MCP SDK loaded already, and its answers come back, so a new session is answered in a tenth of the
+time (importing the SDK alone takes ~700 ms; issue 36, docs/agents.md "The MCP service").
+
+This module imports the standard library alone: it runs in every process a client starts. service.py is the
+other end. The decisions:
+
+- One service per home (and per clock and time zone, which tests and a person's shells may set apart), on a Unix
+  socket in a folder only this user can open (`$XDG_RUNTIME_DIR/omb-tui-<uid>/`, else the temporary folder's);
+  a folder another user owns, or one others can open, is never used: the server then runs in this process.
+- Started on demand (detached from the client, so closing one session never ends another's), one at a time (a
+  lock), ended after 15 idle minutes (`OMB_TUI_MCP_IDLE_SECONDS`), when its home is removed, or when the code
+  it runs is not the installed code any more (it finishes its sessions, the next client starts a new one).
+- Anything that keeps the service from answering (it cannot start, it does not answer within its time, it
+  refuses the bot) ends in the old way: the server runs in this process. `OMB_TUI_MCP_SERVICE=0` asks for that
+  always. Nothing is lost either way: the service runs the same server, over the same lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+PROTOCOL = 1  # the hello's shape; a service that speaks another is treated as stale
+ENV_SWITCH = "OMB_TUI_MCP_SERVICE"  # "0": the server runs in the client's process, as before the service
+ENV_IDLE = "OMB_TUI_MCP_IDLE_SECONDS"
+IDLE_SECONDS = 15 * 60
+START_SECONDS = 20.0  # a service that has not answered a hello by then (a cold start takes ~1 s) is given up
+HELLO_BYTES = 64 * 1024
+STDERR_LINE = b"\x1e"  # a line from the service that starts so is the session's log: to stderr, not the client
+ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
+CARRIED = ("TZ", "OMB_TUI_CLOCK_SHIFT")  # a service keeps the clock it started with: one per clock
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+class Unreachable(Exception):
+    """The service could not take this session: the sentence says why; the server then runs in this process."""
+
+
+def runtime_dir() -> Path:
+    """This user's folder for the service's socket, lock and log (made 0700; checked, never trusted)."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    folder = Path(base) / f"omb-tui-{os.getuid()}"
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    found = os.lstat(folder)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o077:
+        raise Unreachable(f"{folder} is not a folder only you can open, so no service is used.")
+    return folder
+
+
+def service_key(root: Path) -> str:
+    """Which service serves a home: its folder, with the clock and time zone the service keeps."""
+    given = [str(root.resolve()), *(f"{name}={os.environ.get(name, '')}" for name in CARRIED)]
+    return hashlib.sha256("\0".join(given).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+
+
+def code_stamp() -> str:
+    """The code a service runs: every module's size and time; an install or an edit changes it."""
+    digest = hashlib.sha256(str(PROTOCOL).encode())
+    for folder, _, files in sorted(os.walk(PACKAGE)):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                found = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{found.st_size}:{found.st_mtime_ns};".encode("utf-8", "replace"))
+    return digest.hexdigest()[:20]
+
+
+def idle_seconds() -> float:
+    raw = os.environ.get(ENV_IDLE, "")
+    try:
+        return max(0.5, float(raw)) if raw else IDLE_SECONDS
+    except ValueError:
+        return IDLE_SECONDS
+
+
+def switched_on() -> bool:
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "no", "off", "false")
+
+
+def serve_through(root: Path, bot_id: str, session_id: str | None) -> int:
+    """Carry this process's stdin and stdout to the home's service until either side ends; the exit code.
+    Raises Unreachable (before a byte of stdin is read) when the service cannot take the session."""
+    return pump(connect(root, bot_id, session_id))
+
+
+def connect(root: Path, bot_id: str, session_id: str | None) -> socket.socket:
+    """A connection to the service that has said yes to this bot and session; one is started when none runs,
+    and once more when the one running was stale."""
+    folder = runtime_dir()
+    key = service_key(root)
+    path = folder / f"mcp-{key}.sock"
+    stamp = code_stamp()
+    hello = {"omb": PROTOCOL, "stamp": stamp, "bot": bot_id, "session": session_id}
+    for _ in range(2):
+        connection = _open(path)
+        if connection is None:
+            connection = _start(root, folder / f"mcp-{key}.log", path)
+        answer = _hello(connection, hello)
+        if answer.get("ok") is True:
+            return connection
+        connection.close()
+        if not answer.get("stale"):
+            raise Unreachable(str(answer.get("why") or "The MCP service refused the session."))
+    raise Unreachable("The MCP service kept running other code than this install's.")
+
+
+def _open(path: Path) -> socket.socket | None:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(str(path))
+    except OSError:
+        connection.close()
+        return None
+    return connection
+
+
+def _start(root: Path, log: Path, path: Path) -> socket.socket:
+    """Start the service (detached: its own session, no terminal, its output to its log) and connect to it."""
+    with contextlib.suppress(OSError):
+        if log.stat().st_size > 1_000_000:  # a log kept for looking into a failure, not for ever
+            log.unlink()
+    give_up = time.monotonic() + START_SECONDS
+    started = _spawn(root, path, log)
+    while time.monotonic() < give_up:
+        connection = _open(path)
+        if connection is not None:
+            return connection
+        if started.poll() is not None:
+            if started.returncode != 0:
+                raise Unreachable(f"The MCP service did not start (exit {started.returncode}; its log: {log}).")
+            # 0: another service held the lock; it serves, or it was ending just then: start one again
+            time.sleep(0.05)
+            started = _spawn(root, path, log)
+        time.sleep(0.01)
+    raise Unreachable(f"The MCP service did not open {path} within {START_SECONDS:.0f} s (its log: {log}).")
+
+
+def _spawn(root: Path, path: Path, log: Path) -> subprocess.Popen[bytes]:
+    descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    env = {name: value for name, value in os.environ.items() if name != ENV_SESSION_ID}
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE.parent), *filter(None, [env.get("PYTHONPATH")])])
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "omb_tui.mcp.service", str(root), str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=descriptor,
+            stderr=descriptor,
+            env=env,
+            cwd=str(path.parent),
+            start_new_session=True,
+        )
+    finally:
+        os.close(descriptor)
+
+
+def _hello(connection: socket.socket, hello: dict[str, object]) -> dict[str, object]:
+    """Say which bot and session; the service's one-line answer."""
+    connection.settimeout(START_SECONDS)
+    try:
+        connection.sendall(json.dumps(hello).encode() + b"\n")
+        received = b""
+        while not received.endswith(b"\n") and len(received) < HELLO_BYTES:
+            part = connection.recv(HELLO_BYTES)
+            if not part:
+                break
+            received += part
+    except OSError as exc:
+        connection.close()
+        raise Unreachable(f"The MCP service did not answer ({exc}).") from exc
+    connection.settimeout(None)
+    try:
+        answer = json.loads(received)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):  # a service gone mid-answer, or not ours: as stale, tried once more
+        return {"ok": False, "stale": True}
+    return answer
+
+
+def pump(connection: socket.socket) -> int:
+    """stdin to the service, the service to stdout, until the service closes (the client closed stdin, and every
+    answer is out) or stdout is gone. SIGINT and SIGTERM end this at once: the service finishes any write."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: os._exit(0))
+    threading.Thread(target=_forward_stdin, args=(connection,), daemon=True).start()
+    to = 0  # where the line being copied goes: 0 at a line's start, else stdout (1) or stderr (2)
+    try:
+        while part := connection.recv(1 << 16):
+            start = 0
+            while start < len(part):
+                if not to:
+                    to = 2 if part[start : start + 1] == STDERR_LINE else 1
+                    start += to - 1
+                end = part.find(b"\n", start)
+                stop = len(part) if end < 0 else end + 1
+                _write_all(to, part[start:stop])
+                to = to if end < 0 else 0
+                start = stop
+    except OSError:
+        pass
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    os._exit(0)
+
+
+def _forward_stdin(connection: socket.socket) -> None:
+    try:
+        while part := os.read(0, 1 << 16):
+            connection.sendall(part)
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_WR)
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view) :]
+
+
+def running_services(root: Path) -> list[int]:
+    """The service processes serving the home at `root`, by their command line (Linux's /proc; elsewhere none are
+    found): for a look from outside, as tests and benchmarks/hooks.py take."""
+    found = []
+    proc = Path("/proc")
+    for entry in proc.iterdir() if proc.is_dir() else ():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"omb_tui.mcp.service" in argv and os.fsencode(root) in argv:
+                found.append(int(entry.name))
+    return found
