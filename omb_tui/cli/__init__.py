@@ -9,7 +9,7 @@ they run, as click puts a command's options on its function (argparse here, for 
 - memory.py   bots, prompt, gauge, remember, forget, prefer, show, write, rm, mv, make-room: the memory files, as
               a person reads and changes them
 - bots.py     bot BOT set, duplicate, backup, restore: a bot as a whole, its switches, a copy, a backup
-- journal.py  journal, undo, revert, undo-run, review: what changed memory, and taking it back
+- journal.py  journal, undo, revert, undo-run, review, changes: what changed memory, and taking it back
 - recall.py   recall, search, brief: what the bot finds before and during a turn
 - models.py   chat, models (test), usage: the bot's model, talked through, checked and paid for
 - upkeep.py   capture, organize, tidy, compact, proposals (accept, reject), upkeep, about-me (remove): memory

@@ -60,11 +60,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
         bot=False,
     )
-    p.add_argument(
-        "--since", metavar="WHEN", help="every run since then, reviewed or not: 24h, 3d, yesterday or a date"
+    _window(p, "every run since then, reviewed or not", "mark the runs listed as reviewed")
+    p = add_command(
+        subparsers,
+        "changes",
+        cmd_changes,
+        "Everything that changed in the bots' memory since you last looked, by every writer (upkeep runs, agent "
+        "sessions, a bot's chats, you, changes outside the app, the guard), bot → who → change; the unreviewed "
+        "first (default: since your last review mark or the last three nights, whichever is earlier).",
+        json=True,
+        bot=False,
     )
+    _window(p, "every change since then", "mark every group listed as reviewed")
+
+
+def _window(p: argparse.ArgumentParser, since: str, mark: str) -> None:
+    """`review`'s and `changes`' options: the window, one bot, and marking what is listed."""
+    p.add_argument("--since", metavar="WHEN", help=f"{since}: 24h, 3d, yesterday or a date")
     p.add_argument("--bot", metavar="ID", help="only this bot")
-    p.add_argument("--mark", action="store_true", help="mark the runs listed as reviewed")
+    p.add_argument("--mark", action="store_true", help=mark)
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
@@ -150,4 +164,22 @@ def cmd_review(args: argparse.Namespace) -> int:
         print("\n".join(found.lines()))
         if marked:
             print(f"Marked {plural(sum(len(ids) for ids in marked.values()), 'run')} reviewed.")
+    return 0
+
+
+def cmd_changes(args: argparse.Namespace) -> int:
+    from ..core.review.changes import changes, mark_groups
+    from ..core.search.session_search import parse_when
+
+    since = parse_when(args.since, now=clock.now_utc(), end=False) if args.since else None
+    home = Home(args.home)
+    found = changes(home, since=since, bot_ids=[args.bot] if args.bot else None)
+    groups = [group for bot in found.bots for group in bot.groups if not group.reviewed]
+    marked = mark_groups(home, groups) if args.mark else 0
+    if args.json:
+        print_json({**found.to_dict(), "marked": marked})
+    else:
+        print("\n".join(found.lines()))
+        if args.mark:
+            print(f"Marked {plural(len(groups), 'group')} ({plural(marked, 'change')}) reviewed.")
     return 0

@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.memory import disk
+from ..core.memory.agents import CLAUDE_CODE, CODEX
 from ..core.memory.errors import WriteRefused
 from ..core.memory.paths import MemoryInputError
 from ..core.memory.settings import BrokenFile
-from ..core.turn.agent_session import CLAUDE_CODE, CODEX
 from . import codex_config
 
 # Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.

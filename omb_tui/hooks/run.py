@@ -23,8 +23,9 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..core.memory import conversations as conv
+from ..core.memory.agents import AGENTS, CLAUDE_CODE
 from ..core.memory.paths import Home, MemoryInputError
-from ..core.turn.agent_session import AGENTS, CLAUDE_CODE, existing_session
+from ..core.turn.agent_session import existing_session
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 
 if TYPE_CHECKING:

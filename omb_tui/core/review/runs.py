@@ -106,7 +106,8 @@ class Change:
         state = " [undone]" if self.undone else ("" if self.undoable else f" [cannot undo: {self.not_undoable_reason}]")
         kind = f"{self.step} {self.category}" if self.category else self.step or self.how
         said = said.removeprefix(f"{kind}: ")  # a note that names its step already ("tidy-up: …") says it once
-        return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}: {said}{state}"
+        said = f": {said}" if said else ""
+        return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}{said}{state}"
 
     def to_dict(self) -> dict:
         return {
@@ -284,7 +285,7 @@ def review(
     if only_new is None:
         only_new = since is None
     since = since or default_since(now)
-    ids = _bot_ids(home, bot_ids)
+    ids = bot_ids_of(home, bot_ids)
     found = Review(since, only_new)
     for bot_id in ids:
         marks = load_marks(home, bot_id)
@@ -326,10 +327,10 @@ def bot_runs(
     marks = marks or load_marks(home, bot_id)
     since = since.astimezone()
     stop = since - RUN_SLACK if whole_runs else since
-    tracker = _UndoneTracker()
+    tracker = UndoneTracker()
     runs: dict[str, Run] = {}
     for row in Journal(home.journal_path(bot_id)).iter_newest_first():
-        at = _moment(row.at)
+        at = moment_of(row.at)
         if at is not None and at < stop:
             break
         undone_by = tracker.see(row)
@@ -338,7 +339,7 @@ def bot_runs(
         run = runs.get(row.run)
         if run is None:
             run = runs[row.run] = Run(row.run, bot_id)
-        run.changes.append(_change(row, undone_by, marks.has_row(row.id) or marks.has_run(row.run)))
+        run.changes.append(change_of(row, undone_by, marks.has_row(row.id) or marks.has_run(row.run)))
     _add_guard(home, bot_id, since, runs)
     ordered = []
     for run in runs.values():
@@ -358,7 +359,7 @@ def _add_guard(home: Home, bot_id: str, since: datetime, runs: dict[str, Run]) -
         if run_id in runs:
             runs[run_id].guard = outcome
             continue
-        at = _moment(outcome["at"]) if isinstance(outcome.get("at"), str) else None
+        at = moment_of(outcome["at"]) if isinstance(outcome.get("at"), str) else None
         if at is not None and at >= since:
             runs[run_id] = Run(run_id, bot_id, guard=outcome, at=at.astimezone(UTC).isoformat(timespec="milliseconds"))
 
@@ -372,7 +373,7 @@ def find_run(home: Home, bot_id: str, run_id: str) -> list[JournalRow]:
         if row.run == run_id:
             rows.append(row)
         elif rows and started is not None:
-            at = _moment(row.at)
+            at = moment_of(row.at)
             if at is not None and at < started - RUN_SLACK:
                 break
     rows.reverse()
@@ -407,7 +408,7 @@ def pending_count(home: Home, bot_id: str) -> int:
     return len(waiting_proposals(home, bot_id))
 
 
-class _UndoneTracker:
+class UndoneTracker:
     """Which rows were taken back, told row by row from the newest.
 
     A revert row takes back its one row. An undo row puts its file back to before its row, so it takes back
@@ -432,7 +433,7 @@ class _UndoneTracker:
         return undone_by
 
 
-def _change(row: JournalRow, undone_by: str | None, reviewed: bool) -> Change:
+def change_of(row: JournalRow, undone_by: str | None, reviewed: bool) -> Change:
     return Change(
         id=row.id,
         bot=row.bot,
@@ -452,7 +453,7 @@ def _change(row: JournalRow, undone_by: str | None, reviewed: bool) -> Change:
     )
 
 
-def _bot_ids(home: Home, bot_ids: Iterable[str] | None) -> list[str]:
+def bot_ids_of(home: Home, bot_ids: Iterable[str] | None) -> list[str]:
     if bot_ids is None:
         return home.bot_ids()
     ids = []
@@ -463,7 +464,7 @@ def _bot_ids(home: Home, bot_ids: Iterable[str] | None) -> list[str]:
     return ids
 
 
-def _moment(at: str) -> datetime | None:
+def moment_of(at: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(at)
     except (TypeError, ValueError):

@@ -17,22 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from ..memory import conversations as conv
+from ..memory.agents import AGENTS, CLAUDE_CODE
 from ..memory.paths import Home, MemoryInputError
 from .chats import default_person, open_chat
 
-CLAUDE_CODE = "claude-code"
-CODEX = "codex"
-
-
-@dataclass(frozen=True)
-class Agent:
-    """An agent whose sessions the hooks record: its chats are `<prefix><session_id>`, titled `<name> in …`."""
-
-    prefix: str
-    name: str
-
-
-AGENTS = {CLAUDE_CODE: Agent("claude-code-", "Claude Code"), CODEX: Agent("codex-", "Codex")}
 CHAT_PREFIX = AGENTS[CLAUDE_CODE].prefix  # a Claude Code session's conversation: claude-code-<session_id>
 SESSION_ID_MAX_CHARS = 40  # a UUID is 36
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

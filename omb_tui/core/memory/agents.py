@@ -1,0 +1,21 @@
+"""The agents whose sessions are recorded as a bot's chats (Claude Code, Codex): how their chats are named. Here,
+on the lowest floor, so both the turn (core/turn/agent_session.py) and the review (which names an agent's group)
+read one table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CLAUDE_CODE = "claude-code"
+CODEX = "codex"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """An agent whose sessions the hooks record: its chats are `<prefix><session_id>`, titled `<name> in …`."""
+
+    prefix: str
+    name: str
+
+
+AGENTS = {CLAUDE_CODE: Agent("claude-code-", "Claude Code"), CODEX: Agent("codex-", "Codex")}

@@ -1,0 +1,250 @@
+"""Everything that changed in a home's bots since the person last looked, by every writer: grouped bot → who →
+change (issue 37, "One place for everything that changed"; docs/review.md, "Since I last looked").
+
+Where runs.py lists the upkeep runs alone, this lists every journal row: an upkeep run, an agent's session (Claude
+Code, Codex, any MCP client: one run each), a bot's turns in one chat, the person (the command line, the app, the
+API), a change made outside the app, a copy brought in by import, and the nightly guard's undos. A group is:
+
+- a run (`kind` upkeep, agent or guard): every row carrying its id, as the Review area's runs;
+- a bot's chat (`kind` chat): every turn's rows in that chat, each turn its own run;
+- a day (`kind` person, outside or import): the rows of that writer on that local day, which carry no run.
+
+The window: since the person's last review mark of that bot or the start of the last three nights, whichever is
+earlier (a person back after a week sees the week); `since` says otherwise. Reviewed groups are listed too, each
+saying so, after the unreviewed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from ..memory import clock
+from ..memory.agents import AGENTS
+from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_UPKEEP, Journal
+from ..memory.paths import Home
+from ..memory.text import plural
+from ..memory.when import when_text
+from .marks import MARKS_KEPT_DAYS, ReviewedMarks, load_marks, mark_reviewed
+from .runs import RUN_SLACK, Change, UndoneTracker, bot_ids_of, change_of, default_since, moment_of
+
+KIND_UPKEEP = "upkeep"
+KIND_AGENT = "agent"
+KIND_CHAT = "chat"
+KIND_PERSON = "person"
+KIND_OUTSIDE = "outside"
+KIND_IMPORT = "import"
+KIND_GUARD = "guard"
+KINDS = (KIND_GUARD, KIND_UPKEEP, KIND_AGENT, KIND_CHAT, KIND_PERSON, KIND_OUTSIDE, KIND_IMPORT)
+MCP_CHAT = " (MCP session "  # an MCP client's own chat: `<client> (MCP session <run>)` (mcp/session.py)
+
+
+def kind_of(who: str, how: str, chat: str | None) -> str:
+    """Which writer made a row, by what the journal says of it."""
+    if who == WHO_UPKEEP:
+        return KIND_GUARD if how == HOW_UNDO else KIND_UPKEEP
+    if who == WHO_BOT:
+        agent = chat is not None and (chat.startswith(tuple(a.prefix for a in AGENTS.values())) or MCP_CHAT in chat)
+        return KIND_AGENT if agent else KIND_CHAT
+    if who == WHO_IMPORT:
+        return KIND_IMPORT
+    return KIND_OUTSIDE if how == HOW_OUTSIDE else KIND_PERSON
+
+
+@dataclass
+class Group:
+    """One writer's changes to one bot: a run, a chat's turns, or a day of the person's (module docstring)."""
+
+    bot: str
+    kind: str
+    id: str
+    changes: list[Change] = field(default_factory=list)  # oldest first
+
+    @property
+    def at(self) -> str:
+        return self.changes[0].at if self.changes else ""
+
+    @property
+    def runs(self) -> list[str]:
+        """The runs the group's changes belong to, oldest first (none for the person's, outside and import)."""
+        return list(dict.fromkeys(change.run for change in self.changes if change.run))
+
+    @property
+    def reviewed(self) -> bool:
+        return bool(self.changes) and all(change.reviewed for change in self.changes)
+
+    @property
+    def undone(self) -> bool:
+        return bool(self.changes) and all(change.undone for change in self.changes)
+
+    @property
+    def who(self) -> str:
+        """The writer in words, as the journal names it."""
+        first = self.changes[0] if self.changes else None
+        chat = first.chat if first is not None else None
+        if self.kind == KIND_UPKEEP:
+            steps = list(dict.fromkeys(change.step or change.how for change in self.changes))
+            return f"Memory upkeep ({', '.join(steps)})"
+        if self.kind == KIND_GUARD:
+            return "The nightly guard (an undo)"
+        if self.kind == KIND_AGENT and chat:
+            for agent in AGENTS.values():
+                if chat.startswith(agent.prefix):
+                    return f"{agent.name}, session {chat.removeprefix(agent.prefix)[:8]}"
+            return chat.replace(MCP_CHAT, ", MCP session ").removesuffix(")")
+        if self.kind == KIND_CHAT:
+            return f'{self.bot} in chat "{chat}"' if chat else f"{self.bot}, in a task"
+        if self.kind == KIND_OUTSIDE:
+            return "Changed outside the app"
+        if self.kind == KIND_IMPORT:
+            return "Copied in (import)"
+        hows = list(dict.fromkeys(change.how for change in self.changes))
+        return f"You ({', '.join(hows)})"
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "who": self.who,
+            "id": self.id,
+            "at": self.at,
+            "runs": self.runs,
+            "reviewed": self.reviewed,
+            "undone": self.undone,
+            "changes": [change.to_dict() for change in self.changes],
+        }
+
+
+@dataclass
+class BotChanges:
+    bot: str
+    since: datetime
+    groups: list[Group] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return sum(len(group.changes) for group in self.groups)
+
+    @property
+    def unreviewed(self) -> int:
+        return sum(len(group.changes) for group in self.groups if not group.reviewed)
+
+    def to_dict(self) -> dict:
+        return {
+            "bot": self.bot,
+            "since": self.since.isoformat(),
+            "changes": self.count,
+            "unreviewed": self.unreviewed,
+            "groups": [group.to_dict() for group in self.groups],
+        }
+
+
+@dataclass
+class Changes:
+    """What changed in each bot with something in its window, the unreviewed first."""
+
+    bots: list[BotChanges] = field(default_factory=list)
+    given_since: datetime | None = None
+
+    def lines(self) -> list[str]:
+        """As the command line prints it: a bot's line, then each group's line and its changes indented."""
+        if not self.bots:
+            since = f" since {when_text(self.given_since.isoformat())}" if self.given_since else ""
+            return [f"Nothing changed{since}."]
+        out = []
+        for bot in self.bots:
+            waiting = f", {bot.unreviewed} not reviewed" if bot.unreviewed else ", all reviewed"
+            out.append(
+                f"{bot.bot}: {plural(bot.count, 'change')} in {plural(len(bot.groups), 'group')}{waiting}"
+                f" (since {when_text(bot.since.isoformat())})"
+            )
+            for group in bot.groups:
+                state = " (undone)" if group.undone else (" (reviewed)" if group.reviewed else "")
+                out.append(f"  {group.kind} {group.id}  {when_text(group.at)}  {group.who}{state}")
+                out += [f"    {change.line()}" for change in group.changes]
+        return out
+
+    def to_dict(self) -> dict:
+        return {
+            "since": self.given_since.isoformat() if self.given_since else None,
+            "bots": [bot.to_dict() for bot in self.bots],
+        }
+
+
+def since_last_look(marks: ReviewedMarks, now: datetime) -> datetime:
+    """A bot's default window: from the earlier of its last review mark and the last three nights' start (never
+    further back than the marks are kept)."""
+    start = default_since(now)
+    last = max((moment_of(at) for at in [*marks.runs.values(), *marks.rows.values()]), default=None, key=_key)
+    if last is not None and last < start:
+        start = max(last, now.astimezone() - timedelta(days=MARKS_KEPT_DAYS))
+    return start
+
+
+def _key(moment: datetime | None) -> datetime:
+    return moment if moment is not None else datetime.min.replace(tzinfo=UTC)
+
+
+def changes(
+    home: Home, *, since: datetime | None = None, bot_ids: Iterable[str] | None = None, now: datetime | None = None
+) -> Changes:
+    """Every change to the home's bots (or `bot_ids`) in each bot's window, grouped bot → who → change."""
+    home = Home.of(home)
+    now = now or clock.now()
+    found = Changes(given_since=since)
+    for bot_id in bot_ids_of(home, bot_ids):
+        marks = load_marks(home, bot_id)
+        start = since or since_last_look(marks, now)
+        groups = bot_groups(home, bot_id, start, marks)
+        if groups:
+            found.bots.append(BotChanges(bot_id, start, groups))
+    found.bots.sort(key=lambda bot: not bot.unreviewed)  # stable: the home's order within each
+    return found
+
+
+def bot_groups(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks) -> list[Group]:
+    """One bot's groups with a change since `since`: the unreviewed first, each part oldest first. A run that
+    began up to RUN_SLACK before `since` is listed whole, as runs.py lists it."""
+    since = since.astimezone()
+    tracker = UndoneTracker()
+    groups: dict[tuple[str, str], Group] = {}
+    for row in Journal(home.journal_path(bot_id)).iter_newest_first():
+        at = moment_of(row.at)
+        if at is not None and at < since - RUN_SLACK:
+            break
+        undone_by = tracker.see(row)
+        kind = kind_of(row.who, row.how, row.chat)
+        key = (kind, _group_id(kind, row.run, row.chat, at))
+        if at is not None and at < since and (not row.run or key not in groups):
+            continue
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = Group(bot_id, kind, key[1])
+        reviewed = marks.has_row(row.id) or (row.run is not None and marks.has_run(row.run))
+        group.changes.append(change_of(row, undone_by, reviewed))
+    for group in groups.values():
+        group.changes.reverse()  # read newest first; shown oldest first
+    return sorted(groups.values(), key=lambda group: (group.reviewed, group.at, KINDS.index(group.kind), group.id))
+
+
+def _group_id(kind: str, run: str | None, chat: str | None, at: datetime | None) -> str:
+    if kind == KIND_CHAT and chat:
+        return chat
+    if run:
+        return run
+    day = (at or clock.now()).astimezone().date().isoformat()
+    return f"{kind}-{day}"
+
+
+def mark_groups(home: Home, groups: Iterable[Group], *, now: datetime | None = None) -> int:
+    """Mark groups reviewed (their runs whole, and the rows of no run); how many changes that covered."""
+    by_bot: dict[str, tuple[set[str], set[str]]] = {}
+    count = 0
+    for group in groups:
+        runs, rows = by_bot.setdefault(group.bot, (set(), set()))
+        runs.update(group.runs)
+        rows.update(change.id for change in group.changes if not change.run)
+        count += len(group.changes)
+    for bot_id, (runs, rows) in by_bot.items():
+        mark_reviewed(home, bot_id, sorted(runs), sorted(rows), now=now)
+    return count
