@@ -84,7 +84,9 @@ async def test_the_review_area_shows_a_run_the_guard_undid_and_why(home):
         await pilot.press("v")
         await settle(pilot)
         screen = pilot.app.screen
-        (group,) = [line.group for line in screen.tree.lines if line.kind == "run" and line.bot.bot == "quill"]
+        runs = [line.group for line in screen.tree.lines if line.kind == "run" and line.bot.bot == "quill"]
+        (group,) = [group for group in runs if group.run.who is None]  # the upkeep run; the guard's undo beside it
+        assert any(other.run.who == "The nightly guard (an undo)" for other in runs)
         assert "undone by the guard" in "".join(text for text, _ in run_words(group))
         screen.tree.move_cursor(next(i for i, line in enumerate(screen.tree.lines) if line.group is group))
         await settle(pilot)

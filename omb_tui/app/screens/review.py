@@ -26,6 +26,8 @@ from ...core.memory.clock import now as local_now
 from ...core.memory.paths import Home, MemoryInputError
 from ...core.memory.text import plural
 from ...core.memory.when import when_text
+from ...core.review.changes import KIND_PERSON
+from ...core.review.runs import Run
 from ..styles import style_path
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups
@@ -158,7 +160,7 @@ class ReviewScreen(AreaScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self._marking: set[str] = set()  # runs being marked reviewed (each marked once)
+        self._marking: set[tuple[str, str]] = set()  # (bot, group) being marked reviewed (each marked once)
         self._since: datetime | None = None
         self._unread: list[str] = []
         self._keys_shown: ApplicableKeys | None = None
@@ -188,11 +190,9 @@ class ReviewScreen(AreaScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review-read")
     def read_review(self) -> None:
-        from ...core.review.runs import default_since, review
+        from ...core.review.changes import everyone
 
-        home = self.app.home
-        now = clock()
-        found = review(home, since=default_since(now), only_new=False, now=now)
+        found = everyone(self.app.home, now=clock())
         self.post_message(ReviewRead(build_groups(found), found.since, found.unread))
 
     def on_review_read(self, message: ReviewRead) -> None:
@@ -206,12 +206,14 @@ class ReviewScreen(AreaScreen):
         bots = self.tree.bots
         since = when_text(self._since.isoformat()) if self._since else ""
         if not bots:
-            return f"Nothing changed by upkeep since {since}. ? lists every key." + self._unread_text()
-        runs = sum(1 for bot in bots for group in bot.runs if group.run is not None)
+            return f"Nothing changed since {since}. ? lists every key." + self._unread_text()
+        runs = sum(1 for bot in bots for group in bot.runs if group.run is not None and group.run.who is None)
+        others = sum(1 for bot in bots for group in bot.runs if group.run is not None and group.run.who is not None)
         changes = sum(bot.changes for bot in bots)
         new = sum(bot.new_changes for bot in bots)
         waiting = sum(bot.proposals for bot in bots)
-        text = f"Since {since}: {plural(runs, 'run')}, {plural(changes, 'change')} ({new} new)"
+        groups = plural(runs, "run") + (f" + {others} by others" if others else "")
+        text = f"Since {since}: {groups}, {plural(changes, 'change')} ({new} new)"
         if waiting:
             text += f", {plural(waiting, 'proposal')} waiting"
         return text + " · ? every key" + self._unread_text()
@@ -299,35 +301,40 @@ class ReviewScreen(AreaScreen):
         if line is None:
             return
         if line.kind != BOT and line.group is not None and line.group.run is not None and line.group.run.reviewed:
-            self._mark(line.bot.bot, [line.group.run.id], take_back=True)
-            self.notify("Mark taken back: the run is new to review again (m marks it).", timeout=3, markup=False)
+            if line.group.run.kind == KIND_PERSON:
+                self.notify("Your own changes count as seen: there is no mark to take back.", timeout=3, markup=False)
+                return
+            self._mark(line.bot.bot, [line.group.run], take_back=True)
+            self.notify("Mark taken back: it is new to review again (m marks it).", timeout=3, markup=False)
             return
         groups = line.bot.runs if line.kind == BOT else [line.group]
-        runs = [group.run.id for group in groups if group.run is not None and not group.run.reviewed]
+        runs = [group.run for group in groups if group.run is not None and not group.run.reviewed]
         if runs:
             self._mark(line.bot.bot, runs)
             self.notify(
-                f"Marked {plural(len(runs), 'run')} of {line.bot.bot} reviewed (m on a run takes its mark back).",
+                f"Marked {plural(len(runs), 'group')} of {line.bot.bot} reviewed (m on one takes its mark back).",
                 timeout=3,
                 markup=False,
             )
         elif line.kind == BOT:
-            self.notify(f"Every run of {line.bot.bot} is marked reviewed already.", timeout=3, markup=False)
+            self.notify(f"Everything of {line.bot.bot} is marked reviewed already.", timeout=3, markup=False)
 
-    def _mark(self, bot_id: str, run_ids: list[str], *, take_back: bool = False) -> None:
-        fresh = [run_id for run_id in run_ids if run_id not in self._marking]
+    def _mark(self, bot_id: str, runs: list[Run], *, take_back: bool = False) -> None:
+        fresh = [run for run in runs if (run.bot, run.id) not in self._marking]
         if fresh:
-            self._marking.update(fresh)
+            self._marking.update((run.bot, run.id) for run in fresh)
             self.mark_runs(bot_id, fresh, take_back)
 
     @work(thread=True, exit_on_error=False, group="review-mark")
-    def mark_runs(self, bot_id: str, run_ids: list[str], take_back: bool = False) -> None:
+    def mark_runs(self, bot_id: str, runs: list[Run], take_back: bool = False) -> None:
         from ...core.review.marks import mark_reviewed, unmark_reviewed
 
+        run_ids = [run_id for run in runs for run_id in run.mark_ids()[0]]
+        row_ids = [row_id for run in runs for row_id in run.mark_ids()[1]]
         try:
-            (unmark_reviewed if take_back else mark_reviewed)(self.app.home, bot_id, run_ids)
+            (unmark_reviewed if take_back else mark_reviewed)(self.app.home, bot_id, run_ids, row_ids)
         finally:
-            self._marking.difference_update(run_ids)
+            self._marking.difference_update((run.bot, run.id) for run in runs)
         self.post_message(ReviewWritten())
 
     # ----- undo -----
@@ -398,20 +405,23 @@ class ReviewScreen(AreaScreen):
         if line is None or line.group is None or line.group.run is None:
             return
         run, home = line.group.run, self.app.home
+        what = "the whole run" if run.who is None else f"everything of {run.who}"
         question = (
-            f"Undo the whole run of {run.bot} from {when_text(run.started)}?\n"
+            f"Undo {what} of {run.bot} from {when_text(run.started)}?\n"
             f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
-            "Each file goes back as it was before the run. The undo is journaled."
+            "Each file goes back as it was before the first of them. The undo is journaled."
         )
         try:
-            later = await self._core(lambda: run_undo_later(home, run.bot, run.id))
+            later = await self._core(lambda: run_undo_later(home, run.bot, run.id, run.rows))
             if later is not None:  # one question, naming what would go too
                 question += "\n\n" + later_changes_question(later)
             if not await self._ask(question, "Undo run"):
                 return
             agreed = [row.id for row in later.later] if later is not None else []
             unseen = later is not None and bool(later.outside)  # named in the question, so agreed to
-            done = await self._core(lambda: undo_run(home, run.bot, run.id, agreed=agreed, unseen_ok=unseen))
+            done = await self._core(
+                lambda: undo_run(home, run.bot, run.id, agreed=agreed, unseen_ok=unseen, rows=run.rows)
+            )
         except RunHasLaterChanges:  # a change came in while the question was open: nothing was undone
             self.notify(
                 "The files changed while you were asked; nothing was undone. Press U again to see what would go now.",

@@ -15,6 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from ...core.memory.journal import HOW_API, HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UNDO
 from ...core.memory.text import plural
 from ...core.memory.when import when_text
 from ...core.review.runs import Change, Review, Run
@@ -102,8 +103,10 @@ def build_groups(review: Review) -> list[BotGroup]:
                 group = groups[proposal.run] = RunGroup(bot_id, proposal.run, None)
             group.proposals.append(proposal)
         if groups:
-            ordered = sorted(groups.values(), key=lambda group: (not _flagged(group), group.started, group.run_id))
-            bots.append(BotGroup(bot_id, ordered))  # a run the guard flagged first
+            ordered = sorted(
+                groups.values(), key=lambda group: (not _flagged(group), not group.is_new, group.started, group.run_id)
+            )
+            bots.append(BotGroup(bot_id, ordered))  # a run the guard flagged first, then what is new
     return bots
 
 
@@ -292,10 +295,10 @@ class ReviewTree(RowList):
 
 
 def bot_words(bot: BotGroup) -> list[tuple[str, str]]:
-    parts = [
-        (printable(bot.bot), "bot"),
-        (f"  {plural(len([g for g in bot.runs if g.run]), 'run')}, {plural(bot.changes, 'change')}", "muted"),
-    ]
+    runs = len([g for g in bot.runs if g.run is None or g.run.who is None])  # upkeep's (and proposals')
+    others = len(bot.runs) - runs
+    groups = plural(runs, "run") + (f" + {others} by others" if others else "")
+    parts = [(printable(bot.bot), "bot"), (f"  {groups}, {plural(bot.changes, 'change')}", "muted")]
     if bot.new_changes:
         parts.append((f" · {bot.new_changes} new", "new"))
     if bot.proposals:
@@ -306,6 +309,8 @@ def bot_words(bot: BotGroup) -> list[tuple[str, str]]:
 def run_words(group: RunGroup) -> list[tuple[str, str]]:
     run = group.run
     steps = ", ".join(run.steps) if run is not None else "compact (proposed only)"
+    if run is not None and run.who is not None:  # another writer than upkeep: who, as the journal names them
+        steps = run.who
     parts = [(when_text(group.started), "run"), (f"  {printable(steps)}", "")]
     if run is not None:
         parts.append((f" · {plural(len(run.changes), 'change')}", "muted"))
@@ -326,8 +331,19 @@ def run_words(group: RunGroup) -> list[tuple[str, str]]:
     return parts
 
 
+# A change of another writer than upkeep names no step: its how, in the step column's nine characters
+SHORT_HOW = {
+    HOW_TASK: "bot",
+    HOW_OUTSIDE: "outside",
+    HOW_COMMAND_LINE: "you (cli)",
+    HOW_SETTINGS: "you",
+    HOW_API: "API",
+    HOW_UNDO: "undo",
+}
+
+
 def change_words(change: Change) -> list[tuple[str, str]]:
-    said = change.category or change.step or change.how
+    said = change.category or change.step or SHORT_HOW.get(change.how, change.how)
     why = ("“" + "” “".join(change.quotes) + "”") if change.quotes else change.reason or ""
     state = "undone" if change.undone else ""
     parts = [

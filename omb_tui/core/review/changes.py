@@ -9,6 +9,9 @@ API), a change made outside the app, a copy brought in by import, and the nightl
 - a bot's chat (`kind` chat): every turn's rows in that chat, each turn its own run;
 - a day (`kind` person, outside or import): the rows of that writer on that local day, which carry no run.
 
+The person's own changes (the command line, the app, Settings, the API) are listed as seen already: they made
+them. A change outside the app is not: a script or another program may have made it.
+
 The window: since the person's last review mark of that bot or the start of the last three nights, whichever is
 earlier (a person back after a week sees the week); `since` says otherwise. Reviewed groups are listed too, each
 saying so, after the unreviewed.
@@ -27,7 +30,19 @@ from ..memory.paths import Home
 from ..memory.text import plural
 from ..memory.when import when_text
 from .marks import MARKS_KEPT_DAYS, ReviewedMarks, load_marks, mark_reviewed
-from .runs import RUN_SLACK, Change, UndoneTracker, bot_ids_of, change_of, default_since, moment_of
+from .runs import (
+    RUN_SLACK,
+    BotReview,
+    Change,
+    Review,
+    Run,
+    UndoneTracker,
+    bot_ids_of,
+    change_of,
+    default_since,
+    moment_of,
+    review,
+)
 
 KIND_UPKEEP = "upkeep"
 KIND_AGENT = "agent"
@@ -220,7 +235,7 @@ def bot_groups(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks) -
         group = groups.get(key)
         if group is None:
             group = groups[key] = Group(bot_id, kind, key[1])
-        reviewed = marks.has_row(row.id) or (row.run is not None and marks.has_run(row.run))
+        reviewed = kind == KIND_PERSON or marks.has_row(row.id) or (row.run is not None and marks.has_run(row.run))
         group.changes.append(change_of(row, undone_by, reviewed))
     for group in groups.values():
         group.changes.reverse()  # read newest first; shown oldest first
@@ -248,3 +263,46 @@ def mark_groups(home: Home, groups: Iterable[Group], *, now: datetime | None = N
     for bot_id, (runs, rows) in by_bot.items():
         mark_reviewed(home, bot_id, sorted(runs), sorted(rows), now=now)
     return count
+
+
+def everyone(home: Home, *, now: datetime | None = None) -> Review:
+    """The Review area's listing: `review`'s upkeep runs (with the guard's words and the proposals waiting) and
+    every other writer's groups beside them, as runs of their kind, in one window: the earliest of the bots'
+    "since I last looked"."""
+    home = Home.of(home)
+    now = now or clock.now()
+    ids = home.bot_ids()
+    marks = {bot_id: load_marks(home, bot_id) for bot_id in ids}
+    since = min((since_last_look(kept, now) for kept in marks.values()), default=default_since(now))
+    found = review(home, since=since, only_new=False, now=now)
+    for bot in found.bots:  # review() lists every run; the other writers' runs are listed below, grouped
+        bot.runs = [run for run in bot.runs if not run.changes or _kind(run.changes[0]) == KIND_UPKEEP]
+    listed = {bot.bot: bot for bot in found.bots}
+    for bot_id in ids:
+        others = [
+            _as_run(group)
+            for group in bot_groups(home, bot_id, since, marks[bot_id])
+            if group.kind != KIND_UPKEEP or not group.runs
+        ]
+        if not others:
+            continue
+        if bot_id not in listed:
+            listed[bot_id] = BotReview(bot_id)
+            found.bots.append(listed[bot_id])
+        listed[bot_id].runs.extend(others)
+    found.bots = [bot for bot in found.bots if bot.runs or bot.proposals]
+    order = {bot_id: n for n, bot_id in enumerate(ids)}
+    found.bots.sort(key=lambda bot: (not any(run.flagged for run in bot.runs), order.get(bot.bot, len(order))))
+    return found
+
+
+def _kind(change: Change) -> str:
+    return kind_of(change.who, change.how, change.chat)
+
+
+def _as_run(group: Group) -> Run:
+    """Another writer's group as the Review area's tree shows a run: undone by its one run when it is one (an
+    agent's session), else by its rows."""
+    one_run = group.runs == [group.id]
+    rows = None if one_run else [change.id for change in group.changes]
+    return Run(group.id, group.bot, group.changes, group.reviewed, kind=group.kind, who=group.who, rows=rows)

@@ -93,14 +93,16 @@ class _FilePlan:
     changed_unseen: bool  # the file is not what the last row left, and no row says why
 
 
-def run_undo_later(home: Home, bot_id: str, run_id: str) -> RunHasLaterChanges | None:
+def run_undo_later(
+    home: Home, bot_id: str, run_id: str, rows: Sequence[str] | None = None
+) -> RunHasLaterChanges | None:
     """What undoing the run would take with it, writing nothing: the later changes and the files changed
     unseen (None when there are none), so a person is asked once, naming them. NotUndoable as undo_run."""
     home = Home.of(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():
         store.sync_outside_changes()
-        foreign, unseen, _ = _checked_plan(home, store, bot_id, run_id)
+        foreign, unseen, _ = _checked_plan(home, store, bot_id, run_id, rows)
     return RunHasLaterChanges(run_id, foreign, unseen) if foreign or unseen else None
 
 
@@ -113,6 +115,7 @@ def undo_run(
     agreed: Sequence[str] | None = None,
     unseen_ok: bool = False,
     actor: Actor | None = None,
+    rows: Sequence[str] | None = None,
 ) -> RunUndo:
     """Put every file the run changed back as it was before the run's first change to it.
 
@@ -121,12 +124,14 @@ def undo_run(
     lock, so a row written after the person was asked is never undone unnamed); files changed unseen (About
     me by another bot) need `yes` or `unseen_ok`, which agrees to those alone, never to a later row.
     Refuses (NotUndoable, nothing written) when one of the run's first rows cannot be undone. `actor`: who the
-    undo rows are by (the person by default; the nightly guard undoes as Memory upkeep, step `guard`)."""
+    undo rows are by (the person by default; the nightly guard undoes as Memory upkeep, step `guard`). `rows`:
+    another writer's group (a chat's turns, a day of the person's edits; core/review/changes.py), undone as one
+    run is, `run_id` then naming the group."""
     home = Home.of(home)
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():  # the plan and the undo see the same journal: nothing slips in between
         store.sync_outside_changes()
-        foreign, unseen, plans = _checked_plan(home, store, bot_id, run_id)
+        foreign, unseen, plans = _checked_plan(home, store, bot_id, run_id, rows)
         named = agreed is not None and [row.id for row in foreign] == list(agreed)
         if (foreign and not (yes or named)) or (unseen and not (yes or unseen_ok)):
             raise RunHasLaterChanges(run_id, foreign, unseen)
@@ -138,10 +143,15 @@ def undo_run(
 
 
 def _checked_plan(
-    home: Home, store: MemoryStore, bot_id: str, run_id: str
+    home: Home, store: MemoryStore, bot_id: str, run_id: str, row_ids: Sequence[str] | None = None
 ) -> tuple[list[JournalRow], list[str], list[_FilePlan]]:
-    """The run's plan, every first row undoable: (later rows not the run's, files changed unseen, the plan)."""
-    rows = find_run(home, bot_id, run_id)
+    """The run's plan (or the group's of `row_ids`), every first row undoable: (later rows not the run's, files
+    changed unseen, the plan)."""
+    if row_ids is None:
+        rows = find_run(home, bot_id, run_id)
+    else:
+        found = (store.journal.find(row_id) for row_id in row_ids)
+        rows = sorted((row for row in found if row is not None), key=lambda row: row.at)
     if not rows:
         raise NotFound(f"There is no run {run_id} in the journal of {bot_id}.")
     plans = _plan(store, rows)

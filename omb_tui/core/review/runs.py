@@ -142,6 +142,16 @@ class Run:
     reviewed: bool = False  # the run was marked reviewed (or every one of its changes was)
     guard: dict | None = None  # what the nightly guard did in it (runs/guard_record.py), when it said something
     at: str = ""  # when the guard ended a run that changed nothing
+    kind: str = "upkeep"  # or another writer's group, as changes.py groups them: agent, chat, person, outside, …
+    who: str | None = None  # that writer in words (an upkeep run's steps say it)
+    rows: list[str] | None = None  # a group undone by its rows, not by one run id (a chat's turns, a day's edits)
+
+    def mark_ids(self) -> tuple[list[str], list[str]]:
+        """What marks it reviewed: (runs, each whole; rows that belong to no run)."""
+        if self.rows is None:
+            return [self.id], []
+        runs = list(dict.fromkeys(change.run for change in self.changes if change.run))
+        return runs, [change.id for change in self.changes if not change.run]
 
     @property
     def started(self) -> str:
