@@ -270,3 +270,33 @@ def test_a_revert_gives_the_later_change_alone_or_refuses(lines, change, later, 
     before, after, current = with_changes(False, False), with_changes(True, False), with_changes(True, True)
     assume(before != after)
     assert reverse_change(before, after, current) in (None, with_changes(False, True))
+
+
+def test_a_run_that_moved_a_line_to_the_archive_is_undone_so_the_line_is_never_in_neither_file(home, monkeypatch):
+    """Issue 37: the run wrote the archive first, then MEMORY.md; undone the same way round, a kill between the two
+    undos left the line in neither file. Undone in reverse, a kill between them leaves it in MEMORY.md."""
+    import omb_tui.core.review.revert as revert
+
+    store = MemoryStore(home, "scout")
+    line = "- 2025-01-01 · a trip that is over\n"
+    store.write("MEMORY.md", store.read("MEMORY.md").text + line, PERSON)
+    tidy = UpkeepRun("scout").actor("tidy-up")
+    store.write("memory/archive.md", "# Archive\n\n" + line, tidy)
+    store.write("MEMORY.md", store.read("MEMORY.md").text.replace(line, ""), tidy)
+    whole = revert._undo_file
+    undone: list[str] = []
+
+    def killed_after_the_first(store, plan, actor):
+        if undone:
+            raise KeyboardInterrupt("killed between the two undos")
+        undone.append(plan.first.file)
+        return whole(store, plan, actor)
+
+    monkeypatch.setattr(revert, "_undo_file", killed_after_the_first)
+    with pytest.raises(KeyboardInterrupt):
+        undo_run(home, "scout", tidy.run)
+    assert undone == ["MEMORY.md"]
+    assert line in text(home) or line in text(home, "memory/archive.md")
+    monkeypatch.setattr(revert, "_undo_file", whole)
+    undo_run(home, "scout", tidy.run, yes=True)  # run again, it finishes: the line in MEMORY.md alone
+    assert line in text(home) and not (home.workspace("scout") / "memory/archive.md").exists()

@@ -136,9 +136,13 @@ def undo_run(
         if (foreign and not (yes or named)) or (unseen and not (yes or unseen_ok)):
             raise RunHasLaterChanges(run_id, foreign, unseen)
         done = RunUndo(run_id, later=[row.id for row in foreign])
-        for plan in plans:
+        # The files back in the reverse of the order the run first wrote them: a run moved a line to the archive
+        # first and out of MEMORY.md after (the spec's archive-first rule), so MEMORY.md gets it back before the
+        # archive lets it go, and a kill between the two leaves it in at least one file (issue 37). `files` is
+        # said in the run's order.
+        for plan in reversed(plans):
             result = _undo_file(store, plan, actor or Actor(WHO_PERSON, HOW_UNDO))
-            done.files.append({"file": plan.first.file, "undo_of": plan.first.id, "undo_row": result.write.row_id})
+            done.files.insert(0, {"file": plan.first.file, "undo_of": plan.first.id, "undo_row": result.write.row_id})
         return done
 
 
