@@ -16,6 +16,7 @@ from compact_helpers import (
     BOT,
     MEMORY,
     PEANUTS,
+    TEA,
     VALID,
     answer,
     change,
@@ -25,6 +26,7 @@ from compact_helpers import (
 )
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.cli import upkeep as upkeep_cli
 from omb_tui.core.compact import nightly as nightly_module
 from omb_tui.core.compact import session as session_module
 from omb_tui.core.compact.nightly import compact_nightly, propose_only_now, switch_nightly
@@ -194,7 +196,8 @@ def test_the_command_line_switches_nightly_compaction(home, run_cli):
     assert run_cli("compact", BOT, "--propose-only", "maybe").code == 2
 
 
-def test_auto_prints_the_report_and_json_gives_its_fields(nightly_home, fake_llm, run_cli):
+def test_auto_prints_the_report_and_json_gives_its_fields(nightly_home, fake_llm, run_cli, monkeypatch):
+    monkeypatch.setattr(upkeep_cli, "at_a_terminal", lambda: True)  # by hand: the person's own request, unguarded
     update_bot_settings(nightly_home, BOT, compact_propose_only=False)
     fake_llm.script(
         VALID,
@@ -261,3 +264,20 @@ def test_upkeep_due_compacts_once_a_day_where_nightly_is_on(nightly_home, fake_l
     again = upkeep_due(nightly_home, now=now).bots[0]
     assert again.compact is None and len(fake_llm.requests) == 1  # once a day
     assert "compact" in again.to_dict()
+
+
+def test_auto_from_cron_is_guarded_as_the_nightly_run_and_by_hand_is_not(nightly_home, fake_llm, run_cli, monkeypatch):
+    """Issue 37: `compact --auto` in a crontab ran unguarded. Without a terminal it is the nightly run: the guard's
+    share of MEMORY.md a night may change stops a second run that night; at a terminal the person may go on."""
+    update_bot_settings(nightly_home, BOT, compact_propose_only=False)
+    fake_llm.script(VALID, answer(change("superseded", TEA)))
+    first = json.loads(run_cli("compact", BOT, "--auto", "--json").out)
+    assert first["guarded"] is True and first["guard"]["run"] == first["run"] and first["applied"] is True
+    second = run_cli("compact", BOT, "--auto")
+    assert second.code == 0 and "Guard: stopped: the night may take out at most" in second.out
+    assert TEA in read_memory(nightly_home)  # refused by the guard: the night had changed its share already
+    monkeypatch.setattr(upkeep_cli, "at_a_terminal", lambda: True)
+    fake_llm.script(answer(change("superseded", TEA)))
+    by_hand = json.loads(run_cli("compact", BOT, "--auto", "--json").out)
+    assert by_hand["guarded"] is False and by_hand["guard"] is None and by_hand["applied"] is True
+    assert TEA not in read_memory(nightly_home)

@@ -208,22 +208,43 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
 
 def _compact_nightly(bot, args: argparse.Namespace) -> int:
+    """The nightly run. From cron (no terminal on stdin or stderr) it is guarded as `upkeep --due`'s; run by hand
+    in a terminal it is the person's own request, and runs unguarded (docs/compact-nightly.md)."""
     from ..core.compact.nightly import compact_nightly
     from ..core.memory.locks import no_turn_running
+    from ..core.runs.guard_record import guard_line
+    from ..core.schedule import compact_guarded
 
+    by_hand = at_a_terminal()
+    guard: dict | None = None
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
         if not free:
             raise CliError(f"{bot.id} is in a turn now; compact once it has finished.", code=1)
-        outcome = compact_nightly(bot.home, bot.id)
+        if by_hand:
+            outcome = compact_nightly(bot.home, bot.id)
+        else:
+            outcome, guard = compact_guarded(bot.home, bot.id)
+    said = guard_line(guard) if guard else None
+    if outcome is None:  # the guard left the compaction out tonight: its line says why
+        if args.json:
+            print_json({"run": guard["run"] if guard else None, "guarded": True, "guard": guard, "skipped": said})
+        else:
+            print(one_line(said or f"The nightly guard left {bot.id}'s compaction out tonight."))
+        return 0
     if args.json:
-        print_json(outcome.to_dict())
+        print_json(outcome.to_dict() | {"guarded": guard is not None, "guard": guard})
     else:
-        write_text(outcome.report.text)
+        write_text(outcome.report.text)  # guarded: the guard's line ends it (send_later), as in the report sent
         if outcome.sink and outcome.sink["error"]:
             print_error(outcome.sink["error"])
     if outcome.report.error:
         return EXIT_STALE if outcome.changed_meanwhile else 1
     return 0
+
+
+def at_a_terminal() -> bool:
+    """Run by a person at a terminal (stdin or stderr is one), not by cron."""
+    return sys.stdin.isatty() or sys.stderr.isatty()
 
 
 def _compact_settings(bot, args: argparse.Namespace) -> int:

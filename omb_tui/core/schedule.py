@@ -254,3 +254,18 @@ def _steps(
     if due.compact and guard.allows("compact"):
         return compact_nightly(home, bot_id, run=run, today=now.date(), send=False)
     return None
+
+
+def compact_guarded(home: Home, bot_id: str, now: datetime | None = None) -> tuple[NightlyOutcome | None, dict]:
+    """`compact BOT --auto` run by cron (no terminal): the nightly compaction under the nightly guard, as `upkeep
+    --due` runs it (docs/compact-nightly.md): the night's budget, the share of MEMORY.md a night may change, the
+    checks after it and the rollback. (None when the guard left it out, and) what the guard did."""
+    now = now or clock.now()
+    run = UpkeepRun(bot_id)
+    with NightGuard(home, bot_id, run, now) as guard:
+        compacted = None
+        if guard.allows("compact"):
+            compacted = compact_nightly(home, bot_id, run=run, today=now.date(), send=False)
+    if compacted is not None:  # the report goes out once the guard has had its say, as upkeep --due sends it
+        send_later(home, compacted, guard.outcome.line())
+    return compacted, guard.outcome.to_dict()
