@@ -27,7 +27,7 @@ from pathlib import Path
 from .core.memory.budget import Gauge
 from .core.memory.changes import Actor, StaleHash
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
-from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
+from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult, said_again
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.settings import BrokenFile
 from .core.memory.store import MemoryStore
@@ -139,9 +139,10 @@ class BotMemory:
         `omb-tui forget BOT WORDS…`; the words are kept so that no bot learns them again."""
         return self._update(actor).forget(words, include_about_me=include_about_me)
 
-    def prefer(self, text: str, *, actor: Actor | None = None) -> PreferResult:
-        """A standing preference (one line, at most 300 characters) into About me, once, as `omb-tui prefer`."""
-        return self._update(actor).prefer(text)
+    def prefer(self, text: str, *, actor: Actor | None = None, again: bool = False) -> PreferResult:
+        """A standing preference (one line, at most 300 characters) into About me, once, as `omb-tui prefer`; a
+        fact the person removed from About me only with `again` (`refused` says so otherwise)."""
+        return self._update(actor).prefer(text, again=again)
 
     def _update(self, actor: Actor | None, store: MemoryStore | None = None) -> MemoryUpdate:
         return MemoryUpdate(self.home, self.id, actor or COMMAND_LINE, store=store)
@@ -267,8 +268,11 @@ class Turn:
 
     def prefer(self, text: str) -> PreferResult:
         """As `omb-tui prefer`, journaled as the bot. (The bot's own tool saves a preference only when a person's
-        message began the work: a harness that passes on the bot's request checks that first.)"""
-        return self.bot._update(self.actor, self.core.store).prefer(text)
+        message began the work: a harness that passes on the bot's request checks that first.) A fact the person
+        removed from About me is saved again only when the person's message of this turn states it once more."""
+        start = self._start()
+        again = said_again(text, start.words if start is not None else None)
+        return self.bot._update(self.actor, self.core.store).prefer(text, again=again)
 
     def _start(self) -> TurnStart | None:
         """Who began the work this turn answers, read from the conversation; None when the home has no such one."""

@@ -128,3 +128,44 @@ def test_the_commands_list_and_remove(learned_home, run_cli):
     assert "bullet points" not in about_me(learned_home)
     missing = run_cli("about-me", "remove", items[0]["id"])
     assert missing.code == 2 and missing.err.count("\n") == 1
+
+
+def removed_reminders(home) -> None:
+    target = next(line for line in list_learned(home) if line.text.startswith("Reminders"))
+    remove_learned(home, target.id)
+
+
+def test_a_removed_fact_does_not_come_back_through_a_bots_prefer_until_the_person_says_it_again(learned_home):
+    """Issue 37: capture kept a removed fact out, but a bot's `prefer` (and the command line's) put it back."""
+    from datetime import timedelta
+
+    from omb_tui.core.memory import clock
+    from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
+    from tests.test_bot_tools import make_chat
+
+    removed_reminders(learned_home)
+    recent = clock.now() - timedelta(minutes=5)
+    asked = [("person", "Can you sort my week? The usual setup.", recent, "person")]
+    make_chat(learned_home, "week", "Week", messages=asked)
+    prefer = {"action": "prefer", "text": "Reminders go to my task app"}
+    said = run_tool(learned_home, BOT, MEMORY_UPDATE, prefer, chat="week")
+    assert said.startswith("Not saved: the person removed this from About me")
+    assert "Reminders" not in about_me(learned_home)
+
+    again = [("person", "Please note again: reminders go to my task app.", recent + timedelta(minutes=1), "person")]
+    make_chat(learned_home, "again", "Again", messages=again)
+    assert run_tool(learned_home, BOT, MEMORY_UPDATE, prefer, chat="again").startswith("Saved to About me")
+    assert "Reminders go to my task app" in about_me(learned_home)
+    assert not was_removed(learned_home, "Reminders go to my task app")  # asked once more: no longer removed
+
+
+def test_the_command_line_asks_for_again_to_add_a_removed_fact(learned_home, run_cli):
+    removed_reminders(learned_home)
+    refused = run_cli("prefer", BOT, "Reminders go to my task app")
+    assert refused.code == 2 and refused.err.startswith("omb-tui: You removed this from About me before")
+    assert "--again adds it back" in refused.err and "Reminders" not in about_me(learned_home)
+    as_json = run_cli("prefer", BOT, "Reminders go to my task app", "--json")
+    assert as_json.code == 2 and json.loads(as_json.out)["removed_before"] is True
+    added = run_cli("prefer", BOT, "Reminders go to my task app", "--again")
+    assert added.code == 0 and "Reminders go to my task app" in about_me(learned_home)
+    assert run_cli("prefer", BOT, "Reminders go to my task app").out.startswith("That preference is already")

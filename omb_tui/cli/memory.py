@@ -42,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers, "prefer", cmd_prefer, "Save a standing preference for all bots into About me.", json=True
     )
     p.add_argument("text", metavar="TEXT")
+    p.add_argument(
+        "--again", action="store_true", help="add it though you removed it from About me before (you ask once more)"
+    )
     p = add_command(subparsers, "show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
     p.add_argument("path", metavar="PATH", help="relative to the workspace: MEMORY.md, memory/travel.md, …")
     p = add_command(
@@ -188,7 +191,11 @@ def cmd_prefer(args: argparse.Namespace) -> int:
     from ..core.memory.memory_update import MemoryUpdate
 
     bot = open_bot(args)
-    result = MemoryUpdate(bot.home, bot.id).prefer(args.text)
+    result = MemoryUpdate(bot.home, bot.id).prefer(args.text, again=args.again)
+    if result.refused:  # exit 2, as any refused input; --json still prints what was refused
+        if args.json:
+            print_json(result.to_dict())
+        raise CliError("You removed this from About me before, so it was not added; --again adds it back.")
     print_json(result.to_dict()) if args.json else print(result.message())
     _warn_if_not_journaled(result.journaled)
     return 0

@@ -405,8 +405,13 @@ class MemoryUpdate:
                 save_profile_learned(self.home, profile)
         return result
 
-    def prefer(self, preference: str, *, today: date | None = None) -> PreferResult:
-        """A standing preference for all of the person's bots: one learned line in About me, once."""
+    def prefer(self, preference: str, *, today: date | None = None, again: bool = False) -> PreferResult:
+        """A standing preference for all of the person's bots: one learned line in About me, once.
+
+        A fact the person removed from About me is never added again by any writer (spec, "Memory upkeep": About
+        me), unless `again`: the person asked for it once more in their own words (the command line's `--again`,
+        or a turn whose person's message states it: `said_again`); it is then added and no longer counted as
+        removed (issue 37)."""
         today = today or clock.today()
         text = " ".join((preference or "").split())
         if not text:
@@ -422,6 +427,9 @@ class MemoryUpdate:
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
+            removed = _removed_records(load_profile_learned(self.home).learned, text)
+            if removed and not again:
+                return PreferResult(text, added=False, refused=True)
             try:
                 line = format_dated_entry(today, text, source=f"learned by {bot_name}")
             except ValueError as exc:  # a preference that reads as an entry's own markers
@@ -434,6 +442,7 @@ class MemoryUpdate:
 
             saved = redact(text).text  # as About me holds it: a key in the preference is never kept
             profile = load_profile_learned(self.home)
+            profile.learned = [r for r in profile.learned if r not in removed]  # asked again: not removed now
             profile.learned.append(
                 {
                     "id": uuid.uuid4().hex[:12],
@@ -500,6 +509,33 @@ class MoveNotes:
 
 def _ensure_newline(text: str, newline: str) -> str:
     return text if text.endswith("\n") else text + newline
+
+
+def _removed_records(learned: list[dict], text: str) -> list[dict]:
+    """The learned records of this fact that the person removed from About me (records keep the redacted text)."""
+    from .redact import redact
+
+    saved = redact(text).text
+    return [
+        record
+        for record in learned
+        if record.get("removed")
+        and (same_fact(str(record.get("text") or ""), text) or same_fact(str(record.get("text") or ""), saved))
+    ]
+
+
+_STATED_WORD = re.compile(r"[^\W\d_]{3,}")
+_SMALL_WORDS = frozenset("the and for that this with are was you your from not but all any".split())
+
+
+def said_again(fact: str, message: str | None) -> bool:
+    """Does the person's own message state this fact once more: every word of three letters or more (beyond the
+    smallest ones) of the fact, as a whole word, in the message? A bot's paraphrase of an older chat does not."""
+    if not message:
+        return False
+    said = {word.casefold() for word in _STATED_WORD.findall(message)}
+    wanted = {word.casefold() for word in _STATED_WORD.findall(fact)} - _SMALL_WORDS
+    return bool(wanted) and wanted <= said
 
 
 def same_fact(a: str, b: str) -> bool:
@@ -574,11 +610,23 @@ class PreferResult:
     added: bool
     redactions: int = 0
     journaled: bool = True  # False: saved, but the journal could not be written
+    refused: bool = False  # not added: the person removed it from About me, and did not ask for it again
 
     def message(self) -> str:
+        if self.refused:
+            return (
+                "Not saved: the person removed this from About me, and no bot adds it again until they ask for it "
+                "once more in their own words."
+            )
         if not self.added:
             return "That preference is already in About me."
         return "Saved to About me; every bot reads it there."
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "added": self.added, "redactions": self.redactions, "message": self.message()}
+        return {
+            "text": self.text,
+            "added": self.added,
+            "redactions": self.redactions,
+            "message": self.message(),
+            "removed_before": self.refused,
+        }

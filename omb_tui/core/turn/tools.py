@@ -19,7 +19,7 @@ from ..memory import conversations as conv
 from ..memory.changes import Actor
 from ..memory.errors import oserror_sentence
 from ..memory.journal import HOW_TASK, WHO_BOT
-from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
+from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate, said_again
 from ..memory.paths import Home, MemoryInputError
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
@@ -154,6 +154,7 @@ class TurnStart:
     person_began_it: bool  # a person's own message began it: prefer may save their preference
     own_chat: bool  # the person's own 1:1 chat: forget reaches About me too
     title: str | None = None  # the conversation's title, as a note names where it came from
+    words: str | None = None  # the person's own message that began it: may ask for a removed fact once more
 
 
 def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
@@ -167,11 +168,12 @@ def turn_start(home: Home, bot_id: str, chat: str | None) -> TurnStart:
     newest = conv.newest_message(conversation.path) if conversation.path else None
     if conversation.is_room:
         began = newest is not None and newest.author_kind == "person" and newest.origin in (None, "person")
-        return TurnStart("room", began, False, conversation.title)
+        return TurnStart("room", began, False, conversation.title, newest.text if began and newest else None)
     kind = conversation.recall_kind()
     if kind == "person" and newest is not None and newest.origin not in (None, "person"):
         kind = newest.origin  # a webhook's or a hand-off's message inside the person's chat
-    return TurnStart(kind, kind == "person", kind == "person", conversation.title)
+    words = newest.text if kind == "person" and newest is not None and newest.author_kind == "person" else None
+    return TurnStart(kind, kind == "person", kind == "person", conversation.title, words)
 
 
 class ToolAnswer(str):
@@ -320,7 +322,7 @@ def _memory_update(
             "Nothing was saved: a preference is saved only when a person's own message began the work, "
             "and this one did not."
         )
-    return update.prefer(text, today=today).message()
+    return update.prefer(text, today=today, again=said_again(text, start.words)).message()
 
 
 def _team_note(home: Home, bot_id: str, args: dict, *, chat: str | None, from_outside: bool) -> str:
