@@ -39,9 +39,11 @@ def test_the_copy_keeps_the_settings_and_the_workspace_but_no_history(run_cli, h
     assert json.loads(home.settings_path("scout2").read_text())["colour"] == "teal"
     assert files_of(home, "scout2") == files_of(home, "scout")
     assert not chats_dir(home, "scout2").exists()
-    rows = MemoryStore(home, "scout2").journal.rows()
-    assert len(rows) == 1 and rows[0].who == "import" and rows[0].file == "MEMORY.md"
-    assert rows[0].note == "copied from bot 'scout'"
+    rows = MemoryStore(home, "scout2").journal.rows()[::-1]  # oldest first
+    memory_files = sorted(mp.rel for mp in home.memory_files("scout2"))
+    # one import row per memory file it started with, MEMORY.md first, each undoable alone (issue 37)
+    assert [row.file for row in rows] == ["MEMORY.md", *[rel for rel in memory_files if rel != "MEMORY.md"]]
+    assert all(row.who == "import" and row.note == "copied from bot 'scout'" and row.undoable for row in rows)
     for path in home.workspace("scout2").rglob("*"):
         assert stat.S_IMODE(os.stat(path).st_mode) in (0o600, 0o700)
 
@@ -49,7 +51,11 @@ def test_the_copy_keeps_the_settings_and_the_workspace_but_no_history(run_cli, h
 def test_the_import_row_undoes_and_later_edits_are_journaled_as_the_copy(run_cli, home):
     assert run_cli("duplicate", "scout", "scout2", "--name", "Second").code == 0
     assert load_bot_settings(home, "scout2").name == "Second"
-    row = MemoryStore(home, "scout2").journal.rows()[0]
+    rows = MemoryStore(home, "scout2").journal.rows()
+    row = next(row for row in rows if row.file == "MEMORY.md")
+    topic = next(row for row in rows if row.file != "MEMORY.md")
+    assert run_cli("undo", "scout2", topic.id).code == 0  # one file's copy taken back alone
+    assert not (home.workspace("scout2") / topic.file).exists() and (home.workspace("scout") / topic.file).exists()
     assert run_cli("undo", "scout2", row.id).code == 0
     assert (home.workspace("scout2") / "MEMORY.md").read_text() == ""  # MEMORY.md is emptied, never deleted
     assert (home.workspace("scout") / "MEMORY.md").read_text() == MEMORY_TEXT  # the original is untouched

@@ -5,14 +5,15 @@ and "The journal" (an import is a row by who "import"). docs/backup.md says what
 
 The copy has the bot's settings (every key, `helperModel` too) under its own name, and its memory files and
 `INSTRUCTIONS.md` byte for byte. It has no conversations, no rooms, no teams, no compaction records, and no journal
-history: its journal starts with one import row, the MEMORY.md it was given, noting which bot it was copied from.
+history: its journal starts with one import row per memory file it was given (MEMORY.md first), each noting which
+bot it was copied from, so each can be undone alone.
 The bot is read under its store lock, so the copy is never half of one of its writes.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..compact.session import INSTRUCTIONS_FILE
 from ..memory.changes import Actor
@@ -36,7 +37,8 @@ class Duplicated:
     name: str
     files: list[str]
     helper_model: bool
-    row_id: str | None
+    row_id: str | None  # MEMORY.md's import row
+    rows: dict[str, str | None] = field(default_factory=dict)  # every memory file's import row
 
     def to_dict(self) -> dict:
         return {
@@ -46,6 +48,7 @@ class Duplicated:
             "files": self.files,
             "helper_model": self.helper_model,
             "row_id": self.row_id,
+            "rows": self.rows,
         }
 
 
@@ -66,19 +69,19 @@ def duplicate_bot(home: Home, bot_id: str, new_id: str, name: str | None = None)
     copy_name = name.strip() if name is not None else f"{settings.name} (copy)"
     write_private_json(home.settings_path(new_id), {**raw_settings, "name": copy_name}, redacted=False)
     store = MemoryStore(home, new_id)
+    actor, note = Actor(WHO_IMPORT, HOW_DUPLICATE), f"copied from bot {quoted(bot_id)}"
+    rows: dict[str, str | None] = {}
     with store.locked():
-        workspace = home.workspace(new_id)
-        for rel, text in texts.items():
-            if rel != MEMORY_FILE:
-                atomic_write_bytes(workspace.joinpath(*rel.split("/")), encode(text))
-        # The first look records the files above as they are; MEMORY.md is the one import row.
-        result = store.write(
-            MEMORY_FILE,
-            texts.get(MEMORY_FILE, ""),
-            Actor(WHO_IMPORT, HOW_DUPLICATE),
-            note=f"copied from bot {quoted(bot_id)}",
-        )
-    return Duplicated(new_id, bot_id, copy_name, sorted(texts), settings.helper_model, result.row_id)
+        if INSTRUCTIONS_FILE in texts:  # not a memory file: no journal row
+            atomic_write_bytes(home.workspace(new_id) / INSTRUCTIONS_FILE, encode(texts[INSTRUCTIONS_FILE]))
+        # Each memory file is its own import row (issue 37): the copy's journal shows every file it started with,
+        # and each can be undone alone. MEMORY.md first, as the copy's first row.
+        for rel in sorted(texts, key=lambda rel: (rel != MEMORY_FILE, rel)):
+            if rel != INSTRUCTIONS_FILE:
+                rows[rel] = store.write(rel, texts[rel], actor, note=note, allow_log=True).row_id
+        if MEMORY_FILE not in rows:
+            rows[MEMORY_FILE] = store.write(MEMORY_FILE, "", actor, note=note).row_id
+    return Duplicated(new_id, bot_id, copy_name, sorted(texts), settings.helper_model, rows[MEMORY_FILE], rows)
 
 
 def _claim(home: Home, new_id: str) -> None:
