@@ -25,7 +25,7 @@ MEMORY = "# Memory\n\n- 2026-11-01 · Dentist · until 2026-11-02\n- 2026-10-06 
 def pane(tmp_path):
     session = "omb-e2e-review"
     home = Home(tmp_path / "home")
-    add_bot(home, files={"MEMORY.md": MEMORY}, actor=Actor("bot", "during a task"))
+    add_bot(home, files={"MEMORY.md": MEMORY}, actor=Actor("person", "in Settings"))  # yours: seen, listed last
     report = tidy(home, "scout")  # no model configured: the expired note goes to the archive, a real run
     assert report.expired
     pane = Pane.start(tmp_path, session, home, "OMB_TUI_NO_WATCH=")

@@ -77,7 +77,7 @@ def run_content(group: RunGroup) -> Content:
         else:
             lines.append(
                 Content.styled(
-                    "Not reviewed yet: it is marked once you have seen each change, or with m.", "$text-accent"
+                    "Not reviewed yet: m marks it reviewed (moving past it never does).", "$text-accent"
                 )
             )
         lines.append(Content.styled("U undoes the whole run (asks first); Enter folds or opens it.", MUTED))
