@@ -42,7 +42,7 @@ async def test_d_copies_the_highlighted_bot_with_its_switch_and_lists_the_copy(t
     assert copy.name == "Scout two" and copy.helper_model is False
     assert (home.workspace("scout2") / "memory" / "travel.md").read_text() == "# Travel\n"
     rows = MemoryStore(home, "scout2").journal.rows()
-    assert [(r.who, r.file) for r in rows] == [("import", "MEMORY.md")]
+    assert [(r.who, r.file) for r in rows] == [("import", "memory/travel.md"), ("import", "MEMORY.md")]  # a row each
 
 
 async def test_an_id_in_use_keeps_the_dialog_open_and_escape_copies_nothing(tmp_path):

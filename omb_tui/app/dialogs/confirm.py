@@ -32,20 +32,30 @@ class ConfirmDialog(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes_label, id="yes", variant="warning")
                 yield Button(self.no_label, id="no")
+            yield Static(self.keys_line(), classes="dialog-keys", markup=False)
+
+    def keys_line(self) -> str:
+        """Every key the dialog takes, said once: a person over a slow link sees what a letter will do."""
+        return f"y {self.yes_label} · n, Esc or Enter {self.no_label}"
+
+    def letters(self) -> dict[str, Button]:
+        """The buttons a first letter presses: only a letter no other button starts with, and never y or n,
+        which are yes and no ("Close draft" and "Cancel" share c: neither takes it)."""
+        firsts: dict[str, list[Button]] = {}
+        for button in self.query(Button):
+            firsts.setdefault(str(button.label)[:1].lower(), []).append(button)
+        return {letter: found[0] for letter, found in firsts.items() if len(found) == 1 and letter not in "yn"}
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
 
     def on_key(self, event: events.Key) -> None:
-        """The first letter of a button presses it (y and n stay yes and no: bindings come first)."""
+        """A button's first letter presses it when no other button shares it (letters())."""
         letter = (event.character or "").lower()
-        if not letter.isalpha():
-            return
-        for button in self.query(Button):
-            if str(button.label)[:1].lower() == letter:
-                event.stop()
-                button.press()
-                return
+        button = self.letters().get(letter) if letter.isalpha() else None
+        if button is not None:
+            event.stop()
+            button.press()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -76,9 +76,7 @@ def run_content(group: RunGroup) -> Content:
             lines.append(Content.styled("Reviewed.", MUTED))
         else:
             lines.append(
-                Content.styled(
-                    "Not reviewed yet: m marks it reviewed (moving past it never does).", "$text-accent"
-                )
+                Content.styled("Not reviewed yet: m marks it reviewed (moving past it never does).", "$text-accent")
             )
         lines.append(Content.styled("U undoes the whole run (asks first); Enter folds or opens it.", MUTED))
     if group.proposals:

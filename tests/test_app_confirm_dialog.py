@@ -1,0 +1,55 @@
+"""The yes/no dialog every action that writes asks with (issue 37, "keys that only do what they show"): y and n,
+Escape and Enter, and a button's first letter only when no other button shares it, each said in the dialog."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App
+
+from omb_tui.app.dialogs.confirm import ConfirmDialog
+
+
+class Asking(App):
+    """One question, its answer kept."""
+
+    def __init__(self, yes: str, no: str = "Cancel") -> None:
+        super().__init__()
+        self.labels = (yes, no)
+        self.answer: bool | None = None
+
+    def on_mount(self) -> None:
+        self.push_screen(ConfirmDialog("Close your kept draft?", *self.labels), self._answered)
+
+    def _answered(self, answer: bool | None) -> None:
+        self.answer = answer
+
+
+@pytest.mark.parametrize(("keys", "answer"), [("y", True), ("n", False), ("escape", False), ("enter", False)])
+async def test_y_n_escape_and_enter_each_answer_as_the_dialog_says(keys, answer):
+    app = Asking("Close draft")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        said = str(app.screen.query_one(".dialog-keys").render())
+        assert said == "y Close draft · n, Esc or Enter Cancel"
+        await pilot.press(keys)
+        await pilot.pause()
+        assert app.answer is answer
+
+
+async def test_a_letter_two_buttons_share_presses_neither():
+    """ "Close draft" and "Cancel" both start with c: c meant as Cancel closed the draft, which is kept nowhere else."""
+    app = Asking("Close draft")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.answer is None and isinstance(app.screen, ConfirmDialog)  # still asking
+
+
+async def test_a_letter_one_button_alone_starts_with_presses_it():
+    app = Asking("Undo run")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+        assert app.answer is True
