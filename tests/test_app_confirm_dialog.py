@@ -53,3 +53,24 @@ async def test_a_letter_one_button_alone_starts_with_presses_it():
         await pilot.press("u")
         await pilot.pause()
         assert app.answer is True
+
+
+async def test_f1_explains_what_the_bots_screen_and_review_show_before_their_keys(home):
+    """Issue 37: F1 listed keys and explained nothing: the gauge, the Night column, the marks."""
+    from app_helpers import listed_bots, settle
+
+    from omb_tui.app.app import make_app
+
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await listed_bots(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        said = str(app.screen.query_one("#help-explains").render())
+        assert "Gauge: how much of MEMORY.md loads into every prompt" in said and "Night: what last night's" in said
+        await pilot.press("escape", "v")
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        said = str(app.screen.query_one("#help-explains").render())
+        assert "✓ reviewed: you marked it with m" in said and "moving the cursor past never marks" in said

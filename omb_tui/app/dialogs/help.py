@@ -24,6 +24,9 @@ class HelpDialog(ModalScreen[None]):
         with Vertical(classes="dialog help"):
             yield Static(f"Keys — {self.under.__class__.__name__.removesuffix('Screen')}", classes="dialog-question")
             with VerticalScroll(id="help-scroll"):
+                explains = getattr(self.under, "EXPLAINS", "")  # a dialog's Help has none
+                if explains:  # what the screen shows, in words, before its keys
+                    yield Static(explains, id="help-explains", classes="help-explains", markup=False)
                 yield Static(id="help-keys")
             yield Static("Ctrl+P opens the command palette. Escape closes this.", classes="dialog-note")
 

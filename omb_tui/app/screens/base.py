@@ -36,6 +36,7 @@ class AreaScreen(NotifyWorkerErrors, Screen):
     screen stale, and a screen never read (no version yet) reads when first shown.
     """
 
+    EXPLAINS = ""  # what the screen shows, in words: Help (F1) says it above the keys
     _read_at_version: int | None = None
 
     def on_mount(self) -> None:

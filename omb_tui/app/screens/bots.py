@@ -38,6 +38,14 @@ class BotDuplicated(Message, bubble=False):
 
 
 class BotsScreen(AreaScreen):
+    EXPLAINS = (
+        "Gauge: how much of MEMORY.md loads into every prompt, by the first 200 lines or 24 KB, whichever comes "
+        "first; amber from 80%, red once something stops loading (Lines: how many lines it has).\n"
+        "Night: what last night's upkeep changed (from 18:00 the day before): the number of changes, and "
+        '"2 wait" for compaction proposals waiting for you; bright while something is not reviewed yet. '
+        "v opens Review.\n"
+        "Last change: when a memory file last changed, and who changed it."
+    )
     # styles/bots.tcss is part of the app's CSS_PATH (the first screen: one CSS parse at start-up)
     TITLE = "omb-tui"  # every bot's screen: the header never keeps the name of the bot opened last
     BINDINGS = [

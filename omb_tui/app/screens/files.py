@@ -64,6 +64,12 @@ class FilesRead(Message, bubble=False):
 
 
 class FilesScreen(BotScreen):
+    EXPLAINS = (
+        "The gauge: how much of MEMORY.md loads into every prompt: the first 200 lines or 24 KB, whichever comes "
+        "first; amber from 80%, red once something stops loading. It follows your draft as you type.\n"
+        "Lines past the cut are kept but do not load; upkeep moves older entries to memory/archive.md to make "
+        "room. Topic files load when recall finds them, by their name, description and words."
+    )
     CSS_PATH = style_path("files.tcss")
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),

@@ -82,6 +82,14 @@ class ApplicableKeys:
 
 
 class ReviewScreen(AreaScreen):
+    EXPLAINS = (
+        "What changed since you last looked, by every writer: upkeep runs (their steps), and each agent session, "
+        "a bot's turns in a chat, edits outside the app, the guard's undos and your own edits (seen already).\n"
+        "new: not reviewed yet. ✓ reviewed: you marked it with m (m again takes the mark back); moving the "
+        "cursor past never marks. undone: every change of it was taken back.\n"
+        "On a change: ⊘ cannot be undone (the reason is below), ↶ was undone already. ? a compaction proposal "
+        "waiting for a (accept) or x (reject)."
+    )
     CSS_PATH = style_path("review.tcss")
     AUTO_FOCUS = "#review-tree"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
