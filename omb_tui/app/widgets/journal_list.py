@@ -524,16 +524,17 @@ class JournalList(NotifyWorkerErrors, RowList):
         line_style = self.get_visual_style("row-list--cursor").rich_style if selected else base
         if isinstance(row, DamagedLine):
             segments = [
-                Segment(" ! ", style_of("damaged")),
+                Segment("! ", style_of("damaged")),
                 Segment(f"damaged row ({row.size} bytes): {row.error}", style_of("damaged")),
             ]
             return Strip(segments).crop_extend(0, width, line_style)
-        mark = " ⊘ " if not row.undoable else "   "
-        rest = max(0, width - 3 - 17)
-        who_width = 9
+        mark = "⊘ " if not row.undoable else "  "
+        rest = max(0, width - 2 - 17)
+        who_width = 6  # person, import, bot, upkeep (Memory upkeep, shortened)
         what_width = 7  # created, edited, emptied, deleted, renamed
-        # 'during a task' fits; longer hows are shortened until the file has 30 columns (a rename names two files)
-        how_width = min(23, max(13, rest - who_width - what_width - 3 - 30))
+        # The file comes first: a how is shortened ("during a task" to "task") until the file has 26 columns (a
+        # daily log's path is 24; issue 37: at 120 columns it was cut to "memo…"), up to 30 for a rename's two
+        how_width = min(23, max(11, rest - who_width - what_width - 3 - 26))
         file_width = max(0, rest - who_width - how_width - what_width - 3)
         who, how = printable(str(row.who)), printable(str(row.how))
         if cell_len(how) > how_width:

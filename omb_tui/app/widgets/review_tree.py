@@ -23,7 +23,8 @@ from .row_list import RowHighlighted, RowList, fit, printable
 
 BOT, RUN, CHANGE, PROPOSAL = "bot", "run", "change", "proposal"
 STEP_WIDTH = 9  # "organize", "tidy-up", "capture", "compact"
-FILE_WIDTH = 18
+FILE_WIDTH = 24  # a daily log's path whole: memory/log/2026-12-03.md
+STATE_WIDTH = 11  # "✓ reviewed" and a space
 
 
 @dataclass
@@ -307,11 +308,20 @@ def bot_words(bot: BotGroup) -> list[tuple[str, str]]:
 
 
 def run_words(group: RunGroup) -> list[tuple[str, str]]:
+    """A run's (or a group's) line: when, its state first (so a narrow tree never cuts it: issue 37), then who or
+    its steps, its counts, and what the guard did."""
     run = group.run
     steps = ", ".join(run.steps) if run is not None else "compact (proposed only)"
     if run is not None and run.who is not None:  # another writer than upkeep: who, as the journal names them
         steps = run.who
-    parts = [(when_text(group.started), "run"), (f"  {printable(steps)}", "")]
+    state, style = "", ""
+    if run is not None and run.undone:
+        state, style = "undone", "muted"
+    elif run is not None and run.reviewed:
+        state, style = "✓ reviewed", "muted"
+    elif run is not None:
+        state, style = "new", "new"
+    parts = [(when_text(group.started), "run"), (f"  {state:<{STATE_WIDTH}}", style), (printable(steps), "")]
     if run is not None:
         parts.append((f" · {plural(len(run.changes), 'change')}", "muted"))
     if group.proposals:
@@ -322,12 +332,6 @@ def run_words(group: RunGroup) -> list[tuple[str, str]]:
         parts.append(("  undone by the guard", "warning"))
     elif run is not None and run.guard and run.guard.get("stopped"):
         parts.append(("  stopped by the guard", "warning"))
-    elif run is not None and run.undone:
-        parts.append(("  undone", "muted"))
-    elif run is not None and run.reviewed:
-        parts.append(("  ✓ reviewed", "muted"))
-    elif run is not None:
-        parts.append(("  new", "new"))
     return parts
 
 
