@@ -163,3 +163,17 @@ async def open_journal(pilot):
     await wait_for(pilot, lambda: listing.ready and not listing.reading and not listing.filtering)
     await settle(pilot)
     return screen
+
+
+def screen_lines(app) -> list[str]:
+    """What the terminal shows, line by line, as a person reads it (from the app's own screenshot)."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for found in re.finditer(
+        r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>', app.export_screenshot()
+    ):
+        text = html.unescape(re.sub("<[^>]+>", "", found.group(3))).replace("\xa0", " ")
+        rows.setdefault(float(found.group(2)), []).append((float(found.group(1)), text))
+    return ["".join(text for _, text in sorted(rows[y])) for y in sorted(rows)]

@@ -15,7 +15,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Protocol
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
@@ -286,8 +286,12 @@ class OmbApp(NotifyWorkerErrors, App[None]):
         # key is its first letter but upkeep's (e); spelled out as "f files …" they no longer fit 80 columns.
         # Review (v) is every bot's, not the open one's: the bots screen's footer shows it.
         self.title = bot_id
-        self.sub_title = "files topics journal recall settings upkeep(e) bots"
+        self.sub_title = areas_line(self.size.width)
         self.switch_mode("files")
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.bot_id:
+            self.sub_title = areas_line(event.size.width)
 
     def action_open_area(self, area: str) -> None:
         if area in BOT_AREAS and not self.bot_id:
@@ -356,3 +360,12 @@ def run_app(home: Home) -> int:
 
     make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH"), user_settings=user_settings_path()).run()
     return 0
+
+
+AREAS = "files topics journal recall settings upkeep(e) bots"
+AREAS_NARROW = "f t j r s e b: areas"  # under 72 columns the line above is cut (issue 37, at 60x20)
+
+
+def areas_line(width: int) -> str:
+    """The header's list of areas and their keys, whole at any width: each area's first letter when narrow."""
+    return AREAS if width >= 72 else AREAS_NARROW

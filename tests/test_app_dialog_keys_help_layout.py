@@ -1,5 +1,6 @@
-"""The yes/no dialog every action that writes asks with (issue 37, "keys that only do what they show"): y and n,
-Escape and Enter, and a button's first letter only when no other button shares it, each said in the dialog."""
+"""Keys that only do what they show, and screens a person can read at any size (issue 37): the yes/no dialog every
+action that writes asks with (y and n, Escape and Enter, a button's first letter only when no other button shares
+it, each said in the dialog), F1's explanations, and the header and gauge whole at 60x20."""
 
 from __future__ import annotations
 
@@ -74,3 +75,22 @@ async def test_f1_explains_what_the_bots_screen_and_review_show_before_their_key
         await settle(pilot)
         said = str(app.screen.query_one("#help-explains").render())
         assert "✓ reviewed: you marked it with m" in said and "moving the cursor past never marks" in said
+
+
+async def test_at_60x20_the_header_names_the_areas_and_the_load_sentence_is_whole(home):
+    """Issue 37: at 60x20 the header's list of areas and the gauge's load sentence were cut off."""
+    from app_helpers import listed_bots, screen_lines, settle
+
+    from omb_tui.app.app import make_app
+
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await listed_bots(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        lines = screen_lines(app)
+        assert "f t j r s e b: areas" in lines[0] and "…" not in lines[0]
+        assert any("MEMORY.md: only the first 200 lines load each turn." in line for line in lines)
+        await pilot.resize_terminal(120, 36)
+        await pilot.pause()
+        assert "files topics journal recall settings upkeep(e) bots" in screen_lines(app)[0]
