@@ -321,7 +321,8 @@ def run_words(group: RunGroup) -> list[tuple[str, str]]:
         state, style = "✓ reviewed", "muted"
     elif run is not None:
         state, style = "new", "new"
-    parts = [(when_text(group.started), "run"), (f"  {state:<{STATE_WIDTH}}", style), (printable(steps), "")]
+    # month, day and time: the status line above says the year, and a narrow terminal keeps more of who it was
+    parts = [(when_text(group.started)[5:], "run"), (f"  {state:<{STATE_WIDTH}}", style), (printable(steps), "")]
     if run is not None:
         parts.append((f" · {plural(len(run.changes), 'change')}", "muted"))
     if group.proposals:
