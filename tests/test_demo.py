@@ -555,7 +555,8 @@ def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
     assert code == 0
     bots = {bot["bot"]: bot for bot in listing["bots"]}
     assert set(bots) == {"scout", "ledger", "harbor"}
-    (scout,) = bots["scout"]["runs"]
+    session, scout = bots["scout"]["runs"]  # yesterday evening's Claude Code session, then the night's pass
+    assert session["steps"] == ["during a task"] and len(session["changes"]) == 2
     assert scout["steps"] == ["capture", "tidy-up"] and scout["files"] == ["MEMORY.md", "memory/archive.md"]
     captured = scout["changes"][0]
     assert (captured["chat"], captured["quotes"]) == (SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_QUOTES)
@@ -600,7 +601,8 @@ def test_the_bots_screen_counts_last_night_whenever_the_demo_is_written(tmp_path
     home = Home(tmp_path / "home")
     write_demo_home(home, TODAY, now=now)
     counts = overnight(home, now)
-    assert counts["scout"] == BotOvernight(changes=3, runs=1, pending=0, unreviewed=3)
+    # the night's pass (3 changes) and the evening's Claude Code session (2 notes): both since 18:00 yesterday
+    assert counts["scout"] == BotOvernight(changes=5, runs=2, pending=0, unreviewed=5)
     assert counts["ledger"] == BotOvernight(changes=5, runs=1, pending=0, unreviewed=5)
     assert counts["harbor"] == BotOvernight(changes=0, runs=0, pending=2, unreviewed=0)
     assert counts["quill"] == counts["atlas"] == BotOvernight(0, 0, 0, 0)
@@ -644,7 +646,7 @@ def test_undoing_scouts_night_names_this_mornings_note_first(demo_copy, capsys):
     from omb_tui.demo.night import SCOUT_CAPTURE_FACT
 
     memory = demo_copy.workspace("scout") / "MEMORY.md"
-    (run,) = _last_night(demo_copy)["scout"].runs
+    _session, run = _last_night(demo_copy)["scout"].runs
     before = memory.read_text(encoding="utf-8")
     code, _ = _cli_json(demo_copy, capsys, "undo-run", "scout", run.id)
     assert code == 4 and memory.read_text(encoding="utf-8") == before  # today's note came after: asked first

@@ -9,6 +9,11 @@ night") one pass ran over the bots with upkeep on:
 - ledger   the tidy-up (an expired entry, older duplicates), then nightly compaction applied two changes;
 - harbor   nightly compaction in its first week, so propose only: its change-set waits as proposals.
 
+Before the pass, at AGENT_SESSION_AT, Nadia worked in Claude Code with Scout's memory wired in (docs/agents.md):
+the session saved two notes through memory_update, one chat and one run as the hooks and the MCP server write
+them, so Review shows an agent's session beside the upkeep runs (issue 37). The session's own chat file is not
+part of the demo; its rows name it.
+
 Each run writes through the core as upkeep does: its id from `new_run_id` at the moment it began, every row as
 `UpkeepRun(bot).actor(step)`; capture's row carries `quotes_note`; the tidy-up is the tidy-up's own steps 1 and 2
 (expiry and duplicates; its third step asks a model, and the demo calls none); compaction's change-set is checked
@@ -31,12 +36,15 @@ from ..core.compact.records import append_attempt, append_clean_log, backup_memo
 from ..core.compact.session import KEEP_FILE
 from ..core.compact.validator import keep_lines, validate
 from ..core.memory import clock
+from ..core.memory.changes import Actor
 from ..core.memory.disk import text_hash
 from ..core.memory.entries import Entry, parse_entries
+from ..core.memory.journal import HOW_TASK, WHO_BOT
 from ..core.memory.memory_update import MemoryUpdate
 from ..core.memory.paths import MEMORY_FILE, MemoryInputError
 from ..core.memory.settings import load_bot_settings
 from ..core.runs.run import UpkeepRun, new_run_id
+from ..core.turn.agent_session import chat_id_for
 from ..core.upkeep.capture import STEP as CAPTURE_STEP
 from ..core.upkeep.capture import quotes_note
 
@@ -56,6 +64,12 @@ SCOUT_CAPTURE_FACT = "Invoices sent back to Acme go with a short note, and Dana 
 SCOUT_CAPTURE_QUOTES = ["Send the three flagged invoices back to Acme with a short note, and copy Dana in finance."]
 LEDGER_NIGHTLY_SINCE = 12  # days ago Nadia switched nightly compaction on: past the first week, so it applies
 HARBOR_NIGHTLY_SINCE = 2  # days ago: still the first week, so it only proposes
+AGENT_SESSION_AT = time(21, 5)  # yesterday evening: a Claude Code session with Scout's memory
+AGENT_SESSION_ID = "5f0c2a9e-8d41-4b7a-b1e3-2c6f9a0d7e14"  # a session id as Claude Code's hooks send it
+AGENT_SESSION_NOTES = (
+    "The Kroonfiets booking flow lives in the kroonfiets-web repo; its tests run with pnpm test",
+    "Kroonfiets staging deploys from the main branch every night at 02:00",
+)
 
 
 class NightRun:
@@ -136,8 +150,22 @@ class NightRun:
         self._queue(run)
 
 
+def agent_session(story: Story) -> None:
+    """Yesterday evening's Claude Code session: its notes, one chat and one run (core/turn/agent_session.py)."""
+
+    def run() -> None:
+        moment = story.store.clock() if story.store.clock else clock.now_utc()
+        actor = Actor(WHO_BOT, HOW_TASK, chat=chat_id_for(AGENT_SESSION_ID), run=new_run_id(moment))
+        update = MemoryUpdate(story.home, story.bot_id, actor, store=story.store)
+        for note in AGENT_SESSION_NOTES:
+            update.add(note, today=story.day(1), chat="Claude Code")
+
+    story.at_clock(1, AGENT_SESSION_AT, run)
+
+
 # ----- each bot's night -----
 def scout_night(story: Story) -> None:
+    agent_session(story)
     night = NightRun(story)
     night.capture(SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_FACT, SCOUT_CAPTURE_QUOTES)
     night.tidy()
