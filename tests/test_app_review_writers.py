@@ -36,6 +36,11 @@ def writers(home) -> dict:
     return {"before": before, "run": session.run}
 
 
+def added_line(diff: str) -> str:
+    """The first line a diff adds (or takes out), as the detail shows it."""
+    return next(line for line in diff.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---"))
+
+
 def line_text(screen, line) -> str:
     return "".join(text for text, _ in screen.tree._parts(line))
 
@@ -107,3 +112,37 @@ async def test_m_marks_a_session_reviewed_and_the_command_line_agrees(home):
     (bot,) = changes(home).bots
     reviewed = {group.kind: group.reviewed for group in bot.groups}
     assert reviewed["agent"] and reviewed["outside"] and not reviewed["chat"]
+
+
+async def test_space_reads_every_diff_group_by_group_and_M_marks_everything_after_asking(home):
+    """The morning review in a few keys: space pages a group's diffs and then goes to the next group; M marks
+    everything listed, after one question."""
+    from omb_tui.app.app import make_app
+
+    writers(home)
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        seen: set[str] = set()
+        groups = [line for line in screen.tree.lines if line.kind == "run"]
+
+        def look() -> None:  # what the detail shows now: a group's every diff, or one change's
+            line, shown = screen.tree.line_at_cursor(), screen.detail.text
+            changes = line.group.changes if line.kind == "run" else [line.change] if line.change else []
+            seen.update(c.id for c in changes if added_line(c.diff) in shown)
+
+        look()  # Review opens on the first new change
+        for _ in range(60):  # space only, as a person reads on
+            await pilot.press("space")
+            await settle(pilot)
+            look()
+            line = screen.tree.line_at_cursor()
+            if line.key == groups[-1].key and screen.detail.scroll_y >= screen.detail.max_scroll_y:
+                break
+        assert seen == {change.id for group in groups for change in group.group.changes}
+        await pilot.press("M")
+        assert "Mark all" in await question(pilot)
+        await answer(pilot, "y", screen)
+        await wait_for(pilot, lambda: all(line.group.run.reviewed for line in screen.tree.lines if line.kind == "run"))
+    (bot,) = changes(home).bots
+    assert bot.unreviewed == 0

@@ -155,6 +155,31 @@ class ReviewScreen(AreaScreen):
             "moving the cursor marks nothing",
         ),
         Binding(
+            "space",
+            "page",
+            "Page",
+            show=False,
+            id="review-page",
+            tooltip="Read on: the diffs below down a page, and at their end the next run or group (as less and mutt)",
+        ),
+        Binding("J", "next_group(1)", "Next run", show=False, id="review-next-group", tooltip="The next run or group"),
+        Binding(
+            "K",
+            "next_group(-1)",
+            "Previous run",
+            show=False,
+            id="review-previous-group",
+            tooltip="The run or group above",
+        ),
+        Binding(
+            "M",
+            "mark_all",
+            "Mark all read",
+            show=False,
+            id="review-mark-all",
+            tooltip="Mark everything listed and not yet reviewed reviewed, every bot; asks first",
+        ),
+        Binding(
             "t",
             "still_true",
             "Still true?",
@@ -326,6 +351,51 @@ class ReviewScreen(AreaScreen):
             )
         elif line.kind == BOT:
             self.notify(f"Everything of {line.bot.bot} is marked reviewed already.", timeout=3, markup=False)
+
+    @work(exclusive=True, exit_on_error=False, group="review-act")
+    async def action_mark_all(self) -> None:
+        groups = [
+            (bot.bot, group.run)
+            for bot in self.tree.bots
+            for group in bot.runs
+            if group.run is not None and not group.run.reviewed
+        ]
+        if not groups:
+            self.notify("Everything listed is marked reviewed already.", timeout=3, markup=False)
+            return
+        changes = sum(len(run.changes) for _, run in groups)
+        question = (
+            f"Mark all {plural(len(groups), 'run or group', 'runs and groups')} ({plural(changes, 'change')}) reviewed?"
+        )
+        if not await self._ask(question + "\nm on one takes its mark back.", "Mark reviewed"):
+            return
+        for bot_id in dict.fromkeys(bot for bot, _ in groups):
+            self._mark(bot_id, [run for bot, run in groups if bot == bot_id])
+        self.notify(f"Marked {plural(changes, 'change')} reviewed.", timeout=3, markup=False)
+
+    # ----- reading on -----
+    def action_page(self) -> None:
+        """Space: the detail down a page while it has more; at its end, the next run or group (whose detail holds
+        every change's diff), or, from a change, the next change of its group."""
+        detail = self.detail
+        if detail.scroll_y < detail.max_scroll_y:
+            detail.scroll_page_down(animate=False)
+            return
+        line, lines, at = self.tree.line_at_cursor(), self.tree.lines, self.tree.cursor
+        following = lines[at + 1] if line is not None and at + 1 < len(lines) else None
+        if line is not None and line.kind in (CHANGE, PROPOSAL) and following is not None:
+            if following.kind in (CHANGE, PROPOSAL) and following.group is line.group:
+                self.tree.move_cursor(at + 1)  # within a group read from one of its changes: the next change
+                return
+        self.action_next_group(1)
+
+    def action_next_group(self, step: int) -> None:
+        found = self.tree.next_group(step)
+        if found is None:
+            self.notify("That was the last." if step > 0 else "That was the first.", timeout=2, markup=False)
+            return
+        self.tree.move_cursor(found)
+        self.tree.focus()
 
     def _mark(self, bot_id: str, runs: list[Run], *, take_back: bool = False) -> None:
         fresh = [run for run in runs if (run.bot, run.id) not in self._marking]

@@ -56,7 +56,8 @@ def bot_content(bot: BotGroup) -> Content:
 
 def run_content(group: RunGroup) -> Content:
     run = group.run
-    lines = [Content.assemble((f"Run {_clean(group.run_id)}", "bold"), ("  ", ""), (when_text(group.started), MUTED))]
+    title = f"Run {_clean(group.run_id)}" if run is None or run.who is None else _clean(run.who)
+    lines = [Content.assemble((title, "bold"), ("  ", ""), (when_text(group.started), MUTED))]
     if run is not None and not run.changes:  # listed for what the guard said of it
         lines.append(Content("No change: the nightly guard ended this run before it changed anything."))
         if run.guard_line:
@@ -79,6 +80,12 @@ def run_content(group: RunGroup) -> Content:
                 Content.styled("Not reviewed yet: m marks it reviewed (moving past it never does).", "$text-accent")
             )
         lines.append(Content.styled("U undoes the whole run (asks first); Enter folds or opens it.", MUTED))
+        for change in run.changes:  # every change's diff, so space reads a whole run without visiting each line
+            lines += [
+                Content(""),
+                Content.assemble((_clean(change.file), "bold"), ("  ", ""), (change_said(change), MUTED)),
+            ]
+            lines += diff_lines(change.diff or "") or [Content.styled("(no difference in the text)", MUTED)]
     if group.proposals:
         lines.append(
             Content.styled(
@@ -90,6 +97,16 @@ def run_content(group: RunGroup) -> Content:
     return Content("\n").join(lines)
 
 
+def change_said(change: Change) -> str:
+    """Who made a change, how, its category and chat, on one line."""
+    said = [_clean(change.who), f"step {_clean(change.step)}" if change.step else _clean(change.how)]
+    if change.category:
+        said.append(f"category {_clean(change.category)}")
+    if change.chat:
+        said.append(f'chat "{_clean(change.chat)}"')
+    return " · ".join(said)
+
+
 def change_content(change: Change) -> Content:
     parts: list[Content | str | tuple[str, str]] = [
         (_clean(change.file), "bold"),
@@ -97,12 +114,7 @@ def change_content(change: Change) -> Content:
         (when_text(change.at), MUTED),
         "\n",
     ]
-    said = [_clean(change.who), f"step {_clean(change.step)}" if change.step else _clean(change.how)]
-    if change.category:
-        said.append(f"category {_clean(change.category)}")
-    if change.chat:
-        said.append(f'chat "{_clean(change.chat)}"')
-    parts.append(" · ".join(said))
+    parts.append(change_said(change))
     if change.quotes:
         parts += ["\n", ("It rests on:", MUTED)]
         for quote in change.quotes:

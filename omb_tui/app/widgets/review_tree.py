@@ -246,6 +246,15 @@ class ReviewTree(RowList):
             self.post_message(self.Highlighted(self, line))
 
     # ----- moving by bot -----
+    def next_group(self, step: int) -> int | None:
+        """The line of the next (step 1) or previous (-1) run or group from the cursor; None past the last."""
+        at = self.cursor + step
+        while 0 <= at < len(self.lines):
+            if self.lines[at].kind == RUN:
+                return at
+            at += step
+        return None
+
     def bot_with_news(self, step: int) -> int | None:
         """The index of the next (step 1) or previous (-1) bot line with something not yet reviewed."""
         here = self.cursor
