@@ -27,8 +27,9 @@ from pathlib import Path
 from .core.memory.budget import Gauge
 from .core.memory.changes import Actor, StaleHash
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
-from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult, said_again
+from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
+from .core.memory.preference import said_again
 from .core.memory.settings import BrokenFile
 from .core.memory.store import MemoryStore
 from .core.recall.recall import RecallResult, recall

@@ -19,8 +19,9 @@ from ..memory import conversations as conv
 from ..memory.changes import Actor
 from ..memory.errors import oserror_sentence
 from ..memory.journal import HOW_TASK, WHO_BOT
-from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate, said_again
+from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
 from ..memory.paths import Home, MemoryInputError
+from ..memory.preference import said_again
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..memory.when import parse_day
