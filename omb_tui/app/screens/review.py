@@ -279,8 +279,8 @@ class ReviewScreen(AreaScreen):
 
     # ----- reading on -----
     def action_page(self) -> None:
-        """Space: the detail down a page while it has more; at its end, the next run or group (whose detail holds
-        every change's diff), or, from a change, the next change of its group."""
+        """Space: the detail down a page while it has more; at its end, the next run or group not yet reviewed
+        (whose detail holds every change's diff), or, from a change, the next change of its group."""
         detail = self.detail
         if detail.scroll_y < detail.max_scroll_y:
             detail.scroll_page_down(animate=False)
@@ -291,7 +291,12 @@ class ReviewScreen(AreaScreen):
             if following.kind in (CHANGE, PROPOSAL) and following.group is line.group:
                 self.tree.move_cursor(at + 1)  # within a group read from one of its changes: the next change
                 return
-        self.action_next_group(1)
+        found = self.tree.next_group(1, new_only=True)  # reading on: what is new (J goes to any group)
+        if found is None:
+            self.notify("Nothing new below. M marks it all reviewed.", timeout=3, markup=False)
+            return
+        self.tree.move_cursor(found)
+        self.tree.focus()
 
     def action_next_group(self, step: int) -> None:
         found = self.tree.next_group(step)

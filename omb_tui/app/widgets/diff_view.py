@@ -28,10 +28,13 @@ def _clean(text: object) -> str:
     return printable(text, keep="\t")
 
 
-def diff_lines(diff: str) -> list[Content]:
-    """The unified diff line by line: added green, removed red, hunks in the accent colour."""
+def diff_lines(diff: str, *, changed_only: bool = False) -> list[Content]:
+    """The unified diff line by line: added green, removed red, hunks in the accent colour. `changed_only`: the
+    added and removed lines alone (a run's detail, where each change's file and time head its lines)."""
     lines = []
     for line in diff.splitlines():
+        if changed_only and (line[:1] not in "+-" or line.startswith(("+++", "---"))):
+            continue
         line = _clean(line.replace("\t", "    "))
         if line.startswith(("+++", "---")):
             lines.append(Content.styled(line, MUTED))

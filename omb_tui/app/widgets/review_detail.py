@@ -72,20 +72,15 @@ def run_content(group: RunGroup) -> Content:
         if run.guard_line:
             lines.append(Content.styled(_clean(run.guard_line[:1].upper() + run.guard_line[1:]) + ".", WARN))
         if run.undone:
-            lines.append(Content.styled("Every change of this run was undone.", MUTED))
+            state = Content.styled("Every change of this run was undone. ", MUTED)
         elif run.reviewed:
-            lines.append(Content.styled("Reviewed.", MUTED))
-        else:
-            lines.append(
-                Content.styled("Not reviewed yet: m marks it reviewed (moving past it never does).", "$text-accent")
-            )
-        lines.append(Content.styled("U undoes the whole run (asks first); Enter folds or opens it.", MUTED))
-        for change in run.changes:  # every change's diff, so space reads a whole run without visiting each line
-            lines += [
-                Content(""),
-                Content.assemble((_clean(change.file), "bold"), ("  ", ""), (change_said(change), MUTED)),
-            ]
-            lines += diff_lines(change.diff or "") or [Content.styled("(no difference in the text)", MUTED)]
+            state = Content.styled("Reviewed. ", MUTED)
+        else:  # the state and the keys on one line: the diffs below get the room (space reads on)
+            state = Content.styled("Not reviewed yet: m marks it (moving past never does). ", "$text-accent")
+        lines.append(Content.assemble(state, ("U undoes it whole (asks first); space reads on.", MUTED)))
+        for change in run.changes:  # every change's lines, so space reads a whole run without visiting each line
+            lines.append(Content.assemble((_clean(change.file), "bold"), ("  ", ""), (change_said(change), MUTED)))
+            lines += diff_lines(change.diff or "", changed_only=True) or [Content.styled("(no line changed)", MUTED)]
     if group.proposals:
         lines.append(
             Content.styled(

@@ -151,6 +151,7 @@ class ReviewTree(RowList):
         self.bots: list[BotGroup] = []
         self.lines: list[TreeLine] = []
         self._folded: dict[str, bool] = {}  # run id -> folded, where the person folded or opened it
+        self._place: dict[tuple[str, str], int] = {}  # (bot, run id) -> its place as first shown
         self._announced: object = object()
         self._shown_once = False
 
@@ -169,6 +170,12 @@ class ReviewTree(RowList):
         for bot in self.bots:  # a run stays as it was shown (one marked reviewed under your eyes stays open)
             for group in bot.runs:
                 self._folded.setdefault(group.run_id, self.folded(group))
+        # ...and where it was shown: a group marked, undone or reverted under your eyes keeps its place (the new
+        # first is the order of the first reading), so reading on with space never skips one that moved
+        for bot in bots:
+            for group in bot.runs:
+                self._place.setdefault((bot.bot, group.run_id), len(self._place))
+            bot.runs.sort(key=lambda group: self._place[(bot.bot, group.run_id)])
         self.bots = list(bots)
         self._lay_out()
         if not self._shown_once:
@@ -246,11 +253,13 @@ class ReviewTree(RowList):
             self.post_message(self.Highlighted(self, line))
 
     # ----- moving by bot -----
-    def next_group(self, step: int) -> int | None:
-        """The line of the next (step 1) or previous (-1) run or group from the cursor; None past the last."""
+    def next_group(self, step: int, *, new_only: bool = False) -> int | None:
+        """The line of the next (step 1) or previous (-1) run or group from the cursor (`new_only`: one with
+        something not reviewed); None past the last."""
         at = self.cursor + step
         while 0 <= at < len(self.lines):
-            if self.lines[at].kind == RUN:
+            line = self.lines[at]
+            if line.kind == RUN and (not new_only or (line.group is not None and line.group.is_new)):
                 return at
             at += step
         return None
