@@ -79,7 +79,7 @@ AREA_TIPS = {
     "recall": "Preview what recall injects before a message",
     "settings": "The bot's memory switches",
     "upkeep": "Memory upkeep: what ran last, Tidy up now, About me's learned lines, this month's usage",
-    "review": "What the upkeep runs of the last nights changed, every bot: undo a change or a run, decide proposals",
+    "review": "What changed since you last looked, every writer and every bot: read it, undo a group or a change, mark it",
     "team": "Team memory: the notes a team of bots shares, and the cards to review",
 }
 

@@ -55,7 +55,7 @@ class BotsScreen(AreaScreen):
             "app.open_area('review')",
             "Review",
             id="bots-review",
-            tooltip="What the upkeep runs of the last nights changed, every bot",
+            tooltip="What changed since you last looked, every writer and every bot",
         ),
         Binding(
             "w",
@@ -63,6 +63,13 @@ class BotsScreen(AreaScreen):
             "Team",
             id="bots-team",
             tooltip="Team memory: the notes a team of bots shares, and the cards to review",
+        ),
+        Binding(
+            "slash",
+            "search_all",
+            "Search",
+            id="bots-search",
+            tooltip="Search every bot's chats and notes, each by its own rules; each hit names its bot",
         ),
         Binding(
             "d",
@@ -148,6 +155,11 @@ class BotsScreen(AreaScreen):
         if action == "duplicate":  # greyed out while no bot is listed
             return None if self.query_one(BotList).highlighted is None else True
         return True
+
+    def action_search_all(self) -> None:
+        from .search_all import SearchAllScreen
+
+        self.app.push_screen(SearchAllScreen())
 
     def action_duplicate(self) -> None:
         current = self.query_one(BotList).highlighted

@@ -1,10 +1,12 @@
-"""Review: what the upkeep runs of the last nights changed, across every bot, with undo by the keyboard.
+"""Review: what changed since you last looked, across every bot and by every writer, with undo by the keyboard.
 
-Spec: memory.md, "The journal" (undo), and docs/review.md; decisions in docs/app.md, "Review". The tree is bot → run
-→ change (capture, organizing, tidy-up, compaction), with the compaction proposals waiting under the run that
-made them. Everything shown comes from the core: the listing (`core.review.runs.review`), the reviewed marks
-(`mark_reviewed`), revert of one change alone and undo of a whole run (`core.review.revert`), and the pending
-proposals (read with the listing; a damaged pending file is named in the status line). Keys follow `git add -p` and lazygit.
+Spec: memory.md, "The journal" (undo), and docs/review.md; decisions in docs/app.md, "Review". The tree is bot →
+run or group → change: the upkeep runs (capture, organizing, tidy-up, compaction) with the compaction proposals
+waiting under the run that made them, and beside them each other writer's group (an agent's session, a bot's
+turns in a chat, edits outside the app, the guard's undos, your own edits; core.review.changes.everyone).
+Everything shown comes from the core: the listing, the reviewed marks (`mark_reviewed`), revert of one change
+alone and undo of a whole run or group (`core.review.revert`), and the pending proposals (read with the listing;
+a damaged pending file is named in the status line). Keys follow `git add -p`, lazygit, less and mutt.
 """
 
 from __future__ import annotations
