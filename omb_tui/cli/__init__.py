@@ -87,6 +87,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         mcp,
         memory,
         models,
+        people,
         recall,
         serve,
         team,
@@ -102,7 +103,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = subcommands(parser, "COMMAND")
 
     # the order --help lists them in
-    groups = (memory, bots, journal, recall, models, upkeep, guard, team, serve, mcp, demo, hook)
+    groups = (memory, bots, journal, recall, models, upkeep, guard, team, people, serve, mcp, demo, hook)
     for group in groups:
         if only is None or group.__name__.rsplit(".", 1)[-1] == only:
             group.register(sub)

@@ -14,13 +14,17 @@ def one_line(message: str) -> str:
     return printable(redact_message(message))
 
 
-def print_json(data: object) -> None:
-    """`data` as JSON, every text in it redacted as it would be on disk (a model's skipped fact, a name)."""
+def print_json(data: object, *, unredacted: dict | None = None) -> None:
+    """`data` as JSON, every text in it redacted as it would be on disk (a model's skipped fact, a name).
+    `unredacted`: keys added as they are, after: a token just made for the person to copy (`people add`), which
+    is the point of the output and is never stored."""
     import json  # here: the app's start-up never needs it
 
     from ..core.memory.redact_data import redact_data
 
     data = redact_data(data)
+    if unredacted and isinstance(data, dict):
+        data = {**data, **unredacted}
     text = json.dumps(data, ensure_ascii=False, indent=2)
     if _has_surrogates(text):  # bytes that are not UTF-8 in a file: escape them so the JSON stays valid
         text = json.dumps(data, ensure_ascii=True, indent=2)

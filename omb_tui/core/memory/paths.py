@@ -28,6 +28,7 @@ LOG_DIR = "log"
 
 # Bot ids become folder and file names: keep them to one safe name.
 _BOT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+MEMBER_MARK = "--member-"  # `<bot>--member-<person>`: a person's layer of a bot (core/memory/people.py)
 # Spec: letters, numbers, spaces, dots and dashes, ending in .md; nothing nested, nothing starting with a dot.
 _TOPIC = re.compile(r"^[^\W_](?:[^\W_]|[ .-])*\.md$")
 _LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
@@ -97,6 +98,8 @@ def validate_bot_id(bot_id: str) -> str:
         raise InvalidName(
             f"{quoted(bot_id)} is not a valid bot id: use letters, numbers, dashes and underscores (at most 64)."
         )
+    if MEMBER_MARK in bot_id.lower():  # a bot and a person's layer of another bot would share one folder name
+        raise InvalidName(f"{quoted(bot_id)} is not a valid bot id: {MEMBER_MARK!r} names a person's layer of a bot.")
     return bot_id
 
 

@@ -48,6 +48,7 @@ or matches them in a way that does not fit prose notes):
 - Stripe test and webhook secrets (sk_test_, rk_test_, whsec_)
 - Hugging Face (hf_), Groq (gsk_) and xAI (xai-) keys
 - npm access tokens (npm_…) and Docker Hub personal access tokens (dckr_pat_…)
+- a Team Cloud person's omb-tui token (ombp_…)
 - DigitalOcean tokens (dop_v1_, doo_v1_, dor_v1_) and Shopify tokens (shpat_,
   shpss_, shpca_, shppa_)
 - HashiCorp Vault tokens (hvs., hvb., hvr., and the legacy s. followed by 24
@@ -310,6 +311,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
     _own(r"hf_[A-Za-z0-9]{30,}", "hf_", check=_body_plausible(3)),
     _own(r"gsk_[A-Za-z0-9]{40,}", "gsk_"),
     _own(r"xai-[A-Za-z0-9]{40,}", "xai-"),
+    _own(r"ombp_[A-Za-z0-9_-]{40,}", "ombp_"),  # a person's token of a Team Cloud home (core/memory/people.py)
     _own(r"AccountKey=([a-zA-Z0-9+/=]{88})", "AccountKey=", group=1, bound_left=False, extend=False),
     _own(r"npm_[A-Za-z0-9]{36}", "npm_", check=_body_random(4, 36)),
     _own(r"do[por]_v1_[a-f0-9]{64}", "_v1_", bound_right=True, extend=False),
