@@ -40,7 +40,7 @@ def test_remove_stops_the_token_and_keeps_layers_until_purge(home, run_cli):
     layer.mkdir(parents=True)
     (layer / "MEMORY.md").write_text("# Memory\n\n- prefers short answers\n")
     removed = run_cli("people", "remove", "dana")
-    assert removed.code == 0 and "stay on disk until people remove dana --purge" in removed.out
+    assert removed.code == 0 and "their layers stay on disk (1 layer) until people remove dana --purge" in removed.out
     assert person_for_token(home, token) is None and layer.is_dir()
     run_cli("people", "add", "dana")
     purged = json.loads(run_cli("people", "remove", "dana", "--purge", "--json").out)

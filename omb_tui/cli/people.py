@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.memory.text import plural
 from .common import CliError, add_command, subcommands
 from .output import print_json
 
@@ -77,9 +78,10 @@ def _remove(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"name": args.name, "layers": layers, "purged": args.purge})
     elif args.purge:
-        print(f"Removed {args.name} and their {len(layers)} layer(s) of the bots' memory.")
+        print(f"Removed {args.name} and their {plural(len(layers), 'layer')} of the bots' memory.")
     else:
-        kept = f"; their {len(layers)} layer(s) stay on disk until people remove {args.name} --purge" if layers else ""
+        kept = f"; their layers stay on disk ({plural(len(layers), 'layer')}) until people remove {args.name} --purge"
+        kept = kept if layers else ""
         print(f"Removed {args.name}: their token no longer works{kept}.")
     return 0
 

@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 PROTOCOL = 1  # the hello's shape; a service that speaks another is treated as stale
 ENV_SWITCH = "OMB_TUI_MCP_SERVICE"  # "0": the server runs in the client's process, as before the service
@@ -95,7 +96,14 @@ def serve_through(root: Path, bot_id: str, session_id: str | None) -> int:
     return pump(connect(root, bot_id, session_id))
 
 
-def connect(root: Path, bot_id: str, session_id: str | None) -> socket.socket:
+class Connected(NamedTuple):
+    """A connection the service said yes on, and what it sent after its answer in the same read (passed on)."""
+
+    socket: socket.socket
+    after: bytes
+
+
+def connect(root: Path, bot_id: str, session_id: str | None) -> Connected:
     """A connection to the service that has said yes to this bot and session; one is started when none runs,
     and once more when the one running was stale."""
     folder = runtime_dir()
@@ -107,9 +115,9 @@ def connect(root: Path, bot_id: str, session_id: str | None) -> socket.socket:
         connection = _open(path)
         if connection is None:
             connection = _start(root, folder / f"mcp-{key}.log", path)
-        answer = _hello(connection, hello)
+        answer, after = _hello(connection, hello)
         if answer.get("ok") is True:
-            return connection
+            return Connected(connection, after)
         connection.close()
         if not answer.get("stale"):
             raise Unreachable(str(answer.get("why") or "The MCP service refused the session."))
@@ -165,13 +173,13 @@ def _spawn(root: Path, path: Path, log: Path) -> subprocess.Popen[bytes]:
         os.close(descriptor)
 
 
-def _hello(connection: socket.socket, hello: dict[str, object]) -> dict[str, object]:
-    """Say which bot and session; the service's one-line answer."""
+def _hello(connection: socket.socket, hello: dict[str, object]) -> tuple[dict[str, object], bytes]:
+    """Say which bot and session; the service's one-line answer, and any bytes that came after it."""
     connection.settimeout(START_SECONDS)
     try:
         connection.sendall(json.dumps(hello).encode() + b"\n")
         received = b""
-        while not received.endswith(b"\n") and len(received) < HELLO_BYTES:
+        while b"\n" not in received and len(received) < HELLO_BYTES:
             part = connection.recv(HELLO_BYTES)
             if not part:
                 break
@@ -180,24 +188,27 @@ def _hello(connection: socket.socket, hello: dict[str, object]) -> dict[str, obj
         connection.close()
         raise Unreachable(f"The MCP service did not answer ({exc}).") from exc
     connection.settimeout(None)
+    line, _, after = received.partition(b"\n")
     try:
-        answer = json.loads(received)
+        answer = json.loads(line)
     except ValueError:
         answer = None
     if not isinstance(answer, dict):  # a service gone mid-answer, or not ours: as stale, tried once more
-        return {"ok": False, "stale": True}
-    return answer
+        return {"ok": False, "stale": True}, b""
+    return answer, after
 
 
-def pump(connection: socket.socket) -> int:
+def pump(connected: Connected) -> int:
     """stdin to the service, the service to stdout, until the service closes (the client closed stdin, and every
     answer is out) or stdout is gone. SIGINT and SIGTERM end this at once: the service finishes any write."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, lambda *_: os._exit(0))
+    connection = connected.socket
     threading.Thread(target=_forward_stdin, args=(connection,), daemon=True).start()
     to = 0  # where the line being copied goes: 0 at a line's start, else stdout (1) or stderr (2)
+    part = connected.after
     try:
-        while part := connection.recv(1 << 16):
+        while True:
             start = 0
             while start < len(part):
                 if not to:
@@ -208,6 +219,9 @@ def pump(connection: socket.socket) -> int:
                 _write_all(to, part[start:stop])
                 to = to if end < 0 else 0
                 start = stop
+            part = connection.recv(1 << 16)
+            if not part:
+                break
     except OSError:
         pass
     with contextlib.suppress(Exception):
