@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.memory.text import plural
-from .common import CliError, add_command, subcommands
+from .common import add_command, subcommands
 from .output import print_json
 
 
@@ -90,8 +90,6 @@ def _token(args: argparse.Namespace) -> int:
     from ..core.memory.paths import Home
     from ..core.memory.people import rotate_token
 
-    if not args.rotate:
-        raise CliError("A token is shown only when it is made: --rotate makes a new one.")
     token = rotate_token(Home(args.home), args.name)
     if args.json:
         print_json({"name": args.name}, unredacted={"token": token})

@@ -318,8 +318,9 @@ class ReviewScreen(AreaScreen):
     def mark_runs(self, bot_id: str, runs: list[Run], take_back: bool = False) -> None:
         from ...core.review.marks import mark_reviewed, unmark_reviewed
 
-        run_ids = [run_id for run in runs for run_id in run.mark_ids()[0]]
-        row_ids = [row_id for run in runs for row_id in run.mark_ids()[1]]
+        ids = [run.mark_ids() for run in runs]
+        run_ids = [run_id for each_runs, _ in ids for run_id in each_runs]
+        row_ids = [row_id for _, each_rows in ids for row_id in each_rows]
         try:
             (unmark_reviewed if take_back else mark_reviewed)(self.app.home, bot_id, run_ids, row_ids)
         finally:

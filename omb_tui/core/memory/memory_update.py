@@ -428,7 +428,8 @@ class MemoryUpdate:
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
-            removed = removed_records(load_profile_learned(self.home).learned, text)
+            profile = load_profile_learned(self.home)  # read once under the home's lock: no writer comes between
+            removed = removed_records(profile.learned, text)
             if removed and not again:
                 return PreferResult(text, added=False, refused=True)
             try:
@@ -442,7 +443,6 @@ class MemoryUpdate:
             from .redact import redact
 
             saved = redact(text).text  # as About me holds it: a key in the preference is never kept
-            profile = load_profile_learned(self.home)
             profile.learned = [r for r in profile.learned if r not in removed]  # asked again: not removed now
             profile.learned.append(
                 {

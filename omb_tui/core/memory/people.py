@@ -89,7 +89,7 @@ def list_people(home: Home) -> list[Person]:
 
 def is_team_cloud(home: Home) -> bool:
     """A home with people: a Team Cloud home."""
-    return people_path(Home.of(home)).exists() and bool(_load(Home.of(home)))
+    return bool(_load(Home.of(home)))  # no file: no people
 
 
 def add_person(home: Home, name: str) -> tuple[Person, str]:

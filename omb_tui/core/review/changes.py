@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from ..memory import clock
 from ..memory.agents import AGENTS
@@ -190,14 +190,11 @@ def since_last_look(marks: ReviewedMarks, now: datetime) -> datetime:
     """A bot's default window: from the earlier of its last review mark and the last three nights' start (never
     further back than the marks are kept)."""
     start = default_since(now)
-    last = max((moment_of(at) for at in [*marks.runs.values(), *marks.rows.values()]), default=None, key=_key)
+    moments = (moment_of(at) for at in [*marks.runs.values(), *marks.rows.values()])
+    last = max((moment for moment in moments if moment is not None), default=None)
     if last is not None and last < start:
         start = max(last, now.astimezone() - timedelta(days=MARKS_KEPT_DAYS))
     return start
-
-
-def _key(moment: datetime | None) -> datetime:
-    return moment if moment is not None else datetime.min.replace(tzinfo=UTC)
 
 
 def changes(
