@@ -29,6 +29,8 @@ LOG_DIR = "log"
 # Bot ids become folder and file names: keep them to one safe name.
 _BOT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 MEMBER_MARK = "--member-"  # `<bot>--member-<person>`: a person's layer of a bot (core/memory/people.py)
+# A person's name (core/memory/people.py): lowercase ASCII letters, digits and single dashes, from a letter, ≤ 32.
+_PERSON = re.compile(r"[a-z](?:[a-z0-9]|-(?!-)){0,31}")
 # Spec: letters, numbers, spaces, dots and dashes, ending in .md; nothing nested, nothing starting with a dot.
 _TOPIC = re.compile(r"^[^\W_](?:[^\W_]|[ .-])*\.md$")
 _LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
@@ -101,6 +103,37 @@ def validate_bot_id(bot_id: str) -> str:
     if MEMBER_MARK in bot_id.lower():  # a bot and a person's layer of another bot would share one folder name
         raise InvalidName(f"{quoted(bot_id)} is not a valid bot id: {MEMBER_MARK!r} names a person's layer of a bot.")
     return bot_id
+
+
+def validate_person_name(name: object) -> str:
+    if not isinstance(name, str) or not _PERSON.fullmatch(name) or name.endswith("-"):
+        raise InvalidName(
+            f"{quoted(str(name))} is not a valid person name: use lowercase letters, numbers and single dashes, "
+            "starting with a letter (at most 32)."
+        )
+    return name
+
+
+def layer_id(bot_id: str, person: str) -> str:
+    """The folder (and journal) name of a person's layer of a bot: `<bot>--member-<person>`."""
+    return f"{validate_bot_id(bot_id)}{MEMBER_MARK}{validate_person_name(person)}"
+
+
+def split_layer(workspace_id: str) -> tuple[str, str | None]:
+    """(bot id, person) of a workspace id: a bot's own (person None) or a person's layer of it; refused when it is
+    neither, in one sentence."""
+    if isinstance(workspace_id, str) and MEMBER_MARK in workspace_id:
+        bot_id, _, person = workspace_id.partition(MEMBER_MARK)
+        return validate_bot_id(bot_id), validate_person_name(person)
+    return validate_bot_id(workspace_id), None
+
+
+def validate_workspace_id(workspace_id: str) -> str:
+    """A bot's id, or a person's layer of a bot (`<bot>--member-<person>`): what a store, a journal and a workspace
+    folder may be named. Entry points that take a bot (routes, commands) check `validate_bot_id`, which refuses a
+    layer: a layer is reached only through its person (core/memory/layers.py)."""
+    split_layer(workspace_id)
+    return workspace_id
 
 
 def validate_topic_name(name: str) -> str:
@@ -269,14 +302,14 @@ class Home:
         return self.root / "profile-learned.json"
 
     def workspace(self, bot_id: str) -> Path:
-        return self.workspaces_dir / validate_bot_id(bot_id)
+        return self.workspaces_dir / validate_workspace_id(bot_id)
 
     def journal_path(self, bot_id: str) -> Path:
-        return self.journal_dir / f"{validate_bot_id(bot_id)}.ndjson"
+        return self.journal_dir / f"{validate_workspace_id(bot_id)}.ndjson"
 
     def journal_state_path(self, bot_id: str) -> Path:
         """What every memory file held when the project last looked (to catch outside edits)."""
-        return self.journal_dir / f"{validate_bot_id(bot_id)}.seen.json"
+        return self.journal_dir / f"{validate_workspace_id(bot_id)}.seen.json"
 
     def settings_path(self, bot_id: str) -> Path:
         return self.bots_dir / f"{validate_bot_id(bot_id)}.json"
@@ -288,7 +321,7 @@ class Home:
             ids.update(p.name for p in self.workspaces_dir.iterdir() if p.is_dir())
         if self.bots_dir.is_dir():
             ids.update(p.stem for p in self.bots_dir.glob("*.json"))
-        return sorted(i for i in ids if _BOT_ID.fullmatch(i))
+        return sorted(i for i in ids if _BOT_ID.fullmatch(i) and MEMBER_MARK not in i.lower())  # layers are no bots
 
     def has_bot(self, bot_id: str) -> bool:
         validate_bot_id(bot_id)

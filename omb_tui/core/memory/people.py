@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import re
 import secrets
 import shutil
 from dataclasses import dataclass
@@ -25,13 +24,12 @@ from dataclasses import dataclass
 from . import clock
 from .disk import read_text, write_private_json
 from .locks import home_lock
-from .paths import MEMBER_MARK, Home, InvalidName, MemoryInputError, NotFound, quoted
+from .paths import MEMBER_MARK, Home, MemoryInputError, NotFound, quoted, validate_person_name
 from .settings import BrokenFile
 
 PEOPLE_FILE = "people.json"
 TOKEN_PREFIX = "ombp_"  # a person's token, told apart from the owner's and found by redaction
 TOKEN_BYTES = 32
-_NAME = re.compile(r"[a-z](?:[a-z0-9]|-(?!-)){0,31}")
 
 
 @dataclass(frozen=True)
@@ -42,15 +40,6 @@ class Person:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "added": self.added, "rotated": self.rotated}
-
-
-def validate_person_name(name: object) -> str:
-    if not isinstance(name, str) or not _NAME.fullmatch(name) or name.endswith("-"):
-        raise InvalidName(
-            f"{quoted(str(name))} is not a valid person name: use lowercase letters, numbers and single dashes, "
-            "starting with a letter (at most 32)."
-        )
-    return name
 
 
 def people_path(home: Home):

@@ -11,6 +11,7 @@ from datetime import date
 
 from ..memory import clock
 from ..memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topics
+from ..memory.layers import person_block
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, validate_bot_id
 from ..memory.settings import BotSettings, load_bot_settings
 from ..memory.store import MemoryStore
@@ -76,22 +77,31 @@ class Bot:
         return read_topics(self.home, self.id)
 
     def loaded_prompt(
-        self, as_of: date | None = None, *, memory_text: str | None = None, topics: list[TopicInfo] | None = None
+        self,
+        as_of: date | None = None,
+        *,
+        memory_text: str | None = None,
+        topics: list[TopicInfo] | None = None,
+        person: str | None = None,
     ) -> LoadedPrompt:
         """What loads into the system prompt on that date, with the memory switch read once to decide it.
-        `memory_text` and `topics`: MEMORY.md and the topics when the caller has read them already."""
+        `memory_text` and `topics`: MEMORY.md and the topics when the caller has read them already. `person`: the
+        person of a Team Cloud home the turn acts for; their layer loads after the bot's own block (layers.py)."""
         memory_on = self.settings.memory
         memory_text = self.memory_text() if memory_text is None else memory_text
         topics = self.topics() if topics is None else topics
         block = prompt_block_if_enabled(memory_on, memory_text, topics, as_of or clock.today())
+        if memory_on and person is not None:
+            block = f"{block}\n{person_block(self.home, self.id, person, as_of)}"
         if memory_on:  # the blocks of the teams the bot is a member of load after its own memory
             teams = team_blocks(self.home, self.id)
             block = f"{block}\n{teams}" if teams else block
         return LoadedPrompt(memory_on, block)
 
-    def prompt(self, as_of: date | None = None) -> str:
-        """The memory block exactly as it loads into the system prompt on that date; empty when memory is off."""
-        return self.loaded_prompt(as_of).block
+    def prompt(self, as_of: date | None = None, *, person: str | None = None) -> str:
+        """The memory block exactly as it loads into the system prompt on that date (for `person`: with their
+        layer); empty when memory is off."""
+        return self.loaded_prompt(as_of, person=person).block
 
     def summary(self) -> BotSummary:
         try:
