@@ -8,15 +8,18 @@ import json
 
 import jsonschema
 import pytest
-from serve_helpers import server  # noqa: F401 (server: a fixture)
+from serve_helpers import OWNER, server  # noqa: F401 (server: a fixture)
 
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.memory.layers import layer_store
+from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team
 from omb_tui.core.upkeep.about_me import add_learned
 from omb_tui.server.app import OPENAPI_PATH, ROUTES
+from omb_tui.server.mine import MINE_ROUTES
 from omb_tui.server.teams import TEAM_ROUTES
 
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -32,7 +35,7 @@ def described() -> set[tuple[str, str]]:
 
 
 def test_the_description_lists_exactly_the_routes_the_server_has():
-    assert described() == {(method, path) for method, path, _ in ROUTES + TEAM_ROUTES}
+    assert described() == {(method, path) for method, path, _ in ROUTES + MINE_ROUTES + TEAM_ROUTES}
 
 
 def test_the_description_covers_the_spec_table():
@@ -88,9 +91,13 @@ def test_every_described_route_answers(server, home, method, path):
     url = url.replace("{id}", "scout").replace("{entryId}", row.row_id)
     a_team_with_a_note_and_a_card(home)
     url = url.replace("{team}", "Crew").replace("{key}", "crew/colour")
-    if method in ("GET", "DELETE") and url.endswith("/memory/file"):
+    token: object = OWNER
+    if "/memory/mine" in path:  # a person's own layer: their token, and a topic of theirs to read or remove
+        _, token = add_person(home, "dana")
+        layer_store(home, "scout", "dana").write("memory/travel.md", "# Travel\n", Actor(WHO_PERSON, HOW_SETTINGS))
+    if method in ("GET", "DELETE") and url.endswith("/file"):
         url += "?path=memory/travel.md"
-    reply = server.request(method, url, BODIES.get((method, path)))
+    reply = server.request(method, url, BODIES.get((method, path.replace("/mine/", "/"))), token=token)
     assert reply.status != 405 and NO_ROUTE not in reply.error
     assert reply.status < 400, (path, reply.status, reply.error)
     described_answer = SPEC["paths"][path][method.lower()]["responses"][str(reply.status)]
@@ -151,7 +158,14 @@ def test_the_descriptions_limits_are_the_servers():
     from omb_tui.server.app import JOURNAL_MAX_LIMIT
 
     parameters = {name: p for _m, _p, _o, params in operations() for name, p in params.items()}
-    assert SPEC["paths"]["/api/bots/{id}/memory"]["parameters"][0]["schema"]["pattern"] == paths._BOT_ID.pattern
+    bot_id = SPEC["paths"]["/api/bots/{id}/memory"]["parameters"][0]["schema"]
+    for candidate in ("scout", "Scout_2", "a" * 64, "a" * 65, "-x", "a--member-b", "A--MEMBER-b", "a--membe-b", "a b"):
+        try:
+            paths.validate_bot_id(candidate)
+            valid = True
+        except paths.InvalidName:
+            valid = False
+        assert schema_allows(bot_id, candidate) is valid, candidate
     assert parameters["key"]["schema"]["pattern"] == model.NOTE_KEY.pattern
     assert parameters["key"]["schema"]["maxLength"] == model.KEY_MAX_CHARS
     assert (parameters["limit"]["schema"]["minimum"], parameters["limit"]["schema"]["maximum"]) == (

@@ -36,7 +36,9 @@ from test_serve_openapi import a_team_with_a_note_and_a_card, described
 
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.memory.layers import layer_store
 from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.upkeep.about_me import add_learned
 from omb_tui.server.app import OPENAPI_PATH
@@ -89,9 +91,11 @@ def live(tmp_path_factory):
     row = MemoryStore(home, "scout").write("MEMORY.md", "- 2026-01-05 · likes tea\n", Actor(WHO_BOT, HOW_TASK))
     learned = add_learned(home, "scout", "The person is vegetarian", Actor(WHO_PERSON, HOW_SETTINGS), owners_words=True)
     a_team_with_a_note_and_a_card(home)
+    _, dana = add_person(home, "dana")  # the /memory/mine routes are hers: her token, her layer of scout
+    layer_store(home, "scout", "dana").write("MEMORY.md", "- prefers tea\n", Actor(WHO_PERSON, HOW_SETTINGS))
     known = {"id": "scout", "team": "Crew", "key": "crew/colour", "entryId": row.row_id, "learned": learned.id}
     with LiveServer(home) as server:
-        yield server, known
+        yield server, known, dana
 
 
 def printable_names(case) -> bool:
@@ -103,9 +107,9 @@ def printable_names(case) -> bool:
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.value)
 @pytest.mark.parametrize("method, path", sorted(described()))
 def test_generated_requests_get_the_answers_the_description_gives(live, method, path, mode):
-    server, known = live
+    server, known, dana = live
     operation = SCHEMA[path][method]
-    auth = {"Authorization": f"Bearer {server.token}"}
+    auth = {"Authorization": f"Bearer {dana if '/memory/mine' in path else server.token}"}
 
     @settings(
         max_examples=EXAMPLES, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)

@@ -8,8 +8,6 @@ through the store, which redacts, writes atomically and journals it, here as the
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import ipaddress
 import logging
 import shutil
@@ -22,15 +20,17 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..core.memory.changes import Actor, LaterChanges, StaleHash, WriteResult
+from ..core.memory.changes import LaterChanges
 from ..core.memory.errors import outcome_of
-from ..core.memory.journal import HOW_API, WHO_PERSON
 from ..core.memory.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, token_matches
-from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
+from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound
+from ..core.memory.people import person_for_token
 from ..core.turn.bot import Bot
 from .connections import ConnectionGuard, ServeLimits
+from .files import API_ACTOR, delete_from, files_overview, query_path, read_from, save_request, save_to, written
 from .hosts import AllowedHosts
 from .http import (
+    BOT_TURNS,
     EXECUTOR,
     GUARD,
     HOME,
@@ -38,6 +38,7 @@ from .http import (
     TOKEN,
     ApiError,
     Handler,
+    Turns,
     camel_keys,
     error_response,
     in_thread,
@@ -45,11 +46,11 @@ from .http import (
     json_response,
     text_field,
 )
+from .mine import MINE_NOT_OWNERS, MINE_ROUTES, MINE_TOKEN_HINT, PERSON, PERSON_HANDLERS, PERSON_ONLY_MINE
 from .teams import add_team_routes
 
 log = logging.getLogger("omb_tui.server")
 
-API_ACTOR = Actor(WHO_PERSON, HOW_API)
 JOURNAL_DEFAULT_LIMIT = 50
 JOURNAL_MAX_LIMIT = 1000
 WORKER_THREADS = 32  # core calls at once; more wait their turn, none runs on the event loop
@@ -59,13 +60,6 @@ TOKEN_HINT = "omb-tui serve --show-token prints it"
 
 Opener = Callable[[str], None]
 HOSTS = web.AppKey("hosts", AllowedHosts)
-
-
-def query_path(request: web.Request) -> str:
-    rel = request.query.get("path")
-    if not rel:
-        raise ApiError(400, "Name the file with ?path= (MEMORY.md, memory/<topic>.md or memory/log/<day>.md).")
-    return rel
 
 
 # ----- middlewares -----
@@ -120,48 +114,31 @@ async def own_host_only(request: web.Request, handler) -> web.StreamResponse:
 
 @web.middleware
 async def owner_only(request: web.Request, handler) -> web.StreamResponse:
-    """The owner's session: no bearer token 401, a wrong one 403 (compared in constant time)."""
+    """Who asks: no bearer token 401, a token neither the owner's nor a person's 403 (compared in constant time).
+    The owner's token opens every route but a person's own layer (mine.py); a person's token opens only that."""
+    mine = getattr(request.match_info.route, "handler", None) in PERSON_HANDLERS
     scheme, _, given = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not given.strip():
         raise ApiError(
             401,
-            f"This needs the owner's token as 'Authorization: Bearer <token>' ({TOKEN_HINT}).",
+            MINE_TOKEN_HINT
+            if mine
+            else f"This needs the owner's token as 'Authorization: Bearer <token>' ({TOKEN_HINT}).",
             headers={"WWW-Authenticate": 'Bearer realm="omb-tui"'},
         )
+    person = None
     if not token_matches(given.strip(), request.app[TOKEN]):
-        raise ApiError(403, "That token is not the owner's; nothing was read or changed.")
+        person = person_for_token(request.app[HOME], given.strip())
+        if person is None:
+            raise ApiError(403, "That token is not the owner's; nothing was read or changed.")
+    if mine and person is None:
+        raise ApiError(403, MINE_NOT_OWNERS)
+    if person is not None and not mine:
+        raise ApiError(403, PERSON_ONLY_MINE)
+    request[PERSON] = person
     if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
         raise ApiError(413, HTTP_SENTENCES[413])  # refused before a byte of it is read
     return await handler(request)
-
-
-class Turns:
-    """One asyncio lock per name, kept only while a request holds or waits for it.
-
-    An entry counts its users and goes with the last one, so requests naming bots that do not exist (any number
-    of them) leave nothing behind."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._users: dict[str, int] = {}
-
-    def __len__(self) -> int:
-        return len(self._locks)
-
-    @contextlib.asynccontextmanager
-    async def turn(self, name: str):
-        lock = self._locks.setdefault(name, asyncio.Lock())
-        self._users[name] = self._users.get(name, 0) + 1
-        try:
-            async with lock:
-                yield
-        finally:
-            self._users[name] -= 1
-            if not self._users[name]:
-                del self._users[name], self._locks[name]
-
-
-BOT_TURNS = web.AppKey("bot_turns", Turns)
 
 
 async def in_thread_for_bot(request: web.Request, func: Callable, *args):
@@ -186,23 +163,6 @@ def open_bot(home: Home, bot_id: str, *, look: bool = True) -> Bot:
 def read_overview(home: Home, bot_id: str) -> dict:
     bot = open_bot(home, bot_id)
     summary = bot.summary()
-    topics = [
-        {
-            "path": f"{MEMORY_DIR}/{t.name}",
-            "name": t.name,
-            "title": t.title,
-            "description": t.description,
-            "aliases": list(t.aliases),
-            "bytes": t.size_bytes,
-            "headerOk": t.frontmatter_ok,
-        }
-        for t in bot.topics()
-    ]
-    logs = [
-        {"path": f"{MEMORY_DIR}/log/{p.name}", "day": p.stem, "bytes": p.stat().st_size}
-        for p in reversed(home.log_paths(bot_id))
-    ]  # newest first
-    archive = home.memory_path(bot_id, f"{MEMORY_DIR}/{ARCHIVE_NAME}").path
     return {
         "bot": bot_id,
         "name": summary.name,
@@ -210,43 +170,20 @@ def read_overview(home: Home, bot_id: str) -> dict:
         "upkeep": summary.upkeep,
         "folder": str(bot.store.workspace),
         "gauge": camel_keys(bot.gauge().to_dict()),
-        "topics": topics,
-        "logs": logs,
-        "archive": {"path": f"{MEMORY_DIR}/{ARCHIVE_NAME}", "exists": archive.is_file()},
+        **files_overview(home, bot_id, bot.topics()),
         "lastChange": summary.last_change,
         "problem": summary.error,
     }
 
 
 def read_file(home: Home, bot_id: str, rel: str) -> dict:
-    snapshot = open_bot(home, bot_id).store.read(rel)
-    if not snapshot.exists:
-        raise NotFound(f"{snapshot.rel} does not exist for {bot_id}.")
-    return {
-        "path": snapshot.rel,
-        "kind": snapshot.kind.value,
-        "readOnly": snapshot.kind.read_only,
-        "hash": snapshot.hash,
-        "text": snapshot.text,
-    }
-
-
-def written(result: WriteResult) -> dict:
-    return {**camel_keys(result.to_dict()), "journaled": result.journaled}
+    return read_from(open_bot(home, bot_id).store, rel, bot_id)
 
 
 def save_file(home: Home, bot_id: str, rel: str, text: str, expected_hash: str | None) -> dict:
     """expected_hash None: create only (the hash of a file that does not exist)."""
-    bot = open_bot(home, bot_id, look=False)  # the store journals outside changes under its lock
-    try:
-        return written(bot.store.write(rel, text, API_ACTOR, expected_hash=expected_hash))
-    except StaleHash as exc:
-        why = "already exists" if expected_hash is None else "changed since it was read"
-        raise ApiError(
-            409,
-            f"{exc.rel} {why}; nothing was written.",
-            {"path": exc.rel, "currentHash": exc.current_hash, "currentText": exc.current_text},
-        ) from None
+    # the store journals outside changes under its lock
+    return save_to(open_bot(home, bot_id, look=False).store, rel, text, expected_hash, API_ACTOR)
 
 
 def save_memory_unchecked(home: Home, bot_id: str, text: str) -> dict:
@@ -255,8 +192,7 @@ def save_memory_unchecked(home: Home, bot_id: str, text: str) -> dict:
 
 
 def delete_file(home: Home, bot_id: str, rel: str) -> dict:
-    result = open_bot(home, bot_id, look=False).store.delete(rel, API_ACTOR)
-    return {"path": result.rel, "deleted": True, "rowId": result.row_id, "journaled": result.journaled}
+    return delete_from(open_bot(home, bot_id, look=False).store, rel, API_ACTOR)
 
 
 def read_journal(home: Home, bot_id: str, limit: int) -> dict:
@@ -406,17 +342,7 @@ async def get_file(request: web.Request) -> web.Response:
 
 
 async def put_file(request: web.Request) -> web.Response:
-    body = await json_body(request)
-    rel, text = text_field(body, "path"), text_field(body, "text")
-    if "expectedHash" not in body:
-        raise ApiError(
-            428,
-            "Send expectedHash, the hash of the text you opened (null to create a new file), so "
-            "a change made meanwhile is never overwritten.",
-        )
-    expected = body["expectedHash"]
-    if expected is not None and not isinstance(expected, str):
-        raise ApiError(400, "expectedHash must be a string, or null to create a new file.")
+    rel, text, expected = save_request(await json_body(request))
     return json_response(
         await in_thread_for_bot(request, save_file, request.app[HOME], bot_id_of(request), rel, text, expected)
     )
@@ -521,7 +447,7 @@ def build_app(
         executor.shutdown(wait=False, cancel_futures=True)
 
     app.on_cleanup.append(stop_threads)
-    for method, path, handler in ROUTES:
+    for method, path, handler in ROUTES + MINE_ROUTES:
         app.router.add_route(method, path, handler)
     add_team_routes(app)
     return app

@@ -9,6 +9,7 @@ routes but through `build_app`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import re
@@ -127,3 +128,32 @@ async def in_thread(request: web.Request, func: Callable, *args, **kwargs):
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Turns:
+    """One asyncio lock per name, kept only while a request holds or waits for it.
+
+    An entry counts its users and goes with the last one, so requests naming bots that do not exist (any number
+    of them) leave nothing behind."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def turn(self, name: str):
+        lock = self._locks.setdefault(name, asyncio.Lock())
+        self._users[name] = self._users.get(name, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._users[name] -= 1
+            if not self._users[name]:
+                del self._users[name], self._locks[name]
+
+
+BOT_TURNS = web.AppKey("bot_turns", Turns)
