@@ -210,6 +210,7 @@ class ScriptedModel:
                 "job": job,
                 "messages": json.loads(json.dumps(messages)),
                 "tools": [t["function"]["name"] for t in tools or []],
+                "schemas": {t["function"]["name"]: t["function"] for t in tools or []},
             }
         )
         answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]

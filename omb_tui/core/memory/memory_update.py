@@ -37,7 +37,7 @@ from .entries import (
 from .forgotten import forgotten_entry, forgotten_matches, same_forgotten
 from .journal import HOW_COMMAND_LINE, WHO_PERSON
 from .locks import home_lock
-from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError
+from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, split_layer
 from .preference import PreferResult, removed_records, same_fact
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
 from .store import ABOUT_ME_REL, MemoryStore
@@ -203,8 +203,9 @@ class MemoryUpdate:
     ) -> None:
         """`store`: the bot's store to write through (one with a clock, say); by default a new one."""
         self.home = home
-        self.bot_id = bot_id
+        self.bot_id = bot_id  # a bot's, or a Team Cloud person's layer of it (its own About me: layers.py)
         self.store = store or MemoryStore(home, bot_id)
+        self.settings_bot, self.person = split_layer(bot_id)
         self.actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
         self._move_notes = MoveNotes(home.journal_dir / f"{bot_id}.moving.json")
 
@@ -222,7 +223,9 @@ class MemoryUpdate:
         """`room`: `chat` names a room (`from room "Launch"`), as capture sources what it learned in a room.
         `note`: the MEMORY.md row's note (capture's quotes)."""
         today = today or clock.today()
-        load_profile_learned(self.home)  # a broken profile-learned.json is refused before anything is written
+        load_profile_learned(
+            self.home, self.person
+        )  # a broken profile-learned.json is refused before anything is written
         with self.store.locked():
             self.store.sync_outside_changes()
             self._try_to_finish_move()
@@ -381,7 +384,7 @@ class MemoryUpdate:
     def forget(self, words: str, *, include_about_me: bool = True, today: date | None = None) -> ForgetResult:
         """Remove every note that mentions all of the words as whole words, from every memory file."""
         pattern = words_pattern(words)
-        profile = load_profile_learned(self.home)  # refused before anything is written when broken
+        profile = load_profile_learned(self.home, self.person)  # refused before anything is written when broken
         from .redact import redact
 
         result = ForgetResult(words=redact(" ".join(words.split())).text)  # a key among the words never shows
@@ -399,11 +402,11 @@ class MemoryUpdate:
                     write = self.store.write(rel, render_entries(kept), self.actor, expected_hash=snapshot.hash)
                     result.removed.setdefault(rel, []).extend(removed)
                     result.journaled = result.journaled and write.journaled
-            profile = load_profile_learned(self.home)
+            profile = load_profile_learned(self.home, self.person)
             forgotten = forgotten_entry(words, today or clock.today())
             if not any(same_forgotten(f, forgotten) for f in profile.forgotten):
                 profile.forgotten.append(forgotten)
-                save_profile_learned(self.home, profile)
+                save_profile_learned(self.home, profile, self.person)
         return result
 
     def prefer(self, preference: str, *, today: date | None = None, again: bool = False) -> PreferResult:
@@ -421,14 +424,16 @@ class MemoryUpdate:
             raise MemoryInputError(
                 f"A preference is one line of at most {PREFERENCE_MAX_CHARS} characters; this one has {len(text)}."
             )
-        bot_name = load_bot_settings(self.home, self.bot_id).name
-        load_profile_learned(self.home)  # refused before anything is written when broken
+        bot_name = load_bot_settings(self.home, self.settings_bot).name
+        load_profile_learned(self.home, self.person)  # refused before anything is written when broken
         # no other bot's About me write can slip in between; About me and the learned list, or neither
         with self.store.locked(), home_lock(self.home), self.store.all_or_nothing(ABOUT_ME_REL):
             about = self.store.read(ABOUT_ME_REL)
             if any(e.is_bullet and same_fact(e.fact, text) for e in parse_entries(about.text)):
                 return PreferResult(text, added=False)
-            profile = load_profile_learned(self.home)  # read once under the home's lock: no writer comes between
+            profile = load_profile_learned(
+                self.home, self.person
+            )  # read once under the home's lock: no writer comes between
             removed = removed_records(profile.learned, text)
             if removed and not again:
                 return PreferResult(text, added=False, refused=True)
@@ -448,23 +453,23 @@ class MemoryUpdate:
                 {
                     "id": uuid.uuid4().hex[:12],
                     "text": saved,
-                    "bot": self.bot_id,
+                    "bot": self.settings_bot,
                     "at": today.isoformat(),
                     "removed": False,
                 }
             )
-            save_profile_learned(self.home, profile)
+            save_profile_learned(self.home, profile, self.person)
             self._unforget(text)
             return PreferResult(saved, added=True, redactions=write.redactions, journaled=write.journaled)
 
     def _unforget(self, fact: str) -> None:
         """Remembering a fact again lifts the forget that blocked it."""
         with home_lock(self.home):
-            profile = load_profile_learned(self.home)
+            profile = load_profile_learned(self.home, self.person)
             keep = [f for f in profile.forgotten if not forgotten_matches(f, fact)]
             if len(keep) != len(profile.forgotten):
                 profile.forgotten = keep
-                save_profile_learned(self.home, profile)
+                save_profile_learned(self.home, profile, self.person)
 
 
 def _entry_key(entry: Entry) -> str:

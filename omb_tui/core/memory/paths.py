@@ -301,6 +301,19 @@ class Home:
     def profile_learned_path(self) -> Path:
         return self.root / "profile-learned.json"
 
+    def person_dir(self, person: str) -> Path:
+        """`<home>/people/<person>/`: a Team Cloud person's own About me and learned list, which every bot reads
+        when a turn acts for them (core/memory/layers.py)."""
+        return self.root / "people" / validate_person_name(person)
+
+    def about_me_of(self, person: str | None) -> Path:
+        """The About me of the person (None: the owner's, the home's own)."""
+        return self.person_dir(person) / "about-me.md" if person else self.about_me_path
+
+    def profile_learned_of(self, person: str | None) -> Path:
+        """The learned list beside that About me (None: the owner's)."""
+        return self.person_dir(person) / "profile-learned.json" if person else self.profile_learned_path
+
     def workspace(self, bot_id: str) -> Path:
         return self.workspaces_dir / validate_workspace_id(bot_id)
 

@@ -431,12 +431,13 @@ class ProfileLearned:
 _LEARNED_FIELDS = ("text", ("id", "bot", "at"), ("removed",))
 
 
-def load_profile_learned(home: Home) -> ProfileLearned:
+def load_profile_learned(home: Home, person: str | None = None) -> ProfileLearned:
     """The file, every item checked: a wrong one is refused with a sentence, never dropped (it is saved back).
+    `person`: a Team Cloud person's own list (None: the owner's, the home's).
 
     A linked file is refused here too: every caller saves it later in the same step, after other writes.
     """
-    path = home.profile_learned_path
+    path = home.profile_learned_of(person)
     refuse_links(path)
     data = _read_json(path)
     if data is None:
@@ -445,7 +446,7 @@ def load_profile_learned(home: Home) -> ProfileLearned:
         raise BrokenFile(f"{path} must hold a JSON object.")
     profile = ProfileLearned(_items(data, "learned", _LEARNED_FIELDS, path), _forgotten_items(data, path))
     if any("words" in entry for entry in profile.forgotten):
-        _hash_plain_forgotten_words(home)
+        _hash_plain_forgotten_words(home, path)
         profile.forgotten = [hashed_entry(entry) for entry in profile.forgotten]
     return profile
 
@@ -475,10 +476,9 @@ def _list_of(data: dict, key: str, path: Path) -> list:
     return list(items)
 
 
-def _hash_plain_forgotten_words(home: Home) -> None:
+def _hash_plain_forgotten_words(home: Home, path: Path) -> None:
     """Save profile-learned.json with the plain forgotten words an earlier version kept turned into hashes. Read
     again under the home lock (re-entrant: a caller may hold it), so no change made meanwhile is lost."""
-    path = home.profile_learned_path
     try:
         with home_lock(home):
             data = _read_json(path)
@@ -504,5 +504,5 @@ def _items(data: dict, key: str, shape: tuple, path: Path) -> list[dict]:
     return list(items)
 
 
-def save_profile_learned(home: Home, profile: ProfileLearned) -> None:
-    write_private_json(home.profile_learned_path, profile.to_dict())
+def save_profile_learned(home: Home, profile: ProfileLearned, person: str | None = None) -> None:
+    write_private_json(home.profile_learned_of(person), profile.to_dict())  # its folder made 0700 when missing

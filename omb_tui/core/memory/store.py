@@ -53,6 +53,7 @@ from .paths import (
     NotFound,
     refuse_hard_link,
     refuse_links,
+    split_layer,
     validate_topic_name,
 )
 from .run_gates import gate_of
@@ -135,14 +136,15 @@ class MemoryStore(OutsideLook):
         self.clock = clock
         self.changes_found_by = changes_found_by
         self.workspace = home.workspace(bot_id)
+        self.person = split_layer(bot_id)[1]  # a Team Cloud person's layer of a bot (layers.py); None: the bot's
         self.journal = Journal(home.journal_path(bot_id))
         self._seen = SeenRecord(home.journal_state_path(bot_id))
         self._lock = bot_lock(home.journal_dir / f"{bot_id}.lock")
 
     # ----- paths -----
     def resolve(self, rel: str) -> MemoryPath:
-        if rel == ABOUT_ME_REL:
-            return MemoryPath(ABOUT_ME_REL, self.home.about_me_path, FileKind.ABOUT_ME)
+        if rel == ABOUT_ME_REL:  # a person's layer: that person's own About me (paths.Home.about_me_of)
+            return MemoryPath(ABOUT_ME_REL, self.home.about_me_of(self.person), FileKind.ABOUT_ME)
         return self.home.memory_path(self.bot_id, rel)
 
     @contextlib.contextmanager

@@ -45,7 +45,7 @@ from typing import NamedTuple
 from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.disk import decode
-from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, Home
+from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, Home, split_layer
 from .index_rows import RACY_NS, IndexRows
 from .index_schema import WAL_KEPT_BYTES, FileState, IndexConnection, disk_refusal, key_group, valid_key
 
@@ -200,13 +200,13 @@ class IndexRefresh:
         third of one that found nothing to read."""
         if self._folders is None:
             memory = self.workspace / MEMORY_DIR
-            chats, rooms = conv.chats_dir(self.home, self.bot_id), conv.rooms_dir(self.home)
-            self._folders = [
-                Folder("topics", memory, None),
-                Folder("logs", memory / LOG_DIR, None),
-                Folder("chat:", chats, chats / conv.CHANGES_FILE),
-                Folder("room:", rooms, rooms / conv.CHANGES_FILE),
-            ]
+            self._folders = [Folder("topics", memory, None), Folder("logs", memory / LOG_DIR, None)]
+            if split_layer(self.bot_id)[1] is None:  # a person's layer has notes only; the bot's has the talk
+                chats, rooms = conv.chats_dir(self.home, self.bot_id), conv.rooms_dir(self.home)
+                self._folders += [
+                    Folder("chat:", chats, chats / conv.CHANGES_FILE),
+                    Folder("room:", rooms, rooms / conv.CHANGES_FILE),
+                ]
         return self._folders
 
     def _refresh(self, full: bool, progress: Progress | None = None) -> RefreshReport:

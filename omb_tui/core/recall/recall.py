@@ -31,6 +31,7 @@ from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
 from ..memory.text import plural
+from .layer_notes import layer_notes, merged
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from .words import Word, matches_needed, terms, word_spans, words
 
@@ -203,6 +204,7 @@ def recall(
     refresh: bool = True,
     progress: Progress | None = None,
     person: str | None = None,
+    for_person: str | None = None,
 ) -> RecallResult:
     """The recall block for one message, by the rules of the spec's "Recall before each turn".
 
@@ -235,13 +237,16 @@ def recall(
             if refresh:
                 index.refresh(progress=progress)
             query = [word.term for word in message_words]
+            # a Team Cloud turn acting for a person: their own layer's notes too (layer_notes.py)
+            theirs = layer_notes(home, bot_id, for_person, query, need=result.matches_needed, today=today)
             with index.reading():
                 notes = index.search_notes(
                     query, need=result.matches_needed, today=today, topics_only=True, limit=MAX_NOTES * 3
                 )
                 passages: list[list[MessageHit]] = []
                 if result.passages_allowed:
-                    passages = _passages(index, query, result.matches_needed, today, conversation, person)
+                    passages = _passages(index, query, result.matches_needed, today, conversation, person or for_person)
+            notes = merged(notes, theirs)
         except (sqlite3.Error, OSError) as exc:
             # recall never fails a turn: the turn goes ahead without it, and the log says why
             log.warning("auto-recall: %s failed: %s", bot_id, exc)

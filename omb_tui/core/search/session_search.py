@@ -22,6 +22,7 @@ from ..memory.errors import disk_refused, refusal_reason
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
+from ..recall.layer_notes import layer_notes
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from ..recall.words import words
 from .team_notes import search_team_notes
@@ -162,6 +163,7 @@ def session_search(
     index: RecallIndex | None = None,
     scope: str = "all",
     progress: Progress | None = None,
+    for_person: str | None = None,
 ) -> SearchResult:
     """Search the bot's 1:1 chats, the rooms it is a member of and (memory on) its memory files.
 
@@ -199,6 +201,7 @@ def session_search(
     until_day = end.date() if end else None
     messages: list[MessageHit]
     notes: list[NoteHit] = []
+    theirs = (lambda conversation: for_person in conversation.people()) if for_person else None
     if refused is not None:
         result.index_not_updated = index_not_updated_sentence(refused)
     with _read_or_refused(refused), index.reading():  # one state of the index for both
@@ -206,7 +209,14 @@ def session_search(
             terms = [w.term for w in query_words]
             need = 1  # any word: unlike recall, no two-word rule (docs/recall.md, "session_search")
             messages = index.search_messages(
-                terms, need=need, today=today, limit=limit, since_ts=since_ts, until_ts=until_ts, pool=None
+                terms,
+                need=need,
+                today=today,
+                limit=limit,
+                since_ts=since_ts,
+                until_ts=until_ts,
+                pool=None,
+                accept=theirs,
             )
             if memory_on:
                 notes = index.search_notes(
@@ -221,9 +231,12 @@ def session_search(
                     pool=None,
                 )
         else:
-            messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=limit)
+            messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=None if theirs else limit)
+            messages = [hit for hit in messages if theirs is None or theirs(hit.conversation)][:limit]
             if memory_on:
                 notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
+    if for_person and memory_on:
+        notes += _layer_hits(home, bot_id, for_person, query_words, today, limit, since_day, until_day)
     surface = {w.term: w.surface for w in query_words}
     from_room = searching_from is not None and searching_from.is_room
     labels: dict[str, str] = {}  # each conversation's, worked out once
@@ -241,6 +254,17 @@ def session_search(
             disclosed.append(hit.conversation)
     result.disclosed_private_chats = disclosed
     return result
+
+
+def _layer_hits(
+    home: Home, bot_id: str, person: str, query_words, today: date, limit: int, since: date | None, until: date | None
+) -> list[NoteHit]:
+    """The notes of the person's own layer, by words (a Team Cloud turn acting for them: layer_notes.py)."""
+    window = {"topics_only": False, "limit": limit, "since": since, "until": until}
+    if query_words:
+        terms = [w.term for w in query_words]
+        return layer_notes(home, bot_id, person, terms, need=1, today=today, skip_expired=False, pool=None, **window)
+    return []
 
 
 def _refresh_or_refusal(index: RecallIndex, progress: Progress | None) -> OSError | None:

@@ -28,6 +28,7 @@ from ..memory.when import parse_day
 from ..models.structured import UnusableAnswer, read_json_object, strings_problem
 from ..search.session_search import session_search
 from ..team.proposals import propose_from_bot
+from .person_turn import memory_update_tool_for, update_target
 
 log = logging.getLogger("omb_tui.models.tools")
 
@@ -139,12 +140,13 @@ TEAM_NOTE_TOOL = {
 }
 
 
-def tools_for(memory_on: bool, *, in_team: bool = False) -> list[dict]:
+def tools_for(memory_on: bool, *, in_team: bool = False, person: str | None = None) -> list[dict]:
     """The tool schemas a turn offers: with memory off, memory_update is hidden (spec: the opening); team_note
-    only to a member of a team, memory on."""
+    only to a member of a team, memory on; memory_update with `about` in a turn acting for a person."""
     if not memory_on:
         return [SESSION_SEARCH_TOOL]
-    return [MEMORY_UPDATE_TOOL, SESSION_SEARCH_TOOL] + ([TEAM_NOTE_TOOL] if in_team else [])
+    memory_update = memory_update_tool_for(MEMORY_UPDATE_TOOL, person)
+    return [memory_update, SESSION_SEARCH_TOOL] + ([TEAM_NOTE_TOOL] if in_team else [])
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,7 @@ def run_tool(
     today: date | None = None,
     actor: Actor | None = None,
     start: TurnStart | None = None,
+    person: str | None = None,
 ) -> ToolAnswer:
     """Run one tool call and return the text the model sees; never raises.
 
@@ -209,15 +212,17 @@ def run_tool(
     conversation of the home (an MCP client's session, `chat` None): `actor` is who its journal rows name (default:
     the bot, during a task, in `chat`), `start` who began the work (default: read from `chat`), which decides how
     far forget and prefer reach and what a note names as its source; a team note's quotes are then looked for in
-    the bot's newest conversations.
+    the bot's newest conversations. `person`: who the turn acts for on a Team Cloud home (person_turn.py).
     """
 
     def run() -> str:
         args = tool_arguments(arguments)
         if name == MEMORY_UPDATE:
-            return _memory_update(home, bot_id, args, chat=chat, store=store, today=today, actor=actor, start=start)
+            return _memory_update(
+                home, bot_id, args, chat=chat, store=store, today=today, actor=actor, start=start, person=person
+            )
         if name == SESSION_SEARCH:
-            return _session_search(home, bot_id, args, chat=chat)
+            return _session_search(home, bot_id, args, chat=chat, person=person)
         if name == TEAM_NOTE:
             return _team_note(home, bot_id, args, chat=chat, from_outside=chat is None and start is not None)
         raise UnknownTool(
@@ -302,6 +307,7 @@ def _memory_update(
     today: date | None,
     actor: Actor | None,
     start: TurnStart | None,
+    person: str | None = None,
 ) -> str:
     if not load_bot_settings(home, bot_id).memory:
         return "Memory is off for this bot, so nothing was saved or removed."
@@ -310,7 +316,11 @@ def _memory_update(
         raise MemoryInputError(f"'action' must be one of {', '.join(ACTIONS)}.")
     text = text_argument(args, "text")
     start = start or turn_start(home, bot_id, chat)
-    update = MemoryUpdate(home, bot_id, actor or Actor(WHO_BOT, HOW_TASK, chat=chat), store=store)
+    actor = actor or Actor(WHO_BOT, HOW_TASK, chat=chat)
+    target = update_target(bot_id, person, action, args.get("about"))
+    if target != bot_id:  # the person's own layer, written as the bot's work in this turn
+        store = MemoryStore(home, target, changes_found_by=actor)
+    update = MemoryUpdate(home, target, actor, store=store)
     if action == "add":
         until_text = _optional_text_argument(args, "until")
         until = _until(until_text) if until_text else None
@@ -355,7 +365,7 @@ def note_source(title: str) -> str:
     return " ".join(title.replace('"', "'").split()) or "chat"
 
 
-def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) -> str:
+def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None, person: str | None = None) -> str:
     query = _optional_text_argument(args, "query")
     since = _optional_text_argument(args, "since")
     until = _optional_text_argument(args, "until")
@@ -367,7 +377,9 @@ def _session_search(home: Home, bot_id: str, args: dict, *, chat: str | None) ->
         only_chat = only_chat.strip()
         conv.find_conversation(home, bot_id, only_chat)  # NotFound: said back to the model
     limit = CHAT_FILTER_POOL if only_chat else SEARCH_HITS_SHOWN
-    result = session_search(home, bot_id, query, since=since, until=until, chat_id=chat, limit=limit, scope=scope)
+    result = session_search(
+        home, bot_id, query, since=since, until=until, chat_id=chat, limit=limit, scope=scope, for_person=person
+    )
     hits = [hit for hit in result.hits if only_chat is None or hit.conversation == only_chat][:SEARCH_HITS_SHOWN]
     if not hits:
         where = f" in [{only_chat}]" if only_chat else ""

@@ -39,6 +39,7 @@ from ..search.brief import recent_work_brief
 from ..team.storage import teams_of_bot
 from .bot import Bot
 from .chats import default_person, open_chat
+from .person_turn import acting_for, require_turn_person
 from .tools import run_tool, tools_for
 
 log = logging.getLogger("omb_tui.models.turn")
@@ -120,11 +121,14 @@ class TurnResult:
 Complete = Callable[..., object]  # call.complete's signature: (home, bot_id, job, messages, *, tools=None, …)
 
 
-def system_prompt(home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None) -> str:
-    """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief."""
+def system_prompt(
+    home: Home, bot_id: str, conversation: conv.Conversation, *, today: date | None = None, person: str | None = None
+) -> str:
+    """The turn's system prompt: who the bot is and how to use its tools, its memory block and its brief.
+    `person`: who the turn acts for on a Team Cloud home (person_turn.py): their layer loads after the bot's."""
     today = today or clock.today()
     bot = Bot(home, bot_id, must_exist=False)
-    loaded = bot.loaded_prompt(today)
+    loaded = bot.loaded_prompt(today, person=person or None)
     where = conversation.label()
     parts = [
         f"You are {bot.name}, an assistant bot. This conversation: {where}. Today is {today:%A %Y-%m-%d}.",
@@ -175,9 +179,9 @@ def history_messages(conversation: conv.Conversation, bot_id: str) -> list[dict]
     return out
 
 
-def _recall_block(home: Home, bot_id: str, message: str, chat_id: str) -> str:
+def _recall_block(home: Home, bot_id: str, message: str, chat_id: str, person: str | None = None) -> str:
     try:
-        return recall(home, bot_id, message, chat_id=chat_id).block
+        return recall(home, bot_id, message, chat_id=chat_id, for_person=person or None).block
     except Exception as exc:  # recall never fails a turn (spec): the turn goes ahead without it
         log.warning("auto-recall: %s failed: %s", bot_id, exc)
         return ""
@@ -213,26 +217,28 @@ def chat_turn(
     reached and the conversation was made by this call, it is removed again and nothing is recorded of the turn.
     """
     complete = complete or _default_complete()
+    person = require_turn_person(home, person)
     made_now = not _conversation_exists(home, bot_id, chat)
     conversation = open_chat(home, bot_id, chat, person=person, title=title)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
     assert conversation.path is not None  # a conversation found is read from its file
     earlier = history_messages(conversation, bot_id)
     speaker = person or (conversation.people()[0] if conversation.people() else default_person(home, bot_id))
+    acting = acting_for(home, conversation, speaker)  # a Team Cloud person's turn: their layer (person_turn.py)
     now = clock.now()
     # The harness records the incoming message, with who started the turn, before the turn (conversations.md).
     conv.append_message(conversation.path, conv.Message("person", speaker, now, message, origin="person"))
     result = TurnResult(bot=bot_id, chat=chat, answer="")
     with bot_turn(home, bot_id, chat=chat) as turn:
-        result.recall_block = _recall_block(home, bot_id, message, chat)
+        result.recall_block = _recall_block(home, bot_id, message, chat, acting)
         user_text = f"{result.recall_block.rstrip()}\n\n{message}" if result.recall_block else message
         messages = [
-            {"role": "system", "content": system_prompt(home, bot_id, conversation, today=today)},
+            {"role": "system", "content": system_prompt(home, bot_id, conversation, today=today, person=acting)},
             *earlier,
             {"role": "user", "content": user_text},
         ]
-        tools = tools_for(load_bot_settings(home, bot_id).memory, in_team=_in_a_team(home, bot_id))
-        _tool_loop(turn, complete, messages, tools, result, today)
+        tools = tools_for(load_bot_settings(home, bot_id).memory, in_team=_in_a_team(home, bot_id), person=acting)
+        _tool_loop(turn, complete, messages, tools, result, today, acting)
     result.journal_rows = turn.rows
     if discard_unreached and made_now and result.model_unavailable and not result.model_calls:
         conv.discard_conversation(conversation.path)
@@ -255,7 +261,13 @@ def _in_a_team(home: Home, bot_id: str) -> bool:
 
 
 def _tool_loop(
-    turn: BotTurn, complete: Complete, messages: list[dict], tools: list[dict], result: TurnResult, today: date | None
+    turn: BotTurn,
+    complete: Complete,
+    messages: list[dict],
+    tools: list[dict],
+    result: TurnResult,
+    today: date | None,
+    person: str | None = None,
 ) -> None:
     """Ask the model; run the tools it calls and ask again, at most MAX_TOOL_ROUNDS times; keep its answer."""
     answer, calls = None, []
@@ -276,7 +288,9 @@ def _tool_loop(
         messages.append(_assistant_message(answer, calls))
         for call in calls:
             name, arguments = _call_parts(call)
-            told = run_tool(turn.home, turn.bot_id, name, arguments, chat=turn.chat, store=turn.store, today=today)
+            told = run_tool(
+                turn.home, turn.bot_id, name, arguments, chat=turn.chat, store=turn.store, today=today, person=person
+            )
             result.tool_calls.append(ToolCallRecord(name, arguments, told))
             messages.append({"role": "tool", "tool_call_id": str(call.get("id") or ""), "content": told})
     text = (getattr(answer, "text", None) or "").strip()

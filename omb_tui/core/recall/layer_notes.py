@@ -1,0 +1,44 @@
+"""Recall and search in a turn acting for a person of a Team Cloud home (issue 38; docs/team-cloud.md): the notes of
+that person's own layer of the bot are searched beside the bot's, each through its own index (a layer's index holds
+its notes only: no conversation is a layer's), and no other person's layer is opened."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+
+from ..memory.paths import Home, layer_id
+from .index_notes import NoteHit
+from .recall_index import open_index
+
+
+def layer_label(person: str, file: str) -> str:
+    """How a note of the person's layer is named in a recall block or a search hit."""
+    return f"{person}'s own {file}"
+
+
+RECALL_OPTIONS = {"topics_only": True, "limit": 12}  # recall's: topics only (MEMORY.md loads), its pool of notes
+
+
+def layer_notes(
+    home: Home, bot_id: str, person: str | None, terms: list[str], *, need: int, today: date, **options
+) -> list[NoteHit]:
+    """The person's layer's notes holding at least `need` of the terms, best first, each named as theirs (none
+    without a person). The layer's index is brought up to date first (a layer is small: its notes only).
+    `options`: search_notes's; recall's by default."""
+    options = options or RECALL_OPTIONS
+    if person is None:
+        return []
+    workspace_id = layer_id(bot_id, person)
+    if not home.workspace(workspace_id).is_dir():
+        return []
+    index = open_index(home, workspace_id)
+    index.refresh()
+    with index.reading():
+        hits = index.search_notes(terms, need=need, today=today, **options)
+    return [dataclasses.replace(hit, file=layer_label(person, hit.file)) for hit in hits]
+
+
+def merged(own: list[NoteHit], theirs: list[NoteHit]) -> list[NoteHit]:
+    """The bot's notes and the person's, best first by score (a tie: the person's first, being about them)."""
+    return sorted([*theirs, *own], key=lambda hit: -hit.score)
