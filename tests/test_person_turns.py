@@ -5,6 +5,7 @@ a room where another person spoke acts for no one; a home without people is exac
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -140,3 +141,20 @@ def test_recall_and_search_read_her_layer_and_only_her_conversations(team):
     assert not any("chillies" in hit.text for hit in hits)
     owner = session_search(team, "scout", "balcony garden chillies").hits  # the owner's search, as before
     assert any(hit.conversation == "s1" for hit in owner)
+
+
+def test_prefer_and_about_me_per_person_on_the_command_line(team, run_cli):
+    assert run_cli("prefer", "scout", "Answer Sam in French", "--person", "sam").code == 0
+    assert "Answer Sam in French" in team.about_me_of("sam").read_text()
+    assert not team.about_me_path.exists()
+    listed = json.loads(run_cli("about-me", "--person", "sam", "--json").out)
+    assert [line["text"] for line in listed] == ["Answer Sam in French"] and listed[0]["bot"] == "scout"
+    assert json.loads(run_cli("about-me", "--json").out) == []  # the owner's About me holds nothing of Sam's
+    removed = run_cli("about-me", "--person", "sam", "remove", listed[0]["id"], "--json")
+    assert removed.code == 0 and "French" not in team.about_me_of("sam").read_text()
+    layer_rows = layer_store(team, "scout", "sam").journal.rows()
+    assert [row.file for row in layer_rows[:2]] == ["about-me.md", "about-me.md"]  # in Sam's layer's journal
+    again = run_cli("prefer", "scout", "Answer Sam in French", "--person", "sam")
+    assert again.code == 2 and "removed this from About me" in again.err  # his removal holds, as the owner's would
+    nobody = run_cli("about-me", "--person", "lee")
+    assert nobody.code == 2 and "There is no person 'lee'" in nobody.err

@@ -45,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--again", action="store_true", help="add it though you removed it from About me before (you ask once more)"
     )
+    p.add_argument("--person", metavar="NAME", help="into a Team Cloud person's own About me (default: the owner's)")
     p = add_command(subparsers, "show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
     p.add_argument("path", metavar="PATH", help="relative to the workspace: MEMORY.md, memory/travel.md, …")
     p = add_command(
@@ -188,10 +189,13 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
+    from ..core.memory.layers import require_person
     from ..core.memory.memory_update import MemoryUpdate
+    from ..core.memory.paths import layer_id
 
     bot = open_bot(args)
-    result = MemoryUpdate(bot.home, bot.id).prefer(args.text, again=args.again)
+    target = layer_id(bot.id, require_person(bot.home, args.person)) if args.person else bot.id
+    result = MemoryUpdate(bot.home, target).prefer(args.text, again=args.again)
     if result.refused:  # exit 2, as any refused input; --json still prints what was refused
         if args.json:
             print_json(result.to_dict())

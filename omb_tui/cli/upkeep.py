@@ -15,6 +15,8 @@ from ..core.memory.text import plural
 from .common import CliError, add_command, add_json, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
+PERSON_HELP = "a Team Cloud person's own About me (default: the owner's)"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(
@@ -96,6 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
         bot=False,
     )
+    p.add_argument("--person", metavar="NAME", help=PERSON_HELP)
     p = add_command(
         subcommands(p, "[remove]"),
         "remove",
@@ -106,6 +109,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Take a learned line out of About me (journaled, undoable); the fact is never added again.",
     )
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
+    # SUPPRESS: not given here, a --person given before `remove` stands (a sub-command's default would undo it)
+    p.add_argument("--person", metavar="NAME", default=argparse.SUPPRESS, help=PERSON_HELP)
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
@@ -359,10 +364,18 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _about_me_person(args: argparse.Namespace) -> str | None:
+    """--person (given before or after `remove`): that person of the home, or None for the owner's About me."""
+    from ..core.memory.layers import require_person
+
+    person = getattr(args, "person", None)
+    return require_person(Home(args.home), person) if person else None
+
+
 def cmd_about_me(args: argparse.Namespace) -> int:
     from ..core.upkeep.about_me import list_learned
 
-    learned = list_learned(Home(args.home))
+    learned = list_learned(Home(args.home), _about_me_person(args))
     if args.json:
         print_json([line.to_dict() for line in learned])
         return 0
@@ -376,7 +389,7 @@ def cmd_about_me(args: argparse.Namespace) -> int:
 def cmd_about_me_remove(args: argparse.Namespace) -> int:
     from ..core.upkeep.about_me import remove_learned
 
-    removed = remove_learned(Home(args.home), args.learned_id)
+    removed = remove_learned(Home(args.home), args.learned_id, person=_about_me_person(args))
     if args.json:
         print_json(removed.to_dict())
     else:

@@ -22,7 +22,7 @@ from ..memory.entries import Entry, parse_entries, render_entries
 from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from ..memory.locks import home_lock
 from ..memory.memory_update import MemoryUpdate, forgotten_matches, same_fact
-from ..memory.paths import Home, MemoryInputError, NotFound
+from ..memory.paths import Home, MemoryInputError, NotFound, layer_id, split_layer
 from ..memory.redact import contains_credential, redact
 from ..memory.settings import load_profile_learned, save_profile_learned
 from ..memory.store import ABOUT_ME_REL, MemoryStore
@@ -58,18 +58,18 @@ def _record_for(fact: str, records: list[dict]) -> dict | None:
     return next((r for r in matching if not r.get("removed")), matching[0] if matching else None)
 
 
-def _about_me_text(home: Home) -> str:
+def _about_me_text(home: Home, person: str | None = None) -> str:
     try:
-        return read_text(home.about_me_path)
+        return read_text(home.about_me_of(person))
     except FileNotFoundError:
         return ""
 
 
-def list_learned(home: Home) -> list[LearnedLine]:
-    """The learned lines About me holds now, newest first."""
-    records = load_profile_learned(home).learned
+def list_learned(home: Home, person: str | None = None) -> list[LearnedLine]:
+    """The learned lines About me holds now, newest first (`person`: a Team Cloud person's own About me)."""
+    records = load_profile_learned(home, person).learned
     found = []
-    for entry in parse_entries(_about_me_text(home)):
+    for entry in parse_entries(_about_me_text(home, person)):
         if not _is_learned(entry):
             continue
         record = _record_for(entry.fact, records)
@@ -86,13 +86,13 @@ def list_learned(home: Home) -> list[LearnedLine]:
     return sorted(found, key=lambda line: line.at or "", reverse=True)
 
 
-def was_removed(home: Home, text: str) -> bool:
+def was_removed(home: Home, text: str, person: str | None = None) -> bool:
     """Did the person remove this fact from About me (the exact-fact rule)? Then it is never added again."""
     saved = redact(text).text  # records keep the redacted text
     return any(
         record.get("removed")
         and (same_fact(str(record.get("text") or ""), text) or same_fact(str(record.get("text") or ""), saved))
-        for record in load_profile_learned(home).learned
+        for record in load_profile_learned(home, person).learned
     )
 
 
@@ -110,23 +110,25 @@ class RemoveResult:
         return {"removed": self.line.to_dict(), "row_id": self.row_id, "message": self.message()}
 
 
-def _journal_store(home: Home, bot_id: str) -> MemoryStore:
-    """About me is shared; its row goes in the journal of the bot that learned the line, else the first bot's."""
-    if bot_id and home.has_bot(bot_id):
-        return MemoryStore(home, bot_id)
-    bots = home.bot_ids()
-    if not bots:
-        raise MemoryInputError("There is no bot whose journal could record the change to About me.")
-    return MemoryStore(home, bots[0])
+def _journal_store(home: Home, bot_id: str, person: str | None = None) -> MemoryStore:
+    """About me is shared; its row goes in the journal of the bot that learned the line, else the first bot's (a
+    person's About me: in that person's layer of the bot)."""
+    if not (bot_id and home.has_bot(bot_id)):
+        bots = home.bot_ids()
+        if not bots:
+            raise MemoryInputError("There is no bot whose journal could record the change to About me.")
+        bot_id = bots[0]
+    return MemoryStore(home, layer_id(bot_id, person) if person else bot_id)
 
 
-def remove_learned(home: Home, learned_id: str, actor: Actor | None = None) -> RemoveResult:
-    """Take a learned line out of About me (journaled, undoable) and mark its fact removed for good."""
+def remove_learned(home: Home, learned_id: str, actor: Actor | None = None, person: str | None = None) -> RemoveResult:
+    """Take a learned line out of About me (journaled, undoable) and mark its fact removed for good. `person`: a
+    Team Cloud person's own About me."""
     actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
-    found = next((line for line in list_learned(home) if line.id == learned_id), None)
+    found = next((line for line in list_learned(home, person) if line.id == learned_id), None)
     if found is None:
         raise NotFound(f"About me has no learned line {learned_id!r}; `omb-tui about-me` lists them.")
-    store = _journal_store(home, found.bot)
+    store = _journal_store(home, found.bot, person)
     with store.locked(), home_lock(home):  # the order every About me writer takes them in
         about = store.read(ABOUT_ME_REL)
         entries = parse_entries(about.text)
@@ -134,7 +136,7 @@ def remove_learned(home: Home, learned_id: str, actor: Actor | None = None) -> R
         if len(kept) == len(entries):
             raise NotFound(f"About me no longer holds the learned line {learned_id!r}.")
         write = store.write(ABOUT_ME_REL, render_entries(kept), actor, expected_hash=about.hash, note=NOTE_REMOVED)
-        profile = load_profile_learned(home)
+        profile = load_profile_learned(home, person)
         records = [r for r in profile.learned if same_fact(str(r.get("text") or ""), found.text)]
         for record in records:
             record["removed"] = True
@@ -142,7 +144,7 @@ def remove_learned(home: Home, learned_id: str, actor: Actor | None = None) -> R
             profile.learned.append(
                 {"id": found.id, "text": found.text, "bot": found.bot, "at": found.at or "", "removed": True}
             )
-        save_profile_learned(home, profile)
+        save_profile_learned(home, profile, person)
     return RemoveResult(found, write.row_id, write.journaled)
 
 
@@ -164,19 +166,21 @@ def add_learned(
     """Add a lasting fact about the person to About me as a learned line, unless a rule refuses it.
 
     `owners_words`: the caller says whether the fact rests on the words of the person whose About me it is
-    (their own 1:1 chat, their own lines in a room); another person's words never add to it.
+    (their own 1:1 chat, their own lines in a room); another person's words never add to it. `bot_id` may name a
+    Team Cloud person's layer of the bot: the fact then goes to that person's own About me.
     """
+    bot, person = split_layer(bot_id)
     shown = redact(" ".join((text or "").split())).text
     if not owners_words:
         return LearnResult(shown, False, reason="Another person's words never add to the owner's About me.")
     if contains_credential(text or ""):
         return LearnResult(shown, False, reason="It looks like a secret, and About me never keeps one.")
-    profile = load_profile_learned(home)
+    profile = load_profile_learned(home, person)
     if any(forgotten_matches(forgotten, text) for forgotten in profile.forgotten):
         return LearnResult(shown, False, reason="It mentions words the person asked to forget.")
     store = MemoryStore(home, bot_id)
     with store.locked(), home_lock(home):  # checked and written under one hold: a Remove cannot slip in between
-        if was_removed(home, text):
+        if was_removed(home, text, person):
             return LearnResult(
                 shown, False, reason="The person removed this fact from About me; it is never added again."
             )
@@ -188,8 +192,8 @@ def add_learned(
             return LearnResult(result.text, False, reason="About me holds this fact already.")
         record = next(
             r
-            for r in reversed(load_profile_learned(home).learned)
-            if r.get("text") == result.text and r.get("bot") == bot_id
+            for r in reversed(load_profile_learned(home, person).learned)
+            if r.get("text") == result.text and r.get("bot") == bot
         )
         return LearnResult(result.text, True, id=str(record.get("id")))
 
