@@ -27,6 +27,7 @@ from pathlib import Path
 from .core.memory.budget import Gauge
 from .core.memory.changes import Actor, StaleHash
 from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
+from .core.memory.layers import require_person
 from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
 from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.preference import said_again
@@ -36,6 +37,7 @@ from .core.recall.recall import RecallResult, recall
 from .core.search.brief import Brief, recent_work_brief
 from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search
 from .core.turn.bot import Bot
+from .core.turn.person_turn import update_target
 from .core.turn.tools import TurnStart, note_source, turn_start
 from .core.turn.turn import BotTurn, bot_turn
 
@@ -87,18 +89,21 @@ class Memory:
         """Every bot of the home (a workspace or a settings file), sorted."""
         return self.home.bot_ids()
 
-    def bot(self, bot_id: str, *, must_exist: bool = True) -> BotMemory:
+    def bot(self, bot_id: str, *, must_exist: bool = True, person: str | None = None) -> BotMemory:
         """One bot's memory. NotFound when the home has no such bot, unless `must_exist` is False (a bot whose
-        first turn is still to come: the turn makes its workspace); InvalidName for an id that cannot be one."""
-        return BotMemory(self.home, bot_id, must_exist=must_exist)
+        first turn is still to come: the turn makes its workspace); InvalidName for an id that cannot be one.
+        `person`: the bot as it works for that person of a Team Cloud home (NotFound unless the home has them):
+        its prompt, recall, search and turns read their layer too (docs/team-cloud.md)."""
+        return BotMemory(self.home, bot_id, must_exist=must_exist, person=person)
 
 
 class BotMemory:
     """One bot's memory, as the command line reaches it. Writes are the person's from the command line unless
     an `actor` says otherwise; inside `turn()`, the turn's methods write as the bot."""
 
-    def __init__(self, home: Home, bot_id: str, *, must_exist: bool = True) -> None:
+    def __init__(self, home: Home, bot_id: str, *, must_exist: bool = True, person: str | None = None) -> None:
         self.core = Bot(home, bot_id, must_exist=must_exist)  # the engine's Bot, for everything else
+        self.person = require_person(home, person) if person is not None else None  # a Team Cloud person
 
     def __repr__(self) -> str:
         return f"BotMemory({str(self.home.root)!r}, {self.id!r})"
@@ -119,8 +124,9 @@ class BotMemory:
     # ----- what loads -----
     def prompt(self, as_of: date | None = None) -> str:
         """The memory block exactly as `omb-tui prompt BOT [--as-of DATE]` prints it: what loads into the
-        system prompt that day (today by default), the bot's teams' blocks after it; "" with memory off."""
-        return self.core.loaded_prompt(as_of).block
+        system prompt that day (today by default), the bot's teams' blocks after it; "" with memory off. For a
+        person (`bot(..., person=)`): their layer after the bot's own block."""
+        return self.core.loaded_prompt(as_of, person=self.person).block
 
     def gauge(self) -> Gauge:
         """MEMORY.md against the load budget, as `omb-tui gauge BOT --json`."""
@@ -155,7 +161,16 @@ class BotMemory:
         """What recall puts in front of `message`, as `omb-tui recall BOT MESSAGE [--chat ID] [--kind KIND]`:
         `.block` is that text ("" when nothing). `chat` names the conversation the message arrives in (its own
         data then decides who started the turn); without it `kind` does (default `person`, a 1:1 chat)."""
-        return recall(self.home, self.id, message, chat_id=chat, kind=kind, progress=progress)
+        return recall(
+            self.home,
+            self.id,
+            message,
+            chat_id=chat,
+            kind=kind,
+            progress=progress,
+            person=self.person,
+            for_person=self.person,
+        )
 
     def search(
         self,
@@ -183,6 +198,7 @@ class BotMemory:
             limit=limit,
             scope=scope,
             progress=progress,
+            for_person=self.person,
         )
 
     def brief(self, chat: str | None = None) -> Brief:
@@ -192,13 +208,16 @@ class BotMemory:
 
     # ----- the turn boundary -----
     @contextlib.contextmanager
-    def turn(self, *, chat: str | None = None, run: str | None = None) -> Iterator[Turn]:
+    def turn(self, *, chat: str | None = None, run: str | None = None, person: str | None = None) -> Iterator[Turn]:
         """Wrap one turn of the bot (the core's `bot_turn`): at its start every memory file is noted, at its end
         whatever differs is journaled as the bot's work during a task in `chat`, even when the block raises.
         The bot's turn lock is held shared meanwhile, so upkeep leaves the bot alone. `run`: an id every row of
-        the turn carries, the same for each turn of a session, so review lists the session as one run."""
+        the turn carries, the same for each turn of a session, so review lists the session as one run. `person`:
+        the person of a Team Cloud home the turn acts for (NotFound unless the home has them): their layer loads
+        after the bot's, recall and search read it, and what is about them is kept there (docs/team-cloud.md)."""
+        person = self.person if person is None else require_person(self.home, person)
         with bot_turn(self.home, self.id, chat=chat, run=run) as core:
-            yield Turn(self, core)
+            yield Turn(self, core, person)
 
 
 class Turn:
@@ -207,9 +226,10 @@ class Turn:
     `chat` names the conversation in the home (docs/conversations.md) that recall, search and the brief read;
     a harness that keeps its conversations elsewhere calls the bot's `recall(message, kind=…)` instead."""
 
-    def __init__(self, bot: BotMemory, core: BotTurn) -> None:
+    def __init__(self, bot: BotMemory, core: BotTurn, person: str | None = None) -> None:
         self.bot = bot
         self.core = core  # the engine's BotTurn: its store writes as the bot (for `run_tool(..., store=)`)
+        self.person = person  # a Team Cloud person the turn acts for (None: the owner's, any home)
 
     def __repr__(self) -> str:
         return f"Turn({self.bot.id!r}, chat={self.chat!r})"
@@ -230,12 +250,21 @@ class Turn:
         return self.core.rows
 
     def prompt(self, as_of: date | None = None) -> str:
-        return self.bot.prompt(as_of)
+        """The bot's block, then (acting for a person) that person's layer."""
+        return self.bot.core.loaded_prompt(as_of, person=self.person).block
 
     def recall(self, message: str, *, kind: str | None = None) -> RecallResult:
         """What recall puts in front of `message` in the turn's chat (NotFound when the home has no such
-        conversation)."""
-        return self.bot.recall(message, chat=self.chat, kind=kind)
+        conversation); acting for a person, their layer's notes too and only their conversations."""
+        return recall(
+            self.bot.home,
+            self.bot.id,
+            message,
+            chat_id=self.chat,
+            kind=kind,
+            person=self.person,
+            for_person=self.person,
+        )
 
     def search(
         self,
@@ -246,26 +275,39 @@ class Turn:
         limit: int = DEFAULT_LIMIT,
         scope: str = "all",
     ) -> SearchResult:
-        return self.bot.search(words, since=since, until=until, chat=self.chat, limit=limit, scope=scope)
+        if limit < 1:
+            raise MemoryInputError("The limit must be 1 or more.")
+        return session_search(
+            self.bot.home,
+            self.bot.id,
+            words or None,
+            since=since,
+            until=until,
+            chat_id=self.chat,
+            limit=limit,
+            scope=scope,
+            for_person=self.person,
+        )
 
     def brief(self) -> Brief:
         return self.bot.brief(self.chat)
 
-    def remember(self, text: str, *, until: date | None = None) -> AddResult:
+    def remember(self, text: str, *, until: date | None = None, about: str | None = None) -> AddResult:
         """As the bot's `memory_update` add: the note says `from chat "<the conversation's title>"` (the chat's id
-        when the home holds no such conversation), and its row names the bot, during a task, in this chat."""
+        when the home holds no such conversation), and its row names the bot, during a task, in this chat.
+        Acting for a person: into their layer, or with `about="work"` the bot's shared memory."""
         start = self._start()
         source = note_source(start.title) if start is not None and start.title is not None else None
-        return self.bot._update(self.actor, self.core.store).add(text, chat=source, until=until)
+        return self._update("add", about).add(text, chat=source, until=until)
 
-    def forget(self, words: str, *, include_about_me: bool | None = None) -> ForgetResult:
+    def forget(self, words: str, *, include_about_me: bool | None = None, about: str | None = None) -> ForgetResult:
         """As the bot's `memory_update` forget. About me too only when `include_about_me` says so, or by default as
         the bot's own tool decides: in the person's own 1:1 chat (or a turn with no chat), never in a room, a
         routine's run or a conversation the home does not hold."""
         if include_about_me is None:
             start = self._start()
             include_about_me = start is not None and start.own_chat
-        return self.bot._update(self.actor, self.core.store).forget(words, include_about_me=include_about_me)
+        return self._update("forget", about).forget(words, include_about_me=include_about_me)
 
     def prefer(self, text: str) -> PreferResult:
         """As `omb-tui prefer`, journaled as the bot. (The bot's own tool saves a preference only when a person's
@@ -273,7 +315,16 @@ class Turn:
         removed from About me is saved again only when the person's message of this turn states it once more."""
         start = self._start()
         again = said_again(text, start.words if start is not None else None)
-        return self.bot._update(self.actor, self.core.store).prefer(text, again=again)
+        return self._update("prefer", None).prefer(text, again=again)
+
+    def _update(self, action: str, about: str | None) -> MemoryUpdate:
+        """The update of this turn: the bot's own store, or (acting for a person) their layer's."""
+        target = update_target(self.bot.id, self.person, action, about)
+        if target == self.bot.id:
+            return self.bot._update(self.actor, self.core.store)
+        return MemoryUpdate(
+            self.bot.home, target, self.actor, store=MemoryStore(self.bot.home, target, changes_found_by=self.actor)
+        )
 
     def _start(self) -> TurnStart | None:
         """Who began the work this turn answers, read from the conversation; None when the home has no such one."""

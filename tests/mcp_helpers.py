@@ -61,12 +61,18 @@ def server_parameters(home: Home, bot_id: str, *extra: str) -> StdioServerParame
 
 @contextlib.asynccontextmanager
 async def connect(
-    home: Home, bot_id: str = "scout", *, name: str = CLIENT_NAME, errlog: TextIO = sys.stderr, **options
+    home: Home,
+    bot_id: str = "scout",
+    *,
+    name: str = CLIENT_NAME,
+    errlog: TextIO = sys.stderr,
+    extra: tuple[str, ...] = (),
+    **options,
 ) -> AsyncIterator[Client]:
-    """The SDK's client on a fresh `omb-tui mcp` over stdio (its stderr to `errlog`); `options` go to `Client`
-    (mode, message_handler)."""
+    """The SDK's client on a fresh `omb-tui mcp` over stdio (its stderr to `errlog`; `extra` more of its words);
+    `options` go to `Client` (mode, message_handler)."""
     info = types.Implementation(name=name, version="1.0")
-    transport = stdio_client(server_parameters(home, bot_id), errlog=errlog)
+    transport = stdio_client(server_parameters(home, bot_id, *extra), errlog=errlog)
     async with Client(transport, client_info=info, **options) as client:
         yield client
 

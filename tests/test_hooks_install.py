@@ -264,11 +264,15 @@ def test_print_and_remove_together_are_a_usage_mistake(run_cli):
     assert result.code == 2
 
 
-def test_the_person_named_at_install_goes_into_the_prompt_and_stop_hooks(run_cli, tmp_path):
+def test_the_person_named_at_install_goes_into_every_hook_and_the_mcp_server(run_cli, tmp_path):
+    """On a Team Cloud home the person's own layer loads at a session's start and the MCP server works for them
+    (docs/team-cloud.md), so every command names them."""
     run_cli("hook", "install", "--bot", BOT_ID, "--person", "Nadia Rahman")
     settings = read(settings_path(tmp_path))
-    assert shlex.split(ours(settings, "Stop")[0])[-2:] == ["--person", "Nadia Rahman"]
-    assert "--person" not in ours(settings, "SessionStart")[0]
+    for event in ("SessionStart", "UserPromptSubmit", "Stop"):
+        assert shlex.split(ours(settings, event)[0])[-2:] == ["--person", "Nadia Rahman"], event
+    servers = read(claude_json(tmp_path))["mcpServers"]
+    assert [entry["args"][-2:] for entry in servers.values()] == [["--person", "Nadia Rahman"]]
 
 
 def test_the_installed_hook_command_runs(run_cli, tmp_path, home):

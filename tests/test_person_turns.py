@@ -158,3 +158,35 @@ def test_prefer_and_about_me_per_person_on_the_command_line(team, run_cli):
     assert again.code == 2 and "removed this from About me" in again.err  # his removal holds, as the owner's would
     nobody = run_cli("about-me", "--person", "lee")
     assert nobody.code == 2 and "There is no person 'lee'" in nobody.err
+
+
+def test_the_librarys_turn_acts_for_the_person_it_names(team):
+    from omb_tui import Memory
+
+    scout = Memory(team.root).bot("scout")
+    with scout.turn(chat="lib-1", person="sam") as turn:
+        assert "coffee black" in turn.prompt() and "coffee black" not in scout.prompt()
+        turn.remember("Sam runs on Tuesdays")
+        turn.remember("The Q3 report is due Friday", about="work")
+        turn.prefer("Sam wants replies in French")
+    assert "Sam runs on Tuesdays" in layer_store(team, "scout", "sam").read("MEMORY.md").text
+    shared = MemoryStore(team, "scout").read("MEMORY.md").text
+    assert "Q3 report" in shared and "Tuesdays" not in shared
+    assert "French" in team.about_me_of("sam").read_text()
+    with pytest.raises(NotFound):
+        with scout.turn(person="lee"):
+            pass
+
+
+def test_claude_codes_hooks_with_person_load_and_recall_their_layer(team):
+    from omb_tui.hooks.run import prompt, session_start
+
+    layer_store(team, "scout", "dana").write(
+        "memory/garden.md", "# Garden\n\n- Dana grows tomatoes on her balcony garden\n", PERSON_EDIT
+    )
+    start = session_start(team, "scout", {"session_id": "s-1", "source": "startup"}, person="dana")
+    assert LAYER_HEADING.format(person="dana") in start and "coffee black" not in start
+    recalled = prompt(team, "scout", {"session_id": "s-1", "prompt": "what grows in the balcony garden?"}, "dana")
+    assert "tomatoes" in recalled
+    owners = session_start(team, "scout", {"session_id": "s-2", "source": "startup"})
+    assert LAYER_HEADING.format(person="dana") not in owners

@@ -46,8 +46,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         h = hooks.add_parser(name, parents=[HOME_OPTION], help=help_text, description=help_text)
         h.never_fails = True  # type: ignore[attr-defined]
         h.add_argument("--bot", metavar="ID", required=True, help="the bot's id")
-        if name != "session-start":
-            h.add_argument("--person", metavar="NAME", help="who is talking (default: as `omb-tui chat`)")
+        h.add_argument(
+            "--person",
+            metavar="NAME",
+            help="who is talking (default: as `omb-tui chat`); a person of a Team Cloud home: their layer too",
+        )
         h.add_argument(
             "--agent", choices=AGENT_NAMES, default=AGENT_NAMES[0], help="whose hook this is (default: claude-code)"
         )

@@ -25,6 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Streamable HTTP on 127.0.0.1 (this computer only; every request needs the owner's token, as serve's)",
     )
     p.add_argument("--port", type=int, metavar="N", help="with --http: the port (default 8768; 0: any free port)")
+    p.add_argument(
+        "--person",
+        metavar="NAME",
+        help="a person of a Team Cloud home the sessions work for: their own layer of the bot too (docs/team-cloud.md)",
+    )
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -38,13 +43,19 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             home = Home(args.home)
             validate_bot_id(args.bot)  # as the library's bot(): one sentence, exit 2, before any server starts
             home.require_bot(args.bot)
+            if args.person is not None:
+                from ..core.memory.layers import require_person
+
+                require_person(home, args.person)
             try:  # the home's service, with the SDK loaded already (docs/agents.md, "The MCP service")
-                return front.serve_through(home.root, args.bot, os.environ.get(front.ENV_SESSION_ID))
+                return front.serve_through(home.root, args.bot, os.environ.get(front.ENV_SESSION_ID), args.person)
             except front.Unreachable as exc:
                 print_error(f"{exc} This session's server runs in this process.")
     from ..library import Memory
 
-    bot = Memory(args.home).bot(args.bot)  # a bot that is not there: one sentence, exit 2, before the SDK loads
+    bot = Memory(args.home).bot(
+        args.bot, person=args.person
+    )  # a bot that is not there: one sentence, exit 2, before the SDK loads
     from ..mcp.run import serve
 
     return serve(bot, http=args.http, port=args.port)

@@ -136,7 +136,7 @@ def hook_handlers(
     handlers = {}
     for name, event in HOOK_EVENTS.items():
         words = [*start, "hook", name, "--bot", bot_id]
-        if person and name != "session-start":
+        if person:  # session-start too: on a Team Cloud home the person's own layer loads (docs/team-cloud.md)
             words += ["--person", person]
         if agent != CLAUDE_CODE:
             words += ["--agent", agent]
@@ -144,16 +144,18 @@ def hook_handlers(
     return handlers
 
 
-def mcp_server(start: list[str], bot_id: str) -> dict:
-    """The MCP server entry: Claude Code starts `<omb-tui> mcp --bot <id>` and talks to it on stdin and stdout."""
-    return {"type": "stdio", "command": start[0], "args": [*start[1:], "mcp", "--bot", bot_id]}
+def mcp_server(start: list[str], bot_id: str, person: str | None = None) -> dict:
+    """The MCP server entry: Claude Code starts `<omb-tui> mcp --bot <id>` and talks to it on stdin and stdout
+    (`--person NAME` as the hooks have it: on a Team Cloud home, the sessions work for that person)."""
+    args = [*start[1:], "mcp", "--bot", bot_id] + (["--person", person] if person else [])
+    return {"type": "stdio", "command": start[0], "args": args}
 
 
 def snippets(start: list[str], bot_id: str, person: str | None = None, agent: str = CLAUDE_CODE) -> tuple[dict, dict]:
     """What install merges: `{"hooks": {event: [group]}}` and `{"mcpServers": {name: entry}}`."""
     handlers = hook_handlers(start, bot_id, person, agent)
     hooks = {event: [{"hooks": [handler]}] for event, handler in handlers.items()}
-    return {"hooks": hooks}, {"mcpServers": {server_name(bot_id): mcp_server(start, bot_id)}}
+    return {"hooks": hooks}, {"mcpServers": {server_name(bot_id): mcp_server(start, bot_id, person)}}
 
 
 def plan_install(where: Where, start: list[str], bot_id: str, person: str | None = None) -> Plan:
@@ -171,9 +173,9 @@ def plan_install(where: Where, start: list[str], bot_id: str, person: str | None
         replaced += _take_out(groups, lambda command, name=name: _hook_of(command)[0] == name)
         groups.append({"hooks": [handler]})
     if where.toml:
-        return _plan_codex_install(where, settings, before[0], replaced, start, bot_id)
+        return _plan_codex_install(where, settings, before[0], replaced, start, bot_id, person)
     servers = _object(mcp, "mcpServers", where.mcp)
-    entry, name = mcp_server(start, bot_id), server_name(bot_id)
+    entry, name = mcp_server(start, bot_id, person), server_name(bot_id)
     for other in [key for key, value in servers.items() if key != name and _server_bot(value) is not None]:
         replaced.append(_entry_command(servers.pop(other)))  # ours, under the old name or for another bot
     old = servers.get(name)
@@ -185,11 +187,17 @@ def plan_install(where: Where, start: list[str], bot_id: str, person: str | None
 
 
 def _plan_codex_install(
-    where: Where, settings: dict, settings_before: dict, replaced: list[str], start: list[str], bot_id: str
+    where: Where,
+    settings: dict,
+    settings_before: dict,
+    replaced: list[str],
+    start: list[str],
+    bot_id: str,
+    person: str | None = None,
 ) -> Plan:
     """Codex's part: the server table in config.toml (and its hooks flag on), as text."""
     text = read_text_file(where.mcp)
-    entry = mcp_server(start, bot_id)
+    entry = mcp_server(start, bot_id, person)
     try:
         new, taken = codex_config.install_server(
             text, server_name(bot_id), entry["command"], entry["args"], lambda table: _server_bot(table) is not None

@@ -69,6 +69,14 @@ def run_hook(
 RESUME = "resume"  # SessionStart's `source`: startup, resume, clear or compact
 
 
+def team_person(home: Home, person: str | None) -> str | None:
+    """`--person` when it names a person of a Team Cloud home: the session works for them (their layer loads and is
+    recalled); otherwise None, as on any home (docs/team-cloud.md)."""
+    from ..core.memory.people import list_people
+
+    return person if person and any(p.name == person for p in list_people(home)) else None
+
+
 def session_start(home: Home, bot_id: str, payload: dict, person: str | None = None, agent: str = CLAUDE_CODE) -> str:
     """The memory block as it loads today (the bot's teams' blocks after it) and the recent-work brief; when Claude
     Code resumes a session whose context holds them already, only what changed in memory since its last turn."""
@@ -80,7 +88,7 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
     if chat is not None and text_field(payload, "source") == RESUME:
         return changed_since_last_turn(home, bot_id, chat)
     bot = Bot(home, bot_id)
-    loaded = bot.loaded_prompt()
+    loaded = bot.loaded_prompt(person=team_person(home, person))  # a Team Cloud person: their layer after it
     try:
         brief = recent_work_brief(home, bot_id, chat_id=chat).text.rstrip()
     except Exception as exc:  # the brief is a help, never a reason to leave the memory out
@@ -155,7 +163,8 @@ def prompt(home: Home, bot_id: str, payload: dict, person: str | None = None, ag
         title = session_title(text_field(payload, "cwd"), agent)
         chat = open_session(home, bot_id, session_id, person=person, title=title, agent=agent).chat
     talking = None if chat else (person or default_person(home, bot_id))
-    return fit("", recall(home, bot_id, message, chat_id=chat, person=talking).block.rstrip(), "")
+    block = recall(home, bot_id, message, chat_id=chat, person=talking, for_person=team_person(home, person)).block
+    return fit("", block.rstrip(), "")
 
 
 def stop(home: Home, bot_id: str, payload: dict, person: str | None = None, agent: str = CLAUDE_CODE) -> str:

@@ -90,10 +90,10 @@ def switched_on() -> bool:
     return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "no", "off", "false")
 
 
-def serve_through(root: Path, bot_id: str, session_id: str | None) -> int:
+def serve_through(root: Path, bot_id: str, session_id: str | None, person: str | None = None) -> int:
     """Carry this process's stdin and stdout to the home's service until either side ends; the exit code.
     Raises Unreachable (before a byte of stdin is read) when the service cannot take the session."""
-    return pump(connect(root, bot_id, session_id))
+    return pump(connect(root, bot_id, session_id, person))
 
 
 class Connected(NamedTuple):
@@ -103,14 +103,14 @@ class Connected(NamedTuple):
     after: bytes
 
 
-def connect(root: Path, bot_id: str, session_id: str | None) -> Connected:
+def connect(root: Path, bot_id: str, session_id: str | None, person: str | None = None) -> Connected:
     """A connection to the service that has said yes to this bot and session; one is started when none runs,
     and once more when the one running was stale."""
     folder = runtime_dir()
     key = service_key(root)
     path = folder / f"mcp-{key}.sock"
     stamp = code_stamp()
-    hello = {"omb": PROTOCOL, "stamp": stamp, "bot": bot_id, "session": session_id}
+    hello = {"omb": PROTOCOL, "stamp": stamp, "bot": bot_id, "session": session_id, "person": person}
     for _ in range(2):
         connection = _open(path)
         if connection is None:

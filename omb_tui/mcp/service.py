@@ -145,7 +145,8 @@ class Service:
         from .server import MemoryServer
 
         try:
-            bot = Memory(self.root).bot(str(hello.get("bot")))
+            person = hello.get("person")  # a Team Cloud person the session works for (None: the owner)
+            bot = Memory(self.root).bot(str(hello.get("bot")), person=person if isinstance(person, str) else None)
         except (MemoryInputError, OSError) as exc:
             await _answer(stream, {"ok": False, "why": str(exc)})
             return

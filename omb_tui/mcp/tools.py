@@ -72,7 +72,7 @@ def offered(bot: BotMemory) -> list[dict]:
     memory_status alone; on, the bot's own tools (team_note to a member of a team), recall and memory_status."""
     if not bot.memory_on:
         return [MEMORY_STATUS_TOOL]
-    own = tools_for(True, in_team=bool(teams_of_bot(bot.home, bot.id)))
+    own = tools_for(True, in_team=bool(teams_of_bot(bot.home, bot.id)), person=bot.person)
     return [*own, RECALL_TOOL, MEMORY_STATUS_TOOL]
 
 
@@ -102,10 +102,18 @@ def _answer(bot: BotMemory, session: Session, name: str, arguments: dict | None,
     if name == RECALL:
         return _recall(bot, arguments, data)
     if name != MEMORY_UPDATE:  # session_search reads; team_note writes the team's file under its own lock
-        return run_tool(bot.home, bot.id, name, arguments, chat=None, start=session.start)
+        return run_tool(bot.home, bot.id, name, arguments, chat=None, start=session.start, person=bot.person)
     with bot.turn(chat=session.chat, run=session.run) as turn:
         return run_tool(
-            bot.home, bot.id, name, arguments, chat=None, store=turn.core.store, actor=turn.actor, start=session.start
+            bot.home,
+            bot.id,
+            name,
+            arguments,
+            chat=None,
+            store=turn.core.store,
+            actor=turn.actor,
+            start=session.start,
+            person=bot.person,
         )
 
 
