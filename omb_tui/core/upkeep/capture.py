@@ -25,9 +25,11 @@ from ..memory.budget import read_topic_info
 from ..memory.changes import StaleHash
 from ..memory.entries import format_dated_entry, parse_entries
 from ..memory.journal import now_iso
+from ..memory.layers import chat_person
 from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate, same_fact
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, quoted, validate_bot_id
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, layer_id, quoted, validate_bot_id
+from ..memory.people import is_team_cloud
 from ..memory.redact_data import redact_data
 from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
@@ -246,6 +248,8 @@ def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:
         return f"the chat '{chat_id}' was not started by a person, and only such chats are read"
     if not load_config(home).room_memory_capture:
         return "rooms are read only with Learn from group chats (features.roomMemoryCapture)"
+    if is_team_cloud(home):
+        return f"the room '{chat_id}' is never read: a Team Cloud home's rooms are left out of capture"
     refusal = room_refusal(conversation, bot_people(home, bot_id))
     return f"the room '{chat_id}' is never read: {refusal}" if refusal else f"'{chat_id}' cannot be read"
 
@@ -258,13 +262,16 @@ def _capture_lock(home: Home, bot_id: str):
 class _Capture:
     def __init__(self, home: Home, bot_id: str, run: UpkeepRun, result: CaptureResult, today: date) -> None:
         self.home, self.bot_id, self.run, self.result, self.today = home, bot_id, run, result, today
-        self.store = MemoryStore(home, bot_id)
+        self.store = MemoryStore(home, bot_id)  # the store of the conversation being read (_writing_for)
+        self.target: str = bot_id
+        self.person: str | None = None
         self.positions = ReadPositions(home, bot_id)
         self.people = bot_people(home, bot_id)
         self.bot_name = load_bot_settings(home, bot_id).name
 
     def read(self, conversations) -> None:
         for conversation in conversations:
+            self._writing_for(conversation)
             turns = unread_turns(self.home, self.bot_id, conversation, self.positions, self.people)
             teams = room_teams(self.home, self.bot_id, conversation)  # checked again at every run, like the room
             fixed = "".join(m["content"] for m in self._messages(Batch(conversation, []), teams))
@@ -281,6 +288,14 @@ class _Capture:
                 self.positions.mark_read(conversation, batch.last_seq)
                 self.result.turns_read += batch.turns_read
             drop_pending(self.home, self.bot_id, conversation.id)
+
+    def _writing_for(self, conversation) -> None:
+        """A Team Cloud person's 1:1 chat is read into their own layer (and About me) only; any other into the
+        bot's memory (docs/team-cloud.md)."""
+        self.person = chat_person(self.home, conversation)
+        self.target = layer_id(self.bot_id, self.person) if self.person else self.bot_id
+        if self.store.bot_id != self.target:
+            self.store = MemoryStore(self.home, self.target)
 
     # ----- the call -----
     def _messages(self, batch: Batch, teams: list[Team]) -> list[dict]:
@@ -307,7 +322,7 @@ class _Capture:
 
     def _topics(self) -> list[tuple[str, str | None]]:
         found = []
-        for path in self.home.topic_paths(self.bot_id):
+        for path in self.home.topic_paths(self.target):
             info = read_topic_info(path.name, self.store.read(f"memory/{path.name}").text)
             found.append((path.name, info.title))
         return found
@@ -336,7 +351,7 @@ class _Capture:
         until, until_problem = checks.until_date(fact.until, text, self.today)
         problem = (
             checks.secret_problem(text, quotes)
-            or checks.forgotten_problem(text, quotes, load_profile_learned(self.home).forgotten)
+            or checks.forgotten_problem(text, quotes, load_profile_learned(self.home, self.person).forgotten)
             or checks.quote_problem(kind, quotes, lines, in_room=batch.is_room)
             or (checks.not_a_statement_problem(quotes, lines) if kind in checks.NEEDS_QUOTE else None)
             or (
@@ -398,7 +413,7 @@ class _Capture:
         actor = self.run.actor(STEP, chat=title)
         note = quotes_note(quotes)
         if target == MEMORY_FILE:
-            update = MemoryUpdate(self.home, self.bot_id, actor, store=self.store)
+            update = MemoryUpdate(self.home, self.target, actor, store=self.store)
             added = update.add(
                 text, today=self.today, chat=title, until=until, noticed=True, room=batch.is_room, note=note
             )
@@ -433,13 +448,13 @@ class _Capture:
             reason = "another person's words were in these turns"
         elif kind not in checks.NEEDS_QUOTE:
             reason = "only a fact or preference about the person goes there"
-        elif _was_removed(self.home, saved.text):
+        elif _was_removed(self.home, saved.text, self.person):
             reason = "the person removed it from About me before"
         if reason:
             self._skip(saved.text, f"not added to About me: {reason}")
             return
         update = MemoryUpdate(
-            self.home, self.bot_id, self.run.actor(STEP, chat=_safe_title(batch.conversation.title)), store=self.store
+            self.home, self.target, self.run.actor(STEP, chat=_safe_title(batch.conversation.title)), store=self.store
         )
         try:
             added = update.prefer(saved.text, today=self.today)
@@ -489,10 +504,10 @@ def quotes_note(quotes: list[str]) -> str | None:
     return redact("quotes: " + " · ".join(f'"{" ".join(q.split())}"' for q in quotes)).text
 
 
-def _was_removed(home: Home, text: str) -> bool:
+def _was_removed(home: Home, text: str, person: str | None = None) -> bool:
     return any(
         item.get("removed") is True and same_fact(str(item.get("text") or ""), text)
-        for item in load_profile_learned(home).learned
+        for item in load_profile_learned(home, person).learned
     )
 
 

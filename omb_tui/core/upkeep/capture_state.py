@@ -34,6 +34,7 @@ from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.disk import read_text, write_private_json
 from ..memory.paths import Home, validate_bot_id
+from ..memory.people import is_team_cloud
 from ..memory.settings import load_config
 
 BATCH_MAX_CHARS = 24_000  # the turns of one model call; a longer backlog is read in several calls
@@ -159,7 +160,7 @@ def conversations_to_read(home: Home, bot_id: str, chat_id: str | None = None) -
         chat = conv.read_conversation(path)
         if chat is not None:
             found.append(chat)
-    if load_config(home).room_memory_capture:
+    if load_config(home).room_memory_capture and not is_team_cloud(home):  # a Team Cloud home: no room (spec)
         people = bot_people(home, bot_id)
         for path in conv.room_paths(home):
             room = conv.read_conversation(path, messages=False)
