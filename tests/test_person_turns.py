@@ -190,3 +190,14 @@ def test_claude_codes_hooks_with_person_load_and_recall_their_layer(team):
     assert "tomatoes" in recalled
     owners = session_start(team, "scout", {"session_id": "s-2", "source": "startup"})
     assert LAYER_HEADING.format(person="dana") not in owners
+
+
+def test_search_by_time_finds_her_layers_notes_of_that_window(team):
+    today = clock.today().isoformat()
+    layer_store(team, "scout", "dana").write("MEMORY.md", f"- {today} · Dana moved desks to the window\n", PERSON_EDIT)
+    layer_store(team, "scout", "sam").write(
+        "memory/desk.md", f"# Desk\n\n- {today} · Sam moved desks too\n", PERSON_EDIT
+    )
+    found = [hit.text for hit in session_search(team, "scout", since="today", for_person="dana").hits]
+    assert any("Dana moved desks" in text for text in found)
+    assert not any("Sam moved desks" in text for text in found)

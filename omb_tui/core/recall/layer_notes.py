@@ -39,6 +39,20 @@ def layer_notes(
     return [dataclasses.replace(hit, file=layer_label(person, hit.file)) for hit in hits]
 
 
+def layer_recent_notes(
+    home: Home, bot_id: str, person: str, *, since: date | None, until: date | None, limit: int
+) -> list[NoteHit]:
+    """The person's layer's notes dated in a window, newest first, each named as theirs (search by time)."""
+    workspace_id = layer_id(bot_id, person)
+    if not home.workspace(workspace_id).is_dir():
+        return []
+    index = open_index(home, workspace_id)
+    index.refresh()
+    with index.reading():
+        hits = index.recent_notes(since=since, until=until, topics_only=False, limit=limit)
+    return [dataclasses.replace(hit, file=layer_label(person, hit.file)) for hit in hits]
+
+
 def merged(own: list[NoteHit], theirs: list[NoteHit]) -> list[NoteHit]:
     """The bot's notes and the person's, best first by score (a tie: the person's first, being about them)."""
     return sorted([*theirs, *own], key=lambda hit: -hit.score)

@@ -22,7 +22,7 @@ from ..memory.errors import disk_refused, refusal_reason
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
-from ..recall.layer_notes import layer_notes
+from ..recall.layer_notes import layer_notes, layer_recent_notes
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from ..recall.words import words
 from .team_notes import search_team_notes
@@ -264,7 +264,7 @@ def _layer_hits(
     if query_words:
         terms = [w.term for w in query_words]
         return layer_notes(home, bot_id, person, terms, need=1, today=today, skip_expired=False, pool=None, **window)
-    return []
+    return layer_recent_notes(home, bot_id, person, since=since, until=until, limit=limit)
 
 
 def _refresh_or_refusal(index: RecallIndex, progress: Progress | None) -> OSError | None:
