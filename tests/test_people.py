@@ -43,8 +43,12 @@ def test_remove_stops_the_token_and_keeps_layers_until_purge(home, run_cli):
     assert removed.code == 0 and "their layers stay on disk (1 layer) until people remove dana --purge" in removed.out
     assert person_for_token(home, token) is None and layer.is_dir()
     run_cli("people", "add", "dana")
-    purged = json.loads(run_cli("people", "remove", "dana", "--purge", "--json").out)
+    assert run_cli("prefer", "scout", "Dana likes tea", "--person", "dana").code == 0  # her About me, in her layer
+    purging = run_cli("people", "remove", "dana", "--purge", "--json")
+    assert purging.code == 0, purging.err
+    purged = json.loads(purging.out)
     assert purged["layers"] == ["scout--member-dana"] and not layer.exists()
+    assert not home.person_dir("dana").exists() and not list(home.journal_dir.glob("scout--member-dana.*"))
 
 
 def test_names_are_refused_in_one_sentence_rather_than_folded_into_another(home, run_cli):

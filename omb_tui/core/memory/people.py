@@ -115,8 +115,8 @@ def rotate_token(home: Home, name: str) -> str:
 
 
 def remove_person(home: Home, name: str, *, purge: bool = False) -> list[str]:
-    """Remove a person: their token stops working at once. Their layers stay on disk unless `purge`; the layer
-    folders removed (with purge) or kept (without), by bot."""
+    """Remove a person: their token stops working at once. Their layers and About me stay on disk unless `purge`;
+    the layer folders removed (with purge) or kept (without), by bot."""
     home = Home.of(home)
     validate_person_name(name)
     with home_lock(home):
@@ -126,9 +126,14 @@ def remove_person(home: Home, name: str, *, purge: bool = False) -> list[str]:
         _save(home, [p for p in people if p["name"] != name])
     layers = person_layers(home, name)
     if purge:
-        for layer in layers:  # a layer's name holds --member-, which no bot id may: its paths are made here
-            shutil.rmtree(home.workspaces_dir / layer, ignore_errors=True)
-            (home.journal_dir / f"{layer}.ndjson").unlink(missing_ok=True)
+        for layer in layers:  # the layer's folder and every record of its journal
+            shutil.rmtree(home.workspace(layer), ignore_errors=True)
+            for record in home.journal_dir.glob(f"{layer}.*"):  # files, and folders (the seen-state's kept texts)
+                if record.is_dir() and not record.is_symlink():
+                    shutil.rmtree(record, ignore_errors=True)
+                else:
+                    record.unlink(missing_ok=True)
+        shutil.rmtree(home.person_dir(name), ignore_errors=True)  # their own About me and learned list
     return layers
 
 
