@@ -14,6 +14,13 @@ empty. A reply is a dict:
     {"model": "gpt-4o-mini", "usage": (10, 5)}      what the answer says it was (model, prompt/completion tokens)
     {"fenced": True, "content": "{...}"}            the text inside a ```json fence, as a small model writes it
 
+`/v1/embeddings` answers with deterministic vectors (`embedding_of`: each word, or the concept `FakeLLM.concepts`
+maps it to, adds to one of EMBED_DIMENSIONS places, so words of one concept come out alike), unless a reply is
+queued with `FakeLLM.script_embeddings(...)`:
+
+    {"status": 500} / {"delay": 2.0} / {"drop": True}   as above
+    {"data": [...]}                                 this `data` as given (wrong counts, NaN, strings, anything)
+
 A request with `"stream": true` is answered as server-sent events, its content a few characters a chunk:
 
     {"content": "...", "first_token_delay": 2.0}    the stream begins at once, its first token after that long
@@ -84,9 +91,30 @@ def format_kind(body: dict) -> str:
     return str(asked.get("type"))
 
 
+EMBED_DIMENSIONS = 32
+
+
+def embedding_of(text: str, concepts: dict[str, str] | None = None) -> list[float]:
+    """A deterministic vector: each word (or its concept) adds 1 to the place its hash names, then unit length."""
+    import hashlib
+    import math
+    import re
+
+    vector = [0.0] * EMBED_DIMENSIONS
+    for word in re.findall(r"\w+", text.lower()):
+        meaning = (concepts or {}).get(word, word)
+        vector[int(hashlib.sha256(meaning.encode()).hexdigest(), 16) % EMBED_DIMENSIONS] += 1.0
+    if not any(vector):
+        vector[0] = 1.0
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector]
+
+
 @dataclass
 class FakeLLM:
     replies: deque = field(default_factory=deque)
+    embed_replies: deque = field(default_factory=deque)
+    concepts: dict = field(default_factory=dict)  # word -> the concept its vector stands for (embedding_of)
     refuses: dict = field(default_factory=dict)  # response format kind -> the status it is refused with
     fences_plain_json: bool = False  # wrap answers in a fence when no response format is asked for
     formats: list[str] = field(default_factory=list)
@@ -105,6 +133,10 @@ class FakeLLM:
         """Queue replies; a string is a plain answer with that text."""
         for reply in replies:
             self.replies.append({"content": reply} if isinstance(reply, str) else reply)
+
+    def script_embeddings(self, *replies: dict) -> None:
+        """Queue answers for /v1/embeddings (the module's docstring); deterministic vectors when the queue is empty."""
+        self.embed_replies.extend(replies)
 
     def behave_like(self, kind: str) -> None:
         """Refuse response formats as that kind of server does (SERVER_KINDS); fence answers when none is asked."""
@@ -145,6 +177,24 @@ def _answer(reply: dict, request: dict) -> dict:
     }
 
 
+def _embeddings(reply: dict, body: dict, concepts: dict) -> dict:
+    texts = body.get("input")
+    texts = [texts] if isinstance(texts, str) else list(texts or [])
+    data = reply.get("data")
+    if data is None:
+        data = [
+            {"object": "embedding", "index": n, "embedding": embedding_of(str(t), concepts)}
+            for n, t in enumerate(texts)
+        ]
+    tokens = sum(len(str(t).split()) for t in texts)
+    return {
+        "object": "list",
+        "data": data,
+        "model": body.get("model", "fake"),
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
+
+
 def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -159,6 +209,12 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = {"unparsed": raw.decode("utf-8", "replace")}
+            if self.path.rstrip("/").endswith("/embeddings"):
+                with fake.lock:
+                    fake.requests.append(Recorded(self.path, dict(self.headers), body))
+                    reply = fake.embed_replies.popleft() if fake.embed_replies else {}
+                self._reply({"embeddings": True, **reply}, body)
+                return
             kind = format_kind(body)
             with fake.lock:
                 fake.requests.append(Recorded(self.path, dict(self.headers), body))
@@ -186,12 +242,14 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self.connection.close()
                 return
             status = reply.get("status", 200)
-            if not self.path.rstrip("/").endswith("/chat/completions"):
+            if not self.path.rstrip("/").endswith("/embeddings" if reply.get("embeddings") else "/chat/completions"):
                 status = 404
             if status == 200 and body.get("stream"):
                 self._stream(reply, body)
                 return
-            if status == 200:
+            if status == 200 and reply.get("embeddings"):
+                payload = _embeddings(reply, body, fake.concepts)
+            elif status == 200:
                 payload = _answer(reply, body)
             else:
                 text = reply.get("message") or ERROR_TEXTS.get(status, "error")

@@ -269,6 +269,14 @@ class HelperModel:
     model: str | None = None
 
 
+@dataclass
+class EmbeddingsChoice:
+    """config.json's `embeddings`: the instance recall's vectors come from (its `model` names the embedding
+    model); None in AppConfig: off (issue 39, docs/recall.md)."""
+
+    instance_id: str
+
+
 @dataclass(frozen=True)
 class ModelInstance:
     """One connected model: what litellm needs to reach it. The key itself is never here: only the name of the
@@ -296,6 +304,8 @@ class AppConfig:
     helper_from_environment: bool = False  # OMB_HELPER_INSTANCE is set: it wins over config.json's helper
     instances: dict[str, ModelInstance] = field(default_factory=dict)
     monthly_spend_usd: float | None = None  # limits.monthlySpendUsd; None: no limit
+    embeddings: EmbeddingsChoice | None = None  # recall by meaning: off unless set
+    semantic_recall: bool = False  # features.semanticRecall: on by default when `embeddings` is set
     raw: dict = field(default_factory=dict)
 
 
@@ -325,7 +335,12 @@ def load_config(home: Home, environ: Mapping[str, str] | None = None) -> AppConf
         raise BrokenFile(f"{path}: memory.tidyHour must be an hour from 0 to 23.")
     if quiet is None or quiet < 0:
         raise BrokenFile(f"{path}: memory.captureQuietMs must be a number of milliseconds.")
+    raw_embeddings = _object(data, "embeddings", path)
+    embeddings_id = _text_or_null(raw_embeddings, "instanceId", path, "embeddings' ")
+    embeddings = EmbeddingsChoice(embeddings_id.strip()) if embeddings_id and embeddings_id.strip() else None
     return AppConfig(
+        embeddings=embeddings,
+        semantic_recall=embeddings is not None and _bool(features, "semanticRecall", True, path),
         helper=helper,
         auto_recall=_bool(features, "autoRecall", True, path),
         room_memory_capture=_bool(features, "roomMemoryCapture", False, path),

@@ -454,6 +454,11 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
     return False, f"{name} failed ({type(exc).__name__}): {message}"
 
 
+def failure_sentence(litellm: Any, exc: BaseException, instance: ModelInstance, timeout: float, key: str) -> str:
+    """What went wrong with a call to `instance` (any kind of call: embeddings.py's too), in one sentence, no key."""
+    return _explain(litellm, exc, Route(None, instance, instance.model, via_helper=False), timeout, key)[1]
+
+
 def _causes(exc: BaseException) -> list[BaseException]:
     chain, seen = [], set()
     link: BaseException | None = exc

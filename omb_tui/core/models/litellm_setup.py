@@ -23,6 +23,9 @@ OFFLINE_ENVIRONMENT = {
     "LITELLM_OFFLINE_MODE": "true",
     "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
     "LITELLM_LOCAL_BLOG_POSTS": "True",
+    # The retries are ours (call.py): litellm's embedding path reads `max_retries=0` as unset and would try twice
+    # more behind a query's 300 ms deadline (embeddings.py), so its default is none too.
+    "DEFAULT_MAX_RETRIES": "0",
 }
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
