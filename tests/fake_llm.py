@@ -115,6 +115,9 @@ class FakeLLM:
     replies: deque = field(default_factory=deque)
     embed_replies: deque = field(default_factory=deque)
     concepts: dict = field(default_factory=dict)  # word -> the concept its vector stands for (embedding_of)
+    # A reply chosen by what a chat request says (the body in, a reply or None out), before the script is taken:
+    # a long run over many conversations answers each by its content, whatever order they come in.
+    answer_for: Callable[[dict], dict | None] | None = None
     refuses: dict = field(default_factory=dict)  # response format kind -> the status it is refused with
     fences_plain_json: bool = False  # wrap answers in a fence when no response format is asked for
     formats: list[str] = field(default_factory=list)
@@ -223,7 +226,8 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                     status = fake.refuses[kind]
                     reply = {"status": status, "message": REFUSAL_TEXTS.get(status, "error")}
                 else:
-                    reply = fake.next_reply()
+                    chosen = fake.answer_for(body) if fake.answer_for else None
+                    reply = chosen if chosen is not None else fake.next_reply()
                     if fake.fences_plain_json and kind == "none" and reply.get("content"):
                         reply = {**reply, "fenced": True}
                 fake.in_flight += 1

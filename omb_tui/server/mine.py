@@ -19,7 +19,7 @@ from ..core.turn.bot import Bot
 from .files import API_ACTOR, delete_from, files_overview, query_path, read_from, save_request, save_to
 from .http import BOT_TURNS, HOME, camel_keys, in_thread, json_body, json_response
 
-PERSON = "omb_person"  # the request's key for the person whose token came (None: the owner)
+PERSON = web.RequestKey("omb_person", str)  # the person whose token came (None: the owner)
 MINE_TOKEN_HINT = (
     "This needs your own token as 'Authorization: Bearer <token>' (the owner gives it with `omb-tui people add`, "
     "or a new one with `people token --rotate`)."
