@@ -191,6 +191,7 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from ..core.recall.index_build import build_lock
+    from ..core.recall.index_vectors import bring_up_to_date
     from ..core.recall.recall_index import open_index
 
     bot = open_bot(args)
@@ -205,6 +206,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         index = open_index(bot.home, bot.id)
         report = index.refresh(progress=_index_progress(args, bot.id))
         counts = index.counts()
+        vectors = bring_up_to_date(index, bot.home, bot.id, progress=_vector_progress(args, bot.id))
     if args.json:
         print_json(
             {
@@ -214,6 +216,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 "files_removed": report.files_removed,
                 "seconds": round(report.seconds, 3),
                 "counts": counts,
+                "vectors": vectors.to_dict(),
             }
         )
         return 0
@@ -221,4 +224,27 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"{bot.id}'s index is up to date: {report.files_read:,} files read, {report.files_removed:,} removed "
         f"in {report.seconds:.1f} s."
     )
-    return 0
+    if vectors.model is not None:
+        print(_vectors_line(vectors))
+    return 0 if vectors.problem is None else 1
+
+
+def _vectors_line(vectors) -> str:
+    made = f"{vectors.made:,} vectors made by {vectors.model} in {vectors.seconds:.1f} s"
+    if vectors.problem:
+        return f"{made}; {vectors.left:,} still to make: {vectors.problem}."
+    return f"{made}{'; the model changed, so every vector was made again' if vectors.remade else ''}."
+
+
+def _vector_progress(args: argparse.Namespace, bot_id: str) -> Callable[[int, int], None] | None:
+    """On a terminal, a line on stderr while the vectors are made (a build from nothing, a model change)."""
+    if args.json or not sys.stderr.isatty():
+        return None
+
+    def progress(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{bot_id}: vectors {done:,} of {total:,}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return progress

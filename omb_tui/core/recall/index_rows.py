@@ -299,6 +299,7 @@ class IndexRows:
         for kind, n in db.execute("SELECT kind, count(*) FROM notes WHERE file=? GROUP BY kind", (key,)).fetchall():
             _bump(db, "topic" if kind == "topic" else "memo", -n)
         db.execute("DELETE FROM note_days WHERE id IN (SELECT id FROM notes WHERE file=?)", (key,))
+        db.execute("DELETE FROM note_vectors WHERE id IN (SELECT id FROM notes WHERE file=?)", (key,))
         db.execute("DELETE FROM notes WHERE file=?", (key,))
         for topic_id, name_terms in db.execute("SELECT id, name_terms FROM topics WHERE file=?", (key,)).fetchall():
             db.execute(
@@ -407,6 +408,7 @@ class IndexRows:
             [(message_id, message_terms + time_terms(message_day(ts))) for message_id, message_terms, ts in dropped],
         )
         db.executemany("DELETE FROM message_times WHERE id=?", [(message_id,) for message_id, _, _ in dropped])
+        db.executemany("DELETE FROM message_vectors WHERE id=?", [(message_id,) for message_id, _, _ in dropped])
         gone = db.execute("DELETE FROM messages WHERE conv=?", (key,)).rowcount
         _bump(db, "message", -gone)
 

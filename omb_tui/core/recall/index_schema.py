@@ -33,7 +33,8 @@ log = logging.getLogger("omb_tui.recall_index")
 # 6: a message's text is read from its conversation file (where its line is, and the line's crc32), not kept
 # 7: the FTS tables of notes and messages also hold each one's day and 32-day block (time terms), for windows;
 # 8: its aligned spans of 4, 16 and 64 days instead of the 32-day block
-SCHEMA_VERSION = 8
+# 9: each message's and note's vector from the embeddings instance (index_vectors.py), and the model that made them
+SCHEMA_VERSION = 9
 WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 # The index is read through a memory map (SQLite's mmap_size; it caps this at about 2 GB): a page read is a memory read,
 # not a system call (at scale 1, 168 of them a recall). The file never shrinks under a reader (no VACUUM here), which
@@ -223,6 +224,11 @@ CREATE TABLE message_times(
 CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize="ascii tokenchars '_'", detail='none', columnsize=0);
 -- how many topic notes, other notes and messages there are (names: topic, memo, message)
 CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+-- recall by meaning (issue 39): a message's or a note's vector (index_vectors.pack: its scale, then int8s), dropped
+-- with its row; all made by the one model vector_model names (another model: every vector is made again)
+CREATE TABLE message_vectors(id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE note_vectors(id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE vector_model(one INTEGER PRIMARY KEY CHECK (one = 1), model TEXT NOT NULL, dims INTEGER NOT NULL);
 """
 
 

@@ -1,0 +1,168 @@
+"""Vectors in the recall index: each message's and note's meaning, from the embeddings instance (issue 39;
+docs/recall.md, "Recall by meaning").
+
+Kept beside the rows they belong to (`message_vectors`, `note_vectors`: index_schema.py) and dropped with them; all
+made by the one model `vector_model` names: when config.json's embeddings model changes, every vector is made again.
+A vector is stored as its scale (float32) then one signed byte per dimension (`pack`): 388 bytes for a 384-dimension
+model, 388 KB per 1,000 messages; the rounding moves a cosine by less than 0.01.
+
+`bring_up_to_date` makes the missing ones in batches of MAX_BATCH_TEXTS, newest first (notes, then messages), each
+batch one embeddings call made outside the index's lock and written in one transaction only if its rows still say
+what was sent (a message's line crc, a note's text), so a row changed meanwhile is embedded again next time. Nothing
+here is ever in the way of recall: a row without its vector is found by its words as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import struct
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from ..memory.paths import Home
+from ..models.embeddings import MAX_BATCH_TEXTS, EmbeddingsRoute, EmbeddingsUnavailable, embed, embeddings_route
+
+log = logging.getLogger("omb_tui.recall_index")
+
+Progress = Callable[[int, int], None]  # (vectors made, vectors missing when the pass began)
+
+
+def pack(vector: list[float]) -> bytes:
+    """A vector as the index keeps it: made unit length, then its scale (float32) and one int8 per dimension."""
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    peak = max(abs(x) for x in vector) / norm or 1.0
+    scale = peak / 127
+    quantized = array("b", (max(-127, min(127, round(x / norm / scale))) for x in vector))
+    return struct.pack("<f", scale) + quantized.tobytes()
+
+
+def unpack(blob: bytes) -> list[float]:
+    """The unit vector back, as near as its bytes keep it."""
+    (scale,) = struct.unpack_from("<f", blob)
+    return [scale * q for q in array("b", blob[4:])]
+
+
+@dataclass
+class VectorReport:
+    """What a pass did: `made` vectors, `left` still missing, by `model`; `problem` when embeddings could not
+    answer (the pass stops there); `remade` when the model changed and every vector was dropped first."""
+
+    model: str | None = None
+    made: int = 0
+    left: int = 0
+    remade: bool = False
+    problem: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def bring_up_to_date(
+    index, home: Home, bot_id: str, *, progress: Progress | None = None, most: int | None = None
+) -> VectorReport:
+    """Make the index's missing vectors (at most `most`), as the module says; a report, never an exception for
+    what embeddings say (off: model None, nothing done)."""
+    started = time.monotonic()
+    report = VectorReport()
+    try:
+        route = embeddings_route(home)
+    except EmbeddingsUnavailable as problem:
+        report.problem = problem.reason
+        return report
+    if route is None:
+        return report
+    report.model = route.name
+    connection = index.connection
+    with connection.lock:
+        report.remade = _same_model(connection, route)
+        total = _missing_count(connection.db)
+    while most is None or report.made < most:
+        batch = MAX_BATCH_TEXTS if most is None else min(MAX_BATCH_TEXTS, most - report.made)
+        with connection.lock:
+            kind, items = _next_batch(index, batch)
+        if not items:
+            break
+        try:
+            vectors = embed(home, [text for _, text, _ in items], bot_id=bot_id, route=route)
+        except EmbeddingsUnavailable as problem:
+            report.problem = problem.reason
+            log.warning("%s: vectors not made: %s", bot_id, problem.reason)
+            break
+        with connection.lock, connection.write() as db:
+            _keep(db, kind, items, vectors, route)
+        report.made += len(items)
+        if progress is not None:
+            progress(report.made, total)
+    with connection.lock:
+        report.left = _missing_count(connection.db)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _same_model(connection, route: EmbeddingsRoute) -> bool:
+    """Make sure the index's vectors are this model's: another model's are all dropped (True: they were)."""
+    db = connection.db
+    row = db.execute("SELECT model FROM vector_model").fetchone()
+    if row is not None and row[0] == route.name:
+        return False
+    with connection.write() as db:
+        db.execute("DELETE FROM message_vectors")
+        db.execute("DELETE FROM note_vectors")
+        db.execute("DELETE FROM vector_model")
+        db.execute("INSERT INTO vector_model(one, model, dims) VALUES(1, ?, 0)", (route.name,))
+    return row is not None
+
+
+_MISSING_NOTES = "FROM notes WHERE id NOT IN (SELECT id FROM note_vectors)"
+_MISSING_MESSAGES = "FROM messages WHERE id NOT IN (SELECT id FROM message_vectors)"
+
+
+def _missing_count(db) -> int:
+    return sum(db.execute(f"SELECT count(*) {part}").fetchone()[0] for part in (_MISSING_NOTES, _MISSING_MESSAGES))
+
+
+def _next_batch(index, size: int) -> tuple[str, list[tuple[int, str, object]]]:
+    """("note" or "message", [(id, text to embed, what the row must still say)]), newest first; notes before
+    messages. A batch of messages none of which has text to embed is kept as empty vectors (never searched), so the
+    pass goes on past them."""
+    db = index.connection.db
+    notes = db.execute(f"SELECT id, text {_MISSING_NOTES} ORDER BY day DESC, id DESC LIMIT ?", (size,)).fetchall()
+    if notes:
+        return "note", [(note_id, text, text) for note_id, text in notes]
+    ids = [row[0] for row in db.execute(f"SELECT id {_MISSING_MESSAGES} ORDER BY ts DESC, id DESC LIMIT ?", (size,))]
+    if not ids:
+        return "message", []
+    search = index.messages
+    hits = search.message_texts(search._hits(search._candidate_rows(ids)))
+    crcs = dict(db.execute(f"SELECT id, crc FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall())
+    items = [(hit.id, hit.text, crcs.get(hit.id)) for hit in hits if hit.text.strip()]
+    if not items:  # none to embed (empty, a conversation the bot left, a file changed meanwhile): an empty vector
+        with index.connection.write() as writing:
+            writing.executemany(
+                "INSERT OR REPLACE INTO message_vectors(id, vec) VALUES(?, x'')", [(message_id,) for message_id in ids]
+            )
+        return _next_batch(index, size)
+    return "message", items
+
+
+def _keep(db, kind: str, items: list[tuple[int, str, object]], vectors: list[list[float]], route) -> None:
+    dims = len(vectors[0]) if vectors else 0
+    known = db.execute("SELECT dims FROM vector_model").fetchone()
+    if known is not None and known[0] and known[0] != dims:  # the same name, another model: all made again
+        db.execute("DELETE FROM message_vectors")
+        db.execute("DELETE FROM note_vectors")
+    db.execute("UPDATE vector_model SET dims=?", (dims,))
+    if kind == "note":
+        db.executemany(
+            "INSERT OR REPLACE INTO note_vectors(id, vec) SELECT id, ? FROM notes WHERE id=? AND text=?",
+            [(pack(vector), note_id, text) for (note_id, _, text), vector in zip(items, vectors, strict=True)],
+        )
+    else:
+        db.executemany(
+            "INSERT OR REPLACE INTO message_vectors(id, vec) SELECT id, ? FROM messages WHERE id=? AND crc=?",
+            [(pack(vector), message_id, crc) for (message_id, _, crc), vector in zip(items, vectors, strict=True)],
+        )
