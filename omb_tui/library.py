@@ -203,8 +203,8 @@ class BotMemory:
 
     def brief(self, chat: str | None = None) -> Brief:
         """The recent-work brief for the system prompt, as `omb-tui brief BOT [--chat ID]`: the bot's other
-        conversations of the last two days (`chat`, the current one, is never listed)."""
-        return recent_work_brief(self.home, self.id, chat_id=chat)
+        conversations of the last two days (`chat`, the current one, is never listed); for a person, only theirs."""
+        return recent_work_brief(self.home, self.id, chat_id=chat, for_person=self.person)
 
     # ----- the turn boundary -----
     @contextlib.contextmanager
@@ -290,7 +290,7 @@ class Turn:
         )
 
     def brief(self) -> Brief:
-        return self.bot.brief(self.chat)
+        return recent_work_brief(self.bot.home, self.bot.id, chat_id=self.chat, for_person=self.person)
 
     def remember(self, text: str, *, until: date | None = None, about: str | None = None) -> AddResult:
         """As the bot's `memory_update` add: the note says `from chat "<the conversation's title>"` (the chat's id

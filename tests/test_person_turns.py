@@ -201,3 +201,15 @@ def test_search_by_time_finds_her_layers_notes_of_that_window(team):
     found = [hit.text for hit in session_search(team, "scout", since="today", for_person="dana").hits]
     assert any("Dana moved desks" in text for text in found)
     assert not any("Sam moved desks" in text for text in found)
+
+
+def test_the_brief_in_her_turn_never_names_another_persons_chat(team):
+    answer = ScriptedModel(Answer(text="Your marathon plan is set."))
+    chat_turn(team, "scout", "hello", chat="sam-1", person="sam", complete=answer)
+    model = ScriptedModel(Answer(text="Hi Dana."))
+    chat_turn(team, "scout", "hello", chat="dana-1", person="dana", complete=model)
+    assert "marathon plan" not in model.requests[0]["messages"][0]["content"]
+    owners = ScriptedModel(Answer(text="Hi."))
+    chat_turn(team, "scout", "hello", chat="owner-1", complete=owners)  # the owner's turn: the brief as before
+    system = owners.requests[0]["messages"][0]["content"]
+    assert "marathon plan" in system and LAYER_HEADING.format(person="sam") not in system  # never acting for Sam

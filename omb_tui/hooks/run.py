@@ -88,9 +88,10 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
     if chat is not None and text_field(payload, "source") == RESUME:
         return changed_since_last_turn(home, bot_id, chat)
     bot = Bot(home, bot_id)
-    loaded = bot.loaded_prompt(person=team_person(home, person))  # a Team Cloud person: their layer after it
+    acting = team_person(home, person)
+    loaded = bot.loaded_prompt(person=acting)  # a Team Cloud person: their layer after it
     try:
-        brief = recent_work_brief(home, bot_id, chat_id=chat).text.rstrip()
+        brief = recent_work_brief(home, bot_id, chat_id=chat, for_person=acting).text.rstrip()
     except Exception as exc:  # the brief is a help, never a reason to leave the memory out
         log.warning("%s: the recent-work brief could not be made: %s", bot_id, exc)
         brief = ""

@@ -104,12 +104,14 @@ def recent_work_brief(
     chat_id: str | None = None,
     now: datetime | None = None,
     index: RecallIndex | None = None,
+    for_person: str | None = None,
 ) -> Brief:
     """The recent-work brief for a turn in `chat_id` (spec: "The recent-work brief").
 
     One line per other conversation the bot spoke in during the last two days, newest first: its
     newest reply that did not fail. At most ten lines and about 350 tokens (1,400 characters, the
-    heading included); a conversation that does not fit is left out, oldest first.
+    heading included); a conversation that does not fit is left out, oldest first. `for_person`: a turn acting for
+    that person of a Team Cloud home: only the conversations they are in (docs/team-cloud.md).
     """
     validate_bot_id(bot_id)
     now = (now or clock.now()).astimezone()
@@ -124,6 +126,8 @@ def recent_work_brief(
         key = conversation_key(hit.conversation)
         if key == current_key or hit.failed or key in newest:
             continue
+        if for_person and for_person not in hit.conversation.people():
+            continue  # another person's conversation: never in this person's turn
         newest[key] = hit
         if len(newest) >= BRIEF_MAX_LINES:
             break

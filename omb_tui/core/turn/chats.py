@@ -19,14 +19,25 @@ def default_person(home: Home, bot_id: str) -> str:
     else the login name (recall brings passages only from conversations that person is in).
 
     The chats are read from the recall index when it has any (its conversations table holds every header it
-    read: one query, where reading 8,000 headers took a second); else from their files."""
-    chats = [c for c in _conversations(home, bot_id) if not c.is_room and c.started_by.kind == "person" and c.people()]
+    read: one query, where reading 8,000 headers took a second); else from their files.
+
+    On a Team Cloud home the caller who does not say is the owner: the chats of its people are passed over, and a
+    login name that is one of theirs is "owner" (docs/team-cloud.md), so no turn acts for a person unasked."""
+    from ..memory.people import list_people
+
+    team = {person.name for person in list_people(home)}  # none on a home of one owner
+    chats = [
+        c
+        for c in _conversations(home, bot_id)
+        if not c.is_room and c.started_by.kind == "person" and c.people() and c.people()[0] not in team
+    ]
     if chats:
         return max(chats, key=lambda c: c.created).people()[0]
     import getpass
 
     with contextlib.suppress(Exception):
-        return getpass.getuser()
+        login = getpass.getuser()
+        return login if login not in team else "owner"
     return "person"
 
 

@@ -147,7 +147,7 @@ def system_prompt(
     else:
         parts.append("Your memory is switched off: nothing is saved. session_search still finds earlier conversations.")
     try:
-        brief = recent_work_brief(home, bot_id, chat_id=conversation.id).text
+        brief = recent_work_brief(home, bot_id, chat_id=conversation.id, for_person=person or None).text
     except Exception as exc:  # the brief is a help, never a reason to fail a turn
         log.warning("%s: the recent-work brief could not be made: %s", bot_id, exc)
         brief = ""
