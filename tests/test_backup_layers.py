@@ -287,3 +287,21 @@ def test_a_team_package_leaves_every_layer_out_and_a_team_backup_holds_them(home
     opened = read_backup(team_backup)
     assert opened.files[f"workspaces/{DANA}/memory/coffee.md"] == DANA_TOPIC.encode()  # its bots whole
     never_a_token(home, team_backup.read_bytes(), people)
+
+
+def test_json_names_the_layers_a_backup_holds_and_a_restore_brought_back(home, people, tmp_path, run_cli):
+    backup = tmp_path / "x.tar"
+    result = run_cli("backup", "--bot", BOT_ID, "--to", str(backup), "--json")
+    assert result.code == 0, result.err
+    said = json.loads(result.out)
+    assert said["layers"] == [{"bot": BOT_ID, "person": "dana"}, {"bot": BOT_ID, "person": "sam"}]
+    other = Home(tmp_path / "other")
+    add_person(other, "sam")
+    result = run_cli("--home", str(other.root), "restore", str(backup), "--json", with_home=False)
+    assert result.code == 0, result.err
+    said = json.loads(result.out)
+    assert [(layer["person"], layer["files"], layer["replaced"]) for layer in said["layers"]] == [
+        ("dana", 3, False),
+        ("sam", 2, False),
+    ]
+    assert said["people_to_add"] == ["dana"]  # sam is a person of that home already
