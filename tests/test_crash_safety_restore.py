@@ -2,7 +2,8 @@
 `--replace`), never half, and a plain retry completes it.
 
 Spec: memory.md, "Where it lives" (a crash mid-write leaves the old file, never a torn one), for a restore as a
-whole (docs/backup.md, "Whole or not at all"). A child process restores a 42-file bot and SIGKILLs itself at its
+whole (docs/backup.md, "Whole or not at all"). A child process restores a 45-file bot (a person's layer of it
+among them: it comes back with its bot, whole or absent with it) and SIGKILLs itself at its
 Nth step (a rename, an fsync, a folder made or removed, a file deleted): the moments are counted, not timed, so
 each run kills at the same places on a quiet machine and a loaded one. After each kill `omb-tui bots` runs (every
 start finishes or removes a stopped restore) and the bot's files are compared with a whole restore's.
@@ -26,7 +27,7 @@ import pytest
 
 from omb_tui.core.backup.archive import read_backup, take_backup
 from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.memory.paths import Home, layer_id
 from omb_tui.core.memory.store import MemoryStore
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
@@ -56,11 +57,13 @@ with open(sys.argv[2], "w") as out:
 sys.exit(code)
 """
 PERSON = Actor("person", "edited in the test")
-VOLATILE = re.compile(rf"^memory-journal/{BOT}\.(lock|seen\.json|seen/.*|ndjson|replaced-.*\.ndjson)$")
+LAYER = layer_id(BOT, "dana")
+VOLATILE = re.compile(rf"^memory-journal/{BOT}(--member-dana)?\.(lock|seen\.json|seen/.*|ndjson|replaced-.*\.ndjson)$")
 
 
 def make_scout(home: Home, version: str) -> None:
-    """Scout with 42 files a backup holds: memory files, instructions, settings, journal, chats, compaction's."""
+    """Scout with 45 files a backup holds: memory files, instructions, settings, journal, chats, compaction's, and
+    dana's layer of it (two memory files and its journal)."""
     workspace = home.workspace(BOT)
     (workspace / "memory").mkdir(parents=True, exist_ok=True)
     home.bots_dir.mkdir(parents=True, exist_ok=True)
@@ -75,6 +78,10 @@ def make_scout(home: Home, version: str) -> None:
     with store.locked():  # a journal with rows, as a bot in use has
         store.sync_outside_changes()
         store.write("MEMORY.md", f"# Memory\n\n- 2026-01-05 · {version}: lives in Pune, by the river\n", PERSON)
+    layer = MemoryStore(home, LAYER)
+    with layer.locked():
+        layer.write("MEMORY.md", f"# Memory\n\n- {version}: Dana takes her coffee black\n", PERSON)
+        layer.write("memory/coffee.md", f"# Coffee\n\n- {version}: Dana's roastery is Blue Tokai\n", PERSON)
     chats = home.root / "conversations" / "chats" / BOT
     chats.mkdir(parents=True, exist_ok=True)
     for number in range(8):
@@ -145,7 +152,8 @@ def test_a_restore_killed_at_any_moment_leaves_the_bot_whole_or_absent(tmp_path,
     code, total = run_child(tmp_path, 0, "--home", str(reference), "restore", str(backup), *extra)
     assert code == 0
     after = scout_files(reference)
-    assert len(read_backup(backup).files) == 42
+    assert len(read_backup(backup).files) == 45
+    assert f"workspaces/{LAYER}/memory/coffee.md" in after
     rows_after = journal_rows(reference)
 
     outcomes = {"whole": 0, "absent": 0, "as it was": 0, "finished at the start": 0, "removed at the start": 0}

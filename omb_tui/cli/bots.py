@@ -51,8 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers,
         "backup",
         cmd_backup,
-        "Back up bots (every bot, or those --bot names; --all adds About me, teams and config.json without its "
-        "keys) to one file, encrypted with age for --recipient or --passphrase.",
+        "Back up bots (every bot, or those --bot names, each with people's layers of it; --all adds About me, "
+        "each person's own files, teams and config.json without its keys, never a token) to one file, encrypted "
+        "with age for --recipient or --passphrase.",
         json=True,
         bot=False,
     )
@@ -209,6 +210,9 @@ def said_backup(report, args: argparse.Namespace, what: str) -> int:
     how = "encrypted with age" if report.encrypted else "not encrypted"
     size = plural(report.bytes, "byte", grouped=True)
     print(one_line(f"Backed up {what} ({plural(report.files, 'file')}, {size}) to {report.path}, {how}."))
+    if report.layers:
+        layers = ", ".join(f"{layer['person']}'s of {layer['bot']}" for layer in report.layers)
+        print(one_line(f"People's own layers of the bots are in it ({layers}); never their tokens."))
     if report.redacted:
         print(f"{plural(len(report.redacted), 'file')} held a credential; the backup has it redacted.")
     for reason in report.left_out:
@@ -251,6 +255,16 @@ def said_restore(report) -> None:
         verb = "Replaced" if bot["replaced"] else "Restored"
         rows = plural(bot["import_rows"], "import row")
         print(f"{verb} {name}: {plural(bot['files'], 'file')}, {rows} in its journal.")
+    for layer in report.layers:
+        bot = layer["bot"] if layer["from"] == layer["bot"] else f"{layer['from']} as {layer['bot']}"
+        verb = "Replaced" if layer["replaced"] else "Restored"
+        rows = plural(layer["import_rows"], "import row")
+        print(f"{verb} {layer['person']}'s layer of {bot}: {plural(layer['files'], 'file')}, {rows} in its journal.")
+    for person in report.people_to_add:
+        print(
+            f"{person} is not a person of this home (a backup never holds a token): `omb-tui people add {person}` "
+            "gives them a new one, and their layers are theirs again."
+        )
     if report.home_files:
         print(f"Restored the home's {', '.join(report.home_files)}.")
     for kept in report.kept:

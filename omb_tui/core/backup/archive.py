@@ -27,7 +27,7 @@ from ..memory.disk import atomic_write_bytes
 from ..memory.locks import held_exclusively
 from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..schedule import BACKUP_LOCK, backup_lock_path
-from .contents import FORMAT_VERSION, BackupFile, BackupRefused, Collected, collect
+from .contents import FORMAT_VERSION, PLAIN_VERSION, BackupFile, BackupRefused, Collected, collect
 
 FORMAT = "omb-tui backup"
 MANIFEST = "manifest.json"
@@ -52,7 +52,7 @@ class Manifest:
     kind: str  # "home" (--all), "bots", "team" (a team backup) or "team-package" (a shared team package)
     created: str
     bots: list[str]
-    files: list[dict]  # {path, sha256, bytes, bot}
+    files: list[dict]  # {path, sha256, bytes, bot}, and `person` on a person's file (their layer, their folder)
     environment: list[str] = field(default_factory=list)  # the variables config.json's instances read keys from
     team: str | None = None  # a team backup's or package's team key
     version: int = FORMAT_VERSION
@@ -73,8 +73,12 @@ class Manifest:
 
 
 def new_manifest(kind: str, bots: Sequence[str], files: Sequence[BackupFile], **extra: object) -> Manifest:
+    """The manifest of these files; version 1 when none is a person's, so an omb-tui that knows no layers still
+    restores it, and says to update rather than refuse a layer's path as no file of a home."""
     created = clock.now_utc().isoformat(timespec="seconds")
-    return Manifest(kind, created, list(bots), [f.manifest_entry() for f in files], **extra)  # type: ignore[arg-type]
+    version = FORMAT_VERSION if any(f.person is not None for f in files) else PLAIN_VERSION
+    entries = [f.manifest_entry() for f in files]
+    return Manifest(kind, created, list(bots), entries, version=version, **extra)  # type: ignore[arg-type]
 
 
 @contextlib.contextmanager
@@ -155,6 +159,7 @@ class BackupReport:
     environment: list[str]  # set these where the backup is restored: the keys were not in it
     redacted: list[str]  # files that held a credential, in the backup with it redacted
     left_out: list[str]
+    layers: list[dict] = field(default_factory=list)  # {bot, person}: each person's layer of a bot in it
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -227,7 +232,14 @@ def write_collected(
         collected.environment,
         collected.redacted,
         collected.left_out,
+        layers_in(collected.files),
     )
+
+
+def layers_in(files: Sequence[BackupFile]) -> list[dict]:
+    """Each person's layer of a bot these files hold, {bot, person}, by bot then person."""
+    held = sorted({(f.bot, f.person) for f in files if f.bot is not None and f.person is not None})
+    return [{"bot": bot, "person": person} for bot, person in held]
 
 
 # ----- reading -----
@@ -288,8 +300,13 @@ class Opened:
     def bot_of(self, path: str) -> str | None:
         return self._bots.get(path)
 
+    def person_of(self, path: str) -> str | None:
+        """The person whose file it is (of their layer, or their folder); None for every other file."""
+        return self._people.get(path)
+
     def __post_init__(self) -> None:
         self._bots = {entry["path"]: entry.get("bot") for entry in self.manifest.files}
+        self._people = {entry["path"]: entry.get("person") for entry in self.manifest.files}
 
 
 def open_tar(tar_file: BinaryIO, size: int, name: str) -> Opened:
@@ -431,6 +448,7 @@ def _good_entry(entry: object) -> bool:
         and isinstance(entry.get("path"), str)
         and isinstance(entry.get("sha256"), str)
         and (entry.get("bot") is None or isinstance(entry.get("bot"), str))
+        and (entry.get("person") is None or isinstance(entry.get("person"), str))
     )
 
 

@@ -5,8 +5,12 @@ scheduler checks) and "Where it lives" (credentials never reach disk: nor a back
 
 A bot's files: its settings, its memory files and `INSTRUCTIONS.md`, its journal and the records beside it (review
 marks, upkeep's last runs, capture and organize state), compaction's folder (pending proposals, backups, logs), its
-1:1 chats and the rooms it is a member of. Left out, because each is rebuilt or is not the bot's: the recall index,
-the seen-state (a cache of what the store last saw), lock files, recovery drafts, usage rows, the owner's token.
+1:1 chats and the rooms it is a member of; and every person's layer of it (docs/team-cloud.md): the layer's memory
+files, its journal and the records beside it, as the bot's own, each layer read under its own store lock. With the
+home's files, each person's own files (`people/<name>/`, About me per person). Left out, because each is rebuilt or
+is not the bot's: the recall index, the seen-state (a cache of what the store last saw), lock files, recovery
+drafts, usage rows, the owner's token, and `people.json` (the people's token hashes: a person is added again, with a
+new token, where the backup is restored).
 Each bot is read holding its store lock, so no write of the store is half in a backup; an append-only file (the
 journal, a conversation) is cut after its last whole line.
 """
@@ -27,12 +31,18 @@ from ..compact.session import INSTRUCTIONS_FILE
 from ..memory.conversations import chat_paths, read_conversation, room_paths
 from ..memory.disk import TEMP_FILE, decode, encode
 from ..memory.journal import utf8_json
+from ..memory.layers import bot_layers
 from ..memory.locks import home_lock
-from ..memory.paths import Home, MemoryInputError, NotFound
+from ..memory.paths import Home, MemoryInputError, NotFound, layer_id, validate_person_name
 from ..memory.store import MemoryStore
 from ..team.storage import teams_dir, teams_read
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # the newest this reads and writes: 2 holds people's layers and files (`person` on an entry)
+PLAIN_VERSION = 1  # a backup without any person's file is written as version 1, which an older omb-tui reads
+PEOPLE_DIR = "people"  # `people/<name>/`: a person's own files of the home (About me per person)
+PEOPLE_FILE = "people.json"  # the people's token hashes: never in a backup
+# A file of a person's folder a backup takes and a restore puts back: a plain name ending in .md or .json.
+_PERSON_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*\.(?:md|json)")
 APPEND_ONLY = (".ndjson",)  # written by appends: what follows the last newline is a line still being written
 LEFT_OUT_SUFFIXES = (".lock", ".seen.json")  # beside a bot's journal: locks, and the seen-state (a cache)
 # A key of config.json that holds a secret (and not the name of the variable that does): never exported. An auth
@@ -51,19 +61,22 @@ class BackupRefused(MemoryInputError):
 
 @dataclass(frozen=True)
 class BackupFile:
-    """One file of a backup: where it lives under the home (POSIX), its bytes, and the bot it belongs to (None: a
-    file of the home, such as About me or a team)."""
+    """One file of a backup: where it lives under the home (POSIX), its bytes, the bot it belongs to (None: a
+    file of the home, such as About me or a team), and the person whose it is (a file of their layer of that bot,
+    or of their own folder `people/<name>/`; None for every other file)."""
 
     path: str
     data: bytes
     bot: str | None = None
+    person: str | None = None
 
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
 
     def manifest_entry(self) -> dict:
-        return {"path": self.path, "sha256": self.sha256, "bytes": len(self.data), "bot": self.bot}
+        entry = {"path": self.path, "sha256": self.sha256, "bytes": len(self.data), "bot": self.bot}
+        return entry if self.person is None else {**entry, "person": self.person}
 
 
 @dataclass
@@ -100,6 +113,46 @@ def bot_file_paths(home: Home, bot_id: str) -> list[Path]:
     return [p for p in paths if _regular_file(p)]
 
 
+def layer_file_paths(home: Home, workspace_id: str) -> list[Path]:
+    """Every file of a person's layer a backup holds: its memory files, its journal and the records beside it."""
+    paths = [mp.path for mp in home.memory_files(workspace_id)]
+    if home.journal_dir.is_dir():  # `scout--member-dana.*`: a dot ends the name, so no other person's layer
+        paths += sorted(p for p in home.journal_dir.glob(f"{workspace_id}.*") if not p.name.endswith(LEFT_OUT_SUFFIXES))
+    return [p for p in paths if _regular_file(p)]
+
+
+def is_person_file_name(name: str) -> bool:
+    """A file of `people/<name>/` a backup takes and a restore puts back (a plain .md or .json name)."""
+    return _PERSON_FILE.fullmatch(name) is not None
+
+
+def person_file_paths(home: Home, collected: Collected) -> list[tuple[str, Path]]:
+    """(person, file) for each person's own files under `people/<name>/`; anything else there (a link, a folder, a
+    name no person or file of theirs can have) is never read, and said as left out."""
+    folder = home.root / PEOPLE_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    found = []
+    for person_dir in sorted(folder.iterdir()):
+        if not _person_folder(person_dir):
+            collected.left_out.append(f"{home_path(home, person_dir)}: not a person's folder")
+            continue
+        for path in sorted(person_dir.iterdir()):
+            if _regular_file(path) and is_person_file_name(path.name):
+                found.append((person_dir.name, path))
+            elif not TEMP_FILE.match(path.name):
+                collected.left_out.append(f"{home_path(home, path)}: not a file omb-tui keeps for a person")
+    return found
+
+
+def _person_folder(path: Path) -> bool:
+    try:
+        validate_person_name(path.name)
+    except MemoryInputError:
+        return False
+    return path.is_dir() and not path.is_symlink()
+
+
 def room_file_paths(home: Home, bot_ids: list[str]) -> list[Path]:
     """The rooms any of the bots is a member of: files of the home, held once however many of them are members."""
     return [p for p in room_paths(home) if _regular_file(p) and any(_is_member(p, bot) for bot in bot_ids)]
@@ -129,8 +182,9 @@ def team_file_paths(home: Home) -> list[Path]:
 
 # ----- reading -----
 def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
-    """Read every bot's files (each bot under its store lock) and, `with_home`, the home's; every text scrubbed of
-    credentials, config.json of keys. The caller holds backup.lock (`archive.backup_lock_held`)."""
+    """Read every bot's files (each bot under its store lock, then each person's layer of it under the layer's) and,
+    `with_home`, the home's and each person's own; every text scrubbed of credentials, config.json of keys, and
+    never people.json. The caller holds backup.lock (`archive.backup_lock_held`)."""
     for bot_id in bot_ids:
         if not home.has_bot(bot_id):
             raise NotFound(f"There is no bot '{bot_id}' in {home.root}.")
@@ -143,6 +197,8 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
             store.sync_outside_changes()
             for path in bot_file_paths(home, bot_id):
                 _add(collected, home, path, bot_id)
+        for person in bot_layers(home, bot_id):
+            _add_layer(collected, home, bot_id, person)
     for path in room_file_paths(home, bot_ids):
         _add(collected, home, path, None)
     if with_home:
@@ -150,6 +206,13 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
             for path in (home.about_me_path, home.profile_learned_path):
                 if _regular_file(path):
                     _add(collected, home, path, None)
+            for person, path in person_file_paths(home, collected):
+                _add(collected, home, path, None, person)
+            if (home.root / PEOPLE_FILE).exists():
+                collected.left_out.append(
+                    f"{PEOPLE_FILE}: it holds the people's token hashes; where the backup is restored, add each "
+                    "person again (`omb-tui people add NAME`, a new token) and their layers are theirs again"
+                )
         with teams_read(home):  # no teams: no lock taken, and no teams/ folder made by a backup
             for path in team_file_paths(home):
                 _add(collected, home, path, None)
@@ -158,7 +221,16 @@ def collect(home: Home, bot_ids: list[str], *, with_home: bool) -> Collected:
     return collected
 
 
-def _add(collected: Collected, home: Home, path: Path, bot_id: str | None) -> None:
+def _add_layer(collected: Collected, home: Home, bot_id: str, person: str) -> None:
+    """The person's layer of the bot, read as a bot is: under its own store lock, after a look."""
+    store = MemoryStore(home, layer_id(bot_id, person))
+    with store.locked():
+        store.sync_outside_changes()
+        for path in layer_file_paths(home, store.bot_id):
+            _add(collected, home, path, bot_id, person)
+
+
+def _add(collected: Collected, home: Home, path: Path, bot_id: str | None, person: str | None = None) -> None:
     try:
         data = _read_whole(path)
     except FileNotFoundError:  # gone between the listing and the read (a topic renamed): not in this backup
@@ -167,7 +239,7 @@ def _add(collected: Collected, home: Home, path: Path, bot_id: str | None) -> No
     rel = home_path(home, path)
     if scrubbed != data:
         collected.redacted.append(rel)
-    collected.files.append(BackupFile(rel, scrubbed, bot_id))
+    collected.files.append(BackupFile(rel, scrubbed, bot_id, person))
 
 
 def _read_whole(path: Path) -> bytes:

@@ -4,9 +4,10 @@ Spec: memory.md, "The helper model" ("Keeping one bot off the helper": "a copy m
 and "The journal" (an import is a row by who "import"). docs/backup.md says what a copy holds and what it does not.
 
 The copy has the bot's settings (every key, `helperModel` too) under its own name, and its memory files and
-`INSTRUCTIONS.md` byte for byte. It has no conversations, no rooms, no teams, no compaction records, and no journal
-history: its journal starts with one import row per memory file it was given (MEMORY.md first), each noting which
-bot it was copied from, so each can be undone alone.
+`INSTRUCTIONS.md` byte for byte. It has no conversations, no rooms, no teams, no compaction records, no person's
+layer (people's notes are theirs, not the bot's: docs/team-cloud.md), and no journal history: its journal starts
+with one import row per memory file it was given (MEMORY.md first), each noting which bot it was copied from, so
+each can be undone alone.
 The bot is read under its store lock, so the copy is never half of one of its writes.
 """
 

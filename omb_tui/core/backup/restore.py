@@ -13,6 +13,12 @@ files, journal and seen-state are copied into the stage first: its journal befor
 `<bot>.replaced-<time>.ndjson`, a replaced file's earlier text is in its import row, and a memory file the backup
 does not hold is deleted (MEMORY.md emptied) through the store. About me goes through the store as well, an import
 row of the first bot restored. Then the stage moves into the home, whole.
+
+A person's layer of a bot (`workspaces/<bot>--member-<person>/`, docs/team-cloud.md) comes back with its bot and
+only with it, the same way: its journal and records whole, each memory file an import row in the layer's own
+journal, under the layer's store lock; restored `--as NEW_ID`, it becomes `NEW_ID--member-<person>`. A layer the
+home already has is replaced only with --replace, kept as a bot is. A person's own files (`people/<name>/`) are
+files of the home: they come back with everything.
 """
 
 from __future__ import annotations
@@ -39,10 +45,22 @@ from ..memory.conversations import header_from_json, validate_conversation_id
 from ..memory.disk import atomic_write_bytes, decode, make_private_dirs
 from ..memory.journal import WHO_IMPORT, DamagedLine, decode_line
 from ..memory.locks import home_lock
-from ..memory.paths import FileKind, Home, MemoryInputError, classify, quoted, refuse_links, validate_bot_id
+from ..memory.paths import (
+    FileKind,
+    Home,
+    MemoryInputError,
+    classify,
+    layer_id,
+    quoted,
+    refuse_links,
+    split_layer,
+    validate_bot_id,
+    validate_person_name,
+)
+from ..memory.people import list_people
 from ..memory.store import ABOUT_ME_REL, MemoryStore
 from .archive import BadBackup, Opened, backup_lock_held
-from .contents import scrub
+from .contents import PEOPLE_DIR, is_person_file_name, scrub
 from .stage import bots_locked, commit, finish_unfinished, new_stage, stage_of
 
 HOW_RESTORE = "restored from a backup"
@@ -75,18 +93,29 @@ class RestoreRefused(MemoryInputError):
 
 @dataclass(frozen=True)
 class Placed:
-    """Where one file of the backup goes: its path in the home, the bot it belongs to (None: the home's), and for a
-    memory file its path in the workspace (written through the store)."""
+    """Where one file of the backup goes: its path in the home, the bot it belongs to (None: the home's), for a
+    memory file its path in the workspace (written through the store), and the person whose file it is (of their
+    layer of the bot, or of their folder)."""
 
     target: str
     data: bytes
     bot: str | None
     memory_rel: str | None = None
+    person: str | None = None
+
+    @property
+    def workspace_id(self) -> str | None:
+        """The store this file is written through: the bot's own, or the person's layer of it."""
+        if self.bot is None:
+            return None
+        return self.bot if self.person is None else layer_id(self.bot, self.person)
 
 
 @dataclass
 class RestoreReport:
     bots: list[dict] = field(default_factory=list)  # {bot, from, files, import_rows, replaced}
+    layers: list[dict] = field(default_factory=list)  # {bot, person, from, files, import_rows, replaced}
+    people_to_add: list[str] = field(default_factory=list)  # a layer came back for them; no person of this home
     home_files: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # files the home already had, left as they were (rooms)
     environment: list[str] = field(default_factory=list)
@@ -96,6 +125,8 @@ class RestoreReport:
     def to_dict(self) -> dict:
         return {
             "bots": self.bots,
+            "layers": self.layers,
+            "people_to_add": self.people_to_add,
             "home_files": self.home_files,
             "kept": self.kept,
             "environment": self.environment,
@@ -104,28 +135,29 @@ class RestoreReport:
         }
 
 
-def place(path: str, bot: str | None, target_bot: str | None) -> Placed | None:
+def place(path: str, bot: str | None, target_bot: str | None, person: str | None = None) -> Placed | None:
     """Where a file of the backup goes in the home, with its bot's id changed to `target_bot`; None when the path
-    is not a file of an omb-tui home (the caller refuses the backup)."""
+    is not a file of an omb-tui home (the caller refuses the backup). A person's file must lie where the manifest's
+    person says: their layer of that bot (`workspaces/<bot>--member-<person>/`, its journal), or their folder."""
     parts = path.split("/")
     if bot is None:
+        if person is not None:
+            return _person_file(parts, person)
         if path in HOME_FILES or _TEAM_FILE.fullmatch(path):
             return Placed(path, b"", None)
         if len(parts) == 3 and parts[:2] == ["conversations", "rooms"] and _conversation_file(parts[2]):
             return Placed(path, b"", None)
         return None
     new = target_bot or bot
+    if person is not None:
+        return _layer_file(parts, bot, new, person)
     if path == f"bots/{bot}.json":
         return Placed(f"bots/{new}.json", b"", new)
-    if parts[:2] == ["workspaces", bot] and len(parts) > 2:
-        rel = "/".join(parts[2:])
-        if rel == INSTRUCTIONS_FILE:
-            return Placed(f"workspaces/{new}/{rel}", b"", new)
-        try:
-            norm, _kind = classify(rel)
-        except MemoryInputError:
-            return None
-        return Placed(f"workspaces/{new}/{norm}", b"", new, memory_rel=norm) if norm == rel else None
+    if parts[:2] == ["workspaces", bot] and parts[2:] == [INSTRUCTIONS_FILE]:
+        return Placed(f"workspaces/{new}/{INSTRUCTIONS_FILE}", b"", new)
+    spot = _workspace_file(parts, bot, new, new)
+    if spot is not None:
+        return spot
     if len(parts) == 2 and parts[0] == "memory-journal":
         side = _JOURNAL_SIDE.fullmatch(parts[1])
         if side is None or side["bot"] != bot or not _journal_record(side["rest"]):
@@ -135,6 +167,43 @@ def place(path: str, bot: str | None, target_bot: str | None) -> Placed | None:
         return Placed("/".join([COMPACT_DIR, new, *parts[2:]]), b"", new)
     if len(parts) == 4 and parts[:3] == ["conversations", "chats", bot] and _conversation_file(parts[3]):
         return Placed(f"conversations/chats/{new}/{parts[3]}", b"", new)
+    return None
+
+
+def _workspace_file(parts: list[str], old: str, new: str, bot: str, person: str | None = None) -> Placed | None:
+    """A memory file of the workspace `old` (a bot's or a layer's), placed in the workspace `new`."""
+    if parts[:2] != ["workspaces", old] or len(parts) < 3:
+        return None
+    rel = "/".join(parts[2:])
+    try:
+        norm, _kind = classify(rel)
+    except MemoryInputError:
+        return None
+    return Placed(f"workspaces/{new}/{norm}", b"", bot, memory_rel=norm, person=person) if norm == rel else None
+
+
+def _layer_file(parts: list[str], bot: str, new: str, person: str) -> Placed | None:
+    """A file of the person's layer of `bot`, placed in their layer of `new`: a memory file, the layer's journal or
+    a record beside it. Nothing else is ever a layer's."""
+    try:
+        old, renamed = layer_id(bot, person), layer_id(new, person)
+    except MemoryInputError:  # a person no home can have
+        return None
+    spot = _workspace_file(parts, old, renamed, new, person)
+    if spot is not None or len(parts) != 2 or parts[0] != "memory-journal" or not parts[1].startswith(old):
+        return spot
+    rest = parts[1][len(old) :]
+    return Placed(f"memory-journal/{renamed}{rest}", b"", new, person=person) if _journal_record(rest) else None
+
+
+def _person_file(parts: list[str], person: str) -> Placed | None:
+    """A file of the person's own folder (`people/<person>/about-me.md`): a plain .md or .json name, one level."""
+    try:
+        validate_person_name(person)
+    except MemoryInputError:
+        return None
+    if len(parts) == 3 and parts[:2] == [PEOPLE_DIR, person] and is_person_file_name(parts[2]):
+        return Placed("/".join(parts), b"", None, person=person)
     return None
 
 
@@ -191,7 +260,7 @@ def plan(home: Home, opened: Opened, bots: Sequence[str], as_id: str | None, rep
             raise BadBackup(f"The backup's manifest gives {quoted(path)} to a bot it does not hold; it is damaged.")
         if bot is not None and bot not in targets or bot is None and not _wanted(path, data, whole, as_id, chosen):
             continue
-        spot = place(path, bot, targets.get(bot) if bot else None)
+        spot = place(path, bot, targets.get(bot) if bot else None, opened.person_of(path))
         if spot is None:
             raise BadBackup(
                 f"The backup holds {quoted(path)}, which is not a file of an omb-tui home; nothing was restored."
@@ -202,8 +271,24 @@ def plan(home: Home, opened: Opened, bots: Sequence[str], as_id: str | None, rep
                 "alone with --bot."
             )
         refuse_links(home.root / spot.target)
-        placed.append(Placed(spot.target, data, spot.bot, spot.memory_rel))
+        placed.append(Placed(spot.target, data, spot.bot, spot.memory_rel, spot.person))
+    for bot, person in layers_of(placed):
+        if not replace and has_workspace(home, layer_id(bot, person)):  # left by a bot removed before, say
+            raise RestoreRefused(
+                f"{home.root} already has {person}'s layer of {quoted(bot)}: restore with --replace to replace it "
+                "(what it had is journaled and can be undone), or with --as NEW_ID to restore the bot beside it."
+            )
     return placed
+
+
+def layers_of(placed: Sequence[Placed]) -> list[tuple[str, str]]:
+    """(bot, person) of each person's layer the placed files make, by bot then person."""
+    return sorted({(spot.bot, spot.person) for spot in placed if spot.bot is not None and spot.person is not None})
+
+
+def has_workspace(home: Home, workspace_id: str) -> bool:
+    """Whether the home has anything of this workspace: its folder or its journal."""
+    return home.workspace(workspace_id).exists() or home.journal_path(workspace_id).exists()
 
 
 def _is_room(path: str) -> bool:
@@ -241,24 +326,39 @@ def restore(
     placed = plan(home, opened, bots, as_id, replace)
     report = RestoreReport(environment=list(opened.manifest.environment), finished=finished)
     renamed = {b: as_id or b for b in (bots or opened.manifest.bots)}
-    with backup_lock_held(home), bots_locked(home, list(renamed.values())):  # upkeep and writers wait
+    layers = layers_of(placed)
+    layer_ids = [layer_id(bot, person) for bot, person in layers]
+    with backup_lock_held(home), bots_locked(home, list(renamed.values()), layer_ids):  # upkeep and writers wait
         staged = new_stage(home)
         deleted: list[str] = []
         for source, target in renamed.items():
-            own = [p for p in placed if p.bot == target]
-            replaced = home.has_bot(target)
-            if replaced:
-                copy_bot(home, staged, target)
-            report.bots.append(_restore_bot(staged, source, target, own, replaced))
-            if replaced:
-                deleted += [mp_rel for mp_rel in _memory_rels(home, target) if not (staged.root / mp_rel).exists()]
+            own = [p for p in placed if p.bot == target and p.person is None]
+            entry, gone = _restore_workspace(home, staged, target, own, replaced=home.has_bot(target))
+            report.bots.append({"bot": target, "from": source, **entry})
+            deleted += gone
+            for person in (person for bot, person in layers if bot == target):
+                lid = layer_id(target, person)
+                mine = [p for p in placed if p.workspace_id == lid]
+                entry, gone = _restore_workspace(home, staged, lid, mine, replaced=has_workspace(home, lid))
+                report.layers.append({"bot": target, "person": person, "from": source, **entry})
+                deleted += gone
         for spot in placed:
             if spot.bot is None:
                 _write_home_file(home, staged, spot, replace, report)
-        commit(home, list(renamed.values()), deleted)
+        commit(home, list(renamed.values()), deleted, layer_ids)
     if "config.json" in report.home_files:
         report.left_out_fields = list(opened.manifest.left_out_fields)
+    report.people_to_add = _people_to_add(home, sorted({person for _bot, person in layers}))
     return report
+
+
+def _people_to_add(home: Home, people: list[str]) -> list[str]:
+    """Those of `people` who are no person of this home (people.json is never in a backup): their layers wait."""
+    try:
+        known = {p.name for p in list_people(home)}
+    except MemoryInputError:  # a damaged people.json: `omb-tui people` says so
+        return people
+    return [person for person in people if person not in known]
 
 
 def finish_earlier_restore(home: Home) -> str | None:
@@ -269,29 +369,47 @@ def finish_earlier_restore(home: Home) -> str | None:
         return finish_unfinished(home)
 
 
-def _memory_rels(home: Home, bot_id: str) -> list[str]:
-    """The bot's memory files, by their path in the home."""
-    return [f"workspaces/{bot_id}/{mp.rel}" for mp in home.memory_files(bot_id)]
+def _memory_rels(home: Home, workspace_id: str) -> list[str]:
+    """The memory files of a bot (or a person's layer of one), by their path in the home."""
+    return [f"workspaces/{workspace_id}/{mp.rel}" for mp in home.memory_files(workspace_id)]
 
 
-def copy_bot(home: Home, staged: Home, bot_id: str) -> None:
-    """What a `--replace` restore reads of the bot it replaces, copied into the stage: its settings, memory files,
-    journal and seen-state, so the stage's store journals each replaced file with its earlier text."""
-    sources = [home.settings_path(bot_id), home.journal_path(bot_id), home.journal_state_path(bot_id)]
-    sources += [mp.path for mp in home.memory_files(bot_id)]
+def copy_workspace(home: Home, staged: Home, workspace_id: str) -> None:
+    """What a `--replace` restore reads of the bot (or the person's layer of one) it replaces, copied into the
+    stage: its settings, memory files, journal and seen-state, so the stage's store journals each replaced file
+    with its earlier text."""
+    sources = [home.journal_path(workspace_id), home.journal_state_path(workspace_id)]
+    sources += [mp.path for mp in home.memory_files(workspace_id)]
+    bot_id, person = split_layer(workspace_id)
+    if person is None:  # a layer has no settings of its own
+        sources.append(home.settings_path(bot_id))
     for source in sources:
         if source.is_file() and not source.is_symlink():
             target = staged.root / source.relative_to(home.root)
             make_private_dirs(target.parent)
             shutil.copy2(source, target)
-    blobs = home.journal_state_path(bot_id).with_suffix("")  # the seen-state's kept texts
+    blobs = home.journal_state_path(workspace_id).with_suffix("")  # the seen-state's kept texts
     if blobs.is_dir() and not blobs.is_symlink():
         shutil.copytree(blobs, staged.root / blobs.relative_to(home.root), symlinks=True)
 
 
-def _restore_bot(staged: Home, source: str, target: str, placed: list[Placed], replaced: bool) -> dict:
-    """The bot written into the stage: its files whole and redacted, each memory file through the stage's store as
-    an import row (its journal is the bot's, moved into place with it)."""
+def _restore_workspace(
+    home: Home, staged: Home, workspace_id: str, placed: list[Placed], *, replaced: bool
+) -> tuple[dict, list[str]]:
+    """A bot (or a person's layer of one) written into the stage, its earlier self copied there first when it is
+    `replaced`: what the report says of it, and the memory files of the home the move deletes."""
+    if replaced:
+        copy_workspace(home, staged, workspace_id)
+    entry = _write_into_stage(staged, workspace_id, placed, replaced)
+    if not replaced:
+        return entry, []
+    gone = [rel for rel in _memory_rels(home, workspace_id) if not (staged.root / rel).exists()]
+    return entry, gone
+
+
+def _write_into_stage(staged: Home, target: str, placed: list[Placed], replaced: bool) -> dict:
+    """The bot (or the person's layer of one) written into the stage: its files whole and redacted, each memory
+    file through the stage's store as an import row (its journal is its own, moved into place with it)."""
     store = MemoryStore(staged, target)
     actor = Actor(WHO_IMPORT, HOW_RESTORE)
     import_rows = 0
@@ -320,7 +438,7 @@ def _restore_bot(staged: Home, source: str, target: str, placed: list[Placed], r
                     else:
                         store.delete(mp.rel, actor)
                     import_rows += 1
-    return {"bot": target, "from": source, "files": len(placed), "import_rows": import_rows, "replaced": replaced}
+    return {"files": len(placed), "import_rows": import_rows, "replaced": replaced}
 
 
 def _journal_for(data: bytes, bot_id: str) -> bytes:

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..memory.disk import TEMP_FILE, atomic_write_bytes, fsync_dir, make_private_dirs
 from ..memory.journal import utf8_json
 from ..memory.locks import held_exclusively, home_lock
-from ..memory.paths import Home, quoted, validate_bot_id
+from ..memory.paths import Home, MemoryInputError, quoted, split_layer, validate_bot_id
 from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..schedule import backup_lock_path
@@ -47,9 +47,10 @@ def new_stage(home: Home) -> Home:
     return stage
 
 
-def commit(home: Home, bots: Sequence[str], deleted: Sequence[str]) -> None:
-    """The stage is whole: record what moving it means (atomic), then move it. Call with the bots' locks held."""
-    record = {"bots": list(bots), "delete": list(deleted)}
+def commit(home: Home, bots: Sequence[str], deleted: Sequence[str], layers: Sequence[str] = ()) -> None:
+    """The stage is whole: record what moving it means (atomic), then move it. Call with the bots' locks held, and
+    those of the people's layers it restores (`<bot>--member-<person>`)."""
+    record = {"bots": list(bots), "layers": list(layers), "delete": list(deleted)}
     atomic_write_bytes(stage_of(home).root / MOVES_FILE, (utf8_json(record) + "\n").encode("utf-8"))
     move_into_place(home, record)
 
@@ -112,7 +113,8 @@ def finish_unfinished(home: Home) -> str | None:
             return None
         return "A restore stopped before it put anything in place; what it had staged was removed."
     bots = [b for b in record.get("bots", []) if isinstance(b, str)]
-    with bots_locked(home, bots):
+    layers = [lid for lid in record.get("layers", []) if _is_layer(lid)]
+    with bots_locked(home, bots, layers):
         move_into_place(home, record)
     named = ", ".join(quoted(b) for b in bots) or "the home's files"
     return f"A restore of {named} was stopped while it put {plural(len(bots), 'bot')} in place; it is finished now."
@@ -126,13 +128,25 @@ def _record(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def _is_layer(workspace_id: object) -> bool:
+    try:
+        return isinstance(workspace_id, str) and split_layer(workspace_id)[1] is not None
+    except MemoryInputError:
+        return False
+
+
 @contextlib.contextmanager
-def bots_locked(home: Home, bots: Sequence[str]) -> Iterator[None]:
-    """Every bot's store lock, in one order (by id), held for the block: nothing writes them meanwhile."""
+def bots_locked(home: Home, bots: Sequence[str], layers: Sequence[str] = ()) -> Iterator[None]:
+    """Every bot's store lock, then every person's layer's (`<bot>--member-<person>`), each in one order (by id),
+    held for the block: nothing writes them meanwhile. A bot's lock is taken before any layer's."""
     with contextlib.ExitStack() as stack:
         for bot in sorted(set(bots)):
             validate_bot_id(bot)
             stack.enter_context(MemoryStore(home, bot).locked())
+        for layer in sorted(set(layers)):
+            if not _is_layer(layer):
+                raise ValueError(f"{layer!r} is not a person's layer of a bot")
+            stack.enter_context(MemoryStore(home, layer).locked())
         yield
 
 

@@ -7,8 +7,9 @@ does not carry this one") and "Shared team memory integrity". docs/backup.md say
 
 A package holds, for each member bot, a settings file with its name alone (no engine, instance, switches or
 `helperModel`) and its `INSTRUCTIONS.md`; and the team with its accepted notes only (no history, no pending cards, no
-deleted notes). No memory file, no About me, no conversation. Importing a package makes its bots new and the team
-new: a home that already has one of those bots, or a team by that key or name, is refused, and nothing is written.
+deleted notes). No memory file, no About me, no conversation, no person's layer nor token. Importing a package makes
+its bots new and the team new: a home that already has one of those bots, or a team by that key or name, is
+refused, and nothing is written. A team backup holds its bots whole, as `backup --bot` does: people's layers too.
 """
 
 from __future__ import annotations
