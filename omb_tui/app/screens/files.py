@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
@@ -37,6 +36,7 @@ from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
 from .files_drafts import RecoveryDrafts, offer_back
+from .files_keys import BINDINGS
 from .files_listing import (
     EDITABLE_KINDS,
     BotFiles,
@@ -71,87 +71,7 @@ class FilesScreen(BotScreen):
         "room. Topic files load when recall finds them, by their name, description and words."
     )
     CSS_PATH = style_path("files.tcss")
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
-        Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
-        # Rename stays out of the footer so Quit and Help fit in 80 columns; F1 lists it.
-        Binding(
-            "f2",
-            "rename_topic",
-            "Rename",
-            show=False,
-            id="rename-topic",
-            tooltip="Rename the open topic, or in the list the highlighted one",
-        ),
-        Binding(
-            "f8,delete",
-            "delete_file",
-            "Delete",
-            id="delete-file",
-            tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only be emptied)",
-        ),
-        Binding(
-            "ctrl+o",
-            "external_editor",
-            "$EDITOR",
-            id="external-editor",
-            tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes",
-        ),
-        Binding(
-            "ctrl+r",
-            "reload_file",
-            "Reload",
-            show=False,
-            id="reload-file",
-            tooltip="Read the file again from disk (asks first if you have unsaved changes)",
-        ),
-        # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
-        # Ctrl+F and F5 move the keys out of the editor: priority, so they act before the keys typed right
-        # after them are handed to the editor (a key bound lower down is run only once the editor passes it on).
-        Binding(
-            "ctrl+f",
-            "find",
-            "Find",
-            show=False,
-            priority=True,
-            id="find",
-            tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it",
-        ),
-        Binding(
-            "f5",
-            "kept_draft",
-            "Your draft",
-            show=False,
-            priority=True,
-            id="kept-draft",
-            tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
-            "or back to the editor",
-        ),
-        # Enter in the list and Escape in the editor move the keys too, and are priority for the same reason: over a
-        # slow link, Enter and the words typed after it arrive in one read, and the words belong in the note.
-        Binding(
-            "enter",
-            "enter_file",
-            "Edit",
-            show=False,
-            priority=True,
-            id="enter-file",
-            tooltip="Into the highlighted file's editor",
-        ),
-        Binding(
-            "escape", "focus_list", "Files", show=False, priority=True, id="focus-list", tooltip="Back to the file list"
-        ),
-        # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
-        Binding(
-            "m",
-            "make_room",
-            "Make room",
-            show=False,
-            id="make-room",
-            tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
-            "everything loads; shows them first",
-        ),
-    ]
+    BINDINGS = BINDINGS
     DRAFT_DELAY = 1.0  # seconds after typing stops before the recovery draft is written
 
     def __init__(self) -> None:
