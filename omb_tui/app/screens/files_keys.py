@@ -17,6 +17,16 @@ BINDINGS = [
         id="rename-topic",
         tooltip="Rename the open topic, or in the list the highlighted one",
     ),
+    # Shown only on a person's layer's file (docs/team-cloud.md, "The app"): it opens read-only, and this key, never
+    # a letter typed into the read-only editor, opens it for editing (L for layer; F4 is the editor's wrap).
+    Binding(
+        "ctrl+l",
+        "edit_layer",
+        "Edit layer",
+        id="edit-layer",
+        tooltip="Open the person's layer file (the open one, or in the list the highlighted one) for editing; "
+        "a save is journaled as yours, in the layer's journal",
+    ),
     Binding(
         "f8,delete",
         "delete_file",
