@@ -130,3 +130,27 @@ def test_changes_refuses_an_unknown_bot_and_a_bad_time_in_one_sentence(run_cli):
 
 def test_nothing_changed_is_one_line(home, run_cli):
     assert run_cli("changes", "--since", "1h").out.startswith("Nothing changed since ")
+
+
+def test_a_persons_layer_is_listed_with_its_bot_each_group_naming_the_person(home, run_cli):
+    from omb_tui.core.memory.layers import layer_store
+    from omb_tui.core.memory.people import add_person
+    from omb_tui.core.review.changes import changes, mark_groups
+    from omb_tui.core.review.marks import load_marks
+
+    ours = append(MemoryStore(home, "scout"), "- the team ships on Fridays", PERSON)
+    add_person(home, "dana")
+    dana = layer_store(home, "scout", "dana")
+    turn = append(dana, "- Dana prefers bullet points", Actor(WHO_BOT, HOW_TASK, chat="Standup", run="turn-1"))
+    (bot,) = changes(home).bots
+    by_row = {change.id: group for group in bot.groups for change in group.changes}
+    assert by_row[ours].person is None and by_row[turn].person == "dana"
+    assert by_row[turn].who == 'scout in chat "Standup", in dana\'s layer' and not by_row[turn].reviewed
+    assert mark_groups(home, [by_row[turn]]) == 1  # marked in the layer's own marks
+    assert load_marks(home, "scout--member-dana").has_run("turn-1") and not load_marks(home, "scout").runs
+    out = run_cli("changes", "--json")
+    (listed,) = json.loads(out.out)["bots"]
+    people = {group["person"]: group["changes"][0]["id"] for group in listed["groups"]}
+    assert listed["bot"] == "scout" and people == {None: ours, "dana": turn}
+    text = run_cli("changes").out
+    assert "in dana's layer" in text

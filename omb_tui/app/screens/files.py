@@ -9,26 +9,28 @@ since over SSH no file manager can be opened; nothing unredacted is ever written
 The screen shows the list and the open file, and owns the keys and their workers; beside it, one job each:
 files_listing (what the list reads), files_saving (a save with the hash, and the conflict), files_drafts
 (nothing typed is lost: recovery drafts outside the workspace, offered back when the file next opens) and
-files_operations (new topic, rename, delete, make room, and $EDITOR on a private copy).
+files_operations (new topic, rename, delete, make room, and $EDITOR on a private copy). Under the bot's own files,
+each person's layer of it, read-only until Ctrl+L opens one for editing (files_layers; docs/team-cloud.md, "The app").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static, TextArea
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import OptionDoesNotExist
 from textual.worker import get_current_worker
 
 from ...core.memory.budget import gauge, read_topic_info
 from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
-from ...core.memory.paths import MEMORY_FILE, FileKind
+from ...core.memory.paths import MEMORY_FILE, FileKind, layer_id
+from ...core.memory.store import MemoryStore
 from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
@@ -37,12 +39,16 @@ from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
 from .files_drafts import RecoveryDrafts, offer_back
+from .files_keys import BINDINGS
+from .files_layers import file_key, layer_read_only, layer_state, split_key, store_of
 from .files_listing import (
     EDITABLE_KINDS,
     BotFiles,
+    Layers,
     editable_text,
-    list_label,
+    list_options,
     listed_files,
+    listed_layers,
     read_bot_files,
 )
 from .files_operations import (
@@ -53,6 +59,8 @@ from .files_operations import (
     rename_topic,
 )
 from .files_saving import close_kept_draft_once_agreed, save_edits, save_text
+
+T = TypeVar("T")
 
 
 class FilesRead(Message, bubble=False):
@@ -71,93 +79,16 @@ class FilesScreen(BotScreen):
         "room. Topic files load when recall finds them, by their name, description and words."
     )
     CSS_PATH = style_path("files.tcss")
-    BINDINGS = [
-        Binding("ctrl+s", "save", "Save", id="save", tooltip="Save; refused if the bot changed the file meanwhile"),
-        Binding("ctrl+n", "new_topic", "New topic", id="new-topic", tooltip="Create memory/<name>.md"),
-        # Rename stays out of the footer so Quit and Help fit in 80 columns; F1 lists it.
-        Binding(
-            "f2",
-            "rename_topic",
-            "Rename",
-            show=False,
-            id="rename-topic",
-            tooltip="Rename the open topic, or in the list the highlighted one",
-        ),
-        Binding(
-            "f8,delete",
-            "delete_file",
-            "Delete",
-            id="delete-file",
-            tooltip="Delete the open topic or log, or in the list the highlighted one (MEMORY.md can only be emptied)",
-        ),
-        Binding(
-            "ctrl+o",
-            "external_editor",
-            "$EDITOR",
-            id="external-editor",
-            tooltip="Edit a private copy in $EDITOR; saved like Ctrl+S when it closes",
-        ),
-        Binding(
-            "ctrl+r",
-            "reload_file",
-            "Reload",
-            show=False,
-            id="reload-file",
-            tooltip="Read the file again from disk (asks first if you have unsaved changes)",
-        ),
-        # Ctrl+F: Textual's TextArea leaves it free, and every terminal sends it (F3 steps on, as elsewhere).
-        # Ctrl+F and F5 move the keys out of the editor: priority, so they act before the keys typed right
-        # after them are handed to the editor (a key bound lower down is run only once the editor passes it on).
-        Binding(
-            "ctrl+f",
-            "find",
-            "Find",
-            show=False,
-            priority=True,
-            id="find",
-            tooltip="Find in the file: Enter, F3 or ↓ the next match, ↑ the previous, Escape back at it",
-        ),
-        Binding(
-            "f5",
-            "kept_draft",
-            "Your draft",
-            show=False,
-            priority=True,
-            id="kept-draft",
-            tooltip="Into your draft kept after Reload (d compares it with the editor, x closes it), "
-            "or back to the editor",
-        ),
-        # Enter in the list and Escape in the editor move the keys too, and are priority for the same reason: over a
-        # slow link, Enter and the words typed after it arrive in one read, and the words belong in the note.
-        Binding(
-            "enter",
-            "enter_file",
-            "Edit",
-            show=False,
-            priority=True,
-            id="enter-file",
-            tooltip="Into the highlighted file's editor",
-        ),
-        Binding(
-            "escape", "focus_list", "Files", show=False, priority=True, id="focus-list", tooltip="Back to the file list"
-        ),
-        # A letter, so it acts from the list and never while typing; the gauge names it when lines are cut.
-        Binding(
-            "m",
-            "make_room",
-            "Make room",
-            show=False,
-            id="make-room",
-            tooltip="Move entries of MEMORY.md to the archive (struck, expired, then the oldest) until "
-            "everything loads; shows them first",
-        ),
-    ]
+    BINDINGS = BINDINGS
     DRAFT_DELAY = 1.0  # seconds after typing stops before the recovery draft is written
 
     def __init__(self) -> None:
         super().__init__()
         self.current: FileSnapshot | None = None
         self.files: list[tuple[str, FileKind]] = []
+        self.layer_files: Layers = {}  # each person's layer of the bot, listed under the bot's own files
+        self.layer_person: str | None = None  # whose layer the open file is of (None: the bot's own)
+        self.editing_layer = False  # the open layer file was opened for editing (Ctrl+L); else it is read-only
         self.set_aside_draft: str | None = None  # your draft, shown below the bot's version after Reload
         self.set_aside_draft_rel: str | None = None  # the file it was typed in
         self.bot_name = ""
@@ -210,12 +141,27 @@ class FilesScreen(BotScreen):
     def unsaved_draft(self) -> str | None:
         if not self.modified:
             return None
-        return f"{self.bot_name or self.app.bot_id}'s {self.current.rel}"
+        layer = f" ({self.layer_person}'s layer)" if self.layer_person else ""
+        return f"{self.bot_name or self.app.bot_id}'s {self.current.rel}{layer}"
 
     # ----- state -----
     @property
     def editor(self) -> MemoryEditor:
         return self._editor
+
+    @property
+    def workspace_id(self) -> str:
+        """The open file's workspace: the bot's, or the person's layer of it (its recovery drafts are kept apart)."""
+        return self.app.bot_id if self.layer_person is None else layer_id(self.app.bot_id, self.layer_person)
+
+    @property
+    def open_key(self) -> str | None:
+        return file_key(self.layer_person, self.current.rel) if self.current else None
+
+    async def in_open_store(self, call: Callable[[MemoryStore], T], *, writing: bool = False) -> T:
+        """call(the open file's store: the bot's, or the person's layer's) in a thread, as `in_thread`."""
+        person = self.layer_person
+        return await self.in_thread(lambda bot: call(store_of(bot, person, writing=writing)))
 
     @property
     def modified(self) -> bool:
@@ -225,7 +171,14 @@ class FilesScreen(BotScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = self.current.kind if self.current else None
-        if action in ("save", "external_editor"):
+        in_layer = self.target_in_layer()
+        if action == "edit_layer":  # (out of the footer on a home without layers: the bot's files look as always)
+            return in_layer and not (self.editing_layer and self.highlighted_in_list() in (None, self.open_key))
+        if in_layer and action in ("external_editor", "rename_topic", "delete_file", "make_room"):
+            return False  # a layer's file is edited and saved, nothing more (docs/team-cloud.md, "The app")
+        if action == "save":
+            return (kind in EDITABLE_KINDS and (self.layer_person is None or self.editing_layer)) or None
+        if action == "external_editor":
             return kind in EDITABLE_KINDS or None
         if action == "rename_topic":
             return self.target_kind() is FileKind.TOPIC or None
@@ -255,7 +208,7 @@ class FilesScreen(BotScreen):
         """No file on screen (another bot being read, or none to show): Save and Delete are off."""
         self._focus_list = True
         self.current = None
-        self.files = []
+        self.files, self.layer_files, self.layer_person, self.editing_layer = [], {}, None, False
         self.folder = ""
         self.query_one("#file-list", OptionList).clear_options()
         self.editor.read_only = True
@@ -287,10 +240,10 @@ class FilesScreen(BotScreen):
         bot.look()  # journal edits made outside the app before showing anything
         if self._workspace_seen == bot.id and not bot.store.workspace.is_dir():
             raise BotGone(bot.id, bot.store.workspace)  # deleted while open (a new bot's is made by its first save)
-        files = listed_files(self.app.home, bot.id)
-        target = select or self._requested or (self.current.rel if self.current else MEMORY_FILE)
+        files, layers = listed_files(self.app.home, bot.id), listed_layers(self.app.home, bot.id)
+        target = select or self._requested or self.open_key or MEMORY_FILE
         worker = get_current_worker()  # a newer load (another file asked for) supersedes this one
-        read = read_bot_files(bot, files, target, self.recovery_drafts.find_for, lambda: worker.is_cancelled)
+        read = read_bot_files(bot, files, layers, target, self.recovery_drafts.find_for, lambda: worker.is_cancelled)
         if read is not None:
             self.post_message(FilesRead(read))
 
@@ -301,16 +254,19 @@ class FilesScreen(BotScreen):
         self._workspace_seen = self.app.bot_id if read.workspace_exists else None
         self.memory_on = read.memory_on
         self.folder = read.folder
-        self.files = files
+        self.files, self.layer_files = files, read.layers
         option_list = self.query_one("#file-list", OptionList)
         option_list.clear_options()
-        option_list.add_options(
-            [Option(list_label(rel, kind, rel in read.broken_topics), id=rel) for rel, kind in files]
-        )
-        if snapshot.rel == self._requested:
+        option_list.add_options(list_options(read))
+        shown = file_key(read.person, snapshot.rel)
+        if shown == self._requested:
             self._requested = None
-        index = next((i for i, (rel, _) in enumerate(files) if rel == snapshot.rel), 0)
-        option_list.highlighted = index
+        if read.person != self.layer_person:  # another workspace's file: never taken for the one open
+            self.current, self.layer_person = None, read.person
+        try:
+            option_list.highlighted = option_list.get_option_index(shown)
+        except OptionDoesNotExist:
+            option_list.highlighted = 0
         self.show_snapshot(snapshot, read.memory_text, read.draft)
         if self.focused is None or self._focus_list:
             # A freshly opened bot: the list has the keys, so the header's letters never type into a note.
@@ -323,7 +279,7 @@ class FilesScreen(BotScreen):
         from ..dialogs.conflict import row_that_made, who_changed
 
         try:
-            made_it = row_that_made(self.bot.store.journal, snapshot.rel, snapshot.hash)
+            made_it = row_that_made(store_of(self.bot, self.layer_person).journal, snapshot.rel, snapshot.hash)
         except (OSError, ValueError):
             made_it = None
         return who_changed(made_it, self.bot_name)
@@ -341,8 +297,11 @@ class FilesScreen(BotScreen):
         if self.set_aside_draft is not None and snapshot.rel != self.set_aside_draft_rel:
             self._hide_set_aside_draft()  # the draft set aside after Reload belongs to the file it was typed in
         self.current = snapshot
+        self.editing_layer = self.editing_layer and keep_place  # another file opens read-only again
         editor = self.editor
         editor.read_only = snapshot.kind.read_only or not editable_text(snapshot.text)
+        editor.read_only |= self.layer_person is not None and not self.editing_layer
+        editor.typing_refused = layer_read_only(self.layer_person) if self.layer_person else None
         shown = without_undecodable_bytes(snapshot.text)
         if editor.text != shown and keep_place:
             editor.load_text_keeping_place(shown)  # read again or saved redacted: the person's place stays
@@ -392,7 +351,11 @@ class FilesScreen(BotScreen):
                 state += " (mixed line endings become uniform)"
         else:
             state = "saved"
-        self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {self.folder}")
+        folder = self.folder
+        if self.layer_person is not None:
+            state = layer_state(self.layer_person, self.editing_layer, state)
+            folder = str(self.app.home.workspace(self.workspace_id))
+        self.query_one("#file-status", Static).update(f"{self.current.rel} · {state}\nFolder: {folder}")
 
     def _check_frontmatter(self) -> None:
         """A topic's header the index cannot read is said above the editor, with what is wrong, as you type."""
@@ -438,13 +401,39 @@ class FilesScreen(BotScreen):
     def action_enter_file(self) -> None:
         self._enter(self.highlighted_in_list())
 
-    def _enter(self, rel: str | None) -> None:
-        if rel and (self.current is None or rel != self.current.rel):
-            self.open_file(rel)
+    def _enter(self, key: str | None) -> None:
+        if key and key != self.open_key:
+            self.open_file(key)
         self.set_focus(self.editor)  # at once: the keys typed right after Enter go into the note
 
+    def action_edit_layer(self) -> None:
+        """Ctrl+L: the person's layer file (highlighted in the list, or open) opens for editing, explicitly."""
+        key = self.highlighted_in_list()
+        if key is not None and key != self.open_key:
+            self.open_file(key, for_editing=True)
+        else:
+            self._edit_layer()
+        self.set_focus(self.editor)
+
+    def _edit_layer(self) -> None:
+        if self.layer_person is not None and self.current is not None:
+            self.editing_layer = True
+            self.editor.read_only = self.current.kind.read_only or not editable_text(self.current.text)
+            self._status()
+            self.refresh_bindings()
+            self.notify(
+                f"Editing {self.layer_person}'s layer of {self.bot_name}: a save is journaled as yours, and undoable.",
+                timeout=4,
+                markup=False,
+            )
+
+    def target_in_layer(self) -> bool:
+        """The file a key acts on (highlighted in the list, else open) is of a person's layer."""
+        key = self.highlighted_in_list()
+        return split_key(key)[0] is not None if key is not None else self.layer_person is not None
+
     @work(exclusive=True, exit_on_error=False, group="open")
-    async def open_file(self, rel: str) -> None:
+    async def open_file(self, key: str, *, for_editing: bool = False) -> None:
         if self.modified:
             from ..dialogs.save_choice import SaveChoiceDialog
 
@@ -459,14 +448,19 @@ class FilesScreen(BotScreen):
                 self.recovery_drafts.discard()
             else:
                 return
-        snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, rel))
-        self.current = None
+        person, rel = split_key(key)
+        snapshot, memory_text, draft = await self.in_thread(lambda bot: self._read_file(bot, person, rel))
+        self.current, self.layer_person = None, person
         self.show_snapshot(snapshot, memory_text, draft)
+        if for_editing:
+            self._edit_layer()
 
-    def _read_file(self, bot, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
-        """(In a thread) the file, MEMORY.md's text for the gauge, and the file's recovery draft if one is kept."""
-        snapshot = bot.store.read(rel)
-        return snapshot, bot.memory_text(), self.recovery_drafts.find_for(snapshot)
+    def _read_file(self, bot, person: str | None, rel: str) -> tuple[FileSnapshot, str, Draft | None]:
+        """(In a thread) the file (of the person's layer), its MEMORY.md's text for the gauge, and the file's
+        recovery draft if one is kept."""
+        store = store_of(bot, person)
+        snapshot = store.read(rel)
+        return snapshot, store.read(MEMORY_FILE).text, self.recovery_drafts.find_for(snapshot, person)
 
     @on(TextArea.Changed, "#editor")
     def _editor_changed(self) -> None:
@@ -551,9 +545,11 @@ class FilesScreen(BotScreen):
 
     def target_kind(self) -> FileKind | None:
         """The kind of the file a key acts on: in the list, the highlighted one; anywhere else, the open one."""
-        rel = self.highlighted_in_list()
-        if rel is not None:
-            return next((kind for name, kind in self.files if name == rel), None)
+        key = self.highlighted_in_list()
+        if key is not None:
+            person, rel = split_key(key)
+            listed = self.files if person is None else self.layer_files.get(person, [])
+            return next((kind for name, kind in listed if name == rel), None)
         return self.current.kind if self.current else None
 
     @on(OptionList.OptionHighlighted, "#file-list")

@@ -18,7 +18,7 @@ from textual.timer import Timer
 
 from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft, Drafts
-from ...core.memory.paths import MemoryInputError
+from ...core.memory.paths import MemoryInputError, layer_id
 from ...core.memory.when import when_text
 from .files_listing import EDITABLE_KINDS
 
@@ -32,7 +32,8 @@ class UnsavedText(NamedTuple):
 
 
 class RecoveryDrafts:
-    """The one recovery draft a screen keeps on disk (which bot and file), its pending write, and what was offered.
+    """The one recovery draft a screen keeps on disk (which workspace, the bot's or a person's layer of it, and
+    which file), its pending write, and what was offered.
 
     Every keystroke, save and discard bumps a serial, so a slow write never lands after a newer decision; writes
     and removals take one lock, and a removal leaves a draft kept after it was decided. Both run as thread
@@ -41,7 +42,7 @@ class RecoveryDrafts:
 
     def __init__(self, screen: DraftsScreen) -> None:
         self._screen = screen
-        self._keeping: tuple[str, str] | None = None  # (bot id, file) of the draft kept on disk for the screen
+        self._keeping: tuple[str, str] | None = None  # (workspace id, file) of the draft kept on disk for the screen
         self._timer: Timer | None = None
         self._serial = 0
         self._lock = threading.Lock()
@@ -49,8 +50,8 @@ class RecoveryDrafts:
         self._offered: set[tuple[str, str, str]] = set()  # drafts offered already (bot, file, saved at)
 
     def keeps(self, rel: str | None) -> bool:
-        """The draft kept on disk for the screen is the open bot's draft of rel."""
-        return self._keeping == (self._screen.app.bot_id, rel)
+        """The draft kept on disk for the screen is the open workspace's draft of rel."""
+        return self._keeping == (self._screen.workspace_id, rel)
 
     def keep_later(self, delay: float, unsaved: Callable[[], UnsavedText | None]) -> None:
         """Typed: keep `unsaved()` delay seconds from now, unless more typing or a decision comes first."""
@@ -79,20 +80,21 @@ class RecoveryDrafts:
 
     def own(self, rel: str) -> None:
         """A draft restored into the editor: its recovery file is now the one the screen keeps."""
-        self._keeping = (self._screen.app.bot_id, rel)
+        self._keeping = (self._screen.workspace_id, rel)
 
     def remove(self, rel: str) -> None:
-        """Remove the open bot's recovery draft of rel (in a thread), unless one typed since was kept."""
-        self._remove_in_thread(self._serial, self._screen.app.bot_id, rel)
+        """Remove the open workspace's recovery draft of rel (in a thread), unless one typed since was kept."""
+        self._remove_in_thread(self._serial, self._screen.workspace_id, rel)
 
-    def find(self, rel: str) -> Draft | None:
-        """(In a thread) the open bot's recovery draft of rel, if one is kept."""
-        return Drafts(self._screen.app.home, self._screen.app.bot_id).find(rel)
+    def find(self, rel: str, person: str | None = None) -> Draft | None:
+        """(In a thread) the open bot's recovery draft of rel (of the person's layer of it), if one is kept."""
+        bot_id = self._screen.app.bot_id
+        return Drafts(self._screen.app.home, bot_id if person is None else layer_id(bot_id, person)).find(rel)
 
     def offer_once(self, draft: Draft, shown: FileSnapshot, editor_text: str) -> bool:
         """Whether to offer the draft back now, shown beside the editor holding editor_text (and remember it was):
         never twice a session, nor the screen's own draft still on show; a draft the file holds already goes."""
-        bot_id = self._screen.app.bot_id
+        bot_id = self._screen.workspace_id
         key = (bot_id, draft.rel, draft.saved_at)
         if key in self._offered or self._keeping == (bot_id, draft.rel) or shown.rel != draft.rel:
             return False
@@ -117,11 +119,12 @@ class RecoveryDrafts:
         else:
             self.cancel_pending()
 
-    def find_for(self, snapshot: FileSnapshot) -> Draft | None:
-        """(In a thread) the recovery draft of the file shown, when it is one the person edits and one is kept."""
+    def find_for(self, snapshot: FileSnapshot, person: str | None = None) -> Draft | None:
+        """(In a thread) the recovery draft of the file shown (of the person's layer), when it is one the person
+        edits and one is kept."""
         if snapshot.kind not in EDITABLE_KINDS:
             return None
-        return self.find(snapshot.rel)
+        return self.find(snapshot.rel, person)
 
     def keep_or_discard_at_close(self, return_code: int | None) -> None:
         """The app is closing with unsaved changes: quitting asked first, so they go; a crash keeps them now."""
@@ -144,14 +147,14 @@ class RecoveryDrafts:
         """The app is closing on an error: the draft is kept here and now."""
         self.cancel_pending()
         try:
-            Drafts(self._screen.app.home, self._screen.app.bot_id).keep(*unsaved)
+            Drafts(self._screen.app.home, self._screen.workspace_id).keep(*unsaved)
         except (OSError, MemoryInputError):
             pass  # the draft written a moment after the last keystroke is on disk already
 
     def _keep(self, unsaved: UnsavedText | None) -> None:
         self._timer = None
         if unsaved is not None:
-            bot_id = self._screen.app.bot_id
+            bot_id = self._screen.workspace_id
             self._keeping = (bot_id, unsaved.rel)
             self._screen.run_worker(
                 partial(self._write, self._serial, bot_id, unsaved),
@@ -213,6 +216,8 @@ class DraftsScreen(Protocol):
     def editor(self) -> Any: ...
     @property
     def modified(self) -> bool: ...
+    @property
+    def workspace_id(self) -> str: ...
     def notify(self, message: str, **options: Any) -> None: ...
     def run_worker(self, work: Any, **options: Any) -> Any: ...
     def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer: ...

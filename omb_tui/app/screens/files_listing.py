@@ -3,7 +3,8 @@ of them the person may edit, and what one read of them found.
 
 Spec: memory.md, "Where it lives" (MEMORY.md, topics under memory/, the archive and daily logs; the folder's
 path is shown), "Editing" (daily logs are read-only) and "What loads, and the budget" (MEMORY.md's text for
-the gauge, and whether the bot uses memory at all). The reads here run in the screen's worker thread.
+the gauge, and whether the bot uses memory at all). The reads here run in the screen's worker thread. Under the
+bot's own files, each person's layer of it (files_layers.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from textual.widgets.option_list import Option
+
 from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
-from ...core.memory.paths import MEMORY_FILE, FileKind, Home, MemoryInputError
+from ...core.memory.layers import bot_layers
+from ...core.memory.paths import MEMORY_FILE, FileKind, Home, MemoryInputError, layer_id
 from ..widgets.row_list import has_undecodable_bytes
+from .files_layers import file_key, heading, split_key, store_of
 
 LISTED_KINDS = (FileKind.MEMORY, FileKind.TOPIC, FileKind.ARCHIVE, FileKind.LOG)  # in the list's order
 EDITABLE_KINDS = tuple(kind for kind in LISTED_KINDS if not kind.read_only)
@@ -33,6 +38,11 @@ class BotFiles:
     memory_on: bool  # "Let this bot use memory"
     broken_topics: frozenset[str]  # topics whose frontmatter the index cannot read, marked in the list
     workspace_exists: bool
+    layers: dict[str, list[tuple[str, FileKind]]]  # each person's layer of the bot: its files, as `files`
+    person: str | None  # whose layer the shown file is of (None: the bot's own)
+
+
+Layers = dict[str, list[tuple[str, FileKind]]]
 
 
 def listed_files(home: Home, bot_id: str) -> list[tuple[str, FileKind]]:
@@ -47,19 +57,29 @@ def listed_files(home: Home, bot_id: str) -> list[tuple[str, FileKind]]:
     return [f for f in files if f[1] is not FileKind.LOG] + logs
 
 
+def listed_layers(home: Home, bot_id: str) -> Layers:
+    """(In a thread) each person's layer of the bot on disk, by name, with its files in the list's order."""
+    return {person: listed_files(home, layer_id(bot_id, person)) for person in bot_layers(home, bot_id)}
+
+
 def read_bot_files(
     bot,
     files: list[tuple[str, FileKind]],
+    layers: Layers,
     target: str,
-    draft_of: Callable[[FileSnapshot], Draft | None],
+    draft_of: Callable[[FileSnapshot, str | None], Draft | None],
     cancelled: Callable[[], bool],
 ) -> BotFiles | None:
-    """(In a thread) what one read of the listed files finds: the file to show (target, or MEMORY.md when target is
-    not listed), MEMORY.md's text for the gauge, its recovery draft (`draft_of`), and what is said around them; None
-    once `cancelled` says a newer read supersedes this one."""
-    snapshot = bot.store.read(target) if any(rel == target for rel, _ in files) else bot.store.read(MEMORY_FILE)
-    memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else bot.memory_text()
-    draft = draft_of(snapshot)
+    """(In a thread) what one read of the listed files finds: the file to show (target, a list key, or the bot's
+    MEMORY.md when target is not listed), its MEMORY.md's text for the gauge, its recovery draft (`draft_of`), and
+    what is said around them; None once `cancelled` says a newer read supersedes this one."""
+    person, rel = split_key(target)
+    if not any(listed == rel for listed, _ in (files if person is None else layers.get(person, []))):
+        person, rel = None, MEMORY_FILE
+    store = store_of(bot, person)
+    snapshot = store.read(rel)
+    memory_text = snapshot.text if snapshot.rel == MEMORY_FILE else store.read(MEMORY_FILE).text
+    draft = draft_of(snapshot, person)
     if cancelled():
         return None
     return BotFiles(
@@ -72,7 +92,18 @@ def read_bot_files(
         memory_on=memory_switch(bot),
         broken_topics=broken_topics(bot),
         workspace_exists=bot.store.workspace.is_dir(),
+        layers=layers,
+        person=person,
     )
+
+
+def list_options(read: BotFiles) -> list[Option]:
+    """The list: the bot's files, then under a heading each person's layer's (a heading is never highlighted)."""
+    options = [Option(list_label(rel, kind, rel in read.broken_topics), id=rel) for rel, kind in read.files]
+    for person, files in read.layers.items():
+        options.append(Option(heading(person), disabled=True))
+        options += [Option(f"  {list_label(rel, kind)}", id=file_key(person, rel)) for rel, kind in files]
+    return options
 
 
 def list_label(rel: str, kind: FileKind, broken: bool = False) -> str:

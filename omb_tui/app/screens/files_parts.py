@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
 from ...core.memory.paths import FileKind
+from ...core.memory.store import MemoryStore
 from .files_drafts import DraftsScreen
 
 if TYPE_CHECKING:
@@ -23,8 +24,10 @@ T = TypeVar("T")
 class FilesScreenParts(DraftsScreen, Protocol):
     files: list[tuple[str, FileKind]]
     set_aside_draft_rel: str | None
+    layer_person: str | None  # whose layer of the bot the open file is of (None: the bot's own)
 
     async def in_thread(self, call: Callable[[Bot], T]) -> T: ...
+    async def in_open_store(self, call: Callable[[MemoryStore], T], *, writing: bool = False) -> T: ...
     def load_files(self, select: str | None) -> Any: ...
     def show_file(self, rel: str) -> None: ...
     def show_snapshot(

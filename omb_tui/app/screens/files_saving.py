@@ -4,7 +4,8 @@ from, closed when no longer needed) or Overwrite with mine.
 
 Spec: memory.md, "Editing" (saves carry the hash; *<bot> changed this file while you were editing.* with Reload and
 Overwrite with mine; either way the change is in the journal) and "Where it lives" (credentials are redacted before
-anything is written). Every write is the store's, journaled as the person's edit.
+anything is written). Every write is the store's, journaled as the person's edit: the bot's store, or the store of
+the person's layer the file is of (files_layers.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from ...core.memory.changes import Actor, FileSnapshot, StaleHash, WriteResult
 from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.paths import MemoryInputError
+from ...core.memory.store import MemoryStore
 from ...core.memory.text import plural
 from ..widgets.kept_draft import KeptDraft
 from .files_parts import FilesScreenParts
@@ -36,7 +38,9 @@ async def save_text(screen: FilesScreenParts, text: str) -> None:
     """Save text over the open file with the hash it was opened with: redacted, journaled as the person's."""
     rel, opened_hash, typed = screen.current.rel, screen.current.hash, screen.editor.text
     try:
-        result, saved = await screen.in_thread(lambda bot: _write_then_read(bot, rel, text, opened_hash))
+        result, saved = await screen.in_open_store(
+            lambda store: _write_then_read(store, rel, text, opened_hash), writing=True
+        )
     except StaleHash as stale:
         await _resolve_conflict(screen, stale, text)
         return
@@ -57,15 +61,17 @@ async def save_text(screen: FilesScreenParts, text: str) -> None:
 async def _resolve_conflict(screen: FilesScreenParts, stale: StaleHash, draft: str) -> None:
     from ..dialogs.conflict import ConflictDialog, row_that_made, who_changed
 
-    made_it = await screen.in_thread(lambda bot: row_that_made(bot.store.journal, stale.rel, stale.current_hash))
+    made_it = await screen.in_open_store(lambda store: row_that_made(store.journal, stale.rel, stale.current_hash))
     choice = await screen.app.push_screen_wait(ConflictDialog(who_changed(made_it, screen.bot_name)))
     if choice == "overwrite":
         typed = screen.editor.text
-        _, saved = await screen.in_thread(lambda bot: _write_then_read(bot, stale.rel, draft, stale.current_hash))
+        _, saved = await screen.in_open_store(
+            lambda store: _write_then_read(store, stale.rel, draft, stale.current_hash), writing=True
+        )
         screen.show_saved(saved, typed)
         screen.notify(f"Saved your version of {saved.rel} over the changed one (undo is in the journal).", markup=False)
     elif choice == "reload":
-        theirs = await screen.in_thread(lambda bot: bot.store.read(stale.rel))
+        theirs = await screen.in_open_store(lambda store: store.read(stale.rel))
         screen.set_aside_draft, screen.set_aside_draft_rel = draft, stale.rel
         screen.query_one(KeptDraft).keep(draft, stale.rel)
         screen.current = None
@@ -89,7 +95,9 @@ async def close_kept_draft_once_agreed(screen: FilesScreenParts) -> None:
     screen.editor.focus()
 
 
-def _write_then_read(bot, rel: str, text: str, expected_hash: str | None) -> tuple[WriteResult, FileSnapshot]:
+def _write_then_read(
+    store: MemoryStore, rel: str, text: str, expected_hash: str | None
+) -> tuple[WriteResult, FileSnapshot]:
     """(In a thread) save text over rel if it still has expected_hash, then read it as saved."""
-    result = bot.store.write(rel, text, PERSON, expected_hash=expected_hash)
-    return result, bot.store.read(rel)
+    result = store.write(rel, text, PERSON, expected_hash=expected_hash)
+    return result, store.read(rel)

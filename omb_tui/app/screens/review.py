@@ -3,7 +3,8 @@
 Spec: memory.md, "The journal" (undo), and docs/review.md; decisions in docs/app.md, "Review". The tree is bot →
 run or group → change: the upkeep runs (capture, organizing, tidy-up, compaction) with the compaction proposals
 waiting under the run that made them, and beside them each other writer's group (an agent's session, a bot's
-turns in a chat, edits outside the app, the guard's undos, your own edits; core.review.changes.everyone).
+turns in a chat, edits outside the app, the guard's undos, your own edits; core.review.changes.everyone), and
+each person's layer of the bot's groups under it, naming the person (docs/team-cloud.md, "The app").
 Everything shown comes from the core: the listing, the reviewed marks (`mark_reviewed`), revert of one change
 alone and undo of a whole run or group (`core.review.revert`), and the pending proposals (read with the listing;
 a damaged pending file is named in the status line). Keys follow `git add -p`, lazygit, less and mutt.
@@ -24,6 +25,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from ...core.memory.clock import now as local_now
+from ...core.memory.layers import workspace_words
 from ...core.memory.paths import Home, MemoryInputError
 from ...core.memory.text import plural
 from ...core.memory.when import when_text
@@ -243,13 +245,13 @@ class ReviewScreen(AreaScreen):
             if line.group.run.kind == KIND_PERSON:
                 self.notify("Your own changes count as seen: there is no mark to take back.", timeout=3, markup=False)
                 return
-            self._mark(line.bot.bot, [line.group.run], take_back=True)
+            self._mark([line.group.run], take_back=True)
             self.notify("Mark taken back: it is new to review again (m marks it).", timeout=3, markup=False)
             return
         groups = line.bot.runs if line.kind == BOT else [line.group]
         runs = [group.run for group in groups if group.run is not None and not group.run.reviewed]
         if runs:
-            self._mark(line.bot.bot, runs)
+            self._mark(runs)
             self.notify(
                 f"Marked {plural(len(runs), 'group')} of {line.bot.bot} reviewed (m on one takes its mark back).",
                 timeout=3,
@@ -275,8 +277,7 @@ class ReviewScreen(AreaScreen):
         )
         if not await self._ask(question + "\nm on one takes its mark back.", "Mark reviewed"):
             return
-        for bot_id in dict.fromkeys(bot for bot, _ in groups):
-            self._mark(bot_id, [run for bot, run in groups if bot == bot_id])
+        self._mark([run for _, run in groups])
         self.notify(f"Marked {plural(changes, 'change')} reviewed.", timeout=3, markup=False)
 
     # ----- reading on -----
@@ -308,11 +309,12 @@ class ReviewScreen(AreaScreen):
         self.tree.move_cursor(found)
         self.tree.focus()
 
-    def _mark(self, bot_id: str, runs: list[Run], *, take_back: bool = False) -> None:
+    def _mark(self, runs: list[Run], *, take_back: bool = False) -> None:
+        """Mark runs (or take the marks back), each in its workspace's marks: a bot's, or a person's layer's."""
         fresh = [run for run in runs if (run.bot, run.id) not in self._marking]
-        if fresh:
-            self._marking.update((run.bot, run.id) for run in fresh)
-            self.mark_runs(bot_id, fresh, take_back)
+        self._marking.update((run.bot, run.id) for run in fresh)
+        for workspace in dict.fromkeys(run.bot for run in fresh):
+            self.mark_runs(workspace, [run for run in fresh if run.bot == workspace], take_back)
 
     @work(thread=True, exit_on_error=False, group="review-mark")
     def mark_runs(self, bot_id: str, runs: list[Run], take_back: bool = False) -> None:
@@ -359,7 +361,7 @@ class ReviewScreen(AreaScreen):
             return
         said = change.category or change.step or change.how
         question = (
-            f"Undo this change to {change.file} of {change.bot} alone?\n"
+            f"Undo this change to {change.file} of {workspace_words(change.bot)} alone?\n"
             f"  {when_text(change.at)} · {said}\n"
             "Changes made to the file since are kept. The undo is journaled, so it can be undone in turn."
         )
@@ -397,7 +399,7 @@ class ReviewScreen(AreaScreen):
         run, home = line.group.run, self.app.home
         what = "the whole run" if run.who is None else f"everything of {run.who}"
         question = (
-            f"Undo {what} of {run.bot} from {when_text(run.started)}?\n"
+            f"Undo {what} of {workspace_words(run.bot)} from {when_text(run.started)}?\n"
             f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
             "Each file goes back as it was before the first of them. The undo is journaled."
         )

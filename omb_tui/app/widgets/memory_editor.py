@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.geometry import Offset
 from textual.strip import Strip
@@ -66,6 +67,9 @@ class MemoryEditor(TextArea):
         kwargs.setdefault("soft_wrap", True)
         super().__init__(*args, **kwargs)
         self._cut_line: int | None = None
+        # Read-only text that says so when typed into, rather than let the letters act as keys (a person's layer,
+        # opened read-only, where the owner may start typing before opening it for editing): the words to say.
+        self.typing_refused: str | None = None
         self.register_theme(LIGHT_CSS_THEME)
 
     def on_mount(self) -> None:
@@ -74,6 +78,19 @@ class MemoryEditor(TextArea):
     def _follow_app_theme(self) -> None:
         if self.theme in ("css", LIGHT_CSS_THEME.name):
             self.theme = "css" if self.app.current_theme.dark else LIGHT_CSS_THEME.name
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        if self.read_only and self.typing_refused:
+            return character is not None and character.isprintable()
+        return super().check_consume_key(key, character)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.read_only and self.typing_refused and event.is_printable:
+            event.stop()
+            event.prevent_default()
+            self.notify(self.typing_refused, severity="warning", timeout=3, markup=False)
+            return
+        await super()._on_key(event)
 
     def action_document_start(self) -> None:
         self.move_cursor((0, 0))

@@ -37,6 +37,12 @@ class RunGroup:
     proposals: list = field(default_factory=list)  # PendingChange, oldest first
 
     @property
+    def key(self) -> tuple[str, str]:
+        """The group across readings: its workspace (the bot's, or a person's layer of it) and its id, so a layer's
+        group never shares a fold or a place with the bot's group of the same id (a day's edits, one chat)."""
+        return (self.run.bot if self.run is not None else self.bot, self.run_id)
+
+    @property
     def started(self) -> str:
         if self.run is not None and self.run.started:
             return self.run.started
@@ -88,7 +94,7 @@ class TreeLine:
     def key(self) -> tuple[str, ...]:
         """What the line is, across readings (the cursor stays on it when the tree is read again)."""
         item = self.change.id if self.change else self.proposal.id if self.proposal is not None else ""
-        return (self.kind, self.bot.bot, self.group.run_id if self.group else "", item)
+        return (self.kind, self.bot.bot, *(self.group.key if self.group else ("", "")), item)
 
 
 def build_groups(review: Review) -> list[BotGroup]:
@@ -97,11 +103,11 @@ def build_groups(review: Review) -> list[BotGroup]:
     bots = []
     for bot_review in review.bots:
         bot_id = bot_review.bot
-        groups = {run.id: RunGroup(bot_id, run.id, run) for run in bot_review.runs}
-        for proposal in bot_review.proposals:
-            group = groups.get(proposal.run)
+        groups = {(run.bot, run.id): RunGroup(bot_id, run.id, run) for run in bot_review.runs}
+        for proposal in bot_review.proposals:  # (proposals are the bot's own: a layer's compaction proposes none)
+            group = groups.get((bot_id, proposal.run))
             if group is None:
-                group = groups[proposal.run] = RunGroup(bot_id, proposal.run, None)
+                group = groups[(bot_id, proposal.run)] = RunGroup(bot_id, proposal.run, None)
             group.proposals.append(proposal)
         if groups:
             ordered = sorted(
@@ -150,8 +156,8 @@ class ReviewTree(RowList):
         super().__init__(name=name, id=id, classes=classes)
         self.bots: list[BotGroup] = []
         self.lines: list[TreeLine] = []
-        self._folded: dict[str, bool] = {}  # run id -> folded, where the person folded or opened it
-        self._place: dict[tuple[str, str], int] = {}  # (bot, run id) -> its place as first shown
+        self._folded: dict[tuple[str, str], bool] = {}  # group key -> folded, where the person folded or opened it
+        self._place: dict[tuple[str, str], int] = {}  # group key (workspace, run id) -> its place as first shown
         self._announced: object = object()
         self._shown_once = False
 
@@ -169,13 +175,13 @@ class ReviewTree(RowList):
         current = self.line_at_cursor()
         for bot in self.bots:  # a run stays as it was shown (one marked reviewed under your eyes stays open)
             for group in bot.runs:
-                self._folded.setdefault(group.run_id, self.folded(group))
+                self._folded.setdefault(group.key, self.folded(group))
         # ...and where it was shown: a group marked, undone or reverted under your eyes keeps its place (the new
         # first is the order of the first reading), so reading on with space never skips one that moved
         for bot in bots:
             for group in bot.runs:
-                self._place.setdefault((bot.bot, group.run_id), len(self._place))
-            bot.runs.sort(key=lambda group: self._place[(bot.bot, group.run_id)])
+                self._place.setdefault(group.key, len(self._place))
+            bot.runs.sort(key=lambda group: self._place[group.key])
         self.bots = list(bots)
         self._lay_out()
         if not self._shown_once:
@@ -194,22 +200,19 @@ class ReviewTree(RowList):
         self._redraw()
 
     def folded(self, group: RunGroup) -> bool:
-        return self._folded.get(group.run_id, not group.is_new)
+        return self._folded.get(group.key, not group.is_new)
 
     def toggle_fold(self) -> None:
         """Fold or open the run under the cursor (the cursor goes to its run line)."""
         line = self.line_at_cursor()
         if line is None or line.group is None:
             return
-        self._folded[line.group.run_id] = not self.folded(line.group)
+        self._folded[line.group.key] = not self.folded(line.group)
         self._lay_out()
         self.cursor = next(
-            i for i, other in enumerate(self.lines) if other.kind == RUN and other.group.run_id == line.group.run_id
+            i for i, other in enumerate(self.lines) if other.kind == RUN and other.group.key == line.group.key
         )
         self._redraw()
-
-    def open_run(self, run_id: str) -> None:
-        self._folded[run_id] = False
 
     def _lay_out(self) -> None:
         lines = []

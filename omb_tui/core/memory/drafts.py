@@ -28,7 +28,7 @@ from urllib.parse import quote
 
 from .disk import atomic_write_bytes, read_text, write_private_json
 from .journal import Clock, now_iso
-from .paths import Home, classify, validate_bot_id
+from .paths import Home, classify, validate_workspace_id
 from .redact import redact
 
 log = logging.getLogger("omb_tui.drafts")
@@ -43,10 +43,11 @@ class Draft:
 
 
 class Drafts:
-    """The recovery drafts of one bot: keep while typing, find when a file opens, discard once saved."""
+    """The recovery drafts of one bot (or of a person's layer of it, which the owner edits in the app): keep while
+    typing, find when a file opens, discard once saved."""
 
     def __init__(self, home: Home, bot_id: str, *, clock: Clock | None = None) -> None:
-        self.folder = home.journal_dir / f"{validate_bot_id(bot_id)}.drafts"
+        self.folder = home.journal_dir / f"{validate_workspace_id(bot_id)}.drafts"
         self.clock = clock
 
     def path(self, rel: str) -> Path:

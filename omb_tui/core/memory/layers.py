@@ -19,7 +19,16 @@ from datetime import date
 
 from . import clock
 from .budget import MEMORY_HEADING, prompt_block, read_topics
-from .paths import MEMBER_MARK, Home, NotFound, layer_id, quoted, validate_bot_id, validate_person_name
+from .paths import (
+    MEMBER_MARK,
+    Home,
+    NotFound,
+    layer_id,
+    quoted,
+    split_layer,
+    validate_bot_id,
+    validate_person_name,
+)
 from .store import MemoryStore
 
 LAYER_HEADING = "## Memory about {person}, the person in this conversation (their own MEMORY.md)"
@@ -74,6 +83,30 @@ def bot_layers(home: Home, bot_id: str) -> list[str]:
             except ValueError:  # a folder no person could own: never read as a layer
                 continue
     return sorted(found)
+
+
+def bot_workspaces(home: Home, bot_id: str) -> list[str]:
+    """The bot's own workspace id, then each person's layer of it on disk (by name): what the owner's views of a
+    bot (the app's Files and Review areas, `omb-tui changes`) read, never the routes."""
+    return [bot_id, *(layer_id(bot_id, person) for person in bot_layers(home, bot_id))]
+
+
+def require_workspace(home: Home, workspace_id: str) -> str:
+    """A bot's id or a person's layer of it, when the home has it (a layer: its folder or its journal on disk, so a
+    removed person's layer can still be undone); NotFound in one sentence when not. For the owner's views, which
+    reach a layer from its bot; entry points that take a bot id refuse a layer (paths.validate_bot_id)."""
+    bot_id, person = split_layer(workspace_id)
+    if not home.has_bot(bot_id):
+        raise NotFound(f"There is no bot {quoted(bot_id)}.")
+    if person is not None and not (home.workspace(workspace_id).is_dir() or home.journal_path(workspace_id).is_file()):
+        raise NotFound(f"{bot_id} has no layer of {quoted(person)}'s memory.")
+    return workspace_id
+
+
+def workspace_words(workspace_id: str) -> str:
+    """A workspace in words: the bot's id, or "dana's layer of Scout"."""
+    bot_id, person = split_layer(workspace_id)
+    return bot_id if person is None else f"{person}'s layer of {bot_id}"
 
 
 def person_block(home: Home, bot_id: str, person: str, today: date | None = None) -> str:

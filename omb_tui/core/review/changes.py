@@ -12,6 +12,9 @@ API), a change made outside the app, a copy brought in by import, and the nightl
 The person's own changes (the command line, the app, Settings, the API) are listed as seen already: they made
 them. A change outside the app is not: a script or another program may have made it.
 
+A person's layer of a bot (docs/team-cloud.md, "The app") has its own journal and marks: its groups are listed with
+the bot's, each naming the person (`person`), and undone through the layer's store.
+
 The window: since the person's last review mark of that bot or the start of the last three nights, whichever is
 earlier (a person back after a week sees the week); `since` says otherwise. Reviewed groups are listed too, each
 saying so, after the unreviewed.
@@ -26,7 +29,8 @@ from datetime import datetime, timedelta
 from ..memory import clock
 from ..memory.agents import AGENTS
 from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_UPKEEP, Journal
-from ..memory.paths import Home
+from ..memory.layers import bot_workspaces
+from ..memory.paths import Home, split_layer
 from ..memory.text import plural
 from ..memory.when import when_text
 from .marks import MARKS_KEPT_DAYS, ReviewedMarks, load_marks, mark_reviewed
@@ -71,10 +75,15 @@ def kind_of(who: str, how: str, chat: str | None) -> str:
 class Group:
     """One writer's changes to one bot: a run, a chat's turns, or a day of the person's (module docstring)."""
 
-    bot: str
+    bot: str  # the workspace: the bot's id, or a person's layer of it (`<bot>--member-<person>`)
     kind: str
     id: str
     changes: list[Change] = field(default_factory=list)  # oldest first
+
+    @property
+    def person(self) -> str | None:
+        """Whose layer of the bot the group changed; None for the bot's own memory."""
+        return split_layer(self.bot)[1]
 
     @property
     def at(self) -> str:
@@ -95,7 +104,11 @@ class Group:
 
     @property
     def who(self) -> str:
-        """The writer in words, as the journal names it."""
+        """The writer in words, as the journal names it, and whose layer it wrote in when it was a person's."""
+        person = self.person
+        return self._writer() if person is None else f"{self._writer()}, in {person}'s layer"
+
+    def _writer(self) -> str:
         first = self.changes[0] if self.changes else None
         chat = first.chat if first is not None else None
         if self.kind == KIND_UPKEEP:
@@ -109,7 +122,8 @@ class Group:
                     return f"{agent.name}, session {chat.removeprefix(agent.prefix)[:8]}"
             return chat.replace(MCP_CHAT, ", MCP session ").removesuffix(")")
         if self.kind == KIND_CHAT:
-            return f'{self.bot} in chat "{chat}"' if chat else f"{self.bot}, in a task"
+            bot_id = split_layer(self.bot)[0]
+            return f'{bot_id} in chat "{chat}"' if chat else f"{bot_id}, in a task"
         if self.kind == KIND_OUTSIDE:
             return "Changed outside the app"
         if self.kind == KIND_IMPORT:
@@ -121,6 +135,7 @@ class Group:
         return {
             "kind": self.kind,
             "who": self.who,
+            "person": self.person,
             "id": self.id,
             "at": self.at,
             "runs": self.runs,
@@ -200,16 +215,19 @@ def since_last_look(marks: ReviewedMarks, now: datetime) -> datetime:
 def changes(
     home: Home, *, since: datetime | None = None, bot_ids: Iterable[str] | None = None, now: datetime | None = None
 ) -> Changes:
-    """Every change to the home's bots (or `bot_ids`) in each bot's window, grouped bot → who → change."""
+    """Every change to the home's bots (or `bot_ids`) in each bot's window, grouped bot → who → change. A person's
+    layer of a bot is listed with the bot, in its own window (its own marks); the bot's `since` is the earliest."""
     home = Home.of(home)
     now = now or clock.now()
     found = Changes(given_since=since)
     for bot_id in bot_ids_of(home, bot_ids):
-        marks = load_marks(home, bot_id)
-        start = since or since_last_look(marks, now)
-        groups = bot_groups(home, bot_id, start, marks)
+        starts, groups = [], []
+        for workspace in bot_workspaces(home, bot_id):
+            marks = load_marks(home, workspace)
+            starts.append(since or since_last_look(marks, now))
+            groups += bot_groups(home, workspace, starts[-1], marks)
         if groups:
-            found.bots.append(BotChanges(bot_id, start, groups))
+            found.bots.append(BotChanges(bot_id, min(starts), sorted(groups, key=_listed_order)))
     found.bots.sort(key=lambda bot: not bot.unreviewed)  # stable: the home's order within each
     return found
 
@@ -236,7 +254,11 @@ def bot_groups(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks) -
         group.changes.append(change_of(row, undone_by, reviewed))
     for group in groups.values():
         group.changes.reverse()  # read newest first; shown oldest first
-    return sorted(groups.values(), key=lambda group: (group.reviewed, group.at, KINDS.index(group.kind), group.id))
+    return sorted(groups.values(), key=_listed_order)
+
+
+def _listed_order(group: Group) -> tuple:
+    return (group.reviewed, group.at, KINDS.index(group.kind), group.id)
 
 
 def _group_id(kind: str, run: str | None, chat: str | None, at: datetime | None) -> str:
@@ -265,21 +287,23 @@ def mark_groups(home: Home, groups: Iterable[Group], *, now: datetime | None = N
 def everyone(home: Home, *, now: datetime | None = None) -> Review:
     """The Review area's listing: `review`'s upkeep runs (with the guard's words and the proposals waiting) and
     every other writer's groups beside them, as runs of their kind, in one window: the earliest of the bots'
-    "since I last looked"."""
+    "since I last looked". A person's layer's groups are listed under its bot (`Run.person` names them)."""
     home = Home.of(home)
     now = now or clock.now()
     ids = home.bot_ids()
-    marks = {bot_id: load_marks(home, bot_id) for bot_id in ids}
+    workspaces = {bot_id: bot_workspaces(home, bot_id) for bot_id in ids}
+    marks = {workspace: load_marks(home, workspace) for bot_id in ids for workspace in workspaces[bot_id]}
     since = min((since_last_look(kept, now) for kept in marks.values()), default=default_since(now))
     found = review(home, since=since, only_new=False, now=now)
     for bot in found.bots:  # review() lists every run; the other writers' runs are listed below, grouped
         bot.runs = [run for run in bot.runs if not run.changes or _kind(run.changes[0]) == KIND_UPKEEP]
     listed = {bot.bot: bot for bot in found.bots}
     for bot_id in ids:
-        others = [
+        others = [  # a layer's upkeep runs too: review() lists the bot's own alone
             _as_run(group)
-            for group in bot_groups(home, bot_id, since, marks[bot_id])
-            if group.kind != KIND_UPKEEP or not group.runs
+            for workspace in workspaces[bot_id]
+            for group in bot_groups(home, workspace, since, marks[workspace])
+            if group.kind != KIND_UPKEEP or not group.runs or workspace != bot_id
         ]
         if not others:
             continue
@@ -302,4 +326,13 @@ def _as_run(group: Group) -> Run:
     agent's session), else by its rows."""
     one_run = group.runs == [group.id]
     rows = None if one_run else [change.id for change in group.changes]
-    return Run(group.id, group.bot, group.changes, group.reviewed, kind=group.kind, who=group.who, rows=rows)
+    return Run(
+        group.id,
+        group.bot,
+        group.changes,
+        group.reviewed,
+        kind=group.kind,
+        who=group.who,
+        rows=rows,
+        person=group.person,
+    )

@@ -1,6 +1,6 @@
 """Reviewed marks: which runs (and single rows) the person has looked at, per bot.
 
-Kept in `<home>/memory-journal/<bot>.reviewed.json` (0600, written atomically, under the bot's lock):
+Kept in `<home>/memory-journal/<bot>.reviewed.json` (a person's layer of a bot: `<bot>--member-<person>.reviewed.json`) (0600, written atomically, under the bot's lock):
 `{"runs": {run_id: reviewed_at}, "rows": {row_id: reviewed_at}}`. Only ids and times, never a note's text.
 Marks older than MARKS_KEPT_DAYS are dropped when the file is written, so it stays small. A damaged file
 reads as nothing reviewed (the listing then shows more, never less).
@@ -17,7 +17,7 @@ from pathlib import Path
 from ..memory import clock
 from ..memory.disk import read_text, write_private_json
 from ..memory.journal import now_iso
-from ..memory.paths import Home, validate_bot_id
+from ..memory.paths import Home, validate_workspace_id
 from ..memory.store import MemoryStore
 
 MARKS_KEPT_DAYS = 60
@@ -36,7 +36,7 @@ class ReviewedMarks:
 
 
 def marks_path(home: Home, bot_id: str) -> Path:
-    return home.journal_dir / f"{validate_bot_id(bot_id)}.reviewed.json"
+    return home.journal_dir / f"{validate_workspace_id(bot_id)}.reviewed.json"
 
 
 def load_marks(home: Home, bot_id: str) -> ReviewedMarks:

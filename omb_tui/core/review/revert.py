@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from ..memory.changes import Actor, NotUndoable, UndoResult
 from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
-from ..memory.paths import Home, MemoryInputError, NotFound, validate_bot_id
+from ..memory.layers import require_workspace
+from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.store import MemoryStore
 from ..memory.text import plural
 from .runs import find_run
@@ -192,6 +193,6 @@ def _undo_file(store: MemoryStore, plan: _FilePlan, actor: Actor) -> UndoResult:
 
 
 def _known_bot(home: Home, bot_id: str) -> str:
-    if not home.has_bot(validate_bot_id(bot_id)):
-        raise NotFound(f"There is no bot '{bot_id}'.")
-    return bot_id
+    """The bot, or a person's layer of it (the Review area reaches a layer from its bot; the command line's
+    `--bot` refuses one before it gets here)."""
+    return require_workspace(home, bot_id)

@@ -145,6 +145,7 @@ class Run:
     kind: str = "upkeep"  # or another writer's group, as changes.py groups them: agent, chat, person, outside, …
     who: str | None = None  # that writer in words (an upkeep run's steps say it)
     rows: list[str] | None = None  # a group undone by its rows, not by one run id (a chat's turns, a day's edits)
+    person: str | None = None  # whose layer of the bot it changed (`bot` is then the layer's id), else None
 
     def mark_ids(self) -> tuple[list[str], list[str]]:
         """What marks it reviewed: (runs, each whole; rows that belong to no run)."""
@@ -184,6 +185,7 @@ class Run:
         return {
             "id": self.id,
             "bot": self.bot,
+            "person": self.person,
             "started": self.started,
             "steps": self.steps,
             "files": self.files,
