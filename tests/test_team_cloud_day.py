@@ -2,7 +2,7 @@
 (`omb-tui chat --person`), says a preference and a fact about themselves; each reads their own layer over the routes
 with their token and cannot read the other's (403/404 everywhere, nothing leaked); the nightly capture fills each
 layer from that person's chats only; each preference lands in that person's own About me; the owner reviews both
-layers and undoes one change in Sam's layer. Every model answer comes from the scripted OpenAI-compatible server on
+layers in the app's Review area (Pilot) and undoes the night's change in Sam's layer. Every model answer comes from the scripted OpenAI-compatible server on
 127.0.0.1 (tests/fake_llm.py)."""
 
 from __future__ import annotations
@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from app_helpers import wait_for
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from serve_helpers import LiveServer
+from test_app_review import answer, open_review, question
+from test_app_review_writers import line_text
 
+from omb_tui.app.app import make_app
 from omb_tui.core.memory.layers import layer_store
 from omb_tui.core.memory.store import MemoryStore
 
@@ -52,7 +56,7 @@ def capture_answer(body: dict) -> dict | None:
     return {"content": json.dumps({"facts": facts})}
 
 
-def test_a_team_cloud_day_with_dana_and_sam(llm_home, fake_llm, run_cli):
+async def test_a_team_cloud_day_with_dana_and_sam(llm_home, fake_llm, run_cli):
     home = llm_home
     tokens = {name: json.loads(run_cli("people", "add", name, "--json").out)["token"] for name in ("dana", "sam")}
 
@@ -106,3 +110,25 @@ def test_a_team_cloud_day_with_dana_and_sam(llm_home, fake_llm, run_cli):
     assert "commutes by bike" in sam.read("MEMORY.md").text and "peanut allergy" not in sam.read("MEMORY.md").text
     shared_now = MemoryStore(home, "scout").read("MEMORY.md").text
     assert "peanut allergy" not in shared_now and "commutes by bike" not in shared_now
+
+    # The owner reviews both layers in the Review area and undoes the night's change in Sam's layer.
+    before_dana = dana.read("MEMORY.md").text
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_review(pilot)
+        texts = [line_text(screen, line) for line in screen.tree.lines if line.kind == "run"]
+        assert any("in dana's layer" in text for text in texts) and any("in sam's layer" in text for text in texts)
+        night = next(
+            n
+            for n, line in enumerate(screen.tree.lines)
+            if line.kind == "run" and "in sam's layer" in line_text(screen, line) and line.group.run.kind == "upkeep"
+        )
+        screen.tree.move_cursor(night)
+        await pilot.press("U")
+        assert "of sam's layer of scout" in await question(pilot)
+        await answer(pilot, "y", screen)
+        await wait_for(pilot, lambda: "commutes by bike" not in sam.read("MEMORY.md").text)
+    assert SAM_FACT in sam.read("MEMORY.md").text  # the chat's note stays: only the night's change was undone
+    assert dana.read("MEMORY.md").text == before_dana
+    undo = sam.journal.rows(limit=1)[0]
+    assert undo.how == "undo" and undo.who == "person"  # the owner's undo, in Sam's layer's own journal
