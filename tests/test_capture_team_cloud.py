@@ -73,3 +73,20 @@ def test_the_owners_chat_on_a_team_cloud_home_still_fills_the_bots_memory(llm_ho
     capture(llm_home, "scout")
     assert "vegetarian" in MemoryStore(llm_home, "scout").read("MEMORY.md").text
     assert not llm_home.workspace("scout--member-dana").exists()
+
+
+def test_the_nightly_guard_takes_a_failed_run_back_from_every_layer_it_wrote(llm_home):
+    from omb_tui.core.guard.night import NightGuard
+    from omb_tui.core.runs.run import UpkeepRun
+
+    add_person(llm_home, "dana")
+    run = UpkeepRun("scout")
+    actor = run.actor("capture", chat="With dana")
+    shared, dana = MemoryStore(llm_home, "scout"), layer_store(llm_home, "scout", "dana")
+    shared_before = shared.read("MEMORY.md").text
+    shared.write("MEMORY.md", shared_before + "- the night's shared note\n", actor)
+    dana.write("MEMORY.md", "- the night's note about Dana\n", actor)
+    guard = NightGuard(llm_home, "scout", run, clock.now())
+    guard._take_back()  # what a failed check after the run does
+    assert guard.outcome.undone and len(guard.outcome.undo_rows) == 2
+    assert shared.read("MEMORY.md").text == shared_before and dana.read("MEMORY.md").text == ""

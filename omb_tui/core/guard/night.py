@@ -16,7 +16,8 @@ from typing import Any
 from ..memory import clock
 from ..memory.changes import Actor
 from ..memory.journal import HOW_UNDO, WHO_UPKEEP, now_iso
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError
+from ..memory.layers import bot_layers
+from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, layer_id
 from ..memory.run_gates import gated_run
 from ..memory.settings import load_config
 from ..memory.store import MemoryStore
@@ -258,11 +259,25 @@ class NightGuard:
         if not self.settings.rollback:
             outcome.flagged = True
             return
+        undo_rows: list[str] = []
         try:
-            undone = undo_run(self.home, self.bot_id, self.run.id, agreed=[], actor=GUARD_ACTOR)
+            # the bot's memory, then each person's layer the run wrote to (capture on a Team Cloud home)
+            for workspace in self._written_workspaces():
+                undone = undo_run(self.home, workspace, self.run.id, agreed=[], actor=GUARD_ACTOR)
+                undo_rows += [item["undo_row"] for item in undone.files if item.get("undo_row")]
         except MemoryInputError as refused:  # a later change by someone else, or a row that cannot be undone
             outcome.flagged = True
             outcome.failed = f"{outcome.failed}; it could not be undone ({str(refused).rstrip('.')})"
+            outcome.undo_rows = undo_rows
             return
         outcome.undone = True
-        outcome.undo_rows = [item["undo_row"] for item in undone.files if item.get("undo_row")]
+        outcome.undo_rows = undo_rows
+
+    def _written_workspaces(self) -> list[str]:
+        """The bot and every layer of it whose journal holds a row of this run, the bot first (a run with no row
+        anywhere: the bot's, whose undo says so)."""
+        layers = [layer_id(self.bot_id, person) for person in bot_layers(self.home, self.bot_id)]
+        if not layers:
+            return [self.bot_id]
+        written = [ws for ws in (self.bot_id, *layers) if find_run(self.home, ws, self.run.id)]
+        return written or [self.bot_id]
