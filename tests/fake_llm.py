@@ -91,7 +91,7 @@ def format_kind(body: dict) -> str:
     return str(asked.get("type"))
 
 
-EMBED_DIMENSIONS = 32
+EMBED_DIMENSIONS = 256  # few enough collisions of two words in one place that a concept decides
 
 
 def embedding_of(text: str, concepts: dict[str, str] | None = None) -> list[float]:

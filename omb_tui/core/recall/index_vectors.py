@@ -21,6 +21,7 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import date
 
 from ..memory.paths import Home
 from ..models.embeddings import MAX_BATCH_TEXTS, EmbeddingsRoute, EmbeddingsUnavailable, embed, embeddings_route
@@ -166,3 +167,82 @@ def _keep(db, kind: str, items: list[tuple[int, str, object]], vectors: list[lis
             "INSERT OR REPLACE INTO message_vectors(id, vec) SELECT id, ? FROM messages WHERE id=? AND crc=?",
             [(pack(vector), message_id, crc) for (message_id, _, crc), vector in zip(items, vectors, strict=True)],
         )
+
+
+# ----- nearest by meaning -----
+class _Table:
+    """One kind's vectors as a matrix (unit rows as float32), with each row's id and its time (a message's ts, a
+    note's day as an ordinal; None unknown), kept on the index while the table is as it was read."""
+
+    def __init__(self, stamp: tuple, ids, matrix, times) -> None:
+        self.stamp, self.ids, self.matrix, self.times = stamp, ids, matrix, times
+
+
+_TABLES = {
+    "message": ("message_vectors", "SELECT v.id, v.vec, m.ts FROM message_vectors v JOIN messages m ON m.id = v.id"),
+    "note": ("note_vectors", "SELECT v.id, v.vec, n.day FROM note_vectors v JOIN notes n ON n.id = v.id"),
+}
+
+
+def _table(index, kind: str) -> _Table | None:
+    """The kind's matrix, read again only when its vectors changed (their count, largest id and id sum)."""
+    import numpy
+
+    name, query = _TABLES[kind]
+    db = index.connection.db
+    stamp = tuple(db.execute(f"SELECT count(*), max(id), total(id) FROM {name} WHERE length(vec) > 0").fetchone())
+    kept = getattr(index, "_vector_tables", None)
+    if kept is None:
+        kept = index._vector_tables = {}
+    table = kept.get(kind)
+    if table is not None and table.stamp == stamp:
+        return table
+    rows = [row for row in db.execute(query + " WHERE length(v.vec) > 0")]
+    if not rows:
+        kept[kind] = None
+        return None
+    width = len(rows[0][1]) - 4
+    rows = [row for row in rows if len(row[1]) - 4 == width]
+    scales = numpy.frombuffer(b"".join(row[1][:4] for row in rows), dtype="<f4")
+    packed = numpy.frombuffer(b"".join(row[1][4:] for row in rows), dtype=numpy.int8).reshape(len(rows), width)
+    matrix = packed.astype(numpy.float32) * scales[:, None]
+    times = [_time_of(kind, row[2]) for row in rows]
+    table = kept[kind] = _Table(stamp, [row[0] for row in rows], matrix, times)
+    return table
+
+
+def _time_of(kind: str, value: object) -> float | None:
+    if kind == "message":
+        return float(value) if isinstance(value, (int, float)) else None
+    try:
+        return float(date.fromisoformat(str(value)).toordinal())
+    except ValueError:
+        return None
+
+
+def nearest(index, kind: str, query: list[float], *, limit: int, low: float | None = None, high: float | None = None):
+    """The `limit` rows of the kind nearest the query in meaning, best first, as (id, cosine); only rows whose time
+    (a message's ts, a note's day ordinal) is within [low, high] when a bound is given. [] when there are none (or
+    the query's length is not the vectors')."""
+    import numpy
+
+    table = _table(index, kind)
+    if table is None or limit <= 0:
+        return []
+    vector = numpy.asarray(query, dtype=numpy.float32)
+    if vector.shape[0] != table.matrix.shape[1]:
+        return []
+    vector /= numpy.linalg.norm(vector) or 1.0
+    scores = table.matrix @ vector
+    if low is not None or high is not None:
+        times = table.times
+        keep = numpy.array(
+            [t is not None and (low is None or t >= low) and (high is None or t <= high) for t in times], dtype=bool
+        )
+        scores = numpy.where(keep, scores, -numpy.inf)
+    count = min(limit, int(numpy.isfinite(scores).sum()))
+    if count <= 0:
+        return []
+    best = numpy.argpartition(-scores, count - 1)[:count]
+    best = best[numpy.argsort(-scores[best], kind="stable")]
+    return [(table.ids[i], float(scores[i])) for i in best]

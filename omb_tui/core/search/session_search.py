@@ -25,6 +25,7 @@ from ..memory.when import parse_day
 from ..recall.layer_notes import layer_notes, layer_recent_notes
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from ..recall.words import words
+from .by_meaning import fused, meaning_hits
 from .team_notes import search_team_notes
 
 DEFAULT_LIMIT = 20
@@ -135,6 +136,9 @@ class SearchResult:
     # The disk refused the index's update (full, read-only): the hits are from the index as it was, and this
     # sentence says so. None when the index was up to date.
     index_not_updated: str | None = None
+    # With an embeddings instance set: whether meaning took part (True), or why the hits are by words alone.
+    by_meaning: bool | None = None
+    meaning_skipped: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -147,6 +151,8 @@ class SearchResult:
             "disclosed_private_chats": self.disclosed_private_chats,
             # only when it happened: every answer before it kept its exact shape (the recorded recall sample)
             **({"index_not_updated": self.index_not_updated} if self.index_not_updated else {}),
+            **({"by_meaning": self.by_meaning} if self.by_meaning is not None else {}),
+            **({"meaning_skipped": self.meaning_skipped} if self.meaning_skipped else {}),
         }
 
 
@@ -244,6 +250,21 @@ def session_search(
     hits += [_note_hit(hit, surface) for hit in notes] + team_hits
     if query_words:
         hits.sort(key=lambda h: -h.score)
+        if refused is None:  # words and meaning, fused (by_meaning.py); the words' alone without embeddings
+            meaning = meaning_hits(
+                index,
+                home,
+                bot_id,
+                query or "",
+                limit=limit,
+                memory_on=memory_on,
+                accept=theirs,
+                since_ts=since_ts,
+                until_ts=until_ts,
+                since_day=since_day,
+                until_day=until_day,
+            )
+            hits = _with_meaning(result, hits, meaning, surface, from_room, labels)
     else:
         hits.sort(key=_newest_first_key, reverse=True)
     result.hits = hits[:limit]
@@ -254,6 +275,35 @@ def session_search(
             disclosed.append(hit.conversation)
     result.disclosed_private_chats = disclosed
     return result
+
+
+def _with_meaning(result: SearchResult, hits: list[SearchHit], meaning, surface, from_room, labels) -> list[SearchHit]:
+    """The words' hits fused with meaning's (by_meaning.fused), each hit's score its fused one; the words' alone
+    when meaning did not take part (its reason on the result when embeddings are on)."""
+    if meaning.skipped is not None:
+        if meaning.skipped != "embeddings are off":
+            result.by_meaning, result.meaning_skipped = False, meaning.skipped
+        return hits
+    result.by_meaning = True
+    words = [(_key(hit), hit) for hit in hits]
+    near = [_message_hit(m, surface, from_room, labels) for m in meaning.messages]
+    near += [_note_hit(n, surface) for n in meaning.notes]
+    near.sort(key=lambda hit: -hit.score)  # cosines, best first
+    shown = [(_key(hit), hit) for hit in near]
+    out = []
+    for hit, score in fused(words, shown):
+        hit.score = score
+        out.append(hit)
+    return out
+
+
+def _key(hit: SearchHit) -> tuple:
+    """What a hit is, the same by words and by meaning: a conversation's message, a note's line, a team note."""
+    if hit.source == "conversation":
+        return ("conversation", hit.conversation, hit.at, hit.author, hit.text)
+    if hit.source == "memory":
+        return ("memory", hit.file, hit.line)
+    return ("team", hit.team, hit.key)
 
 
 def _layer_hits(

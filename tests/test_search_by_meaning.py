@@ -1,0 +1,85 @@
+"""session_search by words and meaning (issue 39, third slice; core/search/by_meaning.py): with an embeddings
+instance and the index's vectors made, a message that shares no word with the question is found by its meaning,
+fused with the words' hits by reciprocal rank, under every rule of results (the window, the person's conversations,
+memory off); before its vector is made, or when the query's vector is late, the hits are the words' alone and the
+result says why. The scripted server's vectors make words of one "concept" alike (tests/fake_llm.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
+from test_embeddings_call import with_embeddings
+from test_upkeep_capture import make_chat
+
+from omb_tui.core.memory.people import add_person
+from omb_tui.core.memory.settings import update_bot_settings
+from omb_tui.core.recall.meaning import forget_query_vectors
+from omb_tui.core.search.by_meaning import fused
+from omb_tui.core.search.session_search import session_search
+
+THRILLED = "I am thrilled about the Lisbon offsite!"
+QUESTION = "who was excited"
+
+
+@pytest.fixture
+def meaning_home(llm_home, fake_llm):
+    forget_query_vectors()
+    make_chat(llm_home, [(THRILLED, "Me too."), ("Please file the tax forms.", "Filed.")], hours_ago=30)
+    with_embeddings(llm_home, fake_llm)
+    fake_llm.concepts.update(thrilled="excited")
+    yield llm_home
+    forget_query_vectors()
+
+
+def texts(result) -> list[str]:
+    return [hit.text for hit in result.hits]
+
+
+def test_a_message_sharing_no_word_is_found_by_its_meaning_once_its_vector_is_made(meaning_home, run_cli):
+    before = session_search(meaning_home, "scout", QUESTION)
+    assert THRILLED not in texts(before) and before.by_meaning is True  # no vector yet: found by words as today
+    assert run_cli("index", "scout").code == 0
+    after = session_search(meaning_home, "scout", QUESTION)
+    assert texts(after)[0] == THRILLED and after.hits[0].matched == []
+    listed = json.loads(run_cli("search", "scout", QUESTION, "--json").out)
+    assert listed["by_meaning"] is True and listed["hits"][0]["text"] == THRILLED
+
+
+def test_the_window_and_the_persons_conversations_hold_for_meaning_too(meaning_home, run_cli):
+    run_cli("index", "scout")
+    assert THRILLED not in texts(session_search(meaning_home, "scout", QUESTION, since="24h"))  # said 30 hours ago
+    add_person(meaning_home, "dana")
+    assert THRILLED not in texts(session_search(meaning_home, "scout", QUESTION, for_person="dana"))  # Milind's chat
+
+
+def test_a_late_query_vector_answers_by_words_and_says_why(meaning_home, fake_llm, run_cli):
+    run_cli("index", "scout")
+    fake_llm.script_embeddings({"delay": 2.0})
+    late = session_search(meaning_home, "scout", QUESTION)
+    assert late.by_meaning is False and "did not answer within 0.3 s" in late.meaning_skipped
+    assert THRILLED not in texts(late)
+
+
+def test_without_embeddings_the_answer_keeps_its_exact_shape(llm_home, fake_llm):
+    make_chat(llm_home, [(THRILLED, "Me too.")])
+    data = session_search(llm_home, "scout", "Lisbon").to_dict()
+    assert "by_meaning" not in data and "meaning_skipped" not in data
+    assert not [r for r in fake_llm.requests if r.path.endswith("/embeddings")]
+
+
+def test_memory_off_leaves_notes_out_by_meaning_too(meaning_home, fake_llm, run_cli):
+    fake_llm.concepts.update(flights="journeys", trips="journeys")
+    run_cli("index", "scout")
+    assert any(hit.source == "memory" for hit in session_search(meaning_home, "scout", "journeys").hits)
+    update_bot_settings(meaning_home, "scout", memory=False)
+    assert not any(hit.source == "memory" for hit in session_search(meaning_home, "scout", "journeys").hits)
+
+
+def test_a_hit_in_both_lists_comes_before_one_in_a_single_list():
+    words = [("a", "A"), ("b", "B")]
+    meaning = [("c", "C"), ("b", "B")]
+    order = [item for item, _ in fused(words, meaning)]
+    assert order[0] == "B" and set(order) == {"A", "B", "C"}
+    assert [item for item, _ in fused(words, [])] == ["A", "B"]  # words alone: their order kept
