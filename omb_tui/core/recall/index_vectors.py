@@ -140,7 +140,8 @@ def _next_batch(index, size: int) -> tuple[str, list[tuple[int, str, object]]]:
     search = index.messages
     hits = search.message_texts(search._hits(search._candidate_rows(ids)))
     crcs = dict(db.execute(f"SELECT id, crc FROM messages WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall())
-    items = [(hit.id, hit.text, crcs.get(hit.id)) for hit in hits if hit.text.strip()]
+    # a turn as "Speaker: text": questions name people, and a turn's words rarely do (docs/recall.md)
+    items = [(hit.id, f"{hit.author}: {hit.text}", crcs.get(hit.id)) for hit in hits if hit.text.strip()]
     if not items:  # none to embed (empty, a conversation the bot left, a file changed meanwhile): an empty vector
         with index.connection.write() as writing:
             writing.executemany(
