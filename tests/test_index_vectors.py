@@ -124,3 +124,17 @@ def test_a_packed_vector_keeps_its_direction():
     norm = math.sqrt(sum(x * x for x in vector))
     cosine = sum(a * b for a, b in zip(back, vector)) / norm / math.sqrt(sum(b * b for b in back))
     assert cosine > 0.999 and len(pack(vector)) == 388
+
+
+def upkeep_lines(run_cli) -> dict[str, dict]:
+    """`upkeep --due --json`: one JSON line per bot, by bot."""
+    return {line["bot"]: line for line in map(json.loads, run_cli("upkeep", "--due", "--json").out.splitlines())}
+
+
+def test_the_upkeep_run_makes_the_missing_vectors_and_leaves_them_alone_without_embeddings(llm_home, fake_llm, run_cli):
+    assert "vectors" not in upkeep_lines(run_cli)["scout"] and embedding_requests(fake_llm) == []
+    with_embeddings(llm_home, fake_llm)
+    scout = upkeep_lines(run_cli)["scout"]
+    counts = stored(llm_home)
+    assert scout["vectors"]["made"] == counts["notes"] + counts["messages"] > 0 and scout["vectors"]["left"] == 0
+    assert upkeep_lines(run_cli)["scout"]["vectors"]["made"] == 0

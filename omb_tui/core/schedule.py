@@ -106,6 +106,7 @@ class BotUpkeep:
     compact: dict | None = None  # nightly compaction's outcome, for bots where it is switched on
     left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
     guard: dict | None = None  # what the nightly guard did (guard.night.GuardOutcome.to_dict)
+    vectors: dict | None = None  # with embeddings on: the index's missing vectors made (index_vectors.VectorReport)
 
     def to_dict(self) -> dict:
         return {
@@ -117,6 +118,7 @@ class BotUpkeep:
             "compact": self.compact,
             "left_alone": self.left_alone,
             "guard": self.guard,
+            **({"vectors": self.vectors} if self.vectors is not None else {}),
         }
 
     def line(self) -> str:
@@ -149,6 +151,11 @@ class BotUpkeep:
         guard = guard_line(self.guard) if self.guard else None
         if guard:
             done.append(guard)
+        if self.vectors is not None and (self.vectors.get("made") or self.vectors.get("problem")):
+            done.append(
+                f"vectors {self.vectors.get('made', 0)} made, {self.vectors.get('left', 0)} to make"
+                + (f" ({self.vectors['problem']})" if self.vectors.get("problem") else "")
+            )
         return f"{self.bot}: " + ("; ".join(done) if done else "nothing due")
 
 
@@ -214,15 +221,35 @@ def _upkeep_bot(home: Home, bot_id: str, now: datetime) -> BotUpkeep:
         run = UpkeepRun(bot_id)
         done.run = run.id
         due = _due(home, bot_id, now, settings.compact_nightly)
-        if not (due.chats or due.tidy or due.compact):
-            return done  # nothing due: no guard, no record (a cron run every five minutes finds this most often)
-        with NightGuard(home, bot_id, run, now) as guard:  # budgets, loops, checks: docs/guard.md
-            compacted = _steps(home, bot_id, now, run, due, guard, done)
-        done.guard = guard.outcome.to_dict()
-        if compacted is not None:  # the compaction's report goes out once the guard has had its say
-            send_later(home, compacted, guard.outcome.line())
-            done.compact = compacted.to_dict()
+        if due.chats or due.tidy or due.compact:  # nothing due: no guard, no record (most cron runs find this)
+            with NightGuard(home, bot_id, run, now) as guard:  # budgets, loops, checks: docs/guard.md
+                compacted = _steps(home, bot_id, now, run, due, guard, done)
+            done.guard = guard.outcome.to_dict()
+            if compacted is not None:  # the compaction's report goes out once the guard has had its say
+                send_later(home, compacted, guard.outcome.line())
+                done.compact = compacted.to_dict()
+        done.vectors = _vectors(home, bot_id)
     return done
+
+
+VECTORS_PER_RUN = 2000  # at most this many vectors a run (a few batches a minute): a build from nothing spreads out
+
+
+def _vectors(home: Home, bot_id: str) -> dict | None:
+    """With an embeddings instance set: the index brought up to date and up to VECTORS_PER_RUN of its missing
+    vectors made, after the steps (vectors are no memory write: the guard has nothing to check in them); None off."""
+    from .models.embeddings import EmbeddingsUnavailable, embeddings_route
+    from .recall.index_vectors import bring_up_to_date
+    from .recall.recall_index import open_index
+
+    try:
+        if embeddings_route(home) is None:
+            return None
+    except EmbeddingsUnavailable as problem:
+        return {"model": None, "made": 0, "left": 0, "problem": problem.reason}
+    index = open_index(home, bot_id)
+    index.refresh()
+    return bring_up_to_date(index, home, bot_id, most=VECTORS_PER_RUN).to_dict()
 
 
 class _Due(NamedTuple):
