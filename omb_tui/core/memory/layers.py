@@ -49,15 +49,13 @@ def require_person(home: Home, person: str) -> str:
     return person
 
 
-def chat_person(home: Home, conversation) -> str | None:
-    """The person of a Team Cloud home a 1:1 chat is with (the one person in it, else who started it): capture reads
-    the chat into their layer only. None for a room, a chat with the owner, or a home without people."""
-    from .people import list_people
-
+def chat_person(conversation, names: set[str]) -> str | None:
+    """The person of a Team Cloud home (`names`: its people) a 1:1 chat is with (the one person in it, else who
+    started it): capture reads the chat into their layer only. None for a room, a chat with the owner, or a home
+    without people."""
     if conversation.is_room:
         return None
     people = conversation.people() or [conversation.started_by.name]
-    names = {p.name for p in list_people(home)}
     return people[0] if len(people) == 1 and people[0] in names else None
 
 

@@ -111,11 +111,16 @@ def _same_model(connection, route: EmbeddingsRoute) -> bool:
     if row is not None and row[0] == route.name:
         return False
     with connection.write() as db:
-        db.execute("DELETE FROM message_vectors")
-        db.execute("DELETE FROM note_vectors")
+        _drop_all(db)
         db.execute("DELETE FROM vector_model")
         db.execute("INSERT INTO vector_model(one, model, dims) VALUES(1, ?, 0)", (route.name,))
     return row is not None
+
+
+def _drop_all(db) -> None:
+    """Every vector, of messages and notes: another model made them."""
+    db.execute("DELETE FROM message_vectors")
+    db.execute("DELETE FROM note_vectors")
 
 
 _MISSING_NOTES = "FROM notes WHERE id NOT IN (SELECT id FROM note_vectors)"
@@ -155,8 +160,7 @@ def _keep(db, kind: str, items: list[tuple[int, str, object]], vectors: list[lis
     dims = len(vectors[0]) if vectors else 0
     known = db.execute("SELECT dims FROM vector_model").fetchone()
     if known is not None and known[0] and known[0] != dims:  # the same name, another model: all made again
-        db.execute("DELETE FROM message_vectors")
-        db.execute("DELETE FROM note_vectors")
+        _drop_all(db)
     db.execute("UPDATE vector_model SET dims=?", (dims,))
     if kind == "note":
         db.executemany(

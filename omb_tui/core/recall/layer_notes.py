@@ -5,11 +5,12 @@ its notes only: no conversation is a layer's), and no other person's layer is op
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import date
 
 from ..memory.paths import Home, layer_id
 from .index_notes import NoteHit
-from .recall_index import open_index
+from .recall_index import RecallIndex, open_index
 
 
 def layer_label(person: str, file: str) -> str:
@@ -24,32 +25,32 @@ def layer_notes(
     home: Home, bot_id: str, person: str | None, terms: list[str], *, need: int, today: date, **options
 ) -> list[NoteHit]:
     """The person's layer's notes holding at least `need` of the terms, best first, each named as theirs (none
-    without a person). The layer's index is brought up to date first (a layer is small: its notes only).
-    `options`: search_notes's; recall's by default."""
+    without a person). `options`: search_notes's; recall's by default."""
     options = options or RECALL_OPTIONS
     if person is None:
         return []
-    workspace_id = layer_id(bot_id, person)
-    if not home.workspace(workspace_id).is_dir():
-        return []
-    index = open_index(home, workspace_id)
-    index.refresh()
-    with index.reading():
-        hits = index.search_notes(terms, need=need, today=today, **options)
-    return [dataclasses.replace(hit, file=layer_label(person, hit.file)) for hit in hits]
+    return _from_layer(home, bot_id, person, lambda index: index.search_notes(terms, need=need, today=today, **options))
 
 
 def layer_recent_notes(
     home: Home, bot_id: str, person: str, *, since: date | None, until: date | None, limit: int
 ) -> list[NoteHit]:
     """The person's layer's notes dated in a window, newest first, each named as theirs (search by time)."""
+    return _from_layer(
+        home, bot_id, person, lambda index: index.recent_notes(since=since, until=until, topics_only=False, limit=limit)
+    )
+
+
+def _from_layer(home: Home, bot_id: str, person: str, search: Callable[[RecallIndex], list[NoteHit]]) -> list[NoteHit]:
+    """`search` on the layer's index, brought up to date first (a layer is small: its notes only), each hit named as
+    the person's; none when the layer has no folder."""
     workspace_id = layer_id(bot_id, person)
     if not home.workspace(workspace_id).is_dir():
         return []
     index = open_index(home, workspace_id)
     index.refresh()
     with index.reading():
-        hits = index.recent_notes(since=since, until=until, topics_only=False, limit=limit)
+        hits = search(index)
     return [dataclasses.replace(hit, file=layer_label(person, hit.file)) for hit in hits]
 
 

@@ -29,7 +29,7 @@ from ..memory.layers import chat_person
 from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate, same_fact
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, layer_id, quoted, validate_bot_id
-from ..memory.people import is_team_cloud
+from ..memory.people import is_team_cloud, list_people
 from ..memory.redact_data import redact_data
 from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
@@ -265,6 +265,7 @@ class _Capture:
         self.store = MemoryStore(home, bot_id)  # the store of the conversation being read (_writing_for)
         self.target: str = bot_id
         self.person: str | None = None
+        self.home_people = {person.name for person in list_people(home)}  # read once a capture, not per chat
         self.positions = ReadPositions(home, bot_id)
         self.people = bot_people(home, bot_id)
         self.bot_name = load_bot_settings(home, bot_id).name
@@ -292,7 +293,7 @@ class _Capture:
     def _writing_for(self, conversation) -> None:
         """A Team Cloud person's 1:1 chat is read into their own layer (and About me) only; any other into the
         bot's memory (docs/team-cloud.md)."""
-        self.person = chat_person(self.home, conversation)
+        self.person = chat_person(conversation, self.home_people)
         self.target = layer_id(self.bot_id, self.person) if self.person else self.bot_id
         if self.store.bot_id != self.target:
             self.store = MemoryStore(self.home, self.target)
