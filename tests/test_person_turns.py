@@ -213,3 +213,9 @@ def test_the_brief_in_her_turn_never_names_another_persons_chat(team):
     chat_turn(team, "scout", "hello", chat="owner-1", complete=owners)  # the owner's turn: the brief as before
     system = owners.requests[0]["messages"][0]["content"]
     assert "marathon plan" in system and LAYER_HEADING.format(person="sam") not in system  # never acting for Sam
+
+
+def test_chat_names_a_person_the_home_lacks_in_one_sentence_before_any_chat_is_made(team, run_cli):
+    refused = run_cli("chat", "scout", "--person", "lee", "--chat", "nope")
+    assert refused.code == 2 and refused.err.count("\n") == 1 and "no person of this Team Cloud home" in refused.err
+    assert not (conv.chats_dir(team, "scout") / "nope.ndjson").exists()

@@ -55,9 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from ..core.memory.redact import redact
+    from ..core.turn.person_turn import require_turn_person
     from ..core.turn.turn import chat_turn, open_chat
 
     bot = open_bot(args)
+    require_turn_person(bot.home, args.person)  # on a Team Cloud home, before any chat is made for a wrong name
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the chat says itself why no model answers
     started = clock.now()
