@@ -1,12 +1,13 @@
 """session_search by words and meaning (issue 39, third slice; core/search/by_meaning.py): with an embeddings
 instance and the index's vectors made, a message that shares no word with the question is found by its meaning,
-fused with the words' hits by reciprocal rank, under every rule of results (the window, the person's conversations,
+fused with the words' hits in one score (the best by words 1.0, plus 0.15 for each standard deviation of meaning), under every rule of results (the window, the person's conversations,
 memory off); before its vector is made, or when the query's vector is late, the hits are the words' alone and the
 result says why. The scripted server's vectors make words of one "concept" alike (tests/fake_llm.py)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
@@ -16,21 +17,25 @@ from test_upkeep_capture import make_chat
 from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.recall.meaning import forget_query_vectors
-from omb_tui.core.search.by_meaning import fused
 from omb_tui.core.search.session_search import session_search
 
 THRILLED = "I am thrilled about the Lisbon offsite!"
 QUESTION = "who was excited"
 
 
+def home_with_meaning(home, fake, more_turns: list) -> Iterator:
+    """The home with THRILLED's chat (30 hours ago) and more turns, embeddings on, "thrilled" meaning "excited"."""
+    forget_query_vectors()
+    make_chat(home, [(THRILLED, "Me too."), *more_turns], hours_ago=30)
+    with_embeddings(home, fake)
+    fake.concepts.update(thrilled="excited")
+    yield home
+    forget_query_vectors()
+
+
 @pytest.fixture
 def meaning_home(llm_home, fake_llm):
-    forget_query_vectors()
-    make_chat(llm_home, [(THRILLED, "Me too."), ("Please file the tax forms.", "Filed.")], hours_ago=30)
-    with_embeddings(llm_home, fake_llm)
-    fake_llm.concepts.update(thrilled="excited")
-    yield llm_home
-    forget_query_vectors()
+    yield from home_with_meaning(llm_home, fake_llm, [("Please file the tax forms.", "Filed.")])
 
 
 def texts(result) -> list[str]:
@@ -70,16 +75,20 @@ def test_without_embeddings_the_answer_keeps_its_exact_shape(llm_home, fake_llm)
 
 
 def test_memory_off_leaves_notes_out_by_meaning_too(meaning_home, fake_llm, run_cli):
-    fake_llm.concepts.update(flights="journeys", trips="journeys")
+    fake_llm.concepts.update(seats="chairs")
     run_cli("index", "scout")
-    assert any(hit.source == "memory" for hit in session_search(meaning_home, "scout", "journeys").hits)
+    found = session_search(meaning_home, "scout", "chairs").hits
+    assert [hit.text for hit in found if hit.source == "memory"] == ["- 2026-01-06 · likes window seats"]
     update_bot_settings(meaning_home, "scout", memory=False)
-    assert not any(hit.source == "memory" for hit in session_search(meaning_home, "scout", "journeys").hits)
+    assert not any(hit.source == "memory" for hit in session_search(meaning_home, "scout", "chairs").hits)
 
 
-def test_a_hit_in_both_lists_comes_before_one_in_a_single_list():
-    words = [("a", "A"), ("b", "B")]
-    meaning = [("c", "C"), ("b", "B")]
-    order = [item for item, _ in fused(words, meaning)]
-    assert order[0] == "B" and set(order) == {"A", "B", "C"}
-    assert [item for item, _ in fused(words, [])] == ["A", "B"]  # words alone: their order kept
+def test_meaning_puts_the_message_that_means_the_question_before_one_holding_the_same_words(meaning_home, run_cli):
+    rainy = "Lisbon is rainy in spring."
+    make_chat(meaning_home, [(rainy, "Bring a coat.")], chat_id="weather", title="Weather", hours_ago=2)
+    before = session_search(meaning_home, "scout", "excited for Lisbon")
+    assert texts(before)[:2] == [rainy, THRILLED]  # by words alike: the newer first
+    run_cli("index", "scout")
+    after = session_search(meaning_home, "scout", "excited for Lisbon")
+    assert texts(after)[:2] == [THRILLED, rainy] and after.hits[0].matched == before.hits[1].matched != []
+    assert after.hits[0].score > after.hits[1].score

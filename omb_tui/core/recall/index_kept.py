@@ -80,6 +80,8 @@ class KeptLookups:
         self._texts_count = 0
         self._appends: list[tuple[int, str]] | None = []  # messages written in the open transaction; None: too many
         self._changed: set[str] = set()  # the FTS tables (and "topic_names", "topic_notes") the write changed
+        # index_vectors' matrices of the messages' and notes' vectors, by kind, until one of them may have changed
+        self.vector_tables: dict[str, Any] = {}
 
     def forget(self) -> None:
         """Drop everything kept: what the index holds may have changed in any way."""
@@ -91,6 +93,7 @@ class KeptLookups:
         self.headers.clear()
         self._texts.clear()
         self._texts_count = 0
+        self.vector_tables.clear()
 
     # ----- reading -----
     def postings(self, key: LookupKey) -> list | None:
@@ -165,6 +168,8 @@ class KeptLookups:
             changed.add("message_fts")
         for key in [key for key in self._postings if key.source in changed]:
             del self._postings[key]
+        if changed & {"topic_fts", "memo_fts", "message_fts"}:
+            self.vector_tables.clear()  # rows dropped (their vectors with them), or written again under new ids
         if changed & {"topic_fts", "memo_fts"}:
             self._rows["notes"].clear()  # a file's notes are written again under new ids (maybe ids used before)
         if "message_fts" in changed:

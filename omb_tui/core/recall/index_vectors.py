@@ -80,6 +80,7 @@ def bring_up_to_date(
     connection = index.connection
     with connection.lock:
         report.remade = _same_model(connection, route)
+        index.kept.vector_tables.clear()
         total = _missing_count(connection.db)
     while most is None or report.made < most:
         batch = MAX_BATCH_TEXTS if most is None else min(MAX_BATCH_TEXTS, most - report.made)
@@ -95,6 +96,7 @@ def bring_up_to_date(
             break
         with connection.lock, connection.write() as db:
             _keep(db, kind, items, vectors, route)
+        index.kept.vector_tables.clear()
         report.made += len(items)
         if progress is not None:
             progress(report.made, total)
@@ -174,80 +176,117 @@ def _keep(db, kind: str, items: list[tuple[int, str, object]], vectors: list[lis
         )
 
 
-# ----- nearest by meaning -----
-class _Table:
-    """One kind's vectors as a matrix (unit rows as float32), with each row's id and its time (a message's ts, a
-    note's day as an ordinal; None unknown), kept on the index while the table is as it was read."""
+# ----- scored by meaning -----
+NEAR_SHARE = 0.5  # of a turn's meaning that the turn beside it gains (a quarter of it two away), as the words' rule
+MIN_SPREAD = 1e-6  # below it the cosines are all alike: no turn stands out by meaning
 
-    def __init__(self, stamp: tuple, ids, matrix, times) -> None:
-        self.stamp, self.ids, self.matrix, self.times = stamp, ids, matrix, times
+
+class _Table:
+    """One kind's vectors as a matrix (unit rows as float32), with each row's id and time (a message's ts, a note's
+    day as an ordinal; NaN unknown) and, for messages, the rows of the turns one and two away in their conversation
+    (`beside`: four rows of indices, len(ids) where there is none); kept until a vector may have changed."""
+
+    def __init__(self, ids: list[int], matrix, times, beside) -> None:
+        self.ids, self.matrix, self.times, self.beside = ids, matrix, times, beside
+        self.row_of = {row_id: n for n, row_id in enumerate(ids)}
 
 
 _TABLES = {
-    "message": ("message_vectors", "SELECT v.id, v.vec, m.ts FROM message_vectors v JOIN messages m ON m.id = v.id"),
-    "note": ("note_vectors", "SELECT v.id, v.vec, n.day FROM note_vectors v JOIN notes n ON n.id = v.id"),
+    "message": "SELECT v.id, v.vec, m.ts, m.conv, m.seq FROM message_vectors v JOIN messages m ON m.id = v.id",
+    "note": "SELECT v.id, v.vec, n.day, '', 0 FROM note_vectors v JOIN notes n ON n.id = v.id",
 }
 
 
 def _table(index, kind: str) -> _Table | None:
-    """The kind's matrix, read again only when its vectors changed (their count, largest id and id sum)."""
+    """The kind's matrix, read again only after a vector may have changed (KeptLookups.vector_tables)."""
     import numpy
 
-    name, query = _TABLES[kind]
-    db = index.connection.db
-    stamp = tuple(db.execute(f"SELECT count(*), max(id), total(id) FROM {name} WHERE length(vec) > 0").fetchone())
-    kept = getattr(index, "_vector_tables", None)
-    if kept is None:
-        kept = index._vector_tables = {}
-    table = kept.get(kind)
-    if table is not None and table.stamp == stamp:
-        return table
-    rows = [row for row in db.execute(query + " WHERE length(v.vec) > 0")]
+    kept = index.kept.vector_tables
+    if kind in kept:
+        return kept[kind]
+    rows = index.connection.db.execute(_TABLES[kind] + " WHERE length(v.vec) > 0").fetchall()
+    width = len(rows[0][1]) - 4 if rows else 0
+    rows = [row for row in rows if len(row[1]) - 4 == width]
     if not rows:
         kept[kind] = None
         return None
-    width = len(rows[0][1]) - 4
-    rows = [row for row in rows if len(row[1]) - 4 == width]
     scales = numpy.frombuffer(b"".join(row[1][:4] for row in rows), dtype="<f4")
     packed = numpy.frombuffer(b"".join(row[1][4:] for row in rows), dtype=numpy.int8).reshape(len(rows), width)
     matrix = packed.astype(numpy.float32) * scales[:, None]
-    times = [_time_of(kind, row[2]) for row in rows]
-    table = kept[kind] = _Table(stamp, [row[0] for row in rows], matrix, times)
+    times = numpy.array([_time_of(kind, row[2]) for row in rows], dtype=numpy.float64)
+    beside = None
+    if kind == "message":
+        place = {(row[3], row[4]): n for n, row in enumerate(rows)}
+        none = len(rows)
+        beside = numpy.array(
+            [[place.get((row[3], row[4] + step), none) for row in rows] for step in (-1, 1, -2, 2)], dtype=numpy.intp
+        )
+    table = kept[kind] = _Table([row[0] for row in rows], matrix, times, beside)
     return table
 
 
-def _time_of(kind: str, value: object) -> float | None:
+def _time_of(kind: str, value: object) -> float:
     if kind == "message":
-        return float(value) if isinstance(value, (int, float)) else None
+        return float(value) if isinstance(value, (int, float)) else math.nan
     try:
         return float(date.fromisoformat(str(value)).toordinal())
     except ValueError:
-        return None
+        return math.nan
 
 
-def nearest(index, kind: str, query: list[float], *, limit: int, low: float | None = None, high: float | None = None):
-    """The `limit` rows of the kind nearest the query in meaning, best first, as (id, cosine); only rows whose time
-    (a message's ts, a note's day ordinal) is within [low, high] when a bound is given. [] when there are none (or
-    the query's length is not the vectors')."""
+class MeaningScores:
+    """How near each row of one kind is to a query in meaning (docs/recall.md, "Recall by meaning"): its cosine's
+    distance above the mean of all the kind's rows, in standard deviations (0 at or below it); a message's then
+    gains NEAR_SHARE of the turns beside it, as the words' scores do. `of(id)` is a row's (0.0 without a vector),
+    `own(id)` the same before the turns beside it added theirs, `best(...)` the best rows."""
+
+    def __init__(self, table: _Table, own, scores) -> None:
+        self.table, self._own, self.scores = table, own, scores
+
+    def of(self, row_id: int) -> float:
+        row = self.table.row_of.get(row_id)
+        return 0.0 if row is None else float(self.scores[row])
+
+    def own(self, row_id: int) -> float:
+        row = self.table.row_of.get(row_id)
+        return 0.0 if row is None else float(self._own[row])
+
+    def best(self, limit: int, *, low: float | None = None, high: float | None = None) -> list[tuple[int, float]]:
+        """The `limit` rows scoring most (above 0), best first, as (id, score); only rows whose time is within
+        [low, high] when a bound is given."""
+        import numpy
+
+        scores = self.scores
+        if low is not None or high is not None:
+            times = self.table.times  # (NaN, an unknown time, is never within a bound)
+            keep = (times >= (-math.inf if low is None else low)) & (times <= (math.inf if high is None else high))
+            scores = numpy.where(keep, scores, 0.0)
+        count = min(limit, int((scores > 0).sum()))
+        if count <= 0:
+            return []
+        best = numpy.argpartition(-scores, count - 1)[:count]
+        best = best[numpy.argsort(-scores[best], kind="stable")]
+        return [(self.table.ids[i], float(scores[i])) for i in best]
+
+
+def meaning_scores(index, kind: str, query: list[float]) -> MeaningScores | None:
+    """Every row of the kind scored against the query's vector (MeaningScores); None when the index has no vectors
+    of the kind (or the query's length is not theirs)."""
     import numpy
 
     table = _table(index, kind)
-    if table is None or limit <= 0:
-        return []
+    if table is None:
+        return None
     vector = numpy.asarray(query, dtype=numpy.float32)
     if vector.shape[0] != table.matrix.shape[1]:
-        return []
+        return None
     vector /= numpy.linalg.norm(vector) or 1.0
-    scores = table.matrix @ vector
-    if low is not None or high is not None:
-        times = table.times
-        keep = numpy.array(
-            [t is not None and (low is None or t >= low) and (high is None or t <= high) for t in times], dtype=bool
-        )
-        scores = numpy.where(keep, scores, -numpy.inf)
-    count = min(limit, int(numpy.isfinite(scores).sum()))
-    if count <= 0:
-        return []
-    best = numpy.argpartition(-scores, count - 1)[:count]
-    best = best[numpy.argsort(-scores[best], kind="stable")]
-    return [(table.ids[i], float(scores[i])) for i in best]
+    cosines = table.matrix @ vector
+    spread = float(cosines.std())
+    own = numpy.maximum((cosines - cosines.mean()) / spread, 0.0) if spread > MIN_SPREAD else cosines * 0.0
+    scores = own
+    if table.beside is not None:
+        padded = numpy.append(own, 0.0)  # the row len(ids) names: no turn there
+        near, far = padded[table.beside[0]] + padded[table.beside[1]], padded[table.beside[2]] + padded[table.beside[3]]
+        scores = own + NEAR_SHARE * near + NEAR_SHARE / 2 * far
+    return MeaningScores(table, own, scores)

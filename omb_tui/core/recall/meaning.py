@@ -1,9 +1,18 @@
-"""A query's vector for recall and session_search (issue 39; docs/recall.md, "Recall by meaning").
+"""Recall and search by meaning (issue 39; docs/recall.md, "Recall by meaning"): a query's vector, and words and
+meaning in one score.
 
-One embeddings call with a deadline (QUERY_DEADLINE_S, 300 ms); past it, or on any failure, None, and recall and
-search answer by words alone (their log line says so). Vectors are kept per process by the text's SHA-256 and the
-model, the newest QUERY_CACHE_SIZE, so a message asked again (a retried turn, the recall preview, a search repeated)
-costs no call.
+A query's vector is one embeddings call with a deadline (QUERY_DEADLINE_S, 300 ms); past it, or on any failure,
+None, and recall and search answer by words alone (their log line says so). Vectors are kept per process by the
+text's SHA-256 and the model, the newest QUERY_CACHE_SIZE, so a message asked again (a retried turn, the recall
+preview, a search repeated) costs no call.
+
+With the vector, every message and note of the index is scored by meaning (index_vectors.MeaningScores: how many
+standard deviations its cosine stands above the mean of all the bot's, 0 at or below it; a turn gains half of the
+turns beside it, as by words). A hit's fused score is its words' score divided by the best words' score of the
+search (so the best by words counts 1.0), plus MEANING_WEIGHT times its meaning: a hit that holds the words and
+means the question comes first, one that shares no word with it enters by meaning alone, and words keep their order
+where meaning says nothing. Hits from outside the bot's index (a person's layer, a team's notes) have no vectors:
+their words' share alone. Without embeddings nothing here runs and the hits are the words' alone, as before.
 """
 
 from __future__ import annotations
@@ -12,9 +21,16 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
 
+from ..memory import conversations as conv
 from ..memory.paths import Home
 from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
+from .index_notes import NoteHit
+from .index_vectors import MeaningScores, meaning_scores
+from .recall_index import MessageHit, RecallIndex
 
 log = logging.getLogger("omb_tui.recall")
 
@@ -58,3 +74,93 @@ def forget_query_vectors() -> None:
     """Empty the cache (tests; a model change makes its keys miss anyway)."""
     with _cache_lock:
         _cache.clear()
+
+
+# What one standard deviation of meaning above the mean adds to a hit's score, where the best hit by words scores
+# 1.0: a turn as near the question as the nearest usually are (4 to 6) weighs about as much as the best by words.
+# Measured on the LoCoMo dev half at 0.1 to 0.25 (docs/recall.md): flat from 0.125 to 0.2; the middle is taken.
+MEANING_WEIGHT = 0.15
+# Recall's block shows only what matches the message: a reply found by meaning alone, sharing no word with it, enters
+# only when its own meaning stands this many standard deviations above the mean of all the bot's turns.
+MEANING_MATCH = 2.0
+
+
+@dataclass
+class Meaning:
+    """A query's meaning against the index's messages and notes (None: no vectors of the kind)."""
+
+    messages: MeaningScores | None
+    notes: MeaningScores | None
+
+
+def ask(home: Home, bot_id: str, query: str, log_name: str) -> QueryVector | None:
+    """The query's vector (QueryVector: `vector` None with `why_not` when it did not come), or None when
+    embeddings are off; a vector that did not come is said in the caller's log line (`log_name`)."""
+    asked = query_vector(home, query, bot_id=bot_id)
+    if asked.vector is None and asked.model is None and asked.why_not == "embeddings are off":
+        return None
+    if asked.vector is None:
+        log.info("%s: %s: by words alone (%s)", log_name, bot_id, asked.why_not)
+    return asked
+
+
+def meaning_in(index: RecallIndex, vector: list[float], *, notes: bool) -> Meaning:
+    """Every message's (and, with `notes`, note's) meaning for the vector; call within the index's read."""
+    index.connection.see_other_writers()  # another process's vectors: the kept matrices are read again
+    return Meaning(meaning_scores(index, "message", vector), meaning_scores(index, "note", vector) if notes else None)
+
+
+def meaning_only_messages(
+    index: RecallIndex,
+    meaning: Meaning,
+    known: set[int],
+    pool: int,
+    accept: Callable[[conv.Conversation], bool] | None,
+    since_ts: float | None = None,
+    until_ts: float | None = None,
+    keep: Callable[[MessageHit], bool] | None = None,
+) -> list[MessageHit]:
+    """Of the `pool` messages nearest in meaning, those the words did not find (ids not in `known`), from the
+    conversations the bot may see and `accept` allows, in the window, and as `keep` says (recall's replies only); no
+    text yet. (The words' best `limit` and meaning's best `limit` are enough: looking deeper in either changed no
+    figure on LoCoMo, docs/recall.md.)"""
+    if meaning.messages is None:
+        return []
+    best = [message_id for message_id, _ in meaning.messages.best(pool, low=since_ts, high=until_ts)]
+    search = index.messages
+    hits = search._hits(search._candidate_rows([message_id for message_id in best if message_id not in known]))
+    return [hit for hit in hits if (accept is None or accept(hit.conversation)) and (keep is None or keep(hit))]
+
+
+def meaning_only_notes(
+    index: RecallIndex, meaning: Meaning, known: set[int], pool: int, since: date | None, until: date | None
+) -> list[NoteHit]:
+    """The notes nearest in meaning that the words did not find, in the window of days."""
+    if meaning.notes is None:
+        return []
+    low = since.toordinal() if since else None
+    high = until.toordinal() if until else None
+    ids = [note_id for note_id, _ in meaning.notes.best(pool, low=low, high=high) if note_id not in known]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = index.connection.db.execute(
+        f"SELECT id, file, kind, section, day, line, text FROM notes WHERE id IN ({marks})", ids
+    ).fetchall()
+    notes = []
+    for note_id, file, kind, section, day, line, text in rows:
+        try:
+            when = date.fromisoformat(day) if day else None
+        except ValueError:
+            when = None
+        notes.append(NoteHit(note_id, file, kind, section, when, line, text, [], 0.0))
+    return notes
+
+
+def fuse(meaning: Meaning, messages: list[MessageHit], notes: list[NoteHit], best_by_words: float) -> None:
+    """Each hit's score made its fused one (the module's rule), in place; `best_by_words` is the search's best
+    words' score (of every source)."""
+    scale = best_by_words if best_by_words > 0 else 1.0
+    for hits, scores in ((messages, meaning.messages), (notes, meaning.notes)):
+        for hit in hits:
+            hit.score = hit.score / scale + (MEANING_WEIGHT * scores.of(hit.id) if scores is not None else 0.0)

@@ -32,17 +32,17 @@ from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
 from ..memory.text import plural
 from .layer_notes import layer_notes, merged
-from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
+from .meaning import ask, meaning_in
+from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
+from .recall_passages import MAX_PASSAGES, PASSAGE_TURNS_MAX, PASSAGES_PER_CONVERSATION  # noqa: F401 - named here too
+from .recall_passages import passages as find_passages
 from .words import Word, matches_needed, terms, word_spans, words
 
 log = logging.getLogger("omb_tui.recall")
 
 MIN_MESSAGE_CHARS = 8
 MAX_NOTES = 4
-MAX_PASSAGES = 4
 MAX_BLOCK_CHARS = 6000
-PASSAGES_PER_CONVERSATION = 2
-PASSAGE_TURNS_MAX = 5  # a passage grows past its three turns only by matched turns just beside it (_join)
 NOTE_TEXT_MAX = 1200
 MESSAGE_TEXT_MAX = 600
 OPENING_MIN_CHARS = 150  # an opening left less room than this (its text shorter still excepted) is left out
@@ -133,13 +133,17 @@ class RecallResult:
     notes: list[RecalledNote] = field(default_factory=list)
     passages: list[RecalledPassage] = field(default_factory=list)
     block: str = ""
+    # With semantic recall on: whether meaning took part (True), or why the block is by words alone.
+    by_meaning: bool | None = None
+    meaning_skipped: str | None = None
 
     @property
     def log_line(self) -> str:
         where = f"{self.bot} ({self.kind}" + (f", chat {self.chat})" if self.chat else ")")
+        alone = f"; by words alone ({self.meaning_skipped})" if self.meaning_skipped else ""
         return (
             f"auto-recall: {where} got {plural(len(self.notes), 'note')} and "
-            f"{plural(len(self.passages), 'conversation passage')}"
+            f"{plural(len(self.passages), 'conversation passage')}{alone}"
         )
 
     def to_dict(self) -> dict:
@@ -154,6 +158,8 @@ class RecallResult:
             "notes": [note.to_dict() for note in self.notes],
             "passages": [passage.to_dict() for passage in self.passages],
             "block": self.block,
+            **({"by_meaning": self.by_meaning} if self.by_meaning is not None else {}),
+            **({"meaning_skipped": self.meaning_skipped} if self.meaning_skipped else {}),
         }
 
 
@@ -224,13 +230,19 @@ def recall(
     )
     if not load_bot_settings(home, bot_id).memory:
         return _skip(result, SKIP_MEMORY_OFF, "the bot's memory is off")
-    if not load_config(home).auto_recall:
+    config = load_config(home)
+    if not config.auto_recall:
         return _skip(result, SKIP_AUTO_RECALL_OFF, "features.autoRecall is false")
     if len(message.strip()) < MIN_MESSAGE_CHARS:
         return _skip(result, SKIP_SHORT_MESSAGE, f"the message is shorter than {MIN_MESSAGE_CHARS} characters")
     message_words = words(message)
     result.words = [word.surface for word in message_words]
     result.matches_needed = matches_needed(message)
+    # semantic recall (features.semanticRecall, with embeddings on): the message's vector first, outside the index's
+    # lock (a call of at most 300 ms, cached; meaning.py)
+    asked = ask(home, bot_id, message, "auto-recall") if message_words and config.semantic_recall else None
+    if asked is not None:
+        result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
     if message_words:
         try:
             index = index or open_index(home, bot_id)
@@ -245,7 +257,10 @@ def recall(
                 )
                 passages: list[list[MessageHit]] = []
                 if result.passages_allowed:
-                    passages = _passages(index, query, result.matches_needed, today, conversation, person or for_person)
+                    meaning = meaning_in(index, asked.vector, notes=False) if asked and asked.vector else None
+                    passages = find_passages(
+                        index, query, result.matches_needed, today, conversation, person or for_person, meaning
+                    )
             notes = merged(notes, theirs)
         except (sqlite3.Error, OSError) as exc:
             # recall never fails a turn: the turn goes ahead without it, and the log says why
@@ -277,79 +292,6 @@ def _distinct_notes(hits: list[NoteHit]) -> list[NoteHit]:
             seen.add(key)
             out.append(hit)
     return out
-
-
-def _passages(
-    index: RecallIndex,
-    query: list[str],
-    need: int,
-    today: date,
-    current: conv.Conversation | None,
-    person: str | None = None,
-) -> list[list[MessageHit]]:
-    """Ranked messages of other conversations, each with the turns around it that answer it or that it answers."""
-    people = set(current.people()) if current else ({person} if person else set())
-
-    def accept(conversation: conv.Conversation) -> bool:
-        # what one person said to the bot is not recalled into another person's chat
-        return not people or bool(people & set(conversation.people()))
-
-    hits = index.search_messages(
-        query,
-        need=need,
-        today=today,
-        limit=MAX_PASSAGES * 6,
-        accept=accept,
-        other_than=current,
-        replies_only=True,
-        texts=False,
-    )
-    chosen: list[list[MessageHit]] = []
-    from_conversation: dict[str, list[list[MessageHit]]] = {}  # the passages chosen from each conversation
-    for hit in hits:
-        key = conversation_key(hit.conversation)
-        passages = from_conversation.setdefault(key, [])
-        beside = next((p for p in passages if p[0].seq - 1 <= hit.seq <= p[-1].seq + 1), None)
-        if beside is not None and (beside[0].seq <= hit.seq <= beside[-1].seq or _join(index, beside, hit)):
-            continue  # shown already, or joined to the passage it is just beside
-        if len(passages) >= PASSAGES_PER_CONVERSATION:
-            continue
-        shown = {message.seq for passage in passages for message in passage}  # two passages never overlap
-        turns = [m for m in (*_answered(index, hit, -1), hit, *_answered(index, hit, +1)) if m.seq not in shown]
-        passages.append(turns)
-        chosen.append(turns)
-        if len(chosen) >= MAX_PASSAGES:
-            break
-    # the texts of the chosen ones only, read from their files; a line changed since the index read it is left out
-    readable = {message.id for message in index.message_texts([message for pair in chosen for message in pair])}
-    return [
-        [message for message in pair if message.id in readable]
-        for pair in chosen
-        if any(message.id in readable and message.matched for message in pair)
-    ]
-
-
-def _join(index: RecallIndex, passage: list[MessageHit], hit: MessageHit) -> bool:
-    """A matched turn just before or after a passage joins it, with the turn beyond it that answers it or that it
-    answers, while the passage holds fewer than PASSAGE_TURNS_MAX turns (False when it is full: the turn may start
-    a passage of its own)."""
-    if len(passage) >= PASSAGE_TURNS_MAX:
-        return False
-    side = -1 if hit.seq < passage[0].seq else +1
-    passage.extend([hit, *_answered(index, hit, side)][: PASSAGE_TURNS_MAX - len(passage)])
-    passage.sort(key=lambda message: message.seq)
-    return True
-
-
-def _answered(index: RecallIndex, hit: MessageHit, offset: int) -> list[MessageHit]:
-    """The turn just before a message (offset -1) or after it (+1) when it is the other side's: a person's and a
-    bot's, or two people's in a room; never a harness notice or a failed reply."""
-    other = index.neighbour(hit, offset, texts=False)
-    if other is None or other.author_kind not in ("person", "bot") or other.failed:
-        return []
-    if (other.author_kind, other.author) == (hit.author_kind, hit.author):
-        return []
-    return [other]
 
 
 def _surface(terms: list[str], message_words: list[Word]) -> list[str]:

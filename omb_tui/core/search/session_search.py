@@ -10,6 +10,7 @@ budget" (the archive is searched, so a moved line is still found). Daily logs ar
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -23,9 +24,9 @@ from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
 from ..recall.layer_notes import layer_notes, layer_recent_notes
+from ..recall.meaning import ask, fuse, meaning_in, meaning_only_messages, meaning_only_notes
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from ..recall.words import words
-from .by_meaning import fused, meaning_hits
 from .team_notes import search_team_notes
 
 DEFAULT_LIMIT = 20
@@ -210,6 +211,11 @@ def session_search(
     theirs = (lambda conversation: for_person in conversation.people()) if for_person else None
     if refused is not None:
         result.index_not_updated = index_not_updated_sentence(refused)
+    # with words and embeddings on: the query's vector first (a call, outside the index's lock; by_meaning.py)
+    asked = ask(home, bot_id, query or "", "session_search") if query_words and refused is None else None
+    if asked is not None:
+        result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
+    meaning = None
     with _read_or_refused(refused), index.reading():  # one state of the index for both
         if query_words:
             terms = [w.term for w in query_words]
@@ -223,6 +229,7 @@ def session_search(
                 until_ts=until_ts,
                 pool=None,
                 accept=theirs,
+                texts=not result.by_meaning,
             )
             if memory_on:
                 notes = index.search_notes(
@@ -236,13 +243,31 @@ def session_search(
                     skip_expired=False,
                     pool=None,
                 )
+            if asked is not None and asked.vector is not None:
+                meaning = meaning_in(index, asked.vector, notes=memory_on)
+                known = {hit.id for hit in messages}
+                messages += meaning_only_messages(index, meaning, known, limit, theirs, since_ts, until_ts)
+                notes += meaning_only_notes(index, meaning, {hit.id for hit in notes}, limit, since_day, until_day)
         else:
             messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=None if theirs else limit)
             messages = [hit for hit in messages if theirs is None or theirs(hit.conversation)][:limit]
             if memory_on:
                 notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
-    if for_person and memory_on:
-        notes += _layer_hits(home, bot_id, for_person, query_words, today, limit, since_day, until_day)
+    layer = (
+        _layer_hits(home, bot_id, for_person, query_words, today, limit, since_day, until_day)
+        if for_person and memory_on
+        else []
+    )
+    if meaning is not None:
+        by_words = [hit.score for hit in messages] + [hit.score for hit in notes + layer]
+        best = max(by_words + [hit.score for hit in team_hits], default=1.0) or 1.0
+        fuse(meaning, messages, notes, best)
+        for layer_hit in layer:  # (no vectors: their words' share alone)
+            layer_hit.score /= best
+        for team_hit in team_hits:
+            team_hit.score /= best
+        messages = _with_texts(index, messages, notes + layer, team_hits, limit)
+    notes += layer
     surface = {w.term: w.surface for w in query_words}
     from_room = searching_from is not None and searching_from.is_room
     labels: dict[str, str] = {}  # each conversation's, worked out once
@@ -250,21 +275,6 @@ def session_search(
     hits += [_note_hit(hit, surface) for hit in notes] + team_hits
     if query_words:
         hits.sort(key=lambda h: -h.score)
-        if refused is None:  # words and meaning, fused (by_meaning.py); the words' alone without embeddings
-            meaning = meaning_hits(
-                index,
-                home,
-                bot_id,
-                query or "",
-                limit=limit,
-                memory_on=memory_on,
-                accept=theirs,
-                since_ts=since_ts,
-                until_ts=until_ts,
-                since_day=since_day,
-                until_day=until_day,
-            )
-            hits = _with_meaning(result, hits, meaning, surface, from_room, labels)
     else:
         hits.sort(key=_newest_first_key, reverse=True)
     result.hits = hits[:limit]
@@ -277,33 +287,14 @@ def session_search(
     return result
 
 
-def _with_meaning(result: SearchResult, hits: list[SearchHit], meaning, surface, from_room, labels) -> list[SearchHit]:
-    """The words' hits fused with meaning's (by_meaning.fused), each hit's score its fused one; the words' alone
-    when meaning did not take part (its reason on the result when embeddings are on)."""
-    if meaning.skipped is not None:
-        if meaning.skipped != "embeddings are off":
-            result.by_meaning, result.meaning_skipped = False, meaning.skipped
-        return hits
-    result.by_meaning = True
-    words = [(_key(hit), hit) for hit in hits]
-    near = [_message_hit(m, surface, from_room, labels) for m in meaning.messages]
-    near += [_note_hit(n, surface) for n in meaning.notes]
-    near.sort(key=lambda hit: -hit.score)  # cosines, best first
-    shown = [(_key(hit), hit) for hit in near]
-    out = []
-    for hit, score in fused(words, shown):
-        hit.score = score
-        out.append(hit)
-    return out
-
-
-def _key(hit: SearchHit) -> tuple:
-    """What a hit is, the same by words and by meaning: a conversation's message, a note's line, a team note."""
-    if hit.source == "conversation":
-        return ("conversation", hit.conversation, hit.at, hit.author, hit.text)
-    if hit.source == "memory":
-        return ("memory", hit.file, hit.line)
-    return ("team", hit.team, hit.key)
+def _with_texts(
+    index: RecallIndex, messages: list[MessageHit], notes: list[NoteHit], team: list[SearchHit], limit: int
+) -> list[MessageHit]:
+    """The messages that can be among the best `limit` of every hit, with their texts (read for those only)."""
+    others = sorted([hit.score for hit in notes] + [hit.score for hit in team], reverse=True)
+    floor = others[limit - 1] if len(others) >= limit else -math.inf
+    messages.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
+    return index.message_texts([hit for hit in messages[:limit] if hit.score >= floor])
 
 
 def _layer_hits(
