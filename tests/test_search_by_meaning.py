@@ -7,6 +7,7 @@ result says why. The scripted server's vectors make words of one "concept" alike
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -16,6 +17,7 @@ from test_upkeep_capture import make_chat
 
 from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.settings import update_bot_settings
+from omb_tui.core.recall import vectors_background
 from omb_tui.core.recall.meaning import forget_query_vectors
 from omb_tui.core.search.session_search import session_search
 
@@ -92,3 +94,17 @@ def test_meaning_puts_the_message_that_means_the_question_before_one_holding_the
     after = session_search(meaning_home, "scout", "excited for Lisbon")
     assert texts(after)[:2] == [THRILLED, rainy] and after.hits[0].matched == before.hits[1].matched != []
     assert after.hits[0].score > after.hits[1].score
+
+
+def test_a_long_lived_process_makes_the_missing_vectors_in_its_background(meaning_home):
+    assert THRILLED not in texts(session_search(meaning_home, "scout", QUESTION))  # no vector: by words alone
+    assert vectors_background.poke(meaning_home, "scout") is None  # a command never starts a pass
+    vectors_background.enable()  # as the app, the MCP server and serve do
+    try:
+        deadline = time.monotonic() + 60
+        while THRILLED not in texts(session_search(meaning_home, "scout", QUESTION)):
+            assert time.monotonic() < deadline, "the background pass made no vector"
+            time.sleep(0.05)
+        assert vectors_background.poke(meaning_home, "scout") is None  # one pass a bot per interval
+    finally:
+        vectors_background.forget()

@@ -357,7 +357,9 @@ def run_app(home: Home) -> int:
     _log_into_textual()
     # OMB_TUI_NO_WATCH=1 turns file watching off (e.g. on a network filesystem where it is costly).
     from ..core.memory.user_settings import user_settings_path
+    from ..core.recall import vectors_background
 
+    vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH"), user_settings=user_settings_path()).run()
     return 0
 

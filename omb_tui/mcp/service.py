@@ -257,6 +257,9 @@ def main(argv: list[str]) -> int:
     logging.getLogger().addHandler(to_session)
     redact_log_handlers()
     root, path = Path(argv[0]), Path(argv[1])
+    from ..core.recall import vectors_background
+
+    vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     lock = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -93,6 +93,9 @@ def serve(
     if show_token:
         say(token)
         return 0
+    from ..core.recall import vectors_background
+
+    vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     with log_off_the_event_loop():
         app = build_app(home, token, opener=opener, allow_hosts=allow_hosts)
         return asyncio.run(_serve(app, home, host, port, say))

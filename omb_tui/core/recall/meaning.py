@@ -21,14 +21,16 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Protocol
 
 from ..memory import conversations as conv
 from ..memory.paths import Home
 from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
 from .index_notes import NoteHit
+from .index_ranking import lowest_kept
 from .index_vectors import MeaningScores, meaning_scores
 from .recall_index import MessageHit, RecallIndex
 
@@ -110,37 +112,72 @@ def meaning_in(index: RecallIndex, vector: list[float], *, notes: bool) -> Meani
     return Meaning(meaning_scores(index, "message", vector), meaning_scores(index, "note", vector) if notes else None)
 
 
-def meaning_only_messages(
+class Scored(Protocol):
+    score: float
+
+
+def with_meaning(
     index: RecallIndex,
     meaning: Meaning,
-    known: set[int],
-    pool: int,
-    accept: Callable[[conv.Conversation], bool] | None,
+    messages: list[MessageHit],
+    notes: list[NoteHit],
+    others: Sequence[Scored],
+    limit: int,
+    *,
+    accept: Callable[[conv.Conversation], bool] | None = None,
+    keep: Callable[[MessageHit], bool] | None = None,
     since_ts: float | None = None,
     until_ts: float | None = None,
-    keep: Callable[[MessageHit], bool] | None = None,
-) -> list[MessageHit]:
-    """Of the `pool` messages nearest in meaning, those the words did not find (ids not in `known`), from the
-    conversations the bot may see and `accept` allows, in the window, and as `keep` says (recall's replies only); no
-    text yet. (The words' best `limit` and meaning's best `limit` are enough: looking deeper in either changed no
-    figure on LoCoMo, docs/recall.md.)"""
-    if meaning.messages is None:
+    since_day: date | None = None,
+    until_day: date | None = None,
+) -> tuple[list[MessageHit], list[NoteHit]]:
+    """The words' hits (messages, notes, and `others` without vectors: a layer's notes, a team's) with their fused
+    scores, in place, and the messages and notes found by meaning alone that can be among the best `limit`: of
+    meaning's best `limit`, those the words did not find, from the conversations the bot may see and `accept`
+    allows, in the window, as `keep` says (recall: replies that match), scoring above the `limit`-th best fused
+    score. Messages have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and
+    cost time: docs/recall.md.)"""
+    best = max(
+        [hit.score for hit in messages] + [hit.score for hit in notes] + [hit.score for hit in others], default=1.0
+    )
+    fuse(meaning, messages, notes, best)
+    for other in others:  # no vectors: their words' share alone
+        other.score /= best if best > 0 else 1.0
+    floor = lowest_kept(
+        [hit.score for hit in messages] + [hit.score for hit in notes] + [o.score for o in others], limit
+    )
+    more_messages = _meaning_only_messages(index, meaning, messages, limit, floor, accept, keep, since_ts, until_ts)
+    more_notes = _meaning_only_notes(index, meaning, notes, limit, floor, since_day, until_day)
+    fuse(meaning, more_messages, more_notes, best)
+    return messages + more_messages, notes + more_notes
+
+
+def _above(scores: MeaningScores | None, known: list, limit: int, floor: float, low, high) -> list[int]:
+    """The ids of meaning's best `limit` that the words did not find and that score above the floor by meaning."""
+    if scores is None:
         return []
-    best = [message_id for message_id, _ in meaning.messages.best(pool, low=since_ts, high=until_ts)]
+    found = {hit.id for hit in known}
+    best = scores.best(limit, low=low, high=high)
+    return [row_id for row_id, score in best if row_id not in found and MEANING_WEIGHT * score > floor]
+
+
+def _meaning_only_messages(
+    index: RecallIndex, meaning: Meaning, known, limit, floor, accept, keep, since_ts, until_ts
+) -> list[MessageHit]:
+    ids = _above(meaning.messages, known, limit, floor, since_ts, until_ts)
+    if not ids:
+        return []
     search = index.messages
-    hits = search._hits(search._candidate_rows([message_id for message_id in best if message_id not in known]))
+    hits = search._hits(search._candidate_rows(ids))
     return [hit for hit in hits if (accept is None or accept(hit.conversation)) and (keep is None or keep(hit))]
 
 
-def meaning_only_notes(
-    index: RecallIndex, meaning: Meaning, known: set[int], pool: int, since: date | None, until: date | None
+def _meaning_only_notes(
+    index: RecallIndex, meaning: Meaning, known, limit, floor, since: date | None, until: date | None
 ) -> list[NoteHit]:
-    """The notes nearest in meaning that the words did not find, in the window of days."""
-    if meaning.notes is None:
-        return []
     low = since.toordinal() if since else None
     high = until.toordinal() if until else None
-    ids = [note_id for note_id, _ in meaning.notes.best(pool, low=low, high=high) if note_id not in known]
+    ids = _above(meaning.notes, known, limit, floor, low, high)
     if not ids:
         return []
     marks = ",".join("?" * len(ids))

@@ -31,6 +31,7 @@ from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
 from ..memory.text import plural
+from . import vectors_background
 from .layer_notes import layer_notes, merged
 from .meaning import ask, meaning_in
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
@@ -243,6 +244,7 @@ def recall(
     asked = ask(home, bot_id, message, "auto-recall") if message_words and config.semantic_recall else None
     if asked is not None:
         result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
+        vectors_background.poke(home, bot_id)  # a long-lived process makes the missing ones meanwhile
     if message_words:
         try:
             index = index or open_index(home, bot_id)

@@ -8,12 +8,13 @@ from datetime import date
 
 from ..memory import conversations as conv
 from .index_vectors import MeaningScores
-from .meaning import MEANING_MATCH, Meaning, fuse, meaning_only_messages
+from .meaning import MEANING_MATCH, Meaning, with_meaning
 from .recall_index import MessageHit, RecallIndex, conversation_key
 
 MAX_PASSAGES = 4
 PASSAGES_PER_CONVERSATION = 2
 PASSAGE_TURNS_MAX = 5  # a passage grows past its three turns only by matched turns just beside it (_join)
+CANDIDATES = MAX_PASSAGES * 6  # messages ranked for the passages
 
 
 def passages(
@@ -39,7 +40,7 @@ def passages(
         query,
         need=need,
         today=today,
-        limit=MAX_PASSAGES * 6,
+        limit=CANDIDATES,
         accept=accept,
         other_than=current,
         replies_only=True,
@@ -111,11 +112,7 @@ def _with_meaning(
             and conversation_key(hit.conversation) != left_out
         )
 
-    extra = meaning_only_messages(
-        index, meaning, {hit.id for hit in hits}, len(hits) or MAX_PASSAGES * 6, accept, keep=keep
-    )
-    best = max((hit.score for hit in hits), default=1.0)
-    every = hits + extra
-    fuse(meaning, every, [], best)
+    words = {hit.id for hit in hits}
+    every, _ = with_meaning(index, meaning, hits, [], [], CANDIDATES, accept=accept, keep=keep)
     every.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
-    return every, {hit.id for hit in extra}
+    return every, {hit.id for hit in every if hit.id not in words}

@@ -23,8 +23,9 @@ from ..memory.errors import disk_refused, refusal_reason
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
+from ..recall import vectors_background
 from ..recall.layer_notes import layer_notes, layer_recent_notes
-from ..recall.meaning import ask, fuse, meaning_in, meaning_only_messages, meaning_only_notes
+from ..recall.meaning import ask, meaning_in, with_meaning
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
 from ..recall.words import words
 from .team_notes import search_team_notes
@@ -211,11 +212,16 @@ def session_search(
     theirs = (lambda conversation: for_person in conversation.people()) if for_person else None
     if refused is not None:
         result.index_not_updated = index_not_updated_sentence(refused)
-    # with words and embeddings on: the query's vector first (a call, outside the index's lock; by_meaning.py)
+    # with words and embeddings on: the query's vector first (a call, outside the index's lock; recall/meaning.py)
     asked = ask(home, bot_id, query or "", "session_search") if query_words and refused is None else None
     if asked is not None:
         result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
-    meaning = None
+        vectors_background.poke(home, bot_id)  # a long-lived process makes the missing ones meanwhile
+    layer = (  # (from the layer's own index)
+        _layer_hits(home, bot_id, for_person, query_words, today, limit, since_day, until_day)
+        if for_person and memory_on
+        else []
+    )
     with _read_or_refused(refused), index.reading():  # one state of the index for both
         if query_words:
             terms = [w.term for w in query_words]
@@ -245,28 +251,25 @@ def session_search(
                 )
             if asked is not None and asked.vector is not None:
                 meaning = meaning_in(index, asked.vector, notes=memory_on)
-                known = {hit.id for hit in messages}
-                messages += meaning_only_messages(index, meaning, known, limit, theirs, since_ts, until_ts)
-                notes += meaning_only_notes(index, meaning, {hit.id for hit in notes}, limit, since_day, until_day)
+                messages, notes = with_meaning(
+                    index,
+                    meaning,
+                    messages,
+                    notes,
+                    [*layer, *team_hits],
+                    limit,
+                    accept=theirs,
+                    since_ts=since_ts,
+                    until_ts=until_ts,
+                    since_day=since_day,
+                    until_day=until_day,
+                )
+                messages = _with_texts(index, messages, notes + layer, team_hits, limit)
         else:
             messages = index.recent_messages(since_ts=since_ts, until_ts=until_ts, limit=None if theirs else limit)
             messages = [hit for hit in messages if theirs is None or theirs(hit.conversation)][:limit]
             if memory_on:
                 notes = index.recent_notes(since=since_day, until=until_day, topics_only=False, limit=limit)
-    layer = (
-        _layer_hits(home, bot_id, for_person, query_words, today, limit, since_day, until_day)
-        if for_person and memory_on
-        else []
-    )
-    if meaning is not None:
-        by_words = [hit.score for hit in messages] + [hit.score for hit in notes + layer]
-        best = max(by_words + [hit.score for hit in team_hits], default=1.0) or 1.0
-        fuse(meaning, messages, notes, best)
-        for layer_hit in layer:  # (no vectors: their words' share alone)
-            layer_hit.score /= best
-        for team_hit in team_hits:
-            team_hit.score /= best
-        messages = _with_texts(index, messages, notes + layer, team_hits, limit)
     notes += layer
     surface = {w.term: w.surface for w in query_words}
     from_room = searching_from is not None and searching_from.is_room
