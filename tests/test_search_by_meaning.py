@@ -17,7 +17,7 @@ from test_upkeep_capture import make_chat
 
 from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.settings import update_bot_settings
-from omb_tui.core.recall import vectors_background
+from omb_tui.core.recall import index_vectors, vectors_background
 from omb_tui.core.recall.meaning import forget_query_vectors
 from omb_tui.core.search.session_search import session_search
 
@@ -108,3 +108,15 @@ def test_a_long_lived_process_makes_the_missing_vectors_in_its_background(meanin
         assert vectors_background.poke(meaning_home, "scout") is None  # one pass a bot per interval
     finally:
         vectors_background.forget()
+
+
+def test_a_message_older_than_the_kept_matrix_is_found_by_words_and_ranked_by_meaning(
+    meaning_home, run_cli, monkeypatch
+):
+    rainy = "Lisbon is rainy in spring."
+    make_chat(meaning_home, [(rainy, "Bring a coat.")], chat_id="weather", title="Weather", hours_ago=2)
+    run_cli("index", "scout")
+    monkeypatch.setattr(index_vectors, "MATRIX_ROWS", 2)  # only the newest two turns: the weather chat's
+    found = session_search(meaning_home, "scout", "excited for Lisbon")
+    assert texts(found)[:2] == [THRILLED, rainy]  # THRILLED, older, by its words, and first by its meaning
+    assert THRILLED not in texts(session_search(meaning_home, "scout", QUESTION))  # meaning alone: the newest only

@@ -191,9 +191,20 @@ class _Table:
         self.row_of = {row_id: n for n, row_id in enumerate(ids)}
 
 
+# The newest rows of each kind kept as a matrix: meaning alone finds among them; an older row is found by its words
+# and then ranked by its meaning as well (MeaningScores.include). At 384 dimensions 12 MB of float32 each, and a
+# query's pass over them well under a millisecond, however long the history (docs/recall.md).
+MATRIX_ROWS = 8000
+
 _TABLES = {
-    "message": "SELECT v.id, v.vec, m.ts, m.conv, m.seq FROM message_vectors v JOIN messages m ON m.id = v.id",
-    "note": "SELECT v.id, v.vec, n.day, '', 0 FROM note_vectors v JOIN notes n ON n.id = v.id",
+    "message": "SELECT v.id, v.vec, m.ts, m.conv, m.seq FROM messages m JOIN message_vectors v ON v.id = m.id"
+    " WHERE length(v.vec) > 0 ORDER BY m.ts DESC LIMIT ?",
+    "note": "SELECT v.id, v.vec, n.day, '', 0 FROM notes n JOIN note_vectors v ON v.id = n.id"
+    " WHERE length(v.vec) > 0 ORDER BY n.day DESC LIMIT ?",
+}
+_VECTORS_OF = {
+    "message": "SELECT id, vec FROM message_vectors WHERE id IN ",
+    "note": "SELECT id, vec FROM note_vectors WHERE id IN ",
 }
 
 
@@ -204,7 +215,7 @@ def _table(index, kind: str) -> _Table | None:
     kept = index.kept.vector_tables
     if kind in kept:
         return kept[kind]
-    rows = index.connection.db.execute(_TABLES[kind] + " WHERE length(v.vec) > 0").fetchall()
+    rows = index.connection.db.execute(_TABLES[kind], (MATRIX_ROWS,)).fetchall()
     width = len(rows[0][1]) - 4 if rows else 0
     rows = [row for row in rows if len(row[1]) - 4 == width]
     if not rows:
@@ -240,16 +251,35 @@ class MeaningScores:
     gains NEAR_SHARE of the turns beside it, as the words' scores do. `of(id)` is a row's (0.0 without a vector),
     `own(id)` the same before the turns beside it added theirs, `best(...)` the best rows."""
 
-    def __init__(self, table: _Table, own, scores) -> None:
-        self.table, self._own, self.scores = table, own, scores
+    def __init__(self, kind: str, table: _Table, vector, mean: float, spread: float, own, scores) -> None:
+        self.kind, self.table, self.vector, self.mean, self.spread = kind, table, vector, mean, spread
+        self._own, self.scores = own, scores
+        self.older: dict[int, float] = {}  # rows older than the matrix's, scored on their own (include)
 
     def of(self, row_id: int) -> float:
         row = self.table.row_of.get(row_id)
-        return 0.0 if row is None else float(self.scores[row])
+        return self.older.get(row_id, 0.0) if row is None else float(self.scores[row])
 
     def own(self, row_id: int) -> float:
         row = self.table.row_of.get(row_id)
-        return 0.0 if row is None else float(self._own[row])
+        return self.older.get(row_id, 0.0) if row is None else float(self._own[row])
+
+    def include(self, index, row_ids) -> None:
+        """Score the rows not in the matrix (older than its newest MATRIX_ROWS) too, from their stored vectors, on
+        their own (no turns beside them): the words found them, meaning ranks them."""
+        import numpy
+
+        missing = [row_id for row_id in row_ids if row_id not in self.table.row_of and row_id not in self.older]
+        if not missing or self.spread <= MIN_SPREAD:
+            return
+        width = self.table.matrix.shape[1]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            query = _VECTORS_OF[self.kind] + "(" + ",".join("?" * len(chunk)) + ")"
+            for row_id, blob in index.connection.db.execute(query, chunk):
+                if len(blob) - 4 == width:
+                    cosine = float(numpy.frombuffer(blob[4:], dtype=numpy.int8) @ self.vector) * _scale_of(blob)
+                    self.older[row_id] = max((cosine - self.mean) / self.spread, 0.0)
 
     def best(self, limit: int, *, low: float | None = None, high: float | None = None) -> list[tuple[int, float]]:
         """The `limit` rows scoring most (above 0), best first, as (id, score); only rows whose time is within
@@ -282,11 +312,16 @@ def meaning_scores(index, kind: str, query: list[float]) -> MeaningScores | None
         return None
     vector /= numpy.linalg.norm(vector) or 1.0
     cosines = table.matrix @ vector
-    spread = float(cosines.std())
-    own = numpy.maximum((cosines - cosines.mean()) / spread, 0.0) if spread > MIN_SPREAD else cosines * 0.0
+    mean, spread = float(cosines.mean()), float(cosines.std())
+    own = numpy.maximum((cosines - mean) / spread, 0.0) if spread > MIN_SPREAD else cosines * 0.0
     scores = own
     if table.beside is not None:
         padded = numpy.append(own, 0.0)  # the row len(ids) names: no turn there
         near, far = padded[table.beside[0]] + padded[table.beside[1]], padded[table.beside[2]] + padded[table.beside[3]]
         scores = own + NEAR_SHARE * near + NEAR_SHARE / 2 * far
-    return MeaningScores(table, own, scores)
+    return MeaningScores(kind, table, vector, mean, spread, own, scores)
+
+
+def _scale_of(blob: bytes) -> float:
+    (scale,) = struct.unpack_from("<f", blob)
+    return float(scale)

@@ -140,6 +140,9 @@ def with_meaning(
     best = max(
         [hit.score for hit in messages] + [hit.score for hit in notes] + [hit.score for hit in others], default=1.0
     )
+    for scores, hits in ((meaning.messages, messages), (meaning.notes, notes)):
+        if scores is not None:  # words' hits older than the matrix: ranked by their meaning too
+            scores.include(index, [hit.id for hit in hits])
     fuse(meaning, messages, notes, best)
     for other in others:  # no vectors: their words' share alone
         other.score /= best if best > 0 else 1.0
