@@ -61,6 +61,7 @@ from omb_tui.core.search.brief import recent_work_brief  # noqa: E402
 from omb_tui.core.search.session_search import session_search  # noqa: E402
 
 BOT = "bench"
+DIMENSIONS_NOTE = "384 dimensions, int8, random: speed and size only"
 TODAY = date(2026, 9, 20)
 STOP = (
     "the and of to a in is that for it with as was on be at by this we you are from or have an they "
@@ -367,6 +368,9 @@ def main() -> int:
     parser.add_argument("--scans", type=int, default=10, help="messages to time the plain scan on")
     parser.add_argument("--keep", action="store_true", help="keep the generated folder")
     parser.add_argument(
+        "--embeddings", action="store_true", help="with a vector for every message and note (bench_vectors.py)"
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="record recall's blocks and session_search's hits as the sample later runs compare with",
@@ -444,6 +448,18 @@ def main() -> int:
             print(f"no recorded sample for scale {args.scale:g} ({sample_file}): run with --record first")
         if args.sample_only:
             return 1 if not args.record and (not sample_file.exists() or differences) else 0
+        call_seconds = 0.0
+        if args.embeddings:  # after the sample: it is the words' (bench_vectors.py)
+            from bench_vectors import fill_vectors, start_stub, warm_query_vectors
+
+            made = fill_vectors(index)
+            start_stub(home)
+            call_seconds = warm_query_vectors(home, BOT, messages)
+            vectors_mb = sum(p.stat().st_size for p in index.path.parent.glob(index.path.name + "*")) / 1e6
+            print(
+                f"with a vector for each of {made} messages and notes ({DIMENSIONS_NOTE}): {vectors_mb:.1f} MB on disk, "
+                f"{vectors_mb / (size / 1e6):.2f}× the text (target 2.5×); a query's vector, apart: {ms(call_seconds)}"
+            )
         time.sleep(2.1)  # let the just-written folders settle (a folder changed in the last 2 s is looked at again)
         index.refresh(full=True)
         scan_roots = [home.workspace(BOT) / "memory", conv.conversations_dir(home)]
@@ -469,7 +485,10 @@ def main() -> int:
                 query_only.append(time.perf_counter() - t)
         # As in a live chat: the person's message is recorded in the chat, then recall runs for it.
         in_turn = []
-        for message, chat in list(zip(make_messages(maker, 60), chats_for(conversations, 60)))[1::2]:
+        live = list(zip(make_messages(maker, 60), chats_for(conversations, 60)))[1::2]
+        if args.embeddings:
+            warm_query_vectors(home, BOT, [message for message, _ in live])
+        for message, chat in live:
             path = conv.conversation_path(home, BOT, chat)
             conv.append_message(path, conv.Message("person", "Milind", clock.now_utc(), message))
             t = time.perf_counter()

@@ -72,6 +72,8 @@ def test_a_late_vector_gives_the_words_block_and_the_log_line_says_why(meaning_h
 def test_still_four_passages_at_most_with_meaning(meaning_home, fake_llm, run_cli):
     for n in range(5):  # two passages at most from one conversation: five more chats, each with an excited turn
         make_chat(meaning_home, [(f"Thrilled, truly, {n}!", "Good.")], chat_id=f"more-{n}", title=f"More {n}")
+    crates = [(f"Item {n}: crate{n} crate{n}s remain", f"Noted crate{n}.") for n in range(30)]
+    make_chat(meaning_home, crates, chat_id="crates", title="Crates")  # so that six excited turns still stand out
     run_cli("index", "scout")
     result = recall(meaning_home, "scout", MESSAGE)
     assert len(result.passages) == MAX_PASSAGES and all(passage.matched == [] for passage in result.passages)

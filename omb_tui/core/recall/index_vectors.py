@@ -192,9 +192,10 @@ class _Table:
 
 
 # The newest rows of each kind kept as a matrix: meaning alone finds among them; an older row is found by its words
-# and then ranked by its meaning as well (MeaningScores.include). At 384 dimensions 12 MB of float32 each, and a
-# query's pass over them well under a millisecond, however long the history (docs/recall.md).
-MATRIX_ROWS = 8000
+# and then ranked by its meaning as well (MeaningScores.include). At 384 dimensions 6 MB of float32 each, and a
+# query's pass over them about 0.3 ms with the matrix out of the CPU's cache, however long the history: 8,000 took
+# twice that, past recall's budget at scale 1 (docs/recall.md).
+MATRIX_ROWS = 4000
 
 _TABLES = {
     "message": "SELECT v.id, v.vec, m.ts, m.conv, m.seq FROM messages m JOIN message_vectors v ON v.id = m.id"
@@ -276,10 +277,16 @@ class MeaningScores:
         for start in range(0, len(missing), 500):
             chunk = missing[start : start + 500]
             query = _VECTORS_OF[self.kind] + "(" + ",".join("?" * len(chunk)) + ")"
-            for row_id, blob in index.connection.db.execute(query, chunk):
-                if len(blob) - 4 == width:
-                    cosine = float(numpy.frombuffer(blob[4:], dtype=numpy.int8) @ self.vector) * _scale_of(blob)
-                    self.older[row_id] = max((cosine - self.mean) / self.spread, 0.0)
+            rows = [row for row in index.connection.db.execute(query, chunk) if len(row[1]) - 4 == width]
+            if not rows:
+                continue
+            scales = numpy.frombuffer(b"".join(blob[:4] for _, blob in rows), dtype="<f4")
+            packed = numpy.frombuffer(b"".join(blob[4:] for _, blob in rows), dtype=numpy.int8).reshape(
+                len(rows), width
+            )
+            cosines = (packed.astype(numpy.float32) @ self.vector) * scales
+            for (row_id, _), cosine in zip(rows, cosines.tolist(), strict=True):
+                self.older[row_id] = max((cosine - self.mean) / self.spread, 0.0)
 
     def best(self, limit: int, *, low: float | None = None, high: float | None = None) -> list[tuple[int, float]]:
         """The `limit` rows scoring most (above 0), best first, as (id, score); only rows whose time is within
@@ -320,8 +327,3 @@ def meaning_scores(index, kind: str, query: list[float]) -> MeaningScores | None
         near, far = padded[table.beside[0]] + padded[table.beside[1]], padded[table.beside[2]] + padded[table.beside[3]]
         scores = own + NEAR_SHARE * near + NEAR_SHARE / 2 * far
     return MeaningScores(kind, table, vector, mean, spread, own, scores)
-
-
-def _scale_of(blob: bytes) -> float:
-    (scale,) = struct.unpack_from("<f", blob)
-    return float(scale)

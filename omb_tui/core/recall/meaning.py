@@ -28,6 +28,7 @@ from typing import Protocol
 
 from ..memory import conversations as conv
 from ..memory.paths import Home
+from ..memory.settings import AppConfig
 from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
 from .index_notes import NoteHit
 from .index_ranking import lowest_kept
@@ -48,10 +49,11 @@ class QueryVector:
         self.vector, self.model, self.why_not = vector, model, why_not
 
 
-def query_vector(home: Home, text: str, *, bot_id: str | None = None) -> QueryVector:
-    """The text's vector from the embeddings instance, cached; never raises for what embeddings say."""
+def query_vector(home: Home, text: str, *, bot_id: str | None = None, config: AppConfig | None = None) -> QueryVector:
+    """The text's vector from the embeddings instance, cached; never raises for what embeddings say. (`config`:
+    config.json as the caller just read it.)"""
     try:
-        route = embeddings_route(home)
+        route = embeddings_route(home, config)
     except EmbeddingsUnavailable as problem:
         return QueryVector(None, None, problem.reason)
     if route is None:
@@ -84,7 +86,7 @@ def forget_query_vectors() -> None:
 MEANING_WEIGHT = 0.15
 # Recall's block shows only what matches the message: a reply found by meaning alone, sharing no word with it, enters
 # only when its own meaning stands this many standard deviations above the mean of all the bot's turns.
-MEANING_MATCH = 2.0
+MEANING_MATCH = 3.0
 
 
 @dataclass
@@ -95,10 +97,10 @@ class Meaning:
     notes: MeaningScores | None
 
 
-def ask(home: Home, bot_id: str, query: str, log_name: str) -> QueryVector | None:
+def ask(home: Home, bot_id: str, query: str, log_name: str, config: AppConfig | None = None) -> QueryVector | None:
     """The query's vector (QueryVector: `vector` None with `why_not` when it did not come), or None when
     embeddings are off; a vector that did not come is said in the caller's log line (`log_name`)."""
-    asked = query_vector(home, query, bot_id=bot_id)
+    asked = query_vector(home, query, bot_id=bot_id, config=config)
     if asked.vector is None and asked.model is None and asked.why_not == "embeddings are off":
         return None
     if asked.vector is None:
@@ -130,12 +132,13 @@ def with_meaning(
     until_ts: float | None = None,
     since_day: date | None = None,
     until_day: date | None = None,
+    min_own: float = 0.0,
 ) -> tuple[list[MessageHit], list[NoteHit]]:
     """The words' hits (messages, notes, and `others` without vectors: a layer's notes, a team's) with their fused
     scores, in place, and the messages and notes found by meaning alone that can be among the best `limit`: of
     meaning's best `limit`, those the words did not find, from the conversations the bot may see and `accept`
-    allows, in the window, as `keep` says (recall: replies that match), scoring above the `limit`-th best fused
-    score. Messages have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and
+    allows, in the window, as `keep` says (recall: replies), their own meaning at least `min_own`, scoring above the
+    `limit`-th best fused score. Messages have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and
     cost time: docs/recall.md.)"""
     best = max(
         [hit.score for hit in messages] + [hit.score for hit in notes] + [hit.score for hit in others], default=1.0
@@ -149,25 +152,33 @@ def with_meaning(
     floor = lowest_kept(
         [hit.score for hit in messages] + [hit.score for hit in notes] + [o.score for o in others], limit
     )
-    more_messages = _meaning_only_messages(index, meaning, messages, limit, floor, accept, keep, since_ts, until_ts)
-    more_notes = _meaning_only_notes(index, meaning, notes, limit, floor, since_day, until_day)
+    more_messages = _meaning_only_messages(
+        index, meaning, messages, limit, (floor, min_own), accept, keep, since_ts, until_ts
+    )
+    more_notes = _meaning_only_notes(index, meaning, notes, limit, (floor, min_own), since_day, until_day)
     fuse(meaning, more_messages, more_notes, best)
     return messages + more_messages, notes + more_notes
 
 
-def _above(scores: MeaningScores | None, known: list, limit: int, floor: float, low, high) -> list[int]:
-    """The ids of meaning's best `limit` that the words did not find and that score above the floor by meaning."""
+def _above(scores: MeaningScores | None, known: list, limit: int, bounds: tuple[float, float], low, high) -> list[int]:
+    """The ids of meaning's best `limit` that the words did not find, scoring above the floor by meaning and their
+    own meaning at least the least asked (`bounds`)."""
     if scores is None:
         return []
+    floor, least = bounds
     found = {hit.id for hit in known}
     best = scores.best(limit, low=low, high=high)
-    return [row_id for row_id, score in best if row_id not in found and MEANING_WEIGHT * score > floor]
+    return [
+        row_id
+        for row_id, score in best
+        if row_id not in found and MEANING_WEIGHT * score > floor and scores.own(row_id) >= least
+    ]
 
 
 def _meaning_only_messages(
-    index: RecallIndex, meaning: Meaning, known, limit, floor, accept, keep, since_ts, until_ts
+    index: RecallIndex, meaning: Meaning, known, limit, bounds, accept, keep, since_ts, until_ts
 ) -> list[MessageHit]:
-    ids = _above(meaning.messages, known, limit, floor, since_ts, until_ts)
+    ids = _above(meaning.messages, known, limit, bounds, since_ts, until_ts)
     if not ids:
         return []
     search = index.messages
@@ -176,11 +187,11 @@ def _meaning_only_messages(
 
 
 def _meaning_only_notes(
-    index: RecallIndex, meaning: Meaning, known, limit, floor, since: date | None, until: date | None
+    index: RecallIndex, meaning: Meaning, known, limit, bounds, since: date | None, until: date | None
 ) -> list[NoteHit]:
     low = since.toordinal() if since else None
     high = until.toordinal() if until else None
-    ids = _above(meaning.notes, known, limit, floor, low, high)
+    ids = _above(meaning.notes, known, limit, bounds, low, high)
     if not ids:
         return []
     marks = ",".join("?" * len(ids))

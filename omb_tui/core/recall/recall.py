@@ -241,7 +241,7 @@ def recall(
     result.matches_needed = matches_needed(message)
     # semantic recall (features.semanticRecall, with embeddings on): the message's vector first, outside the index's
     # lock (a call of at most 300 ms, cached; meaning.py)
-    asked = ask(home, bot_id, message, "auto-recall") if message_words and config.semantic_recall else None
+    asked = ask(home, bot_id, message, "auto-recall", config) if message_words and config.semantic_recall else None
     if asked is not None:
         result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
         vectors_background.poke(home, bot_id)  # a long-lived process makes the missing ones meanwhile

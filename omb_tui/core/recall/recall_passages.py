@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import date
 
 from ..memory import conversations as conv
-from .index_vectors import MeaningScores
 from .meaning import MEANING_MATCH, Meaning, with_meaning
 from .recall_index import MessageHit, RecallIndex, conversation_key
 
@@ -48,7 +47,7 @@ def passages(
     )
     meant: set[int] = set()  # found by meaning alone
     if meaning is not None and meaning.messages is not None:
-        hits, meant = _with_meaning(index, meaning, meaning.messages, hits, accept, current)
+        hits, meant = _with_meaning(index, meaning, hits, accept, current)
     chosen: list[list[MessageHit]] = []
     from_conversation: dict[str, list[list[MessageHit]]] = {}  # the passages chosen from each conversation
     for hit in hits:
@@ -98,7 +97,7 @@ def _answered(index: RecallIndex, hit: MessageHit, offset: int) -> list[MessageH
 
 
 def _with_meaning(
-    index: RecallIndex, meaning: Meaning, scores: MeaningScores, hits: list[MessageHit], accept, current
+    index: RecallIndex, meaning: Meaning, hits: list[MessageHit], accept, current
 ) -> tuple[list[MessageHit], set[int]]:
     """The words' hits and the replies found by meaning alone (their own meaning at least MEANING_MATCH), best
     first by the fused score; and the latter's ids."""
@@ -106,13 +105,10 @@ def _with_meaning(
 
     def keep(hit: MessageHit) -> bool:
         return (
-            hit.author_kind in ("person", "bot")
-            and not hit.failed
-            and scores.own(hit.id) >= MEANING_MATCH
-            and conversation_key(hit.conversation) != left_out
+            hit.author_kind in ("person", "bot") and not hit.failed and conversation_key(hit.conversation) != left_out
         )
 
     words = {hit.id for hit in hits}
-    every, _ = with_meaning(index, meaning, hits, [], [], CANDIDATES, accept=accept, keep=keep)
+    every, _ = with_meaning(index, meaning, hits, [], [], CANDIDATES, accept=accept, keep=keep, min_own=MEANING_MATCH)
     every.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
     return every, {hit.id for hit in every if hit.id not in words}
