@@ -14,6 +14,7 @@ from test_embeddings_call import with_embeddings
 from test_search_by_meaning import THRILLED, home_with_meaning
 from test_upkeep_capture import make_chat
 
+from omb_tui.core.memory import clock
 from omb_tui.core.recall.recall import MAX_PASSAGES, OPENING_LINE, recall
 
 MESSAGE = "Excited!!!"  # one word, whose scripted vector only THRILLED's shares (its "concept")
@@ -77,3 +78,15 @@ def test_still_four_passages_at_most_with_meaning(meaning_home, fake_llm, run_cl
     run_cli("index", "scout")
     result = recall(meaning_home, "scout", MESSAGE)
     assert len(result.passages) == MAX_PASSAGES and all(passage.matched == [] for passage in result.passages)
+
+
+def test_a_topic_note_whose_meaning_matches_enters_the_notes(meaning_home, fake_llm, run_cli):
+    day = clock.today().isoformat()
+    stock = "".join(f"- {day} · crate{n} crate{n}s counted\n" for n in range(20))  # notes that mean nothing asked
+    (meaning_home.workspace("scout") / "memory" / "stock.md").write_text(f"---\ntitle: Stock\n---\n# Stock\n\n{stock}")
+    fake_llm.concepts.update(seats="chairs")
+    assert recall(meaning_home, "scout", "Chairs, chairs!").notes == []  # no vectors yet: no word in common
+    run_cli("index", "scout")
+    result = recall(meaning_home, "scout", "Chairs, chairs!")
+    assert [(note.file, note.matched) for note in result.notes] == [("memory/travel.md", [])]
+    assert "likes window seats" in result.block

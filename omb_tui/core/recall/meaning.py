@@ -133,12 +133,13 @@ def with_meaning(
     since_day: date | None = None,
     until_day: date | None = None,
     min_own: float = 0.0,
+    current_on: date | None = None,
 ) -> tuple[list[MessageHit], list[NoteHit]]:
     """The words' hits (messages, notes, and `others` without vectors: a layer's notes, a team's) with their fused
     scores, in place, and the messages and notes found by meaning alone that can be among the best `limit`: of
     meaning's best `limit`, those the words did not find, from the conversations the bot may see and `accept`
     allows, in the window, as `keep` says (recall: replies), their own meaning at least `min_own`, scoring above the
-    `limit`-th best fused score. Messages have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and
+    `limit`-th best fused score; with `current_on` (recall), only topics' notes still current that day. Messages have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and
     cost time: docs/recall.md.)"""
     best = max(
         [hit.score for hit in messages] + [hit.score for hit in notes] + [hit.score for hit in others], default=1.0
@@ -155,7 +156,7 @@ def with_meaning(
     more_messages = _meaning_only_messages(
         index, meaning, messages, limit, (floor, min_own), accept, keep, since_ts, until_ts
     )
-    more_notes = _meaning_only_notes(index, meaning, notes, limit, (floor, min_own), since_day, until_day)
+    more_notes = _meaning_only_notes(index, meaning, notes, limit, (floor, min_own), since_day, until_day, current_on)
     fuse(meaning, more_messages, more_notes, best)
     return messages + more_messages, notes + more_notes
 
@@ -187,7 +188,7 @@ def _meaning_only_messages(
 
 
 def _meaning_only_notes(
-    index: RecallIndex, meaning: Meaning, known, limit, bounds, since: date | None, until: date | None
+    index: RecallIndex, meaning: Meaning, known, limit, bounds, since: date | None, until: date | None, current_on
 ) -> list[NoteHit]:
     low = since.toordinal() if since else None
     high = until.toordinal() if until else None
@@ -195,8 +196,10 @@ def _meaning_only_notes(
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
+    current = "" if current_on is None else " AND kind = 'topic' AND (until IS NULL OR until >= ?)"
     rows = index.connection.db.execute(
-        f"SELECT id, file, kind, section, day, line, text FROM notes WHERE id IN ({marks})", ids
+        f"SELECT id, file, kind, section, day, line, text FROM notes WHERE id IN ({marks}){current}",
+        [*ids, *([] if current_on is None else [current_on.isoformat()])],
     ).fetchall()
     notes = []
     for note_id, file, kind, section, day, line, text in rows:

@@ -33,7 +33,7 @@ from ..memory.settings import load_bot_settings, load_config
 from ..memory.text import plural
 from . import vectors_background
 from .layer_notes import layer_notes, merged
-from .meaning import ask, meaning_in
+from .meaning import MEANING_MATCH, ask, meaning_in, with_meaning
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
 from .recall_passages import MAX_PASSAGES, PASSAGE_TURNS_MAX, PASSAGES_PER_CONVERSATION  # noqa: F401 - named here too
 from .recall_passages import passages as find_passages
@@ -257,9 +257,13 @@ def recall(
                 notes = index.search_notes(
                     query, need=result.matches_needed, today=today, topics_only=True, limit=MAX_NOTES * 3
                 )
+                meaning = meaning_in(index, asked.vector, notes=True) if asked and asked.vector else None
+                if meaning is not None:  # topic notes whose meaning matches too, and the layer's ranked alike
+                    _, notes = with_meaning(
+                        index, meaning, [], notes, theirs, MAX_NOTES * 3, min_own=MEANING_MATCH, current_on=today
+                    )
                 passages: list[list[MessageHit]] = []
                 if result.passages_allowed:
-                    meaning = meaning_in(index, asked.vector, notes=False) if asked and asked.vector else None
                     passages = find_passages(
                         index, query, result.matches_needed, today, conversation, person or for_person, meaning
                     )
