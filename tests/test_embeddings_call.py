@@ -122,3 +122,26 @@ def test_a_missing_key_and_the_spend_limit_refuse_before_anything_is_sent(llm_ho
     with pytest.raises(EmbeddingsUnavailable, match="the monthly spend limit is reached"):
         embed(llm_home, ["one"])
     assert fake_llm.requests == []
+
+
+def test_the_route_kept_between_calls_follows_every_change_of_config_json(llm_home, fake_llm, monkeypatch):
+    from omb_tui.core.models import embeddings
+
+    monkeypatch.setattr(embeddings, "_routes", {})
+    monkeypatch.setattr(embeddings, "SETTLED_NS", 0)  # every stamp taken as settled at once
+    with_embeddings(llm_home, fake_llm)
+    assert embeddings_route(llm_home) is not None
+    assert embeddings.embeddings_route(llm_home) is embeddings._routes[str(llm_home.config_path)][1]  # kept
+    write_llm_config(llm_home, fake_llm)  # embeddings switched off: read again, no restart
+    assert embeddings_route(llm_home) is None
+    llm_home.config_path.unlink()
+    assert embeddings_route(llm_home) is None
+
+
+def test_a_change_too_recent_to_trust_its_stamp_is_never_taken_from_what_was_kept(llm_home, fake_llm, monkeypatch):
+    from omb_tui.core.models import embeddings
+
+    monkeypatch.setattr(embeddings, "_routes", {})
+    with_embeddings(llm_home, fake_llm)  # just written: its stamp is not settled
+    embeddings_route(llm_home)
+    assert embeddings._routes == {}

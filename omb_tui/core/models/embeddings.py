@@ -63,8 +63,40 @@ class EmbeddingsRoute:
 
 def embeddings_route(home: Home, config: AppConfig | None = None) -> EmbeddingsRoute | None:
     """The instance embeddings go to; None when they are off. EmbeddingsUnavailable when config.json names an
-    instance it does not have."""
-    config = config or load_config(home)
+    instance it does not have. Without `config`, config.json is read, or its route taken from the last read while
+    the file's stat says it is the same and its last change is settled (older than SETTLED_NS: a change within
+    the file system's timestamp grain could leave the stat as it was): every search asks, most often with embeddings
+    off."""
+    if config is not None:
+        return _route_of(config)
+    path = str(home.config_path)
+    stamp = _settled_stamp(home)
+    kept = _routes.get(path)
+    if stamp is not None and kept is not None and kept[0] == stamp:
+        return kept[1]
+    route = _route_of(load_config(home))
+    if stamp is not None:
+        _routes[path] = (stamp, route)
+    return route
+
+
+SETTLED_NS = 1_000_000_000
+_routes: dict[str, tuple[tuple, EmbeddingsRoute | None]] = {}
+
+
+def _settled_stamp(home: Home) -> tuple | None:
+    try:
+        st = os.stat(home.config_path)
+    except FileNotFoundError:
+        return ("none",)
+    except OSError:
+        return None
+    if st.st_ctime_ns > time.time_ns() - SETTLED_NS or st.st_mtime_ns > time.time_ns() - SETTLED_NS:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _route_of(config: AppConfig) -> EmbeddingsRoute | None:
     if config.embeddings is None:
         return None
     instance = config.instances.get(config.embeddings.instance_id)

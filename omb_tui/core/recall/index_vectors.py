@@ -192,10 +192,10 @@ class _Table:
 
 
 # The newest rows of each kind kept as a matrix: meaning alone finds among them; an older row is found by its words
-# and then ranked by its meaning as well (MeaningScores.include). At 384 dimensions 6 MB of float32 each, and a
-# query's pass over them about 0.3 ms with the matrix out of the CPU's cache, however long the history: 8,000 took
-# twice that, past recall's budget at scale 1 (docs/recall.md).
-MATRIX_ROWS = 4000
+# and then ranked by its meaning as well (MeaningScores.include). At 384 dimensions 3 MB of float32 each, and a
+# query's pass over both kinds about 0.3 ms with the matrices out of the CPU's cache, however long the history:
+# 4,000 took twice that, past recall's 4 ms budget at scale 1 (docs/recall.md).
+MATRIX_ROWS = 2000
 
 _TABLES = {
     "message": "SELECT v.id, v.vec, m.ts, m.conv, m.seq FROM messages m JOIN message_vectors v ON v.id = m.id"
