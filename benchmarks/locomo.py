@@ -441,6 +441,7 @@ def run(path: Path, mappings: str, misses_to_show: int, embeddings: bool = False
             print(timing_line("recall", ours.recall_seconds))
             if meaning is not None:
                 print(timing_line("session_search + meaning", meaning.scores.seconds))
+                print(timing_line("recall + meaning", meaning.scores.recall_seconds))
                 print(timing_line("  the query's vector, apart", meaning.query_seconds))
                 rate = statistics.median(meaning.vectors_per_second)
                 print(f"  vectors made (index --wait)     {rate:7.0f} a second, median of the bots")

@@ -260,7 +260,7 @@ def recall(
                 meaning = meaning_in(index, asked.vector, notes=True) if asked and asked.vector else None
                 if meaning is not None:  # topic notes whose meaning matches too, and the layer's ranked alike
                     _, notes = with_meaning(
-                        index, meaning, [], notes, theirs, MAX_NOTES * 3, min_own=MEANING_MATCH, current_on=today
+                        index, meaning, [], notes, theirs, MAX_NOTES, min_own=MEANING_MATCH, current_on=today
                     )
                 passages: list[list[MessageHit]] = []
                 if result.passages_allowed:

@@ -109,6 +109,8 @@ def _with_meaning(
         )
 
     words = {hit.id for hit in hits}
-    every, _ = with_meaning(index, meaning, hits, [], [], CANDIDATES, accept=accept, keep=keep, min_own=MEANING_MATCH)
+    every, _ = with_meaning(
+        index, meaning, hits, [], [], MAX_PASSAGES * 2, accept=accept, keep=keep, min_own=MEANING_MATCH
+    )
     every.sort(key=lambda hit: (-hit.score, -hit.at.timestamp(), hit.id))
     return every, {hit.id for hit in every if hit.id not in words}
