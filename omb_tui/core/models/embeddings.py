@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..memory import clock
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_config
@@ -91,7 +92,8 @@ def _settled_stamp(home: Home) -> tuple | None:
         return ("none",)
     except OSError:
         return None
-    if st.st_ctime_ns > time.time_ns() - SETTLED_NS or st.st_mtime_ns > time.time_ns() - SETTLED_NS:
+    now_ns = clock.real_time_ns()  # (file times are the real clock's, whatever shift a run is given)
+    if st.st_ctime_ns > now_ns - SETTLED_NS or st.st_mtime_ns > now_ns - SETTLED_NS:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
