@@ -14,7 +14,9 @@ from test_embeddings_call import with_embeddings
 from test_search_by_meaning import THRILLED, home_with_meaning
 from test_upkeep_capture import make_chat
 
+from omb_tui.app.recall_sentences import why_lines, words_line
 from omb_tui.core.memory import clock
+from omb_tui.core.recall.meaning import forget_query_vectors
 from omb_tui.core.recall.recall import MAX_PASSAGES, OPENING_LINE, recall
 
 MESSAGE = "Excited!!!"  # one word, whose scripted vector only THRILLED's shares (its "concept")
@@ -90,3 +92,14 @@ def test_a_topic_note_whose_meaning_matches_enters_the_notes(meaning_home, fake_
     result = recall(meaning_home, "scout", "Chairs, chairs!")
     assert [(note.file, note.matched) for note in result.notes] == [("memory/travel.md", [])]
     assert "likes window seats" in result.block
+
+
+def test_the_recall_preview_says_an_item_came_by_meaning_and_when_meaning_was_late(meaning_home, fake_llm, run_cli):
+    run_cli("index", "scout")
+    found = recall(meaning_home, "scout", MESSAGE)
+    assert words_line(found).endswith(" · and by meaning")
+    assert why_lines(found)[0].endswith(": (its meaning: no word in common)")  # not "(its name)", not empty
+    fake_llm.script_embeddings({"delay": 2.0})
+    forget_query_vectors()
+    late = recall(meaning_home, "scout", MESSAGE)
+    assert " · by words alone (" in words_line(late)

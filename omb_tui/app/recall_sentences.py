@@ -64,19 +64,29 @@ def words_line(result: RecallResult) -> str:
         if result.matches_needed < 2
         else f"each hit needs {result.matches_needed} of them (5 or more content words)"
     )
-    return f"Words: {', '.join(result.words)} · {rule}"
+    meaning = ""  # with semantic recall on (docs/recall.md, "Recall by meaning")
+    if result.by_meaning:
+        meaning = " · and by meaning"
+    elif result.meaning_skipped:
+        meaning = f" · by words alone ({result.meaning_skipped})"
+    return f"Words: {', '.join(result.words)} · {rule}{meaning}"
+
+
+BY_MEANING = "(its meaning: no word in common)"
 
 
 def why_lines(result: RecallResult) -> list[str]:
-    """Each item with the message's words it matched."""
+    """Each item with the message's words it matched (an item found by meaning alone says so)."""
     numbered = []
     for note in result.notes:
         where = f"{note.file} › {note.section}" if note.section else note.file
         if note.opening:
             where = f"the start of {note.file} (its name matches)"
-        numbered.append((note.number, f"[{note.number}] {where}: {', '.join(note.matched) or '(its name)'}"))
+        why = "(its name)" if note.opening else ", ".join(note.matched) or BY_MEANING
+        numbered.append((note.number, f"[{note.number}] {where}: {why}"))
     for passage in result.passages:
-        numbered.append((passage.number, f"[{passage.number}] {passage.label}: {', '.join(passage.matched)}"))
+        why = ", ".join(passage.matched) or BY_MEANING
+        numbered.append((passage.number, f"[{passage.number}] {passage.label}: {why}"))
     return [line for _, line in sorted(numbered)]  # in block order: an opening comes after the passages
 
 
