@@ -67,6 +67,10 @@ def test_a_late_query_vector_answers_by_words_and_says_why(meaning_home, fake_ll
     late = session_search(meaning_home, "scout", QUESTION)
     assert late.by_meaning is False and "did not answer within 0.3 s" in late.meaning_skipped
     assert THRILLED not in texts(late)
+    fake_llm.script_embeddings({"delay": 2.0})
+    forget_query_vectors()
+    printed = run_cli("search", "scout", QUESTION)
+    assert printed.code == 0 and "found by words alone: " in printed.err and "0.3 s" in printed.err
 
 
 def test_without_embeddings_the_answer_keeps_its_exact_shape(llm_home, fake_llm):

@@ -117,6 +117,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
+    if result.meaning_skipped:  # embeddings on, but the query's vector did not come: said, as in the log
+        print_error(f"found by words alone: {result.meaning_skipped}")
     if not result.hits:
         print("Nothing found.")
     for hit in result.hits:
