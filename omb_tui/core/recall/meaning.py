@@ -139,8 +139,9 @@ def with_meaning(
     scores, in place, and the messages and notes found by meaning alone that can be among the best `limit`: of
     meaning's best `limit`, those the words did not find, from the conversations the bot may see and `accept`
     allows, in the window, as `keep` says (recall: replies), their own meaning at least `min_own`, scoring above the
-    `limit`-th best fused score; with `current_on` (recall), only topics' notes still current that day. Messages have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and
-    cost time: docs/recall.md.)"""
+    `limit`-th best fused score; with `current_on` (recall), only topics' notes still current that day. Messages
+    have no text yet. (Looking deeper than the best `limit` of either changed little on LoCoMo and cost time:
+    docs/recall.md.)"""
     best = max(
         [hit.score for hit in messages] + [hit.score for hit in notes] + [hit.score for hit in others], default=1.0
     )

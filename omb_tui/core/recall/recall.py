@@ -35,8 +35,7 @@ from . import vectors_background
 from .layer_notes import layer_notes, merged
 from .meaning import MEANING_MATCH, ask, meaning_in, with_meaning
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
-from .recall_passages import MAX_PASSAGES, PASSAGE_TURNS_MAX, PASSAGES_PER_CONVERSATION  # noqa: F401 - named here too
-from .recall_passages import passages as find_passages
+from .recall_passages import MAX_PASSAGES, PASSAGE_TURNS_MAX, PASSAGES_PER_CONVERSATION, find_passages  # noqa: F401 - named here too
 from .words import Word, matches_needed, terms, word_spans, words
 
 log = logging.getLogger("omb_tui.recall")

@@ -16,7 +16,7 @@ PASSAGE_TURNS_MAX = 5  # a passage grows past its three turns only by matched tu
 CANDIDATES = MAX_PASSAGES * 6  # messages ranked for the passages
 
 
-def passages(
+def find_passages(
     index: RecallIndex,
     query: list[str],
     need: int,
