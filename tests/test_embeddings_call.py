@@ -12,6 +12,7 @@ import pytest
 from fake_llm import EMBED_DIMENSIONS, fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 from test_models_usage import seed_row, this_month
 
+from omb_tui.core.memory import file_stamp
 from omb_tui.core.models.embeddings import EMBED_JOB, EmbeddingsUnavailable, embed, embeddings_route
 from omb_tui.core.models.usage import read_usage
 
@@ -128,7 +129,7 @@ def test_the_route_kept_between_calls_follows_every_change_of_config_json(llm_ho
     from omb_tui.core.models import embeddings
 
     monkeypatch.setattr(embeddings, "_routes", {})
-    monkeypatch.setattr(embeddings, "SETTLED_NS", 0)  # every stamp taken as settled at once
+    monkeypatch.setattr(file_stamp, "SETTLED_NS", -(10**12))  # every stamp taken as settled at once
     with_embeddings(llm_home, fake_llm)
     assert embeddings_route(llm_home) is not None
     assert embeddings.embeddings_route(llm_home) is embeddings._routes[str(llm_home.config_path)][1]  # kept

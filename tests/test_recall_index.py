@@ -8,6 +8,7 @@ import stat
 from datetime import UTC, date, datetime, timedelta, timezone
 
 from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory import file_stamp
 from omb_tui.core.memory.changes import Actor
 from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.paths import Home
@@ -591,7 +592,7 @@ def _ctime_passed(path) -> None:
 
 def test_a_message_text_kept_from_a_settled_file_is_never_shown_once_its_line_changed(tmp_path, monkeypatch):
     """A text read is kept for the next search only while the file's stat is the same (docs/recall.md, "The index")."""
-    monkeypatch.setattr(index_kept, "SETTLED_NS", -(10**12))  # every file as if last written long ago
+    monkeypatch.setattr(file_stamp, "SETTLED_NS", -(10**12))  # every file as if last written long ago
     home = Home(tmp_path)
     chat = make_chat(home)
     say(chat, "the guava order is in")

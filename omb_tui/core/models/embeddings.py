@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..memory import clock
+from ..memory.file_stamp import FileStamp
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_config
@@ -65,9 +66,8 @@ class EmbeddingsRoute:
 def embeddings_route(home: Home, config: AppConfig | None = None) -> EmbeddingsRoute | None:
     """The instance embeddings go to; None when they are off. EmbeddingsUnavailable when config.json names an
     instance it does not have. Without `config`, config.json is read, or its route taken from the last read while
-    the file's stat says it is the same and its last change is settled (older than SETTLED_NS: a change within
-    the file system's timestamp grain could leave the stat as it was): every search asks, most often with embeddings
-    off."""
+    the file's stamp is the same and settled (FileStamp: a change within the file system's timestamp grain could
+    leave the stat as it was): every search asks, most often with embeddings off."""
     if config is not None:
         return _route_of(config)
     path = str(home.config_path)
@@ -81,21 +81,20 @@ def embeddings_route(home: Home, config: AppConfig | None = None) -> EmbeddingsR
     return route
 
 
-SETTLED_NS = 1_000_000_000
-_routes: dict[str, tuple[tuple, EmbeddingsRoute | None]] = {}
+_routes: dict[str, tuple[object, EmbeddingsRoute | None]] = {}
+_NO_FILE = object()
 
 
-def _settled_stamp(home: Home) -> tuple | None:
+def _settled_stamp(home: Home) -> FileStamp | None | object:
+    """config.json's stamp when it can be trusted, _NO_FILE when there is none (embeddings off), else None."""
     try:
-        st = os.stat(home.config_path)
+        stamp = FileStamp.of(os.stat(home.config_path))
     except FileNotFoundError:
-        return ("none",)
+        return _NO_FILE
     except OSError:
         return None
-    now_ns = clock.real_time_ns()  # (file times are the real clock's, whatever shift a run is given)
-    if st.st_ctime_ns > now_ns - SETTLED_NS or st.st_mtime_ns > now_ns - SETTLED_NS:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    # (file times are the real clock's, whatever shift a run is given)
+    return stamp if stamp.settled(clock.real_time_ns()) else None
 
 
 def _route_of(config: AppConfig) -> EmbeddingsRoute | None:

@@ -18,8 +18,9 @@ from itertools import starmap
 
 from ..memory import clock
 from ..memory import conversations as conv
+from ..memory.file_stamp import FileStamp
 from ..memory.paths import Home
-from .index_kept import FileStamp, KeptLookups
+from .index_kept import KeptLookups
 from .index_ranking import lowest_kept, recency_factor, weight_of, word_weights
 from .index_rows import sql_text
 from .index_schema import MESSAGE_COLUMNS, MESSAGE_PLACE_COLUMNS, IndexConnection, MessageRow
