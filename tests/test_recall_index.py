@@ -610,10 +610,10 @@ def test_a_message_text_kept_from_a_settled_file_is_never_shown_once_its_line_ch
 
 def test_a_file_stamp_is_trusted_only_once_its_last_change_is_older_than_the_timestamps_grain():
     second = 1_000_000_000
-    fine = index_kept.FileStamp(ino=1, size=10, mtime_ns=50 * second + 123, ctime_ns=50 * second + 123)
-    assert not fine.settled(50 * second + 123 + index_kept.SETTLED_NS // 2)  # too recent: a write could keep it
-    assert fine.settled(50 * second + 124 + index_kept.SETTLED_NS)
-    whole = index_kept.FileStamp(ino=1, size=10, mtime_ns=50 * second, ctime_ns=50 * second)  # (FAT and the like)
+    fine = file_stamp.FileStamp(ino=1, size=10, mtime_ns=50 * second + 123, ctime_ns=50 * second + 123)
+    assert not fine.settled(50 * second + 123 + file_stamp.SETTLED_NS // 2)  # too recent: a write could keep it
+    assert fine.settled(50 * second + 124 + file_stamp.SETTLED_NS)
+    whole = file_stamp.FileStamp(ino=1, size=10, mtime_ns=50 * second, ctime_ns=50 * second)  # (FAT and the like)
     assert not whole.settled(51 * second)
     assert whole.settled(52 * second + 1)
     assert not fine.settled(50 * second)  # a change stamped after now (another machine's clock): never
@@ -622,7 +622,7 @@ def test_a_file_stamp_is_trusted_only_once_its_last_change_is_older_than_the_tim
 def test_the_texts_kept_are_bounded_and_dropped_when_the_stamp_or_the_conversation_changes(monkeypatch):
     monkeypatch.setattr(index_kept.KeptLookups, "TEXTS_KEPT", 10)
     kept = index_kept.KeptLookups()
-    stamp = index_kept.FileStamp(1, 10, 5, 5)
+    stamp = file_stamp.FileStamp(1, 10, 5, 5)
     for number in range(4):
         kept.keep_texts(f"chat:c{number}", stamp, {n: f"text {n}" for n in range(number * 3, number * 3 + 3)})
     assert kept.texts("chat:c0", stamp) == {}  # 12 > 10: the conversations kept longest went first
