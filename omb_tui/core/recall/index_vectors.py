@@ -222,9 +222,7 @@ def _table(index, kind: str) -> _Table | None:
     if not rows:
         kept[kind] = None
         return None
-    scales = numpy.frombuffer(b"".join(row[1][:4] for row in rows), dtype="<f4")
-    packed = numpy.frombuffer(b"".join(row[1][4:] for row in rows), dtype=numpy.int8).reshape(len(rows), width)
-    matrix = packed.astype(numpy.float32) * scales[:, None]
+    matrix = _unpacked([row[1] for row in rows], width)
     times = numpy.array([_time_of(kind, row[2]) for row in rows], dtype=numpy.float64)
     beside = None
     if kind == "message":
@@ -235,6 +233,15 @@ def _table(index, kind: str) -> _Table | None:
         )
     table = kept[kind] = _Table([row[0] for row in rows], matrix, times, beside)
     return table
+
+
+def _unpacked(blobs: list[bytes], width: int):
+    """Packed vectors (pack's bytes, all `width` long) as the rows of a float32 matrix, as unpack reads one."""
+    import numpy
+
+    scales = numpy.frombuffer(b"".join(blob[:4] for blob in blobs), dtype="<f4")
+    packed = numpy.frombuffer(b"".join(blob[4:] for blob in blobs), dtype=numpy.int8).reshape(len(blobs), width)
+    return packed.astype(numpy.float32) * scales[:, None]
 
 
 def _time_of(kind: str, value: object) -> float:
@@ -268,7 +275,6 @@ class MeaningScores:
     def include(self, index, row_ids) -> None:
         """Score the rows not in the matrix (older than its newest MATRIX_ROWS) too, from their stored vectors, on
         their own (no turns beside them): the words found them, meaning ranks them."""
-        import numpy
 
         missing = [row_id for row_id in row_ids if row_id not in self.table.row_of and row_id not in self.older]
         if not missing or self.spread <= MIN_SPREAD:
@@ -280,11 +286,7 @@ class MeaningScores:
             rows = [row for row in index.connection.db.execute(query, chunk) if len(row[1]) - 4 == width]
             if not rows:
                 continue
-            scales = numpy.frombuffer(b"".join(blob[:4] for _, blob in rows), dtype="<f4")
-            packed = numpy.frombuffer(b"".join(blob[4:] for _, blob in rows), dtype=numpy.int8).reshape(
-                len(rows), width
-            )
-            cosines = (packed.astype(numpy.float32) @ self.vector) * scales
+            cosines = _unpacked([blob for _, blob in rows], width) @ self.vector
             for (row_id, _), cosine in zip(rows, cosines.tolist(), strict=True):
                 self.older[row_id] = max((cosine - self.mean) / self.spread, 0.0)
 

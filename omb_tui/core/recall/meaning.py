@@ -30,6 +30,7 @@ from ..memory import conversations as conv
 from ..memory.paths import Home
 from ..memory.settings import AppConfig
 from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
+from . import vectors_background
 from .index_notes import NoteHit
 from .index_ranking import lowest_kept
 from .index_vectors import MeaningScores, meaning_scores
@@ -99,19 +100,25 @@ class Meaning:
 
 def ask(home: Home, bot_id: str, query: str, log_name: str, config: AppConfig | None = None) -> QueryVector | None:
     """The query's vector (QueryVector: `vector` None with `why_not` when it did not come), or None when
-    embeddings are off; a vector that did not come is said in the caller's log line (`log_name`)."""
+    embeddings are off; a vector that did not come is said in the caller's log line (`log_name`). Embeddings on, a
+    long-lived process makes the bot's missing vectors meanwhile (vectors_background)."""
     asked = query_vector(home, query, bot_id=bot_id, config=config)
     if asked.vector is None and asked.model is None and asked.why_not == "embeddings are off":
         return None
+    vectors_background.poke(home, bot_id)
     if asked.vector is None:
         log.info("%s: %s: by words alone (%s)", log_name, bot_id, asked.why_not)
     return asked
 
 
-def meaning_in(index: RecallIndex, vector: list[float], *, notes: bool) -> Meaning:
-    """Every message's (and, with `notes`, note's) meaning for the vector; call within the index's read."""
+def meaning_in(index: RecallIndex, vector: list[float], *, notes: bool, messages: bool = True) -> Meaning:
+    """Every message's (with `messages`) and note's (with `notes`) meaning for the vector; call within the index's
+    read."""
     index.connection.see_other_writers()  # another process's vectors: the kept matrices are read again
-    return Meaning(meaning_scores(index, "message", vector), meaning_scores(index, "note", vector) if notes else None)
+    return Meaning(
+        meaning_scores(index, "message", vector) if messages else None,
+        meaning_scores(index, "note", vector) if notes else None,
+    )
 
 
 class Scored(Protocol):

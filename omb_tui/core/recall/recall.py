@@ -31,7 +31,6 @@ from ..memory import conversations as conv
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
 from ..memory.text import plural
-from . import vectors_background
 from .layer_notes import layer_notes, merged
 from .meaning import MEANING_MATCH, ask, meaning_in, with_meaning
 from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
@@ -243,7 +242,6 @@ def recall(
     asked = ask(home, bot_id, message, "auto-recall", config) if message_words and config.semantic_recall else None
     if asked is not None:
         result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
-        vectors_background.poke(home, bot_id)  # a long-lived process makes the missing ones meanwhile
     if message_words:
         try:
             index = index or open_index(home, bot_id)
@@ -256,7 +254,11 @@ def recall(
                 notes = index.search_notes(
                     query, need=result.matches_needed, today=today, topics_only=True, limit=MAX_NOTES * 3
                 )
-                meaning = meaning_in(index, asked.vector, notes=True) if asked and asked.vector else None
+                meaning = (  # (a turn that recalls notes only needs no pass over the messages)
+                    meaning_in(index, asked.vector, notes=True, messages=result.passages_allowed)
+                    if asked and asked.vector
+                    else None
+                )
                 if meaning is not None:  # topic notes whose meaning matches too, and the layer's ranked alike
                     _, notes = with_meaning(
                         index, meaning, [], notes, theirs, MAX_NOTES, min_own=MEANING_MATCH, current_on=today

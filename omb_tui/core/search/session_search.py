@@ -23,7 +23,6 @@ from ..memory.errors import disk_refused, refusal_reason
 from ..memory.paths import Home, MemoryInputError, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
-from ..recall import vectors_background
 from ..recall.layer_notes import layer_notes, layer_recent_notes
 from ..recall.meaning import ask, meaning_in, with_meaning
 from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
@@ -216,7 +215,6 @@ def session_search(
     asked = ask(home, bot_id, query or "", "session_search") if query_words and refused is None else None
     if asked is not None:
         result.by_meaning, result.meaning_skipped = asked.vector is not None, asked.why_not
-        vectors_background.poke(home, bot_id)  # a long-lived process makes the missing ones meanwhile
     layer = (  # (from the layer's own index)
         _layer_hits(home, bot_id, for_person, query_words, today, limit, since_day, until_day)
         if for_person and memory_on
