@@ -79,7 +79,7 @@ def test_the_embeddings_instance_is_one_config_json_accepts(script, home):
     config = {"instances": {"local-embeddings": local_model.embeddings_instance(8124)}}
     home.config_path.write_text(json.dumps({**config, "embeddings": {"instanceId": "local-embeddings"}}))
     route = embeddings_route(home)
-    assert route is not None and route.model == "openai/all-minilm-l6-v2"
+    assert route is not None and route.name == "openai/all-minilm-l6-v2"
     assert route.instance.api_base == "http://127.0.0.1:8124/v1"
 
 

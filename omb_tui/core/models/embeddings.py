@@ -54,10 +54,6 @@ class EmbeddingsRoute:
     instance: ModelInstance
 
     @property
-    def model(self) -> str:
-        return self.instance.model
-
-    @property
     def name(self) -> str:
         """What the index records vectors as made by: a change re-embeds (the instance's model, as litellm calls it)."""
         return self.instance.model
