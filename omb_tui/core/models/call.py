@@ -230,7 +230,7 @@ def call_route(
         record_usage(home, row)
         raise ModelUnavailable(sent.failure, via_helper=route.via_helper)
     row.update(_tokens(sent.response))
-    row["cost_usd"], row["cost"] = _cost(litellm, sent.response)
+    row["cost_usd"], row["cost"] = response_cost(litellm, sent.response)
     answer = _answer(sent.response, row)
     answer.output_mode = ladder.mode
     problem = _answer_problem(answer, schema if read_answer else None)
@@ -491,7 +491,7 @@ def _tokens(response: Any) -> dict:
     }
 
 
-def _cost(litellm: Any, response: Any) -> tuple[float | None, str]:
+def response_cost(litellm: Any, response: Any) -> tuple[float | None, str]:
     """litellm's cost from its bundled price list; (None, unknown) for a model it has no price for."""
     try:
         return float(litellm.completion_cost(completion_response=response)), COST_PRICED

@@ -30,7 +30,7 @@ from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_config
 from .instances import missing_key_sentence
-from .usage import COST_NO_ANSWER, COST_PRICED, COST_UNKNOWN, LIMIT_REACHED, limit_reached, record_usage
+from .usage import COST_NO_ANSWER, LIMIT_REACHED, limit_reached, record_usage
 
 EMBED_JOB = "embeddings"
 TRIGGERED_BY = "Embeddings"  # usage's triggered_by for every embeddings call
@@ -132,7 +132,7 @@ def embed(
     from ..memory.redact import redact
 
     sent = [redact(text[:MAX_TEXT_CHARS]).text or " " for text in texts]  # an empty input is refused by providers
-    from .call import failure_sentence  # the chat call's module: loaded with litellm, at the first call
+    from .call import failure_sentence, response_cost  # the chat call's module: loaded with litellm, at the first call
     from .litellm_setup import litellm_module
 
     litellm = litellm_module()
@@ -173,10 +173,7 @@ def embed(
     row["duration_ms"] = round((time.monotonic() - started) * 1000)
     usage = getattr(response, "usage", None)
     row["prompt_tokens"] = getattr(usage, "prompt_tokens", None)
-    try:
-        row["cost_usd"], row["cost"] = float(litellm.completion_cost(completion_response=response)), COST_PRICED
-    except Exception:
-        row["cost_usd"], row["cost"] = None, COST_UNKNOWN
+    row["cost_usd"], row["cost"] = response_cost(litellm, response)
     try:
         vectors = read_vectors(getattr(response, "data", None), len(texts))
     except EmbeddingsUnavailable as problem:
