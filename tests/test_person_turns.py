@@ -66,7 +66,9 @@ def test_danas_turn_loads_her_layer_and_keeps_what_is_about_her_there(team):
     assert "peanuts" not in layer_store(team, "scout", "sam").read("MEMORY.md").text
     newest = dana.journal.rows(limit=1)[0]
     assert (newest.who, newest.how, newest.chat) == (WHO_BOT, HOW_TASK, "d1")  # the bot's work in her chat
-    assert dana.journal.rows(limit=None)[0].file in ("MEMORY.md", "about-me.md")
+    assert newest.file.startswith("memory/log/")  # the turn's line: in her layer's log, not the bot's
+    saved = [row for row in dana.journal.rows(limit=None) if not row.file.startswith("memory/log/")]
+    assert saved[0].file in ("MEMORY.md", "about-me.md")
 
 
 def room_with(home, lines, room_id="standup"):

@@ -54,11 +54,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
+    from ..core.memory.paths import MemoryInputError, quoted
+    from ..core.memory.people import is_team_cloud
     from ..core.memory.redact import redact
     from ..core.turn.person_turn import require_turn_person
     from ..core.turn.turn import chat_turn, open_chat
 
     bot = open_bot(args)
+    if args.person is not None and not is_team_cloud(bot.home):  # a name no one holds would be the owner's words
+        raise MemoryInputError(
+            f"This home has no people, so --person {quoted(args.person)} names no one: leave it out to talk as "
+            f"the owner, or add them first (`omb-tui people add NAME`); nothing was sent."
+        )
     require_turn_person(bot.home, args.person)  # on a Team Cloud home, before any chat is made for a wrong name
     logging.getLogger("omb_tui.recall").setLevel(logging.WARNING)  # one line per turn would crowd the chat
     logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the chat says itself why no model answers

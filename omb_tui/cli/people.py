@@ -73,12 +73,22 @@ def _list(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     from ..core.memory.paths import Home
     from ..core.memory.people import remove_person
+    from ..core.recall.person_purge import purge_person
 
-    layers = remove_person(Home(args.home), args.name, purge=args.purge)
+    chats: dict[str, list[str]] = {}
+    if args.purge:
+        purged = purge_person(Home(args.home), args.name)
+        layers, chats = purged.layers, purged.chats
+    else:
+        layers = remove_person(Home(args.home), args.name)
     if args.json:
-        print_json({"name": args.name, "layers": layers, "purged": args.purge})
+        print_json({"name": args.name, "layers": layers, "purged": args.purge, "chats": chats})
     elif args.purge:
-        print(f"Removed {args.name} and their {plural(len(layers), 'layer')} of the bots' memory.")
+        count = sum(len(ids) for ids in chats.values())
+        print(
+            f"Removed {args.name}, their {plural(len(layers), 'layer')} of the bots' memory and their "
+            f"{plural(count, '1:1 chat')}."
+        )
     else:
         kept = f"; their layers stay on disk ({plural(len(layers), 'layer')}) until people remove {args.name} --purge"
         kept = kept if layers else ""

@@ -306,6 +306,7 @@ class IndexConnection:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
+                db.execute("PRAGMA secure_delete=ON")  # a purged person's chat leaves no bytes in a free page
                 db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == USER_VERSION:

@@ -9,6 +9,10 @@ each line after it looks like:
 
     - 09:05 · from chat "Invoice reconciliation" · tools: read_file, send_email · said: "Sent the three…"
     - 17:40 · from room "Launch" · the turn failed · no tools · said: "The calendar API timed out."
+
+On a Team Cloud home the line goes only where the words of the conversation's people may go (docs/team-cloud.md,
+"A turn's trace"): the bot's shared log when no person of the home is in the conversation, that person's own layer
+when they are its only voice, and nowhere when several voices are in it, so no person's chat is told to another.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.changes import Actor, WriteResult
 from ..memory.journal import HOW_TASK, WHO_BOT
+from ..memory.layers import layer_store
 from ..memory.paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
+from ..memory.people import list_people
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 
@@ -97,18 +103,48 @@ def append_turn_log(
     failed: bool = False,
     at: datetime | None = None,
     run: str | None = None,
+    speaker: str | None = None,
 ) -> WriteResult | None:
     """Append the line for one finished turn to `memory/log/YYYY-MM-DD.md` (the day of `at`, local time).
 
-    Returns None, writing nothing, when the bot's memory is off. `conversation` is the chat or room
-    (or its id). The journal row names the bot, during a task, from that chat (and `run`, an agent session's).
+    Returns None, writing nothing, when the bot's memory is off or no log may hold the conversation's words
+    (trace_store). `conversation` is the chat or room (or its id); `speaker`, who the turn answered when their
+    message is not in `conversation` as read. The journal row names the bot, during a task, from that chat (and
+    `run`, an agent session's).
     """
     validate_bot_id(bot_id)
     if not load_bot_settings(home, bot_id).memory:
         return None
     if isinstance(conversation, str):
-        conversation = conv.find_conversation(home, bot_id, conversation)
+        conversation = conv.find_conversation(home, bot_id, conversation, with_messages=True)
+    store = trace_store(home, bot_id, conversation, speaker)
+    if store is None:
+        return None
     moment = (at or clock.now()).astimezone()
     line = turn_log_line(conversation_source(conversation), said, tools, failed, moment)
     actor = Actor(WHO_BOT, HOW_TASK, chat=conversation.id, run=run)
-    return append_log_line(MemoryStore(home, bot_id), moment.date(), line, actor)
+    return append_log_line(store, moment.date(), line, actor)
+
+
+def conversation_voices(conversation: conv.Conversation, speaker: str | None = None) -> set[str]:
+    """Every person whose words are or may be in a conversation: its people members and every person who spoke."""
+    voices = set(conversation.people())
+    voices.update(m.author for m in conversation.messages if m.author_kind == "person")
+    if speaker:
+        voices.add(speaker)
+    return voices
+
+
+def trace_store(
+    home: Home, bot_id: str, conversation: conv.Conversation, speaker: str | None = None
+) -> MemoryStore | None:
+    """Where a finished turn's line may go: the bot's log, unless a person of this Team Cloud home is in the
+    conversation; then their own layer's log when they are its only voice, else no log (the module's rule)."""
+    names = {person.name for person in list_people(home)}
+    voices = conversation_voices(conversation, speaker)
+    theirs = voices & names
+    if not theirs:
+        return MemoryStore(home, bot_id)
+    if len(voices) == 1:
+        return layer_store(home, bot_id, theirs.pop())
+    return None

@@ -119,8 +119,16 @@ def record_turn(
     if any(message.author_kind == "bot" for message in messages):
         try:
             tools = list(exchange.tools)
+            speaker = next((m.author for m in messages if m.author_kind == "person"), None)
             written = append_turn_log(
-                home, bot_id, conversation, exchange.answer, tools=tools, failed=exchange.failed, run=run
+                home,
+                bot_id,
+                conversation,
+                exchange.answer,
+                tools=tools,
+                failed=exchange.failed,
+                run=run,
+                speaker=speaker,
             )
             result.logged = written is not None
         except Exception as exc:  # the log is a record of the turn, never a reason to fail it

@@ -244,7 +244,7 @@ def chat_turn(
         conv.discard_conversation(conversation.path)
         result.chat = ""
         return result
-    _record_answer(home, bot_id, conversation, result)
+    _record_answer(home, bot_id, conversation, result, speaker)
     return result
 
 
@@ -317,7 +317,7 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
     return {"role": "assistant", "content": getattr(answer, "text", None) or None, "tool_calls": calls}
 
 
-def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult) -> None:
+def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult, speaker: str) -> None:
     """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
     reply = conv.Message("bot", bot_id, clock.now(), result.answer, failed=result.failed)
     assert conversation.path is not None  # run_turn's conversation, read from its file
@@ -330,6 +330,7 @@ def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, res
             result.answer,
             tools=[call.name for call in result.tool_calls],
             failed=result.failed,
+            speaker=speaker,
         )
     except Exception as exc:  # the log is a record of the turn, never a reason to fail it
         log.error("%s: the turn log could not be written: %s", bot_id, exc)
