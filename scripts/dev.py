@@ -23,7 +23,8 @@ now), a number of days from now (+400d, -30d), or new-year (the next 1 January a
 process of the run in OMB_TUI_CLOCK_SHIFT, which the project's one clock reads (omb_tui/core/memory/clock.py,
 docs/clock.md); TZ goes the same way. `test --dates` is what CI adds after the suite: the date-sensitive tests
 (`-m dates`) once more at the next 1 January, 02:30 in Pacific/Auckland (UTC+13 then, so UTC is still on 31
-December of the year before).
+December of the year before). `test --no-checks --explore` runs only the property tests, on fresh random
+examples, and the explore tier the default run leaves out (docs/testing.md).
 """
 
 from __future__ import annotations
