@@ -3,6 +3,11 @@
 
     python3 scripts/dev.py demo    # venv from the lock (first use), demo home, open the app
     python3 scripts/dev.py test    # venv from the lock (first use), the checks, then every test
+    python3 scripts/dev.py setup   # only the venv from the lock
+    python3 scripts/dev.py omb …   # the installed omb-tui with these arguments (as `source .venv/bin/activate` would)
+
+The first set-up takes one to three minutes: it says each step as it starts, counts the packages as pip fetches
+them, and says it is still working when pip is silent for a while (installing the wheels says nothing for a minute).
 
 `test` first runs the checks: ruff's formatter and linter, the import contracts, and the type checker (mypy
 over omb_tui/core, as configured in pyproject.toml); the tests run only when all of them pass.
@@ -18,19 +23,25 @@ now), a number of days from now (+400d, -30d), or new-year (the next 1 January a
 process of the run in OMB_TUI_CLOCK_SHIFT, which the project's one clock reads (omb_tui/core/memory/clock.py,
 docs/clock.md); TZ goes the same way. `test --dates` is what CI adds after the suite: the date-sensitive tests
 (`-m dates`) once more at the next 1 January, 02:30 in Pacific/Auckland (UTC+13 then, so UTC is still on 31
-December of the year before).
+December of the year before). `test --no-checks --explore` runs only the property tests, on fresh random
+examples, and the explore tier the default run leaves out (docs/testing.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -50,26 +61,152 @@ def _lock_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def ensure_venv() -> None:
-    """Create .venv from the lock unless it already matches it."""
+class SetupError(Exception):
+    """A set-up step failed: one sentence saying which (pip's own words are above it)."""
+
+
+# A line at least this often while a step is silent, so a person sees the set-up is still working.
+HEARTBEAT_SECONDS = 15.0
+
+
+def _elapsed(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def lock_package_count(lock: Path = LOCK) -> int:
+    """How many packages the lock pins (each `name==version` line)."""
+    return sum(1 for line in lock.read_text().splitlines() if re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*==", line))
+
+
+def _fetched_name(line: str) -> str | None:
+    """The package a line of pip's names when pip starts on one (`Collecting x==1`, `Processing /…/x-1.whl`)."""
+    head, _, rest = line.partition(" ")
+    if head not in ("Collecting", "Processing") or not rest:
+        return None
+    what = rest.split()[0]
+    return Path(what).name.split("-")[0] if head == "Processing" else re.split(r"[=<>!~\[ ]", what)[0]
+
+
+def run_step(
+    command: list[str],
+    *,
+    total: int | None = None,
+    out: TextIO | None = None,
+    heartbeat: float = HEARTBEAT_SECONDS,
+) -> None:
+    """Run one set-up command, saying how it goes on `out`: pip's packages counted against `total` (in place on a
+    terminal, every tenth otherwise), then a line whenever it is silent for `heartbeat` seconds. Its stderr goes
+    straight through; when it fails, the last lines of its output are shown and SetupError says so."""
+    out = out or sys.stdout
+    live = out.isatty()
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, errors="replace", bufsize=1)
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True).start()
+    tail: deque[str] = deque(maxlen=30)  # what pip said, shown when it fails
+    fetched, counting, shown = 0, False, ""
+
+    def say(text: str) -> None:
+        nonlocal counting
+        if counting:  # end the line the count was rewriting
+            out.write("\n")
+            counting = False
+        out.write(f"{text}\n")
+        out.flush()
+
+    while True:
+        try:
+            line = lines.get(timeout=heartbeat)
+        except queue.Empty:
+            say(f"      still working ({_elapsed(time.monotonic() - started)})…")
+            continue
+        if line is None:
+            break
+        tail.append(line)
+        if line.startswith("Ignoring ") and total:  # the lock is universal: a package for another platform
+            total -= 1
+        name = _fetched_name(line)
+        if name is not None:
+            fetched += 1
+            shown = f"      {fetched}/{total} packages ({name})" if total else f"      {fetched} packages ({name})"
+            if live:
+                out.write(f"\r\033[K{shown}")
+                out.flush()
+                counting = True
+            elif fetched % 10 == 0:
+                say(shown)
+        elif line.startswith("Installing collected packages:"):
+            if fetched % 10 and not live:  # the last count, where the tens left it
+                say(shown)
+            count = len(line.partition(":")[2].split(","))
+            packages = "1 package" if count == 1 else f"{count} packages"
+            say(f"      installing {packages} into .venv (pip is silent here; a line every {heartbeat:g} s)…")
+    if process.wait() != 0:
+        say("".join(f"      | {line}\n" for line in tail).rstrip("\n") or "      (it printed nothing)")
+        named = [Path(command[0]).name, *[word for word in command[1:] if not word.startswith("--")][:3]]
+        raise SetupError(f"`{' '.join(named)} …` failed (exit {process.returncode}).")
+
+
+def _pump(stream, lines: queue.Queue) -> None:
+    """A step's output, line by line, into `lines`; None at its end."""
+    for line in stream:
+        lines.put(line.rstrip("\n"))
+    lines.put(None)
+
+
+def ensure_venv(out: TextIO | None = None, step: Callable[..., None] = run_step) -> None:
+    """Create .venv from the lock unless it already matches it, saying each step (`step` runs one)."""
+    out = out or sys.stdout
     fingerprint = _lock_fingerprint()
     if STAMP.exists() and STAMP.read_text().strip() == fingerprint and _bin("omb-tui").exists():
         return
     if sys.version_info < (3, 11):
         sys.exit("omb-tui needs Python 3.11 or newer.")
-    print("Setting up .venv from requirements.lock (first use only)…", flush=True)
+    started = time.monotonic()
+    total = lock_package_count()
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    say("Setting up .venv from requirements.lock (first use only; one to three minutes):")
     if not _bin("python").exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check", "-q"]
+        say(f"[1/4] Creating .venv with Python {sys.version.split()[0]}…")
+        step([sys.executable, "-m", "venv", str(VENV)], out=out)
+    pip = [str(_bin("python")), "-m", "pip", "--disable-pip-version-check"]
+    install = [*pip, "install", "--progress-bar", "off"]  # (the count below says how far it is)
     # The lock holds every package the project needs, each pinned with its hashes: nothing is resolved here
     # (--no-deps). Resolving again let a release published after the lock take part: a new httpx made pip
     # refuse the lock, as an extra of it (httpx[http2]) was not pinned by itself. `pip check`, after the project is
     # in, confirms that the packages (the project's own requirements too) satisfy one another.
-    subprocess.run([*pip, "install", "--require-hashes", "--no-deps", "-r", str(LOCK)], check=True)
+    say(f"[2/4] Fetching the {total} pinned packages, each checked against its hash…")
+    step([*install, "--require-hashes", "--no-deps", "-r", str(LOCK)], total=total, out=out)
     # The project itself: editable, built with the hatchling the lock just installed.
-    subprocess.run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", str(ROOT)], check=True)
-    subprocess.run([*pip, "check"], check=True)
+    say("[3/4] Installing omb-tui itself (editable)…")
+    step([*install, "--no-deps", "--no-build-isolation", "-e", str(ROOT)], out=out)
+    say("[4/4] Checking that the packages satisfy one another (pip check)…")
+    step([*pip, "check"], out=out)
     STAMP.write_text(fingerprint)
+    say(f".venv is ready ({_elapsed(time.monotonic() - started)}). {on_path_hint()}")
+
+
+def _shown(path: Path) -> str:
+    """A path as a person types it here: relative to the current folder when inside it, else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def on_path_hint() -> str:
+    """How to type `omb-tui …` as the README does, printed once the set-up is done (two ways that work as written)."""
+    activate = _shown(_bin("activate"))
+    return f"To type `omb-tui …`: `source {activate}` (fish: {activate}.fish), or `python3 {_shown(Path(__file__).resolve())} omb …`."
+
+
+def omb_command(argv: list[str]) -> list[str]:
+    """The command `dev.py omb ARGS` runs: the venv's omb-tui with ARGS, as if .venv/bin were on PATH."""
+    return [str(_bin("omb-tui")), *argv]
 
 
 def byte_compile() -> None:
@@ -183,13 +320,20 @@ def clock_env(argv: list[str]) -> tuple[list[str], dict[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in {"demo", "test", "setup"}:
+    if not argv or argv[0] not in {"demo", "test", "setup", "omb"}:
         print(__doc__)
         return 2
-    ensure_venv()
+    try:
+        ensure_venv(sys.stderr if argv[0] == "omb" else sys.stdout)  # `omb`'s stdout is the command's own
+    except SetupError as exc:
+        print(f"Setting up .venv failed: {exc}", file=sys.stderr)
+        return 1
     command, rest = argv[0], argv[1:]
     if command == "setup":
         return 0
+    if command == "omb":
+        run = omb_command(rest)
+        os.execv(run[0], run)
     if command == "test":
         try:
             rest, env = clock_env(rest)

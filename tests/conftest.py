@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from omb_tui.core.memory import clock
 from omb_tui.core.memory.paths import Home
@@ -42,11 +43,38 @@ def pytest_addoption(parser):
     group.addoption(
         "--busy", action="store_true", help="keep every core busy with a spinning process each while the tests run"
     )
+    group = parser.getgroup("omb-tui property tests")
+    group.addoption(
+        "--explore",
+        action="store_true",
+        help="run only the property tests and the explore tier, on fresh random examples (docs/testing.md)",
+    )
+    group.addoption(
+        "--explore-examples",
+        type=int,
+        default=EXPLORE_EXAMPLES,
+        help=f"examples for each explore-tier test with --explore (default {EXPLORE_EXAMPLES})",
+    )
+
+
+# Property tests (docs/testing.md). By default every run draws the same examples (derandomized, no example database),
+# so a fresh clone, CI and a person's run pass or fail together; no deadline and no "too slow" check, which only a
+# busy machine trips. `--explore` draws fresh random examples, by hand, and keeps what fails in .hypothesis/.
+EXPLORE_EXAMPLES = 2_000
+_UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow], "print_blob": True}
+settings.register_profile("repeatable", derandomize=True, database=None, **_UNTIMED)
+settings.load_profile("repeatable")
+
+
+def explore_profile(examples: int) -> settings:
+    """Random examples, `examples` for each test that does not name its own count (the explore tier's)."""
+    return settings(derandomize=False, max_examples=examples, **_UNTIMED)
 
 
 # The tiers (README, "Testing"): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
 # pick tiers. A file no rule names is a core test; the first rule that names a file wins (`inspector` before `mcp`).
 TIERS = {
+    "explore": ("test_explore_",),  # free exploration: only with --explore, never in the default run
     "e2e": ("test_e2e_",),
     "snapshot": ("test_snapshots",),
     "app": ("test_app_", "test_safe_to_draw"),
@@ -116,6 +144,9 @@ def pytest_configure(config):
     for tier in (*TIERS, "core"):
         config.addinivalue_line("markers", f"{tier}: the {tier} tier (assigned by file name in conftest.TIERS)")
     config.addinivalue_line("markers", "dates: date-sensitive (conftest.DATE_SENSITIVE), run again at a shifted day")
+    if config.getoption("--explore"):
+        settings.register_profile("explore", explore_profile(config.getoption("explore_examples")))
+        settings.load_profile("explore")
     if config.getoption("--busy") and not os.environ.get("PYTEST_XDIST_WORKER"):
         config._omb_busy = _start_spinners(os.cpu_count() or 2)
 
@@ -131,12 +162,27 @@ def _start_spinners(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
+@pytest.hookimpl(trylast=True)  # after Hypothesis's plugin has marked its tests `hypothesis`
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__.rpartition(".")[2]
         item.add_marker(tier_of(module))
         if module.startswith(DATE_SENSITIVE) or DEMO_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker("dates")
+    kept, dropped = split_explore_run(items, explore=config.getoption("--explore"))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def split_explore_run(items: list, *, explore: bool) -> tuple[list, list]:
+    """(kept, deselected): with --explore the property tests and the explore tier, else everything but that tier."""
+    if explore:
+        wanted = [item for item in items if item.get_closest_marker("hypothesis") or item.get_closest_marker("explore")]
+    else:
+        wanted = [item for item in items if not item.get_closest_marker("explore")]
+    chosen = set(map(id, wanted))
+    return wanted, [item for item in items if id(item) not in chosen]
 
 
 @pytest.fixture(autouse=True)

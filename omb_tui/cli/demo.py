@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from ..core.memory.paths import Home
 from .common import add_command
@@ -19,5 +20,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     home = Home(args.home)
     bots = write_demo_home(home)
     print(f"Wrote a demo home with {len(bots)} bots to {home.root}.")
-    print(f"Open it with: omb-tui --home {home.root}")
+    print(f"Open it with: {open_command(home)}")
     return 0
+
+
+def open_command(home: Home) -> str:
+    """The command that opens the app on `home`, as a person can type it here: `omb-tui` when the one on PATH is
+    this one, else this one's full path (a fresh set-up's .venv/bin is not on PATH)."""
+    from ..hooks.install import program
+
+    return shlex.join([*program(None, project=True), "--home", str(home.root)])
