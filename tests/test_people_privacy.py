@@ -19,6 +19,8 @@ from mcp_helpers import connect
 from serve_helpers import LiveServer
 from test_hooks import a_turn, payload, write_transcript
 
+from omb_tui.core.memory.journal import row_writer
+from omb_tui.core.memory.layers import layer_store
 from omb_tui.core.memory.paths import Home
 from omb_tui.core.recall.recall import recall
 from omb_tui.core.search.brief import recent_work_brief
@@ -191,3 +193,24 @@ def test_a_chat_where_two_people_spoke_is_logged_nowhere(llm_home, fake_llm, run
     for workspace in ("scout", "scout--member-dana", "scout--member-sam"):
         assert not files_holding(home.workspace(workspace), "roomsecretword"), workspace
     assert files_holding(home.root, "roomsecretword")  # the chat itself keeps it
+
+
+def test_a_persons_own_write_over_the_api_is_theirs_in_the_journal_and_changes(llm_home, run_cli):
+    home = llm_home
+    token = json.loads(run_cli("people", "add", "dana", "--json").out)["token"]
+    with LiveServer(home) as server:
+        saved = server.request(
+            "PUT",
+            "/api/bots/scout/memory/mine/file",
+            {"path": "MEMORY.md", "text": "- I take the 8:10 train\n", "expectedHash": None},
+            token=token,
+        )
+        assert saved.status == 200, saved.data
+    row = layer_store(home, "scout", "dana").journal.rows(limit=1)[0]
+    assert (row.who, row.person, row_writer(row)) == ("person", "dana", "dana")
+    found = json.loads(run_cli("changes", "--json").out)
+    groups = [group for bot in found["bots"] for group in bot["groups"] if group["person"] == "dana"]
+    assert [(g["kind"], g["who"], g["reviewed"]) for g in groups] == [
+        ("member", "dana (from the API), in dana's layer", False)
+    ]
+    assert "You" not in json.dumps(groups)

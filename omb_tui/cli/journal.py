@@ -82,6 +82,7 @@ def _window(p: argparse.ArgumentParser, since: str, mark: str) -> None:
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
+    from ..core.memory.journal import row_writer
     from ..core.memory.journal_filter import JournalFilter
     from ..core.memory.when import when_text
 
@@ -109,7 +110,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
     for row in rows:
         chat = f' from chat "{row.chat}"' if row.chat else ""
         undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
-        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row.who}, {row.how}{chat}{undo}")
+        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row_writer(row)}, {row.how}{chat}{undo}")
     return 0
 
 

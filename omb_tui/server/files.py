@@ -16,6 +16,11 @@ from .http import ApiError, camel_keys, text_field
 API_ACTOR = Actor(WHO_PERSON, HOW_API)
 
 
+def person_actor(person: str) -> Actor:
+    """A Team Cloud person's own write over their token: journaled as theirs, never as the owner's."""
+    return Actor(WHO_PERSON, HOW_API, person=person)
+
+
 def query_path(request: web.Request) -> str:
     rel = request.query.get("path")
     if not rel:

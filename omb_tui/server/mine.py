@@ -16,7 +16,7 @@ from ..core.memory.budget import gauge, read_topics
 from ..core.memory.layers import layer_store
 from ..core.memory.paths import MEMORY_FILE, Home, layer_id
 from ..core.turn.bot import Bot
-from .files import API_ACTOR, delete_from, files_overview, query_path, read_from, save_request, save_to
+from .files import delete_from, files_overview, person_actor, query_path, read_from, save_request, save_to
 from .http import BOT_TURNS, HOME, camel_keys, in_thread, json_body, json_response
 
 PERSON = web.RequestKey("omb_person", str)  # the person whose token came (None: the owner)
@@ -63,11 +63,11 @@ def read_mine_file(home: Home, bot_id: str, person: str, rel: str) -> dict:
 
 
 def save_mine_file(home: Home, bot_id: str, person: str, rel: str, text: str, expected: str | None) -> dict:
-    return save_to(layer_store(home, bot_id, person), rel, text, expected, API_ACTOR)
+    return save_to(layer_store(home, bot_id, person), rel, text, expected, person_actor(person))
 
 
 def delete_mine_file(home: Home, bot_id: str, person: str, rel: str) -> dict:
-    return delete_from(layer_store(home, bot_id, person), rel, API_ACTOR)
+    return delete_from(layer_store(home, bot_id, person), rel, person_actor(person))
 
 
 async def _for_layer(request: web.Request, func, *args):

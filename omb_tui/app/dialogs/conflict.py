@@ -44,6 +44,8 @@ def who_changed(row: JournalRow | None, bot_name: str) -> str:
         return f"{bot_name} changed this file {WHILE}"
     if row.who == WHO_PERSON and row.how == HOW_COMMAND_LINE:
         return f"You changed this file from the command line {WHILE[:-1]} it here."
+    if row.who == WHO_PERSON and row.how == HOW_API and row.person:
+        return f"{row.person} saved this file through the HTTP routes {WHILE}"
     if row.who == WHO_PERSON and row.how == HOW_API:
         return f"This file was saved through the HTTP routes (omb-tui serve) {WHILE}"
     if row.who == WHO_PERSON:

@@ -23,7 +23,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from ...core.memory.changes import LaterChanges, RevertConflict, UndoResult
-from ...core.memory.journal import DamagedLine, JournalRow, row_action
+from ...core.memory.journal import DamagedLine, JournalRow, row_action, row_writer
 from ...core.memory.journal_filter import JournalFilter
 from ...core.memory.paths import MemoryInputError
 from ...core.memory.store import MemoryStore
@@ -316,7 +316,7 @@ def undo_confirmed(
 
 
 def _row_words(row: JournalRow) -> str:
-    return f"{when_text(row.at)} · {row.who} · {row.how}"
+    return f"{when_text(row.at)} · {row_writer(row)} · {row.how}"
 
 
 def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") -> tuple[str, str]:

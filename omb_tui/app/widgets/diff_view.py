@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.memory.journal import HOW_UNDO, DamagedLine, row_action
+from ...core.memory.journal import HOW_UNDO, DamagedLine, row_action, row_writer
 from ...core.memory.when import when_text
 from .journal_list import ShownRow
 from .row_list import printable
@@ -67,7 +67,7 @@ def row_content(row: ShownRow | None) -> Content:
         "\n",
     ]
     action = row_action(row)
-    said = [_clean(row.who), _clean(row.how)]
+    said = [_clean(row_writer(row)), _clean(row.how)]
     if row.chat:
         said.append(f'chat "{_clean(row.chat)}"')
     if row.step:

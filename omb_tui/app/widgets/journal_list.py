@@ -41,6 +41,7 @@ from ...core.memory.journal import (
     JournalRow,
     decode_line,
     row_action,
+    row_writer,
 )
 from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
 from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
@@ -536,7 +537,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         # daily log's path is 24; issue 37: at 120 columns it was cut to "memo…"), up to 30 for a rename's two
         how_width = min(23, max(11, rest - who_width - what_width - 3 - 26))
         file_width = max(0, rest - who_width - how_width - what_width - 3)
-        who, how = printable(str(row.who)), printable(str(row.how))
+        who, how = printable(row_writer(row)), printable(str(row.how))
         if cell_len(how) > how_width:
             how = SHORT_HOW.get(how, how)
         if cell_len(who) > who_width:

@@ -24,6 +24,7 @@ class Actor:
     chat: str | None = None
     step: str | None = None
     run: str | None = None  # an upkeep run's id, on every row the run writes
+    person: str | None = None  # a person of a Team Cloud home who made the change themselves (not the owner)
 
 
 @dataclass(frozen=True)

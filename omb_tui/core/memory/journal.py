@@ -73,6 +73,7 @@ class JournalRow:
     step: str | None = None
     note: str | None = None
     run: str | None = None  # the upkeep run that made it: every row of one run carries the same id
+    person: str | None = None  # who = person: the Team Cloud person who wrote it themselves (absent: the owner)
 
     def to_line(self) -> str:
         """The row as one JSONL line of the journal (compact, no trailing newline)."""
@@ -109,6 +110,11 @@ class JournalRow:
         data = asdict(self)
         data.pop("before_text")
         return data
+
+
+def row_writer(row: JournalRow) -> str:
+    """Who the row says wrote it, as a listing names them: a Team Cloud person by their name, else `who`."""
+    return row.person if row.who == WHO_PERSON and row.person else row.who
 
 
 EMPTY_TEXT_HASH = hashlib.sha256(b"").hexdigest()  # the after_hash of a file left empty
@@ -229,6 +235,7 @@ def make_row(
     step: str | None = None,
     note: str | None = None,
     run: str | None = None,
+    person: str | None = None,
     clock: Clock | None = None,
 ) -> JournalRow:
     """Build a row; every text it keeps passes through redaction first (a reason in `note`, a chat's name, a
@@ -259,6 +266,7 @@ def make_row(
             "step": step,
             "note": note,
             "run": run,
+            "person": person,
         }
     )
     return JournalRow(

@@ -285,6 +285,7 @@ class MemoryStore(OutsideLook):
             undo_of=undo_of,
             step=actor.step,
             run=actor.run,
+            person=actor.person,
             note=note,
         )
         late = self._replace_journaled(mp, current, new_text, row)

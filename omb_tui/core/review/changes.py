@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 
 from ..memory import clock
 from ..memory.agents import AGENTS
-from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_UPKEEP, Journal
+from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP, Journal
 from ..memory.layers import bot_workspaces
 from ..memory.paths import Home, split_layer
 from ..memory.text import plural
@@ -52,15 +52,18 @@ KIND_UPKEEP = "upkeep"
 KIND_AGENT = "agent"
 KIND_CHAT = "chat"
 KIND_PERSON = "person"
+KIND_MEMBER = "member"  # a person of a Team Cloud home, writing their own layer themselves (never the owner)
 KIND_OUTSIDE = "outside"
 KIND_IMPORT = "import"
 KIND_GUARD = "guard"
-KINDS = (KIND_GUARD, KIND_UPKEEP, KIND_AGENT, KIND_CHAT, KIND_PERSON, KIND_OUTSIDE, KIND_IMPORT)
+KINDS = (KIND_GUARD, KIND_UPKEEP, KIND_AGENT, KIND_CHAT, KIND_MEMBER, KIND_PERSON, KIND_OUTSIDE, KIND_IMPORT)
 MCP_CHAT = " (MCP session "  # an MCP client's own chat: `<client> (MCP session <run>)` (mcp/session.py)
 
 
-def kind_of(who: str, how: str, chat: str | None) -> str:
+def kind_of(who: str, how: str, chat: str | None, person: str | None = None) -> str:
     """Which writer made a row, by what the journal says of it."""
+    if who == WHO_PERSON and person:
+        return KIND_MEMBER
     if who == WHO_UPKEEP:
         return KIND_GUARD if how == HOW_UNDO else KIND_UPKEEP
     if who == WHO_BOT:
@@ -128,6 +131,8 @@ class Group:
             return "Changed outside the app"
         if self.kind == KIND_IMPORT:
             return "Copied in (import)"
+        if self.kind == KIND_MEMBER and first is not None:
+            return f"{first.person} ({', '.join(dict.fromkeys(change.how for change in self.changes))})"
         hows = list(dict.fromkeys(change.how for change in self.changes))
         return f"You ({', '.join(hows)})"
 
@@ -243,7 +248,7 @@ def bot_groups(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks) -
         if at is not None and at < since - RUN_SLACK:
             break
         undone_by = tracker.see(row)
-        kind = kind_of(row.who, row.how, row.chat)
+        kind = kind_of(row.who, row.how, row.chat, row.person)
         key = (kind, _group_id(kind, row.run, row.chat, at))
         if at is not None and at < since and (not row.run or key not in groups):
             continue
@@ -318,7 +323,7 @@ def everyone(home: Home, *, now: datetime | None = None) -> Review:
 
 
 def _kind(change: Change) -> str:
-    return kind_of(change.who, change.how, change.chat)
+    return kind_of(change.who, change.how, change.chat, change.person)
 
 
 def _as_run(group: Group) -> Run:

@@ -73,6 +73,7 @@ class Change:
     not_undoable_reason: str | None
     undone_by: str | None = None  # the row that took this change back (an undo, or a revert of it alone)
     reviewed: bool = False
+    person: str | None = None  # a Team Cloud person's own change (the journal row's `person`)
 
     @property
     def undone(self) -> bool:
@@ -462,6 +463,7 @@ def change_of(row: JournalRow, undone_by: str | None, reviewed: bool) -> Change:
         not_undoable_reason=row.not_undoable_reason,
         undone_by=undone_by,
         reviewed=reviewed,
+        person=row.person,
     )
 
 
