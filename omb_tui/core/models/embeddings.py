@@ -9,9 +9,10 @@ setting, changing or removing it applies without a restart; off unless set.
 A call (`embed`): refused before sending when the instance is missing, its key's variable unset or the monthly
 spend limit reached (EmbeddingsUnavailable, one sentence); each text is redacted and cut to MAX_TEXT_CHARS before it
 leaves the machine, and goes only to that instance; one try with the caller's deadline (a query's vector: 300 ms,
-QUERY_DEADLINE_S; a batch of the index: the instance's timeout); the answer is bounded and checked whole before any
-vector is used (one finite vector per text, all of one length, at most MAX_DIMENSIONS); one usage row per call,
-failed ones included, counted in the spend limit like every other call.
+QUERY_DEADLINE_S; a batch of the index: the instance's timeout) bounding the whole call by the wall clock, its
+answer read to at most MAX_ANSWER_BYTES, no redirect followed (bounded_http); the answer is checked whole before any
+vector is used (one vector per text of numbers within float32's range, all of one length, at most MAX_DIMENSIONS);
+one usage row per call, failed ones included, counted in the spend limit like every other call.
 """
 
 from __future__ import annotations
