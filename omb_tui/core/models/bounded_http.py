@@ -3,8 +3,10 @@
 Spec: docs/models.md, "Time" and "Bounded connections". httpx's timeouts are per read, so a server that sends a byte
 every 0.2 s holds a call with a 5 s timeout for as long as it likes. A call made inside `bounded(seconds, max_bytes)`
 (in this thread: a context variable, which `asyncio.to_thread` carries) has each network operation of its
-connection (connect, TLS, each write, each read) wait at most what is left of its `seconds`; past it the call ends
-with `DeadlineReached`, and the connection is closed. The bytes read for it are counted: past `max_bytes` it ends
+connection (connect, TLS, each write, each read) wait at most what is left of its `seconds`, counted from its first
+network step; past it the call ends with `DeadlineReached`, and the connection is closed. (litellm's own work before
+it is not the server's: some 60 ms a call, and at a process's first call, while it loads its provider code, up to
+seconds on a busy machine, which would leave a fresh `recall` no time at all of its 300 ms.) The bytes read for it are counted: past `max_bytes` it ends
 with `AnswerRefused`, and an answer whose Content-Length says more is refused before a byte of it is read. A
 redirect (3xx) is refused, never followed: the request, texts and key included, goes only to the instance's address.
 
@@ -42,16 +44,19 @@ class AnswerRefused(CallCut):
 
 @dataclass
 class Bounds:
-    """One call's bounds: `ends_at` (time.monotonic; None: no deadline), `why` (the phrase its end gives),
-    `max_bytes` and the bytes `received` so far."""
+    """One call's bounds: `ends_at` (time.monotonic; None: no deadline, or `seconds` not yet started), `why` (the
+    phrase its end gives), `max_bytes` and the bytes `received` so far."""
 
     ends_at: float | None
     why: str
     max_bytes: int
+    seconds: float | None = None  # the deadline's length, until its clock starts at the call's first network step
     received: int = 0
 
     def left(self) -> float | None:
         """Seconds left (None: no deadline); DeadlineReached when none is."""
+        if self.ends_at is None and self.seconds is not None:
+            self.ends_at, self.seconds = time.monotonic() + self.seconds, None
         if self.ends_at is None:
             return None
         left = self.ends_at - time.monotonic()
@@ -59,18 +64,25 @@ class Bounds:
             raise DeadlineReached(self.why)
         return left
 
-    def until(self, seconds: float | None, started: float, why: str | None = None) -> None:
-        """Move the deadline to `seconds` after `started` (None: none), its end saying `why` (by default "did not
-        answer within N s")."""
-        from .time_limits import seconds_text  # (time_limits bounds a stream with this module)
-
-        self.ends_at = None if seconds is None else started + seconds
+    def within(self, seconds: float | None, why: str | None = None) -> None:
+        """A deadline of `seconds` from the call's first network step (None: none), its end saying `why` (by
+        default "did not answer within N s")."""
+        self.ends_at, self.seconds = None, seconds
         self.why = why or f"did not answer within {seconds_text(seconds or 0)} s"
+
+    def until(self, seconds: float | None, started: float, why: str) -> None:
+        """Move the deadline to `seconds` after `started` (None: none), its end saying `why`."""
+        self.ends_at, self.seconds, self.why = (None if seconds is None else started + seconds), None, why
 
     def count(self, size: int) -> None:
         self.received += size
         if self.received > self.max_bytes:
             raise too_large(self.max_bytes)
+
+
+def seconds_text(seconds: float) -> str:
+    """Seconds as a sentence gives them: 0.4, 30, 137.5 (what is left of a deadline is never 0.39971)."""
+    return f"{round(seconds, 1):g}"
 
 
 def too_large(max_bytes: int) -> AnswerRefused:
@@ -85,7 +97,7 @@ def bounded(seconds: float | None, max_bytes: int, why: str | None = None) -> It
     """Bound every connection the call inside makes (the module says how), its end saying `why`; yields the bounds,
     which a streamed call moves once its answer has begun."""
     bounds = Bounds(None, "", max_bytes)
-    bounds.until(seconds, time.monotonic(), why)
+    bounds.within(seconds, why)
     token = _bounds.set(bounds)
     try:
         yield bounds

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..memory.settings import ModelInstance
+from .bounded_http import bounded, cut_in, seconds_text
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 STEP_DEADLINE_S = 1800.0  # one upkeep step of one bot (capture, organize, the tidy-up): every call together
@@ -138,8 +139,6 @@ def stream_completion(litellm: Any, request: dict, times: CallTimes, max_bytes: 
     within `times.first` of the start or tokens stop for `times.idle`. The stream's bytes together are at most
     `max_bytes`. A stream that breaks off once begun is `StreamBroken`: the server took the request (its output
     mode included), so the failure is never taken for a refusal of the request."""
-    from .bounded_http import bounded, cut_in
-
     started = time.monotonic()
     request = {**request, "stream": True, "stream_options": {"include_usage": True}, "timeout": times.first}
     watch = _Watchdog(started, times)
@@ -223,11 +222,6 @@ class _Watchdog:
                 return
             self._wake.wait(at - time.monotonic())
             self._wake.clear()
-
-
-def seconds_text(seconds: float) -> str:
-    """Seconds as a sentence gives them: 0.4, 30, 137.5 (what is left of a deadline is never 0.39971)."""
-    return f"{round(seconds, 1):g}"
 
 
 def _cut(stream: Any) -> None:
