@@ -20,6 +20,15 @@ queued with `FakeLLM.script_embeddings(...)`:
 
     {"status": 500} / {"delay": 2.0} / {"drop": True}   as above
     {"data": [...]}                                 this `data` as given (wrong counts, NaN, strings, anything)
+    {"width": 8}                                    deterministic vectors of that many numbers
+
+Hostile answers, for chat and embeddings alike (the server notes in `hostile` how each one ended):
+
+    {"trickle": 0.2}                                the whole answer, status line first, a byte every 0.2 s,
+                                                    padded to TRICKLE_BYTES (two minutes at that pace)
+    {"huge": 2**30}                                 that many bytes of body, Content-Length saying so
+    {"huge": 2**30, "chunked": True}                the same without a Content-Length, chunk after chunk
+    {"redirect": "http://127.0.0.1:PORT/v1/…"}      a 307 to that address
 
 A request with `"stream": true` is answered as server-sent events, its content a few characters a chunk:
 
@@ -91,19 +100,20 @@ def format_kind(body: dict) -> str:
     return str(asked.get("type"))
 
 
+TRICKLE_BYTES = 600
 EMBED_DIMENSIONS = 256  # few enough collisions of two words in one place that a concept decides
 
 
-def embedding_of(text: str, concepts: dict[str, str] | None = None) -> list[float]:
+def embedding_of(text: str, concepts: dict[str, str] | None = None, width: int = EMBED_DIMENSIONS) -> list[float]:
     """A deterministic vector: each word (or its concept) adds 1 to the place its hash names, then unit length."""
     import hashlib
     import math
     import re
 
-    vector = [0.0] * EMBED_DIMENSIONS
+    vector = [0.0] * width
     for word in re.findall(r"\w+", text.lower()):
         meaning = (concepts or {}).get(word, word)
-        vector[int(hashlib.sha256(meaning.encode()).hexdigest(), 16) % EMBED_DIMENSIONS] += 1.0
+        vector[int(hashlib.sha256(meaning.encode()).hexdigest(), 16) % width] += 1.0
     if not any(vector):
         vector[0] = 1.0
     norm = math.sqrt(sum(x * x for x in vector))
@@ -122,6 +132,8 @@ class FakeLLM:
     fences_plain_json: bool = False  # wrap answers in a fence when no response format is asked for
     formats: list[str] = field(default_factory=list)
     requests: list[Recorded] = field(default_factory=list)
+    # How each hostile answer ended: "sent whole", or "cut by the client" once its connection was closed.
+    hostile: list[str] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
     port: int = 0
     in_flight: int = 0
@@ -186,7 +198,11 @@ def _embeddings(reply: dict, body: dict, concepts: dict) -> dict:
     data = reply.get("data")
     if data is None:
         data = [
-            {"object": "embedding", "index": n, "embedding": embedding_of(str(t), concepts)}
+            {
+                "object": "embedding",
+                "index": n,
+                "embedding": embedding_of(str(t), concepts, reply.get("width", EMBED_DIMENSIONS)),
+            }
             for n, t in enumerate(texts)
         ]
     tokens = sum(len(str(t).split()) for t in texts)
@@ -241,6 +257,15 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
         def _reply(self, reply: dict, body: dict) -> None:
             if reply.get("delay"):
                 fake.stopping.wait(reply["delay"])
+            if any(reply.get(kind) for kind in ("trickle", "huge", "redirect")):
+                self.close_connection = True
+                try:
+                    ended = self._hostile(reply, body)
+                except OSError:  # the client closed the connection
+                    ended = "cut by the client"
+                with fake.lock:
+                    fake.hostile.append(ended)
+                return
             if reply.get("drop"):
                 self.close_connection = True
                 self.connection.close()
@@ -269,6 +294,40 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
             except OSError:  # the client gave up (a timeout): nothing to answer
                 self.close_connection = True
+
+        def _hostile(self, reply: dict, body: dict) -> str:
+            """A trickle, a huge body or a redirect (the module's docstring): "sent whole", or "stopped" with the
+            server; OSError when the client hangs up."""
+            out = self.wfile
+            if reply.get("redirect"):
+                out.write(f"HTTP/1.1 307 Temporary Redirect\r\nLocation: {reply['redirect']}\r\n".encode())
+                out.write(b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+                out.flush()
+                return "sent whole"
+            if reply.get("huge"):
+                size, chunked = reply["huge"], reply.get("chunked")
+                length = b"Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}".encode()
+                out.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + length + b"\r\n\r\n")
+                block = b" " * 65536
+                for _ in range(0, size, len(block)):
+                    if fake.stopping.is_set():
+                        return "stopped"
+                    out.write(b"%x\r\n%s\r\n" % (len(block), block) if chunked else block)
+                out.write(b"0\r\n\r\n" if chunked else b"")
+                out.flush()
+                return "sent whole"
+            fields = {key: value for key, value in reply.items() if key != "trickle"}
+            payload = _embeddings(fields, body, fake.concepts) if reply.get("embeddings") else _answer(fields, body)
+            data = json.dumps(payload).encode("utf-8")
+            data = data.ljust(max(TRICKLE_BYTES, len(data)))  # JSON may end in spaces
+            whole = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            whole += f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data
+            for at in range(len(whole)):
+                if fake.stopping.wait(reply["trickle"]):
+                    return "stopped"
+                out.write(whole[at : at + 1])
+                out.flush()
+            return "sent whole"
 
         def _stream(self, reply: dict, body: dict) -> None:
             """The answer as server-sent events, paced as the reply says; the connection closes at the end."""

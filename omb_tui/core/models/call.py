@@ -26,6 +26,7 @@ from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import ModelInstance
 from ..memory.text_checks import text_problem
+from .bounded_http import bounded, cut_in
 from .instances import (
     ModelUnavailable,
     Route,
@@ -79,6 +80,9 @@ TEST_PROMPT = 'Reply with the JSON object {"ok": true}'
 TEST_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 JSON_MODE = JSON_OBJECT  # the name before output_modes.py
 RUN_DEADLINE_PASSED = "the run's deadline passed before the call could be made"
+# The bytes a chat answer may take on the wire: MAX_ANSWER_CHARS escaped as \uXXXX, or streamed a token an event
+# (some 250 bytes of framing each), with room to spare; past it the answer is refused before it is read whole.
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -401,10 +405,12 @@ def _send(
 
 
 def _one_try(litellm: Any, request: dict, route: Route, times: CallTimes) -> Any:
-    """One request: streamed when the instance says so and no tools are offered (a chat turn waits whole)."""
+    """One request: streamed when the instance says so and no tools are offered (a chat turn waits whole); a whole
+    answer within `times.first` by the wall clock, however slowly the server sends it (bounded_http)."""
     if route.instance.stream and "tools" not in request:
-        return stream_completion(litellm, request, times)
-    return litellm.completion(**request)
+        return stream_completion(litellm, request, times, MAX_ANSWER_BYTES)
+    with bounded(times.first, MAX_ANSWER_BYTES):
+        return litellm.completion(**request)
 
 
 def _name(route: Route) -> str:
@@ -421,6 +427,8 @@ def _explain(litellm: Any, exc: BaseException, route: Route, timeout: float, key
     where = instance.api_base or "its provider"
     if isinstance(exc, StreamStopped):
         return isinstance(exc, StreamBroken), f"{name} {exc.why}"
+    if cut := cut_in(exc):  # the call's whole time, its answer's size, a redirect: never tried again
+        return False, f"{name} {cut.why}"
     if any(isinstance(link, ConnectionRefusedError) for link in chain):
         return False, f"{name} refused the connection at {where} (is the server running?)"
     if isinstance(exc, litellm.Timeout) or any(isinstance(link, TimeoutError) for link in chain):

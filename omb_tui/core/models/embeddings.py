@@ -9,9 +9,10 @@ setting, changing or removing it applies without a restart; off unless set.
 A call (`embed`): refused before sending when the instance is missing, its key's variable unset or the monthly
 spend limit reached (EmbeddingsUnavailable, one sentence); each text is redacted and cut to MAX_TEXT_CHARS before it
 leaves the machine, and goes only to that instance; one try with the caller's deadline (a query's vector: 300 ms,
-QUERY_DEADLINE_S; a batch of the index: the instance's timeout); the answer is bounded and checked whole before any
-vector is used (one finite vector per text, all of one length, at most MAX_DIMENSIONS); one usage row per call,
-failed ones included, counted in the spend limit like every other call.
+QUERY_DEADLINE_S; a batch of the index: the instance's timeout) bounding the whole call by the wall clock, its
+answer read to at most MAX_ANSWER_BYTES, no redirect followed (bounded_http); the answer is checked whole before any
+vector is used (one vector per text of numbers within float32's range, all of one length, at most MAX_DIMENSIONS);
+one usage row per call, failed ones included, counted in the spend limit like every other call.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..memory.file_stamp import FileStamp
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_config
+from .bounded_http import bounded
 from .instances import missing_key_sentence
 from .usage import COST_NO_ANSWER, LIMIT_REACHED, limit_reached, record_usage
 
@@ -39,6 +41,7 @@ MAX_TEXT_CHARS = 4000  # each text is cut to this before it is sent (a chat turn
 MAX_BATCH_TEXTS = 64  # texts in one request
 MAX_DIMENSIONS = 4096  # a longer vector is refused as no embedding model's
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # what an answer may hold before it is refused unread
+FLOAT32_MAX = 3.4028234663852886e38  # the index keeps float32: a number beyond it would become infinity
 
 
 class EmbeddingsUnavailable(Exception):
@@ -164,7 +167,8 @@ def embed(
     }
     started = time.monotonic()
     try:
-        response = litellm.embedding(**request)
+        with bounded(request["timeout"], MAX_ANSWER_BYTES):
+            response = litellm.embedding(**request)
     except Exception as exc:
         failure = failure_sentence(litellm, exc, instance, request["timeout"], key)
         row.update(duration_ms=round((time.monotonic() - started) * 1000), error=failure)
@@ -222,6 +226,8 @@ def _vector(value: object) -> list[float]:
     for number in value:
         if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
             raise EmbeddingsUnavailable("a vector holds something that is not a finite number")
+        if abs(number) > FLOAT32_MAX:
+            raise EmbeddingsUnavailable("a vector holds a number beyond float32's range (3.4e38)")
         out.append(float(number))
     if not any(out):
         raise EmbeddingsUnavailable("a vector is all zeros")

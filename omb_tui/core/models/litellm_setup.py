@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -54,7 +55,15 @@ def litellm_module() -> ModuleType:
             import litellm
 
             _quiet(litellm)
+            from .bounded_http import install
+
+            install(litellm)
             _litellm = litellm
+        # litellm's models warn through pydantic on stderr: once a process about their own types, and about any value
+        # of a server's answer not of the declared type (a base64 vector, text where numbers belong), which our own
+        # checks read and name. At each call: the filter is the process's, and a test runner resets the filters.
+        warnings.filterwarnings("ignore", category=UserWarning, module="pydantic")
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module="litellm")  # pydantic's, on its use
         return _litellm
 
 

@@ -22,6 +22,7 @@ from ..memory.disk import read_text, write_private_json
 from ..memory.journal import now_iso
 from ..memory.paths import Home
 from ..memory.settings import ModelInstance
+from .bounded_http import cut_in
 from .structured import json_instruction
 
 JSON_SCHEMA = "json_schema"  # {"type": "json_schema", "json_schema": {"name", "schema"}}: OpenAI's
@@ -158,6 +159,8 @@ def format_refused(litellm: Any, exc: BaseException, *, mode: str) -> bool:
     """Whether the server's refusal may be of the response format asked for: a status a refused format gets,
     and not a refusal that names the context (which no other format would cure)."""
     if mode == JSON_PROMPT or isinstance(exc, litellm.ContextWindowExceededError):
+        return False
+    if cut_in(exc) is not None:  # cut at its deadline, too large, a redirect: no format was refused
         return False
     status, said = getattr(exc, "status_code", None), str(exc)
     if "Invalid response object" in said:  # litellm could not read an answer: the server did answer

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..memory.settings import ModelInstance
+from .bounded_http import bounded, cut_in, seconds_text
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 STEP_DEADLINE_S = 1800.0  # one upkeep step of one bot (capture, organize, the tidy-up): every call together
@@ -130,29 +131,36 @@ class StreamBroken(StreamStopped):
     connection."""
 
 
-def stream_completion(litellm: Any, request: dict, times: CallTimes) -> Any:
+def stream_completion(litellm: Any, request: dict, times: CallTimes, max_bytes: int) -> Any:
     """The answer of a streamed request, rebuilt as one response (usage included when the server gives it).
 
-    A watchdog cuts the connection when no token came within `times.first` of the start, when tokens stop for
-    `times.idle`, or at `times.total`; the socket's read timeout (`times.first`) is the backstop. A stream that
-    breaks off once begun is `StreamBroken`: the server took the request (its output mode included), so the
-    failure is never taken for a refusal of the request."""
+    Until the server has begun its answer, the connection is bounded by `times.first` on the wall clock, however
+    slowly its headers come; then by `times.total` (bounded_http), and a watchdog cuts it when no token came
+    within `times.first` of the start or tokens stop for `times.idle`. The stream's bytes together are at most
+    `max_bytes`. A stream that breaks off once begun is `StreamBroken`: the server took the request (its output
+    mode included), so the failure is never taken for a refusal of the request."""
     started = time.monotonic()
     request = {**request, "stream": True, "stream_options": {"include_usage": True}, "timeout": times.first}
     watch = _Watchdog(started, times)
     try:
-        stream = litellm.completion(**request)  # returns once the server has begun its answer
-        watch.start(stream)
-        chunks = []
-        try:
-            for chunk in stream:
-                chunks.append(chunk)
-                if _has_token(chunk):
-                    watch.token()
-        except Exception:
-            if watch.stopped:
-                raise
-            raise StreamBroken("broke off its answer before it was done (the server ended the stream)") from None
+        first = f"did not start answering within {seconds_text(times.first)} s"
+        with bounded(times.first, max_bytes, first) as bounds:
+            stream = litellm.completion(**request)  # returns once the server has begun its answer
+            total = f"was still answering at the end of its {seconds_text(times.total or 0)} s"
+            bounds.until(times.total, started, total)
+            watch.start(stream)
+            chunks = []
+            try:
+                for chunk in stream:
+                    chunks.append(chunk)
+                    if _has_token(chunk):
+                        watch.token()
+            except Exception as exc:
+                if watch.stopped:
+                    raise
+                if cut := cut_in(exc):  # its time or its size: it did not break off, it was cut
+                    raise StreamStopped(cut.why) from None
+                raise StreamBroken("broke off its answer before it was done (the server ended the stream)") from None
     except Exception:
         if watch.stopped:
             raise StreamStopped(watch.stopped) from None
@@ -214,11 +222,6 @@ class _Watchdog:
                 return
             self._wake.wait(at - time.monotonic())
             self._wake.clear()
-
-
-def seconds_text(seconds: float) -> str:
-    """Seconds as a sentence gives them: 0.4, 30, 137.5 (what is left of a deadline is never 0.39971)."""
-    return f"{round(seconds, 1):g}"
 
 
 def _cut(stream: Any) -> None:

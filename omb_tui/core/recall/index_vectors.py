@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import date
 
-from ..memory.paths import Home
+from ..memory.paths import Home, quoted
 from ..models.embeddings import MAX_BATCH_TEXTS, EmbeddingsRoute, EmbeddingsUnavailable, embed, embeddings_route
 
 log = logging.getLogger("omb_tui.recall_index")
@@ -82,6 +82,7 @@ def bring_up_to_date(
         report.remade = _same_model(connection, route)
         index.kept.vector_tables.clear()
         total = _missing_count(connection.db)
+    width: int | None = None  # the pass's vectors' length, from its first answer
     while most is None or report.made < most:
         batch = MAX_BATCH_TEXTS if most is None else min(MAX_BATCH_TEXTS, most - report.made)
         with connection.lock:
@@ -90,6 +91,7 @@ def bring_up_to_date(
             break
         try:
             vectors = embed(home, [text for _, text, _ in items], bot_id=bot_id, route=route)
+            width = _one_width(route, width, vectors)
         except EmbeddingsUnavailable as problem:
             report.problem = problem.reason
             log.warning("%s: vectors not made: %s", bot_id, problem.reason)
@@ -104,6 +106,19 @@ def bring_up_to_date(
         report.left = _missing_count(connection.db)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _one_width(route: EmbeddingsRoute, width: int | None, vectors: list[list[float]]) -> int | None:
+    """The pass's vectors' length; EmbeddingsUnavailable when this answer's is another. A new length drops every
+    vector (the same name, another model), so a server whose length changes from call to call would have the pass
+    drop and make them for ever."""
+    got = len(vectors[0]) if vectors else width
+    if width is not None and got != width:
+        raise EmbeddingsUnavailable(
+            f"instance {quoted(route.instance.id)} changed its vectors' length between calls ({width} numbers, then "
+            f"{got}): no more are made until it keeps to one"
+        )
+    return got
 
 
 def _same_model(connection, route: EmbeddingsRoute) -> bool:
@@ -316,10 +331,10 @@ def meaning_scores(index, kind: str, query: list[float]) -> MeaningScores | None
     table = _table(index, kind)
     if table is None:
         return None
-    vector = numpy.asarray(query, dtype=numpy.float32)
-    if vector.shape[0] != table.matrix.shape[1]:
+    vector = numpy.asarray(query, dtype=numpy.float64)  # made unit length before float32: a number near its top
+    if vector.shape[0] != table.matrix.shape[1]:  # squared would overflow it
         return None
-    vector /= numpy.linalg.norm(vector) or 1.0
+    vector = (vector / (numpy.linalg.norm(vector) or 1.0)).astype(numpy.float32)
     cosines = table.matrix @ vector
     mean, spread = float(cosines.mean()), float(cosines.std())
     own = numpy.maximum((cosines - mean) / spread, 0.0) if spread > MIN_SPREAD else cosines * 0.0
