@@ -46,7 +46,7 @@ def home_copy(demo_home, tmp_path) -> Home:
     return Home(tmp_path / "home")
 
 
-def server_parameters(home: Home, bot_id: str, *extra: str) -> StdioServerParameters:
+def server_parameters(home: Home, bot_id: str, *extra: str, env: dict[str, str] | None = None) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "omb_tui.cli", "mcp", "--bot", bot_id, "--home", str(home.root), *extra],
@@ -55,6 +55,7 @@ def server_parameters(home: Home, bot_id: str, *extra: str) -> StdioServerParame
             "PYTHONUTF8": "1",
             **clock.carried_env(),
             **SHORT_LIVED,
+            **(env or {}),
         },  # the SDK passes no other
     )
 
@@ -67,12 +68,13 @@ async def connect(
     name: str = CLIENT_NAME,
     errlog: TextIO = sys.stderr,
     extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
     **options,
 ) -> AsyncIterator[Client]:
-    """The SDK's client on a fresh `omb-tui mcp` over stdio (its stderr to `errlog`; `extra` more of its words);
-    `options` go to `Client` (mode, message_handler)."""
+    """The SDK's client on a fresh `omb-tui mcp` over stdio (its stderr to `errlog`; `extra` more of its words,
+    `env` more of its environment); `options` go to `Client` (mode, message_handler)."""
     info = types.Implementation(name=name, version="1.0")
-    transport = stdio_client(server_parameters(home, bot_id, *extra), errlog=errlog)
+    transport = stdio_client(server_parameters(home, bot_id, *extra, env=env), errlog=errlog)
     async with Client(transport, client_info=info, **options) as client:
         yield client
 

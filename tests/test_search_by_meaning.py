@@ -124,3 +124,33 @@ def test_a_message_older_than_the_kept_matrix_is_found_by_words_and_ranked_by_me
     found = session_search(meaning_home, "scout", "excited for Lisbon")
     assert texts(found)[:2] == [THRILLED, rainy]  # THRILLED, older, by its words, and first by its meaning
     assert THRILLED not in texts(session_search(meaning_home, "scout", QUESTION))  # meaning alone: the newest only
+
+
+def test_a_background_pass_sends_the_key_of_the_session_that_started_it(meaning_home, fake_llm, monkeypatch):
+    """The MCP service serves many clients from one process: the pass a session's search starts reads the key from
+    that session's environment (core/memory/environment.py), not from the service's own."""
+    from omb_tui.core.memory import environment
+
+    monkeypatch.delenv("OMB_EMBED_KEY", raising=False)
+    write_llm_config(
+        meaning_home,
+        fake_llm,
+        instances={
+            "vectors": {"model": "openai/mini-embed", "api_base": fake_llm.api_base, "api_key_env": "OMB_EMBED_KEY"}
+        },
+        embeddings={"instanceId": "vectors"},
+    )
+    session_search(meaning_home, "scout", QUESTION)  # the index, by words: no key here
+    vectors_background.enable()
+    try:
+        with environment.session_environment({"OMB_EMBED_KEY": "key-of-the-session"}):
+            started = vectors_background.poke(meaning_home, "scout")
+        assert started is not None
+        started.join(60)  # a bound on a stuck pass, never a measure
+        assert not started.is_alive()
+    finally:
+        vectors_background.forget()
+    sent = {
+        request.headers.get("authorization") for request in fake_llm.requests if request.path.endswith("/embeddings")
+    }
+    assert sent == {"Bearer key-of-the-session"}

@@ -1,6 +1,6 @@
 """`omb-tui mcp` over stdio, in front of the home's MCP service: the client's lines go to a long-lived process
 that has the MCP SDK loaded already, and its answers come back, so a new session is answered in a tenth of the
-time (importing the SDK alone takes ~700 ms; issue 36, docs/agents.md "The MCP service").
+time (importing the SDK alone takes ~700 ms; docs/agents.md "The MCP service").
 
 This module imports the standard library alone: it runs in every process a client starts. service.py is the
 other end. The decisions:
@@ -11,9 +11,15 @@ other end. The decisions:
 - Started on demand (detached from the client, so closing one session never ends another's), one at a time (a
   lock), ended after 15 idle minutes (`OMB_TUI_MCP_IDLE_SECONDS`), when its home is removed, or when the code
   it runs is not the installed code any more (it finishes its sessions, the next client starts a new one).
-- Anything that keeps the service from answering (it cannot start, it does not answer within its time, it
-  refuses the bot) ends in the old way: the server runs in this process. `OMB_TUI_MCP_SERVICE=0` asks for that
-  always. Nothing is lost either way: the service runs the same server, over the same lines.
+- Anything that keeps the service from taking the session (it cannot start, it does not answer within its time,
+  it refuses the bot, it holds its most sessions) ends in the old way: the server runs in this process.
+  `OMB_TUI_MCP_SERVICE=0` asks for that always. Nothing is lost either way: the service runs the same server,
+  over the same lines.
+- Once taken, a session never ends in silence: the service's last line says how it ended, and a connection that
+  ends without it (the service stopped or killed) is one line on stderr and exit 1. The session's state (the
+  handshake, subscriptions) lived in the service, so this process cannot take it over; the client shows the line.
+- The hello carries the client's environment: a session's model keys and helper are read from its own client's
+  variables (core/memory/environment.py), not from those of the client that started the service.
 """
 
 from __future__ import annotations
@@ -30,19 +36,29 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn, TypeVar
 
-PROTOCOL = 1  # the hello's shape; a service that speaks another is treated as stale
+PROTOCOL = 2  # the hello's shape (2: the client's environment; a last line); a service of another is stale
 ENV_SWITCH = "OMB_TUI_MCP_SERVICE"  # "0": the server runs in the client's process, as before the service
 ENV_IDLE = "OMB_TUI_MCP_IDLE_SECONDS"
 IDLE_SECONDS = 15 * 60
+ENV_MAX_SESSIONS = "OMB_TUI_MCP_MAX_SESSIONS"
+MAX_SESSIONS = 200  # past this a new session is refused by the service (its client then runs the server itself)
 START_SECONDS = 20.0  # a service that has not answered a hello by then (a cold start takes ~1 s) is given up
-HELLO_BYTES = 64 * 1024
+HELLO_BYTES = 1024 * 1024  # the hello carries the client's environment (Linux allows 2 MiB with the arguments)
 STDERR_LINE = b"\x1e"  # a line from the service that starts so is the session's log: to stderr, not the client
+LAST_LINE = b"\x04"  # the service's last line of a session, JSON: {"exit": 0} or {"exit": 1, "why": "<sentence>"}
+EXIT_SESSION_LOST = 1
+SESSION_LOST = (
+    "The MCP service ended in the middle of this session (it was stopped or killed), and the session's state was "
+    "in it; start the session again."
+)
 ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
 CARRIED = ("TZ", "OMB_TUI_CLOCK_SHIFT")  # a service keeps the clock it started with: one per clock
 PACKAGE = Path(__file__).resolve().parents[1]
+_Number = TypeVar("_Number", int, float)
 
 
 class Unreachable(Exception):
@@ -79,11 +95,21 @@ def code_stamp() -> str:
 
 
 def idle_seconds() -> float:
-    raw = os.environ.get(ENV_IDLE, "")
+    return _number_set(ENV_IDLE, float, IDLE_SECONDS, least=0.5)
+
+
+def max_sessions() -> int:
+    """How many sessions a service holds at most (a test sets fewer)."""
+    return _number_set(ENV_MAX_SESSIONS, int, MAX_SESSIONS, least=1)
+
+
+def _number_set(name: str, read: Callable[[str], _Number], default: _Number, *, least: _Number) -> _Number:
+    """The number a variable sets (at least `least`); unset or not a number, the default."""
+    raw = os.environ.get(name, "")
     try:
-        return max(0.5, float(raw)) if raw else IDLE_SECONDS
+        return max(least, read(raw)) if raw else default
     except ValueError:
-        return IDLE_SECONDS
+        return default
 
 
 def switched_on() -> bool:
@@ -110,7 +136,14 @@ def connect(root: Path, bot_id: str, session_id: str | None, person: str | None 
     key = service_key(root)
     path = folder / f"mcp-{key}.sock"
     stamp = code_stamp()
-    hello = {"omb": PROTOCOL, "stamp": stamp, "bot": bot_id, "session": session_id, "person": person}
+    hello = {
+        "omb": PROTOCOL,
+        "stamp": stamp,
+        "bot": bot_id,
+        "session": session_id,
+        "person": person,
+        "env": dict(os.environ),
+    }
     for _ in range(2):
         connection = _open(path)
         if connection is None:
@@ -121,7 +154,7 @@ def connect(root: Path, bot_id: str, session_id: str | None, person: str | None 
         connection.close()
         if not answer.get("stale"):
             raise Unreachable(str(answer.get("why") or "The MCP service refused the session."))
-    raise Unreachable("The MCP service kept running other code than this install's.")
+    raise Unreachable("The MCP service ended, or ran other code than this install's, at both tries to connect.")
 
 
 def _open(path: Path) -> socket.socket | None:
@@ -184,9 +217,12 @@ def _hello(connection: socket.socket, hello: dict[str, object]) -> tuple[dict[st
             if not part:
                 break
             received += part
-    except OSError as exc:
+    except TimeoutError as exc:
         connection.close()
-        raise Unreachable(f"The MCP service did not answer ({exc}).") from exc
+        raise Unreachable(f"The MCP service did not answer within {START_SECONDS:.0f} s.") from exc
+    except OSError:  # reset: the service ended just as this connected (idle); tried once more, as a stale one
+        connection.close()
+        return {"ok": False, "stale": True}, b""
     connection.settimeout(None)
     line, _, after = received.partition(b"\n")
     try:
@@ -199,34 +235,68 @@ def _hello(connection: socket.socket, hello: dict[str, object]) -> tuple[dict[st
 
 
 def pump(connected: Connected) -> int:
-    """stdin to the service, the service to stdout, until the service closes (the client closed stdin, and every
-    answer is out) or stdout is gone. SIGINT and SIGTERM end this at once: the service finishes any write."""
+    """stdin to the service, the service to stdout, until the service's last line says how the session ended, or
+    stdout is gone. A connection that ends without that line lost the session: one line on stderr, exit 1. SIGINT
+    and SIGTERM end this at once: the service finishes any write."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, lambda *_: os._exit(0))
     connection = connected.socket
     threading.Thread(target=_forward_stdin, args=(connection,), daemon=True).start()
-    to = 0  # where the line being copied goes: 0 at a line's start, else stdout (1) or stderr (2)
+    to = 0  # where the line being copied goes: 0 at a line's start, else _TO_CLIENT, _TO_STDERR or _TO_LAST
+    last = b""  # the service's last line, as it comes
     part = connected.after
-    try:
-        while True:
-            start = 0
-            while start < len(part):
-                if not to:
-                    to = 2 if part[start : start + 1] == STDERR_LINE else 1
-                    start += to - 1
-                end = part.find(b"\n", start)
-                stop = len(part) if end < 0 else end + 1
-                _write_all(to, part[start:stop])
-                to = to if end < 0 else 0
-                start = stop
+    while True:
+        start = 0
+        while start < len(part):
+            if not to:
+                to = _KINDS.get(part[start : start + 1], _TO_CLIENT)
+                start += to != _TO_CLIENT  # the mark is the service's, not the line's
+            end = part.find(b"\n", start)
+            stop = len(part) if end < 0 else end + 1
+            if to == _TO_LAST:
+                last += part[start:stop]
+                if end >= 0:
+                    _end(_ended(last))
+            elif not _write_all(to, part[start:stop]):
+                _end(0)  # the client closed its side: no one is there to tell
+            to = to if end < 0 else 0
+            start = stop
+        try:
             part = connection.recv(1 << 16)
-            if not part:
-                break
-    except OSError:
-        pass
+        except OSError:
+            part = b""
+        if not part:
+            _say(SESSION_LOST)
+            _end(EXIT_SESSION_LOST)
+
+
+_TO_CLIENT, _TO_STDERR, _TO_LAST = 1, 2, 3
+_KINDS = {STDERR_LINE: _TO_STDERR, LAST_LINE: _TO_LAST}
+
+
+def _ended(line: bytes) -> int:
+    """The exit code the service's last line gives, its sentence said on stderr."""
+    try:
+        told = json.loads(line)
+    except ValueError:
+        told = None
+    if not isinstance(told, dict):
+        _say(SESSION_LOST)
+        return EXIT_SESSION_LOST
+    if isinstance(told.get("why"), str) and told["why"]:
+        _say(told["why"])
+    code = told.get("exit")
+    return code if isinstance(code, int) and 0 <= code <= 255 else EXIT_SESSION_LOST
+
+
+def _say(sentence: str) -> None:
+    _write_all(2, f"omb-tui: {' '.join(sentence.split())}\n".encode("utf-8", "replace"))
+
+
+def _end(code: int) -> NoReturn:
     with contextlib.suppress(Exception):
         sys.stderr.flush()
-    os._exit(0)
+    os._exit(code)
 
 
 def _forward_stdin(connection: socket.socket) -> None:
@@ -239,10 +309,15 @@ def _forward_stdin(connection: socket.socket) -> None:
         connection.shutdown(socket.SHUT_WR)
 
 
-def _write_all(descriptor: int, data: bytes) -> None:
+def _write_all(descriptor: int, data: bytes) -> bool:
+    """All of `data` written; False when the descriptor is closed at the other end."""
     view = memoryview(data)
-    while view:
-        view = view[os.write(descriptor, view) :]
+    try:
+        while view:
+            view = view[os.write(descriptor, view) :]
+    except OSError:
+        return False
+    return True
 
 
 def running_services(root: Path) -> list[int]:

@@ -223,7 +223,7 @@ class MemoryServer:
                 rust_timeout=WATCH_WAKE_MS,
             ):
                 await self.look()
-        except OSError as exc:  # no watcher (a full inotify table, say): a write through a tool is still told
+        except (OSError, RuntimeError) as exc:  # no watcher (inotify full: watchfiles' RuntimeError); session goes on
             log.warning(
                 "%s: cannot watch the memory files (%s); only changes made through the tools are told.",
                 self.bot.id,

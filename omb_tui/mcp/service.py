@@ -1,13 +1,16 @@
 """The home's MCP service: one long-lived process that serves the sessions `omb-tui mcp` (front.py) hands it,
-each over its own connection on a Unix socket, with the MCP SDK loaded once (issue 36; docs/agents.md).
+each over its own connection on a Unix socket, with the MCP SDK loaded once (docs/agents.md, "The MCP service";
+docs/mcp.md, "A session and its service").
 
 `python -m omb_tui.mcp.service HOME SOCKET`, started by front.py alone. It takes the lock beside its socket (a
 second one started at the same moment exits at once), listens before it loads the SDK (so a client waits on the
 socket, not on a retry loop), then serves every connection as `omb-tui mcp` over stdio serves its one client:
 the same server, the same lines. A connection starts with one line of JSON (the hello: the bot, the Claude Code
-session, the code the client runs) and one line back (`{"ok": true}`, or why not). It ends when idle for
-IDLE_SECONDS, when its home is gone, when its socket is no longer its own, on SIGTERM or SIGINT (after the calls
-still writing, as the stdio server), or, told by a client that the installed code changed, once its sessions end.
+session, the code the client runs, the client's environment) and one line back (`{"ok": true}`, or why not).
+The session's last line says how it ended (front.LAST_LINE): the client closed its side, or the sentence why the
+service could not go on with it (an error, a stop). It ends when idle for IDLE_SECONDS, when its home is gone,
+when its socket is no longer its own, on SIGTERM or SIGINT (after the calls still writing, as the stdio server),
+or, told by a client that the installed code changed, once its sessions end.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import fcntl
 import json
 import logging
 import os
+import resource
 import signal
 import socket
 import struct
@@ -32,12 +36,25 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from .front import HELLO_BYTES, PROTOCOL, START_SECONDS, STDERR_LINE, code_stamp, idle_seconds
+from ..core.memory import environment
+from ..core.memory.text import plural
+from .front import (
+    HELLO_BYTES,
+    LAST_LINE,
+    PROTOCOL,
+    START_SECONDS,
+    STDERR_LINE,
+    code_stamp,
+    idle_seconds,
+    max_sessions,
+)
 
 log = logging.getLogger("omb_tui.mcp")
 MAX_LINE = 64 * 1024 * 1024  # a JSON-RPC line longer than this ends its connection (a memory file is 24 KB)
-MAX_CONNECTIONS = 200  # past this a new connection is refused (its client then runs the server itself)
 SHUTDOWN_SECONDS = 3
+DESCRIPTORS_PER_SESSION = 8  # its connection, the watcher's inotify and pipe, the index while a call reads it
+DESCRIPTORS_KEPT = 64  # the service's own (the SDK, the log, the listener) and a margin
+STOPPED = "The MCP service was stopped in the middle of this session; start the session again."
 # Where a log line of a session goes: to its client's stderr (through the front), as `omb-tui mcp` in the client's
 # own process wrote it; a line of no session goes to the service's log.
 _SESSION_LOG: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar("session_log", default=None)
@@ -59,6 +76,7 @@ class _Lines:
 
     def __init__(self, stream: BufferedByteReceiveStream) -> None:
         self.stream = stream
+        self.why: str | None = None  # why the lines ended early, when they did
 
     def __aiter__(self) -> _Lines:
         return self
@@ -69,7 +87,7 @@ class _Lines:
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise StopAsyncIteration from None
         except anyio.DelimiterNotFound:
-            log.warning("A client sent a line over %d MB; its session ends.", MAX_LINE >> 20)
+            self.why = f"The client sent a line over {MAX_LINE >> 20} MB, so the MCP service ended the session."
             raise StopAsyncIteration from None
         return line.decode("utf-8", "replace")
 
@@ -98,6 +116,11 @@ class _Out:
     async def flush(self) -> None:
         return None
 
+    async def send_last(self, ending: dict[str, object]) -> None:
+        """The session's last line: how it ended, for the front to say and exit with."""
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await self.send(LAST_LINE + json.dumps(ending).encode() + b"\n")
+
 
 class Service:
     def __init__(self, root: Path, path: Path, lock: int) -> None:
@@ -106,6 +129,7 @@ class Service:
         self.lock = lock  # held while the socket is this service's to give up
         self.stamp = code_stamp()
         self.open = 0
+        self.cap = session_cap(max_sessions())
         self.last_closed = time.monotonic()
         self.draining = False  # told the installed code changed: no new sessions, ends with its last one
         self.servers: list[Any] = []  # the MemoryServer of each open session, for the calls still writing
@@ -113,32 +137,58 @@ class Service:
 
     async def connection(self, stream: anyio.abc.SocketStream) -> None:
         async with stream:
-            if self.open >= MAX_CONNECTIONS or self.draining:
-                await _answer(stream, {"ok": False, "stale": self.draining, "why": "The MCP service is full."})
-                return
-            self.open += 1
+            full = self.open >= self.cap
+            self.open += 1  # counted from its hello on, so that the service never ends idle with it unanswered
             try:
-                await self._session(stream)
+                await self._session(stream, full)
             except Exception as exc:  # one connection's failure never ends the others' sessions
                 log.warning("An MCP session ended on an error: %s", exc)
             finally:
                 self.open -= 1
                 self.last_closed = time.monotonic()
 
-    async def _session(self, stream: anyio.abc.SocketStream) -> None:
+    async def _session(self, stream: anyio.abc.SocketStream, full: bool) -> None:
         if not _same_user(stream):
             await _answer(stream, {"ok": False, "why": "The MCP service serves its own user alone."})
             return
         buffered = BufferedByteReceiveStream(stream)
         hello = None
         with anyio.move_on_after(START_SECONDS):  # a client that says nothing is let go, holding no one up
-            hello = _parsed(await buffered.receive_until(b"\n", HELLO_BYTES))
+            try:
+                hello = _parsed(await buffered.receive_until(b"\n", HELLO_BYTES))
+            except anyio.DelimiterNotFound:
+                await _answer(
+                    stream,
+                    {
+                        "ok": False,
+                        "why": f"The client's environment is over {HELLO_BYTES >> 20} MiB, more than a hello takes.",
+                    },
+                )
+                return
+            except (anyio.EndOfStream, anyio.IncompleteRead):
+                return
         if not hello:
             return
         if hello.get("omb") != PROTOCOL or hello.get("stamp") != self.stamp:
             self.stop_taking()
             await _answer(stream, {"ok": False, "stale": True, "why": "This service runs other code."})
             return
+        if self.draining:  # the client starts the next service
+            await _answer(stream, {"ok": False, "stale": True, "why": "This service gives way to a new one."})
+            return
+        if full:  # answered after the hello is read: a refusal with it unread reached the client as a reset
+            why = f"The MCP service holds {plural(self.cap, 'session')}, its most."
+            await _answer(stream, {"ok": False, "why": why})
+            return
+        given = hello.get("env")
+        if isinstance(given, dict) and all(isinstance(v, str) for v in given.values()):
+            # the session's model keys and helper are its own client's, not those this service started with
+            with environment.session_environment(given):
+                await self._serve(stream, buffered, hello)
+        else:
+            await self._serve(stream, buffered, hello)
+
+    async def _serve(self, stream: anyio.abc.SocketStream, buffered: BufferedByteReceiveStream, hello: dict) -> None:
         from ..core.memory.paths import MemoryInputError
         from ..library import Memory
         from .run import serve_lines
@@ -153,17 +203,23 @@ class Service:
         session = hello.get("session")
         memory = MemoryServer(bot, agent_session_id=session if isinstance(session, str) else None)
         await _answer(stream, {"ok": True})
-        out = _Out(stream)
+        out, lines_in = _Out(stream), _Lines(buffered)
         loop, lines = asyncio.get_running_loop(), asyncio.Queue[str]()
         _SESSION_LOG.set(lambda line: loop.call_soon_threadsafe(lines.put_nowait, line))  # this task's, and its own
         self.servers.append(memory)
+        ending: dict[str, object] = {"exit": 1, "why": STOPPED}  # unless the session gets to an end of its own
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(out.send_log, lines)
-                await serve_lines(memory, _Lines(buffered), out)
+                await serve_lines(memory, lines_in, out)
                 group.cancel_scope.cancel()
+            ending = {"exit": 0} if lines_in.why is None else {"exit": 1, "why": lines_in.why}
+        except Exception as exc:  # one session's failure never ends the others'; its client is told why
+            ending = {"exit": 1, "why": _failure(exc)}
         finally:
             self.servers.remove(memory)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_SECONDS):
+                await out.send_last(ending)
 
     def stop_taking(self) -> None:
         """Give the socket up to the next service (unlinked while it is still ours) and end with the last
@@ -211,6 +267,32 @@ class Service:
                 return
 
 
+def session_cap(wanted: int) -> int:
+    """`wanted`, or fewer when the descriptor limit would run out first; the soft limit is raised toward the hard
+    one to fit it (a session past the descriptors was accepted, then reset)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = DESCRIPTORS_KEPT + wanted * DESCRIPTORS_PER_SESSION
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, (soft - DESCRIPTORS_KEPT) // DESCRIPTORS_PER_SESSION))
+
+
+def _failure(exc: BaseException) -> str:
+    """One sentence for what ended a session: the first error inside a task group's, redacted."""
+    from ..core.memory.errors import oserror_sentence
+    from ..core.memory.redact import redact
+
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    said = " ".join(redact(oserror_sentence(exc)).text.split())[:500].rstrip(".")
+    return f"The MCP service could not go on with this session: {said}."
+
+
 def _same_user(stream: anyio.abc.SocketStream) -> bool:
     """The client runs as this user (the socket's folder is only theirs already; Linux says who is at the other
     end, so a folder made open later is no way in either)."""
@@ -240,11 +322,30 @@ async def _serve(service: Service) -> None:
     service.inode = os.lstat(service.path).st_ino
     from . import server  # noqa: F401  the SDK loads now, while the first client's hello waits on the socket
 
+    service.last_closed = time.monotonic()  # idle from now: a slow load never ends it with that hello unread
+
     async with listener, anyio.create_task_group() as group:
         group.start_soon(service.watch_end, group.cancel_scope)
         group.start_soon(service.on_signal, group.cancel_scope)
-        await listener.serve(service.connection)
+        await _accept_all(listener, service, group)
     service.give_up_socket()
+
+
+async def _accept_all(listener: anyio.abc.SocketListener, service: Service, group: anyio.abc.TaskGroup) -> None:
+    """Each connection to its own task; accept() failing (no descriptor left) is said once and tried again, where
+    the listener's own loop ended the service and every session it held."""
+    failing = False
+    while True:
+        try:
+            stream = await listener.accept()
+        except OSError as exc:
+            if not failing:
+                log.warning("A connection could not be accepted (%s); the sessions held go on.", exc)
+            failing = True
+            await anyio.sleep(0.1)
+            continue
+        failing = False
+        group.start_soon(service.connection, stream)
 
 
 def main(argv: list[str]) -> int:

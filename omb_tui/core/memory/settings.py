@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -20,7 +19,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from . import clock
+from . import clock, environment
 from .disk import read_text, write_private_json
 from .forgotten import hashed_entry
 from .locks import home_lock
@@ -311,7 +310,7 @@ class AppConfig:
 
 def load_config(home: Home, environ: Mapping[str, str] | None = None) -> AppConfig:
     """config.json, with OMB_HELPER_INSTANCE / OMB_HELPER_MODEL winning over its helper."""
-    environ = os.environ if environ is None else environ
+    environ = environment.current() if environ is None else environ
     path = home.config_path
     data = _read_json(path)
     if data is None:

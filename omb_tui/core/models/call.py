@@ -15,13 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..memory import environment
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
 from ..memory.settings import ModelInstance
@@ -299,7 +299,7 @@ def _key(instance: ModelInstance, route: Route) -> str:
     """The key from the variable the instance names, read now; never stored."""
     if not instance.api_key_env:
         return NO_KEY
-    key = os.environ.get(instance.api_key_env, "")
+    key = environment.current().get(instance.api_key_env, "")
     if not key:
         raise ModelUnavailable(missing_key_sentence(instance), via_helper=route.via_helper)
     return key

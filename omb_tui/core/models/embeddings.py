@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..memory import clock
+from ..memory import clock, environment
 from ..memory.file_stamp import FileStamp
 from ..memory.journal import now_iso
 from ..memory.paths import Home, quoted
@@ -237,7 +237,7 @@ def _vector(value: object) -> list[float]:
 def _key(instance: ModelInstance) -> str:
     if not instance.api_key_env:
         return "none"  # a local server: litellm's OpenAI client wants some key
-    key = os.environ.get(instance.api_key_env, "")
+    key = environment.current().get(instance.api_key_env, "")
     if not key:
         raise EmbeddingsUnavailable(missing_key_sentence(instance))
     return key

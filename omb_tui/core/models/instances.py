@@ -9,11 +9,11 @@ unless it has `helperModel: false`; with neither, the caller is told (ModelUnava
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..memory import environment
 from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_bot_settings, load_config
 
@@ -59,7 +59,7 @@ class Route:
 
 def key_state(instance: ModelInstance, environ: Mapping[str, str] | None = None) -> str:
     """`set`, `missing` or `none needed`: never the key itself."""
-    environ = os.environ if environ is None else environ
+    environ = environment.current() if environ is None else environ
     if not instance.api_key_env:
         return KEY_NONE_NEEDED
     return KEY_SET if environ.get(instance.api_key_env) else KEY_MISSING

@@ -14,6 +14,7 @@ import logging
 import threading
 import time
 
+from ..memory import environment
 from ..memory.paths import Home
 
 log = logging.getLogger("omb_tui.recall_index")
@@ -47,8 +48,9 @@ def poke(home: Home, bot_id: str) -> threading.Thread | None:
         if now - _started.get(key, -PASS_INTERVAL_S) < PASS_INTERVAL_S:
             return None
         _started[key] = now
+        # the pass reads the key of the session that asked (the MCP service serves many, each its own)
         thread = _passes[key] = threading.Thread(
-            target=_pass, args=(home, bot_id), name=f"vectors-{bot_id}", daemon=True
+            target=environment.carried(_pass), args=(home, bot_id), name=f"vectors-{bot_id}", daemon=True
         )
     thread.start()
     return thread
