@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from .common import CliError, add_command, open_bot, print_error
+from .common import CliError, add_command, given, open_bot, print_error
 from .output import print_json, write_text
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
@@ -18,7 +18,9 @@ INDEX_PROGRESS_FROM_FILES = 200  # an index update reading this many files (a bu
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(subparsers, "recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
     p.add_argument("message", metavar="MESSAGE")
-    p.add_argument("--chat", metavar="ID", help="the conversation the message is in (its data decides the kind)")
+    p.add_argument(
+        "--chat", type=given, metavar="ID", help="the conversation the message is in (its data decides the kind)"
+    )
     p.add_argument("--kind", choices=RECALL_KINDS_HELP, help="who started the turn (default: person, a 1:1 chat)")
     p = add_command(
         subparsers,
@@ -33,9 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="every bot of the home, each by session_search's rules (BOT is then the first word)",
     )
-    p.add_argument("--since", metavar="WHEN", help="24h, 3d, yesterday or a date")
-    p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
-    p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
+    p.add_argument("--since", type=given, metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument("--until", type=given, metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument(
+        "--chat", type=given, metavar="ID", help="search from this conversation (a room is told of private hits)"
+    )
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
     p.add_argument(
         "--scope",
@@ -50,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The recent-work brief: the bot's other conversations, last two days.",
         json=True,
     )
-    p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
+    p.add_argument("--chat", type=given, metavar="ID", help="the current conversation (never listed)")
     p = add_command(
         subparsers,
         "index",

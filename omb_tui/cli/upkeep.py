@@ -12,7 +12,7 @@ from ..core.memory import clock
 from ..core.memory.errors import EXIT_STALE
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
-from .common import CliError, add_command, add_json, open_bot, print_error, subcommands
+from .common import CliError, add_command, add_json, given, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
 PERSON_HELP = "a Team Cloud person's own About me (default: the owner's)"
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Memory upkeep: read the bot's unread chat turns and file the facts that pass the checks.",
         json=True,
     )
-    p.add_argument("--chat", metavar="ID", help="only this chat or room")
+    p.add_argument("--chat", type=given, metavar="ID", help="only this chat or room")
     add_command(
         subparsers,
         "organize",
@@ -98,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
         bot=False,
     )
-    p.add_argument("--person", metavar="NAME", help=PERSON_HELP)
+    p.add_argument("--person", type=given, metavar="NAME", help=PERSON_HELP)
     p = add_command(
         subcommands(p, "[remove]"),
         "remove",
@@ -110,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     # SUPPRESS: not given here, a --person given before `remove` stands (a sub-command's default would undo it)
-    p.add_argument("--person", metavar="NAME", default=argparse.SUPPRESS, help=PERSON_HELP)
+    p.add_argument("--person", type=given, metavar="NAME", default=argparse.SUPPRESS, help=PERSON_HELP)
 
 
 def cmd_capture(args: argparse.Namespace) -> int:

@@ -1,0 +1,107 @@
+"""One sentence, the right exit code, never a traceback: what the command line says when an input or the disk is
+wrong, through the real entry point (`run_cli`), with the files as they were.
+
+Spec: memory.md, "What a bot knows about its other conversations" (`since`/`until`), "The journal" and "Memory
+upkeep"; docs/reliability.md, "Errors a person reads" says what was decided.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import BOT_ID
+from test_bad_inputs import assert_one_sentence, snapshot
+
+from omb_tui import Memory, cli
+from omb_tui.core.memory.paths import MemoryInputError
+
+HUGE_SPAN = "99999999d"  # further back than the calendar's year 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("changes", "--since", HUGE_SPAN),
+        ("review", "--since", HUGE_SPAN),
+        ("journal", BOT_ID, "--since", HUGE_SPAN),
+        ("search", BOT_ID, "--since", HUGE_SPAN),
+        ("search", BOT_ID, "Lisbon", "--until", HUGE_SPAN),
+        ("search", BOT_ID, "--since", "9" * 40 + "d"),
+    ],
+    ids=lambda argv: " ".join(argv)[:30],
+)
+def test_a_span_beyond_the_calendar_is_one_sentence_and_exit_2(run_cli, home, argv):
+    before = snapshot(home.root)
+    result = run_cli(*argv)
+    line = assert_one_sentence(result.code, result.err)
+    assert result.code == 2 and "too far from today" in line, line
+    assert snapshot(home.root) == before
+
+
+def test_the_library_refuses_a_span_beyond_the_calendar_with_its_input_error(home):
+    scout = Memory(home.root).bot(BOT_ID)
+    for window in ({"since": HUGE_SPAN}, {"until": HUGE_SPAN}, {"since": "1d", "until": HUGE_SPAN}):
+        with pytest.raises(MemoryInputError, match="too far from today"):
+            scout.search("Lisbon", **window)
+
+
+def test_a_date_at_the_calendar_s_edge_is_still_a_window(run_cli, home):
+    """The first and last days a date can name are windows like any other: everything, or nothing yet."""
+    assert run_cli("search", BOT_ID, "Lisbon", "--since", "0001-01-02").code == 0
+    assert run_cli("changes", "--since", "0001-01-02").code == 0
+    result = run_cli("search", BOT_ID, "Lisbon", "--since", "9999-12-31")
+    assert result.code == 0 and "Nothing found" in result.out, result.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--home", "", "bots"),
+        ("bots", "--home", ""),
+        ("--home=",),
+        ("--home", ""),
+        ("changes", "--since", ""),
+        ("changes", "--bot", ""),
+        ("review", "--bot", " "),
+        ("journal", BOT_ID, "--since", ""),
+        ("search", BOT_ID, "Lisbon", "--until", ""),
+        ("remember", BOT_ID, "a note", "--chat", ""),
+    ],
+    ids=lambda argv: " ".join(repr(arg) for arg in argv),
+)
+def test_an_empty_option_is_refused_not_taken_as_left_out(run_cli, home, argv, monkeypatch):
+    monkeypatch.setattr(cli, "cmd_app", lambda args: 0)  # were the app opened (on the default home), it is seen
+    before = snapshot(home.root)
+    result = run_cli(*argv, with_home=argv[0] not in ("--home", "--home=") and "--home" not in argv)
+    line = assert_one_sentence(result.code, result.err)
+    assert result.code == 2 and "empty" in line, line
+    assert snapshot(home.root) == before
+
+
+PASTE = "x" * 100_000  # a 100 KB paste where a short value belongs
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("search", BOT_ID, "--since", PASTE),
+        ("show", BOT_ID, PASTE),
+        ("journal", BOT_ID, "--filter", f"day:{PASTE}"),
+        (PASTE,),
+        ("recall", BOT_ID, "where do we fly to?", "--chat", PASTE),
+        ("changes", "--bot", PASTE),
+        ("still-true", BOT_ID, PASTE),
+    ],
+    ids=lambda argv: " ".join(arg[:12] for arg in argv),
+)
+def test_an_error_never_repeats_a_long_input_whole(run_cli, home, argv):
+    result = run_cli(*argv)
+    line = assert_one_sentence(result.code, result.err)
+    assert len(line) < 1200, len(line)
+    assert "x" * 100 in line and "characters)" in line  # it shows the start of what it met, and how long it was
+
+
+def test_the_library_s_errors_quote_a_long_input_cut(home):
+    scout = Memory(home.root).bot(BOT_ID)
+    with pytest.raises(MemoryInputError) as refused:
+        scout.search("Lisbon", since=PASTE)
+    assert len(str(refused.value)) < 400 and "(100,000 characters)" in str(refused.value)
