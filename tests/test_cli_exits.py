@@ -7,8 +7,12 @@ upkeep"; docs/reliability.md, "Errors a person reads" says what was decided.
 
 from __future__ import annotations
 
+import errno
+import json
+
 import pytest
-from conftest import BOT_ID
+from conftest import BOT_ID, make_bot
+from disk_faults import DiskFaults
 from test_bad_inputs import assert_one_sentence, snapshot
 
 from omb_tui import Memory, cli
@@ -105,3 +109,36 @@ def test_the_library_s_errors_quote_a_long_input_cut(home):
     with pytest.raises(MemoryInputError) as refused:
         scout.search("Lisbon", since=PASTE)
     assert len(str(refused.value)) < 400 and "(100,000 characters)" in str(refused.value)
+
+
+# ----- a home the disk refuses: upkeep, search, index -----
+
+
+@pytest.mark.parametrize(
+    ("refusal", "words"),
+    [(errno.EROFS, "The home is on a read-only file system: /"), (errno.EACCES, "Permission denied: /")],
+)
+def test_upkeep_on_a_home_it_cannot_write_exits_1_and_says_why_for_each_bot_in_words(
+    run_cli, home, monkeypatch, refusal, words
+):
+    make_bot(home, "atlas", "Atlas")
+    before = snapshot(home.root)
+    faults = DiskFaults(home.root, monkeypatch)
+    faults.read_only = refusal  # as a read-only mount or a chmod would (the tests may run as root, whom chmod spares)
+    result = run_cli("upkeep", "--due")
+    as_json = run_cli("upkeep", "--due", "--json")
+    faults.read_only = None
+    assert result.code == 1 and as_json.code == 1, result.err
+    lines = result.out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["atlas", BOT_ID]
+    assert all(f"left alone: failed: {words}" in line for line in lines), lines
+    assert "Errno" not in result.out + result.err + as_json.out + as_json.err
+    assert ".tmp" not in result.out  # the file it could not save, never a temp name
+    assert result.err.splitlines() == [f"omb-tui: Upkeep failed for 2 bots: atlas, {BOT_ID}."]
+    assert [json.loads(line)["failed"] for line in as_json.out.splitlines()] == [True, True]
+    assert snapshot(home.root) == before
+
+
+def test_upkeep_that_fails_for_no_bot_still_exits_0(run_cli, home):
+    result = run_cli("upkeep", "--due")
+    assert result.code == 0 and result.err == "", result.err

@@ -16,6 +16,7 @@ from .common import CliError, add_command, add_json, given, open_bot, print_erro
 from .output import one_line, print_json, write_text
 
 PERSON_HELP = "a Team Cloud person's own About me (default: the owner's)"
+EXIT_UPKEEP_FAILED = 1  # a bot's upkeep stopped on the disk or a file, as the command line exits for the disk
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -355,12 +356,15 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
             print_json(report.to_dict())
         for bot in report.bots:  # one line per bot, redacted like every message (an error may echo a key)
             print(json.dumps(redact_data(bot.to_dict()), ensure_ascii=False))
-        return 0
+        return EXIT_UPKEEP_FAILED if report.failed else 0
     if report.busy:
         print(f"Nothing done: {report.busy}.", file=sys.stderr)
         return 0
     for bot in report.bots:
         print(one_line(bot.line()))
+    if report.failed:  # cron mails what a job prints on stderr, and notices the exit code
+        print_error(f"Upkeep failed for {plural(len(report.failed), 'bot')}: {', '.join(report.failed)}.")
+        return EXIT_UPKEEP_FAILED
     return 0
 
 
