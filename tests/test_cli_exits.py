@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import json
+import sqlite3
 
 import pytest
 from conftest import BOT_ID, make_bot
@@ -17,6 +18,7 @@ from test_bad_inputs import assert_one_sentence, snapshot
 
 from omb_tui import Memory, cli
 from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.recall.index_schema import disk_refusal, index_path
 
 HUGE_SPAN = "99999999d"  # further back than the calendar's year 1
 
@@ -142,3 +144,40 @@ def test_upkeep_on_a_home_it_cannot_write_exits_1_and_says_why_for_each_bot_in_w
 def test_upkeep_that_fails_for_no_bot_still_exits_0(run_cli, home):
     result = run_cli("upkeep", "--due")
     assert result.code == 0 and result.err == "", result.err
+
+
+def test_search_on_a_read_only_home_with_no_index_yet_answers_from_the_files(run_cli, home, monkeypatch):
+    assert not index_path(home, BOT_ID).exists()
+    before = snapshot(home.root)
+    faults = DiskFaults(home.root, monkeypatch)
+    faults.read_only = errno.EROFS
+    result = run_cli("search", BOT_ID, "Pune", "--json")
+    faults.read_only = None
+    assert result.code == 0, result.err
+    found = json.loads(result.out)
+    assert [hit["where"] for hit in found["hits"]] == ["MEMORY.md:3"] and "Pune" in found["hits"][0]["text"]
+    said = (
+        "The home is on a read-only file system: the search index could not be saved, so this search read every file."
+    )
+    assert found["index_not_updated"] == said
+    assert result.err == f"omb-tui: {said}\n"
+    assert snapshot(home.root) == before
+
+
+def test_index_on_a_read_only_home_says_why_in_one_sentence(run_cli, home, monkeypatch):
+    before = snapshot(home.root)
+    faults = DiskFaults(home.root, monkeypatch)
+    faults.read_only = errno.EROFS
+    result = run_cli("index", BOT_ID)
+    faults.read_only = None
+    line = assert_one_sentence(result.code, result.err)
+    assert result.code == 1 and line.startswith("omb-tui: The home is on a read-only file system ("), line
+    assert f"{BOT_ID}'s search index cannot be saved there; search still answers" in line
+    assert snapshot(home.root) == before
+
+
+def test_sqlite_s_read_only_answer_is_a_permission_where_the_file_system_takes_writes(tmp_path):
+    refused = sqlite3.OperationalError("attempt to write a readonly database")
+    refused.sqlite_errorcode = sqlite3.SQLITE_READONLY  # type: ignore[attr-defined]
+    as_oserror = disk_refusal(refused, tmp_path / "scout.sqlite")
+    assert as_oserror is not None and as_oserror.errno == errno.EACCES  # a chmod, not a read-only mount

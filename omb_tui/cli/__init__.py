@@ -41,7 +41,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.memory.errors import EXIT_BAD_INPUT, oserror_sentence, outcome_of
+from ..core.memory.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
 from ..core.memory.paths import Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
 from .common import HOME_HELP, CliError, OneSentenceParser, given, print_error, subcommands
@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (OSError, ValueError) as exc:
         print_error(oserror_sentence(exc))
-        return 1
+        return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
 

@@ -196,23 +196,31 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from ..core.memory.errors import EXIT_FAILED, disk_refused
     from ..core.recall.index_build import build_lock
     from ..core.recall.index_vectors import bring_up_to_date
     from ..core.recall.recall_index import open_index
 
     bot = open_bot(args)
-    with build_lock(bot.home, bot.id, wait=args.wait) as held:
-        if not held:
-            message = f"{bot.id}'s index is being built by another process now; --wait waits for that build."
-            if args.json:
-                print_json({"bot": bot.id, "built": False, "reason": message})
-            else:
-                print(message)
-            return 0
-        index = open_index(bot.home, bot.id)
-        report = index.refresh(progress=_index_progress(args, bot.id))
-        counts = index.counts()
-        vectors = bring_up_to_date(index, bot.home, bot.id, progress=_vector_progress(args, bot.id))
+    try:
+        with build_lock(bot.home, bot.id, wait=args.wait) as held:
+            if not held:
+                message = f"{bot.id}'s index is being built by another process now; --wait waits for that build."
+                if args.json:
+                    print_json({"bot": bot.id, "built": False, "reason": message})
+                else:
+                    print(message)
+                return 0
+            index = open_index(bot.home, bot.id)
+            report = index.refresh(progress=_index_progress(args, bot.id))
+            if index.connection.in_memory is not None:  # built, but in memory only: nothing could be saved
+                raise index.connection.in_memory
+            counts = index.counts()
+            vectors = bring_up_to_date(index, bot.home, bot.id, progress=_vector_progress(args, bot.id))
+    except OSError as exc:
+        if not disk_refused(exc):
+            raise
+        raise CliError(_index_refused(bot.id, exc), EXIT_FAILED) from None
     if args.json:
         print_json(
             {
@@ -233,6 +241,18 @@ def cmd_index(args: argparse.Namespace) -> int:
     if vectors.model is not None:
         print(_vectors_line(vectors))
     return 0 if vectors.problem is None else 1
+
+
+def _index_refused(bot_id: str, refusal: OSError) -> str:
+    """Why `index` could not build on a home the disk refuses, and that search still answers."""
+    from ..core.memory.errors import refusal_reason
+
+    reason = refusal_reason(refusal) or "The disk refused the write"
+    where = f" ({refusal.filename})" if refusal.filename else ""
+    return (
+        f"{reason}{where}: {bot_id}'s search index cannot be saved there; search still answers, from the index as "
+        "it was or by reading every file."
+    )
 
 
 def _vectors_line(vectors) -> str:

@@ -9,14 +9,13 @@ import logging
 import sys
 
 from ..core.memory import clock
-from ..core.memory.errors import EXIT_STALE
+from ..core.memory.errors import EXIT_FAILED, EXIT_STALE
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
 from .common import CliError, add_command, add_json, given, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
 PERSON_HELP = "a Team Cloud person's own About me (default: the owner's)"
-EXIT_UPKEEP_FAILED = 1  # a bot's upkeep stopped on the disk or a file, as the command line exits for the disk
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -356,7 +355,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
             print_json(report.to_dict())
         for bot in report.bots:  # one line per bot, redacted like every message (an error may echo a key)
             print(json.dumps(redact_data(bot.to_dict()), ensure_ascii=False))
-        return EXIT_UPKEEP_FAILED if report.failed else 0
+        return EXIT_FAILED if report.failed else 0
     if report.busy:
         print(f"Nothing done: {report.busy}.", file=sys.stderr)
         return 0
@@ -364,7 +363,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
         print(one_line(bot.line()))
     if report.failed:  # cron mails what a job prints on stderr, and notices the exit code
         print_error(f"Upkeep failed for {plural(len(report.failed), 'bot')}: {', '.join(report.failed)}.")
-        return EXIT_UPKEEP_FAILED
+        return EXIT_FAILED
     return 0
 
 

@@ -232,6 +232,8 @@ def session_search(
     theirs = (lambda conversation: for_person in conversation.people()) if for_person else None
     if refused is not None:
         result.index_not_updated = index_not_updated_sentence(refused)
+    elif index.connection.in_memory is not None:  # no index file could be made: one built in memory answered
+        result.index_not_updated = index_not_updated_sentence(index.connection.in_memory, kept=False)
     # with words and embeddings on: the query's vector first (a call, outside the index's lock; recall/meaning.py)
     asked = ask(home, bot_id, query or "", "session_search") if query_words and refused is None else None
     if asked is not None:
@@ -353,9 +355,12 @@ def _read_or_refused(refused: OSError | None) -> Iterator[None]:
         raise refused from exc
 
 
-def index_not_updated_sentence(refused: OSError) -> str:
-    """What a search answered from an index it could not update says, once."""
+def index_not_updated_sentence(refused: OSError, *, kept: bool = True) -> str:
+    """What a search answered from an index it could not update says, once; `kept` False: from one built in
+    memory, as no index file could be made (docs/reliability.md, "Search")."""
     reason = refusal_reason(refused) or "The disk refused"
+    if not kept:
+        return f"{reason}: the search index could not be saved, so this search read every file."
     return f"{reason}: the search index could not be brought up to date, so the newest changes may be missing."
 
 
