@@ -181,3 +181,30 @@ def test_sqlite_s_read_only_answer_is_a_permission_where_the_file_system_takes_w
     refused.sqlite_errorcode = sqlite3.SQLITE_READONLY  # type: ignore[attr-defined]
     as_oserror = disk_refusal(refused, tmp_path / "scout.sqlite")
     assert as_oserror is not None and as_oserror.errno == errno.EACCES  # a chmod, not a read-only mount
+
+
+# ----- `changes` looks before it lists -----
+
+
+def test_changes_lists_an_edit_made_outside_since_the_last_look_at_once(run_cli, home):
+    memory = home.workspace(BOT_ID) / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "- added in an editor\n", encoding="utf-8")
+    result = run_cli("changes", "--json")
+    assert result.code == 0, result.err
+    (bot,) = json.loads(result.out)["bots"]
+    (group,) = [group for group in bot["groups"] if group["kind"] == "outside"]
+    assert group["who"] == "Changed outside the app" and [c["file"] for c in group["changes"]] == ["MEMORY.md"]
+    again = json.loads(run_cli("changes", "--json").out)  # journaled once: a second look finds nothing new
+    assert again["bots"][0]["changes"] == bot["changes"]
+
+
+def test_changes_on_a_read_only_home_lists_the_journal_as_it_is(run_cli, home, monkeypatch):
+    memory = home.workspace(BOT_ID) / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "- added in an editor\n", encoding="utf-8")
+    before = snapshot(home.root)
+    faults = DiskFaults(home.root, monkeypatch)
+    faults.read_only = errno.EROFS
+    result = run_cli("changes")
+    faults.read_only = None
+    assert result.code == 0 and "Traceback" not in result.err, result.err
+    assert snapshot(home.root) == before

@@ -170,12 +170,14 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    from ..core.review.changes import changes, mark_groups
+    from ..core.review.changes import changes, look_outside, mark_groups
     from ..core.search.session_search import parse_when
 
     since = parse_when(args.since, now=clock.now_utc(), end=False) if args.since else None
     home = Home(args.home)
-    found = changes(home, since=since, bot_ids=[args.bot] if args.bot else None)
+    bot_ids = [args.bot] if args.bot else None
+    look_outside(home, bot_ids)  # an edit made since the last look is listed now, not after another command
+    found = changes(home, since=since, bot_ids=bot_ids)
     groups = [group for bot in found.bots for group in bot.groups if not group.reviewed]
     marked = mark_groups(home, groups) if args.mark else 0
     if args.json:
