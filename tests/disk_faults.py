@@ -3,7 +3,7 @@
 `DiskFaults` watches the calls that change files under one folder (os.write, os.fsync, os.replace, os.unlink and
 the opening of a file to write it) and makes one of them fail as the kernel would: a write that meets a full disk
 writes what fits and then raises ENOSPC; a read-only home refuses every open for writing, rename and delete with
-EROFS (or EACCES). A clean run first counts the calls a command makes (`moments`), so a test can fail it at every
+EROFS (or EACCES), and so is a new folder. A clean run first counts the calls a command makes (`moments`), so a test can fail it at every
 one of them in turn. Used by tests/test_reliability_disk.py; the real small tmpfs is tested there too.
 """
 
@@ -47,12 +47,13 @@ class DiskFaults:
         self.error = errno.ENOSPC
         self.read_only: int | None = None  # an errno: every change under root is refused with it
         self.failed = False
-        real_write, real_fsync, real_replace, real_unlink, real_open = (
+        real_write, real_fsync, real_replace, real_unlink, real_open, real_mkdir = (
             os.write,
             os.fsync,
             os.replace,
             os.unlink,
             os.open,
+            os.mkdir,
         )
 
         def write(fd: int, data: bytes) -> int:
@@ -88,12 +89,18 @@ class DiskFaults:
                 raise OSError(self.read_only, os.strerror(self.read_only), str(path))
             return real_open(path, flags, mode, **kwargs)  # type: ignore[arg-type]
 
+        def mkdir(path: object, mode: int = 0o777, **kwargs: object) -> None:
+            if self.read_only is not None and self._watched(path, kwargs.get("dir_fd")):
+                raise OSError(self.read_only, os.strerror(self.read_only), str(path))
+            real_mkdir(path, mode, **kwargs)  # type: ignore[arg-type]
+
         for name, fake in (
             ("write", write),
             ("fsync", fsync),
             ("replace", replace),
             ("unlink", unlink),
             ("open", open_),
+            ("mkdir", mkdir),
         ):
             monkeypatch.setattr(os, name, fake)
 

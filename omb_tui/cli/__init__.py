@@ -41,10 +41,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.memory.errors import EXIT_BAD_INPUT, oserror_sentence, outcome_of
+from ..core.memory.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
 from ..core.memory.paths import Home, MemoryInputError
 from ..core.memory.redact_data import redact_log_handlers
-from .common import HOME_HELP, CliError, OneSentenceParser, print_error, subcommands
+from .common import HOME_HELP, CliError, OneSentenceParser, given, print_error, subcommands
 
 
 def cmd_app(args: argparse.Namespace) -> int:
@@ -56,12 +56,12 @@ def cmd_app(args: argparse.Namespace) -> int:
 # ----- parser -----
 def _app_only(argv: list[str]) -> argparse.Namespace | None:
     """`omb-tui`, `omb-tui --home DIR` or `--home=DIR`: the app, read without building every command's
-    parser (which costs start-up time). Anything else returns None."""
+    parser (which costs start-up time). Anything else returns None (an empty DIR too: the parser refuses it)."""
     if not argv:
         return argparse.Namespace(home=None, **_no_command())
-    if len(argv) == 2 and argv[0] == "--home" and not argv[1].startswith("-"):
+    if len(argv) == 2 and argv[0] == "--home" and argv[1].strip() and not argv[1].startswith("-"):
         return argparse.Namespace(home=argv[1], **_no_command())
-    if len(argv) == 1 and argv[0].startswith("--home=") and len(argv[0]) > len("--home="):
+    if len(argv) == 1 and argv[0].startswith("--home=") and argv[0][len("--home=") :].strip():
         return argparse.Namespace(home=argv[0][len("--home=") :], **_no_command())
     return None
 
@@ -98,7 +98,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="omb-tui",
         description="Keep and review an AI bot's long-term memory. With no command, opens the terminal app.",
     )
-    parser.add_argument("--home", metavar="DIR", default=None, help=HOME_HELP)
+    parser.add_argument("--home", type=given, metavar="DIR", default=None, help=HOME_HELP)
     parser.set_defaults(**_no_command())
     sub = subcommands(parser, "COMMAND")
 
@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (OSError, ValueError) as exc:
         print_error(oserror_sentence(exc))
-        return 1
+        return EXIT_FAILED
     except KeyboardInterrupt:
         return 130
 

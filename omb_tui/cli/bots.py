@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..core.memory.text import plural
-from .common import CliError, add_command, print_error, subcommands
+from .common import CliError, add_command, given, print_error, subcommands
 from .output import one_line, print_json
 
 TRUE_WORDS = ("true", "on", "yes", "1")
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
     )
     p.add_argument("new_id", metavar="NEW_ID", help="the copy's id (letters, numbers, dashes, underscores)")
-    p.add_argument("--name", metavar="NAME", help="the copy's name (default: the bot's name and (copy))")
+    p.add_argument("--name", type=given, metavar="NAME", help="the copy's name (default: the bot's name and (copy))")
 
     p = add_command(
         subparsers,
@@ -57,11 +57,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
         bot=False,
     )
-    p.add_argument("--bot", dest="bots", action="extend", nargs="+", default=[], metavar="ID", help="only these bots")
+    p.add_argument(
+        "--bot", dest="bots", type=given, action="extend", nargs="+", default=[], metavar="ID", help="only these bots"
+    )
     p.add_argument(
         "--all", dest="everything", action="store_true", help="every bot and the home's own files (a full backup)"
     )
-    p.add_argument("--to", required=True, metavar="FILE", help="the backup file to write (0600)")
+    p.add_argument("--to", type=given, required=True, metavar="FILE", help="the backup file to write (0600)")
     encryption_options(p, recipients=True)
     p = add_command(
         subparsers,
@@ -73,8 +75,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         bot=False,
     )
     p.add_argument("file", metavar="FILE", help="the backup file")
-    p.add_argument("--bot", dest="bots", action="extend", nargs="+", default=[], metavar="ID", help="only these bots")
-    p.add_argument("--as", dest="as_id", metavar="NEW_ID", help="restore the one bot chosen under this id")
+    p.add_argument(
+        "--bot", dest="bots", type=given, action="extend", nargs="+", default=[], metavar="ID", help="only these bots"
+    )
+    p.add_argument("--as", type=given, dest="as_id", metavar="NEW_ID", help="restore the one bot chosen under this id")
     p.add_argument(
         "--replace", action="store_true", help="replace bots (and home files) the home has; what they had is journaled"
     )

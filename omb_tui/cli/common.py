@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 from ..core.memory.errors import EXIT_BAD_INPUT
-from .output import one_line
+from .output import error_line
 
 HOME_HELP = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
 JSON_HELP = "print machine-readable JSON"
@@ -24,12 +24,20 @@ class OneSentenceParser(argparse.ArgumentParser):
     """Usage mistakes are one sentence on stderr, like every other error, pointing at --help."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sentence = one_line(message[:1].upper() + message[1:])
+        sentence = error_line(message[:1].upper() + message[1:])
         self.exit(EXIT_BAD_INPUT, f"omb-tui: {sentence}. See: {self.prog} --help\n")
 
 
+def given(value: str) -> str:
+    """The type of an option whose value must say something: `--home ""` or `--since ""` is a mistake (a variable
+    that was not set), refused in one sentence rather than read as the option left out."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("the value is empty; give one, or leave the option out")
+    return value
+
+
 def print_error(message: str) -> None:
-    print(f"omb-tui: {one_line(message)}", file=sys.stderr)
+    print(f"omb-tui: {error_line(message)}", file=sys.stderr)
 
 
 class CliError(Exception):
@@ -58,7 +66,7 @@ def add_json(container: argparse._ActionsContainer, help_text: str = JSON_HELP) 
 def _options(*, json: bool) -> argparse.ArgumentParser:
     """A parent parser: `--home` (SUPPRESS, so `--home` before the command stays), and `--json` when asked."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=HOME_HELP)
+    parent.add_argument("--home", type=given, metavar="DIR", default=argparse.SUPPRESS, help=HOME_HELP)
     if json:
         add_json(parent)
     return parent

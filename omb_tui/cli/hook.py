@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from .common import HOME_OPTION, OneSentenceParser, add_command, print_error
-from .output import one_line
+from .common import HOME_OPTION, OneSentenceParser, add_command, given, print_error
+from .output import error_line, one_line
 
 AGENT_NAMES = ("claude-code", "codex")  # core/turn/agent_session.AGENTS, named here so --help loads no core
 HOOK_HELP = {
@@ -29,7 +29,7 @@ class HookParser(OneSentenceParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         if not self.never_fails:
             super().error(message)
-        sentence = one_line(message[:1].upper() + message[1:])
+        sentence = error_line(message[:1].upper() + message[1:])
         self.exit(0, f"omb-tui: {sentence}. See: {self.prog} --help\n")
 
 
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for name, help_text in HOOK_HELP.items():
         h = hooks.add_parser(name, parents=[HOME_OPTION], help=help_text, description=help_text)
         h.never_fails = True  # type: ignore[attr-defined]
-        h.add_argument("--bot", metavar="ID", required=True, help="the bot's id")
+        h.add_argument("--bot", type=given, metavar="ID", required=True, help="the bot's id")
         h.add_argument(
             "--person",
             metavar="NAME",
@@ -58,14 +58,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         h.set_defaults(handler=cmd_hook, hook=name, creates_home=True)
     help_text = "Write the three hooks and the MCP server into Claude Code's settings (or print them, or remove them)."
     h = hooks.add_parser("install", parents=[HOME_OPTION], help=help_text, description=help_text)
-    h.add_argument("--bot", metavar="ID", required=True, help="the bot's id")
+    h.add_argument("--bot", type=given, metavar="ID", required=True, help="the bot's id")
     h.add_argument(
         "--project",
         metavar="DIR",
         help="this project only: DIR/.claude/settings.json and DIR/.mcp.json "
         "(default: ~/.claude/settings.json and ~/.claude.json)",
     )
-    h.add_argument("--person", metavar="NAME", help="who is talking, written into the hooks (default: as `chat`)")
+    h.add_argument(
+        "--person", type=given, metavar="NAME", help="who is talking, written into the hooks (default: as `chat`)"
+    )
     h.add_argument(
         "--agent",
         choices=AGENT_NAMES,

@@ -9,7 +9,7 @@ from ..core.memory import clock
 from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
-from .common import CliError, add_command, open_bot
+from .common import CliError, add_command, given, open_bot
 from .output import print_json
 
 
@@ -28,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="as the app's journal filter: plain words, file:NAME, who:NAME, "
         "how:WORD, chat:NAME, day:YYYY-MM-DD (or YYYY-MM, YYYY, today, yesterday); e.g. 'who:bot day:today'",
     )
-    p.add_argument("--since", metavar="WHEN", help="only rows written since then: 24h, 3d, yesterday or a date")
+    p.add_argument(
+        "--since", type=given, metavar="WHEN", help="only rows written since then: 24h, 3d, yesterday or a date"
+    )
     p = add_command(subparsers, "undo", cmd_undo, "Put a file back as it was before a journal row.")
     p.add_argument("row_id", metavar="ROW_ID")
     p.add_argument("--yes", action="store_true", help="undo even when later rows changed the same file")
@@ -76,8 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _window(p: argparse.ArgumentParser, since: str, mark: str) -> None:
     """`review`'s and `changes`' options: the window, one bot, and marking what is listed."""
-    p.add_argument("--since", metavar="WHEN", help=f"{since}: 24h, 3d, yesterday or a date")
-    p.add_argument("--bot", metavar="ID", help="only this bot")
+    p.add_argument("--since", type=given, metavar="WHEN", help=f"{since}: 24h, 3d, yesterday or a date")
+    p.add_argument("--bot", type=given, metavar="ID", help="only this bot")
     p.add_argument("--mark", action="store_true", help=mark)
 
 
@@ -169,12 +171,14 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_changes(args: argparse.Namespace) -> int:
-    from ..core.review.changes import changes, mark_groups
+    from ..core.review.changes import changes, look_outside, mark_groups
     from ..core.search.session_search import parse_when
 
     since = parse_when(args.since, now=clock.now_utc(), end=False) if args.since else None
     home = Home(args.home)
-    found = changes(home, since=since, bot_ids=[args.bot] if args.bot else None)
+    bot_ids = [args.bot] if args.bot else None
+    look_outside(home, bot_ids)  # an edit made since the last look is listed now, not after another command
+    found = changes(home, since=since, bot_ids=bot_ids)
     groups = [group for bot in found.bots for group in bot.groups if not group.reviewed]
     marked = mark_groups(home, groups) if args.mark else 0
     if args.json:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import CliError, add_command, print_error
+from .common import CliError, add_command, given, print_error
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "HTTP on 127.0.0.1 with the owner's token (docs/mcp.md).",
         bot=False,
     )
-    p.add_argument("--bot", required=True, metavar="ID", help="the bot whose memory it serves")
+    p.add_argument("--bot", type=given, required=True, metavar="ID", help="the bot whose memory it serves")
     p.add_argument(
         "--http",
         action="store_true",

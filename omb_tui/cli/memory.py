@@ -10,7 +10,7 @@ from datetime import date
 from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE
 from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.text import plural
-from .common import CliError, add_command, open_bot
+from .common import CliError, add_command, given, open_bot
 from .output import print_json, write_text
 
 
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("text", metavar="TEXT")
     p.add_argument("--until", type=_day, metavar="DATE", help="the last day the fact is true")
-    p.add_argument("--chat", metavar="NAME", help="the chat the note came from")
+    p.add_argument("--chat", type=given, metavar="NAME", help="the chat the note came from")
     p = add_command(
         subparsers, "forget", cmd_forget, "Remove every note that mentions these words as whole words.", json=True
     )
@@ -45,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--again", action="store_true", help="add it though you removed it from About me before (you ask once more)"
     )
-    p.add_argument("--person", metavar="NAME", help="into a Team Cloud person's own About me (default: the owner's)")
+    p.add_argument(
+        "--person", type=given, metavar="NAME", help="into a Team Cloud person's own About me (default: the owner's)"
+    )
     p = add_command(subparsers, "show", cmd_show, "Print one memory file (with --json: its text and hash).", json=True)
     p.add_argument("path", metavar="PATH", help="relative to the workspace: MEMORY.md, memory/travel.md, …")
     p = add_command(

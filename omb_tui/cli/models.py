@@ -10,7 +10,7 @@ import sys
 from ..core.memory import clock
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
-from .common import CliError, add_command, add_json, open_bot, subcommands
+from .common import CliError, add_command, add_json, given, open_bot, subcommands
 from .output import one_line, print_json, write_text
 
 
@@ -22,8 +22,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Talk with the bot through its model, one line a message (stdin "
         "when it is not a terminal): memory, recall and its memory tools, as in a turn.",
     )
-    p.add_argument("--chat", metavar="ID", help="the conversation to continue or start (default: a new one)")
-    p.add_argument("--person", metavar="NAME", help="who is talking (default: the person of the bot's newest chat)")
+    p.add_argument(
+        "--chat", type=given, metavar="ID", help="the conversation to continue or start (default: a new one)"
+    )
+    p.add_argument(
+        "--person", type=given, metavar="NAME", help="who is talking (default: the person of the bot's newest chat)"
+    )
     p = add_command(
         subparsers,
         "models",
@@ -46,8 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(
         subparsers, "usage", cmd_usage, "Model calls of a month (UTC), with totals per bot and model.", bot=False
     )
-    p.add_argument("--month", metavar="YYYY-MM", help="the month (default: this one)")
-    p.add_argument("--bot", metavar="ID", help="only this bot's calls (helper calls for it included)")
+    p.add_argument("--month", type=given, metavar="YYYY-MM", help="the month (default: this one)")
+    p.add_argument("--bot", type=given, metavar="ID", help="only this bot's calls (helper calls for it included)")
     output = p.add_mutually_exclusive_group()
     add_json(output, 'print {"rows": [...], "total_cost_usd": N}')
     output.add_argument("--csv", action="store_true", help="print the rows as CSV")

@@ -14,6 +14,14 @@ def one_line(message: str) -> str:
     return printable(redact_message(message))
 
 
+def error_line(message: str) -> str:
+    """An error as `one_line` prints it, cut to one sentence's length: a mistake that repeats what was typed (an
+    unknown command, a bad choice) never repeats a 100 KB argument whole."""
+    from ..core.memory.text import SENTENCE_MAX_CHARS, cut_to
+
+    return one_line(cut_to(message, SENTENCE_MAX_CHARS))
+
+
 def print_json(data: object, *, unredacted: dict | None = None) -> None:
     """`data` as JSON, every text in it redacted as it would be on disk (a model's skipped fact, a name).
     `unredacted`: keys added as they are, after: a token just made for the person to copy (`people add`), which

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from .common import CliError, add_command, open_bot, print_error
+from .common import CliError, add_command, given, open_bot, print_error
 from .output import print_json, write_text
 
 # The kinds of turn recall knows (omb_tui.core.recall.recall.RECALL_KINDS), kept here so --help never imports recall.
@@ -18,7 +18,9 @@ INDEX_PROGRESS_FROM_FILES = 200  # an index update reading this many files (a bu
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = add_command(subparsers, "recall", cmd_recall, "The exact block recall puts in front of a message.", json=True)
     p.add_argument("message", metavar="MESSAGE")
-    p.add_argument("--chat", metavar="ID", help="the conversation the message is in (its data decides the kind)")
+    p.add_argument(
+        "--chat", type=given, metavar="ID", help="the conversation the message is in (its data decides the kind)"
+    )
     p.add_argument("--kind", choices=RECALL_KINDS_HELP, help="who started the turn (default: person, a 1:1 chat)")
     p = add_command(
         subparsers,
@@ -33,9 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="every bot of the home, each by session_search's rules (BOT is then the first word)",
     )
-    p.add_argument("--since", metavar="WHEN", help="24h, 3d, yesterday or a date")
-    p.add_argument("--until", metavar="WHEN", help="24h, 3d, yesterday or a date")
-    p.add_argument("--chat", metavar="ID", help="search from this conversation (a room is told of private hits)")
+    p.add_argument("--since", type=given, metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument("--until", type=given, metavar="WHEN", help="24h, 3d, yesterday or a date")
+    p.add_argument(
+        "--chat", type=given, metavar="ID", help="search from this conversation (a room is told of private hits)"
+    )
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N hits (default 20)")
     p.add_argument(
         "--scope",
@@ -50,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The recent-work brief: the bot's other conversations, last two days.",
         json=True,
     )
-    p.add_argument("--chat", metavar="ID", help="the current conversation (never listed)")
+    p.add_argument("--chat", type=given, metavar="ID", help="the current conversation (never listed)")
     p = add_command(
         subparsers,
         "index",
@@ -192,23 +196,31 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from ..core.memory.errors import EXIT_FAILED, disk_refused
     from ..core.recall.index_build import build_lock
     from ..core.recall.index_vectors import bring_up_to_date
     from ..core.recall.recall_index import open_index
 
     bot = open_bot(args)
-    with build_lock(bot.home, bot.id, wait=args.wait) as held:
-        if not held:
-            message = f"{bot.id}'s index is being built by another process now; --wait waits for that build."
-            if args.json:
-                print_json({"bot": bot.id, "built": False, "reason": message})
-            else:
-                print(message)
-            return 0
-        index = open_index(bot.home, bot.id)
-        report = index.refresh(progress=_index_progress(args, bot.id))
-        counts = index.counts()
-        vectors = bring_up_to_date(index, bot.home, bot.id, progress=_vector_progress(args, bot.id))
+    try:
+        with build_lock(bot.home, bot.id, wait=args.wait) as held:
+            if not held:
+                message = f"{bot.id}'s index is being built by another process now; --wait waits for that build."
+                if args.json:
+                    print_json({"bot": bot.id, "built": False, "reason": message})
+                else:
+                    print(message)
+                return 0
+            index = open_index(bot.home, bot.id)
+            report = index.refresh(progress=_index_progress(args, bot.id))
+            if index.connection.in_memory is not None:  # built, but in memory only: nothing could be saved
+                raise index.connection.in_memory
+            counts = index.counts()
+            vectors = bring_up_to_date(index, bot.home, bot.id, progress=_vector_progress(args, bot.id))
+    except OSError as exc:
+        if not disk_refused(exc):
+            raise
+        raise CliError(_index_refused(bot.id, exc), EXIT_FAILED) from None
     if args.json:
         print_json(
             {
@@ -229,6 +241,18 @@ def cmd_index(args: argparse.Namespace) -> int:
     if vectors.model is not None:
         print(_vectors_line(vectors))
     return 0 if vectors.problem is None else 1
+
+
+def _index_refused(bot_id: str, refusal: OSError) -> str:
+    """Why `index` could not build on a home the disk refuses, and that search still answers."""
+    from ..core.memory.errors import refusal_reason
+
+    reason = refusal_reason(refusal) or "The disk refused the write"
+    where = f" ({refusal.filename})" if refusal.filename else ""
+    return (
+        f"{reason}{where}: {bot_id}'s search index cannot be saved there; search still answers, from the index as "
+        "it was or by reading every file."
+    )
 
 
 def _vectors_line(vectors) -> str:

@@ -9,10 +9,10 @@ import logging
 import sys
 
 from ..core.memory import clock
-from ..core.memory.errors import EXIT_STALE
+from ..core.memory.errors import EXIT_FAILED, EXIT_STALE
 from ..core.memory.paths import Home
 from ..core.memory.text import plural
-from .common import CliError, add_command, add_json, open_bot, print_error, subcommands
+from .common import CliError, add_command, add_json, given, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
 PERSON_HELP = "a Team Cloud person's own About me (default: the owner's)"
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Memory upkeep: read the bot's unread chat turns and file the facts that pass the checks.",
         json=True,
     )
-    p.add_argument("--chat", metavar="ID", help="only this chat or room")
+    p.add_argument("--chat", type=given, metavar="ID", help="only this chat or room")
     add_command(
         subparsers,
         "organize",
@@ -98,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         json=True,
         bot=False,
     )
-    p.add_argument("--person", metavar="NAME", help=PERSON_HELP)
+    p.add_argument("--person", type=given, metavar="NAME", help=PERSON_HELP)
     p = add_command(
         subcommands(p, "[remove]"),
         "remove",
@@ -110,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("learned_id", metavar="ID", help="the id `omb-tui about-me` lists")
     # SUPPRESS: not given here, a --person given before `remove` stands (a sub-command's default would undo it)
-    p.add_argument("--person", metavar="NAME", default=argparse.SUPPRESS, help=PERSON_HELP)
+    p.add_argument("--person", type=given, metavar="NAME", default=argparse.SUPPRESS, help=PERSON_HELP)
 
 
 def cmd_capture(args: argparse.Namespace) -> int:
@@ -355,12 +355,15 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
             print_json(report.to_dict())
         for bot in report.bots:  # one line per bot, redacted like every message (an error may echo a key)
             print(json.dumps(redact_data(bot.to_dict()), ensure_ascii=False))
-        return 0
+        return EXIT_FAILED if report.failed else 0
     if report.busy:
         print(f"Nothing done: {report.busy}.", file=sys.stderr)
         return 0
     for bot in report.bots:
         print(one_line(bot.line()))
+    if report.failed:  # cron mails what a job prints on stderr, and notices the exit code
+        print_error(f"Upkeep failed for {plural(len(report.failed), 'bot')}: {', '.join(report.failed)}.")
+        return EXIT_FAILED
     return 0
 
 

@@ -25,6 +25,7 @@ from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at
 from .guard.night import NightGuard
 from .guard.still_true import note_contradicted
 from .memory import clock
+from .memory.errors import oserror_sentence
 from .memory.locks import held_exclusively, no_turn_running
 from .memory.paths import Home
 from .memory.settings import load_bot_settings, load_config
@@ -105,6 +106,7 @@ class BotUpkeep:
     tidy: dict | None = None
     compact: dict | None = None  # nightly compaction's outcome, for bots where it is switched on
     left_alone: str | None = None  # upkeep off, in a turn, failed: one sentence
+    failed: bool = False  # the run stopped on this bot (a read-only home, a damaged file): `upkeep --due` exits 1
     guard: dict | None = None  # what the nightly guard did (guard.night.GuardOutcome.to_dict)
     vectors: dict | None = None  # with embeddings on: the index's missing vectors made (index_vectors.VectorReport)
 
@@ -117,6 +119,7 @@ class BotUpkeep:
             "tidy": self.tidy,
             "compact": self.compact,
             "left_alone": self.left_alone,
+            "failed": self.failed,
             "guard": self.guard,
             **({"vectors": self.vectors} if self.vectors is not None else {}),
         }
@@ -164,6 +167,11 @@ class UpkeepRunReport:
     busy: str | None = None  # another run, or a backup, held its lock: nothing was done
     bots: list[BotUpkeep] = field(default_factory=list)
 
+    @property
+    def failed(self) -> list[str]:
+        """The bots the run stopped on: cron is told by the exit code when there is any."""
+        return [bot.bot for bot in self.bots if bot.failed]
+
     def to_dict(self) -> dict:
         return {"busy": self.busy, "bots": [bot.to_dict() for bot in self.bots]}
 
@@ -201,8 +209,8 @@ def upkeep_due(
         for bot_id, outcome in run_bounded(
             bots, lambda bot_id: _upkeep_bot(home, bot_id, now), concurrency=concurrency, done=one_done
         ):
-            if isinstance(outcome, BaseException):
-                outcome = BotUpkeep(bot_id, left_alone=f"failed: {outcome}")
+            if isinstance(outcome, BaseException):  # said in words, as every surface says a disk's refusal
+                outcome = BotUpkeep(bot_id, left_alone=f"failed: {oserror_sentence(outcome)}", failed=True)
             report.bots.append(outcome)
     report.bots.sort(key=lambda item: item.bot)
     return report

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..memory.changes import Actor
 from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from ..memory.paths import Home, MemoryInputError
+from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.store import MemoryStore
 from ..runs.run import new_run_id
 from .apply import ApplyOutcome, apply_change_set
@@ -50,7 +50,7 @@ def choose(changes: list[Change], line: str | None) -> Choice:
     verb, rest = words[0].casefold(), words[1] if len(words) > 1 else ""
     if verb in ("apply", "cancel"):
         if rest.strip():
-            raise BadAnswer(f"{verb!r} takes no numbers; nothing was applied.")
+            raise BadAnswer(f"{quoted(verb)} takes no numbers; nothing was applied.")
         return Choice(list(changes)) if verb == "apply" else Choice([], cancelled=True)
     if verb not in ("keep", "delete"):
         raise BadAnswer(f"{words[0]!r} is not an answer; nothing was applied (answer {ANSWER_HELP}).")
@@ -64,7 +64,7 @@ def _numbers(text: str, count: int, verb: str) -> set[int]:
     leftover = _NUMBERS.sub("", text).replace(",", "").strip()
     numbers = {int(found) for found in _NUMBERS.findall(text)}
     if leftover or not numbers:
-        raise BadAnswer(f"{verb!r} takes the numbers of changes, such as {verb} 2 3; nothing was applied.")
+        raise BadAnswer(f"{quoted(verb)} takes the numbers of changes, such as {verb} 2 3; nothing was applied.")
     outside = sorted(n for n in numbers if not 1 <= n <= count)
     if outside:
         raise BadAnswer(f"There is no change {outside[0]} (the proposal has {count}); nothing was applied.")

@@ -19,6 +19,7 @@ from datetime import date, datetime
 from typing import Literal
 
 from ..memory import clock
+from ..memory.errors import oserror_sentence
 from ..memory.journal import now_iso
 from ..memory.paths import Home, MemoryInputError, NotFound
 from ..memory.settings import BotSettings, load_bot_settings, set_bot_switches
@@ -155,7 +156,7 @@ def _keep_not_applied(home: Home, bot_id: str, run: UpkeepRun, left: list) -> tu
     try:
         return [item.id for item in add_pending(home, bot_id, run.id, left)], None
     except (MemoryInputError, OSError) as exc:  # a damaged pending.json: the report says they were dropped
-        return [], str(exc)
+        return [], oserror_sentence(exc)
 
 
 def _log_attempts(home: Home, bot_id: str, run_id: str, proposal: Proposal) -> None:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from ..memory import clock
 from ..memory.disk import read_text, text_hash, write_private_json
 from ..memory.journal import HOW_COMMAND_LINE, now_iso
-from ..memory.paths import MEMORY_FILE, Home, NotFound
+from ..memory.paths import MEMORY_FILE, Home, NotFound, quoted
 from ..memory.redact import redact
 from ..memory.settings import BrokenFile
 from ..memory.store import MemoryStore
@@ -206,7 +206,7 @@ def _unique(ids: list[str]) -> list[str]:
 
 def _not_waiting(wanted: str, item: PendingChange | None) -> str:
     if item is None:
-        return f"There is no proposed change {wanted!r}."
+        return f"There is no proposed change {quoted(wanted)}."
     return f"Change {wanted} was already {item.status}."
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..memory import clock
 from ..memory.changes import Actor
+from ..memory.errors import disk_refused, oserror_sentence
 from ..memory.journal import HOW_UNDO, WHO_UPKEEP, now_iso
 from ..memory.layers import bot_layers
 from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, layer_id
@@ -237,7 +238,9 @@ class NightGuard:
             write_probes(self.store, found)
             self.probe_file = found
         except (OSError, ValueError, MemoryInputError) as exc:  # the run goes on without recall checks
-            log.warning("guard: the probes of %s could not be read or run: %s", self.bot_id, exc)
+            # a disk that refuses writes fails the bot's run too, in its own line: this one would only repeat it
+            level = logging.INFO if isinstance(exc, OSError) and disk_refused(exc) else logging.WARNING
+            log.log(level, "guard: the probes of %s could not be read or run: %s", self.bot_id, oserror_sentence(exc))
 
     def _probes_after(self) -> str | None:
         """Run the probes again: the first that found its fact before the steps and does not now, said."""

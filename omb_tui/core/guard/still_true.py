@@ -23,7 +23,16 @@ from ..memory.changes import Actor
 from ..memory.disk import read_json_object, write_private_json
 from ..memory.entries import SEPARATOR, Entry, line_content, line_ending, parse_entries, render_entries
 from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from ..memory.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound, validate_bot_id
+from ..memory.paths import (
+    ARCHIVE_NAME,
+    MEMORY_DIR,
+    MEMORY_FILE,
+    Home,
+    MemoryInputError,
+    NotFound,
+    quoted,
+    validate_bot_id,
+)
 from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..upkeep.tidy import strike_entry
@@ -187,7 +196,7 @@ def answer_still_true(
     home = Home.of(home)
     today = today or clock.today()
     if answer not in (KEEP, STRIKE, UNTIL, EDIT):
-        raise MemoryInputError(f"'{answer}' is not an answer: keep, strike or until.")
+        raise MemoryInputError(f"{quoted(answer)} is not an answer: keep, strike or until.")
     if answer == EDIT:
         text = _edited_line(text, len(ids))
     if not ids:

@@ -32,7 +32,7 @@ from pathlib import Path
 from . import clock
 from .disk import atomic_write_bytes, make_private_dirs
 from .journal import utf8_json
-from .paths import Home, InvalidName, MemoryInputError, NotFound, refuse_links, validate_bot_id
+from .paths import Home, InvalidName, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
 
 log = logging.getLogger("omb_tui.conversations")
 
@@ -72,7 +72,7 @@ def validate_conversation_id(conversation_id: str) -> str:
     """An id is one safe file name: letters, digits, dots, dashes, underscores; InvalidName otherwise."""
     if not isinstance(conversation_id, str) or not _CONVERSATION_ID.match(conversation_id) or ".." in conversation_id:
         raise InvalidName(
-            f"'{conversation_id}' is not a valid conversation id: use letters, numbers, dots, dashes and "
+            f"{quoted(conversation_id)} is not a valid conversation id: use letters, numbers, dots, dashes and "
             "underscores (at most 128)."
         )
     return conversation_id
@@ -425,7 +425,7 @@ def conversation_path(home: Home, bot_id: str, conversation_id: str) -> Path:
     room = rooms_dir(home) / f"{conversation_id}.ndjson"
     if room.is_file():
         return room
-    raise NotFound(f"{bot_id} has no conversation '{conversation_id}'.")
+    raise NotFound(f"{bot_id} has no conversation {quoted(conversation_id)}.")
 
 
 def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_messages: bool = False) -> Conversation:
@@ -433,9 +433,9 @@ def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_mes
     path = conversation_path(home, bot_id, conversation_id)
     conversation = read_conversation(path, messages=with_messages)
     if conversation is None:
-        raise NotFound(f"The conversation '{conversation_id}' has no readable header.")
+        raise NotFound(f"The conversation {quoted(conversation_id)} has no readable header.")
     if conversation.is_room and not conversation.has_bot(bot_id):
-        raise NotFound(f"{bot_id} is not a member of the room '{conversation_id}'.")
+        raise NotFound(f"{bot_id} is not a member of the room {quoted(conversation_id)}.")
     return conversation
 
 
@@ -544,9 +544,9 @@ def append_messages(path: Path, messages: Iterable[Message]) -> None:
     lines = []
     for message in messages:
         if message.author_kind not in AUTHOR_KINDS:
-            raise MemoryInputError(f"'{message.author_kind}' is not an author kind: use person, bot or harness.")
+            raise MemoryInputError(f"{quoted(message.author_kind)} is not an author kind: use person, bot or harness.")
         if message.origin is not None and message.origin not in STARTERS:
-            raise MemoryInputError(f"'{message.origin}' is not a turn origin: use one of {', '.join(STARTERS)}.")
+            raise MemoryInputError(f"{quoted(message.origin)} is not a turn origin: use one of {', '.join(STARTERS)}.")
         if message.at.tzinfo is None:
             message = dataclasses.replace(message, at=message.at.astimezone())
         lines.append(_encode_line(message.to_dict()))

@@ -104,7 +104,10 @@ def atomic_write_bytes(
         refuse_hard_link(path)
     folder = path.parent
     make_private_dirs(folder)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+    except OSError as exc:  # named by the file being saved, never by a temp name nobody will find
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         try:
             write_all(fd, data)

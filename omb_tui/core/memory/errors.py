@@ -16,6 +16,7 @@ import errno
 from collections.abc import Sequence
 from typing import NamedTuple
 
+EXIT_FAILED = 1  # the disk refused or failed (full, read-only, no permission), or a bot's upkeep stopped on it
 EXIT_BAD_INPUT = 2  # a bad name, a path that leads out, a missing bot or file, a read-only file: fix it and rerun
 EXIT_STALE = 3  # the file, note or card changed since it was read: nothing was written; read it again
 EXIT_NEEDS_CONFIRMATION = 4  # it would also take back later changes: rerun with --yes to agree

@@ -21,6 +21,8 @@ from datetime import date
 from enum import Enum
 from pathlib import Path, PurePosixPath
 
+from .text import cut_to
+
 MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
 ARCHIVE_NAME = "archive.md"
@@ -63,8 +65,8 @@ class LinkRefused(MemoryInputError):
 
 def quoted(name: object) -> str:
     """A name as it goes into a message: quoted, a newline or other control character escaped, so an
-    odd name can never split the sentence or hide in it."""
-    return repr(str(name))
+    odd name can never split the sentence or hide in it, and cut when long (text.cut_to)."""
+    return repr(cut_to(str(name)))
 
 
 class FileKind(str, Enum):

@@ -22,3 +22,15 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
+QUOTE_MAX_CHARS = 120  # what a message repeats of one input at most: a name, a time, a word typed
+SENTENCE_MAX_CHARS = 1000  # what one error sentence holds at most, whatever it quotes
+
+
+def cut_to(text: str, limit: int = QUOTE_MAX_CHARS) -> str:
+    """`text` as a message repeats it: whole when short, else its first `limit` characters and how long it was,
+    so an error about a 100 KB paste stays one readable line. Every quoting of an input goes through here."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
+from .paths import quoted
+
 RELATIVE_DAYS = {"today": 0, "yesterday": 1}  # how many days back each word means
 
 
@@ -21,7 +23,7 @@ def parse_day(value: str, *, today: date | None = None) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"'{value}' is not a date; use YYYY-MM-DD.") from None
+        raise ValueError(f"{quoted(value)} is not a date; use YYYY-MM-DD.") from None
 
 
 def local_time(at: str) -> datetime | None:

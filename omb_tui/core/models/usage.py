@@ -23,7 +23,7 @@ from pathlib import Path
 from ..memory import clock
 from ..memory.disk import make_private_dirs
 from ..memory.journal import append_line, utf8_json
-from ..memory.paths import Home, MemoryInputError
+from ..memory.paths import Home, MemoryInputError, quoted
 from .night_budget import count_night_call
 
 log = logging.getLogger("omb_tui.models")
@@ -64,7 +64,7 @@ def usage_path(home: Home, month: str) -> Path:
 
 def check_month(text: str) -> str:
     if not _MONTH.fullmatch(text):
-        raise MemoryInputError(f"{text!r} is not a month: write it as YYYY-MM, such as 2026-03.")
+        raise MemoryInputError(f"{quoted(text)} is not a month: write it as YYYY-MM, such as 2026-03.")
     return text
 
 

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from ..memory import conversations as conv
 from ..memory.disk import make_private_dirs
+from ..memory.errors import disk_refused
 from ..memory.paths import LOG_DIR, MEMORY_DIR, MEMORY_FILE, FileKind, Home, MemoryInputError, classify, refuse_links
 from .words import TOKENIZER_VERSION
 
@@ -233,7 +234,7 @@ CREATE TABLE vector_model(one INTEGER PRIMARY KEY CHECK (one = 1), model TEXT NO
 
 
 # SQLite's answers that mean the disk refused, not that the index is damaged: it is kept, never built again.
-_REFUSED_ERRNO = {sqlite3.SQLITE_FULL: errno.ENOSPC, sqlite3.SQLITE_READONLY: errno.EROFS}
+_REFUSED_ERRNO = {sqlite3.SQLITE_FULL: errno.ENOSPC}
 # SQLite's answers that are the disk's refusal when its file system is full or read-only (the -shm file of the
 # write-ahead log cannot grow or be made), and damage or a bad file otherwise.
 _REFUSED_IF_THE_DISK_SAYS = {sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN}
@@ -244,6 +245,8 @@ def disk_refusal(exc: sqlite3.Error, path: Path) -> OSError | None:
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     refused = _REFUSED_ERRNO.get(primary) if primary is not None else None
+    if primary == sqlite3.SQLITE_READONLY:  # a read-only file system, or else a file or folder it may not write
+        refused = errno.EROFS if _file_system_refusal(path.parent) == errno.EROFS else errno.EACCES
     if refused is None and primary in _REFUSED_IF_THE_DISK_SAYS:
         refused = _file_system_refusal(path.parent)
     return None if refused is None else OSError(refused, os.strerror(refused), str(path))
@@ -258,6 +261,13 @@ def _file_system_refusal(folder: Path) -> int | None:
     if info.f_flag & os.ST_RDONLY:
         return errno.EROFS
     return errno.ENOSPC if info.f_bavail == 0 else None
+
+
+def _create_schema(db: sqlite3.Connection) -> None:
+    for statement in _SCHEMA.split(";\n"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute(f"PRAGMA user_version={USER_VERSION}")
 
 
 class IndexConnection:
@@ -276,6 +286,7 @@ class IndexConnection:
         self._db: sqlite3.Connection | None = None
         self._data_version: int | None = None  # PRAGMA data_version when this connection last looked
         self.refused: OSError | None = None  # the disk's refusal, while the index is open only to read
+        self.in_memory: OSError | None = None  # the disk's refusal, while the index is built in memory instead
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -288,19 +299,21 @@ class IndexConnection:
             if self._db is not None:
                 self._db.close()
                 self._db = None
-            self.refused = None
+            self.refused = self.in_memory = None
             # a connection opened again counts data_version from its own start: nothing kept can be trusted
             self._data_version = None
             self._on_stale(False)
 
     def _open(self) -> sqlite3.Connection:
-        make_private_dirs(self.path.parent)
-        for path in (self.path, *(self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))):
-            refuse_links(path)  # SQLite would follow a link and write the index outside the home
+        try:
+            self._make_file()
+        except OSError as exc:  # a read-only home: no folder or file can be made for the index
+            if not disk_refused(exc):
+                raise
+            return self._open_to_read(exc)
         for attempt in range(2):
-            if not self.path.exists():
-                with contextlib.suppress(FileExistsError):
-                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            if attempt:  # the damaged file was removed: a new one
+                self._make_file()
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             try:
                 db.execute("PRAGMA journal_mode=WAL")
@@ -316,10 +329,7 @@ class IndexConnection:
                     raise sqlite3.DatabaseError(f"index version {version}, expected {USER_VERSION}")
                 db.execute("BEGIN IMMEDIATE")
                 if db.execute("PRAGMA user_version").fetchone()[0] == 0:  # another process may have won
-                    for statement in _SCHEMA.split(";\n"):
-                        if statement.strip():
-                            db.execute(statement)
-                    db.execute(f"PRAGMA user_version={USER_VERSION}")
+                    _create_schema(db)
                 db.execute("COMMIT")
                 return db
             except sqlite3.DatabaseError as exc:
@@ -333,12 +343,21 @@ class IndexConnection:
                 self.remove_files()
         raise AssertionError("unreachable")
 
+    def _make_file(self) -> None:
+        """The index's folder and (empty, 0600) file, unless there; never through a link."""
+        make_private_dirs(self.path.parent)
+        for path in (self.path, *(self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))):
+            refuse_links(path)  # SQLite would follow a link and write the index outside the home
+        if not self.path.exists():
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
     def _open_to_read(self, refusal: OSError) -> sqlite3.Connection:
         """On a home the disk refuses (full, read-only), the index as it is, opened only to read: searches answer
         from it, and the refresh that tries to write meets the refusal (SQLITE_READONLY). The refusal itself when
-        no whole index is there to read."""
+        no whole index is there to read: one built in memory instead."""
         if not self.path.exists() or self.path.stat().st_size == 0:
-            raise refusal
+            return self._open_in_memory(refusal)
         db = sqlite3.connect(
             f"{self.path.as_uri()}?immutable=1", uri=True, isolation_level=None, check_same_thread=False
         )
@@ -350,6 +369,19 @@ class IndexConnection:
             db.close()
             raise refusal from None
         self.refused = refusal
+        return db
+
+    def _open_in_memory(self, refusal: OSError) -> sqlite3.Connection:
+        """No index to read on a home the disk refuses: one in memory, for this process only, that the refresh
+        builds from the files as it would the file; a search answers from what the files hold, reading them all.
+        The refusal itself when even that fails (SQLite's own memory full)."""
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            _create_schema(db)
+        except sqlite3.DatabaseError:
+            db.close()
+            raise refusal from None
+        self.in_memory = refusal
         return db
 
     def remove_files(self) -> None:

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from ..memory import clock
 from ..memory import conversations as conv
-from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
 from ..memory.text import plural
 from .layer_notes import layer_notes, merged
@@ -171,7 +171,7 @@ def recall_kind(kind: str | None, conversation: conv.Conversation | None, origin
     answered (the conversation's newest message) when it is not `person`.
     """
     if kind is not None and kind not in RECALL_KINDS:
-        raise MemoryInputError(f"'{kind}' is not a kind of turn: use one of {', '.join(RECALL_KINDS)}.")
+        raise MemoryInputError(f"{quoted(kind)} is not a kind of turn: use one of {', '.join(RECALL_KINDS)}.")
     if conversation is None:
         return kind or "person"
     own = conversation.recall_kind()

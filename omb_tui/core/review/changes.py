@@ -28,9 +28,11 @@ from datetime import datetime, timedelta
 
 from ..memory import clock
 from ..memory.agents import AGENTS
+from ..memory.errors import disk_refused
 from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP, Journal
 from ..memory.layers import bot_workspaces
 from ..memory.paths import Home, split_layer
+from ..memory.store import MemoryStore
 from ..memory.text import plural
 from ..memory.when import when_text
 from .marks import MARKS_KEPT_DAYS, ReviewedMarks, load_marks, mark_reviewed
@@ -235,6 +237,20 @@ def changes(
             found.bots.append(BotChanges(bot_id, min(starts), sorted(groups, key=_listed_order)))
     found.bots.sort(key=lambda bot: not bot.unreviewed)  # stable: the home's order within each
     return found
+
+
+def look_outside(home: Home, bot_ids: Iterable[str] | None = None) -> None:
+    """Journal every edit made outside the app since the last look, in each workspace `changes` lists (a bot's and
+    its people's layers), so the listing that follows shows it, as the app's areas look before they draw. On a
+    home the disk refuses, nothing can be journaled: the listing is the journal as it is."""
+    home = Home.of(home)
+    for bot_id in bot_ids_of(home, bot_ids):
+        for workspace in bot_workspaces(home, bot_id):
+            try:
+                MemoryStore(home, workspace).sync_outside_changes()
+            except OSError as exc:
+                if not disk_refused(exc):
+                    raise
 
 
 def bot_groups(home: Home, bot_id: str, since: datetime, marks: ReviewedMarks) -> list[Group]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..memory import clock
 from ..memory.journal import HOW_UNDO, Journal, JournalRow
-from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..memory.text import plural
 from ..memory.when import when_text
 from ..runs.guard_record import guard_line, read_guard_record
@@ -473,7 +473,7 @@ def bot_ids_of(home: Home, bot_ids: Iterable[str] | None) -> list[str]:
     ids = []
     for bot_id in bot_ids:
         if not home.has_bot(validate_bot_id(bot_id)):
-            raise MemoryInputError(f"There is no bot '{bot_id}'.")
+            raise MemoryInputError(f"There is no bot {quoted(bot_id)}.")
         ids.append(bot_id)
     return ids
 

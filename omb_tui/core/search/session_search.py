@@ -15,12 +15,12 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from ..memory import clock
 from ..memory import conversations as conv
 from ..memory.errors import disk_refused, refusal_reason
-from ..memory.paths import Home, MemoryInputError, validate_bot_id
+from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.when import parse_day
 from ..recall.layer_notes import layer_notes, layer_recent_notes
@@ -41,10 +41,29 @@ def parse_when(value: str | date | datetime | None, *, now: datetime, end: bool)
 
     `24h`, `90m`, `3d`, `2w`: that long before now. `today`, `yesterday`: the start of that day for
     `since`, its end for `until`. A date (`2026-09-10`): likewise its start or end. An ISO time: itself.
+    One the calendar cannot hold (`99999999d`) is a MemoryInputError; one at its very edge is taken as the
+    edge less two days, so a window can still be widened by a day without leaving the calendar.
     """
     if value is None or value == "":
         return None
-    now = now.astimezone()
+    try:
+        moment = _bound(value, now.astimezone(), end)
+    except MemoryInputError:
+        raise
+    except (OverflowError, ValueError):  # before the year 1 or after 9999: what datetime cannot hold
+        raise MemoryInputError(
+            f"{quoted(value)} is too far from today to be a time: use 24h, 3d, yesterday, a date (2026-09-10) or "
+            "an ISO time."
+        ) from None
+    return min(max(moment, EARLIEST_BOUND), LATEST_BOUND).astimezone()
+
+
+# The widest window: two days inside the calendar's ends, so `since - a day` and a local time zone stay in it.
+EARLIEST_BOUND = datetime.min.replace(tzinfo=UTC) + timedelta(days=2)
+LATEST_BOUND = datetime.max.replace(tzinfo=UTC) - timedelta(days=2)
+
+
+def _bound(value: str | date | datetime, now: datetime, end: bool) -> datetime:
     if isinstance(value, datetime):
         return value.astimezone()
     if isinstance(value, date):
@@ -57,13 +76,15 @@ def parse_when(value: str | date | datetime | None, *, now: datetime, end: bool)
     if text.lower() == "now":
         return now
     try:
-        return _day_bound(parse_day(text, today=now.date()), end)
+        day = parse_day(text, today=now.date())
     except ValueError:
-        pass
+        day = None
+    if day is not None:
+        return _day_bound(day, end)
     moment = conv.parse_time(text)
     if moment is None:
         raise MemoryInputError(
-            f"'{value}' is not a time: use 24h, 3d, yesterday, today, a date (2026-09-10) or an ISO time."
+            f"{quoted(value)} is not a time: use 24h, 3d, yesterday, today, a date (2026-09-10) or an ISO time."
         )
     return moment
 
@@ -211,6 +232,8 @@ def session_search(
     theirs = (lambda conversation: for_person in conversation.people()) if for_person else None
     if refused is not None:
         result.index_not_updated = index_not_updated_sentence(refused)
+    elif index.connection.in_memory is not None:  # no index file could be made: one built in memory answered
+        result.index_not_updated = index_not_updated_sentence(index.connection.in_memory, kept=False)
     # with words and embeddings on: the query's vector first (a call, outside the index's lock; recall/meaning.py)
     asked = ask(home, bot_id, query or "", "session_search") if query_words and refused is None else None
     if asked is not None:
@@ -332,9 +355,12 @@ def _read_or_refused(refused: OSError | None) -> Iterator[None]:
         raise refused from exc
 
 
-def index_not_updated_sentence(refused: OSError) -> str:
-    """What a search answered from an index it could not update says, once."""
+def index_not_updated_sentence(refused: OSError, *, kept: bool = True) -> str:
+    """What a search answered from an index it could not update says, once; `kept` False: from one built in
+    memory, as no index file could be made (docs/reliability.md, "Search")."""
     reason = refusal_reason(refused) or "The disk refused"
+    if not kept:
+        return f"{reason}: the search index could not be saved, so this search read every file."
     return f"{reason}: the search index could not be brought up to date, so the newest changes may be missing."
 
 

@@ -22,7 +22,7 @@ from ..memory.entries import Entry, parse_entries, render_entries
 from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from ..memory.locks import home_lock
 from ..memory.memory_update import MemoryUpdate, forgotten_matches, same_fact
-from ..memory.paths import Home, MemoryInputError, NotFound, layer_id, split_layer
+from ..memory.paths import Home, MemoryInputError, NotFound, layer_id, quoted, split_layer
 from ..memory.redact import contains_credential, redact
 from ..memory.settings import load_profile_learned, save_profile_learned
 from ..memory.store import ABOUT_ME_REL, MemoryStore
@@ -127,14 +127,14 @@ def remove_learned(home: Home, learned_id: str, actor: Actor | None = None, pers
     actor = actor or Actor(WHO_PERSON, HOW_COMMAND_LINE)
     found = next((line for line in list_learned(home, person) if line.id == learned_id), None)
     if found is None:
-        raise NotFound(f"About me has no learned line {learned_id!r}; `omb-tui about-me` lists them.")
+        raise NotFound(f"About me has no learned line {quoted(learned_id)}; `omb-tui about-me` lists them.")
     store = _journal_store(home, found.bot, person)
     with store.locked(), home_lock(home):  # the order every About me writer takes them in
         about = store.read(ABOUT_ME_REL)
         entries = parse_entries(about.text)
         kept = [e for e in entries if not (_is_learned(e) and same_fact(e.fact, found.text))]
         if len(kept) == len(entries):
-            raise NotFound(f"About me no longer holds the learned line {learned_id!r}.")
+            raise NotFound(f"About me no longer holds the learned line {quoted(learned_id)}.")
         write = store.write(ABOUT_ME_REL, render_entries(kept), actor, expected_hash=about.hash, note=NOTE_REMOVED)
         profile = load_profile_learned(home, person)
         records = [r for r in profile.learned if same_fact(str(r.get("text") or ""), found.text)]

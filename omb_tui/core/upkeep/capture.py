@@ -24,6 +24,7 @@ from ..memory import conversations as conv
 from ..memory.budget import read_topic_info
 from ..memory.changes import StaleHash
 from ..memory.entries import format_dated_entry, parse_entries
+from ..memory.errors import oserror_sentence
 from ..memory.journal import now_iso
 from ..memory.layers import chat_person
 from ..memory.locks import held_exclusively
@@ -369,7 +370,7 @@ class _Capture:
         try:
             saved = self._save(text, kind, target, until, fact, batch, quotes)
         except (ValueError, OSError) as exc:  # MemoryInputError, StaleHash, an entry that would not read back
-            self._skip(text, f"it could not be saved: {str(exc).rstrip('.')}")
+            self._skip(text, f"it could not be saved: {oserror_sentence(exc).rstrip('.')}")
             return
         if saved.row_id is None and saved.entry not in self.store.read(target).text:
             self._skip(text, REFUSED_BY_GUARD)
