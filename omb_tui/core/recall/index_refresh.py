@@ -154,6 +154,7 @@ class IndexRefresh:
         started = time.perf_counter()
         budget = _BUDGET.get()
         with self.connection.lock:
+            self.connection.reopen_if_replaced()
             try:
                 with self._waiting_at_most(budget):
                     report = self._refresh(full, progress)

@@ -263,6 +263,13 @@ def _file_system_refusal(folder: Path) -> int | None:
     return errno.ENOSPC if info.f_bavail == 0 else None
 
 
+def _inode_of(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
 def _create_schema(db: sqlite3.Connection) -> None:
     for statement in _SCHEMA.split(";\n"):
         if statement.strip():
@@ -287,6 +294,7 @@ class IndexConnection:
         self._data_version: int | None = None  # PRAGMA data_version when this connection last looked
         self.refused: OSError | None = None  # the disk's refusal, while the index is open only to read
         self.in_memory: OSError | None = None  # the disk's refusal, while the index is built in memory instead
+        self._inode: int | None = None  # the file this connection opened (None: none, or not one to write)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -315,11 +323,11 @@ class IndexConnection:
             if attempt:  # the damaged file was removed: a new one
                 self._make_file()
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._inode = _inode_of(self.path)
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
                 db.execute(f"PRAGMA journal_size_limit={WAL_KEPT_BYTES}")
-                db.execute("PRAGMA secure_delete=ON")  # a purged person's chat leaves no bytes in a free page
                 db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                 version = db.execute("PRAGMA user_version").fetchone()[0]
                 if version == USER_VERSION:
@@ -420,6 +428,19 @@ class IndexConnection:
             finally:
                 if db.in_transaction:
                     db.execute("COMMIT")  # (nothing written: it only lets the read lock go)
+
+    def reopen_if_replaced(self) -> bool:
+        """Close the connection when its file was deleted or replaced since it was opened (a purge removes an
+        index whole), so the next use opens the file that is there now; True when it did."""
+        with self.lock:
+            if self._db is None or self._inode is None or self._db.in_transaction:
+                return False
+            if _inode_of(self.path) == self._inode:
+                return False
+            self.close()
+            self._inode = None
+            self._on_stale(True)
+            return True
 
     def see_other_writers(self) -> bool:
         """Whether another connection committed since this one last looked; if so, nothing kept is trusted (its

@@ -3,31 +3,27 @@
 
 memory/people.py removes the person, their layers with their journals and kept copies, and their own About me.
 Here, one floor up where the indexes are: their layers' index files (with `-wal` and `-shm`), their 1:1 chats with
-every bot, and the rows those chats left in each bot's index. Every index connection zeroes what it deletes
-(`secure_delete`, index_schema.py), but a deleted FTS5 row stays in an older segment until a merge, and a page in
-the write-ahead log until it is folded back: so each index that lost rows has its full-text tables merged and its
-log folded back and truncated. After the purge no byte of the chats is in it. (No VACUUM: the index file never
-shrinks under a reader's memory map.)
+every bot, and each such bot's index whole. Deleting a chat's rows would not do: SQLite keeps a deleted row's bytes
+in free pages, FTS5 a deleted entry's words in older segments, and the write-ahead log older frames past its end.
+An index is only ever built from the files, so it is removed and built again at its next use (the vectors too,
+which the background pass makes again); a process that has the old file open notices at its next refresh
+(IndexConnection.reopen_if_replaced) and opens the new one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
-import time
 from dataclasses import dataclass, field
 
 from ..memory import conversations as conv
 from ..memory.layers import chat_person
 from ..memory.paths import Home, validate_person_name
 from ..memory.people import remove_person
-from .index_refresh import FTS_TABLES
 from .index_schema import index_path
-from .recall_index import conversation_key, open_index
+from .recall_index import forget_index
 
 INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal")
-CHECKPOINT_PATIENCE_S = 30.0  # as long as any writer of the index waits for a lock
 
 
 @dataclass
@@ -44,6 +40,7 @@ def purge_person(home: Home, name: str) -> Purged:
     validate_person_name(name)
     purged = Purged(remove_person(home, name, purge=True))
     for layer in purged.layers:
+        forget_index(home, layer)
         remove_index_files(home, layer)
     for bot_id in home.bot_ids():
         theirs = [c for c in conv.list_conversations(home, bot_id) if chat_person(c, {name}) == name]
@@ -62,28 +59,9 @@ def remove_index_files(home: Home, workspace_id: str) -> None:
 
 
 def remove_chats(home: Home, bot_id: str, chats: list[conv.Conversation]) -> None:
-    """Delete the chats and their rows in one write of the bot's index, so no other process can read a chat
-    between (an index reads files inside its write), then leave no trace of them in the index (the module's
-    reason)."""
-    index = open_index(home, bot_id)
-    with index.rows.write() as db:
-        for conversation in chats:
-            assert conversation.path is not None  # listed from its file
-            conv.discard_conversation(conversation.path)
-            index.rows.forget(db, conversation_key(conversation))
-    with index.rows.write() as db:
-        for table in FTS_TABLES:
-            db.execute(f"INSERT INTO {table}({table}) VALUES('optimize')")
-    with index.connection.lock:
-        fold_wal_back(index.db)
-
-
-def fold_wal_back(db: sqlite3.Connection, patience_s: float = CHECKPOINT_PATIENCE_S) -> bool:
-    """Copy the write-ahead log into the file and truncate it to nothing, waiting while another process reads (a
-    log only reused would keep older frames past its new end); False when a reader held it all along."""
-    deadline = time.monotonic() + patience_s
-    while True:
-        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        if not busy or time.monotonic() > deadline:
-            return not busy
-        time.sleep(0.05)
+    """Delete the chats, then the bot's index whole (the module's reason): it is built again from the files."""
+    for conversation in chats:
+        assert conversation.path is not None  # listed from its file
+        conv.discard_conversation(conversation.path)
+    forget_index(home, bot_id)
+    remove_index_files(home, bot_id)

@@ -47,6 +47,7 @@ __all__ = [
     "RecallIndex",
     "RefreshReport",
     "close_all",
+    "forget_index",
     "conversation_key",
     "index_path",
     "open_index",
@@ -217,6 +218,14 @@ def open_index(home: Home, bot_id: str) -> RecallIndex:
         if index is None:
             index = _open_indexes[key] = RecallIndex(home, bot_id)
         return index
+
+
+def forget_index(home: Home, bot_id: str) -> None:
+    """Close this process's index of the bot, if open, and forget it (its file is about to go)."""
+    with _open_guard:
+        index = _open_indexes.pop((str(home.root), bot_id), None)
+    if index is not None:
+        index.close()
 
 
 def close_all() -> None:
