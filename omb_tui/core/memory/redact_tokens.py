@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .redact_values import Span, is_reference, lazy, left_ok, plausible, random_token, right_ok
+from .redact_vendors import vendor_spans
 
 __all__ = ["DETECTORS", "token_spans"]
 
@@ -312,6 +313,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
     _own(r"gsk_[A-Za-z0-9]{40,}", "gsk_"),
     _own(r"xai-[A-Za-z0-9]{40,}", "xai-"),
     _own(r"ombp_[A-Za-z0-9_-]{40,}", "ombp_"),  # a person's token of a Team Cloud home (core/memory/people.py)
+    _own(r"ombo_[A-Za-z0-9_-]{40,}", "ombo_"),  # the owner's serve token (core/memory/owner_token.py)
     _own(r"AccountKey=([a-zA-Z0-9+/=]{88})", "AccountKey=", group=1, bound_left=False, extend=False),
     _own(r"npm_[A-Za-z0-9]{36}", "npm_", check=_body_random(4, 36)),
     _own(r"do[por]_v1_[a-f0-9]{64}", "_v1_", bound_right=True, extend=False),
@@ -423,6 +425,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
         r"EAAA[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22,60}", "EAAA", "sq0atp-", check=_body_random(4, 22)
     ),  # Square
     _own(r"EAA[CM][A-Za-z0-9]{100,}", "EAA"),  # Facebook page access token
+    _own(r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", "_mmk", bound_right=True, extend=False),  # MaxMind license key
 )
 
 
@@ -485,7 +488,7 @@ def _gate_open(gates: tuple[str | re.Pattern[str], ...], haystack: str) -> bool:
 
 def token_spans(text: str, lowered: str) -> list[Span]:
     """Where the token rules find a secret in ``text`` (``lowered`` is ``text.lower()``)."""
-    spans: list[Span] = []
+    spans = vendor_spans(text)
     for rule in _OWN_RULES:
         if _gate_open(rule.gates, lowered if rule.gate_lower else text):
             spans.extend(rule.spans(text, lowered))
