@@ -524,8 +524,15 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
     scan = _Scan(text)
     matches = list(_assignment_matches(text, lowered))
     starts = [m.start() for _, m in matches]
+    bare_to = -1  # a key inside a bare value already read is part of it ("token=token=…" is read once)
     for is_phrase, m in matches:
+        if m.start() < bare_to:
+            continue
         if is_phrase:
+            if _is_passphrase(m):  # its words run to the end of the clause: a later key inside them is one of them
+                limit = scan.limit(m.end())
+                clause = _CLAUSE_END_RE.search(text, m.end(), limit)
+                bare_to = limit if clause is None else clause.start()
             yield from _phrase_spans(scan, m)
             continue
         group = "pw" if m.group("pw") else "short" if m.group("short") else "tok" if m.group("tok") else "gen"
@@ -556,6 +563,7 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
             bare = (_BARE_VALUE_RE if group in ("tok", "gen") else _BARE_PASSWORD_RE).match(text, pos)
             if not bare:
                 continue
+            bare_to = bare.end()
             end = scan.before_mark(pos, scan.limit(pos, bare.end(), spaces=False))
             while end > pos and text[end - 1] in _SENTENCE_END:
                 end -= 1

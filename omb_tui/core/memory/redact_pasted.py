@@ -91,16 +91,16 @@ _RULES: tuple[_Rule, ...] = (
     _rule(r"\b(?:machine\s+\S+|default)\s+login\s+\S+\s+password[ \t]+" + _ARG, "machine", "default", check="password"),
     _rule(r"\"(?:auth|identitytoken)\"[ \t]*:[ \t]*\"([A-Za-z0-9+/=_.-]{8,})\"", '"auth"', '"identitytoken"'),
     _rule(r"\bclient-key-data:[ \t]*([A-Za-z0-9+/=]{16,})", "client-key-data"),
-    _rule(r"\bsshpass\b[^\n]*?[ \t]-p[ \t]*" + _ARG, "sshpass", check="password"),
+    _rule(r"\bsshpass\b[^\n]{0,300}?[ \t]-p[ \t]*" + _ARG, "sshpass", check="password"),
     _rule(
-        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p([^\s'\"-][^\s'\"]*)",
+        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,300}?[ \t]-p([^\s'\"-][^\s'\"]*)",
         "mysql",
         "mariadb",
         check="password",
     ),
-    _rule(r"\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t=]*['\"]?[^:\s'\"]+:([^\s'\"]+)", "curl", check="password"),
+    _rule(r"\bcurl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t=]*['\"]?[^:\s'\"]+:([^\s'\"]+)", "curl", check="password"),
     _rule(
-        r"\b(?:set-)?cookie[ \t]*:[ \t]*(?:[^;\n]*;[ \t]*)*?[\w.-]*(?:sess|sid|auth|token|remember|login|jwt)[\w.-]*"
+        r"\b(?:set-)?cookie[ \t]*:[ \t]*(?:[^;\n]{0,200};[ \t]*){0,20}?[\w.-]*(?:sess|sid|auth|token|remember|login|jwt)[\w.-]*"
         r"=([^;\s\"']{8,})",
         "cookie",
         "set-cookie",
@@ -131,7 +131,8 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _rule(rf"<({_XML_SECRET})>([^<\n]+)</", "<", check="element"),
     _rule(
-        r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm)[ \t]+(?:registry[ \t]+)?login\b[^\n]*?[ \t]-p[ \t]*" + _ARG,
+        r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm)[ \t]+(?:registry[ \t]+)?login\b[^\n]{0,300}?[ \t]-p[ \t]*"
+        + _ARG,
         "docker",
         "podman",
         "nerdctl",
@@ -152,7 +153,7 @@ _RULES: tuple[_Rule, ...] = (
         "--private-token",
         check="token",
     ),
-    _rule(r"\bjdbc:oracle:[a-z0-9]+:[^/\s@:'\"]+/([^@\s'\"]+)@", "jdbc:oracle:"),
+    _rule(r"\bjdbc:oracle:[a-z0-9]+:[^/\s@:'\"]{1,128}/([^@\s'\"]{1,256})@", "jdbc:oracle:"),
     _rule(
         r"\b(?:sqlplus|rman|expdp|impdp)(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s/@'\"-][^\s/@'\"]*/([^@\s'\"]+)",
         "sqlplus",
@@ -224,9 +225,13 @@ def _matches(rule: _Rule, text: str, lowered: str) -> Iterator[re.Match[str]]:
         while i != -1:
             starts.add(i)
             i = lowered.find(anchor, i + 1)
+    matched_to = -1  # an anchor inside a match already made is part of it ("_auth=_auth=…" is read once)
     for start in sorted(starts):
+        if start < matched_to:
+            continue
         m = rule.pattern.match(text, start)
         if m is not None:
+            matched_to = m.end()
             yield m
 
 
@@ -267,6 +272,10 @@ def pasted_spans(text: str, lowered: str) -> Iterator[Span]:
 _AUTH_HEADER_RE = lazy(r"authorization[\"'`]?[ \t]*(?::|=>?)[ \t]*", re.IGNORECASE)
 _AUTH_SCHEME_RE = lazy(r"[A-Za-z][A-Za-z0-9_.+-]*[ \t]+(?=\S)")
 _AUTH_PARAM_RE = lazy(r"[A-Za-z][\w-]*[ \t]*=")  # Digest's username="…", AWS4's Credential=…
+# The whole list: name=value or name="value" (its quotes escaped too, as in a JSON string), separated by commas.
+_AUTH_PARAMS_RE = lazy(
+    r"(?:[A-Za-z][\w-]{0,64}[ \t]*=[ \t]*(?:\\*\"[^\"\\\r\n]{0,1024}\\*\"|[^\s,\"'`\\]{1,4096})(?:[ \t]*,[ \t]*)?)+"
+)
 _AUTH_TOKEN_RE = lazy(r"(?:[^\s\"'`,;<>|~«]|~(?!~))+")
 # Where a memory line's conventions end a value: " · ", a table cell, a closing "~~", a «redacted N chars» mark.
 _LINE_CONVENTIONS = (" · ", " |", "~~", "«redacted ")
@@ -286,15 +295,23 @@ def _basic_credentials(value: str) -> bool:
     return b":" in decoded
 
 
-def _header_value_end(text: str, header: int, pos: int) -> int:
+def _line_end(text: str, pos: int) -> int:
+    found = _LINE_END_RE.search(text, pos)
+    return len(text) if found is None else found.start()
+
+
+_LINE_END_RE = lazy(r"[\r\n]")
+_LONGEST_HEADER = 8192  # a quote not closed within this is not the header's (a bound keeps every look linear)
+
+
+def _header_value_end(text: str, header: int, pos: int, line_end: int) -> int:
     """Where the value that starts at ``pos`` ends: the quote that opened before it (``-H 'Authorization: …'``,
     ``"Authorization": "…"``), else the end of the line."""
-    line_end = min((i for i in (text.find("\n", pos), text.find("\r", pos)) if i >= 0), default=len(text))
     opener = text[pos - 1] if pos > 0 and text[pos - 1] in _QUOTE_CHARS else ""
     if not opener and header > 0 and text[header - 1] in _QUOTE_CHARS:
         opener = text[header - 1]
     if opener:
-        close = text.find(opener, pos, line_end)
+        close = text.find(opener, pos, min(line_end, pos + _LONGEST_HEADER))
         if close >= 0:
             return close
     return line_end
@@ -311,8 +328,9 @@ def authorization_spans(text: str, lowered: str) -> Iterator[Span]:
         while i != -1:
             starts.append(i)
             i = lowered.find("authorization", i + 1)
+    judged_to = line_end = -1  # a header inside a value already judged is part of it; the current line's end
     for header in starts:
-        if header > 0 and text[header - 1].isalnum():
+        if header < judged_to or header > 0 and text[header - 1].isalnum():
             continue  # "preauthorization: …"
         m = _AUTH_HEADER_RE.match(text, header)
         if m is None:
@@ -320,23 +338,28 @@ def authorization_spans(text: str, lowered: str) -> Iterator[Span]:
         pos = m.end()
         if pos < len(text) and text[pos] in _QUOTE_CHARS:
             pos += 1
-        end = _header_value_end(text, header, pos)
+        if pos > line_end:
+            line_end = _line_end(text, pos)
+        end = _header_value_end(text, header, pos, line_end)
         scheme = _AUTH_SCHEME_RE.match(text, pos, end)
         credentials = scheme.end() if scheme else pos
         if _AUTH_PARAM_RE.match(text, credentials, end):
+            params = _AUTH_PARAMS_RE.match(text, credentials, line_end)
+            stop = end if params is None else max(end, params.end())  # a quoted value's quotes are not the header's
             value_end = min(
-                (i for i in (text.find(c, credentials, end) for c in _LINE_CONVENTIONS) if i >= 0), default=end
+                (i for i in (text.find(c, credentials, stop) for c in _LINE_CONVENTIONS) if i >= 0), default=stop
             )
             while value_end > credentials and text[value_end - 1] in " \t.,;":
                 value_end -= 1
             value = text[credentials:value_end]
+            judged_to = value_end
             if any(plausible(run) for run in _GENERATED_RUN_RE.findall(value)):
                 yield credentials, value_end
             continue
         token = _AUTH_TOKEN_RE.match(text, credentials, end)
         if token is None:
             continue
-        value_end = token.end()
+        value_end = judged_to = token.end()
         while value_end > credentials and text[value_end - 1] in ".)":
             value_end -= 1
         value = text[credentials:value_end]

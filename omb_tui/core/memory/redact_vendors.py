@@ -17,6 +17,8 @@ so a text that repeats a prefix (``fio-u-fio-u-…``) is read in linear time. Th
 
 from __future__ import annotations
 
+import functools
+import re
 import string
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -142,6 +144,12 @@ def _generated(body: str) -> bool:
     return len(body) >= 24 and any(c.isupper() for c in body) and any(c.islower() for c in body)
 
 
+@functools.cache
+def _run(alphabet: frozenset[str]) -> re.Pattern[str]:
+    """The longest run of ``alphabet``'s characters (a character class, matched in C)."""
+    return re.compile("[" + "".join(re.escape(c) for c in sorted(alphabet)) + "]*")
+
+
 def _row_spans(text: str, row: _Vendor) -> Iterator[Span]:
     prefix, alphabet, n = row.prefix, row.alphabet, len(text)
     read_to = -1  # the end of the last run read for this row: an occurrence inside it was judged with it
@@ -151,10 +159,9 @@ def _row_spans(text: str, row: _Vendor) -> Iterator[Span]:
         i = text.find(prefix, i + 1)
         if start < read_to or start > 0 and text[start - 1] in _LETTERS_OR_DIGITS:
             continue
-        body_start = end = start + len(prefix)
-        while end < n and text[end] in alphabet:
-            end += 1
-        read_to = end
+        body_start = start + len(prefix)
+        run = _run(alphabet).match(text, body_start)  # "[…]*" matches everywhere, if only the empty string
+        end = read_to = body_start if run is None else run.end()
         while end > body_start and text[end - 1] == ".":
             end -= 1  # a sentence's full stop after the key is not part of it
         body = text[body_start:end]
