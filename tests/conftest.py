@@ -375,13 +375,17 @@ def run_exe(home, tmp_path):
     """Run the installed command in a subprocess with OMB_HOME set; output stays bytes."""
 
     def run(
-        *argv: str, stdin: bytes = b"", env: dict[str, str] | None = None, module: bool = False
+        *argv: str,
+        stdin: bytes = b"",
+        env: dict[str, str] | None = None,
+        module: bool = False,
+        timeout: float = 120,
     ) -> subprocess.CompletedProcess[bytes]:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OMB_", "PYTHONIOENCODING"))}
         full_env.update({"OMB_HOME": str(home.root), "HOME": str(tmp_path / "user"), "PYTHONUTF8": "1"})
         full_env.update(clock.carried_env())  # the suite's clock (scripts/dev.py test --today)
         full_env.update(env or {})
         command = [sys.executable, "-m", "omb_tui.cli"] if module else omb_tui_command()
-        return subprocess.run(command + list(argv), input=stdin, capture_output=True, env=full_env, timeout=120)
+        return subprocess.run(command + list(argv), input=stdin, capture_output=True, env=full_env, timeout=timeout)
 
     return run

@@ -19,6 +19,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from credential_fresh_data import FRESH_CREDENTIALS, FRESH_LOOKALIKES
+
 
 @dataclass(frozen=True)
 class Credential:
@@ -263,6 +265,9 @@ CREDENTIALS: list[Credential] = [
 ]
 # fmt: on
 
+# Fresh shapes by family, bodies drawn at random in each kind's shape (tests/credential_fresh_data.py).
+CREDENTIALS += [Credential(*fresh) for fresh in FRESH_CREDENTIALS]
+
 
 LOOKALIKES: list[str] = [
     # --- hashes and ids
@@ -403,6 +408,7 @@ LOOKALIKES: list[str] = [
     "Sentry DSN sntrys_ prefix; glsa_ service accounts; .atlasv1. in Terraform tokens; sk.eyJ is Mapbox",
     "the tailscale node fd7a:115c:a1e0::1 and host tskey-example.internal",
 ]
+LOOKALIKES += FRESH_LOOKALIKES
 
 # Lookalikes the detector still takes for a secret, and why each remains. The corpus
 # test fails when one of these passes unchanged (drop it from here) or when any other

@@ -148,16 +148,73 @@ PATTERN_PROBE = textwrap.dedent("""
 """)
 
 
-def test_every_pattern_run_on_model_text_finishes_on_adversarial_input():
+def run_probes(probe: str, size: int, deadline_s: int) -> list[str]:
+    """The names of the probes that finished, run in a child process; fails naming the last one that did when the
+    deadline passes first."""
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", PATTERN_PROBE, str(PATTERN_SIZE)],
-            capture_output=True,
-            text=True,
-            timeout=DEADLINE_S,
-            check=True,
+        return subprocess.run(
+            [sys.executable, "-c", probe, str(size)], capture_output=True, text=True, timeout=deadline_s, check=True
         ).stdout.splitlines()
     except subprocess.TimeoutExpired as stuck:
         finished = (stuck.stdout or b"").decode().splitlines()
-        pytest.fail(f"a pattern did not finish within {DEADLINE_S} s; the last to finish: {finished[-1:]}")
-    assert len(done) == 22
+        pytest.fail(f"a probe did not finish within {deadline_s} s; the last to finish: {finished[-1:]}")
+
+
+def test_every_pattern_run_on_model_text_finishes_on_adversarial_input():
+    assert len(run_probes(PATTERN_PROBE, PATTERN_SIZE, DEADLINE_S)) == 22
+
+
+# Credential redaction runs on every text written (a model's answer too). Each of its rules is probed alone, on
+# a text that repeats its literal gate (the input that makes a rule which reads to the end of a run from every
+# occurrence quadratic), and on runs of token characters after it. 100,000 characters: all of them together take
+# about 25 s of CPU when linear; a quadratic rule needs some 10¹⁰ steps on such an input (those this replaced took 4-30 s
+# at 20,000 characters, 25 times as long at this size), so the deadline separates the two.
+REDACTION_SIZE = 100_000
+REDACTION_DEADLINE_S = 300
+REDACTION_PROBE = textwrap.dedent("""
+    import sys
+    from omb_tui.core.memory import redact_assignments, redact_pasted, redact_tokens, redact_vendors
+    from omb_tui.core.memory.redact import redact
+
+    N = int(sys.argv[1])
+
+    def fill(piece):
+        return (piece * (N // len(piece) + 1))[:N]
+
+    probes = {}
+    for row in redact_vendors.VENDOR_PREFIXES:
+        for text in (fill(row.prefix), fill(row.prefix + "aB3" * 40 + "!")):
+            probes[f"vendor {row.prefix} {len(probes)}"] = lambda t=text, r=row: list(redact_vendors._row_spans(t, r))
+    library = [rule for i in range(len(redact_tokens._LIBRARY_SPECS)) for rule in redact_tokens._library_rules(i)]
+    gates = [gate for spec in redact_tokens._LIBRARY_SPECS for gate in spec.gates if isinstance(gate, str)]
+    for rule in redact_tokens._OWN_RULES:
+        for gate in rule.gates:
+            if isinstance(gate, str):
+                text = fill(gate)
+                probes[f"token rule {gate} {len(probes)}"] = lambda t=text, r=rule: list(r.spans(t, t.lower()))
+    for gate in gates:
+        text = fill(gate)
+        probes[f"library rules {gate}"] = lambda t=text: [list(r.spans(t, t.lower())) for r in library]
+    for piece in [
+        "authorization: ", "Authorization: Digest a=", "'Authorization: Basic ", "authorization: x ", "<password>",
+        "<a", "--password ", "--token ", "docker login ", "docker login -p", "_auth=", "a_key=", "aKey: ", "token=",
+        "password=", "password: ", "jdbc:oracle:thin:a/", "sqlplus a/", '"github-oauth": {"', "npm config set ",
+        "cargo login ", "curl ", "sshpass ", "mysql ", "cookie: ", "cookie: a;", "private key ", "://", "://a:",
+        "passwort ist ", "machine a login b password ", "the password is ", "key ", " · ", "~~", "|", "a:1:b:c:",
+        "my passphrase is a ", "api key is ", "pass ", "secret: a ",
+    ]:
+        text = fill(piece)
+        probes[f"assignments {piece!r}"] = lambda t=text: list(redact_assignments.assignment_spans(t, t.lower()))
+        probes[f"pasted {piece!r}"] = lambda t=text: list(redact_pasted.pasted_spans(t, t.lower()))
+    mixed = fill("Authorization: Digest a=1, token=ab12 ghp_x\u200b passphrase is b AKIA ")
+    probes["the whole redaction, mixed"] = lambda: redact(mixed[: N // 4])
+    for name, probe in probes.items():
+        probe()
+        print(name, flush=True)
+    print("done", len(probes), flush=True)
+""")
+
+
+def test_every_redaction_rule_finishes_on_adversarial_input():
+    done = run_probes(REDACTION_PROBE, REDACTION_SIZE, REDACTION_DEADLINE_S)
+    assert done[-1].startswith("done ") and int(done[-1].split()[1]) > 200

@@ -538,7 +538,7 @@ def test_a_providers_error_echoing_the_corpus_reaches_neither_the_output_nor_a_f
         hidden = escaped_forms(credential)["first-letter"]
         refusal = {"status": 400, "message": f"Invalid request: {request} (bad value '{hidden}')"}
         fake_llm.script(*[refusal] * len(LADDER))
-    done = run_exe("models", "test")
+    done = run_exe("models", "test", timeout=600)  # one call per credential: some 300, each redacted (a busy machine)
     assert done.returncode == 1 and done.stdout.count(b"refused the request (400)") == len(CREDENTIALS) + 1
     printed = (done.stdout + done.stderr).decode("utf-8")
     assert [c.kind for c in CREDENTIALS if c.secret in printed] == []

@@ -15,6 +15,7 @@ from .disk import atomic_write_bytes
 from .paths import Home, MemoryInputError, quoted, refuse_links
 
 TOKEN_FILE = "serve-token"
+TOKEN_PREFIX = "ombo_"  # the owner's token, told apart from a person's (ombp_) and redacted wherever it is written
 TOKEN_BYTES = 32  # secrets.token_urlsafe(32): 43 characters, 256 bits
 MIN_TOKEN_CHARS = 32  # a hand-written token shorter than this is refused
 # One request's body, the most either of the owner's servers (`serve`, `mcp --http`) reads: a memory file's earlier
@@ -34,13 +35,14 @@ def load_or_create_token(home: Home) -> str:
     """The token in `<home>/serve-token`, made (0600, atomically) when there is none yet.
 
     A file others could read, a link, or a token too short to be secret is refused with one sentence: the token
-    opens every bot's memory, so a weak one is never served."""
+    opens every bot's memory, so a weak one is never served. A token made before tokens had their prefix is kept
+    and still opens the home."""
     path = token_path(home)
     refuse_links(path)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        token = secrets.token_urlsafe(TOKEN_BYTES)
+        token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
         atomic_write_bytes(path, (token + "\n").encode("ascii"))  # mkstemp: 0600; refuses links on the way
         return token
     if not stat.S_ISREG(info.st_mode):

@@ -28,7 +28,9 @@ Guarantees:
   imported the first time a text actually needs its patterns.
 
 How: :mod:`.redact_tokens` finds keys by their shape (prefixed tokens, detect-secrets'
-patterns, URLs with a password, private key blocks), :mod:`.redact_assignments` finds the
+patterns, URLs with a password, private key blocks; :mod:`.redact_vendors` holds the table of
+vendor prefixes), :mod:`.redact_pasted` finds secrets by where they sit (headers, pasted files,
+command lines), :mod:`.redact_assignments` finds the
 values of ``key = value`` assignments and "password is X" phrases, and this module merges
 what they find and replaces it, pass after pass until nothing changes.
 

@@ -23,13 +23,18 @@ Rules for ``key: value`` and ``key=value`` assignments (the key name stays):
   ("rotated yearly"). "correct horse battery staple" is none of these.
 * Secret keys (``secret``, ``*_secret``, ``pwd``): the same, but one word only;
   ``secret: she hates cilantro`` and ``pwd: /Users/maciej`` stay.
-* Token-like keys (``token``, ``*_token``, ``authorization``, ``pass``, and
+* Token-like keys (``token``, ``*_token``, ``pass``, and
   ``api/access/secret/private/auth/client/… key`` with ``_``, ``-``, a space or
   nothing before ``key``: ``API key: …``): only a value that looks generated: 8+
   characters with letters and digits, or 24+ characters of mixed case. After a
   ``token`` key 8+ ASCII letters count too (``token=abcdefghij``), unless they are
   an ordinary word or a lower-case word with more words after it
   ("token: regenerated monthly").
+* Any other ``*_key`` (``STRIPE_KEY``, ``maps-key``, ``app.key``, ``weatherKey``), whatever the vendor: only a
+  value of one word that looks generated (20+ characters with letters, digits and a 16-character run of them, or
+  24+ of both cases), and not under a name for a key that is no secret (``public_key``, ``sort_key``,
+  ``cache_key``, …).
+* ``Authorization`` headers are read by :mod:`.redact_pasted`, whatever their scheme.
 * Quoted values: the text inside the quotes, for every key.
 
 The phrase "password is X" (also "was", "is now", "is set to", "is:"; password,
@@ -65,9 +70,11 @@ _PASSWORD_KEYS = r"pass(?:word|wd|phrase)|pass[ \t]phrase"
 # a multi-word pass phrase ("secret: she hates cilantro" is a note, not a secret).
 _SHORT_KEYS = r"secret|(?<![A-Za-z])pwd"
 _KEY_NAME_PREFIXES = r"(?:api|access|secret|private|auth|client|master|encryption|signing|session)"
-_TOKEN_KEYS = rf"token|authorization|(?<![A-Za-z])pass|{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?key"
+_TOKEN_KEYS = rf"token|(?<![A-Za-z])pass|{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?key"
+# Any other key name that ends in "key" after "_", "-" or "." (STRIPE_KEY, app.key) or in camel case (weatherKey).
+_GENERIC_KEY = r"(?<=[A-Za-z0-9][_.-])key|(?-i:(?<=[a-z])Key)"
 _ASSIGN_RE = lazy(
-    rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<short>{_SHORT_KEYS})|(?P<tok>{_TOKEN_KEYS}))"
+    rf"(?:(?P<pw>{_PASSWORD_KEYS})|(?P<short>{_SHORT_KEYS})|(?P<tok>{_TOKEN_KEYS})|(?P<gen>{_GENERIC_KEY}))"
     r"[\"'`*_\]]{0,3}"  # closing quote, bracket or markdown emphasis of the key
     r"[ \t]*(?P<sep>:=|=>|:(?!:)|=(?!=))"
     r"(?:\*{1,2}|_{1,2})?[ \t]*",  # "**Password:** hunter2"
@@ -83,11 +90,10 @@ _PHRASE_RE = lazy(
     re.IGNORECASE,
 )
 # Every key name above starts with one of these, or ends with "key" after a prefix.
-_ASSIGN_LITERALS = ("pass", "pwd", "token", "secret", "authorization")
+_ASSIGN_LITERALS = ("pass", "pwd", "token", "secret")
 _KEY_PREFIX_RE = lazy(rf"{_KEY_NAME_PREFIXES}(?:[_-]|[ \t])?\Z")
 _KEY_PREFIX_ANY_CASE_RE = lazy(_KEY_PREFIX_RE.pattern, re.IGNORECASE)
 _KEY_LITERAL_RE = lazy("|".join((*_ASSIGN_LITERALS, "key")), re.IGNORECASE)
-_AUTH_SCHEME_RE = lazy(r"(?:basic|bearer|token|digest)[ \t]+", re.IGNORECASE)
 _BARE_VALUE_RE = lazy(r"[^\s\"'`<>()\[\]{},;|&]+")  # token=…: stops at & (query strings)
 _BARE_PASSWORD_RE = lazy(r"[^\s\"'`]+")  # password=…: anything up to a space
 _QUOTES = "\"'`"
@@ -122,8 +128,7 @@ def _assignment_matches(text: str, lowered: str) -> Iterator[tuple[bool, re.Matc
             continue
         # "API key", "secret_key": the key name starts at its prefix.
         prefix = prefix_re.search(haystack, max(0, start - 12), start)
-        if prefix is not None:
-            starts.add(prefix.start())
+        starts.add(start if prefix is None else prefix.start())  # no known prefix: any other *_key
     for start in sorted(starts):
         m = _ASSIGN_RE.match(text, start)
         if m is not None:
@@ -421,6 +426,34 @@ def _passphrase_spans(scan: _Scan, start: int, end: int) -> Iterator[Span]:
             yield span
 
 
+# The word before "_key" in names of keys that are no secret: a public key, a database's or a cache's key.
+_NO_SECRET_KEY_WORDS = frozenset(
+    """public publishable pub sort primary partition foreign cache idempotency object row hot routing shard lookup
+    dedup dedupe index unique composite natural surrogate ssh gpg pgp kms""".split()
+)
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _names_no_secret(text: str, key_start: int) -> bool:
+    """Whether the word before ``_key``/``Key`` (``sort_key``, ``publicKey``) names a key that is no secret."""
+    end = key_start if text[key_start].isupper() else key_start - 1  # camel case has no separator
+    start = end
+    while start > 0 and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    word = text[start:end]
+    if text[key_start].isupper():  # "cachePublicKey": the last camel-case word
+        upper = max((i for i, c in enumerate(word) if c.isupper()), default=0)
+        word = word[upper:]
+    return word.lower() in _NO_SECRET_KEY_WORDS
+
+
+def _generated_key(value: str) -> bool:
+    """A value under any ``*_key`` name: one word that looks generated, longer than most ids."""
+    if len(value) < 20 or any(c.isspace() for c in value):
+        return False
+    return random_token(value, 20) or len(value) >= 24 and plausible(value) and not value.isdigit()
+
+
 def _letters_token(value: str, scan: _Scan, end: int) -> bool:
     """``token=abcdefghij``: 8+ ASCII letters after a token key, unless the value is a
     lower-case word with more words after it ("token: regenerated monthly")."""
@@ -491,17 +524,22 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
     scan = _Scan(text)
     matches = list(_assignment_matches(text, lowered))
     starts = [m.start() for _, m in matches]
+    bare_to = -1  # a key inside a bare value already read is part of it ("token=token=…" is read once)
     for is_phrase, m in matches:
+        if m.start() < bare_to:
+            continue
         if is_phrase:
+            if _is_passphrase(m):  # its words run to the end of the clause: a later key inside them is one of them
+                limit = scan.limit(m.end())
+                clause = _CLAUSE_END_RE.search(text, m.end(), limit)
+                bare_to = limit if clause is None else clause.start()
             yield from _phrase_spans(scan, m)
             continue
-        group = "pw" if m.group("pw") else "short" if m.group("short") else "tok"
+        group = "pw" if m.group("pw") else "short" if m.group("short") else "tok" if m.group("tok") else "gen"
         key = m.group(group).lower()
         pos = m.end()
-        if key == "authorization":
-            scheme = _AUTH_SCHEME_RE.match(text, pos)
-            if scheme:
-                pos = scheme.end()
+        if group == "gen" and _names_no_secret(text, m.start()):
+            continue
         if pos >= len(text):
             continue
         quote = text[pos]
@@ -511,7 +549,7 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
             if inside is None:
                 continue
             spans = (inside,)
-        elif group != "tok" and m.group("sep") == ":" or _is_passphrase(m):
+        elif group not in ("tok", "gen") and m.group("sep") == ":" or _is_passphrase(m):
             # The value also ends where the next key on its line begins.
             following = bisect.bisect_left(starts, pos)
             end = scan.limit(pos, starts[following] if following < len(starts) else None)
@@ -522,9 +560,10 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
             else:
                 spans = _line_value_spans(scan, pos, end, "phrase" if group == "pw" else "word")
         else:
-            bare = (_BARE_VALUE_RE if group == "tok" else _BARE_PASSWORD_RE).match(text, pos)
+            bare = (_BARE_VALUE_RE if group in ("tok", "gen") else _BARE_PASSWORD_RE).match(text, pos)
             if not bare:
                 continue
+            bare_to = bare.end()
             end = scan.before_mark(pos, scan.limit(pos, bare.end(), spaces=False))
             while end > pos and text[end - 1] in _SENTENCE_END:
                 end -= 1
@@ -535,7 +574,10 @@ def assignment_spans(text: str, lowered: str) -> Iterator[Span]:
             value = text[start:end]
             if is_reference(value):
                 continue
-            if group == "tok":
+            if group == "gen":
+                if _generated_key(value):
+                    yield start, end
+            elif group == "tok":
                 if plausible(value) or key == "token" and _letters_token(value, scan, end):
                     yield start, end
             elif quote in _QUOTES:

@@ -17,6 +17,15 @@ text), so a note with none of the literals pays a few substring scans.
   sid, auth, token, remember, login, jwt), 8 characters or more.
 * An Ethereum (or any 64-hex) private key: ``0x`` and 64 hex digits, or 64 hex digits, within a few
   words after "private key" / "privkey" on the same line. A transaction hash or an address stays.
+* ``Authorization:`` and ``Proxy-Authorization:`` headers with any scheme (Bearer, Basic, Token, Digest,
+  AWS4-HMAC-SHA256, SSWS, Bot, a custom one, or none): the scheme stays; one credential after it goes when it looks
+  generated (a Basic one when it decodes to ``user:password``), and a list of parameters (``Digest username="…",
+  response="…"``, ``Credential=…, Signature=…``) goes whole, to the end of the header's value.
+* Package managers: ``.npmrc``'s ``_auth=`` and yarn's ``npmAuthIdent``, ``npm config set …:_authToken X``,
+  ``cargo login X``, composer's ``auth.json`` (``"github-oauth": {"github.com": "…"}``, ``gitlab-token``,
+  ``bearer``), NuGet's ``<add key="ClearTextPassword" value="…"/>`` and XML elements such as Maven's
+  ``<password>…</password>``; ``docker login … -p X`` and ``--password X``/``--token X`` flags on any command line.
+* Oracle's ``jdbc:oracle:thin:user/password@host`` and ``sqlplus user/password@db``.
 * The word for password in French, German, Spanish, Italian, Portuguese, Dutch, Czech, Polish and
   Swedish, followed by ":" or by the language's "is" (up to four words between: "le mot de passe du
   wifi est X"): X must look like a password (a digit, a symbol or a capital inside), since no list of
@@ -29,7 +38,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .redact_values import Span, is_reference, lazy, looks_like_password
+from .redact_values import Span, is_reference, lazy, looks_like_password, plausible
 
 __all__ = ["pasted_spans"]
 
@@ -39,7 +48,7 @@ class _Rule(NamedTuple):
 
     pattern: re.Pattern[str]
     anchors: tuple[str, ...]  # lower-case literals; every match starts at one (found with str.find)
-    check: str = ""  # "password": the value must look like a password
+    check: str = ""  # "password": the value must look like a password; "token": look generated
 
 
 def _rule(pattern: str, *gates: str, check: str = "", flags: int = re.IGNORECASE) -> _Rule:
@@ -67,6 +76,9 @@ _FOREIGN_PHRASE = "|".join(
     rf"(?:{word})(?:[ \t]+[^\s.,;:!?]+){{0,4}}?[ \t]+(?:{verb})(?:[ \t]*:)?" for word, verb in _PASSWORD_IS
 )
 _FOREIGN_KEY = "|".join(word for word, _ in _PASSWORD_IS if word != "password")
+_PASSWORD_FLAGS = r"password|passwd|pass|pw"
+_TOKEN_FLAGS = r"token|api-?key|access-token|auth-token|secret|client-secret|secret-key|access-key|private-token"
+_XML_SECRET = r"[A-Za-z_.:-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|private[_-]?key)"
 
 _RULES: tuple[_Rule, ...] = (
     _rule(rf"(?<=[?&])X-Amz-(?:Signature|Credential|Security-Token)={_QUERY_VALUE}", "x-amz-"),
@@ -79,21 +91,76 @@ _RULES: tuple[_Rule, ...] = (
     _rule(r"\b(?:machine\s+\S+|default)\s+login\s+\S+\s+password[ \t]+" + _ARG, "machine", "default", check="password"),
     _rule(r"\"(?:auth|identitytoken)\"[ \t]*:[ \t]*\"([A-Za-z0-9+/=_.-]{8,})\"", '"auth"', '"identitytoken"'),
     _rule(r"\bclient-key-data:[ \t]*([A-Za-z0-9+/=]{16,})", "client-key-data"),
-    _rule(r"\bsshpass\b[^\n]*?[ \t]-p[ \t]*" + _ARG, "sshpass", check="password"),
+    _rule(r"\bsshpass\b[^\n]{0,300}?[ \t]-p[ \t]*" + _ARG, "sshpass", check="password"),
     _rule(
-        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[ \t]-p([^\s'\"-][^\s'\"]*)",
+        r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,300}?[ \t]-p([^\s'\"-][^\s'\"]*)",
         "mysql",
         "mariadb",
         check="password",
     ),
-    _rule(r"\bcurl\b[^\n]*?[ \t](?:-u|--user)[ \t=]*['\"]?[^:\s'\"]+:([^\s'\"]+)", "curl", check="password"),
+    _rule(r"\bcurl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t=]*['\"]?[^:\s'\"]+:([^\s'\"]+)", "curl", check="password"),
     _rule(
-        r"\b(?:set-)?cookie[ \t]*:[ \t]*(?:[^;\n]*;[ \t]*)*?[\w.-]*(?:sess|sid|auth|token|remember|login|jwt)[\w.-]*"
+        r"\b(?:set-)?cookie[ \t]*:[ \t]*(?:[^;\n]{0,200};[ \t]*){0,20}?[\w.-]*(?:sess|sid|auth|token|remember|login|jwt)[\w.-]*"
         r"=([^;\s\"']{8,})",
         "cookie",
         "set-cookie",
     ),
     _rule(r"\bpriv(?:ate)?[ _-]?key\b[^\n]{0,40}?(?<![0-9A-Za-z])((?:0x)?[0-9a-fA-F]{64})(?![0-9A-Za-z])", "priv"),
+    _rule(r"(?<![\w/])_auth[ \t]*=[ \t]*" + _ARG, "_auth", check="password"),
+    _rule(r"\bnpmAuthIdent[\"']?[ \t]*:[ \t]*" + _ARG, "npmauthident", check="password"),
+    _rule(
+        r"\b(?:npm|pnpm|yarn)[ \t]+config[ \t]+set[ \t]+\S*(?:_authToken|_auth|_password|npmAuthToken)[ \t]+" + _ARG,
+        "npm",
+        "pnpm",
+        "yarn",
+        check="token",
+    ),
+    _rule(r"\bcargo[ \t]+login[ \t]+(?:--registry[ \t=]+\S+[ \t]+)?" + _ARG, "cargo", check="token"),
+    _rule(
+        r"\"(?:github-oauth|gitlab-token|gitlab-oauth|bearer)\"[ \t]*:[ \t]*\{\s{0,40}\"[^\"\n]{1,200}\"[ \t]*:[ \t]*"
+        r"\"([^\"\n]{8,})\"",
+        '"github-oauth"',
+        '"gitlab-token"',
+        '"gitlab-oauth"',
+        '"bearer"',
+        check="token",
+    ),
+    _rule(
+        r"<add[ \t]+key=[\"'](?:ClearText)?(?:Password|Token|ApiKey)[\"'][ \t]+value=\"([^\"\n]+)\"",
+        "<add",
+    ),
+    _rule(rf"<({_XML_SECRET})>([^<\n]+)</", "<", check="element"),
+    _rule(
+        r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm)[ \t]+(?:registry[ \t]+)?login\b[^\n]{0,300}?[ \t]-p[ \t]*"
+        + _ARG,
+        "docker",
+        "podman",
+        "nerdctl",
+        "buildah",
+        "skopeo",
+        "helm",
+        check="password",
+    ),
+    _rule(rf"(?<![\w-])--(?:{_PASSWORD_FLAGS})[ \t]+(?!-)" + _ARG, "--p", check="password"),
+    _rule(
+        rf"(?<![\w-])--(?:{_TOKEN_FLAGS})[ \t]+(?!-)" + _ARG,
+        "--token",
+        "--api",
+        "--access-",
+        "--auth-",
+        "--secret",
+        "--client-secret",
+        "--private-token",
+        check="token",
+    ),
+    _rule(r"\bjdbc:oracle:[a-z0-9]+:[^/\s@:'\"]{1,128}/([^@\s'\"]{1,256})@", "jdbc:oracle:"),
+    _rule(
+        r"\b(?:sqlplus|rman|expdp|impdp)(?:[ \t]+-[A-Za-z]+)*[ \t]+[^\s/@'\"-][^\s/@'\"]*/([^@\s'\"]+)",
+        "sqlplus",
+        "rman",
+        "expdp",
+        "impdp",
+    ),
     _rule(
         rf"(?<!\w)(?:{_FOREIGN_PHRASE}|(?:{_FOREIGN_KEY})[ \t]*:)[ \t]+{_ARG}",
         "mot de passe",
@@ -117,8 +184,9 @@ _PGPASS = _Rule(lazy(""), (), "password")  # how a .pgpass password is judged (s
 _TRAILING = ".,;)"  # "!" and "?" are common in passwords
 
 
-def _secret(m: re.Match[str]) -> Span | None:
-    for group in range(1, (m.lastindex or 0) + 1):
+def _secret(m: re.Match[str], rule: _Rule) -> Span | None:
+    first = 2 if rule.check == "element" else 1  # an element's name is group 1
+    for group in range(first, (m.lastindex or 0) + 1):
         if m.start(group) >= 0:
             return m.span(group)
     return None
@@ -157,9 +225,13 @@ def _matches(rule: _Rule, text: str, lowered: str) -> Iterator[re.Match[str]]:
         while i != -1:
             starts.add(i)
             i = lowered.find(anchor, i + 1)
+    matched_to = -1  # an anchor inside a match already made is part of it ("_auth=_auth=…" is read once)
     for start in sorted(starts):
+        if start < matched_to:
+            continue
         m = rule.pattern.match(text, start)
         if m is not None:
+            matched_to = m.end()
             yield m
 
 
@@ -169,12 +241,17 @@ def pasted_spans(text: str, lowered: str) -> Iterator[Span]:
     if text.count(":") >= 4:  # a .pgpass line has four
         found.extend((_PGPASS, m) for m in _pgpass_matches(text))
     for rule, m in found:
-        span = _secret(m)
+        span = _secret(m, rule)
         if span is None:
             continue
         start, end = span
         quoted = start > 0 and text[start - 1] in "'\"" and text[end : end + 1] == text[start - 1]
-        if not quoted:
+        if rule.check == "element":
+            while start < end and text[start] in " \t":
+                start += 1
+            while end > start and text[end - 1] in " \t":
+                end -= 1
+        elif not quoted:
             while end > start and text[end - 1] in _TRAILING:
                 end -= 1
         value = text[start:end]
@@ -182,4 +259,112 @@ def pasted_spans(text: str, lowered: str) -> Iterator[Span]:
             continue
         if rule.check == "password" and not quoted and not looks_like_password(value):
             continue
+        if rule.check == "token" and not plausible(value):
+            continue
+        if rule.check == "element" and (" " in value or "\t" in value) and not looks_like_password(value):
+            continue  # "<password>see the vault</password>" describes one
         yield start, end
+    yield from authorization_spans(text, lowered)
+
+
+# ------------------------------------------------------------------ Authorization headers
+
+_AUTH_HEADER_RE = lazy(r"authorization[\"'`]?[ \t]*(?::|=>?)[ \t]*", re.IGNORECASE)
+_AUTH_SCHEME_RE = lazy(r"[A-Za-z][A-Za-z0-9_.+-]*[ \t]+(?=\S)")
+_AUTH_PARAM_RE = lazy(r"[A-Za-z][\w-]*[ \t]*=")  # Digest's username="…", AWS4's Credential=…
+# The whole list: name=value or name="value" (its quotes escaped too, as in a JSON string), separated by commas.
+_AUTH_PARAMS_RE = lazy(
+    r"(?:[A-Za-z][\w-]{0,64}[ \t]*=[ \t]*(?:\\*\"[^\"\\\r\n]{0,1024}\\*\"|[^\s,\"'`\\]{1,4096})(?:[ \t]*,[ \t]*)?)+"
+)
+_AUTH_TOKEN_RE = lazy(r"(?:[^\s\"'`,;<>|~«]|~(?!~))+")
+# Where a memory line's conventions end a value: " · ", a table cell, a closing "~~", a «redacted N chars» mark.
+_LINE_CONVENTIONS = (" · ", " |", "~~", "«redacted ")
+_GENERATED_RUN_RE = lazy(r"[A-Za-z0-9+/_=.~-]{8,}")
+_QUOTE_CHARS = "\"'`"
+
+
+def _basic_credentials(value: str) -> bool:
+    """Whether a Basic credential decodes to ``user:password``."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
+
+
+def _line_end(text: str, pos: int) -> int:
+    found = _LINE_END_RE.search(text, pos)
+    return len(text) if found is None else found.start()
+
+
+_LINE_END_RE = lazy(r"[\r\n]")
+_LONGEST_HEADER = 8192  # a quote not closed within this is not the header's (a bound keeps every look linear)
+
+
+def _header_value_end(text: str, header: int, pos: int, line_end: int) -> int:
+    """Where the value that starts at ``pos`` ends: the quote that opened before it (``-H 'Authorization: …'``,
+    ``"Authorization": "…"``), else the end of the line."""
+    opener = text[pos - 1] if pos > 0 and text[pos - 1] in _QUOTE_CHARS else ""
+    if not opener and header > 0 and text[header - 1] in _QUOTE_CHARS:
+        opener = text[header - 1]
+    if opener:
+        close = text.find(opener, pos, min(line_end, pos + _LONGEST_HEADER))
+        if close >= 0:
+            return close
+    return line_end
+
+
+def authorization_spans(text: str, lowered: str) -> Iterator[Span]:
+    """The credentials of ``Authorization:`` headers, whatever the scheme (see the module docstring)."""
+    if len(lowered) != len(text):
+        lowered = text.lower()  # positions must agree; rare ("İ")
+        starts = [m.start() for m in re.finditer("authorization", text, re.IGNORECASE)]
+    else:
+        starts = []
+        i = lowered.find("authorization")
+        while i != -1:
+            starts.append(i)
+            i = lowered.find("authorization", i + 1)
+    judged_to = line_end = -1  # a header inside a value already judged is part of it; the current line's end
+    for header in starts:
+        if header < judged_to or header > 0 and text[header - 1].isalnum():
+            continue  # "preauthorization: …"
+        m = _AUTH_HEADER_RE.match(text, header)
+        if m is None:
+            continue
+        pos = m.end()
+        if pos < len(text) and text[pos] in _QUOTE_CHARS:
+            pos += 1
+        if pos > line_end:
+            line_end = _line_end(text, pos)
+        end = _header_value_end(text, header, pos, line_end)
+        scheme = _AUTH_SCHEME_RE.match(text, pos, end)
+        credentials = scheme.end() if scheme else pos
+        if _AUTH_PARAM_RE.match(text, credentials, end):
+            params = _AUTH_PARAMS_RE.match(text, credentials, line_end)
+            stop = end if params is None else max(end, params.end())  # a quoted value's quotes are not the header's
+            value_end = min(
+                (i for i in (text.find(c, credentials, stop) for c in _LINE_CONVENTIONS) if i >= 0), default=stop
+            )
+            while value_end > credentials and text[value_end - 1] in " \t.,;":
+                value_end -= 1
+            value = text[credentials:value_end]
+            judged_to = value_end
+            if any(plausible(run) for run in _GENERATED_RUN_RE.findall(value)):
+                yield credentials, value_end
+            continue
+        token = _AUTH_TOKEN_RE.match(text, credentials, end)
+        if token is None:
+            continue
+        value_end = judged_to = token.end()
+        while value_end > credentials and text[value_end - 1] in ".)":
+            value_end -= 1
+        value = text[credentials:value_end]
+        if not value or is_reference(value):
+            continue
+        basic = scheme is not None and scheme.group().strip().lower() == "basic"
+        if plausible(value) or basic and len(value) >= 8 and _basic_credentials(value):
+            yield credentials, value_end

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .redact_values import Span, is_reference, lazy, left_ok, plausible, random_token, right_ok
+from .redact_vendors import vendor_spans
 
 __all__ = ["DETECTORS", "token_spans"]
 
@@ -164,16 +165,17 @@ class _Rule:
             i = lowered.find(self.anchor, i + 1)
 
     def spans(self, text: str, lowered: str) -> Iterator[Span]:
+        taken_to = -1  # a match inside a key already taken is part of it ("NRII-NRII-…" is read once)
         for m in self._matches(text, lowered):
             start, end = m.span(self.group)
-            if start < 0 or start == end:
+            if start < 0 or start == end or start < taken_to:
                 continue
             if self.bound_left and not left_ok(text, start):
                 continue
             if self.bound_right and not right_ok(text, end):
                 continue
             if self.extend:
-                longer = _extend_token(text, end)
+                longer = taken_to = _extend_token(text, end)
                 if self.check is None or self.check(text[start:longer]):
                     yield start, longer
                     continue
@@ -245,7 +247,6 @@ _LIBRARY_SPECS: tuple[_LibrarySpec, ...] = (
     ),
     _spec("stripe", "StripeDetector", ("k_live_",)),
     _spec("openai", "OpenAIDetector", ("T3BlbkFJ",)),
-    _spec("jwt", "JwtTokenDetector", ("eyJ",), check=_jwt_ok),
     _spec("basic_auth", "BasicAuthDetector", ("://",), group=1, bound_left=False, extend=False),
     _spec("sendgrid", "SendGridDetector", ("SG.",)),
     _spec("pypi_token", "PypiTokenDetector", ("pypi-",)),
@@ -300,6 +301,9 @@ _OWN_RULES: tuple[_Rule, ...] = (
     # OpenRouter, DeepSeek and other sk- keys. The body must look generated, so
     # "sk-learn" or a model named "sk-kogptv2-kormath-causal" stays.
     _own(r"sk-[A-Za-z0-9_-]{32,}", "sk-", check=_body_random(3, 32)),
+    # JSON Web Tokens, judged by detect-secrets' check of the decoded parts. Its own pattern reads to the end of
+    # every run of token characters from every "eyJ" to look for a dot (quadratic on "eyJeyJ…"); a header is short.
+    _own(r"eyJ[A-Za-z0-9_-]{2,512}={0,2}\.[A-Za-z0-9_=-]+\.?[A-Za-z0-9_.+/=-]*", "eyJ", check=_jwt_ok),
     _own(r"AIza[0-9A-Za-z_-]{35}", "AIza"),
     _own(r"GOCSPX-[0-9A-Za-z_-]{20,}", "GOCSPX-"),
     _own(r"ya29\.[0-9A-Za-z_-]{20,}", "ya29.", check=_body_random(5, 20)),
@@ -312,6 +316,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
     _own(r"gsk_[A-Za-z0-9]{40,}", "gsk_"),
     _own(r"xai-[A-Za-z0-9]{40,}", "xai-"),
     _own(r"ombp_[A-Za-z0-9_-]{40,}", "ombp_"),  # a person's token of a Team Cloud home (core/memory/people.py)
+    _own(r"ombo_[A-Za-z0-9_-]{40,}", "ombo_"),  # the owner's serve token (core/memory/owner_token.py)
     _own(r"AccountKey=([a-zA-Z0-9+/=]{88})", "AccountKey=", group=1, bound_left=False, extend=False),
     _own(r"npm_[A-Za-z0-9]{36}", "npm_", check=_body_random(4, 36)),
     _own(r"do[por]_v1_[a-f0-9]{64}", "_v1_", bound_right=True, extend=False),
@@ -423,6 +428,7 @@ _OWN_RULES: tuple[_Rule, ...] = (
         r"EAAA[A-Za-z0-9_-]{22,60}|sq0atp-[A-Za-z0-9_-]{22,60}", "EAAA", "sq0atp-", check=_body_random(4, 22)
     ),  # Square
     _own(r"EAA[CM][A-Za-z0-9]{100,}", "EAA"),  # Facebook page access token
+    _own(r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", "_mmk", bound_right=True, extend=False),  # MaxMind license key
 )
 
 
@@ -485,7 +491,7 @@ def _gate_open(gates: tuple[str | re.Pattern[str], ...], haystack: str) -> bool:
 
 def token_spans(text: str, lowered: str) -> list[Span]:
     """Where the token rules find a secret in ``text`` (``lowered`` is ``text.lower()``)."""
-    spans: list[Span] = []
+    spans = vendor_spans(text)
     for rule in _OWN_RULES:
         if _gate_open(rule.gates, lowered if rule.gate_lower else text):
             spans.extend(rule.spans(text, lowered))

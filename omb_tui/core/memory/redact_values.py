@@ -94,6 +94,7 @@ def mark(n: int) -> str:
 _REFERENCE_RE = lazy(
     r"""
       \$\{?[A-Za-z_][A-Za-z0-9_]*\}?            # $VAR, ${VAR}
+    | \$\{[A-Za-z_][A-Za-z0-9_.:-]*\}          # ${env.VAR} (Maven), ${VAR:-default}
     | \$\(.*\)                                 # $(command)
     | %[A-Za-z_][A-Za-z0-9_]*%                   # %VAR%
     | \{\{.*\}\}                                # {{ template }}
