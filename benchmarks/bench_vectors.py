@@ -18,9 +18,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.index.recall_index import RecallIndex
 from omb_tui.core.recall import meaning
-from omb_tui.core.recall.recall_index import RecallIndex
 
 DIMENSIONS = 384  # all-MiniLM-L6-v2's, the local model's
 MODEL = "bench-random-384"

@@ -5,7 +5,7 @@ how many fake credentials leaked (any 8-character piece of a secret left counts)
 harmless lookalikes were changed, then how long redaction takes on a 24 KB note (redaction runs
 on every write); then how many of the credentials' escaped forms (JSON and YAML escapes, inside a
 model's answer) still show a secret once decoded, with redaction of the text alone and with
-omb_tui/core/memory/redact_data.py's redact_answer.
+omb_tui/core/redaction/data.py's redact_answer.
 
     .venv/bin/python benchmarks/credential_corpus.py
 """
@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from credential_corpus_data import CREDENTIALS, LOOKALIKES, escaped_forms, score  # noqa: E402
 
-from omb_tui.core.memory.redact import redact  # noqa: E402
-from omb_tui.core.memory.redact_data import decode_escapes, redact_answer  # noqa: E402
+from omb_tui.core.redaction.data import decode_escapes, redact_answer  # noqa: E402
+from omb_tui.core.redaction.redact import redact  # noqa: E402
 
 
 def _note(lines: list[str], size: int) -> str:

@@ -35,7 +35,7 @@ from fake_llm import start  # noqa: E402
 from test_upkeep_capture import make_chat  # noqa: E402
 
 from omb_tui.cli import main as omb  # noqa: E402
-from omb_tui.core.memory.paths import Home  # noqa: E402
+from omb_tui.core.files.paths import Home  # noqa: E402
 from omb_tui.core.models.call import ModelUnavailable, complete  # noqa: E402
 from omb_tui.core.models.embeddings import QUERY_DEADLINE_S  # noqa: E402
 from omb_tui.core.recall.meaning import forget_query_vectors  # noqa: E402

@@ -31,11 +31,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from journal_open import BOT_ID, make_home  # noqa: E402  (the same journal as the open benchmark)
 
-from omb_tui.core.memory.journal import Journal  # noqa: E402
-from omb_tui.core.memory.journal_filter import JournalFilter  # noqa: E402
-from omb_tui.core.memory.journal_reader import lines_backward  # noqa: E402
-from omb_tui.core.memory.paths import Home  # noqa: E402
-from omb_tui.core.memory.when import local_time  # noqa: E402
+from omb_tui.core.files.paths import Home  # noqa: E402
+from omb_tui.core.journal.filter import JournalFilter  # noqa: E402
+from omb_tui.core.journal.journal import Journal  # noqa: E402
+from omb_tui.core.journal.reader import lines_backward  # noqa: E402
+from omb_tui.core.journal.when import local_time  # noqa: E402
 
 FILTERS = ("who:person day:2025-12", "plans file:travel", "how:undo")
 

@@ -57,8 +57,8 @@ def _diff(rng: random.Random, file: str) -> str:
 
 def make_home(root: Path, rows: int, seed: int = 4) -> int:
     """A home with one bot and a journal of `rows` rows, written the way the core writes them."""
-    from omb_tui.core.memory.journal import REASON_CREDENTIAL
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
+    from omb_tui.core.journal.journal import REASON_CREDENTIAL
     from omb_tui.core.turn.bot import Bot
 
     home = Home(root)
@@ -135,7 +135,7 @@ async def _wait(condition) -> None:
 
 async def _open(root: Path) -> dict:
     from omb_tui.app.app import make_app
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     figures: dict = {}
     marks: dict[str, float] = {}

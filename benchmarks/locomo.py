@@ -58,8 +58,9 @@ if __name__ == "__main__":  # started by any Python: go on in the project's .ven
 
     run_in_venv()
 
+from omb_tui.core.files.paths import Home  # noqa: E402
+from omb_tui.core.index.recall_index import RecallIndex  # noqa: E402
 from omb_tui.core.memory import conversations as conv  # noqa: E402
-from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings  # noqa: E402
 from omb_tui.core.recall.recall import (  # noqa: E402
     MAX_PASSAGES,
@@ -67,7 +68,6 @@ from omb_tui.core.recall.recall import (  # noqa: E402
     recall,
 )
 from omb_tui.core.recall.recall import PASSAGES_PER_CONVERSATION as PASSAGES_PER_SESSION  # noqa: E402
-from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
 from omb_tui.core.search.session_search import session_search  # noqa: E402
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo-dev.json.gz"
@@ -258,7 +258,7 @@ class Meaning:
         self.process.wait(30)
 
     def measure(self, home: Home, bot: str, sample: Sample, index, now: datetime, by_time: dict) -> None:
-        from omb_tui.core.recall.index_vectors import bring_up_to_date
+        from omb_tui.core.index.vectors import bring_up_to_date
         from omb_tui.core.recall.meaning import query_vector
 
         instance = {"model": f"openai/{self.name}", "api_base": f"http://127.0.0.1:{self.port}/v1", "timeout": 120}

@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from omb_tui.core.memory import clock  # noqa: E402
-from omb_tui.core.memory.changes import Actor  # noqa: E402
+from omb_tui.core.base import clock  # noqa: E402
+from omb_tui.core.base.text import plural  # noqa: E402
+from omb_tui.core.files.paths import MEMORY_FILE, Home  # noqa: E402
+from omb_tui.core.journal.changes import Actor  # noqa: E402
 from omb_tui.core.memory.memory_update import MemoryUpdate  # noqa: E402
-from omb_tui.core.memory.paths import MEMORY_FILE, Home  # noqa: E402
-from omb_tui.core.memory.text import plural  # noqa: E402
 from omb_tui.core.models.usage import read_usage  # noqa: E402
 
 # ----- the demo's ground truth, for Scout (demo/conversations.py, demo/scout.py) -----

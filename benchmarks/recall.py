@@ -50,13 +50,13 @@ if __name__ == "__main__":  # started by any Python: go on in the project's .ven
 
     run_in_venv()
 
-from omb_tui.core.memory import clock  # noqa: E402
+from omb_tui.core.base import clock  # noqa: E402
+from omb_tui.core.files.disk import atomic_write_bytes  # noqa: E402
+from omb_tui.core.files.paths import Home  # noqa: E402
+from omb_tui.core.index.recall_index import RecallIndex  # noqa: E402
+from omb_tui.core.index.words import terms  # noqa: E402
 from omb_tui.core.memory import conversations as conv  # noqa: E402
-from omb_tui.core.memory.disk import atomic_write_bytes  # noqa: E402
-from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.recall.recall import recall  # noqa: E402
-from omb_tui.core.recall.recall_index import RecallIndex  # noqa: E402
-from omb_tui.core.recall.words import terms  # noqa: E402
 from omb_tui.core.search.brief import recent_work_brief  # noqa: E402
 from omb_tui.core.search.session_search import session_search  # noqa: E402
 

@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from app_helpers import listed_bots, settle, wait_for  # noqa: E402 (the tests' own Pilot helpers)
 
-from omb_tui.core.memory.changes import Actor  # noqa: E402
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal  # noqa: E402
-from omb_tui.core.memory.paths import Home  # noqa: E402
+from omb_tui.core.files.paths import Home  # noqa: E402
+from omb_tui.core.journal.changes import Actor  # noqa: E402
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal  # noqa: E402
 from omb_tui.core.memory.store import MemoryStore  # noqa: E402
 from omb_tui.core.review.changes import changes  # noqa: E402
 from omb_tui.core.runs.run import new_run_id  # noqa: E402

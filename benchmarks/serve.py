@@ -143,7 +143,7 @@ async def run(hello: str, api: str, token: str, args) -> dict[str, Figures]:
 
 
 def add_saves_bot(home: Path) -> None:
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
     from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 
     opened = Home(home)
@@ -153,7 +153,7 @@ def add_saves_bot(home: Path) -> None:
 
 def core_alone(home: Path, calls: int = 200) -> tuple[float, float]:
     """Seconds per overview and per hash-checked save, the core called directly on one thread."""
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
     from omb_tui.server.app import read_overview, save_file
 
     opened = Home(home)

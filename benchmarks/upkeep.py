@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT / "tests"))  # the scripted server lives with the te
 
 from fake_llm import FakeLLM, start  # noqa: E402
 
-from omb_tui.core.memory import clock  # noqa: E402
+from omb_tui.core.base import clock  # noqa: E402
+from omb_tui.core.files.paths import Home  # noqa: E402
 from omb_tui.core.memory import conversations as conv  # noqa: E402
-from omb_tui.core.memory.paths import Home  # noqa: E402
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings  # noqa: E402
 
 
@@ -103,8 +103,8 @@ CONFIRMED_FACT = "- 2026-02-01 · the studio's printer is on the third floor\n"
 def give_each_bot_a_probe(home: Home) -> None:
     """A fact the person wrote in each bot's MEMORY.md, and its probe, as a past run would have made it."""
     from omb_tui.core.guard.probes import Probe, ProbeFile, write_probes
-    from omb_tui.core.memory.changes import Actor
-    from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from omb_tui.core.journal.changes import Actor
+    from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
     from omb_tui.core.memory.store import MemoryStore
 
     for bot_id in home.bot_ids():

@@ -24,15 +24,15 @@ from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from pathlib import Path
 
+from .core.files.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
+from .core.journal.changes import Actor, StaleHash
+from .core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
 from .core.memory.budget import Gauge
-from .core.memory.changes import Actor, StaleHash
-from .core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON, JournalRow
-from .core.memory.layers import require_person
 from .core.memory.memory_update import AddResult, ForgetResult, MemoryUpdate, PreferResult
-from .core.memory.paths import Home, InvalidName, LinkRefused, MemoryInputError, NotFound, OutsideWorkspace
 from .core.memory.preference import said_again
 from .core.memory.settings import BrokenFile
 from .core.memory.store import MemoryStore
+from .core.people.layers import require_person
 from .core.recall.recall import RecallResult, recall
 from .core.search.brief import Brief, recent_work_brief
 from .core.search.session_search import DEFAULT_LIMIT, SearchResult, session_search

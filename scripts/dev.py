@@ -20,7 +20,7 @@ rebuilt when the lock or pyproject.toml changes.
 `test --today WHEN [--tz ZONE]` runs the suite as if the clock said WHEN, in the time zone ZONE (an IANA name such
 as Pacific/Auckland; default: the machine's). WHEN is a local time (2027-01-01T02:30, or a day, at the time it is
 now), a number of days from now (+400d, -30d), or new-year (the next 1 January at 02:30). The shift goes to every
-process of the run in OMB_TUI_CLOCK_SHIFT, which the project's one clock reads (omb_tui/core/memory/clock.py,
+process of the run in OMB_TUI_CLOCK_SHIFT, which the project's one clock reads (omb_tui/core/base/clock.py,
 docs/clock.md); TZ goes the same way. `test --dates` is what CI adds after the suite: the date-sensitive tests
 (`-m dates`) once more at the next 1 January, 02:30 in Pacific/Auckland (UTC+13 then, so UTC is still on 31
 December of the year before). `test --no-checks --explore` runs only the property tests, on fresh random

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
 
 BOT_ID = "scout"
 MEMORY_TEXT = '# Memory\n\n- 2026-01-05 · from chat "Plans" · The person lives in Pune\n- short replies, always\n'
@@ -237,7 +237,7 @@ def _textual_parses_each_stylesheet_once():
 def _close_recall_indexes():
     """Recall keeps its SQLite connections open between calls; each test starts without them."""
     yield
-    from omb_tui.core.recall import recall_index
+    from omb_tui.core.index import recall_index
 
     recall_index.close_all()
 
@@ -321,7 +321,7 @@ def todays_demo(tmp_path_factory) -> Callable[[], WrittenDemo]:
     """The demo home of this hour, written once a process: writing one takes seconds (hundreds of fsynced files),
     copying it a fifth of a second. A new one is written when the hour or the time zone has changed since, so a
     copy holds what a demo written at that moment would (its days, last night, the tidy hour)."""
-    from omb_tui.core.recall.recall_index import close_all
+    from omb_tui.core.index.recall_index import close_all
     from omb_tui.demo.home import write_demo_home
 
     written: dict[tuple, WrittenDemo] = {}

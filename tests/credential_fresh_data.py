@@ -2,7 +2,7 @@
 lookalikes next to them that must stay as written.
 
 The shapes (prefix, alphabet, length) were read from the current gitleaks rules and trufflehog detectors and are
-written here independently of the redaction's own table (omb_tui/core/memory/redact_vendors.py), with each kind's
+written here independently of the redaction's own table (omb_tui/core/redaction/vendors.py), with each kind's
 exact length, so a test checks the redaction against the kinds as they are, not against itself. Every body is
 random, so no string here is a real key, nor the same string twice. tests/credential_corpus_data.py adds them
 to its corpus, so every test that runs the corpus through a write path runs these too.

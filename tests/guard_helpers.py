@@ -9,8 +9,8 @@ from datetime import datetime
 from compact_helpers import BOT, write_memory
 from fake_llm import write_llm_config
 
+from omb_tui.core.base import clock
 from omb_tui.core.compact.nightly import switch_nightly
-from omb_tui.core.memory import clock
 from omb_tui.core.memory.settings import update_bot_settings
 
 EMPTY = {"pairs": {"pairs": []}, "moves": {"moves": [], "core": []}, "facts": {"facts": []}, "changes": {"changes": []}}

@@ -23,8 +23,8 @@ from mcp.client.stdio import stdio_client
 
 import omb_tui
 from omb_tui.cli import main
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
 from omb_tui.demo.home import write_demo_home
 from omb_tui.mcp.front import ENV_IDLE
 

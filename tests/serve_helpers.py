@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from omb_tui.core.memory.owner_token import load_or_create_token
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.people.owner_token import load_or_create_token
 from omb_tui.server.app import build_app
 from omb_tui.server.connections import ServeLimits
 from omb_tui.server.run import start

@@ -13,8 +13,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_helpers import ROOT, SHORT_LIVED, command, command_json
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT, Journal
+from omb_tui.core.base import clock
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT, Journal
 from omb_tui.core.turn.agent_session import chat_id_for, existing_session
 from omb_tui.core.turn.tools import MEMORY_UPDATE
 from omb_tui.mcp.front import ENV_SESSION_ID

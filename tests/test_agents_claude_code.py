@@ -23,9 +23,9 @@ import pytest
 from conftest import BOT_ID, make_bot, omb_tui_command
 from scripted_messages_api import Script, ScriptedMessagesApi, ToolCall
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT, Journal
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT, Journal
 from omb_tui.core.turn.agent_session import chat_id_for, existing_session
 from omb_tui.mcp.front import ENV_IDLE
 

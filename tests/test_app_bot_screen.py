@@ -6,8 +6,8 @@ import pytest
 from app_helpers import settle
 
 from omb_tui.app.app import make_app
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.paths import Home, NotFound
+from omb_tui.core.files.paths import Home, NotFound
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)

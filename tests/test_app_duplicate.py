@@ -8,7 +8,7 @@ from textual.widgets import Input
 
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.duplicate_bot import DuplicateBotDialog
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.settings import load_bot_settings, set_bot_switches
 from omb_tui.core.memory.store import MemoryStore
 

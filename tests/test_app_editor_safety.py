@@ -18,8 +18,8 @@ from textual import events
 from omb_tui.app.app import OmbApp, make_app
 from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 
 BOT = Actor(WHO_BOT, HOW_TASK, chat="Follow-up")

@@ -15,8 +15,8 @@ from omb_tui.app.dialogs.conflict import ConflictDialog
 from omb_tui.app.screens.files import FilesScreen
 from omb_tui.app.widgets.bot_list import BotList
 from omb_tui.app.widgets.gauge import GaugeBar
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
 
@@ -970,8 +970,8 @@ async def test_keys_typed_ahead_after_enter_go_into_the_note_not_to_the_areas(ho
 
 async def test_the_banner_names_the_person_after_an_edit_from_the_command_line(home):
     """Issue 37: the banner said "Scout changed this file" after the person edited it with `omb-tui write`."""
-    from omb_tui.core.memory.changes import Actor
-    from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from omb_tui.core.journal.changes import Actor
+    from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 
     app = make_app(home, watch=False, bot_id="scout")
     async with app.run_test(size=(80, 24)) as pilot:

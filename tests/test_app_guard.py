@@ -8,8 +8,8 @@ from datetime import date, timedelta
 from app_helpers import add_bot, listed_bots, settle, wait_for
 from textual.widgets import Input, Static
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import WHO_PERSON
+from omb_tui.core.base import clock
+from omb_tui.core.journal.journal import WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 
 OLD = "- 2025-01-05 · from chat · works at Acme"

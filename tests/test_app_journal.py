@@ -14,8 +14,8 @@ from conftest import BOT_ID, MEMORY_TEXT, TOPIC_TEXT
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.journal import JournalScreen
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
+from omb_tui.core.base import clock
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory.store import Actor
 from omb_tui.core.turn.bot import Bot
 

@@ -10,10 +10,10 @@ from app_helpers import add_bot, open_files, screen_lines, settle, wait_for
 from textual.widgets import OptionList
 
 from omb_tui.app.app import make_app
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.layers import layer_store
-from omb_tui.core.memory.people import add_person
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
+from omb_tui.core.people.layers import layer_store
+from omb_tui.core.people.people import add_person
 from omb_tui.core.review.marks import load_marks
 from tests.test_app_review import answer, open_review, question
 from tests.test_app_review_writers import group_line, line_text
@@ -25,7 +25,7 @@ SCOUT_NOTE = "- the team ships on Fridays\n"
 @pytest.fixture
 def team(tmp_path):
     """scout, with its own MEMORY.md and dana's layer of it: a note scout wrote in a chat with dana."""
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "home")
     add_bot(home, files={"MEMORY.md": SCOUT_NOTE})
@@ -80,7 +80,7 @@ async def test_the_layer_shows_under_the_bot_read_only_until_ctrl_l_and_a_save_i
 
 
 async def test_a_home_without_people_lists_the_bots_files_alone(tmp_path):
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "home")
     add_bot(home, files={"MEMORY.md": SCOUT_NOTE})

@@ -14,7 +14,9 @@ from omb_tui.app.recall_sentences import skip_sentence
 from omb_tui.app.screens.recall import TYPING_PAUSE_SECONDS, RecallScreen
 from omb_tui.app.widgets.load_preview import EXPIRED, LOADING, PAST_CUT, LoadPreview, memory_load
 from omb_tui.app.widgets.recall_block import RecallBlock
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES, loaded_memory
 from omb_tui.core.memory.conversations import (
     KIND_CHAT,
@@ -25,8 +27,6 @@ from omb_tui.core.memory.conversations import (
     append_message,
     create_conversation,
 )
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.recall.recall import (
     MAX_BLOCK_CHARS,

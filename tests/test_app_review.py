@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from app_helpers import add_bot, listed_bots, settle, wait_for
 
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review.marks import load_marks
 from omb_tui.core.runs.run import UpkeepRun

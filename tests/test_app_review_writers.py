@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app_helpers import settle, wait_for
 
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review.changes import changes
 from omb_tui.core.review.marks import load_marks

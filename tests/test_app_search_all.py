@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from app_helpers import add_bot, listed_bots, settle, wait_for
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from tests.test_bot_tools import make_chat
 
 

@@ -11,8 +11,8 @@ from textual.widgets import Input, Select
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.recall import PREVIEW_CHAT_ID, RecallScreen
 from omb_tui.app.widgets.turn_answer import TurnAnswer
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
 
 REMEMBER = {

@@ -14,8 +14,8 @@ from textual.widgets import Static
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.settings import MEMORY_OFF_STOPS, SWITCHES, UPKEEP_OFF_STOPS
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
 
 SETTINGS = {
     "name": "Scout",

@@ -13,7 +13,7 @@ from textual.widgets import Static
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.team import CARDS, HISTORY, NOTES, TeamScreen
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 from omb_tui.core.team import api
 from omb_tui.core.team.prompt import team_load
 from omb_tui.core.team.proposals import propose_from_bot

@@ -11,8 +11,8 @@ from textual.widgets import DataTable, Input, Static, TextArea
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.files import FilesScreen
 from omb_tui.app.screens.topics import CUT_ROW_KEY, NOT_LISTED, TopicsScreen
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.budget import TOPIC_INDEX_MAX_TOPICS, topic_index
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.turn.bot import Bot
 

@@ -14,9 +14,9 @@ from textual.widgets import Static
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.confirm import ConfirmDialog
 from omb_tui.app.screens.upkeep import HEAVY_LINE, NO_MODEL, UpkeepScreen
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import now_iso
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import now_iso
 from omb_tui.core.models.usage import record_usage
 from omb_tui.core.upkeep.about_me import list_learned
 

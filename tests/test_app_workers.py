@@ -12,8 +12,8 @@ from app_helpers import settle
 
 from omb_tui.app.app import make_app
 from omb_tui.app.screens.files import FilesScreen
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import Actor, MemoryStore
 

@@ -54,11 +54,11 @@ def test_no_core_module_imports_textual_rich_or_litellm():
 CLI_START_CORE = {
     "omb_tui.core",
     "omb_tui.core.memory",
-    "omb_tui.core.memory.clock",  # the one clock (docs/clock.md): the standard library alone, a few lines
-    "omb_tui.core.memory.errors",
-    "omb_tui.core.memory.paths",
-    "omb_tui.core.memory.redact_data",
-    "omb_tui.core.memory.text",
+    "omb_tui.core.base.clock",  # the one clock (docs/clock.md): the standard library alone, a few lines
+    "omb_tui.core.base.errors",
+    "omb_tui.core.files.paths",
+    "omb_tui.core.redaction.data",
+    "omb_tui.core.base.text",
 }
 CLI_START_NEVER = (
     "litellm",
@@ -147,7 +147,7 @@ FIRST_FRAME_PROBE = """
 import sys
 from pathlib import Path
 from omb_tui.app.app import OmbApp
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 class FirstFrame(OmbApp):
     def on_ready(self):  # Textual's Ready: the first frame is on the terminal

@@ -21,10 +21,10 @@ from credential_corpus_data import CREDENTIALS
 
 from omb_tui.core.backup import archive, contents
 from omb_tui.core.backup.archive import read_backup, take_backup
-from omb_tui.core.memory.journal import Journal, decode_line
-from omb_tui.core.memory.locks import held_exclusively
+from omb_tui.core.files.locks import held_exclusively
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import Journal, decode_line
 from omb_tui.core.memory.memory_update import MemoryUpdate
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import load_bot_settings, set_bot_switches
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review.runs import review
@@ -480,7 +480,7 @@ REMEMBER_LOOP = """
 import sys
 from pathlib import Path
 from omb_tui.core.memory.memory_update import MemoryUpdate
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 home, stop = Home(sys.argv[1]), Path(sys.argv[2])
 update = MemoryUpdate(home, "scout")

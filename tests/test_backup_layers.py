@@ -18,12 +18,12 @@ from conftest import BOT_ID
 from test_backup import crafted, regular
 
 from omb_tui.core.backup.archive import read_backup, take_backup
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from omb_tui.core.memory.layers import bot_layers, layer_store
-from omb_tui.core.memory.paths import Home, layer_id
-from omb_tui.core.memory.people import add_person, people_path
+from omb_tui.core.files.paths import Home, layer_id
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import bot_layers, layer_store
+from omb_tui.core.people.people import add_person, people_path
 from omb_tui.core.team.storage import create_team
 
 YOU = Actor(WHO_PERSON, HOW_COMMAND_LINE)

@@ -19,10 +19,10 @@ import pytest
 from compact_helpers import BOT, LAUNCH_OLD, MEMORY, write_memory
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.base import clock
 from omb_tui.core.compact import nightly as nightly_module
 from omb_tui.core.compact import session as session_module
 from omb_tui.core.compact.records import compact_files
-from omb_tui.core.memory import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import MemoryStore

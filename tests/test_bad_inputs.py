@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import BOT_ID, MEMORY_TEXT
 
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 from omb_tui.core.turn.bot import Bot
 
 OUTSIDE_TEXT = b"kept outside the workspace\n"

@@ -11,10 +11,10 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review.runs import review

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.search.brief import BRIEF_HEADING, BRIEF_MAX_CHARS, BRIEF_MAX_LINES, recent_work_brief, when_label
 

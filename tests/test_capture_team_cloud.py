@@ -9,11 +9,11 @@ from datetime import timedelta
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 from test_upkeep_capture import answer, fact, make_room
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.layers import layer_store
-from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import layer_store
+from omb_tui.core.people.people import add_person
 from omb_tui.core.upkeep.capture import capture
 
 

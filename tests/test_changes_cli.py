@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from omb_tui.core.base import clock
 from omb_tui.core.guard.night import GUARD_ACTOR
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review.revert import undo_run
 from omb_tui.core.runs.run import UpkeepRun
@@ -133,8 +133,8 @@ def test_nothing_changed_is_one_line(home, run_cli):
 
 
 def test_a_persons_layer_is_listed_with_its_bot_each_group_naming_the_person(home, run_cli):
-    from omb_tui.core.memory.layers import layer_store
-    from omb_tui.core.memory.people import add_person
+    from omb_tui.core.people.layers import layer_store
+    from omb_tui.core.people.people import add_person
     from omb_tui.core.review.changes import changes, mark_groups
     from omb_tui.core.review.marks import load_marks
 

@@ -16,9 +16,9 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 from conftest import BOT_ID, LOG_NAME, MEMORY_TEXT, TOPIC_TEXT, make_bot
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import Journal, JournalRow
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import Journal, JournalRow
 from omb_tui.core.turn.bot import Bot, LoadedPrompt
 
 TODAY = clock.today()

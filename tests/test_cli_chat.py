@@ -10,8 +10,8 @@ import re
 
 from scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
 
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn import turn as turn_module
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 VENV_BIN = str(Path(sys.executable).parent)  # where the set-up put omb-tui
 

@@ -17,8 +17,8 @@ from disk_faults import DiskFaults
 from test_bad_inputs import assert_one_sentence, snapshot
 
 from omb_tui import Memory, cli
-from omb_tui.core.memory.paths import MemoryInputError
-from omb_tui.core.recall.index_schema import disk_refusal, index_path
+from omb_tui.core.files.paths import MemoryInputError
+from omb_tui.core.index.schema import disk_refusal, index_path
 
 HUGE_SPAN = "99999999d"  # further back than the calendar's year 1
 

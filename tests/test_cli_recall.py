@@ -104,7 +104,7 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(
     import sys
 
     from omb_tui.cli import recall as recall_commands
-    from omb_tui.core.recall.recall_index import close_all
+    from omb_tui.core.index.recall_index import close_all
 
     monkeypatch.setattr(recall_commands, "INDEX_PROGRESS_FROM_FILES", 5)  # the demo home holds a few dozen files
     for terminal in (False, True):
@@ -127,7 +127,7 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(
 def test_search_all_bots_runs_each_bots_search_and_names_the_bot_of_each_hit(run_cli, home):
     from conftest import make_bot
 
-    from omb_tui.core.memory import clock
+    from omb_tui.core.base import clock
     from omb_tui.core.memory import conversations as conv
 
     make_bot(home, "atlas", "Atlas")

@@ -1,4 +1,4 @@
-"""Issue "Green on any day": one clock the project reads everywhere (omb_tui/core/memory/clock.py), moved for a whole
+"""Issue "Green on any day": one clock the project reads everywhere (omb_tui/core/base/clock.py), moved for a whole
 run by OMB_TUI_CLOCK_SHIFT (scripts/dev.py test --today, --tz); and two lints: nothing else reads the wall clock,
 and no test compares a literal date with a fixture dated from today."""
 
@@ -18,9 +18,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from conftest import BOT_ID, DEMO_FIXTURES
 
+from omb_tui.core.base import clock
 from omb_tui.core.guard.night import night_of
-from omb_tui.core.memory import clock
-from omb_tui.core.recall.recall_index import open_index
+from omb_tui.core.index.recall_index import open_index
 from omb_tui.core.schedule import tidy_due
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +198,7 @@ def wall_clock_reads(source: str, names: set[tuple[str, str]]) -> list[int]:
 
 
 def test_only_the_clock_module_reads_the_wall_clock():
-    """Every now and today goes through omb_tui/core/memory/clock.py (so a shifted run moves them all); the tests
+    """Every now and today goes through omb_tui/core/base/clock.py (so a shifted run moves them all); the tests
     and the benchmarks (which tests run) read it too, so what they date is dated from the clock the code reads."""
     found = []
     sources = [*(ROOT / "omb_tui").rglob("*.py"), *(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]

@@ -20,11 +20,11 @@ from compact_helpers import (
     write_memory,
 )
 
+from omb_tui.core.base.errors import EXIT_STALE, outcome_of
 from omb_tui.core.compact.apply import apply_change_set
 from omb_tui.core.compact.validator import FileChangedMeanwhile, validate
-from omb_tui.core.memory.disk import text_hash
-from omb_tui.core.memory.errors import EXIT_STALE, outcome_of
-from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.journal.journal import HOW_UPKEEP, WHO_UPKEEP
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
 

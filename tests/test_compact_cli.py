@@ -23,7 +23,7 @@ from compact_helpers import (
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 
 from omb_tui.core.compact import session as session_module
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE
 from omb_tui.core.memory.store import MemoryStore
 
 

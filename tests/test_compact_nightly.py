@@ -27,13 +27,13 @@ from compact_helpers import (
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.cli import upkeep as upkeep_cli
+from omb_tui.core.base import clock
 from omb_tui.core.compact import nightly as nightly_module
 from omb_tui.core.compact import session as session_module
 from omb_tui.core.compact.nightly import compact_nightly, propose_only_now, switch_nightly
 from omb_tui.core.compact.pending import pending_changes
 from omb_tui.core.compact.records import compact_files
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import HOW_UPKEEP, WHO_UPKEEP
+from omb_tui.core.journal.journal import HOW_UPKEEP, WHO_UPKEEP
 from omb_tui.core.memory.settings import load_bot_settings, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.schedule import upkeep_due

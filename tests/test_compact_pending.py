@@ -24,7 +24,7 @@ from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from omb_tui.core.compact.nightly import compact_nightly
 from omb_tui.core.compact.pending import accept, pending_changes, reject
 from omb_tui.core.compact.records import compact_files
-from omb_tui.core.memory.paths import NotFound
+from omb_tui.core.files.paths import NotFound
 
 
 @pytest.fixture

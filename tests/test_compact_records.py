@@ -21,7 +21,7 @@ from omb_tui.core.compact.records import (
 )
 from omb_tui.core.compact.report import compose_report
 from omb_tui.core.compact.validator import Change
-from omb_tui.core.memory.paths import Home, InvalidName, LinkRefused
+from omb_tui.core.files.paths import Home, InvalidName, LinkRefused
 
 BOT = "scout"
 NIGHT = datetime(2026, 12, 1, 3, 15, 2)  # naive: local time, which the utc_zone fixture makes UTC

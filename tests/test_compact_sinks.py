@@ -20,7 +20,7 @@ from omb_tui.core.compact.sinks import (
     load_report_sink,
     send_report,
 )
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.settings import BrokenFile
 
 BOT = "scout"

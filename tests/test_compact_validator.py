@@ -17,8 +17,8 @@ from omb_tui.core.compact.validator import (
     keep_lines,
     validate,
 )
-from omb_tui.core.memory.disk import text_hash
-from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.files.paths import MemoryInputError
 
 
 def change(category: str, original: str, reason: str = "It no longer holds.", merged: str | None = None) -> dict:

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timezone
 
 import pytest
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home, InvalidName, MemoryInputError, NotFound
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.paths import Home, InvalidName, MemoryInputError, NotFound
 
 UTC = UTC
 

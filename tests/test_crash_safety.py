@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import Journal
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
-from omb_tui.core.memory.disk import text_hash
 from omb_tui.core.memory.entries import parse_entries
-from omb_tui.core.memory.journal import Journal
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.turn.bot import Bot
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
@@ -49,7 +49,7 @@ SEEDS = 196  # with NEVER_MOVE: 199 lines, so the second add already overflows
 WRITER = """\
 import sys
 from omb_tui.core.memory.memory_update import MemoryUpdate
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 update = MemoryUpdate(Home(sys.argv[1]), {bot!r})
 for number in range(int(sys.argv[2]), int(sys.argv[3])):

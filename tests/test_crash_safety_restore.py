@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from omb_tui.core.backup.archive import read_backup, take_backup
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.paths import Home, layer_id
+from omb_tui.core.files.paths import Home, layer_id
+from omb_tui.core.journal.changes import Actor
 from omb_tui.core.memory.store import MemoryStore
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")

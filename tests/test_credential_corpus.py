@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from credential_corpus_data import CREDENTIALS, KNOWN_FALSE_HITS, LOOKALIKES, Credential, score
 
-from omb_tui.core.memory.redact import Redaction, mark, redact
+from omb_tui.core.redaction.redact import Redaction, mark, redact
 
 
 def _redacted(text: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from credential_fresh_data import FAMILIES, FRESH_LOOKALIKES, VENDOR_SHAPES
 
-from omb_tui.core.memory.redact import Redaction, mark, redact
+from omb_tui.core.redaction.redact import Redaction, mark, redact
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -19,12 +19,12 @@ import pytest
 from conftest import BOT_ID, MEMORY_TEXT
 from test_bad_inputs import assert_one_sentence, outside, snapshot  # noqa: F401 (outside: the fixture)
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
-from omb_tui.core.memory.locks import home_lock
-from omb_tui.core.memory.paths import Home, LinkRefused
-from omb_tui.core.memory.seen import validate_seen
+from omb_tui.core.base import clock
+from omb_tui.core.files.locks import home_lock
+from omb_tui.core.files.paths import Home, LinkRefused
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON, Journal, make_row
+from omb_tui.core.journal.seen import validate_seen
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot
@@ -502,8 +502,8 @@ def test_conversation_lines_are_valid_utf8_and_keep_their_bytes(home):
 def test_no_conversation_or_index_write_through_a_link(home, tmp_path):
     from datetime import datetime, timezone
 
+    from omb_tui.core.index.recall_index import RecallIndex, index_path
     from omb_tui.core.memory.conversations import Message, append_message
-    from omb_tui.core.recall.recall_index import RecallIndex, index_path
 
     path = _chat_file(home)
     target = tmp_path / "elsewhere.ndjson"

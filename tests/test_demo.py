@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.budget import read_topic_info
-from omb_tui.core.memory.changes import NotUndoable
-from omb_tui.core.memory.entries import parse_entries
-from omb_tui.core.memory.journal import (
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home, MemoryInputError
+from omb_tui.core.journal.changes import NotUndoable
+from omb_tui.core.journal.journal import (
     HOW_OUTSIDE,
     HOW_UNDO,
     REASON_CREDENTIAL,
@@ -24,7 +22,9 @@ from omb_tui.core.memory.journal import (
     WHO_PERSON,
     WHO_UPKEEP,
 )
-from omb_tui.core.memory.paths import Home, MemoryInputError
+from omb_tui.core.memory import conversations as conv
+from omb_tui.core.memory.budget import read_topic_info
+from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.settings import load_bot_settings, load_config, load_profile_learned
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall.turn_log import turn_log_heading, turn_log_line
@@ -453,7 +453,7 @@ def test_the_journal_command_shows_past_days(demo, capsys):
 def test_the_apps_day_filter_finds_a_past_day_of_the_demo(demo):
     import json
 
-    from omb_tui.core.memory.journal_filter import JournalFilter
+    from omb_tui.core.journal.filter import JournalFilter
 
     data = demo.journal_path("scout").read_bytes()
     lines, start = [], 0
@@ -547,7 +547,7 @@ def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
     """`omb-tui review --json` on a demo written today: two bots' runs with their steps, categories, reasons and
     quotes, and a third bot's proposals waiting."""
     from omb_tui.core.facts.checks import norm
-    from omb_tui.core.memory.journal import HOW_UPKEEP
+    from omb_tui.core.journal.journal import HOW_UPKEEP
     from omb_tui.demo.night import SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_QUOTES
 
     home, _ = demo_now

@@ -8,10 +8,10 @@ import stat
 
 import pytest
 
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.files.paths import InvalidName, OutsideWorkspace
 from omb_tui.core.memory import store as store_module
-from omb_tui.core.memory.disk import text_hash
 from omb_tui.core.memory.drafts import Drafts, private_copy
-from omb_tui.core.memory.paths import InvalidName, OutsideWorkspace
 
 PASSWORD_LINE = "- wifi password: hunter2-Quokka-77\n"
 

@@ -9,9 +9,9 @@ import stat
 
 from conftest import MEMORY_TEXT
 
-from omb_tui.core.memory.changes import Actor
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.conversations import chats_dir
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.settings import load_bot_settings, set_bot_switches
 from omb_tui.core.memory.store import MemoryStore
 

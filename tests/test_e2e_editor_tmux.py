@@ -13,8 +13,8 @@ import pytest
 from app_helpers import add_bot
 from test_e2e_tmux import OMB, Pane, pytestmark  # noqa: F401 (pytestmark: skipped without tmux)
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import Actor
 from omb_tui.core.memory.store import MemoryStore
 
 ORIGINAL = "- 2026-11-01 · likes short replies\n"

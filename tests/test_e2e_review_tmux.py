@@ -11,8 +11,8 @@ import pytest
 from app_helpers import add_bot
 from test_e2e_tmux import OMB, Pane
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import Actor
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.upkeep.tidy import tidy
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from app_helpers import add_bot
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import Actor
 from omb_tui.core.memory.store import MemoryStore
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -12,7 +12,7 @@ import pytest
 from fake_llm import EMBED_DIMENSIONS, fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 from test_models_usage import seed_row, this_month
 
-from omb_tui.core.memory import file_stamp
+from omb_tui.core.files import file_stamp
 from omb_tui.core.models.embeddings import EMBED_JOB, EmbeddingsUnavailable, embed, embeddings_route
 from omb_tui.core.models.usage import read_usage
 

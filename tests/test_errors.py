@@ -1,5 +1,5 @@
 """The one table from a core refusal to the command line's exit status and the routes' HTTP status
-(omb_tui/core/memory/errors.py)."""
+(omb_tui/core/base/errors.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pkgutil
 import pytest
 
 import omb_tui
-from omb_tui.core.memory.errors import (
+from omb_tui.core.base.errors import (
     EXIT_BAD_INPUT,
     EXIT_NEEDS_CONFIRMATION,
     EXIT_STALE,
@@ -22,7 +22,7 @@ from omb_tui.core.memory.errors import (
     outcome_of,
     table_name,
 )
-from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.files.paths import MemoryInputError
 
 # What each refusal means, as the table documents it, by the classes' names: each class in one exit group; a
 # class in neither HTTP group is a bad request (400). A new class of the family is placed here by what it means.

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_words import assert_clean_terms
 
-from omb_tui.core.recall.words import LANGUAGES, STOPS, language_of, terms, word_spans
+from omb_tui.core.index.words import LANGUAGES, STOPS, language_of, terms, word_spans
 
 # Endings that make a stem land elsewhere: where a content word's stem meets a stop word ("ors" -> "or").
 ENDINGS = ("", "s", "es", "ed", "ing", "ly", "ness", "'s", "e")

@@ -13,9 +13,9 @@ from datetime import date, timedelta
 from fake_llm import fake_llm  # noqa: F401 (the fixture)
 from guard_helpers import EMPTY, step_of
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.entries import format_dated_entry
-from omb_tui.core.memory.paths import Home
 from omb_tui.demo.night import SCOUT_CAPTURE_CHAT, SCOUT_CAPTURE_FACT
 
 

@@ -11,10 +11,10 @@ from compact_helpers import FLAKY, MEMORY, TEA, answer, change, compact_rows, re
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from guard_helpers import BOT, answer_by_step, nightly_due
 
+from omb_tui.core.base import clock
 from omb_tui.core.guard.night import NightGuard
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.schedule import upkeep_due

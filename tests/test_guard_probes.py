@@ -12,8 +12,8 @@ from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from guard_helpers import BOT, answer_by_step, nightly_due
 
 from omb_tui.core.guard.probes import check_probes, read_probes
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review.runs import review
 from omb_tui.core.schedule import upkeep_due

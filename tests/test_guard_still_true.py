@@ -9,6 +9,7 @@ from datetime import date
 
 import pytest
 
+from omb_tui.core.files.paths import MemoryInputError, NotFound
 from omb_tui.core.guard.still_true import (
     QUEUE_PER_DAY,
     WHY_CONTRADICTED,
@@ -17,8 +18,7 @@ from omb_tui.core.guard.still_true import (
     note_contradicted,
     still_true_queue,
 )
-from omb_tui.core.memory.journal import WHO_PERSON
-from omb_tui.core.memory.paths import MemoryInputError, NotFound
+from omb_tui.core.journal.journal import WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 
 BOT = "scout"

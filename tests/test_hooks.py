@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import BOT_ID
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.turn.agent_session import chat_id_for
 from omb_tui.hooks.run import HOOK_OUTPUT_MAX_CHARS, fit
 from omb_tui.hooks.transcript import lines_newest_first, prompt_text, read_exchange

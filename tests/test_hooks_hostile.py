@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.redact import redact
+from omb_tui.core.redaction.redact import redact
 from omb_tui.core.turn.agent_session import chat_id_for
 from omb_tui.hooks.transcript import lines_newest_first, read_exchange
 from tests.conftest import BOT_ID

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.index import build as index_build
+from omb_tui.core.index import refresh as index_refresh
+from omb_tui.core.index.recall_index import close_all, open_index
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.recall import index_build, index_refresh
-from omb_tui.core.recall.recall_index import close_all, open_index
 from omb_tui.hooks import run as hook_run
 from tests.conftest import BOT_ID
 from tests.test_hooks import payload

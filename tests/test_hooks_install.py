@@ -354,7 +354,7 @@ def test_values_the_project_did_not_set_are_written_back_as_they_were(run_exe, t
 
 
 def test_when_the_second_file_cannot_be_written_neither_is(run_cli, tmp_path, monkeypatch):
-    from omb_tui.core.memory import disk
+    from omb_tui.core.files import disk
 
     put(settings_path(tmp_path), THEIR_SETTINGS)
     put(claude_json(tmp_path), THEIR_CLAUDE_JSON)

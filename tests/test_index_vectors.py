@@ -1,4 +1,4 @@
-"""Vectors in the recall index (issue 39, second slice; core/recall/index_vectors.py, core/recall/meaning.py):
+"""Vectors in the recall index (issue 39, second slice; core/index/vectors.py, core/recall/meaning.py):
 `omb-tui index BOT` makes each note's and message's vector through the embeddings instance, keeps them beside their
 rows (dropped and made again when a row changes, all made again when the model changes), says what it could not
 make, and a query's vector is one call with a deadline, cached by its text. Every answer comes from the scripted
@@ -15,11 +15,11 @@ from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtur
 from test_embeddings_call import with_embeddings
 from test_upkeep_capture import make_chat
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+from omb_tui.core.index.schema import index_path
+from omb_tui.core.index.vectors import pack, unpack
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.recall.index_schema import index_path
-from omb_tui.core.recall.index_vectors import pack, unpack
 from omb_tui.core.recall.meaning import forget_query_vectors, query_vector
 
 

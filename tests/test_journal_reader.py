@@ -12,9 +12,9 @@ from datetime import UTC, datetime, timezone
 
 import pytest
 
-from omb_tui.core.memory.journal import WHO_BOT, DamagedLine, Journal, JournalRow, decode_line
-from omb_tui.core.memory.journal_filter import JournalFilter, summarize
-from omb_tui.core.memory.journal_reader import RowOrder, complete_end, lines_backward, lines_forward
+from omb_tui.core.journal.filter import JournalFilter, summarize
+from omb_tui.core.journal.journal import WHO_BOT, DamagedLine, Journal, JournalRow, decode_line
+from omb_tui.core.journal.reader import RowOrder, complete_end, lines_backward, lines_forward
 
 # Days are local days; the tests fix the zone so they do not depend on the machine.
 pytestmark = pytest.mark.usefixtures("utc_zone")

@@ -9,12 +9,12 @@ import stat
 import pytest
 from conftest import BOT_ID, make_bot
 
+from omb_tui.core.files.paths import InvalidName, NotFound, layer_id, split_layer, validate_workspace_id
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES as MAX_LINES
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from omb_tui.core.memory.layers import LAYER_HEADING, bot_layers, layer_store, person_block
-from omb_tui.core.memory.paths import InvalidName, NotFound, layer_id, split_layer, validate_workspace_id
-from omb_tui.core.memory.people import add_person
+from omb_tui.core.people.layers import LAYER_HEADING, bot_layers, layer_store, person_block
+from omb_tui.core.people.people import add_person
 from omb_tui.core.turn.bot import Bot
 
 YOU = Actor(WHO_PERSON, HOW_COMMAND_LINE)

@@ -22,10 +22,10 @@ from conftest import make_bot
 import omb_tui
 from omb_tui import library
 from omb_tui.cli import main
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_TASK, WHO_BOT, WHO_PERSON, JournalRow
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import load_profile_learned, update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
@@ -104,8 +104,8 @@ def test_the_package_names_exactly_what_the_front_door_exports():
 
 
 def test_the_errors_are_the_cores_own():
-    from omb_tui.core.memory.changes import StaleHash
-    from omb_tui.core.memory.paths import InvalidName, MemoryInputError, NotFound
+    from omb_tui.core.files.paths import InvalidName, MemoryInputError, NotFound
+    from omb_tui.core.journal.changes import StaleHash
 
     assert (omb_tui.MemoryInputError, omb_tui.NotFound, omb_tui.InvalidName, omb_tui.StaleHash) == (
         MemoryInputError,
@@ -402,3 +402,30 @@ def test_the_errors_example_in_the_doc_prints_the_sentence_it_shows(tmp_path, ho
     assert done.returncode == 0, done.stderr
     shown = re.search(r"# (.+)$", example.strip().splitlines()[-1]).group(1)
     assert done.stdout == shown + "\n"
+
+
+MOVED = [
+    ("omb_tui.core.memory.locks", "omb_tui.core.files.locks", "turn_in_progress"),
+    ("omb_tui.core.memory.journal", "omb_tui.core.journal.journal", "Journal"),
+    ("omb_tui.core.memory.journal_filter", "omb_tui.core.journal.filter", "JournalFilter"),
+    ("omb_tui.core.memory.redact", "omb_tui.core.redaction.redact", "redact"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "name"), MOVED)
+def test_a_documented_module_that_moved_still_imports_and_says_where_it_went(old, new, name):
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib, warnings\n"
+        "with warnings.catch_warnings(record=True) as said:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    old = importlib.import_module({old!r})\n"
+        f"new = importlib.import_module({new!r})\n"
+        f"assert getattr(old, {name!r}) is getattr(new, {name!r})\n"
+        "print([str(w.message) for w in said if w.category is DeprecationWarning])\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert f"moved to {new}" in ran.stdout

@@ -174,7 +174,7 @@ REDACTION_DEADLINE_S = 300
 REDACTION_PROBE = textwrap.dedent("""
     import sys
     from omb_tui.core.memory import redact_assignments, redact_pasted, redact_tokens, redact_vendors
-    from omb_tui.core.memory.redact import redact
+    from omb_tui.core.redaction.redact import redact
 
     N = int(sys.argv[1])
 

@@ -8,11 +8,11 @@ from datetime import date, timedelta
 
 import pytest
 
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import Actor, StaleHash
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.budget import gauge
-from omb_tui.core.memory.changes import Actor, StaleHash
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.make_room import make_room, plan_room
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 

@@ -27,8 +27,8 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import CLIENT_NAME, ROOT, command, command_json, connect, demo_home, home_copy, text_of
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.base import clock
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api as team_api
 from omb_tui.core.turn.tools import (

@@ -29,9 +29,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_helpers import CLIENT_NAME, ROOT, command_json, demo_home, home_copy
 
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
-from omb_tui.core.memory.owner_token import token_path
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
+from omb_tui.core.people.owner_token import token_path
 from omb_tui.core.turn.tools import MEMORY_UPDATE
 
 

@@ -24,7 +24,7 @@ from contextlib import ExitStack
 from test_serve_cli import serve_env
 from test_serve_connections import DEADLINE, closed_by_server, wait_for
 
-from omb_tui.core.memory.owner_token import load_or_create_token
+from omb_tui.core.people.owner_token import load_or_create_token
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -20,8 +20,8 @@ from collections.abc import Callable
 import pytest
 from mcp_helpers import ROOT, command_json, demo_home, home_copy  # noqa: F401 (fixtures)
 
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.turn.tools import MEMORY_UPDATE, MEMORY_UPDATE_TOOL, SESSION_SEARCH, TEAM_NOTE
 from omb_tui.mcp.front import ENV_IDLE
 from omb_tui.mcp.tools import MEMORY_STATUS, RECALL

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from mcp_helpers import connect, demo_home, home_copy, text_of  # noqa: F401 (fixtures)
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.layers import LAYER_HEADING, layer_store
-from omb_tui.core.memory.people import add_person
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import LAYER_HEADING, layer_store
+from omb_tui.core.people.people import add_person
 from omb_tui.core.turn.tools import MEMORY_UPDATE
 
 

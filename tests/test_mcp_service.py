@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_helpers import ROOT, SHORT_LIVED, connect, demo_home, home_copy, text_of  # noqa: F401 (fixtures)
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.mcp import front
 from omb_tui.mcp.tools import MEMORY_STATUS
 from tests.test_serve_connections import wait_for

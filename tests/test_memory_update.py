@@ -8,11 +8,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home, MemoryInputError
 from omb_tui.core.memory.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, gauge
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.memory_update import MemoryUpdate
-from omb_tui.core.memory.paths import Home, MemoryInputError
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 
 TODAY = date(2026, 11, 30)
@@ -261,7 +261,7 @@ def test_prefer_from_many_bots_at_once_loses_nothing(home):
 
 
 def test_undo_of_about_me_refuses_when_another_bot_changed_it_since(home):
-    from omb_tui.core.memory.changes import LaterChanges
+    from omb_tui.core.journal.changes import LaterChanges
     from omb_tui.core.memory.store import MemoryStore
 
     home.workspace("ledger").mkdir(parents=True)

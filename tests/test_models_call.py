@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models import call
 from omb_tui.core.models.call import ModelUnavailable, acomplete, complete
@@ -293,7 +293,7 @@ NETWORK_GUARD = textwrap.dedent("""
     threading.Thread(target=server.serve_forever, daemon=True).start()
     fake.script('{"ok": true}')
     from omb_tui.core.models.call import ModelUnavailable, complete
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
     home = Home(sys.argv[1])
     os.environ["OMB_TEST_KEY"] = "sk-ant-test-key"
     home.config_path.write_text(json.dumps({"instances": {

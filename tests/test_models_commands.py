@@ -10,7 +10,7 @@ from datetime import UTC
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.models.usage import read_usage
 
 

@@ -11,7 +11,7 @@ import json
 
 from fake_llm import fake_llm  # noqa: F401 (the fixture)
 
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 
 def test_models_test_chat_with_remember_and_usage_on_the_demo_home(tmp_path, run_exe, fake_llm):  # noqa: F811

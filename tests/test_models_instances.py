@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.settings import BrokenFile, ModelInstance, load_config, update_bot_settings
 from omb_tui.core.models.instances import (
     HELPER_TRIGGER,

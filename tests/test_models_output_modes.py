@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.models import output_modes
 from omb_tui.core.models.call import ModelUnavailable, complete
 from omb_tui.core.models.usage import read_usage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from omb_tui.core.memory.text_checks import escaped, text_problem
+from omb_tui.core.base.text_checks import escaped, text_problem
 from omb_tui.core.models.structured import (
     MAX_ANSWER_CHARS,
     MAX_JSON_DEPTH,

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.memory.settings import BrokenFile, load_config
 from omb_tui.core.models import time_limits
 from omb_tui.core.models.call import RUN_DEADLINE_PASSED, ModelUnavailable, complete

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timezone
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import ModelUnavailable, complete
 from omb_tui.core.models.usage import ROW_FIELDS, read_usage, usage_path

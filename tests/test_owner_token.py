@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import secrets
 
-from omb_tui.core.memory.owner_token import load_or_create_token, token_matches, token_path
-from omb_tui.core.memory.redact import mark, redact
+from omb_tui.core.people.owner_token import load_or_create_token, token_matches, token_path
+from omb_tui.core.redaction.redact import mark, redact
 
 
 def test_a_new_token_has_the_owner_prefix(home):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from omb_tui.core.memory.paths import FileKind, Home, InvalidName, OutsideWorkspace, resolve_home, validate_bot_id
+from omb_tui.core.files.paths import FileKind, Home, InvalidName, OutsideWorkspace, resolve_home, validate_bot_id
 from omb_tui.core.memory.settings import (
     BrokenFile,
     load_bot_settings,
@@ -139,7 +139,7 @@ def test_config_defaults_and_broken(tmp_path):
     ],
 )
 def test_a_topic_name_shaped_like_a_credential_is_refused_in_one_sentence(home, run_cli, name):
-    from omb_tui.core.memory.paths import CredentialName, validate_topic_name
+    from omb_tui.core.files.paths import CredentialName, validate_topic_name
 
     with pytest.raises(CredentialName):
         validate_topic_name(name)

@@ -8,9 +8,9 @@ import json
 import os
 import stat
 
-from omb_tui.core.memory.paths import validate_bot_id
-from omb_tui.core.memory.people import is_team_cloud, people_path, person_for_token
-from omb_tui.core.memory.redact import redact
+from omb_tui.core.files.paths import validate_bot_id
+from omb_tui.core.people.people import is_team_cloud, people_path, person_for_token
+from omb_tui.core.redaction.redact import redact
 
 
 def test_add_prints_the_token_once_and_keeps_only_its_hash(home, run_cli):

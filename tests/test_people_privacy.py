@@ -19,9 +19,9 @@ from mcp_helpers import connect
 from serve_helpers import LiveServer
 from test_hooks import a_turn, payload, write_transcript
 
-from omb_tui.core.memory.journal import row_writer
-from omb_tui.core.memory.layers import layer_store
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import row_writer
+from omb_tui.core.people.layers import layer_store
 from omb_tui.core.recall.recall import recall
 from omb_tui.core.search.brief import recent_work_brief
 from omb_tui.core.search.session_search import session_search

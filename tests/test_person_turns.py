@@ -11,14 +11,14 @@ from datetime import timedelta
 import pytest
 from test_turn import Answer, ScriptedModel, tool_call
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import NotFound
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.layers import LAYER_HEADING, layer_store
-from omb_tui.core.memory.paths import NotFound
-from omb_tui.core.memory.people import add_person
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import LAYER_HEADING, layer_store
+from omb_tui.core.people.people import add_person
 from omb_tui.core.recall.recall import recall
 from omb_tui.core.search.session_search import session_search
 from omb_tui.core.turn.tools import MEMORY_UPDATE

@@ -1,4 +1,4 @@
-"""One plural() for every message: "1 bot", "2 bots", never "bot(s)" (omb_tui/core/memory/text.py), and the
+"""One plural() for every message: "1 bot", "2 bots", never "bot(s)" (omb_tui/core/base/text.py), and the
 messages of the core and the app that once said "(s)", in the singular and the plural."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 
 import omb_tui
 from omb_tui.app.screens.journal import undone_text
-from omb_tui.core.memory.journal import WHO_PERSON, JournalRow
+from omb_tui.core.base.text import plural
+from omb_tui.core.journal.journal import WHO_PERSON, JournalRow
 from omb_tui.core.memory.memory_update import AddResult, ForgetResult
 from omb_tui.core.memory.store import LaterChanges, UndoResult, WriteResult
-from omb_tui.core.memory.text import plural
 from omb_tui.core.review.revert import Reverted, RunHasLaterChanges, RunUndo
 
 

@@ -10,15 +10,16 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
+from omb_tui.core.files.disk import write_private_json
+from omb_tui.core.files.paths import Home, MemoryInputError, NotFound
+from omb_tui.core.index import recall_index as ri
+from omb_tui.core.index import search as index_search
+from omb_tui.core.index.words import terms
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.disk import write_private_json
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.paths import Home, MemoryInputError, NotFound
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.recall import index_search
-from omb_tui.core.recall import recall_index as ri
 from omb_tui.core.recall.recall import (
     MAX_BLOCK_CHARS,
     OPENING_LINE,
@@ -30,7 +31,6 @@ from omb_tui.core.recall.recall import (
     match_ranges,
     recall,
 )
-from omb_tui.core.recall.words import terms
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)

@@ -1,4 +1,4 @@
-"""Recall by meaning (issue 39; recall/recall_passages.py, recall/meaning.py): with an embeddings instance set and
+"""Recall by meaning (issue 39; recall/passages.py, recall/meaning.py): with an embeddings instance set and
 `features.semanticRecall` on (its default then), a passage whose meaning matches the message enters recall's block
 although it shares no word with it; the four passages, the block's order and its opening line stay; off, or with
 the query's vector late, the block is the words' alone and the log line says why. The scripted server's vectors make
@@ -15,7 +15,7 @@ from test_search_by_meaning import THRILLED, home_with_meaning
 from test_upkeep_capture import make_chat
 
 from omb_tui.app.recall_sentences import why_lines, words_line
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.recall.meaning import forget_query_vectors
 from omb_tui.core.recall.recall import MAX_PASSAGES, OPENING_LINE, recall
 

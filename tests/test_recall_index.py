@@ -7,17 +7,31 @@ import sqlite3
 import stat
 from datetime import UTC, date, datetime, timedelta, timezone
 
+from omb_tui.core.files import file_stamp
+from omb_tui.core.files.paths import Home
+from omb_tui.core.index import (
+    kept as index_kept,
+)
+from omb_tui.core.index import (
+    notes as index_notes,
+)
+from omb_tui.core.index import (
+    refresh as index_refresh,
+)
+from omb_tui.core.index import (
+    rows as index_rows,
+)
+from omb_tui.core.index import (
+    search as index_search,
+)
+from omb_tui.core.index.recall_index import RecallIndex, index_path
+from omb_tui.core.index.refresh import IndexRefresh
+from omb_tui.core.index.rows import IndexRows
+from omb_tui.core.index.words import terms
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory import file_stamp
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.store import MemoryStore
-from omb_tui.core.recall import index_kept, index_notes, index_refresh, index_rows, index_search
-from omb_tui.core.recall.index_refresh import IndexRefresh
-from omb_tui.core.recall.index_rows import IndexRows
-from omb_tui.core.recall.recall_index import RecallIndex, index_path
-from omb_tui.core.recall.words import terms
 
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)
@@ -821,8 +835,8 @@ def test_lookups_in_one_read_see_one_state_of_the_index_whatever_another_process
 def test_an_index_removed_under_an_open_connection_is_opened_again_at_the_next_refresh(home):
     import sqlite3 as sqlite
 
-    from omb_tui.core.recall.person_purge import remove_index_files
-    from omb_tui.core.recall.recall_index import RecallIndex
+    from omb_tui.core.index.purge import remove_index_files
+    from omb_tui.core.index.recall_index import RecallIndex
 
     with RecallIndex(home, "scout") as index:
         index.refresh()

@@ -16,14 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from omb_tui.core.memory.redact import (
-    DETECTORS,
-    REDACTION_MARK,
-    Redaction,
-    contains_credential,
-    mark,
-    redact,
-)
+from omb_tui.core.redaction.redact import DETECTORS, REDACTION_MARK, Redaction, contains_credential, mark, redact
 
 MARK_RE = re.compile(r"«redacted (\d+) chars»")
 
@@ -554,7 +547,7 @@ def test_500_kb_of_notes_untouched() -> None:
 
 def test_import_is_light() -> None:
     code = (
-        "import sys, omb_tui.core.memory.redact as r\n"
+        "import sys, omb_tui.core.redaction.redact as r\n"
         "assert 'detect_secrets' not in sys.modules, 'detect-secrets imported eagerly'\n"
         "assert 'textual' not in sys.modules and 'rich' not in sys.modules\n"
         "r.redact('password: hunter2')\n"

@@ -1,4 +1,4 @@
-"""Redaction of decoded values, of a model's raw answer and of log lines (omb_tui/core/memory/redact_data.py).
+"""Redaction of decoded values, of a model's raw answer and of log lines (omb_tui/core/redaction/data.py).
 
 Spec "Where it lives": credentials are redacted before they reach disk, whatever hides them. Every credential of
 the corpus (tests/credential_corpus_data.py) is tried in each escaped form a JSON or YAML string can give it.
@@ -14,9 +14,9 @@ import pytest
 from credential_corpus_data import CREDENTIALS, Credential, escaped_forms
 
 from omb_tui.core.compact.records import append_attempt, compact_files
-from omb_tui.core.memory.disk import write_private_json
-from omb_tui.core.memory.redact import mark
-from omb_tui.core.memory.redact_data import RedactLogRecords, decode_escapes, redact_answer, redact_data
+from omb_tui.core.files.disk import write_private_json
+from omb_tui.core.redaction.data import RedactLogRecords, decode_escapes, redact_answer, redact_data
+from omb_tui.core.redaction.redact import mark
 
 AWS_KEY = "AK" + "IA" + "FAKEEXAMPLE01234"
 IDS = [f"{i}-{c.kind}" for i, c in enumerate(CREDENTIALS)]

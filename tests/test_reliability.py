@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 from fake_llm import fake_llm  # noqa: F401 - a fixture
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import StaleHash
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
-from omb_tui.core.memory.changes import StaleHash
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.memory_update import ARCHIVE_REL, MemoryUpdate, forgotten_matches
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, load_profile_learned, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot
@@ -204,7 +204,7 @@ def test_a_write_rechecks_the_file_right_before_the_rename(home, monkeypatch):
                 handle.write("- 2026-01-02 · typed elsewhere\n")
 
     monkeypatch.setattr(store_module.os, "fsync", outside_save_during_the_write)
-    from omb_tui.core.memory.changes import Actor
+    from omb_tui.core.journal.changes import Actor
 
     with pytest.raises(StaleHash):
         store.write("MEMORY.md", "- replaced\n", Actor("person", "command line"), expected_hash=first.hash)
@@ -222,7 +222,7 @@ def test_an_append_landing_between_the_check_and_the_rename_is_folded_in(home, m
     """An editor that takes no lock may append to the old file after the last check (or through a handle it
     opened before): those bytes go after the new text, journaled as the editor's change, never lost."""
     import omb_tui.core.memory.store as store_module
-    from omb_tui.core.memory.changes import Actor
+    from omb_tui.core.journal.changes import Actor
 
     workspace_file(home, "MEMORY.md").write_text("- 2026-01-01 · old\n")
     store = MemoryStore(home, BOT)
@@ -247,7 +247,7 @@ LOCK_FREE_WRITER = """\
 import sys
 from datetime import date
 from omb_tui.core.memory.memory_update import MemoryUpdate
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 from omb_tui.core.memory.store import StaleHash
 import os, time
@@ -430,7 +430,7 @@ def test_forgotten_words_that_look_like_a_secret_are_kept_as_a_hash(home, run_cl
 
 
 def test_the_recall_index_never_holds_a_credential(home):
-    from omb_tui.core.recall.recall_index import open_index
+    from omb_tui.core.index.recall_index import open_index
 
     workspace_file(home, "MEMORY.md").write_text(f"- 2026-01-01 · the deploy token is {GITHUB_TOKEN}\n")
     with open_index(home, BOT) as index:
@@ -442,6 +442,7 @@ def test_the_recall_index_never_holds_a_credential(home):
 def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
     from datetime import datetime, timezone
 
+    from omb_tui.core.index.recall_index import open_index
     from omb_tui.core.memory.conversations import (
         Conversation,
         Member,
@@ -450,7 +451,6 @@ def test_conversation_lines_are_redacted_on_disk_and_in_the_index(home):
         append_message,
         create_conversation,
     )
-    from omb_tui.core.recall.recall_index import open_index
 
     conversation = Conversation(
         id="deploys",
@@ -555,6 +555,7 @@ def test_the_corpus_as_bare_forgotten_words_and_escaped_chat_lines_reaches_no_fi
     from credential_corpus_data import CREDENTIALS, escaped_forms
     from test_redact_data import fully_decoded
 
+    from omb_tui.core.index.recall_index import open_index
     from omb_tui.core.memory.conversations import (
         Conversation,
         Member,
@@ -563,7 +564,6 @@ def test_the_corpus_as_bare_forgotten_words_and_escaped_chat_lines_reaches_no_fi
         append_message,
         create_conversation,
     )
-    from omb_tui.core.recall.recall_index import open_index
 
     for credential in CREDENTIALS:
         assert run_cli("forget", BOT, "--", *credential.secret.split()).code == 0, credential.kind

@@ -25,11 +25,11 @@ from conftest import omb_tui_command
 from disk_faults import DiskFaults
 
 from omb_tui.cli import main
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_OUTSIDE, WHO_PERSON
 from omb_tui.core.memory.budget import MEMORY_MAX_LINES
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.disk import text_hash
-from omb_tui.core.memory.journal import HOW_OUTSIDE, WHO_PERSON
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot
@@ -174,7 +174,7 @@ def test_a_library_write_on_a_full_disk_raises_one_sentence_and_changes_nothing(
             result = MemoryStore(home, BOT).write(FOOD, f"# Food\n\n- {moment}\n", Actor(WHO_PERSON, "test"))
         except OSError as exc:
             faults.arm(None)
-            from omb_tui.core.memory.errors import oserror_sentence
+            from omb_tui.core.base.errors import oserror_sentence
 
             sentence = oserror_sentence(exc)
             assert sentence.startswith("The disk is full: ") and "nothing was changed" in sentence, sentence
@@ -222,7 +222,7 @@ def test_a_torn_last_row_is_skipped_by_readers_and_repaired_by_the_next_append(t
 
 
 def test_search_on_a_full_disk_answers_from_the_index_it_has_and_says_so_once(tmp_path, capsys):
-    from omb_tui.core.recall.recall_index import open_index
+    from omb_tui.core.index.recall_index import open_index
 
     home = make_home(tmp_path / "home")
     code, out, err = cli(home, capsys, "search", BOT, "coffee", "--json")
@@ -268,8 +268,8 @@ DRIVER = r"""
 import hashlib, json, os, random, subprocess, sys
 from pathlib import Path
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot

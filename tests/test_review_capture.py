@@ -7,7 +7,7 @@ from __future__ import annotations
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 from test_upkeep_capture import VEG, answer, fact, make_chat
 
-from omb_tui.core.memory.journal import Journal
+from omb_tui.core.journal.journal import Journal
 from omb_tui.core.review.runs import review
 from omb_tui.core.upkeep.capture import capture, quotes_note
 

@@ -8,10 +8,10 @@ from conftest import MEMORY_TEXT, TOPIC_TEXT
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from omb_tui.core.memory.changes import Actor, NotUndoable, RevertConflict
-from omb_tui.core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE, outcome_of
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.base.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE, outcome_of
+from omb_tui.core.files.paths import MemoryInputError
+from omb_tui.core.journal.changes import Actor, NotUndoable, RevertConflict
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review.revert import RunHasLaterChanges, revert_change, run_undo_later, undo_run
 from omb_tui.core.review.runs import review
@@ -154,7 +154,7 @@ def test_an_unknown_run_is_one_sentence(home):
 
 # ----- the merge itself -----
 def test_the_merge_keeps_a_line_appended_right_after_the_reverted_one():
-    from omb_tui.core.memory.revert_text import reverse_change
+    from omb_tui.core.journal.revert_text import reverse_change
 
     assert reverse_change("a\nb\n", "a\nb\nX\n", "a\nb\nX\nY\n") == "a\nb\nY\n"
     assert reverse_change("a\nb\n", "a\nb\nX\n", "a\nb\nY\nX\n") == "a\nb\nY\n"
@@ -163,7 +163,7 @@ def test_the_merge_keeps_a_line_appended_right_after_the_reverted_one():
 
 
 def test_the_merge_refuses_what_it_would_have_to_guess():
-    from omb_tui.core.memory.revert_text import reverse_change
+    from omb_tui.core.journal.revert_text import reverse_change
 
     assert reverse_change("a\nb\nc\n", "a\nB\nc\n", "a\nBB\nc\n") is None  # the same line changed again
     assert reverse_change("a\nX\nc\n", "a\nc\n", "a\nY\nc\n") is None  # lines added where X would go back
@@ -200,7 +200,7 @@ def test_a_change_whose_after_text_cannot_be_rebuilt_says_the_file_changed_elsew
     """A diff cut short for size cannot rebuild the text; the sentence then says what happened, truly."""
     from conftest import make_bot
 
-    from omb_tui.core.memory import journal
+    from omb_tui.core.journal import journal
 
     make_bot(home, "nova", "Nova")
     scout, nova = MemoryStore(home, "scout"), MemoryStore(home, "nova")
@@ -234,7 +234,7 @@ def test_agreeing_to_an_unseen_about_me_change_does_not_agree_to_a_later_row(hom
 
 
 def test_the_merge_refuses_rather_than_guess_which_copy_of_a_repeated_line_went():
-    from omb_tui.core.memory.revert_text import reverse_change
+    from omb_tui.core.journal.revert_text import reverse_change
 
     # "x" was added after the first "a"; since, the last "a" became "x". The line diff pairs "a a" with the
     # wrong copies and once gave "a x a": reverted, the file must read "a a x", or the revert is refused.
@@ -256,7 +256,7 @@ REVERT_LINES = st.sampled_from(["a\n", "b\n", "\n", "- tea\n", "a\n"])
 def test_a_revert_gives_the_later_change_alone_or_refuses(lines, change, later, data):
     """A row changed one place of a file and a later change another: reverting the row leaves exactly the file
     with the later change alone (built here from where each change was made), or refuses; never a guess."""
-    from omb_tui.core.memory.revert_text import reverse_change
+    from omb_tui.core.journal.revert_text import reverse_change
 
     points = sorted(data.draw(st.lists(st.integers(0, len(lines)), min_size=4, max_size=4)))
     row_first = data.draw(st.booleans())  # which of the two places the row's change is

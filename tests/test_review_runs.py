@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 
 from conftest import MEMORY_TEXT, make_bot
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review import marks
 from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, overnight, parse_quotes, review
@@ -194,7 +194,7 @@ def test_quotes_read_back_from_a_capture_note():
 def test_an_unknown_bot_is_one_sentence(home):
     import pytest
 
-    from omb_tui.core.memory.paths import MemoryInputError
+    from omb_tui.core.files.paths import MemoryInputError
 
     with pytest.raises(MemoryInputError, match="There is no bot 'ghost'"):
         review(home, bot_ids=["ghost"], now=NOW)

@@ -15,9 +15,10 @@ from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtur
 from test_embeddings_call import with_embeddings
 from test_upkeep_capture import make_chat
 
-from omb_tui.core.memory.people import add_person
+from omb_tui.core.index import background as vectors_background
+from omb_tui.core.index import vectors as index_vectors
 from omb_tui.core.memory.settings import update_bot_settings
-from omb_tui.core.recall import index_vectors, vectors_background
+from omb_tui.core.people.people import add_person
 from omb_tui.core.recall.meaning import forget_query_vectors
 from omb_tui.core.search.session_search import session_search
 

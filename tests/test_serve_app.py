@@ -10,7 +10,7 @@ from textual.widgets import Static
 
 from omb_tui.app.app import make_app
 from omb_tui.app.dialogs.conflict import ConflictDialog
-from omb_tui.core.memory.journal import HOW_API
+from omb_tui.core.journal.journal import HOW_API
 from omb_tui.core.memory.store import MemoryStore
 
 FILE = "/api/bots/scout/memory/file"

@@ -11,7 +11,7 @@ import pytest
 from conftest import MEMORY_TEXT
 from serve_helpers import memory_file, server  # noqa: F401 (server: a fixture)
 
-from omb_tui.core.memory.paths import MAX_TOPIC_NAME_BYTES
+from omb_tui.core.files.paths import MAX_TOPIC_NAME_BYTES
 from omb_tui.server.app import BOT_TURNS
 from omb_tui.server.http import MAX_BODY_DEPTH
 

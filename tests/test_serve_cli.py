@@ -17,8 +17,8 @@ import pytest
 from conftest import omb_tui_command
 from test_architecture import FIRST_FRAME_PROBE, imported_after
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.owner_token import token_path
+from omb_tui.core.base import clock
+from omb_tui.core.people.owner_token import token_path
 
 
 def serve_env(home, tmp_path) -> dict:

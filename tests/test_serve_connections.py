@@ -19,8 +19,8 @@ import pytest
 from serve_helpers import LiveServer
 from test_serve_cli import serve_env
 
-from omb_tui.core.memory.owner_token import load_or_create_token
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.owner_token import load_or_create_token
 from omb_tui.server.connections import ConnectionEvents, ServeLimits
 from omb_tui.server.http import GUARD
 

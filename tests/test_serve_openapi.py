@@ -10,11 +10,11 @@ import jsonschema
 import pytest
 from serve_helpers import OWNER, server  # noqa: F401 (server: a fixture)
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.layers import layer_store
-from omb_tui.core.memory.people import add_person
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import layer_store
+from omb_tui.core.people.people import add_person
 from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team
 from omb_tui.core.upkeep.about_me import add_learned
@@ -153,7 +153,7 @@ def test_every_route_describes_each_refusal_it_can_answer(method, path):
 
 
 def test_the_descriptions_limits_are_the_servers():
-    from omb_tui.core.memory import paths
+    from omb_tui.core.files import paths
     from omb_tui.core.team import model
     from omb_tui.server.app import JOURNAL_MAX_LIMIT
 

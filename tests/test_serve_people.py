@@ -13,11 +13,11 @@ from conftest import make_bot
 from serve_helpers import OWNER, LiveServer
 from test_serve_openapi import BODIES, a_team_with_a_note_and_a_card
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.layers import layer_store
-from omb_tui.core.memory.people import add_person, remove_person, rotate_token
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import layer_store
+from omb_tui.core.people.people import add_person, remove_person, rotate_token
 from omb_tui.core.upkeep.about_me import add_learned
 from omb_tui.server.app import ROUTES
 from omb_tui.server.mine import MINE_ROUTES
@@ -32,7 +32,7 @@ PERSON_EDIT = Actor(WHO_PERSON, HOW_SETTINGS)
 def team_home(tmp_path_factory):
     """scout with a journal row, a learned line and a team; Dana and Sam each with a layer of scout; Lee removed;
     Kim's first token rotated away."""
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path_factory.mktemp("people") / "home")
     make_bot(home)
@@ -107,7 +107,7 @@ def leaks_in(text: str, *secrets: str) -> list[str]:
 
 
 def test_each_person_reads_saves_and_removes_in_their_own_layer_only(tmp_path):
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "home")
     make_bot(home)
@@ -169,7 +169,7 @@ def test_each_person_reads_saves_and_removes_in_their_own_layer_only(tmp_path):
     ],
 )
 def test_no_path_trick_reaches_another_persons_layer(tmp_path, url):
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "home")
     make_bot(home)

@@ -8,9 +8,9 @@ import pytest
 from conftest import LOG_NAME, LOG_TEXT, MEMORY_TEXT, TOPIC_TEXT
 from serve_helpers import memory_file, server  # noqa: F401 (server: a fixture)
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.disk import text_hash
-from omb_tui.core.memory.journal import HOW_API, HOW_TASK, HOW_UNDO, WHO_BOT, WHO_PERSON
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_API, HOW_TASK, HOW_UNDO, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.turn.bot import Bot

@@ -13,9 +13,9 @@ import pytest
 from conftest import MEMORY_TEXT, make_bot
 from serve_helpers import LiveServer, memory_file, server  # noqa: F401 (server: a fixture)
 
-from omb_tui.core.memory.owner_token import MAX_BODY_BYTES, load_or_create_token, token_path
-from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.files.paths import MemoryInputError
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.owner_token import MAX_BODY_BYTES, load_or_create_token, token_path
 from omb_tui.server.app import is_loopback_peer
 
 API = "/api/bots/scout/memory"

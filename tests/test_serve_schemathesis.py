@@ -34,12 +34,12 @@ from schemathesis.config import SchemathesisConfig
 from serve_helpers import LiveServer
 from test_serve_openapi import a_team_with_a_note_and_a_card, described
 
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.layers import layer_store
-from omb_tui.core.memory.paths import Home
-from omb_tui.core.memory.people import add_person
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import layer_store
+from omb_tui.core.people.people import add_person
 from omb_tui.core.upkeep.about_me import add_learned
 from omb_tui.server.app import OPENAPI_PATH
 

@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
+from omb_tui.core.files.paths import Home, MemoryInputError
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from omb_tui.core.memory.paths import Home, MemoryInputError
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.search.session_search import parse_when, session_search
@@ -202,7 +202,7 @@ def test_parse_when():
 def test_within_a_window_a_word_is_looked_up_in_its_newest_messages_and_notes_by_time(home, monkeypatch):
     # A word is looked up in at most a capped number of messages (and notes): within a time window these
     # are the newest by time, whatever order the index read them in. Here the recent ones are read first.
-    from omb_tui.core.recall import index_search
+    from omb_tui.core.index import search as index_search
 
     monkeypatch.setattr(index_search, "POSTINGS_CAP_WINDOW", 3, raising=False)
     monkeypatch.setattr(index_search, "POSTINGS_CAP_SEARCH", 3)
@@ -224,8 +224,8 @@ def test_within_a_window_a_word_is_looked_up_in_its_newest_messages_and_notes_by
 def test_an_index_kept_between_searches_in_a_window_scores_as_a_fresh_one_after_a_write(home, monkeypatch):
     # A window's counts (the N and n of a word's weight within it) are kept for the next search in the same window:
     # a write must drop them, or a process that keeps its index open would score by counts no longer true.
-    from omb_tui.core.recall import index_search
-    from omb_tui.core.recall.recall_index import RecallIndex
+    from omb_tui.core.index import search as index_search
+    from omb_tui.core.index.recall_index import RecallIndex
 
     monkeypatch.setattr(index_search, "POSTINGS_CAP_WINDOW", 3, raising=False)
     conversation(home, "hangar", [("person", f"the zeppelin hangar, note {n}", hours_ago(24 + n)) for n in range(5)])

@@ -8,8 +8,8 @@ import multiprocessing
 
 import pytest
 
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory import settings as settings_module
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import BrokenFile, load_bot_settings, load_config, update_bot_settings
 
 SETTINGS = {"name": "Scout", "memory": True, "upkeep": True, "avatar": "owl.png"}

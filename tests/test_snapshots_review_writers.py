@@ -12,7 +12,7 @@ import pytest
 from app_helpers import PicturedHome, add_bot, settle
 from test_snapshots import REVIEW_NOW, open_review_area
 
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
 
 SESSION_CHAT = "claude-code-0b7e5d0c-3f43-4c7e-9a52-6d1f2e8a9b10"
@@ -49,7 +49,7 @@ def writers_home(monkeypatch, utc_zone):
     from omb_tui.core.runs.run import UpkeepRun
 
     monkeypatch.setattr(review, "clock", lambda: datetime.fromisoformat(REVIEW_NOW))
-    monkeypatch.setattr("omb_tui.core.memory.clock.timestamp", datetime.fromisoformat(REVIEW_NOW).timestamp)
+    monkeypatch.setattr("omb_tui.core.base.clock.timestamp", datetime.fromisoformat(REVIEW_NOW).timestamp)
     with PicturedHome("/tmp/omb-tui-snapshots/writers") as pictured:
         home = pictured.home
         scout = add_bot(

@@ -11,7 +11,7 @@ from test_bad_answers import make_chat
 
 from omb_tui.core.compact import session
 from omb_tui.core.compact.validator import CHANGESET_SCHEMA, validate
-from omb_tui.core.memory.disk import text_hash
+from omb_tui.core.files.disk import text_hash
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.models.structured import schema_problem
 from omb_tui.core.upkeep import capture as capture_module

@@ -9,11 +9,12 @@ from datetime import UTC
 
 import pytest
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.changes import Actor, LaterChanges, NotUndoable, ReadOnly, StaleHash
-from omb_tui.core.memory.disk import text_hash
-from omb_tui.core.memory.errors import WriteRefused, oserror_sentence
-from omb_tui.core.memory.journal import (
+from omb_tui.core.base import clock
+from omb_tui.core.base.errors import WriteRefused, oserror_sentence
+from omb_tui.core.files.disk import text_hash
+from omb_tui.core.files.paths import Home, InvalidName, NotFound, OutsideWorkspace
+from omb_tui.core.journal.changes import Actor, LaterChanges, NotUndoable, ReadOnly, StaleHash
+from omb_tui.core.journal.journal import (
     HOW_OUTSIDE,
     HOW_SETTINGS,
     HOW_TASK,
@@ -23,7 +24,6 @@ from omb_tui.core.memory.journal import (
     WHO_PERSON,
     Journal,
 )
-from omb_tui.core.memory.paths import Home, InvalidName, NotFound, OutsideWorkspace
 from omb_tui.core.memory.store import MemoryStore
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
@@ -300,7 +300,7 @@ def test_damaged_journal_line_is_skipped(store):
 
 
 def test_journal_reads_newest_first_across_chunks(tmp_path):
-    from omb_tui.core.memory.journal import make_row
+    from omb_tui.core.journal.journal import make_row
 
     journal = Journal(tmp_path / "j.ndjson")
     ids = []

@@ -10,8 +10,8 @@ import pytest
 from test_backup import crafted, regular
 
 from omb_tui.core.backup.archive import read_backup
+from omb_tui.core.files.paths import Home
 from omb_tui.core.memory.conversations import chats_dir
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.memory.settings import load_bot_settings, set_bot_switches
 from omb_tui.core.team import api as team_api
 from omb_tui.core.team.storage import create_team, get_team

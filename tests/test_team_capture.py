@@ -15,7 +15,7 @@ from conftest import make_bot
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 from test_upkeep_capture import answer, fact, make_chat, make_room
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team

@@ -17,8 +17,8 @@ from test_app_review import answer, open_review, question
 from test_app_review_writers import line_text
 
 from omb_tui.app.app import make_app
-from omb_tui.core.memory.layers import layer_store
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.people.layers import layer_store
 
 DANA_SAYS = "I'm allergic to peanuts. Please always answer me in bullet points."
 SAM_SAYS = "I cycle to work every day. Please answer me in French from now on."

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import make_bot
 
-from omb_tui.core.memory.errors import EXIT_STALE, outcome_of
-from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.base.errors import EXIT_STALE, outcome_of
+from omb_tui.core.files.paths import MemoryInputError
 from omb_tui.core.team import api
 from omb_tui.core.team.model import HISTORY_MAX
 from omb_tui.core.team.notes import RevisionMissing, StaleRevision

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 from conftest import make_bot
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.team import api

@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import make_bot
 
-from omb_tui.core.memory.paths import MemoryInputError
+from omb_tui.core.files.paths import MemoryInputError
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.search.session_search import session_search
 from omb_tui.core.team import api

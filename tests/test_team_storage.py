@@ -13,7 +13,7 @@ import textwrap
 import pytest
 from conftest import make_bot
 
-from omb_tui.core.memory.paths import MemoryInputError, NotFound
+from omb_tui.core.files.paths import MemoryInputError, NotFound
 from omb_tui.core.team import api
 from omb_tui.core.team.storage import create_team, delete_team, list_teams, rename_team, team_path, teams_dir
 from omb_tui.core.turn.bot import Bot
@@ -145,7 +145,7 @@ def test_a_failed_rename_during_the_migration_leaves_the_version_1_file_whole(ho
 
 KILLED_MIDWAY = textwrap.dedent("""
     import os, signal, sys
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
     from omb_tui.core.team import api
     real_replace = os.replace
     def kill_at(src, dst, *args, **kwargs):

@@ -16,11 +16,11 @@ from datetime import date, datetime
 
 import pytest
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.locks import no_turn_running, turn_in_progress
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
-from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall.recall import OPENING_LINE
@@ -104,7 +104,7 @@ def test_journaling_never_fails_the_turn(home, monkeypatch, caplog):
 
 
 def test_the_first_turn_makes_the_bots_workspace(tmp_path):
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "fresh")
     with bot_turn(home, "quill", chat="notes"):
@@ -124,7 +124,7 @@ def test_the_bots_changes_are_journaled_even_when_the_turn_raises(home):
 # ----- the per-bot turn lock, across processes -----
 TURN_IN_ANOTHER_PROCESS = """
 import sys
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 from omb_tui.core.turn.turn import bot_turn
 with bot_turn(Home(sys.argv[1]), "scout", chat="plans"):
     print("in the turn", flush=True)
@@ -134,8 +134,8 @@ print("turn over", flush=True)
 
 CHECK_IN_ANOTHER_PROCESS = """
 import sys
-from omb_tui.core.memory.paths import Home
-from omb_tui.core.memory.locks import no_turn_running, turn_in_progress
+from omb_tui.core.files.paths import Home
+from omb_tui.core.files.locks import no_turn_running, turn_in_progress
 home = Home(sys.argv[1])
 with no_turn_running(home, "scout") as free:
     print(turn_in_progress(home, "ledger"), free)

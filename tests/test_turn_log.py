@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from omb_tui.core.files.paths import Home, NotFound
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import HOW_TASK, WHO_BOT
-from omb_tui.core.memory.paths import Home, NotFound
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.recall.turn_log import (

@@ -12,10 +12,10 @@ from datetime import UTC, date, datetime
 import pytest
 from conftest import BOT_ID
 
-from omb_tui.core.memory import clock
+from omb_tui.core.base import clock
+from omb_tui.core.files.paths import Home
+from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON, Journal
-from omb_tui.core.memory.paths import Home
 from omb_tui.core.recall.recall import recall
 from omb_tui.core.turn.outside import Exchange, note_turn_start, record_turn
 

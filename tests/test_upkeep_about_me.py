@@ -7,9 +7,9 @@ from datetime import date
 
 import pytest
 
-from omb_tui.core.memory.journal import WHO_PERSON
+from omb_tui.core.files.paths import NotFound
+from omb_tui.core.journal.journal import WHO_PERSON
 from omb_tui.core.memory.memory_update import MemoryUpdate
-from omb_tui.core.memory.paths import NotFound
 from omb_tui.core.memory.settings import load_profile_learned
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun
@@ -139,7 +139,7 @@ def test_a_removed_fact_does_not_come_back_through_a_bots_prefer_until_the_perso
     """Issue 37: capture kept a removed fact out, but a bot's `prefer` (and the command line's) put it back."""
     from datetime import timedelta
 
-    from omb_tui.core.memory import clock
+    from omb_tui.core.base import clock
     from omb_tui.core.turn.tools import MEMORY_UPDATE, run_tool
     from tests.test_bot_tools import make_chat
 

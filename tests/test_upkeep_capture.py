@@ -12,11 +12,11 @@ from datetime import date, datetime, timedelta
 import pytest
 from fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
+from omb_tui.core.base import clock
 from omb_tui.core.facts import checks
 from omb_tui.core.facts.lines import BOT, OTHER_PERSON, PERSON, Line
-from omb_tui.core.memory import clock
+from omb_tui.core.journal.journal import Journal
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.journal import Journal
 from omb_tui.core.memory.memory_update import MemoryUpdate
 from omb_tui.core.memory.settings import load_profile_learned, save_profile_learned, update_bot_settings
 from omb_tui.core.upkeep import capture_state as state

@@ -8,7 +8,7 @@ import json
 
 from fake_llm import fake_llm  # noqa: F401 (the fixture)
 
-from omb_tui.core.memory.paths import Home
+from omb_tui.core.files.paths import Home
 
 
 def step_shaped(fake) -> None:

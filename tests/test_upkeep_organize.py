@@ -13,9 +13,9 @@ import stat
 import pytest
 from fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
 
+from omb_tui.core.journal.changes import Actor
+from omb_tui.core.journal.journal import WHO_UPKEEP
 from omb_tui.core.memory.budget import read_topic_info
-from omb_tui.core.memory.changes import Actor
-from omb_tui.core.memory.journal import WHO_UPKEEP
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.runs.run import UpkeepRun

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from omb_tui.core.memory.locks import held_exclusively
+from omb_tui.core.files.locks import held_exclusively
 from omb_tui.core.schedule import backup_lock_path, backup_running, run_bounded, tidy_due, upkeep_lock_path
 
 HOUR = 3
@@ -43,7 +43,7 @@ def test_a_utc_time_is_compared_in_local_time():
 HOLDER = """
 import sys, time
 from pathlib import Path
-from omb_tui.core.memory.locks import held_exclusively
+from omb_tui.core.files.locks import held_exclusively
 with held_exclusively(Path(sys.argv[1])) as held:
     print("held" if held else "busy", flush=True)
     time.sleep(30)
@@ -51,7 +51,7 @@ with held_exclusively(Path(sys.argv[1])) as held:
 
 
 def test_a_lock_held_by_another_process_is_seen_at_once(tmp_path):
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "home")
     home.root.mkdir()
@@ -68,7 +68,7 @@ def test_a_lock_held_by_another_process_is_seen_at_once(tmp_path):
 
 
 def test_a_backup_holding_its_lock_pauses_upkeep(tmp_path):
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
 
     home = Home(tmp_path / "home")
     home.root.mkdir()
@@ -113,7 +113,7 @@ def test_bots_run_at_most_the_bound_at_once_and_a_failure_stays_with_its_bot():
 # ----- `omb-tui upkeep --due` -----
 def upkeep_home(tmp_path):
     """Three bots: scout (due: never tidied, an expired note and a duplicate), quill (upkeep off), atlas."""
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
     from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 
     home = Home(tmp_path / "upkeep-home")
@@ -174,7 +174,7 @@ def test_a_second_run_or_a_backup_makes_upkeep_do_nothing_and_say_so(tmp_path, r
 
 def test_a_run_s_call_bound_lasts_for_the_run_only(tmp_path):
     """A library caller's process keeps its own bound of calls in flight after upkeep_due with another."""
-    from omb_tui.core.memory.paths import Home
+    from omb_tui.core.files.paths import Home
     from omb_tui.core.models import call
     from omb_tui.core.schedule import upkeep_due
 

@@ -9,9 +9,9 @@ from datetime import UTC, date, datetime, timezone
 
 import pytest
 
-from omb_tui.core.memory import clock
-from omb_tui.core.memory.journal_filter import JournalFilter
-from omb_tui.core.memory.when import parse_day
+from omb_tui.core.base import clock
+from omb_tui.core.journal.filter import JournalFilter
+from omb_tui.core.journal.when import parse_day
 from omb_tui.core.search.session_search import parse_when
 from omb_tui.core.turn.bot import parse_day as recall_as_of_day
 

@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from omb_tui.core.recall.words import (
+from omb_tui.core.index.words import (
     STOPS,
     content_word_count,
     fold,

@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ..core.memory.paths import Home
+from ..core.files.paths import Home
 from .styles import style_path
 from .worker_errors import NotifyWorkerErrors
 
@@ -171,7 +171,7 @@ class OmbApp(NotifyWorkerErrors, App[None]):
     def notify(self, message: str, *, title: str = "", markup: bool = False, **options) -> None:  # type: ignore[override]
         """Every notification, from any screen or widget, is redacted first: an error may echo a key. Its text is
         shown as written (every caller passes markup=False: a redaction mark or a quoted line is not markup)."""
-        from ..core.memory.redact_data import redact_message
+        from ..core.redaction.data import redact_message
 
         super().notify(redact_message(message), title=redact_message(title), markup=False, **options)
 
@@ -344,7 +344,7 @@ def _log_into_textual() -> None:
 
     from textual.logging import TextualHandler
 
-    from ..core.memory.redact_data import redact_log_handlers
+    from ..core.redaction.data import redact_log_handlers
 
     root = logging.getLogger()
     for handler in list(root.handlers):
@@ -356,8 +356,8 @@ def _log_into_textual() -> None:
 def run_app(home: Home) -> int:
     _log_into_textual()
     # OMB_TUI_NO_WATCH=1 turns file watching off (e.g. on a network filesystem where it is costly).
+    from ..core.index import background as vectors_background
     from ..core.memory.user_settings import user_settings_path
-    from ..core.recall import vectors_background
 
     vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     make_app(home, watch=not os.environ.get("OMB_TUI_NO_WATCH"), user_settings=user_settings_path()).run()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..core.base.text import plural
 from ..core.memory.budget import LINE_EXPIRED, LINE_LOADS, LINE_PAST_CUT, TOPIC_INDEX_MAX_CHARS, TopicIndex
-from ..core.memory.text import plural
 from ..core.recall.recall import (
     MAX_BLOCK_CHARS,
     MIN_MESSAGE_CHARS,

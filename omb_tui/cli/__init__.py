@@ -23,7 +23,7 @@ they run, as click puts a command's options on its function (argparse here, for 
 - demo.py     demo: the sample home
 - hook.py     hook session-start|prompt|stop|install: a bot's memory in Claude Code, through its hooks
 - common.py   how a command is declared (`add_command`, `subcommands`, the one `--json`), the one-sentence
-              error, the bot a command names (the exit codes are the core's table: core/memory/errors.py)
+              error, the bot a command names (the exit codes are the core's table: core/base/errors.py)
 - output.py   what every group prints with: one line, JSON, file text byte for byte
 
 The order `omb-tui --help` lists the commands in is part of the contract, and each group is one unbroken run of
@@ -41,9 +41,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.memory.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
-from ..core.memory.paths import Home, MemoryInputError
-from ..core.memory.redact_data import redact_log_handlers
+from ..core.base.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
+from ..core.files.paths import Home, MemoryInputError
+from ..core.redaction.data import redact_log_handlers
 from .common import HOME_HELP, CliError, OneSentenceParser, given, print_error, subcommands
 
 

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from ..core.memory.text import plural
+from ..core.base.text import plural
 from .common import CliError, add_command, given, print_error, subcommands
 from .output import one_line, print_json
 
@@ -132,7 +132,7 @@ def switch_name(word: str) -> str:
 
 
 def cmd_bot_set(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
     from ..core.memory.settings import set_bot_switches
 
     key = switch_name(args.key)
@@ -153,7 +153,7 @@ def _said(value: object) -> str:
 
 def cmd_duplicate(args: argparse.Namespace) -> int:
     from ..core.backup.duplicate import duplicate_bot
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
 
     copied = duplicate_bot(Home(args.home), args.bot, args.new_id, args.name)
     if args.json:
@@ -184,7 +184,7 @@ def read_passphrase(*, twice: bool) -> str:
 
 def cmd_backup(args: argparse.Namespace) -> int:
     from ..core.backup.archive import take_backup
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
 
     passphrase = read_passphrase(twice=True) if args.passphrase else None
     report = take_backup(
@@ -241,7 +241,7 @@ def open_backup(args: argparse.Namespace):
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from ..core.backup.restore import restore
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
 
     report = restore(Home(args.home), open_backup(args), bots=args.bots, as_id=args.as_id, replace=args.replace)
     if args.json:

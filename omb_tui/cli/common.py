@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ..core.memory.errors import EXIT_BAD_INPUT
+from ..core.base.errors import EXIT_BAD_INPUT
 from .output import error_line
 
 HOME_HELP = "the home folder (default: $OMB_HOME, else ~/.openmausbot)"
@@ -48,7 +48,7 @@ class CliError(Exception):
 
 def open_bot(args: argparse.Namespace):
     """The bot `BOT` names in the home `--home` names, looked at (an unknown id is one sentence, exit 2)."""
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
     from ..core.turn.bot import Bot
 
     bot = Bot(Home(args.home), args.bot)

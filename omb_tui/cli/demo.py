@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from ..core.memory.paths import Home
+from ..core.files.paths import Home
 from .common import add_command
 
 

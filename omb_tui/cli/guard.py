@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.memory import clock
+from ..core.base import clock
 from .common import CliError, add_command, open_bot
 from .output import one_line, print_json
 
@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_still_true(args: argparse.Namespace) -> int:
 
     from ..core.guard.still_true import UNTIL, answer_still_true, still_true_queue
-    from ..core.memory.when import parse_day
+    from ..core.journal.when import parse_day
 
     bot = open_bot(args)
     if args.answer is None:

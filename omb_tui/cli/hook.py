@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_hook(args: argparse.Namespace) -> int:
     import sys
 
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
     from ..hooks.run import problem_sentence, run_hook
 
     try:
@@ -112,7 +112,7 @@ def cmd_hook(args: argparse.Namespace) -> int:
 def cmd_hook_install(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
     from ..core.turn.bot import Bot
     from ..hooks import install
 
@@ -172,7 +172,7 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
 
 def _say_project_steps(args: argparse.Namespace, home, start: list[str], project) -> None:
     """What a project install leaves to the person: the one approval, and what to know before committing."""
-    from ..core.memory.paths import default_home_root
+    from ..core.files.paths import default_home_root
     from ..hooks.install import committable, server_name
 
     name = server_name(args.bot)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.memory import clock
-from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION
-from ..core.memory.paths import Home
-from ..core.memory.text import plural
+from ..core.base import clock
+from ..core.base.errors import EXIT_NEEDS_CONFIRMATION
+from ..core.base.text import plural
+from ..core.files.paths import Home
 from .common import CliError, add_command, given, open_bot
 from .output import print_json
 
@@ -84,9 +84,9 @@ def _window(p: argparse.ArgumentParser, since: str, mark: str) -> None:
 
 
 def cmd_journal(args: argparse.Namespace) -> int:
-    from ..core.memory.journal import row_writer
-    from ..core.memory.journal_filter import JournalFilter
-    from ..core.memory.when import when_text
+    from ..core.journal.filter import JournalFilter
+    from ..core.journal.journal import row_writer
+    from ..core.journal.when import when_text
 
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be 1 or more.")
@@ -117,7 +117,7 @@ def cmd_journal(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from ..core.memory.changes import LaterChanges
+    from ..core.journal.changes import LaterChanges
 
     bot = open_bot(args)
     try:

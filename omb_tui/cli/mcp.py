@@ -36,7 +36,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.port is not None and not args.http:
         raise CliError("--port goes with --http: over stdio the client starts this command and talks on its pipes.")
     if not args.http:
-        from ..core.memory.paths import Home, validate_bot_id
+        from ..core.files.paths import Home, validate_bot_id
         from ..mcp import front
 
         if front.switched_on():
@@ -44,7 +44,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             validate_bot_id(args.bot)  # as the library's bot(): one sentence, exit 2, before any server starts
             home.require_bot(args.bot)
             if args.person is not None:
-                from ..core.memory.layers import require_person
+                from ..core.people.layers import require_person
 
                 require_person(home, args.person)
             try:  # the home's service, with the SDK loaded already (docs/agents.md, "The MCP service")

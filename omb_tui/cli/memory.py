@@ -7,9 +7,9 @@ import argparse
 import sys
 from datetime import date
 
-from ..core.memory.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE
-from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
-from ..core.memory.text import plural
+from ..core.base.errors import EXIT_NEEDS_CONFIRMATION, EXIT_STALE
+from ..core.base.text import plural
+from ..core.files.paths import MEMORY_FILE, Home, MemoryInputError
 from .common import CliError, add_command, given, open_bot
 from .output import print_json, write_text
 
@@ -91,7 +91,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _day(value: str) -> date:
     """The core's day parser for argparse, which shows only an ArgumentTypeError's words (and adds the period)."""
-    from ..core.memory.when import parse_day
+    from ..core.journal.when import parse_day
 
     try:
         return parse_day(value)
@@ -100,8 +100,8 @@ def _day(value: str) -> date:
 
 
 def cmd_bots(args: argparse.Namespace) -> int:
+    from ..core.journal.when import when_text
     from ..core.memory.settings import load_config
-    from ..core.memory.when import when_text
     from ..core.turn.bot import all_bots
 
     home = Home(args.home)
@@ -191,9 +191,9 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
-    from ..core.memory.layers import require_person
+    from ..core.files.paths import layer_id
     from ..core.memory.memory_update import MemoryUpdate
-    from ..core.memory.paths import layer_id
+    from ..core.people.layers import require_person
 
     bot = open_bot(args)
     target = layer_id(bot.id, require_person(bot.home, args.person)) if args.person else bot.id
@@ -220,8 +220,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_write(args: argparse.Namespace) -> int:
-    from ..core.memory.changes import Actor, StaleHash
-    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.journal.changes import Actor, StaleHash
+    from ..core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 
     bot = open_bot(args)
     data = sys.stdin.buffer.read()
@@ -249,8 +249,8 @@ def cmd_write(args: argparse.Namespace) -> int:
 
 
 def cmd_rm(args: argparse.Namespace) -> int:
-    from ..core.memory.changes import Actor
-    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.journal.changes import Actor
+    from ..core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 
     bot = open_bot(args)
     result = bot.store.delete(args.path, Actor(WHO_PERSON, HOW_COMMAND_LINE))
@@ -259,8 +259,8 @@ def cmd_rm(args: argparse.Namespace) -> int:
 
 
 def cmd_mv(args: argparse.Namespace) -> int:
-    from ..core.memory.changes import Actor
-    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.journal.changes import Actor
+    from ..core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 
     bot = open_bot(args)
     # Take topic names (travel.md) or workspace paths (memory/travel.md), like the other commands.
@@ -281,8 +281,8 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 def cmd_make_room(args: argparse.Namespace) -> int:
     """Without --yes, shows what would move and exits 4 (as undo asks); with --yes, moves it."""
-    from ..core.memory.changes import Actor
-    from ..core.memory.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from ..core.journal.changes import Actor
+    from ..core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
     from ..core.memory.make_room import make_room, plan_room
 
     bot = open_bot(args)

@@ -7,9 +7,9 @@ import argparse
 import logging
 import sys
 
-from ..core.memory import clock
-from ..core.memory.paths import Home
-from ..core.memory.text import plural
+from ..core.base import clock
+from ..core.base.text import plural
+from ..core.files.paths import Home
 from .common import CliError, add_command, add_json, given, open_bot, subcommands
 from .output import one_line, print_json, write_text
 
@@ -58,9 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import MemoryInputError, quoted
-    from ..core.memory.people import is_team_cloud
-    from ..core.memory.redact import redact
+    from ..core.files.paths import MemoryInputError, quoted
+    from ..core.people.people import is_team_cloud
+    from ..core.redaction.redact import redact
     from ..core.turn.person_turn import require_turn_person
     from ..core.turn.turn import chat_turn, open_chat
 
@@ -183,8 +183,8 @@ def cmd_models_test(args: argparse.Namespace) -> int:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import validate_bot_id
-    from ..core.memory.when import when_text
+    from ..core.files.paths import validate_bot_id
+    from ..core.journal.when import when_text
     from ..core.models.usage import check_month, month_of, usage_csv, usage_report
 
     month = check_month(args.month) if args.month else month_of(clock.now_utc())

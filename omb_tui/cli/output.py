@@ -8,8 +8,8 @@ import sys
 def one_line(message: str) -> str:
     """A message as one line, redacted (a provider's error may echo a key): a newline or other control character
     in a name it holds is escaped, not printed. Every sentence the command line prints goes through here."""
-    from ..core.memory.redact_data import redact_message  # here: the app's start-up never needs it
-    from ..core.memory.text import printable
+    from ..core.base.text import printable
+    from ..core.redaction.data import redact_message  # here: the app's start-up never needs it
 
     return printable(redact_message(message))
 
@@ -17,7 +17,7 @@ def one_line(message: str) -> str:
 def error_line(message: str) -> str:
     """An error as `one_line` prints it, cut to one sentence's length: a mistake that repeats what was typed (an
     unknown command, a bad choice) never repeats a 100 KB argument whole."""
-    from ..core.memory.text import SENTENCE_MAX_CHARS, cut_to
+    from ..core.base.text import SENTENCE_MAX_CHARS, cut_to
 
     return one_line(cut_to(message, SENTENCE_MAX_CHARS))
 
@@ -28,7 +28,7 @@ def print_json(data: object, *, unredacted: dict | None = None) -> None:
     is the point of the output and is never stored."""
     import json  # here: the app's start-up never needs it
 
-    from ..core.memory.redact_data import redact_data
+    from ..core.redaction.data import redact_data
 
     data = redact_data(data)
     if unredacted and isinstance(data, dict):
@@ -46,7 +46,7 @@ def _has_surrogates(text: str) -> bool:
 def write_text(text: str) -> None:
     """Write file text byte for byte, whatever the terminal's encoding, redacted (a file edited outside the app
     may hold what no write of the project's would keep; redacting redacted text changes nothing)."""
-    from ..core.memory.redact import redact
+    from ..core.redaction.redact import redact
 
     text = redact(text).text
     sys.stdout.flush()

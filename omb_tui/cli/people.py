@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.memory.text import plural
+from ..core.base.text import plural
 from .common import add_command, subcommands
 from .output import print_json
 
@@ -43,8 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import Home
-    from ..core.memory.people import add_person
+    from ..core.files.paths import Home
+    from ..core.people.people import add_person
 
     person, token = add_person(Home(args.home), args.name)
     if args.json:
@@ -55,8 +55,8 @@ def _add(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import Home
-    from ..core.memory.people import list_people
+    from ..core.files.paths import Home
+    from ..core.people.people import list_people
 
     people = list_people(Home(args.home))
     if args.json:
@@ -71,9 +71,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import Home
-    from ..core.memory.people import remove_person
-    from ..core.recall.person_purge import purge_person
+    from ..core.files.paths import Home
+    from ..core.index.purge import purge_person
+    from ..core.people.people import remove_person
 
     chats: dict[str, list[str]] = {}
     if args.purge:
@@ -97,8 +97,8 @@ def _remove(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> int:
-    from ..core.memory.paths import Home
-    from ..core.memory.people import rotate_token
+    from ..core.files.paths import Home
+    from ..core.people.people import rotate_token
 
     token = rotate_token(Home(args.home), args.name)
     if args.json:

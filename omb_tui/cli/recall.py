@@ -136,7 +136,7 @@ def _search_all_bots(args: argparse.Namespace) -> int:
     """`search --all-bots WORDS…`: session_search in each bot of the home, by its own rules (its chats, the rooms
     it is in, its memory files, its teams' notes), each hit naming its bot; the bots in their order, each bot's
     hits as session_search ranks them."""
-    from ..core.memory.paths import Home
+    from ..core.files.paths import Home
     from ..core.search.session_search import session_search
 
     if args.chat:
@@ -196,10 +196,10 @@ def cmd_brief(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from ..core.memory.errors import EXIT_FAILED, disk_refused
-    from ..core.recall.index_build import build_lock
-    from ..core.recall.index_vectors import bring_up_to_date
-    from ..core.recall.recall_index import open_index
+    from ..core.base.errors import EXIT_FAILED, disk_refused
+    from ..core.index.build import build_lock
+    from ..core.index.recall_index import open_index
+    from ..core.index.vectors import bring_up_to_date
 
     bot = open_bot(args)
     try:
@@ -245,7 +245,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def _index_refused(bot_id: str, refusal: OSError) -> str:
     """Why `index` could not build on a home the disk refuses, and that search still answers."""
-    from ..core.memory.errors import refusal_reason
+    from ..core.base.errors import refusal_reason
 
     reason = refusal_reason(refusal) or "The disk refused the write"
     where = f" ({refusal.filename})" if refusal.filename else ""

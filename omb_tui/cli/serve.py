@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.memory.paths import Home
+from ..core.files.paths import Home
 from .common import add_command
 
 

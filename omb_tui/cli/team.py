@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any, NamedTuple
 
-from ..core.memory.text import plural
+from ..core.base.text import plural
 from .bots import encryption_options, read_passphrase, said_backup, said_restore
 from .common import Handler, add_command, subcommands
 from .output import one_line, print_json, write_text
@@ -108,7 +108,7 @@ def _team_command(run: Callable[[Any, argparse.Namespace], int]) -> Handler:
 
     @wraps(run)
     def handler(args: argparse.Namespace) -> int:
-        from ..core.memory.paths import Home
+        from ..core.files.paths import Home
         from ..core.team.notes import StaleRevision
 
         try:

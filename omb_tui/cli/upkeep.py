@@ -8,10 +8,10 @@ import argparse
 import logging
 import sys
 
-from ..core.memory import clock
-from ..core.memory.errors import EXIT_FAILED, EXIT_STALE
-from ..core.memory.paths import Home
-from ..core.memory.text import plural
+from ..core.base import clock
+from ..core.base.errors import EXIT_FAILED, EXIT_STALE
+from ..core.base.text import plural
+from ..core.files.paths import Home
 from .common import CliError, add_command, add_json, given, open_bot, print_error, subcommands
 from .output import one_line, print_json, write_text
 
@@ -151,7 +151,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
 
 
 def cmd_tidy(args: argparse.Namespace) -> int:
-    from ..core.memory.locks import no_turn_running
+    from ..core.files.locks import no_turn_running
     from ..core.upkeep.tidy import tidy
 
     bot = open_bot(args)
@@ -216,7 +216,7 @@ def _compact_nightly(bot, args: argparse.Namespace) -> int:
     """The nightly run. From cron (no terminal on stdin or stderr) it is guarded as `upkeep --due`'s; run by hand
     in a terminal it is the person's own request, and runs unguarded (docs/compact-nightly.md)."""
     from ..core.compact.nightly import compact_nightly
-    from ..core.memory.locks import no_turn_running
+    from ..core.files.locks import no_turn_running
     from ..core.runs.guard_record import guard_line
     from ..core.schedule import compact_guarded
 
@@ -337,7 +337,7 @@ def cmd_proposals_reject(args: argparse.Namespace) -> int:
 def cmd_upkeep(args: argparse.Namespace) -> int:
     import json
 
-    from ..core.memory.redact_data import redact_data
+    from ..core.redaction.data import redact_data
     from ..core.schedule import upkeep_due
 
     if args.concurrency < 1:
@@ -369,7 +369,7 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
 
 def _about_me_person(args: argparse.Namespace) -> str | None:
     """--person (given before or after `remove`): that person of the home, or None for the owner's About me."""
-    from ..core.memory.layers import require_person
+    from ..core.people.layers import require_person
 
     person = getattr(args, "person", None)
     return require_person(Home(args.home), person) if person else None

@@ -8,7 +8,7 @@ Locks, all advisory flocks under the home, so a cron job, the app and a harness 
 - `upkeep.lock`: held by a run of `omb-tui upkeep --due`; a second run finds it held and exits at once.
 - `backup.lock`: a backup script holds it while it copies the home (`flock ~/.openmausbot/backup.lock tar …`);
   upkeep runs nothing while it is held.
-- a bot's turn lock (`omb_tui.core.memory.locks`): upkeep skips a bot that is in a turn, and holds the lock
+- a bot's turn lock (`omb_tui.core.files.locks`): upkeep skips a bot that is in a turn, and holds the lock
   while it works on the bot, so a turn starting meanwhile waits for it.
 """
 
@@ -21,13 +21,13 @@ from datetime import datetime, time
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
+from .base import clock
+from .base.errors import oserror_sentence
 from .compact.nightly import NightlyOutcome, compact_nightly, last_compaction_at, send_later
+from .files.locks import held_exclusively, no_turn_running
+from .files.paths import Home
 from .guard.night import NightGuard
 from .guard.still_true import note_contradicted
-from .memory import clock
-from .memory.errors import oserror_sentence
-from .memory.locks import held_exclusively, no_turn_running
-from .memory.paths import Home
 from .memory.settings import load_bot_settings, load_config
 from .models.call import concurrent_calls
 from .runs.guard_record import guard_line
@@ -246,9 +246,9 @@ VECTORS_PER_RUN = 2000  # at most this many vectors a run (a few batches a minut
 def _vectors(home: Home, bot_id: str) -> dict | None:
     """With an embeddings instance set: the index brought up to date and up to VECTORS_PER_RUN of its missing
     vectors made, after the steps (vectors are no memory write: the guard has nothing to check in them); None off."""
+    from .index.recall_index import open_index
+    from .index.vectors import bring_up_to_date
     from .models.embeddings import EmbeddingsUnavailable, embeddings_route
-    from .recall.index_vectors import bring_up_to_date
-    from .recall.recall_index import open_index
 
     try:
         if embeddings_route(home) is None:

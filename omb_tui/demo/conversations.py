@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
-from ..core.memory import clock
+from ..core.base import clock
+from ..core.files.paths import Home, validate_bot_id
 from ..core.memory.conversations import (
     KIND_CHAT,
     KIND_ROOM,
@@ -22,7 +23,6 @@ from ..core.memory.conversations import (
     rooms_dir,
     write_conversation,
 )
-from ..core.memory.paths import Home, validate_bot_id
 
 # Each script: (id, title, days before today, [(minutes after 09:00, author, text)]), author "p" or "b".
 _SCOUT_CHATS = [

@@ -9,7 +9,7 @@ only proposes.
 
 from __future__ import annotations
 
-from ..core.memory.paths import MEMORY_FILE
+from ..core.files.paths import MEMORY_FILE
 from .night import harbor_night
 from .story import Story
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
-from ..core.memory import clock
-from ..core.memory.disk import write_private_json
-from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError
+from ..core.base import clock
+from ..core.files.disk import write_private_json
+from ..core.files.paths import MEMORY_FILE, Home, MemoryInputError
 from ..core.memory.settings import BotSettings, save_bot_settings
 from .conversations import write_sample_conversations
 from .harbor import harbor_history

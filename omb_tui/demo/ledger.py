@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from datetime import date
 
+from ..core.files.paths import MEMORY_FILE
 from ..core.memory.entries import format_dated_entry
-from ..core.memory.paths import MEMORY_FILE
 from .night import ledger_night
 from .story import IMPORT, Story, Topic
 

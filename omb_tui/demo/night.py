@@ -28,6 +28,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
 
+from ..core.base import clock
 from ..core.compact.apply import apply_change_set
 from ..core.compact.nightly import STEP as COMPACT_STEP
 from ..core.compact.nightly import propose_only_now, switch_nightly
@@ -35,13 +36,12 @@ from ..core.compact.pending import add_pending
 from ..core.compact.records import append_attempt, append_clean_log, backup_memory, clean_log_lines
 from ..core.compact.session import KEEP_FILE
 from ..core.compact.validator import keep_lines, validate
-from ..core.memory import clock
-from ..core.memory.changes import Actor
-from ..core.memory.disk import text_hash
+from ..core.files.disk import text_hash
+from ..core.files.paths import MEMORY_FILE, MemoryInputError
+from ..core.journal.changes import Actor
+from ..core.journal.journal import HOW_TASK, WHO_BOT
 from ..core.memory.entries import Entry, parse_entries
-from ..core.memory.journal import HOW_TASK, WHO_BOT
 from ..core.memory.memory_update import MemoryUpdate
-from ..core.memory.paths import MEMORY_FILE, MemoryInputError
 from ..core.memory.settings import load_bot_settings
 from ..core.runs.run import UpkeepRun, new_run_id
 from ..core.turn.agent_session import chat_id_for

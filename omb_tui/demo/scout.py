@@ -10,7 +10,7 @@ cannot be undone because its earlier text held a credential. Last night's pass (
 
 from __future__ import annotations
 
-from ..core.memory.paths import MEMORY_FILE
+from ..core.files.paths import MEMORY_FILE
 from ..core.memory.store import ABOUT_ME_REL
 from .night import scout_night
 from .scout_logs import scout_logs

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from ..core.memory.text import plural
+from ..core.base.text import plural
 from .story import AUTO_LOG_DAYS, EVENING, MORNING, ROOMS, Story, is_weekend
 
 

@@ -16,13 +16,13 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import partial
 from typing import NamedTuple
 
-from ..core.memory import clock
-from ..core.memory.changes import Actor
-from ..core.memory.disk import atomic_write_bytes, encode
+from ..core.base import clock
+from ..core.files.disk import atomic_write_bytes, encode
+from ..core.files.paths import MEMORY_FILE, Home
+from ..core.journal.changes import Actor
+from ..core.journal.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
 from ..core.memory.entries import format_dated_entry, mark_moved, parse_entries, render_entries
-from ..core.memory.journal import HOW_SETTINGS, HOW_TASK, HOW_UPKEEP, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP
 from ..core.memory.memory_update import ARCHIVE_REL, MemoryUpdate
-from ..core.memory.paths import MEMORY_FILE, Home
 from ..core.memory.store import MemoryStore
 from ..core.recall.turn_log import append_log_line, turn_log_line, turn_log_source
 

@@ -7,7 +7,7 @@ accepted with their revisions, and Scout's card goes through the `team_note` too
 
 from __future__ import annotations
 
-from ..core.memory.paths import Home, MemoryInputError
+from ..core.files.paths import Home, MemoryInputError
 from ..core.team import api
 from ..core.team.proposals import propose_from_bot
 from ..core.team.storage import create_team

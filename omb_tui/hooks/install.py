@@ -30,10 +30,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.memory import disk
+from ..core.base.errors import WriteRefused
+from ..core.files import disk
+from ..core.files.paths import MemoryInputError
 from ..core.memory.agents import CLAUDE_CODE, CODEX
-from ..core.memory.errors import WriteRefused
-from ..core.memory.paths import MemoryInputError
 from ..core.memory.settings import BrokenFile
 from . import codex_config
 

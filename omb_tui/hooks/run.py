@@ -22,9 +22,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, BinaryIO
 
+from ..core.files.paths import Home, MemoryInputError
 from ..core.memory import conversations as conv
 from ..core.memory.agents import AGENTS, CLAUDE_CODE
-from ..core.memory.paths import Home, MemoryInputError
 from ..core.turn.agent_session import existing_session
 from .payload import SESSION_START, STOP, USER_PROMPT_SUBMIT, HookProblem, read_payload, text_field
 
@@ -49,9 +49,9 @@ def run_hook(
 
     A hook never builds the recall index in its own time: it refreshes for INDEX_SECONDS at most (nothing while
     another process builds it), answers from what the index holds, and when that was not enough starts the build
-    in the background (core/recall/index_build.py), which goes on from what was committed."""
-    from ..core.recall.index_build import build_running, start_background_build
-    from ..core.recall.index_refresh import refresh_budget
+    in the background (core/index/build.py), which goes on from what was committed."""
+    from ..core.index.build import build_running, start_background_build
+    from ..core.index.refresh import refresh_budget
 
     event, hook = HOOKS[name]
     payload = read_payload(stream, event)
@@ -72,7 +72,7 @@ RESUME = "resume"  # SessionStart's `source`: startup, resume, clear or compact
 def team_person(home: Home, person: str | None) -> str | None:
     """`--person` when it names a person of a Team Cloud home: the session works for them (their layer loads and is
     recalled); otherwise None, as on any home (docs/team-cloud.md)."""
-    from ..core.memory.people import list_people
+    from ..core.people.people import list_people
 
     return person if person and any(p.name == person for p in list_people(home)) else None
 
@@ -110,7 +110,7 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
 def changed_since_last_turn(home: Home, bot_id: str, chat: str) -> str:
     """What a resumed session's context lacks: the lines of the memory files that changed since the session's
     newest recorded message (added with +, taken out with -), newest change last; "" when nothing changed."""
-    from ..core.memory.journal import Journal
+    from ..core.journal.journal import Journal
 
     path = conv.chats_dir(home, bot_id) / f"{chat}.ndjson"
     newest = conv.newest_message(path)

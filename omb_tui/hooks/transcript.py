@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from ..core.files.disk import open_regular
 from ..core.memory.conversations import parse_time
-from ..core.memory.disk import open_regular
 from ..core.turn.outside import Exchange
 from .payload import HookProblem
 

@@ -23,8 +23,8 @@ import anyio.abc
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..core.memory.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, load_or_create_token, token_matches, token_path
-from ..core.memory.paths import MemoryInputError, quoted
+from ..core.files.paths import MemoryInputError, quoted
+from ..core.people.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, load_or_create_token, token_matches, token_path
 from ..netguard.connections import (
     BACKLOG,
     ConnectionGuard,

@@ -13,8 +13,8 @@ import hashlib
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
 
+from ..core.files.paths import MEMORY_DIR, MEMORY_FILE, FileKind, InvalidName, MemoryInputError, NotFound, quoted
 from ..core.memory.budget import topic_index
-from ..core.memory.paths import MEMORY_DIR, MEMORY_FILE, FileKind, InvalidName, MemoryInputError, NotFound, quoted
 from ..library import BotMemory
 
 SCHEME = "memory"
@@ -80,7 +80,7 @@ def listed(bot: BotMemory) -> list[MemoryResource]:
 
 def read(bot: BotMemory, uri: str) -> str:
     """The text of one resource, redacted; a uri that is not one of this bot's is refused in one sentence."""
-    from ..core.memory.redact import redact  # compiled when a resource is first read
+    from ..core.redaction.redact import redact  # compiled when a resource is first read
 
     return redact(_read(bot, uri)).text
 

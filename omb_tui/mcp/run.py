@@ -31,7 +31,7 @@ def serve(
 ) -> int:
     """`omb-tui mcp --bot ID`: MCP over this process's stdin and stdout until the client closes them; with `http`,
     Streamable HTTP on 127.0.0.1:port until Ctrl-C or SIGTERM."""
-    from ..core.recall import vectors_background
+    from ..core.index import background as vectors_background
 
     vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     if not http:

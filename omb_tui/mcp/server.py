@@ -35,8 +35,8 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..core.memory.paths import MemoryInputError
-from ..core.memory.redact import redact
+from ..core.files.paths import MemoryInputError
+from ..core.redaction.redact import redact
 from ..core.team.storage import teams_dir
 from ..core.turn.agent_session import AgentSession, chat_id_for, open_session
 from ..core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH

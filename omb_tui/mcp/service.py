@@ -36,8 +36,8 @@ import anyio
 import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from ..core.base.text import plural
 from ..core.memory import environment
-from ..core.memory.text import plural
 from .front import (
     HELLO_BYTES,
     LAST_LINE,
@@ -189,7 +189,7 @@ class Service:
             await self._serve(stream, buffered, hello)
 
     async def _serve(self, stream: anyio.abc.SocketStream, buffered: BufferedByteReceiveStream, hello: dict) -> None:
-        from ..core.memory.paths import MemoryInputError
+        from ..core.files.paths import MemoryInputError
         from ..library import Memory
         from .run import serve_lines
         from .server import MemoryServer
@@ -284,8 +284,8 @@ def session_cap(wanted: int) -> int:
 
 def _failure(exc: BaseException) -> str:
     """One sentence for what ended a session: the first error inside a task group's, redacted."""
-    from ..core.memory.errors import oserror_sentence
-    from ..core.memory.redact import redact
+    from ..core.base.errors import oserror_sentence
+    from ..core.redaction.redact import redact
 
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
@@ -349,7 +349,7 @@ async def _accept_all(listener: anyio.abc.SocketListener, service: Service, grou
 
 
 def main(argv: list[str]) -> int:
-    from ..core.memory.redact_data import redact_log_handlers
+    from ..core.redaction.data import redact_log_handlers
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s omb-tui mcp service: %(message)s")
     logging.getLogger().handlers[0].addFilter(_of_no_session)
@@ -358,7 +358,7 @@ def main(argv: list[str]) -> int:
     logging.getLogger().addHandler(to_session)
     redact_log_handlers()
     root, path = Path(argv[0]), Path(argv[1])
-    from ..core.recall import vectors_background
+    from ..core.index import background as vectors_background
 
     vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     lock = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from ..core.memory import budget, clock
+from ..core.base import clock
+from ..core.base.text import plural
+from ..core.files.paths import MemoryInputError
+from ..core.memory import budget
 from ..core.memory.budget import LINE_EXPIRED, LINE_PAST_CUT, load_cut, topic_index
-from ..core.memory.paths import MemoryInputError
-from ..core.memory.text import plural
 from ..core.models.structured import strings_problem
 from ..core.team.prompt import team_load
 from ..core.team.storage import teams_of_bot

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..core.memory.changes import LaterChanges
-from ..core.memory.errors import outcome_of
-from ..core.memory.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, token_matches
-from ..core.memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound
-from ..core.memory.people import person_for_token
+from ..core.base.errors import outcome_of
+from ..core.files.paths import MEMORY_FILE, Home, MemoryInputError, NotFound
+from ..core.journal.changes import LaterChanges
+from ..core.people.owner_token import BODY_TOO_BIG, MAX_BODY_BYTES, token_matches
+from ..core.people.people import person_for_token
 from ..core.turn.bot import Bot
 from .connections import ConnectionGuard, ServeLimits
 from .files import API_ACTOR, delete_from, files_overview, query_path, read_from, save_request, save_to, written
@@ -246,7 +246,7 @@ def model_steps(home: Home, bot_id: str) -> dict:
 
 def run_tidy(home: Home, bot_id: str) -> dict:
     """As `omb-tui tidy`: never while the bot is in a turn; 409 when its memory or upkeep is off."""
-    from ..core.memory.locks import no_turn_running
+    from ..core.files.locks import no_turn_running
     from ..core.upkeep.tidy import tidy
 
     open_bot(home, bot_id, look=False)

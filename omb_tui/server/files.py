@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from ..core.files.paths import ARCHIVE_NAME, MEMORY_DIR, Home, NotFound
+from ..core.journal.changes import Actor, StaleHash, WriteResult
+from ..core.journal.journal import HOW_API, WHO_PERSON
 from ..core.memory.budget import TopicInfo
-from ..core.memory.changes import Actor, StaleHash, WriteResult
-from ..core.memory.journal import HOW_API, WHO_PERSON
-from ..core.memory.paths import ARCHIVE_NAME, MEMORY_DIR, Home, NotFound
 from ..core.memory.store import MemoryStore
 from .http import ApiError, camel_keys, text_field
 

@@ -14,7 +14,7 @@ import ipaddress
 import re
 from collections.abc import Iterable
 
-from ..core.memory.paths import quoted
+from ..core.files.paths import quoted
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 EVERY_ADDRESS = ("0.0.0.0", "::", "")

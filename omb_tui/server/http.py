@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from aiohttp import web
 
-from ..core.memory.paths import Home
+from ..core.files.paths import Home
 from .connections import ConnectionGuard
 
 MAX_BODY_DEPTH = 32  # levels of a JSON body; every route's body has two at most

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from ..core.files.paths import MEMORY_FILE, Home, layer_id
 from ..core.memory.budget import gauge, read_topics
-from ..core.memory.layers import layer_store
-from ..core.memory.paths import MEMORY_FILE, Home, layer_id
+from ..core.people.layers import layer_store
 from ..core.turn.bot import Bot
 from .files import delete_from, files_overview, person_actor, query_path, read_from, save_request, save_to
 from .http import BOT_TURNS, HOME, camel_keys, in_thread, json_body, json_response

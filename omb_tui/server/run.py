@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from ..core.memory.owner_token import load_or_create_token, token_path
-from ..core.memory.paths import Home, MemoryInputError, quoted
+from ..core.files.paths import Home, MemoryInputError, quoted
+from ..core.people.owner_token import load_or_create_token, token_path
 from ..netguard.log import log_off_the_event_loop
 from .app import HOSTS, Opener, build_app
 from .connections import BACKLOG, HttpParserLog, count_accept_failures
@@ -93,7 +93,7 @@ def serve(
     if show_token:
         say(token)
         return 0
-    from ..core.recall import vectors_background
+    from ..core.index import background as vectors_background
 
     vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     with log_off_the_event_loop():

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from ..core.memory.paths import Home, NotFound
+from ..core.files.paths import Home, NotFound
 from ..core.team import api
 from ..core.team.model import DamagedTeamFile
 from ..core.team.notes import RevisionMissing, StaleRevision

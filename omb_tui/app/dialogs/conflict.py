@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ...core.memory.journal import (
+from ...core.journal.journal import (
     HOW_API,
     HOW_COMMAND_LINE,
     HOW_OUTSIDE,

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ...core.memory.paths import MemoryInputError, validate_bot_id
+from ...core.files.paths import MemoryInputError, validate_bot_id
 from ..styles import style_path
 
 

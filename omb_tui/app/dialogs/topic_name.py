@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Static
 
-from ...core.memory.paths import MemoryInputError, validate_topic_name
+from ...core.files.paths import MemoryInputError, validate_topic_name
 from ..styles import style_path
 
 

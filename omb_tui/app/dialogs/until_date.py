@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from ...core.memory.when import parse_day
+from ...core.journal.when import parse_day
 from ..styles import style_path
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from textual.screen import Screen
 
-from ...core.memory.paths import NotFound  # (light: the app imports paths before its first frame)
+from ...core.files.paths import NotFound  # (light: the app imports paths before its first frame)
 from ..worker_errors import NotifyWorkerErrors
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
+from ...core.base.text import plural
 from ...core.memory.bot_names import bot_names
-from ...core.memory.text import plural
 from ..widgets.bot_list import BotList
 from .base import AreaScreen
 
@@ -178,7 +178,7 @@ class BotsScreen(AreaScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="duplicate-write")
     def make_copy(self, bot_id: str, new_id: str, name: str | None) -> None:
         from ...core.backup.duplicate import duplicate_bot
-        from ...core.memory.paths import MemoryInputError
+        from ...core.files.paths import MemoryInputError
 
         try:
             self.post_message(BotDuplicated(duplicate_bot(self.app.home, bot_id, new_id, name)))

@@ -26,10 +26,10 @@ from textual.widgets import Footer, Header, OptionList, Static, TextArea
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.worker import get_current_worker
 
+from ...core.files.paths import MEMORY_FILE, FileKind, layer_id
+from ...core.journal.changes import FileSnapshot
 from ...core.memory.budget import gauge, read_topic_info
-from ...core.memory.changes import FileSnapshot
 from ...core.memory.drafts import Draft
-from ...core.memory.paths import MEMORY_FILE, FileKind, layer_id
 from ...core.memory.store import MemoryStore
 from ..styles import style_path
 from ..widgets.find_bar import FindBar

@@ -16,10 +16,10 @@ from typing import Any, NamedTuple, Protocol
 
 from textual.timer import Timer
 
-from ...core.memory.changes import FileSnapshot
+from ...core.files.paths import MemoryInputError, layer_id
+from ...core.journal.changes import FileSnapshot
+from ...core.journal.when import when_text
 from ...core.memory.drafts import Draft, Drafts
-from ...core.memory.paths import MemoryInputError, layer_id
-from ...core.memory.when import when_text
 from .files_listing import EDITABLE_KINDS
 
 

@@ -3,7 +3,7 @@
 Spec: memory.md, "HTTP routes" (last paragraph): nobody reaches another person's layer through the routes. The
 owner runs the app on the server and has the disk, so the Files area shows each layer under the bot's own files,
 "What it remembers about dana", read-only; Ctrl+L opens the file for editing, explicitly, and a save then goes through
-the layer's store (`core.memory.layers.layer_store`): redacted, hash-checked, journaled as the owner's edit in the
+the layer's store (`core.people.layers.layer_store`): redacted, hash-checked, journaled as the owner's edit in the
 layer's own journal, and undoable there and in Review.
 
 A layer's file is listed under a key of its own, `<person>:<path>` (a memory file's path never holds a colon), so
@@ -12,9 +12,9 @@ the bot's MEMORY.md and dana's are two lines of the list.
 
 from __future__ import annotations
 
-from ...core.memory.layers import layer_store
-from ...core.memory.paths import layer_id
+from ...core.files.paths import layer_id
 from ...core.memory.store import MemoryStore
+from ...core.people.layers import layer_store
 
 EDIT_LAYER_KEY = "Ctrl+L"  # said in the status line; the binding is files_keys.py's
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from textual.widgets.option_list import Option
 
-from ...core.memory.changes import FileSnapshot
+from ...core.files.paths import MEMORY_FILE, FileKind, Home, MemoryInputError, layer_id
+from ...core.journal.changes import FileSnapshot
 from ...core.memory.drafts import Draft
-from ...core.memory.layers import bot_layers
-from ...core.memory.paths import MEMORY_FILE, FileKind, Home, MemoryInputError, layer_id
+from ...core.people.layers import bot_layers
 from ..widgets.row_list import has_undecodable_bytes
 from .files_layers import file_key, heading, split_key, store_of
 

@@ -18,11 +18,11 @@ import shlex
 import shutil
 import subprocess
 
-from ...core.memory.changes import FileSnapshot
-from ...core.memory.disk import encode, read_text
+from ...core.base.text import plural
+from ...core.files.disk import encode, read_text
+from ...core.files.paths import MEMORY_FILE, FileKind, MemoryInputError
+from ...core.journal.changes import FileSnapshot
 from ...core.memory.drafts import private_copy
-from ...core.memory.paths import MEMORY_FILE, FileKind, MemoryInputError
-from ...core.memory.text import plural
 from .files_listing import EDITABLE_KINDS, editable_text
 from .files_parts import FilesScreenParts
 from .files_saving import PERSON, save_text

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ...core.memory.changes import FileSnapshot
+from ...core.files.paths import FileKind
+from ...core.journal.changes import FileSnapshot
 from ...core.memory.drafts import Draft
-from ...core.memory.paths import FileKind
 from ...core.memory.store import MemoryStore
 from .files_drafts import DraftsScreen
 

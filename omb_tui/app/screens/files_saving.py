@@ -10,11 +10,11 @@ the person's layer the file is of (files_layers.py).
 
 from __future__ import annotations
 
-from ...core.memory.changes import Actor, FileSnapshot, StaleHash, WriteResult
-from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from ...core.memory.paths import MemoryInputError
+from ...core.base.text import plural
+from ...core.files.paths import MemoryInputError
+from ...core.journal.changes import Actor, FileSnapshot, StaleHash, WriteResult
+from ...core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.memory.store import MemoryStore
-from ...core.memory.text import plural
 from ..widgets.kept_draft import KeptDraft
 from .files_parts import FilesScreenParts
 

@@ -22,13 +22,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
-from ...core.memory.changes import LaterChanges, RevertConflict, UndoResult
-from ...core.memory.journal import DamagedLine, JournalRow, row_action, row_writer
-from ...core.memory.journal_filter import JournalFilter
-from ...core.memory.paths import MemoryInputError
+from ...core.base.text import plural
+from ...core.files.paths import MemoryInputError
+from ...core.journal.changes import LaterChanges, RevertConflict, UndoResult
+from ...core.journal.filter import JournalFilter
+from ...core.journal.journal import DamagedLine, JournalRow, row_action, row_writer
+from ...core.journal.when import when_text
 from ...core.memory.store import MemoryStore
-from ...core.memory.text import plural
-from ...core.memory.when import when_text
 from ...core.turn.bot import Bot
 from ..styles import style_path
 from ..widgets.diff_view import DiffView

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
 from textual.worker import Worker, get_current_worker
 
-from ...core.memory import clock
+from ...core.base import clock
 from ...core.memory.budget import TopicIndex, topic_index
 from ...core.memory.conversations import list_conversations
 from ...core.recall.recall import RECALL_KINDS, BlockMarks, RecallResult, block_marks, recall

@@ -24,11 +24,11 @@ from textual.markup import escape
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
-from ...core.memory.clock import now as local_now
-from ...core.memory.layers import workspace_words
-from ...core.memory.paths import Home, MemoryInputError
-from ...core.memory.text import plural
-from ...core.memory.when import when_text
+from ...core.base.clock import now as local_now
+from ...core.base.text import plural
+from ...core.files.paths import Home, MemoryInputError
+from ...core.journal.when import when_text
+from ...core.people.layers import workspace_words
 from ...core.review.changes import KIND_PERSON
 from ...core.review.runs import Run
 from ..styles import style_path
@@ -340,7 +340,7 @@ class ReviewScreen(AreaScreen):
 
     @work(exclusive=True, exit_on_error=False, group="review-act")
     async def action_undo_change(self) -> None:
-        from ...core.memory.changes import RevertConflict
+        from ...core.journal.changes import RevertConflict
         from ...core.review.revert import revert_change
 
         line = self.tree.line_at_cursor()
@@ -489,7 +489,7 @@ class ReviewScreen(AreaScreen):
 def accept_and_mark(home: Home, bot_id: str, ids: list[str]):
     """Accept proposals; the run their rows carry is marked reviewed at once (the person just decided them)."""
     from ...core.compact.pending import accept
-    from ...core.memory.journal import HOW_SETTINGS
+    from ...core.journal.journal import HOW_SETTINGS
     from ...core.review.marks import mark_reviewed
 
     outcome = accept(home, bot_id, ids, how=HOW_SETTINGS)  # the app's own edits are "in Settings"

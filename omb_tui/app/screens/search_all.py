@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static
 
-from ...core.memory.when import when_text
+from ...core.journal.when import when_text
 from ..widgets.row_list import printable
 
 HITS_PER_BOT = 10

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Static, Switch
 
-from ...core.memory import clock
+from ...core.base import clock
 from ...core.memory.settings import AppConfig, BotSettings, load_bot_settings, load_config, update_bot_settings
 from ..styles import style_path
 from .base import BotScreen

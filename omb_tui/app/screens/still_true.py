@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.memory import clock
-from ...core.memory.text import plural
+from ...core.base import clock
+from ...core.base.text import plural
 from ..styles import style_path
 from .base import AreaScreen
 
@@ -47,8 +47,8 @@ class Answered(Message, bubble=False):
 
 
 def read_queue(home) -> QueueRead:
+    from ...core.files.paths import MemoryInputError
     from ...core.guard.still_true import still_true_queue
-    from ...core.memory.paths import MemoryInputError
 
     lines, unread = [], []
     for bot_id in home.bot_ids():
@@ -157,7 +157,7 @@ class StillTrueScreen(AreaScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="still-true-answer")
     def answer(self, line: QueueLine, answer: str, until: date | None, text: str | None = None) -> None:
         from ...core.guard.still_true import answer_still_true
-        from ...core.memory.journal import HOW_SETTINGS
+        from ...core.journal.journal import HOW_SETTINGS
 
         home = self.app.home
         (done,) = answer_still_true(home, line.bot, answer, [line.id], until=until, how=HOW_SETTINGS, text=text)

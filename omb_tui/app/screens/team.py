@@ -369,7 +369,7 @@ class TeamScreen(AreaScreen):
     # ----- changes: each with the revision shown -----
     async def _change(self, call: Callable[[object, str], object], done: Callable[[object], str]) -> bool:
         """Run one core change in a thread; say what it did, or the core's one sentence; then read again."""
-        from ...core.memory.paths import MemoryInputError
+        from ...core.files.paths import MemoryInputError
 
         self.busy = True
         self.refresh_bindings()
@@ -499,7 +499,7 @@ class TeamScreen(AreaScreen):
 
     @work(exit_on_error=False, group="team-change")
     async def action_save(self) -> None:
-        from ...core.memory.paths import MemoryInputError
+        from ...core.files.paths import MemoryInputError
         from ...core.team import api
         from ...core.team.notes import StaleRevision
 

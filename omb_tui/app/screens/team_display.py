@@ -13,7 +13,7 @@ from datetime import datetime
 
 from textual.content import Content
 
-from ...core.memory.text import plural
+from ...core.base.text import plural
 from ..widgets.row_list import printable
 from ..widgets.team_rows import Column, Row
 
@@ -46,7 +46,7 @@ class TeamState:
 
 def read_state(home, wanted: str | None) -> TeamState:
     """The teams, and the wanted one's notes, cards and load (the first team when it is gone or not given)."""
-    from ...core.memory.paths import MemoryInputError
+    from ...core.files.paths import MemoryInputError
     from ...core.team import api
     from ...core.team.storage import list_teams
 

@@ -21,6 +21,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
 
+from ...core.base.text import plural
+from ...core.index.words import fold, word_spans
 from ...core.memory.budget import (
     INDEX_CUT_BY_CHARACTERS,
     INDEX_CUT_BY_TOPICS,
@@ -31,8 +33,6 @@ from ...core.memory.budget import (
     topic_index,
     topic_index_line,
 )
-from ...core.memory.text import plural
-from ...core.recall.words import fold, word_spans
 from ..styles import style_path
 from .base import BotScreen
 

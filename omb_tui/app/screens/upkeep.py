@@ -24,10 +24,10 @@ from textual.message import Message
 from textual.widgets import Button, Footer, Header, OptionList, ProgressBar, Static, Switch
 from textual.widgets.option_list import Option
 
-from ...core.memory import clock
-from ...core.memory.changes import Actor
-from ...core.memory.journal import HOW_SETTINGS, WHO_PERSON
-from ...core.memory.text import plural
+from ...core.base import clock
+from ...core.base.text import plural
+from ...core.journal.changes import Actor
+from ...core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from ..styles import style_path
 from .base import BotScreen
 
@@ -127,7 +127,7 @@ def _local(at: object) -> str:
 
 # ----- reading (in a worker thread) -----
 def read_view(home, bot_id: str) -> UpkeepView:
-    from ...core.memory.paths import MemoryInputError
+    from ...core.files.paths import MemoryInputError
     from ...core.memory.settings import load_bot_settings, load_config
     from ...core.turn.bot import Bot
     from ...core.upkeep.about_me import list_learned
@@ -181,8 +181,8 @@ def read_view(home, bot_id: str) -> UpkeepView:
 
 
 def guard_text(home, bot_id: str) -> str:
+    from ...core.files.paths import MemoryInputError
     from ...core.guard.view import guard_lines
-    from ...core.memory.paths import MemoryInputError
 
     try:
         return "\n".join(guard_lines(home, bot_id))
@@ -193,7 +193,7 @@ def guard_text(home, bot_id: str) -> str:
 def model_steps(home, bot_id: str) -> tuple[bool, str]:
     """Whether the bot's own instance or the helper can run the model steps, and which; else why neither can
     (the spec's sentence itself is shown under both switches)."""
-    from ...core.memory.paths import quoted
+    from ...core.files.paths import quoted
     from ...core.models.instances import KEY_MISSING, ModelUnavailable, choose_route, key_state, missing_key_sentence
 
     try:
@@ -546,8 +546,8 @@ class UpkeepScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="upkeep-tidy")
     def tidy_now(self, bot_id: str) -> None:
-        from ...core.memory.locks import no_turn_running
-        from ...core.memory.paths import MemoryInputError
+        from ...core.files.locks import no_turn_running
+        from ...core.files.paths import MemoryInputError
         from ...core.upkeep.tidy import tidy
 
         home = self.app.home

@@ -15,7 +15,7 @@ from rich.style import Style
 from textual.message import Message
 from textual.strip import Strip
 
-from ...core.memory.when import when_text
+from ...core.journal.when import when_text
 from .row_list import RowHighlighted, RowList, columns_strip, printable
 
 COLUMNS = ("Bot", "Name", "Memory", "Gauge", "Lines", "Night", "Last change")

@@ -12,8 +12,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.memory.journal import HOW_UNDO, DamagedLine, row_action, row_writer
-from ...core.memory.when import when_text
+from ...core.journal.journal import HOW_UNDO, DamagedLine, row_action, row_writer
+from ...core.journal.when import when_text
 from .journal_list import ShownRow
 from .row_list import printable
 

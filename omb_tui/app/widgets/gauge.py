@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from ...core.base.text import plural
 from ...core.memory.budget import MEMORY_MAX_LINES, Gauge
-from ...core.memory.text import plural
 
 BAR_WIDTH = 10
 

@@ -29,7 +29,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from ...core.memory.journal import (
+from ...core.journal.filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
+from ...core.journal.journal import (
     HOW_COMMAND_LINE,
     HOW_OUTSIDE,
     HOW_SETTINGS,
@@ -43,8 +44,7 @@ from ...core.memory.journal import (
     row_action,
     row_writer,
 )
-from ...core.memory.journal_filter import FILTER_SYNTAX, JournalFilter, RowSummary, summarize
-from ...core.memory.journal_reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
+from ...core.journal.reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
 from ..worker_errors import NotifyWorkerErrors
 from .row_list import RowHighlighted, RowList, fit, printable, when_text
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from ...core.base.text import plural
 from ...core.memory.budget import (
     CUT_BY_LINES,
     LINE_EXPIRED,
@@ -27,7 +28,6 @@ from ...core.memory.budget import (
     load_cut,
 )
 from ...core.memory.entries import line_content
-from ...core.memory.text import plural
 from .row_list import printable
 
 LOADING = LINE_LOADS

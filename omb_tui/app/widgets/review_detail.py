@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from ...core.memory.text import plural
-from ...core.memory.when import when_text
+from ...core.base.text import plural
+from ...core.journal.when import when_text
 from ...core.review.runs import Change
 from .diff_view import ADDED, MUTED, REMOVED, diff_lines
 from .review_tree import BOT, CHANGE, PROPOSAL, RUN, BotGroup, RunGroup, TreeLine

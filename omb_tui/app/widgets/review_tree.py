@@ -15,9 +15,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from ...core.memory.journal import HOW_API, HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UNDO
-from ...core.memory.text import plural
-from ...core.memory.when import when_text
+from ...core.base.text import plural
+from ...core.journal.journal import HOW_API, HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UNDO
+from ...core.journal.when import when_text
 from ...core.review.runs import Change, Review, Run
 from .row_list import RowHighlighted, RowList, fit, printable
 

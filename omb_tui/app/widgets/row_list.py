@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.memory.when import when_text  # noqa: F401 (the lists draw times this way)
+from ...core.journal.when import when_text  # noqa: F401 (the lists draw times this way)
 
 LINE_CACHE_SIZE = 512
 

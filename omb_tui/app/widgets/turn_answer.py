@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...core.memory.text import plural
+from ...core.base.text import plural
 
 TOOL_TEXT_SHOWN = 400  # a tool's answer is cut here on screen (the model saw it whole)
 

@@ -22,10 +22,10 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from ..memory import clock
-from ..memory.disk import atomic_write_bytes
-from ..memory.locks import held_exclusively
-from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
+from ..base import clock
+from ..files.disk import atomic_write_bytes
+from ..files.locks import held_exclusively
+from ..files.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..schedule import BACKUP_LOCK, backup_lock_path
 from .contents import FORMAT_VERSION, PLAIN_VERSION, BackupFile, BackupRefused, Collected, collect
 

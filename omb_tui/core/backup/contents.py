@@ -28,13 +28,13 @@ from pathlib import Path, PurePosixPath
 
 from ..compact.records import COMPACT_DIR
 from ..compact.session import INSTRUCTIONS_FILE
+from ..files.disk import TEMP_FILE, decode, encode
+from ..files.locks import home_lock
+from ..files.paths import Home, MemoryInputError, NotFound, layer_id, validate_person_name
+from ..journal.journal import utf8_json
 from ..memory.conversations import chat_paths, read_conversation, room_paths
-from ..memory.disk import TEMP_FILE, decode, encode
-from ..memory.journal import utf8_json
-from ..memory.layers import bot_layers
-from ..memory.locks import home_lock
-from ..memory.paths import Home, MemoryInputError, NotFound, layer_id, validate_person_name
 from ..memory.store import MemoryStore
+from ..people.layers import bot_layers
 from ..team.storage import teams_dir, teams_read
 
 FORMAT_VERSION = 2  # the newest this reads and writes: 2 holds people's layers and files (`person` on an entry)
@@ -317,8 +317,8 @@ def scrub(name: str, data: bytes) -> bytes:
     """The file's bytes with every credential redacted, as the store would have written them; the same bytes when
     it holds none (nearly always: the store redacts what it writes). JSON stays JSON: a file or line that held one
     is decoded, redacted value by value and written again."""
-    from ..memory.redact import redact
-    from ..memory.redact_data import redact_answer
+    from ..redaction.data import redact_answer
+    from ..redaction.redact import redact
 
     text = decode(data)
     if name.endswith(".md") or not name.endswith((".json", ".ndjson")):
@@ -332,7 +332,7 @@ def scrub(name: str, data: bytes) -> bytes:
 
 
 def _redacted_line(line: str) -> str:
-    from ..memory.redact_data import redact_answer
+    from ..redaction.data import redact_answer
 
     if redact_answer(line) == line:
         return line
@@ -341,8 +341,8 @@ def _redacted_line(line: str) -> str:
 
 
 def _redacted_json(text: str, **dumps_options: object) -> str:
-    from ..memory.redact import redact
-    from ..memory.redact_data import redact_data
+    from ..redaction.data import redact_data
+    from ..redaction.redact import redact
 
     try:
         value = json.loads(text)

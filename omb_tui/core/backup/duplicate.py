@@ -17,10 +17,10 @@ import json
 from dataclasses import dataclass, field
 
 from ..compact.session import INSTRUCTIONS_FILE
-from ..memory.changes import Actor
-from ..memory.disk import atomic_write_bytes, decode, encode, make_private_dirs, read_text, write_private_json
-from ..memory.journal import WHO_IMPORT
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, quoted, validate_bot_id
+from ..files.disk import atomic_write_bytes, decode, encode, make_private_dirs, read_text, write_private_json
+from ..files.paths import MEMORY_FILE, Home, MemoryInputError, quoted, validate_bot_id
+from ..journal.changes import Actor
+from ..journal.journal import WHO_IMPORT
 from ..memory.settings import BrokenFile, load_bot_settings
 from ..memory.store import MemoryStore
 

@@ -30,6 +30,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..base import clock
 from ..compact.records import (
     ATTEMPTS_LOG,
     BACKUP_DIR,
@@ -39,13 +40,9 @@ from ..compact.records import (
     is_memory_backup_name,
 )
 from ..compact.session import INSTRUCTIONS_FILE
-from ..memory import clock
-from ..memory.changes import Actor
-from ..memory.conversations import header_from_json, validate_conversation_id
-from ..memory.disk import atomic_write_bytes, decode, make_private_dirs
-from ..memory.journal import WHO_IMPORT, DamagedLine, decode_line
-from ..memory.locks import home_lock
-from ..memory.paths import (
+from ..files.disk import atomic_write_bytes, decode, make_private_dirs
+from ..files.locks import home_lock
+from ..files.paths import (
     FileKind,
     Home,
     MemoryInputError,
@@ -57,8 +54,11 @@ from ..memory.paths import (
     validate_bot_id,
     validate_person_name,
 )
-from ..memory.people import list_people
+from ..journal.changes import Actor
+from ..journal.journal import WHO_IMPORT, DamagedLine, decode_line
+from ..memory.conversations import header_from_json, validate_conversation_id
 from ..memory.store import ABOUT_ME_REL, MemoryStore
+from ..people.people import list_people
 from .archive import BadBackup, Opened, backup_lock_held
 from .contents import PEOPLE_DIR, is_person_file_name, scrub
 from .stage import bots_locked, commit, finish_unfinished, new_stage, stage_of

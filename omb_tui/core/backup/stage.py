@@ -23,12 +23,12 @@ import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..memory.disk import TEMP_FILE, atomic_write_bytes, fsync_dir, make_private_dirs
-from ..memory.journal import utf8_json
-from ..memory.locks import held_exclusively, home_lock
-from ..memory.paths import Home, MemoryInputError, quoted, split_layer, validate_bot_id
+from ..base.text import plural
+from ..files.disk import TEMP_FILE, atomic_write_bytes, fsync_dir, make_private_dirs
+from ..files.locks import held_exclusively, home_lock
+from ..files.paths import Home, MemoryInputError, quoted, split_layer, validate_bot_id
+from ..journal.journal import utf8_json
 from ..memory.store import MemoryStore
-from ..memory.text import plural
 from ..schedule import backup_lock_path
 from ..team.storage import teams_locked
 

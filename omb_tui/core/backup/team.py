@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..base.text import printable
 from ..compact.session import INSTRUCTIONS_FILE
-from ..memory.disk import atomic_write_bytes, decode, encode, write_private_json
-from ..memory.journal import utf8_json
-from ..memory.paths import Home, MemoryInputError, quoted, refuse_links
+from ..files.disk import atomic_write_bytes, decode, encode, write_private_json
+from ..files.paths import Home, MemoryInputError, quoted, refuse_links
+from ..journal.journal import utf8_json
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
-from ..memory.text import printable
 from ..team.model import ACCEPTED, DamagedTeamFile, clean_team_name, team_from_json
 from ..team.storage import get_team, list_teams, team_path, teams_locked
 from .archive import BackupReport, BadBackup, Opened, backup_lock_held, parse_recipients, write_collected

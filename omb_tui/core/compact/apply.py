@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..memory.changes import Actor, StaleHash
-from ..memory.paths import MEMORY_FILE
+from ..files.paths import MEMORY_FILE
+from ..journal.changes import Actor, StaleHash
 from ..memory.store import MemoryStore
 from .validator import Change, FileChangedMeanwhile, check_unchanged
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..memory.changes import Actor
-from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from ..memory.paths import Home, MemoryInputError, quoted
+from ..files.paths import Home, MemoryInputError, quoted
+from ..journal.changes import Actor
+from ..journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from ..memory.store import MemoryStore
 from ..runs.run import new_run_id
 from .apply import ApplyOutcome, apply_change_set

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal
 
-from ..memory import clock
-from ..memory.errors import oserror_sentence
-from ..memory.journal import now_iso
-from ..memory.paths import Home, MemoryInputError, NotFound
+from ..base import clock
+from ..base.errors import oserror_sentence
+from ..files.paths import Home, MemoryInputError, NotFound
+from ..journal.journal import now_iso
 from ..memory.settings import BotSettings, load_bot_settings, set_bot_switches
 from ..memory.store import MemoryStore
 from ..runs.record import last_of, write_part

@@ -13,13 +13,13 @@ import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from ..memory import clock
-from ..memory.disk import read_text, text_hash, write_private_json
-from ..memory.journal import HOW_COMMAND_LINE, now_iso
-from ..memory.paths import MEMORY_FILE, Home, NotFound, quoted
-from ..memory.redact import redact
+from ..base import clock
+from ..files.disk import read_text, text_hash, write_private_json
+from ..files.paths import MEMORY_FILE, Home, NotFound, quoted
+from ..journal.journal import HOW_COMMAND_LINE, now_iso
 from ..memory.settings import BrokenFile
 from ..memory.store import MemoryStore
+from ..redaction.redact import redact
 from ..runs.run import new_run_id
 from .apply import apply_change_set
 from .interactive import you

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from ..memory import clock
-from ..memory.disk import encode, fsync_dir, make_private_dirs
-from ..memory.journal import append_line, utf8_json
-from ..memory.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
-from ..memory.redact import redact
-from ..memory.redact_data import redact_answer, redact_message
+from ..base import clock
+from ..files.disk import encode, fsync_dir, make_private_dirs
+from ..files.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
+from ..journal.journal import append_line, utf8_json
+from ..redaction.data import redact_answer, redact_message
+from ..redaction.redact import redact
 from .report import change_fields, shorten
 
 COMPACT_DIR = "compact"

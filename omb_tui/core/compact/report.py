@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from os import PathLike
 
-from ..memory.redact import redact
-from ..memory.text import plural
+from ..base.text import plural
+from ..redaction.redact import redact
 from .validator import CATEGORIES
 
 REPORT_PREFIX = "Memory compact: "

@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..memory import clock
-from ..memory.disk import read_text, text_hash
-from ..memory.paths import MEMORY_FILE, Home, NotFound, refuse_links
+from ..base import clock
+from ..base.text import plural
+from ..base.text_checks import escaped
+from ..files.disk import read_text, text_hash
+from ..files.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore
-from ..memory.text import plural
-from ..memory.text_checks import escaped
 from ..models.call import ModelUnavailable, complete
 from ..models.context import fits
 from .records import ATTEMPT_ANSWER_MAX_CHARS

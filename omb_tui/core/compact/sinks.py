@@ -33,9 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ..memory.paths import Home, MemoryInputError
-from ..memory.redact import redact
+from ..files.paths import Home, MemoryInputError
 from ..memory.settings import BrokenFile, load_config
+from ..redaction.redact import redact
 from .report import Report
 
 SINK_COMMAND = "command"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..memory.changes import StaleHash
-from ..memory.disk import encode, text_hash
+from ..base.text_checks import text_problem
+from ..files.disk import encode, text_hash
+from ..files.paths import MEMORY_FILE
+from ..journal.changes import StaleHash
 from ..memory.entries import Entry, is_health_or_safety, is_person_rule, line_content, parse_entries, split_lines
-from ..memory.paths import MEMORY_FILE
-from ..memory.text_checks import text_problem
 from ..models.structured import UnusableAnswer, parse_json_answer
 
 CATEGORIES = ("superseded", "detail", "duplicate", "ephemeral", "stale-section", "merge")

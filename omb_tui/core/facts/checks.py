@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from ..base.text_checks import first_text_problem
+from ..files.paths import ARCHIVE_NAME, MEMORY_FILE, CredentialName, InvalidName, validate_topic_name
 from ..memory.memory_update import forgotten_matches, same_fact
-from ..memory.paths import ARCHIVE_NAME, MEMORY_FILE, CredentialName, InvalidName, validate_topic_name
-from ..memory.redact import contains_credential
-from ..memory.text_checks import first_text_problem
+from ..redaction.redact import contains_credential
 from .lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, Line
 
 KINDS = ("fact", "preference", "decision", "outcome")
@@ -100,7 +100,7 @@ def shape_problem(item: object) -> str | None:
 
 def words_problem(item: dict) -> str | None:
     """A text the fact would be written with, in the model's own words (not a quote, which must be the person's),
-    that may not be kept: a control character or a lone surrogate (memory.text_checks)."""
+    that may not be kept: a control character or a lone surrogate (base.text_checks)."""
     aliases = item.get("aliases")
     if not isinstance(aliases, list):
         aliases = []

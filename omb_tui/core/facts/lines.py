@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..files.paths import Home
 from ..memory import conversations as conv
-from ..memory.paths import Home
 
 LINE_MAX_CHARS = 4_000  # one message as the model sees it (a quote is checked against the same text)
 

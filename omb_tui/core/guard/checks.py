@@ -10,10 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from ..files.paths import MEMORY_DIR, MEMORY_FILE
+from ..journal.journal import JournalRow
 from ..memory.budget import loaded_memory
 from ..memory.entries import is_health_or_safety, is_person_rule, parse_entries
-from ..memory.journal import JournalRow
-from ..memory.paths import MEMORY_DIR, MEMORY_FILE
 from ..memory.store import ABOUT_ME_REL, MemoryStore
 from .loops import diff_facts, fact_key
 

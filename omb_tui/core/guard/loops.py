@@ -19,11 +19,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from ..base.text import plural
+from ..files.paths import MEMORY_FILE
+from ..journal.journal import HOW_UNDO, WHO_UPKEEP
 from ..memory.entries import parse_entries
-from ..memory.journal import HOW_UNDO, WHO_UPKEEP
-from ..memory.paths import MEMORY_FILE
 from ..memory.store import MemoryStore
-from ..memory.text import plural
 
 LOOP_WINDOW = timedelta(days=7)
 FUTILE_IN_A_ROW = 2

@@ -13,16 +13,16 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any
 
-from ..memory import clock
-from ..memory.changes import Actor
-from ..memory.errors import disk_refused, oserror_sentence
-from ..memory.journal import HOW_UNDO, WHO_UPKEEP, now_iso
-from ..memory.layers import bot_layers
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, layer_id
+from ..base import clock
+from ..base.errors import disk_refused, oserror_sentence
+from ..files.paths import MEMORY_FILE, Home, MemoryInputError, layer_id
+from ..journal.changes import Actor
+from ..journal.journal import HOW_UNDO, WHO_UPKEEP, now_iso
 from ..memory.run_gates import gated_run
 from ..memory.settings import load_config
 from ..memory.store import MemoryStore
 from ..models.night_budget import NightBudget, night_budget
+from ..people.layers import bot_layers
 from ..review.revert import undo_run
 from ..review.runs import find_run
 from ..runs.guard_record import amount_of, count_of, guard_line, night_totals, write_guard_record

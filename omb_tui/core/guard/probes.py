@@ -17,16 +17,16 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..memory import clock
-from ..memory.disk import read_json_object, write_private_json
+from ..base import clock
+from ..files.disk import read_json_object, write_private_json
+from ..files.paths import Home, validate_bot_id
+from ..index.recall_index import RecallIndex, open_index
+from ..index.words import words
+from ..journal.journal import HOW_OUTSIDE, HOW_UNDO, WHO_PERSON
 from ..memory.entries import parse_entries
-from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_PERSON
-from ..memory.paths import Home, validate_bot_id
 from ..memory.store import ABOUT_ME_REL, HOW_REVERT, MemoryStore
 from ..models.call import ModelUnavailable, complete
 from ..recall.recall import recall
-from ..recall.recall_index import RecallIndex, open_index
-from ..recall.words import words
 from ..review.marks import load_marks
 from ..review.runs import find_run
 from ..search.session_search import session_search

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..memory.paths import Home
+from ..files.paths import Home
 from ..memory.settings import BrokenFile, load_config
 
 DEFAULT_MAX_CALLS = 40  # a night of capture, organizing, tidy-up and compaction takes under 15 for most bots

@@ -18,12 +18,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from ..memory import clock
-from ..memory.changes import Actor
-from ..memory.disk import read_json_object, write_private_json
-from ..memory.entries import SEPARATOR, Entry, line_content, line_ending, parse_entries, render_entries
-from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from ..memory.paths import (
+from ..base import clock
+from ..base.text import plural
+from ..files.disk import read_json_object, write_private_json
+from ..files.paths import (
     ARCHIVE_NAME,
     MEMORY_DIR,
     MEMORY_FILE,
@@ -33,8 +31,10 @@ from ..memory.paths import (
     quoted,
     validate_bot_id,
 )
+from ..journal.changes import Actor
+from ..journal.journal import HOW_COMMAND_LINE, WHO_PERSON
+from ..memory.entries import SEPARATOR, Entry, line_content, line_ending, parse_entries, render_entries
 from ..memory.store import MemoryStore
-from ..memory.text import plural
 from ..upkeep.tidy import strike_entry
 from .probes import STEP_STILL_TRUE
 from .settings import review_after_days

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..memory import clock
-from ..memory.paths import Home
+from ..base import clock
+from ..base.text import plural
+from ..files.paths import Home
+from ..journal.when import when_text
 from ..memory.settings import load_config
-from ..memory.text import plural
-from ..memory.when import when_text
 from ..runs.guard_record import amount_of, count_of, guard_line, night_totals, read_guard_record
 from .night import night_of
 from .probes import read_probes

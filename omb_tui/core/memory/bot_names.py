@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .paths import Home
-from .text import printable
+from ..base.text import printable
+from ..files.paths import Home
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from datetime import date
 
 from omb_tui.core.memory.entries import parse_entries, split_lines
 
-from .disk import read_text
-from .paths import Home
-from .text import plural
+from ..base.text import plural
+from ..files.disk import read_text
+from ..files.paths import Home
 
 MEMORY_MAX_LINES = 200
 MEMORY_MAX_BYTES = 24 * 1024  # UTF-8 bytes, line endings included

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from . import clock
-from .disk import atomic_write_bytes, make_private_dirs
-from .journal import utf8_json
-from .paths import Home, InvalidName, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
+from ..base import clock
+from ..files.disk import atomic_write_bytes, make_private_dirs
+from ..files.paths import Home, InvalidName, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
+from ..journal.journal import utf8_json
 
 log = logging.getLogger("omb_tui.conversations")
 
@@ -442,7 +442,7 @@ def find_conversation(home: Home, bot_id: str, conversation_id: str, *, with_mes
 def _encode_line(data: dict) -> bytes:
     """A line as it reaches disk: every text redacted (what was said, a title, a name), as in every file.
     Valid UTF-8 always: a byte that was not UTF-8 is written as its \\udcXX escape (as in the journal)."""
-    from .redact_data import redact_data
+    from ..redaction.data import redact_data
 
     return (utf8_json(redact_data(data), separators=(",", ":")) + "\n").encode("utf-8")
 

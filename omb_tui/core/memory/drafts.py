@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .disk import atomic_write_bytes, read_text, write_private_json
-from .journal import Clock, now_iso
-from .paths import Home, classify, validate_workspace_id
-from .redact import redact
+from ..files.disk import atomic_write_bytes, read_text, write_private_json
+from ..files.paths import Home, classify, validate_workspace_id
+from ..journal.journal import Clock, now_iso
+from ..redaction.redact import redact
 
 log = logging.getLogger("omb_tui.drafts")
 

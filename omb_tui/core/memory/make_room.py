@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from . import clock
+from ..base import clock
+from ..base.text import plural
+from ..files.disk import encode
+from ..files.paths import MEMORY_FILE, Home
+from ..journal.changes import Actor, FileSnapshot, StaleHash
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .changes import Actor, FileSnapshot, StaleHash
-from .disk import encode
 from .entries import Entry, parse_entries, render_entries, split_lines
 from .memory_update import ARCHIVE_REL, MemoryUpdate, archive_overflow, newline_of, over_budget
-from .paths import MEMORY_FILE, Home
-from .text import plural
 
 
 @dataclass(frozen=True)

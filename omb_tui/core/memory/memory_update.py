@@ -20,10 +20,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from . import clock
+from ..base import clock
+from ..base.text import plural
+from ..files.disk import encode, read_text, write_private_json
+from ..files.locks import home_lock
+from ..files.paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, split_layer
+from ..journal.changes import Actor, FileSnapshot, StaleHash, WriteResult
+from ..journal.journal import HOW_COMMAND_LINE, WHO_PERSON
+from ..redaction.forgotten import forgotten_entry, forgotten_matches, same_forgotten
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .changes import Actor, FileSnapshot, StaleHash, WriteResult
-from .disk import encode, read_text, write_private_json
 from .entries import (
     Entry,
     format_dated_entry,
@@ -34,14 +39,9 @@ from .entries import (
     render_entries,
     split_lines,
 )
-from .forgotten import forgotten_entry, forgotten_matches, same_forgotten
-from .journal import HOW_COMMAND_LINE, WHO_PERSON
-from .locks import home_lock
-from .paths import ARCHIVE_NAME, MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, split_layer
 from .preference import PreferResult, removed_records, same_fact
 from .settings import load_bot_settings, load_profile_learned, save_profile_learned
 from .store import ABOUT_ME_REL, MemoryStore
-from .text import plural
 
 ARCHIVE_REL = f"{MEMORY_DIR}/{ARCHIVE_NAME}"
 ENTRY_MAX_CHARS = 1000
@@ -270,7 +270,7 @@ class MemoryUpdate:
         final = self.store.read(MEMORY_FILE).text
         lines, size = len(split_lines(final)), len(encode(final))
         self._unforget(fact)
-        from .redact import redact
+        from ..redaction.redact import redact
 
         return AddResult(
             entry=redact(entry_text).text,  # what was saved: a key in the note never reaches stdout either
@@ -385,7 +385,7 @@ class MemoryUpdate:
         """Remove every note that mentions all of the words as whole words, from every memory file."""
         pattern = words_pattern(words)
         profile = load_profile_learned(self.home, self.person)  # refused before anything is written when broken
-        from .redact import redact
+        from ..redaction.redact import redact
 
         result = ForgetResult(words=redact(" ".join(words.split())).text)  # a key among the words never shows
         with self.store.locked(), home_lock(self.home), self.store.all_or_nothing():  # About me, profile-learned:
@@ -445,7 +445,7 @@ class MemoryUpdate:
             write = self.store.write(
                 ABOUT_ME_REL, _append(base, line + newline_of(base)), self.actor, expected_hash=about.hash
             )
-            from .redact import redact
+            from ..redaction.redact import redact
 
             saved = redact(text).text  # as About me holds it: a key in the preference is never kept
             profile.learned = [r for r in profile.learned if r not in removed]  # asked again: not removed now

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 def removed_records(learned: list[dict], text: str) -> list[dict]:
     """The learned records of this fact that the person removed from About me (records keep the redacted text)."""
-    from .redact import redact
+    from ..redaction.redact import redact
 
     saved = redact(text).text
     return [

@@ -19,12 +19,13 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from . import clock, environment
-from .disk import read_text, write_private_json
-from .forgotten import hashed_entry
-from .locks import home_lock
-from .paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
-from .text import printable
+from ..base import clock
+from ..base.text import printable
+from ..files.disk import read_text, write_private_json
+from ..files.locks import home_lock
+from ..files.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
+from ..redaction.forgotten import hashed_entry
+from . import environment
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # in typing from Python 3.12

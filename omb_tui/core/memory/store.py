@@ -20,7 +20,21 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from .changes import (
+from ..base.errors import WriteRefused, disk_refused
+from ..files.disk import atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
+from ..files.locks import bot_lock
+from ..files.paths import (
+    FileKind,
+    Home,
+    MemoryInputError,
+    MemoryPath,
+    NotFound,
+    refuse_hard_link,
+    refuse_links,
+    split_layer,
+    validate_topic_name,
+)
+from ..journal.changes import (
     Actor,
     FileSnapshot,
     LaterChanges,
@@ -32,32 +46,10 @@ from .changes import (
     UndoResult,
     WriteResult,
 )
-from .disk import atomic_write_bytes, decode, encode, fsync_dir, read_text, text_hash
-from .errors import WriteRefused, disk_refused
-from .journal import (
-    HOW_OUTSIDE,
-    HOW_UNDO,
-    WHO_PERSON,
-    Clock,
-    Journal,
-    JournalRow,
-    make_row,
-)
-from .locks import bot_lock
-from .outside_look import OutsideLook
-from .paths import (
-    FileKind,
-    Home,
-    MemoryInputError,
-    MemoryPath,
-    NotFound,
-    refuse_hard_link,
-    refuse_links,
-    split_layer,
-    validate_topic_name,
-)
+from ..journal.journal import HOW_OUTSIDE, HOW_UNDO, WHO_PERSON, Clock, Journal, JournalRow, make_row
+from ..journal.outside_look import OutsideLook
+from ..journal.seen import SeenRecord
 from .run_gates import gate_of
-from .seen import SeenRecord
 
 log = logging.getLogger("omb_tui.store")
 
@@ -258,7 +250,7 @@ class MemoryStore(OutsideLook):
         note: str | None = None,
     ) -> WriteResult:
         """Write (or delete, when new_text is None) one file, journal it, and remember what it now says."""
-        from .redact import redact  # compiled on first write, not at start-up
+        from ..redaction.redact import redact  # compiled on first write, not at start-up
 
         redactions = 0
         if new_text is not None:
@@ -481,7 +473,7 @@ class MemoryStore(OutsideLook):
         """Take back one row's change alone, keeping every change made to the file since (as `git revert`):
         its reverse is merged into the file as it is now. RevertConflict (nothing written) when changes since
         touch its lines or the text it wrote was not kept. Journaled as an undo of the row (how: revert)."""
-        from .revert_text import reverse_change
+        from ..journal.revert_text import reverse_change
 
         actor = actor or Actor(WHO_PERSON, HOW_REVERT)
         with self.locked():
@@ -524,7 +516,7 @@ class MemoryStore(OutsideLook):
         """The whole text the row left its file with: the next row's earlier text, or the file itself when
         nothing in this journal changed it since, or else the row's earlier text with its diff applied (About
         me changed by another bot); None when none of them has the row's hash."""
-        from .revert_text import apply_diff
+        from ..journal.revert_text import apply_diff
 
         if later:
             kept = later[-1].before_text  # later is newest first

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .changes import Actor, WriteResult
-from .paths import MEMORY_DIR, MEMORY_FILE, validate_topic_name
+from ..files.paths import MEMORY_DIR, MEMORY_FILE, validate_topic_name
+from ..journal.changes import Actor, WriteResult
 from .store import MemoryStore
 
 

@@ -31,7 +31,7 @@ def load_user_settings(path: Path) -> dict:
 
 def save_user_setting(path: Path, key: str, value: object) -> None:
     """Set one key, keeping the others (atomic, 0600)."""
-    from .disk import write_private_json  # the app reads the theme at start, before the engine loads
+    from ..files.disk import write_private_json  # the app reads the theme at start, before the engine loads
 
     settings = load_user_settings(path)
     if settings.get(key) == value:

@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..base.text_checks import text_problem
+from ..files.paths import Home, quoted
+from ..journal.journal import now_iso
 from ..memory import environment
-from ..memory.journal import now_iso
-from ..memory.paths import Home, quoted
 from ..memory.settings import ModelInstance
-from ..memory.text_checks import text_problem
 from .bounded_http import bounded, cut_in
 from .instances import (
     ModelUnavailable,
@@ -484,7 +484,7 @@ def _provider_message(exc: BaseException, key: str) -> str:
     text = " ".join(text.split())
     if key and key != NO_KEY:
         text = text.replace(key, "«key»")
-    from ..memory.redact_data import redact_message
+    from ..redaction.data import redact_message
 
     # Redacted whole before it is cut: a provider may echo the request, any key in it; a cut key may not look like one.
     return redact_message(text)[:200].rstrip(".") or type(exc).__name__

@@ -9,7 +9,7 @@ cautiously from characters (no tokenizer is loaded: litellm's would cost seconds
 
 from __future__ import annotations
 
-from ..memory.paths import Home
+from ..files.paths import Home
 from .instances import ModelUnavailable, choose_route
 
 CHARS_PER_TOKEN = 3  # English prose is about 4 characters a token; other languages, numbers and JSON fewer

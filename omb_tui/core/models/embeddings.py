@@ -25,10 +25,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..memory import clock, environment
-from ..memory.file_stamp import FileStamp
-from ..memory.journal import now_iso
-from ..memory.paths import Home, quoted
+from ..base import clock
+from ..files.file_stamp import FileStamp
+from ..files.paths import Home, quoted
+from ..journal.journal import now_iso
+from ..memory import environment
 from ..memory.settings import AppConfig, ModelInstance, load_config
 from .bounded_http import bounded
 from .instances import missing_key_sentence
@@ -132,7 +133,7 @@ def embed(
     key = _key(instance)
     if limit_reached(home, config.monthly_spend_usd):
         raise EmbeddingsUnavailable(LIMIT_REACHED)
-    from ..memory.redact import redact
+    from ..redaction.redact import redact
 
     sent = [redact(text[:MAX_TEXT_CHARS]).text or " " for text in texts]  # an empty input is refused by providers
     from .call import failure_sentence, response_cost  # the chat call's module: loaded with litellm, at the first call

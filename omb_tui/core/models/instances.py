@@ -13,8 +13,8 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..files.paths import Home, MemoryInputError, quoted
 from ..memory import environment
-from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import AppConfig, ModelInstance, load_bot_settings, load_config
 
 log = logging.getLogger("omb_tui.models")

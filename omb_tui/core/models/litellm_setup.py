@@ -39,7 +39,7 @@ class _ToOurLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            from ..memory.redact import redact
+            from ..redaction.redact import redact
 
             log.log(record.levelno, "litellm: %s", redact(record.getMessage()).text)
         except Exception:  # a log line never breaks a call

@@ -12,8 +12,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..memory.paths import Home
-from ..memory.text import plural
+from ..base.text import plural
+from ..files.paths import Home
 
 
 @dataclass

@@ -18,9 +18,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ..memory.disk import read_text, write_private_json
-from ..memory.journal import now_iso
-from ..memory.paths import Home
+from ..files.disk import read_text, write_private_json
+from ..files.paths import Home
+from ..journal.journal import now_iso
 from ..memory.settings import ModelInstance
 from .bounded_http import cut_in
 from .structured import json_instruction

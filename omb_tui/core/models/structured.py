@@ -6,7 +6,7 @@ around one JSON value is tolerated; anything else is an unusable answer, said in
 before it starts: an answer past MAX_ANSWER_CHARS is refused unread, a value nested deeper than MAX_JSON_DEPTH is
 never handed to `json.loads` (which recurses), and the search for a value in prose looks at each character at most
 SCAN_BUDGET times, so no answer can make a step hang. Each step checks the texts it would write in the model's own
-words with memory.text_checks before it writes anything; a tool call's arguments are all such words
+words with base.text_checks before it writes anything; a tool call's arguments are all such words
 (`read_json_object`). The schema validator covers the subset of JSON Schema the project's jobs use (type,
 properties, required, additionalProperties: false, items, enum, minLength/maxLength, minimum/maximum,
 minItems/maxItems); a keyword outside it is ignored, never guessed at. docs/models.md, "Answers that are refused",
@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..memory.text_checks import text_problem
+from ..base.text_checks import text_problem
 
 # The largest answer a step needs is a change-set or an organize answer for a full MEMORY.md: some 30 KB, or
 # 75 KB with every non-ASCII character escaped, plus a reasoning model's preamble. Anything longer is refused unread.

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..memory import clock
-from ..memory.disk import make_private_dirs
-from ..memory.journal import append_line, utf8_json
-from ..memory.paths import Home, MemoryInputError, quoted
+from ..base import clock
+from ..files.disk import make_private_dirs
+from ..files.paths import Home, MemoryInputError, quoted
+from ..journal.journal import append_line, utf8_json
 from .night_budget import count_night_call
 
 log = logging.getLogger("omb_tui.models")
@@ -71,7 +71,7 @@ def check_month(text: str) -> str:
 def record_usage(home: Home, row: dict) -> bool:
     """Append one row (its text redacted) to its month's file; False, logged, when it could not be written.
     A usage row that cannot be written never fails the call it describes."""
-    from ..memory.redact_data import redact_data
+    from ..redaction.data import redact_data
 
     clean = redact_data(row)
     path = usage_path(home, clean["at"][:7])

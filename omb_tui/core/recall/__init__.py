@@ -1,6 +1,5 @@
-"""Recall: notes and past conversations found before a turn, and a bot's look back.
+"""Recall: notes and past conversations found before a turn, by words and by meaning, a person's layer beside the
+bot's, and the turn log a finished turn leaves.
 
-Spec: memory.md, "Recall before each turn" and "What a bot knows about its other conversations". Words,
-the SQLite FTS5 index, recall, session_search, the brief and the turn log, over the conversation files
-(memory/conversations.py).
+Spec: memory.md, "Recall before each turn" and "What a bot knows about its other conversations". Over `index`.
 """

@@ -8,9 +8,9 @@ import dataclasses
 from collections.abc import Callable
 from datetime import date
 
-from ..memory.paths import Home, layer_id
-from .index_notes import NoteHit
-from .recall_index import RecallIndex, open_index
+from ..files.paths import Home, layer_id
+from ..index.notes import NoteHit
+from ..index.recall_index import RecallIndex, open_index
 
 
 def layer_label(person: str, file: str) -> str:

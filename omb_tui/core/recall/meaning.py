@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
 
+from ..files.paths import Home
+from ..index import background as vectors_background
+from ..index.notes import NoteHit
+from ..index.ranking import lowest_kept
+from ..index.recall_index import MessageHit, RecallIndex
+from ..index.vectors import MeaningScores, meaning_scores
 from ..memory import conversations as conv
-from ..memory.paths import Home
 from ..memory.settings import AppConfig
 from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
-from . import vectors_background
-from .index_notes import NoteHit
-from .index_ranking import lowest_kept
-from .index_vectors import MeaningScores, meaning_scores
-from .recall_index import MessageHit, RecallIndex
 
 log = logging.getLogger("omb_tui.recall")
 

@@ -26,16 +26,16 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
-from ..memory import clock
+from ..base import clock
+from ..base.text import plural
+from ..files.paths import Home, MemoryInputError, quoted, validate_bot_id
+from ..index.recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
+from ..index.words import Word, matches_needed, terms, word_spans, words
 from ..memory import conversations as conv
-from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..memory.settings import load_bot_settings, load_config
-from ..memory.text import plural
 from .layer_notes import layer_notes, merged
 from .meaning import MEANING_MATCH, ask, meaning_in, with_meaning
-from .recall_index import MessageHit, NoteHit, Progress, RecallIndex, open_index
-from .recall_passages import MAX_PASSAGES, PASSAGE_TURNS_MAX, PASSAGES_PER_CONVERSATION, find_passages  # noqa: F401 - named here too
-from .words import Word, matches_needed, terms, word_spans, words
+from .passages import MAX_PASSAGES, PASSAGE_TURNS_MAX, PASSAGES_PER_CONVERSATION, find_passages  # noqa: F401 - named here too
 
 log = logging.getLogger("omb_tui.recall")
 

@@ -20,15 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from ..memory import clock
+from ..base import clock
+from ..files.paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
+from ..journal.changes import Actor, WriteResult
+from ..journal.journal import HOW_TASK, WHO_BOT
 from ..memory import conversations as conv
-from ..memory.changes import Actor, WriteResult
-from ..memory.journal import HOW_TASK, WHO_BOT
-from ..memory.layers import layer_store
-from ..memory.paths import LOG_DIR, MEMORY_DIR, Home, validate_bot_id
-from ..memory.people import list_people
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
+from ..people.layers import layer_store
+from ..people.people import list_people
 
 SAID_MAX_CHARS = 280
 TOOLS_MAX = 12

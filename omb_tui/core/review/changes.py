@@ -26,15 +26,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..memory import clock
+from ..base import clock
+from ..base.errors import disk_refused
+from ..base.text import plural
+from ..files.paths import Home, split_layer
+from ..journal.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP, Journal
+from ..journal.when import when_text
 from ..memory.agents import AGENTS
-from ..memory.errors import disk_refused
-from ..memory.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP, Journal
-from ..memory.layers import bot_workspaces
-from ..memory.paths import Home, split_layer
 from ..memory.store import MemoryStore
-from ..memory.text import plural
-from ..memory.when import when_text
+from ..people.layers import bot_workspaces
 from .marks import MARKS_KEPT_DAYS, ReviewedMarks, load_marks, mark_reviewed
 from .runs import (
     RUN_SLACK,

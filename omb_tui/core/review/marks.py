@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ..memory import clock
-from ..memory.disk import read_text, write_private_json
-from ..memory.journal import now_iso
-from ..memory.paths import Home, validate_workspace_id
+from ..base import clock
+from ..files.disk import read_text, write_private_json
+from ..files.paths import Home, validate_workspace_id
+from ..journal.journal import now_iso
 from ..memory.store import MemoryStore
 
 MARKS_KEPT_DAYS = 60

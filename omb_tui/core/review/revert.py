@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..memory.changes import Actor, NotUndoable, UndoResult
-from ..memory.journal import HOW_UNDO, WHO_PERSON, JournalRow
-from ..memory.layers import require_workspace
-from ..memory.paths import Home, MemoryInputError, NotFound
+from ..base.text import plural
+from ..files.paths import Home, MemoryInputError, NotFound
+from ..journal.changes import Actor, NotUndoable, UndoResult
+from ..journal.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.store import MemoryStore
-from ..memory.text import plural
+from ..people.layers import require_workspace
 from .runs import find_run
 
 

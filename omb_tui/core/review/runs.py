@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
-from ..memory import clock
-from ..memory.journal import HOW_UNDO, Journal, JournalRow
-from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
-from ..memory.text import plural
-from ..memory.when import when_text
+from ..base import clock
+from ..base.text import plural
+from ..files.paths import Home, MemoryInputError, quoted, validate_bot_id
+from ..journal.journal import HOW_UNDO, Journal, JournalRow
+from ..journal.when import when_text
 from ..runs.guard_record import guard_line, read_guard_record
 from .marks import ReviewedMarks, load_marks
 

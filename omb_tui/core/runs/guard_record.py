@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..memory.disk import read_json_object, write_private_json
-from ..memory.paths import Home, validate_bot_id
+from ..base.text import plural
+from ..files.disk import read_json_object, write_private_json
+from ..files.paths import Home, validate_bot_id
 from ..memory.store import MemoryStore
-from ..memory.text import plural
 
 KEEP_RUNS = 200  # the newest runs kept (about a month of a bot whose capture runs often)
 KEEP_NIGHTS = 14

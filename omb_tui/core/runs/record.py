@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..memory.disk import read_json_object, read_text, write_private_json
-from ..memory.paths import Home, validate_bot_id
+from ..files.disk import read_json_object, read_text, write_private_json
+from ..files.paths import Home, validate_bot_id
 from ..memory.store import MemoryStore
 
 
@@ -49,7 +49,7 @@ def last_run_in_journal(home: Home, bot_id: str, step: str) -> dict | None:
     """The newest run of `step` the bot's journal holds (`at`: its first row, `run`, `changes`), whoever ran it:
     a run the step's record does not know (an earlier version's, a restored home's, the demo's) is still the
     last one, as Review shows it; None when the journal's newest rows hold none."""
-    from ..memory.journal import Journal
+    from ..journal.journal import Journal
 
     found: dict | None = None
     for n, row in enumerate(Journal(home.journal_path(bot_id)).iter_newest_first()):

@@ -6,9 +6,9 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from ..memory import clock
-from ..memory.changes import Actor
-from ..memory.journal import HOW_UPKEEP, WHO_UPKEEP
+from ..base import clock
+from ..journal.changes import Actor
+from ..journal.journal import HOW_UPKEEP, WHO_UPKEEP
 
 
 def new_run_id(now: datetime | None = None) -> str:

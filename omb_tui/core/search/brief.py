@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..memory import clock
+from ..base import clock
+from ..base.text import plural
+from ..files.paths import Home, validate_bot_id
+from ..index.recall_index import MessageHit, RecallIndex, conversation_key, open_index
 from ..memory import conversations as conv
-from ..memory.paths import Home, validate_bot_id
 from ..memory.settings import load_bot_settings
-from ..memory.text import plural
-from ..recall.recall_index import MessageHit, RecallIndex, conversation_key, open_index
 
 BRIEF_WINDOW = timedelta(days=2)
 BRIEF_MAX_LINES = 10

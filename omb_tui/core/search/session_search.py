@@ -17,16 +17,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 
-from ..memory import clock
+from ..base import clock
+from ..base.errors import disk_refused, refusal_reason
+from ..files.paths import Home, MemoryInputError, quoted, validate_bot_id
+from ..index.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
+from ..index.words import words
+from ..journal.when import parse_day
 from ..memory import conversations as conv
-from ..memory.errors import disk_refused, refusal_reason
-from ..memory.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..memory.settings import load_bot_settings
-from ..memory.when import parse_day
 from ..recall.layer_notes import layer_notes, layer_recent_notes
 from ..recall.meaning import ask, meaning_in, with_meaning
-from ..recall.recall_index import MessageHit, NoteHit, Progress, RecallIndex, conversation_key, open_index
-from ..recall.words import words
 from .team_notes import search_team_notes
 
 DEFAULT_LIMIT = 20

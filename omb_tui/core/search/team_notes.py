@@ -2,7 +2,7 @@
 
 Spec: memory.md, "Shared team memory integrity": omitted notes stay findable with scope `team`, ordinary search
 includes accepted team notes, and proposals, superseded and deleted entries are never found. Words are matched
-as recall matches them (`recall.words`: any word, two of five or more) and ranked by the same BM25 idf, counted
+as recall matches them (`index.words`: any word, two of five or more) and ranked by the same BM25 idf, counted
 over the team notes searched; without words, the notes changed in the window come newest first.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..memory.paths import Home
-from ..recall.index_ranking import idf
-from ..recall.words import indexed_terms, terms
+from ..files.paths import Home
+from ..index.ranking import idf
+from ..index.words import indexed_terms, terms
 from ..team.model import Note, Team
 from ..team.storage import teams_of_bot
 

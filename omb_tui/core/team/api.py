@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..memory.paths import Home
+from ..files.paths import Home
 from . import notes
 from .model import BY_PERSON, DELETED, Card, Note, Team, Version
 from .prompt import TeamLoad, load_order, team_load

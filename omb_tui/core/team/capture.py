@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from ..facts.checks import ProposedFact
 from ..facts.lines import Line, bot_people, room_refusal
+from ..files.paths import Home, quoted
 from ..memory import conversations as conv
-from ..memory.paths import Home, quoted
 from ..memory.settings import load_profile_learned
 from . import proposals
 from .model import TITLE_MAX_CHARS, Team

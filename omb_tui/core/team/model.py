@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..memory import clock
-from ..memory.paths import MemoryInputError, quoted, validate_bot_id
-from ..memory.redact import redact
+from ..base import clock
+from ..files.paths import MemoryInputError, quoted, validate_bot_id
+from ..redaction.redact import redact
 
 FORMAT_VERSION = 2
 PROPOSED, ACCEPTED, SUPERSEDED, DELETED = "proposed", "accepted", "superseded", "deleted"

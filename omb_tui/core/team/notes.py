@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..memory.paths import MemoryInputError, NotFound, quoted
+from ..files.paths import MemoryInputError, NotFound, quoted
 from .model import (
     ACCEPTED,
     BY_PERSON,

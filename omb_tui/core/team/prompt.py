@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..memory.paths import Home
-from ..memory.text import plural
+from ..base.text import plural
+from ..files.paths import Home
 from .model import Note, Team
 from .storage import teams_of_bot
 

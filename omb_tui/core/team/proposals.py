@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ..base.text import plural
 from ..facts import checks
 from ..facts.lines import as_line, bot_people, role_of
+from ..files.paths import Home, MemoryInputError, quoted
 from ..memory import conversations as conv
-from ..memory.paths import Home, MemoryInputError, quoted
 from ..memory.settings import load_profile_learned
-from ..memory.text import plural
 from .model import Card, Team, by_bot
 from .notes import propose
 from .storage import change_team, teams_of_bot

@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from ..memory.disk import atomic_write_bytes, decode, write_private_json
-from ..memory.locks import held_for_writing
-from ..memory.paths import Home, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
+from ..files.disk import atomic_write_bytes, decode, write_private_json
+from ..files.locks import held_for_writing
+from ..files.paths import Home, MemoryInputError, NotFound, quoted, refuse_links, validate_bot_id
 from .model import (
     TEAM_KEY,
     DamagedTeamFile,

@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC
 
+from ..files.paths import Home, MemoryInputError
 from ..memory import conversations as conv
 from ..memory.agents import AGENTS, CLAUDE_CODE
-from ..memory.paths import Home, MemoryInputError
 from .chats import default_person, open_chat
 
 CHAT_PREFIX = AGENTS[CLAUDE_CODE].prefix  # a Claude Code session's conversation: claude-code-<session_id>
@@ -28,7 +28,7 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 
 def _contains_credential(text: str) -> bool:
-    from ..memory.redact import contains_credential  # here: a hook's usual session id (a UUID) never needs it
+    from ..redaction.redact import contains_credential  # here: a hook's usual session id (a UUID) never needs it
 
     return contains_credential(text)
 

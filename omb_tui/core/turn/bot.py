@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from ..memory import clock
+from ..base import clock
+from ..files.paths import MEMORY_FILE, Home, MemoryInputError, validate_bot_id
+from ..journal.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
 from ..memory.budget import Gauge, TopicInfo, gauge, prompt_block_if_enabled, read_topics
-from ..memory.layers import person_block
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, validate_bot_id
 from ..memory.settings import BotSettings, load_bot_settings
 from ..memory.store import MemoryStore
-from ..memory.when import parse_day  # noqa: F401 (the recall screen's as-of day is read here)
+from ..people.layers import person_block
 from ..team.prompt import team_blocks
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import contextlib
 
-from ..memory import clock
+from ..base import clock
+from ..files.paths import Home, NotFound
 from ..memory import conversations as conv
-from ..memory.paths import Home, NotFound
 
 
 def default_person(home: Home, bot_id: str) -> str:
@@ -23,7 +23,7 @@ def default_person(home: Home, bot_id: str) -> str:
 
     On a Team Cloud home the caller who does not say is the owner: the chats of its people are passed over, and a
     login name that is one of theirs is "owner" (docs/team-cloud.md), so no turn acts for a person unasked."""
-    from ..memory.people import list_people
+    from ..people.people import list_people
 
     team = {person.name for person in list_people(home)}  # none on a home of one owner
     chats = [
@@ -62,8 +62,8 @@ def open_chat(
 
 
 def _conversations(home: Home, bot_id: str) -> list[conv.Conversation]:
-    from ..recall.index_schema import index_path
-    from ..recall.recall_index import open_index
+    from ..index.recall_index import open_index
+    from ..index.schema import index_path
 
     if index_path(home, bot_id).is_file():
         with contextlib.suppress(Exception):  # an index that cannot be read: the files say the same, slower

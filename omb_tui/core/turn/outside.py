@@ -21,12 +21,12 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..memory import clock
+from ..base import clock
+from ..files.disk import make_private_dirs
+from ..files.paths import Home, NotFound, validate_bot_id
+from ..journal.changes import Actor
+from ..journal.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory import conversations as conv
-from ..memory.changes import Actor
-from ..memory.disk import make_private_dirs
-from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
-from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.store import MemoryStore
 from ..recall.turn_log import append_turn_log
 from .chats import default_person, open_chat

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import copy
 
+from ..files.paths import Home, MemoryInputError, NotFound, layer_id
 from ..memory import conversations as conv
-from ..memory.layers import require_person
-from ..memory.paths import Home, MemoryInputError, NotFound, layer_id
-from ..memory.people import is_team_cloud, list_people
+from ..people.layers import require_person
+from ..people.people import is_team_cloud, list_people
 
 NOBODY = ""  # a Team Cloud turn of a person whose conversation holds another person's words: acts for no one
 ABOUT = ("person", "work")

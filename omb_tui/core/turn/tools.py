@@ -15,16 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
+from ..base.errors import oserror_sentence
+from ..files.paths import Home, MemoryInputError
+from ..journal.changes import Actor
+from ..journal.journal import HOW_TASK, WHO_BOT
+from ..journal.when import parse_day
 from ..memory import conversations as conv
-from ..memory.changes import Actor
-from ..memory.errors import oserror_sentence
-from ..memory.journal import HOW_TASK, WHO_BOT
 from ..memory.memory_update import ENTRY_MAX_CHARS, PREFERENCE_MAX_CHARS, MemoryUpdate
-from ..memory.paths import Home, MemoryInputError
 from ..memory.preference import said_again
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
-from ..memory.when import parse_day
 from ..models.structured import UnusableAnswer, read_json_object, strings_problem
 from ..search.session_search import session_search
 from ..team.proposals import propose_from_bot
@@ -243,7 +243,7 @@ def safe_answer(bot_id: str, name: str, run: Callable[[], str]) -> ToolAnswer:
     that names no more than its kind; every answer is redacted and clipped. A surface's own tools (the MCP
     server's recall and memory_status) answer through it too; a `run` that hands on a tool's answer keeps its
     `refused`."""
-    from ..memory.redact import redact  # compiled when a tool first runs, not when a harness imports the library
+    from ..redaction.redact import redact  # compiled when a tool first runs, not when a harness imports the library
 
     refused = True
     try:

@@ -6,7 +6,7 @@ between turns is the person's, changed outside the app; journaling never fails a
 turn" (the recall block goes in front of the message, not into the system prompt), "What loads, and the
 budget" (the memory block in the system prompt), "What a bot knows about its other conversations" (the
 recent-work brief in the system prompt, one log line per finished turn) and "Remember and forget, in chat"
-(the tools, see tools.py). The per-bot turn lock every turn holds is memory/locks.py's. docs/turns.md describes it
+(the tools, see tools.py). The per-bot turn lock every turn holds is files/locks.py's. docs/turns.md describes it
 for people.
 
     with bot_turn(home, "scout", chat="plans") as turn:      # a harness wraps each turn in this
@@ -24,13 +24,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..memory import clock
+from ..base import clock
+from ..files.disk import make_private_dirs
+from ..files.locks import turn_lock
+from ..files.paths import Home, NotFound, validate_bot_id
+from ..journal.changes import Actor
+from ..journal.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory import conversations as conv
-from ..memory.changes import Actor
-from ..memory.disk import make_private_dirs
-from ..memory.journal import HOW_TASK, WHO_BOT, JournalRow
-from ..memory.locks import turn_lock
-from ..memory.paths import Home, NotFound, validate_bot_id
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..recall.recall import recall

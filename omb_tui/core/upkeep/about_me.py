@@ -16,16 +16,16 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date
 
-from ..memory.changes import Actor
-from ..memory.disk import encode, read_text
+from ..files.disk import encode, read_text
+from ..files.locks import home_lock
+from ..files.paths import Home, MemoryInputError, NotFound, layer_id, quoted, split_layer
+from ..journal.changes import Actor
+from ..journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from ..memory.entries import Entry, parse_entries, render_entries
-from ..memory.journal import HOW_COMMAND_LINE, WHO_PERSON
-from ..memory.locks import home_lock
 from ..memory.memory_update import MemoryUpdate, forgotten_matches, same_fact
-from ..memory.paths import Home, MemoryInputError, NotFound, layer_id, quoted, split_layer
-from ..memory.redact import contains_credential, redact
 from ..memory.settings import load_profile_learned, save_profile_learned
 from ..memory.store import ABOUT_ME_REL, MemoryStore
+from ..redaction.redact import contains_credential, redact
 
 LEARNED_BY = "learned by "
 NOTE_REMOVED = "removed a learned line from About me"

@@ -17,29 +17,29 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..base import clock
+from ..base.errors import oserror_sentence
+from ..base.text import plural
 from ..facts import checks
 from ..facts.lines import BOT, OTHER_BOT, OTHER_PERSON, PERSON, bot_people, room_refusal
-from ..memory import clock
+from ..files.locks import held_exclusively
+from ..files.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, layer_id, quoted, validate_bot_id
+from ..journal.changes import StaleHash
+from ..journal.journal import now_iso
 from ..memory import conversations as conv
 from ..memory.budget import read_topic_info
-from ..memory.changes import StaleHash
 from ..memory.entries import format_dated_entry, parse_entries
-from ..memory.errors import oserror_sentence
-from ..memory.journal import now_iso
-from ..memory.layers import chat_person
-from ..memory.locks import held_exclusively
 from ..memory.memory_update import MemoryUpdate, same_fact
-from ..memory.paths import MEMORY_FILE, Home, MemoryInputError, NotFound, layer_id, quoted, validate_bot_id
-from ..memory.people import is_team_cloud, list_people
-from ..memory.redact_data import redact_data
 from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings, load_config, load_profile_learned
 from ..memory.store import MemoryStore
-from ..memory.text import plural
 from ..models.call import complete
 from ..models.context import CHARS_PER_TOKEN, context_tokens, input_budget
 from ..models.instances import ModelUnavailable
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
+from ..people.layers import chat_person
+from ..people.people import is_team_cloud, list_people
+from ..redaction.data import redact_data
 from ..runs.record import last_of, write_part
 from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
@@ -501,7 +501,7 @@ def quotes_note(quotes: list[str]) -> str | None:
     note is kept as given). None for a fact that needs no quote (a decision, an outcome)."""
     if not quotes:
         return None
-    from ..memory.redact import redact
+    from ..redaction.redact import redact
 
     return redact("quotes: " + " · ".join(f'"{" ".join(q.split())}"' for q in quotes)).text
 

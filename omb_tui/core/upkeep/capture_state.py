@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..base import clock
 from ..facts.lines import OTHER_PERSON, PERSON, Line, as_line, bot_people, role_of, room_refusal
-from ..memory import clock
+from ..files.disk import read_text, write_private_json
+from ..files.paths import Home, validate_bot_id
 from ..memory import conversations as conv
-from ..memory.disk import read_text, write_private_json
-from ..memory.paths import Home, validate_bot_id
-from ..memory.people import is_team_cloud
 from ..memory.settings import load_config
+from ..people.people import is_team_cloud
 
 BATCH_MAX_CHARS = 24_000  # the turns of one model call; a longer backlog is read in several calls
 TURNS_BEFORE_DUE = 6  # "or after six turns"

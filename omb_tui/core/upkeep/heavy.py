@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from ..files.disk import read_text
 from ..memory.budget import utf8_size
-from ..memory.disk import read_text
 
 HEAVY_TOTAL_BYTES = 24 * 1024  # what loads every turn passes this ...
 HEAVY_MEMORY_BYTES = 8 * 1024  # ... and at least this much of it is memory

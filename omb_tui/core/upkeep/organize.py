@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from ..memory import clock
+from ..base import clock
+from ..base.text_checks import first_text_problem
+from ..files.disk import encode, read_text, write_private_json
+from ..files.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
+from ..journal.changes import StaleHash
 from ..memory.budget import read_topics, topic_index_line
-from ..memory.changes import StaleHash
-from ..memory.disk import encode, read_text, write_private_json
 from ..memory.entries import (
     Entry,
     is_health_or_safety,
@@ -32,15 +34,13 @@ from ..memory.entries import (
     render_entries,
 )
 from ..memory.memory_update import newline_of
-from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, validate_topic_name
-from ..memory.redact import redact
-from ..memory.redact_data import redact_data
 from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
-from ..memory.text_checks import first_text_problem
 from ..models.call import ModelUnavailable, complete
 from ..models.context import input_budget
+from ..redaction.data import redact_data
+from ..redaction.redact import redact
 from ..runs.run import Skipped, UpkeepRun
 from .examples import organize_example
 
@@ -334,7 +334,7 @@ def _checked_moves(
 
 
 def _words_problem(proposal: dict) -> str | None:
-    """The new topic's title or an alias, in the model's own words, that may not be kept (memory.text_checks)."""
+    """The new topic's title or an alias, in the model's own words, that may not be kept (base.text_checks)."""
     aliases = proposal.get("aliases")
     if not isinstance(aliases, list):
         aliases = []

@@ -15,8 +15,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..memory import clock
-from ..memory.changes import Actor, FileSnapshot, StaleHash
+from ..base import clock
+from ..base.text import plural
+from ..base.text_checks import text_problem
+from ..files.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
+from ..journal.changes import Actor, FileSnapshot, StaleHash
+from ..journal.journal import now_iso
 from ..memory.entries import (
     SEPARATOR,
     Entry,
@@ -26,14 +30,10 @@ from ..memory.entries import (
     parse_entries,
     render_entries,
 )
-from ..memory.journal import now_iso
 from ..memory.memory_update import ENTRY_MAX_CHARS, MemoryUpdate, newline_of, same_fact
-from ..memory.paths import MEMORY_DIR, MEMORY_FILE, Home, MemoryInputError, NotFound
 from ..memory.run_gates import REFUSED_BY_GUARD
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
-from ..memory.text import plural
-from ..memory.text_checks import text_problem
 from ..models.call import ModelUnavailable, complete
 from ..models.context import input_budget
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
@@ -582,7 +582,7 @@ def last_tidy_in_journal(home: Home | str, bot_id: str) -> dict | None:
 # ----- words -----
 def _redacted(item: Skipped) -> Skipped:
     """A refused pair quotes the model, which quotes the file: a credential in it is never printed."""
-    from ..memory.redact import redact
+    from ..redaction.redact import redact
 
     return Skipped(redact(item.text).text, redact(item.reason).text)
 
