@@ -1,4 +1,4 @@
-"""The real Claude Code CLI, driven offline, as a writer of a bot's memory (issue 36, "Done when"): Claude Code
+"""The real Claude Code CLI, driven offline, as a writer of a bot's memory (docs/agents.md): Claude Code
 2.1.332 from npm (pinned), its model a scripted Messages API on 127.0.0.1 (tests/scripted_messages_api.py), whole
 turns run with real hook payloads, real transcripts and real MCP calls.
 
