@@ -7,7 +7,7 @@ turns run with real hook payloads, real transcripts and real MCP calls.
   brings MEMORY.md back byte for byte;
 - every request holds the memory block once, a resumed session's too.
 
-The `agents` tier (README, "Testing"): skipped when npm is not on PATH, or when the package cannot be fetched
+The `agents` tier (docs/testing.md, "Tiers"): skipped when npm is not on PATH, or when the package cannot be fetched
 (no network); it is installed once into a folder of this module's own.
 """
 
