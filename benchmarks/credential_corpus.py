@@ -1,6 +1,6 @@
 """The credential corpus against redaction: prints figures, asserts nothing.
 
-Issue 8, "Credentials". Runs omb_tui/core/redact.py over tests/credential_corpus_data.py and prints
+docs/redaction.md. Runs omb_tui/core/redact.py over tests/credential_corpus_data.py and prints
 how many fake credentials leaked (any 8-character piece of a secret left counts) and which
 harmless lookalikes were changed, then how long redaction takes on a 24 KB note (redaction runs
 on every write); then how many of the credentials' escaped forms (JSON and YAML escapes, inside a

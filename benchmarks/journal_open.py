@@ -4,7 +4,7 @@ Generates a journal for one bot in a temporary home (short diffs; every row keep
 KB on one row in five), then opens the app headless, presses `j` and waits until the list draws its first
 rows. Prints the time from app start and from the key press, the time until every row is indexed, the peak
 memory (tracemalloc peak, and the process's maxrss), and the same for a 1,000-row journal with the ratio.
-Targets (issue 4): under 0.3 s and 150 MB. Each measurement runs in a fresh process so they cannot share
+Targets (docs/performance.md): under 0.3 s and 150 MB. Each measurement runs in a fresh process so they cannot share
 caches or memory peaks. Figures only; nothing is asserted.
 
     .venv/bin/python benchmarks/journal_open.py [--rows 100000] [--small 1000]

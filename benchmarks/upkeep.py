@@ -4,7 +4,7 @@ A home of N bots (default 100), each with a 1:1 chat waiting for capture (an hou
 tidied; an expired note and enough live ones for the contradiction call). The model is the scripted
 OpenAI-compatible server of the tests (tests/fake_llm.py) on 127.0.0.1, answering every call after `--delay`
 seconds (default 0.2) with a valid empty answer of the step's shape. Prints the wall time, the calls made, the
-most calls the server saw at once, and the ratio to the ideal. Goal (issue 11): at most 1.5×.
+most calls the server saw at once, and the ratio to the ideal. Goal (docs/upkeep.md): at most 1.5×.
 
 The run is made twice on two such homes, once with the nightly guard (docs/guard.md) and once without it, and the
 guard's added cost is printed: each bot has a fact the person wrote with its probe already made, so the guarded run

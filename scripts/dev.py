@@ -216,7 +216,7 @@ def byte_compile() -> None:
     subprocess.run([str(_bin("python")), "-m", "compileall", "-q", str(ROOT / "omb_tui")], check=True)
 
 
-# The checks that run before the tests, each failing the command when it fails (README, "Testing").
+# The checks that run before the tests, each failing the command when it fails (docs/testing.md, "The test command").
 CHECKS = (
     ("ruff format", ["ruff", "format", "--check", "--quiet", "."]),
     ("ruff check", ["ruff", "check", "--quiet", "."]),

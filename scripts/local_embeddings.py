@@ -1,5 +1,5 @@
 """A local sentence-embedding model behind OpenAI's `/v1/embeddings` and `/v1/models` on 127.0.0.1, for recall by
-meaning offline (issue 39; docs/recall.md). `scripts/local_model.py embeddings` prepares its virtual environment and
+meaning offline (docs/recall.md). `scripts/local_model.py embeddings` prepares its virtual environment and
 files and runs this module there; it is never imported by the project, its tests or CI.
 
 The model is all-MiniLM-L6-v2 as int8 ONNX with its WordPiece tokenizer: each text is tokenized (at most

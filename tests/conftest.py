@@ -27,8 +27,8 @@ LOG_TEXT = "- 09:00 · answered a question about trains\n"
 
 
 def pytest_addoption(parser):
-    """The reliability runs have a short mode for CI and a full one by hand (README, "Reliability"); `--busy`
-    runs the suite while other processes keep every core busy, as on a loaded CI machine (README, "Testing")."""
+    """The reliability runs have a short mode for CI and a full one by hand (docs/performance.md, "Reliability");
+    `--busy` runs the suite while other processes keep every core busy, as on a loaded CI machine (docs/testing.md)."""
     group = parser.getgroup("omb-tui reliability")
     group.addoption("--kills", type=int, default=40, help="SIGKILLs in the kill loop (full run: 500)")
     group.addoption(
@@ -71,7 +71,7 @@ def explore_profile(examples: int) -> settings:
     return settings(derandomize=False, max_examples=examples, **_UNTIMED)
 
 
-# The tiers (README, "Testing"): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
+# The tiers (docs/testing.md): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
 # pick tiers. A file no rule names is a core test; the first rule that names a file wins (`inspector` before `mcp`).
 TIERS = {
     "explore": ("test_explore_",),  # free exploration: only with --explore, never in the default run
@@ -97,7 +97,7 @@ TIERS = {
 }
 
 
-# The date-sensitive tests (README, "Testing"): those of the demo home, upkeep, the guard, review, usage and time
+# The date-sensitive tests (docs/testing.md): those of the demo home, upkeep, the guard, review, usage and time
 # windows, by file name, and every test on a demo home dated from today. `scripts/dev.py test --dates` (CI, after
 # the suite) runs them once more on the next 1 January at 02:30 in a UTC+13 zone: `-m dates`.
 DATE_SENSITIVE = (

@@ -1,4 +1,4 @@
-"""A corpus for the credential detector (issue 8, "Credentials"): fake secrets and harmless lookalikes.
+"""A corpus for the credential detector (docs/redaction.md): fake secrets and harmless lookalikes.
 
 Imported by tests/test_credential_corpus.py and benchmarks/credential_corpus.py (tests/ is on
 sys.path under pytest; the benchmark puts it there itself).

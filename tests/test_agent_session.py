@@ -1,4 +1,4 @@
-"""One Claude Code session, one chat and one run (issue 36 point 2): the MCP server's writes (Claude Code gives the
+"""One Claude Code session, one chat and one run (docs/agents.md): the MCP server's writes (Claude Code gives the
 stdio server its session id in CLAUDE_CODE_SESSION_ID), an edit of MEMORY.md by the agent's own file tools caught
 at the turn's end, and the recorded prompt and answer all name the session's chat and carry its run; review shows
 it as one group and undo-run takes the whole session back, MEMORY.md byte for byte."""

@@ -1,4 +1,4 @@
-"""The real Claude Code CLI, driven offline, as a writer of a bot's memory (issue 36, "Done when"): Claude Code
+"""The real Claude Code CLI, driven offline, as a writer of a bot's memory (docs/agents.md): Claude Code
 2.1.332 from npm (pinned), its model a scripted Messages API on 127.0.0.1 (tests/scripted_messages_api.py), whole
 turns run with real hook payloads, real transcripts and real MCP calls.
 
@@ -7,7 +7,7 @@ turns run with real hook payloads, real transcripts and real MCP calls.
   brings MEMORY.md back byte for byte;
 - every request holds the memory block once, a resumed session's too.
 
-The `agents` tier (README, "Testing"): skipped when npm is not on PATH, or when the package cannot be fetched
+The `agents` tier (docs/testing.md, "Tiers"): skipped when npm is not on PATH, or when the package cannot be fetched
 (no network); it is installed once into a folder of this module's own.
 """
 

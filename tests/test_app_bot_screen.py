@@ -36,7 +36,7 @@ async def test_the_open_bot_is_built_once_and_again_for_another_bot_or_after_a_c
 
 
 async def test_the_bots_header_never_keeps_the_name_of_the_bot_opened_last(home):
-    """Issue 37: back on the Bots screen, the header still named the bot opened last."""
+    """Back on the Bots screen, the header once still named the bot opened last."""
     from textual.widgets import Header
     from textual.widgets._header import HeaderTitle
 

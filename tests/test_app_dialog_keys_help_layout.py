@@ -1,4 +1,4 @@
-"""Keys that only do what they show, and screens a person can read at any size (issue 37): the yes/no dialog every
+"""Keys that only do what they show, and screens a person can read at any size (docs/app.md): the yes/no dialog every
 action that writes asks with (y and n, Escape and Enter, a button's first letter only when no other button shares
 it, each said in the dialog), F1's explanations, and the header and gauge whole at 60x20."""
 
@@ -57,7 +57,7 @@ async def test_a_letter_one_button_alone_starts_with_presses_it():
 
 
 async def test_f1_explains_what_the_bots_screen_and_review_show_before_their_keys(home):
-    """Issue 37: F1 listed keys and explained nothing: the gauge, the Night column, the marks."""
+    """F1 once listed keys and explained nothing: the gauge, the Night column, the marks."""
     from app_helpers import listed_bots, settle
 
     from omb_tui.app.app import make_app
@@ -78,7 +78,7 @@ async def test_f1_explains_what_the_bots_screen_and_review_show_before_their_key
 
 
 async def test_at_60x20_the_header_names_the_areas_and_the_load_sentence_is_whole(home):
-    """Issue 37: at 60x20 the header's list of areas and the gauge's load sentence were cut off."""
+    """At 60x20 the header's list of areas and the gauge's load sentence were once cut off."""
     from app_helpers import listed_bots, screen_lines, settle
 
     from omb_tui.app.app import make_app

@@ -969,7 +969,7 @@ async def test_keys_typed_ahead_after_enter_go_into_the_note_not_to_the_areas(ho
 
 
 async def test_the_banner_names_the_person_after_an_edit_from_the_command_line(home):
-    """Issue 37: the banner said "Scout changed this file" after the person edited it with `omb-tui write`."""
+    """The banner once said "Scout changed this file" after the person edited it with `omb-tui write`."""
     from omb_tui.core.journal.changes import Actor
     from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 

@@ -365,7 +365,7 @@ async def test_a_day_that_is_no_date_is_said_and_the_field_shows_the_day_used(ho
         assert "2026-13-45 is not a day (YYYY-MM-DD): both blocks are for today." in notes
 
 
-# ----- issue 37: a screen where a person types keeps the cursor in its box; a preview changes nothing -----
+# ----- a screen where a person types keeps the cursor in its box; a preview changes nothing -----
 async def test_opening_the_preview_again_puts_the_cursor_in_the_message_and_a_burst_of_keys_stays_text(home):
     app = make_app(home, bot_id="scout", watch=False)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -1,4 +1,4 @@
-"""The Review area (issue 12, "Review: what changed overnight"): opened from the bots screen with `v`, the runs of
+"""The Review area (docs/review.md): opened from the bots screen with `v`, the runs of
 the last nights as bot → run → change, moving with j/k, a change's diff and quotes, undo of one change alone and of a
 whole run (naming later changes), n/p between bots, reviewed marks that last across restarts, and the bots screen's
 count of last night's changes.
@@ -228,7 +228,7 @@ async def test_n_and_p_go_to_the_next_and_previous_bot_with_something_new(review
 
 
 async def test_the_cursor_passing_over_every_change_marks_nothing_and_m_marks_or_takes_back(review_home):
-    """Issue 37: arrowing past a run marked it "✓ reviewed" unread. A mark is the person's word: only m makes it."""
+    """Arrowing past a run once marked it "✓ reviewed" unread. A mark is the person's word: only m makes it."""
     from omb_tui.app.app import make_app
 
     app = make_app(review_home, watch=False)

@@ -1,5 +1,5 @@
-"""The Review area lists every writer's changes, not only upkeep runs (issue 37, "One place for everything that
-changed"): an agent's session, a bot's turns in a chat and an edit outside the app are each a group naming its
+"""The Review area lists every writer's changes, not only upkeep runs (docs/review.md):
+an agent's session, a bot's turns in a chat and an edit outside the app are each a group naming its
 writer, which can be read, marked reviewed and undone whole, as upkeep runs can."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Search every bot from the app (issue 37, "Search across bots"): `/` on the bots screen opens a box that keeps
+"""Search every bot from the app (docs/app.md): `/` on the bots screen opens a box that keeps
 every typed key as text until Escape; Enter searches each bot by its own rules and each hit names its bot."""
 
 from __future__ import annotations

@@ -244,7 +244,7 @@ async def test_a_home_without_teams_says_how_to_make_one(home):
 async def test_done_when_on_the_demo_home_a_bots_note_accepted_here_loads_for_every_member(
     tmp_path, run_cli, run_exe, todays_demo
 ):
-    """Issue 15's "done when": on the demo home a bot proposes a team note (the team_note tool's path), a person
+    """Team memory end to end: on the demo home a bot proposes a team note (the team_note tool's path), a person
     accepts it on this screen, every member's prompt block carries it, and a stale edit from the command line is
     refused while the app has it open."""
     from omb_tui.demo.team import TEAM_BOTS, TEAM_NAME

@@ -286,7 +286,7 @@ async def test_the_guard_section_shows_its_limits_the_recall_checks_and_what_it_
 
 
 async def test_upkeep_names_the_tidy_up_review_shows_when_no_record_holds_it(tmp_path):
-    """Issue 37: Upkeep said "No tidy-up has run for this bot yet" while Review showed last night's tidy-up (a run
+    """Upkeep once said "No tidy-up has run for this bot yet" while Review showed last night's tidy-up (a run
     the journal holds and the step's record does not: an earlier version's, a restored home's, the demo's)."""
     from omb_tui.core.memory.store import MemoryStore
     from omb_tui.core.runs.run import UpkeepRun

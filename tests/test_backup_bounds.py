@@ -24,7 +24,8 @@ resource = pytest.importorskip("resource")  # RLIMIT_AS and a child's rusage: PO
 
 ADDRESS_SPACE = 1 << 30  # the child's limit: the old code asked for 8 GiB under it and died with MemoryError
 GIB = 1 << 30
-REFUSAL_PEAK = 160 * 2**20  # the refusing process, interpreter and imports included (README, "Reliability")
+# The refusing process, interpreter and imports included (docs/performance.md, "Reliability").
+REFUSAL_PEAK = 160 * 2**20
 # The child says its own peak (VmHWM, this program's since exec): the rusage of a child forked from a pytest worker
 # also counts the worker's memory at the fork, which after a heavy test read as 579 MiB.
 CHILD = """\

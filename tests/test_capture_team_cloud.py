@@ -1,4 +1,4 @@
-"""Capture on a Team Cloud home (issue 38; docs/team-cloud.md): every room is left out, and a person's 1:1 chat is
+"""Capture on a Team Cloud home (docs/team-cloud.md): every room is left out, and a person's 1:1 chat is
 read into that person's own layer and About me only, never the bot's shared memory, the owner's About me or another
 person's layer. Every model answer comes from the scripted OpenAI-compatible server in tests/fake_llm.py."""
 

@@ -1,4 +1,4 @@
-"""`omb-tui changes` (issue 37, "One place for everything that changed"): every writer's changes to a bot since
+"""`omb-tui changes` (docs/review.md, "Since I last looked"): every writer's changes to a bot since
 the person last looked, grouped bot → who → change, with `--json` (`bots` → `groups` with `kind`, `who`, `id`,
 `at`, `changes`, `reviewed`, `undone`) and `--mark`; docs/review.md, "Since I last looked"."""
 

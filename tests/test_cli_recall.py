@@ -123,7 +123,7 @@ def test_a_build_from_nothing_shows_its_progress_on_a_terminal_only(
     close_all()
 
 
-# ----- issue 37: search across bots -----
+# ----- search across bots: each bot by its own rules, each hit naming its bot -----
 def test_search_all_bots_runs_each_bots_search_and_names_the_bot_of_each_hit(run_cli, home):
     from conftest import make_bot
 

@@ -1,4 +1,4 @@
-"""Issue "Green on any day": one clock the project reads everywhere (omb_tui/core/base/clock.py), moved for a whole
+"""Green on any day: one clock the project reads everywhere (omb_tui/core/base/clock.py), moved for a whole
 run by OMB_TUI_CLOCK_SHIFT (scripts/dev.py test --today, --tz); and two lints: nothing else reads the wall clock,
 and no test compares a literal date with a fixture dated from today."""
 

@@ -1,5 +1,5 @@
 """Applying a validated change-set (omb_tui/core/compact/apply.py): one journal row per change with its run id and
-note, hash-checked against what the model read, each row undoable. Spec: compact-memory.en.md; issue 12."""
+note, hash-checked against what the model read, each row undoable. Spec: compact-memory.en.md; docs/compact.md."""
 
 from __future__ import annotations
 

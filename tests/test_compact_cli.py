@@ -1,5 +1,5 @@
 """`omb-tui compact BOT`: the numbered proposal, one answer line (apply, keep, delete, cancel) read from stdin,
-`--json`, and the sentences for a bad answer, an empty set and a model that cannot be reached. Issue 12."""
+`--json`, and the sentences for a bad answer, an empty set and a model that cannot be reached. docs/compact.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 12, "Done when", as cron and a person would run it with the installed `omb-tui`: nightly compaction
+"""Nightly compaction end to end, as cron and a person would run it with the installed `omb-tui`: nightly compaction
 switched on for a demo bot, `upkeep --due` compacts it with a model (tests/fake_llm.py's server on 127.0.0.1),
 and the next morning `review` lists the run, one change is reverted and the rest of the run undone."""
 

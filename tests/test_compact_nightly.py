@@ -1,6 +1,6 @@
 """Nightly compaction (omb_tui/core/compact/nightly.py, `omb-tui compact BOT --auto`, the `compact` step of
 `upkeep --due`): backup, rows by Memory upkeep with the run id, memory-clean.log, attempts.log, the report, its
-ERROR line when nothing was applied, propose-only and the switches. Spec: compact-memory.en.md; issue 12."""
+ERROR line when nothing was applied, propose-only and the switches. Spec: compact-memory.en.md."""
 
 from __future__ import annotations
 
@@ -267,7 +267,7 @@ def test_upkeep_due_compacts_once_a_day_where_nightly_is_on(nightly_home, fake_l
 
 
 def test_auto_from_cron_is_guarded_as_the_nightly_run_and_by_hand_is_not(nightly_home, fake_llm, run_cli, monkeypatch):
-    """Issue 37: `compact --auto` in a crontab ran unguarded. Without a terminal it is the nightly run: the guard's
+    """`compact --auto` in a crontab once ran unguarded. Without a terminal it is the nightly run: the guard's
     share of MEMORY.md a night may change stops a second run that night; at a terminal the person may go on."""
     update_bot_settings(nightly_home, BOT, compact_propose_only=False)
     fake_llm.script(VALID, answer(change("superseded", TEA)))

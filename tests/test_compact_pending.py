@@ -1,6 +1,6 @@
 """Propose-only compaction's pending changes (omb_tui/core/compact/pending.py, `omb-tui proposals`): listed,
 accepted one by one (checked again against MEMORY.md as it is now, one row each) or rejected; a change that no
-longer fits is refused with its reason. Issue 12, "Propose only"."""
+longer fits is refused with its reason. docs/compact-nightly.md."""
 
 from __future__ import annotations
 

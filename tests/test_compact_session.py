@@ -1,6 +1,6 @@
 """One compaction session (omb_tui/core/compact/session.py): the prompt, up to three attempts in one conversation
 with the validator's errors sent back, the deadline, and a model that cannot be reached. Spec: compact-memory.en.md,
-"The nightly run, step by step"; issue 12."""
+"The nightly run, step by step"; docs/compact.md."""
 
 from __future__ import annotations
 

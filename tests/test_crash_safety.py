@@ -6,10 +6,10 @@ already being in the other). A writer subprocess loops memory_update add with nu
 number after add returns; the test kills it with SIGKILL at seeded random moments and checks after each kill.
 MEMORY.md starts at its 200-line budget, so nearly every add moves an entry to the archive.
 
-Moving is made idempotent (issue 8): a note the archive already holds is not appended again, and the next write
+Moving is made idempotent: a note the archive already holds is not appended again, and the next write
 finishes a move a kill interrupted, so no note is ever twice in the archive and, once a writer has run again,
 none is in both files. CI runs 40 kills; `pytest tests/test_crash_safety.py --kills 500 -s` is the full run,
-which prints its figures (README, "Reliability").
+which prints its figures (docs/performance.md, "Reliability").
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ each run kills at the same places on a quiet machine and a loaded one. After eac
 start finishes or removes a stopped restore) and the bot's files are compared with a whole restore's.
 
 CI kills at 24 moments spread over the restore; `OMB_RESTORE_KILLS=all` kills at every moment (the full run,
-README "Reliability"), and a number picks that many.
+docs/performance.md, "Reliability"), and a number picks that many.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The credential corpus (tests/credential_corpus_data.py) against redaction (omb_tui/core/redact.py).
 
-Issue 8, "Credentials": not one fake credential may leak, and every harmless lookalike must
+docs/redaction.md: not one fake credential may leak, and every harmless lookalike must
 come back unchanged except the few named in KNOWN_FALSE_HITS, each with the reason it remains.
 benchmarks/credential_corpus.py prints the same figures.
 """

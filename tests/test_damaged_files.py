@@ -1,6 +1,6 @@
 """Damaged files and links: no traceback from any file the project reads, and no write through a link.
 
-Issue 8, "Damaged files". Spec: memory.md, "Where it lives" (nothing written outside the home) and "The journal".
+Spec: memory.md, "Where it lives" (nothing written outside the home) and "The journal".
 Every file the project reads is checked field by field: a damaged row of a list (the journal) is skipped and named
 once on stderr; a damaged settings file is refused with one sentence naming it. Each case runs through the
 installed `omb-tui` command (the real entry point) and snapshots every file before and after.

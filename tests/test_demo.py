@@ -1,4 +1,4 @@
-"""`omb-tui demo`: the sample home keeps every promise the issue makes to the person trying the app."""
+"""`omb-tui demo`: the sample home keeps every promise docs/app.md makes to the person trying the app."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def test_the_copy_keeps_the_settings_and_the_workspace_but_no_history(run_cli, h
     assert not chats_dir(home, "scout2").exists()
     rows = MemoryStore(home, "scout2").journal.rows()[::-1]  # oldest first
     memory_files = sorted(mp.rel for mp in home.memory_files("scout2"))
-    # one import row per memory file it started with, MEMORY.md first, each undoable alone (issue 37)
+    # one import row per memory file it started with, MEMORY.md first, each undoable alone
     assert [row.file for row in rows] == ["MEMORY.md", *[rel for rel in memory_files if rel != "MEMORY.md"]]
     assert all(row.who == "import" and row.note == "copied from bot 'scout'" and row.undoable for row in rows)
     for path in home.workspace("scout2").rglob("*"):

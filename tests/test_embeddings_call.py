@@ -1,4 +1,4 @@
-"""Embeddings through litellm (issue 39, first slice; core/models/embeddings.py): off unless config.json names an
+"""Embeddings through litellm (core/models/embeddings.py): off unless config.json names an
 instance, read at every call; only redacted text is sent, only to that instance; the answer is checked whole (one
 finite vector per text, all of one length) and a wrong, hostile or slow one is one sentence and no vectors; every
 call, failed ones too, is a usage row counted in the spend limit. Every answer comes from the scripted

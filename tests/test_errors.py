@@ -95,7 +95,7 @@ def test_every_name_in_the_table_is_a_class_of_the_family():
     assert set(OUTCOMES) <= set(by_name)
 
 
-def test_the_codes_are_the_ones_the_readme_and_the_routes_give():
+def test_the_codes_are_the_ones_the_command_reference_and_the_routes_give():
     assert (EXIT_BAD_INPUT, EXIT_STALE, EXIT_NEEDS_CONFIRMATION) == (2, 3, 4)
     assert (HTTP_BAD_REQUEST, HTTP_NOT_FOUND, HTTP_CONFLICT) == (400, 404, 409)
 

@@ -1,4 +1,4 @@
-"""Issue "The memory guards itself", "Done when", run as cron and a person would: the installed `omb-tui` on the
+"""The nightly guard end to end (docs/guard.md), run as cron and a person would: the installed `omb-tui` on the
 demo home with the scripted model (tests/fake_llm.py on 127.0.0.1). The person confirms last night's capture in
 the Review area (`review --mark`, what the app's `m` does); tonight's compaction deletes that fact as `ephemeral`,
 which its validator lets pass; the guard undoes the whole run, the Review area says why, and `omb-tui check scout`

@@ -1,4 +1,4 @@
-"""Codex CLI as a writer of a bot's memory (issue 36 point 7): its hooks send Claude Code's fields, its rollout is
+"""Codex CLI as a writer of a bot's memory (docs/agents.md): its hooks send Claude Code's fields, its rollout is
 read as the turn's transcript, each session is one chat `codex-<session_id>`; `hook install --agent codex` writes
 its hooks.json and its config.toml's MCP entry with the same merge, atomicity and --remove guarantees."""
 

@@ -1,6 +1,6 @@
 """What a hook is sent, or finds, that no well-behaved Claude Code would: it still answers, in its time, in one line.
 
-Issue 35 points 3, 5 and 12: a transcript path naming a FIFO, a file of gigabytes without a newline, a line of
+Each once hung or broke a hook: a transcript path naming a FIFO, a file of gigabytes without a newline, a line of
 100 MiB; a conversation file left empty by a full disk; a session id shaped like a credential.
 """
 

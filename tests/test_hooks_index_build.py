@@ -1,4 +1,4 @@
-"""A hook never builds the recall index in its own time (issue 36 point 3): it refreshes within its budget, answers
+"""A hook never builds the recall index in its own time (docs/agents.md): it refreshes within its budget, answers
 from what the index holds, and starts the build in the background, one at a time per bot, going on from what was
 committed before a kill. `omb-tui index BOT` builds it in the foreground."""
 

@@ -327,7 +327,7 @@ def test_every_mcp_snippet_in_the_docs_starts_the_server_for_scout():
     assert [entry["command"], *entry["args"]] == ["/path/to/omb-tui", "mcp", "--bot", "scout"]
 
 
-# ----- issue 35 point 7: both files or neither, every value as it was, nothing that hangs -----
+# ----- an install is all or nothing: both files or neither, every value as it was, nothing that hangs -----
 ODD_VALUES = (
     '{\n  "lone": "half an emoji \\ud83d here",\n  "huge": 1e400,\n  "nan": NaN,\n  "ninf": -Infinity,\n'
     '  "exact": 1.10,\n  "pair": "\\ud83d\\ude00",\n  "projects": {"/w": {"n": 2.50e3}}\n}\n'
@@ -387,7 +387,7 @@ def test_a_claude_json_that_would_never_end_is_one_sentence(run_exe, tmp_path, k
     assert not settings_path(tmp_path).exists()
 
 
-# ----- issue 36 point 1: each bot its own server name -----
+# ----- two bots wired at once: each bot its own server name -----
 def test_each_bot_has_its_own_server_name_and_a_user_and_a_project_install_both_stand(run_cli, home, tmp_path):
     make_bot(home, "atlas", "Atlas")
     project = tmp_path / "site"
@@ -432,7 +432,7 @@ def test_the_block_at_a_sessions_start_names_the_tools_of_this_bots_server(run_c
     assert "mcp__omb-tui-scout__memory_update" in result.out and "mcp__omb-tui-scout__session_search" in result.out
 
 
-# ----- issue 36 point 5: a project install a team can commit, and --check -----
+# ----- a project install a team can commit, and --check -----
 def on_path(monkeypatch, tmp_path) -> Path:
     """An `omb-tui` on PATH that is the one running (as pipx installs it)."""
     folder = tmp_path / "bin"

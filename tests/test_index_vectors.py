@@ -1,4 +1,4 @@
-"""Vectors in the recall index (issue 39, second slice; core/index/vectors.py, core/recall/meaning.py):
+"""Vectors in the recall index (core/index/vectors.py, core/recall/meaning.py):
 `omb-tui index BOT` makes each note's and message's vector through the embeddings instance, keeps them beside their
 rows (dropped and made again when a row changes, all made again when the model changes), says what it could not
 make, and a query's vector is one call with a deadline, cached by its text. Every answer comes from the scripted

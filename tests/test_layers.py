@@ -1,4 +1,4 @@
-"""A person's own layer of a bot's memory (issue 38): a workspace of its own with its own journal and undo, reached
+"""A person's own layer of a bot's memory: a workspace of its own with its own journal and undo, reached
 only through its person, loading after the bot's own block within its own budget."""
 
 from __future__ import annotations

@@ -317,7 +317,7 @@ async def test_a_home_that_cannot_be_written_is_one_sentence_and_no_traceback(ho
     assert memory_md(home_copy) == before
 
 
-# ----- issue 36 point 6: what a client needs to use the tools well -----
+# ----- what a client needs to use the tools well -----
 async def test_tools_say_which_only_read_and_what_their_data_looks_like(home_copy):
     async with connect(home_copy) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}

@@ -1,4 +1,4 @@
-"""`omb-tui mcp --http` under the slow client's attack, as `omb-tui serve` is (issue 35 point 1): more half-sent
+"""`omb-tui mcp --http` under the slow client's attack, as `omb-tui serve` is (docs/mcp.md): more half-sent
 requests than the process has descriptors never keep the owner out, a head that never finishes is closed at its
 deadline, a body that stops arriving is 408, the log says what happened in one line a second at most (not a
 traceback per refused accept), and SIGTERM with all of them open ends the server with exit 0 and no traceback.

@@ -2,7 +2,7 @@
 package, pinned) lists the bot's tools and adds a note through memory_update, which lands in MEMORY.md and in the
 journal as the bot's change from the Inspector's session.
 
-The `inspector` tier (README, "Testing"): skipped when `npx` is not on PATH, or when the package cannot be fetched
+The `inspector` tier (docs/testing.md): skipped when `npx` is not on PATH, or when the package cannot be fetched
 (no network); a first `npx -y … --version` fetches it into an npm cache of this module's own, outside the home.
 
 Spec: "Remember and forget, in chat", "The journal"; docs/mcp.md.

@@ -1,4 +1,4 @@
-"""`omb-tui mcp --bot scout --person dana` on a Team Cloud home (issue 38): the official SDK's client over stdio
+"""`omb-tui mcp --bot scout --person dana` on a Team Cloud home: the official SDK's client over stdio
 (through the home's MCP service, as Claude Code reaches it) finds memory_update with `about`, a note about Dana
 lands in her own layer and the work in the bot's, MEMORY.md as it loads holds her layer after the bot's block, and
 Sam's layer is never read."""

@@ -1,4 +1,4 @@
-"""The one call path (issue 10): answers, tools, structured JSON, retries, timeouts, fallbacks, the key.
+"""The one call path (docs/models.md): answers, tools, structured JSON, retries, timeouts, fallbacks, the key.
 
 Every test talks to the scripted OpenAI-compatible server in tests/fake_llm.py on 127.0.0.1; none reaches
 the network.

@@ -1,4 +1,4 @@
-"""`omb-tui models test` (issue 10), and that litellm stays out of start-up and of commands that make no call."""
+"""`omb-tui models test` (docs/models.md), and that litellm stays out of start-up and of commands that make no call."""
 
 from __future__ import annotations
 

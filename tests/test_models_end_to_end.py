@@ -1,4 +1,4 @@
-"""Issue 10, "Done when", run as a person would: the installed `omb-tui` on a demo home whose config.json names
+"""The model layer end to end, run as a person would: the installed `omb-tui` on a demo home whose config.json names
 an instance on a local OpenAI-compatible server (the scripted one in tests/fake_llm.py, on 127.0.0.1).
 
 `models test` answers; `chat scout` holds a conversation in which "remember …" lands in MEMORY.md as a journaled

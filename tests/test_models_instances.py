@@ -1,4 +1,4 @@
-"""Connected instances, the helper and where each bot's jobs go (issue 10), and `omb-tui models`."""
+"""Connected instances, the helper and where each bot's jobs go (docs/models.md), and `omb-tui models`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading a model's JSON tolerantly and checking it against the schema in code (issue 10, "One call path")."""
+"""Reading a model's JSON tolerantly and checking it against the schema in code (docs/models.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Usage rows, `omb-tui usage` (text, --json, --csv) and the monthly spend limit (issue 10)."""
+"""Usage rows, `omb-tui usage` (text, --json, --csv) and the monthly spend limit (docs/models.md)."""
 
 from __future__ import annotations
 

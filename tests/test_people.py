@@ -1,4 +1,4 @@
-"""The people of a Team Cloud home (issue 38, first slice): `omb-tui people add|list|remove|token --rotate`, each
+"""The people of a Team Cloud home (docs/team-cloud.md): `omb-tui people add|list|remove|token --rotate`, each
 token printed once and kept only as a hash, names that cannot collide into another folder, and a home without
 people exactly as before."""
 

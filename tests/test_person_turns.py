@@ -1,4 +1,4 @@
-"""A turn acting for a person of a Team Cloud home (issue 38; core/turn/person_turn.py): their layer loads after the
+"""A turn acting for a person of a Team Cloud home (core/turn/person_turn.py): their layer loads after the
 bot's block, memory_update keeps what is about them in their layer and what is about the work in the bot's shared
 memory, a preference goes to their own About me, recall and search read their layer and only their conversations;
 a room where another person spoke acts for no one; a home without people is exactly as before."""

@@ -1,4 +1,4 @@
-"""Recall by meaning (issue 39; recall/passages.py, recall/meaning.py): with an embeddings instance set and
+"""Recall by meaning (docs/recall.md; recall/passages.py, recall/meaning.py): with an embeddings instance set and
 `features.semanticRecall` on (its default then), a passage whose meaning matches the message enters recall's block
 although it shares no word with it; the four passages, the block's order and its opening line stay; off, or with
 the query's vector late, the block is the words' alone and the log line says why. The scripted server's vectors make

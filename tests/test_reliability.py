@@ -1,4 +1,4 @@
-"""Nothing lost, no credential on disk (issue 8): moves to the archive that stop half way, writers that meet a
+"""Nothing lost, no credential on disk: moves to the archive that stop half way, writers that meet a
 lock-free editor, a journal that cannot be written, and credentials in every file the project writes.
 
 The kill loop is tests/test_crash_safety.py; the credential corpus is tests/test_credential_corpus.py.

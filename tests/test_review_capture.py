@@ -1,5 +1,5 @@
 # ruff: noqa: F811 - the fixtures imported from fake_llm are the test arguments
-"""Capture rows carry the quotes they rest on (issue 12), so Review shows for each captured fact the person's
+"""Capture rows carry the quotes they rest on, so Review shows for each captured fact the person's
 own words. Model answers come from the scripted server in tests/fake_llm.py on 127.0.0.1."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`omb-tui review`, `revert` and `undo-run` (issues 12 and 13): what a script sees, and the exit codes."""
+"""`omb-tui review`, `revert` and `undo-run` (docs/review.md): what a script sees, and the exit codes."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_a_token_in_a_rows_note_chat_or_step_is_never_kept_nor_printed_by_review
 
 
 def test_a_note_that_names_its_step_is_said_once(home, run_cli):
-    """Issue 37: `review` printed "tidy-up: tidy-up: 1 expired entry …"."""
+    """`review` once printed "tidy-up: tidy-up: 1 expired entry …"."""
     run = UpkeepRun("scout")
     store = MemoryStore(home, "scout")
     store.write("MEMORY.md", MEMORY_TEXT + "- kept\n", run.actor("tidy-up"), note="tidy-up: 1 expired entry moved")

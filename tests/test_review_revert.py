@@ -1,4 +1,4 @@
-"""Taking changes back (issues 12 and 13): one change reverted alone while later changes stay, a conflict that
+"""Taking changes back (docs/review.md): one change reverted alone while later changes stay, a conflict that
 says why and writes nothing, and a whole run undone (refusing, naming them, when later changes would go too)."""
 
 from __future__ import annotations
@@ -273,8 +273,8 @@ def test_a_revert_gives_the_later_change_alone_or_refuses(lines, change, later, 
 
 
 def test_a_run_that_moved_a_line_to_the_archive_is_undone_so_the_line_is_never_in_neither_file(home, monkeypatch):
-    """Issue 37: the run wrote the archive first, then MEMORY.md; undone the same way round, a kill between the two
-    undos left the line in neither file. Undone in reverse, a kill between them leaves it in MEMORY.md."""
+    """The run wrote the archive first, then MEMORY.md; undone the same way round, a kill between the two
+    undos once left the line in neither file. Undone in reverse, a kill between them leaves it in MEMORY.md."""
     import omb_tui.core.review.revert as revert
 
     store = MemoryStore(home, "scout")

@@ -1,4 +1,4 @@
-"""Review (issue 12): the upkeep runs of the last nights across every bot, grouped bot → run → change, what is
+"""Review (docs/review.md): the upkeep runs of the last nights across every bot, grouped bot → run → change, what is
 already undone, what the person marked reviewed, and the bots screen's counts of last night."""
 
 from __future__ import annotations

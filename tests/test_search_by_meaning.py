@@ -1,4 +1,4 @@
-"""session_search by words and meaning (issue 39, third slice; core/search/by_meaning.py): with an embeddings
+"""session_search by words and meaning (core/search/by_meaning.py): with an embeddings
 instance and the index's vectors made, a message that shares no word with the question is found by its meaning,
 fused with the words' hits in one score (the best by words 1.0, plus 0.15 for each standard deviation of meaning), under every rule of results (the window, the person's conversations,
 memory off); before its vector is made, or when the query's vector is late, the hits are the words' alone and the

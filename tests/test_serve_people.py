@@ -1,4 +1,4 @@
-"""A person's own layer over HTTP on a Team Cloud home (issue 38): every route tried with every principal (the owner,
+"""A person's own layer over HTTP on a Team Cloud home: every route tried with every principal (the owner,
 Dana, Sam, no token, a removed person's token, a token rotated away), each answered as docs/team-cloud.md says and
 no byte of another person's layer in any answer, error or log line."""
 

@@ -1,4 +1,4 @@
-"""Pictures of the Review area's "since I last looked" with every kind of writer (issue 37): an upkeep run the
+"""Pictures of the Review area's "since I last looked" with every kind of writer (docs/review.md): an upkeep run the
 guard undid, an agent's session, a bot's turn in a chat, an edit outside the app and the person's own, at 80x24
 and 60x20, and its F1. Written through the core as each writer writes, then fixed in time and ids (the undo rows'
 references with them) so the pictures only change when the screen does."""

@@ -1,4 +1,4 @@
-"""Capture proposes team notes from a team's rooms (issue 15): a fact the model marks for the team passes the
+"""Capture proposes team notes from a team's rooms (docs/team.md): a fact the model marks for the team passes the
 `team_note` checks and becomes a pending card with its quotes, never an accepted note; one that fails is
 skipped with its reason; a 1:1 chat never proposes to the team.
 

@@ -1,4 +1,4 @@
-"""Issue 38's "done when": a Team Cloud day on the demo home with two people, Dana and Sam. Each chats with Scout
+"""A Team Cloud day (docs/team-cloud.md) on the demo home with two people, Dana and Sam. Each chats with Scout
 (`omb-tui chat --person`), says a preference and a fact about themselves; each reads their own layer over the routes
 with their token and cannot read the other's (403/404 everywhere, nothing leaked); the nightly capture fills each
 layer from that person's chats only; each preference lands in that person's own About me; the owner reviews both

@@ -1,4 +1,4 @@
-"""The issue's "done when", without the app: a bot proposes a team note in a chat turn, a person accepts it from
+"""Team memory end to end, without the app: a bot proposes a team note in a chat turn, a person accepts it from
 the command line, every member's next system prompt carries it, and a stale edit is refused."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""About me's learned lines (issue 11): list, remove for good (journaled, undoable), and add under the checks."""
+"""About me's learned lines: list, remove for good (journaled, undoable), and add under the checks."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def removed_reminders(home) -> None:
 
 
 def test_a_removed_fact_does_not_come_back_through_a_bots_prefer_until_the_person_says_it_again(learned_home):
-    """Issue 37: capture kept a removed fact out, but a bot's `prefer` (and the command line's) put it back."""
+    """Capture kept a removed fact out, but a bot's `prefer` (and the command line's) once put it back."""
     from datetime import timedelta
 
     from omb_tui.core.base import clock

@@ -1,4 +1,4 @@
-"""Capture (issue 11): unread turns of the person's chats go to the model once; code checks every fact it
+"""Capture (docs/upkeep-capture.md): unread turns of the person's chats go to the model once; code checks every fact it
 proposes and files only those that pass, journaled with the run's id.
 
 Every model answer comes from the scripted OpenAI-compatible server in tests/fake_llm.py on 127.0.0.1.

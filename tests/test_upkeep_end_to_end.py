@@ -1,4 +1,4 @@
-"""Issue 11, "Done when", run as cron would: the installed `omb-tui upkeep --due` on a demo home, with a model
+"""Memory upkeep end to end, run as cron would: the installed `omb-tui upkeep --due` on a demo home, with a model
 (the scripted server of tests/fake_llm.py on 127.0.0.1, answering each step with an empty answer of its shape)
 and without one."""
 

@@ -1,4 +1,4 @@
-"""Organizing (issue 11): one model call proposes, code decides which MEMORY.md lines move into topic files.
+"""Organizing: one model call proposes, code decides which MEMORY.md lines move into topic files.
 
 Every test talks to the scripted OpenAI-compatible server in tests/fake_llm.py on 127.0.0.1; none reaches the
 network.

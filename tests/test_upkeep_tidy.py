@@ -1,4 +1,4 @@
-"""The nightly tidy-up (issue 11, "Tidy-up"; spec "Memory upkeep"): expiry, exact duplicates, contradictions.
+"""The nightly tidy-up (docs/upkeep-tidy.md; spec "Memory upkeep"): expiry, exact duplicates, contradictions.
 
 The model is the scripted OpenAI-compatible server of tests/fake_llm.py on 127.0.0.1; nothing reaches the network.
 """

@@ -365,7 +365,7 @@ def run_app(home: Home) -> int:
 
 
 AREAS = "files topics journal recall settings upkeep(e) bots"
-AREAS_NARROW = "f t j r s e b: areas"  # under 72 columns the line above is cut (issue 37, at 60x20)
+AREAS_NARROW = "f t j r s e b: areas"  # under 72 columns the line above is cut (at 60x20 it was)
 
 
 def areas_line(width: int) -> str:

@@ -13,7 +13,7 @@ they run, as click puts a command's options on its function (argparse here, for 
 - recall.py   recall, search, brief: what the bot finds before and during a turn
 - models.py   chat, models (test), usage: the bot's model, talked through, checked and paid for
 - upkeep.py   capture, organize, tidy, compact, proposals (accept, reject), upkeep, about-me (remove): memory
-              upkeep, as the README's section of that name has it. Compaction stays here rather than in a module
+              upkeep, as docs/upkeep.md has it. Compaction stays here rather than in a module
               of its own: `upkeep --due` runs it, and --help lists these seven as one run (below)
 - guard.py    check, still-true (keep, strike, until): the nightly guard's recall checks on what the person
               confirmed, and the "still true?" queue (docs/guard.md)

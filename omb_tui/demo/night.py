@@ -11,7 +11,7 @@ night") one pass ran over the bots with upkeep on:
 
 Before the pass, at AGENT_SESSION_AT, Nadia worked in Claude Code with Scout's memory wired in (docs/agents.md):
 the session saved two notes through memory_update, one chat and one run as the hooks and the MCP server write
-them, so Review shows an agent's session beside the upkeep runs (issue 37). The session's own chat file is not
+them, so Review shows an agent's session beside the upkeep runs (docs/review.md). The session's own chat file is not
 part of the demo; its rows name it.
 
 Each run writes through the core as upkeep does: its id from `new_run_id` at the moment it began, every row as

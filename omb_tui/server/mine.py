@@ -1,4 +1,4 @@
-"""A person's own layer of a bot's memory over HTTP, with that person's token (issue 38; docs/team-cloud.md).
+"""A person's own layer of a bot's memory over HTTP, with that person's token (docs/team-cloud.md).
 
 Spec: memory.md, "HTTP routes", last paragraph: `GET /api/bots/:id/memory/mine` is the overview of the layer, and
 `GET`, `PUT` and `DELETE /api/bots/:id/memory/mine/file` read, save and remove one of its files as the bot's own file

@@ -1,4 +1,4 @@
-"""Search every bot (`/` on the bots screen; issue 37, "Search across bots"): session_search in each bot of the
+"""Search every bot (`/` on the bots screen; docs/app.md): session_search in each bot of the
 home by its own rules (its chats, the rooms it is in, its memory files, its teams' notes; never one bot's chats
 under another), each hit naming its bot, as `omb-tui search --all-bots` prints them.
 

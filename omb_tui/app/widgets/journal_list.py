@@ -534,7 +534,7 @@ class JournalList(NotifyWorkerErrors, RowList):
         who_width = 6  # person, import, bot, upkeep (Memory upkeep, shortened)
         what_width = 7  # created, edited, emptied, deleted, renamed
         # The file comes first: a how is shortened ("during a task" to "task") until the file has 26 columns (a
-        # daily log's path is 24; issue 37: at 120 columns it was cut to "memo…"), up to 30 for a rename's two
+        # daily log's path is 24; at 120 columns it was once cut to "memo…"), up to 30 for a rename's two
         how_width = min(23, max(11, rest - who_width - what_width - 3 - 26))
         file_width = max(0, rest - who_width - how_width - what_width - 3)
         who, how = printable(row_writer(row)), printable(str(row.how))

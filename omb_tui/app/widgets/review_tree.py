@@ -329,7 +329,7 @@ def bot_words(bot: BotGroup) -> list[tuple[str, str]]:
 
 
 def run_words(group: RunGroup) -> list[tuple[str, str]]:
-    """A run's (or a group's) line: when, its state first (so a narrow tree never cuts it: issue 37), then who or
+    """A run's (or a group's) line: when, its state first (so a narrow tree never cuts it), then who or
     its steps, its counts, and what the guard did."""
     run = group.run
     steps = ", ".join(run.steps) if run is not None else "compact (proposed only)"

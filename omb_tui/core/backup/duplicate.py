@@ -75,7 +75,7 @@ def duplicate_bot(home: Home, bot_id: str, new_id: str, name: str | None = None)
     with store.locked():
         if INSTRUCTIONS_FILE in texts:  # not a memory file: no journal row
             atomic_write_bytes(home.workspace(new_id) / INSTRUCTIONS_FILE, encode(texts[INSTRUCTIONS_FILE]))
-        # Each memory file is its own import row (issue 37): the copy's journal shows every file it started with,
+        # Each memory file is its own import row: the copy's journal shows every file it started with,
         # and each can be undone alone. MEMORY.md first, as the copy's first row.
         for rel in sorted(texts, key=lambda rel: (rel != MEMORY_FILE, rel)):
             if rel != INSTRUCTIONS_FILE:

@@ -1,7 +1,7 @@
 """What a refused input means to each surface: one table from a core exception to the command line's exit status
 and the routes' HTTP status.
 
-Spec: memory.md, "Routes" (every error one sentence, with its status), and the exit codes the README's table of
+Spec: memory.md, "Routes" (every error one sentence, with its status), and the exit codes docs/cli.md's table of
 commands gives. Every refusal a person can fix is a `MemoryInputError` (files/paths.py); the command line prints its
 sentence and exits with `outcome_of(error).exit_code`, the server answers it with `outcome_of(error).http_status`.
 

@@ -1,4 +1,4 @@
-"""Vectors made in the background of a long-lived process (issue 39; docs/recall.md, "Recall by meaning").
+"""Vectors made in the background of a long-lived process (docs/recall.md, "Recall by meaning").
 
 The app, the MCP server and `omb-tui serve` switch this on (`enable`); then every recall and session_search with
 embeddings on `poke`s it, and at most once every PASS_INTERVAL_S per bot a thread of its own makes up to

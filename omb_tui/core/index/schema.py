@@ -225,7 +225,7 @@ CREATE TABLE message_times(
 CREATE VIRTUAL TABLE message_fts USING fts5(terms, content='messages', content_rowid='id', tokenize="ascii tokenchars '_'", detail='none', columnsize=0);
 -- how many topic notes, other notes and messages there are (names: topic, memo, message)
 CREATE TABLE stats(name TEXT PRIMARY KEY, n INTEGER NOT NULL);
--- recall by meaning (issue 39): a message's or a note's vector (index_vectors.pack: its scale, then int8s), dropped
+-- recall by meaning: a message's or a note's vector (index_vectors.pack: its scale, then int8s), dropped
 -- with its row; all made by the one model vector_model names (another model: every vector is made again)
 CREATE TABLE message_vectors(id INTEGER PRIMARY KEY, vec BLOB NOT NULL);
 CREATE TABLE note_vectors(id INTEGER PRIMARY KEY, vec BLOB NOT NULL);

@@ -1,5 +1,5 @@
-"""Vectors in the recall index: each message's and note's meaning, from the embeddings instance (issue 39;
-docs/recall.md, "Recall by meaning").
+"""Vectors in the recall index: each message's and note's meaning, from the embeddings instance
+(docs/recall.md, "Recall by meaning").
 
 Kept beside the rows they belong to (`message_vectors`, `note_vectors`: index_schema.py) and dropped with them; all
 made by the one model `vector_model` names: when config.json's embeddings model changes, every vector is made again.

@@ -415,7 +415,7 @@ class MemoryUpdate:
         A fact the person removed from About me is never added again by any writer (spec, "Memory upkeep": About
         me), unless `again`: the person asked for it once more in their own words (the command line's `--again`,
         or a turn whose person's message states it: `said_again`); it is then added and no longer counted as
-        removed (issue 37)."""
+        removed (docs/upkeep-about-me.md)."""
         today = today or clock.today()
         text = " ".join((preference or "").split())
         if not text:

@@ -1,5 +1,5 @@
 """What `prefer` decides with: the exact-fact rule, a fact the person removed from About me, and whether the
-person's own message asks for it once more (issue 37; docs/upkeep-about-me.md)."""
+person's own message asks for it once more (docs/upkeep-about-me.md)."""
 
 from __future__ import annotations
 

@@ -272,7 +272,7 @@ class HelperModel:
 @dataclass
 class EmbeddingsChoice:
     """config.json's `embeddings`: the instance recall's vectors come from (its `model` names the embedding
-    model); None in AppConfig: off (issue 39, docs/recall.md)."""
+    model); None in AppConfig: off (docs/recall.md)."""
 
     instance_id: str
 

@@ -1,5 +1,5 @@
-"""Embeddings through litellm, any provider: the vectors recall and search use to find what was meant (issue 39;
-docs/recall.md, "Recall by meaning").
+"""Embeddings through litellm, any provider: the vectors recall and search use to find what was meant
+(docs/recall.md, "Recall by meaning").
 
 config.json's `embeddings: {"instanceId": …}` names one of its instances; that instance's `model` is the
 embedding model (`openai/text-embedding-3-small`, `voyage/voyage-3`, `cohere/embed-english-v3.0`,

@@ -30,7 +30,7 @@ log = logging.getLogger("omb_tui.models")
 
 USAGE_DIR = "usage"
 LIMIT_REACHED = "the monthly spend limit is reached"
-# The fields `omb-tui usage --json` and --csv give, in this order (the list, then duration and error).
+# The fields `omb-tui usage --json` and --csv give, in this order (the first agreed list, then duration and error).
 ROW_FIELDS = (
     "at",
     "bot",

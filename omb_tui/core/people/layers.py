@@ -1,4 +1,4 @@
-"""A person's own layer of a bot's memory on a Team Cloud home (issue 38; docs/team-cloud.md).
+"""A person's own layer of a bot's memory on a Team Cloud home (docs/team-cloud.md).
 
 Spec: memory.md, "HTTP routes" (last paragraph): each person reaches what a bot remembers about them, their own
 layer of its memory, `workspaces/<bot>--member-<person>`; nobody reaches another person's layer.

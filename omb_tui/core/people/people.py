@@ -1,4 +1,4 @@
-"""The people of a Team Cloud home (issue 38; docs/team-cloud.md): each with a token of their own that reaches
+"""The people of a Team Cloud home (docs/team-cloud.md): each with a token of their own that reaches
 their own layer of a bot's memory and nothing else. A home with no people is a home of one owner, as before.
 
 Kept in `<home>/people.json` (0600, written atomically under the home's lock): each person's name, when they were

@@ -1,4 +1,4 @@
-"""Recall and search in a turn acting for a person of a Team Cloud home (issue 38; docs/team-cloud.md): the notes of
+"""Recall and search in a turn acting for a person of a Team Cloud home (docs/team-cloud.md): the notes of
 that person's own layer of the bot are searched beside the bot's, each through its own index (a layer's index holds
 its notes only: no conversation is a layer's), and no other person's layer is opened."""
 

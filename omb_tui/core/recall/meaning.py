@@ -1,4 +1,4 @@
-"""Recall and search by meaning (issue 39; docs/recall.md, "Recall by meaning"): a query's vector, and words and
+"""Recall and search by meaning (docs/recall.md, "Recall by meaning"): a query's vector, and words and
 meaning in one score.
 
 A query's vector is one embeddings call with a deadline (QUERY_DEADLINE_S, 300 ms); past it, or on any failure,

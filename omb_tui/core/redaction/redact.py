@@ -34,7 +34,7 @@ command lines), :mod:`.redact_assignments` finds the
 values of ``key = value`` assignments and "password is X" phrases, and this module merges
 what they find and replaces it, pass after pass until nothing changes.
 
-Which detector covers what is listed once, in :data:`DETECTORS` (the README shows it too).
+Which detector covers what is listed once, in :data:`DETECTORS` (docs/redaction.md shows it too).
 """
 
 from __future__ import annotations

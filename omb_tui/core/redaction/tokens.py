@@ -10,7 +10,7 @@ may hold any character but ``/ ?`` and white space (``#`` too: people paste
 passwords unescaped); it runs to the last ``@`` before the path, and only it is
 replaced.
 
-Which detector covers what is listed once, in :data:`DETECTORS` (the README shows it too).
+Which detector covers what is listed once, in :data:`DETECTORS` (docs/redaction.md shows it too).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ secret), its Artifactory detector (it flags plain upper-case words such as
 detectors (niche; their key = value forms fall under the assignment rule).
 """
 """Which secret kinds come from detect-secrets and which from our own patterns
-(copy it into the README: a test keeps the two equal)."""
+(copy it into docs/redaction.md: a test keeps the two equal)."""
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 

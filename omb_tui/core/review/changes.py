@@ -1,5 +1,5 @@
 """Everything that changed in a home's bots since the person last looked, by every writer: grouped bot → who →
-change (issue 37, "One place for everything that changed"; docs/review.md, "Since I last looked").
+change (docs/review.md, "Since I last looked").
 
 Where runs.py lists the upkeep runs alone, this lists every journal row: an upkeep run, an agent's session (Claude
 Code, Codex, any MCP client: one run each), a bot's turns in one chat, the person (the command line, the app, the

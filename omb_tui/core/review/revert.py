@@ -139,7 +139,7 @@ def undo_run(
         done = RunUndo(run_id, later=[row.id for row in foreign])
         # The files back in the reverse of the order the run first wrote them: a run moved a line to the archive
         # first and out of MEMORY.md after (the spec's archive-first rule), so MEMORY.md gets it back before the
-        # archive lets it go, and a kill between the two leaves it in at least one file (issue 37). `files` is
+        # archive lets it go, and a kill between the two leaves it in at least one file. `files` is
         # said in the run's order.
         for plan in reversed(plans):
             result = _undo_file(store, plan, actor or Actor(WHO_PERSON, HOW_UNDO))

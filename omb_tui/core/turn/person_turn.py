@@ -1,4 +1,4 @@
-"""A turn acting for a person of a Team Cloud home (issue 38; docs/team-cloud.md).
+"""A turn acting for a person of a Team Cloud home (docs/team-cloud.md).
 
 Spec: memory.md, "Remember and forget, in chat": a preference goes into the About me of the person the turn acts
 for (their own chat, a group chat line of theirs, or work handed on from it; nobody's once another person's words
