@@ -74,7 +74,7 @@ def test_an_id_in_use_a_bad_id_and_an_unknown_bot_are_one_sentence_and_write_not
         (("duplicate", "scout", "scout2"), "already has a bot 'scout2'"),
         (("duplicate", "scout", "../x"), "not a valid bot id"),
         (("duplicate", "nobody", "n2"), "There is no bot 'nobody'"),
-        (("duplicate", "scout", "s3", "--name", "  "), "The copy's name is empty"),
+        (("duplicate", "scout", "s3", "--name", "  "), "--name: the value is empty"),
     ]:
         result = run_cli(*argv)
         assert result.code == 2, argv
