@@ -173,7 +173,8 @@ REDACTION_SIZE = 100_000
 REDACTION_DEADLINE_S = 300
 REDACTION_PROBE = textwrap.dedent("""
     import sys
-    from omb_tui.core.memory import redact_assignments, redact_pasted, redact_tokens, redact_vendors
+    from omb_tui.core.redaction import assignments as redact_assignments, pasted as redact_pasted
+    from omb_tui.core.redaction import tokens as redact_tokens, vendors as redact_vendors
     from omb_tui.core.redaction.redact import redact
 
     N = int(sys.argv[1])
