@@ -131,12 +131,15 @@ def _start_spinners(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
+def pytest_itemcollected(item):
+    """Each test's tier and date mark, as it is collected: before `-m` picks tests by them."""
+    item.add_marker(tier_of(item.path))
+    if DEMO_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        item.add_marker("dates")
+
+
 @pytest.hookimpl(trylast=True)  # after Hypothesis's plugin has marked its tests `hypothesis`
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        item.add_marker(tier_of(item.path))
-        if DEMO_FIXTURES.intersection(getattr(item, "fixturenames", ())):
-            item.add_marker("dates")
     kept, dropped = split_explore_run(items, explore=config.getoption("--explore"))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
