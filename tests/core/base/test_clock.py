@@ -172,7 +172,7 @@ WALL_CLOCK_READS = {
 ALSO_IN_THE_PACKAGE = {("time", "time"), ("time", "time_ns")}
 # the number of arguments with which these convert a stored time instead of reading the clock
 CONVERTING = {"localtime": 1, "gmtime": 1, "ctime": 1, "asctime": 1, "strftime": 2}
-CLOCK_MODULE = ROOT / "omb_tui" / "core" / "memory" / "clock.py"
+CLOCK_MODULE = ROOT / "omb_tui" / "core" / "base" / "clock.py"
 
 
 def wall_clock_reads(source: str, names: set[tuple[str, str]]) -> list[int]:
