@@ -1,6 +1,6 @@
 """The credential corpus against redaction: prints figures, asserts nothing.
 
-docs/redaction.md. Runs omb_tui/core/redact.py over tests/credential_corpus_data.py and prints
+docs/redaction.md. Runs omb_tui/core/redact.py over tests/support/credential_corpus_data.py and prints
 how many fake credentials leaked (any 8-character piece of a secret left counts) and which
 harmless lookalikes were changed, then how long redaction takes on a 24 KB note (redaction runs
 on every write); then how many of the credentials' escaped forms (JSON and YAML escapes, inside a
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from credential_corpus_data import CREDENTIALS, LOOKALIKES, escaped_forms, score  # noqa: E402
+from support.credential_corpus_data import CREDENTIALS, LOOKALIKES, escaped_forms, score  # noqa: E402
 
 from omb_tui.core.redaction.data import decode_escapes, redact_answer  # noqa: E402
 from omb_tui.core.redaction.redact import redact  # noqa: E402

@@ -1,6 +1,6 @@
 """How long each model call path takes to answer against a server that trickles its answer, beside its deadline.
 
-The server is the tests' scripted one (tests/fake_llm.py) on 127.0.0.1, sending every answer a byte every 0.2 s (a
+The server is the tests' scripted one (tests/support/fake_llm.py) on 127.0.0.1, sending every answer a byte every 0.2 s (a
 whole answer would take two minutes). For each path it prints the deadline, the time to the answer (the command's
 own outcome: words alone, a refused call, one sentence) and the time over the deadline; then `uptime`'s load,
 since a loaded machine adds its own delay. The paths: `omb-tui index` (an embeddings batch, the instance's timeout),
@@ -30,9 +30,9 @@ from in_venv import run_in_venv  # noqa: E402
 run_in_venv()
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted server and the test home live with the tests
 
-from conftest import make_bot  # noqa: E402
-from fake_llm import start  # noqa: E402
-from test_upkeep_capture import make_chat  # noqa: E402
+from support.capture import make_chat  # noqa: E402
+from support.fake_llm import start  # noqa: E402
+from support.home import make_bot  # noqa: E402
 
 from omb_tui.cli import main as omb  # noqa: E402
 from omb_tui.core.files.paths import Home  # noqa: E402

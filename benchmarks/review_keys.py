@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from app_helpers import listed_bots, settle, wait_for  # noqa: E402 (the tests' own Pilot helpers)
+from support.app_helpers import listed_bots, settle, wait_for  # noqa: E402 (the tests' own Pilot helpers)
 
 from omb_tui.core.files.paths import Home  # noqa: E402
 from omb_tui.core.journal.changes import Actor  # noqa: E402

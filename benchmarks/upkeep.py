@@ -2,7 +2,7 @@
 
 A home of N bots (default 100), each with a 1:1 chat waiting for capture (an hour quiet) and a tidy-up due (never
 tidied; an expired note and enough live ones for the contradiction call). The model is the scripted
-OpenAI-compatible server of the tests (tests/fake_llm.py) on 127.0.0.1, answering every call after `--delay`
+OpenAI-compatible server of the tests (tests/support/fake_llm.py) on 127.0.0.1, answering every call after `--delay`
 seconds (default 0.2) with a valid empty answer of the step's shape. Prints the wall time, the calls made, the
 most calls the server saw at once, and the ratio to the ideal. Goal (docs/upkeep.md): at most 1.5×.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the scripted server lives with the tests
 
-from fake_llm import FakeLLM, start  # noqa: E402
+from support.fake_llm import FakeLLM, start  # noqa: E402
 
 from omb_tui.core.base import clock  # noqa: E402
 from omb_tui.core.files.paths import Home  # noqa: E402

@@ -19,11 +19,13 @@ from hypothesis import HealthCheck, settings
 from omb_tui.core.base import clock
 from omb_tui.core.files.paths import Home
 
-BOT_ID = "scout"
-MEMORY_TEXT = '# Memory\n\n- 2026-01-05 · from chat "Plans" · The person lives in Pune\n- short replies, always\n'
-TOPIC_TEXT = "---\ntitle: Travel\naliases: [trips, flights]\n---\n# Travel\n\n- 2026-01-06 · likes window seats\n"
-LOG_NAME = "2026-01-05.md"
-LOG_TEXT = "- 09:00 · answered a question about trains\n"
+# Tests import their helpers as `support.*` from whichever folder holds them (pytest's default import mode puts this
+# folder on the path for its conftest too; this keeps it so under any mode).
+TESTS = Path(__file__).resolve().parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+from support.home import make_bot, omb_tui_command  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -71,79 +73,46 @@ def explore_profile(examples: int) -> settings:
     return settings(derandomize=False, max_examples=examples, **_UNTIMED)
 
 
-# The tiers (docs/testing.md): each test file belongs to one, by its name; `-m core`, `-m "not e2e"` and so on
-# pick tiers. A file no rule names is a core test; the first rule that names a file wins (`inspector` before `mcp`).
-TIERS = {
-    "explore": ("test_explore_",),  # free exploration: only with --explore, never in the default run
-    "e2e": ("test_e2e_",),
-    "snapshot": ("test_snapshots",),
-    "app": ("test_app_", "test_safe_to_draw"),
-    "http": ("test_serve_",),
-    "inspector": ("test_mcp_inspector",),
-    "agents": ("test_agents_",),
-    "mcp": ("test_mcp",),
-    "stress": ("test_crash_safety", "test_reliability"),
-    "cli": (
-        "test_cli",
-        "test_bad_inputs",
-        "test_damaged_files",
-        "test_models_commands",
-        "test_compact_cli",
-        "test_review_cli",
-        "test_team_cli",
-        "test_serve_cli",
-        "test_hooks",
-    ),
+# The tiers (docs/testing.md) follow the folders: a test file is in the tier of the deepest folder named here that
+# holds it, and in the core tier if none does (tests/core/, tests/demo/, ...). `-m core`, `-m "not e2e"` and so on
+# pick tiers; a new file joins its folder's tier.
+FOLDER_TIERS = {
+    "explore": "explore",  # free exploration: only with --explore, never in the default run
+    "e2e": "e2e",
+    "app/snapshots": "snapshot",
+    "app": "app",
+    "server": "http",
+    "mcp/inspector": "inspector",
+    "agents": "agents",
+    "mcp": "mcp",
+    "stress": "stress",
+    "cli": "cli",
+    "hooks": "cli",
 }
+TIERS = (*dict.fromkeys(FOLDER_TIERS.values()), "core")
 
-
-# The date-sensitive tests (docs/testing.md): those of the demo home, upkeep, the guard, review, usage and time
-# windows, by file name, and every test on a demo home dated from today. `scripts/dev.py test --dates` (CI, after
-# the suite) runs them once more on the next 1 January at 02:30 in a UTC+13 zone: `-m dates`.
-DATE_SENSITIVE = (
-    "test_demo",
-    "test_guard_",
-    "test_upkeep_",
-    "test_review_",
-    "test_app_review",
-    "test_app_upkeep",
-    "test_app_guard",
-    "test_app_recall",
-    "test_compact_nightly",
-    "test_compact_end_to_end",
-    "test_compact_pending",
-    "test_models_usage",
-    "test_models_time",
-    "test_models_commands",
-    "test_models_end_to_end",
-    "test_brief",
-    "test_when",
-    "test_session_search",
-    "test_turn_outside",
-    "test_make_room",
-    "test_e2e_review_tmux",
-    "test_clock",
-    "test_app_journal",  # times shown in local time
-    "test_snapshots",  # pictures with times and ages in them
-    "test_recall_sample",  # notes dated by their files' mtimes
-    "test_real_model_benchmark",  # usage is read from the month the clock says
-    "test_recall",  # a passage is dated by its message's local day
-    "test_hooks",  # a transcript's UTC times, read into local ones
-)
+# The date-sensitive tests (docs/testing.md): each module of the demo home, upkeep, the guard, review, usage or time
+# windows says so itself (`pytestmark = pytest.mark.dates`), and so is every test on a demo home dated from today.
+# `scripts/dev.py test --dates` (CI, after the suite) runs them once more on the next 1 January at 02:30 in a UTC+13
+# zone: `-m dates`.
 DEMO_FIXTURES = {"todays_demo", "demo_home", "home_copy"}  # a demo home written for today
 
 
-def tier_of(module_name: str) -> str:
-    for tier, prefixes in TIERS.items():
-        if module_name.startswith(prefixes):
-            return tier
+def tier_of(path: Path) -> str:
+    """The tier of the test file at `path`, by its folder under tests/."""
+    if not path.is_relative_to(TESTS):
+        return "core"
+    folder = path.parent.relative_to(TESTS)
+    for at in (folder, *folder.parents):
+        if at.as_posix() in FOLDER_TIERS:
+            return FOLDER_TIERS[at.as_posix()]
     return "core"
 
 
 def pytest_configure(config):
-    for tier in (*TIERS, "core"):
-        config.addinivalue_line("markers", f"{tier}: the {tier} tier (assigned by file name in conftest.TIERS)")
-    config.addinivalue_line("markers", "dates: date-sensitive (conftest.DATE_SENSITIVE), run again at a shifted day")
+    for tier in TIERS:
+        config.addinivalue_line("markers", f"{tier}: the {tier} tier (assigned by folder in conftest.FOLDER_TIERS)")
+    config.addinivalue_line("markers", "dates: date-sensitive (a module's pytestmark), run again at a shifted day")
     if config.getoption("--explore"):
         settings.register_profile("explore", explore_profile(config.getoption("explore_examples")))
         settings.load_profile("explore")
@@ -162,13 +131,15 @@ def _start_spinners(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
+def pytest_itemcollected(item):
+    """Each test's tier and date mark, as it is collected: before `-m` picks tests by them."""
+    item.add_marker(tier_of(item.path))
+    if DEMO_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        item.add_marker("dates")
+
+
 @pytest.hookimpl(trylast=True)  # after Hypothesis's plugin has marked its tests `hypothesis`
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        module = item.module.__name__.rpartition(".")[2]
-        item.add_marker(tier_of(module))
-        if module.startswith(DATE_SENSITIVE) or DEMO_FIXTURES.intersection(getattr(item, "fixturenames", ())):
-            item.add_marker("dates")
     kept, dropped = split_explore_run(items, explore=config.getoption("--explore"))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -240,21 +211,6 @@ def _close_recall_indexes():
     from omb_tui.core.index import recall_index
 
     recall_index.close_all()
-
-
-def make_bot(home: Home, bot_id: str = BOT_ID, name: str = "Scout") -> Path:
-    """One bot: settings, MEMORY.md, a topic with frontmatter and a daily log; then a first look."""
-    from omb_tui.core.turn.bot import Bot
-
-    workspace = home.workspace(bot_id)
-    (workspace / "memory" / "log").mkdir(parents=True)
-    (workspace / "MEMORY.md").write_text(MEMORY_TEXT, encoding="utf-8")
-    (workspace / "memory" / "travel.md").write_text(TOPIC_TEXT, encoding="utf-8")
-    (workspace / "memory" / "log" / LOG_NAME).write_text(LOG_TEXT, encoding="utf-8")
-    home.bots_dir.mkdir(parents=True, exist_ok=True)
-    home.settings_path(bot_id).write_text(f'{{"name": "{name}"}}\n', encoding="utf-8")
-    Bot(home, bot_id).look()  # the first look only records what is there, so later edits count as outside
-    return workspace
 
 
 @pytest.fixture
@@ -362,12 +318,6 @@ def run_cli(home, capsys, monkeypatch):
         return CliResult(code, captured.out, captured.err)
 
     return run
-
-
-def omb_tui_command() -> list[str]:
-    """The installed console script next to this interpreter, else the module."""
-    script = Path(sys.executable).parent / ("omb-tui.exe" if os.name == "nt" else "omb-tui")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "omb_tui.cli"]
 
 
 @pytest.fixture

@@ -1,0 +1,1 @@
+"""What the tests share: scripted model servers, helpers for each area's tests, fixtures and corpora."""
