@@ -29,7 +29,7 @@ they run, as click puts a command's options on its function (argparse here, for 
 The order `omb-tui --help` lists the commands in is part of the contract, and each group is one unbroken run of
 it, so registering the groups in turn keeps that list as it was. A group module imports only argparse and this
 package at its top; each handler imports the core when it runs, so `--help` never loads the engine
-(tests/test_architecture.py). The app's start (`omb-tui`, `omb-tui --home DIR`) builds no parser at all.
+(tests/project/test_architecture.py). The app's start (`omb-tui`, `omb-tui --home DIR`) builds no parser at all.
 """
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The memory engine: pure Python, never imports textual or rich (see tests/test_architecture.py)."""
+"""The memory engine: pure Python, never imports textual or rich (see tests/project/test_architecture.py)."""

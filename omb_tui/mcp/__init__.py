@@ -4,7 +4,7 @@ Spec: memory.md, "Remember and forget, in chat", "Recall before each turn", "Wha
 conversations", "The journal" and "Shared team memory integrity", reached through MCP instead of a chat turn. This
 package sits beside the server and the app, on the library's front door and the core: the core never imports it,
 and the official MCP SDK (`mcp`) is imported here alone, so neither the app's start nor any other command loads it
-(import-linter contracts in pyproject.toml; tests/test_architecture.py). docs/mcp.md gives every decision.
+(import-linter contracts in pyproject.toml; tests/project/test_architecture.py). docs/mcp.md gives every decision.
 
 - session.py    who calls: an MCP client's session, as its journal rows and notes name it
 - tools.py      the tools: the bot's own (memory_update, session_search, team_note) and recall, memory_status

@@ -7,7 +7,7 @@ sentence and exits with `outcome_of(error).exit_code`, the server answers it wit
 
 The table stands on the bottom floor, below most of the classes it names, so it names them by where they are
 defined (`team.notes.StaleRevision`: the module under omb_tui.core, then the class) rather than importing them;
-tests/test_errors.py checks that every name is a class of that family and what every class of it gets.
+tests/core/base/test_errors.py checks that every name is a class of that family and what every class of it gets.
 """
 
 from __future__ import annotations
