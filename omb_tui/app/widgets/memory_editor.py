@@ -149,7 +149,8 @@ class MemoryEditor(TextArea):
     def scroll_cursor_visible(self, center: bool = False, animate: bool = False) -> Offset:
         # Textual 8.2.8's undo puts the shorter text back before the cursor, so a scrollbar that goes away
         # in between scrolls to the old cursor, past the last line: ValueError, and the app closed with the
-        # draft (undo after a long paste; Textual issue #6686). The undo scrolls to the restored cursor next.
+        # draft (undo after a long paste; github.com/Textualize/textual/issues/6686). The undo scrolls to the
+        # restored cursor next.
         if self.cursor_location[0] >= self.document.line_count:
             return Offset(0, 0)
         return super().scroll_cursor_visible(center, animate)
