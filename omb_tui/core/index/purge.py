@@ -12,8 +12,6 @@ which the background pass makes again); a process that has the old file open not
 
 from __future__ import annotations
 
-import contextlib
-import os
 from dataclasses import dataclass, field
 
 from ..files.paths import Home, validate_person_name
@@ -21,9 +19,7 @@ from ..memory import conversations as conv
 from ..people.layers import chat_person
 from ..people.people import remove_person
 from .recall_index import forget_index
-from .schema import index_path
-
-INDEX_SUFFIXES = ("", "-wal", "-shm", "-journal")
+from .schema import index_path, remove_index_files
 
 
 @dataclass
@@ -40,8 +36,7 @@ def purge_person(home: Home, name: str) -> Purged:
     validate_person_name(name)
     purged = Purged(remove_person(home, name, purge=True))
     for layer in purged.layers:
-        forget_index(home, layer)
-        remove_index_files(home, layer)
+        drop_index(home, layer)
     for bot_id in home.bot_ids():
         theirs = [c for c in conv.list_conversations(home, bot_id) if chat_person(c, {name}) == name]
         if theirs:
@@ -50,12 +45,10 @@ def purge_person(home: Home, name: str) -> Purged:
     return purged
 
 
-def remove_index_files(home: Home, workspace_id: str) -> None:
-    """A workspace's index file and its companions (an index is built again from the files when needed)."""
-    path = index_path(home, workspace_id)
-    for suffix in INDEX_SUFFIXES:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(f"{path}{suffix}")
+def drop_index(home: Home, workspace_id: str) -> None:
+    """Close this process's index of the workspace and delete its files: it is built again from the files."""
+    forget_index(home, workspace_id)
+    remove_index_files(index_path(home, workspace_id))
 
 
 def remove_chats(home: Home, bot_id: str, chats: list[conv.Conversation]) -> None:
@@ -63,5 +56,4 @@ def remove_chats(home: Home, bot_id: str, chats: list[conv.Conversation]) -> Non
     for conversation in chats:
         assert conversation.path is not None  # listed from its file
         conv.discard_conversation(conversation.path)
-    forget_index(home, bot_id)
-    remove_index_files(home, bot_id)
+    drop_index(home, bot_id)

@@ -263,6 +263,13 @@ def _file_system_refusal(folder: Path) -> int | None:
     return errno.ENOSPC if info.f_bavail == 0 else None
 
 
+def remove_index_files(path: Path) -> None:
+    """An index file and its companions (the write-ahead log, its index, a rollback journal), where they are."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")
+
+
 def _inode_of(path: Path) -> int | None:
     try:
         return os.stat(path).st_ino
@@ -394,9 +401,7 @@ class IndexConnection:
 
     def remove_files(self) -> None:
         """Delete the index file (damaged, or of another version): it is built again from nothing."""
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self.path}{suffix}")
+        remove_index_files(self.path)
         self._on_stale(True)
 
     @contextlib.contextmanager

@@ -133,10 +133,10 @@ class Group:
             return "Changed outside the app"
         if self.kind == KIND_IMPORT:
             return "Copied in (import)"
+        hows = ", ".join(dict.fromkeys(change.how for change in self.changes))
         if self.kind == KIND_MEMBER and first is not None:
-            return f"{first.person} ({', '.join(dict.fromkeys(change.how for change in self.changes))})"
-        hows = list(dict.fromkeys(change.how for change in self.changes))
-        return f"You ({', '.join(hows)})"
+            return f"{first.person} ({hows})"
+        return f"You ({hows})"
 
     def to_dict(self) -> dict:
         return {

@@ -839,12 +839,12 @@ def test_lookups_in_one_read_see_one_state_of_the_index_whatever_another_process
 def test_an_index_removed_under_an_open_connection_is_opened_again_at_the_next_refresh(home):
     import sqlite3 as sqlite
 
-    from omb_tui.core.index.purge import remove_index_files
+    from omb_tui.core.index.purge import drop_index
     from omb_tui.core.index.recall_index import RecallIndex
 
     with RecallIndex(home, "scout") as index:
         index.refresh()
-        remove_index_files(home, "scout")  # as a purge does, while this connection is open
+        drop_index(home, "scout")  # as a purge does, while this connection is open
         index.refresh()
         assert index.path.exists()  # not the deleted file written on: the one at the path, built again
         fresh = sqlite.connect(index.path)
