@@ -34,7 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         bot=False,
     )
     p.add_argument("name", metavar="NAME")
-    p.add_argument("--purge", action="store_true", help="remove their layers of every bot's memory too")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="remove their layers of every bot's memory, their 1:1 chats and the indexes that held them too",
+    )
     p = add_command(
         sub, "token", _token, "Make a person a new token (the old one stops working at once).", json=True, bot=False
     )
