@@ -37,6 +37,10 @@ DEFAULT_CAPTURE_QUIET_MS = 120_000  # two minutes
 DEFAULT_TIDY_HOUR = 3
 PROPOSE_ONLY_FIRST_DAYS = 7  # with compactProposeOnly unset, nightly compaction only proposes this many days
 DEFAULT_MODEL_TIMEOUT_S = 60.0  # background jobs can wait this long for a model's answer
+DEFAULT_ENGINE_TIMEOUT_S = 180.0  # an engine call starts a whole agent CLI before the model answers
+DEFAULT_ENGINE_CONCURRENCY = 2  # each engine call is a process of its own, on the person's plan's quota
+ENGINE_CLAUDE_CODE, ENGINE_CODEX, ENGINE_ACP = "claude-code", "codex", "acp"
+ENGINES = (ENGINE_CLAUDE_CODE, ENGINE_CODEX, ENGINE_ACP)
 DEFAULT_IDLE_TIMEOUT_S = 30.0  # a streamed answer may pause this long between tokens
 # How a model may be asked for JSON, best first (models/output_modes.py holds the same ladder).
 OUTPUT_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
@@ -292,6 +296,15 @@ class ModelInstance:
     context_tokens: int | None = None  # the server's context: a step cuts its input into chunks that fit
     concurrency: int | None = None  # calls in flight at once; None: 1 on this machine's own server, else no bound
     output_mode: str | None = None  # where asking for JSON starts (OUTPUT_MODES); None: learned from the server
+    engine: str | None = None  # "claude-code", "codex" or "acp": a person's agent CLI, not litellm (docs/models.md)
+    command: tuple[str, ...] | None = None  # an engine's program and its arguments; None: the engine's default
+
+    @property
+    def label(self) -> str:
+        """What the instance runs, as a person reads it: litellm's model name, or the engine and its model."""
+        if self.engine is None:
+            return self.model
+        return f"{self.engine}:{self.model}" if self.model else self.engine
 
 
 @dataclass
@@ -375,6 +388,9 @@ def _instances(data: dict, path: Path) -> dict[str, ModelInstance]:
                 "move it to a variable and name that variable in 'api_key_env'."
             )
         model = _text_or_null(spec, "model", path, f"{name}'s ")
+        if "engine" in spec:
+            instances[instance_id] = _engine_instance(instance_id, spec, model, path, name)
+            continue
         if not model:
             raise BrokenFile(f"{path}: {name} needs a 'model', such as 'openai/gpt-4o-mini'.")
         key_env = _text_or_null(spec, "api_key_env", path, f"{name}'s ")
@@ -393,6 +409,44 @@ def _instances(data: dict, path: Path) -> dict[str, ModelInstance]:
             instance_id, model, key_env or None, api_base, float(timeout), **_local_fields(spec, path, name)
         )
     return instances
+
+
+def _engine_instance(instance_id: str, spec: dict, model: str | None, path: Path, name: str) -> ModelInstance:
+    """An engine instance: {"engine": "claude-code" | "codex" | "acp", "command"?, "model"?, "timeout"?,
+    "concurrency"?}. A person's own agent CLI runs each call (docs/models.md, "Engines"); no key, no api_base."""
+    engine = spec["engine"]
+    if engine not in ENGINES:
+        raise BrokenFile(f"{path}: {name}'s 'engine' must be one of {', '.join(ENGINES)}.")
+    if {"api_key_env", "api_base"} & spec.keys():
+        raise BrokenFile(
+            f"{path}: {name} runs on the {engine} engine, which uses its own sign-in: "
+            "remove 'api_key_env' and 'api_base'."
+        )
+    command = spec.get("command")
+    if command is not None and (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(part, str) and part and "\x00" not in part for part in command)
+    ):
+        raise BrokenFile(f"{path}: {name}'s 'command' must be a list of words: the program, then its arguments.")
+    if command is None and engine == ENGINE_ACP:
+        raise BrokenFile(
+            f"{path}: {name} runs on the acp engine and needs a 'command', such as ['gemini', '--experimental-acp']."
+        )
+    timeout = spec.get("timeout", DEFAULT_ENGINE_TIMEOUT_S)
+    if type(timeout) not in (int, float) or not timeout > 0:
+        raise BrokenFile(f"{path}: {name}'s 'timeout' must be a number of seconds above 0.")
+    concurrency = spec.get("concurrency", DEFAULT_ENGINE_CONCURRENCY)
+    if type(concurrency) is not int or not 1 <= concurrency <= 64:
+        raise BrokenFile(f"{path}: {name}'s 'concurrency' must be a whole number from 1 to 64.")
+    return ModelInstance(
+        instance_id,
+        model or "",
+        timeout=float(timeout),
+        concurrency=concurrency,
+        engine=engine,
+        command=tuple(command) if command else None,
+    )
 
 
 def _local_fields(spec: dict, path: Path, name: str) -> dict:

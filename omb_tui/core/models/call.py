@@ -196,6 +196,12 @@ def call_route(
     `learn_afresh`: try the output modes from the first again instead of the one remembered (`models test`);
     `read_answer`: False when only whether the server answers matters (`models test`: the answer is not read)."""
     instance = route.instance
+    if instance.engine is not None:  # a person's agent CLI on their own plan (engine_call.py)
+        from .engine_call import call_engine
+
+        return call_engine(
+            home, route, job, messages, schema=schema, tools=tools, timeout=timeout, read_answer=read_answer
+        )
     key = _key(instance, route)
     if limit_reached(home, monthly_spend_usd):
         raise ModelUnavailable(LIMIT_REACHED, via_helper=route.via_helper)
@@ -237,7 +243,7 @@ def call_route(
     row["cost_usd"], row["cost"] = response_cost(litellm, sent.response)
     answer = _answer(sent.response, row)
     answer.output_mode = ladder.mode
-    problem = _answer_problem(answer, schema if read_answer else None)
+    problem = answer_problem(answer, schema if read_answer else None)
     if problem:
         failure = f"{_name(route)} answered, but {problem}"
         row.update(ok=False, error=failure)
@@ -528,10 +534,11 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _answer_problem(answer: ModelAnswer, schema: dict | None) -> str | None:
+def answer_problem(answer: ModelAnswer, schema: dict | None, *, checked: object | None = None) -> str | None:
     """Why the answer cannot be used, as a phrase to follow "answered, but"; None when it can, and then
     answer.data holds the JSON asked for. The size is bounded before anything reads the answer; a tool call's
-    arguments are checked by the tool that runs them (tools.run_tool), the text here."""
+    arguments are checked by the tool that runs them (tools.run_tool), the text here. `checked`: JSON a CLI
+    already parsed against the schema (an engine's own schema support), checked here again all the same."""
     size = len(answer.text) + sum(len(_text(call["function"]["arguments"])) for call in answer.tool_calls)
     if size > MAX_ANSWER_CHARS:
         return too_long("the answer", size)
@@ -539,10 +546,13 @@ def _answer_problem(answer: ModelAnswer, schema: dict | None) -> str | None:
         return text_problem(answer.text)
     if answer.tool_calls:
         return "the answer called tools instead of answering with JSON"
-    try:
-        data = parse_json_answer(answer.text, schema)
-    except UnusableAnswer as exc:
-        return str(exc)
+    if checked is not None:
+        data = checked
+    else:
+        try:
+            data = parse_json_answer(answer.text, schema)
+        except UnusableAnswer as exc:
+            return str(exc)
     problem = schema_problem(data, schema)
     if problem is None:
         answer.data = data

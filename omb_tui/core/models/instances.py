@@ -172,6 +172,8 @@ def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dic
             "context_tokens": i.context_tokens,
             "concurrency": i.concurrency,
             "output_mode": i.output_mode,
+            "engine": i.engine,
+            "command": list(i.command) if i.command else None,
         }
         for i in config.instances.values()
     ]

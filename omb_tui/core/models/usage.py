@@ -51,6 +51,7 @@ ROW_FIELDS = (
 COST_PRICED = "litellm"  # litellm's own price list knows the model
 COST_UNKNOWN = "unknown"  # it does not: cost_usd is empty and counts as 0 toward the limit
 COST_NO_ANSWER = "no answer"  # the call failed before any answer: nothing is billed, cost_usd is 0
+COST_PLAN = "plan"  # an engine's call on the person's own plan: cost_usd 0, what the CLI reported in plan_cost_usd
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
 
