@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from support.home import BOT_ID, make_bot, omb_tui_command
+from support.npm_tools import CLAUDE_CODE, install, needs_npm
 from support.scripted_messages_api import Script, ScriptedMessagesApi, ToolCall
 
 from omb_tui.core.base import clock
@@ -29,37 +30,16 @@ from omb_tui.core.memory import conversations as conv
 from omb_tui.core.turn.agent_session import chat_id_for, existing_session
 from omb_tui.mcp.front import ENV_IDLE
 
-CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.332"
-NPM = shutil.which("npm")
 TIMEOUT = 300  # seconds: a first fetch, or a loaded machine
 BLOCK = "Your long-term memory as Scout"  # the memory block's opening line, as session-start prints it
 
-pytestmark = pytest.mark.skipif(NPM is None, reason="npm is not on PATH (Claude Code is installed with it)")
+pytestmark = needs_npm
 
 
 @pytest.fixture(scope="module")
 def claude(tmp_path_factory) -> Path:
     """Claude Code, installed once for the module; skips when it cannot be fetched."""
-    folder = tmp_path_factory.mktemp("claude-code")
-    env = {**os.environ, "npm_config_cache": str(folder / "npm"), "npm_config_update_notifier": "false"}
-    try:
-        done = subprocess.run(
-            [NPM, "install", "--no-audit", "--no-fund", "--prefix", str(folder), CLAUDE_CODE],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip(f"{CLAUDE_CODE} could not be fetched from the npm registry within {TIMEOUT} s")
-    binary = folder / "node_modules" / ".bin" / "claude"
-    if done.returncode != 0 or not binary.exists():
-        lines = done.stderr.strip().splitlines()
-        pytest.skip(f"{CLAUDE_CODE} could not be installed (no network?): {lines[-1] if lines else 'no message'}")
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=TIMEOUT)
-    if version.returncode != 0:
-        pytest.skip(f"{CLAUDE_CODE} does not run on this machine: {version.stderr.strip()[:200]}")
-    return binary
+    return install(tmp_path_factory, CLAUDE_CODE, "claude")
 
 
 @pytest.fixture
