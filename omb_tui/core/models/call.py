@@ -264,6 +264,7 @@ class InstanceCheck:
     latency_ms: int | None
     problem: str | None
     output_mode: str | None = None  # how the instance takes a request for JSON, learned by this call
+    engine: str | None = None  # the engine that answered, for an engine instance
 
     def to_dict(self) -> dict:
         return {
@@ -273,6 +274,7 @@ class InstanceCheck:
             "latency_ms": self.latency_ms,
             "error": self.problem,
             "output_mode": self.output_mode,
+            "engine": self.engine,
         }
 
 
@@ -296,8 +298,11 @@ def check_instance(home: Home, instance: ModelInstance, monthly_spend_usd: float
             read_answer=False,
         )
     except ModelUnavailable as problem:
-        return InstanceCheck(instance.id, instance.model, False, None, problem.reason)
-    return InstanceCheck(instance.id, instance.model, True, answer.usage_row["duration_ms"], None, answer.output_mode)
+        return InstanceCheck(instance.id, instance.label, False, None, problem.reason, engine=instance.engine)
+    model = instance.model if instance.engine is None else answer.usage_row.get("model") or instance.label
+    return InstanceCheck(
+        instance.id, model, True, answer.usage_row["duration_ms"], None, answer.output_mode, engine=instance.engine
+    )
 
 
 # ----- the request -----

@@ -21,7 +21,11 @@ from .time_limits import DeadlinePassed, call_times, instance_slot
 from .usage import COST_NO_ANSWER, COST_PLAN, record_usage
 
 ENGINE_SCHEMA_NATIVE = "engine schema"  # output_mode of a call whose CLI checked the JSON itself
-TOOLS_REFUSED = "runs on the {engine} engine, which answers memory's background steps only, with every tool off"
+# A chat turn offers the bot's tools; an engine call runs none, so it cannot take the turn (docs/models.md, "Engines").
+TOOLS_REFUSED = (
+    "chat turns need an API instance: instance {instance} runs on the {engine} engine, which takes only memory's "
+    "background steps (capture, organize, the tidy-up, compaction), with every tool off"
+)
 
 
 def call_engine(
@@ -41,7 +45,9 @@ def call_engine(
     instance = route.instance
     engine = instance.engine or ""
     if tools:  # a chat turn's tool loop: an isolated engine call runs no tool, so it cannot take the turn
-        raise ModelUnavailable(f"instance {quoted(instance.id)} {TOOLS_REFUSED.format(engine=engine)}")
+        raise ModelUnavailable(
+            TOOLS_REFUSED.format(instance=quoted(instance.id), engine=engine), via_helper=route.via_helper
+        )
     if night_stop := night_refusal(home, route.bot_id):
         raise ModelUnavailable(night_stop, via_helper=route.via_helper)
     try:

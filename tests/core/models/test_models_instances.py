@@ -168,9 +168,14 @@ def test_models_command_json_and_text(run_cli, home, monkeypatch):
     assert result.code == 0
     data = json.loads(result.out)
     assert {i["id"]: i["key"] for i in data["instances"]} == {"claude": "missing", "local": "none needed"}
-    assert data["helper"]["source"] == "env" and data["bots"] == [
-        {"id": "scout", "uses": "helper", "instance": "local"}
-    ]
+    assert data["helper"]["source"] == "env"
+    [bot] = data["bots"]
+    assert {key: bot[key] for key in ("id", "uses", "instance")} == {
+        "id": "scout",
+        "uses": "helper",
+        "instance": "local",
+    }
+    assert "problem" not in bot and bot["model_steps"]["through"] == "helper"
     text = run_cli("models")
     assert text.code == 0
     assert (
