@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.engine_fakes import engine, stand_in_program, write_engine_config  # noqa: F401 - engine: fixture
+from support.engine_fakes import (  # noqa: F401 - engine: fixture
+    claude_code_with_a_codex_helper,
+    engine,
+    write_engine_config,
+)
 
 from omb_tui.core.base import clock
 from omb_tui.core.memory.settings import update_bot_settings
@@ -26,15 +30,7 @@ def _no_helper_in_environment(monkeypatch):
 
 @pytest.fixture
 def engine_home(home, tmp_path):
-    program = stand_in_program(tmp_path / "bin")
-    write_engine_config(
-        home,
-        {
-            "sub": {"engine": "claude-code", "command": [program]},
-            "cx": {"engine": "codex", "command": [program]},
-        },
-        helper={"instanceId": "cx"},
-    )
+    claude_code_with_a_codex_helper(home, tmp_path / "bin")
     return home
 
 

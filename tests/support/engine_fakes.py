@@ -33,6 +33,16 @@ def write_engine_config(home: Home, instances: dict, **fields) -> None:
     home.config_path.write_text(json.dumps({"instances": instances, **fields}), encoding="utf-8")
 
 
+def claude_code_with_a_codex_helper(home: Home, folder: Path) -> None:
+    """Instance `sub` on Claude Code and `cx` on Codex, both on a stand-in program, with `cx` named as the helper."""
+    program = stand_in_program(folder)
+    write_engine_config(
+        home,
+        {"sub": {"engine": "claude-code", "command": [program]}, "cx": {"engine": "codex", "command": [program]}},
+        helper={"instanceId": "cx"},
+    )
+
+
 class ScriptedEngine:
     def __init__(self) -> None:
         self.replies: list[EngineReply | EngineFailed] = []
