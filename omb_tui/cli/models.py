@@ -126,7 +126,7 @@ def _chat_lines(interactive: bool):
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from ..core.models.instances import describe_models
+    from ..core.models.what_runs import describe_models
 
     described = describe_models(Home(args.home))
     if args.json:

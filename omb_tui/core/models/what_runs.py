@@ -4,7 +4,8 @@ its own API instance, its own engine, the helper, or nothing, said in one senten
 Spec: memory.md, "Memory upkeep" (the model steps need an engine with a one-shot text call; with none "only the
 expiry and exact-duplicate steps run, unless a helper model is set") and "The helper model"; docs/models.md,
 "Engines". It makes no call: the route `choose_route` would take, the key's variable and the engine's program on
-PATH are looked at, nothing more. `omb-tui models`, the app's Upkeep area and Settings and the upkeep route read it.
+PATH are looked at, nothing more. `omb-tui models` (describe_models, here), the app's Upkeep area and Settings and the
+upkeep route read it.
 """
 
 from __future__ import annotations
@@ -13,15 +14,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..files.paths import Home, MemoryInputError, quoted
-from ..memory.settings import ENGINE_CODEX, AppConfig, ModelInstance, load_bot_settings
+from ..memory.settings import ENGINE_CODEX, AppConfig, ModelInstance, load_bot_settings, load_config
 from .engines import EngineCall, EngineFailed
 from .engines.process import resolve_program
 from .instances import (
+    HELPER_ENGINES,
     KEY_MISSING,
+    USES_HELPER,
+    USES_INSTANCE,
+    USES_NONE,
     ModelUnavailable,
     Route,
     choose_route,
     config_for_calls,
+    helper_engine_refused,
+    helper_problem,
+    helper_source,
     key_state,
     missing_key_sentence,
 )
@@ -125,3 +133,65 @@ def _helper_would_serve(home: Home, bot_id: str, config: AppConfig | None) -> st
     if settings.instance or not settings.helper_model or config.helper is not None:
         return ""
     return UNLESS_HELPER
+
+
+# ----- what `omb-tui models` shows -----
+def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dict:
+    """Instances, the helper and where each bot's jobs go, as `omb-tui models --json` prints them."""
+    config = load_config(home, environ)
+    instances = [
+        {
+            "id": i.id,
+            "model": i.model,
+            "api_base": i.api_base,
+            "key": key_state(i, environ),
+            "api_key_env": i.api_key_env,
+            "timeout": i.timeout,
+            "stream": i.stream,
+            "idle_timeout": i.idle_timeout,
+            "context_tokens": i.context_tokens,
+            "concurrency": i.concurrency,
+            "output_mode": i.output_mode,
+            "engine": i.engine,
+            "command": list(i.command) if i.command else None,
+        }
+        for i in config.instances.values()
+    ]
+    helper = config.helper
+    described_helper: dict = {
+        "instanceId": helper.instance_id if helper else None,
+        "model": helper.model if helper else None,
+        "source": helper_source(config),
+    }
+    if problem := helper_problem(config):
+        described_helper["problem"] = f"{problem}."
+    return {
+        "instances": instances,
+        "helper": described_helper,
+        "bots": [_bot_route(home, config, bot_id, environ) for bot_id in home.bot_ids()],
+    }
+
+
+def _bot_route(home: Home, config: AppConfig, bot_id: str, environ: Mapping[str, str] | None = None) -> dict:
+    row: dict = {"id": bot_id, "uses": USES_NONE, "instance": None}
+    steps = model_steps(home, bot_id, config, environ).to_dict()
+    try:
+        settings = load_bot_settings(home, bot_id)
+    except MemoryInputError as exc:  # one broken settings file does not hide the other bots
+        return {**row, "problem": str(exc), "model_steps": steps}
+    if settings.instance:
+        row.update(uses=USES_INSTANCE, instance=settings.instance)
+        if settings.instance not in config.instances:
+            row["problem"] = f"the instance {quoted(settings.instance)} is not among config.json's instances."
+    elif not settings.helper_model:
+        row["problem"] = "kept off the helper by helperModel: false."
+    elif config.helper is not None:
+        row.update(uses=USES_HELPER, instance=config.helper.instance_id)
+        if config.helper.instance_id not in config.instances:
+            row["problem"] = (
+                f"the helper's instance {quoted(config.helper.instance_id)} is not among config.json's instances."
+            )
+        elif config.instances[config.helper.instance_id].engine not in (None, *HELPER_ENGINES):
+            row["problem"] = f"{helper_engine_refused(config.instances[config.helper.instance_id])}."
+    row["model_steps"] = steps
+    return row

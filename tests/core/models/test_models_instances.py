@@ -12,9 +12,9 @@ from omb_tui.core.models.instances import (
     HELPER_TRIGGER,
     ModelUnavailable,
     choose_route,
-    describe_models,
     helper_model_name,
 )
+from omb_tui.core.models.what_runs import describe_models
 
 INSTANCES = {
     "claude": {"model": "anthropic/claude-haiku-4-5", "api_key_env": "OMB_TEST_CLAUDE_KEY"},

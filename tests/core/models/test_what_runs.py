@@ -13,9 +13,9 @@ from support.engine_fakes import engine, stand_in_program, write_engine_config  
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import complete
 from omb_tui.core.models.engines import EngineReply
-from omb_tui.core.models.instances import ModelUnavailable, choose_route, describe_models, forget_said
+from omb_tui.core.models.instances import ModelUnavailable, choose_route, forget_said
 from omb_tui.core.models.usage import read_usage
-from omb_tui.core.models.what_runs import model_steps
+from omb_tui.core.models.what_runs import describe_models, model_steps
 
 HELLO = [{"role": "user", "content": "hello"}]
 HELPER_RULE = "and the helper must be Claude (claude-code) or an API model"
