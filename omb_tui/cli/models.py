@@ -126,6 +126,7 @@ def _chat_lines(interactive: bool):
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    from ..core.models.engines import DEFAULT_COMMANDS
     from ..core.models.what_runs import describe_models
 
     described = describe_models(Home(args.home))
@@ -136,7 +137,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     for instance in described["instances"]:
         if instance["engine"]:  # a person's own agent CLI: no key, no address
             model = f" · {instance['model']}" if instance["model"] else ""
-            command = " ".join(instance["command"] or []) or "its default command"
+            command = " ".join(instance["command"] or DEFAULT_COMMANDS.get(instance["engine"], ()))
             print(f"  {instance['id']:<14} {instance['engine']} engine{model}  runs {command}")
             continue
         where = f"  {instance['api_base']}" if instance["api_base"] else ""

@@ -42,6 +42,9 @@ def test_models_says_the_helper_is_not_used_and_what_runs_each_bots_steps(run_cl
     text = run_cli("models")
     assert text.code == 0
     assert "  sub            claude-code engine  runs " in text.out
+    write_engine_config(engine_home, {"plain": {"engine": "codex", "model": "gpt-5-mini"}})
+    assert "  plain          codex engine · gpt-5-mini  runs codex\n" in run_cli("models").out
+    claude_code_with_a_codex_helper(engine_home, tmp_path / "bin")
     assert (
         "  Not used: the helper's instance 'cx' runs on the codex engine, and the helper must be Claude "
         "(claude-code) or an API model.\n" in text.out
