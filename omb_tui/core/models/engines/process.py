@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -30,6 +31,8 @@ END_GRACE_S = 2.0  # after SIGTERM, how long the group has before SIGKILL
 INSTALL_HINTS = {"claude-code": "install Claude Code", "codex": "install Codex", "acp": "install the agent"}
 
 _EOF = object()
+_ALARM = object()
+ALARM_WINDOW_BYTES = 1024  # how much of stderr's previous chunk an alarm may straddle
 
 
 @contextlib.contextmanager
@@ -55,7 +58,9 @@ def resolve_program(call: EngineCall, environ: Mapping[str, str] | None = None) 
 
 class AgentProcess:
     """A started agent CLI: its stdout read line by line within the call's time, its stdin open for a protocol
-    (ACP) or closed after the prompt, its stderr's end kept. Use as a context manager: leaving it ends the group."""
+    (ACP) or closed after the prompt, its stderr's end kept, and watched for `stderr_alarm` where a CLI reports
+    on stderr only what must end the call (Codex's refused tool call). Use as a context manager: leaving it ends
+    the group."""
 
     def __init__(
         self,
@@ -66,8 +71,11 @@ class AgentProcess:
         seconds: float,
         stdin_text: str | None = None,
         keep_stdin: bool = False,
+        stderr_alarm: re.Pattern[bytes] | None = None,
     ) -> None:
         self.argv, self.ends_at = argv, time.monotonic() + seconds
+        self.stderr_alarm = stderr_alarm
+        self.alarm: re.Match[bytes] | None = None  # the alarm's match, once stderr showed it
         self.seconds = seconds
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr: deque[bytes] = deque()
@@ -86,7 +94,8 @@ class AgentProcess:
         except OSError as exc:
             raise EngineFailed(f"`{argv[0]}` could not be started: {exc.strerror or exc}") from None
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
         assert self.process.stdin is not None
         if stdin_text is not None:
             self.write(stdin_text.encode())
@@ -122,16 +131,23 @@ class AgentProcess:
     def _read_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
+        window = b""
         with contextlib.suppress(OSError, ValueError):
             for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+                if self.stderr_alarm is not None and self.alarm is None:
+                    self.alarm = self.stderr_alarm.search(window + chunk)
+                    if self.alarm is not None:
+                        self._lines.put(_ALARM)  # wakes lines(), which ends the group before anything else
+                    window = (window + chunk)[-ALARM_WINDOW_BYTES:]
                 self._stderr.append(chunk)
                 self._stderr_size += len(chunk)
                 while self._stderr_size - len(self._stderr[0]) >= STDERR_KEPT_BYTES and len(self._stderr) > 1:
                     self._stderr_size -= len(self._stderr.popleft())
 
     def lines(self) -> Iterator[bytes]:
-        """Each line the agent prints, until it closes stdout. EngineFailed when the call's time runs out or the
-        agent prints more than MAX_OUTPUT_BYTES (the group is ended first)."""
+        """Each line the agent prints, until it closes stdout or stderr shows the alarm (then the group is ended
+        first and `alarm` holds the match). EngineFailed when the call's time runs out or the agent prints more
+        than MAX_OUTPUT_BYTES (the group is ended first)."""
         while True:
             left = self.ends_at - time.monotonic()
             if left <= 0:
@@ -141,6 +157,9 @@ class AgentProcess:
                 line = self._lines.get(timeout=left)
             except queue.Empty:
                 continue
+            if line is _ALARM:
+                self.end()
+                return
             if line is _EOF:
                 if self.flooded:
                     self.end()
@@ -162,10 +181,12 @@ class AgentProcess:
     def wait(self) -> int:
         """The exit status, within what is left of the call's time (the group is ended when it runs out)."""
         try:
-            return self.process.wait(timeout=max(0.0, self.ends_at - time.monotonic()))
+            status = self.process.wait(timeout=max(0.0, self.ends_at - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.end()
             raise EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended") from None
+        self._stderr_reader.join(timeout=END_GRACE_S)  # its last words read, so an alarm in them is seen
+        return status
 
     @property
     def name(self) -> str:
