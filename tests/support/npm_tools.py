@@ -41,7 +41,9 @@ def install(tmp_path_factory: pytest.TempPathFactory, package: str, program: str
     if done.returncode != 0 or not binary.exists():
         lines = done.stderr.strip().splitlines()
         pytest.skip(f"{package} could not be installed (no network?): {lines[-1] if lines else 'no message'}")
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    version = subprocess.run(  # stdin at its end: an ACP agent reads it for the protocol and stops there
+        [str(binary), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
+    )
     if version.returncode != 0 and program != "claude-code-acp":  # an ACP agent speaks only the protocol
         pytest.skip(f"{package} does not run on this machine: {version.stderr.strip()[:200]}")
     return binary
