@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from support.home import omb_tui_command
-from support.npm_tools import CLAUDE_CODE_ACP, install, needs_npm
+from support.npm_tools import CLAUDE_CODE_ACP, install, needs_npm, processes_running_from
 from support.scripted_messages_api import Script, ScriptedMessagesApi, ToolCall
 
 from omb_tui.core.base import clock
@@ -103,30 +103,12 @@ def person(home, agent, tmp_path, monkeypatch) -> dict:
     return {"env": env, "user": user, "project": project, "markers": markers}
 
 
-def agent_processes(agent: Path) -> list[str]:
-    """The command lines of the processes still running from the agent's install folder (claude-code-acp and the
-    Claude Code it starts); an ended one waiting to be collected does not count."""
-    install_folder = str(agent.parent.parent.parent)
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-        except OSError:
-            continue
-        if install_folder in line and state not in ("Z", "X"):
-            found.append(line)
-    return found
-
-
 def assert_isolated(person: dict, agent: Path, script: Script) -> None:
     assert sorted(p.name for p in person["markers"].iterdir()) == []  # no hook ran, no MCP server started
     sent = json.dumps(script.requests)
     assert script.requests and not [word for word in PLANTED if word in sent]  # no memory file reached a request
     assert list((person["user"] / ".claude").rglob("*.jsonl")) == []  # no session saved
-    assert agent_processes(agent) == []
+    assert processes_running_from(agent.parent.parent.parent) == []  # claude-code-acp and its Claude Code
 
 
 def test_models_test_answers_through_the_agent(person, agent):

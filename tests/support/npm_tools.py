@@ -47,3 +47,19 @@ def install(tmp_path_factory: pytest.TempPathFactory, package: str, program: str
     if version.returncode != 0 and program != "claude-code-acp":  # an ACP agent speaks only the protocol
         pytest.skip(f"{package} does not run on this machine: {version.stderr.strip()[:200]}")
     return binary
+
+
+def processes_running_from(folder: Path) -> list[int]:
+    """The processes whose command line names `folder` (an install's own) still running; a zombie has ended."""
+    root, found = str(folder).encode(), []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if root in command and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
