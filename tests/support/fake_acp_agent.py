@@ -108,11 +108,15 @@ while True:
             ask("fs/write_text_file", {"sessionId": SESSION, "path": sys.argv[3], "content": "written"})
         if scenario == "terminal":
             ask("terminal/create", {"sessionId": SESSION, "command": "touch", "args": [sys.argv[3]]})
-        if scenario == "tool_call":
+        if scenario in ("tool_call", "tool_call_elsewhere"):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Let me look. "}})
-            update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read\nMEMORY.md", "kind": "read",
-                    "status": "pending"})
+            call = {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read\nMEMORY.md", "kind": "read",
+                    "status": "pending"}
+            if scenario == "tool_call":
+                update(call)
+            else:
+                send({"method": "session/update", "params": {"sessionId": "another", "update": call}})
             while True:
                 receive()
         if scenario == "flood":

@@ -121,8 +121,9 @@ def test_an_ask_drops_the_call_answers_nothing_and_runs_nothing(tmp_path, scenar
     assert target.read_text(encoding="utf-8") == "private"
 
 
-def test_a_tool_call_update_drops_the_call_with_the_tools_title(tmp_path):
-    dropped, _ = failure(tmp_path, "tool_call")
+@pytest.mark.parametrize("scenario", ["tool_call", "tool_call_elsewhere"])
+def test_a_tool_call_update_drops_the_call_with_the_tools_title(tmp_path, scenario):
+    dropped, _ = failure(tmp_path, scenario)  # in this session or any other the agent names
     assert dropped.dropped and dropped.sentence.endswith("asked for a tool (Read MEMORY.md); the call was dropped")
 
 

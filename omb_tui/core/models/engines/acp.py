@@ -140,21 +140,22 @@ class _Client:
             raise self._dropped(_tool_name(tool if isinstance(tool, dict) else {}) or "a permission")
         if method.startswith(("fs/", "terminal/")):
             raise self._dropped(method)
-        if method == "session/update":
-            if params.get("sessionId") == self.session_id:
-                self._update(params.get("update"))
+        if method == "session/update":  # a tool call drops the call whichever session it names; words must be ours
+            self._update(params.get("update"), ours=params.get("sessionId") == self.session_id)
             return
         if "id" in message:  # a request this client does not know: say so, as the protocol asks
             error = {"code": METHOD_NOT_FOUND, "message": f"{method} is not offered by this client"}
             self.agent.write(_line({"jsonrpc": "2.0", "id": message["id"], "error": error}))
 
-    def _update(self, update: object) -> None:
+    def _update(self, update: object, *, ours: bool) -> None:
         if not isinstance(update, dict):
             return
         kind = update.get("sessionUpdate")
         if kind in ("tool_call", "tool_call_update"):
             raise self._dropped(_tool_name(update) or "a tool")
         content = update.get("content")
+        if not ours:
+            return
         if kind == "agent_message_chunk" and isinstance(content, dict) and content.get("type") == "text":
             self.chunks.append(str(content.get("text", "")))
         elif kind == "usage_update" and isinstance(update.get("cost"), dict):
