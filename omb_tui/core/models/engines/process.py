@@ -85,8 +85,12 @@ class AgentProcess:
             )
         except OSError as exc:
             raise EngineFailed(f"`{argv[0]}` could not be started: {exc.strerror or exc}") from None
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._readers = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
         assert self.process.stdin is not None
         if stdin_text is not None:
             self.write(stdin_text.encode())
@@ -191,9 +195,15 @@ class AgentProcess:
                 break
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=END_GRACE_S)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
+        with contextlib.suppress(OSError, ValueError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+        # A pipe is closed only once its reader is done: closing it under a blocked read waits for that read, and a
+        # process that left the group (setsid) may hold the pipe open for ever; its daemon reader then ends with it.
+        for reader, stream in zip(self._readers, (self.process.stdout, self.process.stderr), strict=True):
+            reader.join(timeout=END_GRACE_S)
+            if not reader.is_alive() and stream is not None:
+                with contextlib.suppress(OSError, ValueError):
                     stream.close()
 
 
