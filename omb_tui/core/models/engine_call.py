@@ -13,6 +13,7 @@ import time
 
 from ..files.paths import Home, quoted
 from ..journal.journal import now_iso
+from .answers import RUN_DEADLINE_PASSED, ModelAnswer, answer_problem
 from .engines import EngineCall, EngineFailed, EngineReply, flatten, run_engine
 from .instances import ModelUnavailable, Route
 from .night_budget import night_refusal
@@ -36,8 +37,6 @@ def call_engine(
     read_answer: bool = True,
 ):
     """The engine's answer as a ModelAnswer, or ModelUnavailable; one usage row either way once the call began."""
-    from .call import RUN_DEADLINE_PASSED, ModelAnswer, answer_problem
-
     instance = route.instance
     engine = instance.engine or ""
     if tools:  # a chat turn's tool loop: an isolated engine call runs no tool, so it cannot take the turn
