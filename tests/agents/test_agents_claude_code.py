@@ -251,3 +251,43 @@ def test_a_resumed_session_is_given_the_net_change_since_its_last_turn(claude, h
     assert "+- Gate B opens at 8" in context and context.count("MEMORY.md:") >= 1
     assert "ferry pass" not in context and "a line of the day's log" not in context
     assert context.count(BLOCK) == 1  # the block once, from the first start; the resume added only the change
+
+
+def test_a_service_killed_mid_session_is_reconnected_and_the_write_before_it_is_found(claude, home, user, tmp_path):
+    """The service is killed between two tool calls of a turn: Claude Code starts the server again, the next call
+    answers, and the write made before is in the journal under the session's chat (docs/agents.md says how to find
+    it). The front's own line and exit are checked in tests/mcp/test_mcp_service.py."""
+    omb(user, "hook", "install", "--bot", BOT_ID)
+    killed = tmp_path / "killed"
+    # this home's service alone ([.] keeps the pattern from matching this shell's own command line)
+    kill = f"pgrep -f 'omb_tui[.]mcp[.]service {home.root} ' | tee '{killed}' | xargs -r kill -9"
+    status = "mcp__omb-tui-scout__memory_status"
+    script = Script(
+        {
+            "Note the ferry": [
+                ToolCall(TOOL, {"action": "add", "text": "The ferry leaves at 09:10"}),
+                ToolCall("Bash", {"command": kill, "description": "end the service"}),
+                ToolCall(status, {}),
+                ToolCall(status, {}),
+                "Done.",
+            ]
+        }
+    )
+    allowed = ("--allowedTools", TOOL, "Bash", status)
+    with ScriptedMessagesApi(script) as api:
+        done = run_claude(claude, user, api, tmp_path, "-p", "Note the ferry time", "--output-format", "json", *allowed)
+    assert done["result"] == "Done." and killed.read_text().split()  # a service was killed mid-turn
+    results = [
+        block
+        for message in script.requests[-1]["messages"]
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert "Scout" in json.dumps(results[-1]) and not results[-1].get("is_error")  # reconnected, answered
+    session = existing_session(home, BOT_ID, done["session_id"])
+    assert session is not None
+    (row,) = [r for r in Journal(home.journal_path(BOT_ID)).rows() if "ferry leaves" in r.diff]
+    assert (row.chat, row.run) == (session.chat, session.run)
+    listed = omb(user, "journal", BOT_ID).stdout
+    assert f'from chat "{session.title}"' in listed
