@@ -126,7 +126,8 @@ def _chat_lines(interactive: bool):
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from ..core.models.instances import describe_models
+    from ..core.models.engines import DEFAULT_COMMANDS
+    from ..core.models.what_runs import describe_models
 
     described = describe_models(Home(args.home))
     if args.json:
@@ -134,6 +135,11 @@ def cmd_models(args: argparse.Namespace) -> int:
         return 0
     print("Instances:" if described["instances"] else 'No instances in config.json (README, "Models").')
     for instance in described["instances"]:
+        if instance["engine"]:  # a person's own agent CLI: no key, no address
+            model = f" · {instance['model']}" if instance["model"] else ""
+            command = " ".join(instance["command"] or DEFAULT_COMMANDS.get(instance["engine"], ()))
+            print(f"  {instance['id']:<14} {instance['engine']} engine{model}  runs {command}")
+            continue
         where = f"  {instance['api_base']}" if instance["api_base"] else ""
         key = instance["key"] + (f" ({instance['api_key_env']})" if instance["api_key_env"] else "")
         print(f"  {instance['id']:<14} {instance['model']}{where}  key {key}")
@@ -144,12 +150,18 @@ def cmd_models(args: argparse.Namespace) -> int:
         model = f" · {helper['model']}" if helper["model"] else ""
         source = "OMB_HELPER_INSTANCE" if helper["source"] == "env" else "config.json"
         print(f"Helper model: {helper['instanceId']}{model} (from {source})")
+        if helper.get("problem"):
+            print(f"  Not used: {helper['problem']}")
     if described["bots"]:
         print("Bots:")
     for bot in described["bots"]:
         goes = f" → {bot['instance']}" if bot["instance"] else ""
         problem = f"  ({bot['problem'].rstrip('.')})" if bot.get("problem") else ""
         print(f"  {bot['id']:<14} {bot['uses']}{goes}{problem}")
+        steps = bot["model_steps"]
+        print(f"    {steps['sentence']}")
+        if steps["why"] and steps["why"].rstrip(".") != (bot.get("problem") or "").rstrip("."):
+            print(f"    Why: {steps['why']}.")
     return 0
 
 
@@ -173,11 +185,14 @@ def cmd_models_test(args: argparse.Namespace) -> int:
         print_json([check.to_dict() for check in checks])
     else:
         for check in checks:
-            said = (
-                f"answered in {check.latency_ms / 1000:.2f} s ({check.model}); it takes JSON as {check.output_mode}"
-                if check.ok
-                else check.problem
-            )
+            if not check.ok:
+                said = check.problem or "no answer"
+            elif check.engine:  # the engine's CLI checks JSON against the schema itself, or it is asked in the prompt
+                said = f"answered in {check.latency_ms / 1000:.2f} s through the {check.engine} engine ({check.model})"
+            else:
+                said = (
+                    f"answered in {check.latency_ms / 1000:.2f} s ({check.model}); it takes JSON as {check.output_mode}"
+                )
             print(f"{check.id}: {one_line(said)}.")
     return 0 if all(check.ok for check in checks) else 1
 
@@ -185,12 +200,19 @@ def cmd_models_test(args: argparse.Namespace) -> int:
 def cmd_usage(args: argparse.Namespace) -> int:
     from ..core.files.paths import validate_bot_id
     from ..core.journal.when import when_text
-    from ..core.models.usage import check_month, month_of, usage_csv, usage_report
+    from ..core.models.usage import check_month, is_plan_call, month_of, plan_cost, usage_csv, usage_report
 
     month = check_month(args.month) if args.month else month_of(clock.now_utc())
     report = usage_report(Home(args.home), month, validate_bot_id(args.bot) if args.bot else None)
     if args.json:
-        print_json({"rows": report["rows"], "totals": report["totals"], "total_cost_usd": report["total_cost_usd"]})
+        print_json(
+            {
+                "rows": report["rows"],
+                "totals": report["totals"],
+                "total_cost_usd": report["total_cost_usd"],
+                "plan_cost_usd": report["plan_cost_usd"],
+            }
+        )
         return 0
     if args.csv:
         write_text(usage_csv(report["rows"]))
@@ -199,7 +221,11 @@ def cmd_usage(args: argparse.Namespace) -> int:
         print(f"No model calls in {month}" + (f" for {args.bot}." if args.bot else "."))
         return 0
     for row in report["rows"]:
-        cost = "cost unknown" if row["cost_usd"] is None else f"${row['cost_usd']:.6f}"
+        if is_plan_call(row):  # on the person's plan: no money per call, what the CLI reported beside it
+            reported = f", ${plan_cost(row):.6f} reported" if row["plan_cost_usd"] is not None else ""
+            cost = f"plan ({row['engine'] or 'engine'}{reported})"
+        else:
+            cost = "cost unknown" if row["cost_usd"] is None else f"${row['cost_usd']:.6f}"
         outcome = "ok" if row["ok"] else f"failed: {row['error']}"
         print(
             f"{when_text(row['at'])}  {row['triggered_by'] or '':<14} {row['job'] or '':<14} "
@@ -209,9 +235,17 @@ def cmd_usage(args: argparse.Namespace) -> int:
     print(f"Totals for {month}:")
     for total in report["totals"]:
         unknown = f", {total['unknown_cost']} at an unknown price" if total["unknown_cost"] else ""
+        plan = f", {total['plan_calls']} on your plan" if total["plan_calls"] else ""
+        if total["plan_cost_usd"]:
+            plan += f" (${total['plan_cost_usd']:.6f} reported, not counted)"
         print(
             f"  {total['bot'] or '(no bot)':<14} {total['model']}: {plural(total['calls'], 'call')}, "
-            f"{total['failed']} failed, ${total['cost_usd']:.6f}{unknown}"
+            f"{total['failed']} failed, ${total['cost_usd']:.6f}{unknown}{plan}"
         )
-    print(f"  all: ${report['total_cost_usd']:.6f}")
+    on_plan = (
+        f" (and ${report['plan_cost_usd']:.6f} reported by engines on your plan, not counted toward the limit)"
+        if report["plan_cost_usd"]
+        else ""
+    )
+    print(f"  all: ${report['total_cost_usd']:.6f}{on_plan}")
     return 0

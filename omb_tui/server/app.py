@@ -232,16 +232,16 @@ def upkeep_state(home: Home, bot_id: str) -> dict:
 
 
 def model_steps(home: Home, bot_id: str) -> dict:
-    """Whether a model can run the bot's model steps (its own instance, else the helper), and which; else why not."""
-    from ..core.models.instances import KEY_MISSING, ModelUnavailable, choose_route, key_state, missing_key_sentence
+    """Whether a model can run the bot's model steps (its own instance or engine, else the helper), through what,
+    and the sentence the app and `omb-tui models` show; else why not."""
+    from ..core.models import what_runs
 
-    try:
-        route = choose_route(home, bot_id)
-    except ModelUnavailable as problem:
-        return {"canRun": False, "why": problem.reason}
-    if key_state(route.instance) == KEY_MISSING:
-        return {"canRun": False, "why": missing_key_sentence(route.instance)}
-    return {"canRun": True, "instance": route.instance.id, "model": route.model, "viaHelper": route.via_helper}
+    steps = what_runs.model_steps(home, bot_id)
+    said = {"through": steps.through, "engine": steps.engine, "sentence": steps.sentence}
+    if not steps.runs:
+        return {"canRun": False, "why": steps.why, **said}
+    via_helper = steps.through == what_runs.THROUGH_HELPER
+    return {"canRun": True, "instance": steps.instance, "model": steps.model, "viaHelper": via_helper, **said}
 
 
 def run_tidy(home: Home, bot_id: str) -> dict:

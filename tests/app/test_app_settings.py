@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from rich.text import Text
 from support.app_helpers import PicturedHome, add_bot, open_settings, settle
+from support.app_helpers import static_text as text_of
 from textual.widgets import Static
 
 from omb_tui.app.app import make_app
@@ -55,16 +53,6 @@ async def tab_to(pilot, widget) -> None:
             return
         await pilot.press("tab")
     raise AssertionError(f"tab never reached {widget}")
-
-
-def text_of(screen, selector: str) -> str:
-    """The plain text a Static shows, tables included."""
-    content = screen.query_one(selector, Static).content
-    if isinstance(content, (str, Text)):
-        return str(content)
-    console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
-    console.print(content)
-    return "\n".join(line.rstrip() for line in console.export_text().splitlines())
 
 
 def saved(home: Home) -> dict:

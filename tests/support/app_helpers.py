@@ -173,6 +173,22 @@ async def open_journal(pilot):
     return screen
 
 
+def static_text(screen, selector: str) -> str:
+    """The plain text a Static shows, tables included (a rich Table drawn 200 columns wide)."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+    from textual.widgets import Static
+
+    content = screen.query_one(selector, Static).content
+    if isinstance(content, (str, Text)):
+        return str(content)
+    console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+    console.print(content)
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines())
+
+
 def screen_lines(app) -> list[str]:
     """What the terminal shows, line by line, as a person reads it (from the app's own screenshot)."""
     import html

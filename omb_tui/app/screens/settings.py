@@ -24,6 +24,8 @@ from textual.widgets import Footer, Header, Static, Switch
 
 from ...core.base import clock
 from ...core.memory.settings import AppConfig, BotSettings, load_bot_settings, load_config, update_bot_settings
+from ...core.models.instances import helper_problem
+from ...core.models.what_runs import model_steps
 from ..styles import style_path
 from .base import BotScreen
 
@@ -96,6 +98,7 @@ class SettingsView:
     workspace: str
     journal: str
     settings_file: str
+    model_steps: str = ""  # what runs the bot's model steps, in the core's sentence (models/what_runs.py)
 
 
 class SettingsRead(Message, bubble=False):
@@ -244,6 +247,7 @@ class SettingsScreen(BotScreen):
             config = load_config(home)
         except Exception as exc:
             config_error = str(exc)
+        steps = model_steps(home, bot_id, config)
         view = SettingsView(
             bot_id=bot_id,
             settings=settings,
@@ -253,6 +257,7 @@ class SettingsScreen(BotScreen):
             workspace=str(home.workspace(bot_id)),
             journal=str(home.journal_path(bot_id)),
             settings_file=str(home.settings_path(bot_id)),
+            model_steps=steps.sentence + (f" Why: {steps.why}." if steps.why else ""),
         )
         self.post_message(SettingsRead(view))
 
@@ -288,6 +293,7 @@ class SettingsScreen(BotScreen):
                     ("Name", name),
                     ("Engine", (settings.engine if settings else None) or "not set"),
                     ("Instance", (settings.instance if settings else None) or "not set"),
+                    ("Model steps", view.model_steps),
                     ("Workspace", view.workspace),
                     ("Journal", view.journal),
                     ("Settings file", view.settings_file),
@@ -325,6 +331,8 @@ class SettingsScreen(BotScreen):
             helper = config.helper.instance_id + (f" · {config.helper.model}" if config.helper.model else "")
         if config.helper_from_environment:
             helper += " (from OMB_HELPER_INSTANCE, which wins over the file)"
+        if problem := helper_problem(config):
+            helper += f"; not used: {problem}"
         return _facts_table(
             [
                 ("Helper model", f"{helper}  · helper"),

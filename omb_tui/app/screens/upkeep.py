@@ -3,7 +3,7 @@
 Spec: memory.md, "Memory upkeep" (the upkeep switch, **Learn from group chats** = `features.roomMemoryCapture`,
 About me's **Added by your bots** with **Remove**, **Tidy up now**, the heavy-bot line with **Tidy memory**, and
 the sentence shown when no model can run the model steps) and "The helper model". Everything shown comes from
-the core (`tidy`, `last_tidy`, `last_capture`, `list_learned`, `remove_learned`, `choose_route`, `usage_report`,
+the core (`tidy`, `last_tidy`, `last_capture`, `list_learned`, `remove_learned`, `model_steps`, `usage_report`,
 `loaded_every_turn`); the switches save at once through it; the tidy-up runs in a thread under the bot's turn
 lock, as `omb-tui tidy` does.
 """
@@ -28,6 +28,7 @@ from ...core.base import clock
 from ...core.base.text import plural
 from ...core.journal.changes import Actor
 from ...core.journal.journal import HOW_SETTINGS, WHO_PERSON
+from ...core.models import what_runs
 from ..styles import style_path
 from .base import BotScreen
 
@@ -42,11 +43,9 @@ ROOMS_HELP = (
     "capture, under room rules."
 )
 # The spec: on an engine with no quick text call "the panel says so — under Memory upkeep and under Learn from
-# group chats — and only the expiry and exact-duplicate steps run, unless a helper model is set."
-NO_MODEL = (
-    "No model can run this bot's model steps, so only the expiry and exact-duplicate steps run, "
-    "unless a helper model is set."
-)
+# group chats — and only the expiry and exact-duplicate steps run, unless a helper model is set." The core's
+# sentence (models/what_runs.py) drops the "unless" where setting a helper would change nothing.
+NO_MODEL = f"{what_runs.NO_MODEL}{what_runs.UNLESS_HELPER}."
 NO_MODEL_ROOMS = "With no model for this bot, nothing is learned from its group chats either."
 HEAVY_LINE = "This bot loads a lot every turn."
 TIDYING = "Tidying up: expired entries, then duplicates, then contradictions (a model call per changed file)…"
@@ -64,6 +63,7 @@ class UpkeepView:
     errors: list[str] = field(default_factory=list)
     model_ok: bool = False
     model_line: str = ""
+    no_model_note: str = NO_MODEL  # under Memory upkeep when no model runs the model steps
     heavy: bool = False
     loaded_bytes: int = 0
     memory_bytes: int = 0
@@ -146,7 +146,8 @@ def read_view(home, bot_id: str) -> UpkeepView:
         rooms = load_config(home).room_memory_capture
     except (MemoryInputError, OSError) as exc:
         errors.append(f"{exc} Learn from group chats is locked until it reads again.")
-    model_ok, model_line = model_steps(home, bot_id)
+    steps = what_runs.model_steps(home, bot_id)
+    model_ok, model_line = model_steps(home, bot_id, steps)
     heavy, loaded_bytes, memory_bytes = False, 0, 0
     if upkeep is not None:
         try:
@@ -168,6 +169,7 @@ def read_view(home, bot_id: str) -> UpkeepView:
         errors=errors,
         model_ok=model_ok,
         model_line=model_line,
+        no_model_note=steps.sentence if not steps.runs else NO_MODEL,
         heavy=heavy,
         loaded_bytes=loaded_bytes,
         memory_bytes=memory_bytes,
@@ -190,27 +192,18 @@ def guard_text(home, bot_id: str) -> str:
         return str(exc)
 
 
-def model_steps(home, bot_id: str) -> tuple[bool, str]:
-    """Whether the bot's own instance or the helper can run the model steps, and which; else why neither can
-    (the spec's sentence itself is shown under both switches)."""
-    from ...core.files.paths import quoted
-    from ...core.models.instances import KEY_MISSING, ModelUnavailable, choose_route, key_state, missing_key_sentence
-
-    try:
-        route = choose_route(home, bot_id)
-    except ModelUnavailable as problem:
-        return False, f"Why no model: {problem.reason.rstrip('.')}."
-    if key_state(route.instance) == KEY_MISSING:
-        return False, f"Why no model: {missing_key_sentence(route.instance)}."
-    where = f"instance {quoted(route.instance.id)} · {route.model}"
-    if route.via_helper:
-        return True, f"The helper model runs the model steps ({where}): this bot has no instance of its own."
-    return True, f"The bot's own {where} runs the model steps."
+def model_steps(home, bot_id: str, steps: what_runs.ModelSteps | None = None) -> tuple[bool, str]:
+    """Whether the bot's own instance or engine, or the helper, can run the model steps, and which; else why none
+    can (the core's sentence for that is shown under both switches)."""
+    steps = steps or what_runs.model_steps(home, bot_id)
+    if not steps.runs:
+        return False, f"Why no model: {steps.why}."
+    return True, steps.sentence
 
 
 def month_usage(home, bot_id: str) -> dict:
     """This month's model calls written for the bot (usage's month is UTC's, as `omb-tui usage` counts it)."""
-    from ...core.models.usage import month_of, usage_report
+    from ...core.models.usage import is_plan_call, month_of, plan_cost, usage_report
 
     month = month_of(clock.now_utc())
     rows = usage_report(home, month, bot_id)["rows"]
@@ -222,6 +215,8 @@ def month_usage(home, bot_id: str) -> dict:
         "completion_tokens": sum(row.get("completion_tokens") or 0 for row in rows),
         "cost_usd": sum(row["cost_usd"] for row in rows if type(row.get("cost_usd")) in (int, float)),
         "jobs": Counter(str(row.get("job") or "other") for row in rows),
+        "plan_calls": sum(1 for row in rows if is_plan_call(row)),
+        "plan_cost_usd": sum(plan_cost(row) for row in rows),
     }
 
 
@@ -274,9 +269,14 @@ def usage_text(usage: dict) -> str:
         return f"No model calls for this bot this month ({usage.get('month')})."
     jobs = ", ".join(f"{job} {count}" for job, count in sorted(usage["jobs"].items()))
     failed = f", {usage['failed']:,} failed" if usage["failed"] else ""
+    plan = ""
+    if usage.get("plan_calls"):  # an engine's calls cost no money per call: the plan's quota, not the spend limit
+        plan = f" · {plural(usage['plan_calls'], 'call', grouped=True)} on your plan"
+        if usage.get("plan_cost_usd"):
+            plan += f" (${usage['plan_cost_usd']:.4f} reported, not counted)"
     return (
         f"{usage['month']}: {plural(usage['calls'], 'call', grouped=True)}{failed} ({jobs}) · "
-        f"{usage['prompt_tokens']:,} tokens in, {usage['completion_tokens']:,} out · ${usage['cost_usd']:.4f}"
+        f"{usage['prompt_tokens']:,} tokens in, {usage['completion_tokens']:,} out · ${usage['cost_usd']:.4f}{plan}"
     )
 
 
@@ -405,7 +405,7 @@ class UpkeepScreen(BotScreen):
         self._say_states()
         for name in ("upkeep", "rooms"):
             note = self.query_one(f"#no-model-{name}", Static)
-            note.update(NO_MODEL if name == "upkeep" else NO_MODEL_ROOMS)
+            note.update(Text(view.no_model_note if name == "upkeep" else NO_MODEL_ROOMS))
             note.display = not view.model_ok
         model = self.query_one("#upkeep-model", Static)
         model.update(Text(view.model_line))

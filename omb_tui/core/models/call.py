@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.text_checks import text_problem
 from ..files.paths import Home, quoted
 from ..journal.journal import now_iso
 from ..memory import environment
 from ..memory.settings import ModelInstance
+from .answer import RUN_DEADLINE_PASSED, ModelAnswer, answer_problem, text_of
 from .bounded_http import bounded, cut_in
 from .instances import (
     ModelUnavailable,
@@ -50,7 +50,6 @@ from .output_modes import (
     remember,
     shape_request,
 )
-from .structured import MAX_ANSWER_CHARS, UnusableAnswer, parse_json_answer, schema_problem, too_long
 from .time_limits import (
     CallTimes,
     DeadlinePassed,
@@ -79,7 +78,6 @@ NO_KEY = "no-key-needed"  # sent when an instance names no key, so litellm never
 TEST_PROMPT = 'Reply with the JSON object {"ok": true}'
 TEST_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 JSON_MODE = JSON_OBJECT  # the name before output_modes.py
-RUN_DEADLINE_PASSED = "the run's deadline passed before the call could be made"
 # The bytes a chat answer may take on the wire: MAX_ANSWER_CHARS escaped as \uXXXX, or streamed a token an event
 # (some 250 bytes of framing each), with room to spare; past it the answer is refused before it is read whole.
 MAX_ANSWER_BYTES = 16 * 1024 * 1024
@@ -113,16 +111,6 @@ def concurrent_calls(most: int) -> Iterator[None]:
         yield
     finally:
         _call_slots = before
-
-
-@dataclass
-class ModelAnswer:
-    text: str  # the assistant's text ("" when it only called tools)
-    tool_calls: list[dict]  # OpenAI shape: [{"id", "type": "function", "function": {"name", "arguments"}}]
-    data: object | None  # the parsed JSON when a schema was asked for
-    message: dict  # the assistant message to append to the conversation for the next round
-    usage_row: dict  # the row written to usage
-    output_mode: str | None = None  # how JSON was asked for (output_modes.LADDER), when a schema was given
 
 
 def complete(
@@ -264,6 +252,7 @@ class InstanceCheck:
     latency_ms: int | None
     problem: str | None
     output_mode: str | None = None  # how the instance takes a request for JSON, learned by this call
+    engine: str | None = None  # the engine that answered, for an engine instance
 
     def to_dict(self) -> dict:
         return {
@@ -273,6 +262,7 @@ class InstanceCheck:
             "latency_ms": self.latency_ms,
             "error": self.problem,
             "output_mode": self.output_mode,
+            "engine": self.engine,
         }
 
 
@@ -296,8 +286,11 @@ def check_instance(home: Home, instance: ModelInstance, monthly_spend_usd: float
             read_answer=False,
         )
     except ModelUnavailable as problem:
-        return InstanceCheck(instance.id, instance.model, False, None, problem.reason)
-    return InstanceCheck(instance.id, instance.model, True, answer.usage_row["duration_ms"], None, answer.output_mode)
+        return InstanceCheck(instance.id, instance.label, False, None, problem.reason, engine=instance.engine)
+    model = instance.model if instance.engine is None else answer.usage_row.get("model") or instance.label
+    return InstanceCheck(
+        instance.id, model, True, answer.usage_row["duration_ms"], None, answer.output_mode, engine=instance.engine
+    )
 
 
 # ----- the request -----
@@ -515,7 +508,7 @@ def response_cost(litellm: Any, response: Any) -> tuple[float | None, str]:
 
 def _answer(response: Any, row: dict) -> ModelAnswer:
     message = response.choices[0].message
-    content = _text(message.content)  # a list of parts, or anything else but text, is no text
+    content = text_of(message.content)  # a list of parts, or anything else but text, is no text
     tool_calls = [
         {
             "id": call.id,
@@ -528,32 +521,3 @@ def _answer(response: Any, row: dict) -> ModelAnswer:
     if tool_calls:
         assistant["tool_calls"] = tool_calls
     return ModelAnswer(text=content, tool_calls=tool_calls, data=None, message=assistant, usage_row=row)
-
-
-def _text(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def answer_problem(answer: ModelAnswer, schema: dict | None, *, checked: object | None = None) -> str | None:
-    """Why the answer cannot be used, as a phrase to follow "answered, but"; None when it can, and then
-    answer.data holds the JSON asked for. The size is bounded before anything reads the answer; a tool call's
-    arguments are checked by the tool that runs them (tools.run_tool), the text here. `checked`: JSON a CLI
-    already parsed against the schema (an engine's own schema support), checked here again all the same."""
-    size = len(answer.text) + sum(len(_text(call["function"]["arguments"])) for call in answer.tool_calls)
-    if size > MAX_ANSWER_CHARS:
-        return too_long("the answer", size)
-    if schema is None:  # an empty answer is the caller's to word (a chat turn with nothing said, `models test`)
-        return text_problem(answer.text)
-    if answer.tool_calls:
-        return "the answer called tools instead of answering with JSON"
-    if checked is not None:
-        data = checked
-    else:
-        try:
-            data = parse_json_answer(answer.text, schema)
-        except UnusableAnswer as exc:
-            return str(exc)
-    problem = schema_problem(data, schema)
-    if problem is None:
-        answer.data = data
-    return problem

@@ -13,6 +13,7 @@ import time
 
 from ..files.paths import Home, quoted
 from ..journal.journal import now_iso
+from .answer import RUN_DEADLINE_PASSED, ModelAnswer, answer_problem
 from .engines import EngineCall, EngineFailed, EngineReply, flatten, run_engine
 from .instances import ModelUnavailable, Route
 from .night_budget import night_refusal
@@ -21,7 +22,11 @@ from .time_limits import DeadlinePassed, call_times, instance_slot
 from .usage import COST_NO_ANSWER, COST_PLAN, record_usage
 
 ENGINE_SCHEMA_NATIVE = "engine schema"  # output_mode of a call whose CLI checked the JSON itself
-TOOLS_REFUSED = "runs on the {engine} engine, which answers memory's background steps only, with every tool off"
+# A chat turn offers the bot's tools; an engine call runs none, so it cannot take the turn (docs/models.md, "Engines").
+TOOLS_REFUSED = (
+    "chat turns need an API instance: instance {instance} runs on the {engine} engine, which takes only memory's "
+    "background steps (capture, organize, the tidy-up, compaction), with every tool off"
+)
 
 
 def call_engine(
@@ -36,12 +41,12 @@ def call_engine(
     read_answer: bool = True,
 ):
     """The engine's answer as a ModelAnswer, or ModelUnavailable; one usage row either way once the call began."""
-    from .call import RUN_DEADLINE_PASSED, ModelAnswer, answer_problem
-
     instance = route.instance
     engine = instance.engine or ""
     if tools:  # a chat turn's tool loop: an isolated engine call runs no tool, so it cannot take the turn
-        raise ModelUnavailable(f"instance {quoted(instance.id)} {TOOLS_REFUSED.format(engine=engine)}")
+        raise ModelUnavailable(
+            TOOLS_REFUSED.format(instance=quoted(instance.id), engine=engine), via_helper=route.via_helper
+        )
     if night_stop := night_refusal(home, route.bot_id):
         raise ModelUnavailable(night_stop, via_helper=route.via_helper)
     try:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..files.paths import Home, MemoryInputError, quoted
 from ..memory import environment
-from ..memory.settings import AppConfig, ModelInstance, load_bot_settings, load_config
+from ..memory.settings import ENGINE_CLAUDE_CODE, AppConfig, ModelInstance, load_bot_settings, load_config
 
 log = logging.getLogger("omb_tui.models")
 
@@ -25,6 +25,8 @@ TEST_TRIGGER = "models test"  # usage's triggered_by for `omb-tui models test`
 KEY_SET, KEY_MISSING, KEY_NONE_NEEDED = "set", "missing", "none needed"
 SOURCE_ENV, SOURCE_FILE, SOURCE_OFF = "env", "file", "off"
 USES_INSTANCE, USES_HELPER, USES_NONE = "instance", "helper", "none"
+# The spec's helper "has to be Claude or an API model": Codex and ACP agents start a whole agent for each call.
+HELPER_ENGINES = (ENGINE_CLAUDE_CODE,)
 
 
 class ModelUnavailable(Exception):
@@ -98,7 +100,29 @@ def _helper_route(config: AppConfig, bot_id: str) -> Route:
         raise ModelUnavailable(
             f"the helper's instance {quoted(helper.instance_id)} is not among config.json's instances", via_helper=True
         )
+    if instance.engine is not None and instance.engine not in HELPER_ENGINES:
+        raise ModelUnavailable(helper_engine_refused(instance), via_helper=True)
     return Route(bot_id, instance, helper_model_name(instance, helper.model), via_helper=True)
+
+
+def helper_engine_refused(instance: ModelInstance) -> str:
+    """Why an engine instance named as the helper is not used, as one phrase."""
+    return (
+        f"the helper's instance {quoted(instance.id)} runs on the {instance.engine} engine, "
+        f"and the helper must be Claude ({ENGINE_CLAUDE_CODE}) or an API model"
+    )
+
+
+def helper_problem(config: AppConfig) -> str | None:
+    """Why the helper named in config.json or OMB_HELPER_INSTANCE is not used (an unknown instance, or Codex or an
+    ACP agent), as one phrase; None when it is used or none is named."""
+    if config.helper is None:
+        return None
+    try:
+        _helper_route(config, "")
+    except ModelUnavailable as problem:
+        return problem.reason
+    return None
 
 
 def config_for_calls(home: Home) -> AppConfig:
@@ -153,58 +177,3 @@ def forget_said() -> None:
     """Start the once-only log lines afresh (for tests, and for a long-running process that wants to)."""
     with _said_lock:
         _said.clear()
-
-
-# ----- what `omb-tui models` shows -----
-def describe_models(home: Home, environ: Mapping[str, str] | None = None) -> dict:
-    """Instances, the helper and where each bot's jobs go, as `omb-tui models --json` prints them."""
-    config = load_config(home, environ)
-    instances = [
-        {
-            "id": i.id,
-            "model": i.model,
-            "api_base": i.api_base,
-            "key": key_state(i, environ),
-            "api_key_env": i.api_key_env,
-            "timeout": i.timeout,
-            "stream": i.stream,
-            "idle_timeout": i.idle_timeout,
-            "context_tokens": i.context_tokens,
-            "concurrency": i.concurrency,
-            "output_mode": i.output_mode,
-            "engine": i.engine,
-            "command": list(i.command) if i.command else None,
-        }
-        for i in config.instances.values()
-    ]
-    helper = config.helper
-    return {
-        "instances": instances,
-        "helper": {
-            "instanceId": helper.instance_id if helper else None,
-            "model": helper.model if helper else None,
-            "source": helper_source(config),
-        },
-        "bots": [_bot_route(home, config, bot_id) for bot_id in home.bot_ids()],
-    }
-
-
-def _bot_route(home: Home, config: AppConfig, bot_id: str) -> dict:
-    row: dict = {"id": bot_id, "uses": USES_NONE, "instance": None}
-    try:
-        settings = load_bot_settings(home, bot_id)
-    except MemoryInputError as exc:  # one broken settings file does not hide the other bots
-        return {**row, "problem": str(exc)}
-    if settings.instance:
-        row.update(uses=USES_INSTANCE, instance=settings.instance)
-        if settings.instance not in config.instances:
-            row["problem"] = f"the instance {quoted(settings.instance)} is not among config.json's instances."
-    elif not settings.helper_model:
-        row["problem"] = "kept off the helper by helperModel: false."
-    elif config.helper is not None:
-        row.update(uses=USES_HELPER, instance=config.helper.instance_id)
-        if config.helper.instance_id not in config.instances:
-            row["problem"] = (
-                f"the helper's instance {quoted(config.helper.instance_id)} is not among config.json's instances."
-            )
-    return row

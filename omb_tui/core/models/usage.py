@@ -47,6 +47,10 @@ ROW_FIELDS = (
     "attempts",
     "error",
 )
+# Fields an engine's call adds (engine_call.py), given after ROW_FIELDS by `omb-tui usage --json` and --csv:
+# the engine, what the CLI reported the call would cost on the person's plan, and whether it was dropped.
+PLAN_FIELDS = ("engine", "plan_cost_usd", "dropped")
+REPORT_FIELDS = ROW_FIELDS + PLAN_FIELDS
 # `cost`: how cost_usd was found.
 COST_PRICED = "litellm"  # litellm's own price list knows the model
 COST_UNKNOWN = "unknown"  # it does not: cost_usd is empty and counts as 0 toward the limit
@@ -151,7 +155,7 @@ def _cost(row: dict) -> float:
 def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
     """The month's rows (of one bot, when given), totals per bot and model, and the total cost."""
     rows = [row for row in read_usage(home, month) if bot_id is None or row.get("bot") == bot_id]
-    shown = [{name: row.get(name) for name in ROW_FIELDS} for row in rows]
+    shown = [{name: row.get(name) for name in REPORT_FIELDS} for row in rows]
     totals: dict[tuple, dict] = defaultdict(
         lambda: {
             "calls": 0,
@@ -160,6 +164,8 @@ def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
             "completion_tokens": 0,
             "cost_usd": 0.0,
             "unknown_cost": 0,
+            "plan_calls": 0,
+            "plan_cost_usd": 0.0,
         }
     )
     for row in shown:
@@ -170,6 +176,8 @@ def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
         total["completion_tokens"] += row["completion_tokens"] or 0
         total["cost_usd"] += _cost(row)
         total["unknown_cost"] += 1 if row["cost"] == COST_UNKNOWN else 0
+        total["plan_calls"] += 1 if is_plan_call(row) else 0
+        total["plan_cost_usd"] += plan_cost(row)
     return {
         "month": month,
         "rows": shown,
@@ -177,15 +185,28 @@ def usage_report(home: Home, month: str, bot_id: str | None = None) -> dict:
             {"bot": bot or None, "model": model or None, **values} for (bot, model), values in sorted(totals.items())
         ],
         "total_cost_usd": round(sum(_cost(row) for row in shown), 6),
+        "plan_cost_usd": round(sum(plan_cost(row) for row in shown), 6),
     }
+
+
+def is_plan_call(row: dict) -> bool:
+    """A call an engine made on the person's plan: its money is the plan's, never counted toward the limit. A call
+    an engine dropped before any usage was reported is one too (it went out on the plan all the same)."""
+    return row.get("cost") == COST_PLAN or bool(row.get("engine"))
+
+
+def plan_cost(row: dict) -> float:
+    """What the engine's CLI reported the call would cost (0 when it reported nothing): shown, never spent."""
+    cost = row.get("plan_cost_usd")
+    return float(cost) if type(cost) is int or type(cost) is float else 0.0
 
 
 def usage_csv(rows: list[dict]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=ROW_FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=REPORT_FIELDS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({name: _csv_cell(row.get(name)) for name in ROW_FIELDS})
+        writer.writerow({name: _csv_cell(row.get(name)) for name in REPORT_FIELDS})
     return out.getvalue()
 
 

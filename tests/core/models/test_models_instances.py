@@ -12,9 +12,9 @@ from omb_tui.core.models.instances import (
     HELPER_TRIGGER,
     ModelUnavailable,
     choose_route,
-    describe_models,
     helper_model_name,
 )
+from omb_tui.core.models.what_runs import describe_models
 
 INSTANCES = {
     "claude": {"model": "anthropic/claude-haiku-4-5", "api_key_env": "OMB_TEST_CLAUDE_KEY"},
@@ -168,9 +168,14 @@ def test_models_command_json_and_text(run_cli, home, monkeypatch):
     assert result.code == 0
     data = json.loads(result.out)
     assert {i["id"]: i["key"] for i in data["instances"]} == {"claude": "missing", "local": "none needed"}
-    assert data["helper"]["source"] == "env" and data["bots"] == [
-        {"id": "scout", "uses": "helper", "instance": "local"}
-    ]
+    assert data["helper"]["source"] == "env"
+    [bot] = data["bots"]
+    assert {key: bot[key] for key in ("id", "uses", "instance")} == {
+        "id": "scout",
+        "uses": "helper",
+        "instance": "local",
+    }
+    assert "problem" not in bot and bot["model_steps"]["through"] == "helper"
     text = run_cli("models")
     assert text.code == 0
     assert (

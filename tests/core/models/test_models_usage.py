@@ -14,7 +14,7 @@ from support.fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 
 from omb_tui.core.base import clock
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import ModelUnavailable, complete
-from omb_tui.core.models.usage import ROW_FIELDS, read_usage, usage_path
+from omb_tui.core.models.usage import REPORT_FIELDS, ROW_FIELDS, read_usage, usage_path
 
 pytestmark = pytest.mark.dates
 
@@ -147,8 +147,11 @@ def test_usage_json_has_the_rows_and_the_total(run_cli, llm_home, fake_llm):
             "completion_tokens": 4,
             "cost_usd": pytest.approx(data["total_cost_usd"]),
             "unknown_cost": 0,
+            "plan_calls": 0,
+            "plan_cost_usd": 0.0,
         }
     ]
+    assert data["plan_cost_usd"] == 0
 
 
 def test_usage_csv_has_the_same_columns(run_cli, llm_home, fake_llm):
@@ -158,7 +161,8 @@ def test_usage_csv_has_the_same_columns(run_cli, llm_home, fake_llm):
         complete(llm_home, "scout", "capture", HELLO)
     result = run_cli("usage", "--csv")
     table = list(csv.DictReader(io.StringIO(result.out)))
-    assert list(table[0]) == list(ROW_FIELDS) and list(ROW_FIELDS)[:10] == ISSUE_ROW_FIELDS
+    assert list(table[0]) == list(REPORT_FIELDS) and list(REPORT_FIELDS)[:10] == ISSUE_ROW_FIELDS
+    assert REPORT_FIELDS[: len(ROW_FIELDS)] == ROW_FIELDS  # the engines' columns come after every earlier one
     assert [(r["ok"], r["cost_usd"], r["cost"], r["triggered_by"]) for r in table] == [
         ("true", "", "unknown", "Helper model"),
         ("false", "0.0", "no answer", "Helper model"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -30,6 +31,8 @@ END_GRACE_S = 2.0  # after SIGTERM, how long the group has before SIGKILL
 INSTALL_HINTS = {"claude-code": "install Claude Code", "codex": "install Codex", "acp": "install the agent"}
 
 _EOF = object()
+_ALARM = object()
+ALARM_WINDOW_BYTES = 1024  # how much of stderr's previous chunk an alarm may straddle
 
 
 @contextlib.contextmanager
@@ -55,7 +58,9 @@ def resolve_program(call: EngineCall, environ: Mapping[str, str] | None = None) 
 
 class AgentProcess:
     """A started agent CLI: its stdout read line by line within the call's time, its stdin open for a protocol
-    (ACP) or closed after the prompt, its stderr's end kept. Use as a context manager: leaving it ends the group."""
+    (ACP) or closed after the prompt, its stderr's end kept, and watched for `stderr_alarm` where a CLI reports
+    on stderr only what must end the call (Codex's refused tool call). Use as a context manager: leaving it ends
+    the group."""
 
     def __init__(
         self,
@@ -66,8 +71,11 @@ class AgentProcess:
         seconds: float,
         stdin_text: str | None = None,
         keep_stdin: bool = False,
+        stderr_alarm: re.Pattern[bytes] | None = None,
     ) -> None:
         self.argv, self.ends_at = argv, time.monotonic() + seconds
+        self.stderr_alarm = stderr_alarm
+        self.alarm: re.Match[bytes] | None = None  # the alarm's match, once stderr showed it
         self.seconds = seconds
         self._lines: queue.Queue[object] = queue.Queue()
         self._stderr: deque[bytes] = deque()
@@ -86,7 +94,8 @@ class AgentProcess:
         except OSError as exc:
             raise EngineFailed(f"`{argv[0]}` could not be started: {exc.strerror or exc}") from None
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
         assert self.process.stdin is not None
         if stdin_text is not None:
             self.write(stdin_text.encode())
@@ -118,29 +127,42 @@ class AgentProcess:
             pass
         finally:
             self._lines.put(_EOF)
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
 
     def _read_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
+        window = b""
         with contextlib.suppress(OSError, ValueError):
             for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+                if self.stderr_alarm is not None and self.alarm is None:
+                    self.alarm = self.stderr_alarm.search(window + chunk)
+                    if self.alarm is not None:
+                        self._lines.put(_ALARM)  # wakes lines(), which ends the group before anything else
+                    window = (window + chunk)[-ALARM_WINDOW_BYTES:]
                 self._stderr.append(chunk)
                 self._stderr_size += len(chunk)
                 while self._stderr_size - len(self._stderr[0]) >= STDERR_KEPT_BYTES and len(self._stderr) > 1:
                     self._stderr_size -= len(self._stderr.popleft())
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
     def lines(self) -> Iterator[bytes]:
-        """Each line the agent prints, until it closes stdout. EngineFailed when the call's time runs out or the
-        agent prints more than MAX_OUTPUT_BYTES (the group is ended first)."""
+        """Each line the agent prints, until it closes stdout or stderr shows the alarm (then the group is ended
+        first and `alarm` holds the match). EngineFailed when the call's time runs out or the agent prints more
+        than MAX_OUTPUT_BYTES (the group is ended first)."""
         while True:
             left = self.ends_at - time.monotonic()
             if left <= 0:
-                self.end()
-                raise EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended")
+                raise self._timed_out()
             try:
                 line = self._lines.get(timeout=left)
             except queue.Empty:
                 continue
+            if line is _ALARM:
+                self.end()
+                return
             if line is _EOF:
                 if self.flooded:
                     self.end()
@@ -152,20 +174,43 @@ class AgentProcess:
             yield line
 
     def write(self, data: bytes) -> None:
-        """Send `data` on stdin (a protocol message); a closed stdin means the agent is gone, which the reader sees."""
+        """Send `data` on stdin (a prompt, a protocol message) within the call's time: an agent that stops reading
+        cannot hold the call past it. A closed stdin means the agent is gone, which the reader sees."""
         stdin = self.process.stdin
         assert stdin is not None
-        with contextlib.suppress(OSError, ValueError):
-            stdin.write(data)
-            stdin.flush()
+        sent = threading.Event()
+        try:
+            descriptor = os.dup(stdin.fileno())  # its own: ending the call never waits on a writer, nor reuses it
+        except (OSError, ValueError):
+            return
+
+        def send() -> None:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view) :]
+            except OSError:
+                pass
+            finally:
+                os.close(descriptor)
+                sent.set()
+
+        threading.Thread(target=send, daemon=True).start()
+        if not sent.wait(max(0.0, self.ends_at - time.monotonic())):
+            raise self._timed_out()
 
     def wait(self) -> int:
         """The exit status, within what is left of the call's time (the group is ended when it runs out)."""
         try:
-            return self.process.wait(timeout=max(0.0, self.ends_at - time.monotonic()))
+            status = self.process.wait(timeout=max(0.0, self.ends_at - time.monotonic()))
         except subprocess.TimeoutExpired:
-            self.end()
-            raise EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended") from None
+            raise self._timed_out() from None
+        self._stderr_reader.join(timeout=END_GRACE_S)  # its last words read, so an alarm in them is seen
+        return status
+
+    def _timed_out(self) -> EngineFailed:
+        self.end()
+        return EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended")
 
     @property
     def name(self) -> str:
@@ -180,26 +225,47 @@ class AgentProcess:
     def end(self) -> None:
         """End the whole group: SIGTERM, then SIGKILL after END_GRACE_S; safe to call more than once."""
         group = self.process.pid
-        for sig, grace in ((signal.SIGTERM, END_GRACE_S), (signal.SIGKILL, END_GRACE_S)):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(group, sig)
             except (ProcessLookupError, PermissionError):
                 break  # no process of the group is left
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=grace)
-            if not _group_alive(group):
+            if self._group_ended(END_GRACE_S):
                 break
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=END_GRACE_S)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        # stdout and stderr are closed by their readers at their end: closing them here would wait on a reader
+        # blocked on a process that left the group and still holds the pipe
+        with contextlib.suppress(OSError, ValueError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+
+    def _group_ended(self, seconds: float) -> bool:
+        """Whether every process of the group ended within `seconds` (the leader is reaped as it ends)."""
+        ends = time.monotonic() + seconds
+        while True:
+            self.process.poll()
+            if not _group_alive(self.process.pid):
+                return True
+            if time.monotonic() >= ends:
+                return False
+            time.sleep(0.01)
 
 
 def _group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
+    """Whether a process of `group` still runs. Where /proc lists them, one that ended and waits for its parent
+    to collect it (a zombie, which no signal reaches) does not count: an orphan's may never be collected."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+                    return True
+    return False
