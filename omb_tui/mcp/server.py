@@ -38,7 +38,7 @@ from .. import __version__
 from ..core.files.paths import MemoryInputError
 from ..core.redaction.redact import redact
 from ..core.team.storage import teams_dir
-from ..core.turn.agent_session import AgentSession, chat_id_for, open_session
+from ..core.turn.agent_session import AgentSession, chat_id_for, open_session, session_title
 from ..core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
@@ -74,12 +74,16 @@ def instructions(bot: BotMemory) -> str:
 class MemoryServer:
     """The handlers of one server: the bot, the sessions of the clients that call it, what they subscribed to."""
 
-    def __init__(self, bot: BotMemory, *, watch: bool = True, agent_session_id: str | None = None) -> None:
+    def __init__(
+        self, bot: BotMemory, *, watch: bool = True, agent_session_id: str | None = None, cwd: str | None = None
+    ) -> None:
         """`agent_session_id`: the Claude Code session that started this server over stdio, when it said which
-        (CLAUDE_CODE_SESSION_ID in the client's environment); over HTTP a session is always the client's own."""
+        (CLAUDE_CODE_SESSION_ID in the client's environment); over HTTP a session is always the client's own.
+        `cwd`: the folder the client started the server in (the project's), which names the session's chat."""
         self.bot = bot
         self.watch = watch
         self.agent_session_id = (agent_session_id or "").strip()
+        self.cwd = cwd
         self.sessions = Sessions(self._agent_session if self.agent_session_id else None)
         self.bus = InMemorySubscriptionBus()  # the 2026-07-28 listen streams
         self.connected: dict[Session, ServerSession] = {}  # the handshake era: each session's newest channel
@@ -89,11 +93,13 @@ class MemoryServer:
         self.calls_running = 0  # tool calls whose work (a write, in a worker thread) has not returned yet
 
     def _agent_session(self) -> AgentSession | None:
-        """The Claude Code session that started this server (stdio), when Claude Code said which: its chat is
-        opened (as its first prompt would) so its writes, its file edits and its turns are one chat and one run."""
+        """The Claude Code session that started this server (stdio), when Claude Code said which: its chat, opened
+        at the session's first write when its prompt hook has not opened it yet, with the hooks' title and person,
+        so its writes, its file edits and its turns are one chat and one run."""
         session_id = self.agent_session_id
         try:
-            return open_session(self.bot.home, self.bot.id, session_id, title="Claude Code")
+            title = session_title(self.cwd)
+            return open_session(self.bot.home, self.bot.id, session_id, person=self.bot.person, title=title)
         except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
             log.warning("%s: could not open Claude Code's session %s: %s", self.bot.id, chat_id_for(session_id), exc)
             return None
@@ -207,7 +213,7 @@ class MemoryServer:
             try:
                 await send(channel)
             except Exception as exc:  # the client left (or never opened a stream for these): it hears nothing
-                log.debug("%s: could not be told of a change: %s", session.chat, exc)
+                log.debug("%s: could not be told of a change: %s", session.client, exc)
                 self.connected.pop(session, None)
                 self.subscribed.pop(session, None)
 

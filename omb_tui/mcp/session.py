@@ -10,7 +10,6 @@ undo-run takes it back (docs/mcp.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..core.runs.run import new_run_id
 from ..core.turn.agent_session import AgentSession
@@ -28,27 +27,51 @@ def client_name(given: object) -> str:
     return name if len(name) <= CLIENT_NAME_MAX_CHARS else name[: CLIENT_NAME_MAX_CHARS - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True)
 class Session:
-    """One client's session: its name and the run every row it writes carries."""
+    """One client's session: its name and the run every row it writes carries.
 
-    client: str
-    run: str = field(default_factory=new_run_id)
-    agent_chat: str | None = None  # a Claude Code session's own chat of the bot (core/turn/agent_session.py)
+    An agent's session (Claude Code's, when it said which) is its chat of the bot, opened only when a write needs
+    it (`agent`, called once then): a client that connects and lists the tools (`claude mcp list` connects every
+    server) leaves no chat behind, and the prompt hook, which comes first in a real turn, names the chat's person
+    and title."""
+
+    def __init__(self, client: str, agent: Callable[[], AgentSession | None] | None = None) -> None:
+        self.client = client
+        self._agent = agent
+        self._own_run: str | None = None
+        self._opened: AgentSession | None = None
+
+    def _agent_session(self) -> AgentSession | None:
+        if self._agent is not None:
+            self._opened, self._agent = self._agent(), None  # asked once: a chat that cannot be made stays unmade
+        return self._opened
+
+    @property
+    def run(self) -> str:
+        agent = self._agent_session()
+        if agent is not None:
+            return agent.run
+        if self._own_run is None:
+            self._own_run = new_run_id()
+        return self._own_run
 
     @property
     def chat(self) -> str:
-        """The chat its journal rows name: a Claude Code session's chat, the one its hooks record its turns in;
+        """The chat its journal rows name: an agent session's chat, the one its hooks record its turns in;
         else the client and the session, as `omb-tui journal` shows them."""
-        return self.agent_chat or f"{self.client} (MCP session {self.run})"
+        agent = self._agent_session()
+        return agent.chat if agent is not None else f"{self.client} (MCP session {self.run})"
 
     @property
     def start(self) -> TurnStart:
         """Who began the work: the home's owner, through their client (started by them over stdio, holding their
         token over HTTP), so a preference it passes on is saved, as the library's `turn.prefer` saves it; but not
         in their own 1:1 chat of the home, so forget leaves About me alone, as the library's `turn.forget` does in a
-        conversation the home does not hold. A note names the client as its source."""
-        return TurnStart("person", person_began_it=True, own_chat=False, title=f"{self.client} (MCP)")
+        conversation the home does not hold. A note names its source: the agent session's chat by its title, else
+        the client."""
+        agent = self._agent_session()
+        title = agent.title if agent is not None and agent.title else f"{self.client} (MCP)"
+        return TurnStart("person", person_began_it=True, own_chat=False, title=title)
 
 
 class Sessions:
@@ -57,7 +80,7 @@ class Sessions:
 
     Claude Code (2.1.154 on) starts a stdio server with its session's id in CLAUDE_CODE_SESSION_ID, the id its
     hooks are sent: then the session is that Claude Code session, its chat and its run, the ones the hooks
-    record its turns in (`agent`: a function of home, bot and that id giving them)."""
+    record its turns in (`agent`: a function of home, bot and that id giving them, called at its first write)."""
 
     def __init__(self, agent: Callable[[], AgentSession | None] | None = None) -> None:
         self._sessions: dict[tuple[str, str | None], Session] = {}
@@ -67,6 +90,6 @@ class Sessions:
         name = client_name(given_name)
         key = (name, transport_session)
         if key not in self._sessions:
-            agent = self._agent() if self._agent is not None and transport_session is None else None
-            self._sessions[key] = Session(name, agent.run, agent.chat) if agent is not None else Session(name)
+            agent = self._agent if transport_session is None else None
+            self._sessions[key] = Session(name, agent)
         return self._sessions[key]
