@@ -16,6 +16,7 @@ The `agents` tier (docs/testing.md, "Tiers"): skipped when npm is not on PATH or
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -32,14 +33,14 @@ from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.agents import CODEX as CODEX_AGENT
 from omb_tui.core.models.engines import codex as codex_engine
 from omb_tui.core.turn.agent_session import existing_session
-from omb_tui.hooks import codex_config
-from omb_tui.hooks.install import HOOK_EVENTS, codex_namespace
 from omb_tui.mcp.front import ENV_IDLE
 
 pytestmark = needs_npm
 
 TIMEOUT = 300  # seconds: a first start, or a loaded machine
 BLOCK = "Your long-term memory as Scout"  # the memory block's opening line, as session-start prints it
+NAMESPACE = "mcp__omb_tui_scout"  # where Codex offers the server omb-tui-scout's tools
+EVENT_KEYS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop"}
 
 
 @pytest.fixture(scope="module")
@@ -67,17 +68,23 @@ def omb(env: dict, *argv: str, code: int = 0) -> subprocess.CompletedProcess[str
 
 def trust_hooks(env: dict, folder: Path) -> None:
     """What Codex's "Trust all and continue" records: each hook of `folder`'s hooks.json trusted as it is, in the
-    person's config.toml."""
+    person's config.toml, keyed and hashed as Codex 0.171.0 does (its `hooks/list` shows both)."""
     config = Path(env["HOME"]) / ".codex" / "config.toml"
     hooks_file = folder / "hooks.json"
     hooks = json.loads(hooks_file.read_text(encoding="utf-8"))["hooks"]
-    lines = [
-        f'\n[hooks.state."{codex_config.hook_key(str(hooks_file), event, g, h)}"]\n'
-        f'trusted_hash = "{codex_config.hook_hash(event, group.get("matcher"), handler)}"\n'
-        for event in HOOK_EVENTS.values()
-        for g, group in enumerate(hooks.get(event, []))
-        for h, handler in enumerate(group["hooks"])
-    ]
+    lines = []
+    for event, label in EVENT_KEYS.items():
+        for g, group in enumerate(hooks.get(event, [])):
+            for h, handler in enumerate(group["hooks"]):
+                normal = {
+                    "type": "command",
+                    "command": handler["command"],
+                    "timeout": handler["timeout"],
+                    "async": False,
+                }
+                identity = json.dumps({"event_name": label, "hooks": [normal]}, sort_keys=True, separators=(",", ":"))
+                digest = hashlib.sha256(identity.encode()).hexdigest()
+                lines.append(f'\n[hooks.state."{hooks_file}:{label}:{g}:{h}"]\ntrusted_hash = "sha256:{digest}"\n')
     with config.open("a", encoding="utf-8") as handle:
         handle.write("".join(lines))
 
@@ -128,7 +135,7 @@ def test_a_codex_session_is_recorded_as_one_chat_and_one_run_and_undo_run_takes_
     memory = workspace / "MEMORY.md"
     before = memory.read_bytes()
     rows_before = len(Journal(home.journal_path(BOT_ID)).rows())
-    namespace = codex_namespace(BOT_ID)
+    namespace = NAMESPACE
     script = Script(
         {
             "Note the ferry time": [
@@ -202,9 +209,7 @@ def test_a_project_install_reaches_its_bot_beside_a_user_install(codex, home, us
                 FunctionCall(
                     "memory_update", {"action": "add", "text": "Deploys go out on Tuesdays"}, "mcp__omb_tui_atlas"
                 ),
-                FunctionCall(
-                    "memory_update", {"action": "add", "text": "Prefers trains to planes"}, codex_namespace(BOT_ID)
-                ),
+                FunctionCall("memory_update", {"action": "add", "text": "Prefers trains to planes"}, NAMESPACE),
                 "Both noted.",
             ]
         }
