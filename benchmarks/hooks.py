@@ -14,9 +14,13 @@ Beside a baseline a user would compare with (`python -c pass`, the least any Pyt
 - MCP over stdio: from starting `omb-tui mcp --bot scout` to the answer to `initialize`, five times each: with no
   service running (a session's first start after 15 idle minutes: the service starts), with the home's service
   running (every other start), and in the client's own process (`OMB_TUI_MCP_SERVICE=0`, as before the service);
-  beside a bare server of the `mcp` SDK (one tool, nothing else) started the same way, and the service's memory.
+  beside a bare server of the `mcp` SDK (one tool, nothing else) started the same way, and the service's memory;
+- Claude Code's and Codex's hooks on the large home (session-start, a prompt of a session under way, stop), the
+  home's service up (the hooks' front hands each to it) and down (the hook runs in its own process, as before the
+  front): `--hook-runs` times each, every run right after a `python -c pass`, so each figure is also a ratio to
+  that baseline, taken under the same load (the load average is printed before and after).
 
-    .venv/bin/python benchmarks/hooks.py [--large-mb 30] [--fresh-mb 169] [--skip-large]
+    .venv/bin/python benchmarks/hooks.py [--large-mb 30] [--fresh-mb 169] [--skip-large] [--hooks-only]
 """
 
 from __future__ import annotations
@@ -126,14 +130,50 @@ def synthetic_home(home: Path, megabytes: int, env: dict) -> int:
     return count
 
 
-def run_hook(home: Path, hook: str, event: str, path: Path, env: dict, session: str = SESSION) -> float:
+def run_hook(
+    home: Path, hook: str, event: str, path: Path, env: dict, session: str = SESSION, agent: str = "claude-code"
+) -> float:
     data = {"session_id": session, "transcript_path": str(path), "cwd": "/work/atlas", "hook_event_name": event}
     data["prompt"] = PROMPT
     data["source"] = "startup"
-    argv = [*command(), "--home", str(home), "hook", hook, "--bot", "scout"]
+    data["last_assistant_message"] = "Hotel Baixa Rio."
+    argv = [*command(), "--home", str(home), "hook", hook, "--bot", "scout", "--agent", agent]
     start = time.perf_counter()
     subprocess.run(argv, input=json.dumps(data).encode(), env=env, capture_output=True, check=True)
     return time.perf_counter() - start
+
+
+AGENT_HOOKS = (("session-start", "SessionStart"), ("prompt", "UserPromptSubmit"), ("stop", "Stop"))
+
+
+def agent_hooks(home: Path, path: Path, env: dict, runs: int) -> None:
+    """Each agent's three hooks, service up and down: the median, and the median of each run's ratio to the
+    `python -c pass` just before it."""
+    bare_env = {name: value for name, value in env.items() if name != "PYTHONPATH"}
+
+    def python_pass() -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], env=bare_env, check=True)
+        return time.perf_counter() - start
+
+    for agent in ("claude-code", "codex"):
+        for state in ("up", "down"):
+            end_services(home)
+            if state == "up":
+                mcp_initialize(home, env)  # as the agent's MCP server starts it with the session
+            for hook, event in AGENT_HOOKS:
+                times, ratios = [], []
+                for _ in range(runs):
+                    baseline = python_pass()
+                    times.append(run_hook(home, hook, event, path, env, agent=agent))
+                    ratios.append(times[-1] / baseline)
+                if state == "up":
+                    assert running_services(home), "the service ended during the runs"
+                print(
+                    f"{agent:<12} {hook:<14} service {state:<4}  {median_ms(times)}   "
+                    f"{statistics.median(ratios):4.1f} x python -c pass"
+                )
+    end_services(home)
 
 
 def median_ms(times: list[float]) -> str:
@@ -215,8 +255,10 @@ def main() -> None:
     parser.add_argument("--large-mb", type=int, default=30)
     parser.add_argument("--fresh-mb", type=int, default=169)
     parser.add_argument("--skip-large", action="store_true", help="the demo home, the baseline and MCP only")
+    parser.add_argument("--hooks-only", action="store_true", help="the large home's agent hooks, service up and down")
+    parser.add_argument("--hook-runs", type=int, default=15, help="runs of each agent hook (default 15)")
     args = parser.parse_args()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMB_TUI_MCP_IDLE_SECONDS": "900"}
     # as an installed package has them: the modules' bytecode written (PYTHONDONTWRITEBYTECODE would leave every
     # run compiling what changed since the last one)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "omb_tui")], check=True)
@@ -225,6 +267,16 @@ def main() -> None:
         subprocess.run([*command(), "demo", "--home", str(home)], env=env, capture_output=True, check=True)
         transcript(path)
         print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+        if args.hooks_only:
+            large = Path(folder) / "large"
+            chats = synthetic_home(large, args.large_mb, env)
+            subprocess.run(
+                [*command(), "--home", str(large), "index", "scout"], env=env, capture_output=True, check=True
+            )
+            print(f"{args.large_mb} MB home ({chats:,} chats), indexed; each hook {args.hook_runs} times:")
+            agent_hooks(large, path, env, args.hook_runs)
+            print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+            return
         baseline = []
         for _ in range(RUNS):
             start = time.perf_counter()
@@ -288,6 +340,8 @@ def main() -> None:
             print(f"{named} a session's first prompt {median_ms(first)}")
             times = [run_hook(large, "prompt", "UserPromptSubmit", path, env) for _ in range(RUNS)]
             print(f"{named} each prompt after it     {median_ms(times)}")
+            print(f"{named} each agent's hooks, {args.hook_runs} times each:")
+            agent_hooks(large, path, env, args.hook_runs)
             fresh = Path(folder) / "fresh"
             chats = synthetic_home(fresh, args.fresh_mb, env)
             first = run_hook(fresh, "session-start", "SessionStart", path, env)

@@ -34,21 +34,21 @@ package at its top; each handler imports the core when it runs, so `--help` neve
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
-from ..core.base.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
-from ..core.files.paths import Home, MemoryInputError
-from ..core.redaction.data import redact_log_handlers
-from .common import HOME_HELP, CliError, OneSentenceParser, given, print_error, subcommands
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (as omb_tui/__init__.py does)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+
+# The standard library alone at the top: a hook the agent starts is answered by the home's service (hook_front.py)
+# before the core loads; every other command imports what it uses when it runs.
 
 
 def cmd_app(args: argparse.Namespace) -> int:
     from ..app.app import run_app
+    from ..core.files.paths import Home
 
     return run_app(Home(args.home))
 
@@ -57,6 +57,8 @@ def cmd_app(args: argparse.Namespace) -> int:
 def _app_only(argv: list[str]) -> argparse.Namespace | None:
     """`omb-tui`, `omb-tui --home DIR` or `--home=DIR`: the app, read without building every command's
     parser (which costs start-up time). Anything else returns None (an empty DIR too: the parser refuses it)."""
+    import argparse
+
     if not argv:
         return argparse.Namespace(home=None, **_no_command())
     if len(argv) == 2 and argv[0] == "--home" and argv[1].strip() and not argv[1].startswith("-"):
@@ -93,6 +95,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         team,
         upkeep,
     )
+    from .common import HOME_HELP, OneSentenceParser, given, subcommands
 
     parser = OneSentenceParser(
         prog="omb-tui",
@@ -121,6 +124,19 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and _command_word(sys.argv[1:]) == "hook":  # started by an agent: the home's service answers
+        from .hook_front import answer_through_service
+
+        answered = answer_through_service(sys.argv[1:])
+        if answered is not None:
+            return answered
+    import logging
+
+    from ..core.base.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
+    from ..core.files.paths import MemoryInputError
+    from ..core.redaction.data import redact_log_handlers
+    from .common import CliError, print_error
+
     logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
     redact_log_handlers()  # every log line, ours or a library's, is redacted on its way out
     logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the auto-recall log line
@@ -154,6 +170,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def finish_unfinished_restore(home_option: str | None) -> None:
     """At every start: a restore a kill stopped in this home is finished (its stage was whole) or removed (it was
     not), and stderr says which, before the command runs. One stat when there is none (docs/backup.md)."""
+    from ..core.files.paths import Home
+    from .common import print_error
+
     home = Home(home_option)
     if not home.restore_stage.is_dir():
         return
@@ -170,6 +189,8 @@ def _named_home_missing(home_option: str | None) -> str | None:
     named = home_option or os.environ.get("OMB_HOME")
     if not named:
         return None
+    from pathlib import Path
+
     path = Path(named).expanduser()
     if path.is_dir():
         return None

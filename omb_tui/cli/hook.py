@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import HOME_OPTION, OneSentenceParser, add_command, given, print_error
+from .common import HOME_OPTION, OneSentenceParser, add_command, given
 from .output import error_line, one_line
 
 AGENT_NAMES = ("claude-code", "codex")  # core/turn/agent_session.AGENTS, named here so --help loads no core
@@ -93,25 +93,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_hook(args: argparse.Namespace) -> int:
     import sys
 
-    from ..core.files.paths import Home
-    from ..hooks.run import problem_sentence, run_hook
+    from ..hooks.answer import answer_hook
+    from .hook_front import write_answer
 
-    try:
-        text = run_hook(
-            args.hook,
-            Home(args.home),
-            args.bot,
-            sys.stdin.buffer,
-            person=getattr(args, "person", None),
-            agent=args.agent,
-        )
-    except Exception as exc:  # a hook never breaks the agent's turn: one line, exit 0
-        print_error(problem_sentence(exc, args.hook))
-        return 0
-    if text:
-        from .output import write_text
-
-        write_text(text)
+    answer = answer_hook(
+        args.hook, args.home, args.bot, sys.stdin.buffer, person=getattr(args, "person", None), agent=args.agent
+    )
+    write_answer(answer.stdout, answer.stderr)  # as the front writes the service's answer: the same bytes
     return 0
 
 

@@ -6,20 +6,17 @@ import sys
 
 
 def one_line(message: str) -> str:
-    """A message as one line, redacted (a provider's error may echo a key): a newline or other control character
-    in a name it holds is escaped, not printed. Every sentence the command line prints goes through here."""
-    from ..core.base.text import printable
-    from ..core.redaction.data import redact_message  # here: the app's start-up never needs it
+    """A message as one line, redacted, a control character escaped (core/redaction/data.py)."""
+    from ..core.redaction.data import one_line as line  # here: the app's start-up never needs it
 
-    return printable(redact_message(message))
+    return line(message)
 
 
 def error_line(message: str) -> str:
-    """An error as `one_line` prints it, cut to one sentence's length: a mistake that repeats what was typed (an
-    unknown command, a bad choice) never repeats a 100 KB argument whole."""
-    from ..core.base.text import SENTENCE_MAX_CHARS, cut_to
+    """An error as `one_line` prints it, cut to one sentence's length (core/redaction/data.py)."""
+    from ..core.redaction.data import error_line as line
 
-    return one_line(cut_to(message, SENTENCE_MAX_CHARS))
+    return line(message)
 
 
 def print_json(data: object, *, unredacted: dict | None = None) -> None:

@@ -25,23 +25,30 @@ other end. The decisions:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import signal
 import socket
-import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple, NoReturn, TypeVar
 
-PROTOCOL = 2  # the hello's shape (2: the client's environment; a last line); a service of another is stale
-ENV_SWITCH = "OMB_TUI_MCP_SERVICE"  # "0": the server runs in the client's process, as before the service
+from . import address
+from .address import (  # noqa: F401 (CARRIED, ENV_SWITCH, switched_on: names callers know this module by)
+    CARRIED,
+    ENV_SWITCH,
+    PROTOCOL,
+    Unreachable,
+    code_stamp,
+    open_socket,
+    service_key,
+    switched_on,
+)
+
 ENV_IDLE = "OMB_TUI_MCP_IDLE_SECONDS"
 IDLE_SECONDS = 15 * 60
 ENV_MAX_SESSIONS = "OMB_TUI_MCP_MAX_SESSIONS"
@@ -56,42 +63,13 @@ SESSION_LOST = (
     "in it; start the session again."
 )
 ENV_SESSION_ID = "CLAUDE_CODE_SESSION_ID"  # what Claude Code (2.1.154 on) gives the stdio MCP servers it starts
-CARRIED = ("TZ", "OMB_TUI_CLOCK_SHIFT")  # a service keeps the clock it started with: one per clock
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(address.PACKAGE)
 _Number = TypeVar("_Number", int, float)
 
 
-class Unreachable(Exception):
-    """The service could not take this session: the sentence says why; the server then runs in this process."""
-
-
 def runtime_dir() -> Path:
-    """This user's folder for the service's socket, lock and log (made 0700; checked, never trusted)."""
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
-    folder = Path(base) / f"omb-tui-{os.getuid()}"
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir(mode=0o700)
-    found = os.lstat(folder)
-    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o077:
-        raise Unreachable(f"{folder} is not a folder only you can open, so no service is used.")
-    return folder
-
-
-def service_key(root: Path) -> str:
-    """Which service serves a home: its folder, with the clock and time zone the service keeps."""
-    given = [str(root.resolve()), *(f"{name}={os.environ.get(name, '')}" for name in CARRIED)]
-    return hashlib.sha256("\0".join(given).encode("utf-8", "surrogateescape")).hexdigest()[:20]
-
-
-def code_stamp() -> str:
-    """The code a service runs: every module's size and time; an install or an edit changes it."""
-    digest = hashlib.sha256(str(PROTOCOL).encode())
-    for folder, _, files in sorted(os.walk(PACKAGE)):
-        for name in sorted(files):
-            if name.endswith(".py"):
-                found = os.stat(os.path.join(folder, name))
-                digest.update(f"{folder}/{name}:{found.st_size}:{found.st_mtime_ns};".encode("utf-8", "replace"))
-    return digest.hexdigest()[:20]
+    """This user's folder for the service's socket, lock and log (address.py)."""
+    return Path(address.runtime_folder())
 
 
 def idle_seconds() -> float:
@@ -110,10 +88,6 @@ def _number_set(name: str, read: Callable[[str], _Number], default: _Number, *, 
         return max(least, read(raw)) if raw else default
     except ValueError:
         return default
-
-
-def switched_on() -> bool:
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "no", "off", "false")
 
 
 def serve_through(root: Path, bot_id: str, session_id: str | None, person: str | None = None) -> int:
@@ -145,7 +119,7 @@ def connect(root: Path, bot_id: str, session_id: str | None, person: str | None 
         "env": dict(os.environ),
     }
     for _ in range(2):
-        connection = _open(path)
+        connection = open_socket(path)
         if connection is None:
             connection = _start(root, folder / f"mcp-{key}.log", path)
         answer, after = _hello(connection, hello)
@@ -157,16 +131,6 @@ def connect(root: Path, bot_id: str, session_id: str | None, person: str | None 
     raise Unreachable("The MCP service ended, or ran other code than this install's, at both tries to connect.")
 
 
-def _open(path: Path) -> socket.socket | None:
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        connection.connect(str(path))
-    except OSError:
-        connection.close()
-        return None
-    return connection
-
-
 def _start(root: Path, log: Path, path: Path) -> socket.socket:
     """Start the service (detached: its own session, no terminal, its output to its log) and connect to it."""
     with contextlib.suppress(OSError):
@@ -175,7 +139,7 @@ def _start(root: Path, log: Path, path: Path) -> socket.socket:
     give_up = time.monotonic() + START_SECONDS
     started = _spawn(root, path, log)
     while time.monotonic() < give_up:
-        connection = _open(path)
+        connection = open_socket(path)
         if connection is not None:
             return connection
         if started.poll() is not None:

@@ -19,6 +19,8 @@ import asyncio
 import contextlib
 import contextvars
 import fcntl
+import functools
+import io
 import json
 import logging
 import os
@@ -34,6 +36,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from ..core.base.text import plural
@@ -67,8 +70,19 @@ class _ToSession(logging.Handler):
             tell(self.format(record))
 
 
+# Where a log line of a hook's call goes: into its answer, as the command line in the hook's process wrote it.
+_HOOK_LOG: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("hook_log", default=None)
+
+
+class _ToHook(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        lines = _HOOK_LOG.get()
+        if lines is not None:
+            lines.append(self.format(record) + "\n")
+
+
 def _of_no_session(record: logging.LogRecord) -> bool:
-    return _SESSION_LOG.get() is None
+    return _SESSION_LOG.get() is None and _HOOK_LOG.get() is None
 
 
 class _Lines:
@@ -180,13 +194,49 @@ class Service:
             why = f"The MCP service holds {plural(self.cap, 'session')}, its most."
             await _answer(stream, {"ok": False, "why": why})
             return
+        serve = self._hook if "hook" in hello else self._serve  # a hook's call (cli/hook_front.py), or a session
         given = hello.get("env")
         if isinstance(given, dict) and all(isinstance(v, str) for v in given.values()):
             # the session's model keys and helper are its own client's, not those this service started with
             with environment.session_environment(given):
-                await self._serve(stream, buffered, hello)
+                await serve(stream, buffered, hello)
         else:
-            await self._serve(stream, buffered, hello)
+            await serve(stream, buffered, hello)
+
+    async def _hook(self, stream: anyio.abc.SocketStream, buffered: BufferedByteReceiveStream, hello: dict) -> None:
+        """One hook's call: the payload after the hello, to the end the front sends; one line back, what the
+        hook's process writes (hooks/answer.py, as the command line answers), its log lines first as the command
+        line writes them. No answer (the front then runs the hook itself) when the payload does not come."""
+        from ..hooks.answer import answer_hook
+        from ..hooks.payload import MAX_PAYLOAD_BYTES
+
+        name, bot, person, agent = (hello.get(key) for key in ("hook", "bot", "person", "agent"))
+        if not (isinstance(name, str) and isinstance(bot, str) and isinstance(agent, str)):
+            await _answer(stream, {"ok": False, "why": "The hook's call names no hook, bot or agent."})
+            return
+        if hello.get("home") != os.path.realpath(self.root):  # never another home's, whatever its socket's name
+            await _answer(stream, {"ok": False, "why": "This service serves another home."})
+            return
+        payload = bytearray()
+        with anyio.move_on_after(START_SECONDS) as waited:  # a front that sends nothing is let go
+            with contextlib.suppress(anyio.EndOfStream, anyio.IncompleteRead):
+                while len(payload) <= MAX_PAYLOAD_BYTES:  # the hook reads that much of stdin at most
+                    payload += await buffered.receive()
+        if waited.cancelled_caught:
+            return
+        lines: list[str] = []
+        _HOOK_LOG.set(lines)  # this task's, copied into the worker thread with its context
+        run = functools.partial(
+            answer_hook,
+            name,
+            str(self.root),
+            bot,
+            io.BytesIO(bytes(payload[: MAX_PAYLOAD_BYTES + 1])),
+            person=person if isinstance(person, str) else None,
+            agent=agent,
+        )
+        answer = await anyio.to_thread.run_sync(run)
+        await _answer(stream, {"ok": True, "stdout": answer.stdout, "stderr": "".join(lines) + answer.stderr})
 
     async def _serve(self, stream: anyio.abc.SocketStream, buffered: BufferedByteReceiveStream, hello: dict) -> None:
         from ..core.files.paths import MemoryInputError
@@ -353,9 +403,14 @@ def main(argv: list[str]) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s omb-tui mcp service: %(message)s")
     logging.getLogger().handlers[0].addFilter(_of_no_session)
-    to_session = _ToSession()
+    logging.getLogger().handlers[0].setLevel(logging.WARNING)
+    to_session = _ToSession(logging.WARNING)
     to_session.setFormatter(logging.Formatter("omb-tui: %(message)s"))  # as `omb-tui mcp` writes its own
     logging.getLogger().addHandler(to_session)
+    to_hook = _ToHook()
+    to_hook.setFormatter(logging.Formatter("omb-tui: %(message)s"))  # as the command line writes a hook's
+    logging.getLogger().addHandler(to_hook)
+    logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the hooks' auto-recall line, as cli/__init__.py
     redact_log_handlers()
     root, path = Path(argv[0]), Path(argv[1])
     from ..core.index import background as vectors_background

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from support.home import omb_tui_command
-from support.npm_tools import CODEX, install, needs_npm
+from support.npm_tools import CODEX, install, needs_npm, processes_running_from
 from support.scripted_responses_api import FunctionCall, Script, ScriptedResponsesApi, ToolSearch, config_overrides
 
 from omb_tui.core.base import clock
@@ -105,18 +105,7 @@ def engine_home(home, codex: Path, api: ScriptedResponsesApi) -> None:
 
 def codex_processes(codex: Path) -> list[int]:
     """The processes of this Codex install still running (a zombie has ended)."""
-    root, found = str(codex.parent.parent), []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if root.encode() in command and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return processes_running_from(codex.parent.parent)
 
 
 def nothing_of_theirs_ran_or_was_read(person: dict, script: Script, codex: Path) -> None:

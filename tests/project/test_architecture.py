@@ -94,8 +94,13 @@ def loaded_by_the_command_line(argv: list[str]) -> set[str]:
     return set(out.stdout.split())
 
 
+# Where the home's service listens: the standard library alone, which the hooks' front (cli/hook_front.py) reads.
+CLI_START_MAY = {"omb_tui.mcp", "omb_tui.mcp.address"}
+
+
 def heavy_or_engine(loaded: set[str]) -> set[str]:
     never = {m for m in loaded if any(m == name or m.startswith(name + ".") for name in CLI_START_NEVER)}
+    never -= CLI_START_MAY
     return never | ({m for m in loaded if m.startswith("omb_tui.core")} - CLI_START_CORE)
 
 

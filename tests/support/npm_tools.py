@@ -41,7 +41,25 @@ def install(tmp_path_factory: pytest.TempPathFactory, package: str, program: str
     if done.returncode != 0 or not binary.exists():
         lines = done.stderr.strip().splitlines()
         pytest.skip(f"{package} could not be installed (no network?): {lines[-1] if lines else 'no message'}")
-    version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    version = subprocess.run(  # stdin at its end: an ACP agent reads it for the protocol and stops there
+        [str(binary), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
+    )
     if version.returncode != 0 and program != "claude-code-acp":  # an ACP agent speaks only the protocol
         pytest.skip(f"{package} does not run on this machine: {version.stderr.strip()[:200]}")
     return binary
+
+
+def processes_running_from(folder: Path) -> list[int]:
+    """The processes whose command line names `folder` (an install's own) still running; a zombie has ended."""
+    root, found = str(folder).encode(), []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if root in command and state not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found

@@ -22,7 +22,15 @@ import logging
 import re
 from typing import Any, TypeVar, overload
 
-__all__ = ["RedactLogRecords", "redact_answer", "redact_data", "redact_log_handlers", "redact_message"]
+__all__ = [
+    "RedactLogRecords",
+    "error_line",
+    "one_line",
+    "redact_answer",
+    "redact_data",
+    "redact_log_handlers",
+    "redact_message",
+]
 
 # A value under one of these keys is judged with its key, as "password: hunter2" is in a note.
 _SECRET_KEY_RE = re.compile(r"pass|pwd|token|secret|auth|key", re.IGNORECASE)
@@ -130,6 +138,23 @@ def redact_message(message: str) -> str:
     """A sentence about to be printed or shown (an error, a notification): redacted, its escapes too (a
     provider's error may echo the request as JSON)."""
     return redact_answer(message)
+
+
+def one_line(message: str) -> str:
+    """A message as one line, redacted (a provider's error may echo a key): a newline or other control character
+    in a name it holds is escaped, not printed. Every sentence the command line and the hooks print goes through
+    here."""
+    from ..base.text import printable
+
+    return printable(redact_message(message))
+
+
+def error_line(message: str) -> str:
+    """An error as `one_line` prints it, cut to one sentence's length: a mistake that repeats what was typed (an
+    unknown command, a bad choice) never repeats a 100 KB argument whole."""
+    from ..base.text import SENTENCE_MAX_CHARS, cut_to
+
+    return one_line(cut_to(message, SENTENCE_MAX_CHARS))
 
 
 class RedactLogRecords(logging.Filter):

@@ -127,6 +127,8 @@ class AgentProcess:
             pass
         finally:
             self._lines.put(_EOF)
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
 
     def _read_stderr(self) -> None:
         stream = self.process.stderr
@@ -143,6 +145,8 @@ class AgentProcess:
                 self._stderr_size += len(chunk)
                 while self._stderr_size - len(self._stderr[0]) >= STDERR_KEPT_BYTES and len(self._stderr) > 1:
                     self._stderr_size -= len(self._stderr.popleft())
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
     def lines(self) -> Iterator[bytes]:
         """Each line the agent prints, until it closes stdout or stderr shows the alarm (then the group is ended
@@ -151,8 +155,7 @@ class AgentProcess:
         while True:
             left = self.ends_at - time.monotonic()
             if left <= 0:
-                self.end()
-                raise EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended")
+                raise self._timed_out()
             try:
                 line = self._lines.get(timeout=left)
             except queue.Empty:
@@ -171,22 +174,43 @@ class AgentProcess:
             yield line
 
     def write(self, data: bytes) -> None:
-        """Send `data` on stdin (a protocol message); a closed stdin means the agent is gone, which the reader sees."""
+        """Send `data` on stdin (a prompt, a protocol message) within the call's time: an agent that stops reading
+        cannot hold the call past it. A closed stdin means the agent is gone, which the reader sees."""
         stdin = self.process.stdin
         assert stdin is not None
-        with contextlib.suppress(OSError, ValueError):
-            stdin.write(data)
-            stdin.flush()
+        sent = threading.Event()
+        try:
+            descriptor = os.dup(stdin.fileno())  # its own: ending the call never waits on a writer, nor reuses it
+        except (OSError, ValueError):
+            return
+
+        def send() -> None:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view) :]
+            except OSError:
+                pass
+            finally:
+                os.close(descriptor)
+                sent.set()
+
+        threading.Thread(target=send, daemon=True).start()
+        if not sent.wait(max(0.0, self.ends_at - time.monotonic())):
+            raise self._timed_out()
 
     def wait(self) -> int:
         """The exit status, within what is left of the call's time (the group is ended when it runs out)."""
         try:
             status = self.process.wait(timeout=max(0.0, self.ends_at - time.monotonic()))
         except subprocess.TimeoutExpired:
-            self.end()
-            raise EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended") from None
+            raise self._timed_out() from None
         self._stderr_reader.join(timeout=END_GRACE_S)  # its last words read, so an alarm in them is seen
         return status
+
+    def _timed_out(self) -> EngineFailed:
+        self.end()
+        return EngineFailed(f"`{self.name}` did not finish within {self.seconds:g} s; the call was ended")
 
     @property
     def name(self) -> str:
@@ -201,26 +225,47 @@ class AgentProcess:
     def end(self) -> None:
         """End the whole group: SIGTERM, then SIGKILL after END_GRACE_S; safe to call more than once."""
         group = self.process.pid
-        for sig, grace in ((signal.SIGTERM, END_GRACE_S), (signal.SIGKILL, END_GRACE_S)):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(group, sig)
             except (ProcessLookupError, PermissionError):
                 break  # no process of the group is left
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=grace)
-            if not _group_alive(group):
+            if self._group_ended(END_GRACE_S):
                 break
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=END_GRACE_S)
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
-                    stream.close()
+        # stdout and stderr are closed by their readers at their end: closing them here would wait on a reader
+        # blocked on a process that left the group and still holds the pipe
+        with contextlib.suppress(OSError, ValueError):
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+
+    def _group_ended(self, seconds: float) -> bool:
+        """Whether every process of the group ended within `seconds` (the leader is reaped as it ends)."""
+        ends = time.monotonic() + seconds
+        while True:
+            self.process.poll()
+            if not _group_alive(self.process.pid):
+                return True
+            if time.monotonic() >= ends:
+                return False
+            time.sleep(0.01)
 
 
 def _group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
+    """Whether a process of `group` still runs. Where /proc lists them, one that ended and waits for its parent
+    to collect it (a zombie, which no signal reaches) does not count: an orphan's may never be collected."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        try:
+            os.killpg(group, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in proc.iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group and fields[0] not in ("Z", "X"):
+                    return True
+    return False

@@ -1,0 +1,165 @@
+"""`omb-tui hook session-start|prompt|stop` as an agent starts it, before every prompt a person types: the home's
+service (mcp/service.py, with the library loaded already) does the hook's work and this process writes its answer,
+in a fraction of the time a process importing the library takes (docs/agents.md, "The hooks and the service").
+
+The standard library's lighter modules alone, and this package's `__init__` and mcp/address.py, which import no
+more (a test checks what a hook answered so loads). The decisions:
+
+- Only the hook commands install writes are answered so (`[--home DIR] hook NAME --bot ID [--person NAME]
+  [--agent AGENT] [--home DIR]`, each option at most once); anything else (--help, a mistake, an option spelt
+  another way) goes to the command line, which says it as before.
+- The service is used when it runs, never started here: the agent's MCP server starts it with the session (and
+  holds it while the session lasts), and a start costs a second the person would wait for.
+- Whatever keeps the service from answering (none runs, it runs other code, it is busy past ANSWER_SECONDS, it
+  ended in the middle, a restore waits to be finished, OMB_TUI_MCP_SERVICE=0) ends in the old way: the command line
+  runs the hook in this process, on the same payload. A hook's work may be done twice so (a service killed while
+  it wrote): every step of it is idempotent (a turn's messages are appended unless their ids are there).
+- The answer is written as the command line writes it (`write_answer`, which cli/hook.py calls too): the same
+  bytes on stdout and stderr, exit 0.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import socket
+import sys
+
+from ..mcp import address
+
+HOOK_NAMES = ("session-start", "prompt", "stop")  # hooks/run.py's HOOKS, named here so that no core loads
+AGENT_NAMES = ("claude-code", "codex")  # cli/hook.py's choices
+OPTIONS = ("--bot", "--person", "--agent", "--home")
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024  # hooks/payload.py's: what the hook reads of stdin at most (a test keeps both)
+ANSWER_SECONDS = 10.0  # a service that has not answered by then is busy or stuck: this process does the work
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+RESTORE_STAGE = ".restore-stage"  # core/files/paths.Home.restore_stage: the command line finishes a restore first
+CLOCK_SHIFT = "OMB_TUI_CLOCK_SHIFT"  # core/base/clock.SHIFT_ENV
+
+
+class HookCall:
+    """A hook command the service may answer: the hook, its bot, person and agent, and --home's folder."""
+
+    __slots__ = ("name", "bot", "person", "agent", "home")
+
+    def __init__(self, name: str, bot: str, person: str | None, agent: str, home: str | None) -> None:
+        self.name, self.bot, self.person, self.agent, self.home = name, bot, person, agent, home
+
+
+def hook_call(argv: list[str]) -> HookCall | None:
+    """The hook `argv` runs, in the words install writes them; None for anything else."""
+    rest = list(argv)
+    home = None
+    if rest[:1] == ["--home"] and len(rest) > 1:
+        home, rest = rest[1], rest[2:]
+    elif rest[:1] and rest[0].startswith("--home="):
+        home, rest = rest[0][len("--home=") :], rest[1:]
+    if len(rest) < 2 or rest[0] != "hook" or rest[1] not in HOOK_NAMES:
+        return None
+    name, rest = rest[1], rest[2:]
+    given: dict[str, str] = {}
+    while rest:
+        option, equals, value = rest.pop(0).partition("=")
+        if option not in OPTIONS or option in given:
+            return None
+        if not equals:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if value.startswith("-"):  # the parser's to read (it may be an option, or a mistake it says)
+            return None
+        given[option] = value
+    home = given.get("--home", home)
+    bot, agent = given.get("--bot", ""), given.get("--agent", AGENT_NAMES[0])
+    if not bot.strip() or (home is not None and not home.strip()) or agent not in AGENT_NAMES:
+        return None
+    return HookCall(name, bot, given.get("--person"), agent, home)
+
+
+def home_root(home: str | None) -> str:
+    """The home's folder as the core's Home finds it: --home, else $OMB_HOME, else ~/.openmausbot; resolved."""
+    named = home or os.environ.get("OMB_HOME")
+    folder = os.path.expanduser(named) if named else os.path.join(os.path.expanduser("~"), ".openmausbot")
+    return os.path.realpath(folder)
+
+
+def answer_through_service(argv: list[str]) -> int | None:
+    """The hook `argv` names, answered by the home's service and written out: its exit code. None when the service
+    cannot answer it: the command line then runs the hook in this process (stdin as it was, or the bytes read)."""
+    call = hook_call(argv)
+    if call is None or not address.switched_on() or not _clock_readable():
+        return None
+    try:
+        root = home_root(call.home)
+        if os.path.isdir(os.path.join(root, RESTORE_STAGE)):
+            return None
+        connection = address.open_socket(address.socket_path(root))
+    except (address.Unreachable, OSError):
+        return None
+    if connection is None:
+        return None
+    payload = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    answer = _ask(connection, call, root, payload)
+    if answer is None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding="utf-8")  # the command line reads it again
+        return None
+    write_answer(*answer)
+    return 0
+
+
+def _ask(connection: socket.socket, call: HookCall, root: str, payload: bytes) -> tuple[str, str] | None:
+    """The service's answer to the call (stdout, stderr), or None when it gave none."""
+    hello = {
+        "omb": address.PROTOCOL,
+        "stamp": address.code_stamp(),
+        "hook": call.name,
+        "home": root,
+        "bot": call.bot,
+        "person": call.person,
+        "agent": call.agent,
+        "env": dict(os.environ),  # the hook's variables, as a session's are (core/memory/environment.py)
+    }
+    received = bytearray()
+    try:
+        connection.settimeout(ANSWER_SECONDS)
+        connection.sendall(json.dumps(hello).encode() + b"\n" + payload)
+        connection.shutdown(socket.SHUT_WR)  # the payload's end, as stdin's
+        while len(received) <= MAX_ANSWER_BYTES and (part := connection.recv(1 << 16)):
+            received += part
+    except OSError:  # TimeoutError too
+        return None
+    finally:
+        connection.close()
+    try:
+        answer = json.loads(received)
+    except ValueError:
+        return None
+    if not isinstance(answer, dict) or answer.get("ok") is not True:
+        return None
+    stdout, stderr = answer.get("stdout"), answer.get("stderr")
+    return (stdout, stderr) if isinstance(stdout, str) and isinstance(stderr, str) else None
+
+
+def _clock_readable() -> bool:
+    """False when the clock's shift is set and no number: the command line says so on stderr, so it answers."""
+    raw = os.environ.get(CLOCK_SHIFT)
+    if not raw:
+        return True
+    try:
+        return math.isfinite(float(raw))
+    except ValueError:
+        return False
+
+
+def write_answer(stdout: str, stderr: str) -> None:
+    """A hook's answer as its process writes it: stderr's line through the text stream (as print writes it),
+    stdout byte for byte, UTF-8 whatever the terminal's encoding (as cli/output.write_text)."""
+    if stderr:
+        sys.stderr.write(stderr)
+        sys.stderr.flush()
+    if stdout:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(stdout.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
