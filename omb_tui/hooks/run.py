@@ -97,7 +97,7 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
     Code resumes a session whose context holds them already, only what changed in memory since its last turn."""
     from ..core.search.brief import recent_work_brief
     from ..core.turn.bot import Bot
-    from .install import server_name, tool_name
+    from .install import tools_named
 
     chat = existing_chat(home, bot_id, text_field(payload, "session_id"), agent)
     if chat is not None and text_field(payload, "source") == RESUME:
@@ -118,9 +118,7 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
         tools = f"\n{missing}\n"
     else:
         tools = (
-            f" Save a lasting fact or preference with the {tool_name(bot_id, 'memory_update')} tool and look back "
-            f"through earlier conversations with {tool_name(bot_id, 'session_search')} (the {server_name(bot_id)} "
-            "MCP server: it writes to this bot's memory). "
+            f" Save a lasting fact or preference with {tools_named(bot_id, agent)}: it writes to this bot's memory). "
         )
     opening = (
         f"Your long-term memory as {bot.name}, kept by omb-tui: these notes load at the start of every session."

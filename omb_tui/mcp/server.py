@@ -36,13 +36,14 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..core.files.paths import MemoryInputError
+from ..core.memory.agents import AGENTS, CODEX
 from ..core.redaction.redact import redact
 from ..core.team.storage import teams_dir
 from ..core.turn.agent_session import AgentSession, chat_id_for, open_session, session_title
 from ..core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
-from .session import Session, Sessions
+from .session import Session, Sessions, codex_session_id
 from .tools import MEMORY_STATUS, RECALL, call, offered, tool_name
 
 log = logging.getLogger("omb_tui.mcp")
@@ -104,6 +105,14 @@ class MemoryServer:
             log.warning("%s: could not open Claude Code's session %s: %s", self.bot.id, chat_id_for(session_id), exc)
             return None
 
+    def _codex_session(self, session_id: str) -> AgentSession | None:
+        """The Codex session a tool call names: its chat (opened by its first prompt's hook, or now) and run."""
+        try:
+            return open_session(self.bot.home, self.bot.id, session_id, title=AGENTS[CODEX].name, agent=CODEX)
+        except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
+            log.warning("%s: could not open Codex's session %s: %s", self.bot.id, chat_id_for(session_id, CODEX), exc)
+            return None
+
     # ----- who calls -----
     def session_of(self, ctx: ServerRequestContext[Any, Any]) -> Session:
         """The calling client's session: by the name it gave and, over HTTP, the session it keeps."""
@@ -126,6 +135,9 @@ class MemoryServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         session = self.session_of(ctx)
+        codex = codex_session_id(params.meta)
+        if codex is not None:  # one Codex session is one chat and one run, its hooks' and its calls'
+            session = self.sessions.of_agent_call(session, codex, lambda: self._codex_session(codex))
         self.calls_running += 1
         try:
             answer = await anyio.to_thread.run_sync(call, self.bot, session, params.name, params.arguments)

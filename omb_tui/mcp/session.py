@@ -74,6 +74,22 @@ class Session:
         return TurnStart("person", person_began_it=True, own_chat=False, title=title)
 
 
+CODEX_TURN_META = "x-codex-turn-metadata"
+
+
+def codex_session_id(meta: object) -> str | None:
+    """The Codex session a tool call is made in, when the call says which: Codex (0.171.0) sends each tools/call
+    with `_meta` holding `x-codex-turn-metadata.session_id` (and `sessionId`), the id its hooks are sent. Codex
+    starts its servers with a cleared environment and names no session there, so the call is where it is told."""
+    if not isinstance(meta, dict):
+        return None
+    turn = meta.get(CODEX_TURN_META)
+    given = turn.get("session_id") if isinstance(turn, dict) else None
+    if not isinstance(given, str) or not given.strip():
+        return None
+    return given.strip()
+
+
 class Sessions:
     """The sessions of one server, one per client name and transport session (an HTTP session id), each made on
     its first call. Over stdio there is one client, so one session for the whole process.
@@ -85,6 +101,17 @@ class Sessions:
     def __init__(self, agent: Callable[[], AgentSession | None] | None = None) -> None:
         self._sessions: dict[tuple[str, str | None], Session] = {}
         self._agent = agent
+        self._agent_calls: dict[str, Session] = {}
+
+    def of_agent_call(self, client: Session, session_id: str, agent: Callable[[], AgentSession | None]) -> Session:
+        """The session of a call that names its agent session (Codex's): that session's chat and run, the ones its
+        hooks record its turns in; the client's own when `agent` cannot open it."""
+        if session_id not in self._agent_calls:
+            found = agent()
+            if found is None:
+                return client
+            self._agent_calls[session_id] = Session(client.client, found.run, found.chat)
+        return self._agent_calls[session_id]
 
     def of(self, given_name: object, transport_session: str | None = None) -> Session:
         name = client_name(given_name)
