@@ -70,6 +70,7 @@ class UpkeepView:
     last_capture: dict | None = None
     last_tidy: dict | None = None
     journal_tidy: dict | None = None  # the newest tidy-up run in the journal (core last_tidy_in_journal)
+    journal_capture: dict | None = None  # the newest capture run in the journal (core last_capture_in_journal)
     learned: list = field(default_factory=list)  # about_me.LearnedLine
     usage: dict = field(default_factory=dict)  # calls, failed, prompt_tokens, completion_tokens, cost_usd, ...
     guard: str = ""  # the nightly guard: its limits, the recall checks' last result, what it last said
@@ -131,7 +132,7 @@ def read_view(home, bot_id: str) -> UpkeepView:
     from ...core.memory.settings import load_bot_settings, load_config
     from ...core.turn.bot import Bot
     from ...core.upkeep.about_me import list_learned
-    from ...core.upkeep.capture import last_capture
+    from ...core.upkeep.capture import last_capture, last_capture_in_journal
     from ...core.upkeep.heavy import loaded_every_turn
     from ...core.upkeep.tidy import last_tidy, last_tidy_in_journal
 
@@ -174,6 +175,7 @@ def read_view(home, bot_id: str) -> UpkeepView:
         last_capture=last_capture(home, bot_id),
         last_tidy=last_tidy(home, bot_id),
         journal_tidy=last_tidy_in_journal(home, bot_id),
+        journal_capture=last_capture_in_journal(home, bot_id),
         learned=learned,
         usage=month_usage(home, bot_id),
         guard=guard_text(home, bot_id),
@@ -226,7 +228,19 @@ def month_usage(home, bot_id: str) -> dict:
 
 
 # ----- words -----
-def capture_text(last: dict | None) -> str:
+def newer_in_journal(last: dict | None, in_journal: dict | None) -> str | None:
+    """A run the journal holds and the step's record does not (a newer one, or the only one), in words: the screen
+    then names the run Review lists, never "none has run" beside it."""
+    if not in_journal or (last and str(in_journal.get("run")) <= str(last.get("run") or "")):
+        return None
+    changes = plural(int(in_journal.get("changes") or 0), "change")
+    return f"{_local(in_journal.get('at'))} · run {in_journal.get('run')}: {changes} (see Review)."
+
+
+def capture_text(last: dict | None, in_journal: dict | None = None) -> str:
+    from_journal = newer_in_journal(last, in_journal)
+    if from_journal:
+        return from_journal
     if not last:
         return "No capture has run for this bot yet."
     saved = f"{plural(int(last.get('saved') or 0), 'fact', grouped=True)} saved"
@@ -247,9 +261,9 @@ def tidy_text(last: dict | None, in_journal: dict | None = None) -> str:
     from ...core.runs.run import Skipped
     from ...core.upkeep.tidy import TidyReport
 
-    if in_journal and (not last or str(in_journal.get("run")) > str(last.get("run") or "")):
-        changes = plural(int(in_journal.get("changes") or 0), "change")
-        return f"{_local(in_journal.get('at'))} · run {in_journal.get('run')}: {changes} (see Review)."
+    from_journal = newer_in_journal(last, in_journal)
+    if from_journal:
+        return from_journal
     if not last:
         return "No tidy-up has run for this bot yet."
     try:  # the report's own words, so the screen says what `omb-tui tidy` says
@@ -415,7 +429,7 @@ class UpkeepScreen(BotScreen):
             self.query_one("#heavy-line", Static).update(
                 f"{HEAVY_LINE} ({view.loaded_bytes / 1024:.1f} KB, {view.memory_bytes / 1024:.1f} KB of it memory)"
             )
-        self.query_one("#upkeep-capture", Static).update(Text(capture_text(view.last_capture)))
+        self.query_one("#upkeep-capture", Static).update(Text(capture_text(view.last_capture, view.journal_capture)))
         self.query_one("#upkeep-tidy", Static).update(Text(tidy_text(view.last_tidy, view.journal_tidy)))
         self._show_learned(view.learned)
         self.query_one("#upkeep-usage", Static).update(Text(usage_text(view.usage)))

@@ -1,0 +1,187 @@
+"""Who did what, in words a person would write: the one phrase builder for the writer of journal rows.
+
+Spec: memory.md, "The journal" (who and how). Every surface that names a writer takes its words from here: the
+Review area's groups, details, questions and toasts, `omb-tui changes`, `omb-tui review`, the journal (screen and
+`omb-tui journal`) and `undo-run`'s message (docs/review.md, "Who did what"). A row's `who` and `how` are the
+journal's own words ("bot", "during a task"): never put after "by" as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from ..base.text import plural
+from ..files.paths import split_layer
+from ..journal.journal import (
+    HOW_API,
+    HOW_COMMAND_LINE,
+    HOW_OUTSIDE,
+    HOW_SETTINGS,
+    HOW_TASK,
+    HOW_UNDO,
+    HOW_UPKEEP,
+    WHO_BOT,
+    WHO_IMPORT,
+    WHO_PERSON,
+    WHO_UPKEEP,
+)
+from ..memory.agents import AGENTS
+from ..people.layers import workspace_words
+
+KIND_UPKEEP = "upkeep"
+KIND_AGENT = "agent"
+KIND_CHAT = "chat"
+KIND_PERSON = "person"
+KIND_MEMBER = "member"  # a person of a Team Cloud home, writing their own layer themselves (never the owner)
+KIND_OUTSIDE = "outside"
+KIND_IMPORT = "import"
+KIND_GUARD = "guard"
+KINDS = (KIND_GUARD, KIND_UPKEEP, KIND_AGENT, KIND_CHAT, KIND_MEMBER, KIND_PERSON, KIND_OUTSIDE, KIND_IMPORT)
+MCP_CHAT = " (MCP session "  # an MCP client's own chat: `<client> (MCP session <run>)` (mcp/session.py)
+
+# A `how` as the words after "you" (the hows the store and the backups write; any other is said as it is)
+HOW_WORDS = {
+    HOW_SETTINGS: "in the app",
+    HOW_COMMAND_LINE: "from the command line",
+    HOW_API: "through the API",
+    HOW_UNDO: "with an undo",
+    HOW_UPKEEP: "in an upkeep step",
+    HOW_TASK: "in a task",
+    HOW_OUTSIDE: "outside the app",
+    "revert": "with a revert",  # memory/store.py HOW_REVERT (the store is a floor above the journal's words)
+    "restored from a backup": "restoring a backup",  # backup/restore.py HOW_RESTORE
+    "duplicated": "duplicating a bot",  # backup/duplicate.py HOW_DUPLICATE
+}
+
+
+class Written(Protocol):
+    """What the words are made of: a journal row, or a change of the Review listing."""
+
+    @property
+    def who(self) -> str: ...
+    @property
+    def how(self) -> str: ...
+    @property
+    def chat(self) -> str | None: ...
+    @property
+    def step(self) -> str | None: ...
+    @property
+    def person(self) -> str | None: ...
+    @property
+    def at(self) -> str: ...
+    @property
+    def run(self) -> str | None: ...
+
+
+def kind_of(who: str, how: str, chat: str | None, person: str | None = None) -> str:
+    """Which writer made a row, by what the journal says of it."""
+    if who == WHO_PERSON and person:
+        return KIND_MEMBER
+    if who == WHO_UPKEEP:
+        return KIND_GUARD if how == HOW_UNDO else KIND_UPKEEP
+    if who == WHO_BOT:
+        agent = chat is not None and (chat.startswith(tuple(a.prefix for a in AGENTS.values())) or MCP_CHAT in chat)
+        return KIND_AGENT if agent else KIND_CHAT
+    if who == WHO_IMPORT:
+        return KIND_IMPORT
+    return KIND_OUTSIDE if how == HOW_OUTSIDE else KIND_PERSON
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One writer of some rows, in the three places a sentence names it."""
+
+    kind: str
+    title: str  # a group's heading: "Claude Code, session 0b7e5d0c", 'scout in chat "Lisbon trip"', "You (in the app)"
+    by: str  # after a count of changes: "by Claude Code in session 0b7e5d0c", "made outside the app"
+    whole: str  # what undoing them all takes back: "the whole run of scout", 'everything scout wrote in chat "X"'
+
+    def changes(self, count: int, files: Sequence[str] = ()) -> str:
+        """ "2 changes to MEMORY.md by Claude Code in session 0b7e5d0c" (the files, when given, in their order)."""
+        to = f" to {', '.join(files)}" if files else ""
+        return f"{plural(count, 'change')}{to} {self.by}"
+
+    def undo_button(self, count: int) -> str:
+        """The button that undoes them all: "Undo run", "Undo session", "Undo 3 changes"."""
+        if self.kind in (KIND_UPKEEP, KIND_GUARD) and not self.whole.startswith("Memory upkeep's"):
+            return "Undo run"
+        if self.kind == KIND_AGENT and self.whole.startswith("the whole session"):
+            return "Undo session"
+        return f"Undo {plural(count, 'change')}"
+
+
+def how_words(how: str) -> str:
+    return HOW_WORDS.get(how, how)
+
+
+def writer_of(rows: Sequence[Written], bot: str) -> Writer:
+    """The writer of rows one writer made to `bot` (a bot's id, or a person's layer of it), as the first row names
+    it; an upkeep run's steps and a person's hows are each said once, in the order they came."""
+    first = rows[0] if rows else None
+    if first is None:
+        return Writer(KIND_UPKEEP, "Memory upkeep", "by Memory upkeep", f"the whole run of {workspace_words(bot)}")
+    bot_id, layer = split_layer(bot)
+    kind = kind_of(first.who, first.how, first.chat, first.person)
+    writer = _writer(kind, rows, bot_id, workspace_words(bot), _day(first.at))
+    if layer is None:
+        return writer
+    return Writer(kind, f"{writer.title}, in {layer}'s layer", f"{writer.by}, in {layer}'s layer", writer.whole)
+
+
+def row_words(row: Written, bot: str) -> str:
+    """One row's writer as a listing names it: 'scout in chat "Lisbon trip"', "You (from the command line)"."""
+    return writer_of([row], bot).title
+
+
+def _writer(kind: str, rows: Sequence[Written], bot_id: str, space: str, day: str) -> Writer:
+    """`space`: the workspace in words (the bot's id, or "dana's layer of scout"); `day`: the first row's local day."""
+    chat = rows[0].chat
+    if kind == KIND_UPKEEP:
+        steps = ", ".join(dict.fromkeys(row.step or how_words(row.how) for row in rows))
+        # rows of no run (an earlier version's) are undone as a day's rows, as the person's are
+        whole = f"the whole run of {space}" if rows[0].run else f"Memory upkeep's changes to {space} on {day}"
+        return Writer(kind, f"Memory upkeep ({steps})", f"by Memory upkeep ({steps})", whole)
+    if kind == KIND_GUARD:
+        guard = "the nightly guard (an undo)"
+        return Writer(kind, guard[:1].upper() + guard[1:], f"by {guard}", f"the nightly guard's undo on {space}")
+    if kind == KIND_AGENT and chat:
+        client, session = _session(chat)
+        whole = f"the whole session of {client} on {space}"
+        return Writer(kind, f"{client}, {session}", f"by {client} in {session}", whole)
+    if chat:
+        where = f'in chat "{chat}"'
+        return Writer(kind, f"{bot_id} {where}", f"by {bot_id} {where}", f"everything {space} wrote {where}")
+    if kind in (KIND_CHAT, KIND_AGENT):
+        whole = f"everything {space} wrote in tasks on {day}"
+        return Writer(kind, f"{bot_id}, in a task", f"by {bot_id} in a task", whole)
+    if kind == KIND_OUTSIDE:
+        whole = f"the edits made outside the app to {space} on {day}"
+        return Writer(kind, "Changed outside the app", "made outside the app", whole)
+    if kind == KIND_IMPORT:
+        whole = f"what an import copied into {space} on {day}"
+        return Writer(kind, "Copied in (import)", "copied in by an import", whole)
+    hows = ", ".join(dict.fromkeys(how_words(row.how) for row in rows))
+    if kind == KIND_MEMBER:
+        name = rows[0].person or "a person"
+        return Writer(kind, f"{name} ({hows})", f"by {name} ({hows})", f"{name}'s edits to {space} on {day}")
+    return Writer(kind, f"You ({hows})", f"by you ({hows})", f"your edits to {space} on {day}")
+
+
+def _session(chat: str) -> tuple[str, str]:
+    """An agent's chat as (who, which session): ("Claude Code", "session 0b7e5d0c"), ("Zed", "MCP session …")."""
+    for agent in AGENTS.values():
+        if chat.startswith(agent.prefix):
+            return agent.name, f"session {chat.removeprefix(agent.prefix)[:8]}"
+    client, _, session = chat.partition(MCP_CHAT)
+    return client, f"MCP session {session.removesuffix(')')}"
+
+
+def _day(at: str) -> str:
+    """A row's local day, as the groups of no run are dated."""
+    try:
+        return datetime.fromisoformat(at).astimezone().date().isoformat()
+    except (TypeError, ValueError):
+        return at[:10]
