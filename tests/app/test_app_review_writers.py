@@ -151,3 +151,31 @@ async def test_space_reads_every_diff_group_by_group_and_M_marks_everything_afte
         await wait_for(pilot, lambda: all(line.group.run.reviewed for line in screen.tree.lines if line.kind == "run"))
     (bot,) = changes(home).bots
     assert bot.unreviewed == 0
+
+
+async def test_U_on_edits_outside_the_app_asks_and_answers_in_words_never_an_id(home):
+    """The question, its button and the toast name what goes, as a person would: never "Undo run" on a day's
+    edits, never the group's own id ("outside-2026-12-06")."""
+    from omb_tui.app.app import make_app
+
+    store = MemoryStore(home, "scout")
+    before = store.read("MEMORY.md").text
+    append(store, "- edited by a script", Actor(WHO_PERSON, HOW_OUTSIDE))
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        screen.tree.move_cursor(group_line(screen, "Changed outside the app"))
+        group = screen.tree.line_at_cursor().group
+        await pilot.press("U")
+        asked = await question(pilot)
+        assert asked.startswith("Undo the edits made outside the app to scout on ")
+        assert "1 change to MEMORY.md made outside the app" in asked
+        assert pilot.app.screen.yes_label == "Undo 1 change"
+        await answer(pilot, "y", screen)
+        assert memory(home) == before
+        toasts = [str(note.message) for note in app._notifications]
+        said = [text for text in toasts if text.startswith("Undid ")]
+        assert said == [
+            f"Undid the edits made outside the app to scout on {group.run_id[8:]}: MEMORY.md back as before them."
+        ]
+        assert group.run_id not in said[0]

@@ -98,6 +98,7 @@ class Writer:
     title: str  # a group's heading: "Claude Code, session 0b7e5d0c", 'scout in chat "Lisbon trip"', "You (in the app)"
     by: str  # after a count of changes: "by Claude Code in session 0b7e5d0c", "made outside the app"
     whole: str  # what undoing them all takes back: "the whole run of scout", 'everything scout wrote in chat "X"'
+    one_run: bool = False  # the rows carry one run id: undone as a run (an upkeep run, a session, the guard's undo)
 
     def changes(self, count: int, files: Sequence[str] = ()) -> str:
         """ "2 changes to MEMORY.md by Claude Code in session 0b7e5d0c" (the files, when given, in their order)."""
@@ -106,10 +107,8 @@ class Writer:
 
     def undo_button(self, count: int) -> str:
         """The button that undoes them all: "Undo run", "Undo session", "Undo 3 changes"."""
-        if self.kind in (KIND_UPKEEP, KIND_GUARD) and not self.whole.startswith("Memory upkeep's"):
-            return "Undo run"
-        if self.kind == KIND_AGENT and self.whole.startswith("the whole session"):
-            return "Undo session"
+        if self.one_run:
+            return "Undo session" if self.kind == KIND_AGENT else "Undo run"
         return f"Undo {plural(count, 'change')}"
 
 
@@ -126,9 +125,12 @@ def writer_of(rows: Sequence[Written], bot: str) -> Writer:
     bot_id, layer = split_layer(bot)
     kind = kind_of(first.who, first.how, first.chat, first.person)
     writer = _writer(kind, rows, bot_id, workspace_words(bot), _day(first.at))
+    one_run = bool(first.run) and kind in (KIND_UPKEEP, KIND_GUARD, KIND_AGENT)
     if layer is None:
-        return writer
-    return Writer(kind, f"{writer.title}, in {layer}'s layer", f"{writer.by}, in {layer}'s layer", writer.whole)
+        return Writer(kind, writer.title, writer.by, writer.whole, one_run)
+    return Writer(
+        kind, f"{writer.title}, in {layer}'s layer", f"{writer.by}, in {layer}'s layer", writer.whole, one_run
+    )
 
 
 def row_words(row: Written, bot: str) -> str:
@@ -146,10 +148,13 @@ def _writer(kind: str, rows: Sequence[Written], bot_id: str, space: str, day: st
         return Writer(kind, f"Memory upkeep ({steps})", f"by Memory upkeep ({steps})", whole)
     if kind == KIND_GUARD:
         guard = "the nightly guard (an undo)"
-        return Writer(kind, guard[:1].upper() + guard[1:], f"by {guard}", f"the nightly guard's undo on {space}")
+        whole = (
+            f"the nightly guard's undo on {space}" if rows[0].run else f"the nightly guard's undos on {space} on {day}"
+        )
+        return Writer(kind, guard[:1].upper() + guard[1:], f"by {guard}", whole)
     if kind == KIND_AGENT and chat:
         client, session = _session(chat)
-        whole = f"the whole session of {client} on {space}"
+        whole = f"the whole session of {client} on {space}" if rows[0].run else f"what {client} wrote to {space}"
         return Writer(kind, f"{client}, {session}", f"by {client} in {session}", whole)
     if chat:
         where = f'in chat "{chat}"'
