@@ -49,7 +49,7 @@ async def on_line(pilot, screen, kind: str, words: str = "") -> None:
         text = "".join(part for part, _ in screen.tree._parts(line))
         if line.kind == kind and words in text:
             screen.tree.move_cursor(n)
-            await wait_for(pilot, lambda: screen.detail.line is not None and screen.detail.line.key == line.key)
+            await wait_for(pilot, lambda key=line.key: screen.detail.line is not None and screen.detail.line.key == key)
             return
     raise AssertionError(f"no {kind} line with {words!r}")
 
