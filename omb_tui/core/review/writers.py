@@ -29,7 +29,6 @@ from ..journal.journal import (
     WHO_UPKEEP,
 )
 from ..memory.agents import AGENTS
-from ..people.layers import workspace_words
 
 KIND_UPKEEP = "upkeep"
 KIND_AGENT = "agent"
@@ -121,10 +120,10 @@ def writer_of(rows: Sequence[Written], bot: str) -> Writer:
     it; an upkeep run's steps and a person's hows are each said once, in the order they came."""
     first = rows[0] if rows else None
     if first is None:
-        return Writer(KIND_UPKEEP, "Memory upkeep", "by Memory upkeep", f"the whole run of {workspace_words(bot)}")
+        return Writer(KIND_UPKEEP, "Memory upkeep", "by Memory upkeep", f"the whole run of {bot}")
     bot_id, layer = split_layer(bot)
     kind = kind_of(first.who, first.how, first.chat, first.person)
-    writer = _writer(kind, rows, bot_id, workspace_words(bot), _day(first.at))
+    writer = _writer(kind, rows, bot_id, layer, _day(first.at))
     one_run = bool(first.run) and kind in (KIND_UPKEEP, KIND_GUARD, KIND_AGENT)
     if layer is None:
         return Writer(kind, writer.title, writer.by, writer.whole, one_run)
@@ -138,8 +137,9 @@ def row_words(row: Written, bot: str) -> str:
     return writer_of([row], bot).title
 
 
-def _writer(kind: str, rows: Sequence[Written], bot_id: str, space: str, day: str) -> Writer:
-    """`space`: the workspace in words (the bot's id, or "dana's layer of scout"); `day`: the first row's local day."""
+def _writer(kind: str, rows: Sequence[Written], bot_id: str, layer: str | None, day: str) -> Writer:
+    """`layer`: whose layer of the bot the rows changed (None: the bot's own); `day`: the first row's local day."""
+    space = bot_id if layer is None else f"{layer}'s layer of {bot_id}"  # people/layers.workspace_words
     chat = rows[0].chat
     if kind == KIND_UPKEEP:
         steps = ", ".join(dict.fromkeys(row.step or how_words(row.how) for row in rows))
@@ -158,7 +158,8 @@ def _writer(kind: str, rows: Sequence[Written], bot_id: str, space: str, day: st
         return Writer(kind, f"{client}, {session}", f"by {client} in {session}", whole)
     if chat:
         where = f'in chat "{chat}"'
-        return Writer(kind, f"{bot_id} {where}", f"by {bot_id} {where}", f"everything {space} wrote {where}")
+        whole = f"everything {bot_id} wrote {where}" + (f" in {layer}'s layer" if layer else "")
+        return Writer(kind, f"{bot_id} {where}", f"by {bot_id} {where}", whole)
     if kind in (KIND_CHAT, KIND_AGENT):
         whole = f"everything {space} wrote in tasks on {day}"
         return Writer(kind, f"{bot_id}, in a task", f"by {bot_id} in a task", whole)

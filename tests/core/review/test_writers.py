@@ -84,7 +84,7 @@ def test_every_writer_reads_as_a_sentence(written):
     assert writer.title[:1].isupper() or writer.title.startswith(("ledger", "dana"))  # a bot or person as spelt
     assert row_words(written, written.bot) == writer.title
     if written.bot.endswith("--member-dana"):
-        assert writer.title.endswith(", in dana's layer") and "dana's layer of ledger" in writer.whole
+        assert writer.title.endswith(", in dana's layer") and "dana's layer" in writer.whole
     one_run = writer.kind in ("upkeep", "guard", "agent") and written.run is not None
     assert writer.undo_button(2) == (
         ("Undo session" if writer.kind == "agent" else "Undo run") if one_run else "Undo 2 changes"
