@@ -81,7 +81,7 @@ async def test_every_screen_and_the_command_line_tell_one_story_of_the_night(nig
 
         screen = await open_review(pilot)
         status = str(screen.query_one("#review-status").render())
-        assert status.startswith("Since ") and f": {NIGHT} · ? every key" in status
+        assert status.startswith("Since ") and f": {NIGHT} · ? keys" in status
         (bot_line,) = [line for line in screen.tree.lines if line.kind == "bot"]
         assert line_text(screen, bot_line) == f" scout  {NIGHT}"
         screen.tree.move_cursor(screen.tree.lines.index(bot_line))

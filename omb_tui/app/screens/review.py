@@ -152,7 +152,7 @@ class ReviewScreen(AreaScreen):
         if not bots:
             return f"Nothing changed since {since}. ? lists every key." + self._unread_text()
         tally = sum((bot.tally for bot in bots), Tally())
-        return f"Since {since}: {tally.line()} · ? every key" + self._unread_text()
+        return f"Since {since}: {tally.line()} · ? keys" + self._unread_text()  # fits 80 columns
 
     def _unread_text(self) -> str:
         return "".join(f"\nNot read: {why}" for why in self._unread)
