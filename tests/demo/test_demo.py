@@ -597,7 +597,8 @@ def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
 def test_the_bots_screen_counts_last_night_whenever_the_demo_is_written(tmp_path, written_at):
     """The Night column (`overnight`) counts the runs on a demo written early in the morning too: they stay
     after 18:00 yesterday and before the moment the demo was written."""
-    from omb_tui.core.review.runs import last_night_start, overnight
+    from omb_tui.core.review.changes import overnight
+    from omb_tui.core.review.runs import last_night_start
 
     now = datetime.combine(TODAY, written_at).astimezone()
     home = Home(tmp_path / "home")

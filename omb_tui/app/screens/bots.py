@@ -41,7 +41,7 @@ class BotsScreen(AreaScreen):
     EXPLAINS = (
         "Gauge: how much of MEMORY.md loads into every prompt, by the first 200 lines or 24 KB, whichever comes "
         "first; amber from 80%, red once something stops loading (Lines: how many lines it has).\n"
-        "Night: what changed since 18:00 the day before, by every writer, as Review counts it: the number of "
+        "Night: what last night's writers changed (from 18:00 the day before), as Review counts it: the number of "
         'changes, and "2 wait" for compaction proposals waiting for you; bright while something is new. '
         "v opens Review.\n"
         "Last change: when a memory file last changed, and who changed it."

@@ -319,13 +319,6 @@ def review(
     return found
 
 
-def overnight(home: Home, now: datetime | None = None) -> dict:
-    """Per bot, last night's Tally (core/review/changes.py, where the Review area's listing is made)."""
-    from .changes import overnight as night_counts  # changes.py reads this module
-
-    return night_counts(home, now)
-
-
 def bot_runs(
     home: Home, bot_id: str, since: datetime, marks: ReviewedMarks | None = None, *, whole_runs: bool = True
 ) -> list[Run]:

@@ -15,7 +15,8 @@ from omb_tui.core.journal.changes import Actor
 from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review import marks
-from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, overnight, parse_quotes, review
+from omb_tui.core.review.changes import overnight
+from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, parse_quotes, review
 from omb_tui.core.runs.run import UpkeepRun
 
 pytestmark = pytest.mark.dates
