@@ -85,8 +85,8 @@ def _window(p: argparse.ArgumentParser, since: str, mark: str) -> None:
 
 def cmd_journal(args: argparse.Namespace) -> int:
     from ..core.journal.filter import JournalFilter
-    from ..core.journal.journal import row_writer
     from ..core.journal.when import when_text
+    from ..core.review.writers import row_words
 
     if args.limit is not None and args.limit < 1:
         raise CliError("--limit must be 1 or more.")
@@ -111,9 +111,8 @@ def cmd_journal(args: argparse.Namespace) -> int:
             else f"No row of the journal of {bot.id} matches."
         )
     for row in rows:
-        chat = f' from chat "{titles.get(row.chat, row.chat)}"' if row.chat else ""
         undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
-        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row_writer(row)}, {row.how}{chat}{undo}")
+        print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row_words(row, bot.id, titles)}{undo}")
     return 0
 
 

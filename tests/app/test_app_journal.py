@@ -184,7 +184,7 @@ async def test_undo_names_later_changes_and_waits_for_yes(home, changes):
         question = app.screen.question
         assert "Undo this change to MEMORY.md?" in question
         assert "1 later change to it will be undone too" in question
-        assert "changed outside the app" in question
+        assert "· Changed outside the app" in question  # who did it, in the words every screen uses
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen)
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT + "- likes coffee\n"

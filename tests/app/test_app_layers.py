@@ -104,7 +104,7 @@ async def test_review_names_the_persons_layer_and_U_puts_the_layer_file_back(tea
         assert screen.tree.lines[at].bot.bot == "scout"  # listed under its bot
         screen.tree.move_cursor(at)
         await pilot.press("U")
-        assert "of dana's layer of scout" in await question(pilot)
+        assert (await question(pilot)).startswith('Undo everything scout wrote in chat "On call" in dana\'s layer?')
         await answer(pilot, "y", screen)
         assert dana_memory(team) == before
         await wait_for(pilot, lambda: screen.tree.lines[group_line(screen, '"On call"')].group.run.undone)

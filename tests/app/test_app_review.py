@@ -98,7 +98,7 @@ async def test_review_opens_with_v_on_the_first_new_change(review_home):
         ]
         assert screen.tree.line_at_cursor().change.id == review_home.rows["capture"]
         status = str(screen.query_one("#review-status").render())
-        assert "2 runs + 2 by others, " in status and " changes (4 new)" in status
+        assert status.startswith("Since ") and ": 7 changes in 2 runs + 2 other groups (4 new) · " in status
         # a capture's change shows the quotes it rests on
         assert "“I moved to Porto last spring”" in screen.detail.text
         assert "+- lives in Porto" in screen.detail.text
@@ -157,7 +157,7 @@ async def test_u_on_a_change_that_cannot_go_alone_offers_the_whole_file_naming_l
         await pilot.press("y")
         await wait_for(pilot, lambda: "cannot be reverted alone" in str(getattr(pilot.app.screen, "question", "")))
         asked = await question(pilot)
-        assert "3 later changes to it will be undone too" in asked and "person · command line" in asked
+        assert "3 later changes to it will be undone too" in asked and "You (from the command line)" in asked
         await answer(pilot, "y", screen)
         assert memory(review_home) == MEMORY
 
@@ -265,11 +265,15 @@ async def test_the_bots_screen_counts_last_nights_changes_per_bot(review_home):
         bot_list = await listed_bots(pilot)
         header = "".join(segment.text for segment in bot_list.render_line(0))
         lines = {bot_list.summaries[i].id: "".join(s.text for s in bot_list.render_line(i + 1)) for i in range(2)}
-        night = header.index("Night")
-        assert lines["scout"][night] == "2" and lines["quill"][night] == "2"
+        night = header.index("Night")  # every writer, as Review counts: the run, and the person's own edits
+        assert lines["scout"][night] == "4" and lines["quill"][night] == "3"
         intro = str(pilot.app.screen.query_one("#bots-intro").render())
         highlighted = bot_list.highlighted.id
-        assert intro == f"{highlighted}, last night: 2 changes in 1 run (2 not reviewed). v reviews them."
+        said = {
+            "quill": "3 changes in 1 run + 1 other group (2 new)",
+            "scout": "4 changes in 1 run + 1 other group (2 new)",
+        }
+        assert intro == f"{highlighted}, last night: {said[highlighted]}. v reviews them."
         await pilot.press("v")
         await settle(pilot)
         assert pilot.app.screen.__class__.__name__ == "ReviewScreen"
@@ -371,9 +375,9 @@ async def test_the_bots_screen_says_how_many_proposals_wait(proposals_home):
         bot_list = await listed_bots(pilot)
         header = "".join(segment.text for segment in bot_list.render_line(0))
         line = "".join(segment.text for segment in bot_list.render_line(1))
-        assert line[header.index("Night") :].startswith("2 wait")
+        assert line[header.index("Night") :].startswith("1, 2 wait")  # the person's own edits, and what waits
         intro = str(pilot.app.screen.query_one("#bots-intro").render())
-        assert intro == "scout, last night: 2 proposals waiting. v reviews them."
+        assert intro == "scout, last night: 1 change in 1 other group, 2 proposals waiting. v reviews them."
 
 
 async def test_a_run_written_while_review_is_open_appears_when_files_change(review_home):

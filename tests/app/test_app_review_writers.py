@@ -9,6 +9,7 @@ from support.app_helpers import settle, wait_for
 from support.review_screen import answer, line_text, open_review, question
 
 from omb_tui.core.journal.journal import HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
+from omb_tui.core.journal.when import when_text
 from omb_tui.core.memory.store import Actor, MemoryStore
 from omb_tui.core.review.changes import changes
 from omb_tui.core.review.marks import load_marks
@@ -66,11 +67,12 @@ async def test_each_writer_is_a_group_naming_who_and_U_takes_an_agent_session_ba
         assert any('scout in chat "Lisbon trip"' in text for text in runs)
         assert any("Changed outside the app" in text and "new" in text for text in runs)
         status = str(screen.query_one("#review-status").render())
-        assert " by others, " in status
+        assert ": 5 changes in 1 run + 2 other groups (5 new) · " in status  # the session is a run
         screen.tree.move_cursor(group_line(screen, "Claude Code, session"))
         await pilot.press("U")
         asked = await question(pilot)
-        assert "Undo everything of Claude Code, session 0b7e5d0c of scout" in asked and "2 changes" in asked
+        assert asked.startswith("Undo the whole session of Claude Code on scout?\n")
+        assert "2 changes to MEMORY.md by Claude Code in session 0b7e5d0c" in asked
         assert "later change" in asked  # the chat's turns and the script's edit came after: named, they go too
         await answer(pilot, "y", screen)
         assert memory(home) == made["before"]["session"]  # byte for byte, as before the session
@@ -89,7 +91,11 @@ async def test_U_on_a_chats_turns_puts_the_file_back_as_before_the_first_turn(ho
         screen = await open_review(pilot)
         screen.tree.move_cursor(group_line(screen, 'in chat "Lisbon trip"'))
         await pilot.press("U")
-        assert "Undo everything of scout in chat" in await question(pilot)
+        assert await question(pilot) == (
+            'Undo everything scout wrote in chat "Lisbon trip"?\n'
+            f"  {when_text(screen.tree.line_at_cursor().group.started)} · 2 changes to MEMORY.md by scout in chat "
+            '"Lisbon trip"\nEach file goes back as it was before the first of them. The undo is journaled.'
+        )
         await answer(pilot, "y", screen)
         assert memory(home) == before  # both turns, byte for byte
 
@@ -145,3 +151,31 @@ async def test_space_reads_every_diff_group_by_group_and_M_marks_everything_afte
         await wait_for(pilot, lambda: all(line.group.run.reviewed for line in screen.tree.lines if line.kind == "run"))
     (bot,) = changes(home).bots
     assert bot.unreviewed == 0
+
+
+async def test_U_on_edits_outside_the_app_asks_and_answers_in_words_never_an_id(home):
+    """The question, its button and the toast name what goes, as a person would: never "Undo run" on a day's
+    edits, never the group's own id ("outside-2026-12-06")."""
+    from omb_tui.app.app import make_app
+
+    store = MemoryStore(home, "scout")
+    before = store.read("MEMORY.md").text
+    append(store, "- edited by a script", Actor(WHO_PERSON, HOW_OUTSIDE))
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_review(pilot)
+        screen.tree.move_cursor(group_line(screen, "Changed outside the app"))
+        group = screen.tree.line_at_cursor().group
+        await pilot.press("U")
+        asked = await question(pilot)
+        assert asked.startswith("Undo the edits made outside the app to scout on ")
+        assert "1 change to MEMORY.md made outside the app" in asked
+        assert pilot.app.screen.yes_label == "Undo 1 change"
+        await answer(pilot, "y", screen)
+        assert memory(home) == before
+        toasts = [str(note.message) for note in app._notifications]
+        said = [text for text in toasts if text.startswith("Undid ")]
+        assert said == [
+            f"Undid the edits made outside the app to scout on {group.run_id[8:]}: MEMORY.md back as before them."
+        ]
+        assert group.run_id not in said[0]

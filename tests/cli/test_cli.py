@@ -519,7 +519,7 @@ def test_journal_filter_takes_the_apps_syntax_with_limit_and_json(run_cli, home,
     assert ids(journal_rows(run_cli, "--filter", "who:bot", "--limit", "1")) == ["00000004-0001"]
     text = run_cli("journal", BOT_ID, "--filter", "file:travel")
     assert text.code == 0 and text.out.splitlines() == [
-        '00000002-0001  2026-11-30 00:30  memory/travel.md         bot, during a task from chat "Plans"'
+        f'00000002-0001  2026-11-30 00:30  memory/travel.md         {BOT_ID} in chat "Plans"'  # who did it, in words
     ]
     nothing = run_cli("journal", BOT_ID, "--filter", "who:import")
     assert nothing.code == 0 and nothing.out.strip() == f"No row of the journal of {BOT_ID} matches."

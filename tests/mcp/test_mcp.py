@@ -153,7 +153,7 @@ async def test_a_note_added_over_mcp_is_the_bots_change_from_the_client_in_the_j
         assert (row["who"], row["how"], row["file"]) == (WHO_BOT, HOW_TASK, "MEMORY.md")
         assert row["chat"] == f"claude-code (MCP session {row['run']})" and row["run"] == first["run"]
     code, printed = command(home_copy, "journal", "scout", "--limit", "1")
-    assert code == 0 and f'bot, during a task from chat "claude-code (MCP session {second["run"]})"' in printed
+    assert code == 0 and f"claude-code, MCP session {second['run']}" in printed
 
     (bot,) = [b for b in command_json(home_copy, "review", "--bot", "scout")["bots"]]
     (run,) = [r for r in bot["runs"] if r["id"] == first["run"]]

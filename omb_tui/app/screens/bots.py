@@ -25,7 +25,7 @@ class BotsRead(Message, bubble=False):
     def __init__(self, summaries: list, overnight: dict) -> None:
         super().__init__()
         self.summaries = summaries
-        self.overnight = overnight  # bot id -> BotOvernight: last night's changes, and the proposals waiting
+        self.overnight = overnight  # bot id -> core Tally: last night's changes, and the proposals waiting
 
 
 class BotDuplicated(Message, bubble=False):
@@ -41,8 +41,8 @@ class BotsScreen(AreaScreen):
     EXPLAINS = (
         "Gauge: how much of MEMORY.md loads into every prompt, by the first 200 lines or 24 KB, whichever comes "
         "first; amber from 80%, red once something stops loading (Lines: how many lines it has).\n"
-        "Night: what last night's upkeep changed (from 18:00 the day before): the number of changes, and "
-        '"2 wait" for compaction proposals waiting for you; bright while something is not reviewed yet. '
+        "Night: what last night's writers changed (from 18:00 the day before), as Review counts it: the number of "
+        'changes, and "2 wait" for compaction proposals waiting for you; bright while something is new. '
         "v opens Review.\n"
         "Last change: when a memory file last changed, and who changed it."
     )
@@ -111,7 +111,7 @@ class BotsScreen(AreaScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="bots")
     def load_bots(self) -> None:
-        from ...core.review.runs import overnight
+        from ...core.review.changes import overnight
         from ...core.turn.bot import all_bots  # imported here so the screen paints before the engine loads
 
         summaries = []
@@ -133,7 +133,7 @@ class BotsScreen(AreaScreen):
         if current is not None and current.error:
             intro.update(f"{current.id}: {current.error}")
         elif night is not None and (night.changes or night.pending):
-            intro.update(f"{current.id}, last night: {overnight_words(night)}. v reviews them.")
+            intro.update(f"{current.id}, last night: {night.line()}. v reviews them.")
         elif summaries:
             intro.update(
                 f"{plural(len(summaries), 'bot')} in {self.app.home.root}. Enter opens one; ? lists every key."
@@ -193,16 +193,3 @@ class BotsScreen(AreaScreen):
         helper = "" if copied.helper_model else " It stays off the helper model, as the bot is."
         self.notify(f"Copied {copied.source} as {copied.bot} ({copied.name}).{helper}", markup=False)
         self.load_bots()  # the copy is listed; the cursor stays on the bot it was copied from
-
-
-def overnight_words(night) -> str:
-    """ "3 changes in 2 runs (1 not reviewed), 2 proposals waiting" for a core BotOvernight."""
-    parts = []
-    if night.changes:
-        parts.append(
-            f"{plural(night.changes, 'change')} in {plural(night.runs, 'run')}"
-            + (f" ({night.unreviewed} not reviewed)" if night.unreviewed else "")
-        )
-    if night.pending:
-        parts.append(f"{plural(night.pending, 'proposal')} waiting")
-    return ", ".join(parts)

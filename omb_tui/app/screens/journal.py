@@ -26,7 +26,7 @@ from ...core.base.text import plural
 from ...core.files.paths import MemoryInputError
 from ...core.journal.changes import LaterChanges, RevertConflict, UndoResult
 from ...core.journal.filter import JournalFilter
-from ...core.journal.journal import DamagedLine, JournalRow, row_action, row_writer
+from ...core.journal.journal import DamagedLine, JournalRow, row_action
 from ...core.journal.when import when_text
 from ...core.memory.store import MemoryStore
 from ...core.turn.bot import Bot
@@ -316,7 +316,9 @@ def undo_confirmed(
 
 
 def _row_words(row: JournalRow) -> str:
-    return f"{when_text(row.at)} · {row_writer(row)} · {row.how}"
+    from ...core.review.writers import row_words
+
+    return f"{when_text(row.at)} · {row_words(row, row.bot)}"
 
 
 def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") -> tuple[str, str]:

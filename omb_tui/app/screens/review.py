@@ -29,8 +29,9 @@ from ...core.base.text import plural
 from ...core.files.paths import Home, MemoryInputError
 from ...core.journal.when import when_text
 from ...core.people.layers import workspace_words
-from ...core.review.changes import KIND_PERSON
 from ...core.review.runs import Run
+from ...core.review.tally import Tally
+from ...core.review.writers import KIND_PERSON, row_words
 from ..styles import style_path
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups
@@ -140,6 +141,8 @@ class ReviewScreen(AreaScreen):
         self._since = message.since
         self._unread = message.unread
         self.tree.show(message.bots)
+        # the cursor stays where it was, so no Highlighted comes: the detail shows what a key just did itself
+        self.detail.show(self.tree.line_at_cursor())
         self.query_one("#review-status", Static).update(self.status_text())
         self.refresh_bindings()  # whether any proposal waits decides whether a and x are in the footer
 
@@ -148,16 +151,8 @@ class ReviewScreen(AreaScreen):
         since = when_text(self._since.isoformat()) if self._since else ""
         if not bots:
             return f"Nothing changed since {since}. ? lists every key." + self._unread_text()
-        runs = sum(1 for bot in bots for group in bot.runs if group.run is not None and group.run.who is None)
-        others = sum(1 for bot in bots for group in bot.runs if group.run is not None and group.run.who is not None)
-        changes = sum(bot.changes for bot in bots)
-        new = sum(bot.new_changes for bot in bots)
-        waiting = sum(bot.proposals for bot in bots)
-        groups = plural(runs, "run") + (f" + {others} by others" if others else "")
-        text = f"Since {since}: {groups}, {plural(changes, 'change')} ({new} new)"
-        if waiting:
-            text += f", {plural(waiting, 'proposal')} waiting"
-        return text + " · ? every key" + self._unread_text()
+        tally = sum((bot.tally for bot in bots), Tally())
+        return f"Since {since}: {tally.line()} · ? keys" + self._unread_text()  # fits 80 columns
 
     def _unread_text(self) -> str:
         return "".join(f"\nNot read: {why}" for why in self._unread)
@@ -359,7 +354,7 @@ class ReviewScreen(AreaScreen):
                 markup=False,
             )
             return
-        said = change.category or change.step or change.how
+        said = change.category or change.step or row_words(change, change.bot)
         question = (
             f"Undo this change to {change.file} of {workspace_words(change.bot)} alone?\n"
             f"  {when_text(change.at)} · {said}\n"
@@ -397,17 +392,17 @@ class ReviewScreen(AreaScreen):
         if line is None or line.group is None or line.group.run is None:
             return
         run, home = line.group.run, self.app.home
-        what = "the whole run" if run.who is None else f"everything of {run.who}"
+        writer = run.writer
         question = (
-            f"Undo {what} of {workspace_words(run.bot)} from {when_text(run.started)}?\n"
-            f"  {plural(len(run.changes), 'change')} by {', '.join(run.steps)} to {', '.join(run.files)}\n"
+            f"Undo {writer.whole}?\n"
+            f"  {when_text(run.started)} · {writer.changes(len(run.changes), run.files)}\n"
             "Each file goes back as it was before the first of them. The undo is journaled."
         )
         try:
             later = await self._core(lambda: run_undo_later(home, run.bot, run.id, run.rows))
             if later is not None:  # one question, naming what would go too
                 question += "\n\n" + later_changes_question(later)
-            if not await self._ask(question, "Undo run"):
+            if not await self._ask(question, writer.undo_button(len(run.changes))):
                 return
             agreed = [row.id for row in later.later] if later is not None else []
             unseen = later is not None and bool(later.outside)  # named in the question, so agreed to
@@ -425,7 +420,7 @@ class ReviewScreen(AreaScreen):
         except MemoryInputError as exc:
             self.notify(str(exc), title="Not undone", severity="error", markup=False)
             return
-        self.notify(done.message(), title="Run undone", timeout=5, markup=False)
+        self.notify(done.message(), title="Undone", timeout=5, markup=False)
         self.post_message(ReviewWritten())
 
     # ----- proposals -----
@@ -510,10 +505,10 @@ def later_changes_question(refused) -> str:
     lines = []
     if later:
         lines.append(f"{plural(len(later), 'later change')} to these files would be undone too:")
-        lines += [f"  {when_text(row.at)} · {row.who} · {row.how} · {row.file}" for row in later[:LATER_NAMED]]
+        lines += [f"  {when_text(row.at)} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
         if len(later) > LATER_NAMED:
             lines.append(f"  and {len(later) - LATER_NAMED} more")
     if outside:
         lines.append(f"{', '.join(outside)} changed outside the journal since, and that would go too.")
-    lines.append("Undo the run and these too?")
+    lines.append("Undo these too?")
     return "\n".join(lines)

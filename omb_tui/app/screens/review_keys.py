@@ -25,9 +25,9 @@ BINDINGS = [
     Binding(
         "U",
         "undo_run",
-        "Undo run",
+        "Undo all",  # a run's or a group's (a chat's turns, a day's edits): the question names which
         id="review-undo-run",
-        tooltip="Undo the whole run under the cursor; asks first, naming later changes that would go too",
+        tooltip="Undo every change of the run or group under the cursor; asks first, naming later changes that go too",
     ),
     Binding("a", "accept", "Accept", id="review-accept", tooltip="Accept the proposal under the cursor"),
     Binding("x", "reject", "Reject", id="review-reject", tooltip="Reject the proposal under the cursor"),

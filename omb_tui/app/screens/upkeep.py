@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from rich.text import Text
 from textual import on, work
@@ -25,12 +24,12 @@ from textual.widgets import Button, Footer, Header, OptionList, ProgressBar, Sta
 from textual.widgets.option_list import Option
 
 from ...core.base import clock
-from ...core.base.text import plural
 from ...core.journal.changes import Actor
 from ...core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.models import what_runs
 from ..styles import style_path
 from .base import BotScreen
+from .upkeep_words import capture_text, tidy_text, usage_text
 
 PERSON = Actor(WHO_PERSON, HOW_SETTINGS)
 
@@ -70,6 +69,7 @@ class UpkeepView:
     last_capture: dict | None = None
     last_tidy: dict | None = None
     journal_tidy: dict | None = None  # the newest tidy-up run in the journal (core last_tidy_in_journal)
+    journal_capture: dict | None = None  # the newest capture run in the journal (core last_capture_in_journal)
     learned: list = field(default_factory=list)  # about_me.LearnedLine
     usage: dict = field(default_factory=dict)  # calls, failed, prompt_tokens, completion_tokens, cost_usd, ...
     guard: str = ""  # the nightly guard: its limits, the recall checks' last result, what it last said
@@ -117,21 +117,13 @@ def _on_off(value: bool | None) -> str:
     return "locked" if value is None else ("on" if value else "off")
 
 
-def _local(at: object) -> str:
-    """An ISO time from a record, as local time to the minute; as it is written when it is no time."""
-    try:
-        return datetime.fromisoformat(str(at)).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return str(at)
-
-
 # ----- reading (in a worker thread) -----
 def read_view(home, bot_id: str) -> UpkeepView:
     from ...core.files.paths import MemoryInputError
     from ...core.memory.settings import load_bot_settings, load_config
     from ...core.turn.bot import Bot
     from ...core.upkeep.about_me import list_learned
-    from ...core.upkeep.capture import last_capture
+    from ...core.upkeep.capture import last_capture, last_capture_in_journal
     from ...core.upkeep.heavy import loaded_every_turn
     from ...core.upkeep.tidy import last_tidy, last_tidy_in_journal
 
@@ -176,6 +168,7 @@ def read_view(home, bot_id: str) -> UpkeepView:
         last_capture=last_capture(home, bot_id),
         last_tidy=last_tidy(home, bot_id),
         journal_tidy=last_tidy_in_journal(home, bot_id),
+        journal_capture=last_capture_in_journal(home, bot_id),
         learned=learned,
         usage=month_usage(home, bot_id),
         guard=guard_text(home, bot_id),
@@ -218,66 +211,6 @@ def month_usage(home, bot_id: str) -> dict:
         "plan_calls": sum(1 for row in rows if is_plan_call(row)),
         "plan_cost_usd": sum(plan_cost(row) for row in rows),
     }
-
-
-# ----- words -----
-def capture_text(last: dict | None) -> str:
-    if not last:
-        return "No capture has run for this bot yet."
-    saved = f"{plural(int(last.get('saved') or 0), 'fact', grouped=True)} saved"
-    if last.get("about_me"):
-        saved += f" ({last['about_me']} also to About me)"
-    text = (
-        f"{_local(last.get('at'))} · {plural(int(last.get('turns_read') or 0), 'turn', grouped=True)} read, {saved}, "
-        f"{int(last.get('skipped') or 0):,} skipped."
-    )
-    if last.get("reason"):
-        text += f" Stopped: {str(last['reason']).rstrip('.')}."
-    return text
-
-
-def tidy_text(last: dict | None, in_journal: dict | None = None) -> str:
-    """The last tidy-up in its report's words; one the journal holds and the record does not (a newer run, or the
-    only one) by its run and changes, so Upkeep names the tidy-up Review shows."""
-    from ...core.runs.run import Skipped
-    from ...core.upkeep.tidy import TidyReport
-
-    if in_journal and (not last or str(in_journal.get("run")) > str(last.get("run") or "")):
-        changes = plural(int(in_journal.get("changes") or 0), "change")
-        return f"{_local(in_journal.get('at'))} · run {in_journal.get('run')}: {changes} (see Review)."
-    if not last:
-        return "No tidy-up has run for this bot yet."
-    try:  # the report's own words, so the screen says what `omb-tui tidy` says
-        report = TidyReport(
-            bot=str(last["bot"]),
-            run=str(last["run"]),
-            at=str(last["at"]),
-            expired=int(last["expired"]),
-            duplicates=int(last["duplicates"]),
-            superseded=int(last["superseded"]),
-            still_true_added=int(last["still_true_added"]),
-            skipped=[Skipped(str(s["text"]), str(s["reason"])) for s in last.get("skipped") or []],
-            model=str(last["model"]),
-        )
-    except (KeyError, TypeError, ValueError):
-        return f"{_local(last.get('at'))} · the record of it cannot be read."
-    return f"{_local(report.at)} · {report.message()}"
-
-
-def usage_text(usage: dict) -> str:
-    if not usage.get("calls"):
-        return f"No model calls for this bot this month ({usage.get('month')})."
-    jobs = ", ".join(f"{job} {count}" for job, count in sorted(usage["jobs"].items()))
-    failed = f", {usage['failed']:,} failed" if usage["failed"] else ""
-    plan = ""
-    if usage.get("plan_calls"):  # an engine's calls cost no money per call: the plan's quota, not the spend limit
-        plan = f" · {plural(usage['plan_calls'], 'call', grouped=True)} on your plan"
-        if usage.get("plan_cost_usd"):
-            plan += f" (${usage['plan_cost_usd']:.4f} reported, not counted)"
-    return (
-        f"{usage['month']}: {plural(usage['calls'], 'call', grouped=True)}{failed} ({jobs}) · "
-        f"{usage['prompt_tokens']:,} tokens in, {usage['completion_tokens']:,} out · ${usage['cost_usd']:.4f}{plan}"
-    )
 
 
 class UpkeepScreen(BotScreen):
@@ -415,7 +348,7 @@ class UpkeepScreen(BotScreen):
             self.query_one("#heavy-line", Static).update(
                 f"{HEAVY_LINE} ({view.loaded_bytes / 1024:.1f} KB, {view.memory_bytes / 1024:.1f} KB of it memory)"
             )
-        self.query_one("#upkeep-capture", Static).update(Text(capture_text(view.last_capture)))
+        self.query_one("#upkeep-capture", Static).update(Text(capture_text(view.last_capture, view.journal_capture)))
         self.query_one("#upkeep-tidy", Static).update(Text(tidy_text(view.last_tidy, view.journal_tidy)))
         self._show_learned(view.learned)
         self.query_one("#upkeep-usage", Static).update(Text(usage_text(view.usage)))

@@ -13,6 +13,7 @@ from textual.widgets import Static
 from ...core.base.text import plural
 from ...core.journal.when import when_text
 from ...core.review.runs import Change
+from ...core.review.writers import KIND_UPKEEP, writer_of
 from .diff_view import ADDED, MUTED, REMOVED, diff_lines
 from .review_tree import BOT, CHANGE, PROPOSAL, RUN, BotGroup, RunGroup, TreeLine
 from .row_list import printable
@@ -40,16 +41,9 @@ def line_content(line: TreeLine | None) -> Content:
 
 
 def bot_content(bot: BotGroup) -> Content:
-    runs = [group for group in bot.runs if group.run is not None]
-    lines = [
-        Content.styled(_clean(bot.bot), "bold"),
-        Content(
-            f"{plural(len(runs), 'run')}, {plural(bot.changes, 'change')} in the last nights; "
-            f"{bot.new_changes} not reviewed yet."
-        ),
-    ]
-    if bot.proposals:
-        lines.append(Content.styled(f"{plural(bot.proposals, 'compaction proposal')} waiting for you.", WARN))
+    styles = {"new": "$text-accent", "waiting": WARN}
+    counts = [(text, styles.get(role, "")) for text, role in bot.tally.parts()]  # the words of every screen
+    lines = [Content.styled(_clean(bot.bot), "bold"), Content.assemble(*counts, ".")]
     lines.append(Content.styled("n / p: the next / previous bot with something new.", MUTED))
     return Content("\n").join(lines)
 
@@ -57,22 +51,19 @@ def bot_content(bot: BotGroup) -> Content:
 def run_content(group: RunGroup) -> Content:
     run = group.run
     title = f"Run {_clean(group.run_id)}" if run is None or run.who is None else _clean(run.who)
+    if run is not None and run.changes and run.who is None and run.writer.kind != KIND_UPKEEP:
+        title = _clean(run.writer.title)  # a session review() lists: its writer, as the groups say theirs
     lines = [Content.assemble((title, "bold"), ("  ", ""), (when_text(group.started), MUTED))]
     if run is not None and not run.changes:  # listed for what the guard said of it
         lines.append(Content("No change: the nightly guard ended this run before it changed anything."))
         if run.guard_line:
             lines.append(Content.styled(_clean(run.guard_line[:1].upper() + run.guard_line[1:]) + ".", WARN))
     elif run is not None:
-        lines.append(
-            Content(
-                f"{plural(len(run.changes), 'change')} by {', '.join(run.steps)} to "
-                f"{', '.join(_clean(file) for file in run.files)}"
-            )
-        )
+        lines.append(Content(_clean(run.writer.changes(len(run.changes), run.files))))
         if run.guard_line:
             lines.append(Content.styled(_clean(run.guard_line[:1].upper() + run.guard_line[1:]) + ".", WARN))
         if run.undone:
-            state = Content.styled("Every change of this run was undone. ", MUTED)
+            state = Content.styled("Every change of it was undone. ", MUTED)
         elif run.reviewed:
             state = Content.styled("Reviewed. ", MUTED)
         else:  # the state and the keys on one line: the diffs below get the room (space reads on)
@@ -93,12 +84,13 @@ def run_content(group: RunGroup) -> Content:
 
 
 def change_said(change: Change) -> str:
-    """Who made a change, how, its category and chat, on one line."""
-    said = [_clean(change.who), f"step {_clean(change.step)}" if change.step else _clean(change.how)]
+    """Who made a change (its step, for upkeep), its category, and the chat a capture read, on one line."""
+    writer = writer_of([change], change.bot)
+    said = [_clean(writer.title)]
     if change.category:
         said.append(f"category {_clean(change.category)}")
-    if change.chat:
-        said.append(f'chat "{_clean(change.chat)}"')
+    if change.chat and writer.kind == KIND_UPKEEP:  # a bot's or an agent's title names its chat already
+        said.append(f'from chat "{_clean(change.chat)}"')
     return " · ".join(said)
 
 

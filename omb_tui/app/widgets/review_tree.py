@@ -19,6 +19,7 @@ from ...core.base.text import plural
 from ...core.journal.journal import HOW_API, HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_SETTINGS, HOW_TASK, HOW_UNDO
 from ...core.journal.when import when_text
 from ...core.review.runs import Change, Review, Run
+from ...core.review.tally import Tally
 from .row_list import RowHighlighted, RowList, fit, printable
 
 BOT, RUN, CHANGE, PROPOSAL = "bot", "run", "change", "proposal"
@@ -77,7 +78,12 @@ class BotGroup:
 
     @property
     def new_changes(self) -> int:
-        return sum(len(group.changes) for group in self.runs if group.run is not None and not group.run.reviewed)
+        return self.tally.new
+
+    @property
+    def tally(self) -> Tally:
+        """The bot's counts, as every screen counts them (core/review/tally.py)."""
+        return Tally.of((group.run for group in self.runs if group.run is not None), self.proposals)
 
 
 @dataclass(frozen=True)
@@ -316,16 +322,13 @@ class ReviewTree(RowList):
         return [("     ", ""), *proposal_words(line.proposal)]
 
 
+TALLY_STYLES = {"new": "new", "waiting": "warning"}
+
+
 def bot_words(bot: BotGroup) -> list[tuple[str, str]]:
-    runs = len([g for g in bot.runs if g.run is None or g.run.who is None])  # upkeep's (and proposals')
-    others = len(bot.runs) - runs
-    groups = plural(runs, "run") + (f" + {others} by others" if others else "")
-    parts = [(printable(bot.bot), "bot"), (f"  {groups}, {plural(bot.changes, 'change')}", "muted")]
-    if bot.new_changes:
-        parts.append((f" · {bot.new_changes} new", "new"))
-    if bot.proposals:
-        parts.append((f" · {plural(bot.proposals, 'proposal')} waiting", "warning"))
-    return parts
+    """The bot and its counts, in the words of every screen (Tally.parts), the new and the waiting coloured."""
+    counts = [(text, TALLY_STYLES.get(role, "muted")) for text, role in bot.tally.parts()]
+    return [(printable(bot.bot), "bot"), ("  ", "muted"), *counts]
 
 
 def run_words(group: RunGroup) -> list[tuple[str, str]]:

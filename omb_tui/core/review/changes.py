@@ -28,11 +28,9 @@ from datetime import datetime, timedelta
 
 from ..base import clock
 from ..base.errors import disk_refused
-from ..base.text import plural
 from ..files.paths import Home, split_layer
-from ..journal.journal import HOW_OUTSIDE, HOW_UNDO, WHO_BOT, WHO_IMPORT, WHO_PERSON, WHO_UPKEEP, Journal
+from ..journal.journal import Journal
 from ..journal.when import when_text
-from ..memory.agents import AGENTS
 from ..memory.store import MemoryStore
 from ..people.layers import bot_workspaces
 from .marks import MARKS_KEPT_DAYS, ReviewedMarks, load_marks, mark_reviewed
@@ -46,34 +44,21 @@ from .runs import (
     bot_ids_of,
     change_of,
     default_since,
+    last_night_start,
     moment_of,
     review,
+    waiting_proposals,
 )
-
-KIND_UPKEEP = "upkeep"
-KIND_AGENT = "agent"
-KIND_CHAT = "chat"
-KIND_PERSON = "person"
-KIND_MEMBER = "member"  # a person of a Team Cloud home, writing their own layer themselves (never the owner)
-KIND_OUTSIDE = "outside"
-KIND_IMPORT = "import"
-KIND_GUARD = "guard"
-KINDS = (KIND_GUARD, KIND_UPKEEP, KIND_AGENT, KIND_CHAT, KIND_MEMBER, KIND_PERSON, KIND_OUTSIDE, KIND_IMPORT)
-MCP_CHAT = " (MCP session "  # an MCP client's own chat: `<client> (MCP session <run>)` (mcp/session.py)
-
-
-def kind_of(who: str, how: str, chat: str | None, person: str | None = None) -> str:
-    """Which writer made a row, by what the journal says of it."""
-    if who == WHO_PERSON and person:
-        return KIND_MEMBER
-    if who == WHO_UPKEEP:
-        return KIND_GUARD if how == HOW_UNDO else KIND_UPKEEP
-    if who == WHO_BOT:
-        agent = chat is not None and (chat.startswith(tuple(a.prefix for a in AGENTS.values())) or MCP_CHAT in chat)
-        return KIND_AGENT if agent else KIND_CHAT
-    if who == WHO_IMPORT:
-        return KIND_IMPORT
-    return KIND_OUTSIDE if how == HOW_OUTSIDE else KIND_PERSON
+from .tally import Tally
+from .writers import (
+    KIND_CHAT,
+    KIND_PERSON,
+    KIND_UPKEEP,
+    KINDS,
+    Writer,
+    kind_of,
+    writer_of,
+)
 
 
 @dataclass
@@ -108,35 +93,18 @@ class Group:
         return bool(self.changes) and all(change.undone for change in self.changes)
 
     @property
-    def who(self) -> str:
-        """The writer in words, as the journal names it, and whose layer it wrote in when it was a person's."""
-        person = self.person
-        return self._writer() if person is None else f"{self._writer()}, in {person}'s layer"
+    def one_run(self) -> bool:
+        """Taken back whole as one run (an upkeep run, an agent's session, the guard's undo), not by its rows."""
+        return self.runs == [self.id]
 
-    def _writer(self) -> str:
-        first = self.changes[0] if self.changes else None
-        chat = first.chat if first is not None else None
-        if self.kind == KIND_UPKEEP:
-            steps = list(dict.fromkeys(change.step or change.how for change in self.changes))
-            return f"Memory upkeep ({', '.join(steps)})"
-        if self.kind == KIND_GUARD:
-            return "The nightly guard (an undo)"
-        if self.kind == KIND_AGENT and chat:
-            for agent in AGENTS.values():
-                if chat.startswith(agent.prefix):
-                    return f"{agent.name}, session {chat.removeprefix(agent.prefix)[:8]}"
-            return chat.replace(MCP_CHAT, ", MCP session ").removesuffix(")")
-        if self.kind == KIND_CHAT:
-            bot_id = split_layer(self.bot)[0]
-            return f'{bot_id} in chat "{chat}"' if chat else f"{bot_id}, in a task"
-        if self.kind == KIND_OUTSIDE:
-            return "Changed outside the app"
-        if self.kind == KIND_IMPORT:
-            return "Copied in (import)"
-        hows = ", ".join(dict.fromkeys(change.how for change in self.changes))
-        if self.kind == KIND_MEMBER and first is not None:
-            return f"{first.person} ({hows})"
-        return f"You ({hows})"
+    @property
+    def writer(self) -> Writer:
+        """The writer in words (core/review/writers.py), and whose layer it wrote in when it was a person's."""
+        return writer_of(self.changes, self.bot)
+
+    @property
+    def who(self) -> str:
+        return self.writer.title
 
     def to_dict(self) -> dict:
         return {
@@ -157,6 +125,10 @@ class BotChanges:
     bot: str
     since: datetime
     groups: list[Group] = field(default_factory=list)
+    waiting: int = 0  # compaction proposals waiting for the person
+
+    def tally(self) -> Tally:
+        return Tally.of(self.groups, self.waiting)
 
     @property
     def count(self) -> int:
@@ -172,6 +144,9 @@ class BotChanges:
             "since": self.since.isoformat(),
             "changes": self.count,
             "unreviewed": self.unreviewed,
+            "runs": self.tally().runs,
+            "others": self.tally().others,
+            "pending": self.waiting,
             "groups": [group.to_dict() for group in self.groups],
         }
 
@@ -190,11 +165,8 @@ class Changes:
             return [f"Nothing changed{since}."]
         out = []
         for bot in self.bots:
-            waiting = f", {bot.unreviewed} not reviewed" if bot.unreviewed else ", all reviewed"
-            out.append(
-                f"{bot.bot}: {plural(bot.count, 'change')} in {plural(len(bot.groups), 'group')}{waiting}"
-                f" (since {when_text(bot.since.isoformat())})"
-            )
+            seen = ", all reviewed" if bot.groups and not bot.unreviewed else ""
+            out.append(f"{bot.bot}: {bot.tally().line()}{seen} (since {when_text(bot.since.isoformat())})")
             for group in bot.groups:
                 state = " (undone)" if group.undone else (" (reviewed)" if group.reviewed else "")
                 out.append(f"  {group.kind} {group.id}  {when_text(group.at)}  {group.who}{state}")
@@ -233,8 +205,9 @@ def changes(
             marks = load_marks(home, workspace)
             starts.append(since or since_last_look(marks, now))
             groups += bot_groups(home, workspace, starts[-1], marks)
-        if groups:
-            found.bots.append(BotChanges(bot_id, min(starts), sorted(groups, key=_listed_order)))
+        waiting = len(waiting_proposals(home, bot_id))
+        if groups or waiting:
+            found.bots.append(BotChanges(bot_id, min(starts), sorted(groups, key=_listed_order), waiting))
     found.bots.sort(key=lambda bot: not bot.unreviewed)  # stable: the home's order within each
     return found
 
@@ -305,16 +278,17 @@ def mark_groups(home: Home, groups: Iterable[Group], *, now: datetime | None = N
     return count
 
 
-def everyone(home: Home, *, now: datetime | None = None) -> Review:
+def everyone(home: Home, *, now: datetime | None = None, since: datetime | None = None) -> Review:
     """The Review area's listing: `review`'s upkeep runs (with the guard's words and the proposals waiting) and
     every other writer's groups beside them, as runs of their kind, in one window: the earliest of the bots'
-    "since I last looked". A person's layer's groups are listed under its bot (`Run.person` names them)."""
+    "since I last looked", or `since`. A person's layer's groups are listed under its bot (`Run.person` names them)."""
     home = Home.of(home)
     now = now or clock.now()
     ids = home.bot_ids()
     workspaces = {bot_id: bot_workspaces(home, bot_id) for bot_id in ids}
     marks = {workspace: load_marks(home, workspace) for bot_id in ids for workspace in workspaces[bot_id]}
-    since = min((since_last_look(kept, now) for kept in marks.values()), default=default_since(now))
+    if since is None:
+        since = min((since_last_look(kept, now) for kept in marks.values()), default=default_since(now))
     found = review(home, since=since, only_new=False, now=now)
     for bot in found.bots:  # review() lists every run; the other writers' runs are listed below, grouped
         bot.runs = [run for run in bot.runs if not run.changes or _kind(run.changes[0]) == KIND_UPKEEP]
@@ -357,3 +331,12 @@ def _as_run(group: Group) -> Run:
         rows=rows,
         person=group.person,
     )
+
+
+def overnight(home: Home, now: datetime | None = None) -> dict[str, Tally]:
+    """Per bot: what changed since last night began (18:00 local the day before), by every writer, counted as the
+    Review area counts it, and what waits. Every bot of the home has one (the bots screen's Night column)."""
+    home = Home.of(home)
+    now = now or clock.now()
+    listed = {bot.bot: bot.tally() for bot in everyone(home, now=now, since=last_night_start(now)).bots}
+    return {bot_id: listed.get(bot_id, Tally()) for bot_id in home.bot_ids()}

@@ -18,6 +18,7 @@ from ..journal.journal import HOW_UNDO, WHO_PERSON, JournalRow
 from ..memory.store import MemoryStore
 from ..people.layers import require_workspace
 from .runs import find_run
+from .writers import row_words, writer_of
 
 
 @dataclass
@@ -53,10 +54,10 @@ def revert_change(home: Home, bot_id: str, row_id: str, actor: Actor | None = No
 class RunHasLaterChanges(MemoryInputError):
     """Undoing the run would also throw away changes made after it to the same files: the person must agree."""
 
-    def __init__(self, run_id: str, later: list[JournalRow], outside: list[str]) -> None:
+    def __init__(self, run_id: str, later: list[JournalRow], outside: list[str], what: str | None = None) -> None:
         parts = []
         if later:
-            names = ", ".join(f"{r.id} ({r.file}, {r.who}, {r.how}, {r.at[:16]})" for r in later[:5])
+            names = ", ".join(f"{r.id} ({r.file}, {row_words(r, r.bot)}, {r.at[:16]})" for r in later[:5])
             more = f" and {len(later) - 5} more" if len(later) > 5 else ""
             parts.append(f"{plural(len(later), 'later change')} would be undone too: {names}{more}")
         if outside:
@@ -64,7 +65,7 @@ class RunHasLaterChanges(MemoryInputError):
                 f"{', '.join(outside)} changed since where this journal cannot see (another bot, or "
                 "outside the app), and that would go too"
             )
-        super().__init__(f"Undoing run {run_id}: " + "; ".join(parts) + ".")
+        super().__init__(f"Undoing {what or f'run {run_id}'}: " + "; ".join(parts) + ".")
         self.later = later
         self.outside = outside
 
@@ -76,11 +77,12 @@ class RunUndo:
     run: str
     files: list[dict] = field(default_factory=list)  # {"file", "undo_of", "undo_row"}
     later: list[str] = field(default_factory=list)  # rows after the run that went too (agreed to)
+    what: str | None = None  # a group of rows in words (writers.py): its id is the listing's own, never said
 
     def message(self) -> str:
         files = ", ".join(item["file"] for item in self.files)
         later = f" ({plural(len(self.later), 'later change')} undone too)" if self.later else ""
-        return f"Undid run {self.run}: {files} back as before it{later}."
+        return f"Undid {self.what or f'run {self.run}'}: {files} back as before {'them' if self.what else 'it'}{later}."
 
     def to_dict(self) -> dict:
         return {"run": self.run, "files": self.files, "later": self.later, "message": self.message()}
@@ -103,8 +105,9 @@ def run_undo_later(
     store = MemoryStore(home, _known_bot(home, bot_id))
     with store.locked():
         store.sync_outside_changes()
-        foreign, unseen, _ = _checked_plan(home, store, bot_id, run_id, rows)
-    return RunHasLaterChanges(run_id, foreign, unseen) if foreign or unseen else None
+        foreign, unseen, plans = _checked_plan(home, store, bot_id, run_id, rows)
+    what = _group_words(plans, rows)
+    return RunHasLaterChanges(run_id, foreign, unseen, what) if foreign or unseen else None
 
 
 def undo_run(
@@ -134,9 +137,10 @@ def undo_run(
         store.sync_outside_changes()
         foreign, unseen, plans = _checked_plan(home, store, bot_id, run_id, rows)
         named = agreed is not None and [row.id for row in foreign] == list(agreed)
+        what = _group_words(plans, rows)
         if (foreign and not (yes or named)) or (unseen and not (yes or unseen_ok)):
-            raise RunHasLaterChanges(run_id, foreign, unseen)
-        done = RunUndo(run_id, later=[row.id for row in foreign])
+            raise RunHasLaterChanges(run_id, foreign, unseen, what)
+        done = RunUndo(run_id, later=[row.id for row in foreign], what=what)
         # The files back in the reverse of the order the run first wrote them: a run moved a line to the archive
         # first and out of MEMORY.md after (the spec's archive-first rule), so MEMORY.md gets it back before the
         # archive lets it go, and a kill between the two leaves it in at least one file. `files` is
@@ -169,6 +173,12 @@ def _checked_plan(
     foreign = [row for plan in plans for row in plan.foreign]
     unseen = [plan.first.file for plan in plans if plan.changed_unseen]
     return foreign, unseen, plans
+
+
+def _group_words(plans: list[_FilePlan], rows: Sequence[str] | None) -> str | None:
+    """A group of rows (a chat's turns, a day's edits) in words, as the Review area named it; None for a run."""
+    firsts = [plan.first for plan in plans]
+    return writer_of(firsts, firsts[0].bot).whole if rows is not None and firsts else None
 
 
 def _plan(store: MemoryStore, rows: list[JournalRow]) -> list[_FilePlan]:

@@ -20,12 +20,13 @@ from datetime import UTC, datetime, time, timedelta
 from typing import TYPE_CHECKING
 
 from ..base import clock
-from ..base.text import plural
 from ..files.paths import Home, MemoryInputError, quoted, validate_bot_id
 from ..journal.journal import HOW_UNDO, Journal, JournalRow
 from ..journal.when import when_text
 from ..runs.guard_record import guard_line, read_guard_record
 from .marks import ReviewedMarks, load_marks
+from .tally import Tally
+from .writers import KIND_UPKEEP, Writer, row_words, writer_of
 
 if TYPE_CHECKING:  # compaction pulls in the model layer: the bots screen's counts need it only when proposals wait
     from ..compact.pending import PendingChange
@@ -99,13 +100,11 @@ class Change:
         return found.group(2) if found else self.note
 
     def line(self) -> str:
-        """The change on one line: id, local time, file, step (or category), its quotes or reason, its state. A
-        bot's row in a session's run (an MCP client's) names no step: its how, and the chat, say what it was."""
+        """The change on one line: id, local time, file, step (or category, or its writer when it has no step), its
+        quotes or reason, its state."""
         said = " · ".join(f'"{q}"' for q in self.quotes) or self.reason or ""
-        if not said and self.step is None and self.chat:
-            said = f'from chat "{self.chat}"'
         state = " [undone]" if self.undone else ("" if self.undoable else f" [cannot undo: {self.not_undoable_reason}]")
-        kind = f"{self.step} {self.category}" if self.category else self.step or self.how
+        kind = f"{self.step} {self.category}" if self.category else self.step or row_words(self, self.bot)
         said = said.removeprefix(f"{kind}: ")  # a note that names its step already ("tidy-up: …") says it once
         said = f": {said}" if said else ""
         return f"{self.id}  {when_text(self.at)[11:]}  {self.file}  {kind}{said}{state}"
@@ -160,6 +159,11 @@ class Run:
         return self.changes[0].at if self.changes else self.at
 
     @property
+    def one_run(self) -> bool:
+        """Taken back whole as one run (an upkeep run, an agent's session, the guard's undo), not by its rows."""
+        return self.rows is None
+
+    @property
     def guard_line(self) -> str | None:
         return guard_line(self.guard) if self.guard else None
 
@@ -173,6 +177,18 @@ class Run:
     def steps(self) -> list[str]:
         """The steps that changed something, in the order they first did (a bot's row names none: its how)."""
         return list(dict.fromkeys(c.step or c.how for c in self.changes))
+
+    @property
+    def writer(self) -> Writer:
+        """Who made the run, in words (core/review/writers.py)."""
+        return writer_of(self.changes, self.bot)
+
+    @property
+    def title(self) -> str:
+        """An upkeep run by its steps ("capture, tidy-up"), another writer's as its writer ("Claude Code, session …")."""
+        if self.changes and self.writer.kind != KIND_UPKEEP:
+            return self.who or self.writer.title
+        return ", ".join(self.steps)
 
     @property
     def files(self) -> list[str]:
@@ -214,6 +230,9 @@ class BotReview:
     def changes(self) -> int:
         return sum(len(run.changes) for run in self.runs)
 
+    def tally(self) -> Tally:
+        return Tally.of(self.runs, self.pending)
+
     def to_dict(self) -> dict:
         return {
             "bot": self.bot,
@@ -241,12 +260,11 @@ class Review:
                 f"Nothing {'new ' if self.only_new else ''}to review since {when_text(self.since.isoformat())}."
             ]
         for bot in self.bots:
-            waiting = f", {plural(bot.pending, 'proposal')} waiting" if bot.pending else ""
-            out.append(f"{bot.bot}: {plural(len(bot.runs), 'run')}, {plural(bot.changes, 'change')}{waiting}")
+            out.append(f"{bot.bot}: {bot.tally().line()}")
             for run in bot.runs:
                 state = " (undone)" if run.undone else (" (reviewed)" if run.reviewed else "")
                 state = " (flagged)" if run.flagged else state
-                out.append(f"  run {run.id}  {when_text(run.started)}  {', '.join(run.steps)}{state}")
+                out.append(f"  run {run.id}  {when_text(run.started)}  {run.title}{state}")
                 if run.guard_line:
                     out.append(f"    {run.guard_line}")
                 out += [f"    {change.line()}" for change in run.changes]
@@ -259,19 +277,6 @@ class Review:
             "unread": self.unread,
             "bots": [bot.to_dict() for bot in self.bots],
         }
-
-
-@dataclass(frozen=True)
-class BotOvernight:
-    """The bots screen's line: what last night's runs changed, in how many runs, and what waits."""
-
-    changes: int
-    runs: int
-    pending: int
-    unreviewed: int = 0  # changes in runs not yet marked reviewed
-
-    def to_dict(self) -> dict:
-        return {"changes": self.changes, "runs": self.runs, "pending": self.pending, "unreviewed": self.unreviewed}
 
 
 def parse_quotes(note: str | None) -> list[str]:
@@ -312,22 +317,6 @@ def review(
             found.bots.append(BotReview(bot_id, runs, proposals))
     found.bots.sort(key=lambda bot: not any(run.flagged for run in bot.runs))  # a flagged run first; stable
     return found
-
-
-def overnight(home: Home, now: datetime | None = None) -> dict[str, BotOvernight]:
-    """Per bot: the changes and runs since last night began (18:00 local the day before), and what waits."""
-    home = Home.of(home)
-    since = last_night_start(now or clock.now())
-    counts = {}
-    for bot_id in home.bot_ids():
-        runs = bot_runs(home, bot_id, since, load_marks(home, bot_id), whole_runs=False)
-        counts[bot_id] = BotOvernight(
-            changes=sum(len(run.changes) for run in runs),
-            runs=len(runs),
-            pending=pending_count(home, bot_id),
-            unreviewed=sum(len(run.changes) for run in runs if not run.reviewed),
-        )
-    return counts
 
 
 def bot_runs(

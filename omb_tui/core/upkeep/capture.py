@@ -40,7 +40,7 @@ from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..people.layers import chat_person
 from ..people.people import is_team_cloud, list_people
 from ..redaction.data import redact_data
-from ..runs.record import last_of, write_part
+from ..runs.record import last_of, last_run_in_journal, write_part
 from ..runs.run import Skipped, UpkeepRun
 from ..team.capture import TeamProposed, propose_from_capture, room_teams, team_key_of
 from ..team.model import Team
@@ -241,6 +241,12 @@ def last_capture(home: Home | str, bot_id: str) -> dict | None:
     """The last capture of the bot (`at`, `run`, `turns_read`, `saved`, `about_me`, `skipped`, `reason`), or
     None when none ran since this record was kept."""
     return last_of(Home.of(home), bot_id, "capture")
+
+
+def last_capture_in_journal(home: Home | str, bot_id: str) -> dict | None:
+    """The newest capture run the bot's journal holds, whoever ran it (runs/record.last_run_in_journal): the one the
+    Review area lists, even when this record never heard of it."""
+    return last_run_in_journal(Home.of(home), bot_id, "capture")
 
 
 def _why_not_read(home: Home, bot_id: str, chat_id: str) -> str:

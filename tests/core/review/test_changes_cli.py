@@ -59,7 +59,7 @@ def test_every_writer_is_one_group_of_its_kind_with_its_changes(home, run_cli):
     assert groups["chat"]["id"] == "Lisbon trip" and groups["chat"]["runs"] == ["turn-1", "turn-2"]
     assert groups["chat"]["who"] == 'scout in chat "Lisbon trip"'
     assert groups["outside"]["who"] == "Changed outside the app"
-    assert groups["person"]["who"] == "You (command line)"
+    assert groups["person"]["who"] == "You (from the command line)"
     assert groups["guard"]["who"].startswith("The nightly guard")
     assert bot["changes"] == sum(len(g["changes"]) for g in bot["groups"])
     # the person's own changes are seen already (they made them); every other writer's wait for a look

@@ -108,7 +108,7 @@ def test_a_run_with_later_changes_is_refused_naming_them_and_goes_with_yes(home)
     before, count = text(home), len(rows(store))
     with pytest.raises(RunHasLaterChanges) as raised:
         undo_run(home, "scout", RUN.id)
-    assert f"1 later change would be undone too: {by_hand} (MEMORY.md, person, command line" in str(raised.value)
+    assert f"1 later change would be undone too: {by_hand} (MEMORY.md, You (from the command line)" in str(raised.value)
     assert (
         outcome_of(raised.value).exit_code == EXIT_NEEDS_CONFIRMATION
         and text(home) == before

@@ -15,7 +15,8 @@ from omb_tui.core.journal.changes import Actor
 from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
 from omb_tui.core.memory.store import MemoryStore
 from omb_tui.core.review import marks
-from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, overnight, parse_quotes, review
+from omb_tui.core.review.changes import overnight
+from omb_tui.core.review.runs import bot_runs, find_run, last_night_start, parse_quotes, review
 from omb_tui.core.runs.run import UpkeepRun
 
 pytestmark = pytest.mark.dates
@@ -178,13 +179,16 @@ def test_a_run_that_began_just_before_the_since_time_is_listed_whole(home):
 
 
 def test_last_night_counts_per_bot_for_the_bots_screen(home):
+    """Every writer counts, as the Review area counts it: scout's run and the person's own edit (a group of its own,
+    seen already, so not new)."""
     run, nova, _ = night(home)
     assert last_night_start(NOW) == datetime(2026, 3, 9, 18, 0).astimezone()
     counts = overnight(home, NOW)
-    assert {bot: (c.changes, c.runs, c.pending, c.unreviewed) for bot, c in counts.items()} == {
-        "scout": (3, 1, 0, 3),
-        "nova": (1, 1, 0, 1),
+    assert {bot: (c.changes, c.runs, c.others, c.pending, c.unreviewed) for bot, c in counts.items()} == {
+        "scout": (4, 1, 1, 0, 3),
+        "nova": (1, 1, 0, 0, 1),
     }
+    assert counts["scout"].line() == "4 changes in 1 run + 1 other group (3 new)"
     marks.mark_reviewed(home, "scout", [run.id])
     assert overnight(home, NOW)["scout"].unreviewed == 0
 
