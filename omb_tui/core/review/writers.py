@@ -135,13 +135,13 @@ def writer_of(rows: Sequence[Written], bot: str) -> Writer:
 def row_words(row: Written, bot: str, titles: Mapping[str, str] | None = None) -> str:
     """One row's writer as a listing names it: 'scout in chat "Lisbon trip"', "You (from the command line)";
     `titles`: chat id -> the conversation's title, named instead of the id where the listing knows it."""
-    words = writer_of([row], bot).title
+    writer = writer_of([row], bot)
     title = (titles or {}).get(row.chat or "")
-    if title and row.chat and f'"{row.chat}"' in words:
-        return words.replace(f'"{row.chat}"', f'"{title}"')
-    if title and row.chat and title not in words:
-        return f'{words} (chat "{title}")'
-    return words
+    if not title or not row.chat:
+        return writer.title
+    if writer.kind == KIND_AGENT:  # the session's chat by its title ("Claude Code in trips"), not its id
+        return f'{_session(row.chat)[0]} in chat "{title}"'
+    return writer.title.replace(f'"{row.chat}"', f'"{title}"')
 
 
 def _writer(kind: str, rows: Sequence[Written], bot_id: str, layer: str | None, day: str) -> Writer:

@@ -106,7 +106,7 @@ async def test_a_write_before_any_prompt_hook_opens_the_chat_as_the_hooks_would(
     memory = (home.workspace(BOT_ID) / "MEMORY.md").read_text(encoding="utf-8")
     assert '· from chat "Claude Code in trips" · The Lisbon ferry leaves at 09:10' in memory
     listed = run_cli("journal", BOT_ID, "--limit", "1").out
-    assert 'from chat "Claude Code in trips"' in listed and session.chat not in listed
+    assert 'Claude Code in chat "Claude Code in trips"' in listed and session.chat not in listed
     assert command_json(home, "journal", BOT_ID, "--limit", "1")[0]["chat_title"] == "Claude Code in trips"
     prompt = payload("UserPromptSubmit", prompt="And the hotel?")
     assert run_cli("hook", "prompt", "--bot", BOT_ID, stdin=prompt).code == 0
