@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         subparsers,
         "hook",
         None,
-        "Claude Code's hooks for a bot: its memory at a session's start, recall per prompt, each turn recorded.",
+        "Claude Code's or Codex's hooks for a bot: its memory at a session's start, recall per prompt, each turn "
+        "recorded.",
         bot=False,
     )
     hooks: argparse._SubParsersAction = p.add_subparsers(metavar="HOOK", parser_class=HookParser, required=True)
@@ -56,7 +57,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         )
         # The hook says a missing home itself, and exits 0 like every other hook error (main would exit 2).
         h.set_defaults(handler=cmd_hook, hook=name, creates_home=True)
-    help_text = "Write the three hooks and the MCP server into Claude Code's settings (or print them, or remove them)."
+    help_text = (
+        "Write the three hooks and the MCP server into Claude Code's (or Codex's) settings (or print them, or remove "
+        "them)."
+    )
     h = hooks.add_parser("install", parents=[HOME_OPTION], help=help_text, description=help_text)
     h.add_argument("--bot", type=given, metavar="ID", required=True, help="the bot's id")
     h.add_argument(
@@ -78,7 +82,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what.add_argument("--print", action="store_true", help="print what would be merged, write nothing")
     what.add_argument("--remove", action="store_true", help="take this bot's hooks and MCP server out again")
     what.add_argument(
-        "--check", action="store_true", help="say whether Claude Code will load them (exit 1 when it will not)"
+        "--check",
+        action="store_true",
+        help="say whether Claude Code (or Codex) will load and run them (exit 1 when it will not)",
     )
     h.add_argument("--json", action="store_true", help="with --check: the checks as JSON")
     h.set_defaults(handler=cmd_hook_install)
@@ -130,7 +136,7 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
         if where.toml:
             entry = servers["mcpServers"][install.server_name(args.bot)]
             print(install.codex_config.server_table(install.server_name(args.bot), entry["command"], entry["args"]))
-            print("[features]\ncodex_hooks = true")
+            print("[features]\nhooks = true")
         else:
             print_json(servers)
         return 0
@@ -149,26 +155,52 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
         return 0
     for command in plan.replaced:
         print(f"Replaced: {one_line(command)}")
+    agent = "Codex" if where.toml else "Claude Code"
     if written:
-        print(f"Wrote {args.bot}'s hooks and MCP server into {_and(written)}: restart Claude Code to load them.")
+        print(f"Wrote {args.bot}'s hooks and MCP server into {_and(written)}: restart {agent} to load them.")
     else:
         print(f"{args.bot}'s hooks and MCP server were there already, as they are: nothing written.")
+    if where.toml:
+        _say_codex_steps(args, project)
     if project is not None:
-        _say_project_steps(args, home, start, project)
+        _say_project_steps(args, home, start, project, agent)
     return 0
 
 
-def _say_project_steps(args: argparse.Namespace, home, start: list[str], project) -> None:
+def _say_codex_steps(args: argparse.Namespace, project) -> None:
+    """What Codex leaves to the person: trusting the hooks (it skips untrusted ones without a word), and why its
+    tools run without a question."""
+    where = f" in {project.resolve()}" if project is not None else ""
+    check = f"omb-tui hook install --bot {args.bot} --agent codex --check" + (
+        f" --project {project}" if project else ""
+    )
+    print(
+        f"Codex runs a hook only once you trust it, and skips it without a word until then: start codex{where} once "
+        f'and answer "Trust all and continue" (or trust them in /hooks); {check} says whether it will run them.'
+    )
+    print(
+        f"The server's table approves omb-tui's own tools (default_tools_approval_mode = \"approve\"): codex exec "
+        f"cannot ask, and refuses a tool that waits for a yes; only the {args.bot} bot's memory tools are approved."
+    )
+
+
+def _say_project_steps(args: argparse.Namespace, home, start: list[str], project, agent: str) -> None:
     """What a project install leaves to the person: the one approval, and what to know before committing."""
     from ..core.files.paths import default_home_root
     from ..hooks.install import committable, server_name
 
     name = server_name(args.bot)
-    print(
-        f"Claude Code starts the project's server {name} once you trust the folder and approve the server: start "
-        f"claude in {project.resolve()} and answer yes to both (omb-tui hook install --check --project {project} "
-        "says whether it will load)."
-    )
+    if agent == "Codex":
+        print(
+            f"Codex loads the project's .codex/ (the hooks and the server {name}) once you trust the folder: start "
+            f"codex in {project.resolve()} and answer yes, or run codex exec --trust there once."
+        )
+    else:
+        print(
+            f"Claude Code starts the project's server {name} once you trust the folder and approve the server: "
+            f"start claude in {project.resolve()} and answer yes to both (omb-tui hook install --check --project "
+            f"{project} says whether it will load)."
+        )
     if not committable(start):
         print(
             f"The files name omb-tui as {start[0]}, a path on this machine: install omb-tui on PATH (pipx) and "
@@ -177,7 +209,8 @@ def _say_project_steps(args: argparse.Namespace, home, start: list[str], project
     if home.root.resolve() != default_home_root().resolve():
         print(
             f"The files name no home: omb-tui reads $OMB_HOME, else {default_home_root()}; set "
-            f"OMB_HOME={home.root} where Claude Code starts, as this home is elsewhere."
+            f"OMB_HOME={home.root} where {agent} starts, as this home is elsewhere"
+            + (" (the server's table passes it on: env_vars)." if agent == "Codex" else ".")
         )
 
 

@@ -100,8 +100,9 @@ def cmd_journal(args: argparse.Namespace) -> int:
         journal_filter = journal_filter.with_since(parse_when(args.since, now=clock.now_utc(), end=False))
     bot = open_bot(args)
     rows = journal_filter.rows(bot.store.journal, limit=args.limit)
+    titles = chat_titles(bot.home, bot.id, [row.chat for row in rows if row.chat])
     if args.json:
-        print_json([row.summary() for row in rows])
+        print_json([{**row.summary(), "chat_title": titles.get(row.chat or "")} for row in rows])
         return 0
     if not rows:
         print(
@@ -110,10 +111,26 @@ def cmd_journal(args: argparse.Namespace) -> int:
             else f"No row of the journal of {bot.id} matches."
         )
     for row in rows:
-        chat = f' from chat "{row.chat}"' if row.chat else ""
+        chat = f' from chat "{titles.get(row.chat, row.chat)}"' if row.chat else ""
         undo = "" if row.undoable else f"  [cannot undo: {row.not_undoable_reason}]"
         print(f"{row.id}  {when_text(row.at)}  {row.file:<24} {row_writer(row)}, {row.how}{chat}{undo}")
     return 0
+
+
+def chat_titles(home: Home, bot_id: str, chats: list[str]) -> dict[str, str]:
+    """The title of each chat the rows name that is a conversation of the bot (an agent session's
+    `claude-code-<id>` reads "Claude Code in trips"); a chat that is no conversation (an MCP client's session,
+    named already) is left out."""
+    from ..core.files.paths import MemoryInputError
+    from ..core.memory import conversations as conv
+
+    titles = {}
+    for chat in dict.fromkeys(chats):
+        try:
+            titles[chat] = conv.find_conversation(home, bot_id, chat).title
+        except (MemoryInputError, OSError):
+            continue
+    return titles
 
 
 def cmd_undo(args: argparse.Namespace) -> int:

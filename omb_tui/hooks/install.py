@@ -54,6 +54,25 @@ def tool_name(bot_id: str, tool: str) -> str:
     return f"mcp__{server_name(bot_id)}__{tool}"
 
 
+def codex_namespace(bot_id: str) -> str:
+    """The namespace Codex offers the bot's tools in (behind its tool search): `mcp__<server>`, every character
+    but a letter, a digit and `_` made `_` (`mcp__omb_tui_scout`); the tools keep their own names."""
+    return "mcp__" + re.sub(r"[^A-Za-z0-9_]", "_", server_name(bot_id))
+
+
+def tools_named(bot_id: str, agent: str = CLAUDE_CODE) -> str:
+    """The memory block's words for the bot's save and search tools, as the agent names them."""
+    if agent == CODEX:
+        return (
+            f"the memory_update tool and look back through earlier conversations with session_search (both in the "
+            f"tool namespace {codex_namespace(bot_id)} of the {server_name(bot_id)} MCP server"
+        )
+    return (
+        f"the {tool_name(bot_id, 'memory_update')} tool and look back through earlier conversations with "
+        f"{tool_name(bot_id, 'session_search')} (the {server_name(bot_id)} MCP server"
+    )
+
+
 MAX_SETTINGS_BYTES = 256 << 20  # ~/.claude.json grows with every project Claude Code has seen; never this far
 HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
 
@@ -478,7 +497,9 @@ class Check:
 
 def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
     """What Claude Code will find: the bot's three hooks, its MCP entry, a command it can start, and (a project's
-    `.mcp.json`) whether the server is approved. Each a sentence, in the order Claude Code meets them."""
+    `.mcp.json`) whether the server is approved. Each a sentence, in the order Claude Code meets them. Codex's
+    checks after its MCP entry: hooks/codex_check.py."""
+    config: dict = {}
     found: list[Check] = []
     settings = read_settings(where.settings)
     if where.toml:
@@ -486,7 +507,8 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
             servers_file = codex_config.parse(read_text_file(where.mcp))
         except codex_config.NotEditable as exc:
             raise _broken(where.mcp, str(exc)) from None
-        servers_file = {"mcpServers": servers_file.get("mcp_servers"), "features": servers_file.get("features")}
+        config = servers_file
+        servers_file = {"mcpServers": servers_file.get("mcp_servers")}
     else:
         servers_file = read_settings(where.mcp)
     hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
@@ -506,6 +528,10 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
         found.append(Check(False, f"{where.mcp} has no MCP server {name}: run omb-tui hook install."))
         return found
     found.append(Check(True, f"{where.mcp} names the MCP server {name}."))
+    if where.toml:
+        from . import codex_check
+
+        return found + codex_check.checks(where, settings, config, entry, project)
     command = str(entry.get("command"))
     runs = shutil.which(command) if os.sep not in command else (command if os.access(command, os.X_OK) else None)
     found.append(
@@ -513,15 +539,7 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
         if runs
         else Check(False, f"Its command {command} is not found here (on PATH, or as a file that can run).")
     )
-    if where.toml:
-        features = servers_file.get("features")
-        on = isinstance(features, dict) and features.get("codex_hooks") is True
-        found.append(
-            Check(True, f"Codex runs hooks: {where.mcp} has [features] codex_hooks = true.")
-            if on
-            else Check(False, f"Codex runs no hooks until {where.mcp} has [features] codex_hooks = true.")
-        )
-    elif project is not None:
+    if project is not None:
         found.append(_approval(project.resolve(), name))
     return found
 

@@ -49,6 +49,7 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 def read_exchange(path: Path, last_assistant_message: str | None = None) -> Exchange:
     """The turn that ended last in the transcript at `path`; HookProblem when it cannot be read or has no prompt."""
     answer_texts: list[str] = []  # newest first
+    copied_texts: list[str] = []  # newest first: the model's copies of Codex's answer, when no event says it
     tools: list[str] = []  # newest first
     in_answer = True  # until the first user line (a tool result) going back: the answer's lines
     failed: bool | None = None
@@ -66,11 +67,12 @@ def read_exchange(path: Path, last_assistant_message: str | None = None) -> Exch
                         if block.get("type") == "tool_use" and isinstance(block.get("name"), str):
                             tools.append(block["name"])
                         elif block.get("type") == "text" and isinstance(block.get("text"), str) and in_answer:
-                            answer_texts.append(block["text"])
+                            (copied_texts if entry.get(CODEX_COPY) else answer_texts).append(block["text"])
                 elif kind == "user":
                     prompt = prompt_text(entry)
                     if prompt is not None:
-                        return _exchange(entry, raw, prompt, answer_texts, tools, bool(failed), last_assistant_message)
+                        said = answer_texts or copied_texts
+                        return _exchange(entry, raw, prompt, said, tools, bool(failed), last_assistant_message)
                     in_answer = False
     except FileNotFoundError:
         raise HookProblem(f"The transcript {path} does not exist; nothing was recorded.") from None
@@ -157,37 +159,92 @@ def _entry(raw: bytes) -> dict | None:
 # Codex writes a session as a rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`), one
 # `{"timestamp", "type", "payload"}` a line: `session_meta`, `turn_context`, `response_item` (the model's input and
 # output: messages, with the environment and AGENTS.md text Codex adds as user messages, function calls and their
-# output) and `event_msg` (what the person and the agent said, as shown: `user_message`, `agent_message`). Its hooks
-# send the same fields as Claude Code's, `transcript_path` naming the rollout. A rollout line is read as the
-# Claude Code line it stands for, so one reader serves both.
+# output) and `event_msg` (what the person and the agent said, as shown). Codex 0.171.0 writes what was said as
+# `item_completed` events holding a `UserMessage` or an `AgentMessage`; earlier versions as `user_message` and
+# `agent_message` events. Its hooks send the same fields as Claude Code's, `transcript_path` naming the rollout. A
+# rollout line is read as the Claude Code line it stands for, so one reader serves both; the model's own copy of a
+# message (a `response_item` message) is marked, and read only when the turn has no event saying it.
 CODEX_LINES = {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
-CODEX_TOOL_CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
-CODEX_TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+CODEX_TOOL_CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call"}
+CODEX_TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
+CODEX_COPY = "codexCopy"  # marks a line read from the model's copy of a message, not from what was shown
+# Text Codex adds as a user message of its own (older rollouts carry no provenance to tell it apart).
+CODEX_CONTEXT = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>")
 
 
 def codex_entry(line: dict) -> dict | None:
-    """The Claude Code line a Codex rollout line stands for: the person's message (`user_message`) as a prompt,
-    the agent's (`agent_message`) as answer text, a tool call as a `tool_use` and its output as a tool result;
-    None for the rest (the model's own copies of the messages, the environment text, reasoning, metadata)."""
+    """The Claude Code line a Codex rollout line stands for: the person's message as a prompt, the agent's as
+    answer text, a tool call as a `tool_use` and its output as a tool result; None for the rest (the environment
+    text, reasoning, metadata)."""
     payload = line.get("payload")
     if not isinstance(payload, dict):
         return None
     at, kind = line.get("timestamp"), payload.get("type")
     if line.get("type") == "event_msg":
-        message = payload.get("message")
-        if kind == "user_message" and isinstance(message, str):
-            return {"type": "user", "timestamp": at, "message": {"role": "user", "content": message}}
-        if kind == "agent_message" and isinstance(message, str):
-            return {"type": "assistant", "message": {"content": [{"type": "text", "text": message}]}}
-        return None
+        return _codex_event(payload, at)
     if line.get("type") != "response_item":
         return None
     if kind in CODEX_TOOL_CALLS:
         name = payload.get("name") if isinstance(payload.get("name"), str) else kind.removesuffix("_call")
+        namespace = payload.get("namespace")
+        name = f"{namespace.removesuffix('__')}__{name}" if isinstance(namespace, str) and namespace else name
         return {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": name}]}}
     if kind in CODEX_TOOL_OUTPUTS:
         return {"type": "user", "message": {"content": [{"type": "tool_result"}]}}
+    if kind == "message":
+        return _codex_copy(payload, at)
     return None
+
+
+def _codex_event(payload: dict, at: object) -> dict | None:
+    kind = payload.get("type")
+    if kind == "item_completed":  # Codex 0.171.0: the item as shown
+        item = payload.get("item")
+        kind = item.get("type") if isinstance(item, dict) else None
+        text = _item_text(item) if isinstance(item, dict) else None
+        if text is None:
+            return None
+        if kind == "UserMessage":
+            return {"type": "user", "timestamp": at, "message": {"role": "user", "content": text}}
+        if kind == "AgentMessage":
+            return {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}
+        return None
+    message = payload.get("message")
+    if kind == "user_message" and isinstance(message, str):
+        return {"type": "user", "timestamp": at, "message": {"role": "user", "content": message}}
+    if kind == "agent_message" and isinstance(message, str):
+        return {"type": "assistant", "message": {"content": [{"type": "text", "text": message}]}}
+    return None
+
+
+def _item_text(item: dict) -> str | None:
+    content = item.get("content")
+    if not isinstance(content, list):
+        return None
+    parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return "\n\n".join(parts) if parts else None
+
+
+def _codex_copy(payload: dict, at: object) -> dict | None:
+    """The model's copy of a message: the person's (not the context Codex adds) or the agent's, marked a copy."""
+    role, texts = payload.get("role"), _item_text(payload)
+    if texts is None:
+        return None
+    if role == "assistant":
+        return {"type": "assistant", CODEX_COPY: True, "message": {"content": [{"type": "text", "text": texts}]}}
+    if role != "user" or not _typed_by_the_person(payload, texts):
+        return None
+    return {"type": "user", CODEX_COPY: True, "timestamp": at, "message": {"role": "user", "content": texts}}
+
+
+def _typed_by_the_person(payload: dict, text: str) -> bool:
+    """Whether a user message is the person's: its provenance says so (Codex 0.171.0 marks each part), or, with
+    none, it is not text Codex adds itself."""
+    meta = payload.get("internal_chat_message_metadata_passthrough")
+    parts = meta.get("content_item_metadata") if isinstance(meta, dict) else None
+    if isinstance(parts, list) and parts:
+        return all(isinstance(p, dict) and (p.get("provenance") or {}).get("type") == "user" for p in parts)
+    return not text.lstrip().startswith(CODEX_CONTEXT)
 
 
 def _blocks(entry: dict) -> list[dict]:

@@ -116,6 +116,7 @@ def connect(root: Path, bot_id: str, session_id: str | None, person: str | None 
         "bot": bot_id,
         "session": session_id,
         "person": person,
+        "cwd": _cwd(),  # the client's folder (the project's): it names an agent session's chat
         "env": dict(os.environ),
     }
     for _ in range(2):
@@ -129,6 +130,13 @@ def connect(root: Path, bot_id: str, session_id: str | None, person: str | None 
         if not answer.get("stale"):
             raise Unreachable(str(answer.get("why") or "The MCP service refused the session."))
     raise Unreachable("The MCP service ended, or ran other code than this install's, at both tries to connect.")
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed under the client
+        return None
 
 
 def _start(root: Path, log: Path, path: Path) -> socket.socket:

@@ -5,7 +5,8 @@ the Origin header against DNS rebinding, binds to localhost when it runs locally
 connection). Before the SDK sees a request, `OwnerOnly` checks, in this order: the Host header names this server
 (421 otherwise: a page whose name was rebound to 127.0.0.1 sends its own name); an Origin header, when a browser
 sends one, is a page of this computer (403 otherwise); the owner's bearer token, the same file `omb-tui serve` uses
-(401 without it, 403 a wrong one, compared in constant time). Each refusal is `{"error": "<one sentence>"}`.
+(403 without it or with a wrong one, compared in constant time; never 401, which clients read as OAuth).
+Each refusal is `{"error": "<one sentence>"}`.
 """
 
 from __future__ import annotations
@@ -104,7 +105,9 @@ class OwnerOnly:
             )
         scheme, _, given = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
-            return 401, (
+            # 403, not 401: every MCP client reads a 401 as the start of OAuth, and one without a terminal (the
+            # Inspector's CLI) then ends on its own "requires a TTY" and never shows this sentence
+            return 403, (
                 f"This needs the owner's token as 'Authorization: Bearer <token>' (it is in the file "
                 f"{self.token_file}; omb-tui serve --show-token prints it)."
             )
@@ -164,8 +167,6 @@ def _from_this_computer(origin: str) -> bool:
 async def _refuse(send: Send, status: int, sentence: str) -> None:
     body = json.dumps({"error": sentence}).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
-    if status == 401:  # a realm and no resource_metadata: nothing for a client to start an OAuth flow from
-        headers.append((b"www-authenticate", b'Bearer realm="omb-tui"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -35,7 +35,7 @@ def serve(
 
     vectors_background.enable()  # a long-lived process: embeddings on, vectors are made in its background
     if not http:
-        memory = MemoryServer(bot, agent_session_id=os.environ.get(ENV_SESSION_ID))
+        memory = MemoryServer(bot, agent_session_id=os.environ.get(ENV_SESSION_ID), cwd=os.getcwd())
         anyio.run(_serve_stdio, memory)
         return 0
     from .http import DEFAULT_PORT, serve_http

@@ -36,13 +36,14 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..core.files.paths import MemoryInputError
+from ..core.memory.agents import AGENTS, CODEX
 from ..core.redaction.redact import redact
 from ..core.team.storage import teams_dir
-from ..core.turn.agent_session import AgentSession, chat_id_for, open_session
+from ..core.turn.agent_session import AgentSession, chat_id_for, open_session, session_title
 from ..core.turn.tools import MEMORY_UPDATE, SESSION_SEARCH
 from ..library import BotMemory
 from . import resources
-from .session import Session, Sessions
+from .session import Session, Sessions, codex_session_id
 from .tools import MEMORY_STATUS, RECALL, call, offered, tool_name
 
 log = logging.getLogger("omb_tui.mcp")
@@ -74,12 +75,16 @@ def instructions(bot: BotMemory) -> str:
 class MemoryServer:
     """The handlers of one server: the bot, the sessions of the clients that call it, what they subscribed to."""
 
-    def __init__(self, bot: BotMemory, *, watch: bool = True, agent_session_id: str | None = None) -> None:
+    def __init__(
+        self, bot: BotMemory, *, watch: bool = True, agent_session_id: str | None = None, cwd: str | None = None
+    ) -> None:
         """`agent_session_id`: the Claude Code session that started this server over stdio, when it said which
-        (CLAUDE_CODE_SESSION_ID in the client's environment); over HTTP a session is always the client's own."""
+        (CLAUDE_CODE_SESSION_ID in the client's environment); over HTTP a session is always the client's own.
+        `cwd`: the folder the client started the server in (the project's), which names the session's chat."""
         self.bot = bot
         self.watch = watch
         self.agent_session_id = (agent_session_id or "").strip()
+        self.cwd = cwd
         self.sessions = Sessions(self._agent_session if self.agent_session_id else None)
         self.bus = InMemorySubscriptionBus()  # the 2026-07-28 listen streams
         self.connected: dict[Session, ServerSession] = {}  # the handshake era: each session's newest channel
@@ -89,13 +94,23 @@ class MemoryServer:
         self.calls_running = 0  # tool calls whose work (a write, in a worker thread) has not returned yet
 
     def _agent_session(self) -> AgentSession | None:
-        """The Claude Code session that started this server (stdio), when Claude Code said which: its chat is
-        opened (as its first prompt would) so its writes, its file edits and its turns are one chat and one run."""
+        """The Claude Code session that started this server (stdio), when Claude Code said which: its chat, opened
+        at the session's first write when its prompt hook has not opened it yet, with the hooks' title and person,
+        so its writes, its file edits and its turns are one chat and one run."""
         session_id = self.agent_session_id
         try:
-            return open_session(self.bot.home, self.bot.id, session_id, title="Claude Code")
+            title = session_title(self.cwd)
+            return open_session(self.bot.home, self.bot.id, session_id, person=self.bot.person, title=title)
         except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
             log.warning("%s: could not open Claude Code's session %s: %s", self.bot.id, chat_id_for(session_id), exc)
+            return None
+
+    def _codex_session(self, session_id: str) -> AgentSession | None:
+        """The Codex session a tool call names: its chat (opened by its first prompt's hook, or now) and run."""
+        try:
+            return open_session(self.bot.home, self.bot.id, session_id, title=AGENTS[CODEX].name, agent=CODEX)
+        except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
+            log.warning("%s: could not open Codex's session %s: %s", self.bot.id, chat_id_for(session_id, CODEX), exc)
             return None
 
     # ----- who calls -----
@@ -120,6 +135,9 @@ class MemoryServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         session = self.session_of(ctx)
+        codex = codex_session_id(params.meta)
+        if codex is not None:  # one Codex session is one chat and one run, its hooks' and its calls'
+            session = self.sessions.of_agent_call(session, codex, lambda: self._codex_session(codex))
         self.calls_running += 1
         try:
             answer = await anyio.to_thread.run_sync(call, self.bot, session, params.name, params.arguments)
@@ -207,7 +225,7 @@ class MemoryServer:
             try:
                 await send(channel)
             except Exception as exc:  # the client left (or never opened a stream for these): it hears nothing
-                log.debug("%s: could not be told of a change: %s", session.chat, exc)
+                log.debug("%s: could not be told of a change: %s", session.client, exc)
                 self.connected.pop(session, None)
                 self.subscribed.pop(session, None)
 

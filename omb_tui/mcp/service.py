@@ -250,8 +250,12 @@ class Service:
         except (MemoryInputError, OSError) as exc:
             await _answer(stream, {"ok": False, "why": str(exc)})
             return
-        session = hello.get("session")
-        memory = MemoryServer(bot, agent_session_id=session if isinstance(session, str) else None)
+        session, cwd = hello.get("session"), hello.get("cwd")
+        memory = MemoryServer(
+            bot,
+            agent_session_id=session if isinstance(session, str) else None,
+            cwd=cwd if isinstance(cwd, str) else None,
+        )
         await _answer(stream, {"ok": True})
         out, lines_in = _Out(stream), _Lines(buffered)
         loop, lines = asyncio.get_running_loop(), asyncio.Queue[str]()

@@ -10,7 +10,6 @@ undo-run takes it back (docs/mcp.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..core.runs.run import new_run_id
 from ..core.turn.agent_session import AgentSession
@@ -28,27 +27,67 @@ def client_name(given: object) -> str:
     return name if len(name) <= CLIENT_NAME_MAX_CHARS else name[: CLIENT_NAME_MAX_CHARS - 1].rstrip() + "…"
 
 
-@dataclass(frozen=True)
 class Session:
-    """One client's session: its name and the run every row it writes carries."""
+    """One client's session: its name and the run every row it writes carries.
 
-    client: str
-    run: str = field(default_factory=new_run_id)
-    agent_chat: str | None = None  # a Claude Code session's own chat of the bot (core/turn/agent_session.py)
+    An agent's session (Claude Code's, when it said which) is its chat of the bot, opened only when a write needs
+    it (`agent`, called once then): a client that connects and lists the tools (`claude mcp list` connects every
+    server) leaves no chat behind, and the prompt hook, which comes first in a real turn, names the chat's person
+    and title."""
+
+    def __init__(self, client: str, agent: Callable[[], AgentSession | None] | None = None) -> None:
+        self.client = client
+        self._agent = agent
+        self._own_run: str | None = None
+        self._opened: AgentSession | None = None
+
+    def _agent_session(self) -> AgentSession | None:
+        if self._agent is not None:
+            self._opened, self._agent = self._agent(), None  # asked once: a chat that cannot be made stays unmade
+        return self._opened
+
+    @property
+    def run(self) -> str:
+        agent = self._agent_session()
+        if agent is not None:
+            return agent.run
+        if self._own_run is None:
+            self._own_run = new_run_id()
+        return self._own_run
 
     @property
     def chat(self) -> str:
-        """The chat its journal rows name: a Claude Code session's chat, the one its hooks record its turns in;
+        """The chat its journal rows name: an agent session's chat, the one its hooks record its turns in;
         else the client and the session, as `omb-tui journal` shows them."""
-        return self.agent_chat or f"{self.client} (MCP session {self.run})"
+        agent = self._agent_session()
+        return agent.chat if agent is not None else f"{self.client} (MCP session {self.run})"
 
     @property
     def start(self) -> TurnStart:
         """Who began the work: the home's owner, through their client (started by them over stdio, holding their
         token over HTTP), so a preference it passes on is saved, as the library's `turn.prefer` saves it; but not
         in their own 1:1 chat of the home, so forget leaves About me alone, as the library's `turn.forget` does in a
-        conversation the home does not hold. A note names the client as its source."""
-        return TurnStart("person", person_began_it=True, own_chat=False, title=f"{self.client} (MCP)")
+        conversation the home does not hold. A note names its source: the agent session's chat by its title, else
+        the client."""
+        agent = self._agent_session()
+        title = agent.title if agent is not None and agent.title else f"{self.client} (MCP)"
+        return TurnStart("person", person_began_it=True, own_chat=False, title=title)
+
+
+CODEX_TURN_META = "x-codex-turn-metadata"
+
+
+def codex_session_id(meta: object) -> str | None:
+    """The Codex session a tool call is made in, when the call says which: Codex (0.171.0) sends each tools/call
+    with `_meta` holding `x-codex-turn-metadata.session_id` (and `sessionId`), the id its hooks are sent. Codex
+    starts its servers with a cleared environment and names no session there, so the call is where it is told."""
+    if not isinstance(meta, dict):
+        return None
+    turn = meta.get(CODEX_TURN_META)
+    given = turn.get("session_id") if isinstance(turn, dict) else None
+    if not isinstance(given, str) or not given.strip():
+        return None
+    return given.strip()
 
 
 class Sessions:
@@ -57,16 +96,27 @@ class Sessions:
 
     Claude Code (2.1.154 on) starts a stdio server with its session's id in CLAUDE_CODE_SESSION_ID, the id its
     hooks are sent: then the session is that Claude Code session, its chat and its run, the ones the hooks
-    record its turns in (`agent`: a function of home, bot and that id giving them)."""
+    record its turns in (`agent`: a function of home, bot and that id giving them, called at its first write)."""
 
     def __init__(self, agent: Callable[[], AgentSession | None] | None = None) -> None:
         self._sessions: dict[tuple[str, str | None], Session] = {}
         self._agent = agent
+        self._agent_calls: dict[str, Session] = {}
+
+    def of_agent_call(self, client: Session, session_id: str, agent: Callable[[], AgentSession | None]) -> Session:
+        """The session of a call that names its agent session (Codex's): that session's chat and run, the ones its
+        hooks record its turns in; the client's own when `agent` cannot open it."""
+        if session_id not in self._agent_calls:
+            found = agent()
+            if found is None:
+                return client
+            self._agent_calls[session_id] = Session(client.client, found.run, found.chat)
+        return self._agent_calls[session_id]
 
     def of(self, given_name: object, transport_session: str | None = None) -> Session:
         name = client_name(given_name)
         key = (name, transport_session)
         if key not in self._sessions:
-            agent = self._agent() if self._agent is not None and transport_session is None else None
-            self._sessions[key] = Session(name, agent.run, agent.chat) if agent is not None else Session(name)
+            agent = self._agent if transport_session is None else None
+            self._sessions[key] = Session(name, agent)
         return self._sessions[key]

@@ -21,7 +21,15 @@ from ..core.memory.budget import LINE_EXPIRED, LINE_PAST_CUT, load_cut, topic_in
 from ..core.models.structured import strings_problem
 from ..core.team.prompt import team_load
 from ..core.team.storage import teams_of_bot
-from ..core.turn.tools import MEMORY_UPDATE, UnknownTool, run_tool, safe_answer, text_argument, tools_for
+from ..core.turn.tools import (
+    MEMORY_UPDATE,
+    SESSION_SEARCH,
+    UnknownTool,
+    run_tool,
+    safe_answer,
+    text_argument,
+    tools_for,
+)
 from ..library import BotMemory
 from .session import Session
 
@@ -103,7 +111,8 @@ def _answer(bot: BotMemory, session: Session, name: str, arguments: dict | None,
     if name == RECALL:
         return _recall(bot, arguments, data)
     if name != MEMORY_UPDATE:  # session_search reads; team_note writes the team's file under its own lock
-        return run_tool(bot.home, bot.id, name, arguments, chat=None, start=session.start, person=bot.person)
+        start = None if name == SESSION_SEARCH else session.start  # a read opens no agent session's chat
+        return run_tool(bot.home, bot.id, name, arguments, chat=None, start=start, person=bot.person)
     with bot.turn(chat=session.chat, run=session.run) as turn:
         return run_tool(
             bot.home,

@@ -32,6 +32,8 @@ from omb_tui.mcp.front import ENV_IDLE
 
 TIMEOUT = 300  # seconds: a first fetch, or a loaded machine
 BLOCK = "Your long-term memory as Scout"  # the memory block's opening line, as session-start prints it
+TOOL = "mcp__omb-tui-scout__memory_update"
+ALLOWED = ("--allowedTools", TOOL, "Bash")
 
 pytestmark = needs_npm
 
@@ -156,3 +158,136 @@ def test_one_session_is_one_chat_and_one_run_and_undo_run_takes_it_back(claude, 
 
     omb(user, "undo-run", BOT_ID, session.run, "--yes")
     assert memory.read_bytes() == before
+
+
+def chats_of(home) -> list[str]:
+    folder = conv.chats_dir(home, BOT_ID)
+    return sorted(path.name for path in folder.glob("*.ndjson")) if folder.is_dir() else []
+
+
+def context_of(script: Script) -> str:
+    """What Claude Code gave the model besides the tools: the system prompt and the messages, as one text."""
+    return "\n".join(json.dumps([r.get("system"), r.get("messages")]) for r in script.requests if r.get("tools"))
+
+
+def test_claude_mcp_list_connects_every_server_and_leaves_no_chat(claude, home, user, tmp_path):
+    omb(user, "hook", "install", "--bot", BOT_ID)
+    before = chats_of(home)
+    with ScriptedMessagesApi(Script()) as api:
+        listed = run_claude(claude, user, api, tmp_path, "mcp", "list")["out"]
+    assert "Connected" in listed and "omb-tui-scout" in listed
+    assert chats_of(home) == before
+
+
+def test_a_person_install_records_the_persons_words_in_a_chat_titled_by_the_hooks(claude, home, user, tmp_path):
+    """Claude Code connects its servers before the first prompt hook runs: the chat is still the hooks' (their
+    title, their person), not the server's."""
+    from omb_tui.core.people.people import add_person
+
+    add_person(home, "dana")
+    project = tmp_path / "trips"
+    project.mkdir()
+    omb(user, "hook", "install", "--bot", BOT_ID, "--person", "dana")
+    settings_file = Path(user["HOME"]) / ".claude" / "settings.json"
+    settings = json.loads(settings_file.read_text(encoding="utf-8"))
+    del settings["hooks"]["UserPromptSubmit"]
+    settings_file.write_text(json.dumps(settings), encoding="utf-8")
+    script = Script(
+        {"Note the ferry": [ToolCall(TOOL, {"action": "add", "text": "The ferry leaves at 09:10"}), "Noted."]}
+    )
+    with ScriptedMessagesApi(script) as api:
+        done = run_claude(claude, user, api, project, "-p", "Note the ferry time", "--output-format", "json", *ALLOWED)
+    assert done["result"] == "Noted."
+    chat = conv.find_conversation(home, BOT_ID, chat_id_for(done["session_id"]), with_messages=True)
+    assert chat.title == "Claude Code in trips" and chat.people() == ["dana"]
+    assert [(m.author_kind, m.author) for m in chat.messages] == [("person", "dana"), ("bot", BOT_ID)]
+
+
+def test_a_person_install_on_a_home_without_them_says_so_once_and_names_no_tool(claude, home, user, tmp_path):
+    """The server, started with --person dana, refuses on a home without Dana: the block says why in one line and
+    names none of its tools, and the session goes on."""
+    omb(user, "hook", "install", "--bot", BOT_ID, "--person", "dana")
+    script = Script({"Hello": ["Hello to you."]})
+    with ScriptedMessagesApi(script) as api:
+        done = run_claude(claude, user, api, tmp_path, "-p", "Hello there", "--output-format", "json")
+    assert done["result"] == "Hello to you."
+    context = context_of(script)
+    assert BLOCK in context and "mcp__omb-tui-scout__" not in context
+    said = {line for line in context.split("\\n") if "is not a person of the home" in line}
+    assert len(said) == 1, said
+
+
+def test_a_resumed_session_is_given_the_net_change_since_its_last_turn(claude, home, user, tmp_path):
+    from omb_tui.core.journal.changes import Actor
+    from omb_tui.core.journal.journal import HOW_COMMAND_LINE, WHO_PERSON
+    from omb_tui.core.memory.store import MemoryStore
+
+    omb(user, "hook", "install", "--bot", BOT_ID)
+    script = Script({"First": ["First answer."], "Second": ["Second answer."]})
+    with ScriptedMessagesApi(script) as api:
+        first = run_claude(claude, user, api, tmp_path, "-p", "First question", "--output-format", "json")
+        store, you = MemoryStore(home, BOT_ID), Actor(WHO_PERSON, HOW_COMMAND_LINE)
+        before = store.read("MEMORY.md").text
+        store.write("MEMORY.md", before + "- The ferry pass is blue\n", you)
+        store.write("MEMORY.md", before + "- The ferry pass is blue\n- Gate B opens at 8\n", you)
+        store.write("MEMORY.md", before + "- Gate B opens at 8\n", you)  # the blue pass: added, taken out again
+        day = f"memory/log/{clock.today().isoformat()}.md"
+        store.write(day, store.read(day).text + "- 09:05 · a line of the day's log\n", you, allow_log=True)
+        asked = len(script.requests)
+        resumed = run_claude(
+            claude,
+            user,
+            api,
+            tmp_path,
+            "-p",
+            "Second question",
+            "--resume",
+            first["session_id"],
+            "--output-format",
+            "json",
+        )
+    assert resumed["result"] == "Second answer."
+    context = "\n".join(json.dumps(r.get("messages")) for r in script.requests[asked:] if r.get("tools"))
+    assert "+- Gate B opens at 8" in context and context.count("MEMORY.md:") >= 1
+    assert "ferry pass" not in context and "a line of the day's log" not in context
+    assert context.count(BLOCK) == 1  # the block once, from the first start; the resume added only the change
+
+
+def test_a_service_killed_mid_session_is_reconnected_and_the_write_before_it_is_found(claude, home, user, tmp_path):
+    """The service is killed between two tool calls of a turn: Claude Code starts the server again, the next call
+    answers, and the write made before is in the journal under the session's chat (docs/agents.md says how to find
+    it). The front's own line and exit are checked in tests/mcp/test_mcp_service.py."""
+    omb(user, "hook", "install", "--bot", BOT_ID)
+    killed = tmp_path / "killed"
+    # this home's service alone ([.] keeps the pattern from matching this shell's own command line)
+    kill = f"pgrep -f 'omb_tui[.]mcp[.]service {home.root} ' | tee '{killed}' | xargs -r kill -9"
+    status = "mcp__omb-tui-scout__memory_status"
+    script = Script(
+        {
+            "Note the ferry": [
+                ToolCall(TOOL, {"action": "add", "text": "The ferry leaves at 09:10"}),
+                ToolCall("Bash", {"command": kill, "description": "end the service"}),
+                ToolCall(status, {}),
+                ToolCall(status, {}),
+                "Done.",
+            ]
+        }
+    )
+    allowed = ("--allowedTools", TOOL, "Bash", status)
+    with ScriptedMessagesApi(script) as api:
+        done = run_claude(claude, user, api, tmp_path, "-p", "Note the ferry time", "--output-format", "json", *allowed)
+    assert done["result"] == "Done." and killed.read_text().split()  # a service was killed mid-turn
+    results = [
+        block
+        for message in script.requests[-1]["messages"]
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert "Scout" in json.dumps(results[-1]) and not results[-1].get("is_error")  # reconnected, answered
+    session = existing_session(home, BOT_ID, done["session_id"])
+    assert session is not None
+    (row,) = [r for r in Journal(home.journal_path(BOT_ID)).rows() if "ferry leaves" in r.diff]
+    assert (row.chat, row.run) == (session.chat, session.run)
+    listed = omb(user, "journal", BOT_ID).stdout
+    assert f'from chat "{session.title}"' in listed

@@ -109,6 +109,51 @@ def test_a_resumed_session_gets_only_what_changed_since_its_last_turn(run_cli, h
     assert any(line.startswith("+") and "Aerobus" in line for line in resumed.out.splitlines())
 
 
+def test_a_resume_gets_the_net_change_of_what_loads_one_heading_a_file(run_cli, home, transcript):
+    """A line added and taken out again since the last turn is no change; a daily log never loads; a file changed
+    three times is one heading."""
+    from omb_tui.core.journal.changes import Actor
+    from omb_tui.core.journal.journal import HOW_COMMAND_LINE
+    from omb_tui.core.memory.store import MemoryStore
+
+    run_cli("hook", "stop", "--bot", BOT_ID, stdin=payload("Stop", transcript))
+    store = MemoryStore(home, BOT_ID)
+    you = Actor(WHO_PERSON, HOW_COMMAND_LINE)
+    before = store.read("MEMORY.md").text
+    store.write("MEMORY.md", before + "- The ferry pass is blue\n", you)
+    store.write("MEMORY.md", before + "- The ferry pass is blue\n- Gate B opens at 8\n", you)
+    store.write("MEMORY.md", before + "- Gate B opens at 8\n", you)  # the blue pass: added, then taken out
+    day = f"memory/log/{clock.today().isoformat()}.md"
+    store.write(day, "- 09:05 · a line of the day's log\n", you, allow_log=True)
+    resumed = run_cli("hook", "session-start", "--bot", BOT_ID, stdin=payload("SessionStart", source="resume")).out
+    changed = resumed.splitlines()[1:]
+    assert [line for line in changed if line.endswith(":")] == ["MEMORY.md:"], resumed
+    assert "+- Gate B opens at 8" in changed
+    assert "ferry pass" not in resumed and "a line of the day's log" not in resumed and day not in resumed
+
+
+def test_hooks_naming_a_person_this_home_lacks_say_so_in_one_line_and_name_no_tool(run_cli, home, transcript, caplog):
+    """A project's install with `--person dana`, committed, on a home without Dana: the MCP server (started with
+    the same --person) refuses to start, so the block names none of its tools and says why, once; the prompt and
+    stop hooks say it on stderr; the turn is still Dana's, never the owner's."""
+    started = run_cli(
+        "hook", "session-start", "--bot", BOT_ID, "--person", "dana", stdin=payload("SessionStart", source="startup")
+    )
+    assert started.code == 0 and "mcp__omb-tui-" not in started.out
+    said = [line for line in started.out.splitlines() if "'dana'" in line]
+    assert len(said) == 1 and "is not a person of the home" in said[0] and "people add dana" in said[0]
+    prompt = run_cli(
+        "hook", "prompt", "--bot", BOT_ID, "--person", "dana", stdin=payload("UserPromptSubmit", prompt=PROMPT)
+    )
+    stop = run_cli("hook", "stop", "--bot", BOT_ID, "--person", "dana", stdin=payload("Stop", transcript))
+    assert prompt.code == stop.code == 0
+    lines = [r.getMessage() for r in caplog.records if "'dana'" in r.getMessage()]  # stderr, one line a hook
+    assert len(lines) == 3 and all("\n" not in line for line in lines)
+    chat = conv.read_conversation(chat_file(home))
+    assert chat is not None and chat.people() == ["dana"]
+    assert [m.author for m in chat.messages if m.author_kind == "person"] == ["dana"]
+
+
 def test_a_resume_of_a_session_never_recorded_gets_the_whole_block(run_cli, home):
     result = run_cli("hook", "session-start", "--bot", BOT_ID, stdin=payload("SessionStart", source="resume"))
     assert run_cli("prompt", BOT_ID).out.rstrip() in result.out

@@ -1,5 +1,5 @@
 """`omb-tui mcp --http`: Streamable HTTP on 127.0.0.1 alone, as the official SDK's client and a plain HTTP client see
-it. Every request needs the owner's token (the file `omb-tui serve` uses): none is 401, a wrong one 403; a web page
+it. Every request needs the owner's token (the file `omb-tui serve` uses): none and a wrong one are 403; a web page
 of another site (its Origin) and a rebound name (its Host) are refused before the token is even read; it stops on
 SIGTERM with exit 0.
 
@@ -27,7 +27,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from support.mcp_helpers import CLIENT_NAME, ROOT, command_json, demo_home, home_copy
+from support.mcp_helpers import CLIENT_NAME, ROOT, command_json, demo_home, home_copy, start_http_server
 
 from omb_tui.core.files.paths import Home
 from omb_tui.core.journal.journal import HOW_TASK, WHO_BOT
@@ -50,16 +50,8 @@ class Running:
 @pytest.fixture
 def running(home_copy) -> Iterator[Running]:
     """`omb-tui mcp --bot scout --http --port 0`, its address read from the line it prints first."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "omb_tui.cli", "mcp", "--bot", "scout", "--http", "--port", "0"],
-        env={**os.environ, "PYTHONPATH": str(ROOT), "OMB_HOME": str(home_copy.root), "PYTHONUTF8": "1"},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process, line = start_http_server(home_copy)
     try:
-        line = process.stdout.readline()  # waits for the server to say where it listens
         address = re.search(r"http://127\.0\.0\.1:(\d+)/mcp ", line)
         assert address, line + process.stderr.read()
         assert str(token_path(home_copy)) in line
@@ -110,9 +102,9 @@ async def test_the_sdk_client_works_over_http_with_the_owners_token_and_writes_a
     assert rows[0]["run"] != rows[1]["run"]  # two clients' sessions, two runs
 
 
-def test_no_token_is_401_and_a_wrong_one_403_in_one_sentence(running):
+def test_no_token_and_a_wrong_one_are_403_each_in_one_sentence(running):
     status, said = post(running, {})
-    assert status == 401 and said["error"].startswith("This needs the owner's token as 'Authorization: Bearer")
+    assert status == 403 and said["error"].startswith("This needs the owner's token as 'Authorization: Bearer")
     assert str(token_path(running.home)) in said["error"]
     wrong = running.token[:-1] + ("A" if running.token[-1] != "A" else "B")
     assert post(running, {"Authorization": f"Bearer {wrong}"}) == (
@@ -215,8 +207,9 @@ def test_port_goes_with_http_and_a_port_in_use_is_one_sentence(demo_home):
 
 
 def test_oauth_discovery_is_answered_so_no_client_starts_a_flow(running):
-    """A 401 made an MCP client look for OAuth (the Inspector then asked for a TTY): the well-known documents are
-    a 404 naming the token file, without the token, and the 401 carries a realm and no resource metadata."""
+    """A 401 made an MCP client look for OAuth (the Inspector without a terminal then ended on "requires a TTY"):
+    the well-known documents are a 404 naming the token file, without the token, and a request without the token
+    is a 403 with the sentence, never a 401 (tests/mcp/inspector drives the Inspector)."""
     for path in ("/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server/mcp"):
         request = urllib.request.Request(f"http://127.0.0.1:{running.port}{path}")
         with pytest.raises(urllib.error.HTTPError) as answer:
@@ -228,5 +221,5 @@ def test_oauth_discovery_is_answered_so_no_client_starts_a_flow(running):
     request = urllib.request.Request(running.url, data=body, headers={"Content-Type": "application/json"})
     with pytest.raises(urllib.error.HTTPError) as answer:
         urllib.request.urlopen(request, timeout=30)
-    assert answer.value.code == 401
-    assert answer.value.headers["WWW-Authenticate"] == 'Bearer realm="omb-tui"'
+    assert answer.value.code == 403 and "WWW-Authenticate" not in answer.value.headers
+    assert str(token_path(running.home)) in json.loads(answer.value.read())["error"]

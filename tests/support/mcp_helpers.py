@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -97,3 +99,16 @@ def command_json(home: Home, *argv: str):
     code, printed = command(home, *argv, "--json")
     assert code == 0, printed
     return json.loads(printed)
+
+
+def start_http_server(home: Home) -> tuple[subprocess.Popen, str]:
+    """`omb-tui mcp --bot scout --http --port 0` on the home, and the first line it says (where it listens)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "omb_tui.cli", "mcp", "--bot", "scout", "--http", "--port", "0"],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "OMB_HOME": str(home.root), "PYTHONUTF8": "1"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return process, process.stdout.readline() if process.stdout else ""  # waits for the server to listen

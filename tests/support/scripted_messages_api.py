@@ -4,7 +4,8 @@ Claude Code sends every model request to `$ANTHROPIC_BASE_URL/v1/messages` (stre
 server answers each from a script: for a request whose conversation holds the person's prompt `P` and `n` tool
 results after it, the (n+1)th step of the plan for `P` (a tool call, or the final text); any other request (a
 title, a summary Claude Code asks for itself) gets a short text. Every request body is kept, so a test can look at
-exactly what Claude Code sent the model (the memory block in its context, once or twice).
+exactly what Claude Code sent the model (the memory block in its context, once or twice), with its headers (how it
+signed in).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Script:
 
     plans: dict[str, list[ToolCall | str]] = field(default_factory=dict)
     requests: list[dict] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)  # each request's headers, names in lower case
     lock: threading.Lock = field(default_factory=threading.Lock)
     # An answer made from the request itself (the body in, the text or None), before the plans: a night of upkeep
     # asks many steps whose answers depend on what each is shown (support/night_answers.py).
@@ -105,6 +107,7 @@ class ScriptedMessagesApi:
                     return
                 with owner.script.lock:
                     owner.script.requests.append(body)
+                    owner.script.headers.append({name.lower(): value for name, value in self.headers.items()})
                     n = len(owner.script.requests)
                     step = owner.script.step(body)
                 self._send("text/event-stream", _events(step, str(body.get("model", "claude")), n))

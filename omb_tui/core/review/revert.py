@@ -177,13 +177,29 @@ def _plan(store: MemoryStore, rows: list[JournalRow]) -> list[_FilePlan]:
     for file in dict.fromkeys(row.file for row in rows):
         first = next(row for row in rows if row.file == file)
         later = store.journal.later_rows_for_file(first)
-        foreign = [r for r in later if r.id not in own and r.undo_of not in own]
+        undone = _undone_already(later)
+        foreign = [r for r in later if r.id not in own and r.undo_of not in own and r.id not in undone]
         last = later[0] if later else first
         current = store.read(file)
         if first.before_hash is None and not current.exists:
             continue  # the run created it and it is gone already: it is as before the run
         plans.append(_FilePlan(first, later, foreign, changed_unseen=current.hash != last.after_hash))
     return plans
+
+
+def _undone_already(later: list[JournalRow]) -> set[str]:
+    """The rows among `later` (one file's, newest first) that an undo among them took back already, with that
+    undo: an undo of row X puts the file back as before X, so X, every row after it up to the undo, and the undo
+    itself leave the file as they found it (a later session's run undone before an earlier one's). Undoing the
+    earlier run takes nothing of theirs that is still there, so no one is asked about them."""
+    oldest_first = list(reversed(later))
+    position = {row.id: index for index, row in enumerate(oldest_first)}
+    undone: set[str] = set()
+    for index, row in enumerate(oldest_first):
+        start = position.get(row.undo_of or "")
+        if start is not None:
+            undone.update(r.id for r in oldest_first[start : index + 1])
+    return undone
 
 
 def _undo_file(store: MemoryStore, plan: _FilePlan, actor: Actor) -> UndoResult:

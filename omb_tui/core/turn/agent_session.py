@@ -15,6 +15,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC
+from pathlib import PurePath
 
 from ..files.paths import Home, MemoryInputError
 from ..memory import conversations as conv
@@ -23,6 +24,7 @@ from .chats import default_person, open_chat
 
 CHAT_PREFIX = AGENTS[CLAUDE_CODE].prefix  # a Claude Code session's conversation: claude-code-<session_id>
 SESSION_ID_MAX_CHARS = 40  # a UUID is 36
+TITLE_MAX_CHARS = 80
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -47,12 +49,23 @@ def chat_id_for(session_id: str, agent: str = CLAUDE_CODE) -> str:
     return AGENTS[agent].prefix + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
+def session_title(cwd: str | None, agent: str = CLAUDE_CODE) -> str:
+    """What the session's conversation is called: `Claude Code in <the project folder's name>` (`Codex in …`),
+    the same whether its prompt hook or its MCP server opens it."""
+    name = " ".join(PurePath(cwd).name.split()) if cwd else ""
+    shown = AGENTS[agent].name
+    title = f"{shown} in {name}" if name else shown
+    return title if len(title) <= TITLE_MAX_CHARS else title[: TITLE_MAX_CHARS - 1] + "…"
+
+
 @dataclass(frozen=True)
 class AgentSession:
-    """The chat a session's work is in, and the run every row of it carries."""
+    """The chat a session's work is in, the run every row of it carries, and the chat's title (a note saved in
+    the session names it)."""
 
     chat: str
     run: str
+    title: str = ""
 
 
 def session_run(conversation: conv.Conversation) -> str:
@@ -72,7 +85,9 @@ def open_session(
     agent: str = CLAUDE_CODE,
 ) -> AgentSession:
     """The session's chat (made now, a 1:1 chat the person started, when this is the first the home hears of the
-    session) and its run."""
+    session) and its run. Whichever process meets the session first makes it, with the same title and person:
+    the prompt hook at the first prompt, or the MCP server at the session's first write (never at its connect,
+    which `claude mcp list` makes too)."""
     found = existing_session(home, bot_id, session_id, agent)
     if found is not None:
         return found
@@ -81,7 +96,7 @@ def open_session(
         conversation = open_chat(home, bot_id, chat_id, person=person or default_person(home, bot_id), title=title)
     except MemoryInputError:  # another process made it between the look and the write: read theirs
         conversation = conv.find_conversation(home, bot_id, chat_id)
-    return AgentSession(chat_id, session_run(conversation))
+    return AgentSession(chat_id, session_run(conversation), conversation.title)
 
 
 def existing_session(home: Home, bot_id: str, session_id: str | None, agent: str = CLAUDE_CODE) -> AgentSession | None:
@@ -91,4 +106,4 @@ def existing_session(home: Home, bot_id: str, session_id: str | None, agent: str
         return None
     chat_id = chat_id_for(session_id, agent)
     header = conv.read_conversation(conv.chats_dir(home, bot_id) / f"{chat_id}.ndjson", header_only=True)
-    return AgentSession(chat_id, session_run(header)) if header is not None else None
+    return AgentSession(chat_id, session_run(header), header.title) if header is not None else None

@@ -103,8 +103,10 @@ def test_a_stream_that_stops_midway_changes_no_file(step, step_home, fake_llm, r
 @pytest.mark.parametrize("step", ["capture", "organize", "tidy", "compact"])
 def test_a_slow_stream_still_writing_is_applied(step, step_home, fake_llm, run_cli):
     prepare(step, step_home)
-    local(step_home, fake_llm, stream=True, timeout=0.5, idleTimeout=5)
-    fake_llm.script({"content": json.dumps(RIGHT_ANSWERS[step]()), "chunk_delay": 0.02})  # longer than 0.5 s in all
+    # A first token well within the timeout even on a busy machine, and the whole answer longer than it (about 4 s)
+    local(step_home, fake_llm, stream=True, timeout=3, idleTimeout=5)
+    content = json.dumps(RIGHT_ANSWERS[step]())
+    fake_llm.script({"content": content, "chunk_delay": 4.0 / max(1, len(content) // 4)})
     assert run_cli(*command(step)).code == 0
     assert applied(step, step_home)
 

@@ -118,6 +118,29 @@ def test_a_run_with_later_changes_is_refused_naming_them_and_goes_with_yes(home)
     assert text(home) == MEMORY_TEXT and done.later == [by_hand]
 
 
+def test_an_earlier_run_after_a_later_one_was_undone_asks_about_nothing(home):
+    """Two agent sessions wrote MEMORY.md; the later one was undone first: its rows and its undo leave the file as
+    they found it, so undoing the earlier one takes nothing that is still there and asks no --yes."""
+    store, _, _, _ = night_run(home)
+    later_run = UpkeepRun("scout", "20260311T090000-fedcba")
+    append(store, "MEMORY.md", "- the later session's note\n", later_run.actor("capture"))
+    append(store, "MEMORY.md", "- and its second\n", later_run.actor("capture"))
+    undo_run(home, "scout", later_run.id)
+    done = undo_run(home, "scout", RUN.id)
+    assert text(home) == MEMORY_TEXT and text(home, "memory/travel.md") == TOPIC_TEXT and done.later == []
+
+
+def test_a_change_after_an_undone_run_is_still_named(home):
+    store, _, _, _ = night_run(home)
+    later_run = UpkeepRun("scout", "20260311T090000-fedcba")
+    append(store, "MEMORY.md", "- the later session's note\n", later_run.actor("capture"))
+    undo_run(home, "scout", later_run.id)
+    by_hand = append(store, "MEMORY.md", "- by hand, after both\n", PERSON)
+    with pytest.raises(RunHasLaterChanges) as raised:
+        undo_run(home, "scout", RUN.id)
+    assert [row.id for row in raised.value.later] == [by_hand]
+
+
 def test_a_run_undone_with_the_later_changes_named_never_takes_one_that_came_after_the_question(home):
     store, first, _, _ = night_run(home)
     by_hand = append(store, "MEMORY.md", "- by hand, later\n", PERSON)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import mcp_types as types
 from mcp import Client, StdioServerParameters
@@ -22,18 +23,24 @@ from omb_tui.core.turn.tools import MEMORY_UPDATE
 from omb_tui.mcp.front import ENV_SESSION_ID
 
 
-def claude_codes_server(home, session_id: str | None) -> StdioServerParameters:
+def claude_codes_server(home, session_id: str | None, cwd: Path | None = None) -> StdioServerParameters:
     env = {"PYTHONPATH": str(ROOT), "PYTHONUTF8": "1", **clock.carried_env(), **SHORT_LIVED}
     if session_id:
         env[ENV_SESSION_ID] = session_id
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "omb_tui.cli", "mcp", "--bot", BOT_ID, "--home", str(home.root)], env=env
+        command=sys.executable,
+        args=["-m", "omb_tui.cli", "mcp", "--bot", BOT_ID, "--home", str(home.root)],
+        env=env,
+        cwd=cwd,
     )
 
 
-async def mcp_add(home, text: str, session_id: str | None = SESSION) -> None:
-    info = types.Implementation(name="claude-code", version="2.1.332")
-    async with Client(stdio_client(claude_codes_server(home, session_id)), client_info=info) as client:
+CLAUDE_CODE_CLIENT = types.Implementation(name="claude-code", version="2.1.332")
+
+
+async def mcp_add(home, text: str, session_id: str | None = SESSION, cwd: Path | None = None) -> None:
+    server = stdio_client(claude_codes_server(home, session_id, cwd))
+    async with Client(server, client_info=CLAUDE_CODE_CLIENT) as client:
         assert not (await client.call_tool(MEMORY_UPDATE, {"action": "add", "text": text})).is_error
 
 
@@ -78,3 +85,29 @@ async def test_without_claude_codes_session_id_the_mcp_client_is_its_own_session
     (row,) = rows(home)[-1:]
     assert row.chat == f"claude-code (MCP session {row.run})"
     assert existing_session(home, BOT_ID, SESSION) is None
+
+
+async def test_a_client_that_connects_and_lists_leaves_no_chat_behind(home):
+    """`claude mcp list` connects every server with a session id of its own: no chat of the bot comes of it."""
+    async with Client(stdio_client(claude_codes_server(home, SESSION)), client_info=CLAUDE_CODE_CLIENT) as client:
+        assert MEMORY_UPDATE in [tool.name for tool in (await client.list_tools()).tools]
+        await client.list_resources()
+    assert existing_session(home, BOT_ID, SESSION) is None
+
+
+async def test_a_write_before_any_prompt_hook_opens_the_chat_as_the_hooks_would(run_cli, home, tmp_path):
+    """The MCP server's first write opens the session's chat with the hooks' title; the note names that chat, and
+    the journal shows its title, not its id."""
+    project = tmp_path / "trips"
+    project.mkdir()
+    await mcp_add(home, "The Lisbon ferry leaves at 09:10", cwd=project)
+    session = existing_session(home, BOT_ID, SESSION)
+    assert session is not None and session.title == "Claude Code in trips"
+    memory = (home.workspace(BOT_ID) / "MEMORY.md").read_text(encoding="utf-8")
+    assert '· from chat "Claude Code in trips" · The Lisbon ferry leaves at 09:10' in memory
+    listed = run_cli("journal", BOT_ID, "--limit", "1").out
+    assert 'from chat "Claude Code in trips"' in listed and session.chat not in listed
+    assert command_json(home, "journal", BOT_ID, "--limit", "1")[0]["chat_title"] == "Claude Code in trips"
+    prompt = payload("UserPromptSubmit", prompt="And the hotel?")
+    assert run_cli("hook", "prompt", "--bot", BOT_ID, stdin=prompt).code == 0
+    assert existing_session(home, BOT_ID, SESSION) == session  # the hooks go on in the chat the server opened

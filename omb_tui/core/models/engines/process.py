@@ -93,9 +93,13 @@ class AgentProcess:
             )
         except OSError as exc:
             raise EngineFailed(f"`{argv[0]}` could not be started: {exc.strerror or exc}") from None
-        threading.Thread(target=self._read_stdout, daemon=True).start()
-        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
-        self._stderr_reader.start()
+        self._readers = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        self._stderr_reader = self._readers[1]
+        for reader in self._readers:
+            reader.start()
         assert self.process.stdin is not None
         if stdin_text is not None:
             self.write(stdin_text.encode())
@@ -234,11 +238,16 @@ class AgentProcess:
                 break
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=END_GRACE_S)
-        # stdout and stderr are closed by their readers at their end: closing them here would wait on a reader
-        # blocked on a process that left the group and still holds the pipe
         with contextlib.suppress(OSError, ValueError):
             if self.process.stdin is not None:
                 self.process.stdin.close()
+        # A pipe is closed only once its reader is done: closing it under a blocked read waits for that read, and a
+        # process that left the group (setsid) may hold the pipe open for ever; its daemon reader then ends with it.
+        for reader, stream in zip(self._readers, (self.process.stdout, self.process.stderr), strict=True):
+            reader.join(timeout=END_GRACE_S)
+            if not reader.is_alive() and stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
 
     def _group_ended(self, seconds: float) -> bool:
         """Whether every process of the group ended within `seconds` (the leader is reaped as it ends)."""
