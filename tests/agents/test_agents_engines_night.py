@@ -1,6 +1,6 @@
 """The demo's night of upkeep on the person's own plans, offline (docs/models.md, "Engines"; docs/upkeep.md): the
-demo home as `omb-tui demo` writes it, Atlas on `codex` (its upkeep switched on) and Harbor on `acp`
-(claude-code-acp), each the real CLI from npm, their models the scripted APIs on 127.0.0.1 answering every step
+demo home as `omb-tui demo` writes it, Scout on `claude-code`, Atlas on `codex` (its upkeep switched on) and Harbor
+on `acp` (claude-code-acp), each the real CLI from npm, their models the scripted APIs on 127.0.0.1 answering every step
 from what it was shown (tests/support/night_answers.py); the night run as a person runs it, `omb-tui upkeep --due`,
 at 04:00 the next morning by the clock the test sets (tests/support/engine_night.py).
 
@@ -35,7 +35,7 @@ from support.engine_night import (
 )
 from support.fake_llm import FakeLLM
 from support.fake_llm import start as start_fake_llm
-from support.npm_tools import CLAUDE_CODE_ACP, CODEX, install, needs_npm, processes_running_from
+from support.npm_tools import CLAUDE_CODE, CLAUDE_CODE_ACP, CODEX, install, needs_npm, processes_running_from
 
 from omb_tui.core.files.paths import Home
 from omb_tui.core.models.usage import read_usage
@@ -47,6 +47,7 @@ pytestmark = [needs_npm, pytest.mark.dates]
 def programs(tmp_path_factory) -> dict[str, Path]:
     """Each engine's CLI from npm, installed once for the module; skips when one cannot be fetched."""
     return {
+        "claude": install(tmp_path_factory, CLAUDE_CODE, "claude"),
         "codex": install(tmp_path_factory, CODEX, "codex"),
         "claude-code-acp": install(tmp_path_factory, CLAUDE_CODE_ACP, "claude-code-acp"),
     }
@@ -86,12 +87,13 @@ def nothing_outlived_the_calls(person: Person, engines: list[OnEngine]) -> None:
         time.sleep(0.05)
         left = [pid for on in engines for pid in processes_running_from(on.install)]
     assert left == []
-    sessions = [p for p in person.user.rglob("*") if p.suffix == ".jsonl" or p.name in ("sessions", "history")]
-    assert sessions == []  # Claude Code's projects/*.jsonl, Codex's sessions/ and history.jsonl
+    files = [p.relative_to(person.user) for p in person.user.rglob("*") if p.is_file()]
+    sessions = [p for p in files if p.suffix == ".jsonl" or "sessions" in p.parts or p.name.startswith("history")]
+    assert sessions == []  # Claude Code's projects/*.jsonl and sessions/, Codex's sessions/ and history.jsonl
     assert list(person.tmp.iterdir()) == []  # every call's empty folder (and Codex's own home) removed
 
 
-def test_the_demo_night_runs_on_the_engines(todays_demo, tmp_path, programs, models, person):
+def test_the_demo_night_runs_on_three_engines(todays_demo, tmp_path, programs, models, person):
     demo = todays_demo()
     home = demo.copy_to(tmp_path / "home")
     engines = on_engines(programs)
@@ -124,7 +126,7 @@ def capture_rows(home: Home, bot: str, run_id: str) -> list[dict]:
     return [{key: row.get(key) for key in keep} for row in rows if row.get("run") == run_id]
 
 
-@pytest.mark.parametrize("engine", ["codex", "acp"])
+@pytest.mark.parametrize("engine", ["claude-code", "codex", "acp"])
 def test_a_capture_through_an_engine_writes_what_an_api_instance_writes(
     todays_demo, tmp_path, programs, models, fake_api, person, engine
 ):

@@ -109,7 +109,8 @@ class Person:
 
 
 def scratch_person(folder: Path) -> Person:
-    """Signed in to Codex by a key, to Claude Code by a dummy key (the scripted APIs take any)."""
+    """Signed in to Codex by a key, to Claude Code by a subscription's token (the claude-code engine takes no API
+    key) and, for claude-code-acp, a key: dummies the scripted APIs take."""
     user, here, private_tmp = folder / "user", folder / "here", folder / "tmp"
     for made in (user / ".codex", here, private_tmp):
         made.mkdir(parents=True)
@@ -121,6 +122,7 @@ def scratch_person(folder: Path) -> Person:
             "TMPDIR": str(private_tmp),
             "PYTHONUTF8": "1",
             "ANTHROPIC_API_KEY": "sk-ant-api03-" + "0" * 40,
+            "CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-" + "0" * 40,
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_AUTOUPDATER": "1",
         }
