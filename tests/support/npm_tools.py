@@ -21,32 +21,49 @@ CLAUDE_CODE_ACP = "@zed-industries/claude-code-acp@0.16.2"
 needs_npm = pytest.mark.skipif(NPM is None, reason="npm is not on PATH (the agent CLIs are installed with it)")
 
 
-def install(tmp_path_factory: pytest.TempPathFactory, package: str, program: str) -> Path:
-    """The path of `program` from `package`, installed into a fresh folder; skips the test when it cannot be."""
-    if NPM is None:
-        pytest.skip("npm is not on PATH")
-    folder = tmp_path_factory.mktemp(program)
-    env = {**os.environ, "npm_config_cache": str(folder / "npm"), "npm_config_update_notifier": "false"}
-    try:
-        done = subprocess.run(
-            [NPM, "install", "--no-audit", "--no-fund", "--prefix", str(folder), package],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=INSTALL_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip(f"{package} could not be fetched from the npm registry within {INSTALL_TIMEOUT} s")
+class NotInstalled(Exception):
+    """The package could not be installed or its program does not run here: one sentence why."""
+
+
+def npm_install(folder: Path, package: str, program: str) -> Path:
+    """The path of `program` from `package`, installed into `folder` with its own npm cache (kept when already
+    there); NotInstalled with the reason when it cannot be."""
     binary = folder / "node_modules" / ".bin" / program
-    if done.returncode != 0 or not binary.exists():
-        lines = done.stderr.strip().splitlines()
-        pytest.skip(f"{package} could not be installed (no network?): {lines[-1] if lines else 'no message'}")
+    if NPM is None:
+        raise NotInstalled("npm is not on PATH")
+    if not binary.exists():
+        env = {**os.environ, "npm_config_cache": str(folder / "npm"), "npm_config_update_notifier": "false"}
+        try:
+            done = subprocess.run(
+                [NPM, "install", "--no-audit", "--no-fund", "--prefix", str(folder), package],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=INSTALL_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            raise NotInstalled(
+                f"{package} could not be fetched from the npm registry within {INSTALL_TIMEOUT} s"
+            ) from None
+        if done.returncode != 0 or not binary.exists():
+            lines = done.stderr.strip().splitlines()
+            raise NotInstalled(
+                f"{package} could not be installed (no network?): {lines[-1] if lines else 'no message'}"
+            )
     version = subprocess.run(  # stdin at its end: an ACP agent reads it for the protocol and stops there
         [str(binary), "--version"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=INSTALL_TIMEOUT
     )
     if version.returncode != 0 and program != "claude-code-acp":  # an ACP agent speaks only the protocol
-        pytest.skip(f"{package} does not run on this machine: {version.stderr.strip()[:200]}")
+        raise NotInstalled(f"{package} does not run on this machine: {version.stderr.strip()[:200]}")
     return binary
+
+
+def install(tmp_path_factory: pytest.TempPathFactory, package: str, program: str) -> Path:
+    """The path of `program` from `package`, installed into a fresh folder; skips the test when it cannot be."""
+    try:
+        return npm_install(tmp_path_factory.mktemp(program), package, program)
+    except NotInstalled as why:
+        pytest.skip(str(why))
 
 
 def processes_running_from(folder: Path) -> list[int]:
