@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import date
 
 import pytest
 from support.engine_fakes import engine, stand_in_program, write_engine_config  # noqa: F401 - engine: fixture
 
+from omb_tui.core.base import clock
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.models.call import complete
 from omb_tui.core.models.engines import EngineReply
 from omb_tui.core.models.instances import ModelUnavailable, choose_route, forget_said
-from omb_tui.core.models.usage import read_usage
+from omb_tui.core.models.usage import month_of, read_usage
 from omb_tui.core.models.what_runs import describe_models, model_steps
 
 HELLO = [{"role": "user", "content": "hello"}]
@@ -52,7 +52,7 @@ def test_a_codex_or_acp_helper_in_config_json_is_not_used_and_the_log_says_why_o
                 complete(home, "scout", "capture", HELLO)
     said = [r.getMessage() for r in caplog.records if r.name == "omb_tui.models"]
     assert said == [f"the helper model is not used: {caught.value.reason}."]
-    assert engine.calls == [] and read_usage(home, date.today().strftime("%Y-%m")) == []
+    assert engine.calls == [] and read_usage(home, month_of(clock.now_utc())) == []
 
 
 def test_a_codex_helper_named_in_omb_helper_instance_is_not_used_either(home, tmp_path, monkeypatch, engine):
