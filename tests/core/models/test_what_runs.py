@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import date
 
 import pytest
 from support.engine_fakes import engine, stand_in_program, write_engine_config  # noqa: F401 - engine: fixture
