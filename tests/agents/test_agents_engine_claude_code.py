@@ -165,7 +165,9 @@ def test_models_test_answers_through_claude_code_with_its_latency(on_claude, per
             timeout=TIMEOUT,
         )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("cc: answered in ") and " s through the claude-code engine (" in done.stdout, done.stdout
+    assert done.stdout.startswith("cc: answered in ") and " s through the claude-code engine (" in done.stdout, (
+        done.stdout
+    )
     row = read_usage(on_claude, clock.now_utc().strftime("%Y-%m"))[-1]
     assert row["engine"] == "claude-code" and row["cost"] == "plan" and row["ok"] is True
     assert row["prompt_tokens"] and row["model"].startswith("claude")
