@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from . import codex_config
-from .install import HOOK_EVENTS, Check, Where, _group_commands, _hook_of, _server_bot, read_text_file
+from .agent_files import HOOK_EVENTS, Check, Where, group_commands, hook_of, read_text_file, server_bot
 
 # What Codex passes an MCP server of its own environment (0.171.0, on Unix), before the table's env and env_vars.
 CODEX_SERVER_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "USER", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ")
@@ -43,7 +43,7 @@ def user_config_path() -> Path:
 def checks(where: Where, settings: dict, config: dict, entry: dict, project: Path | None) -> list[Check]:
     """The checks after the hooks and the server entry are found (install.check)."""
     user = config if project is None else _read_config(user_config_path())
-    bot_id = _server_bot(entry) or ""
+    bot_id = server_bot(entry) or ""
     found: list[Check] = []
     if project is not None:
         root = str(project.resolve())
@@ -121,9 +121,9 @@ def _our_hooks(hooks_file: str, event: str, groups: object, name: str, bot_id: s
     for g, group in enumerate(groups if isinstance(groups, list) else []):
         handlers = group.get("hooks") if isinstance(group, dict) else None
         for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
-            if not isinstance(handler, dict) or handler.get("command") not in _group_commands([group]):
+            if not isinstance(handler, dict) or handler.get("command") not in group_commands([group]):
                 continue
-            if _hook_of(handler["command"]) == (name, bot_id):
+            if hook_of(handler["command"]) == (name, bot_id):
                 digest = codex_config.hook_hash(event, group.get("matcher"), handler)
                 found.append((codex_config.hook_key(hooks_file, event, g, h), digest))
     return found

@@ -23,7 +23,6 @@ import copy
 import json
 import os
 import re
-import secrets
 import shlex
 import shutil
 import sys
@@ -32,13 +31,23 @@ from pathlib import Path
 
 from ..core.base.errors import WriteRefused
 from ..core.files import disk
-from ..core.files.paths import MemoryInputError
 from ..core.memory.agents import CLAUDE_CODE, CODEX
 from ..core.memory.settings import BrokenFile
 from . import codex_config
+from .agent_files import (
+    HOOK_EVENTS,
+    Check,
+    Where,
+    broken_file,
+    dump_settings,
+    entry_args,
+    group_commands,
+    hook_of,
+    read_settings,
+    read_text_file,
+    server_bot,
+)
 
-# Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
-HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 MCP_SERVER_NAME = "omb-tui"  # the name every bot's server had before each got its own: install moves it
 MCP_SERVER_PREFIX = "omb-tui-"
 
@@ -73,35 +82,7 @@ def tools_named(bot_id: str, agent: str = CLAUDE_CODE) -> str:
     )
 
 
-MAX_SETTINGS_BYTES = 256 << 20  # ~/.claude.json grows with every project Claude Code has seen; never this far
 HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
-
-
-@dataclass(frozen=True)
-class Where:
-    """The two files a bot is installed into, and whose they are (Claude Code's, or Codex's: its hooks.json
-    and config.toml, `~/.codex/` or the project's `.codex/`)."""
-
-    settings: Path  # the hooks
-    mcp: Path  # the MCP server entry
-    agent: str = CLAUDE_CODE
-
-    @classmethod
-    def of(cls, project: Path | None, agent: str = CLAUDE_CODE) -> Where:
-        if project is not None and not project.is_dir():
-            raise MemoryInputError(f"The project folder {project} does not exist.")
-        root = project.resolve() if project is not None else None
-        if agent == CODEX:
-            folder = (root or Path.home()) / ".codex"
-            return cls(folder / "hooks.json", folder / "config.toml", CODEX)
-        if root is None:
-            user = Path.home()
-            return cls(user / ".claude" / "settings.json", user / ".claude.json")
-        return cls(root / ".claude" / "settings.json", root / ".mcp.json")
-
-    @property
-    def toml(self) -> bool:
-        return self.agent == CODEX
 
 
 @dataclass
@@ -187,15 +168,15 @@ def plan_install(where: Where, start: list[str], bot_id: str, person: str | None
     for event, handler in hook_handlers(start, bot_id, person, where.agent).items():
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
-            raise _broken(where.settings, f'its "hooks" has a "{event}" that is not a list')
+            raise broken_file(where.settings, f'its "hooks" has a "{event}" that is not a list')
         name = _name_of(event)
-        replaced += _take_out(groups, lambda command, name=name: _hook_of(command)[0] == name)
+        replaced += _take_out(groups, lambda command, name=name: hook_of(command)[0] == name)
         groups.append({"hooks": [handler]})
     if where.toml:
         return _plan_codex_install(where, settings, before[0], replaced, start, bot_id, person)
     servers = _object(mcp, "mcpServers", where.mcp)
     entry, name = mcp_server(start, bot_id, person), server_name(bot_id)
-    for other in [key for key, value in servers.items() if key != name and _server_bot(value) is not None]:
+    for other in [key for key, value in servers.items() if key != name and server_bot(value) is not None]:
         replaced.append(_entry_command(servers.pop(other)))  # ours, under the old name or for another bot
     old = servers.get(name)
     if old is not None and old != entry:
@@ -219,10 +200,10 @@ def _plan_codex_install(
     entry = mcp_server(start, bot_id, person)
     try:
         new, taken = codex_config.install_server(
-            text, server_name(bot_id), entry["command"], entry["args"], lambda table: _server_bot(table) is not None
+            text, server_name(bot_id), entry["command"], entry["args"], lambda table: server_bot(table) is not None
         )
     except codex_config.NotEditable as exc:
-        raise _broken(where.mcp, str(exc)) from None
+        raise broken_file(where.mcp, str(exc)) from None
     replaced += [_entry_command(table) for table in taken]
     return Plan(where, settings, {}, settings != settings_before, new != text, replaced, mcp_text=new)
 
@@ -234,13 +215,13 @@ def plan_remove(where: Where, bot_id: str) -> Plan:
     removed = 0
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise _broken(where.settings, 'its "hooks" is not an object')
+        raise broken_file(where.settings, 'its "hooks" is not an object')
     for event in HOOK_EVENTS.values():
         groups = hooks.get(event)
         if not isinstance(groups, list):
             continue
         name = _name_of(event)
-        taken = _take_out(groups, lambda command, name=name: _hook_of(command) == (name, bot_id))
+        taken = _take_out(groups, lambda command, name=name: hook_of(command) == (name, bot_id))
         removed += len(taken)
         if taken and not groups:
             del hooks[event]
@@ -249,15 +230,15 @@ def plan_remove(where: Where, bot_id: str) -> Plan:
     if where.toml:
         text = read_text_file(where.mcp)
         try:
-            new, gone = codex_config.remove_servers(text, lambda table: _server_bot(table) == bot_id)
+            new, gone = codex_config.remove_servers(text, lambda table: server_bot(table) == bot_id)
         except codex_config.NotEditable as exc:
-            raise _broken(where.mcp, str(exc)) from None
+            raise broken_file(where.mcp, str(exc)) from None
         return Plan(where, settings, {}, removed > 0, gone > 0, mcp_text=new)
     servers = mcp.get("mcpServers")
     if servers is not None and not isinstance(servers, dict):
-        raise _broken(where.mcp, 'its "mcpServers" is not an object')
+        raise broken_file(where.mcp, 'its "mcpServers" is not an object')
     mcp_changed = False
-    for name in [key for key, value in (servers or {}).items() if _server_bot(value) == bot_id]:
+    for name in [key for key, value in (servers or {}).items() if server_bot(value) == bot_id]:
         del servers[name]  # under its own name, or the name every bot had before
         mcp_changed = True
     if mcp_changed and not servers:
@@ -310,89 +291,10 @@ def _put_back(target: Path, old: bytes | None) -> None:
             disk.atomic_write_bytes(target, old)
 
 
-def read_text_file(path: Path) -> str:
-    """A settings file's text ("" when missing), read as read_settings reads one (a regular file, bounded)."""
-    try:
-        with disk.open_regular(Path(os.path.realpath(path))) as handle:
-            data = handle.read(MAX_SETTINGS_BYTES + 1)
-    except FileNotFoundError:
-        return ""
-    except OSError as exc:
-        raise _broken(path, exc.strerror or str(exc)) from None
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise _broken(path, f"it is over {MAX_SETTINGS_BYTES >> 20} MiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _broken(path, "it is not UTF-8 text") from None
-
-
-def read_settings(path: Path) -> dict:
-    """A settings file's object ({} when it is missing or blank); BrokenFile, in one sentence, when it is not one.
-
-    Read only when it is a regular file of at most MAX_SETTINGS_BYTES (a FIFO or a link to a device is refused,
-    never waited on). Every value the project does not set is written back as it was read: a number keeps its
-    text (`1e400`, `1.10`), `NaN` and `Infinity` stay, a lone surrogate stays an escape (see `dump_settings`)."""
-    text = read_text_file(path)
-    if not text.strip(" \t\n\r\x0b\x0c"):  # blank as bytes are: ASCII whitespace only
-        return {}
-    try:
-        value = json.loads(text, parse_float=_Raw, parse_constant=_Raw, parse_int=_int_or_raw)
-    except json.JSONDecodeError as exc:
-        raise _broken(path, f"it is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except (ValueError, RecursionError):
-        raise _broken(path, "it is not valid JSON") from None
-    if not isinstance(value, dict):
-        raise _broken(path, "it is not a JSON object")
-    return value
-
-
-class _Raw(str):
-    """A number (or NaN/Infinity) as its text in the file: written back as it was, never as Python sees it."""
-
-    __slots__ = ()
-
-
-def _int_or_raw(text: str) -> int | _Raw:
-    return _Raw(text) if text.startswith("-0") else int(text)
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def dump_settings(data: dict) -> bytes:
-    """The settings as JSON text, two spaces a level, UTF-8: every number read keeps its text, and a lone surrogate
-    (valid as a JSON escape, never as UTF-8) is written as its escape again."""
-    raws: list[str] = []
-    nonce = secrets.token_hex(8)
-
-    def swap(data: object) -> object:
-        if isinstance(data, _Raw):
-            raws.append(str(data))
-            return f"\x00{nonce}:{len(raws) - 1}\x00"  # a string no settings file holds, swapped back below
-        if isinstance(data, dict):
-            return {key: swap(value) for key, value in data.items()}
-        if isinstance(data, list):
-            return [swap(value) for value in data]
-        return data
-
-    text = json.dumps(swap(data), indent=2, ensure_ascii=False) + "\n"
-    if raws:
-        text = re.sub(rf'"\\u0000{nonce}:(\d+)\\u0000"', lambda m: raws[int(m.group(1))], text)
-    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text.encode("utf-8")
-
-
-def _broken(path: Path, why: str) -> BrokenFile:
-    return BrokenFile(
-        f"The settings file {path} cannot be merged into: {why}. Fix it or move it away; nothing was changed."
-    )
-
-
 def _object(settings: dict, key: str, path: Path) -> dict:
     value = settings.setdefault(key, {})
     if not isinstance(value, dict):
-        raise _broken(path, f'its "{key}" is not an object')
+        raise broken_file(path, f'its "{key}" is not an object')
     return value
 
 
@@ -418,83 +320,18 @@ def _take_out(groups: list, is_ours) -> list[str]:
     return taken
 
 
-def _words(command: str) -> list[str]:
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return []
-
-
-def _is_omb_tui(words: list[str]) -> bool:
-    """`…/omb-tui …` or `python -m omb_tui.cli …`."""
-    if not words:
-        return False
-    return Path(words[0]).name in ("omb-tui", "omb-tui.exe") or words[1:3] == ["-m", "omb_tui.cli"]
-
-
-def _bot_after(words: list[str], start: int) -> str | None:
-    rest = words[start:]
-    return rest[rest.index("--bot") + 1] if "--bot" in rest[:-1] else None
-
-
-def _hook_of(command: str) -> tuple[str | None, str | None]:
-    """(the hook's name, its bot) when `command` runs one of our hooks; (None, None) otherwise."""
-    words = _words(command)
-    if not _is_omb_tui(words):
-        return None, None
-    for i in range(len(words) - 1):
-        if words[i] == "hook" and words[i + 1] in HOOK_EVENTS:
-            return words[i + 1], _bot_after(words, i + 2)
-    return None, None
-
-
-def _server_bot(entry: object) -> str | None:
-    """The bot an `omb-tui mcp --bot ID` entry serves; None when the entry is not ours."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return None
-    words = [entry["command"], *_args(entry)]
-    if not _is_omb_tui(words) or "mcp" not in words:
-        return None
-    return _bot_after(words, words.index("mcp") + 1)
-
-
 def _entry_command(entry: object) -> str:
     if not isinstance(entry, dict):
         return json.dumps(entry)
-    return shlex.join([str(entry.get("command") or entry.get("url") or "?"), *_args(entry)])
-
-
-def _args(entry: dict) -> list[str]:
-    args = entry.get("args")
-    return [str(arg) for arg in args] if isinstance(args, list) else []
+    return shlex.join([str(entry.get("command") or entry.get("url") or "?"), *entry_args(entry)])
 
 
 def _commands(hooks: dict, entry: dict) -> set[str]:
     """Every command the merged files now run of ours: what `replaced` need not name."""
-    return {_entry_command(entry), *(command for groups in hooks.values() for command in _group_commands(groups))}
-
-
-def _group_commands(groups: object) -> list[str]:
-    """The commands of an event's matcher groups (what is not a group or a handler Claude Code knows, skipped)."""
-    return [
-        handler["command"]
-        for group in (groups if isinstance(groups, list) else [])
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for handler in group["hooks"]
-        if isinstance(handler, dict) and isinstance(handler.get("command"), str)
-    ]
+    return {_entry_command(entry), *(command for groups in hooks.values() for command in group_commands(groups))}
 
 
 # ----- --check: will Claude Code load what install wrote? -----
-@dataclass(frozen=True)
-class Check:
-    ok: bool
-    said: str
-
-    def to_dict(self) -> dict:
-        return {"ok": self.ok, "said": self.said}
-
-
 def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
     """What Claude Code will find: the bot's three hooks, its MCP entry, a command it can start, and (a project's
     `.mcp.json`) whether the server is approved. Each a sentence, in the order Claude Code meets them. Codex's
@@ -506,7 +343,7 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
         try:
             servers_file = codex_config.parse(read_text_file(where.mcp))
         except codex_config.NotEditable as exc:
-            raise _broken(where.mcp, str(exc)) from None
+            raise broken_file(where.mcp, str(exc)) from None
         config = servers_file
         servers_file = {"mcpServers": servers_file.get("mcp_servers")}
     else:
@@ -514,7 +351,7 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
     hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
     missing = []
     for name, event in HOOK_EVENTS.items():
-        if not any(_hook_of(command) == (name, bot_id) for command in _group_commands(hooks.get(event))):
+        if not any(hook_of(command) == (name, bot_id) for command in group_commands(hooks.get(event))):
             missing.append(event)
     found.append(
         Check(True, f"{bot_id}'s three hooks are in {where.settings}.")
@@ -524,7 +361,7 @@ def check(where: Where, bot_id: str, project: Path | None) -> list[Check]:
     servers = servers_file.get("mcpServers") if isinstance(servers_file.get("mcpServers"), dict) else {}
     name = server_name(bot_id)
     entry = servers.get(name)
-    if _server_bot(entry) != bot_id:
+    if server_bot(entry) != bot_id:
         found.append(Check(False, f"{where.mcp} has no MCP server {name}: run omb-tui hook install."))
         return found
     found.append(Check(True, f"{where.mcp} names the MCP server {name}."))

@@ -79,13 +79,14 @@ class MemoryServer:
         self, bot: BotMemory, *, watch: bool = True, agent_session_id: str | None = None, cwd: str | None = None
     ) -> None:
         """`agent_session_id`: the Claude Code session that started this server over stdio, when it said which
-        (CLAUDE_CODE_SESSION_ID in the client's environment); over HTTP a session is always the client's own.
-        `cwd`: the folder the client started the server in (the project's), which names the session's chat."""
+        (CLAUDE_CODE_SESSION_ID in the client's environment); else a session is the client's own, but for the calls
+        that name an agent session (Codex's). `cwd`: the folder the client started the server in (the project's),
+        which names the session's chat."""
         self.bot = bot
         self.watch = watch
         self.agent_session_id = (agent_session_id or "").strip()
         self.cwd = cwd
-        self.sessions = Sessions(self._agent_session if self.agent_session_id else None)
+        self.sessions = Sessions(self._agent_session, started_by=self.agent_session_id or None)
         self.bus = InMemorySubscriptionBus()  # the 2026-07-28 listen streams
         self.connected: dict[Session, ServerSession] = {}  # the handshake era: each session's newest channel
         self.subscribed: dict[Session, set[str]] = {}
@@ -93,24 +94,20 @@ class MemoryServer:
         self._looking = anyio.Lock()
         self.calls_running = 0  # tool calls whose work (a write, in a worker thread) has not returned yet
 
-    def _agent_session(self) -> AgentSession | None:
-        """The Claude Code session that started this server (stdio), when Claude Code said which: its chat, opened
-        at the session's first write when its prompt hook has not opened it yet, with the hooks' title and person,
-        so its writes, its file edits and its turns are one chat and one run."""
-        session_id = self.agent_session_id
+    def _agent_session(self, agent: str, session_id: str) -> AgentSession | None:
+        """An agent's session that calls (Claude Code's that started this server, Codex's that a call names): its
+        chat, opened at the session's first write when its prompt hook has not opened it yet, with the hooks'
+        title and person, so its writes, its file edits and its turns are one chat and one run."""
         try:
-            title = session_title(self.cwd)
-            return open_session(self.bot.home, self.bot.id, session_id, person=self.bot.person, title=title)
+            title = session_title(self.cwd, agent)
+            return open_session(
+                self.bot.home, self.bot.id, session_id, person=self.bot.person, title=title, agent=agent
+            )
         except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
-            log.warning("%s: could not open Claude Code's session %s: %s", self.bot.id, chat_id_for(session_id), exc)
-            return None
-
-    def _codex_session(self, session_id: str) -> AgentSession | None:
-        """The Codex session a tool call names: its chat (opened by its first prompt's hook, or now) and run."""
-        try:
-            return open_session(self.bot.home, self.bot.id, session_id, title=AGENTS[CODEX].name, agent=CODEX)
-        except (MemoryInputError, OSError) as exc:  # the session's chat cannot be made: the client's own session
-            log.warning("%s: could not open Codex's session %s: %s", self.bot.id, chat_id_for(session_id, CODEX), exc)
+            name = AGENTS[agent].name
+            log.warning(
+                "%s: could not open %s's session %s: %s", self.bot.id, name, chat_id_for(session_id, agent), exc
+            )
             return None
 
     # ----- who calls -----
@@ -137,7 +134,7 @@ class MemoryServer:
         session = self.session_of(ctx)
         codex = codex_session_id(params.meta)
         if codex is not None:  # one Codex session is one chat and one run, its hooks' and its calls'
-            session = self.sessions.of_agent_call(session, codex, lambda: self._codex_session(codex))
+            session = self.sessions.of_agent(session.client, CODEX, codex)
         self.calls_running += 1
         try:
             answer = await anyio.to_thread.run_sync(call, self.bot, session, params.name, params.arguments)

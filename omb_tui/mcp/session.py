@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..core.memory.agents import CLAUDE_CODE
 from ..core.runs.run import new_run_id
 from ..core.turn.agent_session import AgentSession
 from ..core.turn.tools import TurnStart, note_source
@@ -30,10 +31,10 @@ def client_name(given: object) -> str:
 class Session:
     """One client's session: its name and the run every row it writes carries.
 
-    An agent's session (Claude Code's, when it said which) is its chat of the bot, opened only when a write needs
-    it (`agent`, called once then): a client that connects and lists the tools (`claude mcp list` connects every
-    server) leaves no chat behind, and the prompt hook, which comes first in a real turn, names the chat's person
-    and title."""
+    An agent's session (Claude Code's or Codex's, when it said which) is its chat of the bot, opened only when a
+    write needs it (`agent`, called once then): a client that connects and lists the tools (`claude mcp list`
+    connects every server) leaves no chat behind, and whichever of the prompt hook and the server comes first
+    opens it with the same person and title."""
 
     def __init__(self, client: str, agent: Callable[[], AgentSession | None] | None = None) -> None:
         self.client = client
@@ -91,32 +92,37 @@ def codex_session_id(meta: object) -> str | None:
 
 
 class Sessions:
-    """The sessions of one server, one per client name and transport session (an HTTP session id), each made on
-    its first call. Over stdio there is one client, so one session for the whole process.
+    """The sessions of one server: one per client name and transport session (an HTTP session id), each made on its
+    first call (over stdio there is one client, so one session for the whole process); and one per agent session
+    that a call names, whatever client makes it.
 
-    Claude Code (2.1.154 on) starts a stdio server with its session's id in CLAUDE_CODE_SESSION_ID, the id its
-    hooks are sent: then the session is that Claude Code session, its chat and its run, the ones the hooks
-    record its turns in (`agent`: a function of home, bot and that id giving them, called at its first write)."""
+    An agent says which of its sessions calls two ways: Claude Code (2.1.154 on) starts a stdio server with its
+    session's id in CLAUDE_CODE_SESSION_ID (`started_by`), Codex (0.171.0) names it in each tools/call's `_meta`.
+    Either way the session is the agent's: its chat and its run, the ones its hooks record its turns in, opened at
+    its first write by `open_agent(agent, session_id)` (one function for both agents)."""
 
-    def __init__(self, agent: Callable[[], AgentSession | None] | None = None) -> None:
+    def __init__(
+        self, open_agent: Callable[[str, str], AgentSession | None] | None = None, started_by: str | None = None
+    ) -> None:
         self._sessions: dict[tuple[str, str | None], Session] = {}
-        self._agent = agent
-        self._agent_calls: dict[str, Session] = {}
-
-    def of_agent_call(self, client: Session, session_id: str, agent: Callable[[], AgentSession | None]) -> Session:
-        """The session of a call that names its agent session (Codex's): that session's chat and run, the ones its
-        hooks record its turns in; the client's own when `agent` cannot open it."""
-        if session_id not in self._agent_calls:
-            found = agent()
-            if found is None:
-                return client
-            self._agent_calls[session_id] = Session(client.client, found.run, found.chat)
-        return self._agent_calls[session_id]
+        self._agents: dict[tuple[str, str], Session] = {}
+        self._open_agent = open_agent
+        self._started_by = started_by
 
     def of(self, given_name: object, transport_session: str | None = None) -> Session:
         name = client_name(given_name)
+        if transport_session is None and self._started_by:  # the stdio server a Claude Code session started
+            return self.of_agent(name, CLAUDE_CODE, self._started_by)
         key = (name, transport_session)
         if key not in self._sessions:
-            agent = self._agent if transport_session is None else None
-            self._sessions[key] = Session(name, agent)
+            self._sessions[key] = Session(name)
         return self._sessions[key]
+
+    def of_agent(self, client: str, agent: str, session_id: str) -> Session:
+        """The session of `agent`'s session `session_id`, made at its first call; its chat opened at its first
+        write, when `open_agent` can (else the client's own chat and run)."""
+        key = (agent, session_id)
+        if key not in self._agents:
+            opener = self._open_agent
+            self._agents[key] = Session(client, (lambda: opener(agent, session_id)) if opener is not None else None)
+        return self._agents[key]

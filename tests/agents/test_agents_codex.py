@@ -5,7 +5,7 @@
 
 - `--check` says Codex skips the hooks until they are trusted, and is ok once they are (as Codex's "Trust all and
   continue" records it); the hooks then run: the memory block reaches every request, naming the tools as Codex does;
-- the memory tool saves under `codex exec` (its table approves omb-tui's tools);
+- the memory tool saves under `codex exec` (its table approves omb-tui's tools), its note naming the session's chat;
 - one session (its MCP write, its shell edit of MEMORY.md, its turns, a resumed turn too) is one chat and one run,
   and `undo-run` brings MEMORY.md back byte for byte;
 - two bots at once: a project install reaches its bot through $OMB_HOME, which Codex's cleared environment passes
@@ -165,6 +165,7 @@ def test_a_codex_session_is_recorded_as_one_chat_and_one_run_and_undo_run_takes_
     assert session is not None and session.chat == f"codex-{thread}"
     chat = conv.find_conversation(home, BOT_ID, session.chat, with_messages=True)
     assert chat.title == "Codex in trips"
+    assert '· from chat "Codex in trips" · The Lisbon ferry leaves at 09:10' in memory.read_text(encoding="utf-8")
     assert [m.text for m in chat.messages] == [
         "Note the ferry time for Lisbon",
         "Done: the ferry time is noted.",
