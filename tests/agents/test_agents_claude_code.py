@@ -290,4 +290,4 @@ def test_a_service_killed_mid_session_is_reconnected_and_the_write_before_it_is_
     (row,) = [r for r in Journal(home.journal_path(BOT_ID)).rows() if "ferry leaves" in r.diff]
     assert (row.chat, row.run) == (session.chat, session.run)
     listed = omb(user, "journal", BOT_ID).stdout
-    assert f'from chat "{session.title}"' in listed
+    assert f'  chat "{session.title}"' in listed  # the journal names the session's chat by its title

@@ -401,6 +401,20 @@ async def test_bots_list_click_selects_and_double_click_opens(home):
         assert app.bot_id == "quill" and isinstance(app.screen, FilesScreen)
 
 
+async def test_the_bots_list_stays_put_while_the_intro_changes_with_the_cursor(home):
+    """The intro names the highlighted bot's night or the bots: one line, so a double click lands where aimed."""
+    app = make_app(home, watch=False)
+    async with app.run_test(size=(60, 20)) as pilot:
+        bot_list = await listed_bots(pilot)
+        intro = app.screen.query_one("#bots-intro", Static)
+        places = set()
+        for key in ("down", "up", "down"):
+            places.add((bot_list.region.y, intro.region.height))
+            await pilot.press(key)
+            await settle(pilot)
+        assert places == {(bot_list.region.y, 1)}
+
+
 async def test_bots_list_cuts_a_long_name_and_keeps_the_last_change_on_an_80_column_line(home):
     settings = BotSettings(id="scout", name="Scout, the very long-named research assistant of the studio")
     save_bot_settings(home, settings)

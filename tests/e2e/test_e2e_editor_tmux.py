@@ -35,7 +35,7 @@ def app_in_tmux(tmp_path):
     script.write_text(EDITOR_SCRIPT)
     editor = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
     pane = Pane.start(tmp_path, session, home, "OMB_TUI_NO_WATCH=1", "VISUAL=", f"EDITOR={editor}")
-    pane.wait_for("1 bot in")
+    pane.wait_for("reviews them")
     pane.keys("Enter")  # open scout
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("Enter")  # into MEMORY.md's editor: it has the keys at once, so the test's first keys need no pause

@@ -94,7 +94,7 @@ def pane(tmp_path):
 
 def test_open_a_bot_edit_save_and_quit(pane):
     pane, home = pane
-    pane.wait_for("1 bot in")
+    pane.wait_for("reviews them")
     pane.keys("Enter")  # open scout
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("Enter")  # the file list has the keys; Enter goes into MEMORY.md's editor
@@ -123,7 +123,7 @@ def test_quitting_with_unsaved_changes_asks_and_keeps_the_file_as_it_was(pane):
     pane, home = pane
     memory = home.workspace("scout") / "MEMORY.md"
     before = memory.read_bytes()
-    pane.wait_for("1 bot in")
+    pane.wait_for("reviews them")
     pane.keys("Enter")
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("Enter")  # into the editor; the words typed at once go into it
@@ -149,7 +149,7 @@ def test_revert_one_change_in_the_journal_keeps_the_later_one(pane):
     first = memory.read_text()
     store.write("MEMORY.md", "- likes tea\n" + first, Actor("person", "in Settings"))
     store.write("MEMORY.md", memory.read_text() + "- likes jazz\n", Actor("bot", "during a task"))
-    pane.wait_for("1 bot in")
+    pane.wait_for("reviews them")
     pane.keys("Enter")
     pane.wait_for("only the first 200 lines load each turn")
     pane.keys("j")
@@ -174,7 +174,7 @@ def test_make_room_from_the_files_list_moves_the_oldest_lines_to_the_archive(pan
         + "".join(f"- 2026-03-01 · later fact {n}\n" for n in range(176))
     )  # 205 lines: 5 past the cut
     MemoryStore(home, "scout").write("MEMORY.md", full, Actor("bot", "during a task"))
-    pane.wait_for("1 bot in")
+    pane.wait_for("reviews them")
     pane.keys("Enter")
     pane.wait_for("5 lines not loaded")
     pane.type("m")  # the list has the keys: m is make room, never typed into the note

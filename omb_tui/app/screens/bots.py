@@ -135,9 +135,8 @@ class BotsScreen(AreaScreen):
         elif night is not None and (night.changes or night.pending):
             intro.update(f"{current.id}, last night: {night.line()}. v reviews them.")
         elif summaries:
-            intro.update(
-                f"{plural(len(summaries), 'bot')} in {self.app.home.root}. Enter opens one; ? lists every key."
-            )
+            # the home's path is in the header: one line here keeps the list from moving under the pointer
+            intro.update(f"{plural(len(summaries), 'bot')} in this home. Enter opens one; ? lists every key.")
         else:
             intro.update(f"No bots in {self.app.home.root}. Try: omb-tui demo --home DIR")
 

@@ -140,7 +140,9 @@ def row_words(row: Written, bot: str, titles: Mapping[str, str] | None = None) -
     if not title or not row.chat:
         return writer.title
     if writer.kind == KIND_AGENT:  # the session's chat by its title ("Claude Code in trips"), not its id
-        return f'{_session(row.chat)[0]} in chat "{title}"'
+        client = _session(row.chat)[0]
+        # a title that names the client already ("Claude Code in trips") is not said after it a second time
+        return f'chat "{title}"' if title.startswith(client) else f'{client} in chat "{title}"'
     return writer.title.replace(f'"{row.chat}"', f'"{title}"')
 
 

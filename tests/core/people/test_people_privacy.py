@@ -211,6 +211,6 @@ def test_a_persons_own_write_over_the_api_is_theirs_in_the_journal_and_changes(l
     found = json.loads(run_cli("changes", "--json").out)
     groups = [group for bot in found["bots"] for group in bot["groups"] if group["person"] == "dana"]
     assert [(g["kind"], g["who"], g["reviewed"]) for g in groups] == [
-        ("member", "dana (from the API), in dana's layer", False)
+        ("member", "dana (through the API), in dana's layer", False)
     ]
     assert "You" not in json.dumps(groups)

@@ -146,7 +146,8 @@ async def test_a_write_before_any_prompt_hook_opens_the_chat_as_the_hooks_would(
     memory = (home.workspace(BOT_ID) / "MEMORY.md").read_text(encoding="utf-8")
     assert f'· from chat "{TITLES[agent]}" · The Lisbon ferry leaves at 09:10' in memory
     listed = run_cli("journal", BOT_ID, "--limit", "1").out
-    assert f'in chat "{TITLES[agent]}"' in listed and session.chat not in listed
+    assert f'  chat "{TITLES[agent]}"' in listed and session.chat not in listed
+    assert listed.count(TITLES[agent].split(" in ")[0]) == 1  # the client is named once, by the title
     (row,) = command_json(home, "journal", BOT_ID, "--limit", "1")
     assert (row["chat_title"], row["chat"], row["run"]) == (TITLES[agent], session.chat, session.run)
     hook(run_cli, agent, "prompt", payload("UserPromptSubmit", prompt="And the hotel?"))

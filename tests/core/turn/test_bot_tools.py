@@ -285,4 +285,5 @@ def test_review_lists_a_sessions_rows_as_one_run_of_the_bot(chats):
     found = review(chats, bot_ids=["scout"])
     (run,) = found.bots[0].runs
     assert run.id == session["actor"].run and run.steps == [HOW_TASK] and len(run.changes) == 2
-    assert run.changes[0].line().endswith(f'MEMORY.md  {HOW_TASK}: from chat "{session["actor"].chat}"')
+    # the session's client and run name the writer, as the session's group is titled
+    assert run.changes[0].line().endswith(f"MEMORY.md  test-client, MCP session {session['actor'].run}")
