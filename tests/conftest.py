@@ -162,6 +162,7 @@ def _no_real_home(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.delenv("OMB_HOME", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)  # a developer's own Codex home never takes part
     monkeypatch.setenv("OMB_TUI_MCP_IDLE_SECONDS", "2")  # an MCP service a test starts ends soon after it
 
 

@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--agent",
         choices=AGENT_NAMES,
         default=AGENT_NAMES[0],
-        help="claude-code (default) or codex: ~/.codex/hooks.json and config.toml (DIR/.codex/ with --project)",
+        help="claude-code (default) or codex: hooks.json and config.toml in $CODEX_HOME or ~/.codex (DIR/.codex/ with --project)",
     )
     what = h.add_mutually_exclusive_group()
     what.add_argument("--print", action="store_true", help="print what would be merged, write nothing")

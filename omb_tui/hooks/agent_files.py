@@ -18,6 +18,7 @@ from ..core.files import disk
 from ..core.files.paths import MemoryInputError
 from ..core.memory.agents import CLAUDE_CODE, CODEX
 from ..core.memory.settings import BrokenFile
+from ..core.models.engines.codex import codex_home
 
 # Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
 HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
@@ -27,7 +28,7 @@ MAX_SETTINGS_BYTES = 256 << 20  # ~/.claude.json grows with every project Claude
 @dataclass(frozen=True)
 class Where:
     """The two files a bot is installed into, and whose they are (Claude Code's, or Codex's: its hooks.json
-    and config.toml, `~/.codex/` or the project's `.codex/`)."""
+    and config.toml, in $CODEX_HOME (else `~/.codex/`) or the project's `.codex/`)."""
 
     settings: Path  # the hooks
     mcp: Path  # the MCP server entry
@@ -39,7 +40,7 @@ class Where:
             raise MemoryInputError(f"The project folder {project} does not exist.")
         root = project.resolve() if project is not None else None
         if agent == CODEX:
-            folder = (root or Path.home()) / ".codex"
+            folder = root / ".codex" if root is not None else codex_home(os.environ)  # where Codex reads, as it does
             return cls(folder / "hooks.json", folder / "config.toml", CODEX)
         if root is None:
             user = Path.home()

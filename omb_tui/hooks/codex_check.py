@@ -17,6 +17,7 @@ import json
 import os
 from pathlib import Path
 
+from ..core.models.engines.codex import codex_home
 from . import codex_config
 from .agent_files import HOOK_EVENTS, Check, Where, group_commands, hook_of, read_text_file, server_bot
 
@@ -37,7 +38,7 @@ INITIALIZE = {
 
 def user_config_path() -> Path:
     """The person's own config.toml, where Codex keeps the trust it was given (of folders and of hooks)."""
-    return Path.home() / ".codex" / "config.toml"
+    return codex_home(os.environ) / "config.toml"
 
 
 def checks(where: Where, settings: dict, config: dict, entry: dict, project: Path | None) -> list[Check]:

@@ -330,6 +330,21 @@ def test_install_for_codex_merges_its_hooks_and_config_and_remove_gives_the_text
     assert left.replace("hooks = true\n", "") == THEIR_CONFIG  # only the flag stays: it may be theirs now
 
 
+def test_install_for_codex_writes_where_codex_home_points(run_cli, tmp_path, monkeypatch):
+    """Codex reads $CODEX_HOME in place of ~/.codex: install, check and remove follow it, ~/.codex stays unmade."""
+    elsewhere = tmp_path / "codex-home"
+    elsewhere.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(elsewhere))
+    assert run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex").code == 0
+    config = tomllib.loads((elsewhere / "config.toml").read_text(encoding="utf-8"))
+    assert "omb-tui-scout" in config["mcp_servers"] and (elsewhere / "hooks.json").is_file()
+    assert not codex_dir(tmp_path).exists()
+    checked = run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex", "--check")
+    assert checked.out.count("NOT") == 1 and "Trust all and continue" in checked.out  # found there, only trust left
+    assert run_cli("hook", "install", "--bot", BOT_ID, "--agent", "codex", "--remove").code == 0
+    assert "omb-tui" not in (elsewhere / "config.toml").read_text(encoding="utf-8")
+
+
 def test_a_codex_config_install_cannot_edit_is_one_sentence_and_untouched(run_cli, tmp_path):
     folder = codex_dir(tmp_path)
     folder.mkdir(parents=True)
