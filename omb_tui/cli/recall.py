@@ -184,7 +184,7 @@ def _search_query(args: argparse.Namespace, words: list[str]) -> str | None:
 
 def _hit_text(hit) -> str:
     """A hit as `search` prints it: when and where, then who said what (300 characters at most)."""
-    when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "")
+    when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "undated")
     who = f"{hit.author}: " if hit.author else ""
     return f"{when:<16}  {hit.where}\n    {who}{' '.join(hit.text.split())[:300]}"
 
