@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from support.home import omb_tui_command
 
 from omb_tui.cli import main

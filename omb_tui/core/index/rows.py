@@ -76,9 +76,7 @@ def memory_chunks(entries: list[Entry], log_day: str | None = None) -> list[Note
             body = "".join(paragraph).strip()
             if body:
                 for piece in _split_long(body):
-                    chunks.append(
-                        NoteChunk(section, log_day, log_day is not None, None, paragraph_line, piece)
-                    )
+                    chunks.append(NoteChunk(section, log_day, log_day is not None, None, paragraph_line, piece))
         paragraph = []
 
     for entry in entries:
