@@ -33,8 +33,7 @@ def test_the_demo_holds_nothing_later_than_when_it_was_written(tmp_path, monkeyp
     set_clock_to(monkeypatch, at)
     home = Home(tmp_path / "home")
     write_demo_home(home)
-    now = clock.now()
-    assert now.time() >= at and now.date() == clock.today()  # still the hour asked for: the demo took seconds
+    now = clock.now()  # a few seconds after `at` (on a loaded machine, past midnight: the checks still hold)
 
     for bot_id in DEMO_BOT_IDS:
         rows = MemoryStore(home, bot_id).journal.rows()
