@@ -190,8 +190,8 @@ FILE_TIME = datetime(2026, 9, 20, 6, 0, tzinfo=UTC)
 
 
 def settle_times(home: Home) -> None:
-    """Give every generated file the same mtime, so an undated note's day (its file's last change) is the same on every
-    run, on a shifted clock too (`scripts/dev.py test --today`)."""
+    """Give every generated file the same mtime, so no run differs by when its files were written, on a shifted clock
+    too (`scripts/dev.py test --today`); an undated note takes no day from it (docs/recall.md, "Undated notes")."""
     stamp = clock.file_stamp(FILE_TIME)
     for root in (home.workspace(BOT), conv.conversations_dir(home)):
         for path in root.rglob("*"):

@@ -4,6 +4,7 @@ session_search and the recent-work brief), shown as it would be given to the mod
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Callable
 
@@ -22,6 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--chat", type=given, metavar="ID", help="the conversation the message is in (its data decides the kind)"
     )
     p.add_argument("--kind", choices=RECALL_KINDS_HELP, help="who started the turn (default: person, a 1:1 chat)")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the auto-recall log line on stderr (printed anyway when stderr is a terminal)",
+    )
     p = add_command(
         subparsers,
         "search",
@@ -86,6 +93,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from ..core.recall.recall import recall
 
     bot = open_bot(args)
+    # A script reading stdout (or --json) would take the INFO line on stderr for an error: a person sees it.
+    shown = args.verbose or sys.stderr.isatty()
+    logging.getLogger("omb_tui.recall").setLevel(logging.INFO if shown else logging.WARNING)
     result = recall(
         bot.home, bot.id, args.message, chat_id=args.chat, kind=args.kind, progress=_index_progress(args, bot.id)
     )  # logs auto-recall: …
@@ -174,7 +184,7 @@ def _search_query(args: argparse.Namespace, words: list[str]) -> str | None:
 
 def _hit_text(hit) -> str:
     """A hit as `search` prints it: when and where, then who said what (300 characters at most)."""
-    when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "")
+    when = hit.at.strftime("%Y-%m-%d %H:%M") if hit.at else (hit.day.isoformat() if hit.day else "undated")
     who = f"{hit.author}: " if hit.author else ""
     return f"{when:<16}  {hit.where}\n    {who}{' '.join(hit.text.split())[:300]}"
 

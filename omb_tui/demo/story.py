@@ -5,7 +5,8 @@ phase of that day, and tells them oldest first through the core, by the actor wh
 (MemoryStore: atomic, 0600, redacted, journaled; MemoryUpdate: archive overflow, forget, prefer). Each step's
 journal rows carry the simulated moment of that step (its day, at a time of day that follows its phase; a log
 line's step at the line's own clock time); no row is later than the moment the demo ran (steps of today still
-ahead of the clock are moved to just before it, in order).
+ahead of the clock are spread, in order, over the hour before it, and a log line says the time its row
+carries), so at any hour nothing is in the future and a day's steps stay on their day.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ PHASE_START = {NIGHT: time(TIDY_HOUR), MORNING: time(8, 30), DAYTIME: time(10), 
 # Turns in which the bot saved a note get a log line of their own this many days back (later days are written
 # out by hand in demo/scout_logs.py).
 AUTO_LOG_DAYS = range(14, 28)
+LATE_STEPS_WITHIN = timedelta(hours=1)  # today's steps still ahead of the clock happen within this before it
 
 
 # ----- telling a bot's history, one real change at a time -----
@@ -84,6 +86,22 @@ class Topic:
         return topic_header(self.title, self.description, self.aliases)
 
 
+def _before(moments: list[datetime], now: datetime) -> list[datetime]:
+    """`moments` (UTC, increasing) with those after `now` spread evenly, in order, over the last hour before it
+    (not before the last moment already past, nor before now's local midnight: a step of today stays today), so
+    none is in the future."""
+    late = [i for i, moment in enumerate(moments) if moment > now]  # a tail: the moments increase
+    if not late:
+        return moments
+    midnight = datetime.combine(now.astimezone().date(), time()).astimezone(UTC)
+    start = max(midnight, now - LATE_STEPS_WITHIN, *moments[late[0] - 1 : late[0]])
+    gap = (now - start) / (len(late) + 1)
+    out = list(moments)
+    for k, i in enumerate(late, 1):
+        out[i] = (start + gap * k).replace(microsecond=0)  # whole seconds, as every other step
+    return out
+
+
 class Step(NamedTuple):
     ago: int
     phase: int
@@ -126,7 +144,8 @@ class Story:
         A step with a clock time (a log line's turn) happens at it. A step without one, followed on its day and
         in its phase by one with a clock time, happens in the minutes just before it (the note a turn saved,
         just before the turn's log line); any other starts its phase (PHASE_START, a little later on some days)
-        or comes a few minutes after the step before. Steps of today still ahead of `now` move to just before it.
+        or comes a few minutes after the step before. Steps of today still ahead of `now` are spread, in order,
+        over the hour before it (see _before).
         """
         second = timedelta(seconds=1)
         anchors: list[tuple[datetime, int] | None] = [None] * len(steps)  # next clock time of the day and phase
@@ -159,13 +178,7 @@ class Story:
         for moment in local:  # naive local time to UTC, then strictly increasing whatever the zone did
             moment = moment.astimezone(UTC)
             out.append(max(moment, out[-1] + second) if out else moment)
-        limit = now.astimezone(UTC)
-        for i in range(len(out) - 1, -1, -1):  # nothing later than now, keeping the order
-            if out[i] <= limit:
-                break
-            out[i] = limit
-            limit -= second
-        return out
+        return _before(out, now.astimezone(UTC))
 
     def _at(
         self,
@@ -317,14 +330,14 @@ class Story:
         `clock` is "HH:MM"; `tools` is comma-separated; a failed turn's `said` is what the person was told."""
         day = self.day(ago)
         at = time(*(int(part) for part in clock.split(":")))
-        line = turn_log_line(
-            _source(chat),
-            said,
-            [tool.strip() for tool in tools.split(",") if tool.strip()],
-            failed,
-            datetime.combine(day, at),
-        )
-        self._at(ago, append_log_line, self.store, day, line, _bot(chat), _phase=phase, _clock=at)
+        used = [tool.strip() for tool in tools.split(",") if tool.strip()]
+
+        def run() -> None:
+            # the line says the moment its row carries: a turn of today still ahead of now was moved before it
+            moment = self.store.clock() if self.store.clock else datetime.combine(day, at)
+            append_log_line(self.store, day, turn_log_line(_source(chat), said, used, failed, moment), _bot(chat))
+
+        self._at(ago, run, _phase=phase, _clock=at)
 
     def delete(self, ago: int, rel: str, actor: Actor = PERSON) -> None:
         self._at(ago, self.store.delete, rel, actor)

@@ -45,6 +45,7 @@ from .http import (
     json_body,
     json_response,
     text_field,
+    without_home,
 )
 from .mine import MINE_NOT_OWNERS, MINE_ROUTES, MINE_TOKEN_HINT, PERSON, PERSON_HANDLERS, PERSON_ONLY_MINE
 from .teams import add_team_routes
@@ -79,11 +80,16 @@ async def in_progress(request: web.Request, handler) -> web.StreamResponse:
 
 @web.middleware
 async def json_errors(request: web.Request, handler) -> web.StreamResponse:
-    """Every refusal as {"error": one sentence} with its status; never a traceback, never HTML."""
+    """Every refusal as {"error": one sentence} with its status; never a traceback, never HTML. To a person's token
+    the sentence never names the server's home folder (a path under it is said relative to it); the log does."""
+
+    def said(message: str) -> str:
+        return without_home(message, request.app[HOME]) if request.get(PERSON) else message
+
     try:
         return await handler(request)
     except ApiError as exc:
-        response = error_response(exc.status, exc.message, exc.extra, exc.headers)
+        response = error_response(exc.status, said(exc.message), exc.extra, exc.headers)
         if exc.status == 408:  # the rest of a body that came too slowly is not waited for
             response.force_close()
         return response
@@ -93,11 +99,11 @@ async def json_errors(request: web.Request, handler) -> web.StreamResponse:
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow",)}
         return error_response(exc.status, HTTP_SENTENCES.get(exc.status, f"{exc.reason}."), headers=headers)
     except MemoryInputError as exc:
-        return error_response(outcome_of(exc).http_status, str(exc))
+        return error_response(outcome_of(exc).http_status, said(str(exc)))
     except OSError as exc:
         log.error("%s %s: %s", request.method, request.path, exc)
         name = f": {exc.filename}" if exc.filename else ""
-        return error_response(500, f"{exc.strerror or 'The file could not be used'}{name}.")
+        return error_response(500, said(f"{exc.strerror or 'The file could not be used'}{name}."))
     except Exception:  # a bug: the log has the traceback, the client one sentence
         log.exception("%s %s failed", request.method, request.path)
         return error_response(500, "The server failed on this request; its log says why.")

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import os
 import re
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -54,6 +55,12 @@ def json_response(data: object, status: int = 200, headers: dict | None = None) 
     except UnicodeEncodeError:  # a byte of a file that is not UTF-8 (a lone surrogate): sent as its \udcXX escape
         body = json.dumps(data, ensure_ascii=True).encode("ascii")
     return web.Response(body=body, status=status, headers=headers, content_type="application/json", charset="utf-8")
+
+
+def without_home(text: str, home: Home) -> str:
+    """`text` without the server's home folder: a path under it said relative to it, the folder itself "the home"."""
+    root = str(home.root)
+    return text.replace(root + os.sep, "").replace(root, "the home")
 
 
 def error_response(status: int, message: str, extra: dict | None = None, headers: dict | None = None):

@@ -17,7 +17,7 @@ from ..core.memory.budget import gauge, read_topics
 from ..core.people.layers import layer_store
 from ..core.turn.bot import Bot
 from .files import delete_from, files_overview, person_actor, query_path, read_from, save_request, save_to
-from .http import BOT_TURNS, HOME, camel_keys, in_thread, json_body, json_response
+from .http import BOT_TURNS, HOME, camel_keys, in_thread, json_body, json_response, without_home
 
 PERSON = web.RequestKey("omb_person", str)  # the person whose token came (None: the owner)
 MINE_TOKEN_HINT = (
@@ -48,11 +48,11 @@ def read_mine(home: Home, bot_id: str, person: str) -> dict:
         "name": summary.name,
         "memory": summary.memory,
         "upkeep": summary.upkeep,
-        "folder": str(store.workspace),
+        "folder": str(store.workspace.relative_to(home.root)),  # a person is never told the server's home folder
         "gauge": camel_keys(gauge(store.read(MEMORY_FILE).text).to_dict()),
         **files_overview(home, workspace_id, read_topics(home, workspace_id)),
         "lastChange": newest[0].at if newest else None,
-        "problem": summary.error,
+        "problem": without_home(summary.error, home) if summary.error else None,
     }
 
 

@@ -282,3 +282,24 @@ def test_snapshot_topics(snap_compare, snapshot_home):
 
     app = make_app(snapshot_home, watch=False, bot_id="scout")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_the_footer_and_f1_say_c_goes_to_the_cut(tmp_path):
+    """`c` moves the cursor; a footer saying "Cut" read as cutting text out."""
+    from support.app_helpers import screen_lines
+
+    names = [f"t{number:02d}.md" for number in range(45)]
+    home = build_home(tmp_path / "home", {name: f"# {name}\n" for name in names})
+    app = make_app(home, watch=False, bot_id="scout")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_topics(pilot)
+        footer = screen_lines(app)[-1]
+        assert "c Go to cut" in footer and "c Cut " not in footer + " "
+        await pilot.press("f1")
+        await settle(pilot)
+        assert any("where the topic index is cut" in line for line in screen_lines(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert row_order(screen)[screen.query_one(DataTable).cursor_row] == CUT_ROW_KEY

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.home import omb_tui_command
 
 from omb_tui.cli import main
+from omb_tui.core.base import clock
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +24,7 @@ def run(capsys, home, *argv):
 
 def test_recall_prints_the_block_and_logs_the_line(demo_home, capsys, caplog):
     caplog.set_level("INFO", logger="omb_tui.recall")
-    code, out, _ = run(capsys, demo_home, "recall", "scout", "what did we decide about the launch date")
+    code, out, _ = run(capsys, demo_home, "recall", "scout", "what did we decide about the launch date", "-v")
     assert code == 0
     assert out.startswith("Recalled from your own notes")
     assert "[1]" in out
@@ -155,3 +157,46 @@ def test_search_all_bots_runs_each_bots_search_and_names_the_bot_of_each_hit(run
     assert any("Lisbon" in json.dumps(hit) for hit in by_bot["scout"]["hits"])
     assert all("Lisbon" not in json.dumps(hit) for hit in by_bot["atlas"]["hits"])
     assert run_cli("search", "--all-bots", "ferry", "--chat", "x").code == 2
+
+
+def test_recall_prints_its_log_line_only_when_asked_or_to_a_terminal(home, run_exe):
+    """A script reading `omb-tui recall --json` took the INFO line on stderr for an error: it is said with -v, or
+    to a person at a terminal, and otherwise stderr stays empty."""
+    import os
+    import subprocess
+
+    line = b"auto-recall: scout (person) got 1 note"
+    for argv in (["recall", "scout", "window seats"], ["recall", "scout", "window seats", "--json"]):
+        quiet = run_exe(*argv)
+        assert quiet.returncode == 0 and quiet.stderr == b"", quiet.stderr
+        if "--json" in argv:
+            assert json.loads(quiet.stdout)["notes"][0]["file"] == "memory/travel.md"
+        told = run_exe(*argv, "-v")
+        assert told.returncode == 0 and told.stderr.startswith(b"omb-tui: " + line), told.stderr
+
+    # stderr a terminal (a pty), stdout a pipe: a person is watching, so the line is shown
+    main_fd, tty_fd = os.openpty()
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OMB_")}
+        env.update({"OMB_HOME": str(home.root), **clock.carried_env()})
+        done = subprocess.run(
+            [*omb_tui_command(), "recall", "scout", "window seats", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=tty_fd,
+            env=env,
+            timeout=120,
+        )
+        os.close(tty_fd)
+        said = b""
+        while True:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # the pty's other end closed: all read
+                break
+            if not chunk:
+                break
+            said += chunk
+    finally:
+        os.close(main_fd)
+    assert done.returncode == 0 and json.loads(done.stdout)["notes"]
+    assert line in said, said

@@ -418,20 +418,22 @@ def test_times_are_local_days_written_in_utc(demo_at_nine):
             for row, day, clock in _log_rows(home, bot_id):
                 moment = _local(row["at"])
                 assert moment.date() == day, row
-                if day < TODAY:
-                    assert f"{moment:%H:%M}" == clock, row
+                assert f"{moment:%H:%M}" == clock, row  # today's too: a line moved before now says so
 
 
-def test_steps_still_ahead_of_the_clock_are_moved_just_before_it(demo, demo_at_nine):
+def test_steps_still_ahead_of_the_clock_are_moved_before_it_and_their_log_lines_say_when(demo, demo_at_nine):
     home, now = demo_at_nine
     with _LocalZone(AMSTERDAM):
         today_rows = [r for r in _file_rows(home, "scout") if _local(r["at"]).date() == TODAY]
-        logged = {clock: r["at"] for r, day, clock in _log_rows(home, "scout") if day == TODAY}
-        assert f"{_local(logged['08:45']):%H:%M:%S}" == "08:45:00"  # already past at 09:00: kept
-        assert datetime.fromisoformat(logged["09:30"]) == now  # still ahead: squeezed to now, last
-        assert today_rows[-1]["at"] == logged["09:30"] and len(today_rows) == 3
-        (ledger_today,) = [r for r, day, _ in _log_rows(home, "ledger") if day == TODAY]
-        assert datetime.fromisoformat(ledger_today["at"]) == now
+        logged = [(clock, r["at"]) for r, day, clock in _log_rows(home, "scout") if day == TODAY]
+        (brief, brief_at), (standup, standup_at) = logged
+        assert (brief, f"{_local(brief_at):%H:%M:%S}") == ("08:45", "08:45:00")  # already past at 09:00: kept
+        # the 09:30 standup was still ahead: moved between the brief and now, its line saying when its row is
+        assert _local(brief_at) < _local(standup_at) < now and standup == f"{_local(standup_at):%H:%M}"
+        assert len(today_rows) == 3 and max(datetime.fromisoformat(r["at"]) for r in today_rows) < now
+        ((ledger_today, ledger_clock),) = [(r, clock) for r, day, clock in _log_rows(home, "ledger") if day == TODAY]
+        ledger_at = _local(ledger_today["at"])
+        assert now - timedelta(hours=1) <= ledger_at < now and ledger_clock == f"{ledger_at:%H:%M}"
     # Deterministic for a given today: every day before it is told at the same moments in any time zone's
     # local time (the same wall clock, so other UTC times: compare local wall clocks).
     plain = [(r["file"], _local(r["at"]).replace(tzinfo=None)) for r in _file_rows(demo, "scout")]

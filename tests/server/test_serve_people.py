@@ -197,3 +197,59 @@ def test_a_home_without_people_answers_as_before(server_home_without_people):
 def server_home_without_people(home):
     with LiveServer(home) as server:
         yield server
+
+
+def damage(home, how: str) -> None:
+    """A layer or a record in a state that makes the routes fail with a path in their sentence."""
+    import shutil
+
+    layer = home.workspace("scout--member-dana")
+    if how == "layer is a file":
+        shutil.rmtree(layer, ignore_errors=True)
+        layer.write_text("not a folder\n")
+    elif how == "journal is a folder":
+        (home.journal_dir / "scout--member-dana.ndjson").unlink(missing_ok=True)
+        (home.journal_dir / "scout--member-dana.ndjson").mkdir(parents=True)
+    elif how == "settings are a folder":
+        home.settings_path("scout").unlink()
+        home.settings_path("scout").mkdir()
+    elif how == "settings are broken":
+        home.settings_path("scout").write_text("{broken")
+
+
+@pytest.mark.parametrize(
+    "how", ["as it is", "layer is a file", "journal is a folder", "settings are a folder", "settings are broken"]
+)
+def test_no_answer_to_a_persons_token_names_the_servers_home_folder(tmp_path, how):
+    """A 404 said "There is no bot 'x' in /home/…", a 500 named the file by its absolute path, and the overview
+    gave the layer's absolute folder: a person learned where the owner keeps the home. Said relative to it now."""
+    from omb_tui.core.files.paths import Home
+
+    home = Home(tmp_path / "owner's home")
+    make_bot(home)
+    _, dana = add_person(home, "dana")
+    layer_store(home, "scout", "dana").write("MEMORY.md", "- Dana likes window seats\n", PERSON_EDIT)
+    damage(home, how)
+    asked = [
+        ("GET", "/api/bots/scout/memory/mine", None),
+        ("GET", "/api/bots/nobody/memory/mine", None),
+        ("GET", "/api/bots/scout/memory/mine/file?path=MEMORY.md", None),
+        ("GET", "/api/bots/scout/memory/mine/file?path=memory/absent.md", None),
+        ("GET", "/api/bots/scout/memory/mine/file?path=../../x.md", None),
+        ("PUT", "/api/bots/scout/memory/mine/file", {"path": "MEMORY.md", "text": "- x\n", "expectedHash": None}),
+        ("PUT", "/api/bots/scout/memory/mine/file", {"path": "memory/new.md", "text": "# New\n", "expectedHash": None}),
+        ("DELETE", "/api/bots/scout/memory/mine/file?path=memory/absent.md", None),
+    ]
+    errors = []
+    with LiveServer(home) as server:
+        for method, url, body in asked:
+            reply = server.request(method, url, body, token=dana)
+            said = json.dumps(reply.data, ensure_ascii=False)
+            assert str(home.root) not in said and "owner's home" not in said, (how, method, url, said)
+            errors.append(reply.error)
+        owners = server.get("/api/bots/nobody/memory")
+    assert any(errors)
+    assert "There is no bot 'nobody' in the home." in errors
+    if how == "layer is a file":  # still says which file: relative to the home
+        assert "Not a directory: workspaces/scout--member-dana/MEMORY.md." in errors
+    assert str(home.root) in owners.error  # the owner's own server may name its home

@@ -29,8 +29,8 @@ BINDINGS = [
         id="review-undo-run",
         tooltip="Undo every change of the run or group under the cursor; asks first, naming later changes that go too",
     ),
-    Binding("a", "accept", "Accept", id="review-accept", tooltip="Accept the proposal under the cursor"),
-    Binding("x", "reject", "Reject", id="review-reject", tooltip="Reject the proposal under the cursor"),
+    Binding("a", "accept", "Accept", id="review-accept", tooltip="Accept the proposal under the cursor; asks first"),
+    Binding("x", "reject", "Reject", id="review-reject", tooltip="Reject the proposal under the cursor; asks first"),
     Binding(
         "A",
         "accept_all",

@@ -69,7 +69,7 @@ class SearchAllScreen(Screen[None]):
                 bots += 1
             for hit in result.hits:
                 at = hit.at.isoformat() if hit.at else None
-                when = when_text(at) if at else (hit.day.isoformat() if hit.day else "")
+                when = when_text(at) if at else (hit.day.isoformat() if hit.day else "undated")
                 who = f"{hit.author}: " if hit.author else ""
                 lines.append(
                     Content.assemble(

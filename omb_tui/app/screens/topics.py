@@ -145,7 +145,7 @@ class TopicTable(DataTable):
         Binding(
             "enter",
             "select_cursor",
-            "Open in Files",
+            "Open",
             id="topics-open",
             tooltip="Open the highlighted topic in the files screen",
         ),
@@ -161,7 +161,7 @@ class TopicsScreen(BotScreen):
         Binding(
             "enter",
             "open_topic",
-            "Open in Files",
+            "Open",
             show=False,
             id="open-topic",
             tooltip="Open the highlighted topic in the files screen",
@@ -180,7 +180,13 @@ class TopicsScreen(BotScreen):
             id="toggle-index-text",
             tooltip="Show the topic index exactly as the bot gets it",
         ),
-        Binding("c", "jump_to_cut", "Cut", id="jump-to-cut", tooltip="Move to where the index stops listing topics"),
+        Binding(
+            "c",
+            "jump_to_cut",
+            "Go to cut",
+            id="jump-to-cut",
+            tooltip="Move the cursor to where the topic index is cut: the line after the last topic the bot is shown",
+        ),
         Binding(
             "escape",
             "back",

@@ -50,7 +50,7 @@ class NoteHit:
 
 
 class Opening(NamedTuple):
-    """A topic's opening as recalled (see topic_opening), dated by its newest entry shown, else its file's change."""
+    """A topic's opening as recalled (see topic_opening), dated by its newest entry shown, else undated."""
 
     topic_id: int
     text: str
@@ -281,14 +281,14 @@ class NoteSearch:
 
         Built from the stored notes, so superseded entries are never in it; with `today`, neither are
         entries whose until date is before it (recall), without it they are (session_search: history).
-        It is dated by the topic's newest dated entry still shown, else by the file's last change.
+        It is dated by the topic's newest dated entry still shown, else it is undated.
         """
         with self.connection.lock:
             db = self.connection.db
-            row = db.execute("SELECT id, description, file_day FROM topics WHERE file=?", (file,)).fetchone()
+            row = db.execute("SELECT id, description FROM topics WHERE file=?", (file,)).fetchone()
             if row is None:
                 return None
-            topic_id, description, file_day = row
+            topic_id, description = row
             current = "" if today is None else " AND (until IS NULL OR until >= ?)"
             params = (file,) if today is None else (file, today.isoformat())
             rows = db.execute(f"SELECT text FROM notes WHERE file=?{current} ORDER BY id", params)
@@ -299,8 +299,7 @@ class NoteSearch:
             if not opening.strip():
                 return None
             newest = db.execute(f"SELECT max(day) FROM notes WHERE file=? AND dated=1{current}", params).fetchone()[0]
-            day = newest or file_day
-            return Opening(topic_id, opening, date.fromisoformat(day) if day else None)
+            return Opening(topic_id, opening, date.fromisoformat(newest) if newest else None)
 
     def _note_rows(self, ids: set[int], names: dict[str, set[str]], query_terms: list[str]) -> list[NoteRow]:
         """The candidates' rows, without their text (read for the hits kept, by _with_texts)."""

@@ -57,13 +57,10 @@ class NoteChunk:
     text: str
 
 
-def _day_of(ts: float) -> str:
-    return clock.moment_of(ts).date().isoformat()  # a file's mtime is the machine's clock: put it on ours
-
-
-def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | None = None) -> list[NoteChunk]:
+def memory_chunks(entries: list[Entry], log_day: str | None = None) -> list[NoteChunk]:
     """A memory file (its entries, parsed) split into notes: each bullet with its lines, each paragraph;
-    superseded entries left out.
+    superseded entries left out. A note is dated by its entry's date, else its daily log's day, else not at all:
+    a file's mtime moves with any edit of any line, so it is no note's day (docs/recall.md, "Undated notes").
 
     Spec: "Current topic search excludes superseded entries; their text remains in the file".
     """
@@ -79,9 +76,7 @@ def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | Non
             body = "".join(paragraph).strip()
             if body:
                 for piece in _split_long(body):
-                    chunks.append(
-                        NoteChunk(section, log_day or file_day, log_day is not None, None, paragraph_line, piece)
-                    )
+                    chunks.append(NoteChunk(section, log_day, log_day is not None, None, paragraph_line, piece))
         paragraph = []
 
     for entry in entries:
@@ -108,7 +103,7 @@ def memory_chunks(entries: list[Entry], file_day: str | None, log_day: str | Non
             chunks.append(
                 NoteChunk(
                     section,
-                    day or log_day or file_day,
+                    day or log_day,
                     bool(day or log_day),
                     entry.until.isoformat() if entry.until else None,
                     start,
@@ -241,10 +236,9 @@ class IndexRows:
         file_kind = memory_kind(key)
         assert file_kind is not None  # only keys valid_key accepts are read
         kind = file_kind.value  # memory | topic | archive | log
-        file_day = _day_of(st.st_mtime)
         log_day = key.rsplit("/", 1)[-1][: -len(".md")] if file_kind is FileKind.LOG else None  # YYYY-MM-DD
         entries = parse_entries(text)
-        chunks = memory_chunks(entries, file_day, log_day)
+        chunks = memory_chunks(entries, log_day)
         fts = "topic_fts" if kind == "topic" else "memo_fts"
         _bump(db, "topic" if kind == "topic" else "memo", len(chunks))
         rows, fts_rows, days = [], [], []
@@ -277,8 +271,8 @@ class IndexRows:
             # expired depends on the day of the recall, not the day the file was read
             name_terms, description = topic_name(key.split("/", 1)[1], entries)
             cursor = db.execute(
-                "INSERT INTO topics(file, name_terms, description, file_day) VALUES(?,?,?,?)",
-                (key, name_terms, sql_text(description), file_day),
+                "INSERT INTO topics(file, name_terms, description) VALUES(?,?,?)",
+                (key, name_terms, sql_text(description)),
             )
             db.execute("INSERT INTO topic_names(rowid, name_terms) VALUES(?, ?)", (cursor.lastrowid, name_terms))
         self._set_file(db, key, st, racy=True, hash=digest)

@@ -35,7 +35,8 @@ log = logging.getLogger("omb_tui.recall_index")
 # 7: the FTS tables of notes and messages also hold each one's day and 32-day block (time terms), for windows;
 # 8: its aligned spans of 4, 16 and 64 days instead of the 32-day block
 # 9: each message's and note's vector from the embeddings instance (index_vectors.py), and the model that made them
-SCHEMA_VERSION = 9
+# 10: an undated note has no day (not its file's mtime), and a topic no file_day
+SCHEMA_VERSION = 10
 WAL_KEPT_BYTES = 4 << 20  # the write-ahead log is cut back to this after a checkpoint (a build wrote it full)
 # The index is read through a memory map (SQLite's mmap_size; it caps this at about 2 GB): a page read is a memory read,
 # not a system call (at scale 1, 168 of them a recall). The file never shrinks under a reader (no VACUUM here), which
@@ -165,7 +166,7 @@ CREATE TABLE notes(
     file TEXT NOT NULL,             -- MEMORY.md, memory/travel.md, memory/archive.md, memory/log/2026-09-10.md
     kind TEXT NOT NULL,             -- memory | topic | archive | log
     section TEXT,
-    day TEXT,                       -- the entry's date, the log's day, or the file's last change
+    day TEXT,                       -- the entry's date or the log's day; NULL for an undated note
     dated INTEGER NOT NULL,         -- 1 when day comes from the text itself
     until TEXT,
     line INTEGER NOT NULL,
@@ -186,8 +187,7 @@ CREATE TABLE topics(
     id INTEGER PRIMARY KEY,
     file TEXT NOT NULL UNIQUE,
     name_terms TEXT NOT NULL,       -- the file name, title and aliases
-    description TEXT NOT NULL,      -- the frontmatter's description ('' without one); the opening starts with it
-    file_day TEXT                   -- the file's last change: the opening's date when no entry is dated
+    description TEXT NOT NULL       -- the frontmatter's description ('' without one); the opening starts with it
 );
 CREATE VIRTUAL TABLE topic_names USING fts5(name_terms, content='topics', content_rowid='id', tokenize='ascii', detail='none', columnsize=0);
 CREATE TABLE convs(

@@ -98,14 +98,14 @@ def test_the_installed_command_reads_the_suites_clock(run_exe, home, monkeypatch
     assert abs(datetime.fromisoformat(row["at"]) - clock.now_utc()) < timedelta(minutes=5)
 
 
-def test_a_notes_day_from_its_files_mtime_is_on_the_clock(home, monkeypatch):
-    """An undated note is dated by its file's mtime (the machine's clock), put on the project's clock."""
+def test_an_undated_note_takes_no_day_from_its_files_mtime_on_any_clock(home, monkeypatch):
+    """An undated note was dated by its file's mtime; it has no day now (docs/recall.md, "Undated notes")."""
     monkeypatch.setenv(clock.SHIFT_ENV, str(400 * DAY))
     (home.workspace(BOT_ID) / "memory" / "plans.md").write_text("# Plans\n\n- ferry to Hydra on Friday\n")
     index = open_index(home, BOT_ID)
     index.refresh()
-    days = {day for (day,) in index.db.execute("SELECT day FROM notes WHERE text LIKE '%Hydra%'")}
-    assert days == {clock.today().isoformat()}
+    days = set(index.db.execute("SELECT day, dated FROM notes WHERE text LIKE '%Hydra%'"))
+    assert days == {(None, 0)}
 
 
 def test_a_file_dated_for_the_clock_reads_back_as_that_day_whatever_the_shift(home, monkeypatch, utc_zone):

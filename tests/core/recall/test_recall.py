@@ -37,7 +37,7 @@ pytestmark = pytest.mark.dates  # a passage is dated by its message's local day
 ACTOR = Actor(WHO_PERSON, HOW_SETTINGS)
 TODAY = date(2026, 9, 20)
 UTC = UTC
-HEADER = re.compile(r"^\[(\d+)\] (\d{4}-\d{2}-\d{2}) · ", re.MULTILINE)
+HEADER = re.compile(r"^\[(\d+)\] (\d{4}-\d{2}-\d{2}|undated) · ", re.MULTILINE)
 
 
 @pytest.fixture

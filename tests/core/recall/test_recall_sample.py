@@ -18,7 +18,7 @@ import sys
 import pytest
 from support.repo import ROOT
 
-pytestmark = pytest.mark.dates  # notes dated by their files' mtimes
+pytestmark = pytest.mark.dates  # notes ranked by their age on the clock's day
 
 
 @pytest.mark.parametrize("hash_seed", [0, 2])
