@@ -361,6 +361,8 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
         return 0
     for bot in report.bots:
         print(one_line(bot.line()))
+    if report.no_model:
+        print(report.no_model)
     if report.failed:  # cron mails what a job prints on stderr, and notices the exit code
         print_error(f"Upkeep failed for {plural(len(report.failed), 'bot')}: {', '.join(report.failed)}.")
         return EXIT_FAILED
