@@ -97,7 +97,7 @@ def test_atlas_is_off_the_helper_with_upkeep_off(demo):
 
 def test_config_about_me_and_profile(demo):
     config = load_config(demo, environ={})
-    assert config.helper is not None and config.helper.instance_id
+    assert config.helper is None and config.instances == {}  # no model: every model action says how to connect one
     assert (config.auto_recall, config.room_memory_capture) == (True, False)
     assert (config.capture_quiet_ms, config.tidy_hour) == (120_000, 3)
     about = MemoryStore(demo, "scout").read("about-me.md").text
