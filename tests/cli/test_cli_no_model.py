@@ -103,3 +103,10 @@ def test_chat_says_it_and_keeps_the_words_marked_not_answered_with_no_log_line(d
     assert after == before  # nothing of the bot's: no daily log line
     lines = [json.loads(line) for line in conv.conversation_path(demo, "scout", "asked").read_text().splitlines()]
     assert not any(line.get("author_kind") == "bot" for line in lines)
+
+
+def test_the_page_the_sentence_names_has_that_section():
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "models.md").read_text(encoding="utf-8")
+    assert "\n## Connect a model\n" in page and 'docs/models.md, "Connect a model"' in NO_MODEL_CONNECTED
