@@ -10,9 +10,7 @@ import json
 import pytest
 
 from omb_tui.core.memory import conversations as conv
-from omb_tui.core.memory.settings import load_bot_settings, load_config
 from omb_tui.core.models.instances import NO_MODEL_CONNECTED
-from omb_tui.demo.home import DEMO_BOT_IDS
 
 pytestmark = pytest.mark.dates
 
@@ -28,14 +26,6 @@ def said(proc) -> list[str]:
     return (proc.stdout + proc.stderr).decode().splitlines()
 
 
-def test_the_demo_config_names_no_instance_that_does_not_exist(demo):
-    config = load_config(demo, environ={})
-    named = [config.helper.instance_id] if config.helper else []
-    named += [load_bot_settings(demo, bot_id).instance for bot_id in DEMO_BOT_IDS]
-    assert [name for name in named if name and name not in config.instances] == []
-    assert config.instances == {} and config.helper is None  # the decision: no model, no helper (docs/models.md)
-
-
 @pytest.mark.parametrize(
     "argv, code",
     [
@@ -43,6 +33,7 @@ def test_the_demo_config_names_no_instance_that_does_not_exist(demo):
         (("capture", "scout"), 0),
         (("tidy", "ledger"), 0),
         (("compact", "scout"), 1),
+        (("compact", "ledger", "--auto"), 1),
         (("models", "test"), 2),
         (("models",), 0),
     ],
