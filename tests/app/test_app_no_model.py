@@ -87,3 +87,12 @@ async def test_each_tidy_button_says_how_to_connect_a_model(demo, button):
         report = shown(screen, "#tidy-report").splitlines()
         assert f"Contradictions were not checked. {NO_MODEL_CONNECTED}" in report
         assert not any("not among config.json's instances" in line for line in report)
+
+
+async def test_settings_says_what_runs_the_model_steps_and_how_to_connect_a_model(demo):
+    from omb_tui.app.screens.settings import SettingsScreen
+
+    async with make_app(demo, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
+        screen = await open_area(pilot, "s", SettingsScreen)
+        await wait_for(pilot, lambda: screen.view is not None)
+        assert screen.view.model_steps == f"{what_runs.NO_MODEL}. {NO_MODEL_CONNECTED}"  # the Model steps row
