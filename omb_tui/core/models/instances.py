@@ -194,8 +194,8 @@ _said_lock = threading.Lock()
 
 
 def say_once(bot_id: str | None, problem: ModelUnavailable) -> None:
-    """Log why a job gets no model, once per process for each distinct sentence (not at every call). A home with no
-    model at all is a state, not a fault: its sentence goes at INFO, as every action says it itself."""
+    """Log why a job gets no model, once per process for each distinct sentence (not at every call); a home with no
+    model at all logs the sentence that says how to connect one."""
     if is_no_model(problem.reason):
         line = NO_MODEL_CONNECTED
     elif problem.via_helper:
@@ -206,7 +206,7 @@ def say_once(bot_id: str | None, problem: ModelUnavailable) -> None:
         if line in _said:
             return
         _said.add(line)
-    log.log(logging.INFO if line == NO_MODEL_CONNECTED else logging.WARNING, "%s", line)
+    log.warning("%s", line)
 
 
 def forget_said() -> None:
