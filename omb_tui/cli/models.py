@@ -127,13 +127,14 @@ def _chat_lines(interactive: bool):
 
 def cmd_models(args: argparse.Namespace) -> int:
     from ..core.models.engines import DEFAULT_COMMANDS
+    from ..core.models.instances import NO_MODEL_CONNECTED, is_no_model
     from ..core.models.what_runs import describe_models
 
     described = describe_models(Home(args.home))
     if args.json:
         print_json(described)
         return 0
-    print("Instances:" if described["instances"] else 'No instances in config.json (README, "Models").')
+    print("Instances:" if described["instances"] else NO_MODEL_CONNECTED)
     for instance in described["instances"]:
         if instance["engine"]:  # a person's own agent CLI: no key, no address
             model = f" · {instance['model']}" if instance["model"] else ""
@@ -160,21 +161,23 @@ def cmd_models(args: argparse.Namespace) -> int:
         print(f"  {bot['id']:<14} {bot['uses']}{goes}{problem}")
         steps = bot["model_steps"]
         print(f"    {steps['sentence']}")
-        if steps["why"] and steps["why"].rstrip(".") != (bot.get("problem") or "").rstrip("."):
-            print(f"    Why: {steps['why']}.")
+        why = steps["why"] or ""
+        if why and not is_no_model(why) and why.rstrip(".") != (bot.get("problem") or "").rstrip("."):
+            print(f"    Why: {why}.")
     return 0
 
 
 def cmd_models_test(args: argparse.Namespace) -> int:
     from ..core.memory.settings import load_config
     from ..core.models.call import check_instance
+    from ..core.models.instances import NO_MODEL_CONNECTED
 
     home = Home(args.home)
     config = load_config(home)
     if args.instance_id is None:
         instances = list(config.instances.values())
         if not instances:
-            raise CliError('No instances in config.json to test: add one (README, "Models").')
+            raise CliError(NO_MODEL_CONNECTED)
     elif args.instance_id in config.instances:
         instances = [config.instances[args.instance_id]]
     else:

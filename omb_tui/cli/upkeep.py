@@ -131,6 +131,7 @@ def cmd_organize(args: argparse.Namespace) -> int:
     from ..core.upkeep.organize import organize
 
     bot = open_bot(args)
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the result says itself why no model answered
     result = organize(bot.home, bot.id)
     if args.json:
         print_json(result.to_dict())
@@ -155,6 +156,7 @@ def cmd_tidy(args: argparse.Namespace) -> int:
     from ..core.upkeep.tidy import tidy
 
     bot = open_bot(args)
+    logging.getLogger("omb_tui.models").setLevel(logging.ERROR)  # the report says itself why no model answered
     with no_turn_running(bot.home, bot.id) as free:  # upkeep never runs while the bot is working
         if not free:
             raise CliError(f"{bot.id} is in a turn now; tidy up once it has finished.", code=1)
@@ -361,6 +363,8 @@ def cmd_upkeep(args: argparse.Namespace) -> int:
         return 0
     for bot in report.bots:
         print(one_line(bot.line()))
+    if report.no_model:
+        print(report.no_model)
     if report.failed:  # cron mails what a job prints on stderr, and notices the exit code
         print_error(f"Upkeep failed for {plural(len(report.failed), 'bot')}: {', '.join(report.failed)}.")
         return EXIT_FAILED

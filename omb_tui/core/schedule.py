@@ -30,6 +30,7 @@ from .guard.night import NightGuard
 from .guard.still_true import note_contradicted
 from .memory.settings import load_bot_settings, load_config
 from .models.call import concurrent_calls
+from .models.instances import NO_MODEL_CONNECTED, is_no_model
 from .runs.guard_record import guard_line
 from .runs.run import UpkeepRun
 from .upkeep.capture import capture
@@ -124,6 +125,17 @@ class BotUpkeep:
             **({"vectors": self.vectors} if self.vectors is not None else {}),
         }
 
+    @property
+    def no_model(self) -> bool:
+        """A step found no model connected at all: its line leaves the sentence out, and the run says it once."""
+        said = [
+            (self.capture or {}).get("reason"),
+            (self.organize or {}).get("reason"),
+            (self.tidy or {}).get("model"),
+            (self.compact or {}).get("error"),
+        ]
+        return any(is_no_model(reason) for reason in said)
+
     def line(self) -> str:
         if self.left_alone:
             return f"{self.bot}: left alone: {self.left_alone}"
@@ -131,26 +143,26 @@ class BotUpkeep:
         if self.capture is not None:
             done.append(
                 f"capture {len(self.capture.get('saved', []))} saved, "
-                f"{len(self.capture.get('skipped', []))} skipped"
-                + (f" ({self.capture['reason']})" if self.capture.get("reason") else "")
+                f"{len(self.capture.get('skipped', []))} skipped" + _why(self.capture.get("reason"))
             )
         if self.organize is not None:
-            done.append(
-                f"organize {len(self.organize.get('moved', []))} moved"
-                + (f" ({self.organize['reason']})" if self.organize.get("reason") else "")
-            )
+            done.append(f"organize {len(self.organize.get('moved', []))} moved" + _why(self.organize.get("reason")))
         if self.tidy is not None:
+            model = self.tidy.get("model")
             done.append(
                 f"tidy-up {self.tidy.get('expired', 0)} expired, {self.tidy.get('duplicates', 0)} duplicates, "
-                f"{self.tidy.get('superseded', 0)} superseded (model: {self.tidy.get('model')})"
+                f"{self.tidy.get('superseded', 0)} superseded" + ("" if is_no_model(model) else f" (model: {model})")
             )
         if self.compact is not None:
-            done.append(
-                f"compaction: {self.compact['error']}"
-                if self.compact.get("error")
-                else f"compaction {len(self.compact.get('rows', []))} applied, "
-                f"{len(self.compact.get('pending', []))} proposed"
-            )
+            if is_no_model(self.compact.get("error")):
+                done.append("compaction: nothing applied")
+            elif self.compact.get("error"):
+                done.append(f"compaction: {self.compact['error']}")
+            else:
+                done.append(
+                    f"compaction {len(self.compact.get('rows', []))} applied, "
+                    f"{len(self.compact.get('pending', []))} proposed"
+                )
         guard = guard_line(self.guard) if self.guard else None
         if guard:
             done.append(guard)
@@ -162,6 +174,11 @@ class BotUpkeep:
         return f"{self.bot}: " + ("; ".join(done) if done else "nothing due")
 
 
+def _why(reason: str | None) -> str:
+    """A step's reason in brackets; none for NO_MODEL_CONNECTED, which the run says once (UpkeepRunReport.no_model)."""
+    return f" ({reason})" if reason and not is_no_model(reason) else ""
+
+
 @dataclass
 class UpkeepRunReport:
     busy: str | None = None  # another run, or a backup, held its lock: nothing was done
@@ -171,6 +188,11 @@ class UpkeepRunReport:
     def failed(self) -> list[str]:
         """The bots the run stopped on: cron is told by the exit code when there is any."""
         return [bot.bot for bot in self.bots if bot.failed]
+
+    @property
+    def no_model(self) -> str | None:
+        """NO_MODEL_CONNECTED when a bot's step found no model at all: said once after the bots' lines."""
+        return NO_MODEL_CONNECTED if any(bot.no_model for bot in self.bots) else None
 
     def to_dict(self) -> dict:
         return {"busy": self.busy, "bots": [bot.to_dict() for bot in self.bots]}

@@ -21,6 +21,10 @@ Last night (demo/night.py) one `upkeep --due` pass ran at 23:40 for the Review a
 column: Scout's capture (with its quotes) and tidy-up, Ledger's tidy-up and nightly compaction (two changes
 applied), Harbor's first-week compaction kept as proposals.
 
+No model is connected: config.json names no instance and no helper, so every model action (Send, the tidy-up's
+contradictions, capture, organize, compaction) says in one line how to connect one, and a scripted model never
+answers as if a model had (docs/models.md, "Connect a model").
+
 Nothing is faked: each bot's history is a Story (demo/story.py), every change made through the core the way
 the app makes it, by the actor who would have made it. The dates inside the files are relative to `today`, so the
 demo always looks current; each journal row carries the simulated moment of its step, never later than the moment
@@ -56,10 +60,10 @@ def write_demo_home(home: Home, today: date | None = None, *, now: datetime | No
     today = today or clock.today()
     now = (now or clock.now_utc()).astimezone(UTC)
     refuse_to_overwrite(home)
+    # No model and no helper: the demo says how to connect one rather than show invented answers (docs/models.md).
     write_private_json(
         home.config_path,
         {
-            "helper": {"instanceId": "claude", "model": "claude-haiku-4-5"},
             "features": {"autoRecall": True, "roomMemoryCapture": False},
             "memory": {"captureQuietMs": 120_000, "tidyHour": TIDY_HOUR},
         },

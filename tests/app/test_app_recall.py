@@ -323,7 +323,7 @@ async def test_opening_the_preview_again_puts_the_cursor_in_the_message_and_a_bu
         assert app.screen is screen and screen.query_one("#message", Input).value == typed
 
 
-async def test_a_send_no_model_answers_leaves_no_chat_and_no_log_line(home, model):
+async def test_a_send_no_model_answers_keeps_the_words_marked_not_answered_and_no_log_line(home, model):
     from support.scripted_model import Unavailable
 
     from omb_tui.app.screens.recall import PREVIEW_CHAT_ID
@@ -340,9 +340,13 @@ async def test_a_send_no_model_answers_leaves_no_chat_and_no_log_line(home, mode
         await pilot.press("ctrl+s")
         answer = screen.query_one(TurnAnswer)
         await wait_for(pilot, lambda: "could not answer" in answer.text.plain and not screen.sending)
-        assert "nothing was kept" in answer.text.plain
+        assert "marked not answered" in answer.text.plain
         assert app.focused is screen.query_one("#message", Input)  # the cursor stays in the box
-    assert not (conv.chats_dir(home, "scout") / f"{PREVIEW_CHAT_ID}.ndjson").exists()
-    assert [c.id for c in conv.list_conversations(home, "scout")] == ["lisbon-plans"]
+    # as `omb-tui chat` keeps it: the person's words, then the app's notice; nothing in the bot's name, no log line
+    messages = conv.find_conversation(home, "scout", PREVIEW_CHAT_ID, with_messages=True).messages
+    assert [(m.author_kind, m.failed, m.text) for m in messages] == [
+        ("person", False, "Which hotel did we pick?"),
+        ("harness", True, "Not answered: No model is set up for scout: give it an instance or set the helper."),
+    ]
     logs_after = sorted(p.read_bytes() for p in log_folder.glob("*.md")) if log_folder.is_dir() else []
     assert logs_after == logs_before

@@ -107,7 +107,7 @@ async def test_an_unavailable_model_says_why_on_the_screen(home, model):
         await settle(pilot)
         assert shown(screen) == (
             "Scout could not answer\nNo model is set up for scout: give it an instance or set the helper.\n"
-            "No model answered, so nothing was kept: no chat, no log line."
+            'Your message is kept in chat "Sent from the recall preview", marked not answered.'
         )
         assert screen.sending is False
 

@@ -17,6 +17,8 @@ from omb_tui.app.screens.upkeep import HEAVY_LINE, NO_MODEL, UpkeepScreen
 from omb_tui.core.base import clock
 from omb_tui.core.files.paths import Home
 from omb_tui.core.journal.journal import now_iso
+from omb_tui.core.models import what_runs
+from omb_tui.core.models.instances import NO_MODEL_CONNECTED
 from omb_tui.core.models.usage import record_usage
 from omb_tui.core.upkeep.about_me import list_learned
 
@@ -86,9 +88,12 @@ async def test_tidy_up_now_changes_memory_and_shows_the_counts(tmp_path):
     async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
         assert shown(screen, "#upkeep-tidy") == "No tidy-up has run for this bot yet."
-        await pilot.press("n")  # a key that spends a model call asks first
+        await pilot.press("n")  # a key that changes memory asks first
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
-        assert "Tidy up scout now? It asks the model" in str(pilot.app.screen.question)
+        question = str(pilot.app.screen.question)
+        assert question.startswith(f"Tidy up scout now? {what_runs.NO_MODEL}: expired entries move to the archive")
+        assert "asks the model" not in question  # no model is connected: none is asked
+        assert question.splitlines()[-1] == NO_MODEL_CONNECTED
         await pilot.press("escape")  # no: nothing happens
         await wait_for(pilot, lambda: pilot.app.screen is screen)
         await settle(pilot)
@@ -104,6 +109,34 @@ async def test_tidy_up_now_changes_memory_and_shows_the_counts(tmp_path):
         report = shown(screen, "#tidy-report")
         assert "1 expired entry moved to the archive, 1 duplicate removed" in report
         assert "1 expired entry moved to the archive" in shown(screen, "#upkeep-tidy")
+
+
+async def test_with_a_model_the_tidy_question_says_it_asks_the_model(llm_home):
+    async with make_app(llm_home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
+        screen = await open_upkeep(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
+        question = str(pilot.app.screen.question)
+        assert question.startswith("Tidy up scout now? It asks the model (one call")
+        assert NO_MODEL_CONNECTED not in question
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is screen)
+
+
+@pytest.mark.parametrize("button", ["#tidy-now", "#heavy-tidy"])
+async def test_each_tidy_button_on_a_home_with_no_model_says_how_to_connect_one(tmp_path, button):
+    home = no_model_home(tmp_path / "home")
+    facts = ("lives in Pune", "likes tea", "works at Acme", "has a cat", "moved to Delhi")  # five: a pair may be struck
+    live = "".join(f'- 2026-01-0{n} · from chat "Plans" · {fact}\n' for n, fact in enumerate(facts, 3))
+    home.workspace("scout").joinpath("MEMORY.md").write_text(EXPIRED + live, encoding="utf-8")
+    async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
+        screen = await open_upkeep(pilot)
+        screen.query_one("#upkeep-heavy").display = True  # Tidy memory shows for a heavy bot; pressed the same
+        screen.query_one(button).press()
+        await wait_for(pilot, lambda: visible(screen, "#tidy-report") and not screen.tidying)
+        report = shown(screen, "#tidy-report")
+        assert f"Contradictions were not checked. {NO_MODEL_CONNECTED}" in report.splitlines()
+        assert memory_of(home) == live  # the expired entry went to the archive all the same
 
 
 async def test_tidy_up_now_is_off_with_upkeep_off(tmp_path):
@@ -220,9 +253,19 @@ async def test_a_bot_the_helper_serves_says_so_and_a_bot_with_no_model_gets_the_
     home = no_model_home(tmp_path / "other")
     async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_upkeep(pilot)
+        # no instance at all: a helper alone would not help, so no "unless"; the model line says how to connect one
+        assert shown(screen, "#no-model-upkeep") == f"{what_runs.NO_MODEL}."
+        assert shown(screen, "#upkeep-model") == NO_MODEL_CONNECTED
+        assert visible(screen, "#no-model-upkeep") and visible(screen, "#no-model-rooms")
+
+
+async def test_with_an_instance_but_no_helper_the_note_says_unless_a_helper_is_set(tmp_path, fake_llm):
+    home = no_model_home(tmp_path / "home")
+    write_llm_config(home, fake_llm, helper=None)
+    async with make_app(home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
+        screen = await open_upkeep(pilot)
         assert shown(screen, "#no-model-upkeep") == NO_MODEL
         assert shown(screen, "#upkeep-model").startswith("Why no model: no helper model is set")
-        assert visible(screen, "#no-model-upkeep") and visible(screen, "#no-model-rooms")
 
 
 async def test_the_last_capture_is_shown_with_what_it_did(llm_home, fake_llm):

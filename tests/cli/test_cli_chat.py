@@ -86,6 +86,11 @@ def test_an_unavailable_model_is_one_sentence_and_a_non_zero_exit(run_cli, home,
     )
     assert "Traceback" not in result.err
     assert len(model.requests) == 1  # the chat stops at the first turn no model could answer
+    # kept as the app's Send keeps it: the words, then the app's notice; nothing in the bot's name
+    assert [(m["author_kind"], m["failed"], m["text"]) for m in chat_messages(home, "plans")] == [
+        ("person", False, "Hello"),
+        ("harness", True, "Not answered: No model is set up for scout: give it an instance or set the helper."),
+    ]
 
 
 def test_a_failed_turn_is_marked_and_the_exit_is_non_zero(run_cli, home, model, monkeypatch):
@@ -95,6 +100,10 @@ def test_a_failed_turn_is_marked_and_the_exit_is_non_zero(run_cli, home, model, 
     result = run_cli("chat", "scout", "--chat", "plans", stdin=b"What happened?\n")
     assert result.code == 1
     assert result.out.startswith("(the turn failed) The bot kept calling tools")
+    asked, notice = chat_messages(home, "plans")
+    assert (asked["author_kind"], asked["text"]) == ("person", "What happened?")
+    assert (notice["author_kind"], notice["failed"]) == ("harness", True)
+    assert notice["text"].startswith("Not answered: The bot kept calling tools")
 
 
 def test_bad_inputs_are_one_sentence(run_cli, model):

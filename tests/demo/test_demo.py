@@ -95,9 +95,18 @@ def test_atlas_is_off_the_helper_with_upkeep_off(demo):
     assert (settings.engine, settings.helper_model, settings.upkeep, settings.memory) == ("pi", False, False, True)
 
 
+def test_the_demo_config_names_no_instance_that_does_not_exist(demo):
+    config = load_config(demo, environ={})
+    named = [config.helper.instance_id] if config.helper else []
+    named += [load_bot_settings(demo, bot_id).instance for bot_id in DEMO_BOT_IDS]
+    assert [name for name in named if name and name not in config.instances] == []
+    # the decision (docs/models.md, "Connect a model"): no model and no helper, so each model action says so
+    assert config.instances == {} and config.helper is None
+
+
 def test_config_about_me_and_profile(demo):
     config = load_config(demo, environ={})
-    assert config.helper is not None and config.helper.instance_id
+    assert config.helper is None and config.instances == {}  # no model: every model action says how to connect one
     assert (config.auto_recall, config.room_memory_capture) == (True, False)
     assert (config.capture_quiet_ms, config.tidy_hour) == (120_000, 3)
     about = MemoryStore(demo, "scout").read("about-me.md").text

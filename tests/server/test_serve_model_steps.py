@@ -59,3 +59,18 @@ def test_a_codex_helper_runs_nothing_and_only_expiry_and_exact_duplicates_run(se
     assert steps["sentence"] == (
         "No model can run this bot's model steps, so only the expiry and exact-duplicate steps run."
     )
+
+
+def test_with_no_model_connected_the_routes_say_how_to_connect_one(server, home):
+    """The routes that show or run the model steps say the core's one sentence, as the app and the CLI do."""
+    from omb_tui.core.models.instances import NO_MODEL_CONNECTED
+
+    steps = steps_of(server)
+    assert (steps["canRun"], steps["why"]) == (False, NO_MODEL_CONNECTED.rstrip("."))
+    (home.workspace("scout") / "MEMORY.md").write_text(
+        "".join(f'- 2026-01-0{n} · from chat "Plans" · fact number {n}\n' for n in range(1, 7)), encoding="utf-8"
+    )
+    tidied = server.request("POST", "/api/bots/scout/memory/tidy", {})
+    assert tidied.status == 200, tidied.data
+    assert tidied.data["model"] == NO_MODEL_CONNECTED
+    assert f"Contradictions were not checked. {NO_MODEL_CONNECTED}" in tidied.data["message"].splitlines()

@@ -546,12 +546,12 @@ class RecallScreen(BotScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-send")
     def send_turn(self, bot_id: str, message: str, chat_id: str) -> None:
-        """A preview never changes what it previews: with no model to reach, nothing is written (the reason is
-        said); a turn no model answered leaves no chat it made."""
+        """The turn `omb-tui chat` runs: a turn no model answered keeps the person's words in that chat, marked not
+        answered, and nothing as the bot's (core record_turn_end)."""
         from ...core.turn.turn import chat_turn  # the model layer loads only when a turn is sent
 
         title = PREVIEW_CHAT_TITLE if chat_id == PREVIEW_CHAT_ID else None
-        result = chat_turn(self.app.home, bot_id, message, chat=chat_id, title=title, discard_unreached=True)
+        result = chat_turn(self.app.home, bot_id, message, chat=chat_id, title=title)
         self.app.call_from_thread(self._show_answer, bot_id, result)
 
     def _show_answer(self, bot_id: str, result) -> None:

@@ -257,7 +257,7 @@ class SettingsScreen(BotScreen):
             workspace=str(home.workspace(bot_id)),
             journal=str(home.journal_path(bot_id)),
             settings_file=str(home.settings_path(bot_id)),
-            model_steps=steps.sentence + (f" Why: {steps.why}." if steps.why else ""),
+            model_steps=steps.with_why(),
         )
         self.post_message(SettingsRead(view))
 

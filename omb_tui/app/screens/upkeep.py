@@ -27,6 +27,7 @@ from ...core.base import clock
 from ...core.journal.changes import Actor
 from ...core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.models import what_runs
+from ...core.models.instances import NO_MODEL_CONNECTED, is_no_model
 from ..styles import style_path
 from .base import BotScreen
 from .upkeep_words import capture_text, tidy_text, usage_text
@@ -48,6 +49,7 @@ NO_MODEL = f"{what_runs.NO_MODEL}{what_runs.UNLESS_HELPER}."
 NO_MODEL_ROOMS = "With no model for this bot, nothing is learned from its group chats either."
 HEAVY_LINE = "This bot loads a lot every turn."
 TIDYING = "Tidying up: expired entries, then duplicates, then contradictions (a model call per changed file)…"
+TIDYING_BY_RULE = "Tidying up: expired entries, then exact duplicates (no model runs this bot's model steps)…"
 
 
 @dataclass(frozen=True)
@@ -190,8 +192,26 @@ def model_steps(home, bot_id: str, steps: what_runs.ModelSteps | None = None) ->
     can (the core's sentence for that is shown under both switches)."""
     steps = steps or what_runs.model_steps(home, bot_id)
     if not steps.runs:
+        if is_no_model(steps.why):  # the one sentence every model action says, whole
+            return False, NO_MODEL_CONNECTED
         return False, f"Why no model: {steps.why}."
     return True, steps.sentence
+
+
+def tidy_question(bot_id: str, view: UpkeepView) -> str:
+    """What Tidy up now will do, asked first: with no model for the bot, only the steps that need none (and, on a
+    home with no model at all, the one line saying how to connect one)."""
+    undo = "each change is journaled, and undo-run takes the whole run back."
+    if view.model_ok:
+        return (
+            f"Tidy up {bot_id} now? It asks the model (one call, counted in the month's spend) and may move "
+            f"expired entries to the archive, merge duplicates and strike what a newer note contradicts; {undo}"
+        )
+    question = (
+        f"Tidy up {bot_id} now? {what_runs.NO_MODEL}: expired entries move to the archive and exact duplicates go; "
+        f"contradictions are not checked and nothing is sent to a model; {undo}"
+    )
+    return f"{question}\n{NO_MODEL_CONNECTED}" if is_no_model(view.model_line) else question
 
 
 def month_usage(home, bot_id: str) -> dict:
@@ -387,7 +407,7 @@ class UpkeepScreen(BotScreen):
         self.query_one("#tidy-bar").display = self.tidying
         progress = self.query_one("#tidy-progress", Static)
         if self.tidying:
-            progress.update(TIDYING)
+            progress.update(TIDYING if self.view is None or self.view.model_ok else TIDYING_BY_RULE)
         elif not runnable and self.view is not None:
             switch = "Memory" if not self.view.memory else "Memory upkeep"
             progress.update(f"{switch} is off for this bot, so there is nothing to tidy.")
@@ -462,11 +482,7 @@ class UpkeepScreen(BotScreen):
         if self.tidying or self.view is None or not self.view.upkeep_running:
             return
         bot_id = self.app.bot_id
-        question = (
-            f"Tidy up {bot_id} now? It asks the model (one call, counted in the month's spend) and may move "
-            "expired entries to the archive, merge duplicates and strike what a newer note contradicts; each "
-            "change is journaled, and undo-run takes the whole run back."
-        )
+        question = tidy_question(bot_id, self.view)
         if ask and not await self.app.push_screen_wait(ConfirmDialog(escape(question), yes="Tidy up")):
             return
         if self.tidying or bot_id != self.app.bot_id:

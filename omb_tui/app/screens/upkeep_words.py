@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ...core.base.text import plural
+from ...core.models.instances import after_lead
 
 
 def _local(at: object) -> str:
@@ -39,7 +40,7 @@ def capture_text(last: dict | None, in_journal: dict | None = None) -> str:
         f"{int(last.get('skipped') or 0):,} skipped."
     )
     if last.get("reason"):
-        text += f" Stopped: {str(last['reason']).rstrip('.')}."
+        text += " " + after_lead("Stopped", str(last["reason"]))
     return text
 
 

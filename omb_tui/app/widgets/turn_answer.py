@@ -66,8 +66,9 @@ class TurnAnswer(Static):
         text = Text(title, style=self._style("title"), end="")
         text.append("\n")
         text.append(result.answer, style=self._style("failed") if result.failed else "")
-        if not result.chat:
-            text.append("\nNo model answered, so nothing was kept: no chat, no log line.", style=self._style("tool"))
+        if result.failed:
+            kept = f"Your message is kept in {chat_label}" if chat_label else "Your message is kept"
+            text.append(f"\n{kept}, marked not answered.", style=self._style("tool"))
         elif chat_label:
             text.append(f"\nThe message and the answer are in {chat_label}.", style=self._style("tool"))
         for number, call in enumerate(result.tool_calls, 1):

@@ -23,6 +23,7 @@ from ..files.paths import MEMORY_FILE, Home, NotFound, refuse_links
 from ..memory.store import MemoryStore
 from ..models.call import ModelUnavailable, complete
 from ..models.context import fits
+from ..models.instances import NO_MODEL_CONNECTED, is_no_model
 from .records import ATTEMPT_ANSWER_MAX_CHARS
 from .validator import (
     CATEGORIES,
@@ -254,7 +255,11 @@ def propose(
                 if ends_at - monotonic() <= 0:
                     proposal.error = _out_of_time(deadline_s, number - 1)
                 else:
-                    proposal.error = f"No model answered: {problem.reason.rstrip('.')}."
+                    proposal.error = (
+                        NO_MODEL_CONNECTED
+                        if is_no_model(problem.reason)
+                        else f"No model answered: {problem.reason.rstrip('.')}."
+                    )
                     proposal.model_unreachable = not proposal.attempts
                 return proposal
             answer, refused = problem.raw, problem.refusal  # unusable: the validator says how, for the retry

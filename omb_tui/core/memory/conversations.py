@@ -485,8 +485,8 @@ def _set_aside(path: Path) -> bool:
 
 
 def discard_conversation(path: Path) -> None:
-    """Remove a conversation file this process made and nothing else has: a turn the app's preview sent that no
-    model answered (core/turn/turn.chat_turn, `discard_unreached`). Readers are told, as of any change."""
+    """Remove a conversation file: a person's chats purged with them (core/index/purge.py). Readers are told, as of
+    any change."""
     refuse_links(path)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)

@@ -27,6 +27,12 @@ SOURCE_ENV, SOURCE_FILE, SOURCE_OFF = "env", "file", "off"
 USES_INSTANCE, USES_HELPER, USES_NONE = "instance", "helper", "none"
 # The spec's helper "has to be Claude or an API model": Codex and ACP agents start a whole agent for each call.
 HELPER_ENGINES = (ENGINE_CLAUDE_CODE,)
+# What every model action says, whole and alone, on a home whose config.json names no instance (the app, the CLI
+# and the routes all show this one sentence; docs/models.md, "Connect a model").
+NO_MODEL_CONNECTED = (
+    'No model is connected: add an instance to config.json (docs/models.md, "Connect a model"), '
+    "then try it with `omb-tui models test ID`."
+)
 
 
 class ModelUnavailable(Exception):
@@ -57,6 +63,31 @@ class Route:
         if self.via_helper:
             return HELPER_TRIGGER
         return self.bot_id or TEST_TRIGGER
+
+
+def connects_no_model(config: AppConfig) -> bool:
+    """config.json names no instance at all, so neither a bot's own instance nor the helper can answer."""
+    return not config.instances
+
+
+def home_connects_no_model(home: Home) -> bool:
+    """connects_no_model for the home as it is now; a config.json that cannot be read says its own sentence."""
+    try:
+        return connects_no_model(load_config(home))
+    except MemoryInputError:
+        return False
+
+
+def is_no_model(reason: str | None) -> bool:
+    """The reason is NO_MODEL_CONNECTED (with or without its full stop), which a step shows whole, never after a lead."""
+    return bool(reason) and str(reason).rstrip(".") == NO_MODEL_CONNECTED.rstrip(".")
+
+
+def after_lead(lead: str, reason: str) -> str:
+    """`Lead: reason.`, or `Lead.` and then NO_MODEL_CONNECTED whole, so the how-to sentence reads the same everywhere."""
+    if is_no_model(reason):
+        return f"{lead}. {NO_MODEL_CONNECTED}"
+    return f"{lead}: {reason.rstrip('.')}."
 
 
 def key_state(instance: ModelInstance, environ: Mapping[str, str] | None = None) -> str:
@@ -136,6 +167,8 @@ def config_for_calls(home: Home) -> AppConfig:
 def choose_route(home: Home, bot_id: str, config: AppConfig | None = None) -> Route:
     """The bot's own instance, else the helper; ModelUnavailable when neither may take the job."""
     config = config_for_calls(home) if config is None else config
+    if connects_no_model(config):  # before the bot's settings: no setting of it could reach a model
+        raise ModelUnavailable(NO_MODEL_CONNECTED)
     try:
         settings = load_bot_settings(home, bot_id)
     except MemoryInputError as exc:  # a broken bots/<id>.json: no call, the job falls back
@@ -161,8 +194,11 @@ _said_lock = threading.Lock()
 
 
 def say_once(bot_id: str | None, problem: ModelUnavailable) -> None:
-    """Log why a job gets no model, once per process for each distinct sentence (not at every call)."""
-    if problem.via_helper:
+    """Log why a job gets no model, once per process for each distinct sentence (not at every call); a home with no
+    model at all logs the sentence that says how to connect one."""
+    if is_no_model(problem.reason):
+        line = NO_MODEL_CONNECTED
+    elif problem.via_helper:
         line = f"the helper model is not used: {problem.reason}."
     else:
         line = f"model calls for {quoted(bot_id)} fall back: {problem.reason}."

@@ -20,6 +20,7 @@ from .engines.process import resolve_program
 from .instances import (
     HELPER_ENGINES,
     KEY_MISSING,
+    NO_MODEL_CONNECTED,
     USES_HELPER,
     USES_INSTANCE,
     USES_NONE,
@@ -27,9 +28,11 @@ from .instances import (
     Route,
     choose_route,
     config_for_calls,
+    connects_no_model,
     helper_engine_refused,
     helper_problem,
     helper_source,
+    is_no_model,
     key_state,
     missing_key_sentence,
 )
@@ -51,6 +54,14 @@ class ModelSteps:
     model: str | None = None  # as the call asks for it ("" : the engine's own choice)
     why: str | None = None
     sentence: str = ""
+
+    def with_why(self) -> str:
+        """The sentence and why no model runs; on a home with no model at all, the one line saying how to connect one."""
+        if not self.why:
+            return self.sentence
+        if is_no_model(self.why):
+            return f"{self.sentence} {NO_MODEL_CONNECTED}"
+        return f"{self.sentence} Why: {self.why}."
 
     def to_dict(self) -> dict:
         return {
@@ -130,8 +141,8 @@ def _helper_would_serve(home: Home, bot_id: str, config: AppConfig | None) -> st
         settings = load_bot_settings(home, bot_id)
     except (ModelUnavailable, MemoryInputError):
         return ""
-    if settings.instance or not settings.helper_model or config.helper is not None:
-        return ""
+    if settings.instance or not settings.helper_model or config.helper is not None or connects_no_model(config):
+        return ""  # with no instance at all, a helper alone would name nothing to run on
     return UNLESS_HELPER
 
 

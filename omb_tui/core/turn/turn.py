@@ -27,12 +27,13 @@ from datetime import date
 from ..base import clock
 from ..files.disk import make_private_dirs
 from ..files.locks import turn_lock
-from ..files.paths import Home, NotFound, validate_bot_id
+from ..files.paths import Home, validate_bot_id
 from ..journal.changes import Actor
 from ..journal.journal import HOW_TASK, WHO_BOT, JournalRow
 from ..memory import conversations as conv
 from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
+from ..models.instances import after_lead
 from ..recall.recall import recall
 from ..recall.turn_log import append_turn_log
 from ..search.brief import recent_work_brief
@@ -50,6 +51,8 @@ HISTORY_MAX_MESSAGES = 40  # earlier messages of the conversation sent with a tu
 HISTORY_MAX_CHARS = 24_000
 NO_ANSWER = f"The bot kept calling tools for {MAX_TOOL_ROUNDS} rounds without answering."
 EMPTY_ANSWER = "The model answered with no text."
+NOT_ANSWERED = "Not answered"  # the lead of the notice that marks a person's message no model answered
+NOTICE_AUTHOR = "omb-tui"  # the harness that writes that notice (conversations.md: `author` of a harness line)
 
 
 # ----- the turn boundary -----
@@ -111,7 +114,7 @@ class TurnResult:
     chat: str
     answer: str  # what the bot said (the sentence saying why, when the turn failed)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    failed: bool = False
+    failed: bool = False  # no answer: the person's message is kept, marked not answered (record_turn_end)
     model_unavailable: bool = False  # no model could be asked: the answer is the one-sentence reason
     recall_block: str = ""
     model_calls: int = 0
@@ -202,7 +205,6 @@ def chat_turn(
     person: str | None = None,
     complete: Complete | None = None,
     today: date | None = None,
-    discard_unreached: bool = False,
     title: str | None = None,
 ) -> TurnResult:
     """One whole turn: the person's message in, the bot's answer out, both in the conversation file.
@@ -210,15 +212,12 @@ def chat_turn(
     The conversation is created when missing (a 1:1 chat the person started). The system prompt holds the memory
     block and the recent-work brief; recall goes in front of the message; the tools are offered (memory_update
     only while memory is on) for at most MAX_TOOL_ROUNDS rounds; the turn is wrapped in bot_turn and, once it
-    ends, logged in the daily turn log. A model that cannot be reached makes a failed turn whose answer is the
+    ends, recorded by record_turn_end. A model that cannot be reached makes a failed turn whose answer is the
     reason in one sentence (`model_unavailable`). `complete` is call.complete unless given (tests script it).
-
-    `discard_unreached` (the app's recall preview, which must not change what it previews): when no model could be
-    reached and the conversation was made by this call, it is removed again and nothing is recorded of the turn.
+    `omb-tui chat` and the app's Send both run this, so a failed turn keeps the same in both.
     """
     complete = complete or _default_complete()
     person = require_turn_person(home, person)
-    made_now = not _conversation_exists(home, bot_id, chat)
     conversation = open_chat(home, bot_id, chat, person=person, title=title)
     conversation = conv.find_conversation(home, bot_id, chat, with_messages=True)
     assert conversation.path is not None  # a conversation found is read from its file
@@ -240,20 +239,8 @@ def chat_turn(
         tools = tools_for(load_bot_settings(home, bot_id).memory, in_team=_in_a_team(home, bot_id), person=acting)
         _tool_loop(turn, complete, messages, tools, result, today, acting)
     result.journal_rows = turn.rows
-    if discard_unreached and made_now and result.model_unavailable and not result.model_calls:
-        conv.discard_conversation(conversation.path)
-        result.chat = ""
-        return result
-    _record_answer(home, bot_id, conversation, result, speaker)
+    record_turn_end(home, bot_id, conversation, result, speaker)
     return result
-
-
-def _conversation_exists(home: Home, bot_id: str, chat: str) -> bool:
-    try:
-        conv.conversation_path(home, bot_id, chat)
-    except NotFound:
-        return False
-    return True
 
 
 def _in_a_team(home: Home, bot_id: str) -> bool:
@@ -317,11 +304,25 @@ def _assistant_message(answer: object, calls: list[dict]) -> dict:
     return {"role": "assistant", "content": getattr(answer, "text", None) or None, "tool_calls": calls}
 
 
-def _record_answer(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult, speaker: str) -> None:
-    """The answer into the conversation file, then the turn's line into the daily log (while memory is on)."""
-    reply = conv.Message("bot", bot_id, clock.now(), result.answer, failed=result.failed)
-    assert conversation.path is not None  # run_turn's conversation, read from its file
-    conv.append_message(conversation.path, reply)
+def record_turn_end(home: Home, bot_id: str, conversation: conv.Conversation, result: TurnResult, speaker: str) -> None:
+    """What a turn leaves after the person's message (already in the file).
+
+    Answered: the bot's reply, then the turn's line in the daily log (while memory is on). Not answered (no model
+    reached, or none of its answers usable): the person's words stay, followed by a harness notice `Not answered: …`
+    marked failed, so no reader takes it for the bot's words, no later turn sends it to a model and capture never
+    reads the turn; nothing is written as the bot's. The daily log has a line only when the model took part (its
+    tools may have changed memory): a turn no model was reached for did nothing to log.
+    """
+    assert conversation.path is not None  # chat_turn's conversation, read from its file
+    if result.failed:
+        notice = conv.Message(
+            "harness", NOTICE_AUTHOR, clock.now(), after_lead(NOT_ANSWERED, result.answer), failed=True
+        )
+        conv.append_message(conversation.path, notice)
+        if not result.model_calls:
+            return
+    else:
+        conv.append_message(conversation.path, conv.Message("bot", bot_id, clock.now(), result.answer))
     try:
         append_turn_log(
             home,

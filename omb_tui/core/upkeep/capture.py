@@ -35,7 +35,7 @@ from ..memory.settings import load_bot_settings, load_config, load_profile_learn
 from ..memory.store import MemoryStore
 from ..models.call import complete
 from ..models.context import CHARS_PER_TOKEN, context_tokens, input_budget
-from ..models.instances import ModelUnavailable
+from ..models.instances import ModelUnavailable, after_lead
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..people.layers import chat_person
 from ..people.people import is_team_cloud, list_people
@@ -173,7 +173,7 @@ class CaptureResult:
         out += [f"skipped: {s.text}: {s.reason}" for s in self.skipped]
         out.append(f"{plural(self.turns_read, 'turn')} read; run {self.run}.")
         if self.reason:
-            out.append(f"Nothing {'more ' if self.turns_read else ''}was read: {self.reason}.")
+            out.append(after_lead(f"Nothing {'more ' if self.turns_read else ''}was read", self.reason))
         return out
 
 

@@ -39,6 +39,7 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..models.call import ModelUnavailable, complete
 from ..models.context import input_budget
+from ..models.instances import NO_MODEL_CONNECTED, is_no_model
 from ..redaction.data import redact_data
 from ..redaction.redact import redact
 from ..runs.run import Skipped, UpkeepRun
@@ -400,7 +401,10 @@ def organize(
     try:
         answer = complete(home, bot_id, JOB, build_messages(offered, topics, today), schema=ORGANIZE_SCHEMA)
     except ModelUnavailable as exc:
-        result.reason = f"No model could organize: {exc.reason.rstrip('.')}; nothing moved."
+        if is_no_model(exc.reason):
+            result.reason = NO_MODEL_CONNECTED
+        else:
+            result.reason = f"No model could organize: {exc.reason.rstrip('.')}; nothing moved."
         return result
 
     data = by_text(answer.data if isinstance(answer.data, dict) else {}, offered)

@@ -36,6 +36,7 @@ from ..memory.settings import load_bot_settings
 from ..memory.store import MemoryStore
 from ..models.call import ModelUnavailable, complete
 from ..models.context import input_budget
+from ..models.instances import after_lead
 from ..models.time_limits import STEP_DEADLINE_S, run_deadline
 from ..runs.record import last_of, last_run_in_journal, read_part, write_part
 from ..runs.run import Skipped, UpkeepRun
@@ -130,7 +131,7 @@ class TidyReport:
             f"struck through as superseded ({plural(self.still_true_added, 'still-true part')} kept)."
         ]
         if self.model not in (MODEL_USED, MODEL_NOT_NEEDED):
-            parts.append(f"Contradictions were not checked: {self.model.rstrip('.')}.")
+            parts.append(after_lead("Contradictions were not checked", self.model))
         for item in self.skipped:
             item = _redacted(item)
             parts.append(f"Skipped \u201c{_clip(item.text)}\u201d: {item.reason.rstrip('.')}.")

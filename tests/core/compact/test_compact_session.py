@@ -22,9 +22,10 @@ from support.compact_helpers import (
     read_memory,
     write_memory,
 )
-from support.fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
+from support.fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.compact.session import MAX_ATTEMPTS, numbered, propose
+from omb_tui.core.models.instances import NO_MODEL_CONNECTED
 
 
 @pytest.fixture
@@ -152,7 +153,15 @@ def test_a_model_that_cannot_be_reached_is_one_sentence(home):
     write_memory(home)
     proposal = propose(home, BOT)
     assert proposal.model_unreachable and proposal.changes == []
-    assert proposal.error.startswith("No model answered: ") and proposal.error.count(".") >= 1
+    assert proposal.error == NO_MODEL_CONNECTED  # config.json names no instance: how to connect one, whole
+
+
+def test_a_model_that_cannot_serve_the_bot_is_one_sentence_saying_why(home, fake_llm):
+    write_memory(home)
+    write_llm_config(home, fake_llm, helper=None)
+    proposal = propose(home, BOT)
+    assert proposal.model_unreachable and proposal.changes == [] and fake_llm.requests == []
+    assert proposal.error.startswith("No model answered: no helper model is set")
 
 
 def test_an_empty_file_needs_no_call(llm_home, fake_llm):

@@ -308,18 +308,32 @@ def test_the_tool_loop_is_bounded(home):
     assert len(result.tool_calls) == MAX_TOOL_ROUNDS
     assert result.model_calls == MAX_TOOL_ROUNDS + 1
     assert (result.failed, result.answer) == (True, NO_ANSWER)
-    assert chat_lines(home)[-1]["failed"] is True
+    notice = chat_lines(home)[-1]  # the app's notice, never a line in the bot's name
+    assert (notice["author_kind"], notice["failed"], notice["text"]) == ("harness", True, f"Not answered: {NO_ANSWER}")
+    # the model took part (its tools ran), so the turn is in the daily log, marked failed
     assert "the turn failed · tools: session_search" in turn_log(home)
 
 
-def test_an_unavailable_model_is_a_failed_turn_with_one_sentence(home):
+def test_a_turn_no_model_answered_keeps_the_words_marked_not_answered_and_nothing_as_the_bots(home):
     model = ScriptedModel(ModelUnavailable("No model is set up for scout: give it an instance or set the helper."))
     result = chat_turn(home, "scout", "Hello there, anyone?", chat="plans", complete=model)
     assert result.model_unavailable and result.failed
     assert result.answer == "No model is set up for scout: give it an instance or set the helper."
-    header, asked, answered = chat_lines(home)
-    assert asked["text"] == "Hello there, anyone?" and answered["failed"] is True
-    assert "the turn failed" in turn_log(home)
+    header, asked, notice = chat_lines(home)
+    assert (asked["author_kind"], asked["text"], asked["origin"]) == ("person", "Hello there, anyone?", "person")
+    assert (notice["author_kind"], notice["author"], notice["failed"]) == ("harness", "omb-tui", True)
+    assert notice["text"] == "Not answered: No model is set up for scout: give it an instance or set the helper."
+    assert not any(line.get("author_kind") == "bot" for line in chat_lines(home))
+    assert turn_log(home) == ""  # no model was reached: the bot did nothing to log
+
+
+def test_the_unanswered_words_are_not_sent_again_as_a_reply_and_the_next_turn_goes_on(home):
+    chat_turn(home, "scout", "Hello there, anyone?", chat="plans", complete=ScriptedModel(ModelUnavailable("down")))
+    model = ScriptedModel(Answer("Here now."))
+    chat_turn(home, "scout", "Are you back?", chat="plans", complete=model)
+    sent = [m["content"] for m in model.requests[0]["messages"][1:]]
+    assert sent[0] == "Hello there, anyone?" and sent[-1].endswith("Are you back?")
+    assert not any("Not answered" in text for text in sent)  # the notice is the app's, never the bot's history
 
 
 def test_with_memory_off_no_memory_loads_no_memory_tool_and_no_turn_log(home):

@@ -20,6 +20,7 @@ from omb_tui.core.journal.journal import Journal
 from omb_tui.core.memory import conversations as conv
 from omb_tui.core.memory.memory_update import MemoryUpdate
 from omb_tui.core.memory.settings import load_profile_learned, save_profile_learned, update_bot_settings
+from omb_tui.core.models.instances import NO_MODEL_CONNECTED, is_no_model
 from omb_tui.core.upkeep import capture_state as state
 from omb_tui.core.upkeep.capture import capture
 
@@ -339,12 +340,21 @@ def test_prose_around_the_json_is_read(llm_home, fake_llm):
     assert [s.text for s in capture(llm_home, "scout").saved] == ["The person is vegetarian"]
 
 
-def test_with_no_model_nothing_is_read_and_the_output_says_why(home, fake_llm, run_cli):
+def test_with_no_model_nothing_is_read_and_the_output_says_how_to_connect_one(home, fake_llm, run_cli):
     make_chat(home, [VEG])
     out = run_cli("capture", "scout", "--json")
     data = json.loads(out.out)
-    assert data["turns_read"] == 0 and data["saved"] == [] and "helper" in data["reason"]
+    assert data["turns_read"] == 0 and data["saved"] == [] and is_no_model(data["reason"])
     assert fake_llm.requests == [] and not state.ReadPositions(home, "scout").positions
+    plain = run_cli("capture", "scout")
+    assert plain.out.splitlines()[-1] == f"Nothing was read. {NO_MODEL_CONNECTED}"
+
+
+def test_with_an_instance_but_none_for_the_bot_the_output_says_why(home, fake_llm, run_cli):
+    make_chat(home, [VEG])
+    write_llm_config(home, fake_llm, helper=None)
+    data = json.loads(run_cli("capture", "scout", "--json").out)
+    assert data["turns_read"] == 0 and "helper" in data["reason"] and fake_llm.requests == []
 
 
 # ----- which turns -----

@@ -11,13 +11,14 @@ import os
 import stat
 
 import pytest
-from support.fake_llm import fake_llm, llm_home  # noqa: F401 - fixtures
+from support.fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 - fixtures
 
 from omb_tui.core.journal.changes import Actor
 from omb_tui.core.journal.journal import WHO_UPKEEP
 from omb_tui.core.memory.budget import read_topic_info
 from omb_tui.core.memory.settings import update_bot_settings
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.models.instances import NO_MODEL_CONNECTED
 from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep import organize as organize_module
 from omb_tui.core.upkeep.organize import MAX_MOVES, NOTE, judged_lines_path, organize
@@ -220,10 +221,18 @@ def test_a_topic_edited_before_its_write_keeps_the_line_in_memory(organized_home
     assert memory_text(organized_home) == MEMORY and ACME_1 not in travel.read_text(encoding="utf-8")
 
 
-def test_no_model_moves_nothing_and_says_why(home, fake_llm):
+def test_no_model_moves_nothing_and_says_how_to_connect_one(home, fake_llm):
     write_memory(home, MEMORY)
     result = organize(home, BOT)
-    assert result.moved == [] and result.reason.startswith("No model could organize")
+    assert result.moved == [] and result.reason == NO_MODEL_CONNECTED
+    assert fake_llm.requests == [] and memory_text(home) == MEMORY
+
+
+def test_a_model_that_cannot_serve_the_bot_moves_nothing_and_says_why(home, fake_llm):
+    write_memory(home, MEMORY)
+    write_llm_config(home, fake_llm, helper=None)  # an instance, but none for this bot
+    result = organize(home, BOT)
+    assert result.moved == [] and result.reason.startswith("No model could organize: no helper model is set")
     assert fake_llm.requests == [] and memory_text(home) == MEMORY
 
 
@@ -255,10 +264,10 @@ def test_the_plain_output_counts_the_lines_in_words(organized_home, fake_llm, ru
     assert "1 line judged core: it stays in MEMORY.md and is not asked about again." in out.out
 
 
-def test_the_command_says_why_with_no_model(home, run_cli):
+def test_the_command_says_how_to_connect_a_model_with_none(home, run_cli):
     write_memory(home, MEMORY)
     out = run_cli("organize", BOT)
-    assert out.code == 0 and "No model could organize" in out.out
+    assert out.code == 0 and out.out.splitlines()[0] == NO_MODEL_CONNECTED
 
 
 def test_a_topic_shaped_like_a_credential_is_refused_and_reaches_no_file(organized_home, fake_llm):

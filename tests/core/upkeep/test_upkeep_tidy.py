@@ -16,6 +16,7 @@ from support.fake_llm import fake_llm, llm_home, write_llm_config  # noqa: F401 
 from omb_tui.core.memory.entries import parse_entries
 from omb_tui.core.memory.settings import BotSettings, save_bot_settings
 from omb_tui.core.memory.store import MemoryStore
+from omb_tui.core.models.instances import NO_MODEL_CONNECTED
 from omb_tui.core.runs.run import UpkeepRun
 from omb_tui.core.upkeep import tidy as tidy_module
 from omb_tui.core.upkeep.tidy import UpkeepOff, last_tidy, tidy
@@ -162,10 +163,19 @@ def test_with_no_model_only_expiry_and_duplicates_run_and_the_report_says_so(hom
     assert result.code == 0, result.err
     data = json.loads(result.out)
     assert data["duplicates"] == 1 and data["superseded"] == 0 and data["still_true_added"] == 0
-    assert data["model"].startswith("no helper model is set")
+    assert data["model"] == NO_MODEL_CONNECTED  # config.json names no instance at all
     assert data["run"] and set(data) >= {"expired", "duplicates", "superseded", "still_true_added", "skipped"}
     plain = run_cli("tidy", BOT)
+    assert f"Contradictions were not checked. {NO_MODEL_CONNECTED}" in plain.out.splitlines()
+
+
+def test_with_an_instance_but_none_for_the_bot_the_report_says_why(home, fake_llm, run_cli):
+    write(home, "MEMORY.md", CORE)
+    write_llm_config(home, fake_llm, helper=None)
+    plain = run_cli("tidy", BOT)
+    assert plain.code == 0, plain.err
     assert "Contradictions were not checked: no helper model is set" in plain.out
+    assert NO_MODEL_CONNECTED not in plain.out and fake_llm.requests == []
 
 
 # ----- step 3: contradictions -----
