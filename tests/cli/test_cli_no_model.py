@@ -48,6 +48,7 @@ def test_each_model_command_says_how_to_connect_a_model_in_one_line(demo, run_ex
     ], lines  # exactly one line says it
     assert not any(MISSING in line or "helper model is not used" in line for line in lines), lines
     assert "Traceback" not in proc.stderr.decode()
+    assert not any("attempts.log" in line or "attempt" in line.split(":")[0] for line in lines), lines  # none made
 
 
 def test_the_tidy_up_runs_its_rule_steps_and_says_contradictions_wait_for_a_model(demo, run_exe):

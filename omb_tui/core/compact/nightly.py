@@ -121,7 +121,7 @@ def _act(home: Home, bot_id: str, run: UpkeepRun, proposal: Proposal, only_propo
 
     def failed(why: str) -> NightlyOutcome:
         return NightlyOutcome(
-            compose_report(bot_id, run.id, [], error=why, attempts=max(attempts, 1), attempts_log=log), only_propose
+            compose_report(bot_id, run.id, [], error=why, attempts=attempts, attempts_log=log), only_propose
         )
 
     if proposal.error:

@@ -142,11 +142,14 @@ def compose_report(
         why = _one_sentence(error)
         where = str(attempts_log) if attempts_log else f"compact/{bot_id}/attempts.log in the omb-tui home"
         tries = plural(attempts, "attempt")
-        lines = [
-            ERROR_PREFIX + why,
-            f"Bot {bot_id}, run {run_id}, {tries}: nothing was applied.",
-            f"The model's answers and the validator's errors are in {where}.",
-        ]
+        lines = [ERROR_PREFIX + why]
+        if attempts:
+            lines += [
+                f"Bot {bot_id}, run {run_id}, {tries}: nothing was applied.",
+                f"The model's answers and the validator's errors are in {where}.",
+            ]
+        else:  # stopped before any model was asked: there is no answer to point at
+            lines.append(f"Bot {bot_id}, run {run_id}: nothing was applied; no model was asked.")
         return Report(bot_id, run_id, False, False, {}, [], why, attempts, "\n".join(lines) + "\n")
     if proposed and kept:
         first = f"{REPORT_PREFIX}{bot_id} — {_count_words(counts)} proposed, none applied"
