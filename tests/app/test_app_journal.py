@@ -241,9 +241,7 @@ async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store
         )
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT.replace("short replies", "very brief replies")
         await pilot.press("y")  # undo instead: the undo's own question names the later change
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.said
-        )
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.said)
         assert "1 later change to it will be undone too" in app.screen.said
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)

@@ -15,10 +15,12 @@ from textual.widgets import Button, Static
 
 from ..styles import style_path
 
+SHORT = 24  # fewer rows than this: the dialog takes the whole height, its buttons one row each
+
 
 class ConfirmDialog(ModalScreen[bool]):
     CSS_PATH = style_path("dialogs.tcss")
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT, "-tall")]
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="confirm-cancel", tooltip="Close without doing anything"),
         Binding("y", "confirm", "Yes", id="confirm-yes", tooltip="Go ahead"),
@@ -66,6 +68,8 @@ class ConfirmDialog(ModalScreen[bool]):
         self.query_one("#no", Button).focus()
 
     def on_resize(self) -> None:
+        for button in self.query(Button):
+            button.compact = self.size.height < SHORT  # one row each, not three, in a short terminal
         if self.details:
             self.query_one(".dialog-details").remove_class("-scrolls")  # its own height first, if that fits
             self.call_after_refresh(self._fit_details)

@@ -20,7 +20,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from ...core.base.text import plural
 from ...core.files.paths import MemoryInputError
@@ -33,6 +33,7 @@ from ...core.turn.bot import Bot
 from ..styles import style_path
 from ..widgets.diff_view import DiffView
 from ..widgets.journal_list import FILTER_HELP, JournalList
+from ..widgets.keys_footer import KeysFooter
 from .base import BotScreen
 
 FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs
@@ -102,7 +103,7 @@ class JournalScreen(BotScreen):
             yield JournalList(id="journal-list")
             yield DiffView(id="journal-diff")
         yield Static("", id="journal-status")
-        yield Footer()
+        yield KeysFooter()
 
     # ----- parts -----
     @property

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.containers import Container
 from textual.markup import escape
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ...core.base.clock import now as local_now
 from ...core.base.text import plural
@@ -33,6 +33,7 @@ from ...core.review.runs import Run
 from ...core.review.tally import Tally
 from ...core.review.writers import KIND_PERSON, row_words
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups
 from .base import AreaScreen
@@ -113,7 +114,7 @@ class ReviewScreen(AreaScreen):
         with Container(id="review-body"):
             yield ReviewTree(id="review-tree")
             yield ReviewDetail(id="review-detail")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def tree(self) -> ReviewTree:
@@ -396,7 +397,7 @@ class ReviewScreen(AreaScreen):
         writer = run.writer
         question = (
             f"Undo {writer.whole}?\n"
-            f"  {when_text(run.started)} · {writer.changes(len(run.changes), run.files)}\n"
+            f"  {when_text(run.started)[5:]} · {writer.changes(len(run.changes), run.files)}\n"
             "Each file goes back as it was before the first of them. The undo is journaled."
         )
         try:
@@ -513,7 +514,8 @@ def later_changes_question(refused) -> tuple[str, str]:
         heading.append(f"{plural(len(later), 'later change')} to these files would be undone too:")
     else:
         heading.append("Undo that too?")
-    lines = [f"{when_text(row.at)} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
+    # each a line of its own, its day and time without the year (the tree's), so more of them show at 60x20
+    lines = [f"- {when_text(row.at)[5:]} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
     if len(later) > LATER_NAMED:
         lines.append(f"and {len(later) - LATER_NAMED} more")
     return "\n".join(heading), "\n".join(lines)

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
+from textual.widgets import DataTable, Header, Input, Static, TextArea
 
 from ...core.base.text import plural
 from ...core.index.words import fold, word_spans
@@ -34,6 +34,7 @@ from ...core.memory.budget import (
     topic_index_line,
 )
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from .base import BotScreen
 
 CUT_ROW_KEY = "--cut--"  # never a topic: topic names end in .md
@@ -220,7 +221,7 @@ class TopicsScreen(BotScreen):
             yield Static("", id="index-title")
             yield TextArea(id="index-text", read_only=True, soft_wrap=True)
         yield Static("", id="topic-detail")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#index-pane").display = False
