@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import json
 
-from support.app_helpers import add_bot
-
 from omb_tui.core.files.paths import Home
 from omb_tui.core.journal.journal import HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_TASK, WHO_BOT, WHO_PERSON
 from omb_tui.core.memory.store import Actor, MemoryStore
+from support.app_helpers import add_bot
 
 RUN_ID = "20261129T020000-aaaaaa"
 LOG = "memory/log/2026-11-28.md"
