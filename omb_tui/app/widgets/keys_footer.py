@@ -35,7 +35,7 @@ class KeysFooter(Footer):
             if binding.show:
                 shown.setdefault(binding.action, (binding, enabled, tooltip))
         palette = self._palette_key()
-        room = width - (key_width(palette) + 2 if palette is not None else 0)  # its border and right padding
+        room = width - (key_width(palette) if palette is not None else 0)  # (its border and padding included)
         keys = [
             FooterKey(
                 binding.key,
