@@ -99,3 +99,26 @@ async def test_a_footer_too_narrow_for_its_keys_ends_with_f1_more(later_home):
 
         await pilot.resize_terminal(140, 30)  # room for every key: no "more"
         await wait_for(pilot, lambda: [text for text, _ in footer_items(app)][-2:] == ["f1 Help", "^p palette"])
+
+
+async def test_enter_on_the_list_of_later_changes_answers_no():
+    """The keys line says Enter answers no: so it does with the list focused, where no button takes Enter."""
+    from textual.app import App
+
+    answers = []
+
+    class Asking(App):
+        def on_mount(self) -> None:
+            later = "\n".join(
+                f"- 11-29 02:{minute:02d} · You (from the command line) · MEMORY.md" for minute in range(9)
+            )
+            self.push_screen(ConfirmDialog("Undo the whole run of scout?", "Undo run", details=later), answers.append)
+
+    app = Asking()
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        await pilot.press("tab")
+        assert app.screen.focused is app.screen.query_one(".dialog-details")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: answers)
+        assert answers == [False]
