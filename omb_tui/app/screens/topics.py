@@ -35,6 +35,7 @@ from ...core.memory.budget import (
 )
 from ..styles import style_path
 from ..widgets.keys_footer import KeysFooter
+from ..widgets.row_list import fit_path
 from .base import BotScreen
 
 CUT_ROW_KEY = "--cut--"  # never a topic: topic names end in .md
@@ -320,7 +321,7 @@ class TopicsScreen(BotScreen):
             self._cells_key = (widths, warning, error, self._rows_read)
         table.clear(columns=True)
         for label, width in zip(COLUMNS, widths):
-            table.add_column(label, width=width, key=label.casefold())
+            table.add_column(_cell(label, width), width=width, key=label.casefold())  # "Descripti…", never cut bare
         self._widths = widths
         self.shown = []
         cut_shown = False
@@ -367,7 +368,7 @@ class TopicsScreen(BotScreen):
             description = _cell("frontmatter could not be read", widths[3], warning)
         return [
             status,
-            _cell(topic.name.removesuffix(".md"), widths[1], muted),
+            _cell(fit_path(topic.name.removesuffix(".md"), widths[1]), widths[1], muted),  # its end kept, as a file's
             title,
             description,
             _cell(", ".join(topic.aliases), widths[4], muted),
