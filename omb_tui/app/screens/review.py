@@ -397,7 +397,7 @@ class ReviewScreen(AreaScreen):
         writer = run.writer
         question = (
             f"Undo {writer.whole}?\n"
-            f"  {when_text(run.started)[5:]} · {writer.changes(len(run.changes), run.files)}\n"
+            f"  {when_text(run.started)} · {writer.changes(len(run.changes), run.files)}\n"
             "Each file goes back as it was before the first of them. The undo is journaled."
         )
         try:
@@ -514,7 +514,7 @@ def later_changes_question(refused) -> tuple[str, str]:
         heading.append(f"{plural(len(later), 'later change')} to these files would be undone too:")
     else:
         heading.append("Undo that too?")
-    # each a line of its own, its day and time without the year (the tree's), so more of them show at 60x20
+    # each a line of its own, its day and time without the year (the run line above says it), as the tree says them
     lines = [f"- {when_text(row.at)[5:]} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
     if len(later) > LATER_NAMED:
         lines.append(f"and {len(later) - LATER_NAMED} more")

@@ -7,13 +7,11 @@ The app's bindings have no binding groups, so the footer draws each shown key on
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey  # (Textual exports the footer, not its keys)
 
 HELP_ACTION = "help"  # the app's F1 (and ?): every key of the screen
 
@@ -102,9 +100,3 @@ def key_width(key: FooterKey) -> int:
     if not key.description:
         return cell_len(key.key_display)
     return cell_len(key.key_display) + cell_len(key.description) + 3
-
-
-def keys_shown(footer: Footer) -> Iterator[str]:
-    """The footer's items as a person reads them, `key description` each (for tests and the help)."""
-    for key in footer.query(FooterKey):
-        yield f"{key.key_display} {key.description}".strip()
