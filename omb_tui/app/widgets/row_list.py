@@ -238,7 +238,7 @@ def _last_cells(text: str, cells: int) -> str:
 
 def cut_to_width(segments: Sequence[Segment], width: int, line_style: Style) -> Strip:
     """A line of segments cut or padded to `width` cells; a cut line ends in an ellipsis (in the style of what
-    it cut), so a reader sees there is more (the detail below says it whole)."""
+    it cut), so a reader sees there is more."""
     strip = Strip(segments)
     cut_off = strip.crop(width, strip.cell_length) if strip.cell_length > width > 0 else None
     if cut_off is not None and cut_off.text.strip():  # (a column's padding cut off is no cut)
