@@ -162,7 +162,7 @@ async def test_undo_after_confirming_puts_the_file_back(home, changes):
         screen = await open_journal(pilot)
         await pilot.press("down", "u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        question = app.screen.question
+        question = app.screen.said
         assert "Undo this change to memory/travel.md?" in question
         assert "later change" not in question
         await pilot.press("y")
@@ -181,7 +181,7 @@ async def test_undo_names_later_changes_and_waits_for_yes(home, changes):
         screen = await open_journal(pilot)
         await pilot.press("end", "u")  # the oldest row: person in Settings; the outside edit came later
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        question = app.screen.question
+        question = app.screen.said
         assert "Undo this change to MEMORY.md?" in question
         assert "1 later change to it will be undone too" in question
         assert "· Changed outside the app" in question  # who did it, in the words every screen uses
@@ -210,7 +210,7 @@ async def test_revert_takes_back_one_change_and_keeps_the_later_ones(home, store
         rows = screen.journal_list.total
         await pilot.press("down", "R")  # "likes tea"; "likes jazz" came later
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        assert "Revert this change to MEMORY.md alone?" in app.screen.question
+        assert "Revert this change to MEMORY.md alone?" in app.screen.said
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT + "- likes jazz\n"
@@ -235,16 +235,14 @@ async def test_a_revert_that_does_not_apply_says_why_and_offers_undo(home, store
             pilot,
             lambda: (
                 isinstance(app.screen, ConfirmDialog)
-                and "alone" in app.screen.question
-                and "touched the same lines of MEMORY.md" in app.screen.question
+                and "alone" in app.screen.said
+                and "touched the same lines of MEMORY.md" in app.screen.said
             ),
         )
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT.replace("short replies", "very brief replies")
         await pilot.press("y")  # undo instead: the undo's own question names the later change
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.question
-        )
-        assert "1 later change to it will be undone too" in app.screen.question
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Undo this change" in app.screen.said)
+        assert "1 later change to it will be undone too" in app.screen.said
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
         assert memory.read_text(encoding="utf-8") == MEMORY_TEXT
@@ -574,8 +572,8 @@ async def test_undo_of_about_me_changed_by_another_bot_says_so_and_goes_ahead_on
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.press("y")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "another bot" in app.screen.question)
-        assert "Undo this change to about-me.md?" in app.screen.question
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "another bot" in app.screen.said)
+        assert "Undo this change to about-me.md?" in app.screen.said
         await pilot.press("y")
         await wait_for(pilot, lambda: app.screen is screen and screen.journal_list.total == rows + 1)
         assert home.about_me_path.read_text(encoding="utf-8") == "# About me\n\n- lives in Pune\n"

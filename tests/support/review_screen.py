@@ -11,7 +11,7 @@ async def question(pilot) -> str:
     from omb_tui.app.dialogs.confirm import ConfirmDialog
 
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, ConfirmDialog))
-    return str(pilot.app.screen.question)
+    return str(pilot.app.screen.said)  # the question and the list under it
 
 
 async def answer(pilot, key: str, screen) -> None:

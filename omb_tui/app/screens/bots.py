@@ -7,11 +7,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ...core.base.text import plural
 from ...core.memory.bot_names import bot_names
 from ..widgets.bot_list import BotList
+from ..widgets.keys_footer import KeysFooter
 from .base import AreaScreen
 
 # The first frame names this many bots at most (~30 µs each): far more than a screen holds; the rest come with
@@ -86,7 +87,7 @@ class BotsScreen(AreaScreen):
         yield Header()
         yield Static(f"Reading the bots in {self.app.home.root}…", id="bots-intro")
         yield BotList(id="bots-list")  # its column header is in the very first frame
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well: Textual calls each class's handler)
         self.sub_title = str(self.app.home.root)  # the home, as before any bot was opened

@@ -22,7 +22,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static, TextArea
+from textual.widgets import Header, OptionList, Static, TextArea
 from textual.widgets.option_list import OptionDoesNotExist
 from textual.worker import get_current_worker
 
@@ -35,6 +35,7 @@ from ..styles import style_path
 from ..widgets.find_bar import FindBar
 from ..widgets.gauge import GaugeBar
 from ..widgets.kept_draft import KeptDraft
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.memory_editor import MemoryEditor
 from ..widgets.row_list import without_undecodable_bytes
 from .base import BotGone, BotScreen
@@ -115,7 +116,7 @@ class FilesScreen(BotScreen):
                 yield FindBar(id="find-bar")
                 yield KeptDraft(lambda: self.editor.text, id="draft-pane")
                 yield Static("", id="file-status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:  # (BotScreen's on_mount runs as well: Textual calls each class's handler)
         self.app.hold_drafts(self)

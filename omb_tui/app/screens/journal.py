@@ -20,7 +20,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from ...core.base.text import plural
 from ...core.files.paths import MemoryInputError
@@ -33,10 +33,11 @@ from ...core.turn.bot import Bot
 from ..styles import style_path
 from ..widgets.diff_view import DiffView
 from ..widgets.journal_list import FILTER_HELP, JournalList
+from ..widgets.keys_footer import KeysFooter
 from .base import BotScreen
 
 FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs
-LATER_NAMED = 4  # later changes named one by one in the undo question (it must fit 80x24)
+LATER_NAMED = 100  # later changes named one by one in the undo question (they scroll inside it)
 
 
 class OutsideChangesJournaled(Message, bubble=False):
@@ -102,7 +103,7 @@ class JournalScreen(BotScreen):
             yield JournalList(id="journal-list")
             yield DiffView(id="journal-diff")
         yield Static("", id="journal-status")
-        yield Footer()
+        yield KeysFooter()
 
     # ----- parts -----
     @property
@@ -289,10 +290,10 @@ async def ask_and_undo(screen: Screen, store: MemoryStore, row: JournalRow, why:
     later = await looking
     unseen = ""  # the core's sentence once it said the file changed where this journal cannot see
     while True:
-        question, yes = undo_question(row, later, unseen)
+        question, yes, details = undo_question(row, later, unseen)
         if why:
             question = f"{escape(why)}\n\n{question}"
-        if not await screen.app.push_screen_wait(ConfirmDialog(question, yes=yes)):
+        if not await screen.app.push_screen_wait(ConfirmDialog(question, yes=yes, details=details)):
             return None
         try:
             result = await asyncio.to_thread(undo_confirmed, store, row, later, unseen_ok=bool(unseen))
@@ -321,11 +322,10 @@ def _row_words(row: JournalRow) -> str:
     return f"{when_text(row.at)} · {row_words(row, row.bot)}"
 
 
-def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") -> tuple[str, str]:
-    """The confirmation text (markup-escaped) and the label of the button that goes ahead. `unseen`: the core's
-    sentence saying the file changed where this journal cannot see, and that it would go too.
-
-    Kept short enough that the dialog and its buttons fit an 80x24 terminal.
+def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") -> tuple[str, str, str]:
+    """The confirmation text (markup-escaped), the label of the button that goes ahead, and the list of the later
+    changes that go too (plain text, one a line; the dialog scrolls it). `unseen`: the core's sentence saying the
+    file changed where this journal cannot see, and that it would go too.
     """
     if row.before_hash is None:
         effect = (
@@ -336,17 +336,18 @@ def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") ->
     else:
         effect = "The file goes back to what it said before."
     lines = [f"Undo this change to {row.file}?", f"  {_row_words(row)}", effect]
-    if later:
-        count = len(later)
-        lines.append(f"{plural(count, 'later change')} to it will be undone too:")
-        lines += [f"  {_row_words(other)}" for other in later[:LATER_NAMED]]
-        if count > LATER_NAMED:
-            lines.append(f"  and {count - LATER_NAMED} more")
     if unseen:
         lines.append(unseen)
     lines.append("The undo is journaled, so it can be undone in turn.")
+    listed = []
+    if later:
+        count = len(later)
+        lines.append(f"{plural(count, 'later change')} to it will be undone too:")
+        listed = [_row_words(other) for other in later[:LATER_NAMED]]
+        if count > LATER_NAMED:
+            listed.append(f"and {count - LATER_NAMED} more")
     yes = f"Undo {len(later) + 1} changes" if later else "Undo"
-    return escape("\n".join(lines)), yes
+    return escape("\n".join(lines)), yes, "\n".join(listed)
 
 
 def revert_question(row: JournalRow) -> str:

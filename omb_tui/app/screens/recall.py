@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Input, Label, Select, Static, Tab, Tabs
+from textual.widgets import Header, Input, Label, Select, Static, Tab, Tabs
 from textual.worker import Worker, get_current_worker
 
 from ...core.base import clock
@@ -33,6 +33,7 @@ from ...core.recall.recall import RECALL_KINDS, BlockMarks, RecallResult, block_
 from ...core.turn.bot import parse_day
 from ..recall_sentences import KIND_LABELS, memory_summary
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.load_preview import LoadPreview, MemoryLoad, memory_load
 from ..widgets.recall_pane import RecallPane
 from ..widgets.turn_answer import TurnAnswer
@@ -237,7 +238,7 @@ class RecallScreen(BotScreen):
                     yield LoadPreview(id="memory-lines")
                     yield Static("", id="topic-index")
                     yield Static("", id="prompt-text")
-        yield Footer()
+        yield KeysFooter()
 
     def on_screen_resume(self) -> None:
         """Each time the preview is opened the cursor is in the message box, wherever it was left: a person

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.containers import Container
 from textual.markup import escape
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from ...core.base.clock import now as local_now
 from ...core.base.text import plural
@@ -33,12 +33,13 @@ from ...core.review.runs import Run
 from ...core.review.tally import Tally
 from ...core.review.writers import KIND_PERSON, row_words
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.review_detail import ReviewDetail
 from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, TreeLine, build_groups
 from .base import AreaScreen
 from .review_keys import BINDINGS
 
-LATER_NAMED = 4  # later changes named one by one in a question (it must fit 80x24)
+LATER_NAMED = 100  # later changes named one by one in a question (they scroll inside it)
 PROPOSAL_ACTIONS = {"accept", "reject", "accept_all", "reject_all"}
 
 
@@ -113,7 +114,7 @@ class ReviewScreen(AreaScreen):
         with Container(id="review-body"):
             yield ReviewTree(id="review-tree")
             yield ReviewDetail(id="review-detail")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def tree(self) -> ReviewTree:
@@ -325,10 +326,11 @@ class ReviewScreen(AreaScreen):
         self.post_message(ReviewWritten())
 
     # ----- undo -----
-    async def _ask(self, question: str, yes: str) -> bool:
+    async def _ask(self, question: str, yes: str, details: str = "") -> bool:
         from ..dialogs.confirm import ConfirmDialog
 
-        return bool(await self.app.push_screen_wait(ConfirmDialog(escape(question), yes=yes)))
+        dialog = ConfirmDialog(escape(question), yes=yes, details=details)
+        return bool(await self.app.push_screen_wait(dialog))
 
     async def _core(self, call: Callable[[], object]) -> object:
         return await asyncio.to_thread(call)
@@ -400,9 +402,11 @@ class ReviewScreen(AreaScreen):
         )
         try:
             later = await self._core(lambda: run_undo_later(home, run.bot, run.id, run.rows))
-            if later is not None:  # one question, naming what would go too
-                question += "\n\n" + later_changes_question(later)
-            if not await self._ask(question, writer.undo_button(len(run.changes))):
+            details = ""
+            if later is not None:  # one question, naming what would go too (the list scrolls in the dialog)
+                heading, details = later_changes_question(later)
+                question += "\n\n" + heading
+            if not await self._ask(question, writer.undo_button(len(run.changes)), details):
                 return
             agreed = [row.id for row in later.later] if later is not None else []
             unseen = later is not None and bool(later.outside)  # named in the question, so agreed to
@@ -499,16 +503,19 @@ def reject_proposals(home: Home, bot_id: str, ids: list[str]) -> None:
     reject(home, bot_id, ids)
 
 
-def later_changes_question(refused) -> str:
-    """Undoing the run would undo later changes too (RunHasLaterChanges): name them, at most LATER_NAMED."""
+def later_changes_question(refused) -> tuple[str, str]:
+    """Undoing the run would undo later changes too (RunHasLaterChanges): the sentence that says so, and the list
+    naming them (at most LATER_NAMED, one a line), which the dialog scrolls."""
     later, outside = refused.later, refused.outside
-    lines = []
-    if later:
-        lines.append(f"{plural(len(later), 'later change')} to these files would be undone too:")
-        lines += [f"  {when_text(row.at)} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
-        if len(later) > LATER_NAMED:
-            lines.append(f"  and {len(later) - LATER_NAMED} more")
+    heading = []
     if outside:
-        lines.append(f"{', '.join(outside)} changed outside the journal since, and that would go too.")
-    lines.append("Undo these too?")
-    return "\n".join(lines)
+        heading.append(f"{', '.join(outside)} changed outside the journal since, and that would go too.")
+    if later:
+        heading.append(f"{plural(len(later), 'later change')} to these files would be undone too:")
+    else:
+        heading.append("Undo that too?")
+    # each a line of its own, its day and time without the year (the run line above says it), as the tree says them
+    lines = [f"- {when_text(row.at)[5:]} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
+    if len(later) > LATER_NAMED:
+        lines.append(f"and {len(later) - LATER_NAMED} more")
+    return "\n".join(heading), "\n".join(lines)

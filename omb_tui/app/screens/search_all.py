@@ -14,9 +14,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Header, Input, Static
 
 from ...core.journal.when import when_text
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.row_list import printable
 
 HITS_PER_BOT = 10
@@ -43,7 +44,7 @@ class SearchAllScreen(Screen[None]):
         )
         with VerticalScroll(id="search-hits"):
             yield Static(id="search-hits-text")
-        yield Footer()
+        yield KeysFooter()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         words = event.value.strip()

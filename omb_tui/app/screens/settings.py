@@ -20,13 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static, Switch
+from textual.widgets import Header, Static, Switch
 
 from ...core.base import clock
 from ...core.memory.settings import AppConfig, BotSettings, load_bot_settings, load_config, update_bot_settings
 from ...core.models.instances import helper_problem
 from ...core.models.what_runs import model_steps
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from .base import BotScreen
 
 
@@ -216,7 +217,7 @@ class SettingsScreen(BotScreen):
             )
             yield Static("For every bot (config.json)", classes="section-title")
             yield Static("", id="settings-config")
-        yield Footer()
+        yield KeysFooter()
 
     def switch(self, field: str) -> Switch:
         return self.query_one(f"#{_switch_id(field)}", Switch)

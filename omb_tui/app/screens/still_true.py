@@ -15,12 +15,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.base import clock
 from ...core.base.text import plural
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from .base import AreaScreen
 
 
@@ -81,7 +82,7 @@ class StillTrueScreen(AreaScreen):
         yield Static("Reading what to ask about…", id="still-true-status")
         yield OptionList(id="still-true-list")
         yield Static("", id="still-true-why")
-        yield Footer()
+        yield KeysFooter()
 
     @property
     def listing(self) -> OptionList:

@@ -23,9 +23,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Header, Static, TabbedContent, TabPane, TextArea
 
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from ..widgets.row_list import printable
 from ..widgets.team_editor import TeamEditor
 from ..widgets.team_rows import TeamRows
@@ -135,7 +136,7 @@ class TeamScreen(AreaScreen):
                 with VerticalScroll(id="version-scroll"):
                     yield Static("", id="version-detail")
         yield self.team_editor
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:  # (AreaScreen's on_mount runs as well)
         self.team_editor.display = False

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static, TextArea
+from textual.widgets import DataTable, Header, Input, Static, TextArea
 
 from ...core.base.text import plural
 from ...core.index.words import fold, word_spans
@@ -34,6 +34,8 @@ from ...core.memory.budget import (
     topic_index_line,
 )
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
+from ..widgets.row_list import fit_path
 from .base import BotScreen
 
 CUT_ROW_KEY = "--cut--"  # never a topic: topic names end in .md
@@ -226,7 +228,7 @@ class TopicsScreen(BotScreen):
             yield Static("", id="index-title")
             yield TextArea(id="index-text", read_only=True, soft_wrap=True)
         yield Static("", id="topic-detail")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#index-pane").display = False
@@ -325,7 +327,7 @@ class TopicsScreen(BotScreen):
             self._cells_key = (widths, warning, error, self._rows_read)
         table.clear(columns=True)
         for label, width in zip(COLUMNS, widths):
-            table.add_column(label, width=width, key=label.casefold())
+            table.add_column(_cell(label, width), width=width, key=label.casefold())  # "Descripti…", never cut bare
         self._widths = widths
         self.shown = []
         cut_shown = False
@@ -372,7 +374,7 @@ class TopicsScreen(BotScreen):
             description = _cell("frontmatter could not be read", widths[3], warning)
         return [
             status,
-            _cell(topic.name.removesuffix(".md"), widths[1], muted),
+            _cell(fit_path(topic.name.removesuffix(".md"), widths[1]), widths[1], muted),  # its end kept, as a file's
             title,
             description,
             _cell(", ".join(topic.aliases), widths[4], muted),

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.message import Message
-from textual.widgets import Button, Footer, Header, OptionList, ProgressBar, Static, Switch
+from textual.widgets import Button, Header, OptionList, ProgressBar, Static, Switch
 from textual.widgets.option_list import Option
 
 from ...core.base import clock
@@ -29,6 +29,7 @@ from ...core.journal.journal import HOW_SETTINGS, WHO_PERSON
 from ...core.models import what_runs
 from ...core.models.instances import NO_MODEL_CONNECTED, is_no_model
 from ..styles import style_path
+from ..widgets.keys_footer import KeysFooter
 from .base import BotScreen
 from .upkeep_words import capture_text, tidy_text, usage_text
 
@@ -314,7 +315,7 @@ class UpkeepScreen(BotScreen):
             yield Static("", id="upkeep-usage")
             yield Static("The nightly guard", classes="section-title")
             yield Static("", id="upkeep-guard")
-        yield Footer()
+        yield KeysFooter()
 
     def switch(self, name: str) -> Switch:
         return self.query_one(f"#switch-{name}", Switch)

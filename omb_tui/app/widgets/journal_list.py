@@ -46,7 +46,7 @@ from ...core.journal.journal import (
 )
 from ...core.journal.reader import FIRST_CHUNK, RowOrder, complete_end, lines_backward, lines_forward
 from ..worker_errors import NotifyWorkerErrors
-from .row_list import RowHighlighted, RowList, fit, printable, when_text
+from .row_list import RowHighlighted, RowList, cut_to_width, fit, fit_path, printable, when_text
 
 FIRST_ROWS = 80  # a tall screenful: read when the journal opens, before the background scan
 SYNC_BYTES = 1 << 18  # ... unless its lines are huge: the UI thread reads at most this much
@@ -528,15 +528,15 @@ class JournalList(NotifyWorkerErrors, RowList):
                 Segment("! ", style_of("damaged")),
                 Segment(f"damaged row ({row.size} bytes): {row.error}", style_of("damaged")),
             ]
-            return Strip(segments).crop_extend(0, width, line_style)
+            return cut_to_width(segments, width, line_style)
         mark = "⊘ " if not row.undoable else "  "
-        rest = max(0, width - 2 - 17)
+        when = when_text(row.at)
         who_width = 6  # person, import, bot, upkeep (Memory upkeep, shortened)
         what_width = 7  # created, edited, emptied, deleted, renamed
-        # The file comes first: a how is shortened ("during a task" to "task") until the file has 26 columns (a
-        # daily log's path is 24; at 120 columns it was once cut to "memo…"), up to 30 for a rename's two
-        how_width = min(23, max(11, rest - who_width - what_width - 3 - 26))
-        file_width = max(0, rest - who_width - how_width - what_width - 3)
+        how_width, file_width = _how_and_file_widths(width - 2 - cell_len(when) - 1, who_width, what_width)
+        if file_width < DAILY_LOG_WIDTH:  # narrow: the year goes (the detail says it), the day and time stay
+            when = when[5:]
+            how_width, file_width = _how_and_file_widths(width - 2 - cell_len(when) - 1, who_width, what_width)
         who, how = printable(row_writer(row)), printable(str(row.how))
         if cell_len(how) > how_width:
             how = SHORT_HOW.get(how, how)
@@ -544,13 +544,25 @@ class JournalList(NotifyWorkerErrors, RowList):
             who = SHORT_WHO.get(who, who)
         segments = [
             Segment(mark, style_of("not-undoable")),
-            Segment(fit(when_text(row.at), 16) + " ", style_of("when")),
+            Segment(when + " ", style_of("when")),
             Segment(fit(who, who_width) + " ", style_of("who")),
             Segment(fit(how, how_width) + " ", style_of("how")),
             Segment(fit(row_action(row).split()[0], what_width) + " ", style_of("what")),
-            Segment(fit(printable(file_words(row)), file_width), style_of("file")),
+            Segment(fit_path(printable(file_words(row)), file_width), style_of("file")),
         ]
-        return Strip(segments).crop_extend(0, width, line_style)
+        return cut_to_width(segments, width, line_style)
+
+
+DAILY_LOG_WIDTH = 24  # memory/log/2026-12-03.md
+
+
+def _how_and_file_widths(rest: int, who_width: int, what_width: int) -> tuple[int, int]:
+    """The how and file columns in what is left beside when, who and what. The file comes first: a how is
+    shortened ("during a task" to "task") until the file has 26 columns (a daily log's path is 24; at 120
+    columns it was once cut to "memo…"), up to 30 for a rename's two."""
+    rest = max(0, rest)
+    how_width = min(23, max(11, rest - who_width - what_width - 3 - 26))
+    return how_width, max(0, rest - who_width - how_width - what_width - 3)
 
 
 def file_words(row: JournalRow) -> str:

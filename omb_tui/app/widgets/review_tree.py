@@ -20,7 +20,7 @@ from ...core.journal.journal import HOW_API, HOW_COMMAND_LINE, HOW_OUTSIDE, HOW_
 from ...core.journal.when import when_text
 from ...core.review.runs import Change, Review, Run
 from ...core.review.tally import Tally
-from .row_list import RowHighlighted, RowList, fit, printable
+from .row_list import RowHighlighted, RowList, cut_to_width, fit, fit_path, printable
 
 BOT, RUN, CHANGE, PROPOSAL = "bot", "run", "change", "proposal"
 STEP_WIDTH = 9  # "organize", "tidy-up", "capture", "compact"
@@ -305,7 +305,7 @@ class ReviewTree(RowList):
                 Segment(text, self._style(cursor, *style.split()) if style else line_style)
                 for text, style in self._parts(self.lines[index])
             ]
-            strip = Strip(segments).crop_extend(0, width, line_style)
+            strip = cut_to_width(segments, width, line_style)
             self._strips[key] = strip
         return strip
 
@@ -377,7 +377,7 @@ def change_words(change: Change) -> list[tuple[str, str]]:
     state = "undone" if change.undone else ""
     parts = [
         (fit(printable(said or ""), STEP_WIDTH) + " ", state or "muted"),
-        (fit(printable(change.file), FILE_WIDTH) + " ", state),
+        (fit_path(printable(change.file), FILE_WIDTH) + " ", state),
         (printable(why), state or ""),
     ]
     if change.undone:
@@ -393,6 +393,6 @@ def proposal_words(proposal) -> list[tuple[str, str]]:
     return [
         ("? ", "warning"),
         (fit(printable(proposal.category), STEP_WIDTH) + " ", "proposal"),
-        (fit("MEMORY.md", FILE_WIDTH) + " ", "proposal"),
+        (fit_path("MEMORY.md", FILE_WIDTH) + " ", "proposal"),
         (printable(proposal.reason), "proposal"),
     ]

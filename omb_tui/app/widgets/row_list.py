@@ -208,6 +208,48 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width)
 
 
+def fit_path(path: str, width: int) -> str:
+    """Cut or pad a file's path to exactly `width` cells, cutting in the middle: the file's name stays whole with
+    as many folders before it as fit, the cut marked with an ellipsis (`m…/2026-12-06.md`). A name longer than
+    the width keeps its end (`…12-06.md`: a dated log's day, a topic's `.md`)."""
+    if width <= 0:
+        return ""
+    if cell_len(path) <= width:
+        return set_cell_size(path, width)
+    room = width - 1  # the ellipsis takes a cell
+    tail = _last_cells(path, room)
+    slash = tail.find("/")
+    if slash >= 0:  # the end kept starts at a folder's slash, never inside a folder's name
+        tail = tail[slash:]
+    head = set_cell_size(path, room - cell_len(tail))
+    return head + "…" + tail
+
+
+def _last_cells(text: str, cells: int) -> str:
+    """The end of `text` in at most `cells` cells (a wide character that would be split is left out)."""
+    taken, used = [], 0
+    for ch in reversed(text):
+        used += cell_len(ch)
+        if used > cells:
+            break
+        taken.append(ch)
+    return "".join(reversed(taken))
+
+
+def cut_to_width(segments: Sequence[Segment], width: int, line_style: Style) -> Strip:
+    """A line of segments cut or padded to `width` cells; a cut line ends in an ellipsis (in the style of what
+    it cut), so a reader sees there is more."""
+    strip = Strip(segments)
+    cut_off = strip.crop(width, strip.cell_length) if strip.cell_length > width > 0 else None
+    if cut_off is not None and cut_off.text.strip():  # (a column's padding cut off is no cut)
+        kept = strip.crop(0, width - 1)
+        loose = kept.text
+        kept = kept.crop(0, cell_len(loose.rstrip(" ·")))  # "Lisbon trip"…, not "Lisbon trip" ·…
+        style = next((seg.style for seg in reversed(list(kept)) if seg.text), line_style)
+        strip = Strip([*kept, Segment("…", style)])
+    return strip.crop_extend(0, width, line_style)
+
+
 def columns_strip(
     texts: Sequence[str], widths: Sequence[int], styles: Sequence[Style], width: int, line_style: Style, gap: int
 ) -> Strip:
@@ -217,4 +259,4 @@ def columns_strip(
         if column:
             segments.append(Segment(" " * gap, line_style))
         segments.append(Segment(fit(text, cell_width), style))
-    return Strip(segments).crop_extend(0, width, line_style)
+    return cut_to_width(segments, width, line_style)
