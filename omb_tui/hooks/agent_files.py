@@ -16,9 +16,8 @@ from pathlib import Path
 
 from ..core.files import disk
 from ..core.files.paths import MemoryInputError
-from ..core.memory.agents import CLAUDE_CODE, CODEX
+from ..core.memory.agents import CLAUDE_CODE, CODEX, codex_home
 from ..core.memory.settings import BrokenFile
-from ..core.models.engines.codex import codex_home
 
 # Our hook commands (`omb-tui hook NAME`) and the Claude Code event each answers, in the order they run.
 HOOK_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}

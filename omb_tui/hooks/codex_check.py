@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-from ..core.models.engines.codex import codex_home
+from ..core.memory.agents import codex_home
 from . import codex_config
 from .agent_files import HOOK_EVENTS, Check, Where, group_commands, hook_of, read_text_file, server_bot
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from ...files.disk import atomic_write_bytes
 from ...files.paths import quoted
 from ...memory import environment
+from ...memory.agents import codex_home
 from . import EngineCall, EngineFailed, EngineReply
 from .process import AgentProcess, empty_folder, resolve_program
 
@@ -278,12 +279,6 @@ class _Auth:
             atomic_write_bytes(self.path, refreshed)
         except (OSError, ValueError):  # a file gone, unreadable, or behind a link: theirs stays as it was
             return
-
-
-def codex_home(environ: Mapping[str, str]) -> Path:
-    """The person's Codex home: $CODEX_HOME, else ~/.codex."""
-    given = environ.get("CODEX_HOME")
-    return Path(given) if given else Path(environ.get("HOME") or Path.home()) / ".codex"
 
 
 def _person_auth(environ: Mapping[str, str]) -> _Auth | None:
