@@ -80,11 +80,11 @@ def person_not_here(home: Home, bot_id: str, person: str | None) -> str | None:
     """One sentence when `--person` names no person of this home (a project's install, committed by someone whose
     home has them): omb-tui's MCP server, which the install starts with the same `--person`, refuses to start, so
     the session has none of its tools. None otherwise."""
-    from ..core.files.paths import quoted
-    from .install import server_name
-
     if not person or team_person(home, person) is not None:
         return None
+    from ..core.files.paths import quoted
+    from .install import server_name  # only here: the install's settings code costs every prompt a few ms
+
     return (
         f"The omb-tui hooks here name the person {quoted(person)}, who is not a person of the home {home.root}, so "
         f"the {server_name(bot_id)} MCP server does not start and its memory tools are not in this session "
