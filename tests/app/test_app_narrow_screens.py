@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from support.app_helpers import wait_for
+from support.app_helpers import open_journal, open_recall, wait_for
 from support.later_changes import LATER_CHANGES, fix_times, write_night_with_later_changes
 from support.review_screen import open_review
 from textual.widgets import Button
@@ -132,3 +132,30 @@ async def test_enter_on_the_list_of_later_changes_answers_no():
         await pilot.press("enter")
         await wait_for(pilot, lambda: answers)
         assert answers == [False]
+
+
+async def test_the_journal_filter_names_the_hints_that_fit_and_says_there_are_more(later_home):
+    from textual.widgets import Input
+
+    from omb_tui.app.app import make_app
+
+    app = make_app(later_home, watch=False, bot_id="scout")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await open_journal(pilot)
+        box = app.screen.query_one("#journal-filter-box", Input)
+        await wait_for(pilot, lambda: box.placeholder.endswith("…"))
+        assert len(box.placeholder) <= box.content_region.width and "how:undo" in box.placeholder  # whole hints
+        await pilot.resize_terminal(120, 30)
+        await wait_for(pilot, lambda: box.placeholder.endswith("day:YYYY-MM-DD"))
+
+
+async def test_the_recall_preview_cuts_a_chosen_chat_with_an_ellipsis(later_home):
+    from omb_tui.app.app import make_app
+
+    app = make_app(later_home, watch=False, bot_id="scout")
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await open_recall(pilot)
+        label = screen.query_one("#chat").query_one("#label")
+        await wait_for(pilot, lambda: label.region.width > 0)
+        shown = label.render_line(0).text.rstrip()
+        assert shown.endswith("…") and label.render_line(1).text.strip() == ""  # one line, cut where it is cut

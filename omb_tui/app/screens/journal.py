@@ -38,6 +38,7 @@ from .base import BotScreen
 
 FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs
 LATER_NAMED = 100  # later changes named one by one in the undo question (they scroll inside it)
+FILTER_HINTS = ("/ filter: words", "file:NAME", "who:bot", "how:undo", "day:YYYY-MM-DD")
 
 
 class OutsideChangesJournaled(Message, bubble=False):
@@ -93,7 +94,7 @@ class JournalScreen(BotScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         filter_box = Input(
-            placeholder="/ filter: words  file:NAME  who:bot  how:undo  day:YYYY-MM-DD",
+            placeholder=filter_placeholder(10_000),
             id="journal-filter-box",
             compact=True,
         )
@@ -137,6 +138,13 @@ class JournalScreen(BotScreen):
         """Journal edits made outside the app first, then read whatever the journal gained."""
         Bot(self.app.home, bot_id).look()
         self.post_message(OutsideChangesJournaled())
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_filter_hints)
+
+    def _fit_filter_hints(self) -> None:
+        box = self.query_one("#journal-filter-box", Input)
+        box.placeholder = filter_placeholder(box.content_region.width)
 
     def on_outside_changes_journaled(self) -> None:
         self.journal_list.refresh_tail()
@@ -305,6 +313,16 @@ async def ask_and_undo(screen: Screen, store: MemoryStore, row: JournalRow, why:
             return None
         screen.notify(undone_text(result), title="Undone", timeout=4, markup=False)
         return result
+
+
+def filter_placeholder(width: int) -> str:
+    """The filter's hints that fit in `width` cells, each whole, ending in "…" when some are left out (the box's
+    tooltip and F1 name them all)."""
+    for count in range(len(FILTER_HINTS), 0, -1):
+        text = "  ".join(FILTER_HINTS[:count]) + ("" if count == len(FILTER_HINTS) else "  …")
+        if len(text) <= width:
+            return text
+    return FILTER_HINTS[0][: max(width - 1, 0)] + "…"
 
 
 def undo_confirmed(
