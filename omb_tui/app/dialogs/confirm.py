@@ -16,6 +16,15 @@ from textual.widgets import Button, Static
 from ..styles import style_path
 
 SHORT = 24  # fewer rows than this: the dialog takes the whole height, its buttons one row each
+DETAILS_NAMED = 100  # lines of a question's list named one by one (they scroll inside it), then "and N more"
+
+
+def details_of(lines: list[str]) -> str:
+    """A question's list: the first DETAILS_NAMED lines, then how many more there are."""
+    named = lines[:DETAILS_NAMED]
+    if len(lines) > DETAILS_NAMED:
+        named.append(f"and {len(lines) - DETAILS_NAMED} more")
+    return "\n".join(named)
 
 
 class ConfirmDialog(ModalScreen[bool]):

@@ -37,7 +37,6 @@ from ..widgets.keys_footer import KeysFooter
 from .base import BotScreen
 
 FILTER_DELAY = 0.25  # seconds of quiet typing before the filter runs
-LATER_NAMED = 100  # later changes named one by one in the undo question (they scroll inside it)
 FILTER_HINTS = ("/ filter: words", "file:NAME", "who:bot", "how:undo", "day:YYYY-MM-DD")
 
 
@@ -345,6 +344,8 @@ def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") ->
     changes that go too (plain text, one a line; the dialog scrolls it). `unseen`: the core's sentence saying the
     file changed where this journal cannot see, and that it would go too.
     """
+    from ..dialogs.confirm import details_of
+
     if row.before_hash is None:
         effect = (
             "The file did not exist before, so undoing empties it."
@@ -357,15 +358,10 @@ def undo_question(row: JournalRow, later: list[JournalRow], unseen: str = "") ->
     if unseen:
         lines.append(unseen)
     lines.append("The undo is journaled, so it can be undone in turn.")
-    listed = []
     if later:
-        count = len(later)
-        lines.append(f"{plural(count, 'later change')} to it will be undone too:")
-        listed = [_row_words(other) for other in later[:LATER_NAMED]]
-        if count > LATER_NAMED:
-            listed.append(f"and {count - LATER_NAMED} more")
+        lines.append(f"{plural(len(later), 'later change')} to it will be undone too:")
     yes = f"Undo {len(later) + 1} changes" if later else "Undo"
-    return escape("\n".join(lines)), yes, "\n".join(listed)
+    return escape("\n".join(lines)), yes, details_of([_row_words(other) for other in later])
 
 
 def revert_question(row: JournalRow) -> str:

@@ -39,7 +39,6 @@ from ..widgets.review_tree import BOT, CHANGE, PROPOSAL, BotGroup, ReviewTree, T
 from .base import AreaScreen
 from .review_keys import BINDINGS
 
-LATER_NAMED = 100  # later changes named one by one in a question (they scroll inside it)
 PROPOSAL_ACTIONS = {"accept", "reject", "accept_all", "reject_all"}
 
 
@@ -505,7 +504,9 @@ def reject_proposals(home: Home, bot_id: str, ids: list[str]) -> None:
 
 def later_changes_question(refused) -> tuple[str, str]:
     """Undoing the run would undo later changes too (RunHasLaterChanges): the sentence that says so, and the list
-    naming them (at most LATER_NAMED, one a line), which the dialog scrolls."""
+    naming them (one a line, as many as details_of names), which the dialog scrolls."""
+    from ..dialogs.confirm import details_of
+
     later, outside = refused.later, refused.outside
     heading = []
     if outside:
@@ -515,7 +516,5 @@ def later_changes_question(refused) -> tuple[str, str]:
     else:
         heading.append("Undo that too?")
     # each a line of its own, its day and time without the year (the run line above says it), as the tree says them
-    lines = [f"- {when_text(row.at)[5:]} · {row_words(row, row.bot)} · {row.file}" for row in later[:LATER_NAMED]]
-    if len(later) > LATER_NAMED:
-        lines.append(f"and {len(later) - LATER_NAMED} more")
-    return "\n".join(heading), "\n".join(lines)
+    lines = [f"- {when_text(row.at)[5:]} · {row_words(row, row.bot)} · {row.file}" for row in later]
+    return "\n".join(heading), details_of(lines)

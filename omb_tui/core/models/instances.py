@@ -70,14 +70,6 @@ def connects_no_model(config: AppConfig) -> bool:
     return not config.instances
 
 
-def home_connects_no_model(home: Home) -> bool:
-    """connects_no_model for the home as it is now; a config.json that cannot be read says its own sentence."""
-    try:
-        return connects_no_model(load_config(home))
-    except MemoryInputError:
-        return False
-
-
 def is_no_model(reason: str | None) -> bool:
     """The reason is NO_MODEL_CONNECTED (with or without its full stop), which a step shows whole, never after a lead."""
     return bool(reason) and str(reason).rstrip(".") == NO_MODEL_CONNECTED.rstrip(".")
