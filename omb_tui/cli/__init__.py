@@ -124,22 +124,32 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    here = None
     if argv is None and _command_word(sys.argv[1:]) == "hook":  # started by an agent: the home's service answers
-        from .hook_front import answer_through_service
+        from .hook_front import answer_through_service, hook_here
 
         answered = answer_through_service(sys.argv[1:])
         if answered is not None:
             return answered
+        here = hook_here(sys.argv[1:])
     import logging
 
-    from ..core.base.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
-    from ..core.files.paths import MemoryInputError
     from ..core.redaction.data import redact_log_handlers
-    from .common import CliError, print_error
 
     logging.basicConfig(level=logging.WARNING, format="omb-tui: %(message)s")
     redact_log_handlers()  # every log line, ours or a library's, is redacted on its way out
     logging.getLogger("omb_tui.recall").setLevel(logging.INFO)  # the auto-recall log line
+    if here is not None:  # in this process, as the hook's parser would read it: no parser, none of its imports
+        from .hook_front import answer_here
+
+        try:
+            return answer_here(here.name, here.home, here.bot, here.person, here.agent)
+        except KeyboardInterrupt:
+            return 130
+    from ..core.base.errors import EXIT_BAD_INPUT, EXIT_FAILED, oserror_sentence, outcome_of
+    from ..core.files.paths import MemoryInputError
+    from .common import CliError, print_error
+
     args = _app_only(sys.argv[1:] if argv is None else list(argv))
     if args is None:  # a command, --help or a mistake: the full parser says what to do
         given = sys.argv[1:] if argv is None else list(argv)

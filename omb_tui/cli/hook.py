@@ -91,16 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
-    import sys
+    from .hook_front import answer_here
 
-    from ..hooks.answer import answer_hook
-    from .hook_front import write_answer
-
-    answer = answer_hook(
-        args.hook, args.home, args.bot, sys.stdin.buffer, person=getattr(args, "person", None), agent=args.agent
-    )
-    write_answer(answer.stdout, answer.stderr)  # as the front writes the service's answer: the same bytes
-    return 0
+    return answer_here(args.hook, args.home, args.bot, getattr(args, "person", None), args.agent)
 
 
 def cmd_hook_install(args: argparse.Namespace) -> int:

@@ -109,6 +109,28 @@ def answer_through_service(argv: list[str]) -> int | None:
     return 0
 
 
+def hook_here(argv: list[str]) -> HookCall | None:
+    """The hook `argv` names, when this process may run it without building the command line's parser (which
+    costs a hook's start-up): None when it is not one install writes, a restore waits to be finished, or the
+    clock's shift is no number (the command line says those)."""
+    call = hook_call(argv)
+    if call is None or not _clock_readable() or os.path.isdir(os.path.join(home_root(call.home), RESTORE_STAGE)):
+        return None
+    return call
+
+
+def answer_here(name: str, home: str | None, bot: str, person: str | None, agent: str) -> int:
+    """The hook run in this process (the service could not answer it) and its answer written: exit 0 always."""
+    from ..hooks.answer import answer_hook
+
+    answer = answer_hook(name, home, bot, sys.stdin.buffer, person=person, agent=agent)
+    try:
+        write_answer(answer.stdout, answer.stderr)  # as the service's answer is written: the same bytes
+    except BrokenPipeError:  # the agent stopped reading: nobody to say it to
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
 def _ask(connection: socket.socket, call: HookCall, root: str, payload: bytes) -> tuple[str, str] | None:
     """The service's answer to the call (stdout, stderr), or None when it gave none."""
     hello = {

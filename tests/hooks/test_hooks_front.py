@@ -221,6 +221,28 @@ def test_a_service_that_breaks_off_after_the_payload_leaves_the_same_payload_to_
     assert through.stdout.startswith(b"Recalled from your own notes")
 
 
+def test_a_hook_the_service_cannot_answer_runs_without_the_command_lines_parser(home):
+    """In its own process (no service), a hook is read as install writes it and run: no command group's parser is
+    built, and nothing recall does not use without embeddings (the models, the vectors) is imported."""
+    stdin = payload("UserPromptSubmit", prompt=ASKED)
+    done = run_hook(home, ["prompt", "--bot", BOT_ID], stdin, OMB_TUI_MCP_SERVICE="0", PYTHONPROFILEIMPORTTIME="1")
+    loaded = modules_imported(done.stderr)
+    assert done.returncode == 0 and done.stdout.startswith(b"Recalled from your own notes")
+    assert "omb_tui.hooks.run" in loaded  # answered here
+    assert {name for name in loaded if name.startswith("omb_tui.cli")} == {"omb_tui.cli", "omb_tui.cli.hook_front"}
+    unused = ("argparse", "omb_tui.core.models", "omb_tui.core.index.vectors", "subprocess", "difflib", "tempfile")
+    assert {m for m in loaded if any(m == name or m.startswith(name + ".") for name in unused)} == set()
+
+
+def test_a_hook_in_its_own_process_finishes_a_restore_first_as_every_command_does(home):
+    home.restore_stage.mkdir()  # a restore killed before it staged anything: removed at the next start
+    done = run_hook(
+        home, ["prompt", "--bot", BOT_ID], payload("UserPromptSubmit", prompt=ASKED), OMB_TUI_MCP_SERVICE="0"
+    )
+    assert done.returncode == 0 and done.stdout.startswith(b"Recalled from your own notes")
+    assert not home.restore_stage.exists()
+
+
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
 @pytest.mark.parametrize("person", [None, "nadia"])
 def test_the_installed_hook_commands_are_the_fronts(agent, person, home):

@@ -28,14 +28,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..base import clock
-from ..files.disk import encode, fsync_dir, make_private_dirs
+from ..files.disk import encode, fsync_dir, make_private_dirs, private_temp
 from ..files.paths import Home, MemoryInputError, quoted, refuse_links, validate_bot_id
 from ..journal.journal import append_line, utf8_json
 from ..redaction.data import redact_answer, redact_message
@@ -110,7 +109,7 @@ def backup_memory(home: Home, bot_id: str, text: str, now: datetime | None = Non
     folder = compact_files(home, bot_id).backup_dir
     make_private_dirs(folder)
     stamp = _local(now).strftime(_BACKUP_STAMP)
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".backup.", suffix=".tmp")  # 0600
+    fd, temporary = private_temp(folder, ".backup.")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(encode(redact(text).text))

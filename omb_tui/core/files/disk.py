@@ -14,7 +14,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -105,7 +104,7 @@ def atomic_write_bytes(
     folder = path.parent
     make_private_dirs(folder)
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")  # mode 0600
+        fd, tmp = private_temp(folder, f".{path.name}.")
     except OSError as exc:  # named by the file being saved, never by a temp name nobody will find
         raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
@@ -128,6 +127,19 @@ def atomic_write_bytes(
         raise
     if durable:
         fsync_dir(folder)
+
+
+def private_temp(folder: Path, prefix: str) -> tuple[int, str]:
+    """A new empty file of mode 0600 in `folder`, named `prefix`, random letters and `.tmp`, opened to write (fd,
+    path): tempfile.mkstemp's way, without importing tempfile, which a hook would pay for at every prompt."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):  # a name taken is tried again with other letters, as mkstemp does
+        path = os.path.join(folder, f"{prefix}{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "No temporary file name was free", str(folder))
 
 
 def open_regular(path: Path) -> BinaryIO:

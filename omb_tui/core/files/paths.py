@@ -14,6 +14,7 @@ opened, so only what lies under it is checked.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -167,6 +168,7 @@ def validate_topic_name(name: str) -> str:
     return name
 
 
+@functools.lru_cache(maxsize=1024)  # a turn checks each topic's name three times; redaction is a pure function
 def _looks_like_a_credential(name: str) -> bool:
     """A topic name (``AKIA….md``, ``password is Tulip77.md``) that redaction would change, with or without .md."""
     from ..redaction.redact import contains_credential  # here: path checks are imported where redaction is not needed

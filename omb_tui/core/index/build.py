@@ -13,14 +13,17 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..files.disk import make_private_dirs
 from ..files.paths import Home
 from .schema import index_path
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 def build_lock_path(home: Home, bot_id: str) -> Path:
@@ -96,6 +99,8 @@ def start_background_build(home: Home, bot_id: str) -> subprocess.Popen | None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return None
+        import subprocess  # here: a hook imports this module at every prompt, and starts a build rarely
+
         command = [sys.executable, "-m", "omb_tui.cli", "--home", str(home.root), "index", bot_id]
         try:
             return subprocess.Popen(

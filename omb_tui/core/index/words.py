@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import Stemmer
 
+from ..base.patterns import lazy
+
 # Bump when terms come out differently: indexes built with another version are rebuilt.
 TOKENIZER_VERSION = 2
 
@@ -123,7 +125,8 @@ _CJK_RANGES = (
     (0x20000, 0x3134F),  # CJK extensions B-G
 )
 _CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
-_CJK_SPLIT = re.compile(f"([{_CJK_CLASS}]+)")
+# compiled at first use (non-ASCII text only): the CJK ranges cost a hook a millisecond at every prompt
+_CJK_SPLIT = lazy(f"([{_CJK_CLASS}]+)")
 _COMBINING_DIACRITICS = re.compile("[\u0300-\u036f]")
 # The apostrophes a word may hold: the typed one, and the typographic ones folding turns into it.
 APOSTROPHES = "'\u2019\u02bc\u2018"
@@ -200,7 +203,7 @@ _STOP_LANGUAGES: dict[str, tuple[str, ...]] = {
     word: tuple(language for language in LANGUAGES if word in STOPS[language]) for word in STOP_WORDS
 }
 LANGUAGE_MIN_STOP_WORDS = 2  # a text is in another language when it holds at least two of its stop words …
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_CYRILLIC = lazy("[\u0400-\u04ff]")
 
 
 # The stop words of other languages that are not English ones: a text holding none is English (or Russian, below).

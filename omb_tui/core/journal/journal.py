@@ -11,7 +11,6 @@ and reads back as the same byte. Every field of a row read back is checked; a da
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import logging
@@ -196,6 +195,8 @@ def now_iso(clock: Clock | None = None) -> str:
 
 def short_diff(before: str, after: str, file: str) -> str:
     """A unified diff cut to a readable size; the full earlier text is kept separately."""
+    import difflib  # here: most processes that import the journal write no diff
+
     lines = list(
         difflib.unified_diff(
             before.splitlines(keepends=True),

@@ -42,19 +42,21 @@ import sys
 from dataclasses import dataclass, replace
 from datetime import date
 
+from ..base.patterns import lazy
+
 SEPARATOR = " · "
 
 _DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-_LINE_ENDING = re.compile(r"\r?\n?\Z")
-_BULLET = re.compile(r"[-*](?:[ \t]+(?P<body>.*))?\Z", re.DOTALL)
-_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*\Z")
-_HEADING = re.compile(r"(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*))?\Z", re.DOTALL)
-_FRONTMATTER_FENCE = re.compile(r"(?:\ufeff)?---[ \t]*\Z")
-_FRONTMATTER_CLOSE = re.compile(r"---[ \t]*\Z")
-_FENCE_OPEN = re.compile(r"[ \t]*(?P<fence>`{3,}(?![^`]*`)|~{3,})")
-_MARKER = re.compile(rf"[ \t]+(?P<name>until|superseded|moved)[ \t]+(?P<day>{_DATE})")
-_LEADING_DATE = re.compile(rf"(?P<day>{_DATE})[ \t]+·[ \t]+")
-_SOURCE = re.compile(
+_LINE_ENDING = lazy(r"\r?\n?\Z")
+_BULLET = lazy(r"[-*](?:[ \t]+(?P<body>.*))?\Z", re.DOTALL)
+_THEMATIC_BREAK = lazy(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*\Z")
+_HEADING = lazy(r"(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*))?\Z", re.DOTALL)
+_FRONTMATTER_FENCE = lazy(r"(?:\ufeff)?---[ \t]*\Z")
+_FRONTMATTER_CLOSE = lazy(r"---[ \t]*\Z")
+_FENCE_OPEN = lazy(r"[ \t]*(?P<fence>`{3,}(?![^`]*`)|~{3,})")
+_MARKER = lazy(rf"[ \t]+(?P<name>until|superseded|moved)[ \t]+(?P<day>{_DATE})")
+_LEADING_DATE = lazy(rf"(?P<day>{_DATE})[ \t]+·[ \t]+")
+_SOURCE = lazy(
     r"(?:from[ \t]+(?P<origin>(?:chat|room)[ \t]+\".*\"|\w[\w-]*)"
     r"|(?P<learned>learned[ \t]+by[ \t]+\S.*?(?<![ \t])))?"  # the lookbehind: one try per run of spaces
     r"(?P<noticed>[ \t]*\(noticed\))?\Z",
@@ -403,7 +405,7 @@ def mark_moved(entry: Entry, day: date) -> Entry:
     return replace(moved, lines=[new_content + line_ending(first), *entry.lines[1:]])
 
 
-_HEALTH_OR_SAFETY = re.compile(
+_HEALTH_OR_SAFETY = lazy(
     r"\b(?:"
     r"diet(?:s|ary)?|vegetarian|vegan|pescatarian|halal|kosher|gluten|coeliac|celiac|lactose|dairy[- ]free"
     r"|allerg(?:y|ies|ic)|intoleran(?:t|ce)|anaphyla\w*|epi-?pen|peanuts?|tree nuts?|shellfish"
@@ -427,7 +429,7 @@ def is_health_or_safety(fact: str) -> bool:
     return _HEALTH_OR_SAFETY.search(fact) is not None
 
 
-_RULE_OPENING = re.compile(r"(?:always|never|don['’]t|do not|from now on|every ?time|whenever)(?!\w)", re.IGNORECASE)
+_RULE_OPENING = lazy(r"(?:always|never|don['’]t|do not|from now on|every ?time|whenever)(?!\w)", re.IGNORECASE)
 
 
 def is_person_rule(entry: Entry) -> bool:

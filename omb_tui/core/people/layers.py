@@ -28,7 +28,6 @@ from ..files.paths import (
     validate_bot_id,
     validate_person_name,
 )
-from ..memory.budget import MEMORY_HEADING, prompt_block, read_topics
 from ..memory.store import MemoryStore
 
 LAYER_HEADING = "## Memory about {person}, the person in this conversation (their own MEMORY.md)"
@@ -110,6 +109,8 @@ def workspace_words(workspace_id: str) -> str:
 def person_block(home: Home, bot_id: str, person: str, today: date | None = None) -> str:
     """The person's layer as it loads after the bot's own block: its heading, one line saying whose it is, then
     its memory and topic index exactly as a bot's load (the same budget, counted on its own)."""
+    from ..memory.budget import MEMORY_HEADING, prompt_block, read_topics  # here: recall and the turn's log need none
+
     lid = layer_id(bot_id, person)
     store = MemoryStore(home, lid)
     memory = store.read("MEMORY.md").text

@@ -15,10 +15,7 @@ id cannot hold `--member-`: paths.validate_bot_id).
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import secrets
-import shutil
 from dataclasses import dataclass
 
 from ..base import clock
@@ -69,6 +66,8 @@ def _hash(token: str) -> str:
 
 
 def _new_token() -> str:
+    import secrets  # here, as hmac below: a hook asks who is who at every prompt, and never makes a token
+
     return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
 
 
@@ -126,6 +125,8 @@ def remove_person(home: Home, name: str, *, purge: bool = False) -> list[str]:
         _save(home, [p for p in people if p["name"] != name])
     layers = person_layers(home, name)
     if purge:
+        import shutil  # here: the hooks ask who is who at every prompt and never purge
+
         for layer in layers:  # the layer's folder and every record of its journal
             shutil.rmtree(home.workspace(layer), ignore_errors=True)
             for record in home.journal_dir.glob(f"{layer}.*"):  # files, and folders (the seen-state's kept texts)
@@ -148,6 +149,8 @@ def person_layers(home: Home, name: str) -> list[str]:
 
 def person_for_token(home: Home, given: str) -> str | None:
     """The person this token is, or None (matched by hash, in constant time against every person)."""
+    import hmac
+
     digest = _hash(given)
     found = None
     for person in _load(Home.of(home)):

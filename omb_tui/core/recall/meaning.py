@@ -24,17 +24,20 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..files.paths import Home
-from ..index import background as vectors_background
 from ..index.notes import NoteHit
 from ..index.ranking import lowest_kept
 from ..index.recall_index import MessageHit, RecallIndex
-from ..index.vectors import MeaningScores, meaning_scores
 from ..memory import conversations as conv
 from ..memory.settings import AppConfig
-from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
+
+if TYPE_CHECKING:
+    from ..index.vectors import MeaningScores
+
+# The vectors and the embeddings model are imported where they are used: without embeddings (most homes) recall
+# never loads them, and a hook that recalls in its own process pays every import at every prompt.
 
 log = logging.getLogger("omb_tui.recall")
 
@@ -53,6 +56,8 @@ class QueryVector:
 def query_vector(home: Home, text: str, *, bot_id: str | None = None, config: AppConfig | None = None) -> QueryVector:
     """The text's vector from the embeddings instance, cached; never raises for what embeddings say. (`config`:
     config.json as the caller just read it.)"""
+    from ..models.embeddings import QUERY_DEADLINE_S, EmbeddingsUnavailable, embed, embeddings_route
+
     try:
         route = embeddings_route(home, config)
     except EmbeddingsUnavailable as problem:
@@ -105,6 +110,8 @@ def ask(home: Home, bot_id: str, query: str, log_name: str, config: AppConfig | 
     asked = query_vector(home, query, bot_id=bot_id, config=config)
     if asked.vector is None and asked.model is None and asked.why_not == "embeddings are off":
         return None
+    from ..index import background as vectors_background
+
     vectors_background.poke(home, bot_id)
     if asked.vector is None:
         log.info("%s: %s: by words alone (%s)", log_name, bot_id, asked.why_not)
@@ -114,6 +121,8 @@ def ask(home: Home, bot_id: str, query: str, log_name: str, config: AppConfig | 
 def meaning_in(index: RecallIndex, vector: list[float], *, notes: bool, messages: bool = True) -> Meaning:
     """Every message's (with `messages`) and note's (with `notes`) meaning for the vector; call within the index's
     read."""
+    from ..index.vectors import meaning_scores
+
     index.connection.see_other_writers()  # another process's vectors: the kept matrices are read again
     return Meaning(
         meaning_scores(index, "message", vector) if messages else None,
