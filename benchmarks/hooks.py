@@ -18,9 +18,12 @@ Beside a baseline a user would compare with (`python -c pass`, the least any Pyt
 - Claude Code's and Codex's hooks on the large home (session-start, a prompt of a session under way, stop), the
   home's service up (the hooks' front hands each to it) and down (the hook runs in its own process, as before the
   front): `--hook-runs` times each, every run right after a `python -c pass`, so each figure is also a ratio to
-  that baseline, taken under the same load (the load average is printed before and after).
+  that baseline, taken under the same load (the load average is printed before and after); each service-down run
+  is followed by the same hook of the code before the front (`--against REV`, git archive of this checkout; that
+  code indexes its own copy of the home), so "no slower than before the front" is measured in the same minutes.
 
     .venv/bin/python benchmarks/hooks.py [--large-mb 30] [--fresh-mb 169] [--skip-large] [--hooks-only]
+        [--hook-runs 15] [--against REV|none]
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -131,24 +135,36 @@ def synthetic_home(home: Path, megabytes: int, env: dict) -> int:
 
 
 def run_hook(
-    home: Path, hook: str, event: str, path: Path, env: dict, session: str = SESSION, agent: str = "claude-code"
+    home: Path,
+    hook: str,
+    event: str,
+    path: Path,
+    env: dict,
+    session: str = SESSION,
+    agent: str = "claude-code",
+    code: Path | None = None,
 ) -> float:
+    """One hook as the agent starts it; with `code`, that checkout's (`python -m omb_tui.cli` there)."""
     data = {"session_id": session, "transcript_path": str(path), "cwd": "/work/atlas", "hook_event_name": event}
     data["prompt"] = PROMPT
     data["source"] = "startup"
     data["last_assistant_message"] = "Hotel Baixa Rio."
-    argv = [*command(), "--home", str(home), "hook", hook, "--bot", "scout", "--agent", agent]
+    start_argv = command() if code is None else [sys.executable, "-m", "omb_tui.cli"]
+    argv = [*start_argv, "--home", str(home), "hook", hook, "--bot", "scout", "--agent", agent]
+    if code is not None:
+        env = {**env, "PYTHONPATH": str(code)}
     start = time.perf_counter()
-    subprocess.run(argv, input=json.dumps(data).encode(), env=env, capture_output=True, check=True)
+    subprocess.run(argv, input=json.dumps(data).encode(), env=env, capture_output=True, check=True, cwd=code)
     return time.perf_counter() - start
 
 
 AGENT_HOOKS = (("session-start", "SessionStart"), ("prompt", "UserPromptSubmit"), ("stop", "Stop"))
 
 
-def agent_hooks(home: Path, path: Path, env: dict, runs: int) -> None:
+def agent_hooks(home: Path, path: Path, env: dict, runs: int, then: tuple[Path, Path] | None = None) -> None:
     """Each agent's three hooks, service up and down: the median, and the median of each run's ratio to the
-    `python -c pass` just before it."""
+    `python -c pass` just before it. With `then` (a checkout of older code and its own copy of the home), each
+    service-down run is followed by the same hook of that code, so both are timed under the same load."""
     bare_env = {name: value for name, value in env.items() if name != "PYTHONPATH"}
 
     def python_pass() -> float:
@@ -162,18 +178,52 @@ def agent_hooks(home: Path, path: Path, env: dict, runs: int) -> None:
             if state == "up":
                 mcp_initialize(home, env)  # as the agent's MCP server starts it with the session
             for hook, event in AGENT_HOOKS:
-                times, ratios = [], []
+                times, ratios, before, before_ratios = [], [], [], []
                 for _ in range(runs):
                     baseline = python_pass()
                     times.append(run_hook(home, hook, event, path, env, agent=agent))
                     ratios.append(times[-1] / baseline)
+                    if state == "down" and then is not None:
+                        code, then_home = then
+                        before.append(run_hook(then_home, hook, event, path, env, agent=agent, code=code))
+                        before_ratios.append(before[-1] / baseline)
                 if state == "up":
                     assert running_services(home), "the service ended during the runs"
                 print(
                     f"{agent:<12} {hook:<14} service {state:<4}  {median_ms(times)}   "
                     f"{statistics.median(ratios):4.1f} x python -c pass"
                 )
+                if before:
+                    print(
+                        f"{'':<12} {'':<14} {'before front':<12}  {median_ms(before)}   "
+                        f"{statistics.median(before_ratios):4.1f} x python -c pass   "
+                        f"(now {statistics.median(times) / statistics.median(before):.2f} x)"
+                    )
     end_services(home)
+
+
+# The last commit before the hooks' front (cli/hook_front.py): a hook's own process then, 148 ms a prompt on the
+# 30 MB home, which the front's fallback must not exceed.
+BEFORE_FRONT = "0c79c22"
+
+
+def older_code(rev: str, folder: Path, home: Path, env: dict) -> tuple[Path, Path]:
+    """`rev`'s omb_tui (git archive, compiled as an installed package has it) and a copy of `home` it indexed
+    itself (an index of another version would be built again in the first runs)."""
+    code, then_home = folder / f"code-{rev}", folder / f"home-{rev}"
+    code.mkdir()
+    archive = subprocess.run(["git", "archive", rev, "omb_tui"], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(code)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "omb_tui")], check=True)
+    shutil.copytree(home, then_home, symlinks=True)
+    subprocess.run(
+        [sys.executable, "-m", "omb_tui.cli", "--home", str(then_home), "index", "scout"],
+        env={**env, "PYTHONPATH": str(code)},
+        cwd=code,
+        capture_output=True,
+        check=True,
+    )
+    return code, then_home
 
 
 def median_ms(times: list[float]) -> str:
@@ -257,6 +307,13 @@ def main() -> None:
     parser.add_argument("--skip-large", action="store_true", help="the demo home, the baseline and MCP only")
     parser.add_argument("--hooks-only", action="store_true", help="the large home's agent hooks, service up and down")
     parser.add_argument("--hook-runs", type=int, default=15, help="runs of each agent hook (default 15)")
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        default=BEFORE_FRONT,
+        help="with --hooks-only: the commit whose hooks each service-down run is compared with, in the same runs "
+        f"(default {BEFORE_FRONT}, the last before the hooks' front); 'none' skips it",
+    )
     args = parser.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMB_TUI_MCP_IDLE_SECONDS": "900"}
     # as an installed package has them: the modules' bytecode written (PYTHONDONTWRITEBYTECODE would leave every
@@ -270,11 +327,12 @@ def main() -> None:
         if args.hooks_only:
             large = Path(folder) / "large"
             chats = synthetic_home(large, args.large_mb, env)
+            then = None if args.against == "none" else older_code(args.against, Path(folder), large, env)
             subprocess.run(
                 [*command(), "--home", str(large), "index", "scout"], env=env, capture_output=True, check=True
             )
             print(f"{args.large_mb} MB home ({chats:,} chats), indexed; each hook {args.hook_runs} times:")
-            agent_hooks(large, path, env, args.hook_runs)
+            agent_hooks(large, path, env, args.hook_runs, then)
             print(f"load average after:  {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
             return
         baseline = []

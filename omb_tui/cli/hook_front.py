@@ -20,14 +20,20 @@ more (a test checks what a hook answered so loads). The decisions:
 
 from __future__ import annotations
 
+import _socket
 import io
-import json
 import math
 import os
-import socket
 import sys
 
 from ..mcp import address
+
+try:  # the json package's own C parts, without the package, which imports re: 4 ms of every hook
+    from _json import encode_basestring_ascii as _quoted
+    from _json import make_scanner as _make_scanner
+except ImportError:  # an interpreter without them: the package's
+    from json.encoder import encode_basestring_ascii as _quoted  # type: ignore[attr-defined]
+    from json.scanner import make_scanner as _make_scanner
 
 HOOK_NAMES = ("session-start", "prompt", "stop")  # hooks/run.py's HOOKS, named here so that no core loads
 AGENT_NAMES = ("claude-code", "codex")  # cli/hook.py's choices
@@ -131,7 +137,7 @@ def answer_here(name: str, home: str | None, bot: str, person: str | None, agent
     return 0
 
 
-def _ask(connection: socket.socket, call: HookCall, root: str, payload: bytes) -> tuple[str, str] | None:
+def _ask(connection: _socket.socket, call: HookCall, root: str, payload: bytes) -> tuple[str, str] | None:
     """The service's answer to the call (stdout, stderr), or None when it gave none."""
     hello = {
         "omb": address.PROTOCOL,
@@ -146,8 +152,8 @@ def _ask(connection: socket.socket, call: HookCall, root: str, payload: bytes) -
     received = bytearray()
     try:
         connection.settimeout(ANSWER_SECONDS)
-        connection.sendall(json.dumps(hello).encode() + b"\n" + payload)
-        connection.shutdown(socket.SHUT_WR)  # the payload's end, as stdin's
+        connection.sendall(json_text(hello).encode() + b"\n" + payload)
+        connection.shutdown(_socket.SHUT_WR)  # the payload's end, as stdin's
         while len(received) <= MAX_ANSWER_BYTES and (part := connection.recv(1 << 16)):
             received += part
     except OSError:  # TimeoutError too
@@ -155,13 +161,51 @@ def _ask(connection: socket.socket, call: HookCall, root: str, payload: bytes) -
     finally:
         connection.close()
     try:
-        answer = json.loads(received)
-    except ValueError:
+        answer = json_value(received.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError too
         return None
     if not isinstance(answer, dict) or answer.get("ok") is not True:
         return None
     stdout, stderr = answer.get("stdout"), answer.get("stderr")
     return (stdout, stderr) if isinstance(stdout, str) and isinstance(stderr, str) else None
+
+
+def json_text(value: object) -> str:
+    """`value` (None, True, False, an int, a str, or a dict of them) as json.dumps writes it (ASCII, ", " and ": ")."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return _quoted(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_quoted(str(key))}: {json_text(item)}" for key, item in value.items()) + "}"
+    raise TypeError(f"{type(value).__name__} is not written in a hook's hello")
+
+
+class _AsJsonLoads:
+    """What the json package's scanner reads off its decoder, as json.loads sets it."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float  # NaN, Infinity and -Infinity, as json.loads reads them
+    memo: dict = {}
+
+
+def json_value(text: str) -> object:
+    """The one JSON value `text` holds, with white space around it, as json.loads reads it; ValueError when it is
+    not one."""
+    start = len(text) - len(text.lstrip(" \t\n\r"))
+    try:
+        value, end = _make_scanner(_AsJsonLoads())(text, start)
+    except StopIteration:
+        raise ValueError("no JSON value") from None
+    if text[end:].strip(" \t\n\r"):
+        raise ValueError("more than one JSON value")
+    return value
 
 
 def _clock_readable() -> bool:

@@ -24,6 +24,7 @@ other end. The decisions:
 
 from __future__ import annotations
 
+import _socket  # what address.open_socket gives: the C socket, without the module's wrapper
 import contextlib
 import json
 import os
@@ -99,7 +100,7 @@ def serve_through(root: Path, bot_id: str, session_id: str | None, person: str |
 class Connected(NamedTuple):
     """A connection the service said yes on, and what it sent after its answer in the same read (passed on)."""
 
-    socket: socket.socket
+    socket: _socket.socket
     after: bytes
 
 
@@ -139,7 +140,7 @@ def _cwd() -> str | None:
         return None
 
 
-def _start(root: Path, log: Path, path: Path) -> socket.socket:
+def _start(root: Path, log: Path, path: Path) -> _socket.socket:
     """Start the service (detached: its own session, no terminal, its output to its log) and connect to it."""
     with contextlib.suppress(OSError):
         if log.stat().st_size > 1_000_000:  # a log kept for looking into a failure, not for ever
@@ -178,7 +179,7 @@ def _spawn(root: Path, path: Path, log: Path) -> subprocess.Popen[bytes]:
         os.close(descriptor)
 
 
-def _hello(connection: socket.socket, hello: dict[str, object]) -> tuple[dict[str, object], bytes]:
+def _hello(connection: _socket.socket, hello: dict[str, object]) -> tuple[dict[str, object], bytes]:
     """Say which bot and session; the service's one-line answer, and any bytes that came after it."""
     connection.settimeout(START_SECONDS)
     try:
@@ -271,7 +272,7 @@ def _end(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _forward_stdin(connection: socket.socket) -> None:
+def _forward_stdin(connection: _socket.socket) -> None:
     try:
         while part := os.read(0, 1 << 16):
             connection.sendall(part)

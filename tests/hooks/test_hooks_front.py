@@ -18,7 +18,9 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 from support.home import BOT_ID, omb_tui_command
 from support.server_processes import wait_for
 from support.transcripts import PROMPT, a_turn, payload, write_transcript
@@ -174,6 +176,8 @@ def test_the_front_imports_the_standard_library_alone(home, monkeypatch, tmp_pat
     ours = {name for name in modules if name.startswith("omb_tui")}
     assert ours == FRONT_MODULES
     assert beyond_the_standard_library(set(modules)) == set()
+    # nor the standard library's heavier modules (their C parts serve): together 15 ms of every prompt
+    assert {"json", "re", "socket", "hashlib", "contextlib"} & set(modules) == set()
 
 
 def test_a_killed_service_leaves_the_hook_to_its_own_process_with_the_same_answer(twins, monkeypatch):
@@ -318,3 +322,30 @@ def test_the_temporary_folder_is_the_one_tempfile_picks(tmp_path, monkeypatch):
             monkeypatch.setenv("TMPDIR", named)
         monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() looks again
         assert address.temporary_folder() == tempfile.gettempdir()
+
+
+TEXTS = st.text(st.characters(codec=None, exclude_categories=()))  # any code point, lone surrogates too
+JSON_LIKE = st.recursive(
+    st.none() | st.booleans() | st.integers() | TEXTS,
+    lambda inner: st.dictionaries(TEXTS, inner, max_size=5),
+    max_leaves=20,
+)
+
+
+@hypothesis.given(JSON_LIKE)
+def test_the_fronts_hello_is_written_as_json_dumps_writes_it(value):
+    assert hook_front.json_text(value) == json.dumps(value)
+
+
+@hypothesis.given(st.recursive(JSON_LIKE | st.floats(), lambda inner: st.lists(inner, max_size=4), max_leaves=20))
+def test_the_services_answer_is_read_as_json_loads_reads_it(value):
+    text = json.dumps(value) + "\n"
+    assert repr(hook_front.json_value(text)) == repr(json.loads(text))  # (repr: NaN is never equal to itself)
+
+
+@pytest.mark.parametrize("text", ["", "\n", '{"ok": true} {}', '{"ok": tru', "[1,]", '"\\ud800', "{'ok': 1}"])
+def test_what_is_not_one_json_value_is_refused_as_json_loads_refuses_it(text):
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        hook_front.json_value(text)
