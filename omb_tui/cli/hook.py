@@ -102,6 +102,7 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
     from ..core.files.paths import Home
     from ..core.turn.bot import Bot
     from ..hooks import install
+    from ..hooks.names import server_name
 
     home = Home(args.home)
     Bot(home, args.bot)  # NotFound: one sentence, exit 2
@@ -127,8 +128,8 @@ def cmd_hook_install(args: argparse.Namespace) -> int:
         print_json(hooks)
         print(f"# The MCP server: merge into {where.mcp}")
         if where.toml:
-            entry = servers["mcpServers"][install.server_name(args.bot)]
-            print(install.codex_config.server_table(install.server_name(args.bot), entry["command"], entry["args"]))
+            entry = servers["mcpServers"][server_name(args.bot)]
+            print(install.codex_config.server_table(server_name(args.bot), entry["command"], entry["args"]))
             print("[features]\nhooks = true")
         else:
             print_json(servers)
@@ -180,7 +181,8 @@ def _say_codex_steps(args: argparse.Namespace, project) -> None:
 def _say_project_steps(args: argparse.Namespace, home, start: list[str], project, agent: str) -> None:
     """What a project install leaves to the person: the one approval, and what to know before committing."""
     from ..core.files.paths import default_home_root
-    from ..hooks.install import committable, server_name
+    from ..hooks.install import committable
+    from ..hooks.names import server_name
 
     name = server_name(args.bot)
     if agent == "Codex":

@@ -10,6 +10,8 @@ prompt and must finish well inside a second. docs/agents.md gives every decision
 - payload.py     the one JSON object Claude Code sends a hook on stdin
 - transcript.py  the finished turn read from Claude Code's JSONL transcript
 - run.py         the three hooks: session-start, prompt, stop
+- answer.py      what a hook's process prints, whichever process (the command line, the home's service) runs it
+- names.py       the bot's MCP server and tools as each agent names them (install writes them, the block says them)
 - agent_files.py   an agent's settings files: where they are, read and written back as read, our entries in them
 - install.py     the hooks and the MCP server entry merged into Claude Code's settings, and taken out again
 - codex_config.py  Codex's config.toml edited as text (the server table, the hooks flag) and its hook trust

@@ -22,7 +22,6 @@ import contextlib
 import copy
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -31,7 +30,7 @@ from pathlib import Path
 
 from ..core.base.errors import WriteRefused
 from ..core.files import disk
-from ..core.memory.agents import CLAUDE_CODE, CODEX
+from ..core.memory.agents import CLAUDE_CODE
 from ..core.memory.settings import BrokenFile
 from . import codex_config
 from .agent_files import (
@@ -47,40 +46,7 @@ from .agent_files import (
     read_text_file,
     server_bot,
 )
-
-MCP_SERVER_NAME = "omb-tui"  # the name every bot's server had before each got its own: install moves it
-MCP_SERVER_PREFIX = "omb-tui-"
-
-
-def server_name(bot_id: str) -> str:
-    """The bot's MCP server in a client's settings: `omb-tui-<bot>`, so two bots wired at once (a user install and
-    a project install) are two servers, and the agent's tools read `mcp__omb-tui-<bot>__memory_update`."""
-    return MCP_SERVER_PREFIX + bot_id
-
-
-def tool_name(bot_id: str, tool: str) -> str:
-    """What Claude Code calls the bot's tool `tool`: `mcp__<server>__<tool>`."""
-    return f"mcp__{server_name(bot_id)}__{tool}"
-
-
-def codex_namespace(bot_id: str) -> str:
-    """The namespace Codex offers the bot's tools in (behind its tool search): `mcp__<server>`, every character
-    but a letter, a digit and `_` made `_` (`mcp__omb_tui_scout`); the tools keep their own names."""
-    return "mcp__" + re.sub(r"[^A-Za-z0-9_]", "_", server_name(bot_id))
-
-
-def tools_named(bot_id: str, agent: str = CLAUDE_CODE) -> str:
-    """The memory block's words for the bot's save and search tools, as the agent names them."""
-    if agent == CODEX:
-        return (
-            f"the memory_update tool and look back through earlier conversations with session_search (both in the "
-            f"tool namespace {codex_namespace(bot_id)} of the {server_name(bot_id)} MCP server"
-        )
-    return (
-        f"the {tool_name(bot_id, 'memory_update')} tool and look back through earlier conversations with "
-        f"{tool_name(bot_id, 'session_search')} (the {server_name(bot_id)} MCP server"
-    )
-
+from .names import server_name
 
 HOOK_TIMEOUT_SECONDS = 30  # a first recall index build on a large home can take seconds; Claude Code waits 60
 

@@ -83,7 +83,7 @@ def person_not_here(home: Home, bot_id: str, person: str | None) -> str | None:
     if not person or team_person(home, person) is not None:
         return None
     from ..core.files.paths import quoted
-    from .install import server_name  # only here: the install's settings code costs every prompt a few ms
+    from .names import server_name
 
     return (
         f"The omb-tui hooks here name the person {quoted(person)}, who is not a person of the home {home.root}, so "
@@ -97,7 +97,7 @@ def session_start(home: Home, bot_id: str, payload: dict, person: str | None = N
     Code resumes a session whose context holds them already, only what changed in memory since its last turn."""
     from ..core.search.brief import recent_work_brief
     from ..core.turn.bot import Bot
-    from .install import tools_named
+    from .names import tools_named
 
     chat = existing_chat(home, bot_id, text_field(payload, "session_id"), agent)
     if chat is not None and text_field(payload, "source") == RESUME:

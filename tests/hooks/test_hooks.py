@@ -474,3 +474,4 @@ def test_a_hook_loads_no_heavy_library(home, transcript, hook, event):
         "omb_tui.server",
     )
     assert {m for m in loaded if any(m == name or m.startswith(name + ".") for name in heavy)} == set()
+    assert not {"omb_tui.hooks.install", "tomllib"} & loaded  # the install's settings code

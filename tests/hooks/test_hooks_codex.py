@@ -359,7 +359,8 @@ def test_a_codex_config_install_cannot_edit_is_one_sentence_and_untouched(run_cl
 
 def test_the_codex_snippet_in_the_docs_is_what_install_writes():
     from omb_tui.hooks import codex_config
-    from omb_tui.hooks.install import mcp_server, server_name
+    from omb_tui.hooks.install import mcp_server
+    from omb_tui.hooks.names import server_name
 
     docs = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     (block,) = [b.split("```", 1)[0] for b in docs.split("```toml\n")[1:]]

@@ -15,7 +15,8 @@ import pytest
 from support.home import BOT_ID, make_bot
 from support.repo import ROOT
 
-from omb_tui.hooks.install import HOOK_EVENTS, MCP_SERVER_NAME, server_name
+from omb_tui.hooks.install import HOOK_EVENTS
+from omb_tui.hooks.names import MCP_SERVER_NAME, server_name
 
 pytestmark = pytest.mark.dates  # a transcript's UTC times, read into local ones
 
