@@ -327,7 +327,12 @@ def main() -> None:
         if args.hooks_only:
             large = Path(folder) / "large"
             chats = synthetic_home(large, args.large_mb, env)
-            then = None if args.against == "none" else older_code(args.against, Path(folder), large, env)
+            then = None
+            if args.against != "none":
+                try:
+                    then = older_code(args.against, Path(folder), large, env)
+                except subprocess.CalledProcessError:  # a shallow clone, a commit of another history
+                    print(f"{args.against} is not in this checkout's history: the code before the front is not timed")
             subprocess.run(
                 [*command(), "--home", str(large), "index", "scout"], env=env, capture_output=True, check=True
             )
