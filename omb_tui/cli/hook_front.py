@@ -2,8 +2,9 @@
 service (mcp/service.py, with the library loaded already) does the hook's work and this process writes its answer,
 in a fraction of the time a process importing the library takes (docs/agents.md, "The hooks and the service").
 
-The standard library's lighter modules alone, and this package's `__init__` and mcp/address.py, which import no
-more (a test checks what a hook answered so loads). The decisions:
+The standard library's lighter modules alone (json, socket and SHA-256 through their C parts: the modules import
+re, enum, selectors and OpenSSL), and this package's `__init__` and mcp/address.py, which import no more (a test
+checks what a hook answered so loads). The decisions:
 
 - Only the hook commands install writes are answered so (`[--home DIR] hook NAME --bot ID [--person NAME]
   [--agent AGENT] [--home DIR]`, each option at most once); anything else (--help, a mistake, an option spelt
@@ -11,9 +12,11 @@ more (a test checks what a hook answered so loads). The decisions:
 - The service is used when it runs, never started here: the agent's MCP server starts it with the session (and
   holds it while the session lasts), and a start costs a second the person would wait for.
 - Whatever keeps the service from answering (none runs, it runs other code, it is busy past ANSWER_SECONDS, it
-  ended in the middle, a restore waits to be finished, OMB_TUI_MCP_SERVICE=0) ends in the old way: the command line
-  runs the hook in this process, on the same payload. A hook's work may be done twice so (a service killed while
-  it wrote): every step of it is idempotent (a turn's messages are appended unless their ids are there).
+  ended in the middle, a restore waits to be finished, OMB_TUI_MCP_SERVICE=0) ends in the old way: the hook runs in
+  this process, on the same payload, read as install writes it without building the command line's parser
+  (`hook_here`; a restore to finish or a clock that is no number goes through the command line, which says it). A
+  hook's work may be done twice so (a service killed while it wrote): every step of it is idempotent (a turn's
+  messages are appended unless their ids are there).
 - The answer is written as the command line writes it (`write_answer`, which cli/hook.py calls too): the same
   bytes on stdout and stderr, exit 0.
 """
@@ -162,7 +165,7 @@ def _ask(connection: _socket.socket, call: HookCall, root: str, payload: bytes) 
         connection.close()
     try:
         answer = json_value(received.decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError and JSONDecodeError too
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError too; nesting past the stack
         return None
     if not isinstance(answer, dict) or answer.get("ok") is not True:
         return None

@@ -195,7 +195,19 @@ def test_a_killed_service_leaves_the_hook_to_its_own_process_with_the_same_answe
     assert without_import_lines(through.stderr) == itself.stderr and through.returncode == itself.returncode == 0
 
 
-def test_a_service_that_breaks_off_after_the_payload_leaves_the_same_payload_to_the_hooks_own_process(twins):
+# What a service (or whatever listens on its socket) may say after the payload: nothing, or an answer to refuse
+BROKEN_ANSWERS = {
+    "nothing": b"",
+    "nesting past the stack": b"[" * 200_000 + b"\n",
+    "not UTF-8": b'{"ok": true, "stdout": "\xff", "stderr": ""}\n',
+    "two values": b'{"ok": true, "stdout": "", "stderr": ""} {}\n',
+    "not a yes": b'{"ok": false, "why": "no"}\n',
+    "a stdout that is no text": b'{"ok": true, "stdout": 7, "stderr": ""}\n',
+}
+
+
+@pytest.mark.parametrize("said", BROKEN_ANSWERS.values(), ids=BROKEN_ANSWERS.keys())
+def test_a_service_that_breaks_off_or_answers_wrong_leaves_the_same_payload_to_the_hooks_own_process(twins, said):
     served, alone = twins
     path = address.socket_path(served.root)
     taken: list[bytes] = []
@@ -203,13 +215,14 @@ def test_a_service_that_breaks_off_after_the_payload_leaves_the_same_payload_to_
     listener.bind(path)
     listener.listen(1)
 
-    def take_and_break_off() -> None:  # reads the hello and the payload, then ends without a word
+    def take_and_answer() -> None:  # reads the hello and the payload, then says `said` and ends
         connection, _ = listener.accept()
         with connection:
             while part := connection.recv(1 << 16):
                 taken.append(part)
+            connection.sendall(said)
 
-    reader = threading.Thread(target=take_and_break_off, daemon=True)
+    reader = threading.Thread(target=take_and_answer, daemon=True)
     reader.start()
     try:
         stdin = payload("UserPromptSubmit", prompt=ASKED)
@@ -220,7 +233,7 @@ def test_a_service_that_breaks_off_after_the_payload_leaves_the_same_payload_to_
         os.unlink(path)
     reader.join()
     hello, _, sent = b"".join(taken).partition(b"\n")
-    assert json.loads(hello)["hook"] == "prompt" and sent == stdin  # the service was asked, and said nothing
+    assert json.loads(hello)["hook"] == "prompt" and sent == stdin  # the service was asked
     assert (through.returncode, through.stdout, through.stderr) == (itself.returncode, itself.stdout, itself.stderr)
     assert through.stdout.startswith(b"Recalled from your own notes")
 
