@@ -128,10 +128,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and _command_word(sys.argv[1:]) == "hook":  # started by an agent: the home's service answers
         from .hook_front import answer_through_service, hook_here
 
-        answered = answer_through_service(sys.argv[1:])
+        here = hook_here(sys.argv[1:])
+        answered = answer_through_service(here) if here is not None else None
         if answered is not None:
             return answered
-        here = hook_here(sys.argv[1:])
     import logging
 
     from ..core.redaction.data import redact_log_handlers

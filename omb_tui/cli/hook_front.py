@@ -11,12 +11,13 @@ checks what a hook answered so loads). The decisions:
   another way) goes to the command line, which says it as before.
 - The service is used when it runs, never started here: the agent's MCP server starts it with the session (and
   holds it while the session lasts), and a start costs a second the person would wait for.
+- A restore waiting to be finished, or a clock shift that is no number, sends the hook to the command line first,
+  which says it (`hook_here`).
 - Whatever keeps the service from answering (none runs, it runs other code, it is busy past ANSWER_SECONDS, it
-  ended in the middle, a restore waits to be finished, OMB_TUI_MCP_SERVICE=0) ends in the old way: the hook runs in
-  this process, on the same payload, read as install writes it without building the command line's parser
-  (`hook_here`; a restore to finish or a clock that is no number goes through the command line, which says it). A
-  hook's work may be done twice so (a service killed while it wrote): every step of it is idempotent (a turn's
-  messages are appended unless their ids are there).
+  ended in the middle, OMB_TUI_MCP_SERVICE=0) ends in the old way: the hook runs in this process, on the same
+  payload, read as install writes it without building the command line's parser. A hook's work may be done twice
+  so (a service killed while it wrote): every step of it is idempotent (a turn's messages are appended unless
+  their ids are there).
 - The answer is written as the command line writes it (`write_answer`, which cli/hook.py calls too): the same
   bytes on stdout and stderr, exit 0.
 """
@@ -51,10 +52,11 @@ CLOCK_SHIFT = "OMB_TUI_CLOCK_SHIFT"  # core/base/clock.SHIFT_ENV
 class HookCall:
     """A hook command the service may answer: the hook, its bot, person and agent, and --home's folder."""
 
-    __slots__ = ("name", "bot", "person", "agent", "home")
+    __slots__ = ("name", "bot", "person", "agent", "home", "root")
 
     def __init__(self, name: str, bot: str, person: str | None, agent: str, home: str | None) -> None:
         self.name, self.bot, self.person, self.agent, self.home = name, bot, person, agent, home
+        self.root = ""  # the home's folder, resolved (hook_here)
 
 
 def hook_call(argv: list[str]) -> HookCall | None:
@@ -94,38 +96,35 @@ def home_root(home: str | None) -> str:
     return os.path.realpath(folder)
 
 
-def answer_through_service(argv: list[str]) -> int | None:
-    """The hook `argv` names, answered by the home's service and written out: its exit code. None when the service
-    cannot answer it: the command line then runs the hook in this process (stdin as it was, or the bytes read)."""
+def hook_here(argv: list[str]) -> HookCall | None:
+    """The hook `argv` names, when this process may answer it without the command line (through the service, else
+    running it here without building the parser, which costs a hook's start-up): None when it is not one install
+    writes, a restore waits to be finished, or the clock's shift is no number (the command line says those)."""
     call = hook_call(argv)
-    if call is None or not address.switched_on() or not _clock_readable():
+    if call is None or not _clock_readable():
+        return None
+    call.root = home_root(call.home)
+    return None if os.path.isdir(os.path.join(call.root, RESTORE_STAGE)) else call
+
+
+def answer_through_service(call: HookCall) -> int | None:
+    """The hook answered by the home's service and written out: its exit code. None when the service cannot answer
+    it: it then runs in this process (stdin as it was, or the bytes read)."""
+    if not address.switched_on():
         return None
     try:
-        root = home_root(call.home)
-        if os.path.isdir(os.path.join(root, RESTORE_STAGE)):
-            return None
-        connection = address.open_socket(address.socket_path(root))
+        connection = address.open_socket(address.socket_path(call.root))
     except (address.Unreachable, OSError):
         return None
     if connection is None:
         return None
     payload = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
-    answer = _ask(connection, call, root, payload)
+    answer = _ask(connection, call, payload)
     if answer is None:
-        sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding="utf-8")  # the command line reads it again
+        sys.stdin = io.TextIOWrapper(io.BytesIO(payload), encoding="utf-8")  # read again in this process
         return None
     write_answer(*answer)
     return 0
-
-
-def hook_here(argv: list[str]) -> HookCall | None:
-    """The hook `argv` names, when this process may run it without building the command line's parser (which
-    costs a hook's start-up): None when it is not one install writes, a restore waits to be finished, or the
-    clock's shift is no number (the command line says those)."""
-    call = hook_call(argv)
-    if call is None or not _clock_readable() or os.path.isdir(os.path.join(home_root(call.home), RESTORE_STAGE)):
-        return None
-    return call
 
 
 def answer_here(name: str, home: str | None, bot: str, person: str | None, agent: str) -> int:
@@ -140,13 +139,13 @@ def answer_here(name: str, home: str | None, bot: str, person: str | None, agent
     return 0
 
 
-def _ask(connection: _socket.socket, call: HookCall, root: str, payload: bytes) -> tuple[str, str] | None:
+def _ask(connection: _socket.socket, call: HookCall, payload: bytes) -> tuple[str, str] | None:
     """The service's answer to the call (stdout, stderr), or None when it gave none."""
     hello = {
         "omb": address.PROTOCOL,
         "stamp": address.code_stamp(),
         "hook": call.name,
-        "home": root,
+        "home": call.root,
         "bot": call.bot,
         "person": call.person,
         "agent": call.agent,

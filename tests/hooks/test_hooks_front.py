@@ -153,8 +153,8 @@ def test_the_front_imports_the_standard_library_alone(home, monkeypatch, tmp_pat
     start_service(home, monkeypatch)
     try:
         probe = (
-            "import sys; from omb_tui.cli.hook_front import answer_through_service; "
-            "code = answer_through_service(sys.argv[2:]); "
+            "import sys; from omb_tui.cli.hook_front import answer_through_service, hook_here; "
+            "code = answer_through_service(hook_here(sys.argv[2:])); "
             "open(sys.argv[1], 'w').write(repr(code) + '\\n' + '\\n'.join(sys.modules))"
         )
         listing = tmp_path / "modules.txt"
