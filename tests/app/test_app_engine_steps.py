@@ -6,7 +6,16 @@ engine's run is scripted (support/engine_fakes.py): no agent CLI starts."""
 from __future__ import annotations
 
 import pytest
-from support.app_helpers import add_bot, open_area, open_recall, open_settings, settle, static_text, wait_for
+from support.app_helpers import (
+    add_bot,
+    open_area,
+    open_recall,
+    open_settings,
+    put_message,
+    settle,
+    static_text,
+    wait_for,
+)
 from support.engine_fakes import claude_code_with_a_codex_helper, engine  # noqa: F401 - engine: fixture
 from textual.widgets import Input
 
@@ -105,10 +114,7 @@ async def test_send_on_a_bot_whose_instance_is_an_engine_says_a_chat_turn_needs_
     update_bot_settings(engine_home, "scout", instance="sub")
     async with make_app(engine_home, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_recall(pilot)
-        field = screen.query_one("#message", Input)
-        field.focus()
-        field.value = "What do you know about me?"
-        await settle(pilot)
+        await put_message(pilot, screen, "What do you know about me?")
         await pilot.press("ctrl+s")
         answer = screen.query_one(TurnAnswer)
         await wait_for(pilot, lambda: "could not answer" in answer.text.plain)

@@ -6,7 +6,7 @@ sentence, and a Send keeps the person's words marked not answered, as `omb-tui c
 from __future__ import annotations
 
 import pytest
-from support.app_helpers import open_area, settle, wait_for
+from support.app_helpers import open_area, put_message, settle, wait_for
 from textual.widgets import Input, Static
 
 from omb_tui.app.app import make_app
@@ -41,10 +41,7 @@ async def test_send_says_how_to_connect_a_model_and_keeps_the_words_marked_not_a
     logs_before = {path.name: path.read_bytes() for path in log_folder.glob("*.md")}
     async with make_app(demo, watch=False, bot_id="scout").run_test(size=(80, 24)) as pilot:
         screen = await open_area(pilot, "r", RecallScreen)
-        field = screen.query_one("#message", Input)
-        field.focus()
-        field.value = "Which hotel did we pick for Lisbon?"
-        await settle(pilot)
+        await put_message(pilot, screen, "Which hotel did we pick for Lisbon?")
         await pilot.press("ctrl+s")
         answer = screen.query_one(TurnAnswer)
         await wait_for(pilot, lambda: "could not answer" in answer.text.plain and not screen.sending)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from support.app_helpers import settle
+from support.app_helpers import put_message, settle
 from support.scripted_model import Answer, Unavailable, model  # noqa: F401 (model: the fixture)
 from textual.widgets import Input, Select
 
@@ -28,10 +28,7 @@ async def open_recall_with(pilot, message: str) -> RecallScreen:
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, RecallScreen)
-    field = screen.query_one("#message", Input)
-    field.focus()
-    field.value = message
-    await settle(pilot)
+    await put_message(pilot, screen, message)
     return screen
 
 

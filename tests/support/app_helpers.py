@@ -162,6 +162,16 @@ async def open_recall(pilot):
     return await open_area(pilot, "r", RecallScreen)
 
 
+async def put_message(pilot, screen, text: str) -> None:
+    """The recall preview's message box holding `text` at once (as pasted), the cursor in it."""
+    from textual.widgets import Input
+
+    field = screen.query_one("#message", Input)
+    field.focus()
+    field.value = text
+    await settle(pilot)
+
+
 async def open_journal(pilot):
     """The journal screen, once its list has read the journal."""
     from omb_tui.app.screens.journal import JournalScreen
